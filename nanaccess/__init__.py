@@ -1,0 +1,86 @@
+"""nanaccess: explicit, correct and fast NaN handling for statistics.
+
+``import nanaccess`` registers the ``.nanstats`` accessors on pandas Series /
+DataFrame (and their GroupBy objects), xarray DataArray / Dataset and, when dask
+is installed, dask DataFrames. Keep the import even if a linter calls it unused::
+
+    import nanaccess  # noqa: F401
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+
+from ._version import __version__
+from .api import (
+    argmax,
+    argmin,
+    max,
+    mean,
+    median,
+    median_high,
+    median_low,
+    min,
+    quantile,
+    quantiles,
+    std,
+    sum,
+    var,
+)
+from .core.classify import isnan, issignaling, make_nan, nan_payload, nan_report
+from .core.keys import totalorder_key
+from .core.sorting import argsort, rank, sort
+from .errors import NaNError, SignalingNaNError
+from .options import NanPolicy, get_options, set_options
+
+__all__ = [
+    "__version__",
+    "NanPolicy",
+    "NaNError",
+    "SignalingNaNError",
+    "agg",
+    "argmax",
+    "argmin",
+    "argsort",
+    "get_options",
+    "isnan",
+    "issignaling",
+    "make_nan",
+    "max",
+    "mean",
+    "median",
+    "median_high",
+    "median_low",
+    "min",
+    "nan_payload",
+    "nan_report",
+    "quantile",
+    "quantiles",
+    "rank",
+    "set_options",
+    "sort",
+    "std",
+    "sum",
+    "totalorder_key",
+    "var",
+]
+
+
+def _register_adapters() -> None:
+    """Import the adapters; each registers its accessors on import."""
+    for name in ("pandas", "xarray"):
+        if importlib.util.find_spec(f"nanaccess.{name}") is not None:
+            importlib.import_module(f"nanaccess.{name}")
+    if importlib.util.find_spec("dask") is not None:
+        importlib.import_module("nanaccess.dask")
+
+
+_register_adapters()
+
+
+def __getattr__(name: str):
+    # nanaccess.agg: named callables for pandas' GroupBy.agg
+    if name == "agg":
+        return importlib.import_module("nanaccess.pandas.agg")
+    raise AttributeError(f"module 'nanaccess' has no attribute {name!r}")

@@ -1,0 +1,89 @@
+"""Bit layouts of IEEE binary16/32/64 and integer views of float arrays."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["FloatLayout", "layout_of", "as_bits", "FLOAT_KINDS"]
+
+
+@dataclass(frozen=True)
+class FloatLayout:
+    """Constants of one IEEE binary format, as Python ints and NumPy dtypes."""
+
+    float_dtype: np.dtype
+    int_dtype: np.dtype  # signed view of the bits; also the dtype of the keys
+    uint_dtype: np.dtype
+    bits: int
+    mantissa_bits: int
+
+    @property
+    def sign_bit(self) -> int:
+        return 1 << (self.bits - 1)
+
+    @property
+    def magnitude_mask(self) -> int:  # all bits but the sign: also INT_MAX
+        return self.sign_bit - 1
+
+    @property
+    def exp_mask(self) -> int:
+        return self.magnitude_mask & ~((1 << self.mantissa_bits) - 1)
+
+    @property
+    def quiet_bit(self) -> int:
+        return 1 << (self.mantissa_bits - 1)
+
+    @property
+    def payload_mask(self) -> int:  # mantissa bits below the quiet bit
+        return self.quiet_bit - 1
+
+    @property
+    def int_min(self) -> int:
+        return -self.sign_bit
+
+    @property
+    def int_max(self) -> int:
+        return self.magnitude_mask
+
+    @property
+    def nan_per_sign(self) -> int:
+        """How many NaN bit patterns one sign has (quiet and signaling)."""
+        return (1 << self.mantissa_bits) - 1
+
+    @property
+    def canonical_nan(self) -> int:
+        """Bits of the canonical positive quiet NaN (0x7FF8000000000000 for binary64)."""
+        return self.exp_mask | self.quiet_bit
+
+
+def _layout(ft: str, it: str, ut: str, mant: int) -> FloatLayout:
+    f = np.dtype(ft)
+    return FloatLayout(f, np.dtype(it), np.dtype(ut), f.itemsize * 8, mant)
+
+
+_LAYOUTS = {
+    np.dtype(np.float16): _layout("float16", "int16", "uint16", 10),
+    np.dtype(np.float32): _layout("float32", "int32", "uint32", 23),
+    np.dtype(np.float64): _layout("float64", "int64", "uint64", 52),
+}
+FLOAT_KINDS = tuple(_LAYOUTS)
+
+
+def layout_of(dtype: np.dtype) -> FloatLayout:
+    """The :class:`FloatLayout` of a float16/32/64 dtype of either byte order."""
+    dtype = np.dtype(dtype)
+    try:
+        return _LAYOUTS[dtype.newbyteorder("=")]
+    except KeyError:
+        raise TypeError(
+            f"no IEEE bit layout for dtype {dtype}; nanaccess handles float16, float32 "
+            "and float64 on the array path (longdouble: convert or use an object array)"
+        ) from None
+
+
+def as_bits(x: np.ndarray) -> np.ndarray:
+    """Signed-integer view of the bits of a float array (no copy; byte order kept)."""
+    lay = layout_of(x.dtype)
+    return x.view(lay.int_dtype.newbyteorder(x.dtype.byteorder))

@@ -1,0 +1,404 @@
+"""Classification of values: number, quiet NaN, signaling NaN, missing (spec section 1).
+
+Arrays of float16/32/64 are classified on their bit patterns without Python loops;
+datetime64/timedelta64 NaT counts as missing; everything else goes through the
+object path (:func:`nanaccess.core.objects.classify_object`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import NaNError, SignalingNaNError
+from ..options import NanPolicy
+from .axes import Reduction, first_position
+from .bits import as_bits, layout_of
+
+__all__ = [
+    "isnan",
+    "issignaling",
+    "nan_payload",
+    "make_nan",
+    "nan_report",
+    "NanScan",
+    "scan_rows",
+    "quiet",
+    "canonical_nan",
+]
+
+REPORT_KEYS = (
+    "values",
+    "numbers",
+    "nan",
+    "quiet_nan",
+    "signaling_nan",
+    "negative_nan",
+    "distinct_payloads",
+    "posinf",
+    "neginf",
+    "missing",
+)
+
+
+def _is_float_array(a: np.ndarray) -> bool:
+    return a.dtype.kind == "f" and a.dtype.itemsize in (2, 4, 8)
+
+
+def _float_masks(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(nan, signaling, negative, payload) for a float array, vectorised on the bits."""
+    lay = layout_of(a.dtype)
+    bits = as_bits(a)
+    nan = np.isnan(a)
+    t = lay.int_dtype.type
+    quiet_bit = (bits & t(lay.quiet_bit)) != 0
+    signaling = nan & ~quiet_bit
+    negative = nan & (bits < 0)
+    payload = np.where(nan, (bits & t(lay.payload_mask)).astype(np.int64), np.int64(-1))
+    return nan, signaling, negative, payload
+
+
+def _object_map(a: np.ndarray, fn) -> np.ndarray:
+    from .objects import classify_object
+
+    flat = [fn(classify_object(v)) for v in a.ravel().tolist()]
+    return np.array(flat, dtype=object if not flat else None).reshape(a.shape)
+
+
+def _scalar_class(x: Any) -> tuple[str, int, int, bool]:
+    from .objects import classify_object
+
+    return classify_object(x)
+
+
+def _as_array_or_none(x: Any) -> np.ndarray | None:
+    if isinstance(x, np.ndarray):
+        return x
+    if hasattr(x, "__array__") and not np.isscalar(x) and not isinstance(x, np.generic):
+        return np.asarray(x)
+    if isinstance(x, list | tuple):
+        return np.asarray(x, dtype=object)
+    return None
+
+
+def isnan(x: Any) -> bool | np.ndarray:
+    """True where ``x`` is a NaN (quiet or signaling) of any numeric type.
+
+    Unlike :func:`math.isnan` it never raises: huge ints, Decimals (``sNaN``
+    included), Fractions, NumPy scalars, ``None`` and ``pd.NA`` are all accepted.
+    Missing values (``None``, ``pd.NA``, ``NaT``) are not NaN.
+
+    Parameters
+    ----------
+    x : scalar or array_like
+
+    Returns
+    -------
+    bool or numpy.ndarray of bool
+
+    Examples
+    --------
+    >>> import nanaccess as na
+    >>> from decimal import Decimal
+    >>> na.isnan(10**1000), na.isnan(Decimal("sNaN")), na.isnan(None)
+    (False, True, False)
+    >>> na.isnan(np.array([1.0, np.nan], dtype=np.float32))
+    array([False,  True])
+    """
+    a = _as_array_or_none(x)
+    if a is None:
+        return _scalar_class(x)[0] == "nan"
+    if _is_float_array(a):
+        return np.isnan(a)
+    if a.dtype.kind in "biumM":
+        return np.zeros(a.shape, dtype=bool)
+    return _object_map(a, lambda c: c[0] == "nan").astype(bool)
+
+
+def issignaling(x: Any) -> bool | np.ndarray:
+    """True where ``x`` is a signaling NaN (float quiet bit clear, or ``Decimal('sNaN')``).
+
+    Examples
+    --------
+    >>> import nanaccess as na
+    >>> from decimal import Decimal
+    >>> na.issignaling(na.make_nan(1, signaling=True)), na.issignaling(float("nan"))
+    (True, False)
+    >>> na.issignaling(Decimal("-sNaN7"))
+    True
+    """
+    a = _as_array_or_none(x)
+    if a is None:
+        c = _scalar_class(x)
+        return c[0] == "nan" and not c[3]
+    if _is_float_array(a):
+        return _float_masks(a)[1]
+    if a.dtype.kind in "biumM":
+        return np.zeros(a.shape, dtype=bool)
+    return _object_map(a, lambda c: c[0] == "nan" and not c[3]).astype(bool)
+
+
+def nan_payload(x: Any) -> int | None | np.ndarray:
+    """Payload of a NaN: the mantissa bits below the quiet bit, or a Decimal NaN's digits.
+
+    Scalars give an ``int`` (``None`` when ``x`` is not a NaN); arrays an int64 array
+    with -1 where not NaN.
+
+    Examples
+    --------
+    >>> import nanaccess as na
+    >>> from decimal import Decimal
+    >>> na.nan_payload(na.make_nan(42)), na.nan_payload(Decimal("-NaN123")), na.nan_payload(1.0)
+    (42, 123, None)
+    >>> na.nan_payload(np.array([np.nan, 0.0]))
+    array([ 0, -1])
+    """
+    a = _as_array_or_none(x)
+    if a is None:
+        c = _scalar_class(x)
+        return c[2] if c[0] == "nan" else None
+    if _is_float_array(a):
+        return _float_masks(a)[3]
+    if a.dtype.kind in "biumM":
+        return np.full(a.shape, -1, dtype=np.int64)
+    return _object_map(a, lambda c: c[2] if c[0] == "nan" else -1).astype(np.int64)
+
+
+def make_nan(
+    payload: int = 0,
+    *,
+    negative: bool = False,
+    signaling: bool = False,
+    dtype: Any = "float64",
+) -> np.floating:
+    """Build a NaN with the given payload, sign and kind.
+
+    Parameters
+    ----------
+    payload : int
+        Mantissa bits below the quiet bit (0 <= payload < 2**(mantissa bits - 1)).
+        A signaling NaN needs a non-zero payload (payload 0 would be infinity).
+    negative : bool
+        Set the sign bit.
+    signaling : bool
+        Clear the quiet bit.
+    dtype : float16, float32 or float64
+
+    Returns
+    -------
+    numpy scalar of ``dtype``
+
+    Examples
+    --------
+    >>> import nanaccess as na
+    >>> x = na.make_nan(5, negative=True)
+    >>> hex(int(np.float64(x).view(np.uint64)))
+    '0xfff8000000000005'
+    >>> na.issignaling(na.make_nan(1, signaling=True, dtype="float32"))
+    True
+    """
+    lay = layout_of(np.dtype(dtype))
+    payload = int(payload)
+    if not 0 <= payload <= lay.payload_mask:
+        raise ValueError(
+            f"payload must be in [0, {lay.payload_mask}] for {lay.float_dtype}, got {payload}"
+        )
+    if signaling and payload == 0:
+        raise ValueError("a signaling NaN needs a non-zero payload (payload 0 is infinity)")
+    bits = lay.exp_mask | payload | (0 if signaling else lay.quiet_bit)
+    if negative:
+        bits |= lay.sign_bit
+    return np.array(bits, dtype=lay.uint_dtype).view(lay.float_dtype)[()]
+
+
+def quiet(values: np.ndarray) -> np.ndarray:
+    """Set the quiet bit of every NaN in a float array (sign and payload kept); a copy."""
+    lay = layout_of(values.dtype)
+    out = np.array(values, dtype=values.dtype.newbyteorder("="), copy=True)
+    bits = out.view(lay.int_dtype)
+    nan = np.isnan(out)
+    bits[nan] |= lay.int_dtype.type(lay.quiet_bit)
+    return out
+
+
+def canonical_nan(dtype: Any) -> np.floating:
+    """The canonical positive quiet NaN of a float dtype (0x7FF8000000000000 for float64)."""
+    lay = layout_of(np.dtype(dtype))
+    return np.array(lay.canonical_nan, dtype=lay.uint_dtype).view(lay.float_dtype)[()]
+
+
+def nan_report(data: Any) -> dict[str, int]:
+    """Count the kinds of values in ``data``.
+
+    Parameters
+    ----------
+    data : array_like or iterable
+        pandas and xarray objects are handled by their ``.nanstats.nan_report()``.
+
+    Returns
+    -------
+    dict
+        ``values, numbers, nan, quiet_nan, signaling_nan, negative_nan,
+        distinct_payloads, posinf, neginf, missing``.
+
+    Examples
+    --------
+    >>> import nanaccess as na
+    >>> r = na.nan_report([1.0, float("nan"), -float("inf"), None, na.make_nan(3, negative=True)])
+    >>> r["nan"], r["negative_nan"], r["distinct_payloads"], r["neginf"], r["missing"]
+    (2, 1, 2, 1, 1)
+    """
+    a = data if isinstance(data, np.ndarray) else None
+    if a is None:
+        try:
+            a = np.asarray(data)
+        except (ValueError, TypeError):
+            a = np.asarray(list(data), dtype=object)
+        if a.dtype.kind == "O" or a.dtype.kind in "US":
+            a = np.asarray(list(data) if not isinstance(data, np.ndarray) else data, dtype=object)
+    return _report_array(a, missing=None)
+
+
+def _report_array(a: np.ndarray, missing: np.ndarray | None) -> dict[str, int]:
+    n = int(a.size)
+    if _is_float_array(a):
+        nan, sig, neg, payload = _float_masks(a)
+        if missing is not None:
+            nan = nan & ~missing
+            sig, neg = sig & ~missing, neg & ~missing
+        nnan = int(nan.sum())
+        nmiss = int(missing.sum()) if missing is not None else 0
+        posinf = int(np.count_nonzero(a == np.inf))
+        neginf = int(np.count_nonzero(a == -np.inf))
+        distinct = int(np.unique(payload[nan]).size) if nnan else 0
+        nsig = int(sig.sum())
+        nneg = int(neg.sum())
+    elif a.dtype.kind in "biumM":
+        nnan = nsig = nneg = distinct = posinf = neginf = 0
+        miss = np.isnat(a) if a.dtype.kind in "mM" else np.zeros(a.shape, bool)
+        if missing is not None:
+            miss = miss | missing
+        nmiss = int(miss.sum())
+    else:
+        from .objects import classify_object
+
+        classes = [classify_object(v) for v in a.ravel().tolist()]
+        mflat = missing.ravel().tolist() if missing is not None else [False] * n
+        nnan = nsig = nneg = posinf = neginf = nmiss = 0
+        payloads = set()
+        for (cls, sign, pay, q), m in zip(classes, mflat, strict=True):
+            if m or cls == "missing":
+                nmiss += 1
+            elif cls == "nan":
+                nnan += 1
+                nsig += not q
+                nneg += sign
+                payloads.add(pay)
+        for v in a.ravel().tolist():
+            if isinstance(v, float | np.floating) and np.isinf(v):
+                posinf += v > 0
+                neginf += v < 0
+        distinct = len(payloads)
+    return {
+        "values": n,
+        "numbers": n - nnan - nmiss,
+        "nan": nnan,
+        "quiet_nan": nnan - nsig,
+        "signaling_nan": nsig,
+        "negative_nan": nneg,
+        "distinct_payloads": distinct,
+        "posinf": posinf,
+        "neginf": neginf,
+        "missing": nmiss,
+    }
+
+
+# --------------------------------------------------------------------------------------
+# policy checks on the (rows, n) layout used by the kernels
+
+
+@dataclass
+class NanScan:
+    """Where the NaNs and missing values of a reduction sit, in ``(rows, n)`` layout."""
+
+    nan: np.ndarray | None  # bool (rows, n), None when the data holds no NaN
+    missing: np.ndarray | None  # bool (rows, n), None when nothing is missing
+    nnan: np.ndarray  # int64 (rows,)
+    nmiss: np.ndarray  # int64 (rows,)
+
+    @property
+    def removed(self) -> np.ndarray | None:
+        if self.nan is None:
+            return self.missing
+        if self.missing is None:
+            return self.nan
+        return self.nan | self.missing
+
+
+def _may_hold_nan(x: np.ndarray) -> bool:
+    """Cheap whole-array test: a sum is NaN whenever a NaN is present."""
+    if x.size == 0:
+        return False
+    with np.errstate(all="ignore"):
+        return bool(np.isnan(np.add.reduce(x, axis=None)))
+
+
+def scan_rows(
+    x: np.ndarray,
+    red: Reduction,
+    policy: NanPolicy,
+    missing: np.ndarray | None = None,
+) -> NanScan:
+    """Find NaN / missing values of ``x`` in row layout and apply the policy's errors.
+
+    Raises
+    ------
+    SignalingNaNError
+        A signaling NaN is present and the policy is not "totalorder".
+    NaNError
+        A NaN or missing value is present under "raise".
+    """
+    rows = red.rows
+    nan = None
+    if x.dtype.kind == "f" and _may_hold_nan(x):
+        buf, nan = red.empty_rows(bool)
+        np.isnan(red.moved(x), out=buf)
+        if not nan.any():
+            nan = None
+    if x.dtype.kind in "mM":
+        nat = np.isnat(x)
+        if nat.any():
+            missing = nat if missing is None else (missing | nat)
+    miss_rows = None
+    if missing is not None:
+        missing = np.asarray(missing, dtype=bool)
+        if missing.any():
+            miss_rows = red.as_rows(missing)
+            if nan is not None:
+                nan &= ~miss_rows
+                if not nan.any():
+                    nan = None
+    if nan is not None and policy is not NanPolicy.TOTALORDER:
+        lay = layout_of(x.dtype)
+        sig = np.isnan(x) & ((as_bits(x) & lay.int_dtype.type(lay.quiet_bit)) == 0)
+        if missing is not None:
+            sig &= ~missing
+        if sig.any():
+            raise SignalingNaNError(count=int(sig.sum()), position=first_position(sig))
+    if policy is NanPolicy.RAISE:
+        if nan is not None:
+            full = np.isnan(x) if missing is None else (np.isnan(x) & ~missing)
+            raise NaNError(count=int(full.sum()), kind="NaN", position=first_position(full))
+        if miss_rows is not None:
+            raise NaNError(
+                count=int(missing.sum()), kind="missing", position=first_position(missing)
+            )
+    zeros = np.zeros(rows, dtype=np.int64)
+    return NanScan(
+        nan=nan,
+        missing=miss_rows,
+        nnan=nan.sum(axis=1, dtype=np.int64) if nan is not None else zeros,
+        nmiss=miss_rows.sum(axis=1, dtype=np.int64) if miss_rows is not None else zeros,
+    )

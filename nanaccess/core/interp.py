@@ -1,0 +1,161 @@
+"""Quantile positions and NaN-aware interpolation between two picked neighbours.
+
+Positions follow :func:`numpy.quantile` exactly (same virtual-index formulas), so
+NaN-free data gives NumPy's numbers. Arithmetic follows spec section 3/4:
+
+* a weight of exactly zero is a pick (``a`` returned as stored, even next to inf);
+* a NaN neighbour makes the result that NaN, quieted (the higher-ranked if both);
+* a NaN made by arithmetic from numbers (-inf + inf) is the canonical NaN;
+* the midpoint of two finite values never overflows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .bits import layout_of
+
+__all__ = ["METHODS", "quantile_positions", "lerp", "midpoint", "validate_q"]
+
+# numpy's method names plus the statistics module's "inclusive" / "exclusive"
+METHODS = ("linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
+           "weibull", "hazen", "median_unbiased", "normal_unbiased")
+_ALPHA_BETA = {
+    "weibull": (0.0, 0.0),
+    "exclusive": (0.0, 0.0),
+    "hazen": (0.5, 0.5),
+    "median_unbiased": (1 / 3.0, 1 / 3.0),
+    "normal_unbiased": (3 / 8.0, 3 / 8.0),
+}
+
+
+def validate_q(q) -> np.ndarray:
+    """q as a float64 array, checked to lie in [0, 1]."""
+    qa = np.asarray(q, dtype=np.float64)
+    if qa.size and (np.isnan(qa).any() or (qa < 0).any() or (qa > 1).any()):
+        raise ValueError(f"quantiles must be in the range [0, 1], got {q!r}")
+    return qa
+
+
+def quantile_positions(m: np.ndarray, q: np.ndarray, method: str):
+    """Ranks and weights for quantiles ``q`` of rows holding ``m`` valid values.
+
+    Parameters
+    ----------
+    m : int array (rows,)
+    q : float array (Q,)
+    method : one of :data:`METHODS`
+
+    Returns
+    -------
+    lo, hi : int64 arrays (Q, rows), clipped to [0, m-1] (0 where m == 0)
+    t : float64 array (Q, rows) of weights of ``hi`` (0 means: pick ``lo``)
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown quantile method {method!r}; expected one of {METHODS}")
+    n = m.astype(np.float64)[None, :]
+    qq = q.reshape(-1, 1)
+    nm1 = n - 1
+    if method in ("linear", "inclusive"):
+        vi = nm1 * qq
+    elif method == "lower":
+        vi = np.floor(nm1 * qq)
+    elif method == "higher":
+        vi = np.ceil(nm1 * qq)
+    elif method == "nearest":
+        vi = np.around(nm1 * qq)
+    elif method == "midpoint":
+        vi = 0.5 * (np.floor(nm1 * qq) + np.ceil(nm1 * qq))
+    else:
+        alpha, beta = _ALPHA_BETA[method]
+        vi = n * qq + (alpha + qq * (1 - alpha - beta)) - 1
+    lo = np.floor(vi)
+    t = vi - lo
+    above = vi >= nm1
+    below = vi < 0
+    lo = np.where(above, nm1, np.where(below, 0.0, lo))
+    hi = np.where(above | below, lo, lo + 1)
+    t = np.where(above | below, 0.0, t)
+    if method == "midpoint":
+        t = np.where(t != 0, 0.5, 0.0)
+    empty = n <= 0
+    lo = np.where(empty, 0, lo).astype(np.int64)
+    hi = np.where(empty, 0, hi).astype(np.int64)
+    return lo, hi, np.broadcast_to(t, lo.shape)
+
+
+def _fix_nans(res: np.ndarray, a: np.ndarray, b: np.ndarray, pick: np.ndarray) -> np.ndarray:
+    """Apply the NaN rules to an interpolated float result (in place on ``res``)."""
+    a_nan, b_nan = np.isnan(a), np.isnan(b)
+    made = np.isnan(res) & ~a_nan & ~b_nan
+    lay = layout_of(res.dtype)
+    bits = res.view(lay.int_dtype)
+    if made.any():
+        bits[made] = lay.int_dtype.type(lay.canonical_nan)
+    nb = b_nan & ~pick
+    na_ = a_nan & ~b_nan & ~pick
+    if nb.any() or na_.any():
+        qb = lay.int_dtype.type(lay.quiet_bit)
+        bits[nb] = b.view(lay.int_dtype)[nb] | qb
+        bits[na_] = a.view(lay.int_dtype)[na_] | qb
+    if pick.any():
+        res[pick] = a[pick]
+    return res
+
+
+def _native(v: np.ndarray) -> np.ndarray:
+    return v if v.dtype.isnative else v.astype(v.dtype.newbyteorder("="))
+
+
+def lerp(a: np.ndarray, b: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Linear interpolation as numpy's ``_lerp``, with the spec's pick/NaN rules.
+
+    Floats keep their dtype (``t`` is cast to it, as NumPy does for a scalar ``q``);
+    ints interpolate in float64; datetime/timedelta in int64 nanoseconds-as-stored.
+    """
+    a, b = _native(np.asarray(a)), _native(np.asarray(b))
+    t = np.asarray(t, dtype=np.float64)
+    pick = t == 0
+    kind = a.dtype.kind
+    if kind in "mM":
+        ai, bi = a.view(np.int64), b.view(np.int64)
+        step = np.round((bi - ai).astype(np.float64) * t).astype(np.int64)
+        out = np.where(pick, ai, ai + step).astype(np.int64).view(a.dtype)
+        return out
+    if kind != "f":
+        a, b = a.astype(np.float64), b.astype(np.float64)
+    ft = t.astype(a.dtype)
+    with np.errstate(all="ignore"):
+        diff = b - a
+        res = a + diff * ft
+        alt = b - diff * (a.dtype.type(1) - ft)
+        res = np.where(t >= 0.5, alt, res)
+        # numpy's formula overflows when b - a does; the exact blend cannot
+        bad = ~np.isfinite(diff) & np.isfinite(a) & np.isfinite(b)
+        if bad.any():
+            res = np.where(bad, a * (a.dtype.type(1) - ft) + b * ft, res)
+        # between equal infinities every blend is that infinity (numpy says nan)
+        res = np.where(np.isinf(a) & (a == b), a, res)
+    return _fix_nans(np.asarray(res, dtype=a.dtype), a, b, np.broadcast_to(pick, res.shape))
+
+
+def midpoint(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(a + b) / 2 as NumPy's mean of two values; a/2 + b/2 where a + b overflows."""
+    a, b = _native(np.asarray(a)), _native(np.asarray(b))
+    kind = a.dtype.kind
+    if kind in "mM":
+        ai, bi = a.view(np.int64), b.view(np.int64)
+        return (ai + (bi - ai) // 2).view(a.dtype)
+    out_dtype = a.dtype if kind == "f" else np.dtype(np.float64)
+    work = (np.float32 if out_dtype == np.float16 else out_dtype.type)  # np.mean: f16 via f32
+    aw, bw = a.astype(work), b.astype(work)
+    with np.errstate(all="ignore"):
+        s = aw + bw
+        res = s / work(2)
+        over = np.isinf(s) & np.isfinite(aw) & np.isfinite(bw)
+        if over.any():
+            res = np.where(over, aw / work(2) + bw / work(2), res)
+        res = np.asarray(res).astype(out_dtype)
+    if kind != "f":
+        return res
+    return _fix_nans(res, a, b, np.zeros(res.shape, dtype=bool))

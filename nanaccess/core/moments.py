@@ -1,0 +1,129 @@
+"""Moment statistics (mean, var, std, sum, count) under every ``nan_policy``.
+
+Sums are exact and rounded once (:mod:`nanaccess.core.exactsum`), so every result
+is the same, bit for bit, for every permutation of the input. Under "propagate",
+"smallest", "largest" and "totalorder" a row holding NaN gives the NaN that is
+greatest under totalOrder, as stored (spec table and section 3).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..options import NanPolicy, resolve_policy
+from .axes import Reduction
+from .classify import canonical_nan, scan_rows
+from .exactsum import exact_mean, exact_sum, exact_var
+from .keys import float_keys, keys_to_float
+
+__all__ = ["moment_stat", "MOMENT_STATS"]
+
+MOMENT_STATS = ("mean", "var", "std", "sum", "count")
+
+
+def _check_dtype(dtype: np.dtype, stat: str) -> None:
+    kind = dtype.kind
+    if kind == "c":
+        raise TypeError(f"complex data ({dtype}) is not supported by nanaccess")
+    if kind == "f" and dtype.itemsize not in (2, 4, 8):
+        raise TypeError(f"dtype {dtype}: convert to float64 or an object array of Decimals")
+    if kind == "M" and stat not in ("mean", "count"):
+        raise TypeError(f"{stat} of datetime64 data is not defined")
+    if kind not in "fiubmMO":
+        raise TypeError(f"{stat} needs numeric data, got dtype {dtype}")
+
+
+def moment_stat(
+    x: Any,
+    stat: str,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    ddof: float = 0,
+    policy: NanPolicy | str | None = NanPolicy.RAISE,
+    missing: np.ndarray | None = None,
+    keepdims: bool = False,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Moment statistic ``stat`` of ``x`` along ``axis`` under ``policy``.
+
+    Returns ``(values, missing)`` as :func:`nanaccess.core.select.order_stat`.
+
+    Examples
+    --------
+    >>> from nanaccess.core.moments import moment_stat
+    >>> moment_stat(np.array([1.0, np.nan, 3.0]), "mean", policy="omit")[0]
+    array(2.)
+    """
+    x = np.asarray(x)
+    policy = resolve_policy(policy)
+    if stat not in MOMENT_STATS:
+        raise ValueError(f"unknown moment statistic {stat!r}; expected one of {MOMENT_STATS}")
+    _check_dtype(x.dtype, stat)
+    if x.dtype.kind == "O":
+        from .objects_rows import object_rows_moment_stat
+
+        if stat == "count":
+            raise TypeError("count of object data: use nan_report")
+        return object_rows_moment_stat(x, stat, ddof=ddof, axis=axis, policy=policy,
+                                       missing=missing, keepdims=keepdims)
+    red = Reduction.of(x, axis)
+    sc = scan_rows(x, red, policy, missing)
+    removed = sc.removed
+    where = None if removed is None else ~removed
+    count = red.n - sc.nnan - sc.nmiss
+    if stat == "count":
+        return red.finish(count, keepdims), None
+
+    kind = x.dtype.kind
+    native = x.dtype.newbyteorder("=")
+    rows = red.as_rows(x)
+    if kind in "mM":
+        rows = rows.view(np.int64)
+    elif kind == "b":
+        rows = rows.astype(np.int64)
+    if stat == "sum":
+        vals = exact_sum(rows, where)
+    elif stat == "mean":
+        vals = exact_mean(rows, where)
+    else:
+        with np.errstate(invalid="ignore"):
+            vals = exact_var(rows, ddof, where)
+            if stat == "std":
+                vals = np.sqrt(vals)
+    vals = np.asarray(vals)
+    if vals.ndim == 0:
+        vals = vals.reshape(1)
+
+    # result dtype as NumPy: floats keep theirs; datetime/timedelta keep theirs
+    if kind == "f":
+        vals = vals.astype(native)
+    elif kind in "mM" and stat in ("mean", "sum"):
+        bad = ~np.isfinite(vals.astype(np.float64)) if vals.dtype.kind == "f" else None
+        iv = np.rint(vals).astype(np.int64) if vals.dtype.kind == "f" else vals.astype(np.int64)
+        if bad is not None and bad.any():
+            iv[bad] = np.iinfo(np.int64).min
+        vals = iv.view(native)
+    elif kind == "m":
+        vals = vals.astype(np.float64)
+
+    res_missing = None
+    if policy is not NanPolicy.OMIT:
+        if sc.nan is not None:
+            # the NaN greatest under totalOrder, as stored
+            k = float_keys(rows) if kind == "f" else None
+            kmin = np.iinfo(k.dtype).min
+            best = np.where(sc.nan, k, k.dtype.type(kmin)).max(axis=1)
+            pv = keys_to_float(best, native)
+            has = sc.nnan > 0
+            vals = np.where(has, pv.astype(vals.dtype), vals)
+        if sc.missing is not None:
+            mrow = (sc.nmiss > 0) & (sc.nnan == 0)
+            if mrow.any():
+                res_missing = mrow
+                if vals.dtype.kind == "f":
+                    vals = np.where(mrow, canonical_nan(vals.dtype), vals)
+                elif vals.dtype.kind in "mM":
+                    vals = np.where(mrow, np.array("NaT", dtype=vals.dtype), vals)
+    out = red.finish(vals, keepdims)
+    return out, None if res_missing is None else red.finish(res_missing, keepdims)

@@ -1,0 +1,281 @@
+"""Order statistics on arrays: selection on totalOrder keys, never a float sort.
+
+Per reduction: keys of the data go into one C-ordered ``(rows, n)`` buffer (the only
+extra copy), NaN/missing positions are moved per policy, ``np.partition`` selects the
+ranks in place, and the selected keys are inverted to the exact stored bits.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..options import NanPolicy, resolve_policy
+from .axes import Reduction
+from .bits import layout_of
+from .classify import NanScan, canonical_nan, scan_rows
+from .interp import lerp, midpoint, quantile_positions, validate_q
+from .keys import float_keys, integer_keys, keys_to_float, remap_keys, unmap_keys
+
+__all__ = ["order_stat", "ORDER_STATS", "check_orderable", "key_dtype", "keys_to_values",
+           "build_keys"]
+
+ORDER_STATS = ("median", "median_low", "median_high", "quantile", "min", "max", "argmin",
+               "argmax")
+_ORDERING = (NanPolicy.SMALLEST, NanPolicy.LARGEST, NanPolicy.TOTALORDER)
+_PICK_METHODS = ("lower", "higher", "nearest")
+# below this many distinct ranks a multi-kth partition beats a full sort of the rows
+_MAX_KTH = 32
+
+
+def check_orderable(dtype: np.dtype, what: str = "data") -> None:
+    """TypeError for dtypes with no order (complex, strings, longdouble, void)."""
+    kind = dtype.kind
+    if kind == "c":
+        raise TypeError(f"{what} is complex ({dtype}): complex numbers have no order")
+    if kind == "f" and dtype.itemsize not in (2, 4, 8):
+        raise TypeError(
+            f"{what} has dtype {dtype}: only float16/32/64 have a bit-exact path; "
+            "convert to float64 or to an object array of Decimals"
+        )
+    if kind not in "fiubmMO":
+        raise TypeError(f"{what} has non-numeric dtype {dtype}")
+
+
+def key_dtype(dtype: np.dtype) -> np.dtype:
+    """dtype of the keys of ``dtype`` data."""
+    kind = dtype.kind
+    if kind == "f":
+        return layout_of(dtype).int_dtype
+    if kind == "b":
+        return np.dtype(np.int8)
+    if kind in "mM":
+        return np.dtype(np.int64)
+    if kind == "u":
+        return np.dtype(f"i{min(dtype.itemsize * 2, 8)}")
+    return dtype.newbyteorder("=")
+
+
+def build_keys(x: np.ndarray, red: Reduction) -> np.ndarray:
+    """``(rows, n)`` keys of x in a fresh C-ordered buffer (the single extra copy)."""
+    buf, rows = red.empty_rows(key_dtype(x.dtype))
+    moved = red.moved(x)
+    if x.dtype.kind == "f":
+        float_keys(moved, out=buf)
+    else:
+        integer_keys(moved, out=buf)
+    return rows
+
+
+def keys_to_values(k: np.ndarray, dtype: np.dtype, policy: NanPolicy) -> np.ndarray:
+    """Invert :func:`build_keys` (+ policy remap) to values of ``dtype`` (native order)."""
+    kind = dtype.kind
+    native = dtype.newbyteorder("=")
+    if kind == "f":
+        return keys_to_float(unmap_keys(k, native, policy), native)
+    if kind in "mM":
+        return k.astype(np.int64).view(native)
+    if kind == "u" and dtype.itemsize == 8:
+        return np.bitwise_xor(k, np.int64(-(1 << 63))).view(np.uint64)
+    return k.astype(native)
+
+
+def _int_limits(dtype: np.dtype) -> tuple[int, int]:
+    info = np.iinfo(dtype)
+    return int(info.min), int(info.max)
+
+
+def _gather(keys: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """Keys at ``ranks`` ((K, rows) ints) of each row, selecting in place on ``keys``."""
+    rows, n = keys.shape
+    if n == 0:
+        return np.zeros(ranks.shape, dtype=keys.dtype)
+    uniform = rows == 1 or bool((ranks == ranks[:, :1]).all())
+    if uniform:
+        kth = np.unique(ranks[:, 0])
+        if kth.size == 2 and kth[1] == kth[0] + 1 and kth[1] > 0:
+            # one partition, then the max of the lower part (the even-median trick)
+            keys.partition(kth[1], axis=1)
+            upper = keys[:, kth[1]]
+            lower = keys[:, : kth[1]].max(axis=1)
+            return np.where(ranks == kth[1], upper[None, :], lower[None, :])
+        keys.partition(kth, axis=1)
+        return keys[:, ranks[:, 0]].T
+    kth = np.unique(ranks)
+    if kth.size <= _MAX_KTH:
+        keys.partition(kth, axis=1)
+    else:
+        keys.sort(axis=1)
+    return np.take_along_axis(keys, ranks.T, axis=1).T
+
+
+def _prepare(x, red: Reduction, policy: NanPolicy, sc: NanScan, fill_low: bool):
+    """Keys with NaN/missing moved per policy; the per-row count of ranked values."""
+    keys = build_keys(x, red)
+    kd = keys.dtype
+    kmin, kmax = _int_limits(kd)
+    n = red.n
+    prop = None
+    if policy is NanPolicy.PROPAGATE and sc.nan is not None:
+        prop = np.where(sc.nan, keys, kd.type(kmin)).max(axis=1)
+    if policy in (NanPolicy.OMIT, NanPolicy.PROPAGATE, NanPolicy.RAISE):
+        removed = sc.removed
+        if removed is not None:
+            keys[removed] = kmin if fill_low else kmax
+        m = n - sc.nnan - sc.nmiss
+        tail = np.zeros_like(m)
+    else:
+        if sc.nan is not None:
+            remap_keys(keys, x.dtype.newbyteorder("="), policy)
+        if sc.missing is not None:
+            keys[sc.missing] = kmin if fill_low else kmax
+        m = np.full(red.rows, n, dtype=np.int64)
+        tail = sc.nmiss
+    return keys, m, tail, prop
+
+
+def order_stat(
+    x: Any,
+    stat: str,
+    *,
+    q: Any = None,
+    method: str = "linear",
+    axis: int | tuple[int, ...] | None = None,
+    policy: NanPolicy | str | None = NanPolicy.RAISE,
+    missing: np.ndarray | None = None,
+    keepdims: bool = False,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Order statistic ``stat`` of ``x`` along ``axis`` under ``policy``.
+
+    See ``docs/dev/architecture.md`` for the contract. Returns ``(values, missing)``.
+
+    Examples
+    --------
+    >>> from nanaccess.core.select import order_stat
+    >>> order_stat(np.array([np.nan, 1, 2, 3, 4]), "median", policy="omit")[0]
+    array(2.5)
+    """
+    x = np.asarray(x)
+    policy = resolve_policy(policy)
+    if stat not in ORDER_STATS:
+        raise ValueError(f"unknown order statistic {stat!r}; expected one of {ORDER_STATS}")
+    check_orderable(x.dtype)
+    if x.dtype.kind == "O":
+        from .objects_rows import object_rows_order_stat
+
+        return object_rows_order_stat(x, stat, q=q, method=method, axis=axis, policy=policy,
+                                      missing=missing, keepdims=keepdims)
+    red = Reduction.of(x, axis)
+    sc = scan_rows(x, red, policy, missing)
+    if stat in ("argmin", "argmax"):
+        return _arg(x, red, stat, policy, sc, keepdims)
+
+    q_arr = None
+    if stat == "quantile":
+        if q is None:
+            raise TypeError("quantile needs q")
+        q_arr = validate_q(q)
+    fill_low = stat == "max"
+    keys, m, tail, prop = _prepare(x, red, policy, sc, fill_low)
+    kind = x.dtype.kind
+    interp = None  # None: picks only; "mid": midpoint; "lerp": weights
+    if stat == "min":
+        lo = np.zeros((1, red.rows), dtype=np.int64)
+        sel_lo = keys.min(axis=1, initial=None)[None, :] if red.n else np.zeros_like(lo)
+        hi, sel_hi = lo, sel_lo
+    elif stat == "max":
+        lo = np.maximum(m - 1, 0)[None, :]
+        sel_lo = keys.max(axis=1)[None, :] if red.n else np.zeros_like(lo)
+        hi, sel_hi = lo, sel_lo
+    else:
+        if stat == "quantile":
+            lo, hi, t = quantile_positions(m, q_arr.ravel(), method)
+            interp = None if method in _PICK_METHODS else "lerp"
+        else:
+            mm = np.maximum(m, 1)
+            lo = ((mm - 1) // 2)[None, :]
+            hi = (mm // 2)[None, :]
+            if stat == "median_low":
+                hi = lo
+            elif stat == "median_high":
+                lo = hi
+            else:
+                interp = "mid"
+        nq = lo.shape[0]
+        sel = _gather(keys, np.concatenate([lo, hi]))
+        sel_lo, sel_hi = sel[:nq], sel[nq:]
+
+    a = keys_to_values(np.ascontiguousarray(sel_lo), x.dtype, policy)
+    if interp is None:
+        vals = a
+    else:
+        b = keys_to_values(np.ascontiguousarray(sel_hi), x.dtype, policy)
+        if interp == "mid":
+            same = lo == hi
+            vals = midpoint(a, b)
+            vals = np.where(same, a.astype(vals.dtype), vals)
+        else:
+            vals = lerp(a, b, t)
+        if kind not in "fmM":
+            vals = vals.astype(np.float64)
+
+    res_missing = None
+    if tail.any():
+        res_missing = np.maximum(lo, hi) >= (m - tail)[None, :]
+    empty = m == 0
+    if prop is not None:
+        has = sc.nnan > 0
+        pv = keys_to_float(prop.copy(), x.dtype.newbyteorder("="))
+        vals = np.where(has[None, :], pv[None, :].astype(vals.dtype), vals)
+    if policy is NanPolicy.PROPAGATE and sc.missing is not None:
+        mrow = (sc.nmiss > 0) & (sc.nnan == 0)
+        res_missing = np.broadcast_to(mrow[None, :], vals.shape).copy()
+    if empty.any():
+        vals = _fill_empty(vals, empty[None, :])
+    if res_missing is not None:
+        if res_missing.any():
+            vals = _fill_empty(vals, res_missing)
+        else:
+            res_missing = None
+
+    lead = () if q_arr is None or q_arr.ndim == 0 else q_arr.shape
+    out = red.finish(vals, keepdims, lead)
+    miss_out = None if res_missing is None else red.finish(res_missing, keepdims, lead)
+    return out, miss_out
+
+
+def _fill_empty(vals: np.ndarray, where: np.ndarray) -> np.ndarray:
+    """Put the canonical NaN (NaT for datetimes) where ``where``; ints become float64."""
+    where = np.broadcast_to(where, vals.shape)
+    kind = vals.dtype.kind
+    if kind in "mM":
+        return np.where(where, np.array("NaT", dtype=vals.dtype), vals)
+    if kind != "f":
+        vals = vals.astype(np.float64)
+    return np.where(where, canonical_nan(vals.dtype), vals).astype(vals.dtype)
+
+
+def _arg(x, red: Reduction, stat: str, policy: NanPolicy, sc: NanScan, keepdims: bool):
+    """argmin / argmax: index (in the reduced axes, flattened as numpy) of the first
+    element holding the selected key; missing values never count."""
+    fill_low = stat == "argmax"
+    keys, m, tail, prop = _prepare(x, red, policy, sc, fill_low)
+    if policy in _ORDERING and sc.missing is not None:
+        kmin, kmax = _int_limits(keys.dtype)
+        keys[sc.missing] = kmin if fill_low else kmax
+        m = m - sc.nmiss
+    if (m == 0).any() or red.n == 0:
+        row = int(np.flatnonzero(m == 0)[0]) if red.n else 0
+        raise ValueError(
+            f"attempt to get {stat} of an empty sequence (row {row} has no values "
+            f"left under nan_policy={policy.value!r})"
+        )
+    idx = keys.argmax(axis=1) if fill_low else keys.argmin(axis=1)
+    if prop is not None:
+        # propagate: point at the NaN that propagates
+        has = sc.nnan > 0
+        hit = np.argmax((keys_of_prop := build_keys(x, red)) == prop[:, None], axis=1)
+        del keys_of_prop
+        idx = np.where(has, hit, idx)
+    return red.finish(idx.astype(np.intp), keepdims), None

@@ -1,0 +1,181 @@
+"""sort / argsort / rank on keys (spec section 5): stable, bit-preserving."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import NaNError
+from ..options import NanPolicy, resolve_policy
+from .axes import first_position
+from .classify import scan_rows
+from .axes import Reduction
+from .keys import float_keys, integer_keys, remap_keys
+from .select import check_orderable, keys_to_values
+
+__all__ = ["sort_keys", "sort", "argsort", "rank"]
+
+RANK_METHODS = ("average", "min", "max", "first", "dense")
+
+
+def _sort_policy(policy) -> NanPolicy:
+    policy = resolve_policy(NanPolicy.TOTALORDER if policy is None else policy)
+    if policy is NanPolicy.PROPAGATE:
+        raise ValueError(
+            'nan_policy="propagate" has no meaning for a sort; use "totalorder", '
+            '"smallest", "largest", "omit" (1-D) or "raise"'
+        )
+    return policy
+
+
+def sort_keys(x: np.ndarray, policy: NanPolicy) -> np.ndarray:
+    """Keys of x (same shape) ordering it as ``policy`` says; checks the policy."""
+    red = Reduction.of(x, None)
+    sc = scan_rows(x, red, policy)
+    k = float_keys(x) if x.dtype.kind == "f" else integer_keys(x)
+    k = np.array(k, copy=True) if k is x else k
+    if sc.nan is not None and policy in (NanPolicy.SMALLEST, NanPolicy.LARGEST):
+        remap_keys(k, x.dtype.newbyteorder("="), policy)
+    if sc.nan is not None and policy is NanPolicy.OMIT:
+        # omit removes NaNs: order them last, callers drop them
+        remap_keys(k, x.dtype.newbyteorder("="), NanPolicy.LARGEST)
+    return k
+
+
+def _prepare(data: Any, axis, policy):
+    x = np.asarray(data)
+    check_orderable(x.dtype)
+    if x.dtype.kind == "O":
+        raise TypeError("sort of object arrays: use sorted(data, key=...) with "
+                        "nanaccess.core.objects.object_sort_keys")
+    policy = _sort_policy(policy)
+    if policy is NanPolicy.OMIT and x.ndim > 1 and axis is not None:
+        raise ValueError('nan_policy="omit" drops values, so it sorts 1-D data only; '
+                         'use "largest" to put NaNs last')
+    if axis is None:
+        x = x.ravel()
+        axis = -1
+    if x.dtype.kind in "mM" and np.isnat(x).any() and policy is NanPolicy.RAISE:
+        nat = np.isnat(x)
+        raise NaNError(count=int(nat.sum()), kind="missing", position=first_position(nat))
+    return x, axis, policy
+
+
+def argsort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> np.ndarray:
+    """Indices that sort ``data`` under ``nan_policy`` (default "totalorder"), stably.
+
+    Examples
+    --------
+    >>> import nanaccess as na
+    >>> na.argsort(np.array([0.0, np.nan, -0.0, -np.inf]))
+    array([3, 2, 0, 1])
+    """
+    x, axis, policy = _prepare(data, axis, nan_policy)
+    k = sort_keys(x, policy)
+    order = np.argsort(k, axis=axis, kind="stable")
+    if policy is NanPolicy.OMIT and x.dtype.kind == "f":
+        order = order[~np.isnan(x[order])]
+    return order
+
+
+def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> np.ndarray:
+    """A sorted copy of ``data``, every bit kept (NaN payloads, signed zeros).
+
+    ``nan_policy`` defaults to "totalorder"; "smallest"/"largest" put NaNs first/last,
+    "omit" drops them (1-D only), "raise" raises, "propagate" is a ``ValueError``.
+
+    Examples
+    --------
+    >>> import nanaccess as na
+    >>> na.sort(np.array([1.0, np.nan, -0.0, 0.0, -np.nan]))
+    array([nan, -0.,  0.,  1., nan])
+    >>> na.sort(np.array([2.0, np.nan, 1.0]), nan_policy="omit")
+    array([1., 2.])
+    """
+    x, axis, policy = _prepare(data, axis, nan_policy)
+    k = sort_keys(x, policy)
+    k = np.array(k, copy=True)
+    k.sort(axis=axis)
+    if x.dtype.kind == "f":
+        pol = NanPolicy.LARGEST if policy is NanPolicy.OMIT else policy
+        out = keys_to_values(k, x.dtype, pol)
+        if policy is NanPolicy.OMIT:
+            out = out[~np.isnan(out)]
+        return out
+    return keys_to_values(k, x.dtype, policy)
+
+
+def rank(
+    data: Any,
+    *,
+    axis: int = -1,
+    method: str = "average",
+    nan_policy: str | None = None,
+    ascending: bool = True,
+    pct: bool = False,
+) -> np.ndarray:
+    """Ranks (1-based, float64) as pandas' ``rank(method=...)``, on totalOrder keys.
+
+    Under "omit" NaNs keep a NaN rank (pandas' ``na_option="keep"``); "smallest" and
+    "largest" rank them first / last; "totalorder" ranks -0.0 below +0.0 and NaNs by
+    sign and payload.
+
+    Examples
+    --------
+    >>> import nanaccess as na
+    >>> na.rank(np.array([3.0, np.nan, 1.0, 3.0]), nan_policy="omit")
+    array([2.5, nan, 1. , 2.5])
+    >>> na.rank(np.array([0.0, -0.0]))
+    array([2., 1.])
+    """
+    if method not in RANK_METHODS:
+        raise ValueError(f"unknown rank method {method!r}; expected one of {RANK_METHODS}")
+    x = np.asarray(data)
+    check_orderable(x.dtype)
+    policy = _sort_policy(nan_policy)
+    if x.ndim == 0:
+        x = x.reshape(1)
+    xm = np.moveaxis(x, axis, -1)
+    k = sort_keys(xm, policy)
+    if not ascending:
+        k = ~k  # bitwise not reverses the integer order, one-to-one
+    omit = policy is NanPolicy.OMIT and xm.dtype.kind == "f"
+    nan = np.isnan(xm) if omit else None
+    k2 = k.reshape(-1, k.shape[-1]) if k.ndim else k.reshape(1, 1)
+    order = np.argsort(k2, axis=1, kind="stable")
+    sk = np.take_along_axis(k2, order, axis=1)
+    rows, n = sk.shape
+    pos = np.broadcast_to(np.arange(n), (rows, n))
+    new = np.ones((rows, n), dtype=bool)
+    new[:, 1:] = sk[:, 1:] != sk[:, :-1]
+    # first / last position of each tie group, per sorted position
+    start = np.maximum.accumulate(np.where(new, pos, 0), axis=1)
+    end_new = np.ones((rows, n), dtype=bool)
+    end_new[:, :-1] = new[:, 1:]
+    end = np.flip(np.minimum.accumulate(np.flip(np.where(end_new, pos, n), axis=1), axis=1),
+                  axis=1)
+    if method == "average":
+        r = (start + end) / 2.0 + 1
+    elif method == "min":
+        r = start + 1.0
+    elif method == "max":
+        r = end + 1.0
+    elif method == "first":
+        r = pos + 1.0
+    else:
+        r = np.cumsum(new, axis=1).astype(np.float64)
+    out = np.empty((rows, n), dtype=np.float64)
+    np.put_along_axis(out, order, r, axis=1)
+    out = out.reshape(k.shape)
+    if omit and nan.any():
+        out[nan] = np.nan
+    if pct:
+        if omit:
+            cnt = (~nan).sum(axis=-1, keepdims=True)
+        else:
+            cnt = np.full(out.shape[:-1] + (1,), out.shape[-1])
+        if method == "dense":
+            cnt = np.nanmax(out, axis=-1, keepdims=True)
+        out = out / cnt
+    return np.moveaxis(out, -1, axis)

@@ -1,0 +1,99 @@
+"""Exceptions raised by nanaccess, with the facts adapters need to relabel them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["NaNError", "SignalingNaNError"]
+
+_ADVICE = {
+    "NaN": 'pass nan_policy="omit" to skip them or "propagate" to return NaN',
+    "missing": 'pass nan_policy="omit" to skip them or "propagate" to return a missing value',
+    "signaling NaN": (
+        'signaling NaNs raise under every policy except "totalorder"; pass '
+        'nan_policy="totalorder" to order them, or replace them'
+    ),
+}
+
+
+class NaNError(ValueError):
+    """Raised when data holds NaN or missing values that the ``nan_policy`` forbids.
+
+    Subclasses :class:`ValueError`. Besides the message it carries the facts, so
+    that adapters can restate it with labels: ``count``, ``kind`` ("NaN",
+    "signaling NaN" or "missing"), ``position`` (index tuple into the array the core
+    saw, or ``None``) and ``subject`` (what held them).
+
+    Examples
+    --------
+    >>> import nanaccess as na
+    >>> na.median([1.0, float("nan")])
+    Traceback (most recent call last):
+    ...
+    nanaccess.errors.NaNError: data holds 1 NaN value (first at position 1); ...
+    """
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        count: int = 0,
+        kind: str = "NaN",
+        position: Any = None,
+        subject: str = "data",
+        location: str | None = None,
+    ) -> None:
+        self.count = int(count)
+        self.kind = kind
+        self.position = position
+        self.subject = subject
+        if message is None:
+            if location is None:
+                location = _format_position(position)
+            message = _compose(subject, self.count, kind, location)
+        super().__init__(message)
+
+    def relabel(self, subject: str, location: str | None = None) -> NaNError:
+        """A new error of the same class naming ``subject`` (e.g. "column 'temp'")
+        and ``location`` (e.g. "index '2024-01-05'") instead of array positions."""
+        return type(self)(
+            count=self.count,
+            kind=self.kind,
+            position=self.position,
+            subject=subject,
+            location=location if location is not None else _format_position(self.position),
+        )
+
+
+class SignalingNaNError(NaNError):
+    """Raised for signaling NaNs under every policy except ``"totalorder"``.
+
+    Examples
+    --------
+    >>> import nanaccess as na
+    >>> na.median([1.0, na.make_nan(1, signaling=True)], nan_policy="omit")
+    Traceback (most recent call last):
+    ...
+    nanaccess.errors.SignalingNaNError: data holds 1 signaling NaN value (first at position 1); ...
+    """
+
+    def __init__(self, message: str | None = None, **kwargs: Any) -> None:
+        kwargs.setdefault("kind", "signaling NaN")
+        super().__init__(message, **kwargs)
+
+
+def _format_position(position: Any) -> str | None:
+    if position is None:
+        return None
+    if isinstance(position, tuple):
+        position = tuple(int(p) for p in position)
+        if len(position) == 1:
+            position = position[0]
+    return f"position {position}"
+
+
+def _compose(subject: str, count: int, kind: str, location: str | None) -> str:
+    noun = f"{kind} value" + ("" if count == 1 else "s")
+    where = f" (first at {location})" if location else ""
+    advice = _ADVICE.get(kind, _ADVICE["NaN"])
+    return f"{subject} holds {count} {noun}{where}; {advice}"
