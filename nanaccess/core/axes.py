@@ -6,7 +6,6 @@ As in numbagg: one 1-D kernel over the last axis then serves every ``axis``/``di
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -17,6 +16,8 @@ def normalize_axis(axis: int | Sequence[int] | None, ndim: int) -> tuple[int, ..
     """Sorted, non-negative, unique axes; ``None`` means all of them."""
     if axis is None:
         return tuple(range(ndim))
+    if type(axis) is int and -ndim <= axis < ndim:
+        return (axis % ndim,)
     axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
     out = []
     for a in axes:
@@ -29,45 +30,40 @@ def normalize_axis(axis: int | Sequence[int] | None, ndim: int) -> tuple[int, ..
     return tuple(sorted(set(out))) if ndim else ()
 
 
-@dataclass(frozen=True)
 class Reduction:
     """How an array of ``shape`` is reduced over ``axes``.
 
     ``moved(x)`` views x with the reduced axes last; its C-order reshape to
     ``(rows, n)`` is what the kernels see. ``out_shape`` is the result shape
-    (``keep_shape`` with keepdims).
+    (``keep_shape`` with keepdims). Everything is computed once, here: reductions
+    run on small arrays too, where Python overhead is the cost.
     """
 
-    shape: tuple[int, ...]
-    axes: tuple[int, ...]
+    __slots__ = ("shape", "axes", "kept_axes", "out_shape", "keep_shape", "n", "rows")
+
+    def __init__(self, shape: tuple[int, ...], axes: tuple[int, ...]) -> None:
+        self.shape = shape
+        self.axes = axes
+        self.kept_axes = tuple(a for a in range(len(shape)) if a not in axes)
+        self.out_shape = tuple(shape[a] for a in self.kept_axes)
+        self.keep_shape = tuple(1 if a in axes else s for a, s in enumerate(shape))
+        n = 1
+        for a in axes:
+            n *= shape[a]
+        rows = 1
+        for s in self.out_shape:
+            rows *= s
+        self.n, self.rows = n, rows
 
     @classmethod
     def of(cls, x: np.ndarray, axis) -> Reduction:
         return cls(tuple(x.shape), normalize_axis(axis, x.ndim))
 
-    @property
-    def kept_axes(self) -> tuple[int, ...]:
-        return tuple(a for a in range(len(self.shape)) if a not in self.axes)
-
-    @property
-    def out_shape(self) -> tuple[int, ...]:
-        return tuple(self.shape[a] for a in self.kept_axes)
-
-    @property
-    def keep_shape(self) -> tuple[int, ...]:
-        return tuple(1 if a in self.axes else s for a, s in enumerate(self.shape))
-
-    @property
-    def n(self) -> int:
-        return int(np.prod([self.shape[a] for a in self.axes], dtype=np.int64))
-
-    @property
-    def rows(self) -> int:
-        return int(np.prod(self.out_shape, dtype=np.int64))
-
     def moved(self, x: np.ndarray) -> np.ndarray:
         if x.ndim == 0:
             return x.reshape(1)
+        if not self.kept_axes or self.axes[0] == len(self.kept_axes):
+            return x  # reduced axes are already last
         return x.transpose(self.kept_axes + self.axes)
 
     def as_rows(self, x: np.ndarray) -> np.ndarray:

@@ -73,6 +73,9 @@ FLOAT_KINDS = tuple(_LAYOUTS)
 
 def layout_of(dtype: np.dtype) -> FloatLayout:
     """The :class:`FloatLayout` of a float16/32/64 dtype of either byte order."""
+    lay = _LAYOUTS.get(dtype)
+    if lay is not None:
+        return lay
     dtype = np.dtype(dtype)
     try:
         return _LAYOUTS[dtype.newbyteorder("=")]

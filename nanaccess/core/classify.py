@@ -7,7 +7,6 @@ object path (:func:`nanaccess.core.objects.classify_object`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -319,14 +318,18 @@ def _report_array(a: np.ndarray, missing: np.ndarray | None) -> dict[str, int]:
 # policy checks on the (rows, n) layout used by the kernels
 
 
-@dataclass
 class NanScan:
     """Where the NaNs and missing values of a reduction sit, in ``(rows, n)`` layout."""
 
-    nan: np.ndarray | None  # bool (rows, n), None when the data holds no NaN
-    missing: np.ndarray | None  # bool (rows, n), None when nothing is missing
-    nnan: np.ndarray  # int64 (rows,)
-    nmiss: np.ndarray  # int64 (rows,)
+    __slots__ = ("nan", "missing", "nnan", "nmiss", "_nan_idx", "_removed_idx")
+
+    def __init__(self, nan, missing, nnan, nmiss, nan_idx=None) -> None:
+        self.nan = nan  # bool (rows, n), None when the data holds no NaN
+        self.missing = missing  # bool (rows, n), None when nothing is missing
+        self.nnan = nnan  # int64 (rows,)
+        self.nmiss = nmiss  # int64 (rows,)
+        self._nan_idx = nan_idx
+        self._removed_idx = None
 
     @property
     def removed(self) -> np.ndarray | None:
@@ -336,13 +339,30 @@ class NanScan:
             return self.nan
         return self.nan | self.missing
 
+    @property
+    def nan_idx(self) -> np.ndarray:
+        """Flat indices (into the C-ordered ``(rows, n)`` layout) of the NaNs."""
+        if self._nan_idx is None:
+            self._nan_idx = (
+                np.flatnonzero(self.nan) if self.nan is not None else np.empty(0, np.intp)
+            )
+        return self._nan_idx
 
-def _may_hold_nan(x: np.ndarray) -> bool:
-    """Cheap whole-array test: a sum is NaN whenever a NaN is present."""
-    if x.size == 0:
-        return False
-    with np.errstate(all="ignore"):
-        return bool(np.isnan(np.add.reduce(x, axis=None)))
+    @property
+    def removed_idx(self) -> np.ndarray:
+        """Flat indices of NaNs and missing values together."""
+        if self._removed_idx is None:
+            if self.missing is None:
+                self._removed_idx = self.nan_idx
+            else:
+                self._removed_idx = np.flatnonzero(self.removed)
+        return self._removed_idx
+
+
+def _count_rows(mask: np.ndarray) -> np.ndarray:
+    if mask.shape[0] == 1:
+        return np.array([np.count_nonzero(mask)], dtype=np.int64)
+    return np.count_nonzero(mask, axis=1).astype(np.int64)
 
 
 def scan_rows(
@@ -350,8 +370,12 @@ def scan_rows(
     red: Reduction,
     policy: NanPolicy,
     missing: np.ndarray | None = None,
+    keys: np.ndarray | None = None,
 ) -> NanScan:
     """Find NaN / missing values of ``x`` in row layout and apply the policy's errors.
+
+    ``keys`` (the ``(rows, n)`` totalOrder keys, when the caller has them) lets the
+    signaling check read only the NaNs' bits instead of the whole array.
 
     Raises
     ------
@@ -360,12 +384,11 @@ def scan_rows(
     NaNError
         A NaN or missing value is present under "raise".
     """
-    rows = red.rows
     nan = None
-    if x.dtype.kind == "f" and _may_hold_nan(x):
+    if x.dtype.kind == "f" and x.size:
         buf, nan = red.empty_rows(bool)
         np.isnan(red.moved(x), out=buf)
-        if not nan.any():
+        if not np.count_nonzero(nan):
             nan = None
     if x.dtype.kind in "mM":
         nat = np.isnat(x)
@@ -380,12 +403,19 @@ def scan_rows(
                 nan &= ~miss_rows
                 if not nan.any():
                     nan = None
+    nan_idx = None
     if nan is not None and policy is not NanPolicy.TOTALORDER:
         lay = layout_of(x.dtype)
-        sig = np.isnan(x) & ((as_bits(x) & lay.int_dtype.type(lay.quiet_bit)) == 0)
-        if missing is not None:
-            sig &= ~missing
-        if sig.any():
+        nan_idx = np.flatnonzero(nan)
+        if keys is not None:
+            k = keys.ravel()[nan_idx]
+            bits = k ^ ((k >> (lay.bits - 1)) & lay.int_dtype.type(lay.int_max))
+        else:
+            bits = as_bits(red.as_rows(x)).ravel()[nan_idx]
+        if (bits & lay.int_dtype.type(lay.quiet_bit) == 0).any():
+            sig = np.isnan(x) & ((as_bits(x) & lay.int_dtype.type(lay.quiet_bit)) == 0)
+            if missing is not None:
+                sig &= ~missing
             raise SignalingNaNError(count=int(sig.sum()), position=first_position(sig))
     if policy is NanPolicy.RAISE:
         if nan is not None:
@@ -395,10 +425,11 @@ def scan_rows(
             raise NaNError(
                 count=int(missing.sum()), kind="missing", position=first_position(missing)
             )
-    zeros = np.zeros(rows, dtype=np.int64)
+    zeros = np.zeros(red.rows, dtype=np.int64)
     return NanScan(
         nan=nan,
         missing=miss_rows,
-        nnan=nan.sum(axis=1, dtype=np.int64) if nan is not None else zeros,
-        nmiss=miss_rows.sum(axis=1, dtype=np.int64) if miss_rows is not None else zeros,
+        nnan=_count_rows(nan) if nan is not None else zeros,
+        nmiss=_count_rows(miss_rows) if miss_rows is not None else zeros,
+        nan_idx=nan_idx,
     )

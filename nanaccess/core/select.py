@@ -12,9 +12,10 @@ from typing import Any
 import numpy as np
 
 from ..options import NanPolicy, resolve_policy
+from . import accel as _accel
 from .axes import Reduction
 from .bits import layout_of
-from .classify import NanScan, canonical_nan, scan_rows
+from .classify import canonical_nan, scan_rows
 from .interp import lerp, midpoint, quantile_positions, validate_q
 from .keys import float_keys, integer_keys, keys_to_float, remap_keys, unmap_keys
 
@@ -86,6 +87,21 @@ def _int_limits(dtype: np.dtype) -> tuple[int, int]:
     return int(info.min), int(info.max)
 
 
+def _partition_at(keys: np.ndarray, kth: list[int], lo: int, hi: int) -> None:
+    """Partition ``keys[:, lo:hi]`` so every rank in ``kth`` (sorted) is in place.
+
+    Middle rank first, then each side on its own segment: about 2n work for any
+    number of ranks, where one ``np.partition`` call with all of them costs ~3n.
+    """
+    if not kth:
+        return
+    mid = len(kth) // 2
+    k = kth[mid]
+    keys[:, lo:hi].partition(k - lo, axis=1)
+    _partition_at(keys, kth[:mid], lo, k)
+    _partition_at(keys, kth[mid + 1:], k + 1, hi)
+
+
 def _gather(keys: np.ndarray, ranks: np.ndarray) -> np.ndarray:
     """Keys at ``ranks`` ((K, rows) ints) of each row, selecting in place on ``keys``."""
     rows, n = keys.shape
@@ -100,8 +116,11 @@ def _gather(keys: np.ndarray, ranks: np.ndarray) -> np.ndarray:
             upper = keys[:, kth[1]]
             lower = keys[:, : kth[1]].max(axis=1)
             return np.where(ranks == kth[1], upper[None, :], lower[None, :])
-        keys.partition(kth, axis=1)
+        _partition_at(keys, kth.tolist(), 0, n)
         return keys[:, ranks[:, 0]].T
+    if _accel.select_rows is not None:
+        # compiled per-row quickselect (numba), when installed; same bits by construction
+        return _accel.select_rows(keys, ranks)
     kth = np.unique(ranks)
     if kth.size <= _MAX_KTH:
         keys.partition(kth, axis=1)
@@ -110,29 +129,68 @@ def _gather(keys: np.ndarray, ranks: np.ndarray) -> np.ndarray:
     return np.take_along_axis(keys, ranks.T, axis=1).T
 
 
-def _prepare(x, red: Reduction, policy: NanPolicy, sc: NanScan, fill_low: bool):
-    """Keys with NaN/missing moved per policy; the per-row count of ranked values."""
+class _Placed:
+    """Keys ready for selection, and how to read selected keys back."""
+
+    __slots__ = ("keys", "m", "tail", "prop", "nan_table", "nan_base", "remapped")
+
+    def __init__(self, keys, m, tail, prop, nan_table=None, nan_base=0,
+                 remapped=NanPolicy.TOTALORDER) -> None:
+        self.remapped = remapped  # policy whose full remap_keys was applied
+        self.keys, self.m, self.tail, self.prop = keys, m, tail, prop
+        # smallest/largest: NaN keys were replaced by nan_base + (rank among the
+        # distinct NaN keys); nan_table maps those ranks back to totalOrder keys
+        self.nan_table, self.nan_base = nan_table, nan_base
+
+    def values(self, sel: np.ndarray, dtype: np.dtype) -> np.ndarray:
+        sel = np.array(sel, copy=True)
+        if self.nan_table is not None:
+            r = sel - sel.dtype.type(self.nan_base)
+            hit = (r >= 0) & (r < self.nan_table.size)
+            if hit.any():
+                sel[hit] = self.nan_table[r[hit]]
+        return keys_to_values(sel, dtype, self.remapped)
+
+
+def _place(x, red: Reduction, policy: NanPolicy, missing, fill_low: bool):
+    """Build keys, check the policy, and move NaN/missing keys where the policy puts
+    them. Only the NaN/missing positions are written (found once, as flat indices)."""
     keys = build_keys(x, red)
+    sc = scan_rows(x, red, policy, missing, keys=keys)
     kd = keys.dtype
     kmin, kmax = _int_limits(kd)
+    flat = keys.reshape(-1)
     n = red.n
     prop = None
     if policy is NanPolicy.PROPAGATE and sc.nan is not None:
         prop = np.where(sc.nan, keys, kd.type(kmin)).max(axis=1)
+    table, base, remapped = None, 0, NanPolicy.TOTALORDER
     if policy in (NanPolicy.OMIT, NanPolicy.PROPAGATE, NanPolicy.RAISE):
-        removed = sc.removed
-        if removed is not None:
-            keys[removed] = kmin if fill_low else kmax
+        if sc.nan is not None or sc.missing is not None:
+            flat[sc.removed_idx] = kmin if fill_low else kmax
         m = n - sc.nnan - sc.nmiss
         tail = np.zeros_like(m)
     else:
-        if sc.nan is not None:
-            remap_keys(keys, x.dtype.newbyteorder("="), policy)
+        if sc.nan is not None and policy is not NanPolicy.TOTALORDER:
+            idx = sc.nan_idx
+            nk = flat[idx]
+            table = np.unique(nk)
+            lay = layout_of(x.dtype)
+            if table.size > lay.nan_per_sign:  # only float16 can get here
+                table = None
+                remap_keys(keys, x.dtype.newbyteorder("="), policy)
+                remapped = policy
+            elif policy is NanPolicy.LARGEST:
+                base = lay.int_max - lay.nan_per_sign + 1  # first positive-NaN key
+            else:
+                base = lay.int_min + lay.nan_per_sign - table.size  # just below -inf
+            if table is not None:
+                flat[idx] = (np.searchsorted(table, nk) + base).astype(kd)
         if sc.missing is not None:
             keys[sc.missing] = kmin if fill_low else kmax
         m = np.full(red.rows, n, dtype=np.int64)
         tail = sc.nmiss
-    return keys, m, tail, prop
+    return sc, _Placed(keys, m, tail, prop, table, base, remapped)
 
 
 def order_stat(
@@ -167,9 +225,8 @@ def order_stat(
         return object_rows_order_stat(x, stat, q=q, method=method, axis=axis, policy=policy,
                                       missing=missing, keepdims=keepdims)
     red = Reduction.of(x, axis)
-    sc = scan_rows(x, red, policy, missing)
     if stat in ("argmin", "argmax"):
-        return _arg(x, red, stat, policy, sc, keepdims)
+        return _arg(x, red, stat, policy, missing, keepdims)
 
     q_arr = None
     if stat == "quantile":
@@ -177,7 +234,8 @@ def order_stat(
             raise TypeError("quantile needs q")
         q_arr = validate_q(q)
     fill_low = stat == "max"
-    keys, m, tail, prop = _prepare(x, red, policy, sc, fill_low)
+    sc, placed = _place(x, red, policy, missing, fill_low)
+    keys, m, tail, prop = placed.keys, placed.m, placed.tail, placed.prop
     kind = x.dtype.kind
     interp = None  # None: picks only; "mid": midpoint; "lerp": weights
     if stat == "min":
@@ -206,11 +264,11 @@ def order_stat(
         sel = _gather(keys, np.concatenate([lo, hi]))
         sel_lo, sel_hi = sel[:nq], sel[nq:]
 
-    a = keys_to_values(np.ascontiguousarray(sel_lo), x.dtype, policy)
+    a = placed.values(sel_lo, x.dtype)
     if interp is None:
         vals = a
     else:
-        b = keys_to_values(np.ascontiguousarray(sel_hi), x.dtype, policy)
+        b = placed.values(sel_hi, x.dtype)
         if interp == "mid":
             same = lo == hi
             vals = midpoint(a, b)
@@ -256,11 +314,12 @@ def _fill_empty(vals: np.ndarray, where: np.ndarray) -> np.ndarray:
     return np.where(where, canonical_nan(vals.dtype), vals).astype(vals.dtype)
 
 
-def _arg(x, red: Reduction, stat: str, policy: NanPolicy, sc: NanScan, keepdims: bool):
+def _arg(x, red: Reduction, stat: str, policy: NanPolicy, missing, keepdims: bool):
     """argmin / argmax: index (in the reduced axes, flattened as numpy) of the first
     element holding the selected key; missing values never count."""
     fill_low = stat == "argmax"
-    keys, m, tail, prop = _prepare(x, red, policy, sc, fill_low)
+    sc, placed = _place(x, red, policy, missing, fill_low)
+    keys, m, prop = placed.keys, placed.m, placed.prop
     if policy in _ORDERING and sc.missing is not None:
         kmin, kmax = _int_limits(keys.dtype)
         keys[sc.missing] = kmin if fill_low else kmax
