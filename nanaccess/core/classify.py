@@ -7,6 +7,7 @@ object path (:func:`nanaccess.core.objects.classify_object`).
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -299,6 +300,9 @@ def _report_array(a: np.ndarray, missing: np.ndarray | None) -> dict[str, int]:
             if isinstance(v, float | np.floating) and np.isinf(v):
                 posinf += v > 0
                 neginf += v < 0
+            elif isinstance(v, Decimal) and v.is_infinite():
+                posinf += not v.is_signed()
+                neginf += v.is_signed()
         distinct = len(payloads)
     return {
         "values": n,
