@@ -6,8 +6,9 @@ NumPy/pandas object arrays. It handles ints of any size, ``bool``, ``Fraction``,
 missing values (``None``, ``pd.NA``, ``NaT``) and mixtures of all of them, with the
 same NaN contract as the array path (see the "NaN semantics" page).
 
-Every element is classified once; order statistics sort once by a key that realises
-the fixed total order of the contract:
+Every element is classified once (fast paths for plain int/float/Fraction/Decimal);
+order statistics sort the numbers once by value and break ties inside runs of equal
+values only, so that the result realises the fixed total order of the contract:
 
 * numbers by value, then by type rank ``int < Fraction < Decimal < float`` for equal
   values (``bool`` and NumPy integers count as int, NumPy floats as float), Decimals
@@ -18,7 +19,7 @@ the fixed total order of the contract:
   (mirrored for negative ones), then payload (mirrored for negative ones), then type
   rank and type name (not mirrored, as for numbers); where they go relative to the
   numbers depends on the policy;
-* missing values after everything else.
+* missing values after everything else (among themselves by type name).
 
 Arithmetic follows :mod:`statistics` (exact for int, Fraction and Decimal, result types
 as ``statistics``), with the repairs the contract asks for: no overflow for huge ints
@@ -1257,7 +1258,10 @@ def object_sort_keys(values: Sequence, policy: NanPolicy | str) -> list[tuple]:
     Returns
     -------
     list of tuple
-        Mutually comparable keys; equal keys mean objects of the same type and bits.
+        Mutually comparable keys; equal keys mean objects of the same type and bits
+        (missing values: of the same type). Keys of mixed Decimal/float data compare
+        a Decimal with a float, which trips a ``decimal.FloatOperation`` trap if the
+        caller enabled one; sort inside a ``decimal.localcontext`` without it.
 
     Raises
     ------

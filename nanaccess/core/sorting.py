@@ -46,9 +46,6 @@ def sort_keys(x: np.ndarray, policy: NanPolicy) -> np.ndarray:
 def _prepare(data: Any, axis, policy):
     x = np.asarray(data)
     check_orderable(x.dtype)
-    if x.dtype.kind == "O":
-        raise TypeError("sort of object arrays: use sorted(data, key=...) with "
-                        "nanaccess.core.objects.object_sort_keys")
     policy = _sort_policy(policy)
     if policy is NanPolicy.OMIT and x.ndim > 1 and axis is not None:
         raise ValueError('nan_policy="omit" drops values, so it sorts 1-D data only; '
@@ -62,6 +59,30 @@ def _prepare(data: Any, axis, policy):
     return x, axis, policy
 
 
+def _object_argsort(x: np.ndarray, policy: NanPolicy) -> np.ndarray:
+    """Stable argsort of a 1-D object array by the object path's order keys."""
+    import decimal
+
+    from .objects import classify_object, object_sort_keys
+
+    if x.ndim != 1:
+        raise ValueError("object arrays are sorted 1-D only")
+    vals = x.tolist()
+    if policy in (NanPolicy.RAISE, NanPolicy.OMIT):
+        from .objects import object_order_stat
+
+        # raises for NaN/missing under "raise" and for signaling NaNs, as the stats do
+        if vals:
+            object_order_stat(vals, "min", policy=policy)
+    keys = object_sort_keys(vals, policy)
+    with decimal.localcontext() as ctx:
+        ctx.traps[decimal.FloatOperation] = False
+        order = sorted(range(len(vals)), key=keys.__getitem__)
+    if policy is NanPolicy.OMIT:
+        order = [i for i in order if classify_object(vals[i])[0] == "number"]
+    return np.array(order, dtype=np.intp)
+
+
 def argsort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> np.ndarray:
     """Indices that sort ``data`` under ``nan_policy`` (default "totalorder"), stably.
 
@@ -72,6 +93,8 @@ def argsort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) 
     array([3, 2, 0, 1])
     """
     x, axis, policy = _prepare(data, axis, nan_policy)
+    if x.dtype.kind == "O":
+        return _object_argsort(x, policy)
     k = sort_keys(x, policy)
     order = np.argsort(k, axis=axis, kind="stable")
     if policy is NanPolicy.OMIT and x.dtype.kind == "f":
@@ -94,6 +117,8 @@ def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> 
     array([1., 2.])
     """
     x, axis, policy = _prepare(data, axis, nan_policy)
+    if x.dtype.kind == "O":
+        return x[_object_argsort(x, policy)]
     k = sort_keys(x, policy)
     k = np.array(k, copy=True)
     k.sort(axis=axis)
