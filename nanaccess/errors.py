@@ -53,6 +53,11 @@ class NaNError(ValueError):
             message = _compose(subject, self.count, kind, location)
         super().__init__(message)
 
+    def __reduce__(self):
+        # keep the facts across pickling (dask.distributed workers send errors back)
+        return (_rebuild, (type(self), str(self), self.count, self.kind, self.position,
+                           self.subject))
+
     def relabel(self, subject: str, location: str | None = None) -> NaNError:
         """A new error of the same class naming ``subject`` (e.g. "column 'temp'")
         and ``location`` (e.g. "index '2024-01-05'") instead of array positions."""
@@ -80,6 +85,10 @@ class SignalingNaNError(NaNError):
     def __init__(self, message: str | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("kind", "signaling NaN")
         super().__init__(message, **kwargs)
+
+
+def _rebuild(cls, message, count, kind, position, subject):
+    return cls(message, count=count, kind=kind, position=position, subject=subject)
 
 
 def _format_position(position: Any) -> str | None:

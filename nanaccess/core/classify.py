@@ -250,6 +250,11 @@ def nan_report(data: Any) -> dict[str, int]:
     >>> r["nan"], r["negative_nan"], r["distinct_payloads"], r["neginf"], r["missing"]
     (2, 1, 2, 1, 1)
     """
+    mod = type(data).__module__.split(".")[0]
+    if mod in ("pandas", "xarray") and hasattr(data, "nanstats"):
+        return data.nanstats.nan_report()
+    if isinstance(data, np.ma.MaskedArray):
+        return _report_array(np.ma.getdata(data), np.ma.getmaskarray(data))
     a = data if isinstance(data, np.ndarray) else None
     if a is None:
         try:

@@ -17,10 +17,13 @@ one sort and the wanted ranks are gathered at ``group start + rank``:
 * otherwise one ``np.argsort`` of the keys, then a stable counting (radix, 16 bits a
   pass) sort of the codes.
 
-An optional numba engine (``engine="numba"``; used by default when numba imports and
-the data is large) scatters the keys into per-group segments (a counting sort) and
-runs a 3-way quickselect per wanted rank, O(n) on average. Both engines return the
-same keys, so the results are equal bit for bit (tested). numba is never required.
+An optional numba engine (``engine="numba"``; the default when numba imports and the
+column has at least 50 000 rows) scatters the keys into per-group segments (a counting
+sort), then per group either insertion-sorts a small segment (<= 24 keys) or runs a
+quickselect with branchless Lomuto partitions (a second pass gathers the pivot's
+duplicates, so runs of equal keys stay linear); the next rank of an even median is
+the minimum of the upper part. O(n) on average. Both engines return the same keys,
+so the results are equal bit for bit (tested). numba is never required.
 
 Keys are inverted back to values, so picked results keep their exact bits. The ranks
 and weights follow NumPy's quantile methods; interpolation follows the core's rules
@@ -58,6 +61,8 @@ missing or empty). ``count`` is int64.
 
 from __future__ import annotations
 
+import os
+import warnings
 from typing import Any
 
 import numpy as np
@@ -74,12 +79,13 @@ ORDER_STATS = ("median", "median_low", "median_high", "quantile", "min", "max")
 MOMENT_STATS = ("mean", "var", "std", "sum", "count")
 QUANTILE_METHODS = METHODS
 
-try:  # optional accelerator
+try:  # optional accelerator; NANACCESS_NO_NUMBA=1 disables it (as core/accel.py)
     import numba as _numba  # noqa: F401
 
-    HAVE_NUMBA = True
+    HAVE_NUMBA = os.environ.get("NANACCESS_NO_NUMBA", "") not in ("1", "true", "yes")
 except Exception:  # pragma: no cover - numba is optional
     HAVE_NUMBA = False
+_NUMBA_BROKEN: list[str] = []  # set when compiling failed: NumPy for the rest of the run
 
 _NUMBA_MIN_ROWS = 50_000  # below this the NumPy engine is as fast (and needs no JIT)
 _SORTING = (NanPolicy.SMALLEST, NanPolicy.LARGEST, NanPolicy.TOTALORDER)
@@ -453,36 +459,40 @@ def _numba_kernels():
 
     @njit(cache=True, nogil=True)
     def _qselect(a, lo, hi, k):  # pragma: no cover - compiled
+        # quickselect with branchless Lomuto partitions (no mispredicted branches on
+        # random keys); a second pass gathers the pivot's duplicates, so runs of equal
+        # keys cannot make it quadratic
         while hi > lo:
+            if hi - lo < 16:
+                for u in range(lo + 1, hi + 1):
+                    v = a[u]
+                    w = u - 1
+                    while w >= lo and a[w] > v:
+                        a[w + 1] = a[w]
+                        w -= 1
+                    a[w + 1] = v
+                return
             mid = (lo + hi) >> 1
             x, y, z = a[lo], a[mid], a[hi]
-            if x > y:
-                x, y = y, x
-            if y > z:
-                y = z
-                if x > y:
-                    y = x
-            pivot = y
-            lt, i, gt = lo, lo, hi
-            while i <= gt:
-                v = a[i]
-                if v < pivot:
-                    a[i] = a[lt]
-                    a[lt] = v
-                    lt += 1
-                    i += 1
-                elif v > pivot:
-                    a[i] = a[gt]
-                    a[gt] = v
-                    gt -= 1
-                else:
-                    i += 1
-            if k < lt:
-                hi = lt - 1
-            elif k > gt:
-                lo = gt + 1
-            else:
+            p = max(min(x, y), min(max(x, y), z))
+            i = lo
+            for j in range(lo, hi + 1):
+                v = a[j]
+                a[j] = a[i]
+                a[i] = v
+                i += v < p
+            if k < i:
+                hi = i - 1
+                continue
+            i2 = i
+            for j in range(i, hi + 1):
+                v = a[j]
+                a[j] = a[i2]
+                a[i2] = v
+                i2 += v == p
+            if k < i2:
                 return
+            lo = i2
 
     @njit(cache=True, nogil=True)
     def select(kk, cc, starts, counts, ranks):  # pragma: no cover - compiled
@@ -497,15 +507,41 @@ def _numba_kernels():
         for g in range(counts.shape[0]):
             s = starts[g]
             e = s + counts[g]
+            if counts[g] <= 24:
+                # small group: insertion sort the segment, then read every rank
+                for u in range(s + 1, e):
+                    v = buf[u]
+                    w = u - 1
+                    while w >= s and buf[w] > v:
+                        buf[w + 1] = buf[w]
+                        w -= 1
+                    buf[w + 1] = v
+                for j in range(ranks.shape[1]):
+                    r = ranks[g, j]
+                    if r >= 0 and r < counts[g]:
+                        out[g, j] = buf[s + r]
+                continue
             lo = s
+            prev = -2
             for j in range(ranks.shape[1]):
                 r = ranks[g, j]
                 if r < 0 or r >= counts[g]:
                     continue
                 t = s + r
-                _qselect(buf, lo, e - 1, t)
+                if r == prev:
+                    pass
+                elif r == prev + 1:
+                    # the next rank: the minimum of the upper part, moved to t
+                    best = t
+                    for u in range(t + 1, e):
+                        if buf[u] < buf[best]:
+                            best = u
+                    buf[t], buf[best] = buf[best], buf[t]
+                else:
+                    _qselect(buf, lo, e - 1, t)
                 out[g, j] = buf[t]
                 lo = t
+                prev = r
         return out
 
     _NB_CACHE["select"] = select
@@ -515,10 +551,16 @@ def _numba_kernels():
 def _select_numba(kk, cc, counts, ranks):
     select = _numba_kernels()
     starts = (np.cumsum(counts) - counts).astype(np.int64)
-    order = np.argsort(ranks, axis=1, kind="stable")
-    sr = np.ascontiguousarray(np.take_along_axis(ranks, order, axis=1), dtype=np.int64)
-    got = select(np.ascontiguousarray(kk), cc.astype(np.int64), starts,
-                 counts.astype(np.int64), sr)
+    ranks = np.ascontiguousarray(ranks, dtype=np.int64)
+    if ranks.shape[1] > 1 and not (np.diff(ranks, axis=1) >= 0).all():
+        order = np.argsort(ranks, axis=1, kind="stable")
+        sr = np.ascontiguousarray(np.take_along_axis(ranks, order, axis=1))
+    else:
+        order, sr = None, ranks
+    got = select(np.ascontiguousarray(kk), cc.astype(np.int64, copy=False), starts,
+                 counts.astype(np.int64, copy=False), sr)
+    if order is None:
+        return got
     out = np.empty_like(got)
     np.put_along_axis(out, order, got, axis=1)
     return out
@@ -532,14 +574,17 @@ def _order_column(col, nan, miss, codes, ngroups, stat, q_arr, method, policy, e
     keys = _keys_of(col)
     if dt.kind == "f" and policy in (NanPolicy.SMALLEST, NanPolicy.LARGEST):
         remap_keys(keys, dt, policy)
-    include = codes >= 0
-    if miss is not None:
-        include &= ~miss
     drop_nan = policy in (NanPolicy.OMIT, NanPolicy.PROPAGATE)
-    if nan is not None and drop_nan:
-        include &= ~nan
-    kk = keys[include]
-    cc = codes[include]
+    if miss is None and (nan is None or not drop_nan) and (codes.size == 0 or codes.min() >= 0):
+        kk, cc = keys, codes  # every row takes part: no copies
+    else:
+        include = codes >= 0
+        if miss is not None:
+            include &= ~miss
+        if nan is not None and drop_nan:
+            include &= ~nan
+        kk = keys[include]
+        cc = codes[include]
     m = np.bincount(cc, minlength=ngroups).astype(np.int64)
     nmiss = _group_counts(codes, miss, ngroups)
     sorting = policy in _SORTING
@@ -556,8 +601,21 @@ def _order_column(col, nan, miss, codes, ngroups, stat, q_arr, method, policy, e
         kmin = _minmax_keys(kk, cc, ngroups, stat)
         got = np.concatenate([kmin[:, None]] * (2 * nq), axis=1)
     else:
-        use_nb = engine == "numba" or (engine is None and HAVE_NUMBA and kk.size >= _NUMBA_MIN_ROWS)
-        got = (_select_numba if use_nb else _select_numpy)(kk, cc, m, want)
+        use_nb = engine == "numba" or (
+            engine is None and HAVE_NUMBA and not _NUMBA_BROKEN and kk.size >= _NUMBA_MIN_ROWS
+        )
+        got = None
+        if use_nb:
+            try:
+                got = _select_numba(kk, cc, m, want)
+            except Exception as exc:  # pragma: no cover - a broken numba install
+                if engine == "numba":
+                    raise
+                _NUMBA_BROKEN.append(repr(exc))
+                warnings.warn(f"nanaccess: numba kernel failed ({exc!r}); using NumPy",
+                              RuntimeWarning, stacklevel=2)
+        if got is None:
+            got = _select_numpy(kk, cc, m, want)
     ka, kb = got[:, :nq].T, got[:, nq:].T
     a = _values_of_keys(ka, dt, policy)
     b = _values_of_keys(kb, dt, policy)

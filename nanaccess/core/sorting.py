@@ -163,10 +163,12 @@ def rank(
         x = x.reshape(1)
     xm = np.moveaxis(x, axis, -1)
     k = sort_keys(xm, policy)
-    if not ascending:
-        k = ~k  # bitwise not reverses the integer order, one-to-one
     omit = policy is NanPolicy.OMIT and xm.dtype.kind == "f"
     nan = np.isnan(xm) if omit else None
+    if not ascending:
+        k = ~k  # bitwise not reverses the integer order, one-to-one
+        if omit and nan.any():
+            k[nan] = np.iinfo(k.dtype).max  # omitted NaNs stay after every number
     k2 = k.reshape(-1, k.shape[-1]) if k.ndim else k.reshape(1, 1)
     order = np.argsort(k2, axis=1, kind="stable")
     sk = np.take_along_axis(k2, order, axis=1)

@@ -1,0 +1,92 @@
+"""Benchmark: ``df.groupby(k).nanstats.<stat>()`` against pandas' own groupby.
+
+Run ``python benchmarks/bench_groupby.py`` for the table (1e6 rows, 1e3 and 1e5 groups;
+median and quantile(0.9)); it also writes ``benchmarks/results/groupby.json``.
+:func:`run` is the benchmark body; the test suite runs it tiny so it never rots.
+
+Timings are interleaved (ours, pandas, ours, pandas, ...) in one process and the
+median of the repeats is reported, so a machine busy with something else slows
+both sides alike. The ratio is ours / pandas (below 1 means nanaccess is faster).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+import nanaccess  # noqa: F401  (registers .nanstats)
+
+CASES = (
+    ("median", lambda gb: gb.nanstats.median(nan_policy="omit"), lambda gb: gb.median()),
+    ("quantile(0.9)", lambda gb: gb.nanstats.quantile(0.9, nan_policy="omit"),
+     lambda gb: gb.quantile(0.9)),
+)
+
+
+def make_frame(n_rows: int, n_groups: int, seed: int = 0) -> pd.DataFrame:
+    """Random float64 values (5 % NaN) with integer group keys."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(n_rows)
+    x[rng.random(n_rows) < 0.05] = np.nan
+    return pd.DataFrame({"k": rng.integers(0, n_groups, n_rows), "x": x})
+
+
+def _time(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def run(n_rows: int = 1_000_000, n_groups: int = 1_000, repeats: int = 7,
+        check: bool = True) -> dict[str, Any]:
+    """Time nanaccess against pandas on one frame; returns seconds and ratios.
+
+    Returns
+    -------
+    dict
+        ``{stat: {"nanaccess": s, "pandas": s, "ratio": ours / pandas}}`` plus the sizes.
+    """
+    df = make_frame(n_rows, n_groups)
+    out: dict[str, Any] = {"n_rows": n_rows, "n_groups": n_groups, "repeats": repeats}
+    for name, ours, theirs in CASES:
+        a = ours(df.groupby("k"))  # warm up (numba compiles / loads its cache)
+        b = theirs(df.groupby("k"))
+        if check:
+            pd.testing.assert_frame_equal(a, b)
+        t_ours, t_pd = [], []
+        for _ in range(repeats):
+            t_ours.append(_time(lambda ours=ours: ours(df.groupby("k"))))
+            t_pd.append(_time(lambda theirs=theirs: theirs(df.groupby("k"))))
+        mo, mp = float(np.median(t_ours)), float(np.median(t_pd))
+        out[name] = {"nanaccess": mo, "pandas": mp, "ratio": mo / mp}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    results = []
+    print(f"{'rows':>9} {'groups':>7} {'stat':>14} {'nanaccess ms':>13} {'pandas ms':>10} "
+          f"{'ratio':>6}")
+    for n_groups in (1_000, 100_000):
+        r = run(1_000_000, n_groups)
+        results.append(r)
+        for name, _, _ in CASES:
+            c = r[name]
+            print(f"{r['n_rows']:>9} {n_groups:>7} {name:>14} {c['nanaccess'] * 1e3:>13.1f} "
+                  f"{c['pandas'] * 1e3:>10.1f} {c['ratio']:>6.2f}")
+    path = Path(__file__).parent / "results" / "groupby.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    meta = {"pandas": pd.__version__, "numpy": np.__version__,
+            "python": sys.version.split()[0]}
+    path.write_text(json.dumps({"meta": meta, "results": results}, indent=2))
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,32 @@
+"""The pandas adapter: ``.nanstats`` on Series, DataFrame and their GroupBy objects.
+
+Importing this package (``import nanaccess`` does) registers the accessors.
+``nanaccess.agg`` is :mod:`nanaccess.pandas.agg`.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from . import agg
+from ._groupby_registry import register_groupby_accessor
+from .accessor import DataFrameNanStats, SeriesNanStats
+from .groupby import NanGroupBy
+
+__all__ = ["SeriesNanStats", "DataFrameNanStats", "NanGroupBy", "agg"]
+
+
+def _register() -> None:
+    for cls, register in (
+        (pd.Series, pd.api.extensions.register_series_accessor),
+        (pd.DataFrame, pd.api.extensions.register_dataframe_accessor),
+    ):
+        acc = SeriesNanStats if cls is pd.Series else DataFrameNanStats
+        current = cls.__dict__.get("nanstats")
+        if current is not None and getattr(current, "_accessor", None) is acc:
+            continue  # already registered (module re-import)
+        register("nanstats")(acc)
+    register_groupby_accessor("nanstats", NanGroupBy)
+
+
+_register()

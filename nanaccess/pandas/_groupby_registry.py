@@ -1,0 +1,95 @@
+"""Everything nanaccess needs from pandas GroupBy internals, in one small module.
+
+pandas has no public GroupBy accessor registry (pandas#35403), and no public way to
+get a GroupBy's row codes aligned with its result index (``ngroup()`` numbers only the
+observed groups, so it disagrees with the result index under ``observed=False``).
+This module is the only place that touches them:
+
+* ``.nanstats`` is set on the classes exported by :mod:`pandas.api.typing`
+  (``DataFrameGroupBy``, ``SeriesGroupBy``) as a non-caching descriptor;
+* :func:`grouping_info` reads ``gb._grouper.ids`` / ``result_index`` / ``ngroups``;
+* :func:`selected_obj` reads ``gb._obj_with_exclusions``.
+
+``tests/pandas/test_registry.py`` fails loudly if any of these move.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["register_groupby_accessor", "grouping_info", "selected_obj", "GROUPBY_CLASSES"]
+
+try:
+    from pandas.api.typing import DataFrameGroupBy, SeriesGroupBy
+except ImportError as exc:  # pragma: no cover - exercised only if pandas moves them
+    raise ImportError(
+        f"nanaccess needs pandas.api.typing.DataFrameGroupBy / SeriesGroupBy "
+        f"(pandas {pd.__version__} does not export them)"
+    ) from exc
+
+GROUPBY_CLASSES = (DataFrameGroupBy, SeriesGroupBy)
+
+
+class _GroupByAccessor:
+    """Descriptor: ``gb.<name>`` builds ``accessor(gb)``; the class gives the accessor."""
+
+    def __init__(self, name: str, accessor: type) -> None:
+        self._name = name
+        self._accessor = accessor
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self._accessor
+        return self._accessor(obj)
+
+
+def register_groupby_accessor(name: str, accessor: type) -> None:
+    """Add ``accessor`` as ``name`` on pandas' DataFrameGroupBy and SeriesGroupBy."""
+    for cls in GROUPBY_CLASSES:
+        existing = cls.__dict__.get(name)
+        if existing is not None and not isinstance(existing, _GroupByAccessor):
+            warnings.warn(
+                f"registration of accessor {accessor!r} under name {name!r} for type "
+                f"{cls!r} is overriding a preexisting attribute with the same name.",
+                UserWarning,
+                stacklevel=2,
+            )
+        setattr(cls, name, _GroupByAccessor(name, accessor))
+
+
+def _internals_error(what: str) -> RuntimeError:
+    return RuntimeError(
+        f"nanaccess cannot read {what} from this pandas {pd.__version__} GroupBy; pandas "
+        "changed its internals (see nanaccess/pandas/_groupby_registry.py)"
+    )
+
+
+def grouping_info(gb: Any) -> tuple[np.ndarray, int, pd.Index]:
+    """(row codes (intp, -1 = dropped), number of groups, result index) of a GroupBy.
+
+    The codes index into the result index exactly as pandas' own aggregations use it
+    (``sort``, ``dropna``, ``observed`` and categorical keys included).
+    """
+    try:
+        grouper = gb._grouper
+        ids = grouper.ids
+        result_index = grouper.result_index
+        ngroups = int(grouper.ngroups)
+    except AttributeError as exc:
+        raise _internals_error("the group codes (_grouper.ids/result_index)") from exc
+    codes = np.asarray(ids, dtype=np.intp)
+    if len(result_index) != ngroups:
+        raise _internals_error("a result index matching ngroups")
+    return codes, ngroups, result_index
+
+
+def selected_obj(gb: Any) -> pd.DataFrame | pd.Series:
+    """The Series / DataFrame a GroupBy aggregates (grouping columns excluded)."""
+    try:
+        return gb._obj_with_exclusions
+    except AttributeError as exc:
+        raise _internals_error("the selected columns (_obj_with_exclusions)") from exc

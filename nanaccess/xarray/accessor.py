@@ -1,0 +1,625 @@
+"""``DataArray.nanstats`` and ``Dataset.nanstats``: xarray adapters of the core.
+
+The functions here map dims to axes and back, as xarray's own reductions do
+(``Variable.reduce`` keeps names, coords and ``keep_attrs`` exactly as
+``DataArray.median`` would); the numbers come from :mod:`nanaccess.core` for NumPy
+data and from :mod:`nanaccess.dask.array` for dask data (lazy, exact). The
+accessors only delegate to the public functions :func:`reduce` and :func:`quantile`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from ..errors import NaNError
+from ..options import NanPolicy, resolve_policy
+
+__all__ = [
+    "reduce",
+    "quantile",
+    "nan_report",
+    "DataArrayNanStats",
+    "DatasetNanStats",
+    "ORDER_STATS",
+    "MOMENT_STATS",
+]
+
+ORDER_STATS = ("median", "median_low", "median_high", "quantile", "min", "max")
+MOMENT_STATS = ("mean", "var", "std", "sum", "count")
+# xarray's own reductions drop non-numeric variables of a Dataset for these
+_NUMERIC_ONLY = {"median", "median_low", "median_high", "quantile", "mean", "var", "std",
+                 "sum"}
+
+
+# ---------------------------------------------------------------------------------
+# error labels
+# ---------------------------------------------------------------------------------
+
+
+def _fmt_label(value: Any) -> str:
+    if isinstance(value, np.datetime64 | pd.Timestamp):
+        ts = pd.Timestamp(value)
+        if ts is pd.NaT:
+            return "NaT"
+        return repr(ts.strftime("%Y-%m-%d") if ts == ts.normalize() else ts.isoformat())
+    if isinstance(value, np.generic):
+        value = value.item()
+    return repr(value)
+
+
+class Relabel:
+    """Restate a core :class:`NaNError` with a variable name and coordinate labels.
+
+    Picklable (it travels inside dask tasks). ``labels[i]`` is the index of
+    ``dims[i]`` or ``None`` (then the integer position is shown).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from nanaccess.errors import NaNError
+    >>> r = Relabel("temp", ("time",), [pd.Index(pd.date_range("2024-01-01", periods=3))])
+    >>> print(r(NaNError(count=2, position=(1,))))
+    variable 'temp' holds 2 NaN values (first at time='2024-01-02'); pass ...
+    """
+
+    def __init__(self, name: Hashable, dims: Sequence[Hashable],
+                 labels: Sequence[pd.Index | None]) -> None:
+        self.name = name
+        self.dims = tuple(dims)
+        self.labels = list(labels)
+
+    def location(self, position: Any) -> str | None:
+        if position is None:
+            return None
+        pos = tuple(int(p) for p in np.atleast_1d(position)) if position != () else ()
+        if len(pos) != len(self.dims):
+            return None
+        parts = []
+        for d, lab, p in zip(self.dims, self.labels, pos, strict=True):
+            parts.append(f"{d}={_fmt_label(lab[p])}" if lab is not None else f"{d}={p}")
+        return ", ".join(parts) if parts else None
+
+    def __call__(self, err: NaNError) -> NaNError:
+        subject = "data" if self.name is None else f"variable {self.name!r}"
+        return err.relabel(subject, self.location(err.position))
+
+
+def _relabel_for(name: Hashable, var: xr.Variable, indexes: Any) -> Relabel:
+    labels = [indexes[d] if d in indexes else None for d in var.dims]
+    return Relabel(name, var.dims, labels)
+
+
+# ---------------------------------------------------------------------------------
+# array level: NumPy core or dask
+# ---------------------------------------------------------------------------------
+
+
+def array_stat(
+    data: Any,
+    stat: str,
+    axis: int | tuple[int, ...] | None,
+    *,
+    q: Any = None,
+    method: str = "linear",
+    ddof: int = 0,
+    policy: NanPolicy,
+    relabel: Relabel | None = None,
+    keepdims: bool = False,
+) -> Any:
+    """One statistic of a NumPy or dask array (dask stays lazy).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> float(array_stat(np.array([1.0, np.nan, 3.0]), "median", None, policy="omit"))
+    2.0
+    """
+    policy = resolve_policy(policy)
+    if _is_dask(data):
+        from ..dask.array import dask_moment_stat, dask_order_stat
+
+        if stat in MOMENT_STATS:
+            return dask_moment_stat(data, stat, axis=axis, ddof=ddof, policy=policy,
+                                    keepdims=keepdims, relabel=relabel)
+        return dask_order_stat(data, stat, q=q, method=method, axis=axis, policy=policy,
+                               keepdims=keepdims, relabel=relabel)
+    data = np.asarray(data)
+    try:
+        if stat in MOMENT_STATS:
+            from ..core.moments import moment_stat
+
+            values, _missing = moment_stat(data, stat, axis=axis, ddof=ddof, policy=policy,
+                                           keepdims=keepdims)
+        else:
+            from ..core.select import order_stat
+
+            values, _missing = order_stat(data, stat, q=q, method=method, axis=axis,
+                                          policy=policy, keepdims=keepdims)
+    except NaNError as err:
+        if relabel is None:
+            raise
+        raise relabel(err) from None
+    return values
+
+
+def _is_dask(data: Any) -> bool:
+    try:
+        import dask.array as da
+    except ImportError:  # pragma: no cover - dask is optional
+        return False
+    return isinstance(data, da.Array)
+
+
+# ---------------------------------------------------------------------------------
+# Dataset level (a DataArray goes through a temporary Dataset, as in xarray)
+# ---------------------------------------------------------------------------------
+
+
+def _parse_dims(dim: Any, all_dims: Iterable[Hashable]) -> set[Hashable]:
+    all_dims = list(all_dims)
+    if dim is None or dim is ...:
+        return set(all_dims)
+    dims = {dim} if isinstance(dim, str) or not isinstance(dim, Iterable) else set(dim)
+    missing = dims - set(all_dims)
+    if missing:
+        raise ValueError(
+            f"Dimensions {tuple(missing)} not found in data dimensions {tuple(all_dims)}"
+        )
+    return dims
+
+
+def _keep_attrs(keep_attrs: bool | None) -> bool:
+    if keep_attrs is not None:
+        return bool(keep_attrs)
+    try:
+        from xarray.core.options import _get_keep_attrs
+
+        return bool(_get_keep_attrs(default=True))
+    except ImportError:  # pragma: no cover
+        return True
+
+
+def _numeric(var: xr.Variable) -> bool:
+    return np.issubdtype(var.dtype, np.number) or var.dtype == np.bool_ or \
+        var.dtype.kind in "mM"
+
+
+def _dataset_reduce(
+    ds: xr.Dataset,
+    stat: str,
+    dim: Any,
+    *,
+    keep_attrs: bool | None,
+    policy: NanPolicy,
+    ddof: int = 0,
+    numeric_only: bool | None = None,
+    names: dict[Hashable, Hashable] | None = None,
+) -> xr.Dataset:
+    """xarray's ``Dataset.reduce`` loop with a nanaccess statistic per variable."""
+    dims = _parse_dims(dim, ds.dims)
+    keep = _keep_attrs(keep_attrs)
+    if numeric_only is None:
+        numeric_only = stat in _NUMERIC_ONLY
+    variables: dict[Hashable, xr.Variable] = {}
+    for name, var in ds.variables.items():
+        reduce_dims = [d for d in var.dims if d in dims]
+        if name in ds.coords:
+            if not reduce_dims:
+                variables[name] = var
+            continue
+        if not reduce_dims:
+            variables[name] = var
+            continue
+        if numeric_only and not _numeric(var):
+            continue
+        label = (names or {}).get(name, name)
+        relabel = _relabel_for(label, var, ds.indexes)
+
+        def func(data, axis=None, _relabel=relabel, **_kw):
+            return array_stat(data, stat, axis, ddof=ddof, policy=policy, relabel=_relabel)
+
+        single = None if len(reduce_dims) == var.ndim and var.ndim != 1 else reduce_dims
+        variables[name] = var.reduce(func, dim=single, keep_attrs=keep)
+    coord_names = {k for k in ds.coords if k in variables}
+    indexes = {k: v for k, v in ds.xindexes.items() if k in variables}
+    attrs = ds.attrs if keep else None
+    return ds._replace_with_new_dims(variables, coord_names=coord_names, attrs=attrs,
+                                     indexes=indexes)
+
+
+def _variable_quantile(var: xr.Variable, q: np.ndarray, dims: Sequence[Hashable], *,
+                       method: str, keep_attrs: bool, policy: NanPolicy,
+                       relabel: Relabel) -> xr.Variable:
+    axes = tuple(var.get_axis_num(d) for d in dims)
+    kept = tuple(d for d in var.dims if d not in dims)
+    values = array_stat(var.data, "quantile", axes, q=q, method=method, policy=policy,
+                        relabel=relabel)
+    new_dims = kept if q.ndim == 0 else ("quantile",) + kept
+    return xr.Variable(new_dims, values, attrs=var.attrs if keep_attrs else None)
+
+
+def _dataset_quantile(ds: xr.Dataset, q: Any, dim: Any, *, method: str,
+                      keep_attrs: bool | None, policy: NanPolicy,
+                      numeric_only: bool = False,
+                      names: dict[Hashable, Hashable] | None = None) -> xr.Dataset:
+    """xarray's ``Dataset.quantile`` loop with the exact nanaccess quantile."""
+    dims = _parse_dims(dim, ds.dims)
+    qarr = np.asarray(q, dtype=np.float64)
+    if qarr.ndim > 1:
+        raise ValueError(f"q must be a scalar or 1-D, got shape {qarr.shape}")
+    keep = _keep_attrs(keep_attrs)
+    variables: dict[Hashable, xr.Variable] = {}
+    for name, var in ds.variables.items():
+        reduce_dims = [d for d in var.dims if d in dims]
+        if reduce_dims or not var.dims:
+            if name not in ds.coords and (not numeric_only or _numeric(var)):
+                label = (names or {}).get(name, name)
+                variables[name] = _variable_quantile(
+                    var, qarr, reduce_dims, method=method, keep_attrs=keep, policy=policy,
+                    relabel=_relabel_for(label, var, ds.indexes))
+        else:
+            variables[name] = var
+    coord_names = {k for k in ds.coords if k in variables}
+    indexes = {k: v for k, v in ds.xindexes.items() if k in variables}
+    attrs = ds.attrs if keep else None
+    new = ds._replace_with_new_dims(variables, coord_names=coord_names, attrs=attrs,
+                                    indexes=indexes)
+    return new.assign_coords(quantile=qarr)
+
+
+def _on_dataset(obj: xr.DataArray | xr.Dataset, fn, **kwargs):
+    if isinstance(obj, xr.DataArray):
+        ds = obj._to_temp_dataset()
+        names = {n: obj.name for n in ds.data_vars}
+        return obj._from_temp_dataset(fn(ds, names=names, **kwargs))
+    if isinstance(obj, xr.Dataset):
+        return fn(obj, **kwargs)
+    raise TypeError(f"expected an xarray DataArray or Dataset, got {type(obj).__name__}")
+
+
+def reduce(
+    obj: xr.DataArray | xr.Dataset,
+    stat: str,
+    dim: str | Sequence[Hashable] | None = None,
+    *,
+    nan_policy: NanPolicy | str | None = None,
+    ddof: int = 0,
+    keep_attrs: bool | None = None,
+    numeric_only: bool | None = None,
+) -> xr.DataArray | xr.Dataset:
+    """Reduce an xarray object with a nanaccess statistic, labels kept as xarray does.
+
+    Parameters
+    ----------
+    obj : DataArray or Dataset
+        NumPy- or dask-backed (dask stays lazy).
+    stat : str
+        One of median, median_low, median_high, min, max, mean, var, std, sum, count.
+    dim : str, sequence of str or None
+        Dimension(s) to reduce; ``None`` reduces all.
+    nan_policy : str, optional
+        The NaN policy (default: ``nanaccess.get_options()["nan_policy"]``).
+    ddof : int, default 0
+        For var and std (0, as in xarray).
+    keep_attrs : bool, optional
+        Keep ``attrs``; ``None`` follows xarray's default.
+    numeric_only : bool, optional
+        For Datasets: drop non-numeric variables (``None``: as xarray's reduction of
+        the same name).
+
+    Returns
+    -------
+    DataArray or Dataset
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> da = xr.DataArray([[1.0, np.nan], [3.0, 4.0]], dims=("x", "y"), name="v")
+    >>> reduce(da, "median", "x", nan_policy="omit").values
+    array([2., 4.])
+    """
+    if stat not in ORDER_STATS + MOMENT_STATS or stat == "quantile":
+        raise ValueError(f"unknown statistic {stat!r}")
+    policy = resolve_policy(nan_policy)
+    return _on_dataset(obj, _dataset_reduce, stat=stat, dim=dim, keep_attrs=keep_attrs,
+                       policy=policy, ddof=ddof, numeric_only=numeric_only)
+
+
+def quantile(
+    obj: xr.DataArray | xr.Dataset,
+    q: float | Sequence[float],
+    dim: str | Sequence[Hashable] | None = None,
+    *,
+    method: str = "linear",
+    nan_policy: NanPolicy | str | None = None,
+    keep_attrs: bool | None = None,
+    numeric_only: bool = False,
+) -> xr.DataArray | xr.Dataset:
+    """Exact quantile(s) of an xarray object; array ``q`` adds a leading ``quantile`` dim.
+
+    Parameters
+    ----------
+    obj : DataArray or Dataset
+    q : float or sequence of float
+        In [0, 1].
+    dim : str, sequence of str or None
+        Dimension(s) to reduce.
+    method : str, default "linear"
+        As :func:`nanaccess.quantile`.
+    nan_policy : str, optional
+        The NaN policy.
+    keep_attrs : bool, optional
+        ``None`` follows xarray's default.
+    numeric_only : bool, default False
+        For Datasets, as :meth:`xarray.Dataset.quantile`.
+
+    Returns
+    -------
+    DataArray or Dataset
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> da = xr.DataArray([1.0, 2.0, np.nan, 4.0], dims="t")
+    >>> quantile(da, [0.0, 0.5], nan_policy="omit")
+    <xarray.DataArray (quantile: 2)> Size: 16B
+    array([1., 2.])
+    Coordinates:
+      * quantile  (quantile) float64 16B 0.0 0.5
+    """
+    policy = resolve_policy(nan_policy)
+    return _on_dataset(obj, _dataset_quantile, q=q, dim=dim, method=method,
+                       keep_attrs=keep_attrs, policy=policy, numeric_only=numeric_only)
+
+
+def nan_report(obj: xr.DataArray | xr.Dataset) -> pd.Series | pd.DataFrame:
+    """Counts of the kinds of values (see :func:`nanaccess.nan_report`).
+
+    A DataArray gives a Series, a Dataset a DataFrame with one row per data variable.
+    Dask data is computed (the report is a small in-memory table).
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> r = nan_report(xr.DataArray([1.0, np.nan, np.inf], dims="x"))
+    >>> int(r["nan"]), int(r["posinf"])
+    (1, 1)
+    """
+    from ..core.classify import nan_report as _report
+
+    if isinstance(obj, xr.Dataset):
+        rows = {name: _report(np.asarray(var.values)) for name, var in obj.data_vars.items()}
+        return pd.DataFrame.from_dict(rows, orient="index")
+    return pd.Series(_report(np.asarray(obj.values)), name=obj.name)
+
+
+# ---------------------------------------------------------------------------------
+# accessors
+# ---------------------------------------------------------------------------------
+
+
+class _NanStatsBase:
+    _obj: Any
+
+    def __init__(self, obj: Any) -> None:
+        self._obj = obj
+
+    def _red(self, stat, dim, nan_policy, keep_attrs, **kw):
+        return reduce(self._obj, stat, dim, nan_policy=nan_policy, keep_attrs=keep_attrs, **kw)
+
+    def median(self, dim=None, *, nan_policy=None, keep_attrs=None):
+        """Exact median over ``dim``: :func:`nanaccess.xarray.reduce` with "median".
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess.xarray
+        >>> da = xr.DataArray([1.0, np.nan, 2.0, 7.0], dims="t")
+        >>> float(da.nanstats.median(nan_policy="omit"))
+        2.0
+        """
+        return self._red("median", dim, nan_policy, keep_attrs)
+
+    def median_low(self, dim=None, *, nan_policy=None, keep_attrs=None):
+        """Low median (an element of the data) over ``dim``.
+
+        Examples
+        --------
+        >>> import xarray as xr, nanaccess.xarray
+        >>> float(xr.DataArray([1.0, 2.0, 3.0, 4.0], dims="t").nanstats.median_low())
+        2.0
+        """
+        return self._red("median_low", dim, nan_policy, keep_attrs)
+
+    def median_high(self, dim=None, *, nan_policy=None, keep_attrs=None):
+        """High median (an element of the data) over ``dim``.
+
+        Examples
+        --------
+        >>> import xarray as xr, nanaccess.xarray
+        >>> float(xr.DataArray([1.0, 2.0, 3.0, 4.0], dims="t").nanstats.median_high())
+        3.0
+        """
+        return self._red("median_high", dim, nan_policy, keep_attrs)
+
+    def min(self, dim=None, *, nan_policy=None, keep_attrs=None):
+        """Minimum over ``dim`` (by the policy's total order).
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess.xarray
+        >>> da = xr.DataArray([3.0, -0.0, 0.0], dims="t")
+        >>> float(da.nanstats.min())
+        -0.0
+        """
+        return self._red("min", dim, nan_policy, keep_attrs)
+
+    def max(self, dim=None, *, nan_policy=None, keep_attrs=None):
+        """Maximum over ``dim`` (by the policy's total order).
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess.xarray
+        >>> da = xr.DataArray([3.0, np.nan, 5.0], dims="t")
+        >>> float(da.nanstats.max(nan_policy="omit"))
+        5.0
+        """
+        return self._red("max", dim, nan_policy, keep_attrs)
+
+    def mean(self, dim=None, *, nan_policy=None, keep_attrs=None):
+        """Correctly rounded mean over ``dim``.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess.xarray
+        >>> float(xr.DataArray([1.0, np.nan, 2.0], dims="t").nanstats.mean(nan_policy="omit"))
+        1.5
+        """
+        return self._red("mean", dim, nan_policy, keep_attrs)
+
+    def sum(self, dim=None, *, nan_policy=None, keep_attrs=None):
+        """Correctly rounded sum over ``dim`` (0 over nothing, as xarray).
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess.xarray
+        >>> float(xr.DataArray([1e16, 1.0, -1e16], dims="t").nanstats.sum())
+        1.0
+        """
+        return self._red("sum", dim, nan_policy, keep_attrs)
+
+    def var(self, dim=None, *, ddof=0, nan_policy=None, keep_attrs=None):
+        """Variance over ``dim`` (``ddof=0`` as in xarray).
+
+        Examples
+        --------
+        >>> import xarray as xr, nanaccess.xarray
+        >>> float(xr.DataArray([1.0, 2.0, 3.0, 4.0], dims="t").nanstats.var())
+        1.25
+        """
+        return self._red("var", dim, nan_policy, keep_attrs, ddof=ddof)
+
+    def std(self, dim=None, *, ddof=0, nan_policy=None, keep_attrs=None):
+        """Standard deviation over ``dim`` (``ddof=0`` as in xarray).
+
+        Examples
+        --------
+        >>> import xarray as xr, nanaccess.xarray
+        >>> float(xr.DataArray([1.0, 3.0], dims="t").nanstats.std())
+        1.0
+        """
+        return self._red("std", dim, nan_policy, keep_attrs, ddof=ddof)
+
+    def count(self, dim=None, *, nan_policy="omit", keep_attrs=None):
+        """Number of values the policy keeps over ``dim``.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess.xarray
+        >>> int(xr.DataArray([1.0, np.nan, 2.0], dims="t").nanstats.count())
+        2
+        """
+        return self._red("count", dim, nan_policy, keep_attrs)
+
+    def quantile(self, q, dim=None, *, method="linear", nan_policy=None, keep_attrs=None):
+        """Exact quantile(s); a sequence ``q`` adds a ``quantile`` dimension first.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess.xarray
+        >>> da = xr.DataArray([1.0, np.nan, 2.0, 3.0], dims="t")
+        >>> da.nanstats.quantile([0.5, 1.0], nan_policy="omit").values
+        array([2., 3.])
+        """
+        return quantile(self._obj, q, dim, method=method, nan_policy=nan_policy,
+                        keep_attrs=keep_attrs)
+
+    def nan_report(self):
+        """Counts of numbers, NaNs by kind, infinities and missing values.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess.xarray
+        >>> int(xr.DataArray([1.0, np.nan], dims="t").nanstats.nan_report()["nan"])
+        1
+        """
+        return nan_report(self._obj)
+
+    def groupby(self, group, **kwargs):
+        """Grouped statistics: ``da.nanstats.groupby("time.month").median(...)``.
+
+        Parameters
+        ----------
+        group : str, DataArray or mapping
+            As :meth:`xarray.DataArray.groupby`.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, xarray as xr, nanaccess.xarray
+        >>> t = pd.date_range("2024-01-30", periods=4)
+        >>> da = xr.DataArray([1.0, np.nan, 3.0, 5.0], dims="time", coords={"time": t})
+        >>> da.nanstats.groupby("time.month").median(nan_policy="omit").values
+        array([1., 4.])
+        """
+        from .groupby import NanGroupBy
+
+        return NanGroupBy(self._obj, self._obj.groupby(group, **kwargs))
+
+    def resample(self, indexer=None, **kwargs):
+        """Resampled statistics: ``da.nanstats.resample(time="1D").median(...)``.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, xarray as xr, nanaccess.xarray
+        >>> t = pd.date_range("2024-01-01", periods=4, freq="12h")
+        >>> da = xr.DataArray([1.0, np.nan, 3.0, 5.0], dims="time", coords={"time": t})
+        >>> da.nanstats.resample(time="1D").max(nan_policy="omit").values
+        array([1., 5.])
+        """
+        from .groupby import NanGroupBy
+
+        return NanGroupBy(self._obj, self._obj.resample(indexer, **kwargs), resample=True)
+
+
+@xr.register_dataarray_accessor("nanstats")
+class DataArrayNanStats(_NanStatsBase):
+    """``DataArray.nanstats``: exact, NaN-explicit statistics (see the NaN semantics page).
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr, nanaccess.xarray
+    >>> da = xr.DataArray([[1.0, np.nan], [3.0, 4.0]], dims=("x", "y"))
+    >>> da.nanstats.median("x", nan_policy="omit").values
+    array([2., 4.])
+    """
+
+    def plot_nan_map(self, ax=None):
+        """Plot where the NaNs are (:func:`nanaccess.plotting.plot_nan_map`).
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess.xarray
+        >>> da = xr.DataArray([[1.0, np.nan], [3.0, 4.0]], dims=("x", "y"))
+        >>> callable(da.nanstats.plot_nan_map)
+        True
+        """
+        from ..plotting import plot_nan_map
+
+        return plot_nan_map(self._obj, ax=ax)
+
+
+@xr.register_dataset_accessor("nanstats")
+class DatasetNanStats(_NanStatsBase):
+    """``Dataset.nanstats``: the statistics per data variable.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr, nanaccess.xarray
+    >>> ds = xr.Dataset({"a": ("t", [1.0, np.nan, 5.0])})
+    >>> float(ds.nanstats.median(nan_policy="omit")["a"])
+    3.0
+    """
