@@ -199,10 +199,11 @@ def median(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
     --------
     >>> import nanaccess as na
     >>> nan = float("nan")
-    >>> na.median([nan, 1, 2, 3, 4], nan_policy="omit"), na.median([1, 2, 3, 4, nan], nan_policy="omit")
+    >>> data = [nan, 1, 2, 3, 4]
+    >>> na.median(data, nan_policy="omit"), na.median(data[::-1], nan_policy="omit")
     (2.5, 2.5)
-    >>> na.median([nan] * 4 + [1, 2, 3, 4, 5, 6, 7], nan_policy="smallest")
-    2.0
+    >>> na.median([nan] * 4 + [1, 2, 3, 4, 5, 6, 7], nan_policy="smallest")  # the stored int
+    2
     >>> na.median([1.7e308, 1.7e308])
     1.7e+308
     >>> na.median(np.array([[1.0, np.nan], [3.0, 4.0]]), axis=1, nan_policy="omit")
@@ -220,8 +221,10 @@ def median_low(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
     Examples
     --------
     >>> import nanaccess as na
-    >>> na.median_low([1, 3, 5, 7]), na.median_low(np.array([4.0, np.nan, 1.0]), nan_policy="largest")
-    (3, np.float64(4.0))
+    >>> na.median_low([1, 3, 5, 7])
+    3
+    >>> na.median_low(np.array([4.0, np.nan, 1.0]), nan_policy="largest")
+    np.float64(4.0)
     """
     return _order("median_low", data, axis=axis, nan_policy=nan_policy, keepdims=keepdims)
 

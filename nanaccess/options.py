@@ -8,15 +8,15 @@ import enum
 import functools
 import sys
 import threading
-from types import CodeType
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from types import CodeType, MappingProxyType
 from typing import Any
 
 __all__ = ["NanPolicy", "set_options", "get_options", "resolve_policy"]
 
 
-class NanPolicy(str, enum.Enum):
+class NanPolicy(enum.StrEnum):
     """The six ways nanaccess can treat NaN (see the "NaN semantics" page).
 
     A plain string works wherever a policy is expected.
@@ -37,8 +37,6 @@ class NanPolicy(str, enum.Enum):
     LARGEST = "largest"
     TOTALORDER = "totalorder"
 
-    def __str__(self) -> str:
-        return self.value
 
 
 VALID_POLICIES = tuple(p.value for p in NanPolicy)
@@ -48,8 +46,9 @@ _DEFAULTS: dict[str, Any] = {"nan_policy": NanPolicy.RAISE}
 _global: dict[str, Any] = dict(_DEFAULTS)
 _global_lock = threading.Lock()
 # per-thread / per-task overrides from ``with set_options(...)`` blocks
+_NO_OVERRIDE: Mapping[str, Any] = MappingProxyType({})
 _override: contextvars.ContextVar[Mapping[str, Any]] = contextvars.ContextVar(
-    "nanaccess_options", default={}
+    "nanaccess_options", default=_NO_OVERRIDE
 )
 
 

@@ -48,7 +48,7 @@ def _relocate(err: NaNError, red: Reduction, r: int) -> NaNError:
 
 def _run(x, axis, missing, keepdims, fn, lead_of):
     red, rows, mrows = _rows(x, axis, missing)
-    out, miss = [], []
+    out = []
     for r in range(red.rows):
         try:
             v = fn(_row_values(rows, mrows, r))

@@ -8,9 +8,8 @@ import numpy as np
 
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
-from .axes import first_position
+from .axes import Reduction, first_position
 from .classify import scan_rows
-from .axes import Reduction
 from .keys import float_keys, integer_keys, remap_keys
 from .select import check_orderable, keys_to_values
 
