@@ -282,15 +282,16 @@ def order_stat(
     if tail.any():
         res_missing = np.maximum(lo, hi) >= (m - tail)[None, :]
     empty = m == 0
-    if prop is not None:
-        has = sc.nnan > 0
-        pv = keys_to_float(prop.copy(), x.dtype.newbyteorder("="))
-        vals = np.where(has[None, :], pv[None, :].astype(vals.dtype), vals)
     if policy is NanPolicy.PROPAGATE and sc.missing is not None:
         mrow = (sc.nmiss > 0) & (sc.nnan == 0)
         res_missing = np.broadcast_to(mrow[None, :], vals.shape).copy()
     if empty.any():
         vals = _fill_empty(vals, empty[None, :])
+    if prop is not None:
+        # after the empty fill: an all-NaN row propagates its NaN too
+        has = sc.nnan > 0
+        pv = keys_to_float(prop.copy(), x.dtype.newbyteorder("="))
+        vals = np.where(has[None, :], pv[None, :].astype(vals.dtype), vals)
     if res_missing is not None:
         if res_missing.any():
             vals = _fill_empty(vals, res_missing)
@@ -324,8 +325,11 @@ def _arg(x, red: Reduction, stat: str, policy: NanPolicy, missing, keepdims: boo
         kmin, kmax = _int_limits(keys.dtype)
         keys[sc.missing] = kmin if fill_low else kmax
         m = m - sc.nmiss
-    if (m == 0).any() or red.n == 0:
-        row = int(np.flatnonzero(m == 0)[0]) if red.n else 0
+    none_left = m == 0
+    if prop is not None:
+        none_left &= sc.nnan == 0  # all-NaN rows point at their propagating NaN
+    if none_left.any() or red.n == 0:
+        row = int(np.flatnonzero(none_left)[0]) if red.n else 0
         raise ValueError(
             f"attempt to get {stat} of an empty sequence (row {row} has no values "
             f"left under nan_policy={policy.value!r})"

@@ -34,9 +34,9 @@ def sort_keys(x: np.ndarray, policy: NanPolicy) -> np.ndarray:
     sc = scan_rows(x, red, policy)
     k = float_keys(x) if x.dtype.kind == "f" else integer_keys(x)
     k = np.array(k, copy=True) if k is x else k
-    if sc.nan is not None and policy in (NanPolicy.SMALLEST, NanPolicy.LARGEST):
+    if x.dtype.kind == "f" and policy in (NanPolicy.SMALLEST, NanPolicy.LARGEST):
         remap_keys(k, x.dtype.newbyteorder("="), policy)
-    if sc.nan is not None and policy is NanPolicy.OMIT:
+    if x.dtype.kind == "f" and policy is NanPolicy.OMIT:
         # omit removes NaNs: order them last, callers drop them
         remap_keys(k, x.dtype.newbyteorder("="), NanPolicy.LARGEST)
     return k
