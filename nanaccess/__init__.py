@@ -16,6 +16,7 @@ from ._version import __version__
 from .api import (
     argmax,
     argmin,
+    argsort,
     max,
     mean,
     median,
@@ -24,13 +25,14 @@ from .api import (
     min,
     quantile,
     quantiles,
+    rank,
+    sort,
     std,
     sum,
     var,
 )
 from .core.classify import isnan, issignaling, make_nan, nan_payload, nan_report
 from .core.keys import totalorder_key
-from .core.sorting import argsort, rank, sort
 from .errors import NaNError, SignalingNaNError
 from .options import NanPolicy, get_options, set_options
 

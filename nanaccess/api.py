@@ -8,13 +8,16 @@ objects to their ``.nanstats`` accessors; dask arrays to the lazy exact path.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
+from .core import sorting as _sorting
 from .core.moments import moment_stat
 from .core.select import order_stat
+from .errors import NaNError
 from .options import NanPolicy, resolve_policy
 
 __all__ = [
@@ -31,6 +34,9 @@ __all__ = [
     "var",
     "std",
     "sum",
+    "sort",
+    "argsort",
+    "rank",
 ]
 
 Axis = int | Sequence[int] | None
@@ -160,6 +166,74 @@ def _moment(stat: str, data: Any, *, axis: Axis, nan_policy, ddof: float = 0,
     return _scalarize(values)
 
 
+@contextmanager
+def _labelled_errors(data: Any) -> Iterator[None]:
+    """Restate core errors on a pandas Series with its index label."""
+    try:
+        yield
+    except NaNError as err:
+        index = getattr(data, "index", None)
+        if index is None or err.position is None or getattr(data, "ndim", 0) != 1:
+            raise
+        pos = err.position[0] if isinstance(err.position, tuple) else err.position
+        name = getattr(data, "name", None)
+        subject = "data" if name is None else f"column {name!r}"
+        raise err.relabel(subject, f"index {index[int(pos)]!r}") from None
+
+
+def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> np.ndarray:
+    """A sorted copy of ``data``, every bit kept (NaN payloads, signed zeros).
+
+    ``nan_policy`` defaults to "totalorder"; "smallest"/"largest" put NaNs first/last,
+    "omit" drops them (1-D only), "raise" raises, "propagate" is a ``ValueError``.
+    Object data (Decimal, Fraction, huge ints, mixtures) is ordered exactly.
+
+    Examples
+    --------
+    >>> import nanaccess as na
+    >>> na.sort(np.array([1.0, np.nan, -0.0, 0.0, -np.nan]))
+    array([nan, -0.,  0.,  1., nan])
+    >>> na.sort(np.array([2.0, np.nan, 1.0]), nan_policy="omit")
+    array([1., 2.])
+    """
+    with _labelled_errors(data):
+        return _sorting.sort(data, axis=axis, nan_policy=nan_policy)
+
+
+def argsort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> np.ndarray:
+    """Indices that sort ``data`` under ``nan_policy`` (default "totalorder"), stably.
+
+    Examples
+    --------
+    >>> import nanaccess as na
+    >>> na.argsort(np.array([0.0, np.nan, -0.0, -np.inf]))
+    array([3, 2, 0, 1])
+    """
+    with _labelled_errors(data):
+        return _sorting.argsort(data, axis=axis, nan_policy=nan_policy)
+
+
+def rank(data: Any, *, axis: int = -1, method: str = "average", nan_policy: str | None = None,
+         ascending: bool = True, pct: bool = False) -> np.ndarray:
+    """Ranks (1-based, float64) as pandas' ``rank(method=...)``, on totalOrder keys.
+
+    Under "omit" NaNs keep a NaN rank (pandas' ``na_option="keep"``); "smallest" and
+    "largest" rank them first / last; "totalorder" ranks -0.0 below +0.0 and NaNs by
+    sign and payload.
+
+    Examples
+    --------
+    >>> import nanaccess as na
+    >>> na.rank(np.array([3.0, np.nan, 1.0, 3.0]), nan_policy="omit")
+    array([2.5, nan, 1. , 2.5])
+    >>> na.rank(np.array([0.0, -0.0]))
+    array([2., 1.])
+    """
+    with _labelled_errors(data):
+        return _sorting.rank(data, axis=axis, method=method, nan_policy=nan_policy,
+                             ascending=ascending, pct=pct)
+
+
 # ------------------------------------------------------------------ order statistics
 
 
@@ -286,7 +360,16 @@ def quantiles(data: Any, *, n: int = 4, method: str = "exclusive",
     from .core.objects import object_order_stat
 
     policy = resolve_policy(nan_policy)
-    vals = np.asarray(data).ravel().tolist() if _host(data) != "iterable" else list(data)
+    if _host(data) == "iterable":
+        vals = list(data)
+    else:
+        arr = np.asarray(data).ravel()
+        if arr.dtype.kind == "f":
+            # the policy's checks on the bits: a conversion to Python floats would
+            # quiet float16/float32 signaling NaNs
+            with _labelled_errors(data):
+                order_stat(arr, "min", policy=policy) if arr.size else None
+        vals = arr.tolist()
     return object_order_stat(vals, "quantiles", n=n, method=method, policy=policy,
                              statistics_compat=True)
 

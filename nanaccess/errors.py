@@ -92,7 +92,7 @@ def _rebuild(cls, message, count, kind, position, subject):
 
 
 def _format_position(position: Any) -> str | None:
-    if position is None:
+    if position is None or position == ():
         return None
     if isinstance(position, tuple):
         position = tuple(int(p) for p in position)

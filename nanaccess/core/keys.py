@@ -34,7 +34,9 @@ __all__ = [
 
 def _flip(b: np.ndarray, lay: FloatLayout, out: np.ndarray | None) -> np.ndarray:
     """b XOR (INT_MAX if b < 0 else 0): maps bits to keys and keys to bits."""
-    out = np.right_shift(b, lay.bits - 1, out=out, dtype=lay.int_dtype)
+    if out is None:
+        out = np.empty(b.shape, dtype=lay.int_dtype)  # also for 0-d: ufuncs give scalars
+    np.right_shift(b, lay.bits - 1, out=out, dtype=lay.int_dtype)
     np.bitwise_and(out, lay.int_dtype.type(lay.int_max), out=out)
     np.bitwise_xor(out, b, out=out)
     return out
@@ -170,4 +172,10 @@ def totalorder_key(x) -> np.ndarray:
     a = np.asarray(x)
     if a.dtype.kind == "f":
         return float_keys(a)
+    if a.dtype.kind not in "biumM":
+        raise TypeError(
+            f"totalorder_key needs a float, int, bool or datetime array, got dtype {a.dtype}; "
+            "Python objects (Decimal, huge ints) have no fixed-width key: use "
+            "nanaccess.sort / argsort, which order them exactly"
+        )
     return integer_keys(a)

@@ -63,8 +63,6 @@ def moment_stat(
     if x.dtype.kind == "O":
         from .objects_rows import object_rows_moment_stat
 
-        if stat == "count":
-            raise TypeError("count of object data: use nan_report")
         return object_rows_moment_stat(x, stat, ddof=ddof, axis=axis, policy=policy,
                                        missing=missing, keepdims=keepdims)
     red = Reduction.of(x, axis)

@@ -89,6 +89,21 @@ def object_rows_moment_stat(x, stat, *, ddof=0, axis=None, policy: NanPolicy, mi
     from .objects import object_moment_stat
 
     def fn(vals: list) -> Any:
+        if stat == "count":
+            return _count_numbers(vals, policy)
         return object_moment_stat(vals, stat, ddof=ddof, policy=policy)
 
     return _run(x, axis, missing, keepdims, fn, lambda out: ())
+
+
+def _count_numbers(vals: list, policy: NanPolicy) -> int:
+    """How many values are numbers (neither NaN nor missing); raises as the stats do."""
+    from .objects import classify_object, object_order_stat
+
+    if policy is NanPolicy.RAISE and vals:
+        object_order_stat(vals, "min", policy=policy)  # the policy's errors
+    classes = [classify_object(v)[0] for v in vals]
+    bad = [i for i, c in enumerate(classes) if c == "other"]
+    if bad:
+        raise TypeError(f"non-numeric value {vals[bad[0]]!r} at position {bad[0]}")
+    return sum(c == "number" for c in classes)

@@ -31,7 +31,7 @@ def _sort_policy(policy) -> NanPolicy:
 def sort_keys(x: np.ndarray, policy: NanPolicy) -> np.ndarray:
     """Keys of x (same shape) ordering it as ``policy`` says; checks the policy."""
     red = Reduction.of(x, None)
-    sc = scan_rows(x, red, policy)
+    scan_rows(x, red, policy)  # the policy's errors
     k = float_keys(x) if x.dtype.kind == "f" else integer_keys(x)
     k = np.array(k, copy=True) if k is x else k
     if x.dtype.kind == "f" and policy in (NanPolicy.SMALLEST, NanPolicy.LARGEST):
@@ -42,14 +42,25 @@ def sort_keys(x: np.ndarray, policy: NanPolicy) -> np.ndarray:
     return k
 
 
+def _as_array(data: Any) -> np.ndarray:
+    """np.asarray, or a 1-D object array for ragged / mixed iterables."""
+    try:
+        return np.asarray(data)
+    except ValueError:
+        vals = list(data)
+        out = np.empty(len(vals), dtype=object)
+        out[:] = vals
+        return out
+
+
 def _prepare(data: Any, axis, policy):
-    x = np.asarray(data)
+    x = _as_array(data)
     check_orderable(x.dtype)
     policy = _sort_policy(policy)
     if policy is NanPolicy.OMIT and x.ndim > 1 and axis is not None:
         raise ValueError('nan_policy="omit" drops values, so it sorts 1-D data only; '
                          'use "largest" to put NaNs last')
-    if axis is None:
+    if axis is None or x.ndim == 0:
         x = x.ravel()
         axis = -1
     if x.dtype.kind in "mM" and np.isnat(x).any() and policy is NanPolicy.RAISE:
@@ -155,12 +166,18 @@ def rank(
     """
     if method not in RANK_METHODS:
         raise ValueError(f"unknown rank method {method!r}; expected one of {RANK_METHODS}")
-    x = np.asarray(data)
+    x = _as_array(data)
     check_orderable(x.dtype)
     policy = _sort_policy(nan_policy)
     if x.ndim == 0:
         x = x.reshape(1)
+    if x.size == 0:
+        return np.zeros(x.shape, dtype=np.float64)
     xm = np.moveaxis(x, axis, -1)
+    if xm.dtype.kind == "O":
+        if xm.ndim != 1:
+            raise ValueError("object arrays are ranked 1-D only")
+        return _object_rank(xm, policy, method, ascending, pct)
     k = sort_keys(xm, policy)
     omit = policy is NanPolicy.OMIT and xm.dtype.kind == "f"
     nan = np.isnan(xm) if omit else None
@@ -198,10 +215,45 @@ def rank(
         out[nan] = np.nan
     if pct:
         if omit:
-            cnt = (~nan).sum(axis=-1, keepdims=True)
+            cnt = np.maximum((~nan).sum(axis=-1, keepdims=True), 1)
         else:
             cnt = np.full(out.shape[:-1] + (1,), out.shape[-1])
         if method == "dense":
-            cnt = np.nanmax(out, axis=-1, keepdims=True)
+            with np.errstate(all="ignore"):
+                cnt = np.fmax.reduce(out, axis=-1, keepdims=True)
         out = out / cnt
     return np.moveaxis(out, -1, axis)
+
+
+def _object_rank(x: np.ndarray, policy: NanPolicy, method: str, ascending: bool,
+                 pct: bool) -> np.ndarray:
+    """Ranks of a 1-D object array (Decimal, Fraction, huge ints) on exact order keys."""
+    from .objects import classify_object, object_sort_keys
+
+    vals = x.tolist()
+    order = _object_argsort(x, policy if policy is not NanPolicy.OMIT else NanPolicy.LARGEST)
+    if policy is NanPolicy.OMIT:
+        _object_argsort(x, NanPolicy.OMIT)  # the policy's errors
+        order = np.array([i for i in order if classify_object(vals[i])[0] == "number"],
+                         dtype=np.intp)
+    keys = object_sort_keys(vals, policy)
+    sk = [keys[i] for i in order]
+    if not ascending:
+        order, sk = order[::-1], sk[::-1]
+    n = len(order)
+    out = np.full(len(vals), np.nan)
+    if n == 0:
+        return out
+    new = np.ones(n, dtype=bool)
+    new[1:] = [a != b for a, b in zip(sk[1:], sk[:-1], strict=True)]
+    pos = np.arange(n)
+    start = np.maximum.accumulate(np.where(new, pos, 0))
+    end_new = np.ones(n, dtype=bool)
+    end_new[:-1] = new[1:]
+    end = np.minimum.accumulate(np.where(end_new, pos, n)[::-1])[::-1]
+    r = {"average": (start + end) / 2.0 + 1, "min": start + 1.0, "max": end + 1.0,
+         "first": pos + 1.0, "dense": np.cumsum(new).astype(np.float64)}[method]
+    out[order] = r
+    if pct:
+        out = out / (r.max() if method == "dense" else n)
+    return out

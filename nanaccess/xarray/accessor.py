@@ -144,6 +144,10 @@ def array_stat(
         if relabel is None:
             raise
         raise relabel(err) from None
+    except TypeError as err:
+        if relabel is None or relabel.name is None:
+            raise
+        raise TypeError(f"variable {relabel.name!r}: {err}") from None
     return values
 
 
@@ -212,13 +216,19 @@ def _dataset_reduce(
             if not reduce_dims:
                 variables[name] = var
             continue
-        if not reduce_dims:
+        if not reduce_dims and var.ndim:
             variables[name] = var
             continue
         if numeric_only and not _numeric(var):
             continue
         label = (names or {}).get(name, name)
         relabel = _relabel_for(label, var, ds.indexes)
+        if not var.ndim:
+            # a 0-d variable is a reduction of one value (NaN checks included)
+            value = array_stat(var.data, stat, None, ddof=ddof, policy=policy,
+                               relabel=relabel)
+            variables[name] = xr.Variable((), value, attrs=var.attrs if keep else None)
+            continue
 
         def func(data, axis=None, _relabel=relabel, **_kw):
             return array_stat(data, stat, axis, ddof=ddof, policy=policy, relabel=_relabel)
@@ -274,6 +284,9 @@ def _dataset_quantile(ds: xr.Dataset, q: Any, dim: Any, *, method: str,
 
 def _on_dataset(obj: xr.DataArray | xr.Dataset, fn, **kwargs):
     if isinstance(obj, xr.DataArray):
+        if obj.dtype.kind not in "fiubmMOc":
+            subject = "data" if obj.name is None else f"variable {obj.name!r}"
+            raise TypeError(f"{subject} has non-numeric dtype {obj.dtype}")
         ds = obj._to_temp_dataset()
         names = {n: obj.name for n in ds.data_vars}
         return obj._from_temp_dataset(fn(ds, names=names, **kwargs))
