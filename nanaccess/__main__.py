@@ -1,0 +1,6 @@
+"""``python -m nanaccess``: the command line (see :mod:`nanaccess.cli`)."""
+
+from nanaccess.cli import main
+
+if __name__ == "__main__":
+    raise SystemExit(main())

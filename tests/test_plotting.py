@@ -1,0 +1,196 @@
+"""nanaccess.plotting: kind classification, NaN maps, policy comparisons."""
+
+from __future__ import annotations
+
+import sys
+from decimal import Decimal
+
+import numpy as np
+import pandas as pd
+import pytest
+import xarray as xr
+
+from nanaccess.plotting import (
+    KIND_NAMES,
+    classify_kinds,
+    plot_nan_map,
+    plot_policy_comparison,
+    policy_results,
+)
+
+plt = pytest.importorskip("matplotlib.pyplot")
+
+NUMBER, QUIET, NEGATIVE, SIGNALING, MISSING = range(5)
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def from_bits(bits: list[int], dtype: str) -> np.ndarray:
+    itemsize = np.dtype(dtype).itemsize
+    return np.array(bits, dtype=f"u{itemsize}").view(dtype)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "quiet", "sig", "sign"),
+    [
+        ("float16", 0x7E00, 0x7C01, 0x8000),
+        ("float32", 0x7FC00000, 0x7F800001, 0x80000000),
+        ("float64", 0x7FF8000000000000, 0x7FF0000000000001, 0x8000000000000000),
+    ],
+)
+def test_classify_kinds_on_bits(dtype: str, quiet: int, sig: int, sign: int):
+    x = from_bits([quiet, sig, quiet | sign, sig | sign, quiet | 5, 0, sign], dtype)
+    x = np.concatenate([x, np.array([np.inf, -np.inf], dtype=dtype)])
+    codes = classify_kinds(x)
+    assert codes.tolist() == [
+        QUIET,
+        SIGNALING,
+        NEGATIVE,
+        SIGNALING,
+        QUIET,
+        NUMBER,
+        NUMBER,
+        NUMBER,
+        NUMBER,
+    ]
+
+
+def test_classify_kinds_missing_values():
+    pa = pytest.importorskip("pyarrow")
+    arrow = pd.Series(
+        pd.arrays.ArrowExtensionArray(
+            pa.array(np.array([1.0, -np.nan, 3.0]), mask=np.array([False, False, True]))
+        )
+    )
+    assert classify_kinds(arrow).tolist() == [NUMBER, NEGATIVE, MISSING]
+    nullable = pd.Series([1.0, None, 2.0], dtype="Float64")
+    assert classify_kinds(nullable).tolist() == [NUMBER, MISSING, NUMBER]
+    obj = np.array([None, pd.NA, Decimal("sNaN"), Decimal("-NaN"), 1, float("nan")], dtype=object)
+    assert classify_kinds(obj).tolist() == [MISSING, MISSING, SIGNALING, NEGATIVE, NUMBER, QUIET]
+    dates = pd.Series(pd.to_datetime(["2024-01-01", None]))
+    assert classify_kinds(dates).tolist() == [NUMBER, MISSING]
+    masked = np.ma.masked_array([1.0, np.nan, 3.0], mask=[False, False, True])
+    assert classify_kinds(masked).tolist() == [NUMBER, QUIET, MISSING]
+
+
+def test_classify_dataframe_is_rows_by_columns():
+    df = pd.DataFrame({"a": [1.0, np.nan], "b": [-np.nan, 2.0], "c": [1, 2]})
+    assert classify_kinds(df).tolist() == [[NUMBER, NEGATIVE, NUMBER], [QUIET, NUMBER, NUMBER]]
+
+
+def test_nan_map_of_dataframe():
+    df = pd.DataFrame(
+        {
+            "a": [1.0, np.nan, 3.0, 4.0],
+            "b": np.concatenate(
+                [from_bits([0x7FF0000000000001] * 2, "f8"), np.array([-np.nan, 1.0])]
+            ),
+        },
+        index=pd.date_range("2024-01-01", periods=4, name="date"),
+    )
+    ax = plot_nan_map(df)
+    image = np.asarray(ax.images[0].get_array())
+    assert image.shape == (2, 4)  # one strip per column, the index along x
+    np.testing.assert_array_equal(image, classify_kinds(df).T)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "b"]
+    assert ax.get_xlabel() == "date"
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["number (4)", "quiet NaN (1)", "negative NaN (1)", "signaling NaN (2)"]
+
+
+def test_nan_map_of_dataarray_and_arrays():
+    da = xr.DataArray(
+        np.array([[1.0, np.nan, 2.0], [np.nan, np.nan, 5.0]]),
+        dims=("station", "time"),
+        coords={"station": ["hill", "north"]},
+        name="temp",
+    )
+    ax = plot_nan_map(da)
+    assert np.asarray(ax.images[0].get_array()).tolist() == [[0, 1, 0], [1, 1, 0]]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["hill", "north"]
+    assert (ax.get_ylabel(), ax.get_xlabel(), ax.get_title()) == ("station", "time", "temp")
+
+    ax = plot_nan_map(np.array([1.0, np.nan]))
+    assert np.asarray(ax.images[0].get_array()).shape == (1, 2)
+
+    fig, given = plt.subplots()
+    assert plot_nan_map(pd.Series([np.nan, 1.0], name="s"), ax=given) is given
+    assert given.get_title() == "s"
+
+    with pytest.raises(ValueError, match="at most 2 dimensions"):
+        plot_nan_map(np.zeros((2, 2, 2)))
+    with pytest.raises(ValueError, match="at most 2 dimensions"):
+        plot_nan_map(xr.DataArray(np.zeros((2, 2, 2))))
+
+
+def test_policy_results_values():
+    s = pd.Series([3.0, np.nan, 1.0, 10.0, 2.0], name="x")
+    r = policy_results(s, "median")
+    assert list(r.columns) == ["raise", "propagate", "omit", "smallest", "largest", "totalorder"]
+    row = r.loc["x"]
+    assert row["omit"] == 2.5  # median of [1, 2, 3, 10]
+    assert row["smallest"] == 2.0  # [nan, 1, 2, 3, 10]
+    assert row["largest"] == 3.0  # [1, 2, 3, 10, nan]
+    assert row["totalorder"] == 3.0  # a positive NaN sorts last
+    assert np.isnan(row["propagate"]) and np.isnan(row["raise"])
+    assert list(r.attrs["errors"]) == [("x", "raise")]
+    assert "NaNError" in r.attrs["errors"][("x", "raise")]
+
+    grouped = pd.DataFrame({"g": ["a", "a", "b", "b"], "v": [1.0, 3.0, np.nan, 5.0]})
+    r = policy_results(grouped.groupby("g")["v"], "quantile", q=1.0)
+    assert r.loc["a"].tolist() == [3.0] * 6  # no NaN: every policy agrees
+    assert r.loc["b", "omit"] == 5.0 and r.loc["b", "smallest"] == 5.0
+    assert ("b", "raise") in r.attrs["errors"] and ("a", "raise") not in r.attrs["errors"]
+
+    with pytest.raises(ValueError, match="unknown statistic"):
+        policy_results(s, "no_such_stat")
+
+
+def test_policy_comparison_plot():
+    df = pd.DataFrame({"a": [1.0, 2.0, np.nan, 10.0], "b": [3.0, 4.0, 5.0, 6.0]})
+    ax = plot_policy_comparison(df, stat="median")
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "b"]
+    assert ax.get_ylabel() == "median"
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["raise", "propagate", "omit", "smallest", "largest", "totalorder"]
+    texts = [t.get_text() for t in ax.texts]
+    # column a raises under "raise" and is nan under "propagate"; b has no NaN
+    assert texts.count("raises") == 1 and texts.count("nan") == 1
+    # every finite result is drawn where policy_results says
+    drawn = sorted(
+        float(y) for coll in ax.collections for y in np.asarray(coll.get_offsets())[:, 1]
+    )
+    expected = policy_results(df, "median").to_numpy().ravel()
+    assert drawn == sorted(expected[~np.isnan(expected)].tolist())
+
+
+def test_missing_matplotlib_says_how_to_install(monkeypatch: pytest.MonkeyPatch):
+    for name in list(sys.modules):
+        if name == "matplotlib" or name.startswith("matplotlib."):
+            monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(ImportError, match=r'pip install "nanaccess\[plot\]"'):
+        plot_nan_map(np.array([1.0, np.nan]))
+    with pytest.raises(ImportError, match="matplotlib"):
+        plot_policy_comparison(np.array([1.0, np.nan]))
+
+
+def test_accessors_delegate_to_plot_nan_map():
+    import nanaccess  # noqa: F401  (registers the accessors)
+
+    df = pd.DataFrame({"a": [1.0, np.nan], "b": [-np.nan, 2.0]})
+    ax = df.nanstats.plot_nan_map()
+    np.testing.assert_array_equal(np.asarray(ax.images[0].get_array()), classify_kinds(df).T)
+    ax = df["a"].nanstats.plot_nan_map()
+    assert np.asarray(ax.images[0].get_array()).tolist() == [[0, 1]]
+    da = xr.DataArray(np.array([[np.nan, 1.0]]), dims=("y", "x"))
+    ax = da.nanstats.plot_nan_map()
+    assert np.asarray(ax.images[0].get_array()).tolist() == [[1, 0]]
+
+
+def test_kind_names_match_codes():
+    assert KIND_NAMES == ("number", "quiet NaN", "negative NaN", "signaling NaN", "missing")
