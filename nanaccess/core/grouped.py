@@ -61,7 +61,6 @@ missing or empty). ``count`` is int64.
 
 from __future__ import annotations
 
-import os
 import warnings
 from typing import Any
 
@@ -79,12 +78,9 @@ ORDER_STATS = ("median", "median_low", "median_high", "quantile", "min", "max")
 MOMENT_STATS = ("mean", "var", "std", "sum", "count")
 QUANTILE_METHODS = METHODS
 
-try:  # optional accelerator; NANACCESS_NO_NUMBA=1 disables it (as core/accel.py)
-    import numba as _numba  # noqa: F401
+# optional accelerator: one switch for every compiled path (NANACCESS_NO_NUMBA=1)
+from .accel import HAVE_NUMBA  # noqa: E402
 
-    HAVE_NUMBA = os.environ.get("NANACCESS_NO_NUMBA", "") not in ("1", "true", "yes")
-except Exception:  # pragma: no cover - numba is optional
-    HAVE_NUMBA = False
 _NUMBA_BROKEN: list[str] = []  # set when compiling failed: NumPy for the rest of the run
 
 _NUMBA_MIN_ROWS = 50_000  # below this the NumPy engine is as fast (and needs no JIT)

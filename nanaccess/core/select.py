@@ -121,6 +121,9 @@ def _gather(keys: np.ndarray, ranks: np.ndarray) -> np.ndarray:
     if _accel.select_rows is not None:
         # compiled per-row quickselect (numba), when installed; same bits by construction
         return _accel.select_rows(keys, ranks)
+    got = _accel.select_windows(keys, ranks)  # NumPy: ranks in a narrow shared window
+    if got is not None:
+        return got
     kth = np.unique(ranks)
     if kth.size <= _MAX_KTH:
         keys.partition(kth, axis=1)
@@ -163,7 +166,10 @@ def _place(x, red: Reduction, policy: NanPolicy, missing, fill_low: bool):
     n = red.n
     prop = None
     if policy is NanPolicy.PROPAGATE and sc.nan is not None:
-        prop = np.where(sc.nan, keys, kd.type(kmin)).max(axis=1)
+        # the greatest NaN key per row, read at the NaN positions only
+        idx = sc.nan_idx
+        prop = np.full(red.rows, kmin, dtype=kd)
+        np.maximum.at(prop, idx // n, flat[idx])
     table, base, remapped = None, 0, NanPolicy.TOTALORDER
     if policy in (NanPolicy.OMIT, NanPolicy.PROPAGATE, NanPolicy.RAISE):
         if sc.nan is not None or sc.missing is not None:
@@ -236,6 +242,12 @@ def order_stat(
     fill_low = stat == "max"
     sc, placed = _place(x, red, policy, missing, fill_low)
     keys, m, tail, prop = placed.keys, placed.m, placed.tail, placed.prop
+    if prop is not None and bool((sc.nnan > 0).all()):
+        # every row propagates a NaN: nothing to select
+        pv = keys_to_float(prop.copy(), x.dtype.newbyteorder("="))
+        lead = () if q_arr is None or q_arr.ndim == 0 else q_arr.shape
+        vals = np.broadcast_to(pv, (int(np.prod(lead, dtype=np.int64)), red.rows))
+        return red.finish(np.ascontiguousarray(vals), keepdims, lead), None
     kind = x.dtype.kind
     interp = None  # None: picks only; "mid": midpoint; "lerp": weights
     if stat == "min":
