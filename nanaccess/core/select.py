@@ -165,19 +165,19 @@ def _place(x, red: Reduction, policy: NanPolicy, missing, fill_low: bool):
     flat = keys.reshape(-1)
     n = red.n
     prop = None
-    if policy is NanPolicy.PROPAGATE and sc.nan is not None:
+    if policy is NanPolicy.PROPAGATE and sc.has_nan:
         # the greatest NaN key per row, read at the NaN positions only
         idx = sc.nan_idx
         prop = np.full(red.rows, kmin, dtype=kd)
         np.maximum.at(prop, idx // n, flat[idx])
     table, base, remapped = None, 0, NanPolicy.TOTALORDER
     if policy in (NanPolicy.OMIT, NanPolicy.PROPAGATE, NanPolicy.RAISE):
-        if sc.nan is not None or sc.missing is not None:
+        if sc.has_nan or sc.missing is not None:
             flat[sc.removed_idx] = kmin if fill_low else kmax
         m = n - sc.nnan - sc.nmiss
         tail = np.zeros_like(m)
     else:
-        if sc.nan is not None and policy is not NanPolicy.TOTALORDER:
+        if sc.has_nan and policy is not NanPolicy.TOTALORDER:
             idx = sc.nan_idx
             nk = flat[idx]
             table = np.unique(nk)
