@@ -125,7 +125,13 @@ def _iterable_order(stat: str, vals: list, policy: NanPolicy, **kw: Any) -> Any:
         raise statistics.StatisticsError(f"no {stat} for empty data")
     from .core.objects import object_order_stat
 
-    return object_order_stat(vals, stat, policy=policy, statistics_compat=True, **kw)
+    out = object_order_stat(vals, stat, policy=policy, statistics_compat=True, **kw)
+    if out is None and stat in ("argmin", "argmax"):
+        # decision 6: an arg statistic never points at a missing value (as the array
+        # path): missing values have no place in the order, so they are passed over
+        return object_order_stat(vals, stat, policy=NanPolicy.OMIT, statistics_compat=True,
+                                 **kw)
+    return out
 
 
 def _moment(stat: str, data: Any, *, axis: Axis, nan_policy, ddof: float = 0,
@@ -173,12 +179,34 @@ def _labelled_errors(data: Any) -> Iterator[None]:
         yield
     except NaNError as err:
         index = getattr(data, "index", None)
-        if index is None or err.position is None or getattr(data, "ndim", 0) != 1:
+        ndim = getattr(data, "ndim", 0)
+        if index is None or err.position is None or ndim not in (1, 2):
             raise
-        pos = err.position[0] if isinstance(err.position, tuple) else err.position
-        name = getattr(data, "name", None)
-        subject = "data" if name is None else f"column {name!r}"
-        raise err.relabel(subject, f"index {index[int(pos)]!r}") from None
+        from .pandas.accessor import fmt_label
+
+        pos = err.position
+        if ndim == 2:  # a DataFrame read row-major (np.asarray(df).ravel())
+            flat = int(np.ravel_multi_index(pos, data.shape) if len(pos) == 2 else pos[0])
+            row, col = divmod(flat, data.shape[1])
+            subject = f"column {fmt_label(data.columns[col])}"
+        else:
+            row = int(pos[0] if isinstance(pos, tuple) else pos)
+            name = getattr(data, "name", None)
+            subject = "data" if name is None else f"column {fmt_label(name)}"
+        raise err.relabel(subject, f"index {fmt_label(index[row])}") from None
+
+
+def _check_masked_sort(data: Any, nan_policy: Any) -> None:
+    """A masked entry is missing: "raise" says so (sorts have no mask of their own)."""
+    if not isinstance(data, np.ma.MaskedArray):
+        return
+    mask = np.ma.getmaskarray(data)
+    if not mask.any():
+        return
+    policy = resolve_policy(NanPolicy.TOTALORDER if nan_policy is None else nan_policy)
+    if policy is NanPolicy.RAISE:
+        first = tuple(int(i) for i in np.unravel_index(int(np.argmax(mask)), mask.shape))
+        raise NaNError(count=int(mask.sum()), kind="missing", position=first)
 
 
 def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> np.ndarray:
@@ -196,6 +224,7 @@ def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> 
     >>> na.sort(np.array([2.0, np.nan, 1.0]), nan_policy="omit")
     array([1., 2.])
     """
+    _check_masked_sort(data, nan_policy)
     with _labelled_errors(data):
         return _sorting.sort(data, axis=axis, nan_policy=nan_policy)
 
@@ -209,6 +238,7 @@ def argsort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) 
     >>> na.argsort(np.array([0.0, np.nan, -0.0, -np.inf]))
     array([3, 2, 0, 1])
     """
+    _check_masked_sort(data, nan_policy)
     with _labelled_errors(data):
         return _sorting.argsort(data, axis=axis, nan_policy=nan_policy)
 
@@ -229,6 +259,7 @@ def rank(data: Any, *, axis: int = -1, method: str = "average", nan_policy: str 
     >>> na.rank(np.array([0.0, -0.0]))
     array([2., 1.])
     """
+    _check_masked_sort(data, nan_policy)
     with _labelled_errors(data):
         return _sorting.rank(data, axis=axis, method=method, nan_policy=nan_policy,
                              ascending=ascending, pct=pct)
@@ -360,18 +391,28 @@ def quantiles(data: Any, *, n: int = 4, method: str = "exclusive",
     from .core.objects import object_order_stat
 
     policy = resolve_policy(nan_policy)
-    if _host(data) == "iterable":
+    host = _host(data)
+    if host == "iterable":
         vals = list(data)
     else:
-        arr = np.asarray(data).ravel()
-        if arr.dtype.kind == "f":
+        missing = None
+        if host == "masked":
+            missing = np.ma.getmaskarray(data).ravel()
+            arr = np.ma.getdata(data).ravel()
+        else:
+            arr = np.asarray(data).ravel()
+        if arr.dtype.kind == "f" or missing is not None:
             # the policy's checks on the bits: a conversion to Python floats would
             # quiet float16/float32 signaling NaNs
             with _labelled_errors(data):
-                order_stat(arr, "min", policy=policy) if arr.size else None
+                if arr.size:
+                    order_stat(arr, "min", policy=policy, missing=missing)
         vals = arr.tolist()
-    return object_order_stat(vals, "quantiles", n=n, method=method, policy=policy,
-                             statistics_compat=True)
+        if missing is not None and missing.any():
+            vals = [None if m else v for v, m in zip(vals, missing.tolist(), strict=True)]
+    with _labelled_errors(data):
+        return object_order_stat(vals, "quantiles", n=n, method=method, policy=policy,
+                                 statistics_compat=True)
 
 
 def min(data: Any, *, axis: Axis = None, nan_policy: str | None = None,

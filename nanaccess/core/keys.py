@@ -169,9 +169,23 @@ def totalorder_key(x) -> np.ndarray:
     >>> na.totalorder_key(np.array([-0.0, 0.0]))
     array([-1,  0])
     """
-    a = np.asarray(x)
+    try:
+        a = np.asarray(x)
+    except ValueError:  # ragged / mixed iterables: look at them as objects
+        vals = list(x)
+        a = np.empty(len(vals), dtype=object)
+        a[:] = vals
     if a.dtype.kind == "f":
         return float_keys(a)
+    if a.dtype.kind == "O":
+        from .objects import classify_object
+
+        for i, v in enumerate(a.ravel().tolist()):
+            if classify_object(v)[0] == "other":
+                pos = np.unravel_index(i, a.shape) if a.ndim > 1 else i
+                raise TypeError(
+                    f"non-numeric value {v!r} of type {type(v).__name__!r} at position {pos}"
+                )
     if a.dtype.kind not in "biumM":
         raise TypeError(
             f"totalorder_key needs a float, int, bool or datetime array, got dtype {a.dtype}; "

@@ -69,8 +69,11 @@ def _prepare(data: Any, axis, policy):
     return x, axis, policy
 
 
-def _object_argsort(x: np.ndarray, policy: NanPolicy) -> np.ndarray:
-    """Stable argsort of a 1-D object array by the object path's order keys."""
+def _object_argsort(x: np.ndarray, policy: NanPolicy, ascending: bool = True) -> np.ndarray:
+    """Stable argsort of a 1-D object array by the object path's order keys.
+
+    ``ascending=False`` reverses the order, ties kept in input order (stable).
+    """
     import decimal
 
     from .objects import classify_object, object_sort_keys
@@ -87,7 +90,7 @@ def _object_argsort(x: np.ndarray, policy: NanPolicy) -> np.ndarray:
     keys = object_sort_keys(vals, policy)
     with decimal.localcontext() as ctx:
         ctx.traps[decimal.FloatOperation] = False
-        order = sorted(range(len(vals)), key=keys.__getitem__)
+        order = sorted(range(len(vals)), key=keys.__getitem__, reverse=not ascending)
     if policy is NanPolicy.OMIT:
         order = [i for i in order if classify_object(vals[i])[0] == "number"]
     return np.array(order, dtype=np.intp)

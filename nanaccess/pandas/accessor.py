@@ -48,6 +48,9 @@ def fmt_label(label: Any) -> str:
         return repr(str(label))
     if isinstance(label, np.generic):
         label = label.item()
+    if isinstance(label, tuple):  # MultiIndex labels: (2024, 'y'), not (np.int64(2024), 'y')
+        parts = [x.item() if isinstance(x, np.generic) else x for x in label]
+        return "(" + ", ".join(map(repr, parts)) + ("," if len(parts) == 1 else "") + ")"
     return repr(label)
 
 
@@ -176,13 +179,40 @@ def _combine(arrays: list[Any], index: pd.Index, name: Any = None) -> pd.Series:
         return pd.Series([], index=index, dtype=np.float64, name=name)
     if all(isinstance(a, np.ndarray) for a in arrays):
         kinds = {a.dtype.kind for a in arrays}
-        if kinds <= set("fiub") or len({a.dtype for a in arrays}) == 1:
+        if len({a.dtype for a in arrays}) == 1 or (
+                kinds <= set("fiub") and not _widening_quiets(arrays)):
             return pd.Series(np.concatenate(arrays), index=index, name=name)
+        if kinds <= set("fiub"):
+            # a picked signaling NaN of a narrower float column would be quieted by
+            # the common dtype: keep each value exactly as stored (object Series)
+            vals = np.empty(sum(a.size for a in arrays), dtype=object)
+            vals[:] = [x for a in arrays for x in a.ravel()]
+            return pd.Series(vals, index=index, name=name, dtype=object)
     parts = [pd.Series(a) for a in arrays]
     out = pd.concat(parts, ignore_index=True)
     out.index = index
     out.name = name
     return out
+
+
+def _holds_numbers(s: pd.Series) -> bool:
+    """An object column whose values are all numbers, NaNs or missing values."""
+    if s.dtype != object or not len(s):
+        return False
+    from ..core.objects import classify_object
+
+    return all(classify_object(v)[0] != "other" for v in s.array)
+
+
+def _widening_quiets(arrays: list[np.ndarray]) -> bool:
+    """Whether the common dtype would quiet a stored signaling NaN (a narrower float)."""
+    common = np.result_type(*arrays)
+    if common.kind != "f":
+        return False
+    from ..core.classify import issignaling
+
+    return any(a.dtype.kind == "f" and a.dtype != common and a.size
+               and bool(np.any(issignaling(a))) for a in arrays)
 
 
 # ------------------------------------------------------------------- accessors
@@ -520,7 +550,14 @@ class SeriesNanStats:
         0    1.0
         dtype: float64
         """
-        out = self._obj.iloc[self._order(nan_policy, ascending)]
+        order = self._order(nan_policy, ascending)
+        s = self._obj
+        if isinstance(s.dtype, np.dtype) and not s.dtype.isnative:
+            # pandas' take kernels refuse big-endian buffers: take with NumPy (bits kept)
+            out = pd.Series(s.to_numpy()[order], index=s.index[order], name=s.name,
+                            copy=False)
+        else:
+            out = s.iloc[order]
         if ignore_index:
             out = out.reset_index(drop=True)
         return out
@@ -602,13 +639,22 @@ def _percentiles(percentiles: Sequence[float] | None) -> list[float]:
     return ps
 
 
-def _as_float(value: Any, miss: Any) -> float:
+def _as_float(value: Any, miss: Any, name: Any = None, row: str = "") -> float:
     if miss is not None and bool(np.asarray(miss)):
         return np.nan
     v = np.asarray(value)
     if v.dtype.kind in "mM":
         return float(v.view(np.int64)) if not np.isnat(v) else np.nan
-    return np.float64(v.astype(np.float64)) if v.dtype.kind in "fiub" else float(v[()])
+    if v.dtype.kind in "fiub":
+        return np.float64(v.astype(np.float64))
+    try:
+        return float(v[()])
+    except OverflowError:
+        # exact object results (huge ints, Fractions) beyond float64: say where
+        raise OverflowError(
+            f"column {fmt_label(name)}: the {row} is too large for describe's float64 "
+            "table; compute it with the statistic's own method for the exact value"
+        ) from None
 
 
 def _describe_column(
@@ -623,12 +669,13 @@ def _describe_column(
     }
     for stat in ("mean", "std", "min"):
         v, m, _ = column_stat(col, name, index, stat, policy, series=True)
-        out[stat] = _as_float(v, m)
+        out[stat] = _as_float(v, m, name, stat)
     qv, qm, _ = column_stat(col, name, index, "quantile", policy, q=ps, series=True)
     for j, p in enumerate(ps):
-        out[_pct_label(p)] = _as_float(qv[j], None if qm is None else qm[j])
+        out[_pct_label(p)] = _as_float(qv[j], None if qm is None else qm[j], name,
+                                       _pct_label(p))
     v, m, _ = column_stat(col, name, index, "max", policy, series=True)
-    out["max"] = _as_float(v, m)
+    out["max"] = _as_float(v, m, name, "max")
     return pd.Series(list(out.values()), index=list(out), name=name, dtype=np.float64)
 
 
@@ -645,8 +692,6 @@ def sort_order(
             '"smallest", "largest", "omit" or "raise"'
         )
     v = col.values
-    if v.dtype.kind == "O":
-        raise TypeError(f"column {fmt_label(name)}: sorting object data is not supported")
     missing = col.missing
     if v.dtype.kind in "mM":
         nat = np.isnat(v)
@@ -659,6 +704,19 @@ def sort_order(
         err = NaNError(count=int(missing.sum()), kind="missing", position=(first,))
         raise relabel(err, name, index, series=True)
     vv = v[pos]
+    if vv.dtype.kind == "O":
+        from ..core.sorting import _object_argsort
+
+        try:
+            o = _object_argsort(vv, policy, ascending=ascending)
+        except NaNError as err:
+            raise relabel(err, name, index, rows=pos, series=True) from None
+        except TypeError as err:
+            raise type_error(name, err, True) from None
+        order = pos[o]
+        if missing is not None and policy is not NanPolicy.OMIT:
+            order = np.concatenate([order, np.flatnonzero(missing)])
+        return order
     try:
         k = sort_keys(vv, policy)
     except NaNError as err:
@@ -681,17 +739,22 @@ def rank_values(
     nan_policy: Any,
 ) -> np.ndarray:
     """float64 ranks of a column; missing values get NaN."""
+    from ..core.axes import Reduction
+    from ..core.classify import scan_rows
     from ..core.sorting import rank
 
     v = col.values
-    if v.dtype.kind == "O":
-        raise TypeError(f"column {fmt_label(name)}: ranking object data is not supported")
     missing = col.missing
     if v.dtype.kind in "mM":
         nat = np.isnat(v)
         missing = nat if missing is None else (missing | nat)
     policy = NanPolicy.TOTALORDER if nan_policy is None else resolve_policy(nan_policy)
     if policy is NanPolicy.OMIT and v.dtype.kind == "f":
+        # signaling NaNs raise before NaNs are set aside (spec section 2)
+        try:
+            scan_rows(v, Reduction.of(v, None), policy)
+        except NaNError as err:
+            raise relabel(err, name, index, series=True) from None
         # rank only the numbers (the core's descending "omit" ranks NaNs first)
         nan = np.isnan(v)
         missing = nan if missing is None else (missing | nan)
@@ -705,6 +768,8 @@ def rank_values(
         out[pos] = rank(v[pos], method=method, nan_policy=policy, ascending=ascending, pct=pct)
     except NaNError as err:
         raise relabel(err, name, index, rows=pos, series=True) from None
+    except TypeError as err:
+        raise type_error(name, err, True) from None
     return out
 
 
@@ -731,13 +796,15 @@ class DataFrameNanStats:
     def __init__(self, obj: pd.DataFrame) -> None:
         self._obj = obj
 
-    def _columns(self, numeric_only: bool) -> tuple[pd.Index, list[Column]]:
+    def _columns(self, numeric_only: bool, number_objects: bool = False
+                 ) -> tuple[pd.Index, list[Column]]:
         df = self._obj
         keep, cols = [], []
         for i in range(df.shape[1]):
             s = df.iloc[:, i]
             name = df.columns[i]
-            if numeric_only and not is_numeric_column(s.dtype):
+            if numeric_only and not is_numeric_column(s.dtype) and not (
+                    number_objects and _holds_numbers(s)):
                 continue
             try:
                 cols.append(column_arrays(s, name))
@@ -1079,6 +1146,9 @@ class DataFrameNanStats:
     ) -> pd.DataFrame:
         """Summary of the numeric columns as ``DataFrame.describe``, with NaN counts.
 
+        Object columns that hold numbers (Decimal, Fraction, huge ints) are described
+        too; other object and string columns are left out, as pandas does.
+
         Examples
         --------
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
@@ -1090,7 +1160,9 @@ class DataFrameNanStats:
         mean     2.0
         """
         policy = resolve_policy(nan_policy)
-        names, cols = self._columns(numeric_only=True)
+        # numeric columns, and object columns holding numbers (Decimal, huge ints):
+        # those are data to nanaccess, so their NaNs follow the policy
+        names, cols = self._columns(numeric_only=True, number_objects=True)
         if not cols:
             raise TypeError("describe needs at least one numeric column")
         index = self._obj.index

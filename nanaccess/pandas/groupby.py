@@ -70,10 +70,20 @@ class NanGroupBy:
             except TypeError as err:
                 raise TypeError(str(err)) from None
             try:
-                values, miss = grouped_stat(
-                    col.values, codes, ngroups, stat, q=q, method=method, ddof=ddof,
-                    policy=policy, missing=col.missing, engine=engine,
-                )
+                if stat == "count" and col.values.dtype.kind == "f":
+                    # numbers per group, as Series.nanstats.count: a count takes no
+                    # policy, so a signaling NaN is counted out, not raised
+                    num = ~np.isnan(col.values)
+                    if col.missing is not None:
+                        num &= ~col.missing
+                    sel = num & (codes >= 0)
+                    values = np.bincount(codes[sel], minlength=ngroups).astype(np.int64)
+                    miss = None
+                else:
+                    values, miss = grouped_stat(
+                        col.values, codes, ngroups, stat, q=q, method=method, ddof=ddof,
+                        policy=policy, missing=col.missing, engine=engine,
+                    )
             except NaNError as err:
                 label = result_index[err.group]
                 raise relabel(err, name, obj.index, group=label, series=is_series) from None

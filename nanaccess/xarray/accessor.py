@@ -193,6 +193,22 @@ def _numeric(var: xr.Variable) -> bool:
         var.dtype.kind in "mM"
 
 
+def _holds_numbers(var: xr.Variable) -> bool:
+    """An object variable whose elements are all numbers, NaNs or missing values.
+
+    Such a variable (Decimal, Fraction, huge ints, None) is data to nanaccess (spec
+    section 1), so the numeric-only reductions keep it where xarray would drop it;
+    strings and other objects are still left out, as xarray does.
+    """
+    if _numeric(var):
+        return True
+    if var.dtype.kind != "O" or _is_dask(var.data):
+        return False
+    from ..core.objects import classify_object
+
+    return all(classify_object(v)[0] != "other" for v in np.asarray(var.values).ravel())
+
+
 def _dataset_reduce(
     ds: xr.Dataset,
     stat: str,
@@ -219,7 +235,8 @@ def _dataset_reduce(
         if not reduce_dims and var.ndim:
             variables[name] = var
             continue
-        if numeric_only and not _numeric(var):
+        if numeric_only and not (names or _holds_numbers(var)):
+            # a DataArray (names given) is the data itself: never dropped
             continue
         label = (names or {}).get(name, name)
         relabel = _relabel_for(label, var, ds.indexes)
@@ -267,7 +284,7 @@ def _dataset_quantile(ds: xr.Dataset, q: Any, dim: Any, *, method: str,
     for name, var in ds.variables.items():
         reduce_dims = [d for d in var.dims if d in dims]
         if reduce_dims or not var.dims:
-            if name not in ds.coords and (not numeric_only or _numeric(var)):
+            if name not in ds.coords and (not numeric_only or names or _holds_numbers(var)):
                 label = (names or {}).get(name, name)
                 variables[name] = _variable_quantile(
                     var, qarr, reduce_dims, method=method, keep_attrs=keep, policy=policy,

@@ -20,7 +20,7 @@ import xarray as xr
 
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
-from .accessor import Relabel, _is_dask, _keep_attrs, _numeric
+from .accessor import Relabel, _holds_numbers, _is_dask, _keep_attrs
 
 __all__ = ["NanGroupBy", "grouped_dataarray"]
 
@@ -78,6 +78,11 @@ def _grouped_array(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: 
             if relabel is None:
                 raise
             raise relabel(err) from None
+        except TypeError as err:
+            name = None if relabel is None else relabel.inner.name
+            if name is None:
+                raise
+            raise TypeError(f"variable {name!r}: {err}") from None
         out = out.reshape(qshape + (ngroups,) + rest)
         return np.moveaxis(out, len(qshape), len(qshape) + axis)
 
@@ -183,8 +188,9 @@ class NanGroupBy:
             if gdim not in var.dims:
                 variables[name] = var
                 continue
-            if stat != "count" and stat not in ("min", "max") and not _numeric(var):
-                continue
+            if (stat != "count" and stat not in ("min", "max")
+                    and not isinstance(obj, xr.DataArray) and not _holds_numbers(var)):
+                continue  # a Dataset's non-numeric variables are left out, as xarray
             axis = var.get_axis_num(gdim)
             rest = tuple(s for d, s in zip(var.dims, var.shape, strict=True) if d != gdim)
             relabel = _GroupRelabel(

@@ -159,6 +159,11 @@ def stat_of_numbers(name: str, nums: list, *, dtype: Any, form: str, q: Any = 0.
             return value(statistics.quantiles(nums, n=4, method="exclusive"), rtol=1e-12)
         except statistics.StatisticsError:
             return raises(statistics.StatisticsError, "")
+        except OverflowError:
+            # statistics' float arithmetic overflows on huge ints; the contract asks for
+            # the exact result (section 4): the same formula on Fractions
+            return value(statistics.quantiles([Fraction(x) for x in nums], n=4,
+                                              method="exclusive"))
     if n == 0:
         if name in ("argmin", "argmax", "idxmin", "idxmax"):
             # decision 7: ValueError naming the row (StatisticsError is a ValueError)
@@ -477,6 +482,8 @@ OK = "ok"  # a clean companion column / variable (errors must not name it)
 
 def _extract_frame(r: Any) -> Any:
     if isinstance(r, pd.DataFrame):
+        if NAME not in r.index and NAME not in r.columns:
+            return ABSENT  # describe leaves string / other object columns out
         return r.loc[NAME] if NAME in r.index else r[NAME]
     if isinstance(r, pd.Series):
         return r[NAME]
@@ -589,6 +596,11 @@ def column_reference(ep: EntryPoint, elems: list, policy: str | None, *, host: s
         return report_reference(elems)
     if fam == "count":
         classes = [classify(v) for v in elems]
+        if ep.takes("nan_policy") and "snan" in classes:
+            # a count that takes nan_policy (xarray's, default "omit") follows the
+            # policy rules: signaling NaNs raise (spec section 2); pandas' counts take
+            # no policy and count numbers
+            return raises(na.SignalingNaNError, location_regex(host))
         return value(classes.count("num"))
     if ep.name == "describe":
         pol = policy or "raise"
@@ -596,13 +608,19 @@ def column_reference(ep: EntryPoint, elems: list, policy: str | None, *, host: s
         if e.is_error:
             return e
         classes = [classify(v) for v in elems]
-        nums = [float(v) for v, c in zip(elems, classes, strict=True) if c == "num"]
+        try:
+            nums = [float(v) for v, c in zip(elems, classes, strict=True) if c == "num"]
+        except OverflowError:
+            # describe is a float64 table: an exact value beyond it is an error that
+            # names the column
+            return raises(OverflowError, rf"column '{NAME}'.*too large")
         if pol == "propagate" and len(nums) < len(elems):
             return value({"count": len(nums)})
         ref = {"count": len(nums)}
         if nums:
             ref.update(mean=float(np.mean(nums)), min=min(nums), max=max(nums))
-        return value(ref, rtol=1e-12)
+        # float16/float32 means are rounded to the input dtype (decisions.md 1)
+        return value(ref, rtol=max(_rtol(dtype), 1e-12))
     if fam == "classify":
         return classify_reference(ep.name, elems, dtype)
     return policy_reference(ep, elems, policy or "raise", host=host, form=form, dtype=dtype,
@@ -941,8 +959,16 @@ def _zero_d(ep: EntryPoint) -> list[Case]:
             pols = ["omit"] if tag == "3.5" else []
             cases += [Case(f"{tag}/{p}", col, {"nan_policy": p}, value(0)) for p in pols]
             continue
-        cases += standard_cases(ep, col, ["raise", "omit"], dtype=np.float64,
-                                list_form=False, tag=f"{tag}/")
+        new = standard_cases(ep, col, ["raise", "omit"], dtype=np.float64,
+                             list_form=False, tag=f"{tag}/")
+        for c in new:
+            exp = c.expect
+            if ep.family == "classify" and isinstance(exp.value, np.ndarray):
+                exp.value = exp.value.reshape(())  # elementwise of a 0-d array is 0-d
+            if ep.host == "function" and exp.is_error and na.NaNError in exp.raises:
+                # a 0-d array has one element and no position to name
+                exp.match = "NaN" if tag == "nan" else exp.match
+        cases += new
     return cases
 
 
@@ -1193,7 +1219,10 @@ KINDS: list[InputKind] = [
               {h: _ZERO_D_REASON for h in PANDAS_HOSTS}
               | {"xgroupby": "a 0-d DataArray has no dimension to group along"}),
     InputKind("noncontiguous", ALL_HOSTS, _noncontiguous),
-    InputKind("bigendian", ALL_HOSTS, _bigendian),
+    InputKind("bigendian", ALL_HOSTS - {"agg"}, _bigendian,
+              {"agg": "pandas' own groupby split (take_1d) refuses big-endian buffers "
+                      "before any .agg callable runs (plain .agg(lambda s: s.median()) "
+                      "fails the same way); the grouped nanstats hosts cover the data"}),
     InputKind("float16", ALL_HOSTS, _float16),
     InputKind("unknown_policy", ALL_HOSTS, _unknown_policy),
     InputKind("bad_q", ALL_HOSTS, _bad_q),
