@@ -115,8 +115,10 @@ def _order(stat: str, data: Any, *, axis: Axis, nan_policy, keepdims: bool = Fal
 def _iterable_order(stat: str, vals: list, policy: NanPolicy, **kw: Any) -> Any:
     """statistics-module behaviour for plain iterables."""
     if _floats_only(vals) and stat != "quantiles":
-        values, _ = order_stat(np.array(vals, dtype=np.float64), stat, policy=policy, **kw)
-        if policy is NanPolicy.OMIT and np.isnan(vals).all():
+        arr = np.array(vals, dtype=np.float64)
+        values, _ = order_stat(arr, stat, policy=policy, **kw)
+        # a NaN result under "omit" may mean nothing was left: statistics raises then
+        if policy is NanPolicy.OMIT and np.isnan(values).any() and np.isnan(arr).all():
             raise statistics.StatisticsError(f"no {stat} for empty data")
         if values.ndim:
             return values.tolist()
