@@ -568,6 +568,72 @@ class _NanStatsBase:
         return quantile(self._obj, q, dim, method=method, nan_policy=nan_policy,
                         keep_attrs=keep_attrs)
 
+    def describe(self, dim=None, *, nan_policy=None, ddof=1):
+        """Summary statistics along ``dim`` under the policy, as pandas' ``describe``.
+
+        Adds a ``statistic`` dimension: count (numbers), nan, mean, std (``ddof=1`` as
+        pandas' describe), min, 25%, 50%, 75%, max.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess.xarray
+        >>> da = xr.DataArray([1.0, np.nan, 2.0, 3.0], dims="t", name="v")
+        >>> d = da.nanstats.describe(nan_policy="omit")
+        >>> d.sel(statistic=["count", "nan", "50%"]).values
+        array([3., 1., 2.])
+        """
+        obj = self._obj
+        nan = xr.apply_ufunc(lambda a: np.asarray(_isnan_any(a)), obj, dask="allowed")
+        parts = {
+            "count": self.count(dim, nan_policy="omit"),
+            "nan": nan.sum(dim),
+            "mean": self.mean(dim, nan_policy=nan_policy),
+            "std": self.std(dim, ddof=ddof, nan_policy=nan_policy),
+            "min": self.min(dim, nan_policy=nan_policy),
+        }
+        qs = self.quantile([0.25, 0.5, 0.75], dim, nan_policy=nan_policy)
+        for q, label in zip((0.25, 0.5, 0.75), ("25%", "50%", "75%"), strict=True):
+            parts[label] = qs.sel(quantile=q, drop=True)
+        parts["max"] = self.max(dim, nan_policy=nan_policy)
+        cast = {k: v.astype(np.float64) for k, v in parts.items()}
+        out = xr.concat(list(cast.values()), dim="statistic", coords="minimal",
+                        compat="override", join="override")
+        return out.assign_coords(statistic=list(cast))
+
+    def sortby(self, variables, ascending=True, *, nan_policy="totalorder"):
+        """Reorder along the dimension of 1-D ``variables`` by their values, as
+        :meth:`xarray.DataArray.sortby`, under an explicit ``nan_policy`` (default
+        "totalorder": -NaN first, +NaN last, -0.0 before +0.0; "smallest"/"largest" put
+        every NaN first/last). Ties keep their order (stable); with several keys the
+        first is the primary one, as in xarray. ``ascending=False`` reverses the whole
+        order (so under "totalorder" +NaN comes first).
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess.xarray
+        >>> da = xr.DataArray([3.0, np.nan, 1.0], dims="t", coords={"t": [10, 20, 30]})
+        >>> da.nanstats.sortby(da, nan_policy="smallest").t.values
+        array([20, 30, 10])
+        """
+        from ..api import argsort
+
+        obj = self._obj
+        keys = variables if isinstance(variables, list) else [variables]
+        keys = [obj[k] if isinstance(k, str) else k for k in keys]
+        dims = {k.dims for k in keys}
+        if len(dims) != 1 or len(next(iter(dims))) != 1:
+            raise ValueError("sortby keys must be 1-D and share one dimension")
+        dim = keys[0].dims[0]
+        # stable sorts from the last key to the first: the first key is the primary
+        # one, as in xarray's sortby
+        order = np.arange(obj.sizes[dim])
+        for key in keys[::-1]:
+            vals = np.asarray(key.values)[order]
+            order = order[argsort(vals, nan_policy=nan_policy)]
+        if not ascending:
+            order = order[::-1]
+        return obj.isel({dim: order})
+
     def nan_report(self):
         """Counts of numbers, NaNs by kind, infinities and missing values.
 
@@ -615,6 +681,12 @@ class _NanStatsBase:
         return NanGroupBy(self._obj, self._obj.resample(indexer, **kwargs), resample=True)
 
 
+def _isnan_any(a: Any) -> Any:
+    from ..core.classify import isnan
+
+    return isnan(a)
+
+
 @xr.register_dataarray_accessor("nanstats")
 class DataArrayNanStats(_NanStatsBase):
     """``DataArray.nanstats``: exact, NaN-explicit statistics (see the NaN semantics page).
@@ -626,6 +698,46 @@ class DataArrayNanStats(_NanStatsBase):
     >>> da.nanstats.median("x", nan_policy="omit").values
     array([2., 4.])
     """
+
+    def argmin(self, dim=None, *, nan_policy=None):
+        """Integer position of the smallest value along ``dim`` (flat index for
+        ``dim=None``, as :meth:`xarray.DataArray.argmin` with ``axis=None``).
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess.xarray
+        >>> da = xr.DataArray([[3.0, np.nan], [1.0, 4.0]], dims=("x", "y"))
+        >>> da.nanstats.argmin("x", nan_policy="omit").values
+        array([1, 1])
+        """
+        return self._arg("argmin", dim, nan_policy)
+
+    def argmax(self, dim=None, *, nan_policy=None):
+        """Integer position of the largest value along ``dim`` (see :meth:`argmin`).
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess.xarray
+        >>> da = xr.DataArray([[3.0, np.nan], [1.0, 4.0]], dims=("x", "y"))
+        >>> da.nanstats.argmax("x", nan_policy="largest").values
+        array([0, 0])
+        """
+        return self._arg("argmax", dim, nan_policy)
+
+    def _arg(self, stat, dim, nan_policy):
+        from ..core.select import order_stat
+
+        obj = self._obj
+        policy = resolve_policy(nan_policy)
+        relabel = _relabel_for(obj.name, obj.variable, obj.indexes)
+        axis = None if dim is None else obj.get_axis_num(dim)
+        try:
+            values, _ = order_stat(np.asarray(obj.values), stat, axis=axis, policy=policy)
+        except NaNError as err:
+            raise relabel(err) from None
+        if dim is None:
+            return xr.DataArray(values, name=obj.name)
+        return obj.isel({dim: 0}, drop=True).copy(data=values)
 
     def plot_nan_map(self, ax=None):
         """Plot where the NaNs are (:func:`nanaccess.plotting.plot_nan_map`).
