@@ -97,14 +97,7 @@ def _object_argsort(x: np.ndarray, policy: NanPolicy, ascending: bool = True) ->
 
 
 def argsort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> np.ndarray:
-    """Indices that sort ``data`` under ``nan_policy`` (default "totalorder"), stably.
-
-    Examples
-    --------
-    >>> import nanaccess as na
-    >>> na.argsort(np.array([0.0, np.nan, -0.0, -np.inf]))
-    array([3, 2, 0, 1])
-    """
+    """Array core of :func:`nanaccess.argsort` (documented there)."""
     x, axis, policy = _prepare(data, axis, nan_policy)
     if x.dtype.kind == "O":
         return _object_argsort(x, policy)
@@ -116,19 +109,7 @@ def argsort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) 
 
 
 def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> np.ndarray:
-    """A sorted copy of ``data``, every bit kept (NaN payloads, signed zeros).
-
-    ``nan_policy`` defaults to "totalorder"; "smallest"/"largest" put NaNs first/last,
-    "omit" drops them (1-D only), "raise" raises, "propagate" is a ``ValueError``.
-
-    Examples
-    --------
-    >>> import nanaccess as na
-    >>> na.sort(np.array([1.0, np.nan, -0.0, 0.0, -np.nan]))
-    array([nan, -0.,  0.,  1., nan])
-    >>> na.sort(np.array([2.0, np.nan, 1.0]), nan_policy="omit")
-    array([1., 2.])
-    """
+    """Array core of :func:`nanaccess.sort` (documented there)."""
     x, axis, policy = _prepare(data, axis, nan_policy)
     if x.dtype.kind == "O":
         return x[_object_argsort(x, policy)]
@@ -153,20 +134,7 @@ def rank(
     ascending: bool = True,
     pct: bool = False,
 ) -> np.ndarray:
-    """Ranks (1-based, float64) as pandas' ``rank(method=...)``, on totalOrder keys.
-
-    Under "omit" NaNs keep a NaN rank (pandas' ``na_option="keep"``); "smallest" and
-    "largest" rank them first / last; "totalorder" ranks -0.0 below +0.0 and NaNs by
-    sign and payload.
-
-    Examples
-    --------
-    >>> import nanaccess as na
-    >>> na.rank(np.array([3.0, np.nan, 1.0, 3.0]), nan_policy="omit")
-    array([2.5, nan, 1. , 2.5])
-    >>> na.rank(np.array([0.0, -0.0]))
-    array([2., 1.])
-    """
+    """Array core of :func:`nanaccess.rank` (documented there)."""
     if method not in RANK_METHODS:
         raise ValueError(f"unknown rank method {method!r}; expected one of {RANK_METHODS}")
     x = _as_array(data)
