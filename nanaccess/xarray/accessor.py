@@ -144,10 +144,10 @@ def array_stat(
         if relabel is None:
             raise
         raise relabel(err) from None
-    except TypeError as err:
+    except (TypeError, OverflowError) as err:
         if relabel is None or relabel.name is None:
             raise
-        raise TypeError(f"variable {relabel.name!r}: {err}") from None
+        raise type(err)(f"variable {relabel.name!r}: {err}") from None
     return values
 
 
@@ -582,6 +582,9 @@ class _NanStatsBase:
         >>> d.sel(statistic=["count", "nan", "50%"]).values
         array([3., 1., 2.])
         """
+        return self._relabelled(lambda: self._describe(dim, nan_policy, ddof))
+
+    def _describe(self, dim, nan_policy, ddof):
         obj = self._obj
         nan = xr.apply_ufunc(lambda a: np.asarray(_isnan_any(a)), obj, dask="allowed")
         parts = {
@@ -600,7 +603,7 @@ class _NanStatsBase:
                         compat="override", join="override")
         return out.assign_coords(statistic=list(cast))
 
-    def sortby(self, variables, ascending=True, *, nan_policy="totalorder"):
+    def sortby(self, variables=None, ascending=True, *, nan_policy="totalorder"):
         """Reorder along the dimension of 1-D ``variables`` by their values, as
         :meth:`xarray.DataArray.sortby`, under an explicit ``nan_policy`` (default
         "totalorder": -NaN first, +NaN last, -0.0 before +0.0; "smallest"/"largest" put
@@ -618,6 +621,12 @@ class _NanStatsBase:
         from ..api import argsort
 
         obj = self._obj
+        resolve_policy(nan_policy)
+        if variables is None:  # a 1-D DataArray sorts by its own values
+            if not isinstance(obj, xr.DataArray) or obj.ndim != 1:
+                raise ValueError("sortby needs `variables` unless the object is a 1-D "
+                                 "DataArray (which then sorts by its own values)")
+            variables = obj
         keys = variables if isinstance(variables, list) else [variables]
         keys = [obj[k] if isinstance(k, str) else k for k in keys]
         dims = {k.dims for k in keys}
@@ -629,10 +638,25 @@ class _NanStatsBase:
         order = np.arange(obj.sizes[dim])
         for key in keys[::-1]:
             vals = np.asarray(key.values)[order]
-            order = order[argsort(vals, nan_policy=nan_policy)]
+            order = order[self._relabelled(lambda v=vals: argsort(v, nan_policy=nan_policy),
+                                           name=key.name)]
         if not ascending:
             order = order[::-1]
         return obj.isel({dim: order})
+
+    def _relabelled(self, fn, name=None):
+        """Run ``fn``; restate NaN/Type/OverflowErrors naming the variable."""
+        name = getattr(self._obj, "name", None) if name is None else name
+        try:
+            return fn()
+        except NaNError as err:
+            if name is None:
+                raise
+            raise err.relabel(f"variable {name!r}") from None
+        except (TypeError, OverflowError) as err:
+            if name is None or repr(name) in str(err):
+                raise
+            raise type(err)(f"variable {name!r}: {err}") from None
 
     def nan_report(self):
         """Counts of numbers, NaNs by kind, infinities and missing values.
@@ -735,6 +759,9 @@ class DataArrayNanStats(_NanStatsBase):
             values, _ = order_stat(np.asarray(obj.values), stat, axis=axis, policy=policy)
         except NaNError as err:
             raise relabel(err) from None
+        except TypeError as err:
+            subject = "data" if obj.name is None else f"variable {obj.name!r}"
+            raise TypeError(f"{subject}: {err}") from None
         if dim is None:
             return xr.DataArray(values, name=obj.name)
         return obj.isel({dim: 0}, drop=True).copy(data=values)

@@ -166,6 +166,8 @@ def call(ep: EntryPoint, obj: Any, **kw: Any) -> Any:
     kw = {k: v for k, v in kw.items() if ep.takes(k)}
     if ep.name in ("quantile",) and "q" not in kw and ep.takes("q"):
         kw["q"] = 0.5
+    if ep.host == "dataset" and ep.name == "sortby":
+        kw["variables"] = next(iter(obj.data_vars))  # a Dataset sorts by one of its variables
     if ep.host == "function":
         return getattr(na, ep.name)(obj, **kw)
     if ep.host == "agg":
