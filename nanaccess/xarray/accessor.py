@@ -685,9 +685,10 @@ class _NanStatsBase:
         >>> da.nanstats.groupby("time.month").median(nan_policy="omit").values
         array([1., 4.])
         """
-        from .groupby import NanGroupBy
+        from .groupby import NanGroupBy, factorized_groupby
 
-        return NanGroupBy(self._obj, self._obj.groupby(group, **kwargs))
+        fast = None if kwargs else factorized_groupby(self._obj, group)
+        return NanGroupBy(self._obj, fast or self._obj.groupby(group, **kwargs))
 
     def resample(self, indexer=None, **kwargs):
         """Resampled statistics: ``da.nanstats.resample(time="1D").median(...)``.

@@ -71,3 +71,19 @@ def test_arg_equals_xarray_on_nan_free_data(da, stat):
 def test_argmin_raise_names_coordinates(da):
     with pytest.raises(na.NaNError, match=r"variable 'temp' holds .* \(first at time="):
         da.nanstats.argmin("time")
+
+
+@pytest.mark.parametrize("group", ["k", "t"])
+def test_factorized_groupby_identical_to_xarray(group):
+    """The pd.factorize fast path (no xarray GroupBy construction) gives xarray's result:
+    NaN keys dropped, sorted labels, attrs and coords kept."""
+    d = xr.DataArray([1.0, 2, 3, np.nan, 5], dims="t", name="v", attrs={"units": "m"},
+                     coords={"t": [0, 1, 2, 3, 4], "k": ("t", [2.0, np.nan, 1, 2, 1])})
+    from nanaccess.xarray.groupby import factorized_groupby
+
+    assert factorized_groupby(d, group) is not None
+    xr.testing.assert_identical(d.nanstats.groupby(group).median(nan_policy="omit"),
+                                d.groupby(group).median())
+    ds = d.to_dataset()
+    xr.testing.assert_identical(ds.nanstats.groupby(group).max(nan_policy="omit"),
+                                ds.groupby(group).max())
