@@ -387,8 +387,8 @@ def factorized_groupby(obj: xr.DataArray | xr.Dataset, group: Any) -> _Factorize
     (virtual variables such as "time.month", several dims, categorical keys)."""
     if isinstance(group, str):
         names = obj.variables if isinstance(obj, xr.Dataset) else obj.coords
-        if group not in names:
-            return None
+        if group not in names or group in obj.dims:
+            return None  # grouping by a dimension coordinate keeps coords: xarray's path
         key = obj[group]
     elif isinstance(group, xr.DataArray) and group.name is not None:
         key = group
