@@ -310,6 +310,18 @@ class DaskDataFrameNanStats(_Base):
     [3.0, 2.5]
     """
 
+    def groupby(self, by, *, dropna=True):
+        """Exact grouped statistics: ``ddf.nanstats.groupby("k").median(...)``.
+
+        Examples
+        --------
+        >>> import pandas as pd, dask.dataframe as dd, nanaccess.dask
+        >>> ddf = dd.from_pandas(pd.DataFrame({"k": [1, 1], "x": [1.0, 3.0]}), npartitions=1)
+        >>> float(ddf.nanstats.groupby("k").mean(nan_policy="omit").compute()["x"].iloc[0])
+        2.0
+        """
+        return DaskNanGroupBy(self._obj, by, dropna=dropna)
+
     def median(self, *, numeric_only=False, nan_policy=None):
         """Exact median of each column.
 
@@ -406,3 +418,81 @@ class DaskDataFrameNanStats(_Base):
         [1.0]
         """
         return _frame_stat(self._obj, "std", numeric_only, ddof=ddof, nan_policy=nan_policy)
+
+
+class DaskNanGroupBy:
+    """``ddf.nanstats.groupby(by)``: exact grouped statistics on a dask DataFrame.
+
+    Rows are shuffled so that every group lands whole in one partition (dask's
+    ``DataFrame.shuffle(on=by)``), then each partition runs the in-memory grouped
+    kernel (``pdf.groupby(by).nanstats.<stat>``). Results are exact and equal, bit
+    for bit, to the pandas result on the same data; it fits where each group fits in
+    one worker's memory. The result is lazy; group order across partitions follows the
+    shuffle (call ``.compute().sort_index()`` for pandas' sorted order).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask
+    >>> df = pd.DataFrame({"k": [1, 2, 1, 2, 1], "x": [1.0, np.nan, 3.0, 4.0, 8.0]})
+    >>> ddf = dd.from_pandas(df, npartitions=2)
+    >>> ddf.nanstats.groupby("k").median(nan_policy="omit").compute().sort_index()
+         x
+    k
+    1  3.0
+    2  4.0
+    """
+
+    def __init__(self, ddf: Any, by: Any, dropna: bool = True) -> None:
+        self._ddf, self._by, self._dropna = ddf, by, dropna
+
+    def _stat(self, stat: str, **kw: Any) -> Any:
+        by, dropna = self._by, self._dropna
+
+        def per_partition(pdf: pd.DataFrame) -> Any:
+            return getattr(pdf.groupby(by, sort=True, dropna=dropna).nanstats, stat)(**kw)
+
+        meta = per_partition(self._ddf._meta)
+        return self._ddf.shuffle(on=by).map_partitions(per_partition, meta=meta)
+
+    def median(self, *, nan_policy=None):
+        """Exact median per group (see the class docstring)."""
+        return self._stat("median", nan_policy=nan_policy)
+
+    def median_low(self, *, nan_policy=None):
+        """Exact low median per group."""
+        return self._stat("median_low", nan_policy=nan_policy)
+
+    def median_high(self, *, nan_policy=None):
+        """Exact high median per group."""
+        return self._stat("median_high", nan_policy=nan_policy)
+
+    def quantile(self, q=0.5, *, method="linear", nan_policy=None):
+        """Exact quantile per group (scalar ``q``)."""
+        if np.ndim(q):
+            raise ValueError("dask groupby quantile takes a scalar q")
+        return self._stat("quantile", q=q, method=method, nan_policy=nan_policy)
+
+    def min(self, *, nan_policy=None):
+        """Smallest value per group."""
+        return self._stat("min", nan_policy=nan_policy)
+
+    def max(self, *, nan_policy=None):
+        """Largest value per group."""
+        return self._stat("max", nan_policy=nan_policy)
+
+    def mean(self, *, nan_policy=None):
+        """Exact (correctly rounded) mean per group."""
+        return self._stat("mean", nan_policy=nan_policy)
+
+    def sum(self, *, nan_policy=None):
+        """Exact sum per group."""
+        return self._stat("sum", nan_policy=nan_policy)
+
+    def var(self, *, ddof=1, nan_policy=None):
+        """Exactly rounded variance per group (ddof=1 as pandas)."""
+        return self._stat("var", ddof=ddof, nan_policy=nan_policy)
+
+    def std(self, *, ddof=1, nan_policy=None):
+        """Standard deviation per group (ddof=1 as pandas)."""
+        return self._stat("std", ddof=ddof, nan_policy=nan_policy)
+
