@@ -35,6 +35,25 @@ def _check_dtype(dtype: np.dtype, stat: str) -> None:
         raise TypeError(f"{stat} needs numeric data, got dtype {dtype}")
 
 
+def result_dtype(vals: np.ndarray, dtype: np.dtype, stat: str) -> np.ndarray:
+    """Cast exact float64/int64 results to NumPy's result dtype for ``dtype`` data:
+    floats keep theirs; datetime/timedelta means and sums keep theirs (NaT where not
+    finite); other timedelta statistics are float64."""
+    kind = dtype.kind
+    native = dtype.newbyteorder("=")
+    if kind == "f":
+        return vals.astype(native)
+    if kind in "mM" and stat in ("mean", "sum"):
+        bad = ~np.isfinite(vals.astype(np.float64)) if vals.dtype.kind == "f" else None
+        iv = np.rint(vals).astype(np.int64) if vals.dtype.kind == "f" else vals.astype(np.int64)
+        if bad is not None and bad.any():
+            iv[bad] = np.iinfo(np.int64).min
+        return iv.view(native)
+    if kind == "m":
+        return vals.astype(np.float64)
+    return vals
+
+
 def moment_stat(
     x: Any,
     stat: str,
@@ -93,17 +112,7 @@ def moment_stat(
     if vals.ndim == 0:
         vals = vals.reshape(1)
 
-    # result dtype as NumPy: floats keep theirs; datetime/timedelta keep theirs
-    if kind == "f":
-        vals = vals.astype(native)
-    elif kind in "mM" and stat in ("mean", "sum"):
-        bad = ~np.isfinite(vals.astype(np.float64)) if vals.dtype.kind == "f" else None
-        iv = np.rint(vals).astype(np.int64) if vals.dtype.kind == "f" else vals.astype(np.int64)
-        if bad is not None and bad.any():
-            iv[bad] = np.iinfo(np.int64).min
-        vals = iv.view(native)
-    elif kind == "m":
-        vals = vals.astype(np.float64)
+    vals = result_dtype(vals, x.dtype, stat)
 
     res_missing = None
     if policy is not NanPolicy.OMIT:

@@ -43,6 +43,7 @@ import numpy as np
 from ..core.axes import normalize_axis
 from ..core.bits import as_bits, layout_of
 from ..core.keys import float_keys, integer_keys, keys_to_float, remap_keys, unmap_keys
+from ..core.moments import result_dtype
 from ..errors import NaNError, SignalingNaNError
 from ..options import NanPolicy, resolve_policy
 
@@ -1203,16 +1204,7 @@ def _moment_finish(parts, axis=None, keepdims=False, *, stat, ddof, policy, dtyp
             vals = round_var(ep, ddof)
             if stat == "std":
                 vals = np.sqrt(vals)
-    if kind == "f":
-        vals = vals.astype(native)
-    elif kind in "mM" and stat in ("mean", "sum"):
-        bad = ~np.isfinite(vals.astype(np.float64)) if vals.dtype.kind == "f" else None
-        iv = np.rint(vals).astype(np.int64) if vals.dtype.kind == "f" else vals.astype(np.int64)
-        if bad is not None and bad.any():
-            iv[bad] = np.iinfo(np.int64).min
-        vals = iv.view(native)
-    elif kind == "m":
-        vals = vals.astype(np.float64)
+    vals = result_dtype(vals, np.dtype(native), stat)
     if policy is not NanPolicy.OMIT:
         has = nnan > 0
         if kind == "f" and has.any():
