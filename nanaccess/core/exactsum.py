@@ -1070,6 +1070,23 @@ def _flat(p: ExactPartials):
     return shape, s, q, np.asarray(p.count, np.int64).reshape(-1), flags
 
 
+def _round_rows(s, divisors, posinf, neginf, nan, negzero) -> np.ndarray:
+    """Per row: exact ``s / divisor`` rounded once, after the IEEE special cases
+    (NaN or both infinities -> canonical NaN, one infinity -> it, exact zero -> -0.0
+    where ``negzero`` else +0.0)."""
+    out = np.empty(s.size, np.float64)
+    for r, (v, d) in enumerate(zip(s.tolist(), divisors, strict=True)):
+        if nan[r] or (posinf[r] and neginf[r]):
+            out[r] = _CANONICAL_NAN
+        elif posinf[r] or neginf[r]:
+            out[r] = math.inf if posinf[r] else -math.inf
+        elif v == 0:
+            out[r] = -0.0 if negzero[r] else 0.0
+        else:
+            out[r] = _idiv(v, d)
+    return out
+
+
 def round_sum(p: ExactPartials) -> np.ndarray:
     """The bits of :func:`exact_sum` from (merged) partials.
 
@@ -1108,18 +1125,8 @@ def round_sum(p: ExactPartials) -> np.ndarray:
                 )
             out[r] = v
         return out.reshape(lead)
-    out = np.empty(s.size, np.float64)
-    one = 1 << _SCALE
-    for r, v in enumerate(s.tolist()):
-        if nan[r] or (posinf[r] and neginf[r]):
-            out[r] = _CANONICAL_NAN
-        elif posinf[r] or neginf[r]:
-            out[r] = math.inf if posinf[r] else -math.inf
-        elif v == 0:
-            out[r] = -0.0 if (negzero[r] and count[r] > 0) else 0.0
-        else:
-            out[r] = _idiv(v, one)
-    return out.reshape(lead)
+    divisors = [1 << _SCALE] * s.size
+    return _round_rows(s, divisors, posinf, neginf, nan, negzero & (count > 0)).reshape(lead)
 
 
 def round_mean(p: ExactPartials) -> np.ndarray:
@@ -1143,17 +1150,9 @@ def round_mean(p: ExactPartials) -> np.ndarray:
     3.333333333333333e+307
     """
     shape, s, _q, count, (posinf, neginf, nan, negzero) = _flat(p)
-    out = np.empty(s.size, np.float64)
-    for r, v in enumerate(s.tolist()):
-        n = int(count[r])
-        if n == 0 or nan[r] or (posinf[r] and neginf[r]):
-            out[r] = _CANONICAL_NAN
-        elif posinf[r] or neginf[r]:
-            out[r] = math.inf if posinf[r] else -math.inf
-        elif v == 0:
-            out[r] = -0.0 if (negzero[r] and not p.integer) else 0.0
-        else:
-            out[r] = _idiv(v, n << _SCALE)
+    divisors = [int(n) << _SCALE for n in count.tolist()]
+    out = _round_rows(s, divisors, posinf, neginf, nan | (count == 0),
+                      negzero & (not p.integer))
     return out.reshape(tuple(shape))
 
 
