@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .core import sorting as _sorting
+from .core.floatlist import float_list_array
 from .core.moments import moment_stat
 from .core.select import order_stat
 from .errors import NaNError
@@ -86,8 +87,9 @@ def _scalarize(v: np.ndarray) -> Any:
     return v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v
 
 
-def _floats_only(vals: list) -> bool:
-    return bool(vals) and set(map(type, vals)) == {float}
+def _as_list(data: Any) -> list:
+    """The iterable's elements, without copying a list (which is never modified)."""
+    return data if type(data) is list else list(data)
 
 
 def _order(stat: str, data: Any, *, axis: Axis, nan_policy, keepdims: bool = False,
@@ -103,7 +105,7 @@ def _order(stat: str, data: Any, *, axis: Axis, nan_policy, keepdims: bool = Fal
     if host == "iterable":
         if axis is not None:
             raise TypeError("axis applies to arrays; got a plain iterable")
-        return _iterable_order(stat, list(data), policy, **kw)
+        return _iterable_order(stat, _as_list(data), policy, **kw)
     missing = None
     if host == "masked":
         missing, data = np.ma.getmaskarray(data), np.ma.getdata(data)
@@ -114,8 +116,8 @@ def _order(stat: str, data: Any, *, axis: Axis, nan_policy, keepdims: bool = Fal
 
 def _iterable_order(stat: str, vals: list, policy: NanPolicy, **kw: Any) -> Any:
     """statistics-module behaviour for plain iterables."""
-    if _floats_only(vals) and stat != "quantiles":
-        arr = np.array(vals, dtype=np.float64)
+    arr = float_list_array(vals) if stat != "quantiles" else None
+    if arr is not None:
         values, _ = order_stat(arr, stat, policy=policy, **kw)
         # a NaN result under "omit" may mean nothing was left: statistics raises then
         if policy is NanPolicy.OMIT and np.isnan(values).any() and np.isnan(arr).all():
@@ -153,9 +155,9 @@ def _moment(stat: str, data: Any, *, axis: Axis, nan_policy, ddof: float = 0,
     if host == "iterable":
         if axis is not None:
             raise TypeError("axis applies to arrays; got a plain iterable")
-        vals = list(data)
-        if _floats_only(vals):
-            arr = np.array(vals, dtype=np.float64)
+        vals = _as_list(data)
+        arr = float_list_array(vals)
+        if arr is not None:
             if policy is NanPolicy.OMIT and np.isnan(arr).all() and stat != "sum":
                 raise statistics.StatisticsError(_EMPTY_MSG[stat])
             return moment_stat(arr, stat, ddof=ddof, policy=policy)[0].item()
