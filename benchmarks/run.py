@@ -88,7 +88,8 @@ def bench_list(cfg: argparse.Namespace, out_dir: Path, suffix: str = "") -> list
 def bench_memory(cfg: argparse.Namespace, out_dir: Path, suffix: str = "") -> list[dict]:
     import bench_memory
 
-    return bench_memory.run(cfg.memory_n, out_dir=out_dir, name="memory" + suffix)
+    sizes = (cfg.memory_n, 10 * cfg.memory_n)
+    return bench_memory.run(sizes, out_dir=out_dir, name="memory" + suffix)
 
 
 def groupby_rows(res: Any, n_rows: int, n_groups: int) -> list[dict]:
@@ -242,12 +243,17 @@ def summarize(results: dict[str, list[dict]]) -> list[dict]:
     for suffix in ("", "_noaccel"):
         mem = results.get("memory" + suffix)
         if mem:
-            w = _worst(mem, lambda r: True, key="extra_copies")
+            from bench_memory import SCRATCH, within_target
+
+            w = _worst(mem, lambda r: True, key="beyond_one_copy_bytes")
             out.append({"bench": "memory" + suffix,
-                        "target": "1-D order statistic: at most one extra copy",
+                        "target": "1-D order statistic: at most one extra copy "
+                                  f"(+ {SCRATCH // 1024} KiB fixed scratch)",
                         "accel": w["accel"],
-                        "worst_case": f"{w['case']} n={w['n']} {w['policy']}",
-                        "worst_ratio": w["extra_copies"], "met": w["extra_copies"] <= 1.0})
+                        "worst_case": f"{w['case']} n={w['n']} {w['policy']} "
+                                      f"({w['beyond_one_copy_bytes']} B beyond one copy)",
+                        "worst_ratio": w["extra_copies"],
+                        "met": all(within_target(r) for r in mem)})
     return out
 
 

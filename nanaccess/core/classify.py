@@ -7,6 +7,7 @@ object path (:func:`nanaccess.core.objects.classify_object`).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -330,58 +331,29 @@ def _report_array(a: np.ndarray, missing: np.ndarray | None) -> dict[str, int]:
 class NanScan:
     """Where the NaNs and missing values of a reduction sit, in ``(rows, n)`` layout."""
 
-    __slots__ = ("_nan", "_shape", "missing", "nnan", "nmiss", "_nan_idx", "_removed_idx")
+    __slots__ = ("nan", "missing", "nnan", "nmiss", "hit_starts")
 
-    def __init__(self, nan, missing, nnan, nmiss, nan_idx=None, shape=None) -> None:
-        self._nan = nan  # bool (rows, n) or None (then built from nan_idx on demand)
-        self._shape = shape
+    def __init__(self, nan, missing, nnan, nmiss, hit_starts=None) -> None:
+        # bool (rows, n) NaN mask; None when there is no NaN or when the scan read
+        # the keys block by block (then only the counts and the blocks are known)
+        self.nan = nan
         self.missing = missing  # bool (rows, n), None when nothing is missing
         self.nnan = nnan  # int64 (rows,)
         self.nmiss = nmiss  # int64 (rows,)
-        self._nan_idx = nan_idx
-        self._removed_idx = None
-
-    @property
-    def nan(self) -> np.ndarray | None:
-        """bool ``(rows, n)`` NaN mask, None when the data holds no NaN."""
-        if self._nan is None and self._nan_idx is not None and self._nan_idx.size:
-            mask = np.zeros(self._shape, dtype=bool)
-            mask.reshape(-1)[self._nan_idx] = True
-            self._nan = mask
-        return self._nan
+        self.hit_starts = hit_starts  # key scans: flat starts of the blocks with NaNs
 
     @property
     def has_nan(self) -> bool:
-        if self._nan is not None:
-            return True
-        return self._nan_idx is not None and self._nan_idx.size > 0
+        return self.nan is not None or bool(self.nnan.any())
 
     @property
     def removed(self) -> np.ndarray | None:
-        if not self.has_nan:
+        """bool mask of NaN or missing values (mask scans only)."""
+        if self.nan is None:
             return self.missing
         if self.missing is None:
             return self.nan
         return self.nan | self.missing
-
-    @property
-    def nan_idx(self) -> np.ndarray:
-        """Flat indices (into the C-ordered ``(rows, n)`` layout) of the NaNs."""
-        if self._nan_idx is None:
-            self._nan_idx = (
-                np.flatnonzero(self._nan) if self._nan is not None else np.empty(0, np.intp)
-            )
-        return self._nan_idx
-
-    @property
-    def removed_idx(self) -> np.ndarray:
-        """Flat indices of NaNs and missing values together."""
-        if self._removed_idx is None:
-            if self.missing is None:
-                self._removed_idx = self.nan_idx
-            else:
-                self._removed_idx = np.flatnonzero(self.removed)
-        return self._removed_idx
 
 
 def _count_rows(mask: np.ndarray) -> np.ndarray:
@@ -396,11 +368,14 @@ def scan_rows(
     policy: NanPolicy,
     missing: np.ndarray | None = None,
     keys: np.ndarray | None = None,
+    visit: Callable[[int, np.ndarray, np.ndarray], None] | None = None,
 ) -> NanScan:
     """Find NaN / missing values of ``x`` in row layout and apply the policy's errors.
 
     ``keys`` (the ``(rows, n)`` totalOrder keys, when the caller has them) lets the
-    signaling check read only the NaNs' bits instead of the whole array.
+    scan read only the keys, one block at a time; ``visit(start, block, indices)``
+    is then called for every block holding NaNs (flat start in ``keys``, a writable
+    view of the block, the NaNs' indices in it), and the scan keeps no positions.
 
     Raises
     ------
@@ -410,7 +385,7 @@ def scan_rows(
         A NaN or missing value is present under "raise".
     """
     if keys is not None and x.dtype.kind == "f":
-        return _scan_keys(x, red, policy, missing, keys)
+        return _scan_keys(x, red, policy, missing, keys, visit)
     nan = None
     if x.dtype.kind == "f" and x.size:
         buf, nan = red.empty_rows(bool)
@@ -430,24 +405,12 @@ def scan_rows(
                 nan &= ~miss_rows
                 if not nan.any():
                     nan = None
-    nan_idx = None
     if nan is not None and policy is not NanPolicy.TOTALORDER:
         lay = layout_of(x.dtype)
-        nan_idx = np.flatnonzero(nan)
-        if keys is not None:
-            k = keys.ravel()[nan_idx]
-            bits = k ^ ((k >> (lay.bits - 1)) & lay.int_dtype.type(lay.int_max))
-        else:
-            bits = as_bits(red.as_rows(x)).ravel()[nan_idx]
-        if (bits & lay.int_dtype.type(lay.quiet_bit) == 0).any():
-            sig = np.isnan(x) & ((as_bits(x) & lay.int_dtype.type(lay.quiet_bit)) == 0)
-            if missing is not None:
-                sig &= ~missing
-            raise SignalingNaNError(count=int(sig.sum()), position=first_position(sig))
+        bits = as_bits(red.as_rows(x))[nan]
+        if (bits & lay.int_dtype.type(lay.quiet_bit) == 0).any() or policy is NanPolicy.RAISE:
+            _nan_error(x, policy, missing)
     if policy is NanPolicy.RAISE:
-        if nan is not None:
-            full = np.isnan(x) if missing is None else (np.isnan(x) & ~missing)
-            raise NaNError(count=int(full.sum()), kind="NaN", position=first_position(full))
         if miss_rows is not None:
             raise NaNError(
                 count=int(missing.sum()), kind="missing", position=first_position(missing)
@@ -458,67 +421,93 @@ def scan_rows(
         missing=miss_rows,
         nnan=_count_rows(nan) if nan is not None else zeros,
         nmiss=_count_rows(miss_rows) if miss_rows is not None else zeros,
-        nan_idx=nan_idx,
     )
 
 
-_SCAN_BLOCK = 1 << 14  # elements per block: NaN positions without a full-size mask
+_SCAN_BLOCK = 1 << 16  # elements per block: NaN positions without a full-size mask
 
 
-def _scan_keys(x, red: Reduction, policy: NanPolicy, missing, keys: np.ndarray) -> NanScan:
-    """:func:`scan_rows` reading the NaNs off the ``(rows, n)`` totalOrder keys.
+def nan_key_blocks(
+    flat: np.ndarray, dtype: np.dtype, miss_flat: np.ndarray | None = None,
+    starts: Iterable[int] | None = None,
+) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """Yield ``(start, block, local NaN indices)`` for the blocks of ``flat`` with NaNs.
 
-    NaN keys lie outside ``[INT_MIN + NPS, INT_MAX - NPS]``. Scanning in blocks finds
-    their flat positions without a full-size boolean mask (the spec's memory bound:
-    one extra copy, the keys) and without a second strided read of ``x``.
+    ``flat`` holds totalOrder keys of ``dtype`` data; NaN keys lie outside
+    ``[INT_MIN + NPS, INT_MAX - NPS]``. ``block`` is a writable view of ``flat``,
+    missing positions (``miss_flat``) are not NaNs, and ``starts`` limits the scan
+    to those block starts. Only block-sized temporaries are made.
     """
-    lay = layout_of(x.dtype)
+    lay = layout_of(dtype)
     t = lay.int_dtype.type
     lo, hi = t(lay.int_min + lay.nan_per_sign), t(lay.int_max - lay.nan_per_sign)
-    flat = keys.reshape(-1)
-    parts = []
-    for start in range(0, flat.size, _SCAN_BLOCK):
+    if starts is None:
+        starts = range(0, flat.size, _SCAN_BLOCK)
+    for start in starts:
         blk = flat[start:start + _SCAN_BLOCK]
         hit = blk < lo
         hit |= blk > hi
+        if miss_flat is not None:
+            hit &= ~miss_flat[start:start + _SCAN_BLOCK]
         if hit.any():
-            parts.append(np.flatnonzero(hit) + start)
-    nan_idx = np.concatenate(parts) if parts else np.empty(0, np.intp)
-    miss_rows = None
+            yield start, blk, np.flatnonzero(hit)
+
+
+def _nan_error(x, policy: NanPolicy, missing) -> None:
+    """Raise the error ``policy`` has for ``x`` (which holds a NaN): signaling first."""
+    lay = layout_of(x.dtype)
+    full = np.isnan(x) if missing is None else (np.isnan(x) & ~missing)
+    sig = full & ((as_bits(x) & lay.int_dtype.type(lay.quiet_bit)) == 0)
+    if policy is not NanPolicy.TOTALORDER and sig.any():
+        raise SignalingNaNError(count=int(sig.sum()), position=first_position(sig))
+    if policy is NanPolicy.RAISE:
+        raise NaNError(count=int(full.sum()), kind="NaN", position=first_position(full))
+
+
+def _scan_keys(x, red: Reduction, policy: NanPolicy, missing, keys: np.ndarray,
+               visit: Callable[[int, np.ndarray, np.ndarray], None] | None) -> NanScan:
+    """:func:`scan_rows` reading the NaNs off the ``(rows, n)`` totalOrder keys.
+
+    Blocks of keys are scanned one at a time (:func:`nan_key_blocks`): the NaNs are
+    counted per row, checked for the signaling bit, and handed to ``visit`` while the
+    block is in cache. Nothing of full size is allocated (the spec's memory bound:
+    one extra copy, the keys) and ``x`` is not read a second time.
+    """
+    lay = layout_of(x.dtype)
+    t = lay.int_dtype.type
+    rows, n = keys.shape
+    flat = keys.reshape(-1)
+    miss_rows = miss_flat = None
     if missing is not None:
         missing = np.asarray(missing, dtype=bool)
         if missing.any():
             miss_rows = red.as_rows(missing)
-            if nan_idx.size:
-                nan_idx = nan_idx[~miss_rows.reshape(-1)[nan_idx]]
-    if nan_idx.size and policy is not NanPolicy.TOTALORDER:
-        k = flat[nan_idx]
-        bits = k ^ ((k >> (lay.bits - 1)) & t(lay.int_max))
-        if (bits & t(lay.quiet_bit) == 0).any():
-            sig = np.isnan(x) & ((as_bits(x) & t(lay.quiet_bit)) == 0)
-            if missing is not None:
-                sig &= ~missing
-            raise SignalingNaNError(count=int(sig.sum()), position=first_position(sig))
-    if policy is NanPolicy.RAISE:
-        if nan_idx.size:
-            full = np.isnan(x) if missing is None else (np.isnan(x) & ~missing)
-            raise NaNError(count=int(full.sum()), kind="NaN", position=first_position(full))
-        if miss_rows is not None:
-            raise NaNError(
-                count=int(missing.sum()), kind="missing", position=first_position(missing)
-            )
-    rows, n = keys.shape
-    if not nan_idx.size:
-        nnan = np.zeros(rows, dtype=np.int64)
-    elif rows == 1:
-        nnan = np.array([nan_idx.size], dtype=np.int64)
-    else:
-        nnan = np.bincount(nan_idx // n, minlength=rows).astype(np.int64)
+            miss_flat = miss_rows.reshape(-1)
+    nnan = np.zeros(rows, dtype=np.int64)
+    hit_blocks = np.zeros(-(-flat.size // _SCAN_BLOCK), dtype=bool)  # one byte a block
+    check_sig = policy is not NanPolicy.TOTALORDER
+    for start, blk, idx in nan_key_blocks(flat, x.dtype, miss_flat):
+        if policy is NanPolicy.RAISE:
+            _nan_error(x, policy, missing)
+        if check_sig:
+            k = blk[idx]
+            bits = k ^ ((k >> (lay.bits - 1)) & t(lay.int_max))
+            if (bits & t(lay.quiet_bit) == 0).any():
+                _nan_error(x, policy, missing)
+        if rows == 1:
+            nnan[0] += idx.size
+        else:
+            nnan += np.bincount((idx + start) // n, minlength=rows)
+        hit_blocks[start // _SCAN_BLOCK] = True
+        if visit is not None:
+            visit(start, blk, idx)
+    if policy is NanPolicy.RAISE and miss_rows is not None:
+        raise NaNError(count=int(missing.sum()), kind="missing",
+                       position=first_position(missing))
     return NanScan(
         nan=None,
         missing=miss_rows,
         nnan=nnan,
         nmiss=_count_rows(miss_rows) if miss_rows is not None else np.zeros(rows, np.int64),
-        nan_idx=nan_idx,
-        shape=keys.shape,
+        hit_starts=np.flatnonzero(hit_blocks) * _SCAN_BLOCK,
     )

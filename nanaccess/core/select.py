@@ -133,70 +133,78 @@ def _gather(keys: np.ndarray, ranks: np.ndarray) -> np.ndarray:
 
 
 class _Placed:
-    """Keys ready for selection, and how to read selected keys back."""
+    """Keys ready for selection, and how policy ranks map to ranks in key order."""
 
-    __slots__ = ("keys", "m", "tail", "prop", "nan_table", "nan_base", "remapped")
+    __slots__ = ("keys", "m", "tail", "prop", "order", "nneg", "npos")
 
-    def __init__(self, keys, m, tail, prop, nan_table=None, nan_base=0,
-                 remapped=NanPolicy.TOTALORDER) -> None:
-        self.remapped = remapped  # policy whose full remap_keys was applied
+    def __init__(self, keys, m, tail, prop, order=None, nneg=None, npos=None) -> None:
         self.keys, self.m, self.tail, self.prop = keys, m, tail, prop
-        # smallest/largest: NaN keys were replaced by nan_base + (rank among the
-        # distinct NaN keys); nan_table maps those ranks back to totalOrder keys
-        self.nan_table, self.nan_base = nan_table, nan_base
+        # "smallest"/"largest" with NaNs: the NaN keys stay where totalOrder puts them
+        # (negative NaNs below -inf, positive above +inf, missing on top) and the
+        # wanted ranks are mapped instead, so no key is rewritten
+        self.order, self.nneg, self.npos = order, nneg, npos
+
+    def key_ranks(self, r: np.ndarray) -> np.ndarray:
+        """Ranks ``r`` ((K, rows), in the policy's order) as ranks in key order."""
+        if self.order is None:
+            return r
+        nneg, npos = self.nneg[None, :], self.npos[None, :]
+        num = self.m[None, :] - self.tail[None, :] - nneg - npos  # the numbers
+        if self.order is NanPolicy.LARGEST:  # numbers, NaNs, missing
+            return np.where(r < num, r + nneg, np.where(r < num + nneg, r - num, r))
+        nan = nneg + npos  # smallest: NaNs, numbers, missing
+        return np.where(r < nneg, r, np.where(r < nan, r + num,
+                                              np.where(r < nan + num, r - npos, r)))
 
     def values(self, sel: np.ndarray, dtype: np.dtype) -> np.ndarray:
-        sel = np.array(sel, copy=True)
-        if self.nan_table is not None:
-            r = sel - sel.dtype.type(self.nan_base)
-            hit = (r >= 0) & (r < self.nan_table.size)
-            if hit.any():
-                sel[hit] = self.nan_table[r[hit]]
-        return keys_to_values(sel, dtype, self.remapped)
+        return keys_to_values(np.array(sel, copy=True), dtype, NanPolicy.TOTALORDER)
 
 
 def _place(x, red: Reduction, policy: NanPolicy, missing, fill_low: bool):
     """Build keys, check the policy, and move NaN/missing keys where the policy puts
-    them. Only the NaN/missing positions are written (found once, as flat indices)."""
+    them. NaNs are handled block by block during the scan: no positions are kept."""
     keys = build_keys(x, red)
-    sc = scan_rows(x, red, policy, missing, keys=keys)
     kd = keys.dtype
     kmin, kmax = _int_limits(kd)
-    flat = keys.reshape(-1)
     n = red.n
-    prop = None
-    if policy is NanPolicy.PROPAGATE and sc.has_nan:
-        # the greatest NaN key per row, read at the NaN positions only
-        idx = sc.nan_idx
-        prop = np.full(red.rows, kmin, dtype=kd)
-        np.maximum.at(prop, idx // n, flat[idx])
-    table, base, remapped = None, 0, NanPolicy.TOTALORDER
-    if policy in (NanPolicy.OMIT, NanPolicy.PROPAGATE, NanPolicy.RAISE):
-        if sc.has_nan or sc.missing is not None:
-            flat[sc.removed_idx] = kmin if fill_low else kmax
-        m = n - sc.nnan - sc.nmiss
-        tail = np.zeros_like(m)
-    else:
-        if sc.has_nan and policy is not NanPolicy.TOTALORDER:
-            idx = sc.nan_idx
-            nk = flat[idx]
-            table = np.unique(nk)
-            lay = layout_of(x.dtype)
-            if table.size > lay.nan_per_sign:  # only float16 can get here
-                table = None
-                remap_keys(keys, x.dtype.newbyteorder("="), policy)
-                remapped = policy
-            elif policy is NanPolicy.LARGEST:
-                base = lay.int_max - lay.nan_per_sign + 1  # first positive-NaN key
+    drop = policy in (NanPolicy.OMIT, NanPolicy.PROPAGATE, NanPolicy.RAISE)
+    # dropped values go where the statistic cannot pick them; kept missing values last
+    fill = kd.type(kmin if fill_low and drop else kmax)
+    # propagate: the greatest NaN key of each row, read at the NaN positions only
+    prop = np.full(red.rows, kmin, dtype=kd) if policy is NanPolicy.PROPAGATE else None
+    count_neg = policy in (NanPolicy.SMALLEST, NanPolicy.LARGEST)
+    nneg = np.zeros(red.rows, dtype=np.int64)
+    first_number = kd.type(layout_of(x.dtype).int_min + layout_of(x.dtype).nan_per_sign) \
+        if x.dtype.kind == "f" else None
+
+    def visit(start: int, blk: np.ndarray, idx: np.ndarray) -> None:
+        nk = blk[idx]
+        if prop is not None:
+            if red.rows == 1:
+                prop[0] = max(prop[0], nk.max())
             else:
-                base = lay.int_min + lay.nan_per_sign - table.size  # just below -inf
-            if table is not None:
-                flat[idx] = (np.searchsorted(table, nk) + base).astype(kd)
-        if sc.missing is not None:
-            keys[sc.missing] = kmin if fill_low else kmax
-        m = np.full(red.rows, n, dtype=np.int64)
-        tail = sc.nmiss
-    return sc, _Placed(keys, m, tail, prop, table, base, remapped)
+                np.maximum.at(prop, (idx + start) // n, nk)
+        if drop:
+            blk[idx] = fill
+        elif count_neg:
+            neg = nk < first_number
+            if red.rows == 1:
+                nneg[0] += np.count_nonzero(neg)
+            else:
+                nneg[:] += np.bincount((idx[neg] + start) // n, minlength=red.rows)
+
+    sc = scan_rows(x, red, policy, missing, keys=keys, visit=visit)
+    if prop is not None and not sc.has_nan:
+        prop = None
+    if sc.missing is not None:
+        keys[sc.missing] = fill
+    if drop:
+        m = n - sc.nnan - sc.nmiss
+        return sc, _Placed(keys, m, np.zeros_like(m), prop)
+    m = np.full(red.rows, n, dtype=np.int64)
+    if count_neg and sc.has_nan:
+        return sc, _Placed(keys, m, sc.nmiss, prop, policy, nneg, sc.nnan - nneg)
+    return sc, _Placed(keys, m, sc.nmiss, prop)
 
 
 def order_stat(
@@ -250,11 +258,12 @@ def order_stat(
         return red.finish(np.ascontiguousarray(vals), keepdims, lead), None
     kind = x.dtype.kind
     interp = None  # None: picks only; "mid": midpoint; "lerp": weights
-    if stat == "min":
+    fast = placed.order is None  # min/max read off the keys, no selection
+    if stat == "min" and fast:
         lo = np.zeros((1, red.rows), dtype=np.int64)
         sel_lo = keys.min(axis=1, initial=None)[None, :] if red.n else np.zeros_like(lo)
         hi, sel_hi = lo, sel_lo
-    elif stat == "max":
+    elif stat == "max" and fast:
         lo = np.maximum(m - 1, 0)[None, :]
         sel_lo = keys.max(axis=1)[None, :] if red.n else np.zeros_like(lo)
         hi, sel_hi = lo, sel_lo
@@ -262,6 +271,8 @@ def order_stat(
         if stat == "quantile":
             lo, hi, t = quantile_positions(m, q_arr.ravel(), method)
             interp = None if method in _PICK_METHODS else "lerp"
+        elif stat in ("min", "max"):
+            lo = hi = (np.zeros_like(m) if stat == "min" else np.maximum(m - 1, 0))[None, :]
         else:
             mm = np.maximum(m, 1)
             lo = ((mm - 1) // 2)[None, :]
@@ -273,7 +284,7 @@ def order_stat(
             else:
                 interp = "mid"
         nq = lo.shape[0]
-        sel = _gather(keys, np.concatenate([lo, hi]))
+        sel = _gather(keys, placed.key_ranks(np.concatenate([lo, hi])))
         sel_lo, sel_hi = sel[:nq], sel[nq:]
 
     a = placed.values(sel_lo, x.dtype)
@@ -333,6 +344,9 @@ def _arg(x, red: Reduction, stat: str, policy: NanPolicy, missing, keepdims: boo
     fill_low = stat == "argmax"
     sc, placed = _place(x, red, policy, missing, fill_low)
     keys, m, prop = placed.keys, placed.m, placed.prop
+    if placed.order is not None:
+        # smallest/largest keep totalOrder keys (see _Placed): remap them all here
+        remap_keys(keys, x.dtype.newbyteorder("="), placed.order)
     if policy in _ORDERING and sc.missing is not None:
         kmin, kmax = _int_limits(keys.dtype)
         keys[sc.missing] = kmin if fill_low else kmax

@@ -596,3 +596,73 @@ def test_datetime_nat_is_missing():
     with pytest.raises(na.NaNError):
         na.median(x)
     assert np.isnat(na.median(x, nan_policy="propagate"))
+
+
+# ------------------------------------------- rows: block-wise NaN scan, rank mapping
+
+ROW_CASES = CASES[::2] + [("quantile", {"q": [0.0, 0.1, 0.5, 0.9, 1.0], "method": "linear"})]
+
+
+def _row_bits(got) -> list:
+    return oracle.bits_list(np.asarray(got, dtype=np.float64))
+
+
+@pytest.mark.parametrize("policy", NON_RAISING)
+@FEW
+@given(data=st.data())
+def test_rows_equal_their_1d_results(policy, data):
+    """axis=1 on rows holding negative/positive NaNs and missing values gives, row by
+    row, the 1-D result (which the oracle checks): the NaN counts per row, the rank
+    mapping of "smallest"/"largest" and the missing tail are per row."""
+    lay = oracle.LAYOUTS[64]
+    rows = data.draw(st.integers(1, 4), "rows")
+    n = data.draw(st.integers(1, 9), "n")
+    b = data.draw(st.lists(oracle.bit_patterns(64, signaling=False), min_size=rows * n,
+                           max_size=rows * n), "bits")
+    x = oracle.from_bits(b, lay.dtype).reshape(rows, n)
+    mask = np.array(data.draw(st.lists(st.booleans(), min_size=rows * n,
+                                       max_size=rows * n), "mask")).reshape(rows, n)
+    for arr in (x, np.ma.masked_array(x, mask)):
+        for stat, kw in ROW_CASES:
+            fn = getattr(na, stat)
+            try:
+                got = fn(arr, axis=1, nan_policy=policy, **kw)
+            except ValueError:
+                continue
+            got = np.ma.filled(np.ma.asarray(got).astype(np.float64), np.nan)
+            for i in range(rows):
+                want = fn(arr[i], nan_policy=policy, **kw)
+                want = np.ma.filled(np.ma.asarray(want).astype(np.float64), np.nan)
+                if np.ndim(got) == 2:
+                    row = got[:, i]
+                else:
+                    row = got[i]
+                assert _row_bits(row) == _row_bits(want), (stat, kw, policy, i)
+
+
+@pytest.mark.parametrize("policy", ["omit", "propagate", "smallest", "largest", "totalorder"])
+def test_rows_spanning_scan_blocks(policy):
+    """Rows longer than, and straddling, the scan's blocks (2**16 keys) with NaNs of
+    both signs and payloads: each row equals its own 1-D result."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((3, 50_001))
+    bits = x.view(np.uint64)
+    where = rng.random(x.shape) < 0.02
+    payload = rng.integers(1, 1 << 20, size=x.shape).astype(np.uint64)
+    sign = (rng.random(x.shape) < 0.5).astype(np.uint64) << np.uint64(63)
+    bits[where] = (np.uint64(0x7FF8_0000_0000_0000) | payload | sign)[where]
+    bits[1] |= np.where(np.isnan(x[1]), np.uint64(1 << 63), np.uint64(0))  # only -NaNs
+    x[2, :40_000] = np.nan  # a row that is mostly NaN
+    for stat, kw in ROW_CASES:
+        got = getattr(na, stat)(x, axis=1, nan_policy=policy, **kw)
+        for i in range(3):
+            want = getattr(na, stat)(x[i], nan_policy=policy, **kw)
+            row = got[:, i] if np.ndim(got) == 2 else got[i]
+            assert _row_bits(row) == _row_bits(want), (stat, kw, policy, i)
+    # and the 1-D results are the oracle's
+    lay = oracle.LAYOUTS[64]
+    for i in range(3):
+        b = oracle.bits_list(x[i])
+        for stat, kw in CASES[:5]:
+            want = oracle.order_stat(b, lay, stat, policy, **kw)
+            assert _row_bits(getattr(na, stat)(x[i], nan_policy=policy, **kw)) == [want]
