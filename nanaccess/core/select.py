@@ -1,7 +1,9 @@
 """Order statistics on arrays: selection on totalOrder keys, never a float sort.
 
 Per reduction: keys of the data go into one C-ordered ``(rows, n)`` buffer (the only
-extra copy), NaN/missing positions are moved per policy, ``np.partition`` selects the
+extra copy); one block-wise scan of the keys counts and checks the NaNs and moves
+dropped ones out of reach ("omit"/"propagate"), while "smallest"/"largest" leave every
+key in totalOrder and map the wanted ranks instead; ``np.partition`` selects the
 ranks in place, and the selected keys are inverted to the exact stored bits.
 """
 
