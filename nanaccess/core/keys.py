@@ -32,13 +32,26 @@ __all__ = [
 ]
 
 
+_FLIP_BLOCK = 1 << 16  # elements per block: three passes stay in the cache
+
+
 def _flip(b: np.ndarray, lay: FloatLayout, out: np.ndarray | None) -> np.ndarray:
     """b XOR (INT_MAX if b < 0 else 0): maps bits to keys and keys to bits."""
     if out is None:
         out = np.empty(b.shape, dtype=lay.int_dtype)  # also for 0-d: ufuncs give scalars
-    np.right_shift(b, lay.bits - 1, out=out, dtype=lay.int_dtype)
-    np.bitwise_and(out, lay.int_dtype.type(lay.int_max), out=out)
-    np.bitwise_xor(out, b, out=out)
+    mask = lay.int_dtype.type(lay.int_max)
+    # three ufunc passes, one cache-sized block at a time along the first axis: b is
+    # read from memory once (a strided or transposed b included), not three times
+    if b.size <= _FLIP_BLOCK:
+        bb, oo = [b], [out]
+    else:
+        step = max(1, _FLIP_BLOCK // (b.size // b.shape[0]))
+        bb = (b[i:i + step] for i in range(0, b.shape[0], step))
+        oo = (out[i:i + step] for i in range(0, b.shape[0], step))
+    for bk, ok in zip(bb, oo, strict=True):
+        np.right_shift(bk, lay.bits - 1, out=ok, dtype=lay.int_dtype)
+        np.bitwise_and(ok, mask, out=ok)
+        np.bitwise_xor(ok, bk, out=ok)
     return out
 
 

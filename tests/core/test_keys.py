@@ -210,3 +210,27 @@ def test_integer_keys_datetime():
     k = integer_keys(x)
     assert k.dtype == np.int64
     assert list(np.argsort(k[[0, 2, 3]])) == [2, 1, 0]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("layout", ["1-D", "transposed", "strided big-endian", "3-D"])
+def test_keys_of_large_arrays_in_cache_blocks(width, layout):
+    """Arrays above the key builder's block size (2**16) are keyed block by block along
+    the first axis; every layout gives the element-wise reference keys."""
+    dt = np.dtype(DTYPES[width])
+    rng = np.random.default_rng(width)
+    x = np.frombuffer(rng.bytes(300_001 * dt.itemsize), dtype=dt)
+    if layout == "transposed":
+        x = x[:300_000].reshape(600, 500).T
+    elif layout == "strided big-endian":
+        x = x.astype(dt.newbyteorder(">"))[::3]
+    elif layout == "3-D":
+        x = x[:300_000].reshape(3, 1000, 100).transpose(2, 0, 1)
+    native = np.ascontiguousarray(x).astype(dt.newbyteorder("="))
+    signed = native.view(np.dtype(f"i{width // 8}")).astype(np.int64)
+    want = np.where(signed < 0, signed ^ ((1 << (width - 1)) - 1), signed)
+    got = float_keys(x)
+    assert got.shape == x.shape
+    np.testing.assert_array_equal(got.astype(np.int64), want)
+    back = keys_to_float(got, dt.newbyteorder("="))
+    np.testing.assert_array_equal(back.view(got.dtype), native.view(got.dtype))
