@@ -130,6 +130,8 @@ def lerp(a: np.ndarray, b: np.ndarray, t: np.ndarray) -> np.ndarray:
         res = a + diff * ft
         alt = b - diff * (a.dtype.type(1) - ft)
         res = np.where(t >= 0.5, alt, res)
+        if np.isfinite(diff).all():  # finite a and b, no overflow: only picks to apply
+            return np.where(pick, a, res).astype(a.dtype)
         # numpy's formula overflows when b - a does; the exact blend cannot
         bad = ~np.isfinite(diff) & np.isfinite(a) & np.isfinite(b)
         if bad.any():
@@ -152,6 +154,8 @@ def midpoint(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         s = aw + bw
         res = s / work(2)
+        if kind == "f" and np.isfinite(s).all():
+            return res.astype(out_dtype)  # no NaN, infinity or overflow: nothing to fix
         over = np.isinf(s) & np.isfinite(aw) & np.isfinite(bw)
         if over.any():
             res = np.where(over, aw / work(2) + bw / work(2), res)
