@@ -1,8 +1,9 @@
 """nanaccess: explicit, correct and fast NaN handling for statistics.
 
 ``import nanaccess`` registers the ``.nanstats`` accessors on pandas Series /
-DataFrame (and their GroupBy objects), xarray DataArray / Dataset and, when dask
-is installed, dask DataFrames. Keep the import even if a linter calls it unused::
+DataFrame (and their GroupBy objects), xarray DataArray / Dataset and dask DataFrames
+(those once ``dask.dataframe`` is imported, before or after nanaccess: dask itself is
+never imported by nanaccess). Keep the import even if a linter calls it unused::
 
     import nanaccess  # noqa: F401
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
+from ._hooks import when_imported
 from ._version import __version__
 from .api import (
     argmax,
@@ -75,7 +77,9 @@ def _register_adapters() -> None:
         if importlib.util.find_spec(f"nanaccess.{name}") is not None:
             importlib.import_module(f"nanaccess.{name}")
     if importlib.util.find_spec("dask") is not None:
-        importlib.import_module("nanaccess.dask")
+        # dask takes about a second to import: register its accessors when the user
+        # imports dask.dataframe (dask arrays are dispatched lazily by the api)
+        when_imported("dask.dataframe", lambda: importlib.import_module("nanaccess.dask"))
 
 
 _register_adapters()

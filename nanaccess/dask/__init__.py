@@ -1,7 +1,8 @@
 """dask adapter: exact lazy statistics on dask arrays and the dask DataFrame accessor.
 
-``import nanaccess`` imports this when dask is installed, which registers
-``dask.dataframe`` ``.nanstats`` accessors.
+``import nanaccess`` imports this as soon as ``dask.dataframe`` is imported (before or
+after nanaccess), which registers the ``dask.dataframe`` ``.nanstats`` accessors;
+dask arrays passed to the public functions import it on first use.
 """
 
 from .array import dask_moment_stat, dask_order_stat, is_dask_array
