@@ -5,8 +5,10 @@ groups, their order and the group coordinate are those of ``da.groupby(...)``; t
 numbers come from the vectorised grouped kernel
 :func:`nanaccess.core.grouped.grouped_stat` (shared with the pandas adapter): the
 grouped dimension is moved first and the other dimensions are flattened into columns.
-Dask data is reduced block by block along the other dimensions (the grouped
-dimension is brought into one chunk).
+A group over several dimensions is stacked into one first, as xarray does. Results
+are laid out as xarray's default (flox) engine lays them out: see decision 21 in
+``docs/dev/decisions.md``. Dask data is reduced block by block along the other
+dimensions (the grouped dimension is brought into one chunk).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from ..options import NanPolicy, resolve_policy
 from .accessor import Relabel, _holds_numbers, _is_dask, _keep_attrs
 
 __all__ = ["NanGroupBy", "grouped_dataarray"]
+
+_STACKED = "__nanaccess_stacked_group_dims__"
 
 
 class _GroupRelabel:
@@ -145,14 +149,17 @@ class NanGroupBy:
 
     # -- machinery -------------------------------------------------------------------
 
-    def _groups(self) -> tuple[Hashable, Hashable, np.ndarray, int, xr.Variable, np.ndarray]:
+    def _groups(self) -> tuple[Any, Hashable, Hashable, np.ndarray, int, xr.Variable,
+                               np.ndarray]:
         enc = self._gb.encoded
         codes_da = enc.codes
+        obj = self._obj
         if codes_da.ndim != 1:
-            raise NotImplementedError(
-                "nanaccess groupby handles groups along one dimension; got a group over "
-                f"dims {codes_da.dims}"
-            )
+            # a group over several dims: stack them into one, as xarray's own groupby
+            # does (same layout, variables lacking those dims broadcast the same way)
+            over = {_STACKED: codes_da.dims}
+            codes_da = codes_da.stack(over, create_index=False)
+            obj = obj.stack(over, create_index=False)
         gdim = codes_da.dims[0]
         codes = np.asarray(codes_da.values).astype(np.intp)
         full_index = enc.full_index
@@ -167,29 +174,38 @@ class NanGroupBy:
             uvals = pd.Index(np.asarray(ucoord.values))
             keep = np.asarray(pd.Index(full_index).get_indexer(uvals), dtype=np.intp)
             coord = xr.Variable(new_dim, np.asarray(ucoord.values), attrs=ucoord.attrs)
-        return gdim, new_dim, codes, ngroups, coord, keep
+        return obj, gdim, new_dim, codes, ngroups, coord, keep
 
     def _apply(self, stat: str, *, q=None, method: str = "linear", ddof: int = 0,
                nan_policy=None, keep_attrs=None):
         policy = resolve_policy(nan_policy)
         keep = _keep_attrs(keep_attrs)
-        gdim, new_dim, codes, ngroups, coord, keep_idx = self._groups()
+        obj, gdim, new_dim, codes, ngroups, coord, keep_idx = self._groups()
         full_index = self._gb.encoded.full_index
         qarr = None if q is None else np.asarray(q, dtype=np.float64)
         if qarr is not None and qarr.ndim > 1:
             raise ValueError(f"q must be a scalar or 1-D, got shape {qarr.shape}")
-        obj = self._obj
         ds = obj._to_temp_dataset() if isinstance(obj, xr.DataArray) else obj
         name_of = ({n: obj.name for n in ds.data_vars} if isinstance(obj, xr.DataArray)
                    else {n: n for n in ds.data_vars})
         variables: dict[Hashable, xr.Variable] = {}
+        lead = 0 if qarr is None or qarr.ndim == 0 else 1
+        # xarray's layout: a DataArray keeps the group dim in place, a Dataset puts it
+        # first (in place when several dims were stacked into it) and broadcasts the
+        # variables lacking it along it; a list of q adds "quantile" last
+        is_ds = not isinstance(obj, xr.DataArray)
+        group_first = is_ds and gdim != _STACKED
+        broadcast: list[Hashable] = []
         for name, var in ds.data_vars.items():
             var = var.variable
             if gdim not in var.dims:
-                variables[name] = var
+                if is_ds:
+                    broadcast.append(name)
+                else:
+                    variables[name] = var
                 continue
             if (stat != "count" and stat not in ("min", "max")
-                    and not isinstance(obj, xr.DataArray) and not _holds_numbers(var)):
+                    and is_ds and not _holds_numbers(var)):
                 continue  # a Dataset's non-numeric variables are left out, as xarray
             axis = var.get_axis_num(gdim)
             rest = tuple(s for d, s in zip(var.dims, var.shape, strict=True) if d != gdim)
@@ -199,13 +215,22 @@ class NanGroupBy:
                 axis, rest, codes, full_index)
             vals = _grouped_array(var.data, axis, codes, ngroups, stat, q=qarr, method=method,
                                   ddof=ddof, policy=policy, relabel=relabel)
-            lead = 0 if qarr is None or qarr.ndim == 0 else 1
             if len(keep_idx) != ngroups or not np.array_equal(keep_idx, np.arange(ngroups)):
                 vals = vals[(slice(None),) * (lead + axis) + (keep_idx,)]
             dims = tuple(new_dim if d == gdim else d for d in var.dims)
             if lead:
                 dims = ("quantile",) + dims
-            variables[name] = xr.Variable(dims, vals, attrs=var.attrs if keep else None)
+            out_var = xr.Variable(dims, vals, attrs=var.attrs if keep else None)
+            order = [d for d in dims if d != "quantile"]
+            if group_first:
+                order = [new_dim] + [d for d in order if d != new_dim]
+            variables[name] = out_var.transpose(*order, *(("quantile",) if lead else ()))
+        for name in broadcast:
+            var = ds[name].variable
+            extra = {new_dim: coord.size, **({"quantile": qarr.size} if lead else {})}
+            variables[name] = var.set_dims({**extra, **var.sizes}).copy(deep=False)
+            if not keep:
+                variables[name].attrs = {}
         coords = {k: v.variable for k, v in ds.coords.items() if gdim not in v.dims}
         coords[new_dim] = coord
         out = xr.Dataset(variables, coords=coords, attrs=ds.attrs if keep else None)
