@@ -1,15 +1,16 @@
 """Grouped kernels: order and moment statistics per group, with no loop per group.
 
-NumPy-only (shared by the pandas and xarray adapters). The data ``x`` is 1-D ``(n,)``
-or 2-D ``(n, ncols)`` (the columns share one grouping); ``codes`` gives each row's
-group (``-1``: the row belongs to no group and is ignored entirely).
+NumPy, with an optional numba engine for order statistics (shared by the pandas and
+xarray adapters). The data ``x`` is 1-D ``(n,)`` or 2-D ``(n, ncols)`` (the columns
+share one grouping); ``codes`` gives each row's group (``-1``: the row belongs to no
+group and is ignored entirely).
 
 How the order statistics work
 -----------------------------
 Each column's values become integer keys (:mod:`nanaccess.core.keys`; remapped for
-"smallest"/"largest"). Rows that do not take part (code -1, missing, and NaNs under
-"omit"/"propagate") are dropped, then the keys are ordered by (group code, key) with
-one sort and the wanted ranks are gathered at ``group start + rank``:
+"smallest"/"largest"). The NumPy engine drops the rows that do not take part (code
+-1, missing, and NaNs under "omit"/"propagate"), then orders the keys by (group code,
+key) with one sort and gathers the wanted ranks at ``group start + rank``:
 
 * when the key range and the code range fit in 63 bits together (all 8/16/32-bit
   data, ints and datetimes of moderate range, floats of one sign and a narrow range),
@@ -18,12 +19,25 @@ one sort and the wanted ranks are gathered at ``group start + rank``:
   pass) sort of the codes.
 
 An optional numba engine (``engine="numba"``; the default when numba imports and the
-column has at least 50 000 rows) scatters the keys into per-group segments (a counting
-sort), then per group either insertion-sorts a small segment (<= 24 keys) or runs a
-quickselect with branchless Lomuto partitions (a second pass gathers the pivot's
-duplicates, so runs of equal keys stay linear); the next rank of an even median is
-the minimum of the upper part. O(n) on average. Both engines return the same keys,
-so the results are equal bit for bit (tested). numba is never required.
+column has at least 50 000 rows) filters nothing and copies nothing: it makes the keys
+on the fly from the float bits, and a row takes part when its code is >= 0 and its
+key lies in the policy's key range (under "omit"/"propagate" the numbers: totalOrder
+puts negative NaNs below -inf and positive NaNs above +inf, so every NaN falls
+outside). One pass counts each group's taking-part rows (the ranks need them), a
+second scatters their keys into per-group segments (a counting sort), then per group
+the ranks are selected: a group of at most ``_SMALL_GROUP`` keys by counting, for
+each key, the keys below and equal to it (branch-free, no sort; the key holds the
+ranks ``[#below, #below + #equal)``), a larger one by a quickselect with branchless
+Lomuto partitions (a second pass gathers the pivot's duplicates, so runs of equal keys
+stay linear); the next rank of an even median is the minimum of the upper part.
+O(n) on average. For large inputs (``_PARALLEL_MIN_ROWS``, main thread only) the
+selection runs on blocks of groups over numba's threads (the count and the scatter,
+memory-bound, stay serial: one parallel region, which a busy machine delays least).
+Under "omit" and "totalorder" the separate NaN scan is skipped: the counting pass
+sorts the NaNs out itself and, under "omit", counts the signaling ones (if any, the
+scan runs and raises). Both engines return the same keys, so the results are equal
+bit for bit (tested). numba is never required; when it fails to compile, a warning is
+issued and NumPy serves the rest of the run.
 
 Keys are inverted back to values, so picked results keep their exact bits. The ranks
 and weights follow NumPy's quantile methods; interpolation follows the core's rules
@@ -61,6 +75,7 @@ missing or empty). ``count`` is int64.
 
 from __future__ import annotations
 
+import threading
 import warnings
 from typing import Any
 
@@ -70,7 +85,7 @@ from ..errors import NaNError, SignalingNaNError
 from ..options import NanPolicy, resolve_policy
 from .bits import layout_of
 from .interp import METHODS, lerp, midpoint, quantile_positions
-from .keys import float_keys, integer_keys, keys_to_float, remap_keys, unmap_keys
+from .keys import _blocks, float_keys, integer_keys, keys_to_float, remap_keys, unmap_keys
 
 __all__ = ["grouped_stat", "ORDER_STATS", "MOMENT_STATS", "QUANTILE_METHODS", "HAVE_NUMBA"]
 
@@ -79,7 +94,7 @@ MOMENT_STATS = ("mean", "var", "std", "sum", "count")
 QUANTILE_METHODS = METHODS
 
 # optional accelerator: one switch for every compiled path (NANACCESS_NO_NUMBA=1)
-from .accel import HAVE_NUMBA  # noqa: E402
+from .accel import HAVE_NUMBA, _jit, _prange  # noqa: E402
 
 _NUMBA_BROKEN: list[str] = []  # set when compiling failed: NumPy for the rest of the run
 
@@ -296,21 +311,35 @@ def _native_path(x2, codes, ngroups, stat, q_arr, method, ddof, policy, miss2, e
         nat = np.isnat(x2)
         if nat.any():
             miss2 = nat if miss2 is None else (miss2 | nat)
-    nan, miss = _scan(x2, codes, policy, miss2, one_d)
+    # "omit"/"totalorder" order statistics on the numba engine: the kernel finds the
+    # NaNs itself (and reports signaling ones), so the scan is deferred
+    deferred = (stat in ORDER_STATS and dt.kind == "f" and miss2 is None
+                and policy in (NanPolicy.OMIT, NanPolicy.TOTALORDER)
+                and _use_numba(engine, x2.shape[0]))
+    if deferred:
+        nan = miss = None
+    else:
+        nan, miss = _scan(x2, codes, policy, miss2, one_d)
     if dt.kind == "M" and stat not in ORDER_STATS and stat not in ("mean", "count"):
         raise TypeError(f"{stat} of datetime64 data is not defined")
     outs, omiss = [], []
-    for c in range(x2.shape[1]):
-        col = x2[:, c]
-        ncol = None if nan is None else nan[:, c]
-        mcol = None if miss is None else miss[:, c]
-        if stat in ORDER_STATS:
-            v, m = _order_column(col, ncol, mcol, codes, ngroups, stat, q_arr, method, policy,
-                                 engine)
-        else:
-            v, m = _moment_column(col, ncol, mcol, codes, ngroups, stat, ddof, policy)
-        outs.append(v)
-        omiss.append(m)
+    try:
+        for c in range(x2.shape[1]):
+            col = x2[:, c]
+            ncol = None if nan is None else nan[:, c]
+            mcol = None if miss is None else miss[:, c]
+            if stat in ORDER_STATS:
+                v, m = _order_column(col, ncol, mcol, codes, ngroups, stat, q_arr, method,
+                                     policy, engine, scanned=not deferred)
+            else:
+                v, m = _moment_column(col, ncol, mcol, codes, ngroups, stat, ddof, policy)
+            outs.append(v)
+            omiss.append(m)
+    except _Rescan:
+        # a signaling NaN (raised here), or numba failed: redo with the scan first
+        _scan(x2, codes, policy, miss2, one_d)
+        return _native_path(x2, codes, ngroups, stat, q_arr, method, ddof, policy, miss2,
+                            "numpy" if engine is None else engine, one_d)
     # int picks of different columns may differ in dtype (float64 where empty): unify
     dts = {o.dtype for o in outs}
     if len(dts) > 1:
@@ -334,7 +363,8 @@ def _keys_of(col: np.ndarray) -> np.ndarray:
 def _values_of_keys(k: np.ndarray, dt: np.dtype, policy: NanPolicy) -> np.ndarray:
     """Invert :func:`_keys_of` (after any remap) to values of ``dt`` (native order)."""
     if dt.kind == "f":
-        k = unmap_keys(k.copy(), dt, policy)
+        if policy in (NanPolicy.SMALLEST, NanPolicy.LARGEST):
+            k = unmap_keys(k.copy(), dt, policy)
         return keys_to_float(k, dt)
     nat = dt.newbyteorder("=")
     if dt.kind == "b":
@@ -371,20 +401,20 @@ def _greatest_nan(col, nan, codes, ngroups):
 def _ranks(stat, N, q_arr, method):
     """(lo, hi, weight, mid) arrays (nq, ngroups): ranks into each group's sorted values.
 
-    ``mid`` marks midpoints ((a+b)/2 arithmetic) as opposed to linear interpolation.
+    ``mid`` marks midpoints ((a+b)/2 arithmetic) as opposed to linear interpolation;
+    the medians (all midpoints, no weights) give None for both.
     """
-    N = N.astype(np.int64)
-    last = np.maximum(N - 1, 0)
+    N = N.astype(np.int64, copy=False)
+    last = N - 1
+    np.maximum(last, 0, out=last)
     if stat in ("median", "median_low", "median_high"):
-        lo = (last // 2)[None]
-        hi = (N // 2)[None]
-        hi = np.minimum(hi, last[None])
+        lo = (last >> 1)[None]  # N >= 0: the shifts are floor halves
+        hi = np.minimum(N >> 1, last)[None]
         if stat == "median_low":
             hi = lo
         elif stat == "median_high":
             lo = hi
-        w = np.where(hi != lo, 0.5, 0.0)
-        return lo, hi, w, np.ones_like(lo, dtype=bool)
+        return lo, hi, None, None  # midpoints: no weights
     if stat == "min":
         z = np.zeros((1, N.size), np.int64)
         return z, z, np.zeros(z.shape), np.zeros(z.shape, bool)
@@ -445,179 +475,404 @@ def _select_numpy(kk, cc, counts, ranks):
     return np.where(valid, sk[np.minimum(idx, sk.size - 1)], kk.dtype.type(0))
 
 
-_NB_CACHE: dict[str, Any] = {}
+# the numba engine ---------------------------------------------------------------
+# Plain Python over arrays, compiled by numba on first use (``_nb_compile``); the
+# helpers are bound to their compiled versions in this module's globals before the
+# drivers compile, as in :mod:`nanaccess.core.accel`.
+
+#: groups of at most this many keys are selected by counting ranks (branch-free)
+_SMALL_GROUP = 32
+#: rows at or above which the numba engine selects on numba's threads
+_PARALLEL_MIN_ROWS = 200_000
 
 
-def _numba_kernels():
-    if "select" in _NB_CACHE:
-        return _NB_CACHE["select"]
-    from numba import njit
+def _nb_count(bits, codes, fm, sh, klo, khi, slo, shi, cnt):  # pragma: no cover - compiled
+    """Count per group the rows that take part; return the number of grouped rows
+    whose key lies outside ``[klo, khi]`` but inside ``[slo, shi]``.
 
-    @njit(cache=True, nogil=True)
-    def _qselect(a, lo, hi, k):  # pragma: no cover - compiled
-        # quickselect with branchless Lomuto partitions (no mispredicted branches on
-        # random keys); a second pass gathers the pivot's duplicates, so runs of equal
-        # keys cannot make it quadratic
-        while hi > lo:
-            if hi - lo < 16:
-                for u in range(lo + 1, hi + 1):
-                    v = a[u]
-                    w = u - 1
-                    while w >= lo and a[w] > v:
-                        a[w + 1] = a[w]
-                        w -= 1
-                    a[w + 1] = v
-                return
-            mid = (lo + hi) >> 1
-            x, y, z = a[lo], a[mid], a[hi]
-            p = max(min(x, y), min(max(x, y), z))
-            i = lo
-            for j in range(lo, hi + 1):
-                v = a[j]
-                a[j] = a[i]
-                a[i] = v
-                i += v < p
-            if k < i:
-                hi = i - 1
-                continue
-            i2 = i
-            for j in range(i, hi + 1):
-                v = a[j]
-                a[j] = a[i2]
-                a[i2] = v
-                i2 += v == p
-            if k < i2:
-                return
-            lo = i2
+    The key of a row is ``b ^ ((b >> sh) & fm)``: totalOrder keys straight from float
+    bits (``fm`` = INT_MAX of the width), or the keys themselves (``fm`` = 0). A row
+    takes part when its code is >= 0 and its key lies in ``[klo, khi]``.
+    """
+    out = 0
+    for i in range(bits.shape[0]):
+        g = codes[i]
+        if g >= 0:
+            b = bits[i]
+            k = b ^ ((b >> sh) & fm)
+            if k >= klo and k <= khi:
+                cnt[g] += 1
+            elif k >= slo and k <= shi:
+                out += 1
+    return out
 
-    @njit(cache=True, nogil=True)
-    def select(kk, cc, starts, counts, ranks):  # pragma: no cover - compiled
-        n = kk.shape[0]
-        buf = np.empty_like(kk)
-        pos = starts.copy()
+
+def _nb_scatter(bits, codes, fm, sh, klo, khi, starts, buf):  # pragma: no cover - compiled
+    """Counting-sort scatter of the keys of the taking-part rows into their segments."""
+    pos = starts.copy()
+    for i in range(bits.shape[0]):
+        g = codes[i]
+        if g >= 0:
+            b = bits[i]
+            k = b ^ ((b >> sh) & fm)
+            if k >= klo and k <= khi:
+                buf[pos[g]] = k
+                pos[g] += 1
+
+
+def _nb_qselect(a, lo, hi, k):  # pragma: no cover - compiled
+    # quickselect with branchless Lomuto partitions (no mispredicted branches on
+    # random keys); a second pass gathers the pivot's duplicates, so runs of equal
+    # keys cannot make it quadratic
+    while hi > lo:
+        if hi - lo < 16:
+            for u in range(lo + 1, hi + 1):
+                v = a[u]
+                w = u - 1
+                while w >= lo and a[w] > v:
+                    a[w + 1] = a[w]
+                    w -= 1
+                a[w + 1] = v
+            return
+        mid = (lo + hi) >> 1
+        x, y, z = a[lo], a[mid], a[hi]
+        p = max(min(x, y), min(max(x, y), z))
+        i = lo
+        for j in range(lo, hi + 1):
+            v = a[j]
+            a[j] = a[i]
+            a[i] = v
+            i += v < p
+        if k < i:
+            hi = i - 1
+            continue
+        i2 = i
+        for j in range(i, hi + 1):
+            v = a[j]
+            a[j] = a[i2]
+            a[i2] = v
+            i2 += v == p
+        if k < i2:
+            return
+        lo = i2
+
+
+def _nb_select_group(buf, starts, counts, ranks, out, g, tmp):  # pragma: no cover
+    """The keys of ranks ``ranks[g]`` (ascending; -1 or >= count: unused) of group g.
+
+    ``tmp`` is a scratch array; groups of at most ``tmp.size`` keys are selected by
+    counting ranks instead of sorting.
+    """
+    s = starts[g]
+    n = counts[g]
+    nr = ranks.shape[1]
+    if n == 0:
+        return
+    if n <= tmp.shape[0]:
+        # small group: the key v holds the ranks [#keys < v, #keys <= v); counting
+        # them is branch-free and vectorises, where a sort mispredicts on random keys
+        for j in range(n):
+            tmp[j] = buf[s + j]
+        if nr == 2:  # median, one quantile: the two ranks in registers
+            r0 = ranks[g, 0]
+            r1 = ranks[g, 1]
+            o0 = out[g, 0]
+            o1 = out[g, 1]
+            for i in range(n):
+                v = tmp[i]
+                lt = 0
+                le = 0
+                for j in range(n):
+                    lt += tmp[j] < v
+                    le += tmp[j] <= v
+                o0 = v if (lt <= r0) & (r0 < le) else o0
+                o1 = v if (lt <= r1) & (r1 < le) else o1
+            out[g, 0] = o0
+            out[g, 1] = o1
+            return
         for i in range(n):
-            g = cc[i]
-            buf[pos[g]] = kk[i]
-            pos[g] += 1
-        out = np.zeros(ranks.shape, dtype=kk.dtype)
-        for g in range(counts.shape[0]):
-            s = starts[g]
-            e = s + counts[g]
-            if counts[g] <= 24:
-                # small group: insertion sort the segment, then read every rank
-                for u in range(s + 1, e):
-                    v = buf[u]
-                    w = u - 1
-                    while w >= s and buf[w] > v:
-                        buf[w + 1] = buf[w]
-                        w -= 1
-                    buf[w + 1] = v
-                for j in range(ranks.shape[1]):
-                    r = ranks[g, j]
-                    if r >= 0 and r < counts[g]:
-                        out[g, j] = buf[s + r]
-                continue
-            lo = s
-            prev = -2
-            for j in range(ranks.shape[1]):
-                r = ranks[g, j]
-                if r < 0 or r >= counts[g]:
-                    continue
-                t = s + r
-                if r == prev:
-                    pass
-                elif r == prev + 1:
-                    # the next rank: the minimum of the upper part, moved to t
-                    best = t
-                    for u in range(t + 1, e):
-                        if buf[u] < buf[best]:
-                            best = u
-                    buf[t], buf[best] = buf[best], buf[t]
-                else:
-                    _qselect(buf, lo, e - 1, t)
-                out[g, j] = buf[t]
-                lo = t
-                prev = r
+            v = tmp[i]
+            lt = 0
+            le = 0
+            for j in range(n):
+                lt += tmp[j] < v
+                le += tmp[j] <= v
+            for t in range(nr):
+                r = ranks[g, t]
+                if lt <= r and r < le:
+                    out[g, t] = v
+        return
+    e = s + n
+    lo = s
+    prev = -2
+    for j in range(nr):
+        r = ranks[g, j]
+        if r < 0 or r >= n:
+            continue
+        t = s + r
+        if r == prev:
+            pass
+        elif r == prev + 1:
+            # the next rank: the minimum of the upper part, moved to t
+            best = t
+            for u in range(t + 1, e):
+                if buf[u] < buf[best]:
+                    best = u
+            v = buf[t]
+            buf[t] = buf[best]
+            buf[best] = v
+        else:
+            _nb_qselect(buf, lo, e - 1, t)
+        out[g, j] = buf[t]
+        lo = t
+        prev = r
+
+
+def _nb_unflip(out, g, fm, sh):  # pragma: no cover - compiled
+    """Selected totalOrder keys back to float bits (``fm`` = 0: keys stay keys)."""
+    for t in range(out.shape[1]):
+        k = out[g, t]
+        out[g, t] = k ^ ((k >> sh) & fm)
+
+
+def _nb_select_serial(bits, codes, fm, sh, klo, khi, starts, counts, ranks,
+                      small):  # pragma: no cover - compiled
+    ngroups = counts.shape[0]
+    buf = np.empty(max(starts[-1] + counts[-1], 1) if ngroups else 1, bits.dtype)
+    _nb_scatter(bits, codes, fm, sh, klo, khi, starts, buf)
+    out = np.zeros(ranks.shape, dtype=bits.dtype)
+    tmp = np.empty(small, bits.dtype)
+    for g in range(ngroups):
+        _nb_select_group(buf, starts, counts, ranks, out, g, tmp)
+        _nb_unflip(out, g, fm, sh)
+    return out
+
+
+def _nb_select_parallel(bits, codes, fm, sh, klo, khi, starts, counts, ranks,
+                        small):  # pragma: no cover - compiled
+    ngroups = counts.shape[0]
+    buf = np.empty(max(starts[-1] + counts[-1], 1) if ngroups else 1, bits.dtype)
+    _nb_scatter(bits, codes, fm, sh, klo, khi, starts, buf)
+    out = np.zeros(ranks.shape, dtype=bits.dtype)
+    nblk = min(ngroups, 256)  # blocks of groups: one scratch array per block
+    for blk in _prange(nblk):
+        tmp = np.empty(small, bits.dtype)
+        for g in range(blk * ngroups // nblk, (blk + 1) * ngroups // nblk):
+            _nb_select_group(buf, starts, counts, ranks, out, g, tmp)
+            _nb_unflip(out, g, fm, sh)
+    return out
+
+
+_NB: dict[str, Any] = {}
+_NB_LOCK = threading.Lock()
+
+
+def _nb_compile() -> dict[str, Any]:
+    if _NB:
+        return _NB
+    with _NB_LOCK:
+        if not _NB:
+            g = globals()
+            for fn in (_nb_scatter, _nb_qselect, _nb_select_group, _nb_unflip):
+                g[fn.__name__] = _jit(nogil=True)(fn)
+            kern = {"count": _jit(nogil=True)(_nb_count),
+                    False: _jit(nogil=True)(_nb_select_serial),
+                    True: _jit(nogil=True, parallel=True)(_nb_select_parallel)}
+            _NB.update(kern)
+    return _NB
+
+
+def _nb_parallel(n: int) -> bool:
+    """Spread the kernel over numba's threads? (large inputs, main thread only: numba's
+    pool is never driven from two threads at once, e.g. under dask)."""
+    return (n >= _PARALLEL_MIN_ROWS and _nb_threads() > 1
+            and threading.current_thread() is threading.main_thread())
+
+
+def _nb_threads() -> int:
+    import numba
+
+    return int(numba.get_num_threads())
+
+
+class _NumbaSelect:
+    """The numba engine in two phases: count the taking-part rows of each group (so
+    the ranks can be computed), then scatter them into per-group segments and select.
+
+    ``bits`` are the keys, or for float data the raw bits (``flip``: the totalOrder
+    keys are made on the fly, never stored). Rows take part when their code is >= 0
+    and their key lies in ``[klo, khi]`` (under "omit"/"propagate" the number keys:
+    totalOrder puts every NaN outside), so no filtered copies are made. ``signaling``
+    counts the grouped rows with keys in ``[slo, shi]`` outside ``[klo, khi]``.
+    ``parallel``: the selection runs on blocks of groups over numba's threads (the
+    count and the scatter stay serial: one parallel region per call, so a busy
+    machine that delays a thread costs little).
+    """
+
+    def __init__(self, bits, flip, codes, ngroups, klo, khi, slo, shi, parallel):
+        self.kern = _nb_compile()
+        self.bits = np.ascontiguousarray(bits)
+        width = self.bits.dtype.itemsize * 8
+        self.flip = flip  # the selection returns float bits, not keys
+        self.fm = np.int64((1 << (width - 1)) - 1 if flip else 0)
+        self.sh = np.int64(width - 1)
+        self.codes = np.ascontiguousarray(codes, dtype=np.intp)
+        self.klo, self.khi = np.int64(klo), np.int64(khi)
+        self.parallel = parallel
+        self.counts = np.zeros(ngroups, np.int64)
+        self.signaling = self.kern["count"](self.bits, self.codes, self.fm, self.sh, self.klo,
+                                            self.khi, np.int64(slo), np.int64(shi),
+                                            self.counts)
+
+    def __call__(self, ranks):
+        counts = self.counts
+        starts = np.cumsum(counts) - counts
+        ranks = np.ascontiguousarray(ranks, dtype=np.int64)
+        # the kernel wants each group's ranks ascending (-1 anywhere); a pair [lo, hi]
+        # always is
+        if ranks.shape[1] > 2 and not (np.diff(ranks, axis=1) >= 0).all():
+            order = np.argsort(ranks, axis=1, kind="stable")
+            sr = np.ascontiguousarray(np.take_along_axis(ranks, order, axis=1))
+        else:
+            order, sr = None, ranks
+        got = self.kern[self.parallel](self.bits, self.codes, self.fm, self.sh, self.klo,
+                                       self.khi, starts, counts, sr, _SMALL_GROUP)
+        if order is None:
+            return got
+        out = np.empty_like(got)
+        np.put_along_axis(out, order, got, axis=1)
         return out
 
-    _NB_CACHE["select"] = select
-    return select
+
+class _Rescan(Exception):
+    """A column met what the deferred NaN scan must report: scan (and raise) now."""
 
 
-def _select_numba(kk, cc, counts, ranks):
-    select = _numba_kernels()
-    starts = (np.cumsum(counts) - counts).astype(np.int64)
-    ranks = np.ascontiguousarray(ranks, dtype=np.int64)
-    if ranks.shape[1] > 1 and not (np.diff(ranks, axis=1) >= 0).all():
-        order = np.argsort(ranks, axis=1, kind="stable")
-        sr = np.ascontiguousarray(np.take_along_axis(ranks, order, axis=1))
+def _numba_failed(exc: Exception, engine: str | None) -> None:
+    if engine == "numba":
+        raise exc
+    _NUMBA_BROKEN.append(repr(exc))
+    warnings.warn(f"nanaccess: numba kernel failed ({exc!r}); using NumPy",
+                  RuntimeWarning, stacklevel=3)
+
+
+def _numba_prepare(col, miss, codes, ngroups, policy, scanned) -> _NumbaSelect:
+    """The numba engine's first phase for one column (see :class:`_NumbaSelect`).
+
+    ``scanned`` False: the NaN scan was skipped, so under "omit" the signaling NaNs
+    are counted here (under "totalorder" they are ordinary keys).
+    """
+    dt = col.dtype
+    remap = dt.kind == "f" and policy in (NanPolicy.SMALLEST, NanPolicy.LARGEST)
+    if dt.kind == "f" and not remap and dt.isnative:
+        bits, flip = col.view(layout_of(dt).int_dtype), True  # keys made on the fly
     else:
-        order, sr = None, ranks
-    got = select(np.ascontiguousarray(kk), cc.astype(np.int64, copy=False), starts,
-                 counts.astype(np.int64, copy=False), sr)
-    if order is None:
-        return got
-    out = np.empty_like(got)
-    np.put_along_axis(out, order, got, axis=1)
-    return out
+        bits, flip = _keys_of(col), False
+        if remap:
+            remap_keys(bits, dt, policy)
+    info = np.iinfo(bits.dtype)
+    klo, khi = info.min, info.max
+    slo, shi = klo, khi
+    if dt.kind == "f" and policy in (NanPolicy.OMIT, NanPolicy.PROPAGATE):
+        lay = layout_of(dt)
+        _, klo, khi = _blocks(lay)  # the number keys: every NaN is outside
+        if not scanned:  # signaling NaN keys sit next to the infinities
+            slo, shi = klo - lay.payload_mask, khi + lay.payload_mask
+    if miss is not None:  # rare: drop the missing rows with one copy
+        keep = ~miss
+        bits, codes = bits[keep], codes[keep]
+    return _NumbaSelect(bits, flip, codes, ngroups, klo, khi, slo, shi,
+                        _nb_parallel(bits.shape[0]))
 
 
 # the order-statistic column kernel --------------------------------------------------
 
 
-def _order_column(col, nan, miss, codes, ngroups, stat, q_arr, method, policy, engine):
-    dt = col.dtype
+def _use_numba(engine: str | None, n: int) -> bool:
+    return engine == "numba" or (
+        engine is None and HAVE_NUMBA and not _NUMBA_BROKEN and n >= _NUMBA_MIN_ROWS
+    )
+
+
+def _numpy_rows(col, nan, miss, codes, policy):
+    """The keys and codes of the rows that take part (the NumPy engine's input)."""
     keys = _keys_of(col)
-    if dt.kind == "f" and policy in (NanPolicy.SMALLEST, NanPolicy.LARGEST):
-        remap_keys(keys, dt, policy)
+    if col.dtype.kind == "f" and policy in (NanPolicy.SMALLEST, NanPolicy.LARGEST):
+        remap_keys(keys, col.dtype, policy)
     drop_nan = policy in (NanPolicy.OMIT, NanPolicy.PROPAGATE)
     if miss is None and (nan is None or not drop_nan) and (codes.size == 0 or codes.min() >= 0):
-        kk, cc = keys, codes  # every row takes part: no copies
+        return keys, codes  # every row takes part: no copies
+    include = codes >= 0
+    if miss is not None:
+        include &= ~miss
+    if nan is not None and drop_nan:
+        include &= ~nan
+    return keys[include], codes[include]
+
+
+def _order_column(col, nan, miss, codes, ngroups, stat, q_arr, method, policy, engine,
+                  scanned=True):
+    """One column's order statistic. ``scanned`` False: the NaN scan was deferred
+    (``nan`` is None whatever the data), which only the numba engine handles; it
+    raises :class:`_Rescan` when the scan must run after all."""
+    dt = col.dtype
+    nb = None
+    if _use_numba(engine, col.size):
+        try:
+            nb = _numba_prepare(col, miss, codes, ngroups, policy, scanned)
+        except Exception as exc:  # pragma: no cover - a broken numba install
+            _numba_failed(exc, engine)
+    if not scanned and (nb is None or nb.signaling):
+        raise _Rescan
+    if nb is not None:
+        m = nb.counts
     else:
-        include = codes >= 0
-        if miss is not None:
-            include &= ~miss
-        if nan is not None and drop_nan:
-            include &= ~nan
-        kk = keys[include]
-        cc = codes[include]
-    m = np.bincount(cc, minlength=ngroups).astype(np.int64)
+        kk, cc = _numpy_rows(col, nan, miss, codes, policy)
+        m = np.bincount(cc, minlength=ngroups).astype(np.int64)
     nmiss = _group_counts(codes, miss, ngroups)
     sorting = policy in _SORTING
     N = m + nmiss if sorting else m
     lo, hi, w, mid = _ranks(stat, N, q_arr, method)
     nq = lo.shape[0]
-    empty = (N == 0)[None] & np.ones((nq, 1), bool)
-    # the rank falls among the missing (sorted last)
-    res_miss = np.maximum(lo, hi) >= m[None]
-    res_miss &= ~empty
-    want = np.concatenate([lo, hi], axis=0).T  # (ngroups, 2 nq)
-    want = np.where(want < m[:, None], want, -1)
-    if stat in ("min", "max") and not sorting:
+    empty = np.broadcast_to(N == 0, lo.shape)
+    if sorting:
+        # the rank falls among the missing (sorted last)
+        res_miss = np.maximum(lo, hi) >= m[None]
+        res_miss &= ~empty
+    else:  # N == m: every rank of a group with values is a value's
+        res_miss = np.zeros(lo.shape, bool)
+    want = np.empty((ngroups, 2 * nq), np.int64)  # (ngroups, 2 nq), -1: no such rank
+    want[:, :nq] = lo.T
+    want[:, nq:] = hi.T
+    if nb is None or sorting:  # (the numba kernel skips ranks >= count itself)
+        np.putmask(want, want >= m[:, None], -1)
+    got = None
+    if nb is not None:
+        try:
+            got = nb(want)
+        except Exception as exc:  # a broken numba install: NumPy from here on
+            _numba_failed(exc, engine)
+            if not scanned:
+                raise _Rescan from exc
+            nb = None
+            np.putmask(want, want >= m[:, None], -1)
+            kk, cc = _numpy_rows(col, nan, miss, codes, policy)
+    if got is not None:
+        pass
+    elif stat in ("min", "max") and not sorting:
         kmin = _minmax_keys(kk, cc, ngroups, stat)
         got = np.concatenate([kmin[:, None]] * (2 * nq), axis=1)
     else:
-        use_nb = engine == "numba" or (
-            engine is None and HAVE_NUMBA and not _NUMBA_BROKEN and kk.size >= _NUMBA_MIN_ROWS
-        )
-        got = None
-        if use_nb:
-            try:
-                got = _select_numba(kk, cc, m, want)
-            except Exception as exc:  # pragma: no cover - a broken numba install
-                if engine == "numba":
-                    raise
-                _NUMBA_BROKEN.append(repr(exc))
-                warnings.warn(f"nanaccess: numba kernel failed ({exc!r}); using NumPy",
-                              RuntimeWarning, stacklevel=2)
-        if got is None:
-            got = _select_numpy(kk, cc, m, want)
+        got = _select_numpy(kk, cc, m, want)
     ka, kb = got[:, :nq].T, got[:, nq:].T
-    a = _values_of_keys(ka, dt, policy)
-    b = _values_of_keys(kb, dt, policy)
+    if nb is not None and nb.flip:  # the kernel returned the float bits
+        a, b = ka.view(dt), kb.view(dt)
+    else:
+        a = _values_of_keys(ka, dt, policy)
+        b = _values_of_keys(kb, dt, policy)
     if stat == "median":
         vals = midpoint(a, b)
-        vals = np.where(lo == hi, a.astype(vals.dtype), vals)
+        vals = np.where(lo == hi, a if a.dtype == vals.dtype else a.astype(vals.dtype), vals)
     elif stat == "quantile" and method not in ("lower", "higher", "nearest"):
         vals = lerp(a, b, w)
     else:

@@ -333,3 +333,204 @@ def test_invariant_under_row_permutation(data, seed, policy, stat):
     if stat in ("median", "quantile"):  # and the ungrouped core agrees
         rv, rm = reference(x, codes, 4, stat, q, "linear", policy, None)
         assert_same_bits(a[0], rv, a[1], rm)
+
+
+# ------------------------------------------------------------------ the numba engine
+
+needs_numba = pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+ALL_POLICIES = ["raise", *POLICIES]
+
+
+def sized_groups(rng, sizes, dtype, nan_frac=0.2):
+    """Rows for groups of the given sizes (shuffled), some rows of no group (-1)."""
+    codes = np.repeat(np.arange(len(sizes)), sizes)
+    codes = np.concatenate([codes, np.full(7, -1)])
+    rng.shuffle(codes)
+    x, _, _ = make_data(rng, codes.size, 1, dtype, nan_frac=nan_frac)
+    return x, codes.astype(np.intp)
+
+
+def both_engines(x, codes, ngroups, stat, q, policy, missing=None, method="linear"):
+    """(numpy result, numba result), or the two errors when both raise."""
+    out = []
+    for engine in ("numpy", "numba"):
+        try:
+            out.append(grouped_stat(x, codes, ngroups, stat, q=q, method=method,
+                                    policy=policy, missing=missing, engine=engine))
+        except NaNError as err:
+            out.append(err)
+    return out
+
+
+def assert_engines_agree(x, codes, ngroups, stat, q, policy, missing=None, method="linear"):
+    a, b = both_engines(x, codes, ngroups, stat, q, policy, missing, method)
+    if isinstance(a, Exception):
+        assert type(a) is type(b)
+        assert (a.position, a.group, a.count) == (b.position, b.group, b.count)
+        return
+    assert not isinstance(b, Exception), b
+    assert_same_bits(a[0], b[0], a[1], b[1])
+
+
+@needs_numba
+@pytest.mark.parametrize("policy", ALL_POLICIES)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_numba_groups_around_the_small_threshold(policy, dtype):
+    from nanaccess.core import grouped as G
+
+    rng = np.random.default_rng(21)
+    t = G._SMALL_GROUP
+    sizes = [0, 1, 2, 3, t - 1, t, t + 1, 2 * t + 5, 90, 5, 17]
+    x, codes = sized_groups(rng, sizes, dtype)
+    ngroups = len(sizes) + 1  # and a group without rows
+    x[codes == 3] = make_nan(4, negative=True, dtype=dtype)  # a group of only NaNs
+    x[codes == 9] = np.array([np.nan, make_nan(2, negative=True, dtype=dtype)] * 3,
+                             dtype=dtype)[: (codes == 9).sum()]
+    cases = [("median", None), ("quantile", 0.9), ("quantile", [0.9, 0.1, 0.5, 0.5]),
+             ("median_low", None), ("min", None), ("max", None)]
+    for stat, q in cases:
+        if policy != "raise":
+            v, m = grouped_stat(x, codes, ngroups, stat, q=q, policy=policy, engine="numba")
+            rv, rm = reference(x, codes, ngroups, stat, q, "linear", policy, None)
+            assert_same_bits(v, rv, m, rm)
+        assert_engines_agree(x, codes, ngroups, stat, q, policy)
+
+
+@needs_numba
+@pytest.mark.parametrize("policy", ALL_POLICIES)
+def test_numba_nan_signs_and_payloads_sit_at_the_segment_ends(policy):
+    # every group holds negative NaNs (sign bit set) below -inf and positive NaNs above
+    # +inf in key order; "omit"/"propagate" must skip both ends
+    rng = np.random.default_rng(4)
+    n, g = 4000, 150
+    x = rng.standard_normal(n)
+    codes = rng.integers(-1, g, n).astype(np.intp)
+    neg = rng.random(n) < 0.2
+    pos = ~neg & (rng.random(n) < 0.2)
+    x[neg] = make_nan(11, negative=True)
+    x[pos] = make_nan(3)
+    x[rng.random(n) < 0.01] = -np.inf
+    for stat, q in [("median", None), ("quantile", [0.0, 0.3, 1.0]), ("max", None)]:
+        assert_engines_agree(x, codes, g, stat, q, policy)
+
+
+@needs_numba
+@pytest.mark.parametrize("parallel", [False, True])
+@pytest.mark.parametrize("policy", ALL_POLICIES)
+def test_numba_parallel_and_serial_paths_agree(policy, parallel, monkeypatch):
+    from nanaccess.core import grouped as G
+
+    monkeypatch.setattr(G, "_PARALLEL_MIN_ROWS", 0 if parallel else 10**12)
+    rng = np.random.default_rng(8)
+    n = 30_000
+    for g in (40, 5_000):  # big groups (quickselect) and small ones (rank counting)
+        x, codes, _ = make_data(rng, n, g, np.float64, nan_frac=0.05 if policy != "raise" else 0)
+        codes[:3] = -1
+        for stat, q in [("median", None), ("quantile", [0.9, 0.25]), ("median_high", None)]:
+            assert_engines_agree(x, codes, g, stat, q, policy)
+
+
+@needs_numba
+@pytest.mark.parametrize("dtype", ["int64", "int16", "uint64", "bool", "datetime64[s]",
+                                   "timedelta64[ms]", ">f8", "<f4"])
+def test_numba_other_dtypes(dtype):
+    rng = np.random.default_rng(6)
+    n, g = 3000, 70
+    codes = rng.integers(-1, g, n).astype(np.intp)
+    if np.dtype(dtype).kind == "f":
+        x, _, _ = make_data(rng, n, g, np.dtype(dtype).newbyteorder("="))
+        x = x.astype(dtype)
+    elif np.dtype(dtype).kind in "mM":
+        x = rng.integers(-10**6, 10**6, n).astype(dtype)
+        x[::11] = np.array("NaT", dtype=dtype)
+    elif dtype == "uint64":
+        x = rng.integers(0, 2**63, n, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    else:
+        x = rng.integers(-50, 50, n).astype(dtype)
+    for policy in ("omit", "totalorder", "largest", "propagate"):
+        for stat, q in [("median", None), ("quantile", [0.75, 0.1]), ("min", None)]:
+            assert_engines_agree(x, codes, g, stat, q, policy)
+
+
+@needs_numba
+def test_numba_2d_columns_and_missing_mask():
+    rng = np.random.default_rng(12)
+    n, g = 2500, 60
+    x = rng.standard_normal((n, 3))
+    x[rng.random((n, 3)) < 0.1] = np.nan
+    x[rng.random((n, 3)) < 0.05] = make_nan(7, negative=True)
+    codes = rng.integers(-1, g, n).astype(np.intp)
+    missing = rng.random((n, 3)) < 0.05
+    for policy in ALL_POLICIES:
+        for m in (None, missing):
+            assert_engines_agree(x, codes, g, "quantile", [0.5, 0.2], policy, missing=m)
+
+
+@needs_numba
+@pytest.mark.parametrize("policy", ["omit", "propagate", "smallest", "largest", "raise"])
+def test_numba_signaling_nan_raises_like_numpy(policy):
+    # "omit" defers the NaN scan to the kernel: it must still raise, with the same
+    # position, group and count as the NumPy engine
+    rng = np.random.default_rng(13)
+    n, g = 3000, 50
+    x = rng.standard_normal((n, 2))
+    x[rng.random((n, 2)) < 0.05] = np.nan
+    codes = rng.integers(0, g, n).astype(np.intp)
+    x[1500, 1] = make_nan(3, signaling=True)
+    x[2100, 1] = make_nan(5, signaling=True, negative=True)
+    for xx in (x, x[:, 1]):
+        errs = both_engines(xx, codes, g, "median", None, policy)
+        assert all(isinstance(e, SignalingNaNError) for e in errs), errs
+        assert errs[0].position == errs[1].position and errs[0].count == errs[1].count
+    # a signaling NaN in a row of no group is ignored
+    codes2 = codes.copy()
+    codes2[[1500, 2100]] = -1
+    assert_engines_agree(x[:, 1], codes2, g, "median", None, "omit")
+    # and "totalorder" selects it
+    assert_engines_agree(x[:, 1], codes, g, "max", None, "totalorder")
+
+
+@needs_numba
+def test_numba_failure_falls_back_to_numpy(monkeypatch):
+    from nanaccess.core import grouped as G
+
+    def broken():
+        raise RuntimeError("no compiler")
+
+    monkeypatch.setattr(G, "_nb_compile", broken)
+    monkeypatch.setattr(G, "_NUMBA_BROKEN", [])
+    monkeypatch.setattr(G, "_NUMBA_MIN_ROWS", 0)
+    rng = np.random.default_rng(14)
+    x, codes, _ = make_data(rng, 500, 9, np.float64)
+    want = grouped_stat(x, codes, 9, "median", policy="omit", engine="numpy")
+    with pytest.warns(RuntimeWarning, match="numba kernel failed"):
+        got = grouped_stat(x, codes, 9, "median", policy="omit")
+    assert_same_bits(got[0], want[0], got[1], want[1])
+    assert G._NUMBA_BROKEN
+    x[3] = make_nan(1, signaling=True)
+    codes[3] = 2
+    with pytest.raises(SignalingNaNError):
+        grouped_stat(x, codes, 9, "median", policy="omit")
+    with pytest.raises(RuntimeError, match="no compiler"):
+        grouped_stat(x, codes, 9, "median", policy="omit", engine="numba")
+
+
+@needs_numba
+@pytest.mark.parametrize("policy", ALL_POLICIES)
+def test_numba_selection_failure_falls_back_to_numpy(policy, monkeypatch):
+    from nanaccess.core import grouped as G
+
+    def broken(self, ranks):
+        raise RuntimeError("kernel crashed")
+
+    monkeypatch.setattr(G._NumbaSelect, "__call__", broken)
+    monkeypatch.setattr(G, "_NUMBA_BROKEN", [])
+    monkeypatch.setattr(G, "_NUMBA_MIN_ROWS", 0)
+    rng = np.random.default_rng(15)
+    x, codes, _ = make_data(rng, 400, 9, np.float64, nan_frac=0.1 if policy != "raise" else 0)
+    for stat, q in [("median", None), ("quantile", [0.2, 0.9])]:
+        G._NUMBA_BROKEN.clear()
+        want = grouped_stat(x, codes, 9, stat, q=q, policy=policy, engine="numpy")
+        with pytest.warns(RuntimeWarning, match="kernel crashed"):
+            got = grouped_stat(x, codes, 9, stat, q=q, policy=policy)
+        assert_same_bits(got[0], want[0], got[1], want[1])
