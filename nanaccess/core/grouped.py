@@ -557,6 +557,16 @@ def _nb_qselect(a, lo, hi, k):  # pragma: no cover - compiled
         lo = i2
 
 
+def _nb_rank_span(tmp, n, v):  # pragma: no cover - compiled
+    """(#keys < v, #keys <= v) among ``tmp[:n]``: v holds the ranks in between."""
+    lt = 0
+    le = 0
+    for j in range(n):
+        lt += tmp[j] < v
+        le += tmp[j] <= v
+    return lt, le
+
+
 def _nb_select_group(buf, starts, counts, ranks, out, g, tmp):  # pragma: no cover
     """The keys of ranks ``ranks[g]`` (ascending; -1 or >= count: unused) of group g.
 
@@ -580,11 +590,7 @@ def _nb_select_group(buf, starts, counts, ranks, out, g, tmp):  # pragma: no cov
             o1 = out[g, 1]
             for i in range(n):
                 v = tmp[i]
-                lt = 0
-                le = 0
-                for j in range(n):
-                    lt += tmp[j] < v
-                    le += tmp[j] <= v
+                lt, le = _nb_rank_span(tmp, n, v)
                 o0 = v if (lt <= r0) & (r0 < le) else o0
                 o1 = v if (lt <= r1) & (r1 < le) else o1
             out[g, 0] = o0
@@ -592,11 +598,7 @@ def _nb_select_group(buf, starts, counts, ranks, out, g, tmp):  # pragma: no cov
             return
         for i in range(n):
             v = tmp[i]
-            lt = 0
-            le = 0
-            for j in range(n):
-                lt += tmp[j] < v
-                le += tmp[j] <= v
+            lt, le = _nb_rank_span(tmp, n, v)
             for t in range(nr):
                 r = ranks[g, t]
                 if lt <= r and r < le:
@@ -673,7 +675,7 @@ def _nb_compile() -> dict[str, Any]:
     with _NB_LOCK:
         if not _NB:
             g = globals()
-            for fn in (_nb_scatter, _nb_qselect, _nb_select_group, _nb_unflip):
+            for fn in (_nb_scatter, _nb_qselect, _nb_rank_span, _nb_select_group, _nb_unflip):
                 g[fn.__name__] = _jit(nogil=True)(fn)
             kern = {"count": _jit(nogil=True)(_nb_count),
                     False: _jit(nogil=True)(_nb_select_serial),
