@@ -7,7 +7,7 @@ object path (:func:`nanaccess.core.objects.classify_object`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -331,16 +331,15 @@ def _report_array(a: np.ndarray, missing: np.ndarray | None) -> dict[str, int]:
 class NanScan:
     """Where the NaNs and missing values of a reduction sit, in ``(rows, n)`` layout."""
 
-    __slots__ = ("nan", "missing", "nnan", "nmiss", "hit_starts")
+    __slots__ = ("nan", "missing", "nnan", "nmiss")
 
-    def __init__(self, nan, missing, nnan, nmiss, hit_starts=None) -> None:
+    def __init__(self, nan, missing, nnan, nmiss) -> None:
         # bool (rows, n) NaN mask; None when there is no NaN or when the scan read
         # the keys block by block (then only the counts and the blocks are known)
         self.nan = nan
         self.missing = missing  # bool (rows, n), None when nothing is missing
         self.nnan = nnan  # int64 (rows,)
         self.nmiss = nmiss  # int64 (rows,)
-        self.hit_starts = hit_starts  # key scans: flat starts of the blocks with NaNs
 
     @property
     def has_nan(self) -> bool:
@@ -424,31 +423,31 @@ def scan_rows(
     )
 
 
-_SCAN_BLOCK = 1 << 16  # elements per block: NaN positions without a full-size mask
+_SCAN_BLOCK = 1 << 15  # elements per block: NaN positions without a full-size mask
 
 
 def nan_key_blocks(
     flat: np.ndarray, dtype: np.dtype, miss_flat: np.ndarray | None = None,
-    starts: Iterable[int] | None = None,
 ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
     """Yield ``(start, block, local NaN indices)`` for the blocks of ``flat`` with NaNs.
 
     ``flat`` holds totalOrder keys of ``dtype`` data; NaN keys lie outside
-    ``[INT_MIN + NPS, INT_MAX - NPS]``. ``block`` is a writable view of ``flat``,
-    missing positions (``miss_flat``) are not NaNs, and ``starts`` limits the scan
-    to those block starts. Only block-sized temporaries are made.
+    ``[INT_MIN + NPS, INT_MAX - NPS]``. ``block`` is a writable view of ``flat`` and
+    missing positions (``miss_flat``) are not NaNs. The only scratch is two
+    block-sized boolean buffers, reused for every block.
     """
     lay = layout_of(dtype)
     t = lay.int_dtype.type
     lo, hi = t(lay.int_min + lay.nan_per_sign), t(lay.int_max - lay.nan_per_sign)
-    if starts is None:
-        starts = range(0, flat.size, _SCAN_BLOCK)
-    for start in starts:
+    size = min(_SCAN_BLOCK, flat.size)
+    hit_buf, tmp_buf = np.empty(size, dtype=bool), np.empty(size, dtype=bool)
+    for start in range(0, flat.size, _SCAN_BLOCK):
         blk = flat[start:start + _SCAN_BLOCK]
-        hit = blk < lo
-        hit |= blk > hi
+        hit, tmp = hit_buf[:blk.size], tmp_buf[:blk.size]
+        np.less(blk, lo, out=hit)
+        hit |= np.greater(blk, hi, out=tmp)
         if miss_flat is not None:
-            hit &= ~miss_flat[start:start + _SCAN_BLOCK]
+            hit &= ~np.asarray(miss_flat[start:start + _SCAN_BLOCK])
         if hit.any():
             yield start, blk, np.flatnonzero(hit)
 
@@ -484,7 +483,6 @@ def _scan_keys(x, red: Reduction, policy: NanPolicy, missing, keys: np.ndarray,
             miss_rows = red.as_rows(missing)
             miss_flat = miss_rows.reshape(-1)
     nnan = np.zeros(rows, dtype=np.int64)
-    hit_blocks = np.zeros(-(-flat.size // _SCAN_BLOCK), dtype=bool)  # one byte a block
     check_sig = policy is not NanPolicy.TOTALORDER
     for start, blk, idx in nan_key_blocks(flat, x.dtype, miss_flat):
         if policy is NanPolicy.RAISE:
@@ -498,7 +496,6 @@ def _scan_keys(x, red: Reduction, policy: NanPolicy, missing, keys: np.ndarray,
             nnan[0] += idx.size
         else:
             nnan += np.bincount((idx + start) // n, minlength=rows)
-        hit_blocks[start // _SCAN_BLOCK] = True
         if visit is not None:
             visit(start, blk, idx)
     if policy is NanPolicy.RAISE and miss_rows is not None:
@@ -509,5 +506,4 @@ def _scan_keys(x, red: Reduction, policy: NanPolicy, missing, keys: np.ndarray,
         missing=miss_rows,
         nnan=nnan,
         nmiss=_count_rows(miss_rows) if miss_rows is not None else np.zeros(rows, np.int64),
-        hit_starts=np.flatnonzero(hit_blocks) * _SCAN_BLOCK,
     )

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
 from . import accel as _accel
 from .axes import Reduction
@@ -30,6 +31,8 @@ _ORDERING = (NanPolicy.SMALLEST, NanPolicy.LARGEST, NanPolicy.TOTALORDER)
 _PICK_METHODS = ("lower", "higher", "nearest")
 # below this many distinct ranks a multi-kth partition beats a full sort of the rows
 _MAX_KTH = 32
+# along an axis, rows are reduced in chunks of about this many elements (8 MiB keys)
+_ROW_CHUNK = 1 << 20
 
 
 def check_orderable(dtype: np.dtype, what: str = "data") -> None:
@@ -219,10 +222,13 @@ def order_stat(
     policy: NanPolicy | str | None = NanPolicy.RAISE,
     missing: np.ndarray | None = None,
     keepdims: bool = False,
+    _chunked: bool = True,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Order statistic ``stat`` of ``x`` along ``axis`` under ``policy``.
 
     See ``docs/dev/architecture.md`` for the contract. Returns ``(values, missing)``.
+    Along an axis of a large array the rows are reduced in chunks of about
+    ``_ROW_CHUNK`` elements (each row on its own is the same computation).
 
     Examples
     --------
@@ -243,6 +249,12 @@ def order_stat(
     red = Reduction.of(x, axis)
     if stat in ("argmin", "argmax"):
         return _arg(x, red, stat, policy, missing, keepdims)
+    if _chunked and red.rows > 1 and x.size > _ROW_CHUNK and red.out_shape:
+        try:
+            return _by_row_chunks(x, red, stat, q=q, method=method, policy=policy,
+                                  missing=missing, keepdims=keepdims)
+        except NaNError:
+            pass  # the whole array again: the error then names its position in x
 
     q_arr = None
     if stat == "quantile":
@@ -327,6 +339,42 @@ def order_stat(
     out = red.finish(vals, keepdims, lead)
     miss_out = None if res_missing is None else red.finish(res_missing, keepdims, lead)
     return out, miss_out
+
+
+def _by_row_chunks(x, red: Reduction, stat: str, *, q, method, policy, missing, keepdims):
+    """:func:`order_stat` over chunks of rows along the first kept axis.
+
+    A fresh key buffer the size of the data costs page faults on every call; chunks
+    of ``_ROW_CHUNK`` keys reuse the allocator's memory and stay near the cache, and
+    the extra memory is a chunk, not a copy.
+    """
+    xm = red.moved(x)
+    mm = None if missing is None else red.moved(np.broadcast_to(missing, x.shape))
+    nred = len(red.axes)
+    axes = tuple(range(xm.ndim - nred, xm.ndim))
+    first = xm.shape[0]
+    step = max(1, _ROW_CHUNK // max(1, (red.rows // first) * red.n))
+    vals, miss = [], []
+    for i in range(0, first, step):
+        v, m = order_stat(xm[i:i + step], stat, q=q, method=method, axis=axes,
+                          policy=policy, missing=None if mm is None else mm[i:i + step],
+                          _chunked=False)
+        vals.append(v)
+        miss.append(m)
+    lead = np.ndim(vals[0]) - (len(red.out_shape))
+    if len({v.dtype for v in vals}) > 1:  # an int chunk made float64 by an empty row
+        vals = [v.astype(np.float64) for v in vals]
+    out = np.concatenate(vals, axis=lead)
+    res_missing = None
+    if any(m is not None and m.any() for m in miss):
+        res_missing = np.concatenate(
+            [np.zeros(v.shape, bool) if m is None else m for v, m in
+             zip(vals, miss, strict=True)], axis=lead)
+    if keepdims:
+        shape = out.shape[:lead] + red.keep_shape
+        out = out.reshape(shape)
+        res_missing = None if res_missing is None else res_missing.reshape(shape)
+    return out, res_missing
 
 
 def _fill_empty(vals: np.ndarray, where: np.ndarray) -> np.ndarray:

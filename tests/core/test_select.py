@@ -666,3 +666,53 @@ def test_rows_spanning_scan_blocks(policy):
         for stat, kw in CASES[:5]:
             want = oracle.order_stat(b, lay, stat, policy, **kw)
             assert _row_bits(getattr(na, stat)(x[i], nan_policy=policy, **kw)) == [want]
+
+
+# -------------------------------------------------- along an axis: chunks of rows
+
+
+@pytest.fixture
+def small_row_chunks(monkeypatch):
+    from nanaccess.core import select
+
+    monkeypatch.setattr(select, "_ROW_CHUNK", 64)
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("axis", [0, 1, -1, (0, 2), (1, 2)])
+def test_row_chunks_equal_one_pass(small_row_chunks, policy, axis):
+    """Chunks of rows give the bits, dtype, missing flags and errors of one pass over
+    all rows (float with NaNs of both signs, masked values, ints with empty rows)."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((7, 9, 5))
+    x[rng.random(x.shape) < 0.1] = np.nan
+    x[rng.random(x.shape) < 0.05] *= -1
+    ints = rng.integers(-5, 5, size=x.shape)
+    mask = rng.random(x.shape) < 0.1
+    mask[0, 0, :] = True
+    mask[:, 0, 0] = True
+    for data, missing in ((x, None), (x, mask), (ints, mask), (ints, None)):
+        for stat, kw in [("median", {}), ("max", {}), ("quantile", {"q": [0.2, 0.9]}),
+                         ("quantile", {"q": 0.5, "method": "nearest"})]:
+            for keepdims in (False, True):
+                args = (data, stat, axis, policy, missing, keepdims, kw)
+                one, many = _order_stat_or_error(*args, False), _order_stat_or_error(*args, True)
+                if isinstance(one[0], type):
+                    assert many == one
+                    continue
+                assert many[0].dtype == one[0].dtype and many[0].shape == one[0].shape
+                assert many[0].tobytes() == one[0].tobytes(), (stat, kw, axis, policy)
+                if one[1] is None:
+                    assert many[1] is None
+                else:
+                    np.testing.assert_array_equal(many[1], one[1])
+
+
+def _order_stat_or_error(data, stat, axis, policy, missing, keepdims, kw, chunked):
+    from nanaccess.core.select import order_stat
+
+    try:
+        return order_stat(data, stat, axis=axis, policy=policy, missing=missing,
+                          keepdims=keepdims, _chunked=chunked, **kw)
+    except (na.NaNError, ValueError) as err:
+        return type(err), str(err)
