@@ -44,7 +44,7 @@ if str(HERE) not in sys.path:
 from common import RESULTS, accel_active, log, make_row, write_results  # noqa: E402
 
 BENCHES = ("core", "axis", "list", "memory", "groupby", "dask")
-ACCEL_BENCHES = ("core", "axis")  # the ones whose code paths the accelerator can change
+ACCEL_BENCHES = ("core", "axis", "groupby")  # code paths the accelerator can change
 
 
 def _load(name: str) -> Any | None:
@@ -275,7 +275,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--no-dask-cluster", dest="dask_cluster", action="store_false",
                    help="run the dask case on the threaded scheduler")
     p.add_argument("--no-accel-pass", dest="accel_pass", action="store_false",
-                   help="skip the NANACCESS_NO_NUMBA=1 re-run of core/axis")
+                   help="skip the NANACCESS_NO_NUMBA=1 re-run of core/axis/groupby")
     p.add_argument("--suffix", default="", help=argparse.SUPPRESS)
     p.add_argument("--out-dir", default=str(RESULTS), help="where to write results")
     cfg = p.parse_args(argv)
@@ -331,15 +331,19 @@ def main(argv: list[str] | None = None) -> int:
         from nanaccess.core import accel
 
         accel.warm_up()  # compile (or load) before anything is timed
+    accel_benches = [b for b in cfg.only if b in ACCEL_BENCHES]
+    no_accel_pass = not cfg.suffix and cfg.accel_pass and accel_active() and accel_benches
     for bench in cfg.only:
         try:
             RUNNERS[bench](cfg, out_dir, cfg.suffix)
         except Exception as err:  # one broken benchmark must not lose the others
             log(f"{bench}: FAILED ({type(err).__name__}: {err}); continuing")
+        if no_accel_pass and bench == accel_benches[-1]:
+            # right after the last accelerator-sensitive bench, before dask: a just
+            # closed cluster leaves the machine busy freeing its memory for a while
+            _child_no_accel(cfg, argv)
     if cfg.suffix:  # the child of the no-accelerator pass: the parent summarizes
         return 0
-    if cfg.accel_pass and accel_active():
-        _child_no_accel(cfg, argv)
     results = {}
     for path in sorted(out_dir.glob("*.json")):
         if path.stem == "summary":
