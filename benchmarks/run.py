@@ -10,7 +10,7 @@ Usage (from the repository root)::
 Writes ``benchmarks/results/<bench>.json`` (machine info + rows, the schema in
 ``common.py``; ``docs/gen_perf.py`` renders them) and ``<bench>.md``, plus
 ``summary.json`` / ``summary.md``: each target of the issue with the worst measured
-ratio. Benchmarks affected by the numba accelerator (core, axis) are run a second time
+ratio. Benchmarks affected by the numba accelerator (core, axis, groupby) are run a second time
 in a child process with ``NANACCESS_NO_NUMBA=1``; those rows carry ``accel: false``
 and go to ``<bench>_noaccel.json``.
 
