@@ -168,6 +168,18 @@ def _introselect(a, lo, hi, k):  # pragma: no cover - compiled
             return
 
 
+def _move_min_to(a, t, e):  # pragma: no cover - compiled
+    """Swap the minimum of ``a[t:e]`` into ``a[t]``: the rank right after a selected
+    one, once everything above it is known to be in ``a[t:e]``."""
+    best = t
+    for i in range(t + 1, e):
+        if a[i] < a[best]:
+            best = i
+    v = a[t]
+    a[t] = a[best]
+    a[best] = v
+
+
 def _select_row(a, want, order, out, row):  # pragma: no cover - compiled
     """Select the ranks ``want[order]`` (ascending) of the 1-D ``a``; write ``out[:, row]``."""
     n = a.shape[0]
@@ -182,13 +194,7 @@ def _select_row(a, want, order, out, row):  # pragma: no cover - compiled
         if r != prev:
             if r == lo and lo > 0:
                 # next rank right after the last one: the minimum of the rest
-                best = lo
-                for i in range(lo + 1, n):
-                    if a[i] < a[best]:
-                        best = i
-                t = a[lo]
-                a[lo] = a[best]
-                a[best] = t
+                _move_min_to(a, lo, n)
             else:
                 _introselect(a, lo, n - 1, r)
             prev = r
@@ -328,7 +334,8 @@ _FAILED = False
 
 def _compile() -> None:
     helpers = {}
-    for fn in (_sift_down, _heapsort, _insertion, _introselect, _select_row, _rank_order):
+    for fn in (_sift_down, _heapsort, _insertion, _introselect, _move_min_to, _select_row,
+               _rank_order):
         helpers[fn.__name__] = _jit(nogil=True)(fn)
     # the kernels resolve helpers through their globals: bind the compiled ones
     g = globals()

@@ -94,7 +94,7 @@ MOMENT_STATS = ("mean", "var", "std", "sum", "count")
 QUANTILE_METHODS = METHODS
 
 # optional accelerator: one switch for every compiled path (NANACCESS_NO_NUMBA=1)
-from .accel import HAVE_NUMBA, _jit, _prange  # noqa: E402
+from .accel import HAVE_NUMBA, _insertion, _jit, _move_min_to, _prange  # noqa: E402
 
 _NUMBA_BROKEN: list[str] = []  # set when compiling failed: NumPy for the rest of the run
 
@@ -526,13 +526,7 @@ def _nb_qselect(a, lo, hi, k):  # pragma: no cover - compiled
     # keys cannot make it quadratic
     while hi > lo:
         if hi - lo < 16:
-            for u in range(lo + 1, hi + 1):
-                v = a[u]
-                w = u - 1
-                while w >= lo and a[w] > v:
-                    a[w + 1] = a[w]
-                    w -= 1
-                a[w + 1] = v
+            _insertion(a, lo, hi)
             return
         mid = (lo + hi) >> 1
         x, y, z = a[lo], a[mid], a[hi]
@@ -616,13 +610,7 @@ def _nb_select_group(buf, starts, counts, ranks, out, g, tmp):  # pragma: no cov
             pass
         elif r == prev + 1:
             # the next rank: the minimum of the upper part, moved to t
-            best = t
-            for u in range(t + 1, e):
-                if buf[u] < buf[best]:
-                    best = u
-            v = buf[t]
-            buf[t] = buf[best]
-            buf[best] = v
+            _move_min_to(buf, t, e)
         else:
             _nb_qselect(buf, lo, e - 1, t)
         out[g, j] = buf[t]
@@ -675,8 +663,11 @@ def _nb_compile() -> dict[str, Any]:
     with _NB_LOCK:
         if not _NB:
             g = globals()
-            for fn in (_nb_scatter, _nb_qselect, _nb_rank_span, _nb_select_group, _nb_unflip):
-                g[fn.__name__] = _jit(nogil=True)(fn)
+            for fn in (_nb_scatter, _insertion, _nb_qselect, _nb_rank_span, _move_min_to,
+                       _nb_select_group, _nb_unflip):
+                # (_insertion and _move_min_to are shared with accel, whose _compile
+                # may have bound them to dispatchers already: compile the plain ones)
+                g[fn.__name__] = _jit(nogil=True)(getattr(fn, "py_func", fn))
             kern = {"count": _jit(nogil=True)(_nb_count),
                     False: _jit(nogil=True)(_nb_select_serial),
                     True: _jit(nogil=True, parallel=True)(_nb_select_parallel)}
