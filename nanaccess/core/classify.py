@@ -17,6 +17,7 @@ from ..errors import NaNError, SignalingNaNError
 from ..options import NanPolicy
 from .axes import Reduction, first_position
 from .bits import as_bits, layout_of
+from .keys import number_keys
 
 __all__ = [
     "isnan",
@@ -367,14 +368,15 @@ def scan_rows(
     policy: NanPolicy,
     missing: np.ndarray | None = None,
     keys: np.ndarray | None = None,
-    visit: Callable[[int, np.ndarray, np.ndarray], None] | None = None,
+    visit: Callable[..., None] | None = None,
 ) -> NanScan:
     """Find NaN / missing values of ``x`` in row layout and apply the policy's errors.
 
     ``keys`` (the ``(rows, n)`` totalOrder keys, when the caller has them) lets the
-    scan read only the keys, one block at a time; ``visit(start, block, indices)``
-    is then called for every block holding NaNs (flat start in ``keys``, a writable
-    view of the block, the NaNs' indices in it), and the scan keeps no positions.
+    scan read only the keys, one block at a time; ``visit(start, block, indices,
+    nan_keys)`` is then called for every block holding NaNs (flat start in ``keys``, a
+    writable view of the block, the NaNs' indices in it and their keys), and the scan
+    keeps no positions.
 
     Raises
     ------
@@ -436,9 +438,8 @@ def nan_key_blocks(
     missing positions (``miss_flat``) are not NaNs. The only scratch is two
     block-sized boolean buffers, reused for every block.
     """
-    lay = layout_of(dtype)
-    t = lay.int_dtype.type
-    lo, hi = t(lay.int_min + lay.nan_per_sign), t(lay.int_max - lay.nan_per_sign)
+    t = layout_of(dtype).int_dtype.type
+    lo, hi = (t(k) for k in number_keys(layout_of(dtype)))
     size = min(_SCAN_BLOCK, flat.size)
     hit_buf, tmp_buf = np.empty(size, dtype=bool), np.empty(size, dtype=bool)
     for start in range(0, flat.size, _SCAN_BLOCK):
@@ -464,7 +465,7 @@ def _nan_error(x, policy: NanPolicy, missing) -> None:
 
 
 def _scan_keys(x, red: Reduction, policy: NanPolicy, missing, keys: np.ndarray,
-               visit: Callable[[int, np.ndarray, np.ndarray], None] | None) -> NanScan:
+               visit: Callable[..., None] | None) -> NanScan:
     """:func:`scan_rows` reading the NaNs off the ``(rows, n)`` totalOrder keys.
 
     Blocks of keys are scanned one at a time (:func:`nan_key_blocks`): the NaNs are
@@ -487,9 +488,9 @@ def _scan_keys(x, red: Reduction, policy: NanPolicy, missing, keys: np.ndarray,
     for start, blk, idx in nan_key_blocks(flat, x.dtype, miss_flat):
         if policy is NanPolicy.RAISE:
             _nan_error(x, policy, missing)
+        nk = blk[idx]
         if check_sig:
-            k = blk[idx]
-            bits = k ^ ((k >> (lay.bits - 1)) & t(lay.int_max))
+            bits = nk ^ ((nk >> (lay.bits - 1)) & t(lay.int_max))
             if (bits & t(lay.quiet_bit) == 0).any():
                 _nan_error(x, policy, missing)
         if rows == 1:
@@ -497,7 +498,7 @@ def _scan_keys(x, red: Reduction, policy: NanPolicy, missing, keys: np.ndarray,
         else:
             nnan += np.bincount((idx + start) // n, minlength=rows)
         if visit is not None:
-            visit(start, blk, idx)
+            visit(start, blk, idx, nk)
     if policy is NanPolicy.RAISE and miss_rows is not None:
         raise NaNError(count=int(missing.sum()), kind="missing",
                        position=first_position(missing))

@@ -85,7 +85,7 @@ from ..errors import NaNError, SignalingNaNError
 from ..options import NanPolicy, resolve_policy
 from .bits import layout_of
 from .interp import METHODS, lerp, midpoint, quantile_positions
-from .keys import _blocks, float_keys, integer_keys, keys_to_float, remap_keys, unmap_keys
+from .keys import float_keys, integer_keys, keys_to_float, number_keys, remap_keys, unmap_keys
 
 __all__ = ["grouped_stat", "ORDER_STATS", "MOMENT_STATS", "QUANTILE_METHODS", "HAVE_NUMBA"]
 
@@ -768,7 +768,7 @@ def _numba_prepare(col, miss, codes, ngroups, policy, scanned) -> _NumbaSelect:
     slo, shi = klo, khi
     if dt.kind == "f" and policy in (NanPolicy.OMIT, NanPolicy.PROPAGATE):
         lay = layout_of(dt)
-        _, klo, khi = _blocks(lay)  # the number keys: every NaN is outside
+        klo, khi = number_keys(lay)  # every NaN is outside
         if not scanned:  # signaling NaN keys sit next to the infinities
             slo, shi = klo - lay.payload_mask, khi + lay.payload_mask
     if miss is not None:  # rare: drop the missing rows with one copy

@@ -29,6 +29,7 @@ __all__ = [
     "remap_keys",
     "unmap_keys",
     "integer_keys",
+    "number_keys",
 ]
 
 
@@ -70,9 +71,13 @@ def keys_to_float(k: np.ndarray, dtype: np.dtype, out: np.ndarray | None = None)
     return _flip(k, lay, out).view(lay.float_dtype)
 
 
+def number_keys(lay: FloatLayout) -> tuple[int, int]:
+    """(first, last) totalOrder key of a number (-inf .. +inf); NaN keys lie outside."""
+    return lay.int_min + lay.nan_per_sign, lay.int_max - lay.nan_per_sign
+
+
 def _blocks(lay: FloatLayout) -> tuple[int, int, int]:
-    nps = lay.nan_per_sign
-    return nps, lay.int_min + nps, lay.int_max - nps  # NPS, first number key, last number key
+    return (lay.nan_per_sign, *number_keys(lay))  # NPS, first number key, last number key
 
 
 def remap_keys(k: np.ndarray, dtype: np.dtype, policy: NanPolicy) -> np.ndarray:

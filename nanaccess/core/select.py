@@ -20,7 +20,7 @@ from .axes import Reduction
 from .bits import layout_of
 from .classify import canonical_nan, scan_rows
 from .interp import lerp, midpoint, quantile_positions, validate_q
-from .keys import float_keys, integer_keys, keys_to_float, remap_keys, unmap_keys
+from .keys import float_keys, integer_keys, keys_to_float, number_keys, remap_keys, unmap_keys
 
 __all__ = ["order_stat", "ORDER_STATS", "check_orderable", "key_dtype", "keys_to_values",
            "build_keys"]
@@ -179,11 +179,9 @@ def _place(x, red: Reduction, policy: NanPolicy, missing, fill_low: bool):
     prop = np.full(red.rows, kmin, dtype=kd) if policy is NanPolicy.PROPAGATE else None
     count_neg = policy in (NanPolicy.SMALLEST, NanPolicy.LARGEST)
     nneg = np.zeros(red.rows, dtype=np.int64)
-    first_number = kd.type(layout_of(x.dtype).int_min + layout_of(x.dtype).nan_per_sign) \
-        if x.dtype.kind == "f" else None
+    first_number = kd.type(number_keys(layout_of(x.dtype))[0]) if x.dtype.kind == "f" else None
 
-    def visit(start: int, blk: np.ndarray, idx: np.ndarray) -> None:
-        nk = blk[idx]
+    def visit(start: int, blk: np.ndarray, idx: np.ndarray, nk: np.ndarray) -> None:
         if prop is not None:
             if red.rows == 1:
                 prop[0] = max(prop[0], nk.max())
