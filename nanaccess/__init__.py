@@ -36,7 +36,7 @@ from .api import (
 from .core.classify import isnan, issignaling, make_nan, nan_payload, nan_report
 from .core.keys import totalorder_key
 from .errors import NaNError, SignalingNaNError
-from .options import NanPolicy, get_options, set_options
+from .options import NanPolicy, get_options, option_context, set_options
 
 __all__ = [
     "__version__",
@@ -59,6 +59,7 @@ __all__ = [
     "min",
     "nan_payload",
     "nan_report",
+    "option_context",
     "quantile",
     "quantiles",
     "rank",

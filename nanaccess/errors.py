@@ -22,7 +22,9 @@ class NaNError(ValueError):
     Subclasses :class:`ValueError`. Besides the message it carries the facts, so
     that adapters can restate it with labels: ``count``, ``kind`` ("NaN",
     "signaling NaN" or "missing"), ``position`` (index tuple into the array the core
-    saw, or ``None``) and ``subject`` (what held them).
+    saw, or ``None``), ``subject`` (what held them), ``location`` (the label text of
+    the first one, e.g. "index '2024-01-05'", or ``None``) and ``group`` (the group
+    label for grouped statistics, or ``None``). All of them survive pickling.
 
     Examples
     --------
@@ -42,31 +44,36 @@ class NaNError(ValueError):
         position: Any = None,
         subject: str = "data",
         location: str | None = None,
+        group: Any = None,
     ) -> None:
         self.count = int(count)
         self.kind = kind
         self.position = position
         self.subject = subject
+        self.location = location
+        self.group = group
         if message is None:
-            if location is None:
-                location = _format_position(position)
-            message = _compose(subject, self.count, kind, location)
+            message = _compose(subject, self.count, kind,
+                               location if location is not None else _format_position(position))
         super().__init__(message)
 
     def __reduce__(self):
         # keep the facts across pickling (dask.distributed workers send errors back)
         return (_rebuild, (type(self), str(self), self.count, self.kind, self.position,
-                           self.subject))
+                           self.subject, self.location, self.group))
 
-    def relabel(self, subject: str, location: str | None = None) -> NaNError:
+    def relabel(self, subject: str, location: str | None = None, *,
+                group: Any = None) -> NaNError:
         """A new error of the same class naming ``subject`` (e.g. "column 'temp'")
-        and ``location`` (e.g. "index '2024-01-05'") instead of array positions."""
+        and ``location`` (e.g. "index '2024-01-05'") instead of array positions;
+        ``group`` (kept when not given) is the group label of a grouped statistic."""
         return type(self)(
             count=self.count,
             kind=self.kind,
             position=self.position,
             subject=subject,
-            location=location if location is not None else _format_position(self.position),
+            location=location if location is not None else self.location,
+            group=group if group is not None else self.group,
         )
 
 
@@ -87,8 +94,9 @@ class SignalingNaNError(NaNError):
         super().__init__(message, **kwargs)
 
 
-def _rebuild(cls, message, count, kind, position, subject):
-    return cls(message, count=count, kind=kind, position=position, subject=subject)
+def _rebuild(cls, message, count, kind, position, subject, location=None, group=None):
+    return cls(message, count=count, kind=kind, position=position, subject=subject,
+               location=location, group=group)
 
 
 def _format_position(position: Any) -> str | None:

@@ -1,19 +1,28 @@
-"""The ``nan_policy`` names, and the process-wide / per-context defaults."""
+"""The ``nan_policy`` names, and the process-wide / per-context defaults.
+
+Two ways to change a default, as the ecosystem does:
+
+* :func:`set_options` (xarray's name and behaviour): a plain call changes the
+  process-wide value; used as ``with``, the block ends by restoring the old values.
+* :func:`option_context` (pandas' name): an override for the current thread or async
+  task only (a :mod:`contextvars` variable on top of the process-wide values). This
+  is the form for threaded code: other threads never see it.
+
+Nothing here reads the caller's code.
+"""
 
 from __future__ import annotations
 
 import contextvars
-import dis
 import enum
-import functools
-import sys
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from types import CodeType, MappingProxyType
+from types import MappingProxyType
 from typing import Any
 
-__all__ = ["NanPolicy", "set_options", "get_options", "resolve_policy"]
+__all__ = ["NanPolicy", "set_options", "option_context", "get_options", "resolve_policy",
+           "ENGINES"]
 
 
 class NanPolicy(enum.StrEnum):
@@ -40,12 +49,14 @@ class NanPolicy(enum.StrEnum):
 
 
 VALID_POLICIES = tuple(p.value for p in NanPolicy)
+#: kernels for the grouped and accelerated paths: "auto" picks numba when it imports
+ENGINES = ("auto", "numpy", "numba")
 
-_DEFAULTS: dict[str, Any] = {"nan_policy": NanPolicy.RAISE}
-# process-wide values (what plain ``set_options(...)`` changes; worker threads see them)
+_DEFAULTS: dict[str, Any] = {"nan_policy": NanPolicy.RAISE, "engine": "auto"}
+# process-wide values (what ``set_options(...)`` changes; every thread sees them)
 _global: dict[str, Any] = dict(_DEFAULTS)
 _global_lock = threading.Lock()
-# per-thread / per-task overrides from ``with set_options(...)`` blocks
+# per-thread / per-task overrides from ``with option_context(...)`` blocks
 _NO_OVERRIDE: Mapping[str, Any] = MappingProxyType({})
 _override: contextvars.ContextVar[Mapping[str, Any]] = contextvars.ContextVar(
     "nanaccess_options", default=_NO_OVERRIDE
@@ -71,41 +82,53 @@ def resolve_policy(policy: str | NanPolicy | None) -> NanPolicy:
         raise ValueError(f"unknown nan_policy {policy!r}; expected one of {valid}") from None
 
 
-def _validated(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+def resolve_engine(engine: str | None) -> str:
+    """``engine`` checked against :data:`ENGINES`; ``None`` means the current default."""
+    if engine is None:
+        return get_options()["engine"]
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; expected one of {ENGINES}")
+    return engine
+
+
+def _validated(kwargs: Mapping[str, Any], caller: str) -> dict[str, Any]:
     out = {}
     for key, value in kwargs.items():
         if key not in _DEFAULTS:
             raise TypeError(
-                f"set_options() got an unknown option {key!r}; known: {sorted(_DEFAULTS)}"
+                f"{caller}() got an unknown option {key!r}; known: {sorted(_DEFAULTS)}"
             )
-        out[key] = resolve_policy(value) if key == "nan_policy" else value
+        out[key] = resolve_policy(value) if key == "nan_policy" else resolve_engine(value)
     return out
 
 
 def get_options() -> dict[str, Any]:
     """Return the options in force here: the process-wide values with any
-    ``with set_options(...)`` override of this thread or task on top.
+    ``option_context(...)`` override of this thread or task on top.
 
     Examples
     --------
     >>> import nanaccess as na
-    >>> str(na.get_options()["nan_policy"])
-    'raise'
+    >>> str(na.get_options()["nan_policy"]), na.get_options()["engine"]
+    ('raise', 'auto')
     """
     return {**_global, **_override.get()}
 
 
 class set_options:  # noqa: N801 - used like a function, as xarray.set_options
-    """Set nanaccess options, process-wide or inside a ``with`` block.
+    """Set nanaccess options process-wide; as ``with``, restore them on exit.
 
-    A plain call changes the process-wide default (every thread sees it). Used as a
-    context manager it overrides only inside the block, for this thread or async
-    task, and restores the previous values on exit, as :func:`xarray.set_options`.
+    As :func:`xarray.set_options`: the call changes the process-wide default at once
+    (every thread sees it), and a ``with`` block puts the previous values back when
+    it ends. For an override that other threads never see, use
+    :func:`option_context`.
 
     Parameters
     ----------
     nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}
         The policy used when a function is called without ``nan_policy``.
+    engine : {"auto", "numpy", "numba"}
+        Kernels of the grouped and accelerated paths ("auto": numba when it imports).
 
     Examples
     --------
@@ -118,51 +141,44 @@ class set_options:  # noqa: N801 - used like a function, as xarray.set_options
     """
 
     def __init__(self, **kwargs: Any) -> None:
-        self._new = _validated(kwargs)
-        self._token: contextvars.Token | None = None
-        caller = sys._getframe(1)
-        self._applied_globally = not _call_opens_with_block(caller.f_code, caller.f_lasti)
-        if self._applied_globally:
-            with _global_lock:
-                self._old_global = dict(_global)
-                _global.update(self._new)
+        new = _validated(kwargs, "set_options")
+        with _global_lock:
+            self._old = {key: _global[key] for key in new}
+            _global.update(new)
 
     def __enter__(self) -> set_options:
-        if self._applied_globally:
-            # the with-statement was not recognised in the bytecode: undo the
-            # process-wide change and override on the context variable instead
-            with _global_lock:
-                for key in self._new:
-                    _global[key] = self._old_global[key]
-            self._applied_globally = False
-        self._token = _override.set({**_override.get(), **self._new})
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._token is not None:
-            _override.reset(self._token)
-            self._token = None
-
-
-_WITH_OPCODES = {"BEFORE_WITH", "LOAD_SPECIAL", "COPY"}
-
-
-@functools.lru_cache(maxsize=256)
-def _call_opens_with_block(code: CodeType, lasti: int) -> bool:
-    """True when the call at ``lasti`` is the head of a ``with`` statement.
-
-    ``with set_options(...)`` must not touch the process-wide value even for an
-    instant (another thread would see it), so the caller's next instruction decides.
-    CPython 3.11-3.13 emit BEFORE_WITH; 3.14 emits COPY + LOAD_SPECIAL.
-    """
-    for ins in dis.get_instructions(code):
-        if ins.offset > lasti and ins.opname not in {"CACHE", "EXTENDED_ARG"}:
-            return ins.opname in _WITH_OPCODES
-    return False
+        with _global_lock:
+            _global.update(self._old)
 
 
 @contextmanager
-def _policy_default(policy: str | NanPolicy) -> Iterator[None]:
-    """Internal helper for tests: a temporary context-local default."""
-    with set_options(nan_policy=policy):
+def option_context(**kwargs: Any) -> Iterator[None]:
+    """Override nanaccess options inside a ``with`` block, for this thread or task only.
+
+    pandas' name for it. The override sits on a :mod:`contextvars` variable on top of
+    the process-wide values, so other threads (and other asyncio tasks) keep theirs:
+    the form to use in threaded code.
+
+    Parameters
+    ----------
+    nan_policy, engine
+        As :func:`set_options`.
+
+    Examples
+    --------
+    >>> import nanaccess as na
+    >>> with na.option_context(nan_policy="largest"):
+    ...     na.max([1.0, float("nan")])
+    nan
+    >>> str(na.get_options()["nan_policy"])
+    'raise'
+    """
+    new = _validated(kwargs, "option_context")
+    token = _override.set({**_override.get(), **new})
+    try:
         yield
+    finally:
+        _override.reset(token)

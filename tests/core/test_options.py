@@ -77,8 +77,8 @@ def test_context_manager_restores_after_exception():
     assert na.get_options()["nan_policy"] == "raise"
 
 
-def test_context_manager_does_not_touch_process_wide_value():
-    """Another thread must not see a with-block override, even for an instant."""
+def test_option_context_does_not_touch_process_wide_value():
+    """Another thread must not see an option_context override, even for an instant."""
     seen = []
     started = threading.Event()
     release = threading.Event()
@@ -90,7 +90,7 @@ def test_context_manager_does_not_touch_process_wide_value():
 
     t = threading.Thread(target=worker)
     t.start()
-    with na.set_options(nan_policy="omit"):
+    with na.option_context(nan_policy="omit"):
         started.set()
         release.wait(10)
         assert outcome() == 4.0
@@ -123,7 +123,7 @@ def test_eight_threads_isolated():
                     out.append((na.get_options()["nan_policy"].value, outcome()))
                 barrier.wait(10)
             else:
-                with na.set_options(nan_policy=policy):
+                with na.option_context(nan_policy=policy):
                     barrier.wait(10)
                     for _ in range(20):
                         out.append((na.get_options()["nan_policy"].value, outcome()))
@@ -153,7 +153,7 @@ def test_asyncio_tasks_isolated():
         if policy is None:
             await asyncio.sleep(0.01)
             return na.get_options()["nan_policy"].value
-        with na.set_options(nan_policy=policy):
+        with na.option_context(nan_policy=policy):
             await asyncio.sleep(0.01)
             return na.get_options()["nan_policy"].value
 
@@ -161,6 +161,46 @@ def test_asyncio_tasks_isolated():
         return await asyncio.gather(task("omit"), task(None), task("largest"), task(None))
 
     assert asyncio.run(main()) == ["omit", "raise", "largest", "raise"]
+
+
+def test_chained_assignment_applies_process_wide():
+    """Regression: the old bytecode reading made ``a = b = set_options(...)`` a no-op."""
+    a = b = na.set_options(nan_policy="omit")
+    assert a is b
+    assert na.get_options()["nan_policy"] == "omit"
+    assert outcome() == 4.0
+    opts = [na.set_options(nan_policy="largest")][0]
+    assert opts is not None and outcome() == 6.0
+
+
+def test_set_options_with_block_is_process_wide_and_restored():
+    """As xarray: the with-form sets the process-wide value (other threads see it)."""
+    seen = []
+    with na.set_options(nan_policy="largest"):
+        t = threading.Thread(target=lambda: seen.append(na.get_options()["nan_policy"]))
+        t.start()
+        t.join()
+    assert seen == [NanPolicy.LARGEST]
+    assert na.get_options()["nan_policy"] == "raise"
+
+
+def test_option_context_nests_over_set_options():
+    na.set_options(nan_policy="omit")
+    with na.option_context(nan_policy="smallest"):
+        assert outcome() == 2.0
+        with na.option_context(nan_policy="largest"):
+            assert outcome() == 6.0
+        assert outcome() == 2.0
+    assert outcome() == 4.0
+
+
+def test_engine_option():
+    assert na.get_options()["engine"] == "auto"
+    with na.option_context(engine="numpy"):
+        assert na.get_options()["engine"] == "numpy"
+    with pytest.raises(ValueError, match="numba"):
+        na.set_options(engine="fortran")
+    assert na.get_options()["engine"] == "auto"
 
 
 def test_context_manager_bound_to_name_first():
@@ -203,3 +243,6 @@ def test_unknown_policy_value_error_lists_valid(bad):
 def test_unknown_option_name():
     with pytest.raises(TypeError):
         na.set_options(bogus=1)
+    with pytest.raises(TypeError, match="option_context"):
+        with na.option_context(bogus=1):
+            pass

@@ -52,7 +52,7 @@ FAMILIES = {
     "object": {"groupby", "resample", "plot_nan_map"},
 }
 # the functions in __all__ that are not statistics of data (configuration, constructors)
-NOT_STATISTICS = {"get_options", "set_options", "make_nan"}
+NOT_STATISTICS = {"get_options", "set_options", "option_context", "make_nan"}
 
 
 def family_of(name: str) -> str:

@@ -36,7 +36,7 @@ def test_eight_threads_equal_serial_with_overrides() -> None:
             for s in STATS:
                 for p in ("omit", "propagate", "smallest"):
                     if i % 2:  # half the threads use a with-block override instead
-                        with na.set_options(nan_policy=p):
+                        with na.option_context(nan_policy=p):
                             out[s, p] = _bits(getattr(na, s)(DATA))
                     else:
                         out[s, p] = _bits(getattr(na, s)(DATA, nan_policy=p))
@@ -54,7 +54,7 @@ def test_with_block_never_leaks_into_other_threads() -> None:
     seen: list[str] = []
 
     def overrider() -> None:
-        with na.set_options(nan_policy="omit"):
+        with na.option_context(nan_policy="omit"):
             inside.set()
             done.wait(5)
 
@@ -83,7 +83,7 @@ def test_with_block_overrides_only_its_own_thread_many_times() -> None:
 
     def worker(policy: str) -> None:
         for _ in range(300):
-            with na.set_options(nan_policy=policy):
+            with na.option_context(nan_policy=policy):
                 got = str(na.get_options()["nan_policy"])
                 if got != policy:
                     errors.append(f"{policy} saw {got}")

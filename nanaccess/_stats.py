@@ -1,0 +1,166 @@
+"""The one table of statistics: every list of statistic names in nanaccess reads it.
+
+An entry says what a statistic is, not how a host spells it: its family (which engine
+computes it), its parameters, whether the result is a picked element (so it keeps the
+input's dtype and bits), and a summary line for docs and ``--help``. The engines, the
+generated accessors (``tools/generate_api.py``), the CLI and the reliability matrix
+all iterate over :data:`STATISTICS`; adding a statistic is one entry here plus its
+kernel. This module imports nothing of nanaccess (every layer may read it).
+
+Families
+--------
+``order``
+    a value at a rank of the policy's order (median, quantiles, min, max): the
+    selection engines.
+``arg``
+    the position of such a value (argmin, argmax).
+``moment``
+    exact sums and what derives from them (mean, var, std, sum).
+``count``
+    how many numbers there are.
+``spread``
+    differences of order statistics (iqr, mad): computed from order statistics by
+    the core, so every host that reduces gets them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Literal
+
+__all__ = [
+    "Statistic",
+    "Param",
+    "STATISTICS",
+    "get",
+    "names",
+    "ORDER",
+    "ARG",
+    "MOMENT",
+    "SPREAD",
+    "REDUCTIONS",
+    "GROUPED",
+]
+
+Family = Literal["order", "arg", "moment", "count", "spread"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """A statistic's own keyword (beyond data, axis/dim and nan_policy)."""
+
+    name: str
+    default: object
+    #: numpydoc type line
+    type: str
+    #: numpydoc description (one paragraph)
+    doc: str
+    #: default on the pandas accessors where it differs (ddof=1 as pandas)
+    pandas_default: object = None
+    #: the parameter has no default (``q`` of quantile)
+    required: bool = False
+
+
+_Q = Param("q", None, "float or sequence of float",
+           "Quantile(s) in [0, 1]. A sequence adds a leading quantile dimension.",
+           required=True)
+_METHOD = Param("method", "linear",
+                '{"linear", "lower", "higher", "nearest", "midpoint", "inclusive", '
+                '"exclusive", "weibull", "hazen", "median_unbiased", "normal_unbiased"}',
+                "Quantile method, as :func:`numpy.quantile` (\"inclusive\" = \"linear\", "
+                "\"exclusive\" = \"weibull\"). A weight of exactly zero is a pick.")
+_DDOF = Param("ddof", 0, "float",
+              "Delta degrees of freedom: the divisor is ``N - ddof`` (fractional values "
+              "are allowed).", pandas_default=1)
+_RNG = Param("rng", (25, 75), "tuple of two floats",
+             "Percentiles (0-100) whose difference is returned, as :func:`scipy.stats.iqr`.")
+_SCALE = Param("scale", 1.0, 'float or "normal"',
+               "Divide the median absolute deviation by this, as "
+               ":func:`scipy.stats.median_abs_deviation` (\"normal\" is 0.67449, so the "
+               "result estimates the standard deviation of normal data).")
+
+
+@dataclass(frozen=True)
+class Statistic:
+    """One statistic of the table."""
+
+    name: str
+    family: Family
+    #: the result is one of the input's elements, exactly as stored (dtype and bits)
+    picks: bool
+    summary: str
+    params: tuple[Param, ...] = ()
+    #: which ranks an order statistic selects (see :func:`nanaccess.core.plan.rank_plan`)
+    rank: str | None = None
+    #: computed for every group in one pass by the grouped engines
+    grouped: bool = True
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params)
+
+
+_TABLE = (
+    Statistic("median", "order", False, "Median (the mean of the two middle values).",
+              rank="median"),
+    Statistic("median_low", "order", True, "Low median: the smaller middle element, as stored.",
+              rank="median_low"),
+    Statistic("median_high", "order", True,
+              "High median: the larger middle element, as stored.", rank="median_high"),
+    Statistic("quantile", "order", False, "Quantile(s) with NumPy's methods.",
+              (_Q, _METHOD), rank="quantile"),
+    Statistic("min", "order", True, "Smallest value under the policy's order, as stored.",
+              rank="min"),
+    Statistic("max", "order", True, "Largest value under the policy's order, as stored.",
+              rank="max"),
+    Statistic("argmin", "arg", False, "Position of the first smallest value.", rank="min",
+              grouped=False),
+    Statistic("argmax", "arg", False, "Position of the first largest value.", rank="max",
+              grouped=False),
+    Statistic("mean", "moment", False, "Arithmetic mean from the exact sum, rounded once."),
+    Statistic("var", "moment", False, "Variance, exactly rounded.", (_DDOF,)),
+    Statistic("std", "moment", False, "Standard deviation: the square root of var.",
+              (_DDOF,)),
+    Statistic("sum", "moment", False, "Exact sum rounded once (as math.fsum)."),
+    Statistic("count", "count", False, "Number of numbers (NaN and missing excluded)."),
+    Statistic("iqr", "spread", False,
+              "Interquartile range: the difference of two quantiles, as scipy.stats.iqr.",
+              (_RNG, _METHOD)),
+    Statistic("mad", "spread", False,
+              "Median absolute deviation from the median, as "
+              "scipy.stats.median_abs_deviation.", (_SCALE,)),
+)
+
+#: name -> :class:`Statistic`, in the order of the docs
+STATISTICS: MappingProxyType[str, Statistic] = MappingProxyType({s.name: s for s in _TABLE})
+
+
+def names(*families: Family, grouped: bool | None = None) -> tuple[str, ...]:
+    """Names of the statistics of ``families`` (all when none is given), in table order."""
+    return tuple(
+        s.name for s in _TABLE
+        if (not families or s.family in families) and (grouped is None or s.grouped == grouped)
+    )
+
+
+def get(name: str) -> Statistic:
+    """The table entry for ``name``; a ``ValueError`` listing the known names otherwise."""
+    try:
+        return STATISTICS[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown statistic {name!r}; expected one of {', '.join(STATISTICS)}"
+        ) from None
+
+
+ORDER = names("order")
+ARG = names("arg")
+MOMENT = names("moment")
+SPREAD = names("spread")
+#: every statistic that reduces data to one value per output cell
+REDUCTIONS = tuple(STATISTICS)
+#: statistics the grouped engines compute (one pass over all groups)
+GROUPED = names(grouped=True)
+#: order statistics whose result is one stored element (no arithmetic)
+PICKS = tuple(s.name for s in _TABLE if s.picks)

@@ -1,0 +1,107 @@
+"""The rank plan of an order statistic: which ranks to select and how to combine them.
+
+Every selection engine (in-memory, grouped, dask, objects) asks :func:`rank_plan`
+which ranks of the policy's order a statistic needs, selects the values at those
+ranks its own way, and hands them to :func:`combine`. So "median of an even count is
+the midpoint of ranks (n-1)//2 and n//2" is written once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from .interp import lerp, midpoint, quantile_positions
+
+__all__ = ["RankPlan", "rank_plan", "combine", "PICK_METHODS"]
+
+#: quantile methods whose result is one stored element (no arithmetic)
+PICK_METHODS = ("lower", "higher", "nearest")
+
+Mode = Literal["pick", "mid", "lerp"]
+
+
+@dataclass(frozen=True)
+class RankPlan:
+    """Ranks ``lo``/``hi`` (int64, ``(nq, rows)``) into each row's order, the weight
+    of ``hi`` (float64, same shape; 0 = pick ``lo``) and how to combine them:
+    ``"pick"`` (the element at ``lo``), ``"mid"`` (midpoint, exact-overflow-safe) or
+    ``"lerp"`` (NumPy's linear interpolation with the spec's NaN rules)."""
+
+    lo: np.ndarray
+    hi: np.ndarray
+    weight: np.ndarray
+    mode: Mode
+
+    @property
+    def ranks(self) -> np.ndarray:
+        """``lo`` and ``hi`` stacked (``(2 nq, rows)``): what to select."""
+        return np.concatenate([self.lo, self.hi])
+
+
+def rank_plan(stat: str, n: np.ndarray, q: np.ndarray | None = None,
+              method: str = "linear") -> RankPlan:
+    """The plan of ``stat`` for rows holding ``n`` ordered values each.
+
+    Parameters
+    ----------
+    stat : {"median", "median_low", "median_high", "quantile", "min", "max"}
+        Also "argmin" / "argmax" (the ranks of min / max).
+    n : int array (rows,)
+        Values in each row's order (after the policy removed what it removes).
+    q : float array, optional
+        Quantiles (flattened), for ``stat="quantile"``.
+    method : str
+        Quantile method (see :mod:`nanaccess.core.interp`).
+
+    Rows with ``n == 0`` get ranks 0 (the caller fills them as empty).
+
+    Examples
+    --------
+    >>> p = rank_plan("median", np.array([4, 5]))
+    >>> p.lo.tolist(), p.hi.tolist(), p.mode
+    ([[1, 2]], [[2, 2]], 'mid')
+    """
+    n = np.asarray(n, dtype=np.int64)
+    last = np.maximum(n - 1, 0)
+    if stat == "quantile":
+        if q is None:
+            raise TypeError("quantile needs q")
+        lo, hi, t = quantile_positions(n, np.asarray(q, np.float64).ravel(), method)
+        # quantile "midpoint" is lerp with weight 0.5 (NumPy's formula), not median's mid
+        return RankPlan(lo, hi, np.asarray(t), "pick" if method in PICK_METHODS else "lerp")
+    zero = np.zeros((1, n.size), np.float64)
+    if stat in ("min", "argmin"):
+        lo = np.zeros((1, n.size), np.int64)
+        return RankPlan(lo, lo, zero, "pick")
+    if stat in ("max", "argmax"):
+        return RankPlan(last[None], last[None], zero, "pick")
+    lo, hi = (last >> 1)[None], np.minimum(n >> 1, last)[None]
+    if stat == "median_low":
+        return RankPlan(lo, lo, zero, "pick")
+    if stat == "median_high":
+        return RankPlan(hi, hi, zero, "pick")
+    if stat == "median":
+        return RankPlan(lo, hi, np.where(lo == hi, 0.0, 0.5), "mid")
+    raise ValueError(f"{stat!r} is not an order statistic")
+
+
+def combine(plan: RankPlan, a: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
+    """The statistic from the values ``a`` at ``plan.lo`` and ``b`` at ``plan.hi``.
+
+    Picks return ``a`` as stored; midpoints and interpolations follow
+    :mod:`nanaccess.core.interp` (a NaN neighbour gives that NaN, quieted); integer
+    and bool inputs interpolate to float64 as NumPy.
+    """
+    if plan.mode == "pick":
+        return a
+    if plan.mode == "mid":
+        vals = midpoint(a, b)
+        vals = np.where(plan.lo == plan.hi, a.astype(vals.dtype), vals)
+    else:
+        vals = lerp(a, b, plan.weight)
+    if a.dtype.kind not in "fmM":
+        vals = vals.astype(np.float64)
+    return vals
