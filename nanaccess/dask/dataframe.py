@@ -5,133 +5,19 @@ goes through the exact selection of :mod:`nanaccess.dask.array` (histogram passe
 over totalOrder key prefixes, combined across partitions), so results equal the
 in-memory pandas accessor's numbers bit for bit. Partition lengths need not be known.
 Policy errors are raised at compute time and name the column and the index label of
-the first offending value.
+the first offending value. The computations live in :mod:`nanaccess.dask.frame_reduce`;
+this module holds only the accessor classes and their registration.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-import dask
-import dask.array as da
-import dask.dataframe as dd
-import numpy as np
-import pandas as pd
 from dask.dataframe.extensions import register_dataframe_accessor, register_series_accessor
 
-from ..core.bits import as_bits, layout_of
-from ..errors import NaNError, SignalingNaNError
-from ..options import NanPolicy, resolve_policy
-from .array import dask_moment_stat, dask_order_stat
+from .frame_reduce import frame_stat, groupby_stat, series_stat
 
-__all__ = ["DaskSeriesNanStats", "DaskDataFrameNanStats", "series_stat"]
-
-_ORDER = ("median", "median_low", "median_high", "quantile", "min", "max")
-_MOMENT = ("mean", "var", "std", "sum", "count")
-
-
-def _partition_info(part: pd.Series) -> tuple[int, list[int], list[Any]]:
-    """(length, [n_sig, n_nan, n_missing], [first label of each]) of one partition."""
-    values = np.asarray(part.to_numpy())
-    counts = [0, 0, 0]
-    firsts: list[Any] = [None, None, None]
-    masks: list[np.ndarray | None] = [None, None, None]
-    if values.dtype.kind == "f":
-        nan = np.isnan(values)
-        lay = layout_of(values.dtype)
-        masks[0] = nan & ((as_bits(values) & lay.int_dtype.type(lay.quiet_bit)) == 0)
-        masks[1] = nan
-    elif values.dtype.kind in "mM":
-        masks[2] = np.isnat(values)
-    for j, m in enumerate(masks):
-        if m is not None and m.any():
-            idx = np.flatnonzero(m)
-            counts[j] = int(idx.size)
-            firsts[j] = (int(idx[0]), part.index[idx[0]])
-    return len(values), counts, firsts
-
-
-def _check_series(infos: list, policy: NanPolicy, column: Any) -> np.ndarray:
-    """Combine the partition infos in order; raise as the core would, with labels."""
-    totals = [0, 0, 0]
-    firsts: list[Any] = [None, None, None]
-    offset = 0
-    for length, counts, fs in infos:
-        for j in range(3):
-            totals[j] += counts[j]
-            if firsts[j] is None and fs[j] is not None:
-                firsts[j] = (offset + fs[j][0], fs[j][1])
-        offset += length
-    subject = "data" if column is None else f"column {column!r}"
-
-    def where(j: int) -> str:
-        return f"index {_label(firsts[j][1])}"
-
-    nsig, nnan, nmiss = totals
-    if nnan and nsig and policy is not NanPolicy.TOTALORDER:
-        raise SignalingNaNError(count=nsig, position=(firsts[0][0],), subject=subject,
-                                location=where(0))
-    if policy is NanPolicy.RAISE and nnan:
-        raise NaNError(count=nnan, kind="NaN", position=(firsts[1][0],), subject=subject,
-                       location=where(1))
-    if policy is NanPolicy.RAISE and nmiss:
-        raise NaNError(count=nmiss, kind="missing", position=(firsts[2][0],),
-                       subject=subject, location=where(2))
-    return np.ones(1, dtype=bool)
-
-
-def _label(value: Any) -> str:
-    if isinstance(value, pd.Timestamp):
-        return repr(value.strftime("%Y-%m-%d") if value == value.normalize()
-                    else value.isoformat())
-    if isinstance(value, np.generic):
-        value = value.item()
-    return repr(value)
-
-
-def _series_check(s: dd.Series, policy: NanPolicy) -> da.Array | None:
-    if s.dtype.kind not in "fmM":
-        return None
-    parts = [dask.delayed(_partition_info)(p) for p in s.to_delayed()]
-    chk = dask.delayed(_check_series)(parts, policy, s.name)
-    return da.from_delayed(chk, shape=(1,), dtype=bool)
-
-
-def series_stat(
-    s: dd.Series,
-    stat: str,
-    *,
-    q: float | Sequence[float] | None = None,
-    method: str = "linear",
-    ddof: int = 1,
-    nan_policy: NanPolicy | str | None = None,
-) -> da.Array:
-    """One statistic of a dask Series, lazy (a 0-d dask array, or 1-D for list ``q``).
-
-    Examples
-    --------
-    >>> import numpy as np, pandas as pd, dask.dataframe as dd
-    >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 2.0]), npartitions=2)
-    >>> float(series_stat(s, "median", nan_policy="omit").compute())
-    2.5
-    """
-    policy = resolve_policy(nan_policy)
-    x = s.to_dask_array()
-    check = _series_check(s, policy)
-    if stat in _ORDER:
-        return dask_order_stat(x, stat, q=q, method=method, policy=policy, check=check)
-    if stat in _MOMENT:
-        # a tree reduction of exact partials (unknown partition lengths are fine)
-        return dask_moment_stat(x, stat, ddof=ddof, policy=policy, check=check)
-    raise ValueError(f"unknown statistic {stat!r}; expected one of {_ORDER + _MOMENT}")
-
-
-def dask_moment_dtype(x: da.Array, stat: str) -> np.dtype:
-    from ..core.moments import moment_stat
-
-    v, _m = moment_stat(np.zeros(2, dtype=x.dtype), stat, policy=NanPolicy.TOTALORDER)
-    return np.asarray(v).dtype
+__all__ = ["DaskDataFrameNanStats", "DaskNanGroupBy", "DaskSeriesNanStats", "series_stat"]
 
 
 class _Base:
@@ -272,31 +158,6 @@ class DaskSeriesNanStats(_Base):
         return series_stat(self._obj, "std", ddof=ddof, nan_policy=nan_policy)
 
 
-def _frame_stat(ddf: dd.DataFrame, stat: str, numeric_only: bool, **kw: Any):
-    cols = [c for c in ddf.columns
-            if not numeric_only or pd.api.types.is_numeric_dtype(ddf[c].dtype)]
-    results = [series_stat(ddf[c], stat, **kw) for c in cols]
-    q = kw.get("q")
-    list_q = q is not None and np.ndim(q) > 0
-
-    def assemble(*values):
-        if list_q:
-            return pd.DataFrame({c: np.asarray(v) for c, v in zip(cols, values, strict=True)},
-                                index=pd.Index(np.asarray(q, dtype=float)))
-        return pd.Series([np.asarray(v)[()] for v in values], index=pd.Index(cols),
-                         dtype=np.result_type(*[r.dtype for r in results]) if results
-                         else float)
-
-    if list_q:
-        meta = pd.DataFrame({c: pd.Series(dtype=r.dtype) for c, r in
-                             zip(cols, results, strict=True)})
-    else:
-        meta = pd.Series(dtype=np.result_type(*[r.dtype for r in results]) if results
-                         else float)
-    delayed = dask.delayed(assemble)(*results)
-    return dd.from_delayed([delayed], meta=meta, verify_meta=False)
-
-
 @register_dataframe_accessor("nanstats")
 class DaskDataFrameNanStats(_Base):
     """``dask DataFrame.nanstats``: per-column exact statistics as a lazy Series.
@@ -332,7 +193,7 @@ class DaskDataFrameNanStats(_Base):
         >>> ddf.nanstats.median().compute().tolist()
         [3.0]
         """
-        return _frame_stat(self._obj, "median", numeric_only, nan_policy=nan_policy)
+        return frame_stat(self._obj, "median", numeric_only, nan_policy=nan_policy)
 
     def quantile(self, q=0.5, *, method="linear", numeric_only=False, nan_policy=None):
         """Exact quantile(s) of each column (list ``q``: a frame indexed by q).
@@ -344,7 +205,7 @@ class DaskDataFrameNanStats(_Base):
         >>> ddf.nanstats.quantile([0.0, 1.0]).compute()["a"].tolist()
         [1.0, 4.0]
         """
-        return _frame_stat(self._obj, "quantile", numeric_only, q=q, method=method,
+        return frame_stat(self._obj, "quantile", numeric_only, q=q, method=method,
                            nan_policy=nan_policy)
 
     def min(self, *, numeric_only=False, nan_policy=None):
@@ -357,7 +218,7 @@ class DaskDataFrameNanStats(_Base):
         >>> ddf.nanstats.min().compute().tolist()
         [1.0]
         """
-        return _frame_stat(self._obj, "min", numeric_only, nan_policy=nan_policy)
+        return frame_stat(self._obj, "min", numeric_only, nan_policy=nan_policy)
 
     def max(self, *, numeric_only=False, nan_policy=None):
         """Maximum of each column.
@@ -369,7 +230,7 @@ class DaskDataFrameNanStats(_Base):
         >>> ddf.nanstats.max().compute().tolist()
         [4.0]
         """
-        return _frame_stat(self._obj, "max", numeric_only, nan_policy=nan_policy)
+        return frame_stat(self._obj, "max", numeric_only, nan_policy=nan_policy)
 
     def mean(self, *, numeric_only=False, nan_policy=None):
         """Correctly rounded mean of each column.
@@ -381,7 +242,7 @@ class DaskDataFrameNanStats(_Base):
         >>> ddf.nanstats.mean().compute().tolist()
         [3.0]
         """
-        return _frame_stat(self._obj, "mean", numeric_only, nan_policy=nan_policy)
+        return frame_stat(self._obj, "mean", numeric_only, nan_policy=nan_policy)
 
     def sum(self, *, numeric_only=False, nan_policy=None):
         """Correctly rounded sum of each column.
@@ -393,7 +254,7 @@ class DaskDataFrameNanStats(_Base):
         >>> ddf.nanstats.sum().compute().tolist()
         [9.0]
         """
-        return _frame_stat(self._obj, "sum", numeric_only, nan_policy=nan_policy)
+        return frame_stat(self._obj, "sum", numeric_only, nan_policy=nan_policy)
 
     def var(self, *, ddof=1, numeric_only=False, nan_policy=None):
         """Variance of each column (``ddof=1`` as pandas).
@@ -405,7 +266,7 @@ class DaskDataFrameNanStats(_Base):
         >>> ddf.nanstats.var().compute().tolist()
         [2.0]
         """
-        return _frame_stat(self._obj, "var", numeric_only, ddof=ddof, nan_policy=nan_policy)
+        return frame_stat(self._obj, "var", numeric_only, ddof=ddof, nan_policy=nan_policy)
 
     def std(self, *, ddof=1, numeric_only=False, nan_policy=None):
         """Standard deviation of each column (``ddof=1`` as pandas).
@@ -417,7 +278,7 @@ class DaskDataFrameNanStats(_Base):
         >>> ddf.nanstats.std(ddof=0).compute().tolist()
         [1.0]
         """
-        return _frame_stat(self._obj, "std", numeric_only, ddof=ddof, nan_policy=nan_policy)
+        return frame_stat(self._obj, "std", numeric_only, ddof=ddof, nan_policy=nan_policy)
 
 
 class DaskNanGroupBy:
@@ -446,13 +307,7 @@ class DaskNanGroupBy:
         self._ddf, self._by, self._dropna = ddf, by, dropna
 
     def _stat(self, stat: str, **kw: Any) -> Any:
-        by, dropna = self._by, self._dropna
-
-        def per_partition(pdf: pd.DataFrame) -> Any:
-            return getattr(pdf.groupby(by, sort=True, dropna=dropna).nanstats, stat)(**kw)
-
-        meta = per_partition(self._ddf._meta)
-        return self._ddf.shuffle(on=by).map_partitions(per_partition, meta=meta)
+        return groupby_stat(self._ddf, self._by, self._dropna, stat, **kw)
 
     def median(self, *, nan_policy=None):
         """Exact median per group (see the class docstring)."""
@@ -468,8 +323,6 @@ class DaskNanGroupBy:
 
     def quantile(self, q=0.5, *, method="linear", nan_policy=None):
         """Exact quantile per group (scalar ``q``)."""
-        if np.ndim(q):
-            raise ValueError("dask groupby quantile takes a scalar q")
         return self._stat("quantile", q=q, method=method, nan_policy=nan_policy)
 
     def min(self, *, nan_policy=None):
