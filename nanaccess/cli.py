@@ -25,6 +25,7 @@ from typing import Any, TextIO
 import numpy as np
 import pandas as pd
 
+from . import _stats
 from ._version import __version__
 from .options import VALID_POLICIES
 
@@ -36,17 +37,11 @@ EXIT_OK, EXIT_USAGE, EXIT_POLICY = 0, 2, 3
 PROGRESS_BYTES = 32 * 1024 * 1024
 
 DEFAULT_STATS = ("count", "mean", "std", "min", "median", "max")
-_SIMPLE_STATS = (
-    "count",
-    "mean",
-    "std",
-    "var",
-    "sum",
-    "min",
-    "median",
-    "median_low",
-    "median_high",
-    "max",
+# every statistic of the table that needs no argument (qNN covers quantiles); arg
+# statistics are positions, not summaries of a column
+_SIMPLE_STATS = tuple(
+    st.name for st in _stats.STATISTICS.values()
+    if st.family != "arg" and not any(p.required for p in st.params)
 )
 _FORMATS = {
     ".csv": "CSV",
@@ -419,12 +414,13 @@ def _compute(stat: str, s: pd.Series, policy: str) -> Cell:
         if stat == "count":
             report = na.nan_report(s)
             return Cell(int(report["numbers"]))
-        if stat in ("std", "var"):  # sample statistics, as pandas' describe
-            value = getattr(na, stat)(s, ddof=1, nan_policy=policy)
-        elif stat.startswith("q") and stat not in _SIMPLE_STATS:
+        if stat.startswith("q") and stat not in _SIMPLE_STATS:
             value = na.quantile(s, _quantile_of(stat), nan_policy=policy)
         else:
-            value = getattr(na, stat)(s, nan_policy=policy)
+            # the table's pandas defaults (ddof=1: sample statistics, as pandas' describe)
+            params = {p.name: p.pandas_default for p in _stats.get(stat).params
+                      if p.pandas_default is not None}
+            value = getattr(na, stat)(s, nan_policy=policy, **params)
     except NaNError as err:
         if getattr(err, "subject", None) == "data" and hasattr(err, "relabel"):
             position = err.position

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import scipy.stats as scipy_stats
 import xarray as xr
 
 import nanaccess as na
@@ -208,6 +209,10 @@ def stat_of_numbers(name: str, nums: list, *, dtype: Any, form: str, q: Any = 0.
             return value(NAN)
         fn = np.var if name == "var" else np.std
         return value(fn(wide, ddof=ddof), rtol=_rtol(a.dtype))
+    if name == "iqr":  # scipy's own (defaults rng=(25, 75), linear)
+        return value(scipy_stats.iqr(a), rtol=_rtol(a.dtype))
+    if name == "mad":
+        return value(scipy_stats.median_abs_deviation(a), rtol=_rtol(a.dtype))
     raise AssertionError(f"no reference for {name}")
 
 
@@ -231,6 +236,14 @@ def _object_reference(name: str, nums: list, *, q: Any, method: str, ddof: int) 
             return value(sum(Fraction(x) for x in nums))
         if name == "mean":
             return value(statistics.mean(nums), rtol=1e-12)
+        if name == "iqr":  # exact, on Fractions (the statistics-module way)
+            return value(float(_frac_quantile(nums, 0.75) - _frac_quantile(nums, 0.25)),
+                         rtol=1e-12)
+        if name == "mad":
+            fr = [Fraction(x) for x in nums]
+            center = statistics.median(fr)
+            return value(float(statistics.median([abs(x - center) for x in fr])),
+                         rtol=1e-12)
         if name in ("var", "std"):
             if n - ddof <= 0:
                 return value(NAN, also_raises=(statistics.StatisticsError,))
@@ -289,7 +302,7 @@ def policy_reference(ep: EntryPoint, elems: list, policy: str, *, host: str, for
     labs = [labels[i] for i in positions] if labels is not None else None
     if policy == "propagate" and (has_nan or has_miss) and fam == "quantiles":
         return value(np.full(3, np.nan))
-    if policy == "propagate" and (has_nan or has_miss) and fam in ("order", "moment"):
+    if policy == "propagate" and (has_nan or has_miss) and fam in ("order", "moment", "spread"):
         if has_nan:
             return value(NAN)
         return value(NA if nullable else MISSING_ANY)
@@ -302,7 +315,7 @@ def policy_reference(ep: EntryPoint, elems: list, policy: str, *, host: str, for
     if policy == "propagate" and has_miss and fam == "arg" and "num" not in classes:
         # decision 6: never points at a missing value -> nothing to point at
         return raises(ValueError, "empty|no value|row|nothing")
-    if fam in ("order", "moment", "arg", "quantiles"):
+    if fam in ("order", "moment", "arg", "quantiles", "spread"):
         exp = stat_of_numbers(name, nums, dtype=dtype, form=form, q=q, method=method,
                               ddof=ddof, positions=positions, labels=labs)
         if nullable and exp.value is NAN and not exp.raises:
@@ -834,7 +847,8 @@ def _signaling(ep: EntryPoint) -> list[Case]:
 
 def _totalorder_snan_cases(ep: EntryPoint, col: np.ndarray, tag: str) -> list[Case]:
     """Under "totalorder" +sNaN sorts above +inf and nothing signals (spec section 2)."""
-    if not ep.takes("nan_policy") or ep.family not in ("order", "arg", "moment", "sort"):
+    if not ep.takes("nan_policy") or ep.family not in ("order", "arg", "moment", "sort",
+                                                       "spread"):
         return []
     dt = col.dtype
     snan = col[1]
@@ -843,6 +857,9 @@ def _totalorder_snan_cases(ep: EntryPoint, col: np.ndarray, tag: str) -> list[Ca
         "quantile": dt.type(2.0), "min": dt.type(1.0), "max": snan,
         "argmin": 0, "argmax": 1, "idxmin": 0, "idxmax": 1,
         "mean": NAN, "var": NAN, "std": NAN, "sum": NAN,
+        # [1, sNaN, 2]: the 0.75 quantile lies between 2 and +sNaN (that NaN, quieted);
+        # the deviations are 1, sNaN (kept), 0, whose median is 1
+        "iqr": NAN, "mad": dt.type(1.0),
         "sort": np.array([1.0, 2.0, np.nan]), "argsort": np.array([0, 2, 1]),
         "sort_values": np.array([1.0, 2.0, np.nan]), "rank": np.array([1.0, 3.0, 2.0]),
     }
