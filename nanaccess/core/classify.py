@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import NaNError, SignalingNaNError
 from ..options import NanPolicy
-from .axes import Reduction, first_position
+from .axes import Reduction
 from .bits import as_bits, layout_of
 from .keys import number_keys
+from .policy import RULES, NanTally, raise_for
 
 __all__ = [
     "isnan",
@@ -406,16 +406,14 @@ def scan_rows(
                 nan &= ~miss_rows
                 if not nan.any():
                     nan = None
-    if nan is not None and policy is not NanPolicy.TOTALORDER:
+    r = RULES[policy]
+    if nan is not None and not r.signaling_allowed:
         lay = layout_of(x.dtype)
         bits = as_bits(red.as_rows(x))[nan]
-        if (bits & lay.int_dtype.type(lay.quiet_bit) == 0).any() or policy is NanPolicy.RAISE:
-            _nan_error(x, policy, missing)
-    if policy is NanPolicy.RAISE:
-        if miss_rows is not None:
-            raise NaNError(
-                count=int(missing.sum()), kind="missing", position=first_position(missing)
-            )
+        if r.nan_raises or (bits & lay.int_dtype.type(lay.quiet_bit) == 0).any():
+            _raise_policy(x, policy, missing)
+    if miss_rows is not None and r.missing_raises:
+        _raise_policy(x, policy, missing)
     zeros = np.zeros(red.rows, dtype=np.int64)
     return NanScan(
         nan=nan,
@@ -453,15 +451,27 @@ def nan_key_blocks(
             yield start, blk, np.flatnonzero(hit)
 
 
-def _nan_error(x, policy: NanPolicy, missing) -> None:
-    """Raise the error ``policy`` has for ``x`` (which holds a NaN): signaling first."""
-    lay = layout_of(x.dtype)
-    full = np.isnan(x) if missing is None else (np.isnan(x) & ~missing)
-    sig = full & ((as_bits(x) & lay.int_dtype.type(lay.quiet_bit)) == 0)
-    if policy is not NanPolicy.TOTALORDER and sig.any():
-        raise SignalingNaNError(count=int(sig.sum()), position=first_position(sig))
-    if policy is NanPolicy.RAISE:
-        raise NaNError(count=int(full.sum()), kind="NaN", position=first_position(full))
+def nan_tally(x: np.ndarray, missing: np.ndarray | None = None) -> NanTally:
+    """The :class:`NanTally` of ``x`` (positions in its C order): NaNs, signaling
+    NaNs, NaT and ``missing`` (a missing entry is never a NaN).
+
+    Full-size masks: for the error path, not for the hot path.
+    """
+    miss = None if missing is None else np.asarray(missing, dtype=bool)
+    if x.dtype.kind in "mM":
+        nat = np.isnat(x)
+        miss = nat if miss is None else (miss | nat)
+    nan = sig = None
+    if _is_float_array(x):
+        nan = np.isnan(x) if miss is None else (np.isnan(x) & ~miss)
+        lay = layout_of(x.dtype)
+        sig = nan & ((as_bits(x) & lay.int_dtype.type(lay.quiet_bit)) == 0)
+    return NanTally.from_masks(nan=nan, signaling=sig, missing=miss)
+
+
+def _raise_policy(x, policy: NanPolicy, missing) -> None:
+    """Raise the error ``policy`` has for ``x`` (see :func:`policy.raise_for`)."""
+    raise_for(nan_tally(x, missing), policy, shape=x.shape)
 
 
 def _scan_keys(x, red: Reduction, policy: NanPolicy, missing, keys: np.ndarray,
@@ -484,24 +494,23 @@ def _scan_keys(x, red: Reduction, policy: NanPolicy, missing, keys: np.ndarray,
             miss_rows = red.as_rows(missing)
             miss_flat = miss_rows.reshape(-1)
     nnan = np.zeros(rows, dtype=np.int64)
-    check_sig = policy is not NanPolicy.TOTALORDER
+    r = RULES[policy]
     for start, blk, idx in nan_key_blocks(flat, x.dtype, miss_flat):
-        if policy is NanPolicy.RAISE:
-            _nan_error(x, policy, missing)
+        if r.nan_raises:
+            _raise_policy(x, policy, missing)
         nk = blk[idx]
-        if check_sig:
+        if not r.signaling_allowed:
             bits = nk ^ ((nk >> (lay.bits - 1)) & t(lay.int_max))
             if (bits & t(lay.quiet_bit) == 0).any():
-                _nan_error(x, policy, missing)
+                _raise_policy(x, policy, missing)
         if rows == 1:
             nnan[0] += idx.size
         else:
             nnan += np.bincount((idx + start) // n, minlength=rows)
         if visit is not None:
             visit(start, blk, idx, nk)
-    if policy is NanPolicy.RAISE and miss_rows is not None:
-        raise NaNError(count=int(missing.sum()), kind="missing",
-                       position=first_position(missing))
+    if miss_rows is not None and r.missing_raises:
+        _raise_policy(x, policy, missing)
     return NanScan(
         nan=None,
         missing=miss_rows,

@@ -13,22 +13,23 @@ from typing import Any
 
 import numpy as np
 
+from .. import _stats
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
 from . import accel as _accel
 from .axes import Reduction
 from .bits import layout_of
-from .classify import canonical_nan, scan_rows
-from .interp import lerp, midpoint, quantile_positions, validate_q
+from .classify import scan_rows
+from .interp import validate_q
 from .keys import float_keys, integer_keys, keys_to_float, number_keys, remap_keys, unmap_keys
+from .plan import PICK_METHODS, combine, rank_plan
+from .policy import RULES, finish
 
 __all__ = ["order_stat", "ORDER_STATS", "check_orderable", "key_dtype", "keys_to_values",
            "build_keys"]
 
-ORDER_STATS = ("median", "median_low", "median_high", "quantile", "min", "max", "argmin",
-               "argmax")
-_ORDERING = (NanPolicy.SMALLEST, NanPolicy.LARGEST, NanPolicy.TOTALORDER)
-_PICK_METHODS = ("lower", "higher", "nearest")
+ORDER_STATS = _stats.names("order", "arg")
+_PICK_METHODS = PICK_METHODS  # old name, still imported by nanaccess.dask.array
 # below this many distinct ranks a multi-kth partition beats a full sort of the rows
 _MAX_KTH = 32
 # along an axis, rows are reduced in chunks of about this many elements (8 MiB keys)
@@ -155,7 +156,7 @@ class _Placed:
             return r
         nneg, npos = self.nneg[None, :], self.npos[None, :]
         num = self.m[None, :] - self.tail[None, :] - nneg - npos  # the numbers
-        if self.order is NanPolicy.LARGEST:  # numbers, NaNs, missing
+        if RULES[self.order].nan_rank == "last":  # numbers, NaNs, missing
             return np.where(r < num, r + nneg, np.where(r < num + nneg, r - num, r))
         nan = nneg + npos  # smallest: NaNs, numbers, missing
         return np.where(r < nneg, r, np.where(r < nan, r + num,
@@ -172,12 +173,14 @@ def _place(x, red: Reduction, policy: NanPolicy, missing, fill_low: bool):
     kd = keys.dtype
     kmin, kmax = _int_limits(kd)
     n = red.n
-    drop = policy in (NanPolicy.OMIT, NanPolicy.PROPAGATE, NanPolicy.RAISE)
+    r = RULES[policy]
+    drop = not r.orders_nans
     # dropped values go where the statistic cannot pick them; kept missing values last
     fill = kd.type(kmin if fill_low and drop else kmax)
     # propagate: the greatest NaN key of each row, read at the NaN positions only
-    prop = np.full(red.rows, kmin, dtype=kd) if policy is NanPolicy.PROPAGATE else None
-    count_neg = policy in (NanPolicy.SMALLEST, NanPolicy.LARGEST)
+    prop = np.full(red.rows, kmin, dtype=kd) if r.propagates else None
+    # "smallest"/"largest" keep totalOrder keys and count the negative NaNs instead
+    count_neg = r.nan_rank in ("first", "last")
     nneg = np.zeros(red.rows, dtype=np.int64)
     first_number = kd.type(number_keys(layout_of(x.dtype))[0]) if x.dtype.kind == "f" else None
 
@@ -259,8 +262,8 @@ def order_stat(
         if q is None:
             raise TypeError("quantile needs q")
         q_arr = validate_q(q)
-    fill_low = stat == "max"
-    sc, placed = _place(x, red, policy, missing, fill_low)
+    r = RULES[policy]
+    sc, placed = _place(x, red, policy, missing, fill_low=stat == "max")
     keys, m, tail, prop = placed.keys, placed.m, placed.tail, placed.prop
     if prop is not None and bool((sc.nnan > 0).all()):
         # every row propagates a NaN: nothing to select
@@ -268,70 +271,41 @@ def order_stat(
         lead = () if q_arr is None or q_arr.ndim == 0 else q_arr.shape
         vals = np.broadcast_to(pv, (int(np.prod(lead, dtype=np.int64)), red.rows))
         return red.finish(np.ascontiguousarray(vals), keepdims, lead), None
-    kind = x.dtype.kind
-    interp = None  # None: picks only; "mid": midpoint; "lerp": weights
     fast = placed.order is None  # min/max read off the keys, no selection
-    if stat == "min" and fast:
-        lo = np.zeros((1, red.rows), dtype=np.int64)
-        sel_lo = keys.min(axis=1, initial=None)[None, :] if red.n else np.zeros_like(lo)
-        hi, sel_hi = lo, sel_lo
-    elif stat == "max" and fast:
-        lo = np.maximum(m - 1, 0)[None, :]
-        sel_lo = keys.max(axis=1)[None, :] if red.n else np.zeros_like(lo)
-        hi, sel_hi = lo, sel_lo
-    else:
-        if stat == "quantile":
-            lo, hi, t = quantile_positions(m, q_arr.ravel(), method)
-            interp = None if method in _PICK_METHODS else "lerp"
-        elif stat in ("min", "max"):
-            lo = hi = (np.zeros_like(m) if stat == "min" else np.maximum(m - 1, 0))[None, :]
+    plan = rank_plan(stat, m, q_arr, method)
+    if fast and stat in ("min", "max"):
+        if red.n:
+            sel_lo = (keys.min(axis=1) if stat == "min" else keys.max(axis=1))[None, :]
         else:
-            mm = np.maximum(m, 1)
-            lo = ((mm - 1) // 2)[None, :]
-            hi = (mm // 2)[None, :]
-            if stat == "median_low":
-                hi = lo
-            elif stat == "median_high":
-                lo = hi
-            else:
-                interp = "mid"
-        nq = lo.shape[0]
-        sel = _gather(keys, placed.key_ranks(np.concatenate([lo, hi])))
+            sel_lo = np.zeros_like(plan.lo, dtype=keys.dtype)
+        sel_hi = sel_lo
+    else:
+        nq = plan.lo.shape[0]
+        sel = _gather(keys, placed.key_ranks(plan.ranks))
         sel_lo, sel_hi = sel[:nq], sel[nq:]
-
     a = placed.values(sel_lo, x.dtype)
-    if interp is None:
-        vals = a
-    else:
-        b = placed.values(sel_hi, x.dtype)
-        if interp == "mid":
-            same = lo == hi
-            vals = midpoint(a, b)
-            vals = np.where(same, a.astype(vals.dtype), vals)
-        else:
-            vals = lerp(a, b, t)
-        if kind not in "fmM":
-            vals = vals.astype(np.float64)
+    vals = combine(plan, a, None if plan.mode == "pick" else placed.values(sel_hi, x.dtype))
 
-    res_missing = None
+    # the result tails: missing at a kept missing rank, or (propagate) in a row
+    # with missing values and no NaN; nothing left; a propagated NaN
+    missing_rows = None
     if tail.any():
-        res_missing = np.maximum(lo, hi) >= (m - tail)[None, :]
+        missing_rows = np.maximum(plan.lo, plan.hi) >= (m - tail)[None, :]
+    if r.propagates and sc.missing is not None:
+        missing_rows = ((sc.nmiss > 0) & (sc.nnan == 0))[None, :]
     empty = m == 0
-    if policy is NanPolicy.PROPAGATE and sc.missing is not None:
-        mrow = (sc.nmiss > 0) & (sc.nnan == 0)
-        res_missing = np.broadcast_to(mrow[None, :], vals.shape).copy()
-    if empty.any():
-        vals = _fill_empty(vals, empty[None, :])
+    nan_rows = nan_values = None
     if prop is not None:
-        # after the empty fill: an all-NaN row propagates its NaN too
-        has = sc.nnan > 0
-        pv = keys_to_float(prop.copy(), x.dtype.newbyteorder("="))
-        vals = np.where(has[None, :], pv[None, :].astype(vals.dtype), vals)
-    if res_missing is not None:
-        if res_missing.any():
-            vals = _fill_empty(vals, res_missing)
-        else:
-            res_missing = None
+        nan_rows = (sc.nnan > 0)[None, :]
+        nan_values = keys_to_float(prop.copy(), x.dtype.newbyteorder("="))[None, :]
+    if missing_rows is not None and not missing_rows.any():
+        missing_rows = None
+    res_missing = None
+    if empty.any() or missing_rows is not None or nan_rows is not None:
+        if vals.dtype.kind not in "fmM" and (empty.any() or missing_rows is not None):
+            vals = vals.astype(np.float64)  # an int result gets a NaN fill
+        vals, res_missing = finish(vals, stat, empty=empty[None, :], nan_rows=nan_rows,
+                                   nan_values=nan_values, missing_rows=missing_rows)
 
     lead = () if q_arr is None or q_arr.ndim == 0 else q_arr.shape
     out = red.finish(vals, keepdims, lead)
@@ -375,17 +349,6 @@ def _by_row_chunks(x, red: Reduction, stat: str, *, q, method, policy, missing, 
     return out, res_missing
 
 
-def _fill_empty(vals: np.ndarray, where: np.ndarray) -> np.ndarray:
-    """Put the canonical NaN (NaT for datetimes) where ``where``; ints become float64."""
-    where = np.broadcast_to(where, vals.shape)
-    kind = vals.dtype.kind
-    if kind in "mM":
-        return np.where(where, np.array("NaT", dtype=vals.dtype), vals)
-    if kind != "f":
-        vals = vals.astype(np.float64)
-    return np.where(where, canonical_nan(vals.dtype), vals).astype(vals.dtype)
-
-
 def _arg(x, red: Reduction, stat: str, policy: NanPolicy, missing, keepdims: bool):
     """argmin / argmax: index (in the reduced axes, flattened as numpy) of the first
     element holding the selected key; missing values never count."""
@@ -395,7 +358,7 @@ def _arg(x, red: Reduction, stat: str, policy: NanPolicy, missing, keepdims: boo
     if placed.order is not None:
         # smallest/largest keep totalOrder keys (see _Placed): remap them all here
         remap_keys(keys, x.dtype.newbyteorder("="), placed.order)
-    if policy in _ORDERING and sc.missing is not None:
+    if RULES[policy].orders_nans and sc.missing is not None:
         kmin, kmax = _int_limits(keys.dtype)
         keys[sc.missing] = kmin if fill_low else kmax
         m = m - sc.nmiss
@@ -411,8 +374,6 @@ def _arg(x, red: Reduction, stat: str, policy: NanPolicy, missing, keepdims: boo
     idx = keys.argmax(axis=1) if fill_low else keys.argmin(axis=1)
     if prop is not None:
         # propagate: point at the NaN that propagates
-        has = sc.nnan > 0
-        hit = np.argmax((keys_of_prop := build_keys(x, red)) == prop[:, None], axis=1)
-        del keys_of_prop
-        idx = np.where(has, hit, idx)
+        hit = np.argmax(build_keys(x, red) == prop[:, None], axis=1)
+        idx = np.where(sc.nnan > 0, hit, idx)
     return red.finish(idx.astype(np.intp), keepdims), None

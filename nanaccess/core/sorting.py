@@ -1,4 +1,9 @@
-"""sort / argsort / rank on keys (spec section 5): stable, bit-preserving."""
+"""sort / argsort / rank on keys (spec section 5): stable, bit-preserving.
+
+What a policy means for a sort is read off :data:`nanaccess.core.policy.RULES`
+(``can_sort``, ``nan_rank``, ``removes``); the errors come from
+:func:`nanaccess.core.policy.raise_for` through the scan.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
-from .axes import Reduction, first_position
+from .axes import Reduction
 from .classify import scan_rows
 from .keys import float_keys, integer_keys, remap_keys
+from .policy import RULES, raise_missing
 from .select import check_orderable, keys_to_values
 
 __all__ = ["sort_keys", "sort", "argsort", "rank"]
@@ -18,11 +23,16 @@ __all__ = ["sort_keys", "sort", "argsort", "rank"]
 RANK_METHODS = ("average", "min", "max", "first", "dense")
 
 
-def _sort_policy(policy) -> NanPolicy:
+def sort_policy(policy: Any, missing: np.ndarray | None = None) -> NanPolicy:
+    """The resolved policy of a sort (default "totalorder"); a ``ValueError`` for a
+    policy that cannot sort. ``missing`` (e.g. a masked array's mask) is checked
+    first: a masked entry is missing, and "raise" says so (sorts keep no mask)."""
     policy = resolve_policy(NanPolicy.TOTALORDER if policy is None else policy)
-    if policy is NanPolicy.PROPAGATE:
+    if missing is not None:
+        raise_missing(missing, policy)
+    if not RULES[policy].can_sort:
         raise ValueError(
-            'nan_policy="propagate" has no meaning for a sort; use "totalorder", '
+            f'nan_policy="{policy.value}" has no meaning for a sort; use "totalorder", '
             '"smallest", "largest", "omit" (1-D) or "raise"'
         )
     return policy
@@ -34,11 +44,10 @@ def sort_keys(x: np.ndarray, policy: NanPolicy) -> np.ndarray:
     scan_rows(x, red, policy)  # the policy's errors
     k = float_keys(x) if x.dtype.kind == "f" else integer_keys(x)
     k = np.array(k, copy=True) if k is x else k
-    if x.dtype.kind == "f" and policy in (NanPolicy.SMALLEST, NanPolicy.LARGEST):
-        remap_keys(k, x.dtype.newbyteorder("="), policy)
-    if x.dtype.kind == "f" and policy is NanPolicy.OMIT:
-        # omit removes NaNs: order them last, callers drop them
-        remap_keys(k, x.dtype.newbyteorder("="), NanPolicy.LARGEST)
+    if x.dtype.kind == "f":
+        r = RULES[policy]
+        # a policy that removes NaNs orders them last; callers drop them
+        remap_keys(k, x.dtype.newbyteorder("="), NanPolicy.LARGEST if r.removes else policy)
     return k
 
 
@@ -53,19 +62,18 @@ def _as_array(data: Any) -> np.ndarray:
         return out
 
 
-def _prepare(data: Any, axis, policy):
+def _prepare(data: Any, axis, policy, missing):
     x = _as_array(data)
     check_orderable(x.dtype)
-    policy = _sort_policy(policy)
-    if policy is NanPolicy.OMIT and x.ndim > 1 and axis is not None:
+    policy = sort_policy(policy, missing)
+    if RULES[policy].removes and x.ndim > 1 and axis is not None:
         raise ValueError('nan_policy="omit" drops values, so it sorts 1-D data only; '
                          'use "largest" to put NaNs last')
     if axis is None or x.ndim == 0:
         x = x.ravel()
         axis = -1
-    if x.dtype.kind in "mM" and np.isnat(x).any() and policy is NanPolicy.RAISE:
-        nat = np.isnat(x)
-        raise NaNError(count=int(nat.sum()), kind="missing", position=first_position(nat))
+    if x.dtype.kind in "mM":
+        raise_missing(np.isnat(x), policy)
     return x, axis, policy
 
 
@@ -81,7 +89,8 @@ def _object_argsort(x: np.ndarray, policy: NanPolicy, ascending: bool = True) ->
     if x.ndim != 1:
         raise ValueError("object arrays are sorted 1-D only")
     vals = x.tolist()
-    if policy in (NanPolicy.RAISE, NanPolicy.OMIT):
+    r = RULES[policy]
+    if r.nan_raises or r.removes:
         from .objects import object_order_stat
 
         # raises for NaN/missing under "raise" and for signaling NaNs, as the stats do
@@ -91,35 +100,39 @@ def _object_argsort(x: np.ndarray, policy: NanPolicy, ascending: bool = True) ->
     with decimal.localcontext() as ctx:
         ctx.traps[decimal.FloatOperation] = False
         order = sorted(range(len(vals)), key=keys.__getitem__, reverse=not ascending)
-    if policy is NanPolicy.OMIT:
+    if r.removes:
         order = [i for i in order if classify_object(vals[i])[0] == "number"]
     return np.array(order, dtype=np.intp)
 
 
-def argsort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> np.ndarray:
-    """Array core of :func:`nanaccess.argsort` (documented there)."""
-    x, axis, policy = _prepare(data, axis, nan_policy)
+def argsort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None,
+            missing: np.ndarray | None = None) -> np.ndarray:
+    """Array core of :func:`nanaccess.argsort` (documented there); ``missing``: a
+    mask of missing entries (checked against the policy, see :func:`sort_policy`)."""
+    x, axis, policy = _prepare(data, axis, nan_policy, missing)
     if x.dtype.kind == "O":
         return _object_argsort(x, policy)
     k = sort_keys(x, policy)
     order = np.argsort(k, axis=axis, kind="stable")
-    if policy is NanPolicy.OMIT and x.dtype.kind == "f":
+    if RULES[policy].removes and x.dtype.kind == "f":
         order = order[~np.isnan(x[order])]
     return order
 
 
-def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> np.ndarray:
-    """Array core of :func:`nanaccess.sort` (documented there)."""
-    x, axis, policy = _prepare(data, axis, nan_policy)
+def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None,
+         missing: np.ndarray | None = None) -> np.ndarray:
+    """Array core of :func:`nanaccess.sort` (documented there); ``missing`` as
+    :func:`argsort`."""
+    x, axis, policy = _prepare(data, axis, nan_policy, missing)
     if x.dtype.kind == "O":
         return x[_object_argsort(x, policy)]
     k = sort_keys(x, policy)
     k = np.array(k, copy=True)
     k.sort(axis=axis)
+    removes = RULES[policy].removes
     if x.dtype.kind == "f":
-        pol = NanPolicy.LARGEST if policy is NanPolicy.OMIT else policy
-        out = keys_to_values(k, x.dtype, pol)
-        if policy is NanPolicy.OMIT:
+        out = keys_to_values(k, x.dtype, NanPolicy.LARGEST if removes else policy)
+        if removes:
             out = out[~np.isnan(out)]
         return out
     return keys_to_values(k, x.dtype, policy)
@@ -133,13 +146,15 @@ def rank(
     nan_policy: str | None = None,
     ascending: bool = True,
     pct: bool = False,
+    missing: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Array core of :func:`nanaccess.rank` (documented there)."""
+    """Array core of :func:`nanaccess.rank` (documented there); ``missing`` as
+    :func:`argsort`."""
     if method not in RANK_METHODS:
         raise ValueError(f"unknown rank method {method!r}; expected one of {RANK_METHODS}")
     x = _as_array(data)
     check_orderable(x.dtype)
-    policy = _sort_policy(nan_policy)
+    policy = sort_policy(nan_policy, missing)
     if x.ndim == 0:
         x = x.reshape(1)
     if x.size == 0:
@@ -150,7 +165,7 @@ def rank(
             raise ValueError("object arrays are ranked 1-D only")
         return _object_rank(xm, policy, method, ascending, pct)
     k = sort_keys(xm, policy)
-    omit = policy is NanPolicy.OMIT and xm.dtype.kind == "f"
+    omit = RULES[policy].removes and xm.dtype.kind == "f"
     nan = np.isnan(xm) if omit else None
     if not ascending:
         k = ~k  # bitwise not reverses the integer order, one-to-one
@@ -202,8 +217,9 @@ def _object_rank(x: np.ndarray, policy: NanPolicy, method: str, ascending: bool,
     from .objects import classify_object, object_sort_keys
 
     vals = x.tolist()
-    order = _object_argsort(x, policy if policy is not NanPolicy.OMIT else NanPolicy.LARGEST)
-    if policy is NanPolicy.OMIT:
+    removes = RULES[policy].removes
+    order = _object_argsort(x, NanPolicy.LARGEST if removes else policy)
+    if removes:
         _object_argsort(x, NanPolicy.OMIT)  # the policy's errors
         order = np.array([i for i in order if classify_object(vals[i])[0] == "number"],
                          dtype=np.intp)
