@@ -12,8 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import nanaccess.core.exactsum as es
-from nanaccess.core.exactsum import exact_mean, exact_sum, exact_sum_of_squares, exact_var
+from nanaccess.core.exactsum import (
+    exact_mean,
+    exact_sum,
+    exact_sum_of_squares,
+    exact_var,
+    extraction,
+    oneshot,
+)
 
 CANONICAL_NAN_BITS = 0x7FF8000000000000
 MAX = np.finfo(np.float64).max
@@ -26,13 +32,13 @@ ENGINES = ["small", "vector", "blocks"]
 
 @contextlib.contextmanager
 def engine(mode: str):
-    saved = es._SMALL, es._BLOCK
-    es._SMALL = es._SMALL if mode == "small" else 0
-    es._BLOCK = 16 if mode == "blocks" else es._BLOCK
+    saved = oneshot._SMALL, extraction._BLOCK
+    oneshot._SMALL = oneshot._SMALL if mode == "small" else 0
+    extraction._BLOCK = 16 if mode == "blocks" else extraction._BLOCK
     try:
         yield
     finally:
-        es._SMALL, es._BLOCK = saved
+        oneshot._SMALL, extraction._BLOCK = saved
 
 
 def bits(v) -> int:

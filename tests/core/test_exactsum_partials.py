@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import nanaccess.core.exactsum as es
 from nanaccess.core.exactsum import (
     exact_mean,
     exact_partials,
     exact_sum,
     exact_var,
+    extraction,
     merge_partials,
     round_mean,
     round_sum,
@@ -61,8 +61,8 @@ def data_sets(rng):
 @pytest.mark.parametrize("mode", ["vector", "blocks"])
 def test_merged_partials_equal_one_shot(mode):
     rng = np.random.default_rng(11)
-    saved = es._BLOCK
-    es._BLOCK = 16 if mode == "blocks" else saved
+    saved = extraction._BLOCK
+    extraction._BLOCK = 16 if mode == "blocks" else saved
     try:
         for name, x in data_sets(rng):
             where = rng.random(x.shape) < 0.8
@@ -84,7 +84,7 @@ def test_merged_partials_equal_one_shot(mode):
                             want = exact_var(x, ddof, w)
                         assert same(round_var(p, ddof), want), (name, cuts, ddof)
     finally:
-        es._BLOCK = saved
+        extraction._BLOCK = saved
 
 
 def test_empty_rows_zero_and_count():

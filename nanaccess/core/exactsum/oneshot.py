@@ -1,0 +1,291 @@
+"""The one-shot exact sums of in-memory arrays (see :mod:`nanaccess.core.exactsum`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .common import _CANONICAL_NAN, _counts, _finish, _prepare, _row_label
+from .digits import (
+    _digits,
+    _div_round,
+    _float_terms,
+    _hilo_terms,
+    _int_fits_float,
+    _int_hilo,
+    _int_square_terms,
+    _min_exp,
+    _normalize,
+    _round,
+    _square_digits,
+    _square_terms,
+)
+from .extraction import _negzero_rows, _raw_rows, _Scan, _scan
+from .small import _small
+
+__all__ = ["exact_sum", "exact_mean", "exact_sum_of_squares", "exact_var"]
+
+_SMALL = 64  # inputs with at most this many elements take the Python-int path
+
+
+def exact_sum(x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
+    """Correctly rounded (float) or exact (integer) sum along the last axis.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        float16/32/64, integer or bool data of shape ``(..., n)``; NaN-free where
+        selected (a selected NaN gives the canonical NaN).
+    where : numpy.ndarray of bool, optional
+        Elements to include, broadcastable to ``x``; default all.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``x.shape[:-1]``: float64 for float input (the exact sum rounded once,
+        half-even; ``+inf`` with ``-inf`` gives the canonical NaN), int64 for
+        integer/bool input.
+
+    Raises
+    ------
+    OverflowError
+        An integer row sum does not fit in int64; the message names the row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nanaccess.core.exactsum import exact_sum
+    >>> float(exact_sum(np.array([1.0, 1e100, 1.0, -1e100])))
+    2.0
+    >>> float(exact_sum(np.array([1e308, 1e308, -1e308])))
+    1e+308
+    >>> exact_sum(np.array([[0.1, 0.2, 0.3], [1.0, 2.0, 3.0]]), where=np.array([True, True, False]))
+    array([0.3, 3. ])
+    >>> exact_sum(np.array([2**62, 2**62, -(2**62)], dtype=np.int64))
+    array(4611686018427387904)
+    """
+    x2, w2, lead, kind = _prepare(x, where)
+    rows = x2.shape[0]
+    if x2.size <= _SMALL:
+        return _small(x2, w2, lead, kind, "sum")
+    if kind == "int":
+        hi, lo = _int_hilo(x2, w2)
+        bad = (hi < -(1 << 31)) | (hi >= 1 << 31)
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            value = int(hi[r]) * (1 << 32) + int(lo[r])
+            raise OverflowError(
+                f"exact integer sum of {_row_label(r, lead)} is {value}, which does not fit "
+                f"in int64 ({int(bad.sum())} of {rows} rows overflow)"
+            )
+        return _finish((hi << 32) + lo, lead)
+    sc = _scan(x2, w2, want_sum=True, want_sq=False)
+    mant, exp = _float_terms(sc.t_sum)
+    dig, neg, base = _digits(mant, exp, 53)
+    res = _round(dig, base, neg)
+    raw = np.flatnonzero(sc.raw & ~sc.nonfinite)
+    if raw.size:
+        mant, exp = _float_terms(_raw_rows(x2, w2, raw))
+        dig, neg, base = _digits(mant, exp, 53)
+        res[raw] = _round(dig, base, neg)
+    res = _apply_inf(res, sc)
+    zero = np.flatnonzero((res == 0) & ~np.signbit(res))  # exact zero or + underflow
+    if zero.size:
+        res[zero] = np.where(_negzero_rows(x2, w2, zero), -0.0, 0.0)
+    return _finish(res, lead)
+
+
+def _apply_inf(res: np.ndarray, sc: _Scan) -> np.ndarray:
+    res = np.where(sc.posinf, np.inf, res)
+    res = np.where(sc.neginf, -np.inf, res)
+    return np.where((sc.posinf & sc.neginf) | sc.nan, _CANONICAL_NAN, res)
+
+
+def exact_mean(x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
+    """Correctly rounded mean (exact sum / count, rounded once) along the last axis.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        float16/32/64, integer (any int64/uint64 magnitude) or bool data, ``(..., n)``.
+    where : numpy.ndarray of bool, optional
+        Elements to include, broadcastable to ``x``; default all.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 of shape ``x.shape[:-1]``; a row with count 0 gives the canonical NaN.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nanaccess.core.exactsum import exact_mean
+    >>> float(exact_mean(np.array([1e308, 1e308, -1e308])))
+    3.333333333333333e+307
+    >>> exact_mean(np.array([[1, 2], [3, 5]]), where=np.array([[True, True], [False, False]]))
+    array([1.5, nan])
+    >>> big = np.array([2**62 + 1, -(2**62), 1], dtype=np.int64)  # exact sum 2
+    >>> float(exact_mean(big)), float(np.mean(big))  # NumPy rounds to float64 first
+    (0.6666666666666666, 0.3333333333333333)
+    """
+    x2, w2, lead, kind = _prepare(x, where)
+    if x2.size <= _SMALL:
+        return _small(x2, w2, lead, kind, "mean")
+    count = _counts(x2, w2)
+    div = np.maximum(count, 1)
+    if kind == "int":
+        mant, exp, mb = _hilo_terms(*_int_hilo(x2, w2))
+        dig, neg, base = _digits(mant, exp, mb)
+        res = _div_round(dig, base, neg, [div])
+        return _finish(np.where(count == 0, _CANONICAL_NAN, res), lead)
+    sc = _scan(x2, w2, want_sum=True, want_sq=False)
+    mant, exp = _float_terms(sc.t_sum)
+    dig, neg, base = _digits(mant, exp, 53)
+    res = _div_round(dig, base, neg, [div])
+    raw = np.flatnonzero(sc.raw & ~sc.nonfinite)
+    if raw.size:
+        mant, exp = _float_terms(_raw_rows(x2, w2, raw))
+        dig, neg, base = _digits(mant, exp, 53)
+        res[raw] = _div_round(dig, base, neg, [div[raw]])
+    res = _apply_inf(res, sc)
+    zero = np.flatnonzero((res == 0) & ~np.signbit(res))  # exact zero or + underflow
+    if zero.size:
+        res[zero] = np.where(_negzero_rows(x2, w2, zero), -0.0, 0.0)
+    return _finish(np.where(count == 0, _CANONICAL_NAN, res), lead)
+
+
+def exact_sum_of_squares(x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
+    """Correctly rounded sum of ``x * x`` (every square exact) along the last axis.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        float16/32/64, integer or bool data of shape ``(..., n)``.
+    where : numpy.ndarray of bool, optional
+        Elements to include, broadcastable to ``x``; default all.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 of shape ``x.shape[:-1]``; ``+inf`` when a selected value is infinite
+        or the sum exceeds the float64 range; ``+0.0`` for an empty row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nanaccess.core.exactsum import exact_sum_of_squares
+    >>> float(exact_sum_of_squares(np.array([3.0, 4.0])))
+    25.0
+    >>> float(exact_sum_of_squares(np.array([1e-200, 1e200])))
+    inf
+    >>> float(exact_sum_of_squares(np.array([1 + 2**-52, -1.0])))  # (1+u)^2 + 1, exactly
+    2.0000000000000004
+    """
+    x2, w2, lead, kind = _prepare(x, where)
+    if x2.size <= _SMALL:
+        return _small(x2, w2, lead, kind, "sumsq")
+    if kind == "int" and not _int_fits_float(x2, w2):
+        xi = x2 if w2 is None else np.where(w2, x2, 0)
+        mant, exp, mb = _int_square_terms(xi)
+        dig, neg, base = _digits(mant, exp, mb)
+        return _finish(_round(dig, base, neg), lead)
+    if kind == "int":
+        x2 = x2.astype(np.float64)
+    sc = _scan(x2, w2, want_sum=False, want_sq=True)
+    mant, exp = _float_terms(sc.t_sq)
+    dig, neg, base = _digits(mant, exp, 53)
+    res = _round(dig, base, neg)
+    raw = np.flatnonzero(sc.raw & ~sc.nonfinite)
+    if raw.size:
+        mant, exp, mb = _square_terms(_raw_rows(x2, w2, raw))
+        dig, neg, base = _digits(mant, exp, mb)
+        res[raw] = _round(dig, base, neg)
+    res = np.where(sc.posinf | sc.neginf, np.inf, res)
+    return _finish(np.where(sc.nan, _CANONICAL_NAN, res), lead)
+
+
+def _var_rows(s_terms, q_terms, count, ddof_int: int | None, ddof: float) -> np.ndarray:
+    """Exactly rounded variance from exact terms of S = sum(x) and Q = sum(x*x)."""
+    s_mant, s_exp, s_mb = s_terms
+    q_mant, q_exp, q_mb = q_terms
+    b = np.minimum(2 * _min_exp(s_mant, s_exp), _min_exp(q_mant, q_exp))
+    bs = b >> 1  # floor(b / 2): base of S, and 2*bs <= both natural bases
+    bq = 2 * bs
+    sd, _, _ = _digits(s_mant, s_exp, s_mb, bs)
+    qd, _, _ = _digits(q_mant, q_exp, q_mb, bq)
+    s2 = _square_digits(sd)
+    P = max(qd.shape[0], s2.shape[0]) + 3
+    num = np.zeros((P, qd.shape[1]), np.int64)
+    num[: qd.shape[0]] = qd * count  # < 2**26 * 2**37
+    num[: s2.shape[0]] -= s2
+    neg = _normalize(num)
+    if neg.any():  # pragma: no cover - n*Q >= S*S always holds exactly
+        raise AssertionError("internal error: negative exact variance numerator")
+    n = np.maximum(count, 1)
+    if ddof_int is not None:
+        den = np.maximum(count - ddof_int, 1)
+        return _div_round(num, bq, neg, [n, den])
+    pop = _div_round(num, bq, neg, [n, n])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return pop * count / (count - ddof)
+
+
+def exact_var(x: np.ndarray, ddof: float = 0, where: np.ndarray | None = None) -> np.ndarray:
+    """Exactly rounded variance ``sum((x - mu)**2) / (count - ddof)`` along the last axis.
+
+    ``mu`` is the exact (rational) mean and the result is rounded once, so it is
+    permutation invariant and equals :func:`statistics.pvariance` / ``variance`` bit
+    for bit on float data.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        float16/32/64, integer (any int64/uint64 magnitude) or bool data, ``(..., n)``.
+    ddof : int or float, default 0
+        Delta degrees of freedom. A non-integer ``ddof`` is applied to the exactly
+        rounded ``ddof=0`` variance in floating point.
+    where : numpy.ndarray of bool, optional
+        Elements to include, broadcastable to ``x``; default all.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 of shape ``x.shape[:-1]``; canonical NaN where ``count - ddof <= 0``
+        or a selected value is infinite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nanaccess.core.exactsum import exact_var
+    >>> float(exact_var(np.array([1.0, 2.0, 3.0, 4.0])))
+    1.25
+    >>> float(exact_var(np.array([1.0, 2.0, 3.0, 4.0]), ddof=1))
+    1.6666666666666667
+    >>> x = np.array([1.0, 1.0 + 2**-52, 1.0 + 2**-52])  # spread of one ulp
+    >>> bool(exact_var(x) == 2 * 2.0**-104 / 9)
+    True
+    >>> exact_var(np.array([5.0]), ddof=1)
+    array(nan)
+    """
+    x2, w2, lead, kind = _prepare(x, where)
+    if x2.size <= _SMALL:
+        return _small(x2, w2, lead, kind, "var", ddof)
+    count = _counts(x2, w2)
+    ddof_int = int(ddof) if float(ddof) == int(ddof) else None
+    if kind == "int" and not _int_fits_float(x2, w2):
+        xi = x2 if w2 is None else np.where(w2, x2, 0)
+        s_terms = _hilo_terms(*_int_hilo(x2, w2))
+        res = _var_rows(s_terms, _int_square_terms(xi), count, ddof_int, ddof)
+        return _finish(np.where(count - ddof <= 0, _CANONICAL_NAN, res), lead)
+    if kind == "int":
+        x2 = x2.astype(np.float64)
+    sc = _scan(x2, w2, want_sum=True, want_sq=True)
+    s_mant, s_exp = _float_terms(sc.t_sum)
+    q_mant, q_exp = _float_terms(sc.t_sq)
+    res = _var_rows((s_mant, s_exp, 53), (q_mant, q_exp, 53), count, ddof_int, ddof)
+    raw = np.flatnonzero(sc.raw & ~sc.nonfinite)
+    if raw.size:
+        xr = _raw_rows(x2, w2, raw)
+        s_mant, s_exp = _float_terms(xr)
+        res[raw] = _var_rows((s_mant, s_exp, 53), _square_terms(xr), count[raw], ddof_int, ddof)
+    bad = sc.nonfinite | (count - ddof <= 0)
+    return _finish(np.where(bad, _CANONICAL_NAN, res), lead)

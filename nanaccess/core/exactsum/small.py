@@ -1,0 +1,91 @@
+"""Small inputs (at most ``oneshot._SMALL`` elements in total).
+
+There a few dozen NumPy calls cost far more than the data: Python integers are exact
+and ``int / int`` is correctly rounded, so this path gives the same bits as the
+vectorised engine (the tests check both against Fraction).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .common import _CANONICAL_NAN, _I64_MAX, _SCALE, _idiv, _row_label
+
+
+class _Row:
+    __slots__ = ("s", "q", "count", "posinf", "neginf", "nan", "negzero")
+
+    def __init__(self, row: list, is_float: bool, squares: bool):
+        self.s = self.q = 0
+        self.count = len(row)
+        self.posinf = self.neginf = self.nan = False
+        self.negzero = is_float and bool(row)
+        for v in row:
+            if is_float:
+                if v != v:
+                    self.nan = True
+                    continue
+                if v in (math.inf, -math.inf):
+                    self.posinf |= v > 0
+                    self.neginf |= v < 0
+                    continue
+                if self.negzero and not (v == 0 and math.copysign(1.0, v) < 0):
+                    self.negzero = False
+                num, den = v.as_integer_ratio()
+                k = num << (_SCALE + 1 - den.bit_length())
+            else:
+                k = int(v)
+            self.s += k
+            if squares:
+                self.q += k * k
+
+
+def _small_rows(x2, w2) -> list[list]:
+    vals = x2.tolist()
+    if w2 is None:
+        return vals
+    return [
+        [v for v, k in zip(row, sel, strict=True) if k]
+        for row, sel in zip(vals, w2.tolist(), strict=True)
+    ]
+
+
+def _small(x2, w2, lead, kind: str, stat: str, ddof: float = 0) -> np.ndarray:
+    is_float = kind == "float"
+    scale = _SCALE if is_float else 0
+    out = []
+    for r, row in enumerate(_small_rows(x2, w2)):
+        a = _Row(row, is_float, stat in ("sumsq", "var"))
+        n = a.count
+        if a.nan or (a.posinf and a.neginf and stat != "sumsq"):
+            out.append(_CANONICAL_NAN)
+        elif stat == "sum" and not is_float:
+            if not -(1 << 63) <= a.s <= _I64_MAX:
+                raise OverflowError(
+                    f"exact integer sum of {_row_label(r, lead)} is {a.s}, which does not fit "
+                    "in int64"
+                )
+            out.append(a.s)
+        elif stat == "var":
+            if a.posinf or a.neginf or n - ddof <= 0:
+                out.append(_CANONICAL_NAN)
+                continue
+            num = n * a.q - a.s * a.s
+            if float(ddof) == int(ddof):
+                out.append(_idiv(num, (n * (n - int(ddof))) << (2 * scale)))
+            else:
+                out.append(_idiv(num, (n * n) << (2 * scale)) * n / (n - ddof))
+        elif a.posinf or a.neginf:
+            out.append(math.inf if stat == "sumsq" or a.posinf else -math.inf)
+        elif stat == "sumsq":
+            out.append(_idiv(a.q, 1 << (2 * scale)))
+        elif stat == "mean" and n == 0:
+            out.append(_CANONICAL_NAN)
+        elif a.s == 0:
+            out.append(-0.0 if a.negzero else 0.0)
+        else:
+            out.append(_idiv(a.s, (n if stat == "mean" else 1) << scale))
+    dtype = np.int64 if (stat == "sum" and not is_float) else np.float64
+    return np.array(out, dtype=dtype).reshape(lead)
