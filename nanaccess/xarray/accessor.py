@@ -16,8 +16,16 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from .. import _labels
+from .._labels import Relabeller, fmt_label, restate
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
+from ._common import holds_numbers as _holds_numbers
+from ._common import is_dask as _is_dask
+from ._common import keep_attrs as _keep_attrs
+from ._common import variable_relabel as _relabel_for
+from ._common import variable_subject
+from ._xr_internals import from_temp_dataset, replace_with_new_dims, to_temp_dataset
 
 __all__ = [
     "reduce",
@@ -37,64 +45,6 @@ _NUMERIC_ONLY = {"median", "median_low", "median_high", "quantile", "mean", "var
 
 
 # ---------------------------------------------------------------------------------
-# error labels
-# ---------------------------------------------------------------------------------
-
-
-def _fmt_label(value: Any) -> str:
-    if isinstance(value, np.datetime64 | pd.Timestamp):
-        ts = pd.Timestamp(value)
-        if ts is pd.NaT:
-            return "NaT"
-        return repr(ts.strftime("%Y-%m-%d") if ts == ts.normalize() else ts.isoformat())
-    if isinstance(value, np.generic):
-        value = value.item()
-    return repr(value)
-
-
-class Relabel:
-    """Restate a core :class:`NaNError` with a variable name and coordinate labels.
-
-    Picklable (it travels inside dask tasks). ``labels[i]`` is the index of
-    ``dims[i]`` or ``None`` (then the integer position is shown).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from nanaccess.errors import NaNError
-    >>> r = Relabel("temp", ("time",), [pd.Index(pd.date_range("2024-01-01", periods=3))])
-    >>> print(r(NaNError(count=2, position=(1,))))
-    variable 'temp' holds 2 NaN values (first at time='2024-01-02'); pass ...
-    """
-
-    def __init__(self, name: Hashable, dims: Sequence[Hashable],
-                 labels: Sequence[pd.Index | None]) -> None:
-        self.name = name
-        self.dims = tuple(dims)
-        self.labels = list(labels)
-
-    def location(self, position: Any) -> str | None:
-        if position is None:
-            return None
-        pos = tuple(int(p) for p in np.atleast_1d(position)) if position != () else ()
-        if len(pos) != len(self.dims):
-            return None
-        parts = []
-        for d, lab, p in zip(self.dims, self.labels, pos, strict=True):
-            parts.append(f"{d}={_fmt_label(lab[p])}" if lab is not None else f"{d}={p}")
-        return ", ".join(parts) if parts else None
-
-    def __call__(self, err: NaNError) -> NaNError:
-        subject = "data" if self.name is None else f"variable {self.name!r}"
-        return err.relabel(subject, self.location(err.position))
-
-
-def _relabel_for(name: Hashable, var: xr.Variable, indexes: Any) -> Relabel:
-    labels = [indexes[d] if d in indexes else None for d in var.dims]
-    return Relabel(name, var.dims, labels)
-
-
-# ---------------------------------------------------------------------------------
 # array level: NumPy core or dask
 # ---------------------------------------------------------------------------------
 
@@ -108,7 +58,7 @@ def array_stat(
     method: str = "linear",
     ddof: int = 0,
     policy: NanPolicy,
-    relabel: Relabel | None = None,
+    relabel: Relabeller | None = None,
     keepdims: bool = False,
 ) -> Any:
     """One statistic of a NumPy or dask array (dask stays lazy).
@@ -145,18 +95,12 @@ def array_stat(
             raise
         raise relabel(err) from None
     except (TypeError, OverflowError) as err:
-        if relabel is None or relabel.name is None:
+        if relabel is None or relabel.subject == variable_subject(None):
             raise
-        raise type(err)(f"variable {relabel.name!r}: {err}") from None
+        raise restate(err, relabel.subject) from None
     return values
 
 
-def _is_dask(data: Any) -> bool:
-    try:
-        import dask.array as da
-    except ImportError:  # pragma: no cover - dask is optional
-        return False
-    return isinstance(data, da.Array)
 
 
 # ---------------------------------------------------------------------------------
@@ -177,36 +121,10 @@ def _parse_dims(dim: Any, all_dims: Iterable[Hashable]) -> set[Hashable]:
     return dims
 
 
-def _keep_attrs(keep_attrs: bool | None) -> bool:
-    if keep_attrs is not None:
-        return bool(keep_attrs)
-    try:
-        from xarray.core.options import _get_keep_attrs
-
-        return bool(_get_keep_attrs(default=True))
-    except ImportError:  # pragma: no cover
-        return True
 
 
-def _numeric(var: xr.Variable) -> bool:
-    return np.issubdtype(var.dtype, np.number) or var.dtype == np.bool_ or \
-        var.dtype.kind in "mM"
 
 
-def _holds_numbers(var: xr.Variable) -> bool:
-    """An object variable whose elements are all numbers, NaNs or missing values.
-
-    Such a variable (Decimal, Fraction, huge ints, None) is data to nanaccess (spec
-    section 1), so the numeric-only reductions keep it where xarray would drop it;
-    strings and other objects are still left out, as xarray does.
-    """
-    if _numeric(var):
-        return True
-    if var.dtype.kind != "O" or _is_dask(var.data):
-        return False
-    from ..core.objects import classify_object
-
-    return all(classify_object(v)[0] != "other" for v in np.asarray(var.values).ravel())
 
 
 def _dataset_reduce(
@@ -255,13 +173,13 @@ def _dataset_reduce(
     coord_names = {k for k in ds.coords if k in variables}
     indexes = {k: v for k, v in ds.xindexes.items() if k in variables}
     attrs = ds.attrs if keep else None
-    return ds._replace_with_new_dims(variables, coord_names=coord_names, attrs=attrs,
+    return replace_with_new_dims(ds, variables, coord_names=coord_names, attrs=attrs,
                                      indexes=indexes)
 
 
 def _variable_quantile(var: xr.Variable, q: np.ndarray, dims: Sequence[Hashable], *,
                        method: str, keep_attrs: bool, policy: NanPolicy,
-                       relabel: Relabel) -> xr.Variable:
+                       relabel: Relabeller) -> xr.Variable:
     axes = tuple(var.get_axis_num(d) for d in dims)
     kept = tuple(d for d in var.dims if d not in dims)
     values = array_stat(var.data, "quantile", axes, q=q, method=method, policy=policy,
@@ -294,7 +212,7 @@ def _dataset_quantile(ds: xr.Dataset, q: Any, dim: Any, *, method: str,
     coord_names = {k for k in ds.coords if k in variables}
     indexes = {k: v for k, v in ds.xindexes.items() if k in variables}
     attrs = ds.attrs if keep else None
-    new = ds._replace_with_new_dims(variables, coord_names=coord_names, attrs=attrs,
+    new = replace_with_new_dims(ds, variables, coord_names=coord_names, attrs=attrs,
                                     indexes=indexes)
     return new.assign_coords(quantile=qarr)
 
@@ -302,11 +220,10 @@ def _dataset_quantile(ds: xr.Dataset, q: Any, dim: Any, *, method: str,
 def _on_dataset(obj: xr.DataArray | xr.Dataset, fn, **kwargs):
     if isinstance(obj, xr.DataArray):
         if obj.dtype.kind not in "fiubmMOc":
-            subject = "data" if obj.name is None else f"variable {obj.name!r}"
-            raise TypeError(f"{subject} has non-numeric dtype {obj.dtype}")
-        ds = obj._to_temp_dataset()
+            raise TypeError(f"{variable_subject(obj.name)} has non-numeric dtype {obj.dtype}")
+        ds = to_temp_dataset(obj)
         names = {n: obj.name for n in ds.data_vars}
-        return obj._from_temp_dataset(fn(ds, names=names, **kwargs))
+        return from_temp_dataset(obj, fn(ds, names=names, **kwargs))
     if isinstance(obj, xr.Dataset):
         return fn(obj, **kwargs)
     raise TypeError(f"expected an xarray DataArray or Dataset, got {type(obj).__name__}")
@@ -652,11 +569,11 @@ class _NanStatsBase:
         except NaNError as err:
             if name is None:
                 raise
-            raise err.relabel(f"variable {name!r}") from None
+            raise _labels.relabel(err, variable_subject(name)) from None
         except (TypeError, OverflowError) as err:
-            if name is None or repr(name) in str(err):
+            if name is None or fmt_label(name) in str(err):
                 raise
-            raise type(err)(f"variable {name!r}: {err}") from None
+            raise restate(err, variable_subject(name)) from None
 
     def nan_report(self):
         """Counts of numbers, NaNs by kind, infinities and missing values.
@@ -761,8 +678,7 @@ class DataArrayNanStats(_NanStatsBase):
         except NaNError as err:
             raise relabel(err) from None
         except TypeError as err:
-            subject = "data" if obj.name is None else f"variable {obj.name!r}"
-            raise TypeError(f"{subject}: {err}") from None
+            raise restate(err, variable_subject(obj.name)) from None
         if dim is None:
             return xr.DataArray(values, name=obj.name)
         return obj.isel({dim: 0}, drop=True).copy(data=values)

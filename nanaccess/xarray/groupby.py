@@ -20,9 +20,14 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from .._labels import CoordLocation, relabel, restate
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
-from .accessor import Relabel, _holds_numbers, _is_dask, _keep_attrs
+from ._common import holds_numbers as _holds_numbers
+from ._common import is_dask as _is_dask
+from ._common import keep_attrs as _keep_attrs
+from ._common import variable_subject
+from ._xr_internals import encoded_groups, from_temp_dataset, to_temp_dataset
 
 __all__ = ["NanGroupBy", "grouped_dataarray"]
 
@@ -30,10 +35,15 @@ _STACKED = "__nanaccess_stacked_group_dims__"
 
 
 class _GroupRelabel:
-    """Relabel a grouped-kernel error: variable, group label and coordinates."""
+    """Relabel a grouped-kernel error: variable, group label and coordinates.
+
+    The kernel's position is (row along the group dim, flat column of the others);
+    it is mapped back to the variable's own dims before the coordinates are read.
+    """
 
     def __init__(self, name, dims, labels, gaxis, rest_shape, codes, full_index):
-        self.inner = Relabel(name, dims, labels)
+        self.subject = variable_subject(name)
+        self.location = CoordLocation(dims, labels)
         self.gaxis = gaxis
         self.rest_shape = rest_shape
         self.codes = codes
@@ -42,18 +52,14 @@ class _GroupRelabel:
     def __call__(self, err: NaNError) -> NaNError:
         pos = err.position
         if pos is None or len(pos) < 1:
-            return self.inner(err)
+            return relabel(err, self.subject, self.location)
         i = int(pos[0])
         j = int(pos[1]) if len(pos) > 1 else 0
-        rest = np.unravel_index(j, self.rest_shape) if self.rest_shape else ()
-        full = list(int(r) for r in rest)
+        full = [int(r) for r in np.unravel_index(j, self.rest_shape)] if self.rest_shape else []
         full.insert(self.gaxis, i)
-        location = self.inner.location(tuple(full))
-        subject = "data" if self.inner.name is None else f"variable {self.inner.name!r}"
         code = int(self.codes[i])
-        if code >= 0:
-            subject += f" in group {self.full_index[code]!r}"
-        return err.relabel(subject, location)
+        group = self.full_index[code] if code >= 0 else None
+        return relabel(err, self.subject, lambda _pos: self.location(tuple(full)), group)
 
 
 def _kernel(x2: np.ndarray, codes: np.ndarray, ngroups: int, stat: str, q, method: str,
@@ -67,7 +73,7 @@ def _kernel(x2: np.ndarray, codes: np.ndarray, ngroups: int, stat: str, q, metho
 
 
 def _grouped_array(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: str, *,
-                   q, method: str, ddof: int, policy: NanPolicy, relabel=None) -> Any:
+                   q, method: str, ddof: int, policy: NanPolicy, relabeller=None) -> Any:
     """Grouped statistic along ``axis``; the result has ``ngroups`` there
     (and leading q dims for array q)."""
     qshape = () if q is None else np.shape(q)
@@ -79,14 +85,13 @@ def _grouped_array(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: 
         try:
             out = _kernel(x2, codes, ngroups, stat, q, method, ddof, policy)
         except NaNError as err:
-            if relabel is None:
+            if relabeller is None:
                 raise
-            raise relabel(err) from None
+            raise relabeller(err) from None
         except TypeError as err:
-            name = None if relabel is None else relabel.inner.name
-            if name is None:
+            if relabeller is None or relabeller.subject == variable_subject(None):
                 raise
-            raise TypeError(f"variable {name!r}: {err}") from None
+            raise restate(err, relabeller.subject) from None
         out = out.reshape(qshape + (ngroups,) + rest)
         return np.moveaxis(out, len(qshape), len(qshape) + axis)
 
@@ -151,8 +156,7 @@ class NanGroupBy:
 
     def _groups(self) -> tuple[Any, Hashable, Hashable, np.ndarray, int, xr.Variable,
                                np.ndarray]:
-        enc = self._gb.encoded
-        codes_da = enc.codes
+        codes_da, full_index, ucoord = encoded_groups(self._gb)
         obj = self._obj
         if codes_da.ndim != 1:
             # a group over several dims: stack them into one, as xarray's own groupby
@@ -162,14 +166,12 @@ class NanGroupBy:
             obj = obj.stack(over, create_index=False)
         gdim = codes_da.dims[0]
         codes = np.asarray(codes_da.values).astype(np.intp)
-        full_index = enc.full_index
         ngroups = len(full_index)
         if self._resample:
             new_dim = gdim
             keep = np.arange(ngroups)
             coord = xr.Variable(new_dim, np.asarray(full_index))
         else:
-            ucoord = enc.unique_coord
             new_dim = ucoord.dims[0]
             uvals = pd.Index(np.asarray(ucoord.values))
             keep = np.asarray(pd.Index(full_index).get_indexer(uvals), dtype=np.intp)
@@ -181,11 +183,11 @@ class NanGroupBy:
         policy = resolve_policy(nan_policy)
         keep = _keep_attrs(keep_attrs)
         obj, gdim, new_dim, codes, ngroups, coord, keep_idx = self._groups()
-        full_index = self._gb.encoded.full_index
+        full_index = encoded_groups(self._gb)[1]
         qarr = None if q is None else np.asarray(q, dtype=np.float64)
         if qarr is not None and qarr.ndim > 1:
             raise ValueError(f"q must be a scalar or 1-D, got shape {qarr.shape}")
-        ds = obj._to_temp_dataset() if isinstance(obj, xr.DataArray) else obj
+        ds = to_temp_dataset(obj) if isinstance(obj, xr.DataArray) else obj
         name_of = ({n: obj.name for n in ds.data_vars} if isinstance(obj, xr.DataArray)
                    else {n: n for n in ds.data_vars})
         variables: dict[Hashable, xr.Variable] = {}
@@ -209,12 +211,12 @@ class NanGroupBy:
                 continue  # a Dataset's non-numeric variables are left out, as xarray
             axis = var.get_axis_num(gdim)
             rest = tuple(s for d, s in zip(var.dims, var.shape, strict=True) if d != gdim)
-            relabel = _GroupRelabel(
+            relabeller = _GroupRelabel(
                 name_of[name], var.dims,
                 [ds.indexes[d] if d in ds.indexes else None for d in var.dims],
                 axis, rest, codes, full_index)
             vals = _grouped_array(var.data, axis, codes, ngroups, stat, q=qarr, method=method,
-                                  ddof=ddof, policy=policy, relabel=relabel)
+                                  ddof=ddof, policy=policy, relabeller=relabeller)
             if len(keep_idx) != ngroups or not np.array_equal(keep_idx, np.arange(ngroups)):
                 vals = vals[(slice(None),) * (lead + axis) + (keep_idx,)]
             dims = tuple(new_dim if d == gdim else d for d in var.dims)
@@ -237,7 +239,7 @@ class NanGroupBy:
         if qarr is not None:
             out = out.assign_coords(quantile=qarr)
         if isinstance(obj, xr.DataArray):
-            return obj._from_temp_dataset(out)
+            return from_temp_dataset(obj, out)
         return out
 
     # -- statistics ------------------------------------------------------------------
