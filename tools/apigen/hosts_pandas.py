@@ -1,0 +1,222 @@
+"""Host specs of the pandas accessors and ``nanaccess.agg`` (see :mod:`apigen.render`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .render import STATS, Example, HostParam, HostSpec, package_functions, takes_policy
+
+PATH = "nanaccess/pandas/_generated.py"
+
+#: pandas' own method of the same statistic (for "as pandas' ..." and See Also)
+PANDAS_METHOD = {
+    "median": "median", "quantile": "quantile", "min": "min", "max": "max",
+    "argmin": "idxmin", "argmax": "idxmax", "mean": "mean", "var": "var", "std": "std",
+    "sum": "sum", "count": "count",
+}
+
+_FUNCS = package_functions()
+
+_SETUP = "import numpy as np, pandas as pd, nanaccess  # noqa: F401"
+
+
+def _picks(stat: Any) -> str:
+    if stat.picks:
+        return ("The result is one of the values exactly as stored (dtype and NaN "
+                "payload bits kept).")
+    return ""
+
+
+def _extended(kind: str) -> Any:
+    def extended(stat: Any) -> str:
+        own = PANDAS_METHOD.get(stat.name)
+        text = f"Labelled as pandas' ``{kind}.{own}``. " if own else ""
+        if stat.name == "sum":
+            text += "A sum over no values is 0, as pandas. "
+        if stat.family == "count":
+            text += "A count takes no ``nan_policy``: it counts the numbers. "
+        return (text + _picks(stat)).strip()
+    return extended
+
+
+def _see_also(kind: str) -> Any:
+    def see_also(stat: Any) -> list[tuple[str, str]]:
+        out = []
+        if stat.name in _FUNCS:
+            out.append((f"nanaccess.{stat.name}", "The same statistic of any array-like."))
+        own = PANDAS_METHOD.get(stat.name)
+        if own:
+            out.append((f"pandas.{kind}.{own}", "pandas' own method (NaN-blind)."))
+        return out
+    return see_also
+
+
+SERIES_AXIS = HostParam(
+    "axis", "None", '{None, 0, "index", "rows"}',
+    "Accepted as by pandas' Series methods; any other axis raises ValueError.",
+)
+FRAME_AXIS = HostParam(
+    "axis", "0", '{0, 1, "index", "columns", "rows"}',
+    "0: one result per column; 1: one result per row (the columns' common dtype).",
+)
+NUMERIC_ONLY = HostParam(
+    "numeric_only", "False", "bool",
+    "Leave out non-numeric columns (otherwise they raise TypeError).",
+    annotation="bool",
+)
+ENGINE = HostParam(
+    "engine", "None", '{None, "numpy", "numba"}',
+    "Kernel of the grouped selection (None: numba for large data when installed).",
+    annotation="str | None",
+    applies=lambda stat: stat.family in ("order", "spread"),
+)
+
+
+def _series_returns(stat: Any) -> tuple[str, str]:
+    if stat.family == "arg":
+        return "Hashable", ("label\n    The index label of the first such value (as "
+                            f"``Series.{PANDAS_METHOD[stat.name]}``).")
+    if stat.family == "count":
+        return "int", "int"
+    if stat.name == "quantile":
+        return "Any", ("scalar or Series\n    A scalar for a float ``q``; for a sequence a "
+                       "Series indexed by ``q``.")
+    return "Any", ("scalar\n    A NumPy scalar (float64 for interpolated integers); "
+                   "``pd.NA`` for a missing result of a nullable Series.")
+
+
+def _frame_returns(stat: Any) -> tuple[str, str]:
+    if stat.name == "quantile":
+        return "pd.Series | pd.DataFrame", (
+            "Series or DataFrame\n    One value per column (or row), named ``q``; a "
+            "sequence ``q`` gives a DataFrame indexed by ``q``.")
+    if stat.family == "arg":
+        return "pd.Series", "Series\n    The index label of each column's first such value."
+    return "pd.Series", ("Series\n    One value per column (``axis=0``) or row "
+                         "(``axis=1``), with pandas' common-dtype rules.")
+
+
+def _groupby_returns(stat: Any) -> tuple[str, str]:
+    text = ("Series or DataFrame\n    Indexed by group exactly as pandas' own GroupBy "
+            "result (``as_index``, ``observed``, ``dropna`` honoured)")
+    if stat.name == "quantile":
+        text += "; a sequence ``q`` adds an inner level of ``q``"
+    return "pd.Series | pd.DataFrame", text + "."
+
+
+def _agg_returns(stat: Any) -> tuple[str, str]:
+    name = '"q<q>" for a float ``q``' if stat.name == "quantile" else f'"{stat.name}"'
+    return "NanAgg", ("NanAgg\n    A callable on a Series for pandas' ``.agg``; its "
+                      f"``__name__`` is {name}, so pandas labels the result by it.")
+
+
+def _agg_calls(stat: Any) -> list[str]:
+    if stat.name == "quantile":
+        return ['0.5, nan_policy="omit"', '0.9, nan_policy="omit"']
+    if not takes_policy(stat):
+        return [""]
+    return ['nan_policy="omit"']
+
+
+_TYPES = ("import pandas as pd",)
+
+HOSTS = [
+    HostSpec(
+        key="pandas.Series",
+        label="Series.nanstats",
+        path=PATH,
+        name="SeriesStatsMixin",
+        title="Statistic methods of the pandas accessors (Series, DataFrame, GroupBy).",
+        doc="The statistics of ``Series.nanstats``: one value of the Series.",
+        params=(SERIES_AXIS,),
+        order=("q", "*", "axis", "nan_policy"),
+        pandas_defaults=True,
+        defaults={"q": 0.5},
+        returns=_series_returns,
+        extended=_extended("Series"),
+        see_also=_see_also("Series"),
+        example=Example(
+            (_SETUP, 's = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))'),
+            "s.nanstats",
+        ),
+        type_imports=_TYPES,
+        docs_module="pandas",
+        docs_prefix="Series.nanstats.",
+        docs_extra=("idxmin", "idxmax", "describe", "nan_report", "sort_values", "rank",
+                    "groupby", "plot_nan_map"),
+    ),
+    HostSpec(
+        key="pandas.DataFrame",
+        label="DataFrame.nanstats",
+        path=PATH,
+        name="DataFrameStatsMixin",
+        doc="The statistics of ``DataFrame.nanstats``: one value per column or row.",
+        params=(FRAME_AXIS, NUMERIC_ONLY),
+        order=("q", "axis", "ddof", "numeric_only", "*", "nan_policy"),
+        pandas_defaults=True,
+        defaults={"q": 0.5},
+        returns=_frame_returns,
+        extended=_extended("DataFrame"),
+        see_also=_see_also("DataFrame"),
+        example=Example(
+            (_SETUP, 'df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], '
+                     '"b": [2.0, 5.0, 1.0, 3.0]})'),
+            "df.nanstats",
+        ),
+        type_imports=_TYPES,
+        docs_module="pandas",
+        docs_prefix="DataFrame.nanstats.",
+        docs_extra=("idxmin", "idxmax", "describe", "nan_report", "groupby", "plot_nan_map"),
+    ),
+    HostSpec(
+        key="pandas.GroupBy",
+        label="GroupBy.nanstats",
+        path=PATH,
+        name="GroupByStatsMixin",
+        doc=("The statistics of ``df.groupby(...).nanstats``: one value per group and "
+             "column (Series and DataFrame GroupBy)."),
+        params=(NUMERIC_ONLY, ENGINE),
+        order=("q", "ddof", "*", "numeric_only", "nan_policy", "engine"),
+        pandas_defaults=True,
+        defaults={"q": 0.5},
+        statistics=STATS.GROUPED,
+        returns=_groupby_returns,
+        extended=_extended("GroupBy"),
+        see_also=_see_also("api.typing.DataFrameGroupBy"),
+        example=Example(
+            (_SETUP, 'df = pd.DataFrame({"g": list("aabbb"), '
+                     '"x": [4.0, np.nan, 1.0, 3.0, 10.0]})'),
+            'df.groupby("g").nanstats',
+        ),
+        type_imports=_TYPES,
+        docs_module="pandas.api.typing",
+        docs_prefix="DataFrameGroupBy.nanstats.",
+    ),
+    HostSpec(
+        key="pandas.agg",
+        label="nanaccess.agg",
+        path="nanaccess/pandas/_generated_agg.py",
+        name="",
+        kind="functions",
+        hook="make",
+        title="Named callables of ``nanaccess.agg``, one per statistic.",
+        doc="",
+        pandas_defaults=True,
+        defaults={"q": 0.5},
+        statistics=STATS.GROUPED,
+        returns=_agg_returns,
+        extended=lambda stat: ("For pandas' ``.agg``: the callable computes "
+                               f"``Series.nanstats.{stat.name}`` with these keywords."),
+        example=Example(
+            ("import numpy as np, pandas as pd, nanaccess as na",
+             'df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})'),
+            "na.agg",
+            wrap='df.groupby("g").agg({call})',
+        ),
+        example_calls=_agg_calls,
+        imports=("from ._nanagg import NanAgg, make",),
+        docs_module="nanaccess.pandas.agg",
+        docs_prefix="",
+        docs_extra=("NanAgg",),
+    ),
+]

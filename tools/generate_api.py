@@ -1,0 +1,111 @@
+"""Render the per-host statistic methods and the API page list from the statistics table.
+
+Usage::
+
+    python tools/generate_api.py          # write the rendered modules and docs/api.rst
+    python tools/generate_api.py --check  # exit 1 (with a diff) if writing would change
+                                          # a committed file
+
+The host specs live in ``tools/apigen/hosts_*.py``, the engine and docstring
+templates in ``tools/apigen/render.py`` (its docstring says how a host spec looks).
+The examples' outputs are computed by running them, so writing takes two steps: the
+modules are first written without outputs (so the hosts have every method), then a
+fresh process imports nanaccess, runs the examples and the modules are written again
+with their outputs. tests/test_generated_api.py runs the check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from apigen import render  # noqa: E402
+
+DOCS = "docs/api.rst"
+
+
+def _by_path(specs: list[render.HostSpec]) -> dict[str, list[render.HostSpec]]:
+    groups: dict[str, list[render.HostSpec]] = defaultdict(list)
+    for s in specs:
+        groups[s.path].append(s)
+    return dict(groups)
+
+
+def rendered(specs: list[render.HostSpec], outputs: dict | None) -> dict[str, str]:
+    """path (relative to the repository) -> text, for every output of the generator."""
+    files = {path: render.render_module(group, outputs) for path, group in _by_path(specs).items()}
+    docs = render.ROOT / DOCS
+    if docs.exists():
+        files[DOCS] = render.splice_docs(docs.read_text(), specs)
+    return files
+
+
+def _evaluate_fresh() -> dict:
+    """The examples' outputs, computed in a new process (it imports the new modules)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "outputs.json"
+        subprocess.run([sys.executable, __file__, "--evaluate", str(out)], check=True,
+                       cwd=render.ROOT, env={**os.environ, "MPLBACKEND": "Agg"})
+        return json.loads(out.read_text())
+
+
+def write(specs: list[render.HostSpec]) -> list[str]:
+    changed = []
+    for path, text in rendered(specs, None).items():
+        if path != DOCS:
+            (render.ROOT / path).write_text(text)
+    for path, text in rendered(specs, _evaluate_fresh()).items():
+        target = render.ROOT / path
+        if not target.exists() or target.read_text() != text:
+            changed.append(path)
+        target.write_text(text)
+    return changed
+
+
+def check(specs: list[render.HostSpec]) -> list[str]:
+    """Paths whose committed text differs from a fresh rendering (diffs on stderr)."""
+    stale = []
+    for path, text in rendered(specs, render.evaluate(specs)).items():
+        target = render.ROOT / path
+        old = target.read_text() if target.exists() else ""
+        if old != text:
+            stale.append(path)
+            sys.stderr.writelines(difflib.unified_diff(
+                old.splitlines(True), text.splitlines(True), f"{path} (committed)",
+                f"{path} (regenerated)"))
+    return stale
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true",
+                        help="compare with the committed files instead of writing")
+    parser.add_argument("--evaluate", metavar="JSON", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    specs = render.discover_hosts()
+    if args.evaluate:
+        Path(args.evaluate).write_text(json.dumps(render.evaluate(specs)))
+        return 0
+    if args.check:
+        stale = check(specs)
+        if stale:
+            print("stale generated files (run python tools/generate_api.py): "
+                  + ", ".join(stale), file=sys.stderr)
+            return 1
+        return 0
+    changed = write(specs)
+    print("written: " + (", ".join(changed) if changed else "nothing changed"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
