@@ -83,7 +83,7 @@ def _as_float(value: Any, miss: Any, subject: str, row: str) -> float:
     if v.dtype.kind in "mM":
         return float(v.view(np.int64)) if not np.isnat(v) else np.nan
     if v.dtype.kind in "fiub":
-        return np.float64(v.astype(np.float64))
+        return float(v.astype(np.float64))
     try:
         return float(v[()])
     except OverflowError:
