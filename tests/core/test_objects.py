@@ -746,7 +746,7 @@ def test_moments_match_statistics(data, policy):
 def test_own_moments_match_statistics(data):
     """The hand-written exact path (used for ddof other than 0/1) agrees with the
     standard library where both apply: var with ddof=2 is pvariance * n / (n - 2)."""
-    from nanaccess.core.objects import _own_moment
+    from nanaccess.core.objects.moments import _own_moment
 
     nums = list(data)
     for stat, ddof, ref in (
