@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import nanaccess as na
+from nanaccess.core import _numba as NB
 from nanaccess.core import accel
 from nanaccess.core.select import order_stat
 
@@ -71,7 +72,7 @@ def test_kernels_match_reference(dtype):
         keys, ranks = _random_case(rng, dtype=dtype)
         want = accel._select_rows_numpy(keys.copy(), ranks)
         for kernel in ("serial", "parallel"):
-            got = accel._KERNELS[kernel](keys.copy(), np.ascontiguousarray(ranks))
+            got = NB.kernels("rows")[kernel](keys.copy(), np.ascontiguousarray(ranks))
             assert got.dtype == want.dtype
             assert np.array_equal(got, want), kernel
         assert np.array_equal(accel.select_rows(keys.copy(), ranks), want)
@@ -87,7 +88,7 @@ def test_kernel_worst_cases_and_duplicates():
     ranks = np.array([[0] * len(cases), [n // 2] * len(cases), [n - 1] * len(cases)])
     ranks[1, ::2] += 1  # rows want different ranks
     want = accel._select_rows_numpy(keys.copy(), ranks)
-    got = accel._KERNELS["serial"](keys.copy(), ranks)
+    got = NB.kernels("rows")["serial"](keys.copy(), ranks)
     assert np.array_equal(got, want)
 
 
@@ -149,20 +150,19 @@ def test_order_stat_same_bits_with_and_without_accel(monkeypatch, dtype, policy,
 
 @needs_numba
 def test_compile_failure_falls_back_to_numpy(monkeypatch):
-    monkeypatch.setattr(accel, "_KERNELS", {})
-    monkeypatch.setattr(accel, "_FAILED", False)
-    monkeypatch.setattr(accel, "select_rows", accel.select_rows)
+    monkeypatch.setattr(NB, "_COMPILED", {})
+    monkeypatch.setattr(NB, "BROKEN", [])
 
     def boom():
         raise RuntimeError("no compiler")
 
-    monkeypatch.setattr(accel, "_compile", boom)
+    monkeypatch.setitem(NB._BUILDERS, "rows", boom)
     keys = np.arange(40).reshape(2, 20)[:, ::-1].copy()
     ranks = np.array([[0, 19], [10, 3]])
     with pytest.warns(RuntimeWarning, match="numba kernel unavailable"):
         got = accel._select_rows_numba(keys.copy(), ranks)
     assert np.array_equal(got, accel._select_rows_numpy(keys.copy(), ranks))
-    assert accel.select_rows is accel._select_rows_numpy
+    assert NB.BROKEN and NB.choose_engine() == "numpy"  # NumPy from now on
 
 
 def test_env_var_disables_accelerator():

@@ -8,7 +8,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nanaccess import NaNError, SignalingNaNError, make_nan
+from nanaccess.core import _numba as NB
+from nanaccess.core._numba import grouped as nbg
 from nanaccess.core.grouped import HAVE_NUMBA, grouped_stat
+from nanaccess.core.grouped import order as GO
 from nanaccess.core.moments import moment_stat
 from nanaccess.core.select import order_stat
 
@@ -376,10 +379,8 @@ def assert_engines_agree(x, codes, ngroups, stat, q, policy, missing=None, metho
 @pytest.mark.parametrize("policy", ALL_POLICIES)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
 def test_numba_groups_around_the_small_threshold(policy, dtype):
-    from nanaccess.core import grouped as G
-
     rng = np.random.default_rng(21)
-    t = G._SMALL_GROUP
+    t = nbg.SMALL_GROUP
     sizes = [0, 1, 2, 3, t - 1, t, t + 1, 2 * t + 5, 90, 5, 17]
     x, codes = sized_groups(rng, sizes, dtype)
     ngroups = len(sizes) + 1  # and a group without rows
@@ -418,9 +419,7 @@ def test_numba_nan_signs_and_payloads_sit_at_the_segment_ends(policy):
 @pytest.mark.parametrize("parallel", [False, True])
 @pytest.mark.parametrize("policy", ALL_POLICIES)
 def test_numba_parallel_and_serial_paths_agree(policy, parallel, monkeypatch):
-    from nanaccess.core import grouped as G
-
-    monkeypatch.setattr(G, "_PARALLEL_MIN_ROWS", 0 if parallel else 10**12)
+    monkeypatch.setattr(nbg, "PARALLEL_MIN_ROWS", 0 if parallel else 10**12)
     rng = np.random.default_rng(8)
     n = 30_000
     for g in (40, 5_000):  # big groups (quickselect) and small ones (rank counting)
@@ -492,21 +491,19 @@ def test_numba_signaling_nan_raises_like_numpy(policy):
 
 @needs_numba
 def test_numba_failure_falls_back_to_numpy(monkeypatch):
-    from nanaccess.core import grouped as G
-
     def broken():
         raise RuntimeError("no compiler")
 
-    monkeypatch.setattr(G, "_nb_compile", broken)
-    monkeypatch.setattr(G, "_NUMBA_BROKEN", [])
-    monkeypatch.setattr(G, "_NUMBA_MIN_ROWS", 0)
+    monkeypatch.setattr(nbg, "_nb_compile", broken)
+    monkeypatch.setattr(NB, "BROKEN", [])
+    monkeypatch.setattr(GO, "NUMBA_MIN_ROWS", 0)
     rng = np.random.default_rng(14)
     x, codes, _ = make_data(rng, 500, 9, np.float64)
     want = grouped_stat(x, codes, 9, "median", policy="omit", engine="numpy")
     with pytest.warns(RuntimeWarning, match="numba kernel failed"):
         got = grouped_stat(x, codes, 9, "median", policy="omit")
     assert_same_bits(got[0], want[0], got[1], want[1])
-    assert G._NUMBA_BROKEN
+    assert NB.BROKEN
     x[3] = make_nan(1, signaling=True)
     codes[3] = 2
     with pytest.raises(SignalingNaNError):
@@ -518,18 +515,16 @@ def test_numba_failure_falls_back_to_numpy(monkeypatch):
 @needs_numba
 @pytest.mark.parametrize("policy", ALL_POLICIES)
 def test_numba_selection_failure_falls_back_to_numpy(policy, monkeypatch):
-    from nanaccess.core import grouped as G
-
     def broken(self, ranks):
         raise RuntimeError("kernel crashed")
 
-    monkeypatch.setattr(G._NumbaSelect, "__call__", broken)
-    monkeypatch.setattr(G, "_NUMBA_BROKEN", [])
-    monkeypatch.setattr(G, "_NUMBA_MIN_ROWS", 0)
+    monkeypatch.setattr(nbg.NumbaSelect, "__call__", broken)
+    monkeypatch.setattr(NB, "BROKEN", [])
+    monkeypatch.setattr(GO, "NUMBA_MIN_ROWS", 0)
     rng = np.random.default_rng(15)
     x, codes, _ = make_data(rng, 400, 9, np.float64, nan_frac=0.1 if policy != "raise" else 0)
     for stat, q in [("median", None), ("quantile", [0.2, 0.9])]:
-        G._NUMBA_BROKEN.clear()
+        NB.BROKEN.clear()
         want = grouped_stat(x, codes, 9, stat, q=q, policy=policy, engine="numpy")
         with pytest.warns(RuntimeWarning, match="kernel crashed"):
             got = grouped_stat(x, codes, 9, stat, q=q, policy=policy)

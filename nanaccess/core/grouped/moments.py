@@ -1,0 +1,101 @@
+"""Grouped moments (mean / var / std / sum / count), correctly rounded, no group loop.
+
+mean / var / std / sum use :mod:`nanaccess.core.exactsum` (so they equal the
+ungrouped core bit for bit and never depend on row order). Groups are shaped for it
+without a loop per group: rows are ordered by group code, groups are bucketed by size
+class (``2**(k-1) < size <= 2**k``) and each class becomes one zero-padded
+``(groups, 2**k)`` block with a ``where`` mask (padding is at most 2x the data; one
+call per size class, about ``log2(n)`` calls). float16/32 results are rounded from the
+float64 result to the input dtype.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...options import NanPolicy
+from ..exactsum import exact_mean, exact_sum, exact_var
+from ..policy import RULES, empty_value, finish
+from .common import greatest_nan, group_counts, radix_argsort_codes
+
+__all__ = ["moment_column"]
+
+_F64 = np.dtype(np.float64)
+
+
+def _size_blocks(vals: np.ndarray, cc: np.ndarray, counts: np.ndarray):
+    """Yield (group ids, padded (g, width) values, where mask) per group-size class."""
+    ngroups = counts.size
+    order = radix_argsort_codes(cc, ngroups) if cc.size else np.zeros(0, np.intp)
+    sv = vals[order]
+    sc = cc[order]
+    starts = np.cumsum(counts) - counts
+    pos = np.arange(sc.size, dtype=np.int64) - starts[sc]
+    cls = np.zeros(ngroups, np.int64)
+    nz = counts > 0
+    cls[nz] = np.ceil(np.log2(counts[nz])).astype(np.int64)
+    # guard against log2 rounding: make sure 2**cls >= count
+    cls[nz] += (np.left_shift(1, cls[nz]) < counts[nz])
+    row_in_class = np.zeros(ngroups, np.int64)
+    for c in np.unique(cls[nz]):  # one pass per size class (about log2(n)), not per group
+        gids = np.flatnonzero(nz & (cls == c))
+        row_in_class[gids] = np.arange(gids.size)
+        width = 1 << int(c)
+        block = np.zeros((gids.size, width), dtype=vals.dtype)
+        where = np.zeros((gids.size, width), dtype=bool)
+        sel = np.flatnonzero(cls[sc] == c)
+        r = row_in_class[sc[sel]]
+        block[r, pos[sel]] = sv[sel]
+        where[r, pos[sel]] = True
+        yield gids, block, where
+
+
+def moment_column(col, nan, miss, codes, ngroups, stat, ddof, policy: NanPolicy):
+    """One column's moment statistic: ``(values (ngroups,), missing (ngroups,))``."""
+    dt = col.dtype
+    include = codes >= 0
+    if nan is not None:
+        include &= ~nan
+    if miss is not None:
+        include &= ~miss
+    vals = col[include]
+    cc = codes[include]
+    counts = np.bincount(cc, minlength=ngroups).astype(np.int64)
+    if stat == "count":
+        return counts, np.zeros(counts.shape, bool)
+    work = vals.view(np.int64) if dt.kind in "mM" else vals
+    if dt.kind == "f" and dt != np.float64:
+        work = work.astype(np.float64)  # exact: every float16/32 is a float64
+    if stat == "sum":
+        out = np.zeros(ngroups, np.int64 if work.dtype.kind in "iub" else np.float64)
+    else:
+        out = np.full(ngroups, empty_value(_F64, stat), np.float64)
+    for gids, block, where in _size_blocks(work, cc, counts):
+        if stat == "sum":
+            out[gids] = exact_sum(block, where=where)
+        elif stat == "mean":
+            out[gids] = exact_mean(block, where=where)
+        else:
+            v = exact_var(block, ddof=ddof, where=where)
+            out[gids] = np.sqrt(v) if stat == "std" else v
+    if stat in ("var", "std"):
+        out = np.where(counts - ddof <= 0, empty_value(_F64, stat), out)
+    if dt.kind == "f" and dt != np.float64:
+        nanout = np.isnan(out)
+        out = out.astype(dt)
+        out[nanout] = empty_value(dt.newbyteorder("="), "mean")  # canonical NaN (sum too)
+    if dt.kind in "mM" and stat in ("sum", "mean"):
+        nat = np.isnan(out) if out.dtype.kind == "f" else np.zeros(ngroups, bool)
+        ints = np.round(np.where(nat, 0, out)).astype(np.int64) if out.dtype.kind == "f" else out
+        fill = np.array("NaT", dtype=dt.newbyteorder("="))
+        out = np.where(nat, fill, ints.view(fill.dtype))
+    if RULES[policy].removes:
+        return out, np.zeros(ngroups, bool)
+    # a NaN propagates (the group's greatest under totalOrder), else a missing value
+    has_nan, best = greatest_nan(col, nan, codes, ngroups)
+    has_miss = group_counts(codes, miss, ngroups) > 0
+    if has_miss.any() and out.dtype.kind in "iub":
+        out = out.astype(np.float64)
+    out, res_miss = finish(out, "mean", nan_rows=has_nan, nan_values=best,
+                           missing_rows=has_miss)
+    return out, np.zeros(ngroups, bool) if res_miss is None else res_miss

@@ -1,0 +1,211 @@
+"""``grouped_reduce``: the grouped counterpart of :func:`nanaccess.core.reduce.reduce`.
+
+One entry point for every statistic of :data:`nanaccess._stats.GROUPED`, returning
+the values, the missing mask and the count of values each group saw (so adapters do
+not count again). The spread statistics are composed here from grouped order
+statistics, with the NaN rules of :mod:`nanaccess.core.reduce`: ``iqr`` is the
+difference of two grouped quantiles; ``mad`` takes the grouped median, the deviation
+of every row from its own group's median (one vectorised pass with the codes; a NaN
+keeps its own bits), then the grouped median of the deviations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from ... import _stats
+from ...options import NanPolicy
+from ..policy import RULES
+from ..reduce import (
+    _canonical,
+    _check_rng,
+    _check_scale,
+    _deviations,
+    _difference,
+    _object_kinds,
+    _object_map1,
+    _object_scale,
+)
+from .entry import grouped_stat
+
+__all__ = ["GroupedReduced", "grouped_reduce", "count_in_groups"]
+
+
+@dataclass
+class GroupedReduced:
+    """What :func:`grouped_reduce` returns (as :class:`nanaccess.core.reduce.Reduced`).
+
+    ``values``: ``(ngroups,)`` or ``(ngroups, ncols)``, with a leading quantile axis
+    for an array ``q``; ``missing``: ``None`` or a bool array of ``values``' shape
+    marking results that are the host's missing value; ``count``: int64
+    ``(ngroups,)`` or ``(ngroups, ncols)``: how many values each group saw (numbers,
+    plus NaN and missing values unless the policy removes them), computed on first use.
+    """
+
+    values: np.ndarray
+    missing: np.ndarray | None
+    _x: np.ndarray = field(repr=False)
+    _codes: np.ndarray = field(repr=False)
+    _ngroups: int = field(repr=False)
+    _in_missing: np.ndarray | None = field(repr=False)
+    _policy: NanPolicy = field(repr=False)
+
+    @cached_property
+    def count(self) -> np.ndarray:
+        return count_in_groups(self._x, self._codes, self._ngroups, self._in_missing,
+                               self._policy)
+
+    @property
+    def empty(self) -> np.ndarray:
+        """Groups (and columns) where nothing was left (bool, the count's shape)."""
+        return self.count == 0
+
+
+def count_in_groups(x: Any, codes: Any, ngroups: int, missing: Any = None,
+                    policy: NanPolicy = NanPolicy.OMIT) -> np.ndarray:
+    """How many values of each group a statistic sees under ``policy`` (numbers, plus
+    NaN and missing values unless the policy removes them); rows of code -1 count
+    nowhere. ``(ngroups,)`` for 1-D ``x``, ``(ngroups, ncols)`` for 2-D."""
+    x = np.asarray(x)
+    codes = np.asarray(codes, dtype=np.intp)
+    x2 = x[:, None] if x.ndim == 1 else x
+    ncols = x2.shape[1]
+    if RULES[policy].removes:
+        keep = np.ones(x2.shape, bool) if missing is None else ~np.asarray(missing, bool).reshape(
+            x2.shape)
+        if x2.dtype.kind == "f":
+            keep &= ~np.isnan(x2)
+        elif x2.dtype.kind in "mM":
+            keep &= ~np.isnat(x2)
+        elif x2.dtype.kind == "O":
+            keep &= _object_kinds(x2) == "number"
+        keep &= (codes >= 0)[:, None]
+        slot = codes[:, None] * ncols + np.arange(ncols)
+        out = np.bincount(slot[keep], minlength=ngroups * ncols).reshape(ngroups, ncols)
+    else:
+        per = np.bincount(codes[codes >= 0], minlength=ngroups)
+        out = np.repeat(per[:, None], ncols, axis=1)
+    out = out.astype(np.int64)
+    return out[:, 0] if x.ndim == 1 else out
+
+
+def grouped_reduce(
+    x: Any,
+    codes: Any,
+    ngroups: int,
+    stat: str,
+    *,
+    policy: NanPolicy,
+    missing: Any = None,
+    engine: str | None = None,
+    **params: Any,
+) -> GroupedReduced:
+    """Reduce every group of ``x`` with ``stat`` under a resolved ``policy``.
+
+    Signature: ``grouped_reduce(x, codes, ngroups, stat, *, policy, missing=None,
+    engine=None, **params) -> GroupedReduced(values, missing, count)``.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        ``(n,)`` or ``(n, ncols)`` (the columns share one grouping): float16/32/64,
+        int/uint, bool, datetime64/timedelta64 (NaT is missing) or object.
+    codes : array_like of int
+        ``(n,)`` group code of each row in ``[0, ngroups)``, or -1 (the row belongs to
+        no group and is ignored entirely).
+    ngroups : int
+        Number of groups.
+    stat : str
+        A name of :data:`nanaccess._stats.GROUPED`: median, median_low, median_high,
+        quantile, min, max, mean, var, std, sum, count, iqr, mad.
+    policy : NanPolicy
+        Resolved by the caller's boundary. ``count`` follows it too (a signaling NaN
+        raises except under "totalorder"; "totalorder" counts the numbers without
+        raising).
+    missing : numpy.ndarray of bool, optional
+        Missing entries of ``x``'s shape (masked / nullable / Arrow nulls).
+    engine : {None, "auto", "numpy", "numba"}
+        None reads the ``engine`` option (:func:`nanaccess.core._numba.choose_engine`).
+    **params
+        The statistic's own parameters, as listed in the table: ``q`` and ``method``
+        (quantile), ``ddof`` (var, std), ``rng`` and ``method`` (iqr), ``scale`` (mad).
+
+    Returns
+    -------
+    GroupedReduced
+        ``values``, ``missing`` (None or bool) and the lazy ``count`` per group.
+
+    Raises
+    ------
+    NaNError, SignalingNaNError
+        With ``.position``, ``.group`` (the group code) and ``.count``.
+    TypeError
+        An unknown parameter, or unsupported data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.array([1.0, 5.0, np.nan, 2.0, 4.0, 3.0, 9.0])
+    >>> codes = np.array([0, 1, 0, 0, 1, 1, -1])
+    >>> r = grouped_reduce(x, codes, 2, "iqr", policy=NanPolicy.OMIT)
+    >>> r.values.tolist(), r.count.tolist()
+    ([0.5, 1.0], [2, 3])
+    >>> grouped_reduce(x, codes, 2, "mad", policy=NanPolicy.OMIT).values.tolist()
+    [0.5, 1.0]
+    """
+    entry = _stats.get(stat)
+    if stat not in _stats.GROUPED:
+        raise ValueError(f"{stat!r} has no grouped engine; expected one of "
+                         f"{', '.join(_stats.GROUPED)}")
+    unknown = set(params) - set(entry.param_names)
+    if unknown:
+        raise TypeError(f"{stat}() got unexpected keyword(s) {sorted(unknown)}")
+    x = np.asarray(x)
+    codes = np.asarray(codes)
+    common = dict(policy=policy, missing=missing, engine=engine)
+    if stat == "iqr":
+        values, miss = _iqr(x, codes, ngroups, **common, **params)
+    elif stat == "mad":
+        values, miss = _mad(x, codes, ngroups, **common, **params)
+    else:
+        values, miss = grouped_stat(x, codes, ngroups, stat, **common, **params)
+    return GroupedReduced(values, miss, x, codes, int(ngroups), missing, policy)
+
+
+def _iqr(x, codes, ngroups, *, rng=(25, 75), method="linear", **common):
+    lo_p, hi_p = _check_rng(rng)
+    (lo, hi), miss = grouped_stat(x, codes, ngroups, "quantile", q=[lo_p / 100, hi_p / 100],
+                                  method=method, **common)
+    return np.asarray(_difference(hi, lo)), None if miss is None else miss.any(axis=0)
+
+
+def _mad(x, codes, ngroups, *, scale=1.0, **common):
+    scale = _check_scale(scale)
+    center, cmiss = grouped_stat(x, codes, ngroups, "median", **common)
+    codes = np.asarray(codes, dtype=np.intp)
+    # each row's deviation from its own group's median (rows of no group: ignored)
+    rows = center[np.maximum(codes, 0)] if ngroups else np.zeros(x.shape, center.dtype)
+    dev, undefined = _deviations(x, rows)
+    values, miss = grouped_stat(dev, codes, ngroups, "median", **common)
+    if undefined is not None:  # inf - inf in a group: that group's result is NaN
+        # (the undefined entries per group: count the mask's True entries)
+        bad = count_in_groups(undefined, codes, ngroups, missing=~undefined) > 0
+        values = np.where(bad, float("nan") if values.dtype.kind == "O"
+                          else _canonical(values.dtype), values)
+    if cmiss is not None:
+        miss = cmiss if miss is None else (miss | cmiss)
+    return _scaled(values, scale), miss
+
+
+def _scaled(values: np.ndarray, scale: Any) -> np.ndarray:
+    """``values / scale`` in the values' own type (a float dtype stays that dtype)."""
+    if scale == 1:
+        return values
+    if values.dtype.kind == "O":
+        return _object_map1(lambda v: _object_scale(v, scale), values)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        return values / (values.dtype.type(scale) if values.dtype.kind == "f" else scale)
