@@ -1,16 +1,25 @@
 """xarray adapter: registers ``DataArray.nanstats`` and ``Dataset.nanstats``.
 
 Importing this module (``import nanaccess`` does it) registers the accessors; the
-same statistics are available as functions for users who prefer them.
+same statistics are available as functions for users who prefer them
+(:func:`reduce`, :func:`quantile`, :func:`arg_reduce`, :func:`nan_report`).
+
+Modules: :mod:`.reduction` (dims to axes, the core's numbers, labels back),
+:mod:`.groupby` (groupby / resample on the grouped core), :mod:`.accessor` (the
+accessor classes: describe, sortby, plots), :mod:`._generated` (the statistic methods,
+rendered by ``tools/generate_api.py``), :mod:`._common` (helpers both use) and
+:mod:`._xr_internals` (the only module touching xarray internals).
 """
 
-from .accessor import DataArrayNanStats, DatasetNanStats, nan_report, quantile, reduce
+from .accessor import DataArrayNanStats, DatasetNanStats
 from .groupby import NanGroupBy, grouped_dataarray
+from .reduction import arg_reduce, nan_report, quantile, reduce
 
 __all__ = [
     "DataArrayNanStats",
     "DatasetNanStats",
     "NanGroupBy",
+    "arg_reduce",
     "grouped_dataarray",
     "nan_report",
     "quantile",

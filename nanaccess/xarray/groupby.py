@@ -20,13 +20,16 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from .. import _stats
 from .._labels import CoordLocation, relabel, restate
+from ..core.grouped import grouped_reduce
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
 from ._common import holds_numbers as _holds_numbers
 from ._common import is_dask as _is_dask
 from ._common import keep_attrs as _keep_attrs
-from ._common import variable_subject
+from ._common import numeric_only_default, variable_relabel, variable_subject
+from ._generated import GroupByStatsMixin
 from ._xr_internals import encoded_groups, from_temp_dataset, to_temp_dataset
 
 __all__ = ["NanGroupBy", "grouped_dataarray"]
@@ -62,28 +65,26 @@ class _GroupRelabel:
         return relabel(err, self.subject, lambda _pos: self.location(tuple(full)), group)
 
 
-def _kernel(x2: np.ndarray, codes: np.ndarray, ngroups: int, stat: str, q, method: str,
-            ddof: int, policy: NanPolicy) -> np.ndarray:
-    from ..core.grouped import grouped_stat
-
-    out = grouped_stat(x2, codes, ngroups, stat, q=q, method=method, ddof=ddof, policy=policy)
-    if isinstance(out, tuple):  # (values, missing)
-        out = out[0]
-    return np.asarray(out)
+def _kernel(x2: np.ndarray, codes: np.ndarray, ngroups: int, stat: str, policy: NanPolicy,
+            params: dict[str, Any]) -> np.ndarray:
+    """Values of ``stat`` for every group and column of ``x2`` (rows, columns): the
+    grouped core entry point."""
+    return np.asarray(grouped_reduce(x2, codes, ngroups, stat, policy=policy, **params).values)
 
 
 def _grouped_array(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: str, *,
-                   q, method: str, ddof: int, policy: NanPolicy, relabeller=None) -> Any:
+                   policy: NanPolicy, params: dict[str, Any], relabeller: Any = None,
+                   check_relabel: Any = None) -> Any:
     """Grouped statistic along ``axis``; the result has ``ngroups`` there
     (and leading q dims for array q)."""
-    qshape = () if q is None else np.shape(q)
+    qshape = np.shape(params["q"]) if stat == "quantile" else ()
 
     def run(block: np.ndarray) -> np.ndarray:
         x = np.moveaxis(block, axis, 0)
         rest = x.shape[1:]
         x2 = x.reshape(x.shape[0], -1)
         try:
-            out = _kernel(x2, codes, ngroups, stat, q, method, ddof, policy)
+            out = _kernel(x2, codes, ngroups, stat, policy, params)
         except NaNError as err:
             if relabeller is None:
                 raise
@@ -99,20 +100,17 @@ def _grouped_array(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: 
         return run(np.asarray(data))
     import dask.array as da
 
-    from ..dask.array import _global_info, _may_hold_nan, _raise_from_info
+    from ..dask.tally import global_info, needs_check, raise_from_info
 
     x = data.rechunk({axis: -1})
-    info = _global_info(x) if _may_hold_nan(x.dtype) else None
+    info = global_info(x) if needs_check(x.dtype, policy) else None
     shape = tuple(int(s) for s in x.shape)
     sample = np.zeros(tuple(2 if a != axis else 1 for a in range(x.ndim)), dtype=x.dtype)
-    out_dtype = run_dtype = None
-    try:
-        out_dtype = np.moveaxis(
-            _kernel(np.moveaxis(sample, axis, 0).reshape(1, -1), np.zeros(1, np.intp), 1, stat,
-                    q, method, ddof, NanPolicy.TOTALORDER), 0, 0).dtype
+    try:  # the result dtype, from a tiny run of the kernel
+        out_dtype = _kernel(np.moveaxis(sample, axis, 0).reshape(1, -1), np.zeros(1, np.intp),
+                            1, stat, NanPolicy.TOTALORDER, params).dtype
     except Exception:  # pragma: no cover - dtype probe only
-        run_dtype = x.dtype
-    out_dtype = out_dtype or run_dtype
+        out_dtype = x.dtype
     xi = tuple(f"d{i}" for i in range(x.ndim))
     qi = tuple(f"q{i}" for i in range(len(qshape)))
     args: list[Any] = [x, xi]
@@ -120,7 +118,7 @@ def _grouped_array(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: 
         args += [info, ("info",)]
 
     def block(b, *inf):
-        _raise_from_info(inf[0] if inf else None, policy, shape, None)
+        raise_from_info(inf[0] if inf else None, policy, shape, check_relabel)
         return run(b)
 
     return da.blockwise(
@@ -131,7 +129,7 @@ def _grouped_array(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: 
     )
 
 
-class NanGroupBy:
+class NanGroupBy(GroupByStatsMixin):
     """Grouped nanaccess statistics over an xarray ``GroupBy`` / ``Resample`` object.
 
     Built by ``obj.nanstats.groupby(...)`` / ``obj.nanstats.resample(...)``; every
@@ -178,15 +176,25 @@ class NanGroupBy:
             coord = xr.Variable(new_dim, np.asarray(ucoord.values), attrs=ucoord.attrs)
         return obj, gdim, new_dim, codes, ngroups, coord, keep
 
-    def _apply(self, stat: str, *, q=None, method: str = "linear", ddof: int = 0,
-               nan_policy=None, keep_attrs=None):
-        policy = resolve_policy(nan_policy)
+    def _reduce(self, stat: str, *, nan_policy: Any = None, keep_attrs: bool | None = None,
+                **params: Any) -> xr.DataArray | xr.Dataset:
+        """The hook of every generated statistic: the grouped kernel per variable,
+        laid out as xarray's own GroupBy result."""
+        # a grouped count takes no policy (as pandas'): it counts the numbers, and
+        # "totalorder" is the policy under which nothing raises
+        policy = NanPolicy.TOTALORDER if stat in _stats.names("count") else \
+            resolve_policy(nan_policy)
         keep = _keep_attrs(keep_attrs)
         obj, gdim, new_dim, codes, ngroups, coord, keep_idx = self._groups()
         full_index = encoded_groups(self._gb)[1]
-        qarr = None if q is None else np.asarray(q, dtype=np.float64)
-        if qarr is not None and qarr.ndim > 1:
-            raise ValueError(f"q must be a scalar or 1-D, got shape {qarr.shape}")
+        qarr = None
+        if stat == "quantile":
+            qarr = np.asarray(params["q"], dtype=np.float64)
+            if qarr.ndim > 1:
+                raise ValueError(f"q must be a scalar or 1-D, got shape {qarr.shape}")
+            params = {**params, "q": qarr}
+        is_ds = not isinstance(obj, xr.DataArray)
+        numeric_only = is_ds and numeric_only_default(stat, grouped=True)
         ds = to_temp_dataset(obj) if isinstance(obj, xr.DataArray) else obj
         name_of = ({n: obj.name for n in ds.data_vars} if isinstance(obj, xr.DataArray)
                    else {n: n for n in ds.data_vars})
@@ -195,7 +203,6 @@ class NanGroupBy:
         # xarray's layout: a DataArray keeps the group dim in place, a Dataset puts it
         # first (in place when several dims were stacked into it) and broadcasts the
         # variables lacking it along it; a list of q adds "quantile" last
-        is_ds = not isinstance(obj, xr.DataArray)
         group_first = is_ds and gdim != _STACKED
         broadcast: list[Hashable] = []
         for name, var in ds.data_vars.items():
@@ -206,8 +213,7 @@ class NanGroupBy:
                 else:
                     variables[name] = var
                 continue
-            if (stat != "count" and stat not in ("min", "max")
-                    and is_ds and not _holds_numbers(var)):
+            if numeric_only and not _holds_numbers(var):
                 continue  # a Dataset's non-numeric variables are left out, as xarray
             axis = var.get_axis_num(gdim)
             rest = tuple(s for d, s in zip(var.dims, var.shape, strict=True) if d != gdim)
@@ -215,8 +221,10 @@ class NanGroupBy:
                 name_of[name], var.dims,
                 [ds.indexes[d] if d in ds.indexes else None for d in var.dims],
                 axis, rest, codes, full_index)
-            vals = _grouped_array(var.data, axis, codes, ngroups, stat, q=qarr, method=method,
-                                  ddof=ddof, policy=policy, relabeller=relabeller)
+            vals = _grouped_array(
+                var.data, axis, codes, ngroups, stat, policy=policy, params=params,
+                relabeller=relabeller,
+                check_relabel=variable_relabel(name_of[name], var, ds.indexes))
             if len(keep_idx) != ngroups or not np.array_equal(keep_idx, np.arange(ngroups)):
                 vals = vals[(slice(None),) * (lead + axis) + (keep_idx,)]
             dims = tuple(new_dim if d == gdim else d for d in var.dims)
@@ -241,140 +249,6 @@ class NanGroupBy:
         if isinstance(obj, xr.DataArray):
             return from_temp_dataset(obj, out)
         return out
-
-    # -- statistics ------------------------------------------------------------------
-
-    def median(self, *, nan_policy=None, keep_attrs=None):
-        """Exact median of each group.
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd, xarray as xr, nanaccess.xarray
-        >>> t = pd.date_range("2024-01-30", periods=4)
-        >>> da = xr.DataArray([1.0, 2.0, 3.0, 9.0], dims="time", coords={"time": t})
-        >>> da.nanstats.groupby("time.month").median().values
-        array([1.5, 6. ])
-        """
-        return self._apply("median", nan_policy=nan_policy, keep_attrs=keep_attrs)
-
-    def median_low(self, *, nan_policy=None, keep_attrs=None):
-        """Low median of each group.
-
-        Examples
-        --------
-        >>> import pandas as pd, xarray as xr, nanaccess.xarray
-        >>> t = pd.date_range("2024-01-30", periods=4)
-        >>> da = xr.DataArray([1.0, 2.0, 3.0, 9.0], dims="time", coords={"time": t})
-        >>> da.nanstats.groupby("time.month").median_low().values
-        array([1., 3.])
-        """
-        return self._apply("median_low", nan_policy=nan_policy, keep_attrs=keep_attrs)
-
-    def median_high(self, *, nan_policy=None, keep_attrs=None):
-        """High median of each group.
-
-        Examples
-        --------
-        >>> import pandas as pd, xarray as xr, nanaccess.xarray
-        >>> t = pd.date_range("2024-01-30", periods=4)
-        >>> da = xr.DataArray([1.0, 2.0, 3.0, 9.0], dims="time", coords={"time": t})
-        >>> da.nanstats.groupby("time.month").median_high().values
-        array([2., 9.])
-        """
-        return self._apply("median_high", nan_policy=nan_policy, keep_attrs=keep_attrs)
-
-    def quantile(self, q, *, method="linear", nan_policy=None, keep_attrs=None):
-        """Exact quantile(s) of each group (a sequence ``q`` adds a ``quantile`` dim).
-
-        Examples
-        --------
-        >>> import pandas as pd, xarray as xr, nanaccess.xarray
-        >>> t = pd.date_range("2024-01-30", periods=4)
-        >>> da = xr.DataArray([1.0, 2.0, 3.0, 9.0], dims="time", coords={"time": t})
-        >>> da.nanstats.groupby("time.month").quantile([0.0, 1.0]).values
-        array([[1., 3.],
-               [2., 9.]])
-        """
-        return self._apply("quantile", q=q, method=method, nan_policy=nan_policy,
-                           keep_attrs=keep_attrs)
-
-    def min(self, *, nan_policy=None, keep_attrs=None):
-        """Minimum of each group.
-
-        Examples
-        --------
-        >>> import pandas as pd, xarray as xr, nanaccess.xarray
-        >>> t = pd.date_range("2024-01-30", periods=4)
-        >>> da = xr.DataArray([1.0, 2.0, 3.0, 9.0], dims="time", coords={"time": t})
-        >>> da.nanstats.groupby("time.month").min().values
-        array([1., 3.])
-        """
-        return self._apply("min", nan_policy=nan_policy, keep_attrs=keep_attrs)
-
-    def max(self, *, nan_policy=None, keep_attrs=None):
-        """Maximum of each group.
-
-        Examples
-        --------
-        >>> import pandas as pd, xarray as xr, nanaccess.xarray
-        >>> t = pd.date_range("2024-01-30", periods=4)
-        >>> da = xr.DataArray([1.0, 2.0, 3.0, 9.0], dims="time", coords={"time": t})
-        >>> da.nanstats.groupby("time.month").max().values
-        array([2., 9.])
-        """
-        return self._apply("max", nan_policy=nan_policy, keep_attrs=keep_attrs)
-
-    def mean(self, *, nan_policy=None, keep_attrs=None):
-        """Mean of each group.
-
-        Examples
-        --------
-        >>> import pandas as pd, xarray as xr, nanaccess.xarray
-        >>> t = pd.date_range("2024-01-30", periods=4)
-        >>> da = xr.DataArray([1.0, 2.0, 3.0, 9.0], dims="time", coords={"time": t})
-        >>> da.nanstats.groupby("time.month").mean().values
-        array([1.5, 6. ])
-        """
-        return self._apply("mean", nan_policy=nan_policy, keep_attrs=keep_attrs)
-
-    def sum(self, *, nan_policy=None, keep_attrs=None):
-        """Sum of each group.
-
-        Examples
-        --------
-        >>> import pandas as pd, xarray as xr, nanaccess.xarray
-        >>> t = pd.date_range("2024-01-30", periods=4)
-        >>> da = xr.DataArray([1.0, 2.0, 3.0, 9.0], dims="time", coords={"time": t})
-        >>> da.nanstats.groupby("time.month").sum().values
-        array([ 3., 12.])
-        """
-        return self._apply("sum", nan_policy=nan_policy, keep_attrs=keep_attrs)
-
-    def var(self, *, ddof=0, nan_policy=None, keep_attrs=None):
-        """Variance of each group (``ddof=0`` as in xarray).
-
-        Examples
-        --------
-        >>> import pandas as pd, xarray as xr, nanaccess.xarray
-        >>> t = pd.date_range("2024-01-30", periods=4)
-        >>> da = xr.DataArray([1.0, 3.0, 3.0, 9.0], dims="time", coords={"time": t})
-        >>> da.nanstats.groupby("time.month").var().values
-        array([1., 9.])
-        """
-        return self._apply("var", ddof=ddof, nan_policy=nan_policy, keep_attrs=keep_attrs)
-
-    def std(self, *, ddof=0, nan_policy=None, keep_attrs=None):
-        """Standard deviation of each group (``ddof=0`` as in xarray).
-
-        Examples
-        --------
-        >>> import pandas as pd, xarray as xr, nanaccess.xarray
-        >>> t = pd.date_range("2024-01-30", periods=4)
-        >>> da = xr.DataArray([1.0, 3.0, 3.0, 9.0], dims="time", coords={"time": t})
-        >>> da.nanstats.groupby("time.month").std().values
-        array([1., 3.])
-        """
-        return self._apply("std", ddof=ddof, nan_policy=nan_policy, keep_attrs=keep_attrs)
 
 
 def grouped_dataarray(obj: xr.DataArray, group: Any, stat: str, **kwargs: Any):
