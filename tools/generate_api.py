@@ -5,6 +5,7 @@ Usage::
     python tools/generate_api.py          # write the rendered modules and docs/api.rst
     python tools/generate_api.py --check  # exit 1 (with a diff) if writing would change
                                           # a committed file
+    python tools/generate_api.py --hosts pandas dask   # only these hosts' modules
 
 The host specs live in ``tools/apigen/hosts_*.py``, the engine and docstring
 templates in ``tools/apigen/render.py`` (its docstring says how a host spec looks).
@@ -49,21 +50,30 @@ def rendered(specs: list[render.HostSpec], outputs: dict | None) -> dict[str, st
     return files
 
 
-def _evaluate_fresh() -> dict:
+def select(specs: list[render.HostSpec], prefixes: list[str] | None) -> list[render.HostSpec]:
+    """The specs of ``prefixes`` plus every spec sharing an output module with one."""
+    if not prefixes:
+        return specs
+    paths = {s.path for s in specs if s.key.startswith(tuple(prefixes))}
+    return [s for s in specs if s.path in paths]
+
+
+def _evaluate_fresh(prefixes: list[str] | None) -> dict:
     """The examples' outputs, computed in a new process (it imports the new modules)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "outputs.json"
-        subprocess.run([sys.executable, __file__, "--evaluate", str(out)], check=True,
+        extra = ["--hosts", *prefixes] if prefixes else []
+        subprocess.run([sys.executable, __file__, "--evaluate", str(out), *extra], check=True,
                        cwd=render.ROOT, env={**os.environ, "MPLBACKEND": "Agg"})
         return json.loads(out.read_text())
 
 
-def write(specs: list[render.HostSpec]) -> list[str]:
+def write(specs: list[render.HostSpec], prefixes: list[str] | None = None) -> list[str]:
     changed = []
     for path, text in rendered(specs, None).items():
         if path != DOCS:
             (render.ROOT / path).write_text(text)
-    for path, text in rendered(specs, _evaluate_fresh()).items():
+    for path, text in rendered(specs, _evaluate_fresh(prefixes)).items():
         target = render.ROOT / path
         if not target.exists() or target.read_text() != text:
             changed.append(path)
@@ -89,9 +99,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true",
                         help="compare with the committed files instead of writing")
+    parser.add_argument("--hosts", metavar="PREFIX", nargs="+",
+                        help="only the hosts whose key starts with a PREFIX (e.g. pandas "
+                             "dask); their output modules are written whole")
     parser.add_argument("--evaluate", metavar="JSON", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    specs = render.discover_hosts()
+    specs = select(render.discover_hosts(), args.hosts)
     if args.evaluate:
         Path(args.evaluate).write_text(json.dumps(render.evaluate(specs)))
         return 0
@@ -102,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
                   + ", ".join(stale), file=sys.stderr)
             return 1
         return 0
-    changed = write(specs)
+    changed = write(specs, args.hosts)
     print("written: " + (", ".join(changed) if changed else "nothing changed"))
     return 0
 

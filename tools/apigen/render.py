@@ -42,8 +42,9 @@ A module ``tools/apigen/hosts_<name>.py`` defines ``HOSTS = [HostSpec(...), ...]
 * ``imports`` / ``type_imports``: module lines the rendered code needs (relative
   imports of the hook; annotations under ``TYPE_CHECKING``);
 * ``docs_module`` / ``docs_prefix`` / ``docs_extra``: the ``docs/api.rst`` list
-  between ``.. generated-api: <key> begin`` and ``... end`` (the rendered methods in
-  table order, then the hand-written names of ``docs_extra``).
+  between the indented comments ``.. generated-api: <key> begin`` and ``... end``
+  inside an autosummary directive (the rendered methods in table order, then the
+  hand-written names of ``docs_extra``); no ``docs_module``: not listed.
 """
 
 from __future__ import annotations
@@ -474,8 +475,16 @@ def render_docs_list(spec: HostSpec) -> list[str]:
     return [f"   {spec.docs_prefix}{n}" for n in names]
 
 
+MARK = ".. generated-api: "
+
+
 def splice_docs(text: str, specs: Sequence[HostSpec]) -> str:
-    """Replace the lines between ``.. generated-api: <key> begin/end`` markers."""
+    """Replace the lines between ``.. generated-api: <key> begin`` and ``... end``.
+
+    The markers sit inside an ``autosummary`` directive's content (indented; lines
+    starting with ``..`` are not entries), so the list stays one directive. Markers
+    of keys without a spec here keep their lines.
+    """
     lines = text.splitlines()
     out: list[str] = []
     by_key = {s.key: s for s in specs if s.docs_module}
@@ -483,17 +492,15 @@ def splice_docs(text: str, specs: Sequence[HostSpec]) -> str:
     while i < len(lines):
         line = lines[i]
         out.append(line)
-        if line.startswith(".. generated-api: ") and line.endswith(" begin"):
-            key = line[len(".. generated-api: "):-len(" begin")]
+        mark = line.strip()
+        if mark.startswith(MARK) and mark.endswith(" begin"):
+            key = mark[len(MARK):-len(" begin")]
             j = i + 1
-            while j < len(lines) and lines[j] != f".. generated-api: {key} end":
+            while j < len(lines) and lines[j].strip() != f"{MARK}{key} end":
                 j += 1
             if j == len(lines):
                 raise ValueError(f"docs/api.rst: no end marker for {key!r}")
-            if key in by_key:
-                out += ["", *render_docs_list(by_key[key]), ""]
-            else:
-                out += lines[i + 1:j]
+            out += render_docs_list(by_key[key]) if key in by_key else lines[i + 1:j]
             i = j
             continue
         i += 1

@@ -1,0 +1,147 @@
+"""One pandas column through the core, and per-column results back into pandas.
+
+:func:`column_reduce` is the one call from a pandas column into
+:func:`nanaccess.core.reduce.reduce`; it restates the core's errors with the column
+name and the index label of the first offending value (:mod:`nanaccess._labels`)
+and says which results are over no values (``Reduced.empty``), where nullable and
+Arrow hosts give ``pd.NA``. :func:`combine` builds one Series from per-column
+results with pandas' common-dtype rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._labels import IndexLocation, fmt_label, relabel, restate, subject
+from ..core.classify import REPORT_KEYS, _report_array, issignaling
+from ..core.objects import classify_object
+from ..core.policy import empty_value
+from ..core.reduce import Reduced, reduce
+from ..errors import NaNError
+from ..options import NanPolicy
+from .dtypes import Column
+
+__all__ = [
+    "REPORT_KEYS",
+    "column_reduce",
+    "combine",
+    "fmt_label",
+    "holds_numbers",
+    "numbers",
+    "report",
+    "restated",
+    "subject_of",
+    "type_error",
+]
+
+
+def subject_of(name: Hashable | None, *, series: bool = False) -> str:
+    """``"column 'temp'"`` (``"Series"`` for an unnamed Series) for error messages."""
+    return subject("column", name, unnamed="Series" if series else None)
+
+
+def restated(err: NaNError, name: Hashable | None, index: pd.Index, *,
+             rows: np.ndarray | None = None, group: Any = None,
+             series: bool = False) -> NaNError:
+    """A core error restated with the column, the index label and the group."""
+    return relabel(err, subject_of(name, series=series), IndexLocation(index, rows), group)
+
+
+def type_error(name: Hashable | None, err: Exception, series: bool = False) -> Exception:
+    """A TypeError of the core prefixed by the column (or "Series")."""
+    return restate(err, subject_of(name, series=series))
+
+
+def report(col: Column) -> dict[str, int]:
+    """:func:`nanaccess.nan_report`'s counts of one column."""
+    return _report_array(col.values, col.missing)
+
+
+def numbers(col: Column) -> int:
+    """Values that are neither NaN nor missing (a count takes no policy)."""
+    return int(report(col)["numbers"])
+
+
+def empty_is_missing(stat: str) -> bool:
+    """Whether a result over no values is the host's missing value (pandas gives NA
+    for nullable data) rather than a number (a sum over nothing is 0)."""
+    return bool(np.isnan(empty_value(np.dtype(np.float64), stat)))
+
+
+def column_reduce(
+    col: Column,
+    name: Hashable | None,
+    index: pd.Index,
+    stat: str,
+    policy: NanPolicy,
+    *,
+    axis: int | None = None,
+    series: bool = False,
+    **params: Any,
+) -> tuple[Reduced, np.ndarray | None]:
+    """``reduce(col, stat)`` with pandas' labels on errors; (result, empty).
+
+    ``empty`` marks results over no values where the host's missing value belongs
+    (nullable and Arrow columns), else None.
+    """
+    try:
+        red = reduce(col.values, stat, axis=axis, policy=policy, missing=col.missing,
+                     **params)
+    except NaNError as err:
+        raise restated(err, name, index, series=series) from None
+    except TypeError as err:
+        raise type_error(name, err, series) from None
+    empty = None
+    if col.host in ("masked", "arrow") and empty_is_missing(stat):
+        empty = np.broadcast_to(red.empty, np.shape(red.values))
+    return red, empty
+
+
+def q_is_list(q: Any) -> bool:
+    return np.ndim(q) > 0
+
+
+def q_index(q: Any) -> pd.Index:
+    return pd.Index(np.asarray(q, dtype=np.float64))
+
+
+def combine(arrays: list[Any], index: pd.Index, name: Any = None) -> pd.Series:
+    """One value per column -> a Series, with pandas' common-dtype rules."""
+    if not arrays:
+        return pd.Series([], index=index, dtype=np.float64, name=name)
+    if all(isinstance(a, np.ndarray) for a in arrays):
+        kinds = {a.dtype.kind for a in arrays}
+        if len({a.dtype for a in arrays}) == 1 or (
+                kinds <= set("fiub") and not _widening_quiets(arrays)):
+            return pd.Series(np.concatenate(arrays), index=index, name=name)
+        if kinds <= set("fiub"):
+            # a picked signaling NaN of a narrower float column would be quieted by
+            # the common dtype: keep each value exactly as stored (object Series)
+            vals = np.empty(sum(a.size for a in arrays), dtype=object)
+            vals[:] = [x for a in arrays for x in a.ravel()]
+            return pd.Series(vals, index=index, name=name, dtype=object)
+    parts = [pd.Series(a) for a in arrays]
+    out = pd.concat(parts, ignore_index=True)
+    out.index = index
+    out.name = name
+    return out
+
+
+def holds_numbers(s: pd.Series) -> bool:
+    """An object column whose values are all numbers, NaNs or missing values."""
+    if s.dtype != object or not len(s):
+        return False
+    return all(classify_object(v)[0] != "other" for v in s.array)
+
+
+def _widening_quiets(arrays: list[np.ndarray]) -> bool:
+    """Whether the common dtype would quiet a stored signaling NaN (a narrower float)."""
+    common = np.result_type(*arrays)
+    if common.kind != "f":
+        return False
+    return any(a.dtype.kind == "f" and a.dtype != common and a.size
+               and bool(np.any(issignaling(a))) for a in arrays)
