@@ -53,6 +53,8 @@ Modules
     :func:`object_moment_stat`.
 :mod:`.rows`
     object arrays along an axis, one call per output row.
+:mod:`.spread`
+    exact differences, deviations and scaling for iqr and mad.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ from .moments import MOMENT_STATS, object_moment_stat
 from .order import ORDER_STATS, QUANTILE_METHODS, object_order_stat
 from .rows import object_rows_moment_stat, object_rows_order_stat
 from .scan import object_sort_keys
+from .spread import object_deviations, object_difference, object_scale
 
 __all__ = [
     "classify_object",
@@ -70,6 +73,9 @@ __all__ = [
     "object_sort_keys",
     "object_rows_order_stat",
     "object_rows_moment_stat",
+    "object_difference",
+    "object_deviations",
+    "object_scale",
     "CANONICAL_NAN",
     "ORDER_STATS",
     "MOMENT_STATS",
