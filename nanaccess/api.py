@@ -1,51 +1,45 @@
 """The public functions: one entry per statistic, dispatching on the kind of input.
 
-Lists and other iterables follow the :mod:`statistics` module (Python results,
-``StatisticsError`` on empty data); NumPy arrays go to the core; pandas and xarray
-objects to their ``.nanstats`` accessors; dask arrays to the lazy exact path.
+Every statistic function goes through one boundary (:func:`_statistic`, the idea of
+scipy's ``_axis_nan_policy``): it refuses keywords the function does not take,
+resolves the policy once, validates ``q``, normalises ``axis``, turns a masked
+array's mask into a missing mask and hands array data to
+:func:`nanaccess.core.reduce.reduce`. Lists and other iterables follow the
+:mod:`statistics` module (Python results, ``StatisticsError`` on empty data);
+pandas and xarray objects go to their ``.nanstats`` accessors; dask arrays to the
+lazy exact path.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
+import inspect
 import statistics
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
+from . import _stats
 from .core import sorting as _sorting
+from .core.axes import normalize_axis
 from .core.floatlist import float_list_array
-from .core.moments import moment_stat
-from .core.select import order_stat
+from .core.interp import validate_q
+from .core.objects import object_moment_stat, object_order_stat
+from .core.reduce import reduce
 from .errors import NaNError
 from .options import NanPolicy, resolve_policy
 
-__all__ = [
-    "median",
-    "median_low",
-    "median_high",
-    "quantile",
-    "quantiles",
-    "min",
-    "max",
-    "argmin",
-    "argmax",
-    "mean",
-    "var",
-    "std",
-    "sum",
-    "sort",
-    "argsort",
-    "rank",
-]
+__all__ = [*_stats.names("order", "arg", "moment", "spread"), "quantiles", "sort",
+           "argsort", "rank"]
 
 Axis = int | Sequence[int] | None
 _EMPTY_MSG = {
     "mean": "mean requires at least one data point",
     "var": "variance requires at least one data point",
     "std": "standard deviation requires at least one data point",
-    "sum": None,
 }
 
 
@@ -71,16 +65,47 @@ def _host(data: Any) -> str:
     return "scalar"
 
 
-def _accessor_call(data: Any, name: str, axis: Axis, kwargs: dict) -> Any:
-    host = _host(data)
-    acc = data.nanstats
+def _accessor_call(data: Any, name: str, axis: Axis, keepdims: bool, kwargs: dict) -> Any:
+    """``data.nanstats.<name>(...)``: axis becomes xarray's dim; keepdims is passed
+    only to a method that takes it (a TypeError otherwise, never dropped)."""
+    method = getattr(data.nanstats, name, None)
+    if method is None:
+        return _no_accessor_method(data, name, axis, keepdims, kwargs)
     if axis is not None:
-        if host == "xarray":
-            axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+        if _host(data) == "xarray":
+            axes = normalize_axis(axis, data.ndim)
             kwargs["dim"] = [data.dims[a] for a in axes]
         else:
             kwargs["axis"] = axis
-    return getattr(acc, name)(**kwargs)
+    if keepdims:
+        if "keepdims" not in inspect.signature(method).parameters:
+            raise TypeError(f"keepdims=True is not supported for {type(data).__name__} "
+                            f"data ({name} keeps pandas' / xarray's shapes)")
+        kwargs["keepdims"] = keepdims
+    return method(**kwargs)
+
+
+def _no_accessor_method(data: Any, name: str, axis: Axis, keepdims: bool,
+                        kwargs: dict) -> Any:
+    """A statistic the host's accessor does not have (yet): a Series or DataArray
+    of NumPy data reduces as its array, a DataFrame column by column (errors named
+    by column and index label); anything else is a TypeError."""
+    policy = resolve_policy(kwargs.pop("nan_policy", None))
+
+    def one(col: Any) -> Any:
+        if not isinstance(getattr(col, "dtype", None), np.dtype) or axis is not None \
+                or keepdims:
+            raise TypeError(f"{type(data).__name__}.nanstats has no {name}()")
+        with _labelled_errors(col):
+            return _scalarize(reduce(np.asarray(col), name, policy=policy, **kwargs).values)
+
+    if getattr(data, "ndim", None) == 1:
+        return one(data)
+    if _host(data) == "pandas" and data.ndim == 2:
+        import pandas as pd
+
+        return pd.Series([one(data[c]) for c in data.columns], index=data.columns)
+    raise TypeError(f"{type(data).__name__}.nanstats has no {name}()")
 
 
 def _scalarize(v: np.ndarray) -> Any:
@@ -92,88 +117,137 @@ def _as_list(data: Any) -> list:
     return data if type(data) is list else list(data)
 
 
-def _order(stat: str, data: Any, *, axis: Axis, nan_policy, keepdims: bool = False,
-           **kw: Any) -> Any:
+def _dask_call(data: Any, stat: str, policy: NanPolicy, axis: Axis, keepdims: bool,
+               params: dict) -> Any:
+    mod = importlib.import_module("nanaccess.dask.array")
+    fn = getattr(mod, "dask_reduce", None)
+    if fn is not None:
+        return fn(data, stat, axis=axis, policy=policy, keepdims=keepdims, **params)
+    family = _stats.get(stat).family
+    if family in ("order", "arg"):
+        return mod.dask_order_stat(data, stat, axis=axis, policy=policy, keepdims=keepdims,
+                                   **params)
+    if family == "moment":
+        return mod.dask_moment_stat(data, stat, axis=axis, policy=policy, keepdims=keepdims,
+                                    ddof=params.get("ddof", 0))
+    raise TypeError(f"{stat} of a dask array needs nanaccess.dask.array.dask_reduce")
+
+
+def _call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
+          params: dict) -> Any:
+    """The boundary of every statistic function (see the module docstring)."""
     host = _host(data)
     if host in ("pandas", "xarray"):
-        return _accessor_call(data, stat, axis, {"nan_policy": nan_policy, **kw})
+        return _accessor_call(data, stat, axis, keepdims, {"nan_policy": nan_policy, **params})
     policy = resolve_policy(nan_policy)
-    if host == "dask":
-        from .dask.array import dask_order_stat
-
-        return dask_order_stat(data, stat, axis=axis, policy=policy, keepdims=keepdims, **kw)
     if host == "iterable":
         if axis is not None:
             raise TypeError("axis applies to arrays; got a plain iterable")
-        return _iterable_order(stat, _as_list(data), policy, **kw)
+        if keepdims:
+            raise TypeError("keepdims applies to arrays; got a plain iterable")
+        return _ITERABLE[_stats.get(stat).family](stat, _as_list(data), policy, params)
+    if "q" in params:
+        validate_q(params["q"])
+    if host == "dask":
+        return _dask_call(data, stat, policy, axis, keepdims, params)
     missing = None
     if host == "masked":
         missing, data = np.ma.getmaskarray(data), np.ma.getdata(data)
-    values, _ = order_stat(np.asarray(data), stat, axis=axis, policy=policy, missing=missing,
-                           keepdims=keepdims, **kw)
-    return _scalarize(values)
+    r = reduce(np.asarray(data), stat, axis=axis, policy=policy, missing=missing,
+               keepdims=keepdims, **params)
+    return _scalarize(r.values)
 
 
-def _iterable_order(stat: str, vals: list, policy: NanPolicy, **kw: Any) -> Any:
+def _statistic(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Make ``fn`` (its signature and docstring; the body is never run) a statistic
+    function: the keywords it declares go through :func:`_call`, anything else is a
+    TypeError naming the function."""
+    stat = fn.__name__
+    params = list(inspect.signature(fn).parameters.values())[1:]
+    positional = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
+    defaults = {p.name: p.default for p in params if p.default is not p.empty}
+    allowed = frozenset(p.name for p in params)
+
+    @functools.wraps(fn)
+    def call(data: Any, *args: Any, **kwargs: Any) -> Any:
+        if args:
+            if len(args) > len(positional):
+                raise TypeError(f"{stat}() takes {len(positional) + 1} positional "
+                                f"argument(s) but {len(args) + 1} were given")
+            kwargs.update(zip(positional, args, strict=False))
+        if not allowed.issuperset(kwargs):
+            bad = sorted(set(kwargs) - allowed)
+            raise TypeError(f"{stat}() got an unexpected keyword argument {bad[0]!r}")
+        kw = {**defaults, **kwargs}
+        missing_args = [p for p in positional if p not in kw]
+        if missing_args:
+            raise TypeError(f"{stat}() missing required argument {missing_args[0]!r}")
+        axis = kw.pop("axis", None)
+        nan_policy = kw.pop("nan_policy", None)
+        keepdims = kw.pop("keepdims", False)
+        return _call(stat, data, axis, nan_policy, keepdims, kw)
+
+    return call
+
+
+# ------------------------------------------------------------------ plain iterables
+
+
+def _iterable_order(stat: str, vals: list, policy: NanPolicy, params: dict) -> Any:
     """statistics-module behaviour for plain iterables."""
-    arr = float_list_array(vals) if stat != "quantiles" else None
+    arr = float_list_array(vals)
     if arr is not None:
-        values, _ = order_stat(arr, stat, policy=policy, **kw)
+        r = reduce(arr, stat, policy=policy, **params)
         # a NaN result under "omit" may mean nothing was left: statistics raises then
-        if policy is NanPolicy.OMIT and np.isnan(values).any() and np.isnan(arr).all():
+        if policy is NanPolicy.OMIT and np.isnan(r.values).any() and np.isnan(arr).all():
             raise statistics.StatisticsError(f"no {stat} for empty data")
-        if values.ndim:
-            return values.tolist()
-        return values.item()
-    if not vals and stat != "quantiles":
+        return r.values.tolist() if r.values.ndim else r.values.item()
+    if not vals:
         raise statistics.StatisticsError(f"no {stat} for empty data")
-    from .core.objects import object_order_stat
-
-    out = object_order_stat(vals, stat, policy=policy, statistics_compat=True, **kw)
+    out = object_order_stat(vals, stat, policy=policy, statistics_compat=True, **params)
     if out is None and stat in ("argmin", "argmax"):
         # decision 6: an arg statistic never points at a missing value (as the array
         # path): missing values have no place in the order, so they are passed over
         return object_order_stat(vals, stat, policy=NanPolicy.OMIT, statistics_compat=True,
-                                 **kw)
+                                 **params)
     return out
 
 
-def _moment(stat: str, data: Any, *, axis: Axis, nan_policy, ddof: float = 0,
-            keepdims: bool = False) -> Any:
-    host = _host(data)
-    kw: dict[str, Any] = {"nan_policy": nan_policy}
-    if stat in ("var", "std"):
-        kw["ddof"] = ddof
-    if host in ("pandas", "xarray"):
-        return _accessor_call(data, stat, axis, kw)
-    policy = resolve_policy(nan_policy)
-    if host == "dask":
-        from .dask.array import dask_moment_stat
-
-        return dask_moment_stat(data, stat, axis=axis, ddof=ddof, policy=policy,
-                                keepdims=keepdims)
-    if host == "iterable":
-        if axis is not None:
-            raise TypeError("axis applies to arrays; got a plain iterable")
-        vals = _as_list(data)
-        arr = float_list_array(vals)
-        if arr is not None:
-            if policy is NanPolicy.OMIT and np.isnan(arr).all() and stat != "sum":
-                raise statistics.StatisticsError(_EMPTY_MSG[stat])
-            return moment_stat(arr, stat, ddof=ddof, policy=policy)[0].item()
-        if not vals:
-            if stat == "sum":
-                return 0
+def _iterable_moment(stat: str, vals: list, policy: NanPolicy, params: dict) -> Any:
+    arr = float_list_array(vals)
+    if arr is not None:
+        if policy is NanPolicy.OMIT and stat != "sum" and np.isnan(arr).all():
             raise statistics.StatisticsError(_EMPTY_MSG[stat])
-        from .core.objects import object_moment_stat
+        return reduce(arr, stat, policy=policy, **params).values.item()
+    if not vals:
+        if stat == "sum":
+            return 0
+        raise statistics.StatisticsError(_EMPTY_MSG[stat])
+    return object_moment_stat(vals, stat, policy=policy, statistics_compat=True, **params)
 
-        return object_moment_stat(vals, stat, ddof=ddof, policy=policy, statistics_compat=True)
-    missing = None
-    if host == "masked":
-        missing, data = np.ma.getmaskarray(data), np.ma.getdata(data)
-    values, _ = moment_stat(np.asarray(data), stat, axis=axis, ddof=ddof, policy=policy,
-                            missing=missing, keepdims=keepdims)
-    return _scalarize(values)
+
+def _iterable_spread(stat: str, vals: list, policy: NanPolicy, params: dict) -> Any:
+    """iqr / mad of an iterable: floats on the float64 path, anything else exactly on
+    the object path (Fraction and Decimal results); nothing left is a
+    ``StatisticsError`` as the statistics module's."""
+    arr = float_list_array(vals)
+    if arr is None:
+        arr = np.empty(len(vals), dtype=object)
+        arr[:] = vals
+    r = reduce(arr, stat, policy=policy, **params)
+    if not r.count:
+        raise statistics.StatisticsError(f"no {stat} for empty data")
+    if r.missing is not None and r.missing.any():
+        return None  # a missing result ("propagate" over missing values), as median's
+    return r.values.item()
+
+
+_ITERABLE: dict[str, Callable[..., Any]] = {
+    "order": _iterable_order,
+    "arg": _iterable_order,
+    "moment": _iterable_moment,
+    "spread": _iterable_spread,
+}
 
 
 @contextmanager
@@ -200,17 +274,13 @@ def _labelled_errors(data: Any) -> Iterator[None]:
         raise err.relabel(subject, f"index {fmt_label(index[row])}") from None
 
 
-def _check_masked_sort(data: Any, nan_policy: Any) -> None:
-    """A masked entry is missing: "raise" says so (sorts have no mask of their own)."""
-    if not isinstance(data, np.ma.MaskedArray):
-        return
-    mask = np.ma.getmaskarray(data)
-    if not mask.any():
-        return
-    policy = resolve_policy(NanPolicy.TOTALORDER if nan_policy is None else nan_policy)
-    if policy is NanPolicy.RAISE:
-        first = tuple(int(i) for i in np.unravel_index(int(np.argmax(mask)), mask.shape))
-        raise NaNError(count=int(mask.sum()), kind="missing", position=first)
+def _sort_args(data: Any) -> tuple[Any, np.ndarray | None]:
+    """A masked array's data and mask (a masked entry is missing; the policy's rule
+    for it lives in :func:`nanaccess.core.sorting.sort_policy`)."""
+    if isinstance(data, np.ma.MaskedArray):
+        mask = np.ma.getmaskarray(data)
+        return data, (mask if mask.any() else None)
+    return data, None
 
 
 def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> np.ndarray:
@@ -228,9 +298,9 @@ def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> 
     >>> na.sort(np.array([2.0, np.nan, 1.0]), nan_policy="omit")
     array([1., 2.])
     """
-    _check_masked_sort(data, nan_policy)
+    data, missing = _sort_args(data)
     with _labelled_errors(data):
-        return _sorting.sort(data, axis=axis, nan_policy=nan_policy)
+        return _sorting.sort(data, axis=axis, nan_policy=nan_policy, missing=missing)
 
 
 def argsort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> np.ndarray:
@@ -242,9 +312,9 @@ def argsort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) 
     >>> na.argsort(np.array([0.0, np.nan, -0.0, -np.inf]))
     array([3, 2, 0, 1])
     """
-    _check_masked_sort(data, nan_policy)
+    data, missing = _sort_args(data)
     with _labelled_errors(data):
-        return _sorting.argsort(data, axis=axis, nan_policy=nan_policy)
+        return _sorting.argsort(data, axis=axis, nan_policy=nan_policy, missing=missing)
 
 
 def rank(data: Any, *, axis: int = -1, method: str = "average", nan_policy: str | None = None,
@@ -263,15 +333,16 @@ def rank(data: Any, *, axis: int = -1, method: str = "average", nan_policy: str 
     >>> na.rank(np.array([0.0, -0.0]))
     array([2., 1.])
     """
-    _check_masked_sort(data, nan_policy)
+    data, missing = _sort_args(data)
     with _labelled_errors(data):
         return _sorting.rank(data, axis=axis, method=method, nan_policy=nan_policy,
-                             ascending=ascending, pct=pct)
+                             ascending=ascending, pct=pct, missing=missing)
 
 
 # ------------------------------------------------------------------ order statistics
 
 
+@_statistic
 def median(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
            keepdims: bool = False) -> Any:
     """Median of ``data`` under an explicit ``nan_policy``.
@@ -318,9 +389,9 @@ def median(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
     >>> na.median(np.array([[1.0, np.nan], [3.0, 4.0]]), axis=1, nan_policy="omit")
     array([1. , 3.5])
     """
-    return _order("median", data, axis=axis, nan_policy=nan_policy, keepdims=keepdims)
 
 
+@_statistic
 def median_low(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
                keepdims: bool = False) -> Any:
     """Low median: the smaller middle element, returned exactly as stored.
@@ -335,9 +406,9 @@ def median_low(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
     >>> na.median_low(np.array([4.0, np.nan, 1.0]), nan_policy="largest")
     np.float64(4.0)
     """
-    return _order("median_low", data, axis=axis, nan_policy=nan_policy, keepdims=keepdims)
 
 
+@_statistic
 def median_high(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
                 keepdims: bool = False) -> Any:
     """High median: the larger middle element, returned exactly as stored.
@@ -350,9 +421,9 @@ def median_high(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
     >>> na.median_high([1, 3, 5, 7])
     5
     """
-    return _order("median_high", data, axis=axis, nan_policy=nan_policy, keepdims=keepdims)
 
 
+@_statistic
 def quantile(data: Any, q: Any, *, axis: Axis = None, method: str = "linear",
              nan_policy: str | None = None, keepdims: bool = False) -> Any:
     """Quantile(s) ``q`` in [0, 1], with NumPy's methods.
@@ -378,8 +449,6 @@ def quantile(data: Any, q: Any, *, axis: Axis = None, method: str = "linear",
     >>> na.quantile(np.array([1.0, 2.0, 3.0, 4.0, np.nan]), [0.25, 0.75], nan_policy="omit")
     array([1.75, 3.25])
     """
-    return _order("quantile", data, axis=axis, nan_policy=nan_policy, keepdims=keepdims, q=q,
-                  method=method)
 
 
 def quantiles(data: Any, *, n: int = 4, method: str = "exclusive",
@@ -392,8 +461,6 @@ def quantiles(data: Any, *, n: int = 4, method: str = "exclusive",
     >>> na.quantiles([1, 2, 3, 4, 5, 6, 7, 8, float("nan")], n=4, nan_policy="omit")
     [2.25, 4.5, 6.75]
     """
-    from .core.objects import object_order_stat
-
     policy = resolve_policy(nan_policy)
     host = _host(data)
     if host == "iterable":
@@ -410,7 +477,7 @@ def quantiles(data: Any, *, n: int = 4, method: str = "exclusive",
             # quiet float16/float32 signaling NaNs
             with _labelled_errors(data):
                 if arr.size:
-                    order_stat(arr, "min", policy=policy, missing=missing)
+                    reduce(arr, "min", policy=policy, missing=missing)
         vals = arr.tolist()
         if missing is not None and missing.any():
             vals = [None if m else v for v, m in zip(vals, missing.tolist(), strict=True)]
@@ -419,6 +486,7 @@ def quantiles(data: Any, *, n: int = 4, method: str = "exclusive",
                                  statistics_compat=True)
 
 
+@_statistic
 def min(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
         keepdims: bool = False) -> Any:  # noqa: A001 - numpy's name
     """Smallest value under the policy's order (-0.0 below +0.0), exactly as stored.
@@ -431,9 +499,9 @@ def min(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
     >>> na.min(np.array([2.0, np.nan]), nan_policy="smallest")
     np.float64(nan)
     """
-    return _order("min", data, axis=axis, nan_policy=nan_policy, keepdims=keepdims)
 
 
+@_statistic
 def max(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
         keepdims: bool = False) -> Any:  # noqa: A001 - numpy's name
     """Largest value under the policy's order, exactly as stored.
@@ -444,9 +512,9 @@ def max(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
     >>> na.max(np.array([2.0, np.nan, 5.0]), nan_policy="omit")
     np.float64(5.0)
     """
-    return _order("max", data, axis=axis, nan_policy=nan_policy, keepdims=keepdims)
 
 
+@_statistic
 def argmin(data: Any, *, axis: int | None = None, nan_policy: str | None = None) -> Any:
     """Index of the first smallest value (flat index for ``axis=None``, as NumPy).
 
@@ -456,9 +524,9 @@ def argmin(data: Any, *, axis: int | None = None, nan_policy: str | None = None)
     >>> na.argmin(np.array([3.0, np.nan, 1.0]), nan_policy="omit")
     np.int64(2)
     """
-    return _order("argmin", data, axis=axis, nan_policy=nan_policy)
 
 
+@_statistic
 def argmax(data: Any, *, axis: int | None = None, nan_policy: str | None = None) -> Any:
     """Index of the first largest value (flat index for ``axis=None``, as NumPy).
 
@@ -468,12 +536,12 @@ def argmax(data: Any, *, axis: int | None = None, nan_policy: str | None = None)
     >>> na.argmax(np.array([3.0, np.nan, 1.0]), nan_policy="largest")
     np.int64(1)
     """
-    return _order("argmax", data, axis=axis, nan_policy=nan_policy)
 
 
 # ----------------------------------------------------------------- moment statistics
 
 
+@_statistic
 def mean(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
          keepdims: bool = False) -> Any:
     """Arithmetic mean, computed from the exact sum and rounded once.
@@ -489,9 +557,9 @@ def mean(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
     >>> na.mean([1e100, 1.0, -1e100])
     0.3333333333333333
     """
-    return _moment("mean", data, axis=axis, nan_policy=nan_policy, keepdims=keepdims)
 
 
+@_statistic
 def var(data: Any, *, axis: Axis = None, ddof: float = 0, nan_policy: str | None = None,
         keepdims: bool = False) -> Any:
     """Variance with ``ddof`` (default 0 as NumPy/xarray), exactly rounded.
@@ -502,9 +570,9 @@ def var(data: Any, *, axis: Axis = None, ddof: float = 0, nan_policy: str | None
     >>> na.var([1.0, 2.0, 3.0, 4.0]), na.var([1.0, 2.0, 3.0, 4.0], ddof=1)
     (1.25, 1.6666666666666667)
     """
-    return _moment("var", data, axis=axis, nan_policy=nan_policy, ddof=ddof, keepdims=keepdims)
 
 
+@_statistic
 def std(data: Any, *, axis: Axis = None, ddof: float = 0, nan_policy: str | None = None,
         keepdims: bool = False) -> Any:
     """Standard deviation: the square root of :func:`var`.
@@ -515,9 +583,9 @@ def std(data: Any, *, axis: Axis = None, ddof: float = 0, nan_policy: str | None
     >>> na.std(np.array([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]))
     np.float64(2.0)
     """
-    return _moment("std", data, axis=axis, nan_policy=nan_policy, ddof=ddof, keepdims=keepdims)
 
 
+@_statistic
 def sum(data: Any, *, axis: Axis = None, nan_policy: str | None = None,  # noqa: A001
         keepdims: bool = False) -> Any:
     """Exact sum rounded once (as :func:`math.fsum`); ints are exact or raise OverflowError.
@@ -530,4 +598,107 @@ def sum(data: Any, *, axis: Axis = None, nan_policy: str | None = None,  # noqa:
     >>> na.sum(np.array([1.0, np.nan]), nan_policy="omit")
     np.float64(1.0)
     """
-    return _moment("sum", data, axis=axis, nan_policy=nan_policy, keepdims=keepdims)
+
+
+# ----------------------------------------------------------------- spread statistics
+
+
+@_statistic
+def iqr(data: Any, *, axis: Axis = None, rng: tuple[float, float] = (25, 75),
+        method: str = "linear", nan_policy: str | None = None,
+        keepdims: bool = False) -> Any:
+    """Interquartile range: the difference of two quantiles, as :func:`scipy.stats.iqr`.
+
+    Parameters
+    ----------
+    data : iterable or array_like
+        As :func:`median`.
+    axis : None, int or tuple of ints
+        Axes to reduce (arrays only). None reduces all.
+    rng : tuple of two floats
+        Percentiles (0-100) whose difference is returned; taken in increasing order,
+        as scipy.
+    method : str
+        Quantile method, as :func:`quantile`.
+    nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}
+        What NaNs mean; default from :func:`nanaccess.get_options` ("raise").
+    keepdims : bool
+        Keep reduced axes with length one (arrays only).
+
+    Returns
+    -------
+    scalar or ndarray
+        Floats keep their dtype (float32 stays float32); ints give float64;
+        datetime64/timedelta64 give timedelta64; Fractions and Decimals stay exact.
+        A NaN at either quantile makes the result that NaN, quieted.
+
+    Raises
+    ------
+    NaNError
+        Under "raise" when a NaN or missing value is present.
+    SignalingNaNError
+        For a signaling NaN under every policy but "totalorder".
+    statistics.StatisticsError
+        Empty iterable (or nothing left under "omit").
+
+    Examples
+    --------
+    >>> import nanaccess as na
+    >>> na.iqr([1.0, 2.0, 3.0, 4.0, float("nan")], nan_policy="omit")
+    1.5
+    >>> from fractions import Fraction
+    >>> na.iqr([Fraction(1), Fraction(2), Fraction(4)])
+    Fraction(3, 2)
+    >>> na.iqr(np.array([[1.0, 5.0, 9.0], [2.0, np.nan, 4.0]]), axis=1, nan_policy="omit")
+    array([4., 1.])
+    """
+
+
+@_statistic
+def mad(data: Any, *, axis: Axis = None, scale: float | str = 1.0,
+        nan_policy: str | None = None, keepdims: bool = False) -> Any:
+    """Median absolute deviation, as :func:`scipy.stats.median_abs_deviation`.
+
+    ``median(|x - median(x)|) / scale``, both medians under ``nan_policy``.
+
+    Parameters
+    ----------
+    data : iterable or array_like
+        As :func:`median`.
+    axis : None, int or tuple of ints
+        Axes to reduce (arrays only). None reduces all.
+    scale : float or "normal"
+        Divisor of the result; "normal" (0.67449...) makes it estimate the standard
+        deviation of normal data.
+    nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}
+        What NaNs mean; default from :func:`nanaccess.get_options` ("raise"). A NaN
+        keeps its own bits as its deviation, so it ranks among the deviations as it
+        ranks in the median.
+    keepdims : bool
+        Keep reduced axes with length one (arrays only).
+
+    Returns
+    -------
+    scalar or ndarray
+        Floats keep their dtype; ints give float64; Fractions and Decimals stay exact
+        (up to the division by ``scale``).
+
+    Raises
+    ------
+    NaNError
+        Under "raise" when a NaN or missing value is present.
+    SignalingNaNError
+        For a signaling NaN under every policy but "totalorder".
+    statistics.StatisticsError
+        Empty iterable (or nothing left under "omit").
+
+    Examples
+    --------
+    >>> import nanaccess as na
+    >>> na.mad([1.0, 2.0, 3.0, 4.0, 100.0])
+    1.0
+    >>> na.mad(np.array([1.0, 2.0, np.nan, 4.0]), nan_policy="omit")
+    np.float64(1.0)
+    >>> round(na.mad([1.0, 2.0, 3.0, 4.0, 100.0], scale="normal"), 4)
+    1.4826
+    """

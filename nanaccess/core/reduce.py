@@ -6,11 +6,33 @@ and nothing below it; it reads the statistics table to pick the engine
 counts) and composes the ``spread`` statistics (iqr, mad) from order statistics, so
 every host that reduces gets them. As flox's ``groupby_reduce``, the result carries
 the count of values each output saw, so no adapter counts again.
+
+NaN rules of the spread statistics
+----------------------------------
+``iqr``
+    ``q_hi - q_lo`` of two quantiles of the policy's order. A NaN at either
+    quantile makes the result that NaN, quieted (the upper one if both are NaN, as
+    an interpolation between two NaNs); a NaN made by the subtraction of two
+    numbers (``inf - inf``) is the canonical NaN. Floats keep their dtype
+    (float16/32/64); ints and bools give float64 (no overflow); datetime64 and
+    timedelta64 give timedelta64; objects subtract exactly (Fraction, Decimal at
+    full precision, ints).
+``mad``
+    ``median(|x - median(x)|) / scale``, both medians under the same policy. A
+    NaN of ``x`` keeps its own bits as its deviation (sign, payload, signaling
+    bit), so NaNs rank among the deviations as they rank in the median of ``x``;
+    where the center is a NaN every deviation of a number is that NaN, quieted; a
+    deviation made undefined by arithmetic (``inf - inf``) makes that output the
+    canonical NaN (as NumPy's median of NaN-holding data). Floats keep their dtype,
+    ints and bools give float64, datetime64/timedelta64 give timedelta64, objects
+    keep their exact type (a Fraction scale divides exactly).
 """
 
 from __future__ import annotations
 
+import decimal
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
@@ -19,7 +41,10 @@ import numpy as np
 from .. import _stats
 from ..options import NanPolicy
 from .axes import normalize_axis
+from .bits import layout_of
+from .classify import quiet
 from .moments import moment_stat
+from .objects import classify_object
 from .policy import RULES
 from .select import order_stat
 
@@ -61,29 +86,42 @@ class Reduced:
 
 def count_left(x: np.ndarray, missing: np.ndarray | None, policy: NanPolicy,
                axis: Any = None, keepdims: bool = False) -> np.ndarray:
-    """How many values a statistic sees along ``axis`` (numbers, plus NaN and missing
-    values unless ``policy`` removes them)."""
+    """How many values a statistic sees along ``axis``: every value, or under a
+    policy that removes (``"omit"``) only the numbers (NaN, NaT, missing and masked
+    entries, and object NaN/missing values left out). int64, the reduced shape.
+
+    Examples
+    --------
+    >>> count_left(np.array([[1.0, np.nan], [3.0, 4.0]]), None, NanPolicy.OMIT, axis=1)
+    array([1, 2])
+    """
     x = np.asarray(x)
     axes = normalize_axis(axis, x.ndim)
-    n = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
-    out_shape = tuple(1 if a in axes else s for a, s in enumerate(x.shape)) if keepdims \
+    n = 1
+    for a in axes:
+        n *= x.shape[a]
+    shape = tuple(1 if a in axes else s for a, s in enumerate(x.shape)) if keepdims \
         else tuple(s for a, s in enumerate(x.shape) if a not in axes)
-    if not RULES[policy].removes:
-        return np.full(out_shape, n, dtype=np.int64)
-    gone = np.zeros(x.shape, bool) if missing is None else np.array(missing, dtype=bool)
-    if x.dtype.kind == "f":
-        gone |= np.isnan(x)
-    elif x.dtype.kind in "mM":
-        gone |= np.isnat(x)
-    elif x.dtype.kind == "O":
-        gone |= _object_kinds(x) != "number"
-    return (n - gone.sum(axis=axes, keepdims=keepdims)).astype(np.int64)
+    kind = x.dtype.kind
+    if not RULES[policy].removes or (missing is None and kind in "biu"):
+        return np.full(shape, n, dtype=np.int64)
+    if kind == "f":
+        gone = np.isnan(x)
+    elif kind in "mM":
+        gone = np.isnat(x)
+    elif kind == "O":
+        gone = _object_kinds(x) != "number"
+    else:
+        gone = None
+    if missing is not None:
+        miss = np.broadcast_to(np.asarray(missing, dtype=bool), x.shape)
+        gone = miss if gone is None else (gone | miss)
+    left = n - np.count_nonzero(gone, axis=axes or None, keepdims=keepdims)
+    return np.asarray(left, dtype=np.int64).reshape(shape)
 
 
 def _object_kinds(x: np.ndarray) -> np.ndarray:
     """"number" / "nan" / "missing" / "other" of every element of an object array."""
-    from .objects import classify_object
-
     return np.array([classify_object(v)[0] for v in x.ravel().tolist()],
                     dtype=object).reshape(x.shape)
 
@@ -120,6 +158,13 @@ def reduce(
     Returns
     -------
     Reduced
+        ``values``, ``missing`` and the lazily computed ``count``.
+
+    Examples
+    --------
+    >>> r = reduce(np.array([1.0, np.nan, 3.0, 4.0]), "iqr", policy=NanPolicy.OMIT)
+    >>> r.values, r.count
+    (array(1.5), array(3))
     """
     x = np.asarray(x)
     entry = _stats.get(stat)
@@ -138,71 +183,204 @@ def reduce(
     return Reduced(values, miss, x, missing, axis, policy, keepdims)
 
 
-def _nan_first(a: np.ndarray, b: np.ndarray, res: np.ndarray) -> np.ndarray:
-    """Where ``a`` or ``b`` is NaN the result is that NaN, quieted (``b``'s if both):
-    the NaN rule of an interpolation applied to a difference."""
-    if res.dtype.kind != "f":
-        return res
-    from .classify import quiet
+# ------------------------------------------------------------------------- spread
 
-    out = np.where(np.isnan(a), quiet(a.astype(res.dtype)), res)
-    return np.where(np.isnan(b), quiet(b.astype(res.dtype)), out)
+
+def _canonical(dtype: np.dtype) -> np.floating:
+    lay = layout_of(dtype)
+    return np.array(lay.canonical_nan, dtype=lay.int_dtype).view(lay.float_dtype)[()]
+
+
+def _difference(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
+    """``hi - lo`` with the NaN rules of the module docstring (any dtype)."""
+    kind = hi.dtype.kind
+    if kind == "O":
+        return _object_map2(_object_difference, hi, lo)
+    if kind in "mM":
+        return np.subtract(hi, lo)
+    if kind != "f":  # ints, bools: float64, as an interpolation would give
+        hi, lo = hi.astype(np.float64), lo.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        res = np.asarray(np.subtract(hi, lo))
+    bad = np.isnan(res)
+    if not bad.any():
+        return res
+    hn, ln = np.isnan(hi), np.isnan(lo)
+    res = np.where(bad & ~hn & ~ln, _canonical(res.dtype), res)  # inf - inf
+    res = np.where(ln, quiet(lo), res)
+    return np.asarray(np.where(hn, quiet(hi), res), dtype=hi.dtype)
+
+
+def _check_rng(rng: Any) -> tuple[float, float]:
+    """scipy.stats.iqr's checks: two percentiles in [0, 100], taken in order."""
+    try:
+        lo, hi = (float(p) for p in rng)
+    except (TypeError, ValueError):
+        raise TypeError(f"rng must be a sequence of two percentiles, got {rng!r}") from None
+    if not (0 <= lo <= 100 and 0 <= hi <= 100):  # NaN fails too
+        raise ValueError(f"rng must hold two percentiles in [0, 100], got {rng!r}")
+    return (lo, hi) if lo <= hi else (hi, lo)
 
 
 def _iqr(x, *, rng=(25, 75), method="linear", **common):
-    lo_p, hi_p = (float(p) for p in rng)
-    if not (0 <= lo_p <= 100 and 0 <= hi_p <= 100):
-        raise ValueError(f"rng must hold two percentiles in [0, 100], got {rng!r}")
+    lo_p, hi_p = _check_rng(rng)
     values, miss = order_stat(x, "quantile", q=[lo_p / 100, hi_p / 100], method=method,
                               **common)
-    lo, hi = values[0], values[1]
-    if lo.dtype.kind == "M":
-        res = hi - lo
-    else:
-        with np.errstate(invalid="ignore", over="ignore"):
-            res = _nan_first(lo, hi, np.subtract(hi, lo, dtype=np.result_type(lo, 0.0)
-                                                 if lo.dtype.kind in "biu" else None))
+    res = _difference(values[1, ...], values[0, ...])
     return np.asarray(res), None if miss is None else (miss[0] | miss[1])
 
 
-def _mad(x, *, scale=1.0, axis=None, policy=NanPolicy.RAISE, missing=None, keepdims=False):
+def _check_scale(scale: Any) -> Any:
     if isinstance(scale, str):
-        if scale != "normal":
+        if scale.lower() != "normal":
             raise ValueError(f"scale must be a number or 'normal', got {scale!r}")
-        scale = MAD_NORMAL_SCALE
+        return MAD_NORMAL_SCALE
+    return scale
+
+
+def _mad(x, *, scale=1.0, axis=None, policy=NanPolicy.RAISE, missing=None, keepdims=False):
+    scale = _check_scale(scale)
     center, cmiss = order_stat(x, "median", axis=axis, policy=policy, missing=missing,
                                keepdims=True)
-    dev = _deviations(x, center)
+    dev, undefined = _deviations(x, center)
     values, miss = order_stat(dev, "median", axis=axis, policy=policy, missing=missing,
                               keepdims=keepdims)
-    if dev.dtype.kind == "O":
-        out = np.frompyfunc(lambda v: v / scale if scale != 1 else v, 1, 1)(values)
-    else:
-        with np.errstate(invalid="ignore"):
-            out = values / values.dtype.type(scale) if values.dtype.kind == "f" and scale != 1 \
-                else values if scale == 1 else values / scale
+    axes = normalize_axis(axis, x.ndim)
+    if undefined is not None:
+        rows = undefined.any(axis=axes, keepdims=keepdims)
+        if values.dtype.kind == "O":
+            values = np.where(rows, float("nan"), values)
+        else:
+            values = np.where(rows, _canonical(values.dtype), values)
+    if scale == 1:
+        out = values
+    elif values.dtype.kind == "O":
+        out = _object_map1(lambda v: _object_scale(v, scale), values)
+    elif values.dtype.kind == "f":
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            out = values / values.dtype.type(scale)
+    else:  # timedelta
+        out = values / scale
     if cmiss is not None and cmiss.any():
-        cm = cmiss if keepdims else np.squeeze(cmiss, axis=normalize_axis(axis, x.ndim))
+        cm = cmiss if keepdims else np.squeeze(cmiss, axis=axes)
         miss = cm if miss is None else (miss | cm)
     return np.asarray(out), miss
 
 
-def _deviations(x: np.ndarray, center: np.ndarray) -> np.ndarray:
-    """``|x - center|``, where a NaN of ``x`` stays that NaN (its bits rank it under
-    "smallest"/"largest"/"totalorder" as in the median of ``x``)."""
+def _deviations(x: np.ndarray, center: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """``|x - center|`` (see the module docstring) and a mask of the undefined ones
+    (``inf - inf``; None when there is none). Undefined deviations hold 0."""
     if x.dtype.kind == "O":
-        cb = np.broadcast_to(center, x.shape)
-        num = (_object_kinds(x) == "number") & (_object_kinds(cb) == "number")
-        dev = np.empty(x.shape, dtype=object)
-        dev[num] = [abs(a - b) for a, b in zip(x[num].tolist(), cb[num].tolist(), strict=True)]
-        dev[~num] = x[~num]
-        return dev
+        return _object_deviations(x, center)
     if x.dtype.kind in "mM":
-        return np.abs(x - center)
+        return np.abs(x - center), None
     work = x if x.dtype.kind == "f" else x.astype(np.float64)
+    c = center.astype(work.dtype, copy=False)
     with np.errstate(invalid="ignore", over="ignore"):
-        dev = np.abs(work - center.astype(work.dtype, copy=False))
+        dev = np.abs(work - c)
+    bad = np.isnan(dev)
+    if not bad.any():
+        return dev, None
     nan = np.isnan(work)
-    if nan.any():
-        dev[nan] = work[nan]  # the NaN itself, bits kept
-    return dev
+    cnan = np.broadcast_to(np.isnan(c), work.shape)
+    undefined = bad & ~nan & ~cnan
+    if cnan.any():
+        dev = np.where(cnan, quiet(np.broadcast_to(c, work.shape)), dev)
+    if undefined.any():
+        dev[undefined] = 0
+    else:
+        undefined = None
+    dev[nan] = work[nan]  # the NaN itself, bits kept
+    return dev, undefined
+
+
+# ----------------------------------------------------------------- object elements
+
+
+def _object_map1(fn, a: np.ndarray) -> np.ndarray:
+    out = np.empty(a.shape, dtype=object)
+    out.ravel()[:] = [fn(v) for v in a.ravel().tolist()]
+    return out
+
+
+def _object_map2(fn, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a, b = np.broadcast_arrays(a, b)
+    out = np.empty(a.shape, dtype=object)
+    out.ravel()[:] = [fn(u, v) for u, v in zip(a.ravel().tolist(), b.ravel().tolist(),
+                                                 strict=True)]
+    return out
+
+
+def _quiet_object(v: Any) -> Any:
+    """A NaN object with its quiet bit set (sign and payload kept)."""
+    if isinstance(v, decimal.Decimal):
+        if not v.is_snan():
+            return v
+        t = v.as_tuple()
+        return type(v)((t.sign, t.digits, "n"))
+    if isinstance(v, float | np.floating):
+        q = quiet(np.asarray(v))[()]
+        return float(q) if type(v) is float else q
+    return v
+
+
+def _exact_sub(a: Any, b: Any) -> Any:
+    """``a - b`` of two numbers, exactly: Decimals at the precision the result needs,
+    mixed Decimal/float/Fraction (and ints too large for a float) through Fraction;
+    ``inf - inf`` gives a NaN."""
+    with decimal.localcontext() as ctx:
+        ctx.prec, ctx.Emax, ctx.Emin = decimal.MAX_PREC, decimal.MAX_EMAX, decimal.MIN_EMIN
+        ctx.traps[decimal.InvalidOperation] = False
+        try:
+            return a - b
+        except (TypeError, OverflowError):  # Decimal with float / Fraction; huge ints
+            try:
+                return Fraction(a) - Fraction(b)
+            except (OverflowError, ValueError):  # an infinity
+                return float(a) - float(b)
+
+
+def _object_difference(hi: Any, lo: Any) -> Any:
+    ch, cl = classify_object(hi)[0], classify_object(lo)[0]
+    if ch == "nan":
+        return _quiet_object(hi)
+    if cl == "nan":
+        return _quiet_object(lo)
+    if ch != "number" or cl != "number":
+        return None  # missing (flagged by the caller's mask) or empty
+    return _exact_sub(hi, lo)
+
+
+def _object_scale(v: Any, scale: Any) -> Any:
+    """``v / scale`` keeping v's exact type where it can (Fraction, Decimal)."""
+    if classify_object(v)[0] != "number":
+        return v
+    if isinstance(v, Fraction):
+        return v / Fraction(scale)
+    if isinstance(v, decimal.Decimal):
+        return v / decimal.Decimal(repr(scale) if isinstance(scale, float) else scale)
+    return v / scale
+
+
+def _object_deviations(x: np.ndarray, center: np.ndarray):
+    cb = np.broadcast_to(center, x.shape)
+    xs, cs = x.ravel().tolist(), cb.ravel().tolist()
+    dev: list[Any] = []
+    undefined = np.zeros(len(xs), dtype=bool)
+    for i, (v, c) in enumerate(zip(xs, cs, strict=True)):
+        kv, kc = classify_object(v)[0], classify_object(c)[0]
+        if kv != "number":
+            dev.append(v)  # a NaN keeps its bits; missing stays missing
+        elif kc == "nan":
+            dev.append(_quiet_object(c))
+        elif kc != "number":
+            dev.append(v)  # the center is missing / empty: the row's result is too
+        else:
+            d = _exact_sub(v, c)
+            if classify_object(d)[0] == "nan":
+                undefined[i] = True
+                d = 0
+            dev.append(abs(d))
+    out = np.empty(x.shape, dtype=object)
+    out.ravel()[:] = dev
+    return out, (undefined.reshape(x.shape) if undefined.any() else None)
