@@ -125,3 +125,22 @@ def test_kernels_compile_once_per_family():
     assert NB.kernels("grouped") is a
     assert set(a) == {"count", False, True}
     assert set(NB.kernels("rows")) == {"serial", "parallel"}
+
+
+@needs_numba
+def test_engine_option_keeps_the_row_selection_on_numpy(monkeypatch):
+    monkeypatch.setattr(NB, "BROKEN", [])
+    monkeypatch.setattr(NB, "_COMPILED", {})
+
+    def boom():
+        raise AssertionError("compiled although engine='numpy'")
+
+    monkeypatch.setitem(NB._BUILDERS, "rows", boom)
+    rng = np.random.default_rng(7)
+    y = rng.standard_normal((40, 300))
+    y[rng.random(y.shape) < np.linspace(0, 0.9, 40)[:, None]] = np.nan  # rows differ
+    with na.option_context(engine="numpy"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = na.quantile(y, [0.1, 0.5, 0.93], axis=1, nan_policy="omit")
+    assert np.array_equal(got, np.nanquantile(y, [0.1, 0.5, 0.93], axis=1))
+    assert not NB.BROKEN

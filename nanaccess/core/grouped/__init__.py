@@ -20,7 +20,7 @@ Modules (one job each):
 from __future__ import annotations
 
 from .._numba import AVAILABLE as HAVE_NUMBA
-from .entry import MOMENT_STATS, ORDER_STATS, QUANTILE_METHODS, grouped_stat
+from .entry import grouped_stat
 from .reduce import GroupedReduced, count_in_groups, grouped_reduce
 
 __all__ = [
@@ -28,8 +28,5 @@ __all__ = [
     "grouped_reduce",
     "GroupedReduced",
     "count_in_groups",
-    "ORDER_STATS",
-    "MOMENT_STATS",
-    "QUANTILE_METHODS",
     "HAVE_NUMBA",
 ]

@@ -15,11 +15,10 @@ from .moments import moment_column
 from .objects import object_columns
 from .order import defer_scan, order_column
 
-__all__ = ["grouped_stat", "ORDER_STATS", "MOMENT_STATS", "QUANTILE_METHODS"]
+__all__ = ["grouped_stat"]
 
 ORDER_STATS = _stats.ORDER
 MOMENT_STATS = _stats.names("moment", "count")
-QUANTILE_METHODS = METHODS
 
 
 def grouped_stat(
@@ -156,8 +155,8 @@ def grouped_stat(
 def _check_q(stat: str, q: Any, method: str) -> tuple[np.ndarray | None, bool]:
     if stat != "quantile":
         return None, False
-    if method not in QUANTILE_METHODS:
-        raise ValueError(f"unknown quantile method {method!r}; expected one of {QUANTILE_METHODS}")
+    if method not in METHODS:
+        raise ValueError(f"unknown quantile method {method!r}; expected one of {METHODS}")
     if q is None:
         raise TypeError("quantile needs q")
     qa = np.asarray(q, dtype=np.float64)
