@@ -4,8 +4,9 @@ The grouping (codes per row and the result index) is pandas' own, so results car
 exactly the index pandas' aggregations give (several keys, categorical keys with
 ``observed``, ``dropna``, ``sort``, ``as_index``). The statistic methods are
 generated (:mod:`nanaccess.pandas._generated`) and call the one hook ``_reduce``
-here; the statistics are the vectorised kernels of :mod:`nanaccess.core.grouped`
-(one sort per column, no loop per group).
+here, which calls the grouped core entry point
+:func:`nanaccess.core.grouped.grouped_reduce` (vectorised: one sort per column, no
+loop per group; its count marks the groups a statistic saw nothing of).
 """
 
 from __future__ import annotations
@@ -16,15 +17,13 @@ import numpy as np
 import pandas as pd
 
 from .. import _stats
-from ..core.grouped import grouped_stat
-from ..core.policy import RULES
-from ..core.reduce import reduce
+from ..core.grouped import grouped_reduce
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
 from ._generated import GroupByStatsMixin
 from ._groupby_registry import grouping_info, selected_obj
 from .columns import empty_is_missing, restated, type_error
-from .dtypes import Column, column_arrays, is_numeric_column, to_pandas_array
+from .dtypes import column_arrays, is_numeric_column, to_pandas_array
 
 __all__ = ["NanGroupBy"]
 
@@ -58,7 +57,7 @@ class NanGroupBy(GroupByStatsMixin):
         """The hook of every generated statistic: one result per group and column."""
         gb = self._obj
         count = _stats.get(stat).family == "count"
-        policy = NanPolicy.OMIT if count else resolve_policy(nan_policy)
+        policy = NanPolicy.TOTALORDER if count else resolve_policy(nan_policy)
         codes, ngroups, result_index = grouping_info(gb)
         obj = selected_obj(gb)
         is_series = isinstance(obj, pd.Series)
@@ -75,19 +74,18 @@ class NanGroupBy(GroupByStatsMixin):
             except TypeError as err:
                 raise TypeError(str(err)) from None
             try:
-                if count:
-                    values, miss = _numbers_per_group(col, codes, ngroups), None
-                else:
-                    values, miss = _grouped(col, codes, ngroups, stat, policy, engine, params)
+                # a count takes no policy: "totalorder" counts the numbers, raising for
+                # nothing (a signaling NaN is counted out, as Series.nanstats.count)
+                red = grouped_reduce(col.values, codes, ngroups, stat, policy=policy,
+                                     missing=col.missing, engine=engine, **params)
             except NaNError as err:
                 raise restated(err, name, obj.index, group=result_index[err.group],
                                series=is_series) from None
             except TypeError as err:
                 raise type_error(name, err, is_series) from None
-            empty = None
+            values, miss, empty = red.values, red.missing, None
             if col.host in ("masked", "arrow") and empty_is_missing(stat):
-                empty = np.broadcast_to(_group_sizes(col, codes, ngroups, policy) == 0,
-                                        values.shape)
+                empty = np.broadcast_to(red.empty, values.shape)
             if nq is not None:  # (nq, ngroups) -> group-major, as pandas
                 values = values.T.reshape(-1)
                 miss = None if miss is None else miss.T.reshape(-1)
@@ -104,71 +102,6 @@ class NanGroupBy(GroupByStatsMixin):
         if not getattr(gb, "as_index", True):
             out = out.reset_index()
         return out
-
-
-def _numbers_per_group(col: Column, codes: np.ndarray, ngroups: int) -> np.ndarray:
-    """Numbers per group, as ``Series.nanstats.count``: a count takes no policy, so a
-    signaling NaN is counted out, not raised."""
-    if col.values.dtype.kind != "f":
-        values, _ = grouped_stat(col.values, codes, ngroups, "count", policy="omit",
-                                 missing=col.missing)
-        return values
-    num = ~np.isnan(col.values)
-    if col.missing is not None:
-        num &= ~col.missing
-    sel = num & (codes >= 0)
-    return np.bincount(codes[sel], minlength=ngroups).astype(np.int64)
-
-
-def _group_sizes(col: Column, codes: np.ndarray, ngroups: int,
-                 policy: NanPolicy) -> np.ndarray:
-    """How many values each group's statistic saw (the policy may remove some).
-
-    TODO(grouped_reduce): the grouped core entry point returns this count."""
-    if RULES[policy].removes:
-        cnt, _ = grouped_stat(col.values, codes, ngroups, "count", policy=policy,
-                              missing=col.missing)
-        return np.asarray(cnt)
-    return np.bincount(codes[codes >= 0], minlength=ngroups)
-
-
-def _grouped(col: Column, codes: np.ndarray, ngroups: int, stat: str, policy: NanPolicy,
-             engine: str | None, params: dict[str, Any]) -> tuple[np.ndarray, Any]:
-    """The grouped engine's (values, missing) of every group."""
-    if _stats.get(stat).family == "spread":
-        return _spread_per_group(col, codes, ngroups, stat, policy, params)
-    return grouped_stat(col.values, codes, ngroups, stat, policy=policy, missing=col.missing,
-                        engine=engine, **params)
-
-
-def _spread_per_group(col: Column, codes: np.ndarray, ngroups: int, stat: str,
-                      policy: NanPolicy, params: dict[str, Any]) -> tuple[np.ndarray, Any]:
-    """iqr / mad of each group through :func:`nanaccess.core.reduce.reduce`, which
-    composes them (one rule).
-
-    TODO(grouped_reduce): a loop over groups until the grouped core entry point
-    composes the spread statistics from its one-pass order statistics.
-    """
-    x = col.values
-    order = np.argsort(codes, kind="stable")
-    sc = codes[order]
-    bounds = np.searchsorted(sc, np.arange(ngroups + 1))
-    values: list[Any] = []
-    missing: list[bool] = []
-    for g in range(ngroups):
-        rows = order[bounds[g]:bounds[g + 1]]
-        miss = None if col.missing is None else col.missing[rows]
-        try:
-            red = reduce(x[rows], stat, policy=policy, missing=miss, **params)
-        except NaNError as err:
-            if err.position is not None:  # a position among all rows
-                err.position = (int(rows[int(np.atleast_1d(err.position)[0])]),)
-            err.group = g
-            raise
-        values.append(red.values[()])
-        missing.append(bool(red.missing) if red.missing is not None else False)
-    out = np.array(values) if values else np.array([], dtype=np.float64)
-    return out, (np.array(missing) if any(missing) else None)
 
 
 def _with_q_level(index: pd.Index, q: Any) -> pd.MultiIndex:

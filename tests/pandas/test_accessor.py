@@ -286,3 +286,74 @@ def test_every_accessor_method_has_docstring_with_example():
                 continue
             doc = getattr(cls, name).__doc__ or ""
             assert "Examples" in doc, f"{cls.__name__}.{name}"
+
+
+# ---------------------------------------------------------------- iqr and mad (issue 11)
+
+
+def _numbers(s: pd.Series) -> np.ndarray:
+    """The numbers of a column (NaN and missing dropped), as float64."""
+    return s.dropna().to_numpy(dtype=np.float64)
+
+
+@pytest.mark.parametrize("column", ["x", "i", "f32", "nf", "ni", "ar"])
+def test_series_iqr_mad_equal_scipy_under_omit(frame, column):
+    stats = pytest.importorskip("scipy.stats")
+    s = frame[column]
+    vals = s.to_numpy(dtype=np.float64, na_value=np.nan)
+    rel = 1e-6 if s.dtype == np.float32 else 1e-14
+    assert s.nanstats.iqr(nan_policy="omit") == pytest.approx(
+        stats.iqr(vals, nan_policy="omit"), rel=rel)
+    assert s.nanstats.iqr(rng=(10, 90), method="lower", nan_policy="omit") == pytest.approx(
+        stats.iqr(vals, rng=(10, 90), interpolation="lower", nan_policy="omit"), rel=rel)
+    assert s.nanstats.mad(nan_policy="omit") == pytest.approx(
+        stats.median_abs_deviation(vals, nan_policy="omit"), rel=rel)
+    assert s.nanstats.mad(scale="normal", nan_policy="omit") == pytest.approx(
+        stats.median_abs_deviation(vals, scale="normal", nan_policy="omit"), rel=rel)
+
+
+def test_dataframe_iqr_mad_labelled_as_pandas(frame):
+    stats = pytest.importorskip("scipy.stats")
+    got = frame.nanstats.iqr(nan_policy="omit")
+    assert list(got.index) == list(frame.columns) and got.name is None
+    want = [stats.iqr(_numbers(frame[c])) for c in frame.columns]
+    np.testing.assert_allclose(got.to_numpy(dtype=np.float64), want, rtol=1e-6)
+    got = frame.nanstats.mad(scale="normal", nan_policy="omit")
+    want = [stats.median_abs_deviation(_numbers(frame[c]), scale="normal")
+            for c in frame.columns]
+    np.testing.assert_allclose(got.to_numpy(dtype=np.float64), want, rtol=1e-6)
+    num = frame[["x", "i"]]
+    rows = num.nanstats.iqr(axis=1, nan_policy="omit")
+    pd.testing.assert_index_equal(rows.index, num.index)
+    np.testing.assert_allclose(rows.to_numpy(), stats.iqr(num.to_numpy(), axis=1,
+                                                          nan_policy="omit"), rtol=1e-14)
+
+
+def test_iqr_mad_follow_every_policy():
+    s = pd.Series([1.0, np.nan, 3.0, 10.0], name="t")
+    assert np.isnan(s.nanstats.iqr(nan_policy="propagate"))
+    assert np.isnan(s.nanstats.mad(nan_policy="propagate"))
+    with pytest.raises(NaNError, match="column 't' holds 1 NaN value"):
+        s.nanstats.iqr()
+    with pytest.raises(NaNError, match="column 't' holds 1 NaN value"):
+        s.nanstats.mad(nan_policy="raise")
+    for policy in ("smallest", "largest", "totalorder"):
+        np.testing.assert_equal(
+            s.nanstats.iqr(nan_policy=policy),
+            s.nanstats.quantile(0.75, nan_policy=policy)
+            - s.nanstats.quantile(0.25, nan_policy=policy))
+    m = pd.Series([1.0, None, 3.0], dtype="Float64")
+    assert m.nanstats.iqr(nan_policy="omit") == 1.0
+    assert m.nanstats.mad(nan_policy="propagate") is pd.NA
+
+
+@pytest.mark.parametrize("stat", ["argmin", "median", "quantile", "iqr", "count", "var"])
+def test_series_refuses_an_axis_it_has_not(stat):
+    s = pd.Series([1.0, 2.0])
+    with pytest.raises(ValueError, match="No axis named 5 for object type Series"):
+        getattr(s.nanstats, stat)(axis=5)
+    if stat in ("argmin", "median", "var"):  # pandas' own method says the same
+        with pytest.raises(ValueError, match="No axis named 5 for object type Series"):
+            getattr(s, "idxmin" if stat == "argmin" else stat)(axis=5)
+    with pytest.raises(ValueError, match="No axis named 2 for object type DataFrame"):
+        getattr(s.to_frame().nanstats, stat)(axis=2)

@@ -189,3 +189,44 @@ def test_results_independent_of_row_order(xs, seed, stat):
     if stat != "std":
         want = getattr(df.groupby("g"), stat)(*([kw["q"]] if kw else []))
         pd.testing.assert_frame_equal(a, want, check_dtype=False, rtol=1e-12)
+
+
+# ---------------------------------------------------------------- iqr and mad (issue 11)
+
+
+def _per_group(gb, fn):
+    """pandas' own Python path: ``fn`` on each group's numbers (labels as pandas)."""
+    return gb.agg(lambda s: fn(s.dropna().to_numpy(dtype=np.float64))
+                  if s.notna().any() else np.nan)
+
+
+@pytest.mark.parametrize("spec", GROUPINGS, ids=str)
+def test_iqr_mad_equal_scipy_per_group_under_omit(spec):
+    stats = pytest.importorskip("scipy.stats")
+    df = _values(frame(), spec)
+    gb = _gb(df, spec)
+    pd.testing.assert_frame_equal(gb.nanstats.iqr(nan_policy="omit"),
+                                  _per_group(gb, stats.iqr), check_dtype=False, rtol=1e-14)
+    pd.testing.assert_frame_equal(
+        gb.nanstats.iqr(rng=(5, 60), method="nearest", nan_policy="omit"),
+        _per_group(gb, lambda v: stats.iqr(v, rng=(5, 60), interpolation="nearest")),
+        check_dtype=False, rtol=1e-14)
+    pd.testing.assert_frame_equal(
+        gb.nanstats.mad(scale="normal", nan_policy="omit"),
+        _per_group(gb, lambda v: stats.median_abs_deviation(v, scale="normal")),
+        check_dtype=False, rtol=1e-14)
+
+
+def test_iqr_mad_through_agg_and_series_groupby():
+    stats = pytest.importorskip("scipy.stats")
+    df = frame()
+    got = df.groupby("k")[["x"]].agg(na.agg.iqr(nan_policy="omit"))
+    want = df.groupby("k")[["x"]].nanstats.iqr(nan_policy="omit")
+    pd.testing.assert_frame_equal(got, want)
+    s = df.groupby("k")["x"].nanstats.mad(nan_policy="omit")
+    assert s.name == "x" and list(s.index) == sorted(df["k"].unique())
+    for key, v in df.groupby("k")["x"]:
+        assert s[key] == pytest.approx(stats.median_abs_deviation(v, nan_policy="omit"))
+    with pytest.raises(NaNError, match="column 'x' in group"):
+        df.groupby("k")[["x", "y"]].nanstats.iqr()
+    assert df.groupby("k")["x"].nanstats.mad(nan_policy="propagate").isna().all()
