@@ -52,6 +52,7 @@ from .columns import (
     type_error,
 )
 from .dtypes import Column, column_arrays, is_numeric_column, to_pandas_array, to_scalar
+from .groupby import NanGroupBy
 from .sorting import rank_values, sort_order
 
 __all__ = ["SeriesNanStats", "DataFrameNanStats", "fmt_label"]
@@ -275,8 +276,6 @@ class SeriesNanStats(SeriesStatsMixin):
         1    4.0
         dtype: float64
         """
-        from .groupby import NanGroupBy
-
         return NanGroupBy(self._obj.groupby(by, **kwargs))
 
     def plot_nan_map(self, ax: Any = None) -> Any:
@@ -289,7 +288,7 @@ class SeriesNanStats(SeriesStatsMixin):
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> ax = pd.Series([1.0, np.nan]).nanstats.plot_nan_map()
         """
-        from ..plotting import plot_nan_map
+        from ..plotting import plot_nan_map  # drawing is optional: not at import
 
         return plot_nan_map(self._obj, ax=ax)
 
@@ -501,8 +500,6 @@ class DataFrameNanStats(DataFrameStatsMixin):
         a  1.0
         b  4.0
         """
-        from .groupby import NanGroupBy
-
         return NanGroupBy(self._obj.groupby(by, **kwargs))
 
     def plot_nan_map(self, ax: Any = None) -> Any:
@@ -515,6 +512,6 @@ class DataFrameNanStats(DataFrameStatsMixin):
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> ax = pd.DataFrame({"a": [1.0, np.nan]}).nanstats.plot_nan_map()
         """
-        from ..plotting import plot_nan_map
+        from ..plotting import plot_nan_map  # drawing is optional: not at import
 
         return plot_nan_map(self._obj, ax=ax)

@@ -178,14 +178,6 @@ def column_arrays(s: pd.Series | pd.Index | Any, name: Any = None) -> Column:
     raise _non_numeric(name, dtype)
 
 
-def _masked_dtype(np_dtype: np.dtype) -> Any:
-    if np_dtype.kind == "b":
-        return pd.BooleanDtype()
-    if np_dtype.kind == "f" and np_dtype.itemsize < 4:
-        np_dtype = np.dtype(np.float32)
-    return pd.api.types.pandas_dtype(np_dtype.name.capitalize().replace("Uint", "UInt"))
-
-
 def to_pandas_array(
     values: np.ndarray, missing: np.ndarray | None, col: Column, empty: np.ndarray | None = None
 ) -> Any:
