@@ -206,7 +206,8 @@ def _kind_masks(obj: xr.DataArray | xr.Dataset) -> tuple[Any, Any]:
 
     def masks(v: xr.DataArray) -> xr.DataArray:
         if is_dask(v.data):
-            data = v.data.map_blocks(_masks, new_axis=0, dtype=bool)
+            data = v.data.map_blocks(_masks, new_axis=0, chunks=((2,), *v.data.chunks),
+                                     dtype=bool)
         else:
             data = _masks(v.values)
         return xr.DataArray(data, dims=("_kind",) + v.dims, coords=v.coords)

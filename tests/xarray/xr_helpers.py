@@ -1,5 +1,7 @@
 """Shared helpers of the xarray adapter tests."""
 
+import contextlib
+
 import numpy as np
 import xarray as xr
 
@@ -23,3 +25,28 @@ def assert_matches_xarray(got, want):
     else:
         np.testing.assert_array_equal(got.values, want.values)
     xr.testing.assert_identical(got.copy(data=want.values), want)
+
+
+class _CountingScheduler:
+    """A scheduler that counts computes (as cf_xarray's ``raise_if_dask_computes``)."""
+
+    def __init__(self, max_computes: int) -> None:
+        self.total = 0
+        self.max_computes = max_computes
+
+    def __call__(self, dsk, keys, **kwargs):
+        import dask
+
+        self.total += 1
+        if self.total > self.max_computes:
+            raise RuntimeError(f"too many dask computes: {self.total} > {self.max_computes}")
+        return dask.get(dsk, keys, **kwargs)
+
+
+@contextlib.contextmanager
+def raise_if_dask_computes(max_computes: int = 0):
+    """Fail if the block computes dask data more than ``max_computes`` times."""
+    import dask
+
+    with dask.config.set(scheduler=_CountingScheduler(max_computes)):
+        yield
