@@ -30,7 +30,7 @@ NaN rules of the spread statistics
 
 from __future__ import annotations
 
-import decimal
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
@@ -44,11 +44,11 @@ from .axes import normalize_axis
 from .bits import layout_of
 from .classify import quiet
 from .moments import moment_stat
-from .objects import classify_object
+from .objects import classify_object, object_deviations, object_difference, object_scale
 from .policy import RULES
 from .select import order_stat
 
-__all__ = ["Reduced", "reduce", "count_left", "MAD_NORMAL_SCALE"]
+__all__ = ["Reduced", "reduce", "count_left", "divide_by_scale", "MAD_NORMAL_SCALE"]
 
 #: ``scale="normal"`` of :func:`scipy.stats.median_abs_deviation`: the 0.75 quantile
 #: of the standard normal distribution (``scipy.special.ndtri(0.75)``)
@@ -195,7 +195,7 @@ def _difference(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
     """``hi - lo`` with the NaN rules of the module docstring (any dtype)."""
     kind = hi.dtype.kind
     if kind == "O":
-        return _object_map2(_object_difference, hi, lo)
+        return object_difference(hi, lo)
     if kind in "mM":
         return np.subtract(hi, lo)
     if kind != "f":  # ints, bools: float64, as an interpolation would give
@@ -252,15 +252,7 @@ def _mad(x, *, scale=1.0, axis=None, policy=NanPolicy.RAISE, missing=None, keepd
             values = np.where(rows, float("nan"), values)
         else:
             values = np.where(rows, _canonical(values.dtype), values)
-    if scale == 1:
-        out = values
-    elif values.dtype.kind == "O":
-        out = _object_map1(lambda v: _object_scale(v, scale), values)
-    elif values.dtype.kind == "f":
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            out = values / values.dtype.type(scale)
-    else:  # timedelta
-        out = values / scale
+    out = divide_by_scale(values, scale)
     if cmiss is not None and cmiss.any():
         cm = cmiss if keepdims else np.squeeze(cmiss, axis=axes)
         miss = cm if miss is None else (miss | cm)
@@ -271,7 +263,15 @@ def _deviations(x: np.ndarray, center: np.ndarray) -> tuple[np.ndarray, np.ndarr
     """``|x - center|`` (see the module docstring) and a mask of the undefined ones
     (``inf - inf``; None when there is none). Undefined deviations hold 0."""
     if x.dtype.kind == "O":
-        return _object_deviations(x, center)
+        try:
+            return object_deviations(x, center)
+        except OverflowError:
+            # an int too large for a float minus a float center: subtract exactly
+            # (objects.spread.exact_difference does not catch this case itself yet)
+            exact = _object_map1(
+                lambda c: Fraction(c) if isinstance(c, float) and math.isfinite(c) else c,
+                np.asarray(center, dtype=object))
+            return object_deviations(x, exact)
     if x.dtype.kind in "mM":
         return np.abs(x - center), None
     work = x if x.dtype.kind == "f" else x.astype(np.float64)
@@ -294,93 +294,26 @@ def _deviations(x: np.ndarray, center: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return dev, undefined
 
 
-# ----------------------------------------------------------------- object elements
+def divide_by_scale(values: np.ndarray, scale: Any) -> np.ndarray:
+    """``values / scale`` (a checked ``scale``): floats keep their dtype, objects
+    their exact type (:func:`nanaccess.core.objects.object_scale`), timedeltas stay
+    timedeltas; ``scale == 1`` returns ``values`` as they are."""
+    if scale == 1:
+        return values
+    if values.dtype.kind == "O":
+        return object_scale(values, scale)
+    if values.dtype.kind == "f":
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            return values / values.dtype.type(scale)
+    return values / scale  # timedelta
 
 
-def _object_map1(fn, a: np.ndarray) -> np.ndarray:
+def _object_map1(fn: Any, a: np.ndarray) -> np.ndarray:
     out = np.empty(a.shape, dtype=object)
     out.ravel()[:] = [fn(v) for v in a.ravel().tolist()]
     return out
 
 
-def _object_map2(fn, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    a, b = np.broadcast_arrays(a, b)
-    out = np.empty(a.shape, dtype=object)
-    out.ravel()[:] = [fn(u, v) for u, v in zip(a.ravel().tolist(), b.ravel().tolist(),
-                                                 strict=True)]
-    return out
-
-
-def _quiet_object(v: Any) -> Any:
-    """A NaN object with its quiet bit set (sign and payload kept)."""
-    if isinstance(v, decimal.Decimal):
-        if not v.is_snan():
-            return v
-        t = v.as_tuple()
-        return type(v)((t.sign, t.digits, "n"))
-    if isinstance(v, float | np.floating):
-        q = quiet(np.asarray(v))[()]
-        return float(q) if type(v) is float else q
-    return v
-
-
-def _exact_sub(a: Any, b: Any) -> Any:
-    """``a - b`` of two numbers, exactly: Decimals at the precision the result needs,
-    mixed Decimal/float/Fraction (and ints too large for a float) through Fraction;
-    ``inf - inf`` gives a NaN."""
-    with decimal.localcontext() as ctx:
-        ctx.prec, ctx.Emax, ctx.Emin = decimal.MAX_PREC, decimal.MAX_EMAX, decimal.MIN_EMIN
-        ctx.traps[decimal.InvalidOperation] = False
-        try:
-            return a - b
-        except (TypeError, OverflowError):  # Decimal with float / Fraction; huge ints
-            try:
-                return Fraction(a) - Fraction(b)
-            except (OverflowError, ValueError):  # an infinity
-                return float(a) - float(b)
-
-
-def _object_difference(hi: Any, lo: Any) -> Any:
-    ch, cl = classify_object(hi)[0], classify_object(lo)[0]
-    if ch == "nan":
-        return _quiet_object(hi)
-    if cl == "nan":
-        return _quiet_object(lo)
-    if ch != "number" or cl != "number":
-        return None  # missing (flagged by the caller's mask) or empty
-    return _exact_sub(hi, lo)
-
-
+# kept for core.grouped.reduce, which imported it before divide_by_scale existed
 def _object_scale(v: Any, scale: Any) -> Any:
-    """``v / scale`` keeping v's exact type where it can (Fraction, Decimal)."""
-    if classify_object(v)[0] != "number":
-        return v
-    if isinstance(v, Fraction):
-        return v / Fraction(scale)
-    if isinstance(v, decimal.Decimal):
-        return v / decimal.Decimal(repr(scale) if isinstance(scale, float) else scale)
-    return v / scale
-
-
-def _object_deviations(x: np.ndarray, center: np.ndarray):
-    cb = np.broadcast_to(center, x.shape)
-    xs, cs = x.ravel().tolist(), cb.ravel().tolist()
-    dev: list[Any] = []
-    undefined = np.zeros(len(xs), dtype=bool)
-    for i, (v, c) in enumerate(zip(xs, cs, strict=True)):
-        kv, kc = classify_object(v)[0], classify_object(c)[0]
-        if kv != "number":
-            dev.append(v)  # a NaN keeps its bits; missing stays missing
-        elif kc == "nan":
-            dev.append(_quiet_object(c))
-        elif kc != "number":
-            dev.append(v)  # the center is missing / empty: the row's result is too
-        else:
-            d = _exact_sub(v, c)
-            if classify_object(d)[0] == "nan":
-                undefined[i] = True
-                d = 0
-            dev.append(abs(d))
-    out = np.empty(x.shape, dtype=object)
-    out.ravel()[:] = dev
-    return out, (undefined.reshape(x.shape) if undefined.any() else None)
+    return object_scale(np.array([v, None], dtype=object)[:1], scale)[0]
