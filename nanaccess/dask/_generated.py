@@ -148,7 +148,7 @@ class DaskSeriesStatsMixin:
         Parameters
         ----------
         q : float or sequence of float, default 0.5
-            Quantile(s) in [0, 1]. A sequence adds a leading quantile dimension.
+            Quantile(s) in [0, 1]; a sequence gives one result per ``q``.
         method : str, default "linear"
             One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
             "weibull", "hazen", "median_unbiased", "normal_unbiased"}. Quantile method, as
@@ -640,7 +640,7 @@ class DaskDataFrameStatsMixin:
         Parameters
         ----------
         q : float or sequence of float, default 0.5
-            Quantile(s) in [0, 1]. A sequence adds a leading quantile dimension.
+            Quantile(s) in [0, 1]; a sequence gives one result per ``q``.
         method : str, default "linear"
             One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
             "weibull", "hazen", "median_unbiased", "normal_unbiased"}. Quantile method, as
@@ -1226,7 +1226,7 @@ class DaskGroupByStatsMixin:
         Parameters
         ----------
         q : float or sequence of float, default 0.5
-            Quantile(s) in [0, 1]. A sequence adds a leading quantile dimension.
+            Quantile in [0, 1] (a scalar: each group is computed in one partition).
         method : str, default "linear"
             One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
             "weibull", "hazen", "median_unbiased", "normal_unbiased"}. Quantile method, as

@@ -151,7 +151,7 @@ class SeriesStatsMixin:
         Parameters
         ----------
         q : float or sequence of float, default 0.5
-            Quantile(s) in [0, 1]. A sequence adds a leading quantile dimension.
+            Quantile(s) in [0, 1]; a sequence gives one result per ``q``, labelled by it.
         method : str, default "linear"
             One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
             "weibull", "hazen", "median_unbiased", "normal_unbiased"}. Quantile method, as
@@ -786,7 +786,7 @@ class DataFrameStatsMixin:
         Parameters
         ----------
         q : float or sequence of float, default 0.5
-            Quantile(s) in [0, 1]. A sequence adds a leading quantile dimension.
+            Quantile(s) in [0, 1]; a sequence gives one result per ``q``, labelled by it.
         axis : {0, 1, "index", "columns", "rows"}, default 0
             0: one result per column; 1: one result per row (the columns' common dtype).
         numeric_only : bool, default False
@@ -1582,7 +1582,7 @@ class GroupByStatsMixin:
         Parameters
         ----------
         q : float or sequence of float, default 0.5
-            Quantile(s) in [0, 1]. A sequence adds a leading quantile dimension.
+            Quantile(s) in [0, 1]; a sequence gives one result per ``q``, labelled by it.
         method : str, default "linear"
             One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
             "weibull", "hazen", "median_unbiased", "normal_unbiased"}. Quantile method, as

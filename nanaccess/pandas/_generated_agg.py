@@ -135,7 +135,7 @@ def quantile(
     Parameters
     ----------
     q : float or sequence of float, default 0.5
-        Quantile(s) in [0, 1]. A sequence adds a leading quantile dimension.
+        Quantile(s) in [0, 1]; a sequence gives one result per ``q``, labelled by it.
     method : str, default "linear"
         One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
         "weibull", "hazen", "median_unbiased", "normal_unbiased"}. Quantile method, as

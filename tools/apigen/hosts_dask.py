@@ -44,6 +44,8 @@ def _groupby_calls(stat: Any) -> list[str]:
 
 
 _TYPES = ("import dask.array as da", "import dask.dataframe as dd")
+_Q = {"q": "Quantile(s) in [0, 1]; a sequence gives one result per ``q``."}
+_Q_SCALAR = {"q": "Quantile in [0, 1] (a scalar: each group is computed in one partition)."}
 
 HOSTS = [
     HostSpec(
@@ -56,6 +58,7 @@ HOSTS = [
         order=("q", "*", "nan_policy"),
         pandas_defaults=True,
         defaults={"q": 0.5},
+        param_docs=_Q,
         statistics=STATISTICS,
         returns=_series_returns,
         extended=lambda stat: _LAZY,
@@ -80,6 +83,7 @@ HOSTS = [
         order=("q", "*", "numeric_only", "nan_policy"),
         pandas_defaults=True,
         defaults={"q": 0.5},
+        param_docs=_Q,
         statistics=STATISTICS,
         returns=_frame_returns,
         extended=lambda stat: _LAZY,
@@ -106,6 +110,7 @@ HOSTS = [
         order=("q", "*", "nan_policy"),
         pandas_defaults=True,
         defaults={"q": 0.5},
+        param_docs=_Q_SCALAR,
         statistics=STATISTICS,
         returns=_groupby_returns,
         extended=lambda stat: "Exact, and equal bit for bit to the pandas GroupBy result.",

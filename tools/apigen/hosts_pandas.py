@@ -120,6 +120,9 @@ def _agg_calls(stat: Any) -> list[str]:
 
 _TYPES = ("import pandas as pd",)
 
+#: q of the pandas hosts: a sequence labels the results by q (see Returns)
+_Q = {"q": "Quantile(s) in [0, 1]; a sequence gives one result per ``q``, labelled by it."}
+
 HOSTS = [
     HostSpec(
         key="pandas.Series",
@@ -132,6 +135,7 @@ HOSTS = [
         order=("q", "*", "axis", "nan_policy"),
         pandas_defaults=True,
         defaults={"q": 0.5},
+        param_docs=_Q,
         returns=_series_returns,
         extended=_extended("Series"),
         see_also=_see_also("Series"),
@@ -155,6 +159,7 @@ HOSTS = [
         order=("q", "axis", "ddof", "numeric_only", "*", "nan_policy"),
         pandas_defaults=True,
         defaults={"q": 0.5},
+        param_docs=_Q,
         returns=_frame_returns,
         extended=_extended("DataFrame"),
         see_also=_see_also("DataFrame"),
@@ -179,6 +184,7 @@ HOSTS = [
         order=("q", "ddof", "*", "numeric_only", "nan_policy", "engine"),
         pandas_defaults=True,
         defaults={"q": 0.5},
+        param_docs=_Q,
         statistics=STATS.GROUPED,
         returns=_groupby_returns,
         extended=_extended("GroupBy"),
@@ -203,6 +209,7 @@ HOSTS = [
         doc="",
         pandas_defaults=True,
         defaults={"q": 0.5},
+        param_docs=_Q,
         statistics=STATS.GROUPED,
         returns=_agg_returns,
         extended=lambda stat: ("For pandas' ``.agg``: the callable computes "

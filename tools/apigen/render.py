@@ -30,7 +30,8 @@ A module ``tools/apigen/hosts_<name>.py`` defines ``HOSTS = [HostSpec(...), ...]
 * ``pandas_defaults``: use :attr:`nanaccess._stats.Param.pandas_default` (``ddof=1``
   as pandas) instead of the table's default (``ddof=0`` as NumPy/xarray);
   ``defaults``: further per-host defaults (``{"q": 0.5}``: pandas' quantile default);
-* ``statistics``: which table entries the host has (default: all);
+* ``statistics``: which table entries the host has (default: all); ``param_docs``:
+  the host's own description of a table parameter (what a sequence ``q`` gives);
 * ``returns(stat) -> (annotation, numpydoc text)``, ``extended(stat)`` (a paragraph
   after the summary), ``see_also(stat) -> [(target, description)]``;
 * ``example``: an :class:`Example` (setup lines, the expression reaching the
@@ -176,6 +177,8 @@ class HostSpec:
     docs_module: str = ""
     docs_prefix: str = ""
     docs_extra: tuple[str, ...] = ()
+    #: per-host descriptions of the table's parameters (e.g. what a sequence ``q`` gives)
+    param_docs: dict[str, str] = field(default_factory=dict)
 
     def stats(self) -> list[Any]:
         names = self.statistics if self.statistics is not None else tuple(STATS.STATISTICS)
@@ -235,7 +238,7 @@ def signature(spec: HostSpec, stat: Any) -> tuple[list[_Arg], list[_Arg]]:
         if name in stat_params:
             p = stat_params[name]
             target.append(_Arg(name, ANNOTATIONS.get(name, "Any"), _stat_default(spec, p),
-                               p.type, p.doc))
+                               p.type, spec.param_docs.get(name, p.doc)))
         elif name in host:
             h = host[name]
             target.append(_Arg(name, h.annotation, h.default, h.type, h.doc))
