@@ -1723,6 +1723,7 @@ class GroupByStatsMixin:
         *,
         nan_policy: str | None = None,
         keep_attrs: bool | None = None,
+        engine: str | None = None,
     ) -> xr.DataArray | xr.Dataset:
         """Median (the mean of the two middle values).
 
@@ -1736,6 +1737,8 @@ class GroupByStatsMixin:
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
+        engine : {None, "numpy", "numba"}, default None
+            Kernel of the grouped selection (None: numba for large data when installed).
 
         Returns
         -------
@@ -1761,13 +1764,14 @@ class GroupByStatsMixin:
         >>> da.nanstats.groupby("g").median(nan_policy="propagate").values
         array([nan,  3.])
         """
-        return self._reduce("median", nan_policy=nan_policy, keep_attrs=keep_attrs)
+        return self._reduce("median", nan_policy=nan_policy, keep_attrs=keep_attrs, engine=engine)
 
     def median_low(
         self,
         *,
         nan_policy: str | None = None,
         keep_attrs: bool | None = None,
+        engine: str | None = None,
     ) -> xr.DataArray | xr.Dataset:
         """Low median: the smaller middle element, as stored.
 
@@ -1782,6 +1786,8 @@ class GroupByStatsMixin:
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
+        engine : {None, "numpy", "numba"}, default None
+            Kernel of the grouped selection (None: numba for large data when installed).
 
         Returns
         -------
@@ -1805,13 +1811,19 @@ class GroupByStatsMixin:
         >>> da.nanstats.groupby("g").median_low(nan_policy="propagate").values
         array([nan,  3.])
         """
-        return self._reduce("median_low", nan_policy=nan_policy, keep_attrs=keep_attrs)
+        return self._reduce(
+            "median_low",
+            nan_policy=nan_policy,
+            keep_attrs=keep_attrs,
+            engine=engine,
+        )
 
     def median_high(
         self,
         *,
         nan_policy: str | None = None,
         keep_attrs: bool | None = None,
+        engine: str | None = None,
     ) -> xr.DataArray | xr.Dataset:
         """High median: the larger middle element, as stored.
 
@@ -1826,6 +1838,8 @@ class GroupByStatsMixin:
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
+        engine : {None, "numpy", "numba"}, default None
+            Kernel of the grouped selection (None: numba for large data when installed).
 
         Returns
         -------
@@ -1849,7 +1863,12 @@ class GroupByStatsMixin:
         >>> da.nanstats.groupby("g").median_high(nan_policy="propagate").values
         array([nan,  3.])
         """
-        return self._reduce("median_high", nan_policy=nan_policy, keep_attrs=keep_attrs)
+        return self._reduce(
+            "median_high",
+            nan_policy=nan_policy,
+            keep_attrs=keep_attrs,
+            engine=engine,
+        )
 
     def quantile(
         self,
@@ -1858,6 +1877,7 @@ class GroupByStatsMixin:
         method: str = "linear",
         nan_policy: str | None = None,
         keep_attrs: bool | None = None,
+        engine: str | None = None,
     ) -> xr.DataArray | xr.Dataset:
         """Quantile(s) with NumPy's methods.
 
@@ -1879,6 +1899,8 @@ class GroupByStatsMixin:
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
+        engine : {None, "numpy", "numba"}, default None
+            Kernel of the grouped selection (None: numba for large data when installed).
 
         Returns
         -------
@@ -1911,6 +1933,7 @@ class GroupByStatsMixin:
             method=method,
             nan_policy=nan_policy,
             keep_attrs=keep_attrs,
+            engine=engine,
         )
 
     def min(
@@ -1918,6 +1941,7 @@ class GroupByStatsMixin:
         *,
         nan_policy: str | None = None,
         keep_attrs: bool | None = None,
+        engine: str | None = None,
     ) -> xr.DataArray | xr.Dataset:
         """Smallest value under the policy's order, as stored.
 
@@ -1932,6 +1956,8 @@ class GroupByStatsMixin:
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
+        engine : {None, "numpy", "numba"}, default None
+            Kernel of the grouped selection (None: numba for large data when installed).
 
         Returns
         -------
@@ -1957,13 +1983,14 @@ class GroupByStatsMixin:
         >>> da.nanstats.groupby("g").min(nan_policy="propagate").values
         array([nan,  1.])
         """
-        return self._reduce("min", nan_policy=nan_policy, keep_attrs=keep_attrs)
+        return self._reduce("min", nan_policy=nan_policy, keep_attrs=keep_attrs, engine=engine)
 
     def max(
         self,
         *,
         nan_policy: str | None = None,
         keep_attrs: bool | None = None,
+        engine: str | None = None,
     ) -> xr.DataArray | xr.Dataset:
         """Largest value under the policy's order, as stored.
 
@@ -1978,6 +2005,8 @@ class GroupByStatsMixin:
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
+        engine : {None, "numpy", "numba"}, default None
+            Kernel of the grouped selection (None: numba for large data when installed).
 
         Returns
         -------
@@ -2003,7 +2032,7 @@ class GroupByStatsMixin:
         >>> da.nanstats.groupby("g").max(nan_policy="propagate").values
         array([nan, 10.])
         """
-        return self._reduce("max", nan_policy=nan_policy, keep_attrs=keep_attrs)
+        return self._reduce("max", nan_policy=nan_policy, keep_attrs=keep_attrs, engine=engine)
 
     def mean(
         self,
@@ -2231,6 +2260,7 @@ class GroupByStatsMixin:
         method: str = "linear",
         nan_policy: str | None = None,
         keep_attrs: bool | None = None,
+        engine: str | None = None,
     ) -> xr.DataArray | xr.Dataset:
         """Interquartile range: the difference of two quantiles, as scipy.stats.iqr.
 
@@ -2251,6 +2281,8 @@ class GroupByStatsMixin:
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
+        engine : {None, "numpy", "numba"}, default None
+            Kernel of the grouped selection (None: numba for large data when installed).
 
         Returns
         -------
@@ -2280,6 +2312,7 @@ class GroupByStatsMixin:
             method=method,
             nan_policy=nan_policy,
             keep_attrs=keep_attrs,
+            engine=engine,
         )
 
     def mad(
@@ -2288,6 +2321,7 @@ class GroupByStatsMixin:
         scale: float | str = 1.0,
         nan_policy: str | None = None,
         keep_attrs: bool | None = None,
+        engine: str | None = None,
     ) -> xr.DataArray | xr.Dataset:
         """Median absolute deviation from the median, as scipy.stats.median_abs_deviation.
 
@@ -2305,6 +2339,8 @@ class GroupByStatsMixin:
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
+        engine : {None, "numpy", "numba"}, default None
+            Kernel of the grouped selection (None: numba for large data when installed).
 
         Returns
         -------
@@ -2328,4 +2364,10 @@ class GroupByStatsMixin:
         >>> da.nanstats.groupby("g").mad(scale="normal", nan_policy="omit").values
         array([0.        , 2.96520444])
         """
-        return self._reduce("mad", scale=scale, nan_policy=nan_policy, keep_attrs=keep_attrs)
+        return self._reduce(
+            "mad",
+            scale=scale,
+            nan_policy=nan_policy,
+            keep_attrs=keep_attrs,
+            engine=engine,
+        )

@@ -68,7 +68,7 @@ class _GroupRelabel:
 def _kernel(x2: np.ndarray, codes: np.ndarray, ngroups: int, stat: str, policy: NanPolicy,
             params: dict[str, Any]) -> np.ndarray:
     """Values of ``stat`` for every group and column of ``x2`` (rows, columns): the
-    grouped core entry point."""
+    grouped core entry point (``params`` may hold its ``engine``)."""
     return np.asarray(grouped_reduce(x2, codes, ngroups, stat, policy=policy, **params).values)
 
 
@@ -77,7 +77,7 @@ def _grouped_array(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: 
                    check_relabel: Any = None) -> Any:
     """Grouped statistic along ``axis``; the result has ``ngroups`` there
     (and leading q dims for array q)."""
-    qshape = np.shape(params["q"]) if stat == "quantile" else ()
+    qshape = np.shape(params["q"]) if "q" in params else ()
 
     def run(block: np.ndarray) -> np.ndarray:
         x = np.moveaxis(block, axis, 0)
@@ -188,7 +188,7 @@ class NanGroupBy(GroupByStatsMixin):
         obj, gdim, new_dim, codes, ngroups, coord, keep_idx = self._groups()
         full_index = encoded_groups(self._gb)[1]
         qarr = None
-        if stat == "quantile":
+        if "q" in params:
             qarr = np.asarray(params["q"], dtype=np.float64)
             if qarr.ndim > 1:
                 raise ValueError(f"q must be a scalar or 1-D, got shape {qarr.shape}")

@@ -146,7 +146,7 @@ def _dataset_reduce(
     indexes = {k: v for k, v in ds.xindexes.items() if k in variables}
     out = replace_with_new_dims(ds, variables, coord_names=coord_names,
                                 attrs=ds.attrs if keep else None, indexes=indexes)
-    if stat == "quantile":
+    if "q" in params:
         out = out.assign_coords(quantile=np.asarray(params["q"], dtype=np.float64))
     return out
 
@@ -218,7 +218,7 @@ def reduce(
     unknown = set(params) - set(entry.param_names)
     if unknown:
         raise TypeError(f"{stat}() got unexpected keyword(s) {sorted(unknown)}")
-    if stat == "quantile":
+    if "q" in entry.param_names:
         if "q" not in params:
             raise TypeError("quantile() needs q")
         if np.ndim(params["q"]) > 1:

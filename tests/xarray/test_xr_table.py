@@ -214,3 +214,16 @@ def test_describe_on_dask_is_lazy():
     assert isinstance(d.data, da.Array)
     xr.testing.assert_allclose(d.compute(), make_da().nanstats.describe("time",
                                                                         nan_policy="omit"))
+
+
+def test_grouped_engine_keyword():
+    a = make_da()
+    gb = a.nanstats.groupby("time.month")
+    want = gb.median(nan_policy="omit")
+    xr.testing.assert_identical(gb.median(nan_policy="omit", engine="numpy"), want)
+    xr.testing.assert_identical(gb.iqr(nan_policy="omit", engine="numpy"),
+                                gb.iqr(nan_policy="omit"))
+    with pytest.raises(ValueError, match="engine"):
+        gb.median(nan_policy="omit", engine="fortran")
+    with pytest.raises(TypeError, match="engine"):
+        gb.mean(engine="numpy")  # moments have one engine: the keyword is refused

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .hosts_pandas import ENGINE
 from .render import STATS, Example, HostParam, HostSpec, package_functions
 
 PATH = "nanaccess/xarray/_generated.py"
@@ -190,8 +191,8 @@ HOSTS = [
         name="GroupByStatsMixin",
         doc=("The statistics of ``obj.nanstats.groupby(...)`` and "
              "``obj.nanstats.resample(...)``: one value per group."),
-        params=(KEEP_ATTRS,),
-        order=("q", "*", "method", "ddof", "nan_policy", "keep_attrs"),
+        params=(KEEP_ATTRS, ENGINE),
+        order=("q", "*", "method", "ddof", "nan_policy", "keep_attrs", "engine"),
         statistics=STATS.GROUPED,
         returns=_returns("GroupBy"),
         extended=_extended("GroupBy"),
