@@ -56,8 +56,9 @@ def defer_scan(x2: np.ndarray, stat_is_order: bool, miss2, policy: NanPolicy,
                engine: str | None) -> bool:
     """Whether the numba kernel finds the NaNs itself ("omit"/"totalorder" order
     statistics of float data without missing values), so the scan is deferred."""
+    r = RULES[policy]  # NaNs dropped by key range ("omit") or ordinary keys ("totalorder")
     return (stat_is_order and x2.dtype.kind == "f" and miss2 is None
-            and policy in (NanPolicy.OMIT, NanPolicy.TOTALORDER)
+            and (r.removes or r.signaling_allowed)
             and _engine(engine, x2.shape[0]) == "numba")
 
 
@@ -79,7 +80,7 @@ def _numba_prepare(col, miss, codes, ngroups, policy, scanned) -> nbg.NumbaSelec
     info = np.iinfo(bits.dtype)
     klo, khi = info.min, info.max
     slo, shi = klo, khi
-    if dt.kind == "f" and policy in (NanPolicy.OMIT, NanPolicy.PROPAGATE):
+    if dt.kind == "f" and RULES[policy].nan_rank is None:  # NaNs take no rank
         lay = layout_of(dt)
         klo, khi = number_keys(lay)  # every NaN is outside
         if not scanned:  # signaling NaN keys sit next to the infinities
@@ -96,7 +97,7 @@ def _numpy_rows(col, nan, miss, codes, policy):
     keys = keys_of(col)
     if col.dtype.kind == "f" and RULES[policy].nan_rank in ("first", "last"):
         remap_keys(keys, col.dtype, policy)
-    drop_nan = policy in (NanPolicy.OMIT, NanPolicy.PROPAGATE)
+    drop_nan = RULES[policy].nan_rank is None  # NaNs take no rank
     if miss is None and (nan is None or not drop_nan) and (codes.size == 0 or codes.min() >= 0):
         return keys, codes  # every row takes part: no copies
     include = codes >= 0
@@ -120,7 +121,7 @@ def order_column(col, nan, miss, codes, ngroups, stat, q_arr, method, policy, en
     if _engine(engine, col.size) == "numba":
         try:
             nb = _numba_prepare(col, miss, codes, ngroups, policy, scanned)
-        except Exception as exc:  # pragma: no cover - a broken numba install
+        except Exception as exc:  # a broken numba install
             _numba.fallback(exc, engine)
     if not scanned and (nb is None or nb.signaling):
         raise Rescan
