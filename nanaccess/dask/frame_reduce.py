@@ -19,74 +19,47 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
-from ..core.bits import as_bits, layout_of
-from ..errors import NaNError, SignalingNaNError
+from .. import _stats
+from .._labels import fmt_label, subject
+from ..core.policy import NanTally, raise_for
 from ..options import NanPolicy, resolve_policy
-from .array import dask_moment_stat, dask_order_stat
+from .reduce import dask_reduce
+from .tally import signaling_mask
 
-__all__ = ["frame_stat", "groupby_stat", "series_stat"]
+__all__ = ["SERIES_STATS", "frame_stat", "groupby_stat", "series_stat"]
 
-_ORDER = ("median", "median_low", "median_high", "quantile", "min", "max")
-_MOMENT = ("mean", "var", "std", "sum", "count")
+#: what a dask Series / DataFrame column reduces to (arg statistics have no meaning
+#: over a whole column of unknown partition lengths)
+SERIES_STATS = tuple(n for n in _stats.REDUCTIONS if n not in _stats.ARG)
 
 
-def _partition_info(part: pd.Series) -> tuple[int, list[int], list[Any]]:
-    """(length, [n_sig, n_nan, n_missing], [first label of each]) of one partition."""
+def _partition_info(part: pd.Series) -> tuple[int, NanTally, dict[int, Any]]:
+    """(length, :class:`NanTally` with positions in the partition, {position: label})."""
     values = np.asarray(part.to_numpy())
-    counts = [0, 0, 0]
-    firsts: list[Any] = [None, None, None]
-    masks: list[np.ndarray | None] = [None, None, None]
     if values.dtype.kind == "f":
-        nan = np.isnan(values)
-        lay = layout_of(values.dtype)
-        masks[0] = nan & ((as_bits(values) & lay.int_dtype.type(lay.quiet_bit)) == 0)
-        masks[1] = nan
+        nan, sig = signaling_mask(values)
+        tally = NanTally.from_masks(nan=nan, signaling=sig)
     elif values.dtype.kind in "mM":
-        masks[2] = np.isnat(values)
-    for j, m in enumerate(masks):
-        if m is not None and m.any():
-            idx = np.flatnonzero(m)
-            counts[j] = int(idx.size)
-            firsts[j] = (int(idx[0]), part.index[idx[0]])
-    return len(values), counts, firsts
+        tally = NanTally.from_masks(missing=np.isnat(values))
+    else:
+        tally = NanTally()
+    firsts = (tally.first_signaling, tally.first_nan, tally.first_missing)
+    labels = {p: part.index[p] for p in firsts if p is not None}
+    return len(values), tally, labels
 
 
 def _check_series(infos: list, policy: NanPolicy, column: Any) -> np.ndarray:
-    """Combine the partition infos in order; raise as the core would, with labels."""
-    totals = [0, 0, 0]
-    firsts: list[Any] = [None, None, None]
+    """Merge the partition tallies in order; raise as the core would, with labels."""
+    total = NanTally()
+    labels: dict[int, Any] = {}
     offset = 0
-    for length, counts, fs in infos:
-        for j in range(3):
-            totals[j] += counts[j]
-            if firsts[j] is None and fs[j] is not None:
-                firsts[j] = (offset + fs[j][0], fs[j][1])
+    for length, tally, labs in infos:
+        total = total.merge(tally.offset(offset))
+        labels.update({offset + p: lab for p, lab in labs.items()})
         offset += length
-    subject = "data" if column is None else f"column {column!r}"
-
-    def where(j: int) -> str:
-        return f"index {_label(firsts[j][1])}"
-
-    nsig, nnan, nmiss = totals
-    if nnan and nsig and policy is not NanPolicy.TOTALORDER:
-        raise SignalingNaNError(count=nsig, position=(firsts[0][0],), subject=subject,
-                                location=where(0))
-    if policy is NanPolicy.RAISE and nnan:
-        raise NaNError(count=nnan, kind="NaN", position=(firsts[1][0],), subject=subject,
-                       location=where(1))
-    if policy is NanPolicy.RAISE and nmiss:
-        raise NaNError(count=nmiss, kind="missing", position=(firsts[2][0],),
-                       subject=subject, location=where(2))
+    raise_for(total, policy, subject=subject("column", column, unnamed="data"),
+              locate=lambda p: f"index {fmt_label(labels[p])}")
     return np.ones(1, dtype=bool)
-
-
-def _label(value: Any) -> str:
-    if isinstance(value, pd.Timestamp):
-        return repr(value.strftime("%Y-%m-%d") if value == value.normalize()
-                    else value.isoformat())
-    if isinstance(value, np.generic):
-        value = value.item()
-    return repr(value)
 
 
 def _series_check(s: dd.Series, policy: NanPolicy) -> da.Array | None:
@@ -103,10 +76,16 @@ def series_stat(
     *,
     q: float | Sequence[float] | None = None,
     method: str = "linear",
-    ddof: int = 1,
+    ddof: float = 1,
     nan_policy: NanPolicy | str | None = None,
+    **params: Any,
 ) -> da.Array:
     """One statistic of a dask Series, lazy (a 0-d dask array, or 1-D for list ``q``).
+
+    ``stat`` is one of :data:`SERIES_STATS`; ``q``, ``method``, ``ddof`` (1 as
+    pandas) and ``params`` (``rng``, ``scale``) go to the statistic if it takes them.
+    Policy errors are raised at compute time, naming the column and the index label of
+    the first offending value.
 
     Examples
     --------
@@ -114,16 +93,21 @@ def series_stat(
     >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 2.0]), npartitions=2)
     >>> float(series_stat(s, "median", nan_policy="omit").compute())
     2.5
+    >>> float(series_stat(s, "iqr", nan_policy="omit").compute())
+    1.5
     """
+    if stat not in SERIES_STATS:
+        raise ValueError(f"unknown statistic {stat!r}; expected one of {SERIES_STATS}")
     policy = resolve_policy(nan_policy)
-    x = s.to_dask_array()
-    check = _series_check(s, policy)
-    if stat in _ORDER:
-        return dask_order_stat(x, stat, q=q, method=method, policy=policy, check=check)
-    if stat in _MOMENT:
-        # a tree reduction of exact partials (unknown partition lengths are fine)
-        return dask_moment_stat(x, stat, ddof=ddof, policy=policy, check=check)
-    raise ValueError(f"unknown statistic {stat!r}; expected one of {_ORDER + _MOMENT}")
+    takes = _stats.get(stat).param_names
+    unknown = set(params) - set(takes)
+    if unknown:
+        raise TypeError(f"{stat}() got unexpected keyword(s) {sorted(unknown)}")
+    kw = {k: v for k, v in {"q": q, "method": method, "ddof": ddof, **params}.items()
+          if k in takes}
+    # unknown partition lengths are fine: every pass is a tree reduction
+    return dask_reduce(s.to_dask_array(), stat, policy=policy, check=_series_check(s, policy),
+                       **kw)
 
 
 def frame_stat(ddf: dd.DataFrame, stat: str, numeric_only: bool, **kw: Any):

@@ -282,7 +282,7 @@ def test_read_only_input_and_fast_path_dtypes():
 
 
 def test_crowded_buckets_use_more_histogram_passes(monkeypatch):
-    import nanaccess.dask.array as mod
+    import nanaccess.dask.select as mod
 
     monkeypatch.setattr(mod, "_GATHER_LIMIT", 2)
     rng = np.random.default_rng(6)

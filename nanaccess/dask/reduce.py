@@ -1,0 +1,181 @@
+"""``dask_reduce``: every statistic of the table on a dask array, lazy and exact.
+
+Order and arg statistics go to :mod:`.select`, moments and counts to :mod:`.moments`.
+The spread statistics are composed as :func:`nanaccess.core.reduce.reduce` composes
+them, from exact lazy order statistics, so they equal the in-memory result bit for
+bit: ``iqr`` is one selection pass for the two quantiles of ``rng``; ``mad`` is the
+exact median, then the deviations ``|x - median|`` (a NaN keeps its own bits, so it
+ranks as in the median of ``x``), then the exact median of those. When every reduced
+axis lies in one chunk (or the data are Python objects) the core runs per block.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import dask.array as da
+import numpy as np
+
+from .. import _stats
+from ..core.axes import normalize_axis
+from ..core.reduce import (  # the core's spread rules, shared (not re-written here)
+    _canonical,
+    _check_rng,
+    _check_scale,
+    _deviations,
+    _difference,
+    reduce,
+)
+from ..core.select import order_stat
+from ..errors import NaNError
+from ..options import NanPolicy, resolve_policy
+from .final import out_dtype, per_block_core
+from .moments import dask_moment_stat
+from .select import dask_order_stat
+from .tally import global_info, needs_check
+
+__all__ = ["dask_reduce"]
+
+
+def dask_reduce(
+    x: da.Array,
+    stat: str,
+    *,
+    axis: int | Sequence[int] | None = None,
+    policy: NanPolicy | str | None,
+    keepdims: bool = False,
+    relabel: Callable[[NaNError], NaNError] | None = None,
+    check: da.Array | None = None,
+    **params: Any,
+) -> da.Array:
+    """Lazy ``stat`` of a dask array, equal bit for bit to the in-memory core's.
+
+    Parameters
+    ----------
+    x : dask.array.Array
+        float16/32/64, integer, bool, datetime64/timedelta64 (NaT is missing) or
+        object data.
+    stat : str
+        A name of :data:`nanaccess._stats.REDUCTIONS`.
+    axis : None, int or tuple of int
+        Axes to reduce (``None``: all).
+    policy : NanPolicy or str
+        The NaN policy (``None``: the current default).
+    keepdims : bool, default False
+        Keep the reduced axes with length one.
+    relabel : callable, optional
+        Applied to a policy error before it is raised (adapters name their data).
+    check : dask.array.Array, optional
+        A one-chunk array whose task does the policy checks itself; replaces the
+        built-in check.
+    **params
+        The statistic's own parameters from the table (``q``, ``method``, ``ddof``,
+        ``rng``, ``scale``).
+
+    Returns
+    -------
+    dask.array.Array
+        The lazy result (quantile dimensions first); policy errors are raised when it
+        is computed.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da
+    >>> x = da.from_array(np.array([1.0, 2.0, np.nan, 4.0, 10.0]), chunks=2)
+    >>> float(dask_reduce(x, "iqr", policy="omit").compute())
+    3.75
+    >>> float(dask_reduce(x, "mad", policy="omit").compute())
+    1.5
+    """
+    policy = resolve_policy(policy)
+    entry = _stats.get(stat)
+    unknown = set(params) - set(entry.param_names)
+    if unknown:
+        raise TypeError(f"{stat}() got unexpected keyword(s) {sorted(unknown)}")
+    common: dict[str, Any] = dict(axis=axis, policy=policy, keepdims=keepdims,
+                                  relabel=relabel, check=check)
+    if entry.family in ("order", "arg"):
+        return dask_order_stat(x, stat, **common, **params)
+    if entry.family in ("moment", "count"):
+        return dask_moment_stat(x, stat, **common, **params)
+    axes = normalize_axis(axis, x.ndim)
+    res_dtype = out_dtype(x, stat, axes, **params)  # validates rng / method / scale
+    if check is not None:
+        info = check.rechunk(-1) if check.ndim else check[None]
+    else:
+        info = global_info(x) if needs_check(x.dtype, policy) else None
+    single = x.ndim == 0 or all(x.numblocks[a] == 1 for a in axes)
+    if not single and x.dtype.kind not in "fiubmM":
+        x = x.rechunk({a: (-1 if a in axes else "auto") for a in range(x.ndim)})
+        single = True
+    if single:
+
+        def fn(b, ax):
+            return reduce(b, stat, axis=ax, policy=policy, keepdims=True, **params).values
+
+        return per_block_core(x, fn, axes, keepdims, res_dtype, (), info, policy, relabel)
+    common.update(axis=axes, check=info)
+    if stat == "iqr":
+        return _iqr(x, res_dtype, common, **params)
+    return _mad(x, res_dtype, common, **params)
+
+
+def _iqr(x: da.Array, res_dtype: np.dtype, common: dict, *, rng=(25, 75),
+         method: str = "linear") -> da.Array:
+    lo_p, hi_p = _check_rng(rng)
+    qs = dask_order_stat(x, "quantile", q=[lo_p / 100, hi_p / 100], method=method, **common)
+    return da.map_blocks(_iqr_block, qs, drop_axis=0, dtype=res_dtype,
+                         meta=np.empty((0,) * (qs.ndim - 1), res_dtype))
+
+
+def _iqr_block(v: np.ndarray) -> np.ndarray:
+    return np.asarray(_difference(v[1], v[0]))
+
+
+def _mad(x: da.Array, res_dtype: np.dtype, common: dict, *, scale=1.0) -> da.Array:
+    scale = _check_scale(scale)
+    axes, keepdims = common["axis"], common["keepdims"]
+    center = dask_order_stat(x, "median", **{**common, "keepdims": True})
+    sample = np.zeros((1,) * x.ndim, dtype=x.dtype)
+    dev_dtype = _deviations(sample, order_stat(sample, "median", keepdims=True,
+                                               policy=NanPolicy.TOTALORDER)[0])[0].dtype
+    dev = da.map_blocks(_dev_block, x, center, dtype=dev_dtype,
+                        meta=np.empty((0,) * x.ndim, dev_dtype))
+    med = dask_order_stat(dev, "median", **common)
+    if x.dtype.kind == "f":  # only floats can meet inf - inf
+        und = da.map_blocks(_undefined_block, x, center, axes=axes, dtype=bool,
+                            chunks=tuple((1,) * x.numblocks[a] if a in axes else x.chunks[a]
+                                         for a in range(x.ndim)),
+                            meta=np.empty((0,) * x.ndim, bool))
+        und = und.any(axis=axes, keepdims=keepdims)
+    else:
+        und = da.zeros_like(med, dtype=bool)
+    return da.map_blocks(_mad_block, med, und, dtype=res_dtype, scale=scale,
+                         meta=np.empty((0,) * med.ndim, res_dtype))
+
+
+def _dev_block(b: np.ndarray, center: np.ndarray) -> np.ndarray:
+    return _deviations(b, center)[0]
+
+
+def _undefined_block(b: np.ndarray, center: np.ndarray, *, axes) -> np.ndarray:
+    """Rows of a block holding a deviation that arithmetic leaves undefined (inf - inf)."""
+    shape = tuple(1 if a in axes else n for a, n in enumerate(b.shape))
+    if not np.isinf(center).any():  # the usual case: no deviation can be undefined
+        return np.zeros(shape, dtype=bool)
+    und = _deviations(b, center)[1]
+    return np.zeros(shape, bool) if und is None else und.any(axis=axes, keepdims=True)
+
+
+def _mad_block(values: np.ndarray, undefined: np.ndarray, *, scale: Any) -> np.ndarray:
+    """The tail of the core's ``_mad``: undefined rows are the canonical NaN, then
+    ``values / scale`` in the values' own type."""
+    if undefined.any():
+        values = np.where(undefined, _canonical(values.dtype), values)
+    if scale == 1:
+        return values
+    if values.dtype.kind == "f":
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            return values / values.dtype.type(scale)
+    return values / scale

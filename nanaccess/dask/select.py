@@ -1,0 +1,370 @@
+"""Exact, lazy order statistics of dask arrays: radix selection over key prefixes.
+
+The first pass counts (per row) the top 16 key bits of every element (for native
+floats the top 16 *raw* bits, read in place, mapped to key order afterwards: no key
+array is built). The counts are summed by a tree reduction and the bucket holding
+each wanted rank (:func:`nanaccess.core.plan.rank_plan`) is found. A refinement pass
+gathers, from every chunk, only the elements of the wanted buckets, computes their
+exact keys and selects the rank among them (``np.partition``): two reads of the data
+in all. A bucket holding more than ``_GATHER_LIMIT`` elements (heavily tied or skewed
+data) is narrowed instead by a histogram of its next 16 key bits, pass after pass, so
+memory per task stays bounded by a chunk. The final keys are inverted to the
+elements' exact bits and combined by :func:`nanaccess.core.plan.combine`, so results
+equal :func:`nanaccess.core.select.order_stat` bit for bit, with no rechunk, sort or
+gather of the data. When every reduced axis lies in one chunk the core runs per block.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import dask.array as da
+import numpy as np
+
+from .. import _stats
+from ..core.axes import normalize_axis
+from ..core.bits import layout_of
+from ..core.keys import keys_to_float
+from ..core.plan import combine, rank_plan
+from ..core.policy import RULES, empty_value
+from ..core.select import order_stat
+from ..errors import NaNError
+from ..options import NanPolicy, resolve_policy
+from .buckets import (
+    TOP,
+    hist_block,
+    ident_chunk,
+    maxnan_block,
+    nan_count_block,
+    ones,
+    refine_aggregate,
+    refine_block,
+    refine_combine,
+    ukey_extreme,
+)
+from .final import apply_keepdims, out_dtype, per_block_core
+from .keys import from_ukeys, key_width
+from .tally import global_info, needs_check, raise_from_info
+
+__all__ = ["dask_order_stat", "ORDER_STATS"]
+
+#: what :func:`dask_order_stat` computes (the order and arg families of the table)
+ORDER_STATS = _stats.ORDER + _stats.ARG
+
+_GATHER_LIMIT = 1 << 21  # a bucket with at most this many keys is gathered and selected
+
+
+def _init_state(neff, *info, stat, q, method, policy, shape, relabel):
+    """State ``[prefix, rank, known bits, bucket count]`` per row and target."""
+    raise_from_info(info[0] if info else None, policy, shape, relabel)
+    neff = np.asarray(neff, dtype=np.int64)
+    ranks = rank_plan(stat, neff.ravel(), q, method).ranks  # (T, rows): lo then hi
+    ranks = np.clip(ranks, 0, None).T.astype(np.uint64)  # (rows, T)
+    st = np.zeros(ranks.shape + (4,), dtype=np.uint64)
+    st[..., 1] = ranks
+    return st.reshape(neff.shape + st.shape[-2:])
+
+
+def _locate(hist, state, *, bits_now):
+    """Narrow each target's prefix to the bucket of the first-pass histogram holding it."""
+    hist = np.asarray(hist)
+    state = np.asarray(state)
+    if hist.shape[-2] != state.shape[-2]:  # the first histogram is shared by all targets
+        hist = np.broadcast_to(hist, state.shape[:-1] + hist.shape[-1:])
+    cs = np.cumsum(hist, axis=-1)
+    r = state[..., 1].astype(np.int64)
+    d = np.argmax(cs > r[..., None], axis=-1)
+    cnt = np.take_along_axis(hist, d[..., None], axis=-1)[..., 0]
+    before = np.take_along_axis(cs, d[..., None], axis=-1)[..., 0] - cnt
+    out = np.empty_like(state)
+    out[..., 0] = (state[..., 0] << np.uint64(bits_now)) | d.astype(np.uint64)
+    out[..., 1] = (r - before).clip(0).astype(np.uint64)
+    out[..., 2] = state[..., 2] + np.uint64(bits_now)
+    out[..., 3] = cnt.astype(np.uint64)
+    return out
+
+
+def _locate_refine(refined, state, *, w):
+    """Select within gathered buckets (exact keys) or narrow by a histogram."""
+    state = np.array(state)
+    T = state.shape[-2]
+    st = state.reshape(-1, T, 4)
+    objs = np.asarray(refined, dtype=object).reshape(-1)
+    for r in range(st.shape[0]):
+        ent = objs[r].e
+        for t in range(T):
+            e = ent[t]
+            if e is None or int(st[r, t, 2]) >= w:
+                continue
+            rank = int(st[r, t, 1])
+            kn = int(st[r, t, 2])
+            if e.dtype == np.uint64:  # gathered: the key at the rank, exactly
+                if e.size:
+                    k = int(np.partition(e, min(rank, e.size - 1))[min(rank, e.size - 1)])
+                else:  # an empty row: any key (the result is the empty fill)
+                    k = int(st[r, t, 0]) << (w - kn)
+                st[r, t] = (k, 0, w, 1)
+            else:
+                width = int(e.size).bit_length() - 1
+                cs = np.cumsum(e)
+                d = int(np.argmax(cs > rank))
+                before = int(cs[d] - e[d])
+                st[r, t] = ((int(st[r, t, 0]) << width) | d, max(rank - before, 0), kn + width,
+                            int(e[d]))
+    return st.reshape(state.shape)
+
+
+def _finish_block(state, neff, nnan, nmiss, *extra, stat, q, qshape, method, policy, in_dtype,
+                  res_dtype, has_maxnan):
+    """Values from the final prefixes (= keys), combined by the core's rank plan."""
+    state = np.asarray(state)
+    kept_shape = state.shape[:-2]
+    rows = int(np.prod(kept_shape, dtype=np.int64))
+    ntargets = state.shape[-2]
+    keys = state[..., 0].reshape(rows, ntargets).T  # (T, rows)
+    nq = ntargets // 2
+    vals = from_ukeys(keys, in_dtype, policy)
+    lo_v, hi_v = vals[:nq], vals[nq:]
+    neff = np.asarray(neff, np.int64).reshape(rows)
+    plan = rank_plan(stat, neff, q, method)
+    res = np.asarray(combine(plan, lo_v, hi_v))
+    res = np.array(np.broadcast_to(res, (nq, rows)), dtype=res_dtype)
+    empty = neff <= 0
+    nnan = np.asarray(nnan, np.int64).reshape(rows)
+    nmiss = np.asarray(nmiss, np.int64).reshape(rows)
+    fill = empty_value(res_dtype, stat) if res_dtype.kind in "fmM" else 0
+    r = RULES[policy]
+    if r.orders_nans and nmiss.any():  # missing values rank after everything
+        tail = np.maximum(plan.lo, plan.hi) >= (neff - nmiss)[None, :]
+        res[np.broadcast_to(tail, res.shape)] = fill
+    if empty.any():
+        res[:, empty] = fill
+    if r.propagates:
+        if has_maxnan:
+            maxkey = np.asarray(extra[0]).reshape(rows)
+            hit = nnan > 0
+            if hit.any():
+                nanv = keys_to_float(maxkey.astype(layout_of(in_dtype).int_dtype), in_dtype)
+                res[:, hit] = nanv[hit].astype(res_dtype)
+            miss_only = (nmiss > 0) & ~hit
+        else:
+            miss_only = nmiss > 0
+        if miss_only.any():
+            res[:, miss_only] = fill
+    return res.reshape(qshape + kept_shape)
+
+
+def _row_counts(x: da.Array, axes, policy) -> tuple[da.Array, da.Array, da.Array]:
+    """Per-row (n_eff, n_nan, n_missing) over the reduced axes."""
+    kind = x.dtype.kind
+    if kind == "f":
+        nnan = da.map_blocks(nan_count_block, x, dtype=np.int64, axes=axes,
+                             chunks=tuple((1,) * x.numblocks[a] if a in axes else x.chunks[a]
+                                          for a in range(x.ndim)),
+                             meta=np.empty((0,) * x.ndim, np.int64)).sum(axis=axes)
+    else:
+        nnan = da.zeros(tuple(x.shape[a] for a in range(x.ndim) if a not in axes),
+                        dtype=np.int64,
+                        chunks=tuple(x.chunks[a] for a in range(x.ndim) if a not in axes))
+    if kind in "mM":
+        nmiss = da.map_blocks(np.isnat, x, dtype=bool).sum(axis=axes, dtype=np.int64)
+    else:
+        nmiss = da.zeros_like(nnan)
+    if all(not math.isnan(x.shape[a]) for a in axes):
+        n: Any = math.prod(int(x.shape[a]) for a in axes)
+        n = n if RULES[policy].removes else da.full_like(nnan, n)
+    else:  # unknown chunk sizes (e.g. from a dask DataFrame): count lazily
+        n = da.map_blocks(ones, x, dtype=np.int8).sum(axis=axes, dtype=np.int64)
+    neff = n - nnan - nmiss if RULES[policy].removes else n
+    return neff, nnan, nmiss
+
+
+def _max_chunk(chunks: tuple[float, ...]) -> int:
+    sizes = [c for c in chunks if not math.isnan(c)]
+    return int(max(sizes)) if len(sizes) == len(chunks) and sizes else 1 << 20
+
+
+def _select(x, stat, qarr, method, axes, policy, res_dtype, info, relabel, shape):
+    """The graph of the radix selection (see the module docstring)."""
+    nd = x.ndim
+    kept = tuple(a for a in range(nd) if a not in axes)
+    xi = tuple(f"d{i}" for i in range(nd))
+    ki = tuple(xi[a] for a in kept)
+    nq = 1 if qarr is None else max(int(qarr.size), 1)
+    qflat = None if qarr is None else qarr.ravel()
+    qshape = () if qarr is None else qarr.shape
+    ntargets = 2 * nq
+    neff, nnan, nmiss = _row_counts(x, axes, policy)
+    w = key_width(x.dtype)
+
+    init_args: list[Any] = [neff, ki]
+    if info is not None:
+        init_args += [info, ("info",)]
+    state = da.blockwise(
+        _init_state, ki + ("t", "s"), *init_args,
+        new_axes={"t": ntargets, "s": 2}, dtype=np.uint64, concatenate=True,
+        meta=np.empty((0,) * (len(ki) + 2), np.uint64),
+        stat=stat, q=qflat, method=method,
+        policy=policy, shape=shape, relabel=relabel,
+    )
+
+    if stat in ("min", "max"):
+        ext = da.map_blocks(ukey_extreme, x, dtype=np.uint64, policy=policy, which=stat)
+        ext = ext.min(axis=axes) if stat == "min" else ext.max(axis=axes)
+
+        def _set(st, e):
+            st = np.array(st)
+            st[..., 0] = np.asarray(e)[..., None]
+            return st
+
+        state = da.blockwise(_set, ki + ("t", "s"), state, ki + ("t", "s"), ext, ki,
+                             dtype=np.uint64, concatenate=True,
+                             meta=np.empty((0,) * (len(ki) + 2), np.uint64))
+    else:
+        # first-pass bits: 16 for few rows per chunk, fewer when many rows share a chunk
+        rows_c = max(math.prod(_max_chunk(x.chunks[a]) for a in kept), 1)
+        n_c = max(math.prod(_max_chunk(x.chunks[a]) for a in axes), 1)
+        bits = min(TOP, w)
+        while bits > 4 and rows_c * (1 << bits) > max(4 * rows_c * n_c, 1 << 16):
+            bits -= 2
+        hist = da.blockwise(
+            hist_block, xi + ("t", "bin"), x, xi,
+            new_axes={"bin": 1 << bits, "t": 1}, adjust_chunks={xi[a]: 1 for a in axes},
+            dtype=np.int64, concatenate=True,
+            meta=np.empty((0,) * (nd + 2), np.int64),
+            kept=kept, axes=axes, policy=policy, w=w, bits=bits, nb=1 << bits,
+        )
+        hist = hist.sum(axis=axes)
+        state = da.blockwise(
+            _locate, ki + ("t", "s"), hist, ki + ("t", "bin"), state, ki + ("t", "s"),
+            dtype=np.uint64, concatenate=True,
+            meta=np.empty((0,) * (len(ki) + 2), np.uint64), bits_now=bits,
+        )
+        # refinement: a bucket small enough is gathered and selected exactly in one
+        # more pass (the usual case); a crowded one is narrowed by 16 more bits a pass
+        for _p in range(-(-(w - bits) // TOP)):
+            parts = da.blockwise(
+                refine_block, xi, x, xi, state, ki + ("t", "s"),
+                adjust_chunks={xi[a]: 1 for a in axes}, dtype=object, concatenate=True,
+                meta=np.empty((0,) * nd, dtype=object),
+                kept=kept, axes=axes, policy=policy, w=w, bits=TOP, limit=_GATHER_LIMIT,
+            )
+            refined = da.reduction(
+                parts, ident_chunk, refine_aggregate, combine=refine_combine,
+                axis=axes, keepdims=False, dtype=object, concatenate=True,
+                meta=np.empty((0,) * len(ki), dtype=object),
+            )
+            state = da.blockwise(
+                _locate_refine, ki + ("t", "s"), refined, ki, state, ki + ("t", "s"),
+                dtype=np.uint64, concatenate=True,
+                meta=np.empty((0,) * (len(ki) + 2), np.uint64), w=w,
+            )
+    fin_args: list[Any] = [state, ki + ("t", "s"), neff, ki, nnan, ki, nmiss, ki]
+    has_maxnan = RULES[policy].propagates and x.dtype.kind == "f"
+    if has_maxnan:
+        maxnan = da.map_blocks(maxnan_block, x, dtype=np.int64).max(axis=axes)
+        fin_args += [maxnan, ki]
+    qi = tuple(f"q{i}" for i in range(len(qshape)))
+    return da.blockwise(
+        _finish_block, qi + ki, *fin_args,
+        new_axes={k: s for k, s in zip(qi, qshape, strict=True)},
+        dtype=res_dtype, concatenate=True,
+        meta=np.empty((0,) * (len(qi) + len(ki)), res_dtype),
+        stat=stat, q=qflat, qshape=qshape, method=method, policy=policy,
+        in_dtype=x.dtype, res_dtype=res_dtype, has_maxnan=has_maxnan,
+    )
+
+
+def dask_order_stat(
+    x: da.Array,
+    stat: str,
+    *,
+    q: float | Sequence[float] | np.ndarray | None = None,
+    method: str = "linear",
+    axis: int | Sequence[int] | None = None,
+    policy: NanPolicy | str | None = None,
+    keepdims: bool = False,
+    relabel: Callable[[NaNError], NaNError] | None = None,
+    check: da.Array | None = None,
+) -> da.Array:
+    """Exact, lazy order statistic of a dask array.
+
+    Parameters
+    ----------
+    x : dask.array.Array
+        float16/32/64, integer, bool, datetime64 or timedelta64 data.
+    stat : {"median", "median_low", "median_high", "quantile", "min", "max", \
+"argmin", "argmax"}
+        The statistic, as in :func:`nanaccess.core.select.order_stat`.
+    q : float or array_like, optional
+        Quantile(s) in [0, 1] for ``stat="quantile"``; array ``q`` adds leading
+        dimensions, as :func:`numpy.quantile`.
+    method : str, default "linear"
+        Quantile method (see :func:`nanaccess.quantile`).
+    axis : int, tuple of int or None
+        Axes to reduce; ``None`` reduces all of them (the all-axes median works).
+    policy : NanPolicy or str
+        The NaN policy (``None``: the current default).
+    keepdims : bool, default False
+        Keep the reduced axes with length one.
+    relabel : callable, optional
+        Applied to a policy error before it is raised (adapters use it to name
+        variables and coordinates).
+    check : dask.array.Array, optional
+        A one-chunk bool array whose task does the policy checks itself (the dask
+        DataFrame adapter names index labels that way); replaces the built-in check.
+
+    Returns
+    -------
+    dask.array.Array
+        Lazy result; its computed value equals the core's ``order_stat`` value bit
+        for bit. Policy errors are raised when it is computed.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da
+    >>> x = da.from_array(np.array([3.0, np.nan, 1.0, 2.0, 5.0, 4.0]), chunks=4)
+    >>> r = dask_order_stat(x, "median", policy="omit")
+    >>> float(r.compute())
+    3.0
+    >>> dask_order_stat(x, "quantile", q=[0.0, 1.0], policy="omit").compute()
+    array([1., 5.])
+    """
+    policy = resolve_policy(policy)
+    if stat not in ORDER_STATS:
+        raise ValueError(f"unknown order statistic {stat!r}; expected one of {ORDER_STATS}")
+    axes = normalize_axis(axis, x.ndim)
+    if stat == "quantile":
+        if q is None:
+            raise TypeError("quantile needs q")
+        qarr = np.asarray(q, dtype=np.float64)
+    else:
+        qarr = None
+    qshape = qarr.shape if qarr is not None else ()
+    if x.dtype.kind == "c" and stat in _stats.ORDER:
+        raise TypeError(f"complex numbers have no order: cannot take the {stat} of {x.dtype}")
+    res_dtype = out_dtype(x, stat, axes, **({"q": qarr, "method": method}
+                                            if stat == "quantile" else {}))
+    if check is not None:
+        info = check.rechunk(-1) if check.ndim else check[None]
+    else:
+        info = global_info(x) if needs_check(x.dtype, policy) else None
+    shape = tuple(0 if math.isnan(s) else int(s) for s in x.shape)
+
+    single = x.ndim == 0 or all(x.numblocks[a] == 1 for a in axes)
+    if not single and (stat not in _stats.ORDER or x.dtype.kind not in "fiubmM"):
+        # argmin/argmax and object data: bring the reduced axes into one chunk
+        x = x.rechunk({a: (-1 if a in axes else "auto") for a in range(x.ndim)})
+        single = True
+    if single:
+
+        def fn(b, ax):
+            return order_stat(b, stat, q=qarr, method=method, axis=ax, policy=policy,
+                              keepdims=True)[0]
+
+        return per_block_core(x, fn, axes, keepdims, res_dtype, qshape, info, policy,
+                              relabel)
+    res = _select(x, stat, qarr, method, axes, policy, res_dtype, info, relabel, shape)
+    return apply_keepdims(res, axes, x.ndim, len(qshape), keepdims)
