@@ -25,7 +25,7 @@ Decisions where the spec is silent:
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -133,27 +133,9 @@ class SeriesNanStats(SeriesStatsMixin):
         m = bool(miss) if miss is not None and np.ndim(miss) == 0 else False
         return to_scalar(red.values, m, col, bool(empty) if empty is not None else False)
 
-    def idxmin(self, *, nan_policy: str | None = None) -> Hashable:
-        """Alias of :meth:`argmin`.
-
-        Examples
-        --------
-        >>> import pandas as pd, nanaccess  # noqa: F401
-        >>> pd.Series([3.0, 1.0], index=["x", "y"]).nanstats.idxmin()
-        'y'
-        """
-        return self._reduce("argmin", nan_policy=nan_policy)
-
-    def idxmax(self, *, nan_policy: str | None = None) -> Hashable:
-        """Alias of :meth:`argmax`.
-
-        Examples
-        --------
-        >>> import pandas as pd, nanaccess  # noqa: F401
-        >>> pd.Series([3.0, 1.0], index=["x", "y"]).nanstats.idxmax()
-        'x'
-        """
-        return self._reduce("argmax", nan_policy=nan_policy)
+    #: aliases, as pandas names them (``Series.idxmin`` / ``idxmax``)
+    idxmin = SeriesStatsMixin.argmin
+    idxmax = SeriesStatsMixin.argmax
 
     # -- reports
     def describe(
@@ -405,35 +387,9 @@ class DataFrameNanStats(DataFrameStatsMixin):
         arr = to_pandas_array(values, miss, col, empty)
         return pd.Series(arr, index=index, name=q if stat == "quantile" else None)
 
-    def idxmin(
-        self, axis: Any = 0, numeric_only: bool = False, *, nan_policy: str | None = None
-    ) -> pd.Series:
-        """Alias of :meth:`argmin`.
-
-        Examples
-        --------
-        >>> import pandas as pd, nanaccess  # noqa: F401
-        >>> pd.DataFrame({"a": [2.0, 1.0]}).nanstats.idxmin()
-        a    1
-        dtype: int64
-        """
-        return self._reduce("argmin", axis=axis, numeric_only=numeric_only,
-                            nan_policy=nan_policy)
-
-    def idxmax(
-        self, axis: Any = 0, numeric_only: bool = False, *, nan_policy: str | None = None
-    ) -> pd.Series:
-        """Alias of :meth:`argmax`.
-
-        Examples
-        --------
-        >>> import pandas as pd, nanaccess  # noqa: F401
-        >>> pd.DataFrame({"a": [2.0, 1.0]}).nanstats.idxmax()
-        a    0
-        dtype: int64
-        """
-        return self._reduce("argmax", axis=axis, numeric_only=numeric_only,
-                            nan_policy=nan_policy)
+    #: aliases, as pandas names them (``DataFrame.idxmin`` / ``idxmax``)
+    idxmin = DataFrameStatsMixin.argmin
+    idxmax = DataFrameStatsMixin.argmax
 
     # -- reports
     def describe(
