@@ -90,3 +90,11 @@ def test_generated_signature_keeps_pandas_positional_order():
     # (axis, ddof, numeric_only) positionally, as before the generator
     assert df.nanstats.var(0, 0).tolist() == df.var(axis=0, ddof=0).tolist()
     assert df.nanstats.quantile(0.5, 0).tolist() == df.quantile(0.5, 0).tolist()
+
+
+def test_hosts_selection_keeps_whole_modules():
+    specs = render.discover_hosts()
+    chosen = generate_api.select(specs, ["pandas.Series"])
+    # the DataFrame and GroupBy mixins share the Series' module: all are rendered
+    assert {s.key for s in chosen} == {"pandas.Series", "pandas.DataFrame", "pandas.GroupBy"}
+    assert generate_api.select(specs, None) == specs

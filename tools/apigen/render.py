@@ -9,7 +9,10 @@ function) per statistic whose body calls a single hand-written hook, e.g.::
         return self._reduce("median", axis=axis, nan_policy=nan_policy)
 
 The hand-written accessor class inherits the rendered mixin and defines the hook
-(``_reduce``) that maps the host's labels onto the core entry point.
+(``_reduce``) that maps the host's labels onto the core entry point. Adding a
+statistic to the table adds it to every host on the next ``python
+tools/generate_api.py`` (``--hosts pandas dask`` renders only those hosts' modules;
+``--check`` compares, as tests/test_generated_api.py does).
 
 How a host spec looks
 ---------------------
