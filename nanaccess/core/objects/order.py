@@ -251,7 +251,7 @@ def _empty_order(stat: str, statistics_compat: bool, q: Any, method: str, n: int
         if stat == "quantiles":
             statistics.quantiles([], n=n, method=method)
         raise statistics.StatisticsError(f"no {stat} for empty data")
-    if stat in ("argmin", "argmax"):
+    if stat in _stats.ARG:
         raise ValueError(f"attempt to get {stat} of an empty sequence")
     if stat == "quantile":
         scalar, qs = _q_structure(q)
@@ -355,6 +355,9 @@ def _order_stat(
     if stat == "quantile":
         q_scalar, qs = _q_structure(q)
     rules = RULES[policy]
+    is_arg = stat in _stats.ARG
+    # the table's rank of min / max / argmin / argmax: a scan for the extreme, no sort
+    extreme = _stats.STATISTICS[stat].rank if stat in _stats.STATISTICS else None
     with localcontext() as ctx:
         # mixed Decimal/float ordering must not trip a user's FloatOperation trap
         ctx.traps[FloatOperation] = False
@@ -363,7 +366,7 @@ def _order_stat(
         if rules.propagates and (sc.nans or sc.miss):
             best = sc.best_nan()
             r: Any = best[2] if best is not None else None
-            if stat in ("argmin", "argmax"):
+            if is_arg:
                 return best[1] if best is not None else None
             if stat == "quantile":
                 return r if q_scalar else _q_map(qs, lambda _: r)
@@ -374,11 +377,11 @@ def _order_stat(
         low, high, nmiss = _placed_nans(sc, rules.nan_rank)
         if not sc.nums and not low and not high and not nmiss:
             return _empty_order(stat, statistics_compat, q, method, n)
-        if stat in ("min", "argmin", "max", "argmax"):
-            e = _extreme(sc, low, high, nmiss, stat in ("min", "argmin"))
+        if extreme in ("min", "max"):
+            e = _extreme(sc, low, high, nmiss, extreme == "min")
             if e is None:
                 return None
-            return e[1] if stat.startswith("arg") else e[2]
+            return e[1] if is_arg else e[2]
 
         nums = sc.nums
         _sort_numbers(nums)
