@@ -19,16 +19,14 @@ import numpy as np
 
 from ... import _stats
 from ...options import NanPolicy
-from ..policy import RULES
+from ..policy import RULES, empty_value
 from ..reduce import (
-    _canonical,
     _check_rng,
     _check_scale,
     _deviations,
     _difference,
     _object_kinds,
-    _object_map1,
-    _object_scale,
+    divide_by_scale,
 )
 from .entry import grouped_stat
 
@@ -195,17 +193,7 @@ def _mad(x, codes, ngroups, *, scale=1.0, **common):
         # (the undefined entries per group: count the mask's True entries)
         bad = count_in_groups(undefined, codes, ngroups, missing=~undefined) > 0
         values = np.where(bad, float("nan") if values.dtype.kind == "O"
-                          else _canonical(values.dtype), values)
+                          else empty_value(values.dtype, "mad"), values)
     if cmiss is not None:
         miss = cmiss if miss is None else (miss | cmiss)
-    return _scaled(values, scale), miss
-
-
-def _scaled(values: np.ndarray, scale: Any) -> np.ndarray:
-    """``values / scale`` in the values' own type (a float dtype stays that dtype)."""
-    if scale == 1:
-        return values
-    if values.dtype.kind == "O":
-        return _object_map1(lambda v: _object_scale(v, scale), values)
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        return values / (values.dtype.type(scale) if values.dtype.kind == "f" else scale)
+    return divide_by_scale(values, scale), miss
