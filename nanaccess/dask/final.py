@@ -13,7 +13,8 @@ from ..core.reduce import reduce
 from ..options import NanPolicy
 from .tally import raise_from_info
 
-__all__ = ["out_dtype", "apply_keepdims", "per_block_core", "check_then"]
+__all__ = ["out_dtype", "apply_keepdims", "axes_whole", "whole_axes", "per_block_core",
+           "check_then"]
 
 
 def out_dtype(x: da.Array, stat: str, axes: tuple[int, ...], **params: Any) -> np.dtype:
@@ -22,6 +23,18 @@ def out_dtype(x: da.Array, stat: str, axes: tuple[int, ...], **params: Any) -> n
     sample = np.zeros((2,) * x.ndim, dtype=x.dtype)
     return np.asarray(reduce(sample, stat, axis=axes, policy=NanPolicy.TOTALORDER,
                              **params).values).dtype
+
+
+def axes_whole(x: da.Array, axes: tuple[int, ...]) -> bool:
+    """Whether every reduced axis lies in one chunk (the core can run per block)."""
+    return x.ndim == 0 or all(x.numblocks[a] == 1 for a in axes)
+
+
+def whole_axes(x: da.Array, axes: tuple[int, ...]) -> da.Array:
+    """``x`` rechunked so that every reduced axis lies in one chunk."""
+    if axes_whole(x, axes):
+        return x
+    return x.rechunk({a: (-1 if a in axes else "auto") for a in range(x.ndim)})
 
 
 def apply_keepdims(res: da.Array, axes: tuple[int, ...], ndim: int, lead: int,

@@ -26,8 +26,8 @@ from ..core.moments import moment_stat, result_dtype
 from ..core.policy import RULES
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
-from .final import check_then, out_dtype, per_block_core
-from .tally import global_info, needs_check
+from .final import check_then, out_dtype, per_block_core, whole_axes
+from .tally import policy_check
 
 __all__ = ["dask_moment_stat", "MOMENT_STATS"]
 
@@ -224,16 +224,10 @@ def dask_moment_stat(
     axes = normalize_axis(axis, x.ndim)
     squares = "ddof" in _stats.get(stat).param_names  # var, std: the sum of squares too
     res_dtype = out_dtype(x, stat, axes, **({"ddof": 0} if squares else {}))
-    if check is not None:
-        info = check.rechunk(-1) if check.ndim else check[None]
-    elif needs_check(x.dtype, policy):
-        info = global_info(x)
-    else:
-        info = None
+    info = policy_check(x, policy, check)
     if x.dtype.kind == "O" or x.ndim == 0:
         # object data: the core's Python path, on one chunk over the reduced axes
-        if not (x.ndim == 0 or all(x.numblocks[a] == 1 for a in axes)):
-            x = x.rechunk({a: (-1 if a in axes else "auto") for a in range(x.ndim)})
+        x = whole_axes(x, axes)
 
         def fn(b, ax):
             return moment_stat(b, stat, axis=ax, ddof=ddof, policy=policy, keepdims=True)[0]

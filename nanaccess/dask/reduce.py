@@ -30,10 +30,10 @@ from ..core.reduce import (  # the core's spread rules, shared (not re-written h
 from ..core.select import order_stat
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
-from .final import out_dtype, per_block_core
+from .final import axes_whole, out_dtype, per_block_core, whole_axes
 from .moments import dask_moment_stat
 from .select import dask_order_stat
-from .tally import global_info, needs_check
+from .tally import policy_check
 
 __all__ = ["dask_reduce"]
 
@@ -101,14 +101,10 @@ def dask_reduce(
         return dask_moment_stat(x, stat, **common, **params)
     axes = normalize_axis(axis, x.ndim)
     res_dtype = out_dtype(x, stat, axes, **params)  # validates rng / method / scale
-    if check is not None:
-        info = check.rechunk(-1) if check.ndim else check[None]
-    else:
-        info = global_info(x) if needs_check(x.dtype, policy) else None
-    single = x.ndim == 0 or all(x.numblocks[a] == 1 for a in axes)
+    info = policy_check(x, policy, check)
+    single = axes_whole(x, axes)
     if not single and x.dtype.kind not in "fiubmM":
-        x = x.rechunk({a: (-1 if a in axes else "auto") for a in range(x.ndim)})
-        single = True
+        x, single = whole_axes(x, axes), True
     if single:
 
         def fn(b, ax):

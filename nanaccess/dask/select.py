@@ -44,9 +44,9 @@ from .buckets import (
     refine_combine,
     ukey_extreme,
 )
-from .final import apply_keepdims, out_dtype, per_block_core
+from .final import apply_keepdims, axes_whole, out_dtype, per_block_core, whole_axes
 from .keys import from_ukeys, key_width
-from .tally import global_info, needs_check, raise_from_info
+from .tally import policy_check, raise_from_info
 
 __all__ = ["dask_order_stat", "ORDER_STATS"]
 
@@ -347,17 +347,13 @@ def dask_order_stat(
         raise TypeError(f"complex numbers have no order: cannot take the {stat} of {x.dtype}")
     res_dtype = out_dtype(x, stat, axes, **({"q": qarr, "method": method}
                                             if stat == "quantile" else {}))
-    if check is not None:
-        info = check.rechunk(-1) if check.ndim else check[None]
-    else:
-        info = global_info(x) if needs_check(x.dtype, policy) else None
+    info = policy_check(x, policy, check)
     shape = tuple(0 if math.isnan(s) else int(s) for s in x.shape)
 
-    single = x.ndim == 0 or all(x.numblocks[a] == 1 for a in axes)
+    single = axes_whole(x, axes)
     if not single and (stat not in _stats.ORDER or x.dtype.kind not in "fiubmM"):
         # argmin/argmax and object data: bring the reduced axes into one chunk
-        x = x.rechunk({a: (-1 if a in axes else "auto") for a in range(x.ndim)})
-        single = True
+        x, single = whole_axes(x, axes), True
     if single:
 
         def fn(b, ax):

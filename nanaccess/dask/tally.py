@@ -22,7 +22,7 @@ from ..core.policy import RULES, NanTally, raise_for
 from ..errors import NaNError
 from ..options import NanPolicy
 
-__all__ = ["global_info", "raise_from_info", "needs_check"]
+__all__ = ["global_info", "raise_from_info", "needs_check", "policy_check"]
 
 # Worker processes of dask.distributed run with MALLOC_TRIM_THRESHOLD_ set, so every
 # large temporary array is fresh memory whose page faults cost more than the arithmetic.
@@ -179,6 +179,14 @@ def global_info(x: da.Array) -> da.Array:
     return da.reduction(info, _merge, _merge, combine=_merge, axis=tuple(range(nd)),
                         keepdims=False, dtype=np.int64, concatenate=True,
                         meta=np.empty((0,), np.int64))
+
+
+def policy_check(x: da.Array, policy: NanPolicy, check: da.Array | None) -> da.Array | None:
+    """What the result's tasks raise from: the caller's ``check`` (a one-chunk array
+    whose own task checks), else :func:`global_info` when ``policy`` can raise."""
+    if check is not None:
+        return check.rechunk(-1) if check.ndim else check[None]
+    return global_info(x) if needs_check(x.dtype, policy) else None
 
 
 def raise_from_info(
