@@ -6,18 +6,20 @@ the other), so the package has no import cycle.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 import xarray as xr
 
 from .. import _stats
-from .._labels import CoordLocation, Relabeller, subject
+from .._labels import CoordLocation, Relabeller, restate, subject
+from ..errors import NaNError
 from ._xr_internals import default_keep_attrs
 
 __all__ = ["is_dask", "keep_attrs", "numeric", "holds_numbers", "numeric_only_default",
-           "variable_subject", "variable_relabel"]
+           "variable_subject", "variable_relabel", "labelled_errors"]
 
 
 def is_dask(data: Any) -> bool:
@@ -79,3 +81,20 @@ def variable_relabel(name: Hashable | None, var: xr.Variable,
     """Restates core errors on ``var``: variable name and ``dim=label`` coordinates."""
     labels = [indexes[d] if d in indexes else None for d in var.dims]
     return Relabeller(variable_subject(name), CoordLocation(var.dims, labels))
+
+
+@contextmanager
+def labelled_errors(relabel: Callable[[NaNError], NaNError] | None) -> Iterator[None]:
+    """Restate the core's errors for the user: a NaNError through ``relabel``; a
+    TypeError / OverflowError prefixed by its ``subject`` (unless the data is unnamed)."""
+    try:
+        yield
+    except NaNError as err:
+        if relabel is None:
+            raise
+        raise relabel(err) from None
+    except (TypeError, OverflowError) as err:
+        name = getattr(relabel, "subject", None)
+        if name is None or name == variable_subject(None):
+            raise
+        raise restate(err, name) from None

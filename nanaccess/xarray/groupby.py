@@ -2,8 +2,8 @@
 
 Group codes come from xarray's own groupby machinery (``GroupBy.encoded``), so the
 groups, their order and the group coordinate are those of ``da.groupby(...)``; the
-numbers come from the vectorised grouped kernel
-:func:`nanaccess.core.grouped.grouped_stat` (shared with the pandas adapter): the
+numbers come from the grouped core entry point
+:func:`nanaccess.core.grouped.grouped_reduce` (shared with the pandas adapter): the
 grouped dimension is moved first and the other dimensions are flattened into columns.
 A group over several dimensions is stacked into one first, as xarray does. Results
 are laid out as xarray's default (flox) engine lays them out: see decision 21 in
@@ -21,14 +21,14 @@ import pandas as pd
 import xarray as xr
 
 from .. import _stats
-from .._labels import CoordLocation, relabel, restate
+from .._labels import CoordLocation, relabel
 from ..core.grouped import grouped_reduce
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
 from ._common import holds_numbers as _holds_numbers
 from ._common import is_dask as _is_dask
 from ._common import keep_attrs as _keep_attrs
-from ._common import numeric_only_default, variable_relabel, variable_subject
+from ._common import labelled_errors, numeric_only_default, variable_relabel, variable_subject
 from ._generated import GroupByStatsMixin
 from ._xr_internals import encoded_groups, from_temp_dataset, to_temp_dataset
 
@@ -83,16 +83,8 @@ def _grouped_array(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: 
         x = np.moveaxis(block, axis, 0)
         rest = x.shape[1:]
         x2 = x.reshape(x.shape[0], -1)
-        try:
+        with labelled_errors(relabeller):
             out = _kernel(x2, codes, ngroups, stat, policy, params)
-        except NaNError as err:
-            if relabeller is None:
-                raise
-            raise relabeller(err) from None
-        except TypeError as err:
-            if relabeller is None or relabeller.subject == variable_subject(None):
-                raise
-            raise restate(err, relabeller.subject) from None
         out = out.reshape(qshape + (ngroups,) + rest)
         return np.moveaxis(out, len(qshape), len(qshape) + axis)
 

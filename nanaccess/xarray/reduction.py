@@ -26,6 +26,7 @@ from ..options import NanPolicy, resolve_policy
 from ._common import (
     holds_numbers,
     is_dask,
+    labelled_errors,
     numeric_only_default,
     variable_relabel,
     variable_subject,
@@ -65,18 +66,9 @@ def array_stat(
 
         return dask_reduce(data, stat, axis=axis, policy=policy, keepdims=keepdims,
                            relabel=relabel, **params)
-    try:
+    with labelled_errors(relabel):
         return core_reduce(np.asarray(data), stat, axis=axis, policy=policy,
                            keepdims=keepdims, **params).values
-    except NaNError as err:
-        if relabel is None:
-            raise
-        raise relabel(err) from None
-    except (TypeError, OverflowError) as err:
-        subject = getattr(relabel, "subject", None)
-        if subject is None or subject == variable_subject(None):
-            raise
-        raise restate(err, subject) from None
 
 
 # ---------------------------------------------------------------------------------
