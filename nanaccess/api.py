@@ -68,9 +68,7 @@ def _host(data: Any) -> str:
 def _accessor_call(data: Any, name: str, axis: Axis, keepdims: bool, kwargs: dict) -> Any:
     """``data.nanstats.<name>(...)``: axis becomes xarray's dim; keepdims is passed
     only to a method that takes it (a TypeError otherwise, never dropped)."""
-    method = getattr(data.nanstats, name, None)
-    if method is None:
-        return _no_accessor_method(data, name, axis, keepdims, kwargs)
+    method = getattr(data.nanstats, name)
     if axis is not None:
         if _host(data) == "xarray":
             axes = normalize_axis(axis, data.ndim)
@@ -83,29 +81,6 @@ def _accessor_call(data: Any, name: str, axis: Axis, keepdims: bool, kwargs: dic
                             f"data ({name} keeps pandas' / xarray's shapes)")
         kwargs["keepdims"] = keepdims
     return method(**kwargs)
-
-
-def _no_accessor_method(data: Any, name: str, axis: Axis, keepdims: bool,
-                        kwargs: dict) -> Any:
-    """A statistic the host's accessor does not have (yet): a Series or DataArray
-    of NumPy data reduces as its array, a DataFrame column by column (errors named
-    by column and index label); anything else is a TypeError."""
-    policy = resolve_policy(kwargs.pop("nan_policy", None))
-
-    def one(col: Any) -> Any:
-        if not isinstance(getattr(col, "dtype", None), np.dtype) or axis is not None \
-                or keepdims:
-            raise TypeError(f"{type(data).__name__}.nanstats has no {name}()")
-        with _labelled_errors(col):
-            return _scalarize(reduce(np.asarray(col), name, policy=policy, **kwargs).values)
-
-    if getattr(data, "ndim", None) == 1:
-        return one(data)
-    if _host(data) == "pandas" and data.ndim == 2:
-        import pandas as pd
-
-        return pd.Series([one(data[c]) for c in data.columns], index=data.columns)
-    raise TypeError(f"{type(data).__name__}.nanstats has no {name}()")
 
 
 def _scalarize(v: np.ndarray) -> Any:

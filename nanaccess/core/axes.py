@@ -83,10 +83,3 @@ class Reduction:
         shape = self.keep_shape if keepdims else self.out_shape
         return values.reshape(lead + shape)
 
-
-def first_position(mask: np.ndarray) -> tuple[int, ...] | None:
-    """Index tuple (C order of ``mask``) of the first True, or None."""
-    flat = np.flatnonzero(mask.ravel())
-    if not flat.size:
-        return None
-    return tuple(int(i) for i in np.unravel_index(flat[0], mask.shape))

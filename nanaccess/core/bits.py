@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["FloatLayout", "layout_of", "as_bits", "FLOAT_KINDS"]
+__all__ = ["FloatLayout", "layout_of", "as_bits"]
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,6 @@ _LAYOUTS = {
     np.dtype(np.float32): _layout("float32", "int32", "uint32", 23),
     np.dtype(np.float64): _layout("float64", "int64", "uint64", 52),
 }
-FLOAT_KINDS = tuple(_LAYOUTS)
 
 
 def layout_of(dtype: np.dtype) -> FloatLayout:

@@ -17,6 +17,7 @@ from ..options import NanPolicy
 from .axes import Reduction
 from .bits import as_bits, layout_of
 from .keys import number_keys
+from .objects import classify_object
 from .policy import RULES, NanTally, raise_for
 
 __all__ = [
@@ -63,15 +64,11 @@ def _float_masks(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
 
 
 def _object_map(a: np.ndarray, fn) -> np.ndarray:
-    from .objects import classify_object
-
     flat = [fn(classify_object(v)) for v in a.ravel().tolist()]
     return np.array(flat, dtype=object if not flat else None).reshape(a.shape)
 
 
 def _scalar_class(x: Any) -> tuple[str, int, int, bool]:
-    from .objects import classify_object
-
     return classify_object(x)
 
 
@@ -289,8 +286,6 @@ def _report_array(a: np.ndarray, missing: np.ndarray | None) -> dict[str, int]:
             miss = miss | missing
         nmiss = int(miss.sum())
     else:
-        from .objects import classify_object
-
         classes = [classify_object(v) for v in a.ravel().tolist()]
         mflat = missing.ravel().tolist() if missing is not None else [False] * n
         nnan = nsig = nneg = posinf = neginf = nmiss = 0

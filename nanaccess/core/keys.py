@@ -21,6 +21,8 @@ import numpy as np
 
 from ..options import NanPolicy
 from .bits import FloatLayout, as_bits, layout_of
+from .objects import classify_object
+from .policy import RULES
 
 __all__ = [
     "totalorder_key",
@@ -85,14 +87,15 @@ def remap_keys(k: np.ndarray, dtype: np.dtype, policy: NanPolicy) -> np.ndarray:
 
     Any other policy leaves the keys as they are.
     """
-    if policy not in (NanPolicy.SMALLEST, NanPolicy.LARGEST):
+    rank = RULES[policy].nan_rank
+    if rank not in ("first", "last"):
         return k
     lay = layout_of(dtype)
     nps, lo, hi = _blocks(lay)
     t = lay.int_dtype.type
     # modular int arithmetic: the blocks wrap around the key range
     with np.errstate(over="ignore"):
-        if policy is NanPolicy.LARGEST:
+        if rank == "last":
             neg_nan = k < lo
             is_num = ~neg_nan & (k <= hi)
             np.subtract(k, t(nps), out=k, where=is_num)
@@ -109,14 +112,15 @@ def remap_keys(k: np.ndarray, dtype: np.dtype, policy: NanPolicy) -> np.ndarray:
 
 def unmap_keys(k: np.ndarray, dtype: np.dtype, policy: NanPolicy) -> np.ndarray:
     """Invert :func:`remap_keys` (in place, returned)."""
-    if policy not in (NanPolicy.SMALLEST, NanPolicy.LARGEST):
+    rank = RULES[policy].nan_rank
+    if rank not in ("first", "last"):
         return k
     lay = layout_of(dtype)
     nps = lay.nan_per_sign
     t = lay.int_dtype.type
     two = t(2 * nps) if 2 * nps <= lay.int_max else t(2 * nps - (1 << lay.bits))
     with np.errstate(over="ignore"):
-        if policy is NanPolicy.LARGEST:
+        if rank == "last":
             # numbers now [INT_MIN, INT_MAX-2NPS], negative NaNs the next NPS keys
             num_end = lay.int_max - 2 * nps
             is_num = k <= t(num_end)
@@ -196,8 +200,6 @@ def totalorder_key(x) -> np.ndarray:
     if a.dtype.kind == "f":
         return float_keys(a)
     if a.dtype.kind == "O":
-        from .objects import classify_object
-
         for i, v in enumerate(a.ravel().tolist()):
             if classify_object(v)[0] == "other":
                 pos = np.unravel_index(i, a.shape) if a.ndim > 1 else i

@@ -12,15 +12,18 @@ from typing import Any
 
 import numpy as np
 
+from .. import _stats
 from ..options import NanPolicy, resolve_policy
 from .axes import Reduction
 from .classify import canonical_nan, scan_rows
 from .exactsum import exact_mean, exact_sum, exact_var
 from .keys import float_keys, keys_to_float
+from .objects import object_rows_moment_stat
+from .policy import RULES
 
 __all__ = ["moment_stat", "MOMENT_STATS"]
 
-MOMENT_STATS = ("mean", "var", "std", "sum", "count")
+MOMENT_STATS = _stats.names("moment", "count")
 
 
 def _check_dtype(dtype: np.dtype, stat: str) -> None:
@@ -80,8 +83,6 @@ def moment_stat(
         raise ValueError(f"unknown moment statistic {stat!r}; expected one of {MOMENT_STATS}")
     _check_dtype(x.dtype, stat)
     if x.dtype.kind == "O":
-        from .objects_rows import object_rows_moment_stat
-
         return object_rows_moment_stat(x, stat, ddof=ddof, axis=axis, policy=policy,
                                        missing=missing, keepdims=keepdims)
     red = Reduction.of(x, axis)
@@ -115,7 +116,7 @@ def moment_stat(
     vals = result_dtype(vals, x.dtype, stat)
 
     res_missing = None
-    if policy is not NanPolicy.OMIT:
+    if RULES[policy].moment_propagates:
         if sc.nan is not None:
             # the NaN greatest under totalOrder, as stored
             k = float_keys(rows) if kind == "f" else None

@@ -22,14 +22,14 @@ from .bits import layout_of
 from .classify import scan_rows
 from .interp import validate_q
 from .keys import float_keys, integer_keys, keys_to_float, number_keys, remap_keys, unmap_keys
-from .plan import PICK_METHODS, combine, rank_plan
+from .objects import object_rows_order_stat
+from .plan import combine, rank_plan
 from .policy import RULES, finish
 
 __all__ = ["order_stat", "ORDER_STATS", "check_orderable", "key_dtype", "keys_to_values",
            "build_keys"]
 
 ORDER_STATS = _stats.names("order", "arg")
-_PICK_METHODS = PICK_METHODS  # old name, still imported by nanaccess.dask.array
 # below this many distinct ranks a multi-kth partition beats a full sort of the rows
 _MAX_KTH = 32
 # along an axis, rows are reduced in chunks of about this many elements (8 MiB keys)
@@ -243,8 +243,6 @@ def order_stat(
         raise ValueError(f"unknown order statistic {stat!r}; expected one of {ORDER_STATS}")
     check_orderable(x.dtype)
     if x.dtype.kind == "O":
-        from .objects_rows import object_rows_order_stat
-
         return object_rows_order_stat(x, stat, q=q, method=method, axis=axis, policy=policy,
                                       missing=missing, keepdims=keepdims)
     red = Reduction.of(x, axis)

@@ -7,6 +7,7 @@ What a policy means for a sort is read off :data:`nanaccess.core.policy.RULES`
 
 from __future__ import annotations
 
+import decimal
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,7 @@ from ..options import NanPolicy, resolve_policy
 from .axes import Reduction
 from .classify import scan_rows
 from .keys import float_keys, integer_keys, remap_keys
+from .objects import classify_object, object_order_stat, object_sort_keys
 from .policy import RULES, raise_missing
 from .select import check_orderable, keys_to_values
 
@@ -82,17 +84,11 @@ def _object_argsort(x: np.ndarray, policy: NanPolicy, ascending: bool = True) ->
 
     ``ascending=False`` reverses the order, ties kept in input order (stable).
     """
-    import decimal
-
-    from .objects import classify_object, object_sort_keys
-
     if x.ndim != 1:
         raise ValueError("object arrays are sorted 1-D only")
     vals = x.tolist()
     r = RULES[policy]
     if r.nan_raises or r.removes:
-        from .objects import object_order_stat
-
         # raises for NaN/missing under "raise" and for signaling NaNs, as the stats do
         if vals:
             object_order_stat(vals, "min", policy=policy)
@@ -214,8 +210,6 @@ def rank(
 def _object_rank(x: np.ndarray, policy: NanPolicy, method: str, ascending: bool,
                  pct: bool) -> np.ndarray:
     """Ranks of a 1-D object array (Decimal, Fraction, huge ints) on exact order keys."""
-    from .objects import classify_object, object_sort_keys
-
     vals = x.tolist()
     removes = RULES[policy].removes
     order = _object_argsort(x, NanPolicy.LARGEST if removes else policy)
