@@ -37,20 +37,25 @@ SMALL_GROUP = 32
 PARALLEL_MIN_ROWS = 200_000
 
 
+def _nb_flip(b, fm, sh):  # pragma: no cover - compiled
+    """``b ^ ((b >> sh) & fm)``: the totalOrder key of float bits (``fm`` = INT_MAX of
+    the width) and back (it is its own inverse), or ``b`` itself (``fm`` = 0)."""
+    return b ^ ((b >> sh) & fm)
+
+
 def _nb_count(bits, codes, fm, sh, klo, khi, slo, shi, cnt):  # pragma: no cover - compiled
     """Count per group the rows that take part; return the number of grouped rows
     whose key lies outside ``[klo, khi]`` but inside ``[slo, shi]``.
 
-    The key of a row is ``b ^ ((b >> sh) & fm)``: totalOrder keys straight from float
-    bits (``fm`` = INT_MAX of the width), or the keys themselves (``fm`` = 0). A row
-    takes part when its code is >= 0 and its key lies in ``[klo, khi]``.
+    The key of a row is ``_nb_flip(bits[i])``: totalOrder keys straight from float
+    bits, or the keys themselves. A row takes part when its code is >= 0 and its key
+    lies in ``[klo, khi]``.
     """
     out = 0
     for i in range(bits.shape[0]):
         g = codes[i]
         if g >= 0:
-            b = bits[i]
-            k = b ^ ((b >> sh) & fm)
+            k = _nb_flip(bits[i], fm, sh)
             if k >= klo and k <= khi:
                 cnt[g] += 1
             elif k >= slo and k <= shi:
@@ -64,8 +69,7 @@ def _nb_scatter(bits, codes, fm, sh, klo, khi, starts, buf):  # pragma: no cover
     for i in range(bits.shape[0]):
         g = codes[i]
         if g >= 0:
-            b = bits[i]
-            k = b ^ ((b >> sh) & fm)
+            k = _nb_flip(bits[i], fm, sh)
             if k >= klo and k <= khi:
                 buf[pos[g]] = k
                 pos[g] += 1
@@ -172,8 +176,7 @@ def _nb_select_group(buf, starts, counts, ranks, out, g, tmp):  # pragma: no cov
 def _nb_unflip(out, g, fm, sh):  # pragma: no cover - compiled
     """Selected totalOrder keys back to float bits (``fm`` = 0: keys stay keys)."""
     for t in range(out.shape[1]):
-        k = out[g, t]
-        out[g, t] = k ^ ((k >> sh) & fm)
+        out[g, t] = _nb_flip(out[g, t], fm, sh)
 
 
 def _nb_select_serial(bits, codes, fm, sh, klo, khi, starts, counts, ranks,
@@ -207,7 +210,7 @@ def _nb_select_parallel(bits, codes, fm, sh, klo, khi, starts, counts, ranks,
 def build() -> dict[str, Any]:
     """Compile the grouped kernels (the shared sorting helpers first)."""
     bind(globals(), ("_insertion", "_move_min_to"), kernels("sorting"))
-    bind(globals(), ("_nb_scatter", "_nb_qselect", "_nb_rank_span", "_nb_select_group",
+    bind(globals(), ("_nb_flip", "_nb_scatter", "_nb_qselect", "_nb_rank_span", "_nb_select_group",
                      "_nb_unflip"))
     return {"count": jit(nogil=True)(_nb_count),
             False: jit(nogil=True)(_nb_select_serial),
