@@ -292,7 +292,7 @@ def empty_value(dtype: np.dtype, stat: str) -> Any:
         return np.array("NaT", dtype=dtype)[()]
     if dtype.kind == "f":
         lay = layout_of(dtype)
-        return np.array(lay.canonical_nan, dtype=lay.int_dtype).view(dtype)[()]
+        return np.array(lay.canonical_nan, dtype=lay.int_dtype).view(dtype.newbyteorder("="))[()]  # the layout is native-endian
     return np.float64("nan")
 
 
