@@ -292,7 +292,8 @@ def empty_value(dtype: np.dtype, stat: str) -> Any:
         return np.array("NaT", dtype=dtype)[()]
     if dtype.kind == "f":
         lay = layout_of(dtype)
-        return np.array(lay.canonical_nan, dtype=lay.int_dtype).view(dtype.newbyteorder("="))[()]  # the layout is native-endian
+        # the layout's integers are native-endian: view them as the native float
+        return np.array(lay.canonical_nan, dtype=lay.int_dtype).view(dtype.newbyteorder("="))[()]
     return np.float64("nan")
 
 
