@@ -21,6 +21,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from nanaccess.core.moments import moment_stat
 from nanaccess.core.objects import (
     CANONICAL_NAN,
     classify_object,
@@ -28,6 +29,7 @@ from nanaccess.core.objects import (
     object_order_stat,
     object_sort_keys,
 )
+from nanaccess.core.select import order_stat
 from nanaccess.errors import NaNError, SignalingNaNError
 from nanaccess.options import NanPolicy
 
@@ -877,3 +879,32 @@ def test_omit_equals_dropping_nans(data, policy):
         assert a[0] == "error" and a[1] == "SignalingNaNError"
     else:
         assert a == b
+
+
+# ---------------------------------------------------------------------------
+# object arrays along an axis: errors name the position in the whole input
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 1)])
+@pytest.mark.parametrize(
+    "stat, policy, bad, cls, kind",
+    [
+        ("median", "raise", D("NaN"), NaNError, "NaN"),
+        ("mean", "raise", None, NaNError, "missing"),
+        ("count", "raise", NAN, NaNError, "NaN"),
+        ("quantile", "omit", D("sNaN"), SignalingNaNError, "signaling NaN"),
+        ("sum", "largest", SNAN, SignalingNaNError, "signaling NaN"),
+    ],
+)
+def test_object_rows_errors_name_the_input_position(axis, stat, policy, bad, cls, kind):
+    x = np.array([[D(1), 2, F(3), 4.0], [5, 6, 7, D(8)], [9, 10, 11, 12]], dtype=object)
+    x[1, 2] = bad
+    fn = moment_stat if stat in ("mean", "count", "sum") else order_stat
+    kw = {"q": 0.5} if stat == "quantile" else {}
+    with pytest.raises(cls) as info:
+        fn(x, stat, axis=axis, policy=policy, **kw)
+    err = info.value
+    assert type(err) is cls and err.kind == kind and err.count == 1
+    assert err.position == (1, 2)
+    assert "first at position (1, 2)" in str(err)

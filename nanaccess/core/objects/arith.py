@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .classify import _DEC, _F64_QUIET, _FLOAT, _FRAC, _INT, CANONICAL_NAN
+from .classify import _DEC, _F64_QUIET, _FLOAT, _FRAC, _INT, _LAYOUT_BY_SIZE, CANONICAL_NAN
 
 _RANKS: dict[type, int] = {}
 
@@ -216,15 +216,12 @@ def _quiet(v: Any) -> Any:
         return struct.unpack("<d", struct.pack("<Q", bits | _F64_QUIET))[0]
     if isinstance(v, (np.floating, float)):
         arr = np.asarray(v)
-        size = arr.dtype.itemsize
-        if size not in (2, 4, 8):
+        lay = _LAYOUT_BY_SIZE.get(arr.dtype.itemsize)
+        if lay is None:
             return v
-        mant = {2: 10, 4: 23, 8: 52}[size]
-        udt = np.dtype(f"u{size}")
-        bits = int(arr.view(udt))
-        quiet = 1 << (mant - 1)
-        if bits & quiet:
+        bits = int(arr.view(lay.uint_dtype))
+        if bits & lay.quiet_bit:
             return v
-        out = np.array(bits | quiet, dtype=udt).view(arr.dtype)[()]
+        out = np.array(bits | lay.quiet_bit, dtype=lay.uint_dtype).view(arr.dtype)[()]
         return type(v)(out) if not isinstance(out, type(v)) else out
     return v

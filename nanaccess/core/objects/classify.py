@@ -16,13 +16,17 @@ from typing import Any
 
 import numpy as np
 
+from ..bits import layout_of
+
 __all__ = ["classify_object", "CANONICAL_NAN"]
 
 #: The canonical positive quiet NaN, bits 0x7FF8000000000000.
-CANONICAL_NAN: float = struct.unpack("<d", struct.pack("<Q", 0x7FF8000000000000))[0]
-
-_F64_QUIET = 1 << 51
-_F64_PAYLOAD = _F64_QUIET - 1
+_F64 = layout_of(np.dtype(np.float64))
+CANONICAL_NAN: float = struct.unpack("<d", struct.pack("<Q", _F64.canonical_nan))[0]
+_F64_QUIET = _F64.quiet_bit
+_F64_PAYLOAD = _F64.payload_mask
+#: the IEEE layouts of NumPy float scalars by size (extended precision has none)
+_LAYOUT_BY_SIZE = {lay.bits // 8: lay for lay in map(layout_of, ("f2", "f4", "f8"))}
 
 # type ranks of the fixed order (equal values: int < Fraction < Decimal < float)
 _INT, _FRAC, _DEC, _FLOAT = 0, 1, 2, 3
@@ -63,16 +67,13 @@ def _decimal_desc(v: Decimal) -> tuple:
 
 
 def _npfloat_desc(v: np.floating) -> tuple:
-    size = v.dtype.itemsize
-    if size in (2, 4, 8):
-        nbits = size * 8
-        mant = {2: 10, 4: 23, 8: 52}[size]
-        bits = int(v.view(np.dtype(f"u{size}")))
+    lay = _LAYOUT_BY_SIZE.get(v.dtype.itemsize)
+    if lay is not None:
+        bits = int(v.view(lay.uint_dtype))
+        sign = bits >> (lay.bits - 1)
         if v == v:
-            sign = bits >> (nbits - 1)
             return ("number", sign, 0, False, _FLOAT, float(v))
-        quiet = 1 << (mant - 1)
-        return ("nan", bits >> (nbits - 1), bits & (quiet - 1), bool(bits & quiet), _FLOAT, None)
+        return ("nan", sign, bits & lay.payload_mask, bool(bits & lay.quiet_bit), _FLOAT, None)
     # extended precision: no portable bit layout; exact value, NaNs without payload
     sign = int(np.signbit(v))
     if v != v:
