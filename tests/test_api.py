@@ -389,3 +389,109 @@ def test_public_names_exist():
                  "nan_report", "set_options", "get_options", "NaNError",
                  "SignalingNaNError", "NanPolicy"]:
         assert hasattr(na, name), name
+
+
+# ------------------------------------------------------- the boundary, iqr and mad
+
+
+def test_boundary_refuses_what_it_cannot_honour():
+    with pytest.raises(TypeError, match=r"median\(\) got an unexpected keyword argument 'q'"):
+        na.median([1.0, 2.0], q=0.5)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'keepdims'"):
+        na.argmin(np.arange(3.0), keepdims=True)
+    with pytest.raises(TypeError, match="keepdims applies to arrays"):
+        na.median([1.0, 2.0], keepdims=True)
+    with pytest.raises(TypeError, match="keepdims=True is not supported for Series"):
+        na.median(pd.Series([1.0, 2.0]), keepdims=True)
+    with pytest.raises(TypeError, match="positional"):
+        na.quantile([1.0], 0.5, "linear")
+    with pytest.raises(TypeError, match="missing required argument 'q'"):
+        na.quantile([1.0])
+    with pytest.raises(ValueError, match="range"):
+        na.quantile(np.arange(3.0), [0.5, 1.5])
+    assert na.quantile(np.arange(5.0), q=0.25) == 1.0
+
+
+def test_keepdims_reaches_xarray():
+    xr = pytest.importorskip("xarray")
+    da = xr.DataArray(np.arange(6.0).reshape(2, 3), dims=("a", "b"))
+    got = na.median(da, axis=1, keepdims=True)
+    assert got.shape == (2, 1) and got.values.ravel().tolist() == [1.0, 4.0]
+
+
+def test_public_functions_keep_their_signatures():
+    import inspect
+
+    assert list(inspect.signature(na.iqr).parameters) == [
+        "data", "axis", "rng", "method", "nan_policy", "keepdims"]
+    assert list(inspect.signature(na.mad).parameters) == [
+        "data", "axis", "scale", "nan_policy", "keepdims"]
+    assert list(inspect.signature(na.quantile).parameters)[:2] == ["data", "q"]
+    assert "iqr" in na.__all__ and "mad" in na.__all__
+
+
+def _frac_quantile(xs, p):
+    s = sorted(Fraction(x) for x in xs)
+    pos = (len(s) - 1) * Fraction(p)
+    lo = int(pos)
+    return s[lo] + (s[min(lo + 1, len(s) - 1)] - s[lo]) * (pos - lo)
+
+
+@MED
+@given(st.lists(st.fractions(min_value=-100, max_value=100, max_denominator=50),
+                min_size=1, max_size=12))
+def test_iqr_mad_of_fractions_are_exact(xs):
+    assert na.iqr(xs) == _frac_quantile(xs, Fraction(3, 4)) - _frac_quantile(xs, Fraction(1, 4))
+    center = statistics.median(xs)
+    assert na.mad(xs) == statistics.median([abs(x - center) for x in xs])
+    assert type(na.mad(xs)) is Fraction
+
+
+def test_iqr_mad_of_lists():
+    xs = [1.0, 2.0, 3.0, 4.0, NAN]
+    assert na.iqr(xs, nan_policy="omit") == 1.5 and type(na.iqr(xs, nan_policy="omit")) is float
+    assert na.mad(xs, nan_policy="omit") == 1.0
+    assert na.mad([D("1.5"), D("2"), D("7")]) == D("0.5")
+    assert na.mad([1, 2, 3, 4, 100], scale="normal") == pytest.approx(1 / 0.6744897501960817)
+    assert na.iqr([1, 2, 3, 4]) == 1.5
+    with pytest.raises(na.NaNError, match="position 4"):
+        na.iqr(xs)
+    assert math.isnan(na.iqr(xs, nan_policy="propagate"))
+    assert na.mad([1.0, None, 3.0], nan_policy="propagate") is None
+    for fn, data in ((na.iqr, []), (na.mad, []), (na.iqr, [NAN, NAN])):
+        with pytest.raises(statistics.StatisticsError, match="empty"):
+            fn(data, nan_policy="omit")
+
+
+def test_iqr_mad_masked_pandas_xarray_agree():
+    xr = pytest.importorskip("xarray")
+    vals = np.array([1.0, 9.0, 2.0, 100.0, 4.0])
+    m = np.ma.array(vals, mask=[0, 0, 0, 1, 0])
+    plain = np.array([1.0, 9.0, 2.0, 4.0])
+    for fn in (na.iqr, na.mad):
+        want = fn(plain)
+        assert fn(m, nan_policy="omit") == want
+        with pytest.raises(na.NaNError, match="missing"):
+            fn(m)
+        assert fn(pd.Series(plain), nan_policy="raise") == want
+        assert float(fn(xr.DataArray(plain), nan_policy="raise")) == want
+        assert fn(plain.tolist()) == want
+
+
+def test_iqr_mad_on_dask():
+    da = pytest.importorskip("dask.array")
+    x = np.array([[1.0, np.nan, 3.0, 8.0], [2.0, 5.0, np.nan, np.nan]])
+    d = da.from_array(x, chunks=(1, 2))
+    for fn in (na.iqr, na.mad):
+        got = fn(d, axis=1, nan_policy="omit")
+        np.testing.assert_array_equal(np.asarray(got), fn(x, axis=1, nan_policy="omit"))
+
+
+@pytest.mark.parametrize("fn", ["sort", "argsort", "rank"])
+def test_masked_sort_missing_under_raise_only(fn):
+    m = np.ma.array([3.0, 1.0, 2.0], mask=[0, 1, 0])
+    with pytest.raises(na.NaNError, match="1 missing value.*position 1"):
+        getattr(na, fn)(m, nan_policy="raise")
+    getattr(na, fn)(m, nan_policy="omit")
+    with pytest.raises(ValueError, match="propagate"):
+        getattr(na, fn)(m, nan_policy="propagate")
