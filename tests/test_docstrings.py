@@ -205,3 +205,22 @@ def test_the_check_catches_a_missing_example():
         check_docstring("undocumented_example", undocumented_example)
     with pytest.raises(AssertionError, match="no docstring"):
         check_docstring("nothing", lambda: None)
+
+
+#: hosts whose every method documents every parameter (the xarray hosts and the
+#: plain functions are checked by their own modules' tests)
+_PARAMETER_HOSTS = ("Series.", "DataFrame.", "DataFrameGroupBy.", "SeriesGroupBy.", "dask ")
+PANDAS_DASK = [(label, obj) for label, obj in ACCESSORS if label.startswith(_PARAMETER_HOSTS)]
+
+
+@pytest.mark.parametrize(("label", "obj"), PANDAS_DASK, ids=[label for label, _ in PANDAS_DASK])
+def test_pandas_and_dask_methods_document_every_parameter(label: str, obj: Any):
+    target = _target(obj)
+    if isinstance(obj, property):
+        return
+    params = {
+        ("**" + n if p.kind is p.VAR_KEYWORD else n)
+        for n, p in inspect.signature(target).parameters.items() if n != "self"
+    }
+    documented = {p.name for p in NumpyDocString(inspect.getdoc(target))["Parameters"]}
+    assert params <= documented, f"{label}: parameters without a description {params - documented}"

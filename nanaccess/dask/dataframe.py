@@ -64,6 +64,17 @@ class DaskDataFrameNanStats(DaskDataFrameStatsMixin):
     def groupby(self, by: Any, *, dropna: bool = True) -> DaskNanGroupBy:
         """Exact grouped statistics: ``ddf.nanstats.groupby("k").median(...)``.
 
+        Parameters
+        ----------
+        by : label or list of labels
+            The key column(s); rows are shuffled so each group sits in one partition.
+        dropna : bool, default True
+            Leave out rows whose key is NaN / missing, as pandas.
+
+        Returns
+        -------
+        DaskNanGroupBy
+
         Examples
         --------
         >>> import pandas as pd, dask.dataframe as dd, nanaccess.dask

@@ -150,6 +150,19 @@ class SeriesNanStats(SeriesStatsMixin):
         (default 25%, 50%, 75%) and max, computed under ``nan_policy``
         (:mod:`nanaccess._describe`, the same rows on every host).
 
+        Parameters
+        ----------
+        percentiles : sequence of float, optional
+            In [0, 1]; default 0.25, 0.5, 0.75 (0.5 is always added, as pandas).
+        nan_policy : str, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        Series
+            float64, indexed by the row names.
+
         Examples
         --------
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
@@ -195,6 +208,20 @@ class SeriesNanStats(SeriesStatsMixin):
         "smallest" / "largest" put NaNs first / last, "omit" drops NaNs and missing
         values, "raise" raises; missing values go last otherwise.
 
+        Parameters
+        ----------
+        ascending : bool, default True
+            Descending keeps ties in input order (stable).
+        ignore_index : bool, default False
+            Number the result 0, 1, ... instead of keeping the index.
+        nan_policy : str, optional
+            "totalorder" (default here), "smallest", "largest", "omit" or "raise";
+            "propagate" has no meaning for a sort (ValueError).
+
+        Returns
+        -------
+        Series
+
         Examples
         --------
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
@@ -229,6 +256,21 @@ class SeriesNanStats(SeriesStatsMixin):
 
         Missing values get a NaN rank; under "omit" so do NaNs.
 
+        Parameters
+        ----------
+        method : {"average", "min", "max", "first", "dense"}, default "average"
+            How ties are ranked, as pandas.
+        ascending : bool, default True
+        pct : bool, default False
+            Ranks divided by the number of ranked values.
+        nan_policy : str, optional
+            As :meth:`sort_values` (default "totalorder").
+
+        Returns
+        -------
+        Series
+            float64 ranks, indexed as the Series.
+
         Examples
         --------
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
@@ -249,6 +291,17 @@ class SeriesNanStats(SeriesStatsMixin):
     def groupby(self, by: Any = None, **kwargs: Any) -> Any:
         """Group the Series (as ``Series.groupby``) for NaN-explicit statistics.
 
+        Parameters
+        ----------
+        by : mapping, function, label or list of labels
+            As ``Series.groupby``.
+        **kwargs
+            Further ``Series.groupby`` keywords (``sort``, ``dropna``, ...).
+
+        Returns
+        -------
+        NanGroupBy
+
         Examples
         --------
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
@@ -262,6 +315,15 @@ class SeriesNanStats(SeriesStatsMixin):
 
     def plot_nan_map(self, ax: Any = None) -> Any:
         """Draw where the NaNs and missing values sit (:func:`nanaccess.plotting.plot_nan_map`).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw (a new figure when None).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
 
         Examples
         --------
@@ -400,6 +462,20 @@ class DataFrameNanStats(DataFrameStatsMixin):
         Object columns that hold numbers (Decimal, Fraction, huge ints) are described
         too; other object and string columns are left out, as pandas does.
 
+        Parameters
+        ----------
+        percentiles : sequence of float, optional
+            In [0, 1]; default 0.25, 0.5, 0.75 (0.5 is always added, as pandas).
+        nan_policy : str, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        DataFrame
+            float64, one column per described column, the rows of
+            :func:`nanaccess._describe.row_labels`.
+
         Examples
         --------
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
@@ -446,6 +522,18 @@ class DataFrameNanStats(DataFrameStatsMixin):
     def groupby(self, by: Any = None, **kwargs: Any) -> Any:
         """Group the DataFrame (as ``DataFrame.groupby``) for NaN-explicit statistics.
 
+        Parameters
+        ----------
+        by : mapping, function, label or list of labels
+            As ``DataFrame.groupby``.
+        **kwargs
+            Further ``DataFrame.groupby`` keywords (``sort``, ``dropna``, ``as_index``,
+            ``observed``, ...).
+
+        Returns
+        -------
+        NanGroupBy
+
         Examples
         --------
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
@@ -460,6 +548,15 @@ class DataFrameNanStats(DataFrameStatsMixin):
 
     def plot_nan_map(self, ax: Any = None) -> Any:
         """Draw where the NaNs and missing values sit (:func:`nanaccess.plotting.plot_nan_map`).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw (a new figure when None).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
 
         Examples
         --------
