@@ -173,8 +173,8 @@ def _iterable_order(stat: str, vals: list, policy: NanPolicy, params: dict) -> A
     arr = float_list_array(vals)
     if arr is not None:
         r = reduce(arr, stat, policy=policy, **params)
-        # a NaN result under "omit" may mean nothing was left: statistics raises then
-        if policy is NanPolicy.OMIT and np.isnan(r.values).any() and np.isnan(arr).all():
+        # a NaN result may mean nothing was left ("omit"): statistics raises then
+        if np.isnan(r.values).any() and not r.count:
             raise statistics.StatisticsError(f"no {stat} for empty data")
         return r.values.tolist() if r.values.ndim else r.values.item()
     if not vals:
@@ -191,9 +191,10 @@ def _iterable_order(stat: str, vals: list, policy: NanPolicy, params: dict) -> A
 def _iterable_moment(stat: str, vals: list, policy: NanPolicy, params: dict) -> Any:
     arr = float_list_array(vals)
     if arr is not None:
-        if policy is NanPolicy.OMIT and stat != "sum" and np.isnan(arr).all():
+        r = reduce(arr, stat, policy=policy, **params)
+        if stat in _EMPTY_MSG and not r.count:  # nothing left ("omit")
             raise statistics.StatisticsError(_EMPTY_MSG[stat])
-        return reduce(arr, stat, policy=policy, **params).values.item()
+        return r.values.item()
     if not vals:
         if stat == "sum":
             return 0

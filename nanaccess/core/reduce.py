@@ -313,7 +313,3 @@ def _object_map1(fn: Any, a: np.ndarray) -> np.ndarray:
     out.ravel()[:] = [fn(v) for v in a.ravel().tolist()]
     return out
 
-
-# kept for core.grouped.reduce, which imported it before divide_by_scale existed
-def _object_scale(v: Any, scale: Any) -> Any:
-    return object_scale(np.array([v, None], dtype=object)[:1], scale)[0]
