@@ -25,6 +25,7 @@ from ..core.reduce import (  # the core's spread rules, shared (not re-written h
     _check_scale,
     _deviations,
     _difference,
+    divide_by_scale,
     reduce,
 )
 from ..core.select import order_stat
@@ -166,12 +167,7 @@ def _undefined_block(b: np.ndarray, center: np.ndarray, *, axes) -> np.ndarray:
 
 def _mad_block(values: np.ndarray, undefined: np.ndarray, *, scale: Any) -> np.ndarray:
     """The tail of the core's ``_mad``: undefined rows are the canonical NaN, then
-    ``values / scale`` in the values' own type."""
+    :func:`nanaccess.core.reduce.divide_by_scale`."""
     if undefined.any():
         values = np.where(undefined, _canonical(values.dtype), values)
-    if scale == 1:
-        return values
-    if values.dtype.kind == "f":
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            return values / values.dtype.type(scale)
-    return values / scale
+    return divide_by_scale(values, scale)

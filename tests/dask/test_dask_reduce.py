@@ -241,3 +241,14 @@ def test_dask_package_raises_only_through_the_policy_module():
 
     for path in Path(nanaccess.dask.__file__).parent.glob("*.py"):
         assert "NaNError(" not in path.read_text(), path.name
+
+
+def test_mad_undefined_deviation_inf_minus_inf_equals_core():
+    x = np.array([[np.inf, np.inf, np.inf, 1.0, 2.0, np.nan, -np.inf, np.inf, np.inf],
+                  [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, np.inf]])
+    for policy in POLICIES:
+        for axis in (None, 1):
+            got, want = _both(x, (1, 4), "mad", policy, axis=axis)
+            _assert_same(got, want)
+    got, _want = _both(x, (1, 4), "mad", "omit", axis=1)
+    assert np.isnan(got[0]) and got[1] == 2.0
