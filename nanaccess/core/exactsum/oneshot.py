@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from .common import _CANONICAL_NAN, _counts, _finish, _prepare, _row_label
@@ -78,26 +80,39 @@ def exact_sum(x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
                 f"in int64 ({int(bad.sum())} of {rows} rows overflow)"
             )
         return _finish((hi << 32) + lo, lead)
-    sc = _scan(x2, w2, want_sum=True, want_sq=False)
-    mant, exp = _float_terms(sc.t_sum)
-    dig, neg, base = _digits(mant, exp, 53)
-    res = _round(dig, base, neg)
+    res, sc = _rounded(x2, w2, False, lambda dig, neg, base, rows: _round(dig, base, neg))
+    return _finish(_ieee_specials(res, sc, x2, w2), lead)
+
+
+Rounding = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None], np.ndarray]
+
+
+def _rounded(x2, w2, squares: bool, rounding: Rounding) -> tuple[np.ndarray, _Scan]:
+    """Per-row results of float rows: the extraction front end's level sums (of the
+    values, or of their squares) rounded by ``rounding(dig, neg, base, rows)``, and
+    the rows the front end could not take through the digit engine directly
+    (``rows`` is None for all rows, else the row indices)."""
+    sc = _scan(x2, w2, want_sum=not squares, want_sq=squares)
+    mant, exp = _float_terms(sc.t_sq if squares else sc.t_sum)
+    res = rounding(*_digits(mant, exp, 53), None)
     raw = np.flatnonzero(sc.raw & ~sc.nonfinite)
     if raw.size:
-        mant, exp = _float_terms(_raw_rows(x2, w2, raw))
-        dig, neg, base = _digits(mant, exp, 53)
-        res[raw] = _round(dig, base, neg)
-    res = _apply_inf(res, sc)
+        xr = _raw_rows(x2, w2, raw)
+        terms = _square_terms(xr) if squares else (*_float_terms(xr), 53)
+        res[raw] = rounding(*_digits(*terms), raw)
+    return res, sc
+
+
+def _ieee_specials(res: np.ndarray, sc: _Scan, x2, w2) -> np.ndarray:
+    """Infinities and NaNs of the rows (as IEEE addition), and ``-0.0`` where every
+    selected element is ``-0.0`` (a sum or mean)."""
+    res = np.where(sc.posinf, np.inf, res)
+    res = np.where(sc.neginf, -np.inf, res)
+    res = np.where((sc.posinf & sc.neginf) | sc.nan, _CANONICAL_NAN, res)
     zero = np.flatnonzero((res == 0) & ~np.signbit(res))  # exact zero or + underflow
     if zero.size:
         res[zero] = np.where(_negzero_rows(x2, w2, zero), -0.0, 0.0)
-    return _finish(res, lead)
-
-
-def _apply_inf(res: np.ndarray, sc: _Scan) -> np.ndarray:
-    res = np.where(sc.posinf, np.inf, res)
-    res = np.where(sc.neginf, -np.inf, res)
-    return np.where((sc.posinf & sc.neginf) | sc.nan, _CANONICAL_NAN, res)
+    return res
 
 
 def exact_mean(x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
@@ -137,19 +152,12 @@ def exact_mean(x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
         dig, neg, base = _digits(mant, exp, mb)
         res = _div_round(dig, base, neg, [div])
         return _finish(np.where(count == 0, _CANONICAL_NAN, res), lead)
-    sc = _scan(x2, w2, want_sum=True, want_sq=False)
-    mant, exp = _float_terms(sc.t_sum)
-    dig, neg, base = _digits(mant, exp, 53)
-    res = _div_round(dig, base, neg, [div])
-    raw = np.flatnonzero(sc.raw & ~sc.nonfinite)
-    if raw.size:
-        mant, exp = _float_terms(_raw_rows(x2, w2, raw))
-        dig, neg, base = _digits(mant, exp, 53)
-        res[raw] = _div_round(dig, base, neg, [div[raw]])
-    res = _apply_inf(res, sc)
-    zero = np.flatnonzero((res == 0) & ~np.signbit(res))  # exact zero or + underflow
-    if zero.size:
-        res[zero] = np.where(_negzero_rows(x2, w2, zero), -0.0, 0.0)
+    res, sc = _rounded(
+        x2, w2, False,
+        lambda dig, neg, base, rows: _div_round(dig, base, neg,
+                                                [div if rows is None else div[rows]]),
+    )
+    res = _ieee_specials(res, sc, x2, w2)
     return _finish(np.where(count == 0, _CANONICAL_NAN, res), lead)
 
 
@@ -190,15 +198,7 @@ def exact_sum_of_squares(x: np.ndarray, where: np.ndarray | None = None) -> np.n
         return _finish(_round(dig, base, neg), lead)
     if kind == "int":
         x2 = x2.astype(np.float64)
-    sc = _scan(x2, w2, want_sum=False, want_sq=True)
-    mant, exp = _float_terms(sc.t_sq)
-    dig, neg, base = _digits(mant, exp, 53)
-    res = _round(dig, base, neg)
-    raw = np.flatnonzero(sc.raw & ~sc.nonfinite)
-    if raw.size:
-        mant, exp, mb = _square_terms(_raw_rows(x2, w2, raw))
-        dig, neg, base = _digits(mant, exp, mb)
-        res[raw] = _round(dig, base, neg)
+    res, sc = _rounded(x2, w2, True, lambda dig, neg, base, rows: _round(dig, base, neg))
     res = np.where(sc.posinf | sc.neginf, np.inf, res)
     return _finish(np.where(sc.nan, _CANONICAL_NAN, res), lead)
 
