@@ -60,13 +60,12 @@ def test_every_statistic_equals_core_bit_for_bit(stat, policy):
     rng = np.random.default_rng(3)
     x = nasty(rng, (7, 45))
     x[2] = np.nan
-    for axis in (None, 1, 0, (0, 1)):
+    for axis, keepdims in ((None, False), (1, False), (0, True), ((0, 1), True)):
         if stat in _stats.ARG and axis is None:
             continue
-        for keepdims in (False, True):
-            got, want = _both(x, (3, 11), stat, policy, axis=axis, keepdims=keepdims,
-                              **_params(stat))
-            _assert_same(got, want)
+        got, want = _both(x, (3, 11), stat, policy, axis=axis, keepdims=keepdims,
+                          **_params(stat))
+        _assert_same(got, want)
 
 
 @pytest.mark.parametrize("dtype", ["f4", "f2", "i8", "u2", "?", "M8[s]", "m8[ms]"])
