@@ -1,0 +1,21 @@
+"""Windowed statistics: rolling, expanding and time-based windows on the core.
+
+A window is one more reduction shape: output ``i`` reduces ``x[start[i]:end[i]]``
+with the statistics table and the policy module, bit for bit as
+:func:`nanaccess.core.reduce.reduce` does.
+
+* :mod:`.bounds`: ``(start, end)`` of pandas' fixed, time-based and expanding windows;
+* :mod:`.reduce`: :func:`window_reduce` (values, missing, count, short) and the
+  reference engine (the grouped engine over the expanded windows);
+* :mod:`.order`: the sliding engine of order statistics (numba kernel in
+  :mod:`nanaccess.core._numba.window`);
+* :mod:`.scan`: the policy's errors, naming the first offending window.
+"""
+
+from __future__ import annotations
+
+from .bounds import expanding_bounds, fixed_bounds, time_bounds
+from .reduce import WindowReduced, window_reduce
+
+__all__ = ["fixed_bounds", "time_bounds", "expanding_bounds", "window_reduce",
+           "WindowReduced"]

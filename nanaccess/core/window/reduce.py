@@ -1,0 +1,295 @@
+"""``window_reduce``: a statistic of every window, each exactly the plain reduction.
+
+The contract: output ``i`` equals ``reduce(x[start[i]:end[i]], stat, policy=...)``
+bit for bit (same NaN rules, same picked bits, same exact sums), except where the
+window holds fewer than ``min_periods`` values the policy leaves: there the result
+is the empty fill (NaN; the adapters give ``pd.NA`` for nullable data).
+
+Engines
+-------
+reference (NumPy, every statistic, every dtype)
+    The windows are expanded into (output, element) pairs and reduced by
+    :func:`nanaccess.core.grouped.grouped_reduce` with the output as the group code:
+    exact by construction, ``O(sum of window lengths)`` work and memory, done in
+    chunks of outputs (:data:`CHUNK` pairs at most).
+sliding (numba; order statistics of native data)
+    :mod:`.order`: one sorted buffer slides along the data, ``O(n log w)`` search.
+    Chosen by :func:`nanaccess.core._numba.choose_engine` (the ``engine`` option).
+
+Counts (``count``, and ``min_periods``) come from prefix sums: ``O(n)``.
+The policy's errors are raised before any engine runs (:mod:`.scan`), naming the
+first window that holds a forbidden value (``err.group``) and the value's position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ... import _stats
+from ...errors import NaNError
+from ...options import NanPolicy, resolve_policy
+from .. import _numba
+from ..grouped import grouped_reduce
+from ..interp import validate_q
+from ..policy import RULES, empty_value
+from ..reduce import _check_rng, _difference
+from .bounds import is_monotone
+from .order import slide_order, sliding_ok
+from .scan import Masks, check, masks_of, window_counts
+
+__all__ = ["WindowReduced", "window_reduce", "CHUNK", "SLIDING_MIN_PAIRS"]
+
+#: (output, element) pairs the reference engine expands at most at once
+CHUNK = 1 << 22
+#: under "auto", the sliding engine serves inputs whose windows hold at least this
+#: many elements in all (below, the reference engine is as fast and needs no JIT)
+SLIDING_MIN_PAIRS = 20_000
+
+
+@dataclass
+class WindowReduced:
+    """What :func:`window_reduce` returns.
+
+    ``values``: ``(nout,)`` or ``(nout, ncols)``, with a leading quantile axis for an
+    array ``q``; ``missing``: None or a bool array of ``values``' shape (results that
+    are the host's missing value); ``count``: int64 ``(nout,)`` / ``(nout, ncols)``,
+    the values each window holds after the policy (numbers, plus NaN and missing
+    values unless the policy removes them); ``short``: bool, the count's shape,
+    windows with fewer than ``min_periods`` values (their value is the empty fill).
+    """
+
+    values: np.ndarray
+    missing: np.ndarray | None
+    count: np.ndarray
+    short: np.ndarray
+
+    @property
+    def empty(self) -> np.ndarray:
+        """Outputs with nothing left, or too few values (bool, the count's shape)."""
+        return self.short | (self.count == 0)
+
+
+def window_reduce(
+    x: Any,
+    start: Any,
+    end: Any,
+    stat: str,
+    *,
+    policy: NanPolicy | str,
+    missing: Any = None,
+    min_periods: int = 0,
+    engine: str | None = None,
+    **params: Any,
+) -> WindowReduced:
+    """Reduce every window ``x[start[i]:end[i]]`` with ``stat`` under ``policy``.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        ``(n,)`` or ``(n, ncols)`` (the columns share the windows): float16/32/64,
+        int/uint, bool, datetime64/timedelta64 (NaT is missing) or object.
+    start, end : array_like of int
+        ``(nout,)`` bounds into the first axis (see :mod:`.bounds`); ``end < start``
+        is an empty window.
+    stat : str
+        A name of :data:`nanaccess._stats.GROUPED`.
+    policy : NanPolicy or str
+    missing : numpy.ndarray of bool, optional
+        Missing entries of ``x``'s shape.
+    min_periods : int
+        Windows holding fewer values (after the policy) give the empty fill.
+    engine : {None, "auto", "numpy", "numba"}
+        None reads the ``engine`` option; "numba" slides order statistics.
+    **params
+        The statistic's own parameters (``q``, ``method``, ``ddof``, ``rng``, ``scale``).
+
+    Returns
+    -------
+    WindowReduced
+
+    Raises
+    ------
+    NaNError, SignalingNaNError
+        ``.group`` is the first output whose window holds a forbidden value,
+        ``.position`` the value's position in ``x``.
+
+    Examples
+    --------
+    >>> from nanaccess.core.window import fixed_bounds
+    >>> x = np.array([1.0, np.nan, 3.0, 4.0, 10.0])
+    >>> s, e = fixed_bounds(5, 3)
+    >>> window_reduce(x, s, e, "median", policy="omit", min_periods=2).values
+    array([nan, nan, 2. , 3.5, 4. ])
+    """
+    policy = resolve_policy(policy)
+    entry = _stats.get(stat)
+    if stat not in _stats.GROUPED:
+        raise ValueError(f"{stat!r} has no windowed form; expected one of "
+                         f"{', '.join(_stats.GROUPED)}")
+    unknown = set(params) - set(entry.param_names)
+    if unknown:
+        raise TypeError(f"{stat}() got unexpected keyword(s) {sorted(unknown)}")
+    x = np.asarray(x)
+    if x.ndim not in (1, 2):
+        raise ValueError(f"window_reduce needs 1-D or 2-D data, got shape {x.shape}")
+    one_d = x.ndim == 1
+    x2 = x[:, None] if one_d else x
+    n, ncols = x2.shape
+    start = np.asarray(start, dtype=np.int64).ravel()
+    end = np.asarray(end, dtype=np.int64).ravel()
+    if start.shape != end.shape:
+        raise ValueError("start and end must have the same length")
+    if start.size and (start.min() < 0 or end.max() > n):
+        raise ValueError(f"window bounds must lie in [0, {n}]")
+    start = np.minimum(start, end)
+    miss2 = None
+    if missing is not None:
+        mm = np.asarray(missing, dtype=bool)
+        if mm.shape != x.shape:
+            raise ValueError(f"missing must have the shape of x {x.shape}, got {mm.shape}")
+        miss2 = mm[:, None] if one_d else mm
+    masks = masks_of(x2, miss2)
+    check(masks, start, end, policy, x.shape)
+    count = _count(masks, start, end, ncols, policy, n)
+    values, vmiss = _values(x2, masks, miss2, start, end, stat, entry.family, policy, engine,
+                            params)
+    short = count < int(min_periods)
+    if short.any():
+        values, vmiss = _fill_short(values, vmiss, short)
+    if one_d:
+        values, vmiss = values[..., 0], None if vmiss is None else vmiss[..., 0]
+        count, short = count[:, 0], short[:, 0]
+    if vmiss is not None and not vmiss.any():
+        vmiss = None
+    return WindowReduced(values, vmiss, count, short)
+
+
+def _count(masks: Masks, start, end, ncols, policy, n) -> np.ndarray:
+    lengths = np.broadcast_to((end - start)[:, None], (start.size, ncols))
+    if not RULES[policy].removes:
+        return np.ascontiguousarray(lengths, dtype=np.int64)
+    gone = lengths * 0
+    for mask in (masks.nan, masks.missing):
+        gone = gone + window_counts(mask, start, end, ncols)
+    return (lengths - gone).astype(np.int64)
+
+
+def _values(x2, masks, miss2, start, end, stat, family, policy, engine, params):
+    """``(values (..., nout, ncols), missing)`` of every window."""
+    if family == "count":
+        numbers = window_counts(masks.nan, start, end, x2.shape[1]) + window_counts(
+            masks.missing, start, end, x2.shape[1])
+        return ((end - start)[:, None] - numbers).astype(np.int64), None
+    pairs = int((end - start).sum())
+    monotone = is_monotone(start, end)
+    if stat in ("iqr", *_stats.ORDER) and sliding_ok(x2, "order", monotone) and \
+            _numba.choose_engine(engine, size=pairs, min_size=SLIDING_MIN_PAIRS) == "numba":
+        try:
+            return _sliding(x2, masks, start, end, stat, policy, params, engine)
+        except NaNError:
+            raise
+        except Exception as exc:  # a broken numba install: the reference engine
+            _numba.fallback(exc, engine)
+    return _reference(x2, miss2, start, end, stat, policy, engine, params)
+
+
+def _sliding(x2, masks, start, end, stat, policy, params, engine):
+    method = params.get("method", "linear")
+    if stat == "iqr":
+        lo_p, hi_p = _check_rng(params.get("rng", (25, 75)))
+        v, m = slide_order(x2, masks, start, end, "quantile", policy,
+                           np.array([lo_p / 100, hi_p / 100]), method)
+        return np.asarray(_difference(v[1], v[0])), m.any(axis=0)
+    q_arr = None
+    scalar = True
+    if stat == "quantile":
+        if params.get("q") is None:
+            raise TypeError("quantile needs q")
+        qv = validate_q(params["q"])
+        scalar = np.ndim(qv) == 0
+        q_arr = np.atleast_1d(np.asarray(qv, np.float64)).ravel()
+    from ..interp import METHODS
+
+    if method not in METHODS:
+        raise ValueError(f"unknown quantile method {method!r}; expected one of {METHODS}")
+    v, m = slide_order(x2, masks, start, end, stat, policy, q_arr, method)
+    if scalar:
+        v, m = v[0], m[0]
+    return v, m
+
+
+def _reference(x2, miss2, start, end, stat, policy, engine, params):
+    """The grouped engine over the expanded windows, in chunks of outputs."""
+    lengths = end - start
+    nout = start.size
+    bounds = [0]
+    if nout:
+        csum = np.cumsum(lengths)
+        b = 0
+        while b < nout:  # outputs [b, nb) hold at most CHUNK pairs (at least one output)
+            base = csum[b - 1] if b else 0
+            nb = int(np.searchsorted(csum, base + CHUNK, side="right"))
+            nb = max(nb, b + 1)
+            bounds.append(nb)
+            b = nb
+    vals, miss = [], []
+    for b0, b1 in zip(bounds[:-1], bounds[1:], strict=True):
+        ln = lengths[b0:b1]
+        codes = np.repeat(np.arange(b1 - b0, dtype=np.intp), ln)
+        offs = np.cumsum(ln) - ln
+        idx = np.arange(codes.size, dtype=np.int64) - np.repeat(offs, ln) + np.repeat(
+            start[b0:b1], ln)
+        sub_miss = None if miss2 is None else miss2[idx]
+        try:
+            red = grouped_reduce(x2[idx], codes, b1 - b0, stat, policy=policy,
+                                 missing=sub_miss, engine=engine, **params)
+        except NaNError as err:  # object data: restate in x's frame
+            raise _in_frame(err, idx, b0, x2.shape[1]) from None
+        vals.append(red.values)
+        miss.append(red.missing)
+    if not vals:
+        return _no_outputs(x2, stat, params)
+    lead = vals[0].ndim - 2
+    if len({v.dtype for v in vals}) > 1:
+        vals = [v.astype(np.float64) for v in vals]
+    out = np.concatenate(vals, axis=lead)
+    if all(m is None for m in miss):
+        return out, None
+    return out, np.concatenate([np.zeros(v.shape, bool) if m is None else m
+                                for v, m in zip(vals, miss, strict=True)], axis=lead)
+
+
+def _no_outputs(x2, stat, params):
+    lead = (len(np.atleast_1d(params["q"])),) if (stat == "quantile" and np.ndim(
+        params.get("q")) > 0) else ()
+    dt = x2.dtype if x2.dtype.kind in "fmM" else np.dtype(np.float64)
+    return np.empty(lead + (0, x2.shape[1]), dtype=dt), None
+
+
+def _in_frame(err: NaNError, idx: np.ndarray, b0: int, ncols: int) -> NaNError:
+    """A grouped error on the expanded rows restated with ``x``'s row and the output."""
+    pos = err.position
+    position = pos
+    if pos:
+        row = int(idx[int(pos[0])])
+        position = (row,) + tuple(pos[1:])
+    group = None if err.group is None else int(err.group) + b0
+    return type(err)(count=err.count, kind=err.kind, position=position,
+                     subject=f"window {group}", group=group)
+
+
+def _fill_short(values, vmiss, short):
+    """The empty fill (NaN, NaT) where a window holds too few values."""
+    if values.dtype.kind not in "fmMO":
+        values = values.astype(np.float64)
+    else:
+        values = values.copy()
+    mask = np.broadcast_to(short, values.shape)
+    fill = float("nan") if values.dtype.kind == "O" else empty_value(values.dtype, "median")
+    values[mask] = fill
+    if vmiss is not None:
+        vmiss = vmiss & ~mask
+    return values, vmiss

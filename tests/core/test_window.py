@@ -1,0 +1,298 @@
+"""Windowed statistics of the core: bounds as pandas, and every output exactly the
+plain reduction of its window (the definition of "exact"), on both engines."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nanaccess import NaNError, NanPolicy, SignalingNaNError, make_nan
+from nanaccess._stats import GROUPED
+from nanaccess.core import _numba as NB
+from nanaccess.core._numba.window import slide_select
+from nanaccess.core.reduce import reduce
+from nanaccess.core.window import expanding_bounds, fixed_bounds, time_bounds, window_reduce
+
+ENGINES = ["numpy"] + (["numba"] if NB.AVAILABLE else [])
+CLOSED = [None, "right", "left", "both", "neither"]
+
+
+def _check_bounds(r, start, end):
+    """pandas' window on 0..n-1: count = length, min = start, max = end - 1."""
+    c = r.count().to_numpy()
+    assert np.array_equal(c, end - start)
+    ne = c > 0
+    assert np.array_equal(r.min().to_numpy()[ne], start[ne])
+    assert np.array_equal(r.max().to_numpy()[ne], end[ne] - 1)
+
+
+@pytest.mark.parametrize("window", [0, 1, 2, 3, 4, 7, 20])
+@pytest.mark.parametrize("center", [False, True])
+@pytest.mark.parametrize("closed", CLOSED)
+@pytest.mark.parametrize("step", [None, 2, 3])
+def test_fixed_bounds_as_pandas(window, center, closed, step):
+    n = 13
+    s = pd.Series(np.arange(n, dtype=float))
+    start, end = fixed_bounds(n, window, center=center, closed=closed, step=step)
+    _check_bounds(s.rolling(window, min_periods=0, center=center, closed=closed, step=step),
+                  start, end)
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("window", ["1h", "3h", "5h30min", "2D", "1ns", "3ns"])
+def test_time_bounds_as_pandas(seed, window):
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(1, 30))
+    t = pd.DatetimeIndex((np.sort(rng.integers(0, 40, k)) * 3_600_000_000_000)
+                         .astype("datetime64[ns]"))
+    if seed % 3 == 0:
+        t = t[::-1]  # a decreasing index
+    s = pd.Series(np.arange(k, dtype=float), index=t)
+    for center, closed in itertools.product([False, True], CLOSED):
+        start, end = time_bounds(t.to_numpy(), window, center=center, closed=closed)
+        _check_bounds(s.rolling(window, min_periods=0, center=center, closed=closed),
+                      start, end)
+
+
+def test_time_bounds_other_units_and_errors():
+    t = np.array([0, 1, 2, 5, 6], dtype="datetime64[D]")
+    s = pd.Series(np.arange(5.0), index=pd.DatetimeIndex(t.astype("datetime64[s]")))
+    start, end = time_bounds(t, "2D")
+    _check_bounds(s.rolling("2D", min_periods=0), start, end)
+    with pytest.raises(ValueError, match="monotonic"):
+        time_bounds(t[[0, 2, 1]], "2D")
+    with pytest.raises(ValueError, match="closed"):
+        time_bounds(t, "2D", closed="middle")
+
+
+def test_expanding_bounds_as_pandas():
+    s = pd.Series(np.arange(6.0))
+    _check_bounds(s.expanding(min_periods=0), *expanding_bounds(6))
+
+
+# ----------------------------------------------------------------------- exactness
+
+NAN_ZOO = [np.nan, -np.nan, make_nan(3), make_nan(9, negative=True),
+           make_nan(5, signaling=True)]
+SPECIAL = [0.0, -0.0, np.inf, -np.inf, 1.0, 1.0, 2.5, -3.0, 1e300, -1e300]
+STATS = [s for s in GROUPED]
+PARAMS = {"quantile": [dict(q=0.3), dict(q=[0.0, 0.5, 0.9], method="nearest"),
+                       dict(q=0.75, method="midpoint")],
+          "var": [dict(ddof=1)], "std": [dict(ddof=0)], "iqr": [dict(rng=(10, 90))],
+          "mad": [dict(scale="normal")]}
+
+
+def bits(a):
+    a = np.asarray(a)
+    if a.dtype.kind == "f":
+        return a.view(f"u{a.dtype.itemsize}").tolist()
+    return a.tolist()
+
+
+def same_value(got, exp) -> bool:
+    got, exp = np.asarray(got), np.asarray(exp)
+    if got.dtype.kind == "f" and exp.dtype.kind == "f":
+        return got.dtype == exp.dtype and bits(got) == bits(exp)
+    if got.dtype.kind == "f":  # int picks become float64 beside empty windows
+        return got.tolist() == exp.astype(np.float64).tolist()
+    return got.tolist() == exp.tolist()
+
+
+def per_window(x, missing, start, end, stat, policy, **params):
+    """The plain reduction of every window (None where it raises)."""
+    out = []
+    for s, e in zip(start, end, strict=True):
+        try:
+            out.append(reduce(x[s:e], stat, policy=policy,
+                              missing=None if missing is None else missing[s:e], **params))
+        except NaNError as err:
+            out.append(err)
+    return out
+
+
+def assert_exact(x, missing, start, end, stat, policy, engine, min_periods=0, **params):
+    refs = per_window(x, missing, start, end, stat, policy, **params)
+    errs = [i for i, r in enumerate(refs) if isinstance(r, NaNError)]
+    x0 = x.copy()
+    try:
+        got = window_reduce(x, start, end, stat, policy=policy, missing=missing,
+                            min_periods=min_periods, engine=engine, **params)
+    except NaNError as err:
+        assert errs, "raised where no window's reduction raises"
+        assert isinstance(refs[err.group], type(err)) and start[err.group] <= \
+            err.position[0] < end[err.group]
+        if not isinstance(err, SignalingNaNError):  # NaNs: the first window raising
+            assert err.group == errs[0] or any(
+                isinstance(refs[i], SignalingNaNError) for i in errs)
+        return
+    finally:
+        assert bits(x) == bits(x0)
+    assert not errs, f"windows {errs} raise, window_reduce did not"
+    lead = np.ndim(params.get("q")) > 0
+    for i, r in enumerate(refs):
+        v = got.values[:, i] if lead else got.values[i]
+        m = None if got.missing is None else (got.missing[:, i] if lead else got.missing[i])
+        assert got.count[i] == r.count
+        if r.count < min_periods:
+            assert np.all(np.isnan(v)) and got.short[i]
+            continue
+        assert same_value(v, r.values), (i, stat, policy, v, r.values)
+        exp_m = np.zeros(np.shape(r.values), bool) if r.missing is None else r.missing
+        assert np.array_equal(np.zeros(np.shape(v), bool) if m is None else m, exp_m)
+
+
+def windows(rng, n, kind):
+    if kind == "fixed":
+        return fixed_bounds(n, int(rng.integers(0, 6)), center=bool(rng.integers(2)),
+                            closed=CLOSED[int(rng.integers(5))])
+    if kind == "expanding":
+        return expanding_bounds(n)
+    # random windows, not monotone (the reference engine), empty ones included
+    k = int(rng.integers(0, 12))
+    a = rng.integers(0, n + 1, k)
+    b = rng.integers(0, n + 1, k)
+    return np.minimum(a, b), np.maximum(a, b)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    data=st.lists(st.one_of(st.sampled_from(SPECIAL), st.sampled_from(NAN_ZOO),
+                            st.floats(-100, 100, allow_nan=False)), min_size=0, max_size=24),
+    seed=st.integers(0, 2**32 - 1),
+    policy=st.sampled_from(list(NanPolicy)),
+    stat=st.sampled_from(STATS),
+    kind=st.sampled_from(["fixed", "expanding", "random"]),
+    dtype=st.sampled_from([np.float64, np.float32]),
+    with_missing=st.booleans(),
+)
+def test_every_window_is_its_plain_reduction(data, seed, policy, stat, kind, dtype,
+                                             with_missing):
+    rng = np.random.default_rng(seed)
+    with np.errstate(all="ignore"):
+        x = np.array(data, dtype=np.float64)
+        if dtype is np.float32:  # keep the payload bits (astype may quiet a sNaN)
+            x = np.array([np.float32(v) if not np.isnan(v) else np.float32("nan")
+                          for v in data], np.float32)
+    missing = rng.random(x.size) < 0.2 if with_missing else None
+    start, end = windows(rng, x.size, kind)
+    params = PARAMS.get(stat, [{}])[int(rng.integers(len(PARAMS.get(stat, [{}]))))]
+    min_periods = int(rng.integers(0, 3))
+    for engine in ENGINES:
+        assert_exact(x, missing, start, end, stat, policy, engine, min_periods, **params)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("policy", list(NanPolicy))
+@pytest.mark.parametrize("stat", ["median", "median_low", "quantile", "min", "max", "iqr",
+                                  "mean", "sum", "count"])
+def test_larger_windows_exact(engine, policy, stat):
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=300).round(1)
+    x[rng.random(300) < 0.03] = make_nan(4)
+    x[rng.random(300) < 0.02] = -np.nan
+    if policy is NanPolicy.RAISE:
+        x = np.where(np.isnan(x), 0.0, x)
+    params = {"q": [0.1, 0.9], "method": "linear"} if stat == "quantile" else {}
+    start, end = fixed_bounds(300, 25, center=True)
+    assert_exact(x, None, start, end, stat, policy, engine, min_periods=5, **params)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("dtype", ["int64", "uint8", "bool", "datetime64[ns]", "float16"])
+def test_other_dtypes_exact(engine, dtype):
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 50, 40).astype(dtype)
+    missing = rng.random(40) < 0.1
+    start, end = fixed_bounds(40, 6)
+    stats = ["median", "min", "max", "median_high"] + (
+        [] if dtype.startswith("datetime") else ["quantile"])
+    for stat in stats:
+        params = {"q": 0.3} if stat == "quantile" else {}
+        for policy in (NanPolicy.OMIT, NanPolicy.TOTALORDER, NanPolicy.PROPAGATE):
+            assert_exact(x, missing, start, end, stat, policy, engine, **params)
+
+
+def test_engines_agree_on_two_columns():
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(500, 3))
+    x[rng.random((500, 3)) < 0.05] = np.nan
+    start, end = fixed_bounds(500, 40)
+    for stat, params in [("median", {}), ("quantile", {"q": [0.2, 0.7]}), ("max", {})]:
+        for policy in ("omit", "largest", "propagate"):
+            outs = [window_reduce(x, start, end, stat, policy=policy, engine=e, **params)
+                    for e in ENGINES]
+            for o in outs[1:]:
+                assert bits(o.values) == bits(outs[0].values)
+                assert np.array_equal(o.count, outs[0].count)
+
+
+def test_drift_free_sums():
+    # pandas #24208 / #36031: a window of zeros after large values
+    x = np.array([1e16, -1e16 + 2, 3.3, 1e-16, 0.0, 0.0, 0.0])
+    start, end = fixed_bounds(x.size, 3)
+    got = window_reduce(x, start, end, "sum", policy="omit").values
+    assert bits(got[-1:]) == bits(np.array([0.0]))
+    m = window_reduce(x, start, end, "mean", policy="omit").values
+    for i in range(x.size):
+        assert bits(m[i]) == bits(reduce(x[start[i]:end[i]], "mean").values)
+    # pandas #40043: large integers keep every digit
+    big = np.array([2**53 + 1, 2**53 + 3, 1, 1], dtype=np.int64)
+    s = window_reduce(big, *fixed_bounds(4, 2), "sum", policy="omit").values
+    assert s[1] == float(2 * 2**53 + 4)
+
+
+def test_raise_names_first_window_and_position():
+    x = np.array([1.0, 2.0, 3.0, np.nan, 5.0, np.nan])
+    start, end = fixed_bounds(6, 2)
+    with pytest.raises(NaNError, match="window 3 holds 1 NaN") as info:
+        window_reduce(x, start, end, "median", policy="raise")
+    assert info.value.group == 3 and info.value.position == (3,)
+    # a signaling NaN raises first, under every policy but totalorder
+    x[5] = make_nan(1, signaling=True)
+    with pytest.raises(SignalingNaNError) as info:
+        window_reduce(x, start, end, "median", policy="omit")
+    assert info.value.group == 5
+    window_reduce(x, start, end, "median", policy="totalorder")
+    # a window that does not cover the NaN does not raise
+    window_reduce(x, np.array([0]), np.array([3]), "median", policy="raise")
+
+
+def test_min_periods_counts_what_the_policy_leaves():
+    x = np.array([1.0, np.nan, np.nan, 4.0])
+    start, end = fixed_bounds(4, 3)
+    omit = window_reduce(x, start, end, "max", policy="omit", min_periods=2)
+    assert omit.count.tolist() == [1, 1, 1, 1] and np.isnan(omit.values).all()
+    prop = window_reduce(x, start, end, "max", policy="propagate", min_periods=2)
+    assert prop.count.tolist() == [1, 2, 3, 3]
+    assert np.isnan(prop.values[0]) and prop.short.tolist() == [True, False, False, False]
+
+
+def test_sliding_kernel_plain_python_matches_compiled():
+    rng = np.random.default_rng(1)
+    keys = rng.integers(-5, 5, 60).astype(np.int64)
+    take = rng.random(60) < 0.8
+    start, end = time_bounds(np.sort(rng.integers(0, 30, 60)), 4)
+    ranks = np.stack([np.zeros(60, np.int64), np.full(60, 2)], axis=1)
+    py = slide_select(keys, take, start, end, ranks, compiled=False)
+    ref = []
+    for s, e in zip(start, end, strict=True):
+        w = np.sort(keys[s:e][take[s:e]])
+        ref.append([w[r] if r < w.size else 0 for r in (0, 2)])
+    assert py.tolist() == ref
+    if NB.AVAILABLE:
+        assert slide_select(keys, take, start, end, ranks).tolist() == ref
+
+
+def test_errors_of_the_arguments():
+    x = np.arange(4.0)
+    with pytest.raises(ValueError, match="bounds"):
+        window_reduce(x, [0], [5], "median", policy="omit")
+    with pytest.raises(TypeError, match="unexpected"):
+        window_reduce(x, [0], [2], "median", policy="omit", q=0.5)
+    with pytest.raises(ValueError, match="no windowed form"):
+        window_reduce(x, [0], [2], "argmin", policy="omit")
