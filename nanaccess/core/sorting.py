@@ -44,8 +44,7 @@ def sort_keys(x: np.ndarray, policy: NanPolicy) -> np.ndarray:
     """Keys of x (same shape) ordering it as ``policy`` says; checks the policy."""
     red = Reduction.of(x, None)
     scan_rows(x, red, policy)  # the policy's errors
-    k = float_keys(x) if x.dtype.kind == "f" else integer_keys(x)
-    k = np.array(k, copy=True) if k is x else k
+    k = float_keys(x) if x.dtype.kind == "f" else integer_keys(x)  # a fresh array
     if x.dtype.kind == "f":
         r = RULES[policy]
         # a policy that removes NaNs orders them last; callers drop them
@@ -123,7 +122,6 @@ def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None,
     if x.dtype.kind == "O":
         return x[_object_argsort(x, policy)]
     k = sort_keys(x, policy)
-    k = np.array(k, copy=True)
     k.sort(axis=axis)
     removes = RULES[policy].removes
     if x.dtype.kind == "f":
@@ -214,7 +212,7 @@ def _object_rank(x: np.ndarray, policy: NanPolicy, method: str, ascending: bool,
     removes = RULES[policy].removes
     order = _object_argsort(x, NanPolicy.LARGEST if removes else policy)
     if removes:
-        _object_argsort(x, NanPolicy.OMIT)  # the policy's errors
+        _object_argsort(x, policy)  # the policy's errors
         order = np.array([i for i in order if classify_object(vals[i])[0] == "number"],
                          dtype=np.intp)
     keys = object_sort_keys(vals, policy)
