@@ -72,20 +72,24 @@ def rank_plan(stat: str, n: np.ndarray, q: np.ndarray | None = None,
         lo, hi, t = quantile_positions(n, np.asarray(q, np.float64).ravel(), method)
         # quantile "midpoint" is lerp with weight 0.5 (NumPy's formula), not median's mid
         return RankPlan(lo, hi, np.asarray(t), "pick" if method in PICK_METHODS else "lerp")
-    zero = np.zeros((1, n.size), np.float64)
     if stat in ("min", "argmin"):
         lo = np.zeros((1, n.size), np.int64)
-        return RankPlan(lo, lo, zero, "pick")
+        return RankPlan(lo, lo, _zero(n), "pick")
     if stat in ("max", "argmax"):
-        return RankPlan(last[None], last[None], zero, "pick")
+        return RankPlan(last[None], last[None], _zero(n), "pick")
     lo, hi = (last >> 1)[None], np.minimum(n >> 1, last)[None]
     if stat == "median_low":
-        return RankPlan(lo, lo, zero, "pick")
+        return RankPlan(lo, lo, _zero(n), "pick")
     if stat == "median_high":
-        return RankPlan(hi, hi, zero, "pick")
+        return RankPlan(hi, hi, _zero(n), "pick")
     if stat == "median":
-        return RankPlan(lo, hi, np.where(lo == hi, 0.0, 0.5), "mid")
+        # an even count has two middle ranks: weight 0.5 each, else a pick
+        return RankPlan(lo, hi, (lo != hi) * 0.5, "mid")
     raise ValueError(f"{stat!r} is not an order statistic")
+
+
+def _zero(n: np.ndarray) -> np.ndarray:
+    return np.zeros((1, n.size), np.float64)
 
 
 def combine(plan: RankPlan, a: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
