@@ -21,9 +21,65 @@ from typing import Any
 
 import numpy as np
 
-from . import jit, kernels, register
+from . import bind, jit, kernels, register
 
 __all__ = ["slide_select"]
+
+
+def _nb_lower(buf, m, k):  # pragma: no cover - compiled
+    """First position of ``buf[:m]`` holding a key >= k (branch-free halving: the
+    comparisons of a search in random keys are unpredictable)."""
+    if m == 0:
+        return 0
+    base = 0
+    n = m
+    while n > 1:
+        half = n >> 1
+        base = base + half if buf[base + half - 1] < k else base
+        n -= half
+    return base + (buf[base] < k)
+
+
+def _nb_upper(buf, m, k):  # pragma: no cover - compiled
+    """First position of ``buf[:m]`` holding a key > k."""
+    if m == 0:
+        return 0
+    base = 0
+    n = m
+    while n > 1:
+        half = n >> 1
+        base = base + half if buf[base + half - 1] <= k else base
+        n -= half
+    return base + (buf[base] <= k)
+
+
+def _nb_remove(buf, m, k):  # pragma: no cover - compiled
+    for j in range(_nb_lower(buf, m, k), m - 1):
+        buf[j] = buf[j + 1]
+    return m - 1
+
+
+def _nb_insert(buf, m, k):  # pragma: no cover - compiled
+    q = _nb_upper(buf, m, k)
+    for j in range(m, q, -1):
+        buf[j] = buf[j - 1]
+    buf[q] = k
+    return m + 1
+
+
+def _nb_replace(buf, m, old, k):  # pragma: no cover - compiled
+    """Remove ``old`` and insert ``k``: one shift of the keys between their places."""
+    p = _nb_lower(buf, m, old)
+    if k >= old:
+        q = _nb_upper(buf, m, k)  # > p: the keys in (p, q) move down one place
+        for j in range(p, q - 1):
+            buf[j] = buf[j + 1]
+        buf[q - 1] = k
+    else:
+        q = _nb_upper(buf, p, k)  # <= p: the keys in [q, p) move up one place
+        for j in range(p, q, -1):
+            buf[j] = buf[j - 1]
+        buf[q] = k
 
 
 def _nb_slide(keys, take, start, end, ranks, out, buf):  # pragma: no cover - compiled
@@ -42,36 +98,22 @@ def _nb_slide(keys, take, start, end, ranks, out, buf):  # pragma: no cover - co
             m = 0
             cs = s
             ce = s
-        while cs < s:  # leaving: find the key and close the gap
-            if take[cs]:
-                k = keys[cs]
-                lo = 0
-                hi = m
-                while lo < hi:
-                    mid = (lo + hi) >> 1
-                    if buf[mid] < k:
-                        lo = mid + 1
-                    else:
-                        hi = mid
-                for j in range(lo, m - 1):
-                    buf[j] = buf[j + 1]
-                m -= 1
+        while cs < s and ce < e:  # one leaves, one enters: a single shift
+            if take[cs] and take[ce]:
+                _nb_replace(buf, m, keys[cs], keys[ce])
+            elif take[cs]:
+                m = _nb_remove(buf, m, keys[cs])
+            elif take[ce]:
+                m = _nb_insert(buf, m, keys[ce])
             cs += 1
-        while ce < e:  # entering: open a gap at the key's place
+            ce += 1
+        while cs < s:
+            if take[cs]:
+                m = _nb_remove(buf, m, keys[cs])
+            cs += 1
+        while ce < e:
             if take[ce]:
-                k = keys[ce]
-                lo = 0
-                hi = m
-                while lo < hi:
-                    mid = (lo + hi) >> 1
-                    if buf[mid] <= k:
-                        lo = mid + 1
-                    else:
-                        hi = mid
-                for j in range(m, lo, -1):
-                    buf[j] = buf[j - 1]
-                buf[lo] = k
-                m += 1
+                m = _nb_insert(buf, m, keys[ce])
             ce += 1
         for t in range(nr):
             r = ranks[i, t]
@@ -81,6 +123,7 @@ def _nb_slide(keys, take, start, end, ranks, out, buf):  # pragma: no cover - co
 
 def build() -> dict[str, Any]:
     """Compile the sliding kernel."""
+    bind(globals(), ("_nb_lower", "_nb_upper", "_nb_remove", "_nb_insert", "_nb_replace"))
     return {"slide": jit(nogil=True)(_nb_slide)}
 
 

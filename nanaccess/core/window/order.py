@@ -67,11 +67,15 @@ def _column(col, nan, mis, start, end, stat, policy, q_arr, method, compiled):
     N = m + nmiss if sorting else m
     plan = rank_plan(stat, N, q_arr, method)
     nq = plan.lo.shape[0]
-    want = np.concatenate([plan.lo, plan.hi]).T.copy()  # (nout, 2 nq)
+    pick = plan.mode == "pick"  # one rank per quantile (hi is lo)
+    want = np.empty((start.size, nq if pick else 2 * nq), np.int64)
+    want[:, :nq] = plan.lo.T
+    if not pick:
+        want[:, nq:] = plan.hi.T
     np.putmask(want, want >= m[:, None], -1)
     got = slide_select(keys, take, start, end, want, compiled=compiled)
     a = values_of_keys(np.ascontiguousarray(got[:, :nq].T), dt, policy)
-    b = values_of_keys(np.ascontiguousarray(got[:, nq:].T), dt, policy)
+    b = a if pick else values_of_keys(np.ascontiguousarray(got[:, nq:].T), dt, policy)
     vals = combine(plan, a, b)
     empty = np.broadcast_to(N == 0, plan.lo.shape)
     res_miss = ((np.maximum(plan.lo, plan.hi) >= m[None]) & ~empty if sorting

@@ -69,6 +69,10 @@ def window_counts(mask: np.ndarray | None, start: np.ndarray, end: np.ndarray,
     """How many ``mask`` entries each window holds: int64 ``(nout, ncols)``."""
     if mask is None:
         return np.zeros((start.size, ncols), np.int64)
+    if ncols == 1:  # one column: a contiguous 1-D prefix sum
+        c1 = np.zeros(mask.shape[0] + 1, np.int64)
+        np.cumsum(mask.ravel(), out=c1[1:])
+        return (c1[end] - c1[start])[:, None]
     c = np.zeros((mask.shape[0] + 1, ncols), np.int64)
     np.cumsum(mask, axis=0, out=c[1:])
     return c[end] - c[start]
