@@ -255,9 +255,10 @@ def test_progress_bar_on_request(small_csv: Path, capsys: pytest.CaptureFixture)
 def test_progress_bar_shown_for_large_files(
     small_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
 ):
-    from nanaccess import cli
+    from nanaccess import _readers, cli
 
     monkeypatch.setattr(cli, "PROGRESS_BYTES", 16)  # every test file counts as large
+    monkeypatch.setattr(_readers, "PROGRESS_BYTES", 16)  # (reading and describing)
     code, _, err = run_here(capsys, "describe", small_csv, "--policy", "omit")
     assert code == 0 and "reading small.csv" in err and "describing" in err
     pq = pytest.importorskip("pyarrow.parquet")
