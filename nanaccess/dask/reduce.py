@@ -19,16 +19,16 @@ import numpy as np
 
 from .. import _stats
 from ..core.axes import normalize_axis
-from ..core.reduce import (  # the core's spread rules, shared (not re-written here)
-    _canonical,
-    _check_rng,
-    _check_scale,
-    _deviations,
-    _difference,
-    divide_by_scale,
-    reduce,
-)
+from ..core.reduce import reduce
 from ..core.select import order_stat
+from ..core.spread import (  # the core's spread rules, shared (not re-written here)
+    canonical_nan,
+    check_rng,
+    check_scale,
+    deviations,
+    difference,
+    divide_by_scale,
+)
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
 from .final import axes_whole, out_dtype, per_block_core, whole_axes
@@ -120,22 +120,22 @@ def dask_reduce(
 
 def _iqr(x: da.Array, res_dtype: np.dtype, common: dict, *, rng=(25, 75),
          method: str = "linear") -> da.Array:
-    lo_p, hi_p = _check_rng(rng)
+    lo_p, hi_p = check_rng(rng)
     qs = dask_order_stat(x, "quantile", q=[lo_p / 100, hi_p / 100], method=method, **common)
     return da.map_blocks(_iqr_block, qs, drop_axis=0, dtype=res_dtype,
                          meta=np.empty((0,) * (qs.ndim - 1), res_dtype))
 
 
 def _iqr_block(v: np.ndarray) -> np.ndarray:
-    return np.asarray(_difference(v[1], v[0]))
+    return np.asarray(difference(v[1], v[0]))
 
 
 def _mad(x: da.Array, res_dtype: np.dtype, common: dict, *, scale=1.0) -> da.Array:
-    scale = _check_scale(scale)
+    scale = check_scale(scale)
     axes, keepdims = common["axis"], common["keepdims"]
     center = dask_order_stat(x, "median", **{**common, "keepdims": True})
     sample = np.zeros((1,) * x.ndim, dtype=x.dtype)
-    dev_dtype = _deviations(sample, order_stat(sample, "median", keepdims=True,
+    dev_dtype = deviations(sample, order_stat(sample, "median", keepdims=True,
                                                policy=NanPolicy.TOTALORDER)[0])[0].dtype
     dev = da.map_blocks(_dev_block, x, center, dtype=dev_dtype,
                         meta=np.empty((0,) * x.ndim, dev_dtype))
@@ -153,7 +153,7 @@ def _mad(x: da.Array, res_dtype: np.dtype, common: dict, *, scale=1.0) -> da.Arr
 
 
 def _dev_block(b: np.ndarray, center: np.ndarray) -> np.ndarray:
-    return _deviations(b, center)[0]
+    return deviations(b, center)[0]
 
 
 def _undefined_block(b: np.ndarray, center: np.ndarray, *, axes) -> np.ndarray:
@@ -161,7 +161,7 @@ def _undefined_block(b: np.ndarray, center: np.ndarray, *, axes) -> np.ndarray:
     shape = tuple(1 if a in axes else n for a, n in enumerate(b.shape))
     if not np.isinf(center).any():  # the usual case: no deviation can be undefined
         return np.zeros(shape, dtype=bool)
-    und = _deviations(b, center)[1]
+    und = deviations(b, center)[1]
     return np.zeros(shape, bool) if und is None else und.any(axis=axes, keepdims=True)
 
 
@@ -169,5 +169,5 @@ def _mad_block(values: np.ndarray, undefined: np.ndarray, *, scale: Any) -> np.n
     """The tail of the core's ``_mad``: undefined rows are the canonical NaN, then
     :func:`nanaccess.core.reduce.divide_by_scale`."""
     if undefined.any():
-        values = np.where(undefined, _canonical(values.dtype), values)
+        values = np.where(undefined, canonical_nan(values.dtype), values)
     return divide_by_scale(values, scale)

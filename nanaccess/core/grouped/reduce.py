@@ -20,13 +20,13 @@ import numpy as np
 from ... import _stats
 from ...options import NanPolicy
 from ..policy import RULES, empty_value
-from ..reduce import (
-    _check_rng,
-    _check_scale,
-    _deviations,
-    _difference,
-    _object_kinds,
+from ..spread import (  # the core's spread rules, shared (not re-written here)
+    check_rng,
+    check_scale,
+    deviations,
+    difference,
     divide_by_scale,
+    object_kinds,
 )
 from .entry import grouped_stat
 
@@ -80,7 +80,7 @@ def count_in_groups(x: Any, codes: Any, ngroups: int, missing: Any = None,
         elif x2.dtype.kind in "mM":
             keep &= ~np.isnat(x2)
         elif x2.dtype.kind == "O":
-            keep &= _object_kinds(x2) == "number"
+            keep &= object_kinds(x2) == "number"
         keep &= (codes >= 0)[:, None]
         slot = codes[:, None] * ncols + np.arange(ncols)
         out = np.bincount(slot[keep], minlength=ngroups * ncols).reshape(ngroups, ncols)
@@ -175,19 +175,19 @@ def grouped_reduce(
 
 
 def _iqr(x, codes, ngroups, *, rng=(25, 75), method="linear", **common):
-    lo_p, hi_p = _check_rng(rng)
+    lo_p, hi_p = check_rng(rng)
     (lo, hi), miss = grouped_stat(x, codes, ngroups, "quantile", q=[lo_p / 100, hi_p / 100],
                                   method=method, **common)
-    return np.asarray(_difference(hi, lo)), None if miss is None else miss.any(axis=0)
+    return np.asarray(difference(hi, lo)), None if miss is None else miss.any(axis=0)
 
 
 def _mad(x, codes, ngroups, *, scale=1.0, **common):
-    scale = _check_scale(scale)
+    scale = check_scale(scale)
     center, cmiss = grouped_stat(x, codes, ngroups, "median", **common)
     codes = np.asarray(codes, dtype=np.intp)
     # each row's deviation from its own group's median (rows of no group: ignored)
     rows = center[np.maximum(codes, 0)] if ngroups else np.zeros(x.shape, center.dtype)
-    dev, undefined = _deviations(x, rows)
+    dev, undefined = deviations(x, rows)
     values, miss = grouped_stat(dev, codes, ngroups, "median", **common)
     if undefined is not None:  # inf - inf in a group: that group's result is NaN
         # (the undefined entries per group: count the mask's True entries)

@@ -60,7 +60,10 @@ def exact_difference(a: Any, b: Any) -> Any:
                                                 decimal.MIN_EMIN)
                 return a - b
         return Fraction(a) - Fraction(b)
-    r = a - b
+    try:
+        r = a - b
+    except OverflowError:  # an int too large for a float, minus a float
+        return Fraction(a) - Fraction(b)
     if isinstance(r, float | np.floating) and not np.isfinite(r):
         return Fraction(a) - Fraction(b)  # |a - b| beyond the float range
     return r
