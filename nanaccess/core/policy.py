@@ -314,17 +314,19 @@ def finish(
     (one per row, the totalOrder-greatest NaN: it wins over an empty fill);
     ``missing_rows`` rows whose result is the host's missing value (a real NaN wins
     over missing). Returns ``(values, missing)``; where ``missing`` is True the value
-    holds the empty fill.
+    holds the canonical NaN (NaT for datetimes; 0 for integer results), whatever the
+    statistic (a missing sum is missing, not 0).
     """
     values = np.array(values, copy=True)
     fill = empty_value(values.dtype, stat)
+    missing_fill = empty_value(values.dtype, "missing") if values.dtype.kind in "fmM" else 0
     res_missing = None
     if missing_rows is not None and np.any(missing_rows):
         res_missing = np.broadcast_to(np.asarray(missing_rows, bool), values.shape).copy()
         if nan_rows is not None:
             res_missing &= ~np.broadcast_to(np.asarray(nan_rows, bool), values.shape)
         if res_missing.any():
-            values[res_missing] = fill
+            values[res_missing] = missing_fill
         else:
             res_missing = None
     if empty is not None and np.any(empty):
