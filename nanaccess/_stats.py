@@ -67,9 +67,13 @@ _Q = Param("q", None, "float or sequence of float",
            required=True)
 _METHOD = Param("method", "linear",
                 '{"linear", "lower", "higher", "nearest", "midpoint", "inclusive", '
-                '"exclusive", "weibull", "hazen", "median_unbiased", "normal_unbiased"}',
-                "Quantile method, as :func:`numpy.quantile` (\"inclusive\" = \"linear\", "
-                "\"exclusive\" = \"weibull\"). A weight of exactly zero is a pick.")
+                '"exclusive", "weibull", "hazen", "median_unbiased", "normal_unbiased", '
+                '"inverted_cdf", "averaged_inverted_cdf", "closest_observation", '
+                '"interpolated_inverted_cdf"}',
+                "Quantile method: NumPy's 13 methods, as :func:`numpy.quantile` "
+                "(\"inclusive\" = \"linear\", \"exclusive\" = \"weibull\"). \"lower\", "
+                "\"higher\", \"nearest\", \"inverted_cdf\" and \"closest_observation\" pick "
+                "a stored value; a weight of exactly zero is a pick too.")
 _DDOF = Param("ddof", 0, "float",
               "Delta degrees of freedom: the divisor is ``N - ddof`` (fractional values "
               "are allowed).", pandas_default=1)

@@ -15,17 +15,23 @@ import numpy as np
 
 from .bits import layout_of
 
-__all__ = ["METHODS", "quantile_positions", "lerp", "midpoint", "validate_q"]
+__all__ = ["METHODS", "PICK_METHODS", "quantile_positions", "lerp", "midpoint",
+           "validate_q"]
 
-# numpy's method names plus the statistics module's "inclusive" / "exclusive"
+# numpy's 13 method names plus the statistics module's "inclusive" / "exclusive"
 METHODS = ("linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
-           "weibull", "hazen", "median_unbiased", "normal_unbiased")
+           "weibull", "hazen", "median_unbiased", "normal_unbiased", "inverted_cdf",
+           "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf")
+#: methods whose result is one stored element (numpy's discontinuous methods but the
+#: averaging one): no arithmetic, dtype and bits kept
+PICK_METHODS = ("lower", "higher", "nearest", "inverted_cdf", "closest_observation")
 _ALPHA_BETA = {
     "weibull": (0.0, 0.0),
     "exclusive": (0.0, 0.0),
     "hazen": (0.5, 0.5),
     "median_unbiased": (1 / 3.0, 1 / 3.0),
     "normal_unbiased": (3 / 8.0, 3 / 8.0),
+    "interpolated_inverted_cdf": (0.0, 1.0),
 }
 
 
@@ -66,6 +72,10 @@ def quantile_positions(m: np.ndarray, q: np.ndarray, method: str):
         vi = np.around(nm1 * qq)
     elif method == "midpoint":
         vi = 0.5 * (np.floor(nm1 * qq) + np.ceil(nm1 * qq))
+    elif method in ("inverted_cdf", "closest_observation"):
+        return _discrete(n, qq, method)
+    elif method == "averaged_inverted_cdf":
+        vi = n * qq - 1
     else:
         alpha, beta = _ALPHA_BETA[method]
         vi = n * qq + (alpha + qq * (1 - alpha - beta)) - 1
@@ -78,10 +88,33 @@ def quantile_positions(m: np.ndarray, q: np.ndarray, method: str):
     t = np.where(above | below, 0.0, t)
     if method == "midpoint":
         t = np.where(t != 0, 0.5, 0.0)
+    elif method == "averaged_inverted_cdf":
+        # numpy's weight is 1 (the next element) off the steps of the CDF, 1/2 on them:
+        # a weight of 1 is a pick of ``hi`` (no arithmetic next to an infinity)
+        inside = ~(above | below)
+        step = inside & (t == 0)
+        lo = np.where(inside & ~step, hi, lo)
+        t = np.where(step, 0.5, 0.0)
     empty = n <= 0
     lo = np.where(empty, 0, lo).astype(np.int64)
     hi = np.where(empty, 0, hi).astype(np.int64)
     return lo, hi, np.broadcast_to(t, lo.shape)
+
+
+def _discrete(n: np.ndarray, qq: np.ndarray, method: str):
+    """The picked rank of numpy's "inverted_cdf" / "closest_observation" (numpy's
+    ``_discrete_interpolation_to_boundaries``): ``n q - 1`` (minus one half for the
+    closest observation), rounded up off the steps; on a step "inverted_cdf" keeps it
+    and "closest_observation" keeps it only when the (1-based) order is even."""
+    index = n * qq - 1 - (0.5 if method == "closest_observation" else 0.0)
+    prev = np.floor(index)
+    on_step = (index - prev) == 0
+    if method == "closest_observation":
+        on_step &= (prev % 2) == 1
+    rank = np.where(on_step, prev, prev + 1)
+    rank = np.clip(rank, 0, np.maximum(n - 1, 0))
+    lo = np.where(n <= 0, 0, rank).astype(np.int64)
+    return lo, lo, np.zeros(lo.shape)
 
 
 def _fix_nans(res: np.ndarray, a: np.ndarray, b: np.ndarray, pick: np.ndarray) -> np.ndarray:

@@ -151,9 +151,11 @@ class DaskSeriesStatsMixin:
             Quantile(s) in [0, 1]; a sequence gives one result per ``q``.
         method : str, default "linear"
             One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
-            "weibull", "hazen", "median_unbiased", "normal_unbiased"}. Quantile method, as
-            :func:`numpy.quantile` ("inclusive" = "linear", "exclusive" = "weibull"). A weight of
-            exactly zero is a pick.
+            "weibull", "hazen", "median_unbiased", "normal_unbiased", "inverted_cdf",
+            "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf"}. Quantile
+            method: NumPy's 13 methods, as :func:`numpy.quantile` ("inclusive" = "linear",
+            "exclusive" = "weibull"). "lower", "higher", "nearest", "inverted_cdf" and
+            "closest_observation" pick a stored value; a weight of exactly zero is a pick too.
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -406,9 +408,11 @@ class DaskSeriesStatsMixin:
             Percentiles (0-100) whose difference is returned, as :func:`scipy.stats.iqr`.
         method : str, default "linear"
             One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
-            "weibull", "hazen", "median_unbiased", "normal_unbiased"}. Quantile method, as
-            :func:`numpy.quantile` ("inclusive" = "linear", "exclusive" = "weibull"). A weight of
-            exactly zero is a pick.
+            "weibull", "hazen", "median_unbiased", "normal_unbiased", "inverted_cdf",
+            "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf"}. Quantile
+            method: NumPy's 13 methods, as :func:`numpy.quantile` ("inclusive" = "linear",
+            "exclusive" = "weibull"). "lower", "higher", "nearest", "inverted_cdf" and
+            "closest_observation" pick a stored value; a weight of exactly zero is a pick too.
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -643,9 +647,11 @@ class DaskDataFrameStatsMixin:
             Quantile(s) in [0, 1]; a sequence gives one result per ``q``.
         method : str, default "linear"
             One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
-            "weibull", "hazen", "median_unbiased", "normal_unbiased"}. Quantile method, as
-            :func:`numpy.quantile` ("inclusive" = "linear", "exclusive" = "weibull"). A weight of
-            exactly zero is a pick.
+            "weibull", "hazen", "median_unbiased", "normal_unbiased", "inverted_cdf",
+            "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf"}. Quantile
+            method: NumPy's 13 methods, as :func:`numpy.quantile` ("inclusive" = "linear",
+            "exclusive" = "weibull"). "lower", "higher", "nearest", "inverted_cdf" and
+            "closest_observation" pick a stored value; a weight of exactly zero is a pick too.
         numeric_only : bool, default False
             Leave out non-numeric columns (otherwise they raise TypeError).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
@@ -986,9 +992,11 @@ class DaskDataFrameStatsMixin:
             Percentiles (0-100) whose difference is returned, as :func:`scipy.stats.iqr`.
         method : str, default "linear"
             One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
-            "weibull", "hazen", "median_unbiased", "normal_unbiased"}. Quantile method, as
-            :func:`numpy.quantile` ("inclusive" = "linear", "exclusive" = "weibull"). A weight of
-            exactly zero is a pick.
+            "weibull", "hazen", "median_unbiased", "normal_unbiased", "inverted_cdf",
+            "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf"}. Quantile
+            method: NumPy's 13 methods, as :func:`numpy.quantile` ("inclusive" = "linear",
+            "exclusive" = "weibull"). "lower", "higher", "nearest", "inverted_cdf" and
+            "closest_observation" pick a stored value; a weight of exactly zero is a pick too.
         numeric_only : bool, default False
             Leave out non-numeric columns (otherwise they raise TypeError).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
@@ -1229,9 +1237,11 @@ class DaskGroupByStatsMixin:
             Quantile in [0, 1] (a scalar: each group is computed in one partition).
         method : str, default "linear"
             One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
-            "weibull", "hazen", "median_unbiased", "normal_unbiased"}. Quantile method, as
-            :func:`numpy.quantile` ("inclusive" = "linear", "exclusive" = "weibull"). A weight of
-            exactly zero is a pick.
+            "weibull", "hazen", "median_unbiased", "normal_unbiased", "inverted_cdf",
+            "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf"}. Quantile
+            method: NumPy's 13 methods, as :func:`numpy.quantile` ("inclusive" = "linear",
+            "exclusive" = "weibull"). "lower", "higher", "nearest", "inverted_cdf" and
+            "closest_observation" pick a stored value; a weight of exactly zero is a pick too.
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1526,9 +1536,11 @@ class DaskGroupByStatsMixin:
             Percentiles (0-100) whose difference is returned, as :func:`scipy.stats.iqr`.
         method : str, default "linear"
             One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
-            "weibull", "hazen", "median_unbiased", "normal_unbiased"}. Quantile method, as
-            :func:`numpy.quantile` ("inclusive" = "linear", "exclusive" = "weibull"). A weight of
-            exactly zero is a pick.
+            "weibull", "hazen", "median_unbiased", "normal_unbiased", "inverted_cdf",
+            "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf"}. Quantile
+            method: NumPy's 13 methods, as :func:`numpy.quantile` ("inclusive" = "linear",
+            "exclusive" = "weibull"). "lower", "higher", "nearest", "inverted_cdf" and
+            "closest_observation" pick a stored value; a weight of exactly zero is a pick too.
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").

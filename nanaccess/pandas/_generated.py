@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._conventions import interpolation_method, skipna_policy
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -29,7 +31,13 @@ class SeriesStatsMixin:
     def _reduce(self, stat: str, **kwargs: Any) -> Any:
         raise NotImplementedError
 
-    def median(self, *, axis: Any = None, nan_policy: str | None = None) -> Any:
+    def median(
+        self,
+        *,
+        axis: Any = None,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+    ) -> Any:
         """Median (the mean of the two middle values).
 
         Labelled as pandas' ``Series.median``.
@@ -41,6 +49,10 @@ class SeriesStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -64,9 +76,15 @@ class SeriesStatsMixin:
         >>> s.nanstats.median(nan_policy="propagate")
         np.float64(nan)
         """
-        return self._reduce("median", axis=axis, nan_policy=nan_policy)
+        return self._reduce("median", axis=axis, nan_policy=skipna_policy(skipna, nan_policy))
 
-    def median_low(self, *, axis: Any = None, nan_policy: str | None = None) -> Any:
+    def median_low(
+        self,
+        *,
+        axis: Any = None,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+    ) -> Any:
         """Low median: the smaller middle element, as stored.
 
         The result is one of the values exactly as stored (dtype and NaN payload bits kept).
@@ -78,6 +96,10 @@ class SeriesStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -99,9 +121,15 @@ class SeriesStatsMixin:
         >>> s.nanstats.median_low(nan_policy="propagate")
         np.float64(nan)
         """
-        return self._reduce("median_low", axis=axis, nan_policy=nan_policy)
+        return self._reduce("median_low", axis=axis, nan_policy=skipna_policy(skipna, nan_policy))
 
-    def median_high(self, *, axis: Any = None, nan_policy: str | None = None) -> Any:
+    def median_high(
+        self,
+        *,
+        axis: Any = None,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+    ) -> Any:
         """High median: the larger middle element, as stored.
 
         The result is one of the values exactly as stored (dtype and NaN payload bits kept).
@@ -113,6 +141,10 @@ class SeriesStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -134,7 +166,7 @@ class SeriesStatsMixin:
         >>> s.nanstats.median_high(nan_policy="propagate")
         np.float64(nan)
         """
-        return self._reduce("median_high", axis=axis, nan_policy=nan_policy)
+        return self._reduce("median_high", axis=axis, nan_policy=skipna_policy(skipna, nan_policy))
 
     def quantile(
         self,
@@ -142,7 +174,9 @@ class SeriesStatsMixin:
         *,
         method: str = "linear",
         axis: Any = None,
+        interpolation: str | None = None,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
     ) -> Any:
         """Quantile(s) with NumPy's methods.
 
@@ -154,14 +188,23 @@ class SeriesStatsMixin:
             Quantile(s) in [0, 1]; a sequence gives one result per ``q``, labelled by it.
         method : str, default "linear"
             One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
-            "weibull", "hazen", "median_unbiased", "normal_unbiased"}. Quantile method, as
-            :func:`numpy.quantile` ("inclusive" = "linear", "exclusive" = "weibull"). A weight of
-            exactly zero is a pick.
+            "weibull", "hazen", "median_unbiased", "normal_unbiased", "inverted_cdf",
+            "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf"}. Quantile
+            method: NumPy's 13 methods, as :func:`numpy.quantile` ("inclusive" = "linear",
+            "exclusive" = "weibull"). "lower", "higher", "nearest", "inverted_cdf" and
+            "closest_observation" pick a stored value; a weight of exactly zero is a pick too.
         axis : {None, 0, "index", "rows"}, default None
             Accepted as by pandas' Series methods; any other axis raises ValueError.
+        interpolation : str, optional
+            pandas' name of ``method`` (the same choices). ``method`` left at "linear" yields to it;
+            any other ``method`` that disagrees: ValueError.
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -186,9 +229,21 @@ class SeriesStatsMixin:
         >>> s.nanstats.quantile(0.5, nan_policy="propagate")
         np.float64(nan)
         """
-        return self._reduce("quantile", q=q, method=method, axis=axis, nan_policy=nan_policy)
+        return self._reduce(
+            "quantile",
+            q=q,
+            method=interpolation_method(interpolation, method),
+            axis=axis,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
 
-    def min(self, *, axis: Any = None, nan_policy: str | None = None) -> Any:
+    def min(
+        self,
+        *,
+        axis: Any = None,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+    ) -> Any:
         """Smallest value under the policy's order, as stored.
 
         Labelled as pandas' ``Series.min``. The result is one of the values exactly as stored (dtype
@@ -201,6 +256,10 @@ class SeriesStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -224,9 +283,15 @@ class SeriesStatsMixin:
         >>> s.nanstats.min(nan_policy="propagate")
         np.float64(nan)
         """
-        return self._reduce("min", axis=axis, nan_policy=nan_policy)
+        return self._reduce("min", axis=axis, nan_policy=skipna_policy(skipna, nan_policy))
 
-    def max(self, *, axis: Any = None, nan_policy: str | None = None) -> Any:
+    def max(
+        self,
+        *,
+        axis: Any = None,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+    ) -> Any:
         """Largest value under the policy's order, as stored.
 
         Labelled as pandas' ``Series.max``. The result is one of the values exactly as stored (dtype
@@ -239,6 +304,10 @@ class SeriesStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -262,9 +331,15 @@ class SeriesStatsMixin:
         >>> s.nanstats.max(nan_policy="propagate")
         np.float64(nan)
         """
-        return self._reduce("max", axis=axis, nan_policy=nan_policy)
+        return self._reduce("max", axis=axis, nan_policy=skipna_policy(skipna, nan_policy))
 
-    def argmin(self, *, axis: Any = None, nan_policy: str | None = None) -> Hashable:
+    def argmin(
+        self,
+        *,
+        axis: Any = None,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+    ) -> Hashable:
         """Position of the first smallest value.
 
         Labelled as pandas' ``Series.idxmin``.
@@ -276,6 +351,10 @@ class SeriesStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -298,9 +377,15 @@ class SeriesStatsMixin:
         >>> s.nanstats.argmin(nan_policy="propagate")
         'b'
         """
-        return self._reduce("argmin", axis=axis, nan_policy=nan_policy)
+        return self._reduce("argmin", axis=axis, nan_policy=skipna_policy(skipna, nan_policy))
 
-    def argmax(self, *, axis: Any = None, nan_policy: str | None = None) -> Hashable:
+    def argmax(
+        self,
+        *,
+        axis: Any = None,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+    ) -> Hashable:
         """Position of the first largest value.
 
         Labelled as pandas' ``Series.idxmax``.
@@ -312,6 +397,10 @@ class SeriesStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -334,9 +423,15 @@ class SeriesStatsMixin:
         >>> s.nanstats.argmax(nan_policy="propagate")
         'b'
         """
-        return self._reduce("argmax", axis=axis, nan_policy=nan_policy)
+        return self._reduce("argmax", axis=axis, nan_policy=skipna_policy(skipna, nan_policy))
 
-    def mean(self, *, axis: Any = None, nan_policy: str | None = None) -> Any:
+    def mean(
+        self,
+        *,
+        axis: Any = None,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+    ) -> Any:
         """Arithmetic mean from the exact sum, rounded once.
 
         Labelled as pandas' ``Series.mean``.
@@ -348,6 +443,10 @@ class SeriesStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -371,9 +470,16 @@ class SeriesStatsMixin:
         >>> s.nanstats.mean(nan_policy="propagate")
         np.float64(nan)
         """
-        return self._reduce("mean", axis=axis, nan_policy=nan_policy)
+        return self._reduce("mean", axis=axis, nan_policy=skipna_policy(skipna, nan_policy))
 
-    def var(self, *, ddof: float = 1, axis: Any = None, nan_policy: str | None = None) -> Any:
+    def var(
+        self,
+        *,
+        ddof: float = 1,
+        axis: Any = None,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+    ) -> Any:
         """Variance, exactly rounded.
 
         Labelled as pandas' ``Series.var``.
@@ -387,6 +493,10 @@ class SeriesStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -410,9 +520,21 @@ class SeriesStatsMixin:
         >>> s.nanstats.var(ddof=0, nan_policy="omit")
         np.float64(11.25)
         """
-        return self._reduce("var", ddof=ddof, axis=axis, nan_policy=nan_policy)
+        return self._reduce(
+            "var",
+            ddof=ddof,
+            axis=axis,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
 
-    def std(self, *, ddof: float = 1, axis: Any = None, nan_policy: str | None = None) -> Any:
+    def std(
+        self,
+        *,
+        ddof: float = 1,
+        axis: Any = None,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+    ) -> Any:
         """Standard deviation: the square root of var.
 
         Labelled as pandas' ``Series.std``.
@@ -426,6 +548,10 @@ class SeriesStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -449,9 +575,21 @@ class SeriesStatsMixin:
         >>> s.nanstats.std(ddof=0, nan_policy="omit")
         np.float64(3.3541019662496847)
         """
-        return self._reduce("std", ddof=ddof, axis=axis, nan_policy=nan_policy)
+        return self._reduce(
+            "std",
+            ddof=ddof,
+            axis=axis,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
 
-    def sum(self, *, axis: Any = None, nan_policy: str | None = None) -> Any:
+    def sum(
+        self,
+        *,
+        axis: Any = None,
+        min_count: int = 0,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+    ) -> Any:
         """Exact sum rounded once (as math.fsum).
 
         Labelled as pandas' ``Series.sum``. A sum over no values is 0, as pandas.
@@ -460,9 +598,16 @@ class SeriesStatsMixin:
         ----------
         axis : {None, 0, "index", "rows"}, default None
             Accepted as by pandas' Series methods; any other axis raises ValueError.
+        min_count : int, default 0
+            As pandas' ``sum``: a result over fewer than ``min_count`` values (after the policy
+            removed what it removes) is NaN, or ``pd.NA`` for nullable data.
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -486,7 +631,12 @@ class SeriesStatsMixin:
         >>> s.nanstats.sum(nan_policy="propagate")
         np.float64(nan)
         """
-        return self._reduce("sum", axis=axis, nan_policy=nan_policy)
+        return self._reduce(
+            "sum",
+            axis=axis,
+            min_count=min_count,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
 
     def count(self, *, axis: Any = None) -> int:
         """Number of numbers (NaN and missing excluded).
@@ -524,6 +674,7 @@ class SeriesStatsMixin:
         method: str = "linear",
         axis: Any = None,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
     ) -> Any:
         """Interquartile range: the difference of two quantiles, as scipy.stats.iqr.
 
@@ -533,14 +684,20 @@ class SeriesStatsMixin:
             Percentiles (0-100) whose difference is returned, as :func:`scipy.stats.iqr`.
         method : str, default "linear"
             One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
-            "weibull", "hazen", "median_unbiased", "normal_unbiased"}. Quantile method, as
-            :func:`numpy.quantile` ("inclusive" = "linear", "exclusive" = "weibull"). A weight of
-            exactly zero is a pick.
+            "weibull", "hazen", "median_unbiased", "normal_unbiased", "inverted_cdf",
+            "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf"}. Quantile
+            method: NumPy's 13 methods, as :func:`numpy.quantile` ("inclusive" = "linear",
+            "exclusive" = "weibull"). "lower", "higher", "nearest", "inverted_cdf" and
+            "closest_observation" pick a stored value; a weight of exactly zero is a pick too.
         axis : {None, 0, "index", "rows"}, default None
             Accepted as by pandas' Series methods; any other axis raises ValueError.
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -562,7 +719,13 @@ class SeriesStatsMixin:
         >>> s.nanstats.iqr(rng=(10, 90), nan_policy="omit")
         np.float64(6.600000000000001)
         """
-        return self._reduce("iqr", rng=rng, method=method, axis=axis, nan_policy=nan_policy)
+        return self._reduce(
+            "iqr",
+            rng=rng,
+            method=method,
+            axis=axis,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
 
     def mad(
         self,
@@ -570,6 +733,7 @@ class SeriesStatsMixin:
         scale: float | str = 1.0,
         axis: Any = None,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
     ) -> Any:
         """Median absolute deviation from the median, as scipy.stats.median_abs_deviation.
 
@@ -584,6 +748,10 @@ class SeriesStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -605,7 +773,12 @@ class SeriesStatsMixin:
         >>> s.nanstats.mad(scale="normal", nan_policy="omit")
         np.float64(2.223903327758403)
         """
-        return self._reduce("mad", scale=scale, axis=axis, nan_policy=nan_policy)
+        return self._reduce(
+            "mad",
+            scale=scale,
+            axis=axis,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
 
 
 class DataFrameStatsMixin:
@@ -626,6 +799,7 @@ class DataFrameStatsMixin:
         numeric_only: bool = False,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
     ) -> pd.Series:
         """Median (the mean of the two middle values).
 
@@ -640,6 +814,10 @@ class DataFrameStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -666,7 +844,12 @@ class DataFrameStatsMixin:
         b    2.5
         dtype: float64
         """
-        return self._reduce("median", axis=axis, numeric_only=numeric_only, nan_policy=nan_policy)
+        return self._reduce(
+            "median",
+            axis=axis,
+            numeric_only=numeric_only,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
 
     def median_low(
         self,
@@ -674,6 +857,7 @@ class DataFrameStatsMixin:
         numeric_only: bool = False,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
     ) -> pd.Series:
         """Low median: the smaller middle element, as stored.
 
@@ -688,6 +872,10 @@ class DataFrameStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -716,7 +904,7 @@ class DataFrameStatsMixin:
             "median_low",
             axis=axis,
             numeric_only=numeric_only,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
         )
 
     def median_high(
@@ -725,6 +913,7 @@ class DataFrameStatsMixin:
         numeric_only: bool = False,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
     ) -> pd.Series:
         """High median: the larger middle element, as stored.
 
@@ -739,6 +928,10 @@ class DataFrameStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -767,7 +960,7 @@ class DataFrameStatsMixin:
             "median_high",
             axis=axis,
             numeric_only=numeric_only,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
         )
 
     def quantile(
@@ -777,7 +970,9 @@ class DataFrameStatsMixin:
         numeric_only: bool = False,
         *,
         method: str = "linear",
+        interpolation: str | None = None,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Quantile(s) with NumPy's methods.
 
@@ -793,12 +988,21 @@ class DataFrameStatsMixin:
             Leave out non-numeric columns (otherwise they raise TypeError).
         method : str, default "linear"
             One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
-            "weibull", "hazen", "median_unbiased", "normal_unbiased"}. Quantile method, as
-            :func:`numpy.quantile` ("inclusive" = "linear", "exclusive" = "weibull"). A weight of
-            exactly zero is a pick.
+            "weibull", "hazen", "median_unbiased", "normal_unbiased", "inverted_cdf",
+            "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf"}. Quantile
+            method: NumPy's 13 methods, as :func:`numpy.quantile` ("inclusive" = "linear",
+            "exclusive" = "weibull"). "lower", "higher", "nearest", "inverted_cdf" and
+            "closest_observation" pick a stored value; a weight of exactly zero is a pick too.
+        interpolation : str, optional
+            pandas' name of ``method`` (the same choices). ``method`` left at "linear" yields to it;
+            any other ``method`` that disagrees: ValueError.
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -831,8 +1035,8 @@ class DataFrameStatsMixin:
             q=q,
             axis=axis,
             numeric_only=numeric_only,
-            method=method,
-            nan_policy=nan_policy,
+            method=interpolation_method(interpolation, method),
+            nan_policy=skipna_policy(skipna, nan_policy),
         )
 
     def min(
@@ -841,6 +1045,7 @@ class DataFrameStatsMixin:
         numeric_only: bool = False,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
     ) -> pd.Series:
         """Smallest value under the policy's order, as stored.
 
@@ -856,6 +1061,10 @@ class DataFrameStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -882,7 +1091,12 @@ class DataFrameStatsMixin:
         b    1.0
         dtype: float64
         """
-        return self._reduce("min", axis=axis, numeric_only=numeric_only, nan_policy=nan_policy)
+        return self._reduce(
+            "min",
+            axis=axis,
+            numeric_only=numeric_only,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
 
     def max(
         self,
@@ -890,6 +1104,7 @@ class DataFrameStatsMixin:
         numeric_only: bool = False,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
     ) -> pd.Series:
         """Largest value under the policy's order, as stored.
 
@@ -905,6 +1120,10 @@ class DataFrameStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -931,7 +1150,12 @@ class DataFrameStatsMixin:
         b    5.0
         dtype: float64
         """
-        return self._reduce("max", axis=axis, numeric_only=numeric_only, nan_policy=nan_policy)
+        return self._reduce(
+            "max",
+            axis=axis,
+            numeric_only=numeric_only,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
 
     def argmin(
         self,
@@ -939,6 +1163,7 @@ class DataFrameStatsMixin:
         numeric_only: bool = False,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
     ) -> pd.Series:
         """Position of the first smallest value.
 
@@ -953,6 +1178,10 @@ class DataFrameStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -979,7 +1208,12 @@ class DataFrameStatsMixin:
         b    2
         dtype: int64
         """
-        return self._reduce("argmin", axis=axis, numeric_only=numeric_only, nan_policy=nan_policy)
+        return self._reduce(
+            "argmin",
+            axis=axis,
+            numeric_only=numeric_only,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
 
     def argmax(
         self,
@@ -987,6 +1221,7 @@ class DataFrameStatsMixin:
         numeric_only: bool = False,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
     ) -> pd.Series:
         """Position of the first largest value.
 
@@ -1001,6 +1236,10 @@ class DataFrameStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -1027,7 +1266,12 @@ class DataFrameStatsMixin:
         b    1
         dtype: int64
         """
-        return self._reduce("argmax", axis=axis, numeric_only=numeric_only, nan_policy=nan_policy)
+        return self._reduce(
+            "argmax",
+            axis=axis,
+            numeric_only=numeric_only,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
 
     def mean(
         self,
@@ -1035,6 +1279,7 @@ class DataFrameStatsMixin:
         numeric_only: bool = False,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
     ) -> pd.Series:
         """Arithmetic mean from the exact sum, rounded once.
 
@@ -1049,6 +1294,10 @@ class DataFrameStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -1075,7 +1324,12 @@ class DataFrameStatsMixin:
         b    2.75
         dtype: float64
         """
-        return self._reduce("mean", axis=axis, numeric_only=numeric_only, nan_policy=nan_policy)
+        return self._reduce(
+            "mean",
+            axis=axis,
+            numeric_only=numeric_only,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
 
     def var(
         self,
@@ -1084,6 +1338,7 @@ class DataFrameStatsMixin:
         numeric_only: bool = False,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
     ) -> pd.Series:
         """Variance, exactly rounded.
 
@@ -1100,6 +1355,10 @@ class DataFrameStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -1131,7 +1390,7 @@ class DataFrameStatsMixin:
             axis=axis,
             ddof=ddof,
             numeric_only=numeric_only,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
         )
 
     def std(
@@ -1141,6 +1400,7 @@ class DataFrameStatsMixin:
         numeric_only: bool = False,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
     ) -> pd.Series:
         """Standard deviation: the square root of var.
 
@@ -1157,6 +1417,10 @@ class DataFrameStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -1188,7 +1452,7 @@ class DataFrameStatsMixin:
             axis=axis,
             ddof=ddof,
             numeric_only=numeric_only,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
         )
 
     def sum(
@@ -1196,7 +1460,9 @@ class DataFrameStatsMixin:
         axis: Any = 0,
         numeric_only: bool = False,
         *,
+        min_count: int = 0,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
     ) -> pd.Series:
         """Exact sum rounded once (as math.fsum).
 
@@ -1208,9 +1474,16 @@ class DataFrameStatsMixin:
             0: one result per column; 1: one result per row (the columns' common dtype).
         numeric_only : bool, default False
             Leave out non-numeric columns (otherwise they raise TypeError).
+        min_count : int, default 0
+            As pandas' ``sum``: a result over fewer than ``min_count`` values (after the policy
+            removed what it removes) is NaN, or ``pd.NA`` for nullable data.
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -1237,7 +1510,13 @@ class DataFrameStatsMixin:
         b    11.0
         dtype: float64
         """
-        return self._reduce("sum", axis=axis, numeric_only=numeric_only, nan_policy=nan_policy)
+        return self._reduce(
+            "sum",
+            axis=axis,
+            numeric_only=numeric_only,
+            min_count=min_count,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
 
     def count(self, axis: Any = 0, numeric_only: bool = False) -> pd.Series:
         """Number of numbers (NaN and missing excluded).
@@ -1281,6 +1560,7 @@ class DataFrameStatsMixin:
         rng: tuple[float, float] = (25, 75),
         method: str = "linear",
         nan_policy: str | None = None,
+        skipna: bool | None = None,
     ) -> pd.Series:
         """Interquartile range: the difference of two quantiles, as scipy.stats.iqr.
 
@@ -1294,12 +1574,18 @@ class DataFrameStatsMixin:
             Percentiles (0-100) whose difference is returned, as :func:`scipy.stats.iqr`.
         method : str, default "linear"
             One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
-            "weibull", "hazen", "median_unbiased", "normal_unbiased"}. Quantile method, as
-            :func:`numpy.quantile` ("inclusive" = "linear", "exclusive" = "weibull"). A weight of
-            exactly zero is a pick.
+            "weibull", "hazen", "median_unbiased", "normal_unbiased", "inverted_cdf",
+            "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf"}. Quantile
+            method: NumPy's 13 methods, as :func:`numpy.quantile` ("inclusive" = "linear",
+            "exclusive" = "weibull"). "lower", "higher", "nearest", "inverted_cdf" and
+            "closest_observation" pick a stored value; a weight of exactly zero is a pick too.
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -1330,7 +1616,7 @@ class DataFrameStatsMixin:
             numeric_only=numeric_only,
             rng=rng,
             method=method,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
         )
 
     def mad(
@@ -1340,6 +1626,7 @@ class DataFrameStatsMixin:
         *,
         scale: float | str = 1.0,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
     ) -> pd.Series:
         """Median absolute deviation from the median, as scipy.stats.median_abs_deviation.
 
@@ -1356,6 +1643,10 @@ class DataFrameStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -1385,7 +1676,7 @@ class DataFrameStatsMixin:
             axis=axis,
             numeric_only=numeric_only,
             scale=scale,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
         )
 
 
@@ -1407,6 +1698,7 @@ class GroupByStatsMixin:
         *,
         numeric_only: bool = False,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Median (the mean of the two middle values).
@@ -1420,6 +1712,10 @@ class GroupByStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         engine : {None, "numpy", "numba"}, default None
             Kernel of the grouped selection (None: numba for large data when installed).
 
@@ -1454,7 +1750,7 @@ class GroupByStatsMixin:
         return self._reduce(
             "median",
             numeric_only=numeric_only,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             engine=engine,
         )
 
@@ -1463,6 +1759,7 @@ class GroupByStatsMixin:
         *,
         numeric_only: bool = False,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Low median: the smaller middle element, as stored.
@@ -1476,6 +1773,10 @@ class GroupByStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         engine : {None, "numpy", "numba"}, default None
             Kernel of the grouped selection (None: numba for large data when installed).
 
@@ -1508,7 +1809,7 @@ class GroupByStatsMixin:
         return self._reduce(
             "median_low",
             numeric_only=numeric_only,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             engine=engine,
         )
 
@@ -1517,6 +1818,7 @@ class GroupByStatsMixin:
         *,
         numeric_only: bool = False,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
         """High median: the larger middle element, as stored.
@@ -1530,6 +1832,10 @@ class GroupByStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         engine : {None, "numpy", "numba"}, default None
             Kernel of the grouped selection (None: numba for large data when installed).
 
@@ -1562,7 +1868,7 @@ class GroupByStatsMixin:
         return self._reduce(
             "median_high",
             numeric_only=numeric_only,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             engine=engine,
         )
 
@@ -1572,7 +1878,9 @@ class GroupByStatsMixin:
         *,
         method: str = "linear",
         numeric_only: bool = False,
+        interpolation: str | None = None,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Quantile(s) with NumPy's methods.
@@ -1585,14 +1893,23 @@ class GroupByStatsMixin:
             Quantile(s) in [0, 1]; a sequence gives one result per ``q``, labelled by it.
         method : str, default "linear"
             One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
-            "weibull", "hazen", "median_unbiased", "normal_unbiased"}. Quantile method, as
-            :func:`numpy.quantile` ("inclusive" = "linear", "exclusive" = "weibull"). A weight of
-            exactly zero is a pick.
+            "weibull", "hazen", "median_unbiased", "normal_unbiased", "inverted_cdf",
+            "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf"}. Quantile
+            method: NumPy's 13 methods, as :func:`numpy.quantile` ("inclusive" = "linear",
+            "exclusive" = "weibull"). "lower", "higher", "nearest", "inverted_cdf" and
+            "closest_observation" pick a stored value; a weight of exactly zero is a pick too.
         numeric_only : bool, default False
             Leave out non-numeric columns (otherwise they raise TypeError).
+        interpolation : str, optional
+            pandas' name of ``method`` (the same choices). ``method`` left at "linear" yields to it;
+            any other ``method`` that disagrees: ValueError.
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         engine : {None, "numpy", "numba"}, default None
             Kernel of the grouped selection (None: numba for large data when installed).
 
@@ -1629,9 +1946,9 @@ class GroupByStatsMixin:
         return self._reduce(
             "quantile",
             q=q,
-            method=method,
+            method=interpolation_method(interpolation, method),
             numeric_only=numeric_only,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             engine=engine,
         )
 
@@ -1640,6 +1957,7 @@ class GroupByStatsMixin:
         *,
         numeric_only: bool = False,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Smallest value under the policy's order, as stored.
@@ -1654,6 +1972,10 @@ class GroupByStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         engine : {None, "numpy", "numba"}, default None
             Kernel of the grouped selection (None: numba for large data when installed).
 
@@ -1685,13 +2007,19 @@ class GroupByStatsMixin:
         a  NaN
         b  1.0
         """
-        return self._reduce("min", numeric_only=numeric_only, nan_policy=nan_policy, engine=engine)
+        return self._reduce(
+            "min",
+            numeric_only=numeric_only,
+            nan_policy=skipna_policy(skipna, nan_policy),
+            engine=engine,
+        )
 
     def max(
         self,
         *,
         numeric_only: bool = False,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Largest value under the policy's order, as stored.
@@ -1706,6 +2034,10 @@ class GroupByStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         engine : {None, "numpy", "numba"}, default None
             Kernel of the grouped selection (None: numba for large data when installed).
 
@@ -1737,13 +2069,19 @@ class GroupByStatsMixin:
         a   NaN
         b  10.0
         """
-        return self._reduce("max", numeric_only=numeric_only, nan_policy=nan_policy, engine=engine)
+        return self._reduce(
+            "max",
+            numeric_only=numeric_only,
+            nan_policy=skipna_policy(skipna, nan_policy),
+            engine=engine,
+        )
 
     def mean(
         self,
         *,
         numeric_only: bool = False,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Arithmetic mean from the exact sum, rounded once.
 
@@ -1756,6 +2094,10 @@ class GroupByStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -1785,7 +2127,11 @@ class GroupByStatsMixin:
         a       NaN
         b  4.666667
         """
-        return self._reduce("mean", numeric_only=numeric_only, nan_policy=nan_policy)
+        return self._reduce(
+            "mean",
+            numeric_only=numeric_only,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
 
     def var(
         self,
@@ -1793,6 +2139,7 @@ class GroupByStatsMixin:
         *,
         numeric_only: bool = False,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Variance, exactly rounded.
 
@@ -1807,6 +2154,10 @@ class GroupByStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -1836,7 +2187,12 @@ class GroupByStatsMixin:
         a   0.000000
         b  14.888889
         """
-        return self._reduce("var", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
+        return self._reduce(
+            "var",
+            ddof=ddof,
+            numeric_only=numeric_only,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
 
     def std(
         self,
@@ -1844,6 +2200,7 @@ class GroupByStatsMixin:
         *,
         numeric_only: bool = False,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Standard deviation: the square root of var.
 
@@ -1858,6 +2215,10 @@ class GroupByStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -1887,13 +2248,20 @@ class GroupByStatsMixin:
         a  0.000000
         b  3.858612
         """
-        return self._reduce("std", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
+        return self._reduce(
+            "std",
+            ddof=ddof,
+            numeric_only=numeric_only,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
 
     def sum(
         self,
         *,
         numeric_only: bool = False,
+        min_count: int = 0,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Exact sum rounded once (as math.fsum).
 
@@ -1903,9 +2271,16 @@ class GroupByStatsMixin:
         ----------
         numeric_only : bool, default False
             Leave out non-numeric columns (otherwise they raise TypeError).
+        min_count : int, default 0
+            As pandas' ``sum``: a result over fewer than ``min_count`` values (after the policy
+            removed what it removes) is NaN, or ``pd.NA`` for nullable data.
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -1935,7 +2310,12 @@ class GroupByStatsMixin:
         a   NaN
         b  14.0
         """
-        return self._reduce("sum", numeric_only=numeric_only, nan_policy=nan_policy)
+        return self._reduce(
+            "sum",
+            numeric_only=numeric_only,
+            min_count=min_count,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
 
     def count(self, *, numeric_only: bool = False) -> pd.Series | pd.DataFrame:
         """Number of numbers (NaN and missing excluded).
@@ -1978,6 +2358,7 @@ class GroupByStatsMixin:
         method: str = "linear",
         numeric_only: bool = False,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Interquartile range: the difference of two quantiles, as scipy.stats.iqr.
@@ -1988,14 +2369,20 @@ class GroupByStatsMixin:
             Percentiles (0-100) whose difference is returned, as :func:`scipy.stats.iqr`.
         method : str, default "linear"
             One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
-            "weibull", "hazen", "median_unbiased", "normal_unbiased"}. Quantile method, as
-            :func:`numpy.quantile` ("inclusive" = "linear", "exclusive" = "weibull"). A weight of
-            exactly zero is a pick.
+            "weibull", "hazen", "median_unbiased", "normal_unbiased", "inverted_cdf",
+            "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf"}. Quantile
+            method: NumPy's 13 methods, as :func:`numpy.quantile` ("inclusive" = "linear",
+            "exclusive" = "weibull"). "lower", "higher", "nearest", "inverted_cdf" and
+            "closest_observation" pick a stored value; a weight of exactly zero is a pick too.
         numeric_only : bool, default False
             Leave out non-numeric columns (otherwise they raise TypeError).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         engine : {None, "numpy", "numba"}, default None
             Kernel of the grouped selection (None: numba for large data when installed).
 
@@ -2030,7 +2417,7 @@ class GroupByStatsMixin:
             rng=rng,
             method=method,
             numeric_only=numeric_only,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             engine=engine,
         )
 
@@ -2040,6 +2427,7 @@ class GroupByStatsMixin:
         scale: float | str = 1.0,
         numeric_only: bool = False,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Median absolute deviation from the median, as scipy.stats.median_abs_deviation.
@@ -2055,6 +2443,10 @@ class GroupByStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         engine : {None, "numpy", "numba"}, default None
             Kernel of the grouped selection (None: numba for large data when installed).
 
@@ -2088,6 +2480,6 @@ class GroupByStatsMixin:
             "mad",
             scale=scale,
             numeric_only=numeric_only,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             engine=engine,
         )

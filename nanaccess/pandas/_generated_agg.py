@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .._conventions import interpolation_method, skipna_policy
 from ._nanagg import NanAgg, make
 
 __all__ = [
@@ -29,7 +30,7 @@ __all__ = [
 ]
 
 
-def median(*, nan_policy: str | None = None) -> NanAgg:
+def median(*, nan_policy: str | None = None, skipna: bool | None = None) -> NanAgg:
     """Median (the mean of the two middle values).
 
     For pandas' ``.agg``: the callable computes ``Series.nanstats.median`` with these keywords.
@@ -39,6 +40,10 @@ def median(*, nan_policy: str | None = None) -> NanAgg:
     nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
         How NaN and missing values are treated (see :doc:`/semantics`); None uses
         ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+    skipna : bool, optional
+        pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+        ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+        with a ``nan_policy`` that means something else: ValueError.
 
     Returns
     -------
@@ -56,10 +61,10 @@ def median(*, nan_policy: str | None = None) -> NanAgg:
     a  4.0
     b  3.0
     """
-    return make("median", nan_policy=nan_policy)
+    return make("median", nan_policy=skipna_policy(skipna, nan_policy))
 
 
-def median_low(*, nan_policy: str | None = None) -> NanAgg:
+def median_low(*, nan_policy: str | None = None, skipna: bool | None = None) -> NanAgg:
     """Low median: the smaller middle element, as stored.
 
     For pandas' ``.agg``: the callable computes ``Series.nanstats.median_low`` with these
@@ -70,6 +75,10 @@ def median_low(*, nan_policy: str | None = None) -> NanAgg:
     nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
         How NaN and missing values are treated (see :doc:`/semantics`); None uses
         ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+    skipna : bool, optional
+        pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+        ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+        with a ``nan_policy`` that means something else: ValueError.
 
     Returns
     -------
@@ -87,10 +96,10 @@ def median_low(*, nan_policy: str | None = None) -> NanAgg:
     a  4.0
     b  3.0
     """
-    return make("median_low", nan_policy=nan_policy)
+    return make("median_low", nan_policy=skipna_policy(skipna, nan_policy))
 
 
-def median_high(*, nan_policy: str | None = None) -> NanAgg:
+def median_high(*, nan_policy: str | None = None, skipna: bool | None = None) -> NanAgg:
     """High median: the larger middle element, as stored.
 
     For pandas' ``.agg``: the callable computes ``Series.nanstats.median_high`` with these
@@ -101,6 +110,10 @@ def median_high(*, nan_policy: str | None = None) -> NanAgg:
     nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
         How NaN and missing values are treated (see :doc:`/semantics`); None uses
         ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+    skipna : bool, optional
+        pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+        ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+        with a ``nan_policy`` that means something else: ValueError.
 
     Returns
     -------
@@ -118,14 +131,16 @@ def median_high(*, nan_policy: str | None = None) -> NanAgg:
     a  4.0
     b  3.0
     """
-    return make("median_high", nan_policy=nan_policy)
+    return make("median_high", nan_policy=skipna_policy(skipna, nan_policy))
 
 
 def quantile(
     q: float | Sequence[float] = 0.5,
     *,
     method: str = "linear",
+    interpolation: str | None = None,
     nan_policy: str | None = None,
+    skipna: bool | None = None,
 ) -> NanAgg:
     """Quantile(s) with NumPy's methods.
 
@@ -138,12 +153,21 @@ def quantile(
         Quantile(s) in [0, 1]; a sequence gives one result per ``q``, labelled by it.
     method : str, default "linear"
         One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
-        "weibull", "hazen", "median_unbiased", "normal_unbiased"}. Quantile method, as
-        :func:`numpy.quantile` ("inclusive" = "linear", "exclusive" = "weibull"). A weight of
-        exactly zero is a pick.
+        "weibull", "hazen", "median_unbiased", "normal_unbiased", "inverted_cdf",
+        "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf"}. Quantile
+        method: NumPy's 13 methods, as :func:`numpy.quantile` ("inclusive" = "linear",
+        "exclusive" = "weibull"). "lower", "higher", "nearest", "inverted_cdf" and
+        "closest_observation" pick a stored value; a weight of exactly zero is a pick too.
+    interpolation : str, optional
+        pandas' name of ``method`` (the same choices). ``method`` left at "linear" yields to it;
+        any other ``method`` that disagrees: ValueError.
     nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
         How NaN and missing values are treated (see :doc:`/semantics`); None uses
         ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+    skipna : bool, optional
+        pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+        ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+        with a ``nan_policy`` that means something else: ValueError.
 
     Returns
     -------
@@ -166,10 +190,15 @@ def quantile(
     a  4.0
     b  8.6
     """
-    return make("quantile", q=q, method=method, nan_policy=nan_policy)
+    return make(
+        "quantile",
+        q=q,
+        method=interpolation_method(interpolation, method),
+        nan_policy=skipna_policy(skipna, nan_policy),
+    )
 
 
-def min(*, nan_policy: str | None = None) -> NanAgg:
+def min(*, nan_policy: str | None = None, skipna: bool | None = None) -> NanAgg:
     """Smallest value under the policy's order, as stored.
 
     For pandas' ``.agg``: the callable computes ``Series.nanstats.min`` with these keywords.
@@ -179,6 +208,10 @@ def min(*, nan_policy: str | None = None) -> NanAgg:
     nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
         How NaN and missing values are treated (see :doc:`/semantics`); None uses
         ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+    skipna : bool, optional
+        pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+        ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+        with a ``nan_policy`` that means something else: ValueError.
 
     Returns
     -------
@@ -196,10 +229,10 @@ def min(*, nan_policy: str | None = None) -> NanAgg:
     a  4.0
     b  1.0
     """
-    return make("min", nan_policy=nan_policy)
+    return make("min", nan_policy=skipna_policy(skipna, nan_policy))
 
 
-def max(*, nan_policy: str | None = None) -> NanAgg:
+def max(*, nan_policy: str | None = None, skipna: bool | None = None) -> NanAgg:
     """Largest value under the policy's order, as stored.
 
     For pandas' ``.agg``: the callable computes ``Series.nanstats.max`` with these keywords.
@@ -209,6 +242,10 @@ def max(*, nan_policy: str | None = None) -> NanAgg:
     nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
         How NaN and missing values are treated (see :doc:`/semantics`); None uses
         ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+    skipna : bool, optional
+        pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+        ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+        with a ``nan_policy`` that means something else: ValueError.
 
     Returns
     -------
@@ -226,10 +263,10 @@ def max(*, nan_policy: str | None = None) -> NanAgg:
     a   4.0
     b  10.0
     """
-    return make("max", nan_policy=nan_policy)
+    return make("max", nan_policy=skipna_policy(skipna, nan_policy))
 
 
-def mean(*, nan_policy: str | None = None) -> NanAgg:
+def mean(*, nan_policy: str | None = None, skipna: bool | None = None) -> NanAgg:
     """Arithmetic mean from the exact sum, rounded once.
 
     For pandas' ``.agg``: the callable computes ``Series.nanstats.mean`` with these keywords.
@@ -239,6 +276,10 @@ def mean(*, nan_policy: str | None = None) -> NanAgg:
     nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
         How NaN and missing values are treated (see :doc:`/semantics`); None uses
         ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+    skipna : bool, optional
+        pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+        ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+        with a ``nan_policy`` that means something else: ValueError.
 
     Returns
     -------
@@ -256,10 +297,10 @@ def mean(*, nan_policy: str | None = None) -> NanAgg:
     a  4.000000
     b  4.666667
     """
-    return make("mean", nan_policy=nan_policy)
+    return make("mean", nan_policy=skipna_policy(skipna, nan_policy))
 
 
-def var(*, ddof: float = 1, nan_policy: str | None = None) -> NanAgg:
+def var(*, ddof: float = 1, nan_policy: str | None = None, skipna: bool | None = None) -> NanAgg:
     """Variance, exactly rounded.
 
     For pandas' ``.agg``: the callable computes ``Series.nanstats.var`` with these keywords.
@@ -271,6 +312,10 @@ def var(*, ddof: float = 1, nan_policy: str | None = None) -> NanAgg:
     nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
         How NaN and missing values are treated (see :doc:`/semantics`); None uses
         ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+    skipna : bool, optional
+        pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+        ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+        with a ``nan_policy`` that means something else: ValueError.
 
     Returns
     -------
@@ -288,10 +333,10 @@ def var(*, ddof: float = 1, nan_policy: str | None = None) -> NanAgg:
     a        NaN
     b  22.333333
     """
-    return make("var", ddof=ddof, nan_policy=nan_policy)
+    return make("var", ddof=ddof, nan_policy=skipna_policy(skipna, nan_policy))
 
 
-def std(*, ddof: float = 1, nan_policy: str | None = None) -> NanAgg:
+def std(*, ddof: float = 1, nan_policy: str | None = None, skipna: bool | None = None) -> NanAgg:
     """Standard deviation: the square root of var.
 
     For pandas' ``.agg``: the callable computes ``Series.nanstats.std`` with these keywords.
@@ -303,6 +348,10 @@ def std(*, ddof: float = 1, nan_policy: str | None = None) -> NanAgg:
     nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
         How NaN and missing values are treated (see :doc:`/semantics`); None uses
         ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+    skipna : bool, optional
+        pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+        ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+        with a ``nan_policy`` that means something else: ValueError.
 
     Returns
     -------
@@ -320,19 +369,26 @@ def std(*, ddof: float = 1, nan_policy: str | None = None) -> NanAgg:
     a       NaN
     b  4.725816
     """
-    return make("std", ddof=ddof, nan_policy=nan_policy)
+    return make("std", ddof=ddof, nan_policy=skipna_policy(skipna, nan_policy))
 
 
-def sum(*, nan_policy: str | None = None) -> NanAgg:
+def sum(*, min_count: int = 0, nan_policy: str | None = None, skipna: bool | None = None) -> NanAgg:
     """Exact sum rounded once (as math.fsum).
 
     For pandas' ``.agg``: the callable computes ``Series.nanstats.sum`` with these keywords.
 
     Parameters
     ----------
+    min_count : int, default 0
+        As pandas' ``sum``: a result over fewer than ``min_count`` values (after the policy
+        removed what it removes) is NaN, or ``pd.NA`` for nullable data.
     nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
         How NaN and missing values are treated (see :doc:`/semantics`); None uses
         ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+    skipna : bool, optional
+        pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+        ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+        with a ``nan_policy`` that means something else: ValueError.
 
     Returns
     -------
@@ -350,7 +406,7 @@ def sum(*, nan_policy: str | None = None) -> NanAgg:
     a   4.0
     b  14.0
     """
-    return make("sum", nan_policy=nan_policy)
+    return make("sum", min_count=min_count, nan_policy=skipna_policy(skipna, nan_policy))
 
 
 def count() -> NanAgg:
@@ -382,6 +438,7 @@ def iqr(
     rng: tuple[float, float] = (25, 75),
     method: str = "linear",
     nan_policy: str | None = None,
+    skipna: bool | None = None,
 ) -> NanAgg:
     """Interquartile range: the difference of two quantiles, as scipy.stats.iqr.
 
@@ -393,12 +450,18 @@ def iqr(
         Percentiles (0-100) whose difference is returned, as :func:`scipy.stats.iqr`.
     method : str, default "linear"
         One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
-        "weibull", "hazen", "median_unbiased", "normal_unbiased"}. Quantile method, as
-        :func:`numpy.quantile` ("inclusive" = "linear", "exclusive" = "weibull"). A weight of
-        exactly zero is a pick.
+        "weibull", "hazen", "median_unbiased", "normal_unbiased", "inverted_cdf",
+        "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf"}. Quantile
+        method: NumPy's 13 methods, as :func:`numpy.quantile` ("inclusive" = "linear",
+        "exclusive" = "weibull"). "lower", "higher", "nearest", "inverted_cdf" and
+        "closest_observation" pick a stored value; a weight of exactly zero is a pick too.
     nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
         How NaN and missing values are treated (see :doc:`/semantics`); None uses
         ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+    skipna : bool, optional
+        pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+        ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+        with a ``nan_policy`` that means something else: ValueError.
 
     Returns
     -------
@@ -416,10 +479,15 @@ def iqr(
     a  0.0
     b  4.5
     """
-    return make("iqr", rng=rng, method=method, nan_policy=nan_policy)
+    return make("iqr", rng=rng, method=method, nan_policy=skipna_policy(skipna, nan_policy))
 
 
-def mad(*, scale: float | str = 1.0, nan_policy: str | None = None) -> NanAgg:
+def mad(
+    *,
+    scale: float | str = 1.0,
+    nan_policy: str | None = None,
+    skipna: bool | None = None,
+) -> NanAgg:
     """Median absolute deviation from the median, as scipy.stats.median_abs_deviation.
 
     For pandas' ``.agg``: the callable computes ``Series.nanstats.mad`` with these keywords.
@@ -433,6 +501,10 @@ def mad(*, scale: float | str = 1.0, nan_policy: str | None = None) -> NanAgg:
     nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
         How NaN and missing values are treated (see :doc:`/semantics`); None uses
         ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+    skipna : bool, optional
+        pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+        ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+        with a ``nan_policy`` that means something else: ValueError.
 
     Returns
     -------
@@ -450,4 +522,4 @@ def mad(*, scale: float | str = 1.0, nan_policy: str | None = None) -> NanAgg:
     a  0.0
     b  2.0
     """
-    return make("mad", scale=scale, nan_policy=nan_policy)
+    return make("mad", scale=scale, nan_policy=skipna_policy(skipna, nan_policy))

@@ -50,6 +50,7 @@ from .columns import (
     report,
     restated,
     type_error,
+    with_min_count,
 )
 from .dtypes import Column, column_arrays, is_numeric_column, to_pandas_array, to_scalar
 from .groupby import NanGroupBy
@@ -64,11 +65,15 @@ def _series_axis(axis: Any) -> None:
         raise ValueError(f"No axis named {axis!r} for object type Series")
 
 
-def _axis_number(axis: Any) -> int:
-    if axis in (0, "index", "rows", None):
+def _axis_number(axis: Any, stat: str) -> int | None:
+    """0, 1 or None (every value, as pandas 3's ``df.median(axis=None)``; pandas
+    refuses it for quantile, count and the positions, and so does nanaccess)."""
+    if axis in (0, "index", "rows"):
         return 0
     if axis in (1, "columns"):
         return 1
+    if axis is None and _family(stat) not in ("count", "arg") and stat != "quantile":
+        return None
     raise ValueError(f"No axis named {axis!r} for object type DataFrame")
 
 
@@ -114,7 +119,7 @@ class SeriesNanStats(SeriesStatsMixin):
             raise type_error(s.name, err, True) from None
 
     def _reduce(self, stat: str, *, axis: Any = None, nan_policy: Any = None,
-                **params: Any) -> Any:
+                min_count: int = 0, **params: Any) -> Any:
         """The hook of every generated statistic: the core's result, labelled."""
         _series_axis(axis)
         s = self._obj
@@ -126,12 +131,14 @@ class SeriesNanStats(SeriesStatsMixin):
         red, empty = column_reduce(col, s.name, s.index, stat, policy, series=True, **params)
         if family == "arg":
             return s.index[int(red.values)]
+        values, miss = red.values, red.missing
+        if min_count:
+            values, miss = with_min_count(values, miss, red.count, min_count, col)
         if q_is_list(params.get("q")):
-            arr = to_pandas_array(red.values, red.missing, col, empty)
+            arr = to_pandas_array(values, miss, col, empty)
             return pd.Series(arr, index=q_index(params["q"]), name=s.name)
-        miss = red.missing
         m = bool(miss) if miss is not None and np.ndim(miss) == 0 else False
-        return to_scalar(red.values, m, col, bool(empty) if empty is not None else False)
+        return to_scalar(values, m, col, bool(empty) if empty is not None else False)
 
     #: aliases, as pandas names them (``Series.idxmin`` / ``idxmax``)
     idxmin = SeriesStatsMixin.argmin
@@ -374,9 +381,11 @@ class DataFrameNanStats(DataFrameStatsMixin):
         return df.columns[keep], cols
 
     def _reduce(self, stat: str, *, axis: Any = 0, numeric_only: bool = False,
-                nan_policy: Any = None, **params: Any) -> pd.Series | pd.DataFrame:
-        """The hook of every generated statistic: one result per column (or row)."""
-        axis = _axis_number(axis)
+                nan_policy: Any = None, min_count: int = 0,
+                **params: Any) -> Any:
+        """The hook of every generated statistic: one result per column (or row), or
+        one value over all values for ``axis=None``."""
+        axis = _axis_number(axis, stat)
         family = _family(stat)
         if axis == 1 and family in ("count", "arg"):
             # per row = per column of the transpose (labels are the columns)
@@ -392,13 +401,17 @@ class DataFrameNanStats(DataFrameStatsMixin):
                       for i, n in enumerate(names)]
             return pd.Series(labels, index=names, dtype=df.index.dtype if labels else object)
         policy = resolve_policy(nan_policy)
+        if axis is None:
+            return self._whole(stat, names, cols, policy, min_count, **params)
         if axis == 1:
-            return self._rows(stat, names, cols, policy, **params)
+            return self._rows(stat, names, cols, policy, min_count, **params)
         index = self._obj.index
         arrays = []
         for name, col in zip(names, cols, strict=True):
             red, empty = column_reduce(col, name, index, stat, policy, **params)
             values, miss = red.values, red.missing
+            if min_count:
+                values, miss = with_min_count(values, miss, red.count, min_count, col)
             if values.ndim == 0:
                 values = values.reshape(1)
                 miss = None if miss is None else np.asarray(miss).reshape(1)
@@ -411,12 +424,11 @@ class DataFrameNanStats(DataFrameStatsMixin):
             return out
         return combine(arrays, names, name=q if stat == "quantile" else None)
 
-    def _rows(self, stat: str, names: pd.Index, cols: list[Column], policy: NanPolicy,
-              **params: Any) -> pd.Series | pd.DataFrame:
-        """axis=1: one 2-D block of the columns' common dtype, reduced along rows."""
+    def _block(self, names: pd.Index, cols: list[Column]
+               ) -> tuple[np.ndarray, np.ndarray | None, Column]:
+        """The columns as one 2-D block of their common dtype (as ``df.to_numpy()``),
+        its missing mask and the Column describing it."""
         index = self._obj.index
-        if not cols:
-            return pd.Series(np.full(len(index), np.nan), index=index)
         dts = [c.values.dtype for c in cols]
         common = np.result_type(*dts) if all(d.kind != "O" for d in dts) else np.dtype(object)
         block = np.empty((len(index), len(cols)), dtype=common)
@@ -428,17 +440,49 @@ class DataFrameNanStats(DataFrameStatsMixin):
                     missing = np.zeros(block.shape, bool)
                 missing[:, j] = c.missing
         host = "masked" if any(c.host in ("masked", "arrow") for c in cols) else "numpy"
-        col = Column(block, missing, host, common)
+        return block, missing, Column(block, missing, host, common)
+
+    def _block_reduce(self, stat: str, names: pd.Index, block: np.ndarray,
+                      missing: np.ndarray | None, policy: NanPolicy, axis: int | None,
+                      **params: Any) -> Any:
+        """``reduce`` of the block, errors naming the column and the index label."""
         try:
-            red = reduce(block, stat, axis=1, policy=policy, missing=missing, **params)
+            return reduce(block, stat, axis=axis, policy=policy, missing=missing, **params)
         except NaNError as err:
-            pos = err.position
+            pos, rows = err.position, None
+            if pos is not None and len(pos) == 1 and block.ndim == 2:  # a flat position
+                rows = np.arange(block.size) // max(block.shape[1], 1)
+                pos = np.unravel_index(int(pos[0]), block.shape)
             cname = names[int(pos[1])] if pos is not None and len(pos) > 1 else None
-            raise restated(err, cname, index) from None
+            raise restated(err, cname, self._obj.index, rows=rows) from None
         except TypeError as err:
-            raise TypeError(f"row-wise {stat}: {err}") from None
+            raise TypeError(f"{stat} over the DataFrame: {err}") from None
+
+    def _whole(self, stat: str, names: pd.Index, cols: list[Column], policy: NanPolicy,
+               min_count: int, **params: Any) -> Any:
+        """axis=None: one value over every value of the block, as pandas 3."""
+        if not cols:
+            return np.float64(0.0 if stat == "sum" else np.nan)
+        block, missing, col = self._block(names, cols)
+        red = self._block_reduce(stat, names, block, missing, policy, None, **params)
         values, miss = red.values, red.missing
-        empty = red.empty if host == "masked" and empty_is_missing(stat) else None
+        if min_count:
+            values, miss = with_min_count(values, miss, red.count, min_count, col)
+        empty = bool(red.empty) if col.host == "masked" and empty_is_missing(stat) else False
+        return to_scalar(values, bool(miss) if miss is not None else False, col, empty)
+
+    def _rows(self, stat: str, names: pd.Index, cols: list[Column], policy: NanPolicy,
+              min_count: int = 0, **params: Any) -> pd.Series | pd.DataFrame:
+        """axis=1: one 2-D block of the columns' common dtype, reduced along rows."""
+        index = self._obj.index
+        if not cols:
+            return pd.Series(np.full(len(index), np.nan), index=index)
+        block, missing, col = self._block(names, cols)
+        red = self._block_reduce(stat, names, block, missing, policy, 1, **params)
+        values, miss = red.values, red.missing
+        if min_count:
+            values, miss = with_min_count(values, miss, red.count, min_count, col)
+        empty = red.empty if col.host == "masked" and empty_is_missing(stat) else None
         q = params.get("q")
         if q_is_list(q):
             rows = [to_pandas_array(values[j], None if miss is None else miss[j], col, empty)

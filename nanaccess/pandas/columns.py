@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._conventions import below_min_count
 from .._labels import IndexLocation, fmt_label, relabel, restate, subject
 from ..core.classify import REPORT_KEYS, _report_array, issignaling
 from ..core.objects import classify_object
@@ -36,6 +37,7 @@ __all__ = [
     "restated",
     "subject_of",
     "type_error",
+    "with_min_count",
 ]
 
 
@@ -99,6 +101,31 @@ def column_reduce(
     if col.host in ("masked", "arrow") and empty_is_missing(stat):
         empty = np.broadcast_to(red.empty, np.shape(red.values))
     return red, empty
+
+
+def with_min_count(values: np.ndarray, missing: np.ndarray | None, count: Any,
+                   min_count: int, col: Column) -> tuple[np.ndarray, np.ndarray | None]:
+    """(values, missing) with the results over fewer than ``min_count`` values made
+    the host's missing value, as pandas' ``sum(min_count=)``: ``pd.NA`` for nullable
+    and Arrow columns (their dtype kept), NaN for NumPy columns (ints become float64).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from nanaccess.pandas.dtypes import column_arrays
+    >>> col = column_arrays(pd.Series([1, 2]))
+    >>> with_min_count(np.array([3, 0]), None, np.array([2, 0]), 1, col)
+    (array([ 3., nan]), array([False,  True]))
+    """
+    below = np.broadcast_to(below_min_count(count, min_count), np.shape(values))
+    if not below.any():
+        return values, missing
+    if col.host not in ("masked", "arrow"):
+        dt = values.dtype if values.dtype.kind in "fO" else np.dtype(np.float64)
+        values = np.array(values, dtype=dt)
+        values[below] = np.nan
+    missing = below.copy() if missing is None else (np.asarray(missing) | below)
+    return values, missing
 
 
 def q_is_list(q: Any) -> bool:

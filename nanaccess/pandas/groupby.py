@@ -22,7 +22,7 @@ from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
 from ._generated import GroupByStatsMixin
 from ._groupby_registry import grouping_info, selected_obj
-from .columns import empty_is_missing, restated, type_error
+from .columns import empty_is_missing, restated, type_error, with_min_count
 from .dtypes import column_arrays, is_numeric_column, to_pandas_array
 
 __all__ = ["NanGroupBy"]
@@ -52,6 +52,7 @@ class NanGroupBy(GroupByStatsMixin):
         nan_policy: Any = None,
         numeric_only: bool = False,
         engine: str | None = None,
+        min_count: int = 0,
         **params: Any,
     ) -> pd.Series | pd.DataFrame:
         """The hook of every generated statistic: one result per group and column."""
@@ -84,6 +85,8 @@ class NanGroupBy(GroupByStatsMixin):
             except TypeError as err:
                 raise type_error(name, err, is_series) from None
             values, miss, empty = red.values, red.missing, None
+            if min_count:
+                values, miss = with_min_count(values, miss, red.count, min_count, col)
             if col.host in ("masked", "arrow") and empty_is_missing(stat):
                 empty = np.broadcast_to(red.empty, values.shape)
             if nq is not None:  # (nq, ngroups) -> group-major, as pandas

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._conventions import interpolation_method, skipna_policy
+
 if TYPE_CHECKING:
     import xarray as xr
 
@@ -34,6 +36,7 @@ class DataArrayStatsMixin:
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         keepdims: bool = False,
     ) -> xr.DataArray:
@@ -49,6 +52,10 @@ class DataArrayStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -80,7 +87,7 @@ class DataArrayStatsMixin:
         return self._reduce(
             "median",
             dim=dim,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
         )
@@ -90,6 +97,7 @@ class DataArrayStatsMixin:
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         keepdims: bool = False,
     ) -> xr.DataArray:
@@ -106,6 +114,10 @@ class DataArrayStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -135,7 +147,7 @@ class DataArrayStatsMixin:
         return self._reduce(
             "median_low",
             dim=dim,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
         )
@@ -145,6 +157,7 @@ class DataArrayStatsMixin:
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         keepdims: bool = False,
     ) -> xr.DataArray:
@@ -161,6 +174,10 @@ class DataArrayStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -190,7 +207,7 @@ class DataArrayStatsMixin:
         return self._reduce(
             "median_high",
             dim=dim,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
         )
@@ -201,7 +218,9 @@ class DataArrayStatsMixin:
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
         method: str = "linear",
+        interpolation: str | None = None,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
     ) -> xr.DataArray:
         """Quantile(s) with NumPy's methods.
@@ -218,12 +237,21 @@ class DataArrayStatsMixin:
             ValueError, as in xarray.
         method : str, default "linear"
             One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
-            "weibull", "hazen", "median_unbiased", "normal_unbiased"}. Quantile method, as
-            :func:`numpy.quantile` ("inclusive" = "linear", "exclusive" = "weibull"). A weight of
-            exactly zero is a pick.
+            "weibull", "hazen", "median_unbiased", "normal_unbiased", "inverted_cdf",
+            "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf"}. Quantile
+            method: NumPy's 13 methods, as :func:`numpy.quantile` ("inclusive" = "linear",
+            "exclusive" = "weibull"). "lower", "higher", "nearest", "inverted_cdf" and
+            "closest_observation" pick a stored value; a weight of exactly zero is a pick too.
+        interpolation : str, optional
+            pandas' name of ``method`` (the same choices). ``method`` left at "linear" yields to it;
+            any other ``method`` that disagrees: ValueError.
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -255,8 +283,8 @@ class DataArrayStatsMixin:
             "quantile",
             q=q,
             dim=dim,
-            method=method,
-            nan_policy=nan_policy,
+            method=interpolation_method(interpolation, method),
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
         )
 
@@ -265,6 +293,7 @@ class DataArrayStatsMixin:
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         keepdims: bool = False,
     ) -> xr.DataArray:
@@ -281,6 +310,10 @@ class DataArrayStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -312,7 +345,7 @@ class DataArrayStatsMixin:
         return self._reduce(
             "min",
             dim=dim,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
         )
@@ -322,6 +355,7 @@ class DataArrayStatsMixin:
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         keepdims: bool = False,
     ) -> xr.DataArray:
@@ -338,6 +372,10 @@ class DataArrayStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -369,7 +407,7 @@ class DataArrayStatsMixin:
         return self._reduce(
             "max",
             dim=dim,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
         )
@@ -379,6 +417,7 @@ class DataArrayStatsMixin:
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
     ) -> xr.DataArray:
         """Position of the first smallest value.
 
@@ -393,6 +432,10 @@ class DataArrayStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -415,13 +458,14 @@ class DataArrayStatsMixin:
         >>> da.nanstats.argmin(nan_policy="propagate").values
         array(1)
         """
-        return self._reduce("argmin", dim=dim, nan_policy=nan_policy)
+        return self._reduce("argmin", dim=dim, nan_policy=skipna_policy(skipna, nan_policy))
 
     def argmax(
         self,
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
     ) -> xr.DataArray:
         """Position of the first largest value.
 
@@ -436,6 +480,10 @@ class DataArrayStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
 
         Returns
         -------
@@ -458,13 +506,14 @@ class DataArrayStatsMixin:
         >>> da.nanstats.argmax(nan_policy="propagate").values
         array(1)
         """
-        return self._reduce("argmax", dim=dim, nan_policy=nan_policy)
+        return self._reduce("argmax", dim=dim, nan_policy=skipna_policy(skipna, nan_policy))
 
     def mean(
         self,
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         keepdims: bool = False,
     ) -> xr.DataArray:
@@ -480,6 +529,10 @@ class DataArrayStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -511,7 +564,7 @@ class DataArrayStatsMixin:
         return self._reduce(
             "mean",
             dim=dim,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
         )
@@ -522,6 +575,7 @@ class DataArrayStatsMixin:
         *,
         ddof: float = 0,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         keepdims: bool = False,
     ) -> xr.DataArray:
@@ -539,6 +593,10 @@ class DataArrayStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -571,7 +629,7 @@ class DataArrayStatsMixin:
             "var",
             dim=dim,
             ddof=ddof,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
         )
@@ -582,6 +640,7 @@ class DataArrayStatsMixin:
         *,
         ddof: float = 0,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         keepdims: bool = False,
     ) -> xr.DataArray:
@@ -599,6 +658,10 @@ class DataArrayStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -631,7 +694,7 @@ class DataArrayStatsMixin:
             "std",
             dim=dim,
             ddof=ddof,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
         )
@@ -640,7 +703,9 @@ class DataArrayStatsMixin:
         self,
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
+        min_count: int = 0,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         keepdims: bool = False,
     ) -> xr.DataArray:
@@ -654,9 +719,16 @@ class DataArrayStatsMixin:
         dim : str, sequence of str or None, default None
             Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
             ValueError, as in xarray.
+        min_count : int, default 0
+            As pandas' ``sum``: a result over fewer than ``min_count`` values (after the policy
+            removed what it removes) is NaN, or ``pd.NA`` for nullable data.
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -688,7 +760,8 @@ class DataArrayStatsMixin:
         return self._reduce(
             "sum",
             dim=dim,
-            nan_policy=nan_policy,
+            min_count=min_count,
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
         )
@@ -752,6 +825,7 @@ class DataArrayStatsMixin:
         rng: tuple[float, float] = (25, 75),
         method: str = "linear",
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         keepdims: bool = False,
     ) -> xr.DataArray:
@@ -768,12 +842,18 @@ class DataArrayStatsMixin:
             Percentiles (0-100) whose difference is returned, as :func:`scipy.stats.iqr`.
         method : str, default "linear"
             One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
-            "weibull", "hazen", "median_unbiased", "normal_unbiased"}. Quantile method, as
-            :func:`numpy.quantile` ("inclusive" = "linear", "exclusive" = "weibull"). A weight of
-            exactly zero is a pick.
+            "weibull", "hazen", "median_unbiased", "normal_unbiased", "inverted_cdf",
+            "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf"}. Quantile
+            method: NumPy's 13 methods, as :func:`numpy.quantile` ("inclusive" = "linear",
+            "exclusive" = "weibull"). "lower", "higher", "nearest", "inverted_cdf" and
+            "closest_observation" pick a stored value; a weight of exactly zero is a pick too.
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -805,7 +885,7 @@ class DataArrayStatsMixin:
             dim=dim,
             rng=rng,
             method=method,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
         )
@@ -816,6 +896,7 @@ class DataArrayStatsMixin:
         *,
         scale: float | str = 1.0,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         keepdims: bool = False,
     ) -> xr.DataArray:
@@ -835,6 +916,10 @@ class DataArrayStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -865,7 +950,7 @@ class DataArrayStatsMixin:
             "mad",
             dim=dim,
             scale=scale,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
         )
@@ -888,6 +973,7 @@ class DatasetStatsMixin:
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         keepdims: bool = False,
     ) -> xr.Dataset:
@@ -905,6 +991,10 @@ class DatasetStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -940,7 +1030,7 @@ class DatasetStatsMixin:
         return self._reduce(
             "median",
             dim=dim,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
         )
@@ -950,6 +1040,7 @@ class DatasetStatsMixin:
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         keepdims: bool = False,
     ) -> xr.Dataset:
@@ -968,6 +1059,10 @@ class DatasetStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -1001,7 +1096,7 @@ class DatasetStatsMixin:
         return self._reduce(
             "median_low",
             dim=dim,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
         )
@@ -1011,6 +1106,7 @@ class DatasetStatsMixin:
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         keepdims: bool = False,
     ) -> xr.Dataset:
@@ -1029,6 +1125,10 @@ class DatasetStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -1062,7 +1162,7 @@ class DatasetStatsMixin:
         return self._reduce(
             "median_high",
             dim=dim,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
         )
@@ -1073,7 +1173,9 @@ class DatasetStatsMixin:
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
         method: str = "linear",
+        interpolation: str | None = None,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
     ) -> xr.Dataset:
         """Quantile(s) with NumPy's methods.
@@ -1091,12 +1193,21 @@ class DatasetStatsMixin:
             ValueError, as in xarray.
         method : str, default "linear"
             One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
-            "weibull", "hazen", "median_unbiased", "normal_unbiased"}. Quantile method, as
-            :func:`numpy.quantile` ("inclusive" = "linear", "exclusive" = "weibull"). A weight of
-            exactly zero is a pick.
+            "weibull", "hazen", "median_unbiased", "normal_unbiased", "inverted_cdf",
+            "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf"}. Quantile
+            method: NumPy's 13 methods, as :func:`numpy.quantile` ("inclusive" = "linear",
+            "exclusive" = "weibull"). "lower", "higher", "nearest", "inverted_cdf" and
+            "closest_observation" pick a stored value; a weight of exactly zero is a pick too.
+        interpolation : str, optional
+            pandas' name of ``method`` (the same choices). ``method`` left at "linear" yields to it;
+            any other ``method`` that disagrees: ValueError.
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -1132,8 +1243,8 @@ class DatasetStatsMixin:
             "quantile",
             q=q,
             dim=dim,
-            method=method,
-            nan_policy=nan_policy,
+            method=interpolation_method(interpolation, method),
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
         )
 
@@ -1142,6 +1253,7 @@ class DatasetStatsMixin:
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         keepdims: bool = False,
     ) -> xr.Dataset:
@@ -1158,6 +1270,10 @@ class DatasetStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -1193,7 +1309,7 @@ class DatasetStatsMixin:
         return self._reduce(
             "min",
             dim=dim,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
         )
@@ -1203,6 +1319,7 @@ class DatasetStatsMixin:
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         keepdims: bool = False,
     ) -> xr.Dataset:
@@ -1219,6 +1336,10 @@ class DatasetStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -1254,7 +1375,7 @@ class DatasetStatsMixin:
         return self._reduce(
             "max",
             dim=dim,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
         )
@@ -1264,6 +1385,7 @@ class DatasetStatsMixin:
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         keepdims: bool = False,
     ) -> xr.Dataset:
@@ -1281,6 +1403,10 @@ class DatasetStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -1316,7 +1442,7 @@ class DatasetStatsMixin:
         return self._reduce(
             "mean",
             dim=dim,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
         )
@@ -1327,6 +1453,7 @@ class DatasetStatsMixin:
         *,
         ddof: float = 0,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         keepdims: bool = False,
     ) -> xr.Dataset:
@@ -1345,6 +1472,10 @@ class DatasetStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -1381,7 +1512,7 @@ class DatasetStatsMixin:
             "var",
             dim=dim,
             ddof=ddof,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
         )
@@ -1392,6 +1523,7 @@ class DatasetStatsMixin:
         *,
         ddof: float = 0,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         keepdims: bool = False,
     ) -> xr.Dataset:
@@ -1410,6 +1542,10 @@ class DatasetStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -1446,7 +1582,7 @@ class DatasetStatsMixin:
             "std",
             dim=dim,
             ddof=ddof,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
         )
@@ -1455,7 +1591,9 @@ class DatasetStatsMixin:
         self,
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
+        min_count: int = 0,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         keepdims: bool = False,
     ) -> xr.Dataset:
@@ -1470,9 +1608,16 @@ class DatasetStatsMixin:
         dim : str, sequence of str or None, default None
             Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
             ValueError, as in xarray.
+        min_count : int, default 0
+            As pandas' ``sum``: a result over fewer than ``min_count`` values (after the policy
+            removed what it removes) is NaN, or ``pd.NA`` for nullable data.
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -1508,7 +1653,8 @@ class DatasetStatsMixin:
         return self._reduce(
             "sum",
             dim=dim,
-            nan_policy=nan_policy,
+            min_count=min_count,
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
         )
@@ -1574,6 +1720,7 @@ class DatasetStatsMixin:
         rng: tuple[float, float] = (25, 75),
         method: str = "linear",
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         keepdims: bool = False,
     ) -> xr.Dataset:
@@ -1592,12 +1739,18 @@ class DatasetStatsMixin:
             Percentiles (0-100) whose difference is returned, as :func:`scipy.stats.iqr`.
         method : str, default "linear"
             One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
-            "weibull", "hazen", "median_unbiased", "normal_unbiased"}. Quantile method, as
-            :func:`numpy.quantile` ("inclusive" = "linear", "exclusive" = "weibull"). A weight of
-            exactly zero is a pick.
+            "weibull", "hazen", "median_unbiased", "normal_unbiased", "inverted_cdf",
+            "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf"}. Quantile
+            method: NumPy's 13 methods, as :func:`numpy.quantile` ("inclusive" = "linear",
+            "exclusive" = "weibull"). "lower", "higher", "nearest", "inverted_cdf" and
+            "closest_observation" pick a stored value; a weight of exactly zero is a pick too.
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -1633,7 +1786,7 @@ class DatasetStatsMixin:
             dim=dim,
             rng=rng,
             method=method,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
         )
@@ -1644,6 +1797,7 @@ class DatasetStatsMixin:
         *,
         scale: float | str = 1.0,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         keepdims: bool = False,
     ) -> xr.Dataset:
@@ -1665,6 +1819,10 @@ class DatasetStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -1699,7 +1857,7 @@ class DatasetStatsMixin:
             "mad",
             dim=dim,
             scale=scale,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
         )
@@ -1722,6 +1880,7 @@ class GroupByStatsMixin:
         self,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         engine: str | None = None,
     ) -> xr.DataArray | xr.Dataset:
@@ -1734,6 +1893,10 @@ class GroupByStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -1764,12 +1927,18 @@ class GroupByStatsMixin:
         >>> da.nanstats.groupby("g").median(nan_policy="propagate").values
         array([nan,  3.])
         """
-        return self._reduce("median", nan_policy=nan_policy, keep_attrs=keep_attrs, engine=engine)
+        return self._reduce(
+            "median",
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
+            engine=engine,
+        )
 
     def median_low(
         self,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         engine: str | None = None,
     ) -> xr.DataArray | xr.Dataset:
@@ -1783,6 +1952,10 @@ class GroupByStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -1813,7 +1986,7 @@ class GroupByStatsMixin:
         """
         return self._reduce(
             "median_low",
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             engine=engine,
         )
@@ -1822,6 +1995,7 @@ class GroupByStatsMixin:
         self,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         engine: str | None = None,
     ) -> xr.DataArray | xr.Dataset:
@@ -1835,6 +2009,10 @@ class GroupByStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -1865,7 +2043,7 @@ class GroupByStatsMixin:
         """
         return self._reduce(
             "median_high",
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             engine=engine,
         )
@@ -1875,7 +2053,9 @@ class GroupByStatsMixin:
         q: float | Sequence[float],
         *,
         method: str = "linear",
+        interpolation: str | None = None,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         engine: str | None = None,
     ) -> xr.DataArray | xr.Dataset:
@@ -1890,12 +2070,21 @@ class GroupByStatsMixin:
             Quantile(s) in [0, 1]. A sequence adds a leading quantile dimension.
         method : str, default "linear"
             One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
-            "weibull", "hazen", "median_unbiased", "normal_unbiased"}. Quantile method, as
-            :func:`numpy.quantile` ("inclusive" = "linear", "exclusive" = "weibull"). A weight of
-            exactly zero is a pick.
+            "weibull", "hazen", "median_unbiased", "normal_unbiased", "inverted_cdf",
+            "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf"}. Quantile
+            method: NumPy's 13 methods, as :func:`numpy.quantile` ("inclusive" = "linear",
+            "exclusive" = "weibull"). "lower", "higher", "nearest", "inverted_cdf" and
+            "closest_observation" pick a stored value; a weight of exactly zero is a pick too.
+        interpolation : str, optional
+            pandas' name of ``method`` (the same choices). ``method`` left at "linear" yields to it;
+            any other ``method`` that disagrees: ValueError.
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -1930,8 +2119,8 @@ class GroupByStatsMixin:
         return self._reduce(
             "quantile",
             q=q,
-            method=method,
-            nan_policy=nan_policy,
+            method=interpolation_method(interpolation, method),
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             engine=engine,
         )
@@ -1940,6 +2129,7 @@ class GroupByStatsMixin:
         self,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         engine: str | None = None,
     ) -> xr.DataArray | xr.Dataset:
@@ -1953,6 +2143,10 @@ class GroupByStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -1983,12 +2177,18 @@ class GroupByStatsMixin:
         >>> da.nanstats.groupby("g").min(nan_policy="propagate").values
         array([nan,  1.])
         """
-        return self._reduce("min", nan_policy=nan_policy, keep_attrs=keep_attrs, engine=engine)
+        return self._reduce(
+            "min",
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
+            engine=engine,
+        )
 
     def max(
         self,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         engine: str | None = None,
     ) -> xr.DataArray | xr.Dataset:
@@ -2002,6 +2202,10 @@ class GroupByStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -2032,12 +2236,18 @@ class GroupByStatsMixin:
         >>> da.nanstats.groupby("g").max(nan_policy="propagate").values
         array([nan, 10.])
         """
-        return self._reduce("max", nan_policy=nan_policy, keep_attrs=keep_attrs, engine=engine)
+        return self._reduce(
+            "max",
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
+            engine=engine,
+        )
 
     def mean(
         self,
         *,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
     ) -> xr.DataArray | xr.Dataset:
         """Arithmetic mean from the exact sum, rounded once.
@@ -2049,6 +2259,10 @@ class GroupByStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -2077,13 +2291,18 @@ class GroupByStatsMixin:
         >>> da.nanstats.groupby("g").mean(nan_policy="propagate").values
         array([       nan, 4.66666667])
         """
-        return self._reduce("mean", nan_policy=nan_policy, keep_attrs=keep_attrs)
+        return self._reduce(
+            "mean",
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
+        )
 
     def var(
         self,
         *,
         ddof: float = 0,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
     ) -> xr.DataArray | xr.Dataset:
         """Variance, exactly rounded.
@@ -2097,6 +2316,10 @@ class GroupByStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -2125,13 +2348,19 @@ class GroupByStatsMixin:
         >>> da.nanstats.groupby("g").var(ddof=1, nan_policy="omit").values
         array([        nan, 22.33333333])
         """
-        return self._reduce("var", ddof=ddof, nan_policy=nan_policy, keep_attrs=keep_attrs)
+        return self._reduce(
+            "var",
+            ddof=ddof,
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
+        )
 
     def std(
         self,
         *,
         ddof: float = 0,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
     ) -> xr.DataArray | xr.Dataset:
         """Standard deviation: the square root of var.
@@ -2145,6 +2374,10 @@ class GroupByStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -2173,12 +2406,19 @@ class GroupByStatsMixin:
         >>> da.nanstats.groupby("g").std(ddof=1, nan_policy="omit").values
         array([       nan, 4.72581563])
         """
-        return self._reduce("std", ddof=ddof, nan_policy=nan_policy, keep_attrs=keep_attrs)
+        return self._reduce(
+            "std",
+            ddof=ddof,
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
+        )
 
     def sum(
         self,
         *,
+        min_count: int = 0,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
     ) -> xr.DataArray | xr.Dataset:
         """Exact sum rounded once (as math.fsum).
@@ -2188,9 +2428,16 @@ class GroupByStatsMixin:
 
         Parameters
         ----------
+        min_count : int, default 0
+            As pandas' ``sum``: a result over fewer than ``min_count`` values (after the policy
+            removed what it removes) is NaN, or ``pd.NA`` for nullable data.
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -2219,7 +2466,12 @@ class GroupByStatsMixin:
         >>> da.nanstats.groupby("g").sum(nan_policy="propagate").values
         array([nan, 14.])
         """
-        return self._reduce("sum", nan_policy=nan_policy, keep_attrs=keep_attrs)
+        return self._reduce(
+            "sum",
+            min_count=min_count,
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
+        )
 
     def count(self, *, keep_attrs: bool | None = None) -> xr.DataArray | xr.Dataset:
         """Number of numbers (NaN and missing excluded).
@@ -2259,6 +2511,7 @@ class GroupByStatsMixin:
         rng: tuple[float, float] = (25, 75),
         method: str = "linear",
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         engine: str | None = None,
     ) -> xr.DataArray | xr.Dataset:
@@ -2272,12 +2525,18 @@ class GroupByStatsMixin:
             Percentiles (0-100) whose difference is returned, as :func:`scipy.stats.iqr`.
         method : str, default "linear"
             One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
-            "weibull", "hazen", "median_unbiased", "normal_unbiased"}. Quantile method, as
-            :func:`numpy.quantile` ("inclusive" = "linear", "exclusive" = "weibull"). A weight of
-            exactly zero is a pick.
+            "weibull", "hazen", "median_unbiased", "normal_unbiased", "inverted_cdf",
+            "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf"}. Quantile
+            method: NumPy's 13 methods, as :func:`numpy.quantile` ("inclusive" = "linear",
+            "exclusive" = "weibull"). "lower", "higher", "nearest", "inverted_cdf" and
+            "closest_observation" pick a stored value; a weight of exactly zero is a pick too.
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -2310,7 +2569,7 @@ class GroupByStatsMixin:
             "iqr",
             rng=rng,
             method=method,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             engine=engine,
         )
@@ -2320,6 +2579,7 @@ class GroupByStatsMixin:
         *,
         scale: float | str = 1.0,
         nan_policy: str | None = None,
+        skipna: bool | None = None,
         keep_attrs: bool | None = None,
         engine: str | None = None,
     ) -> xr.DataArray | xr.Dataset:
@@ -2336,6 +2596,10 @@ class GroupByStatsMixin:
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -2367,7 +2631,7 @@ class GroupByStatsMixin:
         return self._reduce(
             "mad",
             scale=scale,
-            nan_policy=nan_policy,
+            nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             engine=engine,
         )

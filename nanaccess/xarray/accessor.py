@@ -22,7 +22,7 @@ from ..errors import NaNError
 from ..options import resolve_policy
 from ._common import is_dask, variable_subject
 from ._generated import DataArrayStatsMixin, DatasetStatsMixin
-from .groupby import NanGroupBy, factorized_groupby
+from .groupby import NanGroupBy, factorized_groupby, null_below
 from .reduction import arg_reduce, nan_report, quantile, reduce
 
 __all__ = ["DataArrayNanStats", "DatasetNanStats", "reduce", "quantile", "nan_report"]
@@ -37,11 +37,18 @@ class _NanStatsBase:
         self._obj = obj
 
     def _reduce(self, stat: str, *, dim: Any = None, nan_policy: Any = None,
-                **kwargs: Any) -> Any:
+                min_count: int = 0, **kwargs: Any) -> Any:
         """The hook of every generated statistic: :func:`.reduction.reduce`."""
         if stat in _stats.ARG:
             return arg_reduce(self._obj, stat, dim, nan_policy=nan_policy, **kwargs)
-        return reduce(self._obj, stat, dim, nan_policy=nan_policy, **kwargs)
+        out = reduce(self._obj, stat, dim, nan_policy=nan_policy, **kwargs)
+        if min_count:
+            # the numbers a sum saw (what is left after "omit"; any NaN left makes the
+            # sum NaN already): counted under "totalorder", which raises for nothing
+            count = self.count(dim, nan_policy="totalorder",
+                               keepdims=kwargs.get("keepdims", False))
+            out = null_below(out, count, min_count)
+        return out
 
     def describe(self, dim: Hashable | Sequence[Hashable] | None = None, *,
                  percentiles: Sequence[float] | None = None, nan_policy: str | None = None,

@@ -21,6 +21,7 @@ import pandas as pd
 import xarray as xr
 
 from .. import _stats
+from .._conventions import below_min_count
 from .._labels import CoordLocation, relabel
 from ..core.grouped import grouped_reduce
 from ..errors import NaNError
@@ -32,7 +33,7 @@ from ._common import labelled_errors, numeric_only_default, variable_relabel, va
 from ._generated import GroupByStatsMixin
 from ._xr_internals import encoded_groups, from_temp_dataset, to_temp_dataset
 
-__all__ = ["NanGroupBy", "grouped_dataarray"]
+__all__ = ["NanGroupBy", "grouped_dataarray", "null_below"]
 
 _STACKED = "__nanaccess_stacked_group_dims__"
 
@@ -169,9 +170,16 @@ class NanGroupBy(GroupByStatsMixin):
         return obj, gdim, new_dim, codes, ngroups, coord, keep
 
     def _reduce(self, stat: str, *, nan_policy: Any = None, keep_attrs: bool | None = None,
-                **params: Any) -> xr.DataArray | xr.Dataset:
+                min_count: int = 0, **params: Any) -> xr.DataArray | xr.Dataset:
         """The hook of every generated statistic: the grouped kernel per variable,
         laid out as xarray's own GroupBy result."""
+        out = self._grouped(stat, nan_policy=nan_policy, keep_attrs=keep_attrs, **params)
+        if min_count:
+            out = null_below(out, self.count(keep_attrs=keep_attrs), min_count)
+        return out
+
+    def _grouped(self, stat: str, *, nan_policy: Any = None, keep_attrs: bool | None = None,
+                 **params: Any) -> xr.DataArray | xr.Dataset:
         # a grouped count takes no policy (as pandas'): it counts the numbers, and
         # "totalorder" is the policy under which nothing raises
         policy = NanPolicy.TOTALORDER if stat in _stats.names("count") else \
@@ -241,6 +249,15 @@ class NanGroupBy(GroupByStatsMixin):
         if isinstance(obj, xr.DataArray):
             return from_temp_dataset(obj, out)
         return out
+
+
+def null_below(out: Any, count: Any, min_count: int) -> Any:
+    """``out`` with NaN where ``count`` (same layout) is below ``min_count``, as
+    xarray's and pandas' ``sum(min_count=)``."""
+    below_min_count(0, min_count)  # validates
+    if isinstance(out, xr.Dataset):
+        count = count[list(out.data_vars)]
+    return out.where(count >= min_count)
 
 
 def grouped_dataarray(obj: xr.DataArray, group: Any, stat: str, **kwargs: Any):

@@ -6,6 +6,9 @@ from typing import Any
 
 from .render import STATS, Example, HostParam, HostSpec, package_functions, takes_policy
 
+#: the hook's keyword folding of the host aliases (see :mod:`nanaccess._conventions`)
+CONVENTIONS = "from .._conventions import interpolation_method, skipna_policy"
+
 PATH = "nanaccess/pandas/_generated.py"
 
 #: pandas' own method of the same statistic (for "as pandas' ..." and See Also)
@@ -72,6 +75,34 @@ ENGINE = HostParam(
 )
 
 
+SKIPNA = HostParam(
+    "skipna", "None", "bool, optional",
+    'pandas\' and xarray\'s spelling of the policy: True is ``nan_policy="omit"``, False '
+    'is ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given '
+    "together with a ``nan_policy`` that means something else: ValueError.",
+    annotation="bool | None",
+    applies=takes_policy,
+    folds_into=("nan_policy", "skipna_policy"),
+)
+INTERPOLATION = HostParam(
+    "interpolation", "None", "str, optional",
+    "pandas' name of ``method`` (the same choices). ``method`` left at \"linear\" "
+    "yields to it; any other ``method`` that disagrees: ValueError.",
+    annotation="str | None",
+    applies=lambda stat: stat.name == "quantile",
+    folds_into=("method", "interpolation_method"),
+)
+MIN_COUNT = HostParam(
+    "min_count", "0", "int",
+    "As pandas' ``sum``: a result over fewer than ``min_count`` values (after the "
+    "policy removed what it removes) is NaN, or ``pd.NA`` for nullable data.",
+    annotation="int",
+    applies=lambda stat: stat.name == "sum",
+)
+#: the host keywords every pandas / xarray statistic method accepts
+CONVENTION_PARAMS = (SKIPNA, INTERPOLATION, MIN_COUNT)
+
+
 def _series_returns(stat: Any) -> tuple[str, str]:
     if stat.family == "arg":
         return "Hashable", ("label\n    The index label of the first such value (as "
@@ -131,8 +162,8 @@ HOSTS = [
         name="SeriesStatsMixin",
         title="Statistic methods of the pandas accessors (Series, DataFrame, GroupBy).",
         doc="The statistics of ``Series.nanstats``: one value of the Series.",
-        params=(SERIES_AXIS,),
-        order=("q", "*", "axis", "nan_policy"),
+        params=(SERIES_AXIS, *CONVENTION_PARAMS),
+        order=("q", "*", "axis", "interpolation", "min_count", "nan_policy", "skipna"),
         pandas_defaults=True,
         defaults={"q": 0.5},
         param_docs=_Q,
@@ -143,6 +174,7 @@ HOSTS = [
             (_SETUP, 's = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))'),
             "s.nanstats",
         ),
+        imports=(CONVENTIONS,),
         type_imports=_TYPES,
         docs_module="pandas",
         docs_prefix="Series.nanstats.",
@@ -155,8 +187,9 @@ HOSTS = [
         path=PATH,
         name="DataFrameStatsMixin",
         doc="The statistics of ``DataFrame.nanstats``: one value per column or row.",
-        params=(FRAME_AXIS, NUMERIC_ONLY),
-        order=("q", "axis", "ddof", "numeric_only", "*", "nan_policy"),
+        params=(FRAME_AXIS, NUMERIC_ONLY, *CONVENTION_PARAMS),
+        order=("q", "axis", "ddof", "numeric_only", "*", "interpolation", "min_count",
+               "nan_policy", "skipna"),
         pandas_defaults=True,
         defaults={"q": 0.5},
         param_docs=_Q,
@@ -168,6 +201,7 @@ HOSTS = [
                      '"b": [2.0, 5.0, 1.0, 3.0]})'),
             "df.nanstats",
         ),
+        imports=(CONVENTIONS,),
         type_imports=_TYPES,
         docs_module="pandas",
         docs_prefix="DataFrame.nanstats.",
@@ -180,8 +214,9 @@ HOSTS = [
         name="GroupByStatsMixin",
         doc=("The statistics of ``df.groupby(...).nanstats``: one value per group and "
              "column (Series and DataFrame GroupBy)."),
-        params=(NUMERIC_ONLY, ENGINE),
-        order=("q", "ddof", "*", "numeric_only", "nan_policy", "engine"),
+        params=(NUMERIC_ONLY, ENGINE, *CONVENTION_PARAMS),
+        order=("q", "ddof", "*", "numeric_only", "interpolation", "min_count", "nan_policy",
+               "skipna", "engine"),
         pandas_defaults=True,
         defaults={"q": 0.5},
         param_docs=_Q,
@@ -194,6 +229,7 @@ HOSTS = [
                      '"x": [4.0, np.nan, 1.0, 3.0, 10.0]})'),
             'df.groupby("g").nanstats',
         ),
+        imports=(CONVENTIONS,),
         type_imports=_TYPES,
         docs_module="pandas.api.typing",
         docs_prefix="DataFrameGroupBy.nanstats.",
@@ -207,6 +243,8 @@ HOSTS = [
         hook="make",
         title="Named callables of ``nanaccess.agg``, one per statistic.",
         doc="",
+        params=CONVENTION_PARAMS,
+        order=("q", "*", "interpolation", "min_count", "nan_policy", "skipna"),
         pandas_defaults=True,
         defaults={"q": 0.5},
         param_docs=_Q,
@@ -221,7 +259,7 @@ HOSTS = [
             wrap='df.groupby("g").agg({call})',
         ),
         example_calls=_agg_calls,
-        imports=("from ._nanagg import NanAgg, make",),
+        imports=(CONVENTIONS, "from ._nanagg import NanAgg, make"),
         docs_module="nanaccess.pandas.agg",
         docs_prefix="",
         docs_extra=("NanAgg",),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .hosts_pandas import ENGINE
+from .hosts_pandas import CONVENTION_PARAMS, CONVENTIONS, ENGINE
 from .render import STATS, Example, HostParam, HostSpec, package_functions
 
 PATH = "nanaccess/xarray/_generated.py"
@@ -152,13 +152,15 @@ HOSTS = [
         name="DataArrayStatsMixin",
         title="Statistic methods of the xarray accessors (DataArray, Dataset, GroupBy).",
         doc="The statistics of ``DataArray.nanstats``: reductions over ``dim``.",
-        params=(DIM, KEEP_ATTRS, KEEPDIMS, COUNT_POLICY),
-        order=("q", "dim", "*", "method", "ddof", "nan_policy", "keep_attrs", "keepdims"),
+        params=(DIM, KEEP_ATTRS, KEEPDIMS, COUNT_POLICY, *CONVENTION_PARAMS),
+        order=("q", "dim", "*", "method", "interpolation", "ddof", "min_count", "nan_policy",
+               "skipna", "keep_attrs", "keepdims"),
         returns=_returns("DataArray"),
         extended=_extended("DataArray"),
         see_also=_see_also("DataArray"),
         example=Example((_SETUP, _DA), "da.nanstats", wrap="{call}.values"),
         example_calls=_calls("DataArray"),
+        imports=(CONVENTIONS,),
         type_imports=_TYPES,
         docs_module="xarray",
         docs_prefix="DataArray.nanstats.",
@@ -171,14 +173,16 @@ HOSTS = [
         path=PATH,
         name="DatasetStatsMixin",
         doc="The statistics of ``Dataset.nanstats``: each data variable reduced over ``dim``.",
-        params=(DIM, KEEP_ATTRS, KEEPDIMS, COUNT_POLICY),
-        order=("q", "dim", "*", "method", "ddof", "nan_policy", "keep_attrs", "keepdims"),
+        params=(DIM, KEEP_ATTRS, KEEPDIMS, COUNT_POLICY, *CONVENTION_PARAMS),
+        order=("q", "dim", "*", "method", "interpolation", "ddof", "min_count", "nan_policy",
+               "skipna", "keep_attrs", "keepdims"),
         statistics=tuple(n for n in STATS.STATISTICS if n not in STATS.ARG),
         returns=_returns("Dataset"),
         extended=_extended("Dataset"),
         see_also=_see_also("Dataset"),
         example=Example((_SETUP, _DS), "ds.nanstats", wrap="{call}.to_pandas()"),
         example_calls=_calls("Dataset"),
+        imports=(CONVENTIONS,),
         type_imports=_TYPES,
         docs_module="xarray",
         docs_prefix="Dataset.nanstats.",
@@ -191,14 +195,16 @@ HOSTS = [
         name="GroupByStatsMixin",
         doc=("The statistics of ``obj.nanstats.groupby(...)`` and "
              "``obj.nanstats.resample(...)``: one value per group."),
-        params=(KEEP_ATTRS, ENGINE),
-        order=("q", "*", "method", "ddof", "nan_policy", "keep_attrs", "engine"),
+        params=(KEEP_ATTRS, ENGINE, *CONVENTION_PARAMS),
+        order=("q", "*", "method", "interpolation", "ddof", "min_count", "nan_policy",
+               "skipna", "keep_attrs", "engine"),
         statistics=STATS.GROUPED,
         returns=_returns("GroupBy"),
         extended=_extended("GroupBy"),
         see_also=_see_also("GroupBy"),
         example=Example((_SETUP, *_GB), 'da.nanstats.groupby("g")', wrap="{call}.values"),
         example_calls=_calls("GroupBy"),
+        imports=(CONVENTIONS,),
         type_imports=_TYPES,
     ),
 ]

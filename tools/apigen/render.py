@@ -140,6 +140,11 @@ class HostParam:
     annotation: str = "Any"
     #: whether a statistic has this keyword on the host
     applies: Callable[[Any], bool] = _always
+    #: a host alias folded into another argument before the hook is called:
+    #: ``(target, function)`` forwards ``target=function(<this>, target)`` and not this
+    #: keyword itself (``skipna`` into ``nan_policy``, ``interpolation`` into ``method``;
+    #: the functions live in :mod:`nanaccess._conventions`)
+    folds_into: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -198,6 +203,7 @@ class _Arg:
     default: str | None  # source text; None: required
     type: str
     doc: str
+    folds_into: tuple[str, str] | None = None
 
 
 def takes_policy(stat: Any) -> bool:
@@ -244,7 +250,7 @@ def signature(spec: HostSpec, stat: Any) -> tuple[list[_Arg], list[_Arg]]:
                                p.type, spec.param_docs.get(name, p.doc)))
         elif name in host:
             h = host[name]
-            target.append(_Arg(name, h.annotation, h.default, h.type, h.doc))
+            target.append(_Arg(name, h.annotation, h.default, h.type, h.doc, h.folds_into))
         elif name == "nan_policy" and takes_policy(stat):
             target.append(_Arg(name, "str | None", "None", *NAN_POLICY_DOC))
     return pos, kw
@@ -357,6 +363,22 @@ def _docstring_text(lines: list[str], indent: str) -> list[str]:
 # --------------------------------------------------------------------------- render
 
 
+def forwarded_args(args: list[_Arg]) -> list[str]:
+    """``name=value`` of each argument the hook receives: host aliases are folded
+    into their target (``nan_policy=skipna_policy(skipna, nan_policy)``)."""
+    folds = {a.folds_into[0]: (a.name, a.folds_into[1]) for a in args if a.folds_into}
+    out = []
+    for a in args:
+        if a.folds_into:
+            continue
+        if a.name in folds:
+            alias, fn = folds[a.name]
+            out.append(f"{a.name}={fn}({alias}, {a.name})")
+        else:
+            out.append(f"{a.name}={a.name}")
+    return out
+
+
 def render_method(spec: HostSpec, stat: Any, outputs: dict | None) -> list[str]:
     pos, kw = signature(spec, stat)
     mixin = spec.kind == "mixin"
@@ -367,7 +389,7 @@ def render_method(spec: HostSpec, stat: Any, outputs: dict | None) -> list[str]:
     annotation, _ = spec.returns(stat)
     lines = _def_lines(stat.name, args, annotation, indent)
     lines += _docstring_text(docstring(spec, stat, outputs), indent + "    ")
-    forwarded = ", ".join(f"{a.name}={a.name}" for a in pos + kw)
+    forwarded = ", ".join(forwarded_args(pos + kw))
     target = f"self.{spec.hook}" if mixin else spec.hook
     call = f'return {target}("{stat.name}"' + (f", {forwarded})" if forwarded else ")")
     if len(indent) + 4 + len(call) <= 100:
@@ -375,7 +397,7 @@ def render_method(spec: HostSpec, stat: Any, outputs: dict | None) -> list[str]:
     else:
         lines.append(f'{indent}    return {target}(')
         lines.append(f'{indent}        "{stat.name}",')
-        lines += [f"{indent}        {a.name}={a.name}," for a in pos + kw]
+        lines += [f"{indent}        {a}," for a in forwarded_args(pos + kw)]
         lines.append(f"{indent}    )")
     return lines
 
