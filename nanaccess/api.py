@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import _stats
+from ._labels import fmt_label, subject
 from .core import sorting as _sorting
 from .core.axes import normalize_axis
 from .core.floatlist import float_list_array
@@ -236,18 +237,15 @@ def _labelled_errors(data: Any) -> Iterator[None]:
         ndim = getattr(data, "ndim", 0)
         if index is None or err.position is None or ndim not in (1, 2):
             raise
-        from .pandas.accessor import fmt_label
-
         pos = err.position
         if ndim == 2:  # a DataFrame read row-major (np.asarray(df).ravel())
             flat = int(np.ravel_multi_index(pos, data.shape) if len(pos) == 2 else pos[0])
             row, col = divmod(flat, data.shape[1])
-            subject = f"column {fmt_label(data.columns[col])}"
+            what = subject("column", data.columns[col])
         else:
             row = int(pos[0] if isinstance(pos, tuple) else pos)
-            name = getattr(data, "name", None)
-            subject = "data" if name is None else f"column {fmt_label(name)}"
-        raise err.relabel(subject, f"index {fmt_label(index[row])}") from None
+            what = subject("column", getattr(data, "name", None), unnamed="data")
+        raise err.relabel(what, f"index {fmt_label(index[row])}") from None
 
 
 def _sort_args(data: Any) -> tuple[Any, np.ndarray | None]:
