@@ -167,11 +167,20 @@ def rank(
             k[nan] = np.iinfo(k.dtype).max  # omitted NaNs stay after every number
     k2 = k.reshape(-1, k.shape[-1]) if k.ndim else k.reshape(1, 1)
     order = np.argsort(k2, axis=1, kind="stable")
+    gone = None
+    if omit and not ascending and nan.any():
+        # the reversed keys of -inf reach the integer maximum the omitted NaNs were
+        # given: order by (NaN, key) so that the NaNs come after it, never tied with it
+        n2 = nan.reshape(k2.shape)
+        order = np.lexsort((k2, n2), axis=1)
+        gone = np.take_along_axis(n2, order, axis=1)
     sk = np.take_along_axis(k2, order, axis=1)
     rows, n = sk.shape
     pos = np.broadcast_to(np.arange(n), (rows, n))
     new = np.ones((rows, n), dtype=bool)
     new[:, 1:] = sk[:, 1:] != sk[:, :-1]
+    if gone is not None:
+        new[:, 1:] |= gone[:, 1:] != gone[:, :-1]
     # first / last position of each tie group, per sorted position
     start = np.maximum.accumulate(np.where(new, pos, 0), axis=1)
     end_new = np.ones((rows, n), dtype=bool)

@@ -246,3 +246,17 @@ def test_rank_2d_axis():
     np.testing.assert_array_equal(r, [[3.0, 1.0, 2.0], [2.0, 3.0, 1.0]])
     r0 = na.rank(x, axis=0, nan_policy="largest")
     np.testing.assert_array_equal(r0, pd.DataFrame(x).rank(axis=0, na_option="bottom"))
+
+
+def test_descending_rank_under_omit_keeps_minus_inf_apart_from_nans():
+    """Regression (issue 11): -inf, reversed, reached the key the omitted NaNs were
+    given, so a descending rank tied -inf with them (5.5 instead of pandas' 5.0)."""
+    x = np.array([3, np.nan, 1, 3, -np.inf, 2])
+    for method in ("average", "min", "max", "first", "dense"):
+        got = na.rank(x, ascending=False, nan_policy="omit", method=method)
+        want = pd.Series(x).rank(ascending=False, method=method).to_numpy()
+        np.testing.assert_array_equal(got, want)
+    two = np.stack([x, x[::-1]])
+    got = na.rank(two, axis=1, ascending=False, nan_policy="omit")
+    want = np.stack([pd.Series(r).rank(ascending=False).to_numpy() for r in two])
+    np.testing.assert_array_equal(got, want)
