@@ -9,11 +9,17 @@ from __future__ import annotations
 import pandas as pd
 
 from . import agg
-from ._groupby_registry import register_groupby_accessor
+from ._groupby_registry import (
+    RESAMPLER_CLASSES,
+    WINDOW_CLASSES,
+    register_groupby_accessor,
+    register_window_accessor,
+)
 from .accessor import DataFrameNanStats, SeriesNanStats
 from .groupby import NanGroupBy
+from .window import NanWindow
 
-__all__ = ["SeriesNanStats", "DataFrameNanStats", "NanGroupBy", "agg"]
+__all__ = ["SeriesNanStats", "DataFrameNanStats", "NanGroupBy", "NanWindow", "agg"]
 
 
 def _register() -> None:
@@ -27,6 +33,9 @@ def _register() -> None:
             continue  # already registered (module re-import)
         register("nanstats")(acc)
     register_groupby_accessor("nanstats", NanGroupBy)
+    register_window_accessor("nanstats", NanWindow, WINDOW_CLASSES)
+    # a resample is a grouped reduction over contiguous groups: the GroupBy accessor
+    register_window_accessor("nanstats", NanGroupBy, RESAMPLER_CLASSES)
 
 
 _register()

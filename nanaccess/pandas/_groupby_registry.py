@@ -93,3 +93,74 @@ def selected_obj(gb: Any) -> pd.DataFrame | pd.Series:
         return gb._obj_with_exclusions
     except AttributeError as exc:
         raise _internals_error("the selected columns (_obj_with_exclusions)") from exc
+
+
+# ------------------------------------------------------------------------- windows
+# ``s.rolling(...).nanstats``, ``s.expanding().nanstats`` and ``s.resample(...).nanstats``:
+# pandas has no public accessor registry for its window and resampler objects either.
+
+try:
+    from pandas.api.typing import Expanding, Resampler, Rolling, RollingGroupBy
+except ImportError as exc:  # pragma: no cover - exercised only if pandas moves them
+    raise ImportError(
+        f"nanaccess needs pandas.api.typing.Rolling / Expanding / RollingGroupBy / "
+        f"Resampler (pandas {pd.__version__} does not export them)"
+    ) from exc
+
+#: the window classes ``.nanstats`` is set on (their GroupBy forms subclass them)
+WINDOW_CLASSES = (Rolling, Expanding)
+RESAMPLER_CLASSES = (Resampler,)
+
+
+def register_window_accessor(name: str, accessor: type, classes: tuple[type, ...]) -> None:
+    """Add ``accessor`` as ``name`` on pandas' window (or resampler) ``classes``."""
+    for cls in classes:
+        existing = cls.__dict__.get(name)
+        if existing is not None and not isinstance(existing, _GroupByAccessor):
+            warnings.warn(
+                f"registration of accessor {accessor!r} under name {name!r} for type "
+                f"{cls!r} is overriding a preexisting attribute with the same name.",
+                UserWarning,
+                stacklevel=2,
+            )
+        setattr(cls, name, _GroupByAccessor(name, accessor))
+
+
+def window_parts(w: Any) -> dict[str, Any]:
+    """What a pandas Rolling / Expanding (or their GroupBy forms) holds.
+
+    Keys: ``obj`` (the selected Series / DataFrame), ``expanding`` (bool), ``window``
+    (int, offset or BaseIndexer), ``freq`` (bool: a time-based window), ``min_periods``,
+    ``center``, ``closed``, ``step``, ``times`` (the index or ``on`` column of a
+    time-based window) and ``grouper`` (a GroupBy's grouper, else None).
+    """
+    try:
+        obj = w._selected_obj
+        freq = getattr(w, "_win_freq_i8", None) is not None
+        times = w._on if freq else None
+        grouper = w._grouper if isinstance(w, RollingGroupBy) or hasattr(
+            w, "_as_index") else None
+    except AttributeError as exc:
+        raise _internals_error("the window's data (_selected_obj, _on, _win_freq_i8)") from exc
+    return {
+        "obj": obj,
+        "expanding": isinstance(w, Expanding),
+        "window": getattr(w, "window", None),
+        "freq": freq,
+        "min_periods": w.min_periods,
+        "center": bool(getattr(w, "center", False)),
+        "closed": getattr(w, "closed", None),
+        "step": getattr(w, "step", None),
+        "on": getattr(w, "on", None),
+        "times": times,
+        "grouper": grouper,
+    }
+
+
+def grouper_info(grouper: Any) -> tuple[np.ndarray, int, pd.Index]:
+    """(row codes, number of groups, result index) of a window GroupBy's grouper."""
+    try:
+        codes = np.asarray(grouper.ids, dtype=np.intp)
+        return codes, int(grouper.ngroups), grouper.result_index
+    except AttributeError as exc:
+        raise _internals_error("the window GroupBy's group codes (_grouper.ids)") from exc

@@ -32,9 +32,26 @@ def _check_closed(closed: str | None, default: str) -> tuple[bool, bool]:
     return closed in ("left", "both"), closed in ("right", "both")
 
 
+def _in_groups(n: int, groups: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(position of each row in its group, its group's first row, its group's length)
+    of sorted group codes (rows of one group contiguous); one group without codes."""
+    if groups is None:
+        return np.arange(n, dtype=np.int64), np.zeros(n, np.int64), np.full(n, n, np.int64)
+    g = np.asarray(groups, dtype=np.int64)
+    if n > 1 and (np.diff(g) < 0).any():
+        raise ValueError("groups must be sorted (each group's rows contiguous)")
+    new = np.flatnonzero(np.r_[True, g[1:] != g[:-1]]) if n else np.zeros(0, np.int64)
+    lengths = np.diff(np.r_[new, n])
+    first = np.repeat(new, lengths)
+    return np.arange(n, dtype=np.int64) - first, first, np.repeat(lengths, lengths)
+
+
 def fixed_bounds(n: int, window: int, *, center: bool = False, closed: str | None = None,
-                 step: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+                 step: int | None = None, groups: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """Bounds of ``rolling(window)`` over ``n`` rows (pandas' ``FixedWindowIndexer``).
+
+    ``groups``: sorted group codes of the rows (``groupby(...).rolling``): each
+    group's rows get the windows of that group alone.
 
     Examples
     --------
@@ -42,6 +59,8 @@ def fixed_bounds(n: int, window: int, *, center: bool = False, closed: str | Non
     (array([0, 0, 1, 2]), array([1, 2, 3, 4]))
     >>> fixed_bounds(4, 3, center=True)
     (array([0, 0, 1, 2]), array([2, 3, 4, 4]))
+    >>> fixed_bounds(4, 2, groups=[0, 0, 1, 1])
+    (array([0, 0, 2, 2]), array([1, 2, 3, 4]))
     """
     window = int(window)
     if window < 0:
@@ -50,39 +69,49 @@ def fixed_bounds(n: int, window: int, *, center: bool = False, closed: str | Non
     step = 1 if step is None else int(step)
     if step < 1:
         raise ValueError("step must be >= 1")
+    if step > 1 and groups is not None:
+        raise ValueError("step is not supported with groups")
+    pos, first, length = _in_groups(n, groups)
     offset = (window - 1) // 2 if (center or window == 0) else 0
-    end = np.arange(1 + offset, n + 1 + offset, step, dtype=np.int64)
+    end = pos[::step] + 1 + offset
     start = end - window
     if left_closed:
         start -= 1
     if not right_closed:
         end -= 1
-    start, end = np.clip(start, 0, n), np.clip(end, 0, n)
+    length, first = length[::step], first[::step]
+    start, end = np.clip(start, 0, length) + first, np.clip(end, 0, length) + first
     return np.minimum(start, end), end  # an empty window where pandas' end < start
 
 
-def expanding_bounds(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Bounds of ``expanding()`` over ``n`` rows: ``[0, i + 1)``.
+def expanding_bounds(n: int, groups: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds of ``expanding()`` over ``n`` rows: ``[0, i + 1)`` (from the group's
+    first row with sorted ``groups``).
 
     Examples
     --------
     >>> expanding_bounds(3)
     (array([0, 0, 0]), array([1, 2, 3]))
     """
-    return np.zeros(n, np.int64), np.arange(1, n + 1, dtype=np.int64)
+    _, first, _ = _in_groups(n, groups)
+    return first, np.arange(1, n + 1, dtype=np.int64)
 
 
 def time_bounds(index: Any, window: Any, *, center: bool = False,
-                closed: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+                closed: str | None = None, groups: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """Bounds of ``rolling(window)`` with a time offset (``"7D"``) over ``index``.
 
     ``index`` is a monotonic (increasing or decreasing) datetime64 / timedelta64 /
     integer array; ``window`` a length in its units (a pandas offset, Timedelta or an
-    integer of nanoseconds for datetime64[ns]). Row ``i``'s window holds the rows
-    whose time lies in ``(t_i - w, t_i]`` (``closed="right"``, the default),
-    ``[t_i - w, t_i)``, ``[t_i - w, t_i]`` or ``(t_i - w, t_i)``; centered windows
-    ``(t_i - w/2, t_i + w/2]`` likewise. As pandas, row ``i`` is counted by its
-    position for the right end (repeated times included one by one).
+    integer in the index's unit). Row ``i``'s window holds the rows whose time lies
+    in ``(t_i - w, t_i]`` (``closed="right"``, the default), ``[t_i - w, t_i)``,
+    ``[t_i - w, t_i]`` or ``(t_i - w, t_i)``; centered windows ``(t_i - w/2, t_i +
+    w/2]`` likewise. As pandas, row ``i`` is counted by its position for the right
+    end (repeated times included one by one). With sorted ``groups`` each group's
+    rows (increasing times within the group) get the windows of that group alone.
+
+    Every bound is a ``searchsorted``: on the times alone, or with groups on the
+    composite key ``group * K + rank of the time`` (no loop per group).
 
     Examples
     --------
@@ -102,32 +131,47 @@ def time_bounds(index: Any, window: Any, *, center: bool = False,
     n = t.size
     if w < 0:
         raise ValueError("window must be non-negative")
-    if n and t[0] > t[-1]:  # a decreasing index: the same windows on the negated times
-        t = -t
-    if n > 1 and (np.diff(t) < 0).any():
+    if groups is None and n and t[0] > t[-1]:
+        t = -t  # a decreasing index: the same windows on the negated times
+    pos, first, _ = _in_groups(n, groups)
+    if n > 1 and ((np.diff(t) < 0) & (pos[1:] > 0)).any():
         raise ValueError("index must be monotonic for a time-based window")
     i = np.arange(n, dtype=np.int64)
-    if center:
-        # bounds at t -/+ w/2: compare doubled times so odd lengths stay exact
-        t2 = 2 * t
-        start = np.searchsorted(t2, t2 - w - (2 if left_closed else 0), side="right")
-        end = np.searchsorted(t2, t2 + w, side="right" if right_closed else "left")
+    if center:  # bounds at t -/+ w/2: doubled times keep odd lengths exact
+        t = 2 * t
+        lo_q, hi_q = t - w - (2 if left_closed else 0), t + w
     else:
-        start = np.searchsorted(t, t - w - (1 if left_closed else 0), side="right")
-        end = i + 1 if right_closed else np.searchsorted(t, t, side="left")
-    start = np.minimum(start, i)
-    if n:
-        start[0] = 0
+        lo_q, hi_q = t - w - (1 if left_closed else 0), t
+    count = _counter(t, groups)
+    start = count(lo_q, "right")  # rows with time <= the lower bound are out
+    if center:
+        end = count(hi_q, "right" if right_closed else "left")
+    else:
+        end = i + 1 if right_closed else count(hi_q, "left")
+    start = np.maximum(np.minimum(start, i), first)
     return start.astype(np.int64), np.asarray(end, dtype=np.int64)
 
 
+def _counter(t: np.ndarray, groups: Any) -> Any:
+    """``count(v, side)``: for each row, the rows before its group plus those of its
+    group whose time is ``<= v`` (side "right") or ``< v`` (side "left")."""
+    if groups is None:
+        return lambda v, side: np.searchsorted(t, v, side=side)
+    g = np.asarray(groups, dtype=np.int64)
+    u = np.unique(t)
+    k = np.int64(u.size + 1)
+    key = g * k + np.searchsorted(u, t, side="left")  # non-decreasing
+    return lambda v, side: np.searchsorted(key, g * k + np.searchsorted(u, v, side=side),
+                                           side="left")
+
+
 def _window_length(window: Any, unit: str) -> int:
-    """A time window (offset alias, Timedelta, timedelta64, int nanoseconds) in ``unit``."""
+    """A time window (offset alias, Timedelta, timedelta64; an int is in ``unit``) in ``unit``."""
     import pandas as pd
 
     if isinstance(window, int | np.integer) and not isinstance(window, np.timedelta64):
-        td = pd.Timedelta(int(window), unit="ns")
-    elif isinstance(window, str):
+        return int(window)  # already in the index's unit
+    if isinstance(window, str):
         off = pd.tseries.frequencies.to_offset(window)
         try:
             td = pd.Timedelta(off)

@@ -1,0 +1,207 @@
+"""Window statistics: ``obj.rolling(...).nanstats``, ``obj.expanding().nanstats`` and
+``df.groupby(k).rolling(...).nanstats``.
+
+The window parameters are pandas' own (read by
+:func:`nanaccess.pandas._groupby_registry.window_parts`); the bounds come from
+:mod:`nanaccess.core.window.bounds` (fixed, time-based, expanding, per group) or from
+a custom ``BaseIndexer``; every column goes through
+:func:`nanaccess.core.window.window_reduce`, so each window's value is exactly the
+plain statistic of its values under the policy. Results are labelled as pandas' own
+window methods label them (index, ``step``, columns, name, the group levels of a
+GroupBy window). ``s.resample(...).nanstats`` is the GroupBy accessor
+(:class:`nanaccess.pandas.groupby.NanGroupBy`): a resample is a grouped reduction.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import _stats
+from .._labels import IndexLocation, fmt_label
+from ..core.window import expanding_bounds, fixed_bounds, time_bounds, window_reduce
+from ..errors import NaNError
+from ..options import NanPolicy, resolve_policy
+from ._generated_window import WindowStatsMixin
+from ._groupby_registry import grouper_info, window_parts
+from .columns import empty_is_missing, subject_of, type_error
+from .dtypes import column_arrays, is_numeric_column, to_pandas_array
+
+__all__ = ["NanWindow", "window_bounds"]
+
+
+class NanWindow(WindowStatsMixin):
+    """NaN-explicit statistics of a pandas window (``obj.rolling(...).nanstats``).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+    >>> s = pd.Series([1.0, np.nan, 3.0, 4.0])
+    >>> s.rolling(2, min_periods=1).nanstats.median(nan_policy="omit").tolist()
+    [1.0, 1.0, 3.0, 3.5]
+    >>> s.rolling(2).nanstats.median(nan_policy="propagate").tolist()
+    [nan, nan, nan, 3.5]
+    """
+
+    def __init__(self, obj: Any) -> None:
+        self._obj = obj
+
+    def _reduce(self, stat: str, *, nan_policy: Any = None, numeric_only: bool = False,
+                engine: str | None = None, **params: Any) -> pd.Series | pd.DataFrame:
+        """The hook of every generated statistic: one result per window and column."""
+        parts = window_parts(self._obj)
+        count = _stats.get(stat).family == "count"
+        # a count takes no policy: "totalorder" counts the numbers, raising for nothing,
+        # and min_periods counts every row (as pandas' count)
+        policy = NanPolicy.TOTALORDER if count else resolve_policy(nan_policy)
+        obj = parts["obj"]
+        is_series = isinstance(obj, pd.Series)
+        order, index, start, end, min_periods = window_bounds(parts, obj)
+        cols = [obj] if is_series else [obj.iloc[:, i] for i in range(obj.shape[1])]
+        names = [obj.name] if is_series else list(obj.columns)
+        q = params.get("q")
+        nq = len(np.atleast_1d(q)) if stat == "quantile" and np.ndim(q) > 0 else None
+        on = parts["on"] if not is_series else None
+        out_cols: dict[Any, Any] = {}
+        for name, s in zip(names, cols, strict=True):
+            if on is not None and name == on:
+                out_cols[name] = _on_column(s, order, index)
+                continue
+            if numeric_only and not is_numeric_column(s.dtype):
+                continue
+            try:
+                col = column_arrays(s, name)
+            except TypeError as err:
+                raise TypeError(str(err)) from None
+            values = col.values if order is None else col.values[order]
+            miss = col.missing if (col.missing is None or order is None) else \
+                col.missing[order]
+            try:
+                red = window_reduce(values, start, end, stat, policy=policy, missing=miss,
+                                    min_periods=min_periods, engine=engine, **params)
+            except NaNError as err:
+                raise _restated(err, name, obj.index, order, index, is_series) from None
+            except TypeError as err:
+                raise type_error(name, err, is_series) from None
+            vals = _as_pandas_values(red.values)
+            empty = red.short
+            if col.host in ("masked", "arrow") and empty_is_missing(stat):
+                empty = red.empty
+            if nq is None:
+                out_cols[name] = to_pandas_array(vals, red.missing, col,
+                                                 np.broadcast_to(empty, vals.shape))
+            else:
+                for j, qj in enumerate(np.atleast_1d(q)):
+                    out_cols[(name, float(qj))] = to_pandas_array(
+                        vals[j], None if red.missing is None else red.missing[j], col, empty)
+        return _assemble(out_cols, index, obj, is_series, nq, q)
+
+
+def _as_pandas_values(values: np.ndarray) -> np.ndarray:
+    """Integer and bool results as float64 (pandas' window results); floats, datetimes
+    and objects as they are (picked floats keep their dtype and bits)."""
+    if values.dtype.kind in "iub":
+        return values.astype(np.float64)
+    return values
+
+
+def _on_column(s: pd.Series, order: np.ndarray | None, index: pd.Index) -> Any:
+    """The ``on`` column of a time-based window, as pandas puts it back."""
+    return s.array if order is None else s.array.take(order)
+
+
+def _assemble(out_cols: dict, index: pd.Index, obj: Any, is_series: bool, nq: int | None,
+              q: Any) -> pd.Series | pd.DataFrame:
+    if is_series and nq is None:
+        return pd.Series(next(iter(out_cols.values())), index=index, name=obj.name)
+    if is_series:
+        frame = pd.DataFrame({k[1]: v for k, v in out_cols.items()}, index=index)
+        frame.columns = pd.Index(np.asarray(np.atleast_1d(q), np.float64))
+        return frame
+    frame = pd.DataFrame({i: v for i, v in enumerate(out_cols.values())}, index=index)
+    keys = list(out_cols)
+    if nq is None:
+        pos = {k: i for i, k in enumerate(obj.columns)} if obj.columns.is_unique else None
+        frame.columns = obj.columns[[pos[k] for k in keys]] if pos is not None else \
+            pd.Index(keys)
+    else:
+        frame.columns = pd.MultiIndex.from_tuples(keys)
+    return frame
+
+
+def window_bounds(parts: dict[str, Any], obj: Any) -> tuple[
+        np.ndarray | None, pd.Index, np.ndarray, np.ndarray, int]:
+    """(row order or None, result index, start, end, min_periods) of a pandas window.
+
+    A GroupBy window reorders the rows group by group (``order``) and labels the
+    result with the group keys before pandas' index, as pandas does.
+    """
+    n = len(obj)
+    order = groups = None
+    index = obj.index
+    if parts["grouper"] is not None:
+        codes, _, result_index = grouper_info(parts["grouper"])
+        keep = np.flatnonzero(codes >= 0)
+        order = keep[np.argsort(codes[keep], kind="stable")]
+        groups = codes[order]
+        index = _group_index(result_index, groups, obj.index.take(order))
+        n = order.size
+    window, step = parts["window"], parts["step"]
+    min_periods = parts["min_periods"]
+    if parts["expanding"]:
+        start, end = expanding_bounds(n, groups)
+    elif parts["freq"]:
+        times = np.asarray(parts["times"])
+        if order is not None:
+            times = times[order]
+        start, end = time_bounds(times, window, center=parts["center"],
+                                 closed=parts["closed"], groups=groups)
+    elif isinstance(window, int | np.integer):
+        start, end = fixed_bounds(n, int(window), center=parts["center"],
+                                  closed=parts["closed"], step=step, groups=groups)
+        if min_periods is None:
+            min_periods = int(window)
+    else:  # a pandas BaseIndexer: its own bounds
+        if groups is not None:
+            raise NotImplementedError("a custom window indexer with groupby is not supported")
+        start, end = window.get_window_bounds(num_values=n, min_periods=min_periods,
+                                              center=parts["center"],
+                                              closed=parts["closed"], step=step)
+        start, end = np.asarray(start, np.int64), np.asarray(end, np.int64)
+    if step not in (None, 1) and order is None:
+        index = index[::step]
+    return order, index, start, end, 0 if min_periods is None else int(min_periods)
+
+
+def _group_index(result_index: pd.Index, groups: np.ndarray, rows: pd.Index) -> pd.Index:
+    """The group keys of each row, then pandas' own index (pandas' GroupBy windows)."""
+    keys = result_index.take(groups)
+    if isinstance(keys, pd.MultiIndex):
+        arrays = [keys.get_level_values(i) for i in range(keys.nlevels)]
+        names = list(keys.names)
+    else:
+        arrays, names = [keys], [keys.name]
+    if isinstance(rows, pd.MultiIndex):
+        arrays += [rows.get_level_values(i) for i in range(rows.nlevels)]
+        names += list(rows.names)
+    else:
+        arrays.append(rows)
+        names.append(rows.name)
+    return pd.MultiIndex.from_arrays(arrays, names=names)
+
+
+def _restated(err: NaNError, name: Any, rows: pd.Index, order: np.ndarray | None,
+              result_index: pd.Index, series: bool) -> NaNError:
+    """A core error naming the column, the window's label and the NaN's label."""
+    pos = err.position
+    row = None if not pos else int(pos[0])
+    if row is not None and order is not None:
+        row = int(order[row])
+    location = None if row is None else IndexLocation(rows)((row,))
+    label = result_index[int(err.group)] if err.group is not None else None
+    subject = subject_of(name, series=series)
+    if label is not None:
+        subject = f"{subject} in window {fmt_label(label)}"
+    return err.relabel(subject, location, group=label)

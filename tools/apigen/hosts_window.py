@@ -1,0 +1,85 @@
+"""Host specs of the window accessors (``s.rolling(7).nanstats``, ``s.expanding().nanstats``)
+(see :mod:`apigen.render`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .hosts_pandas import PANDAS_METHOD, _picks
+from .render import STATS, Example, HostParam, HostSpec, package_functions
+
+_FUNCS = package_functions()
+
+_SETUP = "import numpy as np, pandas as pd, nanaccess  # noqa: F401"
+
+NUMERIC_ONLY = HostParam(
+    "numeric_only", "False", "bool",
+    "Leave out non-numeric columns (otherwise they raise TypeError).",
+    annotation="bool",
+)
+ENGINE = HostParam(
+    "engine", "None", '{None, "numpy", "numba"}',
+    "Kernel: None reads the ``engine`` option (numba slides order statistics over "
+    "large inputs when installed); every engine gives the same bits.",
+    annotation="str | None",
+)
+
+_Q = {"q": "Quantile(s) in [0, 1]; a sequence gives one column per ``q`` (a Series) or "
+           "an inner column level of ``q`` (a DataFrame)."}
+
+
+def _extended(stat: Any) -> str:
+    own = PANDAS_METHOD.get(stat.name)
+    text = (f"Labelled as pandas' ``Rolling.{own}`` (index, columns, name). " if own
+            else "Labelled as pandas' own window methods (index, columns, name). ")
+    text += ("Each window's value is exactly the plain statistic of that window's values "
+             "under the same policy; windows holding fewer than ``min_periods`` values "
+             "(after the policy) give NaN (``pd.NA`` for nullable and Arrow columns). ")
+    if stat.family == "count":
+        text += ("A count takes no ``nan_policy``: it counts the numbers (``min_periods`` "
+                 "counts every row, as pandas). ")
+    return (text + _picks(stat)).strip()
+
+
+def _see_also(stat: Any) -> list[tuple[str, str]]:
+    out = []
+    if stat.name in _FUNCS:
+        out.append((f"nanaccess.{stat.name}", "The same statistic of any array-like."))
+    own = PANDAS_METHOD.get(stat.name)
+    if own and own in ("median", "quantile", "min", "max", "mean", "var", "std", "sum",
+                       "count"):
+        out.append((f"pandas.api.typing.Rolling.{own}", "pandas' own method (NaN-blind)."))
+    return out
+
+
+def _returns(stat: Any) -> tuple[str, str]:
+    return "pd.Series | pd.DataFrame", (
+        "Series or DataFrame\n    One value per window, labelled as pandas' own window "
+        "result (float64 for integer data; floats keep their dtype).")
+
+
+HOSTS = [
+    HostSpec(
+        key="pandas.Window",
+        label="Rolling.nanstats",
+        path="nanaccess/pandas/_generated_window.py",
+        name="WindowStatsMixin",
+        title="Statistic methods of the pandas window accessors (Rolling, Expanding).",
+        doc=("The statistics of ``obj.rolling(...).nanstats`` and "
+             "``obj.expanding(...).nanstats``: one value per window and column."),
+        params=(NUMERIC_ONLY, ENGINE),
+        order=("q", "ddof", "*", "numeric_only", "nan_policy", "engine"),
+        pandas_defaults=True,
+        defaults={"q": 0.5},
+        param_docs=_Q,
+        statistics=STATS.GROUPED,
+        returns=_returns,
+        extended=_extended,
+        see_also=_see_also,
+        example=Example(
+            (_SETUP, 's = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))'),
+            "s.rolling(3, min_periods=1).nanstats",
+        ),
+        type_imports=("import pandas as pd",),
+    ),
+]
