@@ -170,4 +170,4 @@ def _mad_block(values: np.ndarray, undefined: np.ndarray, *, scale: Any) -> np.n
     :func:`nanaccess.core.reduce.divide_by_scale`."""
     if undefined.any():
         values = np.where(undefined, canonical_nan(values.dtype), values)
-    return divide_by_scale(values, scale)
+    return np.asarray(divide_by_scale(values, scale))  # a 0-d block stays an array
