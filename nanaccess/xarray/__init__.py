@@ -14,11 +14,15 @@ rendered by ``tools/generate_api.py``), :mod:`._common` (helpers both use) and
 from .accessor import DataArrayNanStats, DatasetNanStats
 from .groupby import NanGroupBy, grouped_dataarray
 from .reduction import arg_reduce, nan_report, quantile, reduce
+from .window import NanXrWindow, register_window_accessors
+
+register_window_accessors()
 
 __all__ = [
     "DataArrayNanStats",
     "DatasetNanStats",
     "NanGroupBy",
+    "NanXrWindow",
     "arg_reduce",
     "grouped_dataarray",
     "nan_report",

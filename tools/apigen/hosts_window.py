@@ -83,3 +83,49 @@ HOSTS = [
         type_imports=("import pandas as pd",),
     ),
 ]
+
+XR_KEEP_ATTRS = HostParam(
+    "keep_attrs", "None", "bool, optional",
+    "Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by "
+    "default).",
+    annotation="bool | None",
+)
+
+
+def _xr_extended(stat: Any) -> str:
+    return ("Labelled as xarray's own window reductions (dims, coords, name, attrs). Each "
+            "window's (or block's) value is exactly the plain statistic of its values under "
+            "the same policy; rolling windows holding fewer than ``min_periods`` values "
+            "(after the policy) give NaN. " + _picks(stat)).strip()
+
+
+def _xr_returns(stat: Any) -> tuple[str, str]:
+    return "Any", ("DataArray or Dataset\n    Labelled as xarray's own rolling / coarsen "
+                   "result; a sequence ``q`` adds a leading ``quantile`` dimension.")
+
+
+HOSTS.append(
+    HostSpec(
+        key="xarray.Window",
+        label="DataArrayRolling.nanstats",
+        path="nanaccess/xarray/_generated_window.py",
+        name="XrWindowStatsMixin",
+        title="Statistic methods of the xarray window accessors (rolling, coarsen).",
+        doc=("The statistics of ``obj.rolling(dim=w).nanstats`` and "
+             "``obj.coarsen(dim=w).nanstats``: one value per window (or block)."),
+        params=(XR_KEEP_ATTRS, ENGINE),
+        order=("q", "*", "ddof", "keep_attrs", "nan_policy", "engine"),
+        statistics=STATS.GROUPED,
+        returns=_xr_returns,
+        extended=_xr_extended,
+        see_also=lambda stat: ([(f"nanaccess.{stat.name}", "The same statistic of any "
+                                 "array-like.")] if stat.name in _FUNCS else []),
+        example=Example(
+            ("import numpy as np, xarray as xr, nanaccess  # noqa: F401",
+             'da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="time")',
+             "r = da.rolling(time=3, min_periods=1)"),
+            "r.nanstats",
+            wrap="{call}.values",
+        ),
+    )
+)
