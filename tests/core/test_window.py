@@ -296,3 +296,21 @@ def test_errors_of_the_arguments():
         window_reduce(x, [0], [2], "median", policy="omit", q=0.5)
     with pytest.raises(ValueError, match="no windowed form"):
         window_reduce(x, [0], [2], "argmin", policy="omit")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("stat", ["sum", "mean"])
+@pytest.mark.parametrize("policy", [NanPolicy.OMIT, NanPolicy.PROPAGATE, NanPolicy.LARGEST])
+def test_moving_sums_exact_over_wide_ranges(engine, stat, policy):
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=400) * 10.0 ** rng.integers(-30, 30, 400)
+    x[::37] = 5e-324  # subnormal
+    x[5::41] = 1e305
+    x[7::53] = -np.inf
+    x[9::29] = -0.0
+    x[100:120] = -0.0  # windows of -0.0 alone
+    x[rng.random(400) < 0.03] = make_nan(6)
+    for window, center in ((13, False), (8, True)):
+        start, end = fixed_bounds(400, window, center=center)
+        assert_exact(x, None, start, end, stat, policy, engine, min_periods=1)
+    assert_exact(x, None, *expanding_bounds(400), stat, policy, engine)

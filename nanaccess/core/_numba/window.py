@@ -23,7 +23,7 @@ import numpy as np
 
 from . import bind, jit, kernels, register
 
-__all__ = ["slide_select"]
+__all__ = ["slide_select", "moving_sum"]
 
 
 def _nb_lower(buf, m, k):  # pragma: no cover - compiled
@@ -121,10 +121,174 @@ def _nb_slide(keys, take, start, end, ranks, out, buf):  # pragma: no cover - co
                 out[i, t] = buf[r]
 
 
+# ------------------------------------------------------------------ exact moving sums
+# The window's exact sum is a Shewchuk expansion (non-overlapping partials of
+# increasing magnitude, as math.fsum keeps): a value entering is added, a value leaving
+# is subtracted, both without rounding. Each output rounds the expansion once
+# (math.fsum's final step: correct rounding, half to even); a mean divides it by the
+# count with correct rounding (the exact remainder S - q*n decides q's last bit).
+# Outputs whose inputs leave the safe range (|x| outside [2**-960, 2**1000]) or whose
+# quotient is tiny are flagged: the caller recomputes them with the reference engine.
+
+_MAXP = 48  # partials: the exponent range of the safe inputs needs at most ~40
+
+
+def _nb_grow(p, m, x):  # pragma: no cover - compiled
+    """Add x to the expansion p[:m] without rounding; the new length."""
+    i = 0
+    for j in range(m):
+        y = p[j]
+        if abs(x) < abs(y):
+            t = x
+            x = y
+            y = t
+        hi = x + y
+        lo = y - (hi - x)
+        if lo != 0.0:
+            p[i] = lo
+            i += 1
+        x = hi
+    p[i] = x
+    return i + 1
+
+
+def _nb_round(p, m):  # pragma: no cover - compiled
+    """The expansion's value correctly rounded (math.fsum's last step)."""
+    if m == 0:
+        return 0.0
+    n = m - 1
+    hi = p[n]
+    lo = 0.0
+    while n > 0:
+        x = hi
+        y = p[n - 1]
+        n -= 1
+        hi = x + y
+        yr = hi - x
+        lo = y - yr
+        if lo != 0.0:
+            break
+    if n > 0 and ((lo < 0.0 and p[n - 1] < 0.0) or (lo > 0.0 and p[n - 1] > 0.0)):
+        y = lo * 2.0
+        x = hi + y
+        yr = x - hi
+        if y == yr:
+            hi = x
+    return hi
+
+
+def _nb_sign(p, m):  # pragma: no cover - compiled
+    """Sign of the expansion: that of its largest nonzero partial."""
+    for j in range(m - 1, -1, -1):
+        if p[j] > 0.0:
+            return 1
+        if p[j] < 0.0:
+            return -1
+    return 0
+
+
+def _nb_split(a):  # pragma: no cover - compiled
+    c = 134217729.0 * a
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def _nb_cmp_half(p, m, q, n, step, tmp):  # pragma: no cover - compiled
+    """Sign of 2 (S - q n) - n step, with S = p[:m] (all exact)."""
+    for j in range(m):
+        tmp[j] = p[j]
+    k = m
+    prod = q * n
+    ah, al = _nb_split(q)
+    bh, bl = _nb_split(n)
+    err = ((ah * bh - prod) + ah * bl + al * bh) + al * bl
+    k = _nb_grow(tmp, k, -prod)
+    k = _nb_grow(tmp, k, -err)
+    for j in range(k):
+        tmp[j] = 2.0 * tmp[j]
+    k = _nb_grow(tmp, k, -(n * step))
+    return _nb_sign(tmp, k)
+
+
+def _nb_mean(p, m, n, tmp):  # pragma: no cover - compiled
+    """S / n correctly rounded (half to even); NaN when it cannot be decided here."""
+    q = _nb_round(p, m) / n
+    if q != 0.0 and (abs(q) < 2.0 ** -900 or abs(q) > 2.0 ** 1000):
+        return np.nan
+    for _ in range(4):
+        up = np.nextafter(q, np.inf)
+        c = _nb_cmp_half(p, m, q, n, up - q, tmp)
+        if c > 0:
+            q = up
+            continue
+        if c == 0:  # a tie: the even one
+            return q if (np.int64(np.float64(q).view(np.int64)) & 1) == 0 else up
+        dn = np.nextafter(q, -np.inf)
+        c = _nb_cmp_half(p, m, q, n, dn - q, tmp)
+        if c < 0:
+            q = dn
+            continue
+        if c == 0:
+            return q if (np.int64(np.float64(q).view(np.int64)) & 1) == 0 else dn
+        return q
+    return np.nan
+
+
+def _nb_moving(x, take, start, end, mean, out, bad):  # pragma: no cover - compiled
+    """Exact sum (``mean`` False) or mean of every window's taking-part values.
+
+    ``bad[i]`` is set where the output must be recomputed (out of the safe range).
+    """
+    p = np.empty(_MAXP, np.float64)
+    tmp = np.empty(_MAXP + 4, np.float64)
+    m = 0
+    cnt = 0
+    cs = 0
+    ce = 0
+    lo_ok = 2.0 ** -960
+    hi_ok = 2.0 ** 1000
+    for i in range(start.shape[0]):
+        s = start[i]
+        e = end[i]
+        if s >= ce or m > _MAXP - 4:  # disjoint, or a long expansion: start afresh
+            m = 0
+            cnt = 0
+            cs = s
+            ce = s
+        while cs < s:
+            if take[cs]:
+                v = x[cs]
+                if v != 0.0:
+                    m = _nb_grow(p, m, -v)
+                cnt -= 1
+            cs += 1
+        while ce < e:
+            if take[ce]:
+                v = x[ce]
+                a = abs(v)
+                if v != 0.0 and (a < lo_ok or a > hi_ok):
+                    bad[i] = True
+                if v != 0.0:
+                    m = _nb_grow(p, m, v)
+                cnt += 1
+            ce += 1
+        if m > _MAXP - 4:
+            bad[i] = True
+            continue
+        if mean:
+            out[i] = _nb_mean(p, m, np.float64(cnt), tmp) if cnt > 0 else np.nan
+            if cnt > 0 and out[i] != out[i]:
+                bad[i] = True
+        else:
+            out[i] = _nb_round(p, m)
+
+
 def build() -> dict[str, Any]:
     """Compile the sliding kernel."""
-    bind(globals(), ("_nb_lower", "_nb_upper", "_nb_remove", "_nb_insert", "_nb_replace"))
-    return {"slide": jit(nogil=True)(_nb_slide)}
+    bind(globals(), ("_nb_lower", "_nb_upper", "_nb_remove", "_nb_insert", "_nb_replace",
+                     "_nb_grow", "_nb_round", "_nb_sign", "_nb_split", "_nb_cmp_half",
+                     "_nb_mean"))
+    return {"slide": jit(nogil=True)(_nb_slide), "moving": jit(nogil=True)(_nb_moving)}
 
 
 register("window", build)
@@ -146,3 +310,19 @@ def slide_select(keys: np.ndarray, take: np.ndarray, start: np.ndarray, end: np.
     fn = kernels("window")["slide"] if compiled else _nb_slide
     fn(keys, take, start, end, ranks, out, buf)
     return out
+
+
+def moving_sum(x: np.ndarray, take: np.ndarray, start: np.ndarray, end: np.ndarray, *,
+               mean: bool = False, compiled: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """(exact sum or mean of each window's taking-part float64 values, outputs to
+    recompute elsewhere). An empty window's sum is +0.0 (its mean NaN); the sign of a
+    zero result is the caller's (the expansion does not track -0.0)."""
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    take = np.ascontiguousarray(take, dtype=np.bool_)
+    start = np.ascontiguousarray(start, dtype=np.int64)
+    end = np.ascontiguousarray(end, dtype=np.int64)
+    out = np.zeros(start.shape, np.float64)
+    bad = np.zeros(start.shape, np.bool_)
+    fn = kernels("window")["moving"] if compiled else _nb_moving
+    fn(x, take, start, end, mean, out, bad)
+    return out, bad

@@ -12,9 +12,11 @@ reference (NumPy, every statistic, every dtype)
     :func:`nanaccess.core.grouped.grouped_reduce` with the output as the group code:
     exact by construction, ``O(sum of window lengths)`` work and memory, done in
     chunks of outputs (:data:`CHUNK` pairs at most).
-sliding (numba; order statistics of native data)
-    :mod:`.order`: one sorted buffer slides along the data, ``O(n log w)`` search.
-    Chosen by :func:`nanaccess.core._numba.choose_engine` (the ``engine`` option).
+sliding (numba; order statistics of native data, sums and means of float64)
+    :mod:`.order`: one sorted buffer slides along the data, ``O(n log w)`` search;
+    :mod:`.moments`: an exact expansion that values enter and leave without rounding,
+    rounded once per output. Chosen by :func:`nanaccess.core._numba.choose_engine`
+    (the ``engine`` option).
 
 Counts (``count``, and ``min_periods``) come from prefix sums: ``O(n)``.
 The policy's errors are raised before any engine runs (:mod:`.scan`), naming the
@@ -37,6 +39,7 @@ from ..interp import validate_q
 from ..policy import RULES, empty_value
 from ..reduce import _check_rng, _difference
 from .bounds import is_monotone
+from .moments import MOMENTS, slide_moment
 from .order import slide_order, sliding_ok
 from .scan import Masks, check, masks_of, window_counts
 
@@ -193,6 +196,20 @@ def _values(x2, masks, miss2, start, end, stat, family, policy, engine, params):
             raise
         except Exception as exc:  # a broken numba install: the reference engine
             _numba.fallback(exc, engine)
+    if stat in MOMENTS and not params and x2.dtype == np.float64 and monotone and \
+            x2.dtype.isnative and \
+            _numba.choose_engine(engine, size=pairs, min_size=SLIDING_MIN_PAIRS) == "numba":
+        try:
+            values, redo = slide_moment(x2, masks, start, end, stat, policy)
+        except Exception as exc:  # a broken numba install: the reference engine
+            _numba.fallback(exc, engine)
+        else:
+            rows = np.flatnonzero(redo.any(axis=1))
+            if rows.size:  # outputs the expansion does not serve: the reference engine
+                ref, _ = _reference(x2, miss2, start[rows], end[rows], stat, policy, engine,
+                                    params)
+                values[rows] = ref
+            return values, None
     return _reference(x2, miss2, start, end, stat, policy, engine, params)
 
 
