@@ -113,6 +113,9 @@ def _call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
           params: dict) -> Any:
     """The boundary of every statistic function (see the module docstring)."""
     host = _host(data)
+    weights = params.pop("weights", None)
+    if weights is not None:
+        return _weighted_call(stat, data, host, weights, axis, nan_policy, keepdims, params)
     if host in ("pandas", "xarray"):
         return _accessor_call(data, stat, axis, keepdims, {"nan_policy": nan_policy, **params})
     policy = resolve_policy(nan_policy)
@@ -131,6 +134,41 @@ def _call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
         missing, data = np.ma.getmaskarray(data), np.ma.getdata(data)
     r = reduce(np.asarray(data), stat, axis=axis, policy=policy, missing=missing,
                keepdims=keepdims, **params)
+    return _scalarize(r.values)
+
+
+def _weighted_call(stat: str, data: Any, host: str, weights: Any, axis: Axis,
+                   nan_policy: Any, keepdims: bool, params: dict) -> Any:
+    """``weights=`` given: the weighted engine (:mod:`nanaccess.core.weighted`) on
+    arrays, masked arrays and iterables of floats; the policy covers the weights."""
+    if host in ("pandas", "xarray", "dask"):
+        raise TypeError(
+            f"{stat}(weights=...) takes NumPy arrays and iterables; for {type(data).__name__} "
+            "data pass its values (e.g. .to_numpy()) until the accessors take weights="
+        )
+    policy = resolve_policy(nan_policy)
+    if "q" in params:
+        validate_q(params["q"])
+    w_missing = None
+    if isinstance(weights, np.ma.MaskedArray):
+        w_missing, weights = np.ma.getmaskarray(weights), np.ma.getdata(weights)
+    missing = None
+    if host == "iterable":
+        if axis is not None or keepdims:
+            raise TypeError("axis and keepdims apply to arrays; got a plain iterable")
+        vals = _as_list(data)
+        arr = float_list_array(vals)
+        if arr is None:
+            arr = np.asarray(vals)
+        r = reduce(arr, stat, policy=policy, weights=weights, weights_missing=w_missing,
+                   **params)
+        if not r.count.all() and stat != "sum":  # nothing left, as the statistics module
+            raise statistics.StatisticsError(f"no weighted {stat} for empty data")
+        return r.values.tolist() if r.values.ndim else r.values.item()
+    if host == "masked":
+        missing, data = np.ma.getmaskarray(data), np.ma.getdata(data)
+    r = reduce(np.asarray(data), stat, axis=axis, policy=policy, missing=missing,
+               keepdims=keepdims, weights=weights, weights_missing=w_missing, **params)
     return _scalarize(r.values)
 
 
@@ -317,7 +355,8 @@ def rank(data: Any, *, axis: int = -1, method: str = "average", nan_policy: str 
 
 
 @_statistic
-def median(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
+def median(data: Any, *, axis: Axis = None, weights: Any = None,
+           nan_policy: str | None = None,
            keepdims: bool = False) -> Any:
     """Median of ``data`` under an explicit ``nan_policy``.
 
@@ -366,7 +405,8 @@ def median(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
 
 
 @_statistic
-def median_low(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
+def median_low(data: Any, *, axis: Axis = None, weights: Any = None,
+               nan_policy: str | None = None,
                keepdims: bool = False) -> Any:
     """Low median: the smaller middle element, returned exactly as stored.
 
@@ -383,7 +423,8 @@ def median_low(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
 
 
 @_statistic
-def median_high(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
+def median_high(data: Any, *, axis: Axis = None, weights: Any = None,
+                nan_policy: str | None = None,
                 keepdims: bool = False) -> Any:
     """High median: the larger middle element, returned exactly as stored.
 
@@ -399,7 +440,8 @@ def median_high(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
 
 @_statistic
 def quantile(data: Any, q: Any, *, axis: Axis = None, method: str = "linear",
-             nan_policy: str | None = None, keepdims: bool = False) -> Any:
+             weights: Any = None, nan_policy: str | None = None,
+             keepdims: bool = False) -> Any:
     """Quantile(s) ``q`` in [0, 1], with NumPy's methods.
 
     Parameters
@@ -516,7 +558,8 @@ def argmax(data: Any, *, axis: int | None = None, nan_policy: str | None = None)
 
 
 @_statistic
-def mean(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
+def mean(data: Any, *, axis: Axis = None, weights: Any = None,
+         nan_policy: str | None = None,
          keepdims: bool = False) -> Any:
     """Arithmetic mean, computed from the exact sum and rounded once.
 
@@ -534,7 +577,8 @@ def mean(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
 
 
 @_statistic
-def var(data: Any, *, axis: Axis = None, ddof: float = 0, nan_policy: str | None = None,
+def var(data: Any, *, axis: Axis = None, ddof: float = 0, weights: Any = None,
+        nan_policy: str | None = None,
         keepdims: bool = False) -> Any:
     """Variance with ``ddof`` (default 0 as NumPy/xarray), exactly rounded.
 
@@ -547,7 +591,8 @@ def var(data: Any, *, axis: Axis = None, ddof: float = 0, nan_policy: str | None
 
 
 @_statistic
-def std(data: Any, *, axis: Axis = None, ddof: float = 0, nan_policy: str | None = None,
+def std(data: Any, *, axis: Axis = None, ddof: float = 0, weights: Any = None,
+        nan_policy: str | None = None,
         keepdims: bool = False) -> Any:
     """Standard deviation: the square root of :func:`var`.
 
@@ -560,7 +605,8 @@ def std(data: Any, *, axis: Axis = None, ddof: float = 0, nan_policy: str | None
 
 
 @_statistic
-def sum(data: Any, *, axis: Axis = None, nan_policy: str | None = None,  # noqa: A001
+def sum(data: Any, *, axis: Axis = None, weights: Any = None,  # noqa: A001
+        nan_policy: str | None = None,
         keepdims: bool = False) -> Any:
     """Exact sum rounded once (as :func:`math.fsum`); ints are exact or raise OverflowError.
 

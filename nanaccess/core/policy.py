@@ -37,6 +37,7 @@ __all__ = [
     "NanTally",
     "raise_for",
     "raise_missing",
+    "check_weights",
     "empty_value",
     "finish",
 ]
@@ -262,6 +263,45 @@ def raise_missing(mask: np.ndarray, policy: NanPolicy, **kwargs: Any) -> None:
     mask = np.asarray(mask, dtype=bool)
     if RULES[policy].missing_raises and mask.any():
         raise_for(NanTally.from_masks(missing=mask), policy, shape=mask.shape, **kwargs)
+
+
+def check_weights(
+    tally: NanTally,
+    policy: NanPolicy,
+    *,
+    shape: tuple[int, ...] | None = None,
+    locate: Locate | None = None,
+    group: Any = None,
+) -> None:
+    """The policy's rule for NaN and missing *weights* (issue 13): what
+    :func:`raise_for` does for data, with subject "weights"; and under the ordering
+    policies ("smallest", "largest", "totalorder") a NaN or missing weight is a
+    ``ValueError``, since a weight has no place in an order. "omit" (drop the pair)
+    and "propagate" (the result is NaN / missing) return.
+
+    Examples
+    --------
+    >>> check_weights(NanTally(nan=1, first_nan=2), NanPolicy.OMIT)
+    >>> check_weights(NanTally(nan=1, first_nan=2), NanPolicy.LARGEST)
+    Traceback (most recent call last):
+    ...
+    ValueError: weights hold 1 NaN value (first at position 2): a weight has no place ...
+    """
+    raise_for(tally, policy, shape=shape, subject="weights", locate=locate, group=group)
+    if RULES[policy].orders_nans and tally:
+        kind, count, flat = ("NaN", tally.nan, tally.first_nan) if tally.nan else \
+            ("missing", tally.missing, tally.first_missing)
+        where = locate(int(flat)) if locate is not None else None
+        if where is None:
+            pos = tuple(int(i) for i in np.unravel_index(int(flat), shape)) if shape \
+                else (int(flat),)
+            where = f"position {pos[0] if len(pos) == 1 else pos}"
+        plural = "" if count == 1 else "s"
+        raise ValueError(
+            f"weights hold {count} {kind} value{plural} (first at {where}): a weight has no "
+            f"place in an order, so nan_policy={policy.value!r} cannot rank it; pass "
+            'nan_policy="omit" to drop the pairs or "propagate" to return NaN'
+        )
 
 
 def _raise(cls, kind, count, flat, shape, subject, locate, group) -> None:

@@ -33,6 +33,7 @@ from .spread import (
     mad,
     object_kinds,
 )
+from .weighted import weighted_stat
 
 __all__ = ["Reduced", "reduce", "count_left", "divide_by_scale", "MAD_NORMAL_SCALE"]
 
@@ -110,6 +111,8 @@ def reduce(
     policy: NanPolicy = NanPolicy.RAISE,
     missing: np.ndarray | None = None,
     keepdims: bool = False,
+    weights: Any = None,
+    weights_missing: np.ndarray | None = None,
     **params: Any,
 ) -> Reduced:
     """Reduce ``x`` along ``axis`` with statistic ``stat`` under a resolved ``policy``.
@@ -127,6 +130,12 @@ def reduce(
     missing : bool ndarray, optional
         Missing entries (masked / nullable / Arrow nulls) of ``x``'s shape.
     keepdims : bool
+    weights : array_like, optional
+        Frequency weights (issue 13) for quantile, median, median_low, median_high,
+        mean, sum, var and std: broadcastable to ``x``, or 1-D along a single
+        ``axis``. Routed to :mod:`nanaccess.core.weighted`; the policy covers them.
+    weights_missing : bool ndarray, optional
+        Missing entries of ``weights`` (masked / nullable weights).
     **params
         The statistic's own parameters (``q``, ``method``, ``ddof``, ``rng``,
         ``scale``), as listed in the table.
@@ -148,6 +157,12 @@ def reduce(
     if unknown:
         raise TypeError(f"{stat}() got unexpected keyword(s) {sorted(unknown)}")
     common = dict(axis=axis, policy=policy, missing=missing, keepdims=keepdims)
+    if weights is not None:
+        values, miss, count = weighted_stat(x, stat, weights, weights_missing=weights_missing,
+                                            **common, **params)
+        out = Reduced(values, miss, x, missing, axis, policy, keepdims)
+        out.__dict__["count"] = count  # positive weights left (the cached property's slot)
+        return out
     if entry.family in ("order", "arg"):
         values, miss = order_stat(x, stat, **common, **params)
     elif entry.family in ("moment", "count"):

@@ -1,0 +1,196 @@
+"""Weighted mean, sum, var and std: exact, rounded once.
+
+Frequency weights: the sum is ``S = sum(w x)``, the mean ``S / W`` with
+``W = sum(w)``, the variance ``sum(w (x - S/W)**2) / (W - ddof)`` (``ddof`` subtracts
+from the total weight), the standard deviation its square root. Every product is
+split exactly into float64 terms (Dekker's two-product, exact for values and
+weights within ``2**-300 .. 2**300``), the terms are summed exactly by
+:func:`nanaccess.core.exactsum.exact_partials`, and each row is rounded once from
+those exact integers. So integer weights give the bits of the unweighted statistic
+of the repeated data, and every permutation of the pairs gives the same bits. Rows
+outside that range (rare: huge or tiny magnitudes, ints beyond ``2**53``) are
+summed with Python fractions instead, element by element for those rows only.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from ..exactsum import exact_partials
+from ..exactsum.common import _CANONICAL_NAN, _SCALE, _idiv
+from ..moments import result_dtype
+from ..policy import RULES
+from .prepare import Prepared, _greatest_nan
+
+__all__ = ["weighted_moment"]
+
+_SPLIT = 134217729.0  # 2**27 + 1 (Veltkamp)
+_SAFE_LO, _SAFE_HI = 2.0 ** -300, 2.0 ** 300
+
+
+def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    c = _SPLIT * a
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``a * b == p + e`` exactly (no overflow or underflow inside the safe range)."""
+    p = a * b
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    return p, e
+
+
+def _ints(terms: np.ndarray) -> list[int]:
+    """Per row, the exact sum of the float64 terms times ``2**1074`` (Python ints)."""
+    return exact_partials(terms, squares=False).s.reshape(-1).tolist()
+
+
+def _fraction_rows(x: np.ndarray, w: np.ndarray, want_sq: bool):
+    """Exact S, W, Q (times 2**1074, as the vectorised path) of a few rows."""
+    out = []
+    unit = 1 << _SCALE
+    for xr, wr in zip(x.tolist(), w.tolist(), strict=True):
+        s = wt = sq = Fraction(0)
+        for v, k in zip(xr, wr, strict=True):
+            if k == 0 or v in (np.inf, -np.inf):
+                continue
+            fv, fk = Fraction(v), Fraction(k)
+            s += fk * fv
+            wt += fk
+            if want_sq:
+                sq += fk * fv * fv
+        out.append((s * unit, wt * unit, sq * unit))
+    return out
+
+
+def _as_float(v: Fraction) -> float:
+    return _idiv(v.numerator, v.denominator)
+
+
+def weighted_moment(p: Prepared, stat: str, policy, *, ddof: float = 0):
+    """Weighted ``stat`` (mean, sum, var, std) of prepared rows: ``(values, missing)``
+    with values ``(rows,)``."""
+    x, w = p.x, p.w
+    kind = x.dtype.kind
+    if kind in "mMO":
+        raise TypeError(f"weighted {stat} of {x.dtype} data is not supported")
+    rows, n = w.shape
+    xf = x.astype(np.float64)
+    used = w > 0
+    if p.nan is not None:  # ordering policies keep NaNs: they propagate (below)
+        used &= ~p.nan
+    if p.miss is not None:
+        used &= ~p.miss
+    with np.errstate(invalid="ignore"):
+        inf = used & np.isinf(xf)
+    posinf = (inf & (xf > 0)).any(axis=1)
+    neginf = (inf & (xf < 0)).any(axis=1)
+    fin = used & ~inf
+    xs = np.where(fin, xf, 0.0)
+    ws = np.where(fin, w, 0.0)
+    ax = np.abs(xs)
+    safe = ((ax == 0) | ((ax >= _SAFE_LO) & (ax <= _SAFE_HI))) & \
+        ((ws == 0) | ((ws >= _SAFE_LO) & (ws <= _SAFE_HI)))
+    if kind in "iu":
+        safe &= np.abs(x.astype(np.float64)) < 2.0 ** 53
+    slow = ~safe.all(axis=1)
+    want_sq = stat in ("var", "std")
+
+    p_hi, p_lo = _two_product(xs, ws)
+    s_int = _ints(np.concatenate([p_hi, p_lo], axis=1))
+    w_int = _ints(ws)
+    q_int = None
+    if want_sq:
+        x2h, x2l = _two_product(xs, xs)
+        a, b = _two_product(ws, x2h)
+        c, d = _two_product(ws, x2l)
+        q_int = _ints(np.concatenate([a, b, c, d], axis=1))
+    if slow.any():
+        for r, (s, wt, sq) in zip(np.flatnonzero(slow).tolist(),
+                                  _fraction_rows(x[slow], ws[slow], want_sq), strict=True):
+            s_int[r], w_int[r] = s, wt
+            if q_int is not None:
+                q_int[r] = sq
+
+    negzero = (fin & (xs == 0) & np.signbit(xs)).sum(axis=1) == fin.sum(axis=1)
+    integer = kind in "biu" and np.asarray(p.w == np.floor(p.w)).all()
+    out = np.empty(rows, np.float64 if not (stat == "sum" and integer) else object)
+    unit = 1 << _SCALE
+    frac = Fraction(ddof)
+    for r in range(rows):  # one exact rounding per row, as exactsum.partials
+        s, wt = s_int[r], w_int[r]
+        bad_inf = bool(posinf[r] and neginf[r])
+        if stat == "sum":
+            if bad_inf:
+                out[r] = _CANONICAL_NAN
+            elif posinf[r] or neginf[r]:
+                out[r] = np.inf if posinf[r] else -np.inf
+            elif integer:
+                out[r] = int(s // unit)
+            elif s == 0:
+                out[r] = -0.0 if negzero[r] and fin[r].any() else 0.0
+            else:
+                out[r] = _as_float(Fraction(s, unit))
+            continue
+        if wt == 0 and not (posinf[r] or neginf[r]):
+            out[r] = _CANONICAL_NAN  # nothing left: the empty result
+            continue
+        if stat == "mean":
+            if bad_inf:
+                out[r] = _CANONICAL_NAN
+            elif posinf[r] or neginf[r]:
+                out[r] = np.inf if posinf[r] else -np.inf
+            elif s == 0:
+                out[r] = -0.0 if negzero[r] else 0.0
+            else:
+                out[r] = _as_float(Fraction(s) / Fraction(wt))
+            continue
+        dof = Fraction(wt) - frac * unit
+        if posinf[r] or neginf[r] or dof <= 0:
+            out[r] = _CANONICAL_NAN
+            continue
+        num = Fraction(wt) * Fraction(q_int[r]) - Fraction(s) * Fraction(s)
+        out[r] = _as_float(num / (Fraction(wt) * dof))
+    if stat == "sum" and integer:
+        big = [v for v in out.tolist() if not -(1 << 63) <= v < (1 << 63)]
+        if big:
+            raise OverflowError(f"exact integer weighted sum {big[0]} does not fit in int64")
+        vals = out.astype(np.int64)
+    else:
+        vals = out.astype(np.float64)
+        if stat == "std":
+            vals = np.sqrt(vals)
+    vals = result_dtype(vals, x.dtype, stat)
+    empty = np.array([wt == 0 for wt in w_int]) & ~(posinf | neginf)
+    return _tails(p, vals, policy, empty, stat)
+
+
+def _tails(p: Prepared, vals: np.ndarray, policy, empty: np.ndarray, stat: str):
+    """Propagated NaNs and missing results; an empty sum is 0 (as unweighted)."""
+    r = RULES[policy]
+    res_missing = None
+    if stat == "sum" and empty.any():
+        vals = np.where(empty, vals.dtype.type(0), vals)
+    nan_rows, nan_values, miss_rows = p.nan_rows, p.nan_values, p.miss_rows
+    if r.moment_propagates and not r.propagates and p.nan is not None:
+        nan_rows = p.nan.any(axis=1)
+        nan_values = _greatest_nan([(p.x, p.nan)], p.nan.shape[0])
+    if r.moment_propagates and not r.propagates and p.miss is not None:
+        miss_rows = p.miss.any(axis=1)
+        if nan_rows is not None:
+            miss_rows &= ~nan_rows
+    if nan_rows is not None and nan_rows.any():
+        if vals.dtype.kind != "f":
+            vals = vals.astype(np.float64)
+        vals = np.where(nan_rows, nan_values.astype(vals.dtype), vals)
+    if miss_rows is not None and miss_rows.any():
+        if vals.dtype.kind != "f":
+            vals = vals.astype(np.float64)
+        vals = np.where(miss_rows, vals.dtype.type(_CANONICAL_NAN), vals)
+        res_missing = miss_rows
+    return vals, res_missing

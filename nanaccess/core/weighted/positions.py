@@ -1,0 +1,99 @@
+"""Where a weighted quantile sits: positions in the repeated data, and the element there.
+
+Frequency weights: a value of integer weight ``w`` counts as ``w`` copies. The
+unweighted formulas of :mod:`nanaccess.core.interp` run with ``n`` = the total weight
+``W`` and give 0-based positions in the (virtual) repeated data; the element at
+position ``p`` is the first in sorted order whose cumulative weight ``C`` reaches
+``p + 1``. For integer weights this is exactly the element the repeated data holds
+there, so every method equals the unweighted statistic of the repeated data. Real
+weights extend it continuously, with two clamps that integer weights never notice:
+a position at or below 0 is the first element of positive weight and one at or above
+``W - 1`` the last. ``"inverted_cdf"`` uses the CDF itself (first ``C >= W q``),
+which is :func:`numpy.quantile`'s weighted definition.
+
+Positions are returned 1-based ("reach this cumulative weight"): 0 means the first
+element of positive weight, ``W`` the last.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..interp import _ALPHA_BETA, METHODS
+
+__all__ = ["weighted_positions", "median_positions"]
+
+
+def _integer_positions(vi: np.ndarray, total: np.ndarray):
+    """1-based reach of floor(vi) and floor(vi) + 1 with the clamps, and the weight."""
+    nm1 = total - 1
+    above = vi >= nm1
+    lo = np.floor(vi)
+    t = np.where(above | (vi < 0), 0.0, vi - lo)
+    s_lo = np.where(lo <= 0, 0.0, lo + 1)
+    s_hi = np.where(lo + 1 >= nm1, total, lo + 2)
+    s_lo = np.where(above, total, s_lo)
+    s_hi = np.where(above, total, np.where(vi < 0, 0.0, s_hi))
+    return s_lo, s_hi, t, above | (vi < 0)
+
+
+def weighted_positions(total: np.ndarray, q: np.ndarray, method: str):
+    """Reaches ``s_lo``, ``s_hi`` ((Q, rows) float64, 1-based, see the module) and
+    the weight ``t`` of ``hi`` for quantiles ``q`` of rows of total weight ``total``.
+
+    The virtual index formulas are NumPy's (as :func:`interp.quantile_positions`,
+    with ``n`` the total weight), so integer weights give the repeated data's ranks.
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown quantile method {method!r}; expected one of {METHODS}")
+    n = np.asarray(total, np.float64)[None, :]
+    qq = np.asarray(q, np.float64).reshape(-1, 1)
+    nm1 = n - 1
+    if method == "inverted_cdf":
+        s = np.broadcast_to(n * qq, (qq.shape[0], n.shape[1]))
+        s = np.where(s <= 0, 0.0, np.minimum(s, n))
+        return s, s, np.zeros(s.shape)
+    if method == "closest_observation":
+        index = n * qq - 1 - 0.5
+        prev = np.floor(index)
+        keep = ((index - prev) == 0) & ((prev % 2) == 1)
+        rank = np.where(keep, prev, prev + 1)
+        s = np.where(rank >= nm1, n, np.where(rank <= 0, 0.0, rank + 1))
+        return s, s, np.zeros(s.shape)
+    if method in ("linear", "inclusive"):
+        vi = nm1 * qq
+    elif method == "lower":
+        vi = np.floor(nm1 * qq)
+    elif method == "higher":
+        vi = np.ceil(nm1 * qq)
+    elif method == "nearest":
+        vi = np.around(nm1 * qq)
+    elif method == "midpoint":
+        vi = 0.5 * (np.floor(nm1 * qq) + np.ceil(nm1 * qq))
+    elif method == "averaged_inverted_cdf":
+        vi = n * qq - 1
+    else:
+        alpha, beta = _ALPHA_BETA[method]
+        vi = n * qq + (alpha + qq * (1 - alpha - beta)) - 1
+    s_lo, s_hi, t, clamped = _integer_positions(vi, n)
+    if method == "midpoint":
+        t = np.where(t != 0, 0.5, 0.0)
+    elif method == "averaged_inverted_cdf":
+        # NumPy: weight 1 (a pick of hi) off the steps of the CDF, 1/2 on them
+        inside = ~clamped
+        step = inside & (t == 0)
+        s_lo = np.where(inside & ~step, s_hi, s_lo)
+        t = np.where(step, 0.5, 0.0)
+    return s_lo, s_hi, t
+
+
+def median_positions(total: np.ndarray, stat: str):
+    """Reaches and weight of ``median`` (the weighted quantile 0.5, linear),
+    ``median_low`` (floor of the middle position) or ``median_high`` (its ceiling)."""
+    if stat == "median":
+        return weighted_positions(total, np.array([0.5]), "linear")
+    n = np.asarray(total, np.float64)[None, :]
+    mid = (n - 1) * 0.5
+    vi = np.floor(mid) if stat == "median_low" else np.ceil(mid)
+    s_lo, _s_hi, _t, _c = _integer_positions(vi, n)
+    return s_lo, s_lo, np.zeros(s_lo.shape)

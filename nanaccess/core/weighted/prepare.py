@@ -1,0 +1,206 @@
+"""Weights in, rows out: align the weights with the data and apply the policy to both.
+
+Everything the weighted engines share happens here, once: the weights' shape rules
+(broadcastable to the data, or 1-D along a single ``axis`` as :func:`numpy.quantile`
+allows), the checks of the weights (NaN / missing by the policy, through
+:func:`nanaccess.core.policy.check_weights`; negative or infinite weights are a
+``ValueError``), the data's NaN checks (a value whose weight is zero is dropped before
+anything looks at it, as if it were repeated zero times), and the ``(rows, n)`` layout
+with the weight of every dropped pair set to 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..axes import Reduction, normalize_axis
+from ..bits import as_bits, layout_of
+from ..keys import float_keys, keys_to_float
+from ..policy import RULES, NanTally, check_weights, raise_for
+
+__all__ = ["Prepared", "prepare", "align_weights"]
+
+
+@dataclass
+class Prepared:
+    """Data and weights in ``(rows, n)`` layout, after the policy.
+
+    ``w`` is float64 with 0 for every dropped pair (zero weight, "omit", or a pair a
+    propagated NaN replaces); ``miss`` marks missing data kept by an ordering policy
+    (sorted last); ``nan_rows`` / ``nan_values`` the rows whose result is a propagated
+    NaN and that NaN (float64, the totalOrder-greatest among data and weights);
+    ``miss_rows`` the rows whose result is missing; ``count`` the pairs seen.
+    """
+
+    red: Reduction
+    x: np.ndarray
+    w: np.ndarray
+    miss: np.ndarray | None
+    nan: np.ndarray | None
+    nan_rows: np.ndarray | None
+    nan_values: np.ndarray | None
+    miss_rows: np.ndarray | None
+    #: per row, the pairs the statistic sees (weight not zero, not removed by "omit")
+    count: np.ndarray
+
+
+def align_weights(weights: Any, shape: tuple[int, ...], axis: Any) -> np.ndarray:
+    """``weights`` as an array broadcast to ``shape`` (a read-only view, no copy).
+
+    A 1-D array along a single ``axis`` (length ``shape[axis]``) is laid along that
+    axis, as :func:`numpy.quantile` allows; anything else must broadcast to ``shape``.
+    """
+    w = np.asarray(weights)
+    ndim = len(shape)
+    if w.ndim == 1 and ndim > 1 and axis is not None and np.ndim(axis) == 0:
+        ax = normalize_axis(axis, ndim)[0]
+        if w.shape[0] != shape[ax]:
+            raise ValueError(f"1-D weights of length {w.shape[0]} do not match axis {axis} "
+                             f"of length {shape[ax]}")
+        w = w.reshape(tuple(-1 if a == ax else 1 for a in range(ndim)))
+    try:
+        return np.broadcast_to(w, shape)
+    except ValueError:
+        raise ValueError(
+            f"weights of shape {np.shape(weights)} do not broadcast to the data's shape "
+            f"{shape}; pass weights of that shape, or 1-D weights along a single axis"
+        ) from None
+
+
+def _float_nan_masks(a: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """(NaN mask, signaling-NaN mask) of a float array, None for other kinds."""
+    if a.dtype.kind != "f":
+        return None, None
+    nan = np.isnan(a)
+    if not nan.any():
+        return None, None
+    lay = layout_of(a.dtype)
+    sig = nan & ((as_bits(a) & lay.int_dtype.type(lay.quiet_bit)) == 0)
+    return nan, sig
+
+
+def _check_values(w: np.ndarray, nan: np.ndarray | None) -> None:
+    """Negative or infinite weights: a ``ValueError`` naming the first position."""
+    with np.errstate(invalid="ignore"):
+        bad = (w < 0) | np.isinf(w) if w.dtype.kind == "f" else (w < 0)
+    if nan is not None:
+        bad &= ~nan
+    if bad.any():
+        flat = np.flatnonzero(bad.ravel())
+        pos = tuple(int(i) for i in np.unravel_index(int(flat[0]), w.shape))
+        where = pos[0] if len(pos) == 1 else pos
+        first = w.reshape(-1)[flat[0]].item()
+        raise ValueError(
+            f"weights must be non-negative and finite: {flat.size} weight(s) are not "
+            f"(first at position {where}: {first!r})"
+        )
+
+
+def _greatest_nan(parts: list[tuple[np.ndarray, np.ndarray]], rows: int) -> np.ndarray:
+    """Per row, the totalOrder-greatest NaN (as float64) among ``(values, mask)`` parts
+    in ``(rows, n)`` layout."""
+    kmin = np.iinfo(np.int64).min
+    best = np.full(rows, kmin, dtype=np.int64)
+    for vals, mask in parts:
+        if mask is None or not mask.any():
+            continue
+        k = float_keys(np.asarray(vals, dtype=np.float64))
+        best = np.maximum(best, np.where(mask, k, kmin).max(axis=1))
+    return keys_to_float(best, np.dtype(np.float64))
+
+
+def prepare(x: np.ndarray, weights: Any, *, axis: Any, policy, missing=None,
+            weights_missing=None) -> Prepared:
+    """Check ``weights`` and ``x`` under ``policy`` and lay both out as rows.
+
+    Raises
+    ------
+    NaNError, SignalingNaNError
+        As :func:`nanaccess.core.policy.raise_for` (subject "weights" for the weights).
+    ValueError
+        Negative or infinite weights; NaN or missing weights under an ordering policy;
+        weights whose shape does not fit the data.
+    TypeError
+        Non-numeric weights.
+    """
+    r = RULES[policy]
+    w_in = np.asarray(weights)
+    if w_in.dtype.kind not in "biuf" or (w_in.dtype.kind == "f" and w_in.dtype.itemsize > 8):
+        raise TypeError(f"weights must be real numbers, got dtype {w_in.dtype}")
+    wnan, wsig = _float_nan_masks(w_in)
+    wmiss = None
+    if weights_missing is not None:
+        wmiss = np.broadcast_to(np.asarray(weights_missing, bool), w_in.shape)
+        if not wmiss.any():
+            wmiss = None
+        elif wnan is not None:
+            wnan, wsig = wnan & ~wmiss, wsig & ~wmiss
+    check_weights(NanTally.from_masks(nan=wnan, signaling=wsig, missing=wmiss), policy,
+                  shape=w_in.shape)
+    _check_values(w_in, wnan)
+
+    wb = align_weights(w_in, x.shape, axis)
+    wnan_b = None if wnan is None else align_weights(wnan, x.shape, axis)
+    wmiss_b = None if wmiss is None else align_weights(wmiss, x.shape, axis)
+    with np.errstate(invalid="ignore"):
+        present = wb != 0  # NaN and missing weights included: they decide, not drop
+    xnan, xsig = _float_nan_masks(x)
+    xmiss = None
+    if missing is not None:
+        xmiss = np.broadcast_to(np.asarray(missing, bool), x.shape)
+        if xnan is not None:
+            xnan, xsig = xnan & ~xmiss, xsig & ~xmiss
+    if x.dtype.kind in "mM":
+        nat = np.isnat(x)
+        xmiss = nat if xmiss is None else (xmiss | nat)
+    if xnan is not None:
+        xnan, xsig = xnan & present, xsig & present
+    if xmiss is not None:
+        xmiss = xmiss & present
+        if not xmiss.any():
+            xmiss = None
+    raise_for(NanTally.from_masks(nan=xnan, signaling=xsig, missing=xmiss), policy,
+              shape=x.shape)
+
+    red = Reduction.of(x, axis)
+    rows = red.as_rows(x)
+    w = np.array(red.as_rows(wb), dtype=np.float64)  # a fresh copy: zeroed below
+
+    def as_rows(m):
+        return None if m is None else red.as_rows(m)
+
+    xnan_r, xmiss_r, wnan_r, wmiss_r = map(as_rows, (xnan, xmiss, wnan_b, wmiss_b))
+
+    drop = None
+    for m in (wnan_r, wmiss_r) + ((xnan_r, xmiss_r) if not r.orders_nans else ()):
+        if m is not None:
+            drop = m if drop is None else (drop | m)
+    nan_rows = nan_values = miss_rows = None
+    if r.propagates:
+        has_nan = np.zeros(red.rows, bool)
+        for m in (xnan_r, wnan_r):
+            if m is not None:
+                has_nan |= m.any(axis=1)
+        if has_nan.any():
+            nan_rows = has_nan
+            nan_values = _greatest_nan(
+                [(rows, xnan_r), (red.as_rows(wb), wnan_r)], red.rows)
+        has_miss = np.zeros(red.rows, bool)
+        for m in (xmiss_r, wmiss_r):
+            if m is not None:
+                has_miss |= m.any(axis=1)
+        has_miss &= ~has_nan
+        if has_miss.any():
+            miss_rows = has_miss
+    seen = red.as_rows(present)
+    if drop is not None:
+        w[drop] = 0.0
+        if r.removes:
+            seen = seen & ~drop
+    count = np.count_nonzero(seen, axis=1)
+    keep_miss = xmiss_r if r.orders_nans else None
+    keep_nan = xnan_r if r.orders_nans else None
+    return Prepared(red, rows, w, keep_miss, keep_nan, nan_rows, nan_values, miss_rows, count)
