@@ -14,9 +14,10 @@ rendered by ``tools/generate_api.py``), :mod:`._common` (helpers both use) and
 from .accessor import DataArrayNanStats, DatasetNanStats
 from .groupby import NanGroupBy, grouped_dataarray
 from .reduction import arg_reduce, nan_report, quantile, reduce
-from .window import NanXrWindow, register_window_accessors
+from .window import NanXrWindow, register_groupby_accessors, register_window_accessors
 
 register_window_accessors()
+register_groupby_accessors()
 
 __all__ = [
     "DataArrayNanStats",

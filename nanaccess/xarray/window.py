@@ -29,7 +29,7 @@ from ._common import keep_attrs as _keep_attrs
 from ._common import variable_subject
 from ._generated_window import XrWindowStatsMixin
 
-__all__ = ["NanXrWindow", "register_window_accessors"]
+__all__ = ["NanXrWindow", "register_window_accessors", "register_groupby_accessors"]
 
 
 class NanXrWindow(XrWindowStatsMixin):
@@ -218,3 +218,48 @@ def register_window_accessors() -> None:
     """Set ``.nanstats`` on xarray's rolling and coarsen classes."""
     for cls in window_classes():
         cls.nanstats = _Accessor()
+
+
+# ---------------------------------------------------------------- groupby / resample
+# ``da.groupby(...).nanstats`` and ``da.resample(...).nanstats``: the same spelling as
+# pandas, on the grouped accessor of ``da.nanstats.groupby(...)``.
+
+
+class _GroupByAccessor:
+    """Descriptor: ``gb.nanstats`` builds the grouped accessor over ``gb`` itself."""
+
+    def __get__(self, gb: Any, owner: type | None = None) -> Any:
+        from .groupby import NanGroupBy
+
+        if gb is None:
+            return NanGroupBy
+        try:  # the public ``groupers`` (ResolvedGrouper) hold the grouped object
+            obj = gb.groupers[0].obj
+        except (AttributeError, IndexError) as exc:  # pragma: no cover - xarray moved it
+            raise RuntimeError(
+                f"nanaccess cannot read the grouped object (GroupBy.groupers[0].obj) from "
+                f"this xarray {xr.__version__}; xarray changed its internals") from exc
+        return NanGroupBy(obj, gb, resample=isinstance(gb, _resample_classes()))
+
+
+def _resample_classes() -> tuple[type, ...]:
+    da = _probe()
+    return (type(da.resample(t="1D")), type(da.to_dataset(name="v").resample(t="1D")))
+
+
+def _probe() -> xr.DataArray:
+    return xr.DataArray([0.0, 1.0], dims="t",
+                        coords={"t": np.array(["2024-01-01", "2024-01-02"], "M8[ns]")})
+
+
+def groupby_classes() -> tuple[type, ...]:
+    """The classes xarray hands out for ``.groupby`` and ``.resample``."""
+    da = _probe()
+    ds = da.to_dataset(name="v")
+    return (type(da.groupby("t")), type(ds.groupby("t")), *_resample_classes())
+
+
+def register_groupby_accessors() -> None:
+    """Set ``.nanstats`` on xarray's GroupBy and Resample classes."""
+    for cls in groupby_classes():
+        cls.nanstats = _GroupByAccessor()

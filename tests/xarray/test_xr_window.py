@@ -95,3 +95,23 @@ def test_policies_inside_windows():
     assert np.array_equal(q.isel(quantile=1).values,
                           da.rolling(time=3).nanstats.quantile(0.9, nan_policy="omit").values,
                           equal_nan=True)
+
+
+@pytest.mark.parametrize("stat", ["median", "max", "sum", "count", "quantile"])
+def test_groupby_and_resample_spelled_as_pandas(stat):
+    from nanaccess.xarray import NanGroupBy
+    from nanaccess.xarray.window import groupby_classes
+
+    assert all(c.nanstats is NanGroupBy for c in groupby_classes())
+    da = sample(2)
+    kw_ = dict(kw(stat), **({"q": 0.3} if stat == "quantile" else {}))
+    for obj in (da, da.to_dataset()):
+        xr.testing.assert_identical(
+            getattr(obj.groupby("time.dayofweek").nanstats, stat)(**kw_),
+            getattr(obj.nanstats.groupby("time.dayofweek"), stat)(**kw_))
+        xr.testing.assert_identical(
+            getattr(obj.resample(time="3D").nanstats, stat)(**kw_),
+            getattr(obj.nanstats.resample(time="3D"), stat)(**kw_))
+    if stat in ("median", "max", "sum"):
+        xr.testing.assert_identical(getattr(da.resample(time="3D").nanstats, stat)(**kw_),
+                                    getattr(da.resample(time="3D"), stat)())
