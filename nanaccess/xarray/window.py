@@ -5,7 +5,9 @@ by :func:`nanaccess.core.window.window_reduce` along the rolled dimension with t
 other dimensions as columns; coarsen blocks are contiguous groups, reduced by
 :func:`nanaccess.core.grouped.grouped_reduce`. Results carry the dims, coords, name
 and attrs of xarray's own window reductions (a coarsen's coordinates are xarray's own,
-from its ``coord_func``). Dask-backed data is computed (not lazy yet).
+from its ``coord_func``). Dask-backed rolling windows stay lazy: each block is
+reduced with the overlap its windows need (``map_overlap``); coarsen blocks and a list
+of ``q`` over dask data are computed.
 
 The accessor is set on the classes xarray hands out for ``.rolling`` / ``.coarsen``
 (found from instances, as xarray has no accessor registry for them).
@@ -25,8 +27,8 @@ from ..core.grouped import grouped_reduce
 from ..core.window import fixed_bounds, window_reduce
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
+from ._common import is_dask, variable_subject
 from ._common import keep_attrs as _keep_attrs
-from ._common import variable_subject
 from ._generated_window import XrWindowStatsMixin
 
 __all__ = ["NanXrWindow", "register_window_accessors", "register_groupby_accessors"]
@@ -72,6 +74,11 @@ class NanXrWindow(XrWindowStatsMixin):
             if dim not in var.dims:
                 return var
             axis = var.get_axis_num(dim)
+            if not coarsen and not lead and is_dask(var.data):
+                mp = size if w.min_periods is None else int(w.min_periods)
+                vals = _dask_rolling(var.data, axis, size, bool(w.center[0]), mp, stat,
+                                     policy, engine, params, variable_subject(name))
+                return xr.Variable(var.dims, vals, attrs=var.attrs if keep else None)
             data = np.moveaxis(np.asarray(var.values), axis, 0)
             rest = data.shape[1:]
             x2 = data.reshape(data.shape[0], -1)
@@ -113,6 +120,41 @@ class NanXrWindow(XrWindowStatsMixin):
         if lead:
             out = out.assign_coords(quantile=np.atleast_1d(params["q"]))
         return out
+
+
+def _rolling_block(block: np.ndarray, axis: int, size: int, center: bool, mp: int, stat: str,
+                   policy: NanPolicy, engine: Any, params: dict, subject: str) -> np.ndarray:
+    """The rolling statistic of one (overlapped) block along ``axis``."""
+    x = np.moveaxis(np.asarray(block), axis, 0)
+    rest = x.shape[1:]
+    x2 = x.reshape(x.shape[0], -1)
+    start, end = fixed_bounds(x2.shape[0], size, center=center)
+    try:
+        red = window_reduce(x2, start, end, stat, policy=policy, min_periods=mp,
+                            engine=engine, **params)
+    except NaNError as err:  # a block's positions are not the array's: no label
+        raise err.relabel(subject, "a window of a dask block") from None
+    vals = red.values
+    if stat == "count":
+        vals = np.where(vals < mp, np.nan, vals.astype(np.float64))
+    elif vals.dtype.kind in "iub":
+        vals = vals.astype(np.float64)
+    return np.moveaxis(vals.reshape((x2.shape[0],) + rest), 0, axis)
+
+
+def _dask_rolling(data: Any, axis: int, size: int, center: bool, mp: int, stat: str,
+                  policy: NanPolicy, engine: Any, params: dict, subject: str) -> Any:
+    """A lazy rolling statistic: each block with the overlap its windows need
+    (``map_overlap``, no padding at the array's ends), so every window is exact."""
+    off = (size - 1) // 2 if (center or size == 0) else 0
+    depth = {a: 0 for a in range(data.ndim)}
+    depth[axis] = (max(size - 1 - off, 0), off)
+    probe = _rolling_block(np.zeros((2,) * data.ndim, data.dtype), axis, 1, False, 0, stat,
+                           NanPolicy.TOTALORDER, "numpy", params, subject)
+    return data.map_overlap(_rolling_block, depth=depth, boundary="none", trim=True,
+                            dtype=probe.dtype, meta=np.empty((0,) * data.ndim, probe.dtype),
+                            axis=axis, size=size, center=center, mp=mp, stat=stat,
+                            policy=policy, engine=engine, params=params, subject=subject)
 
 
 def out_labels_of(coarsen: bool, template: Any, dim: Hashable, labels: Any) -> Any:

@@ -115,3 +115,24 @@ def test_groupby_and_resample_spelled_as_pandas(stat):
     if stat in ("median", "max", "sum"):
         xr.testing.assert_identical(getattr(da.resample(time="3D").nanstats, stat)(**kw_),
                                     getattr(da.resample(time="3D"), stat)())
+
+
+@pytest.mark.parametrize("center", [False, True])
+@pytest.mark.parametrize("window", [1, 4, 20])
+def test_dask_rolling_stays_lazy_and_exact(center, window):
+    pytest.importorskip("dask")
+    import dask
+
+    da = sample(3).isel(time=slice(0, 30))
+    dk = da.chunk(time=7)
+    for stat in ["median", "max", "mean", "count"]:
+        with dask.config.set(scheduler="sync"):
+            lazy = getattr(dk.rolling(time=window, center=center, min_periods=1).nanstats,
+                           stat)(**kw(stat))
+            assert lazy.chunks is not None  # still a dask array
+            xr.testing.assert_identical(
+                lazy.compute(),
+                getattr(da.rolling(time=window, center=center, min_periods=1).nanstats,
+                        stat)(**kw(stat)))
+    with pytest.raises(NaNError, match="variable 't'"):
+        dk.rolling(time=3).nanstats.median().compute()
