@@ -26,6 +26,38 @@ from . import bind, jit, kernels, register
 __all__ = ["slide_select", "moving_sum"]
 
 
+def _shift(buf, dst, src, count):  # pragma: no cover - replaced when compiled
+    """``buf[dst:dst + count] = buf[src:src + count]`` for overlapping ranges (a
+    ``memmove``: :func:`_memmove_intrinsic` once compiled)."""
+    if count > 0:
+        buf[dst:dst + count] = buf[src:src + count].copy()
+
+
+def _memmove_intrinsic() -> Any:
+    """``_shift`` as an LLVM ``memmove`` of the buffer's items (a loop numba compiles
+    moves one key at a time)."""
+    from numba import types
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def shift(typingctx, arr, dst, src, count):
+        sig = types.void(arr, types.intp, types.intp, types.intp)
+
+        def codegen(context, builder, signature, args):
+            a, d, s, c = args
+            aty = signature.args[0]
+            ary = context.make_array(aty)(context, builder, a)
+            size = context.get_abi_sizeof(context.get_data_type(aty.dtype))
+            cgutils.raw_memmove(builder, cgutils.gep(builder, ary.data, d),
+                                cgutils.gep(builder, ary.data, s), c, size)
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    return shift
+
+
 def _nb_lower(buf, m, k):  # pragma: no cover - compiled
     """First position of ``buf[:m]`` holding a key >= k (branch-free halving: the
     comparisons of a search in random keys are unpredictable)."""
@@ -54,15 +86,14 @@ def _nb_upper(buf, m, k):  # pragma: no cover - compiled
 
 
 def _nb_remove(buf, m, k):  # pragma: no cover - compiled
-    for j in range(_nb_lower(buf, m, k), m - 1):
-        buf[j] = buf[j + 1]
+    p = _nb_lower(buf, m, k)
+    _shift(buf, p, p + 1, m - 1 - p)
     return m - 1
 
 
 def _nb_insert(buf, m, k):  # pragma: no cover - compiled
     q = _nb_upper(buf, m, k)
-    for j in range(m, q, -1):
-        buf[j] = buf[j - 1]
+    _shift(buf, q + 1, q, m - q)
     buf[q] = k
     return m + 1
 
@@ -72,13 +103,11 @@ def _nb_replace(buf, m, old, k):  # pragma: no cover - compiled
     p = _nb_lower(buf, m, old)
     if k >= old:
         q = _nb_upper(buf, m, k)  # > p: the keys in (p, q) move down one place
-        for j in range(p, q - 1):
-            buf[j] = buf[j + 1]
+        _shift(buf, p, p + 1, q - 1 - p)
         buf[q - 1] = k
     else:
         q = _nb_upper(buf, p, k)  # <= p: the keys in [q, p) move up one place
-        for j in range(p, q, -1):
-            buf[j] = buf[j - 1]
+        _shift(buf, q + 1, q, p - q)
         buf[q] = k
 
 
@@ -285,6 +314,7 @@ def _nb_moving(x, take, start, end, mean, out, bad):  # pragma: no cover - compi
 
 def build() -> dict[str, Any]:
     """Compile the sliding kernel."""
+    globals()["_shift"] = _memmove_intrinsic()
     bind(globals(), ("_nb_lower", "_nb_upper", "_nb_remove", "_nb_insert", "_nb_replace",
                      "_nb_grow", "_nb_round", "_nb_sign", "_nb_split", "_nb_cmp_half",
                      "_nb_mean"))
