@@ -19,7 +19,11 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SKIPNA_POLICY", "skipna_policy", "interpolation_method", "below_min_count"]
+__all__ = ["SKIPNA_POLICY", "NA_OPTIONS", "skipna_policy", "interpolation_method",
+           "below_min_count", "check_na_option"]
+
+#: pandas' ``rank(na_option=)`` choices
+NA_OPTIONS = ("keep", "top", "bottom")
 
 #: what ``skipna`` means as a policy
 SKIPNA_POLICY = {True: "omit", False: "propagate"}
@@ -82,3 +86,28 @@ def below_min_count(count: Any, min_count: int) -> np.ndarray:
     if isinstance(min_count, bool) or not isinstance(min_count, int | np.integer):
         raise TypeError(f"min_count must be an integer, got {min_count!r}")
     return np.asarray(count) < int(min_count)
+
+
+def check_na_option(na_option: str | None, nan_policy: Any) -> None:
+    """Validate pandas' ``rank(na_option=)``; it places NaN and missing values itself
+    ("keep": a NaN rank, "top" / "bottom": tied at the first / last ranks), so it
+    cannot be combined with a ``nan_policy`` that places them (only "raise" is left,
+    which it cannot honour either).
+
+    Examples
+    --------
+    >>> check_na_option("top", None)
+    >>> check_na_option("top", "largest")
+    Traceback (most recent call last):
+    ...
+    ValueError: na_option='top' places the NaNs; pass it without nan_policy='largest'
+    """
+    if na_option is None:
+        return
+    if na_option not in NA_OPTIONS:
+        raise ValueError(f"na_option must be one of {NA_OPTIONS}, got {na_option!r}")
+    if nan_policy is not None:
+        raise ValueError(
+            f"na_option={na_option!r} places the NaNs; pass it without "
+            f"nan_policy={str(getattr(nan_policy, 'value', nan_policy))!r}"
+        )

@@ -267,3 +267,97 @@ def test_xarray_sum_min_count_matches_xarray(min_count):
     ds = DA.to_dataset()
     xr.testing.assert_identical(ds.nanstats.sum("x", min_count=min_count, skipna=True),
                                 ds.sum("x", min_count=min_count, skipna=True))
+
+
+# ------------------------------------------------------------------------- rank
+
+
+RANK_DATA = [
+    pd.Series([3.0, np.nan, 1.0, 1.0, np.nan, 2.0, -np.inf]),
+    pd.Series([1, None, 2, 2], dtype="Int64"),
+    pd.Series([np.nan, np.nan]),
+    pd.Series([2.0, 1.0]),
+]
+
+
+@pytest.mark.parametrize("s", RANK_DATA, ids=range(len(RANK_DATA)))
+@pytest.mark.parametrize("method", ["average", "min", "max", "first", "dense"])
+@pytest.mark.parametrize("na_option", ["keep", "top", "bottom"])
+@pytest.mark.parametrize("ascending", [True, False])
+@pytest.mark.parametrize("pct", [True, False])
+def test_rank_na_option_matches_pandas(s, method, na_option, ascending, pct):
+    got = s.nanstats.rank(method, na_option=na_option, ascending=ascending, pct=pct)
+    want = s.rank(method=method, na_option=na_option, ascending=ascending, pct=pct)
+    np.testing.assert_allclose(got.to_numpy(float), want.to_numpy(float, na_value=np.nan),
+                               rtol=1e-15, equal_nan=True)
+
+
+def test_frame_rank_matches_pandas():
+    df = pd.DataFrame({"a": [2.0, np.nan, 1.0, 2.0], "b": [1, 3, 2, 0]})
+    for axis in (0, 1):
+        for opt in ("keep", "top", "bottom"):
+            pd.testing.assert_frame_equal(df.nanstats.rank(axis=axis, na_option=opt),
+                                          df.rank(axis=axis, na_option=opt))
+    pd.testing.assert_frame_equal(df.nanstats.rank(pct=True, ascending=False,
+                                                   nan_policy="omit"),
+                                  df.rank(pct=True, ascending=False))
+
+
+def test_rank_na_option_refuses_a_policy_and_signaling_nans():
+    with pytest.raises(ValueError, match="na_option='top'.*nan_policy='largest'"):
+        S.nanstats.rank(na_option="top", nan_policy="largest")
+    with pytest.raises(ValueError, match="na_option must be one of"):
+        S.nanstats.rank(na_option="first")
+    snan = pd.Series([1.0, na.make_nan(1, signaling=True)], name="x")
+    with pytest.raises(na.SignalingNaNError, match="'x'"):
+        snan.nanstats.rank(na_option="keep")
+
+
+def test_rank_default_is_totalorder_not_the_global_option():
+    s = pd.Series([1.0, np.nan, na.make_nan(negative=True), 0.0])
+    with na.set_options(nan_policy="raise"):
+        r = s.nanstats.rank()
+    assert r.tolist() == [3.0, 4.0, 1.0, 2.0]
+
+
+# --------------------------------------------------------------------- describe
+
+
+def test_describe_does_not_raise_by_default_and_counts_every_kind():
+    df = pd.DataFrame({"a": [1.0, np.nan, 3.0, None], "b": pd.array([1, None, 3, 4],
+                                                                   dtype="Int64")})
+    with na.set_options(nan_policy="raise"):
+        d = df.nanstats.describe()
+        sd = df["a"].nanstats.describe()
+        xd = xr.DataArray(df["a"].to_numpy(), dims="t", name="a").nanstats.describe()
+    assert d.loc[["count", "nan", "missing"], "b"].tolist() == [3.0, 0.0, 1.0]
+    assert d.loc["nan", "a"] == 2.0
+    want = df.describe()
+    pd.testing.assert_frame_equal(d.loc[want.index], want, check_dtype=False, rtol=1e-12)
+    pd.testing.assert_series_equal(sd, d["a"], check_names=False)
+    np.testing.assert_allclose(xd.values, sd.to_numpy(), equal_nan=True)
+    with pytest.raises(na.NaNError, match="column 'a'"):
+        df.nanstats.describe(nan_policy="raise")
+    assert np.isnan(df.nanstats.describe(nan_policy="propagate").loc["mean", "a"])
+
+
+@pytest.mark.parametrize("include", [None, "all", ["number"], [np.float64], ["object"]])
+def test_describe_include_selects_columns_as_pandas(include):
+    df = pd.DataFrame({"a": [1.0, np.nan, 3.0], "i": [1, 2, 3], "s": list("xyz")})
+    got = df.nanstats.describe(include=include)
+    want = df.describe(include=include)
+    assert list(got.columns) == list(want.columns)
+    assert got.loc["count"].tolist() == want.loc["count"].astype(float).tolist()
+    num = [c for c in want.columns if c != "s"]
+    if not num:
+        return
+    pd.testing.assert_frame_equal(got.loc[["mean", "std", "min", "50%", "max"], num],
+                                  want.loc[["mean", "std", "min", "50%", "max"], num]
+                                  .astype(float))
+
+
+def test_describe_exclude_and_percentiles_as_pandas():
+    df = pd.DataFrame({"a": [1.0, np.nan, 3.0, 7.0], "i": [1, 2, 3, 4]})
+    got = df.nanstats.describe(percentiles=[0.1, 0.9], exclude=["int64"])
+    want = df.describe(percentiles=[0.1, 0.9], exclude=["int64"])
+    pd.testing.assert_frame_equal(got.loc[want.index], want)

@@ -32,7 +32,6 @@ import numpy as np
 import pandas as pd
 
 from .. import _stats
-from .._describe import describe_values
 from .._labels import fmt_label
 from ..core.reduce import reduce
 from ..errors import NaNError
@@ -52,6 +51,7 @@ from .columns import (
     type_error,
     with_min_count,
 )
+from .describe import describe_column, describe_frame, describe_policy
 from .dtypes import Column, column_arrays, is_numeric_column, to_pandas_array, to_scalar
 from .groupby import NanGroupBy
 from .sorting import rank_values, sort_order
@@ -79,19 +79,6 @@ def _axis_number(axis: Any, stat: str) -> int | None:
 
 def _family(stat: str) -> str:
     return _stats.get(stat).family
-
-
-def describe_column(col: Column, name: Any, index: pd.Index, policy: NanPolicy,
-                    percentiles: Any) -> pd.Series:
-    """describe's rows (:mod:`nanaccess._describe`) of one column, errors relabelled."""
-    try:
-        rows = describe_values(col.values, col.missing, policy, percentiles,
-                               subject=f"column {fmt_label(name)}")
-    except NaNError as err:
-        raise restated(err, name, index, series=True) from None
-    except TypeError as err:
-        raise type_error(name, err, True) from None
-    return pd.Series(list(rows.values()), index=list(rows), name=name, dtype=np.float64)
 
 
 class SeriesNanStats(SeriesStatsMixin):
@@ -154,16 +141,19 @@ class SeriesNanStats(SeriesStatsMixin):
         """Summary statistics as ``Series.describe``, plus NaN and missing counts.
 
         Rows: count (numbers), nan, missing, mean, std, min, the percentiles
-        (default 25%, 50%, 75%) and max, computed under ``nan_policy``
-        (:mod:`nanaccess._describe`, the same rows on every host).
+        (default 25%, 50%, 75%) and max (:mod:`nanaccess._describe`, the same rows on
+        every host). The counts report every kind of value; the statistics are
+        computed under "omit" unless ``nan_policy`` says otherwise, so describe does
+        not raise by default.
 
         Parameters
         ----------
         percentiles : sequence of float, optional
             In [0, 1]; default 0.25, 0.5, 0.75 (0.5 is always added, as pandas).
         nan_policy : str, optional
-            How NaN and missing values are treated (see :doc:`/semantics`); None uses
-            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+            The policy of the statistic rows (see :doc:`/semantics`); None: "omit".
+            describe never raises by default, whatever ``set_options`` says: it
+            exists to show the NaNs.
 
         Returns
         -------
@@ -187,7 +177,7 @@ class SeriesNanStats(SeriesStatsMixin):
         Name: x, dtype: float64
         """
         s = self._obj
-        return describe_column(self._col(), s.name, s.index, resolve_policy(nan_policy),
+        return describe_column(self._col(), s.name, s.index, describe_policy(nan_policy),
                                percentiles)
 
     def nan_report(self) -> pd.Series:
@@ -212,8 +202,10 @@ class SeriesNanStats(SeriesStatsMixin):
     ) -> pd.Series:
         """A stably sorted copy, every bit kept (default policy "totalorder").
 
-        "smallest" / "largest" put NaNs first / last, "omit" drops NaNs and missing
-        values, "raise" raises; missing values go last otherwise.
+        The default is "totalorder" (a sort must place every value), whatever
+        ``set_options(nan_policy=...)`` says. "smallest" / "largest" put NaNs first /
+        last, "omit" drops NaNs and missing values, "raise" raises; missing values go
+        last otherwise.
 
         Parameters
         ----------
@@ -257,11 +249,15 @@ class SeriesNanStats(SeriesStatsMixin):
         *,
         ascending: bool = True,
         pct: bool = False,
+        na_option: str | None = None,
         nan_policy: str | None = None,
     ) -> pd.Series:
         """Ranks as ``Series.rank(method=...)`` on totalOrder keys.
 
-        Missing values get a NaN rank; under "omit" so do NaNs.
+        The default policy is "totalorder" (as every sort: a ranking must place every
+        value), whatever ``set_options(nan_policy=...)`` says: NaNs are ranked by
+        sign and payload (-NaN first, +NaN last). Missing values get a NaN rank;
+        under "omit" so do NaNs. ``na_option`` gives pandas' placement instead.
 
         Parameters
         ----------
@@ -269,7 +265,12 @@ class SeriesNanStats(SeriesStatsMixin):
             How ties are ranked, as pandas.
         ascending : bool, default True
         pct : bool, default False
-            Ranks divided by the number of ranked values.
+            Ranks divided by the number of ranked values (by the highest rank for
+            "dense"), as pandas.
+        na_option : {"keep", "top", "bottom"}, optional
+            pandas' placement of NaN and missing values, all tied with each other:
+            "keep" gives them a NaN rank, "top" / "bottom" the first / last ranks.
+            Not together with ``nan_policy`` (ValueError); signaling NaNs raise.
         nan_policy : str, optional
             As :meth:`sort_values` (default "totalorder").
 
@@ -289,7 +290,8 @@ class SeriesNanStats(SeriesStatsMixin):
         """
         s = self._obj
         return pd.Series(
-            rank_values(self._col(), s.name, s.index, method, ascending, pct, nan_policy),
+            rank_values(self._col(), s.name, s.index, method, ascending, pct, nan_policy,
+                        na_option),
             index=s.index,
             name=s.name,
         )
@@ -497,22 +499,98 @@ class DataFrameNanStats(DataFrameStatsMixin):
     idxmin = DataFrameStatsMixin.argmin
     idxmax = DataFrameStatsMixin.argmax
 
+    def rank(
+        self,
+        axis: Any = 0,
+        method: str = "average",
+        *,
+        numeric_only: bool = False,
+        ascending: bool = True,
+        pct: bool = False,
+        na_option: str | None = None,
+        nan_policy: str | None = None,
+    ) -> pd.DataFrame:
+        """Ranks of each column (or row) as ``DataFrame.rank``, on totalOrder keys.
+
+        Each column is ranked as :meth:`SeriesNanStats.rank` ranks a Series; the
+        default policy is "totalorder" (a ranking must place every value), whatever
+        ``set_options(nan_policy=...)`` says.
+
+        Parameters
+        ----------
+        axis : {0, 1, "index", "columns"}, default 0
+            0 ranks within each column, 1 within each row.
+        method : {"average", "min", "max", "first", "dense"}, default "average"
+            How ties are ranked, as pandas.
+        numeric_only : bool, default False
+            Rank only the numeric columns.
+        ascending : bool, default True
+        pct : bool, default False
+            Ranks divided by the number of ranked values, as pandas.
+        na_option : {"keep", "top", "bottom"}, optional
+            pandas' placement of NaN and missing values (see
+            :meth:`SeriesNanStats.rank`); not together with ``nan_policy``.
+        nan_policy : str, optional
+            As :meth:`SeriesNanStats.sort_values` (default "totalorder").
+
+        Returns
+        -------
+        DataFrame
+            float64 ranks, labelled as the (selected) DataFrame.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> df = pd.DataFrame({"a": [2.0, np.nan, 1.0], "b": [1, 3, 2]})
+        >>> df.nanstats.rank(na_option="top")
+             a    b
+        0  3.0  1.0
+        1  1.0  3.0
+        2  2.0  2.0
+        """
+        if _axis_number(axis, "rank") == 1:
+            return DataFrameNanStats(self._obj.T).rank(
+                method=method, numeric_only=numeric_only, ascending=ascending, pct=pct,
+                na_option=na_option, nan_policy=nan_policy).T
+        names, cols = self._columns(numeric_only)
+        index = self._obj.index
+        ranks = {j: rank_values(c, n, index, method, ascending, pct, nan_policy, na_option)
+                 for j, (n, c) in enumerate(zip(names, cols, strict=True))}
+        out = pd.DataFrame(ranks, index=index, dtype=np.float64)
+        out.columns = names
+        return out
+
     # -- reports
     def describe(
-        self, percentiles: Sequence[float] | None = None, *, nan_policy: str | None = None
+        self,
+        percentiles: Sequence[float] | None = None,
+        include: Any = None,
+        exclude: Any = None,
+        *,
+        nan_policy: str | None = None,
     ) -> pd.DataFrame:
         """Summary of the numeric columns as ``DataFrame.describe``, with NaN counts.
 
-        Object columns that hold numbers (Decimal, Fraction, huge ints) are described
-        too; other object and string columns are left out, as pandas does.
+        The counts report every kind of value (numbers, NaN, missing); the statistics
+        are computed under "omit" unless ``nan_policy`` says otherwise, so describe
+        does not raise by default. Object columns that hold numbers (Decimal,
+        Fraction, huge ints) are described too; other object and string columns are
+        left out, as pandas does, unless ``include`` names them.
 
         Parameters
         ----------
         percentiles : sequence of float, optional
             In [0, 1]; default 0.25, 0.5, 0.75 (0.5 is always added, as pandas).
+        include : "all", list of dtypes or None
+            As pandas: "all" describes every column (columns holding no numbers get
+            their counts and NaN statistics), a list selects by dtype as
+            ``DataFrame.select_dtypes``; None: the numeric columns.
+        exclude : list of dtypes or None
+            Dtypes left out, as pandas.
         nan_policy : str, optional
-            How NaN and missing values are treated (see :doc:`/semantics`); None uses
-            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+            The policy of the statistic rows (see :doc:`/semantics`); None: "omit".
+            describe never raises by default, whatever ``set_options`` says: it
+            exists to show the NaNs.
 
         Returns
         -------
@@ -524,24 +602,18 @@ class DataFrameNanStats(DataFrameStatsMixin):
         --------
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"a": [1.0, np.nan, 3.0], "s": list("xyz")})
-        >>> df.nanstats.describe(nan_policy="omit").loc[["count", "nan", "mean"]]
+        >>> df.nanstats.describe().loc[["count", "nan", "mean"]]
                    a
         count    2.0
         nan      1.0
         mean     2.0
+        >>> df.nanstats.describe(include="all").loc[["count", "nan", "mean"]]
+                 a    s
+        count  2.0  3.0
+        nan    1.0  0.0
+        mean   2.0  NaN
         """
-        policy = resolve_policy(nan_policy)
-        # numeric columns, and object columns holding numbers (Decimal, huge ints):
-        # those are data to nanaccess, so their NaNs follow the policy
-        names, cols = self._columns(numeric_only=True, number_objects=True)
-        if not cols:
-            raise TypeError("describe needs at least one numeric column")
-        index = self._obj.index
-        parts = [describe_column(c, n, index, policy, percentiles)
-                 for n, c in zip(names, cols, strict=True)]
-        out = pd.DataFrame({j: p.to_numpy() for j, p in enumerate(parts)}, index=parts[0].index)
-        out.columns = names
-        return out
+        return describe_frame(self._obj, percentiles, include, exclude, nan_policy)
 
     def nan_report(self) -> pd.DataFrame:
         """One row per column with the counts of :func:`nanaccess.nan_report`.

@@ -11,6 +11,8 @@ loop per group; its count marks the groups a statistic saw nothing of).
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -22,8 +24,11 @@ from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
 from ._generated import GroupByStatsMixin
 from ._groupby_registry import grouping_info, selected_obj
-from .columns import empty_is_missing, restated, type_error, with_min_count
+from ._nanagg import NanAgg
+from .columns import empty_is_missing, restated, subject_of, type_error, with_min_count
+from .describe import describe_groups
 from .dtypes import column_arrays, is_numeric_column, to_pandas_array
+from .group_report import grouped_report, report_frame
 
 __all__ = ["NanGroupBy"]
 
@@ -105,6 +110,144 @@ class NanGroupBy(GroupByStatsMixin):
         if not getattr(gb, "as_index", True):
             out = out.reset_index()
         return out
+
+
+    # -- what is not table-shaped
+
+    def describe(self, percentiles: Sequence[float] | None = None, *,
+                 nan_policy: str | None = None) -> pd.DataFrame:
+        """describe's rows per group and column, as pandas' ``GroupBy.describe``.
+
+        Columns are (column, row) with the rows of every host's describe (count,
+        nan, missing, mean, std, min, percentiles, max); the counts report every kind
+        of value and the statistics are computed under "omit" unless ``nan_policy``
+        says otherwise, so describe does not raise by default. Every row is computed
+        for all groups at once.
+
+        Parameters
+        ----------
+        percentiles : sequence of float, optional
+            In [0, 1]; default 0.25, 0.5, 0.75 (0.5 is always added, as pandas).
+        nan_policy : str, optional
+            The policy of the statistic rows; None: "omit" (see :doc:`/semantics`).
+
+        Returns
+        -------
+        DataFrame
+            float64, indexed by group, columns (column, row).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> df = pd.DataFrame({"g": list("aabb"), "x": [1.0, np.nan, 3.0, 5.0]})
+        >>> df.groupby("g").nanstats.describe()["x"][["count", "nan", "mean", "max"]]
+           count  nan  mean  max
+        g
+        a    1.0  1.0   1.0  1.0
+        b    2.0  0.0   4.0  5.0
+        """
+        return describe_groups(self._obj, percentiles, nan_policy)
+
+    def nan_report(self) -> pd.DataFrame:
+        """The counts of :func:`nanaccess.nan_report` per group and column.
+
+        Returns
+        -------
+        DataFrame
+            int64, indexed by group, columns (column, key) with the keys of
+            :func:`nanaccess.nan_report`.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> df = pd.DataFrame({"g": list("aabb"), "x": [1.0, np.nan, np.nan, 5.0]})
+        >>> df.groupby("g").nanstats.nan_report()["x"][["values", "nan", "missing"]]
+           values  nan  missing
+        g
+        a       2    1        0
+        b       2    1        0
+        """
+        gb = self._obj
+        codes, ngroups, result_index = grouping_info(gb)
+        obj = selected_obj(gb)
+        frame = obj.to_frame() if isinstance(obj, pd.Series) else obj
+        parts = {}
+        for i, name in enumerate(frame.columns):
+            col = column_arrays(frame.iloc[:, i], name)
+            parts[name] = grouped_report(col, codes, ngroups)
+        return report_frame(parts, result_index, series=isinstance(obj, pd.Series))
+
+    def agg(self, func: Any = None, **kwargs: Any) -> pd.Series | pd.DataFrame:
+        """Several statistics at once, by name, as pandas' ``GroupBy.agg``.
+
+        Parameters
+        ----------
+        func : str, list of str, or dict
+            Names of statistics of the table ("median", "iqr", ...) or
+            :mod:`nanaccess.agg` callables; a dict maps columns to a name or a list
+            of names, as pandas.
+        **kwargs
+            Keywords for every statistic that takes them (``nan_policy``, ``skipna``,
+            ``q``, ``ddof``, ...).
+
+        Returns
+        -------
+        Series or DataFrame
+            One name: as that statistic's method; a list or dict: columns
+            (column, statistic), as pandas.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> df = pd.DataFrame({"g": list("aabb"), "x": [1.0, np.nan, 3.0, 5.0]})
+        >>> df.groupby("g").nanstats.agg(["median", "max"], nan_policy="omit")
+               x
+          median  max
+        g
+        a    1.0  1.0
+        b    4.0  5.0
+        """
+        gb = self._obj
+        obj = selected_obj(gb)
+        if func is None:  # pandas: "Must provide 'func'"; say which data it was for
+            cols = [obj.name] if isinstance(obj, pd.Series) else list(obj.columns)
+            raise TypeError(f"agg of {', '.join(subject_of(c) for c in cols)} needs func: "
+                            f"names of statistics ({', '.join(_stats.GROUPED)})")
+        if isinstance(func, str) or callable(func):
+            return self._one(func, kwargs)
+        if isinstance(func, dict):
+            plan = [(c, f) for c, f in func.items()]
+        elif isinstance(obj, pd.Series):
+            out = pd.concat({_label(f): self._one(f, kwargs) for f in func}, axis=1)
+            return out
+        else:
+            plan = [(c, list(func)) for c in obj.columns]
+        blocks: dict[Any, Any] = {}
+        nested = any(isinstance(f, list | tuple) for _, f in plan)
+        for column, fs in plan:
+            sub = NanGroupBy(gb[column])
+            for f in (fs if isinstance(fs, list | tuple) else [fs]):
+                blocks[(column, _label(f)) if nested else column] = sub._one(f, kwargs)
+        out = pd.concat(blocks, axis=1)
+        if nested:
+            out.columns = pd.MultiIndex.from_tuples(list(blocks))
+        return out
+
+    def _one(self, func: Any, kwargs: dict[str, Any]) -> Any:
+        """One statistic by name (or a :class:`~nanaccess.pandas.agg.NanAgg`)."""
+        if isinstance(func, NanAgg):
+            return getattr(self, func.stat)(**func.kwargs)
+        if not isinstance(func, str) or func not in _stats.STATISTICS or \
+                not hasattr(self, func):
+            raise ValueError(f"agg takes names of statistics ({', '.join(_stats.GROUPED)}) "
+                             f"or nanaccess.agg callables, got {func!r}")
+        method = getattr(self, func)
+        takes = inspect.signature(method).parameters
+        return method(**{k: v for k, v in kwargs.items() if k in takes})
+
+
+def _label(func: Any) -> str:
+    return getattr(func, "__name__", func) if not isinstance(func, str) else func
 
 
 def _with_q_level(index: pd.Index, q: Any) -> pd.MultiIndex:

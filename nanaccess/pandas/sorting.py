@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._conventions import check_na_option
 from ..core.axes import Reduction
-from ..core.classify import scan_rows
+from ..core.classify import isnan, scan_rows
 from ..core.policy import RULES
 from ..core.sorting import _object_argsort, rank, sort_keys, sort_policy
 from ..errors import NaNError
@@ -73,9 +74,17 @@ def sort_order(
 
 def rank_values(
     col: Column, name: Any, index: pd.Index, method: str, ascending: bool, pct: bool,
-    nan_policy: Any,
+    nan_policy: Any, na_option: str | None = None,
 ) -> np.ndarray:
-    """float64 ranks of a column; missing values get NaN (pandas' ``na_option="keep"``)."""
+    """float64 ranks of a column; missing values get NaN (pandas' ``na_option="keep"``).
+
+    ``na_option`` (pandas') places NaN and missing values itself, tied with each
+    other: "keep" gives them a NaN rank, "top" / "bottom" the first / last ranks
+    (:func:`nanaccess._conventions.check_na_option`).
+    """
+    check_na_option(na_option, nan_policy)
+    if na_option is not None:
+        return _pandas_na_rank(col, name, index, method, ascending, pct, na_option)
     missing = _missing(col)
     policy = _policy(col, name, index, nan_policy, missing)
     v = col.values
@@ -97,4 +106,45 @@ def rank_values(
         raise restated(err, name, index, rows=pos, series=True) from None
     except TypeError as err:
         raise type_error(name, err, True) from None
+    return out
+
+
+def _pandas_na_rank(col: Column, name: Any, index: pd.Index, method: str, ascending: bool,
+                    pct: bool, na_option: str) -> np.ndarray:
+    """Ranks with pandas' ``na_option``: the numbers ranked (totalOrder keys), NaN and
+    missing values one tied block before ("top") or after ("bottom") them."""
+    v = col.values
+    try:  # signaling NaNs raise, as under every policy that sets NaNs apart
+        scan_rows(v, Reduction.of(v, None), NanPolicy.OMIT, missing=col.missing)
+    except NaNError as err:
+        raise restated(err, name, index, series=True) from None
+    holes = np.asarray(isnan(v), dtype=bool) if v.dtype.kind in "fcO" else np.zeros(
+        v.shape, bool)
+    missing = _missing(col)
+    if missing is not None:
+        holes = holes | missing
+    pos = np.flatnonzero(~holes)
+    out = np.full(v.size, np.nan)
+    try:
+        out[pos] = rank(v[pos], method=method, nan_policy=NanPolicy.TOTALORDER,
+                        ascending=ascending, pct=False)
+    except TypeError as err:
+        raise type_error(name, err, True) from None
+    k = int(holes.sum())
+    if na_option != "keep" and k:
+        nv = v.size - k
+        top = out[pos].max(initial=0) if method == "dense" else nv
+        first = 0 if na_option == "top" else top  # ranks before the NaN block
+        block = {"average": first + (k + 1) / 2, "min": first + 1, "max": first + k,
+                 "dense": first + 1}
+        if method == "first":
+            out[holes] = first + 1 + np.arange(k)
+        else:
+            out[holes] = block[method]
+        if na_option == "top":
+            out[pos] += 1 if method == "dense" else k
+    if pct:
+        ranked = np.isfinite(out)
+        denom = out[ranked].max(initial=0) if method == "dense" else int(ranked.sum())
+        out = out / denom if denom else out
     return out

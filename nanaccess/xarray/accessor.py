@@ -53,12 +53,15 @@ class _NanStatsBase:
     def describe(self, dim: Hashable | Sequence[Hashable] | None = None, *,
                  percentiles: Sequence[float] | None = None, nan_policy: str | None = None,
                  ddof: float = 1) -> Any:
-        """Summary statistics along ``dim`` under the policy, as pandas' ``describe``.
+        """Summary statistics along ``dim``, as pandas' ``describe``.
 
         Adds a ``statistic`` dimension with the rows of every host
         (:mod:`nanaccess._describe`): count (numbers), nan, missing, mean, std
         (``ddof=1`` as pandas' describe), min, the percentiles (default 25%, 50%,
-        75%) and max, all float64.
+        75%) and max, all float64. describe exists to show the NaNs, so it does not
+        raise by default: the counts report every kind of value and the statistics
+        are computed under "omit" unless ``nan_policy`` says otherwise (whatever
+        ``set_options(nan_policy=...)`` says).
 
         Examples
         --------
@@ -68,7 +71,8 @@ class _NanStatsBase:
         >>> d.sel(statistic=["count", "nan", "missing", "50%"]).values
         array([3., 1., 0., 2.])
         """
-        return self._relabelled(lambda: self._describe(dim, percentiles, nan_policy, ddof))
+        policy = "omit" if nan_policy is None else nan_policy
+        return self._relabelled(lambda: self._describe(dim, percentiles, policy, ddof))
 
     def _describe(self, dim: Any, ps: Any, nan_policy: Any, ddof: float) -> Any:
         qs = percentiles(ps)

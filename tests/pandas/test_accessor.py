@@ -226,7 +226,11 @@ def test_describe_matches_pandas_under_omit(frame):
     assert list(got.index[:3]) == ["count", "nan", "missing"]
     assert got.loc["nan", "x"] == 3
     with pytest.raises(NaNError):
-        num.nanstats.describe()
+        num.nanstats.describe(nan_policy="raise")
+    # describe shows the NaNs: it does not raise by default (issue 15), even when the
+    # process-wide default is "raise"
+    with na.set_options(nan_policy="raise"):
+        pd.testing.assert_frame_equal(num.nanstats.describe(), got)
 
 
 def test_nan_report_per_column():

@@ -53,7 +53,8 @@ FAMILIES = {
     "report": {"nan_report", "describe"},
     "classify": {"isnan", "issignaling", "nan_payload", "totalorder_key"},
     # methods that return another object (a grouping) or draw: no statistic to check
-    "object": {"groupby", "resample", "plot_nan_map"},
+    # (agg needs a func: what it computes is the named statistics, checked there)
+    "object": {"groupby", "resample", "plot_nan_map", "agg"},
 }
 # the functions in __all__ that are not statistics of data (configuration, constructors)
 NOT_STATISTICS = {"get_options", "set_options", "option_context", "make_nan"}

@@ -506,6 +506,11 @@ def _extract_frame(r: Any) -> Any:
 
 
 def _extract_grouped(r: Any) -> Any:
+    if isinstance(r, pd.DataFrame) and isinstance(r.columns, pd.MultiIndex):
+        r = r[NAME]  # describe / nan_report of a DataFrameGroupBy: (column, row)
+    if isinstance(r, pd.DataFrame) and NAME not in r.columns:
+        # one column's describe / nan_report table (groups x rows): {group: {row: v}}
+        return {g: dict(row.items()) for g, row in r.iterrows()}
     if isinstance(r, pd.DataFrame):
         r = r[NAME]
     if isinstance(r, pd.Series):
@@ -1150,9 +1155,15 @@ def _mi_extract(label: str, key: tuple) -> Callable[[Any], Any]:
         if label == "series":
             return r
         if isinstance(r, pd.DataFrame):
-            r = r.loc[key] if key in r.index else r[key]
+            if key in r.index:
+                r = r.loc[key]
+            elif key in r.columns or label != "grouped":
+                r = r[key]
         elif isinstance(r, pd.Series) and label == "frame":
             r = r[key]
+        if label == "grouped" and isinstance(r, pd.DataFrame):
+            # a grouped describe / nan_report table (groups x rows): {group: {row: v}}
+            return {g: dict(row.items()) for g, row in r.iterrows()}
         if label == "grouped" and isinstance(r, pd.Series):
             return dict(r.items())
         return r

@@ -57,7 +57,7 @@ def test_describe_matches_pandas_under_omit(da):
 
 def test_describe_raise_names_variable(da):
     with pytest.raises(na.NaNError, match="variable 'temp'"):
-        da.nanstats.describe("time")
+        da.nanstats.describe("time", nan_policy="raise")  # the default is "omit" (issue 15)
 
 
 @pytest.mark.parametrize("stat", ["argmin", "argmax"])

@@ -1,0 +1,177 @@
+"""``describe`` of pandas objects: the rows of :mod:`nanaccess._describe`, labelled.
+
+describe exists to show the NaNs, so it never raises by default: it reports the counts
+of every kind (numbers, NaN, missing) and computes its statistics under "omit" unless
+a ``nan_policy`` is passed. Columns are chosen as pandas' ``describe`` chooses them
+(``include`` / ``exclude``); a column that holds no numbers (strings, categories) has
+its counts and NaN statistics. The GroupBy form computes every row for all groups at
+once with the grouped engine (one pass per statistic, no loop per group).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._describe import describe_values, pct_label, percentiles, row_labels
+from .._labels import fmt_label
+from ..errors import NaNError
+from ..options import NanPolicy, resolve_policy
+from .columns import holds_numbers, report, restated, subject_of, type_error
+from .dtypes import Column, column_arrays, is_numeric_column
+
+__all__ = ["describe_policy", "describe_column", "describe_frame", "describe_groups"]
+
+
+def describe_policy(nan_policy: Any) -> NanPolicy:
+    """The policy of describe: "omit" unless one is passed (describe shows the NaNs;
+    ``set_options(nan_policy=...)`` does not make it raise)."""
+    return NanPolicy.OMIT if nan_policy is None else resolve_policy(nan_policy)
+
+
+def _counts_only(col: Column, name: Hashable, ps: Sequence[float] | None) -> pd.Series:
+    """describe of a column that holds no numbers: its counts, NaN statistics."""
+    rep = report(col)
+    rows = row_labels(ps)
+    values = np.full(len(rows), np.nan)
+    values[:3] = [rep["numbers"], rep["nan"], rep["missing"]]
+    return pd.Series(values, index=rows, name=name, dtype=np.float64)
+
+
+def describe_column(col: Column, name: Any, index: pd.Index, policy: NanPolicy,
+                    ps: Any) -> pd.Series:
+    """describe's rows (:mod:`nanaccess._describe`) of one column, errors relabelled."""
+    try:
+        rows = describe_values(col.values, col.missing, policy, ps,
+                               subject=f"column {fmt_label(name)}")
+    except NaNError as err:
+        raise restated(err, name, index, series=True) from None
+    except TypeError as err:
+        raise type_error(name, err, True) from None
+    return pd.Series(list(rows.values()), index=list(rows), name=name, dtype=np.float64)
+
+
+def _selected(df: pd.DataFrame, include: Any, exclude: Any) -> list[int]:
+    """Positions of the columns describe shows, as pandas' ``describe`` picks them:
+    by default the numeric columns (and object columns holding numbers, which are
+    data to nanaccess); ``include="all"`` every column; else ``select_dtypes``."""
+    if include is None and exclude is None:
+        return [i for i in range(df.shape[1]) if is_numeric_column(df.dtypes.iloc[i])
+                or holds_numbers(df.iloc[:, i])]
+    if isinstance(include, str) and include == "all":
+        if exclude is not None:
+            raise ValueError("exclude must be None when include is 'all'")
+        return list(range(df.shape[1]))
+    # per column (duplicate names stay apart); select_dtypes validates the dtypes
+    return [i for i in range(df.shape[1])
+            if df.iloc[:, [i]].select_dtypes(include=include, exclude=exclude).shape[1]]
+
+
+def _is_data(s: pd.Series) -> bool:
+    return is_numeric_column(s.dtype) or holds_numbers(s)
+
+
+def describe_frame(df: pd.DataFrame, ps: Any, include: Any, exclude: Any,
+                   nan_policy: Any) -> pd.DataFrame:
+    """The describe table of a DataFrame (one column per described column)."""
+    policy = describe_policy(nan_policy)
+    keep = _selected(df, include, exclude)
+    if not keep:
+        raise TypeError("describe needs at least one numeric column (include='all' "
+                        "describes every column)")
+    parts = []
+    for i in keep:
+        s = df.iloc[:, i]
+        name = df.columns[i]
+        try:
+            col = column_arrays(s, name)
+        except TypeError:
+            col = None
+        if col is None or not _is_data(s):
+            if col is None:  # strings, categories: counts of missing values only
+                miss = s.isna().to_numpy()
+                col = Column(np.zeros(len(s)), miss if miss.any() else None, "numpy",
+                             np.dtype(np.float64))
+            parts.append(_counts_only(col, name, ps))
+        else:
+            parts.append(describe_column(col, name, df.index, policy, ps))
+    out = pd.DataFrame({j: p.to_numpy() for j, p in enumerate(parts)}, index=parts[0].index)
+    out.columns = df.columns[keep]
+    return out
+
+
+def describe_groups(gb: Any, ps: Any, nan_policy: Any) -> pd.DataFrame:
+    """``gb.nanstats.describe()``: one row per group, columns (column, row) as pandas'
+    ``GroupBy.describe`` (flat rows for a SeriesGroupBy); every row is computed for
+    all groups at once (one grouped pass per statistic and column)."""
+    from ._groupby_registry import grouping_info, selected_obj
+
+    if not getattr(gb, "as_index", True):
+        raise ValueError("describe needs as_index=True (as pandas' GroupBy.describe)")
+    policy = describe_policy(nan_policy)
+    codes, ngroups, _ = grouping_info(gb)
+    obj = selected_obj(gb)
+    if isinstance(obj, pd.Series):
+        return _describe_one(gb, obj, obj.name, codes, ngroups, policy, ps)
+    # gb[[name]]: one column (a tuple label of MultiIndex columns included)
+    tables = {name: _describe_one(gb[[name]], obj.iloc[:, j], name, codes, ngroups, policy,
+                                  ps) for j, name in enumerate(obj.columns)}
+    return pd.concat(tables, axis=1)
+
+
+def _describe_one(sgb: Any, s: pd.Series, name: Any, codes: np.ndarray, ngroups: int,
+                  policy: NanPolicy, ps: Any) -> pd.DataFrame:
+    """The describe rows of one column for every group (groups x rows)."""
+    qs = percentiles(ps)
+    acc = sgb.nanstats
+    row = "count"
+    try:
+        stats = {"count": acc.count(), "mean": acc.mean(nan_policy=policy),
+                 "std": acc.std(nan_policy=policy), "min": acc.min(nan_policy=policy),
+                 "max": acc.max(nan_policy=policy)}
+        index = stats["count"].index
+        qv = _floats(acc.quantile(qs, nan_policy=policy)).reshape(len(index), len(qs))
+        ok = codes >= 0
+        kinds = _kind_counts(column_arrays(s, name), codes[ok], ok, ngroups)
+        blocks = {}
+        for row in row_labels(ps):
+            if row in kinds:
+                blocks[row] = kinds[row]
+            elif row in stats:
+                blocks[row] = _floats(stats[row])
+            else:
+                blocks[row] = qv[:, [pct_label(q) for q in qs].index(row)]
+    except OverflowError:
+        # exact object results (huge ints) beyond float64: say where
+        raise OverflowError(
+            f"{subject_of(name)}: the {row} is too large for describe's float64 table; "
+            "compute it with the statistic's own method for the exact value"
+        ) from None
+    return pd.DataFrame(blocks, index=index, dtype=np.float64)
+
+
+def _floats(s: pd.Series | pd.DataFrame) -> np.ndarray:
+    """float64 values of a one-column result (NA as NaN)."""
+    if isinstance(s, pd.DataFrame):
+        s = s.iloc[:, 0]
+    return s.astype("float64").to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _kind_counts(col: Column, codes: np.ndarray, ok: np.ndarray, ngroups: int
+                 ) -> dict[str, np.ndarray]:
+    """NaN and missing counts per group (one bincount each)."""
+    from ..core.classify import isnan
+
+    v = col.values
+    nan = np.asarray(isnan(v), bool) if v.dtype.kind in "fO" else np.zeros(v.shape, bool)
+    miss = np.zeros(v.shape, bool) if col.missing is None else col.missing
+    if v.dtype.kind in "mM":
+        miss = miss | np.isnat(v)
+    nan = nan & ~miss
+    return {
+        "nan": np.bincount(codes, weights=nan[ok], minlength=ngroups).astype(np.float64),
+        "missing": np.bincount(codes, weights=miss[ok], minlength=ngroups).astype(np.float64),
+    }
