@@ -244,6 +244,24 @@ def _nb_mean(p, m, n, tmp):  # pragma: no cover - compiled
     q = _nb_round(p, m) / n
     if q != 0.0 and (abs(q) < 2.0 ** -900 or abs(q) > 2.0 ** 1000):
         return np.nan
+    # fast path: E = S - q n exactly; its largest partial is E within a factor
+    # 1 +- 2**-52 (the partials do not overlap), so |E| clearly below n/2 of the
+    # distance to q's nearer neighbour proves q correctly rounded (no tie possible)
+    for j in range(m):
+        tmp[j] = p[j]
+    prod = q * n
+    ah, al = _nb_split(q)
+    bh, bl = _nb_split(n)
+    k = _nb_grow(tmp, m, -prod)
+    k = _nb_grow(tmp, k, -(((ah * bh - prod) + ah * bl + al * bh) + al * bl))
+    top = 0.0
+    for j in range(k - 1, -1, -1):
+        if tmp[j] != 0.0:
+            top = tmp[j]
+            break
+    gap = min(np.nextafter(q, np.inf) - q, q - np.nextafter(q, -np.inf))
+    if 2.0 * abs(top) < 0.98 * n * gap:
+        return q
     for _ in range(4):
         up = np.nextafter(q, np.inf)
         c = _nb_cmp_half(p, m, q, n, up - q, tmp)
