@@ -314,3 +314,16 @@ def test_moving_sums_exact_over_wide_ranges(engine, stat, policy):
         start, end = fixed_bounds(400, window, center=center)
         assert_exact(x, None, start, end, stat, policy, engine, min_periods=1)
     assert_exact(x, None, *expanding_bounds(400), stat, policy, engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_moving_mean_ties_and_boundaries(engine):
+    # exact means half-way between doubles (ties to even), just off a tie, and sums
+    # whose rounding needs every partial
+    eps = 2.0 ** -52
+    x = np.array([1.0, 1.0 + eps, 1.0 + 2 * eps, 1.0 + 3 * eps, 3.0, 3.0 + 4 * eps, 1e-17,
+                  -1e-17, 1e16, 1.0, -1e16, 0.1, 0.2, 0.3, 1.0 / 3, 2.0 / 3] * 20)
+    for window in (2, 3, 4, 7):
+        start, end = fixed_bounds(x.size, window)
+        for stat in ("mean", "sum"):
+            assert_exact(x, None, start, end, stat, NanPolicy.OMIT, engine)
