@@ -90,6 +90,11 @@ def _register_adapters() -> None:
 _register_adapters()
 
 
+def __dir__() -> list[str]:
+    # nanaccess.agg is imported lazily (__getattr__): list it for dir() and completion
+    return sorted(set(globals()) | set(__all__))
+
+
 def __getattr__(name: str):
     # nanaccess.agg: named callables for pandas' GroupBy.agg
     if name == "agg":

@@ -361,3 +361,9 @@ def test_describe_exclude_and_percentiles_as_pandas():
     got = df.nanstats.describe(percentiles=[0.1, 0.9], exclude=["int64"])
     want = df.describe(percentiles=[0.1, 0.9], exclude=["int64"])
     pd.testing.assert_frame_equal(got.loc[want.index], want)
+
+
+def test_agg_is_listed_by_dir_and_completion():
+    assert "agg" in dir(na)
+    assert set(na.__all__) <= set(dir(na))
+    assert na.agg.median(nan_policy="omit").__name__ == "median"

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    import dask.array as da
     import dask.dataframe as dd
 
 __all__ = ["DaskSeriesStatsMixin", "DaskDataFrameStatsMixin", "DaskGroupByStatsMixin"]
@@ -30,7 +29,7 @@ class DaskSeriesStatsMixin:
     def _reduce(self, stat: str, **kwargs: Any) -> Any:
         raise NotImplementedError
 
-    def median(self, *, nan_policy: str | None = None) -> da.Array:
+    def median(self, *, nan_policy: str | None = None) -> Any:
         """Median (the mean of the two middle values).
 
         Policy errors are raised when the result is computed, naming the column and the index label
@@ -45,8 +44,9 @@ class DaskSeriesStatsMixin:
 
         Returns
         -------
-        dask.array.Array
-            0-d, lazy: ``.compute()`` gives the value.
+        dask Scalar
+            Lazy, as ``dask Series.sum``: ``.compute()`` gives what pandas' own method returns (a
+            NumPy scalar).
 
         See Also
         --------
@@ -58,13 +58,13 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.median(nan_policy="omit").compute()
-        array(3.5)
+        np.float64(3.5)
         >>> s.nanstats.median(nan_policy="propagate").compute()
-        array(nan)
+        np.float64(nan)
         """
         return self._reduce("median", nan_policy=nan_policy)
 
-    def median_low(self, *, nan_policy: str | None = None) -> da.Array:
+    def median_low(self, *, nan_policy: str | None = None) -> Any:
         """Low median: the smaller middle element, as stored.
 
         Policy errors are raised when the result is computed, naming the column and the index label
@@ -79,8 +79,9 @@ class DaskSeriesStatsMixin:
 
         Returns
         -------
-        dask.array.Array
-            0-d, lazy: ``.compute()`` gives the value.
+        dask Scalar
+            Lazy, as ``dask Series.sum``: ``.compute()`` gives what pandas' own method returns (a
+            NumPy scalar).
 
         See Also
         --------
@@ -92,13 +93,13 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.median_low(nan_policy="omit").compute()
-        array(3.)
+        np.float64(3.0)
         >>> s.nanstats.median_low(nan_policy="propagate").compute()
-        array(nan)
+        np.float64(nan)
         """
         return self._reduce("median_low", nan_policy=nan_policy)
 
-    def median_high(self, *, nan_policy: str | None = None) -> da.Array:
+    def median_high(self, *, nan_policy: str | None = None) -> Any:
         """High median: the larger middle element, as stored.
 
         Policy errors are raised when the result is computed, naming the column and the index label
@@ -113,8 +114,9 @@ class DaskSeriesStatsMixin:
 
         Returns
         -------
-        dask.array.Array
-            0-d, lazy: ``.compute()`` gives the value.
+        dask Scalar
+            Lazy, as ``dask Series.sum``: ``.compute()`` gives what pandas' own method returns (a
+            NumPy scalar).
 
         See Also
         --------
@@ -126,9 +128,9 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.median_high(nan_policy="omit").compute()
-        array(4.)
+        np.float64(4.0)
         >>> s.nanstats.median_high(nan_policy="propagate").compute()
-        array(nan)
+        np.float64(nan)
         """
         return self._reduce("median_high", nan_policy=nan_policy)
 
@@ -138,7 +140,7 @@ class DaskSeriesStatsMixin:
         *,
         method: str = "linear",
         nan_policy: str | None = None,
-    ) -> da.Array:
+    ) -> Any:
         """Quantile(s) with NumPy's methods.
 
         Policy errors are raised when the result is computed, naming the column and the index label
@@ -162,8 +164,9 @@ class DaskSeriesStatsMixin:
 
         Returns
         -------
-        dask.array.Array
-            0-d (1-D along ``q`` for a sequence ``q``), lazy: ``.compute()`` gives the value.
+        dask Scalar or Series
+            Lazy, as ``dask Series.sum``: ``.compute()`` gives what pandas' own method returns (a
+            NumPy scalar); a sequence ``q`` gives a lazy Series indexed by ``q``, as pandas.
 
         See Also
         --------
@@ -175,13 +178,15 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.quantile([0.25, 0.75], nan_policy="omit").compute()
-        array([2.5, 5.5])
+        0.25    2.5
+        0.75    5.5
+        dtype: float64
         >>> s.nanstats.quantile(0.5, nan_policy="propagate").compute()
-        array(nan)
+        np.float64(nan)
         """
         return self._reduce("quantile", q=q, method=method, nan_policy=nan_policy)
 
-    def min(self, *, nan_policy: str | None = None) -> da.Array:
+    def min(self, *, nan_policy: str | None = None) -> Any:
         """Smallest value under the policy's order, as stored.
 
         Policy errors are raised when the result is computed, naming the column and the index label
@@ -196,8 +201,9 @@ class DaskSeriesStatsMixin:
 
         Returns
         -------
-        dask.array.Array
-            0-d, lazy: ``.compute()`` gives the value.
+        dask Scalar
+            Lazy, as ``dask Series.sum``: ``.compute()`` gives what pandas' own method returns (a
+            NumPy scalar).
 
         See Also
         --------
@@ -209,13 +215,13 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.min(nan_policy="omit").compute()
-        array(1.)
+        np.float64(1.0)
         >>> s.nanstats.min(nan_policy="propagate").compute()
-        array(nan)
+        np.float64(nan)
         """
         return self._reduce("min", nan_policy=nan_policy)
 
-    def max(self, *, nan_policy: str | None = None) -> da.Array:
+    def max(self, *, nan_policy: str | None = None) -> Any:
         """Largest value under the policy's order, as stored.
 
         Policy errors are raised when the result is computed, naming the column and the index label
@@ -230,8 +236,9 @@ class DaskSeriesStatsMixin:
 
         Returns
         -------
-        dask.array.Array
-            0-d, lazy: ``.compute()`` gives the value.
+        dask Scalar
+            Lazy, as ``dask Series.sum``: ``.compute()`` gives what pandas' own method returns (a
+            NumPy scalar).
 
         See Also
         --------
@@ -243,13 +250,13 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.max(nan_policy="omit").compute()
-        array(10.)
+        np.float64(10.0)
         >>> s.nanstats.max(nan_policy="propagate").compute()
-        array(nan)
+        np.float64(nan)
         """
         return self._reduce("max", nan_policy=nan_policy)
 
-    def mean(self, *, nan_policy: str | None = None) -> da.Array:
+    def mean(self, *, nan_policy: str | None = None) -> Any:
         """Arithmetic mean from the exact sum, rounded once.
 
         Policy errors are raised when the result is computed, naming the column and the index label
@@ -264,8 +271,9 @@ class DaskSeriesStatsMixin:
 
         Returns
         -------
-        dask.array.Array
-            0-d, lazy: ``.compute()`` gives the value.
+        dask Scalar
+            Lazy, as ``dask Series.sum``: ``.compute()`` gives what pandas' own method returns (a
+            NumPy scalar).
 
         See Also
         --------
@@ -277,13 +285,13 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.mean(nan_policy="omit").compute()
-        array(4.5)
+        np.float64(4.5)
         >>> s.nanstats.mean(nan_policy="propagate").compute()
-        array(nan)
+        np.float64(nan)
         """
         return self._reduce("mean", nan_policy=nan_policy)
 
-    def var(self, *, ddof: float = 1, nan_policy: str | None = None) -> da.Array:
+    def var(self, *, ddof: float = 1, nan_policy: str | None = None) -> Any:
         """Variance, exactly rounded.
 
         Policy errors are raised when the result is computed, naming the column and the index label
@@ -300,8 +308,9 @@ class DaskSeriesStatsMixin:
 
         Returns
         -------
-        dask.array.Array
-            0-d, lazy: ``.compute()`` gives the value.
+        dask Scalar
+            Lazy, as ``dask Series.sum``: ``.compute()`` gives what pandas' own method returns (a
+            NumPy scalar).
 
         See Also
         --------
@@ -313,13 +322,13 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.var(nan_policy="omit").compute()
-        array(15.)
+        np.float64(15.0)
         >>> s.nanstats.var(ddof=0, nan_policy="omit").compute()
-        array(11.25)
+        np.float64(11.25)
         """
         return self._reduce("var", ddof=ddof, nan_policy=nan_policy)
 
-    def std(self, *, ddof: float = 1, nan_policy: str | None = None) -> da.Array:
+    def std(self, *, ddof: float = 1, nan_policy: str | None = None) -> Any:
         """Standard deviation: the square root of var.
 
         Policy errors are raised when the result is computed, naming the column and the index label
@@ -336,8 +345,9 @@ class DaskSeriesStatsMixin:
 
         Returns
         -------
-        dask.array.Array
-            0-d, lazy: ``.compute()`` gives the value.
+        dask Scalar
+            Lazy, as ``dask Series.sum``: ``.compute()`` gives what pandas' own method returns (a
+            NumPy scalar).
 
         See Also
         --------
@@ -349,13 +359,13 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.std(nan_policy="omit").compute()
-        array(3.87298335)
+        np.float64(3.872983346207417)
         >>> s.nanstats.std(ddof=0, nan_policy="omit").compute()
-        array(3.35410197)
+        np.float64(3.3541019662496847)
         """
         return self._reduce("std", ddof=ddof, nan_policy=nan_policy)
 
-    def sum(self, *, nan_policy: str | None = None) -> da.Array:
+    def sum(self, *, nan_policy: str | None = None) -> Any:
         """Exact sum rounded once (as math.fsum).
 
         Policy errors are raised when the result is computed, naming the column and the index label
@@ -370,8 +380,9 @@ class DaskSeriesStatsMixin:
 
         Returns
         -------
-        dask.array.Array
-            0-d, lazy: ``.compute()`` gives the value.
+        dask Scalar
+            Lazy, as ``dask Series.sum``: ``.compute()`` gives what pandas' own method returns (a
+            NumPy scalar).
 
         See Also
         --------
@@ -383,9 +394,9 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.sum(nan_policy="omit").compute()
-        array(18.)
+        np.float64(18.0)
         >>> s.nanstats.sum(nan_policy="propagate").compute()
-        array(nan)
+        np.float64(nan)
         """
         return self._reduce("sum", nan_policy=nan_policy)
 
@@ -395,7 +406,7 @@ class DaskSeriesStatsMixin:
         rng: tuple[float, float] = (25, 75),
         method: str = "linear",
         nan_policy: str | None = None,
-    ) -> da.Array:
+    ) -> Any:
         """Interquartile range: the difference of two quantiles, as scipy.stats.iqr.
 
         Policy errors are raised when the result is computed, naming the column and the index label
@@ -419,8 +430,9 @@ class DaskSeriesStatsMixin:
 
         Returns
         -------
-        dask.array.Array
-            0-d, lazy: ``.compute()`` gives the value.
+        dask Scalar
+            Lazy, as ``dask Series.sum``: ``.compute()`` gives what pandas' own method returns (a
+            NumPy scalar).
 
         See Also
         --------
@@ -432,13 +444,13 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.iqr(nan_policy="omit").compute()
-        array(3.)
+        np.float64(3.0)
         >>> s.nanstats.iqr(rng=(10, 90), nan_policy="omit").compute()
-        array(6.6)
+        np.float64(6.600000000000001)
         """
         return self._reduce("iqr", rng=rng, method=method, nan_policy=nan_policy)
 
-    def mad(self, *, scale: float | str = 1.0, nan_policy: str | None = None) -> da.Array:
+    def mad(self, *, scale: float | str = 1.0, nan_policy: str | None = None) -> Any:
         """Median absolute deviation from the median, as scipy.stats.median_abs_deviation.
 
         Policy errors are raised when the result is computed, naming the column and the index label
@@ -457,8 +469,9 @@ class DaskSeriesStatsMixin:
 
         Returns
         -------
-        dask.array.Array
-            0-d, lazy: ``.compute()`` gives the value.
+        dask Scalar
+            Lazy, as ``dask Series.sum``: ``.compute()`` gives what pandas' own method returns (a
+            NumPy scalar).
 
         See Also
         --------
@@ -470,7 +483,7 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.mad(nan_policy="omit").compute()
-        array(1.5)
+        np.float64(1.5)
         >>> s.nanstats.mad(scale="normal", nan_policy="omit").compute()
         np.float64(2.223903327758403)
         """
@@ -1088,8 +1101,8 @@ class DaskDataFrameStatsMixin:
 
 
 class DaskGroupByStatsMixin:
-    """The statistics of ``ddf.nanstats.groupby(by)``: each group whole in one partition, then the
-    in-memory grouped kernel.
+    """The statistics of ``ddf.groupby(by).nanstats`` and ``ddf.nanstats.groupby(by)``: each group
+    whole in one partition, then the in-memory grouped kernel.
 
     Generated: one method per statistic of the table, each calling
     ``self._reduce``, which the accessor class defines.
@@ -1127,12 +1140,12 @@ class DaskGroupByStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
-        >>> ddf.nanstats.groupby("g").median(nan_policy="omit").compute().sort_index()
+        >>> ddf.groupby("g").nanstats.median(nan_policy="omit").compute().sort_index()
              x
         g
         a  4.0
         b  3.0
-        >>> ddf.nanstats.groupby("g").median(nan_policy="propagate").compute().sort_index()
+        >>> ddf.groupby("g").nanstats.median(nan_policy="propagate").compute().sort_index()
              x
         g
         a  NaN
@@ -1167,12 +1180,12 @@ class DaskGroupByStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
-        >>> ddf.nanstats.groupby("g").median_low(nan_policy="omit").compute().sort_index()
+        >>> ddf.groupby("g").nanstats.median_low(nan_policy="omit").compute().sort_index()
              x
         g
         a  4.0
         b  3.0
-        >>> ddf.nanstats.groupby("g").median_low(nan_policy="propagate").compute().sort_index()
+        >>> ddf.groupby("g").nanstats.median_low(nan_policy="propagate").compute().sort_index()
              x
         g
         a  NaN
@@ -1207,12 +1220,12 @@ class DaskGroupByStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
-        >>> ddf.nanstats.groupby("g").median_high(nan_policy="omit").compute().sort_index()
+        >>> ddf.groupby("g").nanstats.median_high(nan_policy="omit").compute().sort_index()
              x
         g
         a  4.0
         b  3.0
-        >>> ddf.nanstats.groupby("g").median_high(nan_policy="propagate").compute().sort_index()
+        >>> ddf.groupby("g").nanstats.median_high(nan_policy="propagate").compute().sort_index()
              x
         g
         a  NaN
@@ -1262,12 +1275,12 @@ class DaskGroupByStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
-        >>> ddf.nanstats.groupby("g").quantile(0.5, nan_policy="omit").compute().sort_index()
+        >>> ddf.groupby("g").nanstats.quantile(0.5, nan_policy="omit").compute().sort_index()
              x
         g
         a  4.0
         b  3.0
-        >>> ddf.nanstats.groupby("g").quantile(0.9, nan_policy="omit").compute().sort_index()
+        >>> ddf.groupby("g").nanstats.quantile(0.9, nan_policy="omit").compute().sort_index()
              x
         g
         a  4.0
@@ -1302,12 +1315,12 @@ class DaskGroupByStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
-        >>> ddf.nanstats.groupby("g").min(nan_policy="omit").compute().sort_index()
+        >>> ddf.groupby("g").nanstats.min(nan_policy="omit").compute().sort_index()
              x
         g
         a  4.0
         b  1.0
-        >>> ddf.nanstats.groupby("g").min(nan_policy="propagate").compute().sort_index()
+        >>> ddf.groupby("g").nanstats.min(nan_policy="propagate").compute().sort_index()
              x
         g
         a  NaN
@@ -1342,12 +1355,12 @@ class DaskGroupByStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
-        >>> ddf.nanstats.groupby("g").max(nan_policy="omit").compute().sort_index()
+        >>> ddf.groupby("g").nanstats.max(nan_policy="omit").compute().sort_index()
               x
         g
         a   4.0
         b  10.0
-        >>> ddf.nanstats.groupby("g").max(nan_policy="propagate").compute().sort_index()
+        >>> ddf.groupby("g").nanstats.max(nan_policy="propagate").compute().sort_index()
               x
         g
         a   NaN
@@ -1382,12 +1395,12 @@ class DaskGroupByStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
-        >>> ddf.nanstats.groupby("g").mean(nan_policy="omit").compute().sort_index()
+        >>> ddf.groupby("g").nanstats.mean(nan_policy="omit").compute().sort_index()
                   x
         g
         a  4.000000
         b  4.666667
-        >>> ddf.nanstats.groupby("g").mean(nan_policy="propagate").compute().sort_index()
+        >>> ddf.groupby("g").nanstats.mean(nan_policy="propagate").compute().sort_index()
                   x
         g
         a       NaN
@@ -1424,12 +1437,12 @@ class DaskGroupByStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
-        >>> ddf.nanstats.groupby("g").var(nan_policy="omit").compute().sort_index()
+        >>> ddf.groupby("g").nanstats.var(nan_policy="omit").compute().sort_index()
                    x
         g
         a        NaN
         b  22.333333
-        >>> ddf.nanstats.groupby("g").var(ddof=0, nan_policy="omit").compute().sort_index()
+        >>> ddf.groupby("g").nanstats.var(ddof=0, nan_policy="omit").compute().sort_index()
                    x
         g
         a   0.000000
@@ -1466,12 +1479,12 @@ class DaskGroupByStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
-        >>> ddf.nanstats.groupby("g").std(nan_policy="omit").compute().sort_index()
+        >>> ddf.groupby("g").nanstats.std(nan_policy="omit").compute().sort_index()
                   x
         g
         a       NaN
         b  4.725816
-        >>> ddf.nanstats.groupby("g").std(ddof=0, nan_policy="omit").compute().sort_index()
+        >>> ddf.groupby("g").nanstats.std(ddof=0, nan_policy="omit").compute().sort_index()
                   x
         g
         a  0.000000
@@ -1506,12 +1519,12 @@ class DaskGroupByStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
-        >>> ddf.nanstats.groupby("g").sum(nan_policy="omit").compute().sort_index()
+        >>> ddf.groupby("g").nanstats.sum(nan_policy="omit").compute().sort_index()
               x
         g
         a   4.0
         b  14.0
-        >>> ddf.nanstats.groupby("g").sum(nan_policy="propagate").compute().sort_index()
+        >>> ddf.groupby("g").nanstats.sum(nan_policy="propagate").compute().sort_index()
               x
         g
         a   NaN
@@ -1561,12 +1574,12 @@ class DaskGroupByStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
-        >>> ddf.nanstats.groupby("g").iqr(nan_policy="omit").compute().sort_index()
+        >>> ddf.groupby("g").nanstats.iqr(nan_policy="omit").compute().sort_index()
              x
         g
         a  0.0
         b  4.5
-        >>> ddf.nanstats.groupby("g").iqr(rng=(10, 90), nan_policy="omit").compute().sort_index()
+        >>> ddf.groupby("g").nanstats.iqr(rng=(10, 90), nan_policy="omit").compute().sort_index()
              x
         g
         a  0.0
@@ -1605,12 +1618,12 @@ class DaskGroupByStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
-        >>> ddf.nanstats.groupby("g").mad(nan_policy="omit").compute().sort_index()
+        >>> ddf.groupby("g").nanstats.mad(nan_policy="omit").compute().sort_index()
              x
         g
         a  0.0
         b  2.0
-        >>> ddf.nanstats.groupby("g").mad(scale="normal", nan_policy="omit").compute().sort_index()
+        >>> ddf.groupby("g").nanstats.mad(scale="normal", nan_policy="omit").compute().sort_index()
                   x
         g
         a  0.000000

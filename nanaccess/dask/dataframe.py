@@ -14,6 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import dask
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+from dask.base import tokenize
 from dask.dataframe.extensions import register_dataframe_accessor, register_series_accessor
 
 from ._generated import DaskDataFrameStatsMixin, DaskGroupByStatsMixin, DaskSeriesStatsMixin
@@ -24,21 +29,29 @@ __all__ = ["DaskDataFrameNanStats", "DaskNanGroupBy", "DaskSeriesNanStats", "ser
 
 @register_series_accessor("nanstats")
 class DaskSeriesNanStats(DaskSeriesStatsMixin):
-    """``dask Series.nanstats``: exact, lazy statistics (0-d dask arrays).
+    """``dask Series.nanstats``: exact, lazy statistics (dask Scalars computing to
+    what pandas returns; a sequence ``q`` gives a lazy Series indexed by q).
 
     Examples
     --------
     >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask
     >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0]), npartitions=2)
-    >>> float(s.nanstats.median(nan_policy="omit").compute())
-    3.0
+    >>> s.nanstats.median(nan_policy="omit").compute()
+    np.float64(3.0)
+    >>> s.nanstats.quantile([0.25, 0.75], nan_policy="omit").compute()
+    0.25    2.0
+    0.75    3.5
+    dtype: float64
     """
 
     def __init__(self, obj: Any) -> None:
         self._obj = obj
 
     def _reduce(self, stat: str, *, nan_policy: Any = None, **params: Any) -> Any:
-        return series_stat(self._obj, stat, nan_policy=nan_policy, **params)
+        out = series_stat(self._obj, stat, nan_policy=nan_policy, **params)
+        if np.ndim(params.get("q")) > 0:  # as pandas: a Series indexed by q
+            return _labelled(out, params["q"], self._obj.name)
+        return _scalar(out)
 
 
 @register_dataframe_accessor("nanstats")
@@ -85,6 +98,35 @@ class DaskDataFrameNanStats(DaskDataFrameStatsMixin):
         return DaskNanGroupBy(self._obj, by, dropna=dropna)
 
 
+def _scalar(arr: Any) -> Any:
+    """A 0-d dask array as a dask ``Scalar`` (what ``ddf.x.sum()`` returns): it computes
+    to the NumPy scalar pandas' own reduction gives, not a 0-d array."""
+    from dask.dataframe.dask_expr import from_graph
+
+    key = arr.__dask_keys__()[0]
+    name = "nanstats-scalar-" + tokenize(arr)
+    layer = dict(arr.__dask_graph__())
+    layer[(name, 0)] = (_item, key)
+    meta = arr.dtype.type(0) if arr.dtype.kind in "fiub" else None
+    return from_graph(layer, meta, (None, None), [(name, 0)], "nanstats-scalar")
+
+
+def _item(block: Any) -> Any:
+    return np.asarray(block)[()]
+
+
+def _labelled(arr: Any, q: Any, name: Any) -> Any:
+    """A 1-D dask array of quantiles as a lazy Series indexed by q, as pandas' list
+    quantile."""
+    index = pd.Index(np.asarray(q, dtype=np.float64).ravel())
+
+    def assemble(values: Any) -> pd.Series:
+        return pd.Series(np.asarray(values), index=index, name=name)
+
+    meta = pd.Series(np.empty(0, dtype=arr.dtype), index=index[:0], name=name)
+    return dd.from_delayed([dask.delayed(assemble)(arr)], meta=meta, verify_meta=False)
+
+
 class DaskNanGroupBy(DaskGroupByStatsMixin):
     """``ddf.nanstats.groupby(by)``: exact grouped statistics on a dask DataFrame.
 
@@ -107,8 +149,46 @@ class DaskNanGroupBy(DaskGroupByStatsMixin):
     2  4.0
     """
 
-    def __init__(self, ddf: Any, by: Any, dropna: bool = True) -> None:
+    def __init__(self, ddf: Any, by: Any, dropna: bool = True, selection: Any = None
+                 ) -> None:
         self._ddf, self._by, self._dropna = ddf, by, dropna
+        self._selection = selection
 
     def _reduce(self, stat: str, **kw: Any) -> Any:
-        return groupby_stat(self._ddf, self._by, self._dropna, stat, **kw)
+        ddf, sel = self._ddf, self._selection
+        if sel is not None:  # ddf.groupby(k)[cols]: only those columns (and the keys)
+            keys = list(self._by) if isinstance(self._by, list | tuple) else [self._by]
+            cols = list(sel) if isinstance(sel, list | tuple) else [sel]
+            ddf = ddf[keys + [c for c in cols if c not in keys]]
+        out = groupby_stat(ddf, self._by, self._dropna, stat, **kw)
+        if sel is not None and not isinstance(sel, list | tuple):
+            out = out[sel]  # a SeriesGroupBy gives a Series, as pandas
+        return out
+
+
+class _DaskGroupByAccessor:
+    """Descriptor: ``ddf.groupby(k).nanstats`` is :class:`DaskNanGroupBy` over the same
+    frame, keys, ``dropna`` and column selection (the pandas spelling)."""
+
+    def __get__(self, gb: Any, owner: type | None = None) -> Any:
+        if gb is None:
+            return DaskNanGroupBy
+        by = gb.by[0] if isinstance(gb.by, list) and len(gb.by) == 1 else gb.by
+        keys = by if isinstance(by, list) else [by]
+        if not isinstance(gb.obj, dd.DataFrame) or not all(
+                isinstance(k, str | int | float | tuple) for k in keys):
+            raise TypeError("ddf.groupby(...).nanstats groups a dask DataFrame by column "
+                            "labels; group other objects with ddf.nanstats.groupby(...)")
+        return DaskNanGroupBy(gb.obj, by, dropna=True if gb.dropna is None else gb.dropna,
+                              selection=gb._slice)
+
+
+def _register_groupby() -> None:
+    """Set ``.nanstats`` on dask's GroupBy classes (dask has no accessor registry for
+    them; the classes are those ``ddf.groupby`` hands out)."""
+    probe = dd.from_pandas(pd.DataFrame({"k": [0], "x": [0.0]}), npartitions=1)
+    for cls in {type(probe.groupby("k")), type(probe.groupby("k")["x"])}:
+        cls.nanstats = _DaskGroupByAccessor()
+
+
+_register_groupby()

@@ -51,3 +51,51 @@ def test_raise_names_column_and_index_label():
     with pytest.raises(NaNError, match=r"column 'a' holds 3 NaN values \(first at index "
                                        r"'2024-01-06'\)"):
         r.compute()
+
+
+# ----------------------------------------------------- issue 15: the pandas spelling
+
+
+def _frame():
+    df = pd.DataFrame({"k": [1, 2, 1, 2, 1, 3], "x": [1.0, np.nan, 3.0, 4.0, 8.0, 2.0],
+                       "y": [1, 2, 3, 4, 5, 6]})
+    return df, dd.from_pandas(df, npartitions=2)
+
+
+@pytest.mark.parametrize("stat", ["median", "max", "mean", "sum", "iqr"])
+def test_scalars_compute_to_what_pandas_returns(stat):
+    df, ddf = _frame()
+    got = getattr(ddf.x.nanstats, stat)(nan_policy="omit")
+    assert isinstance(got, dd.dask_expr._collection.Scalar)
+    value = got.compute()
+    want = getattr(df.x.nanstats, stat)(nan_policy="omit")
+    assert type(value) is type(want) and np.ndim(value) == 0
+    assert value == want
+
+
+def test_list_quantile_is_a_series_indexed_by_q():
+    df, ddf = _frame()
+    got = ddf.x.nanstats.quantile([0.1, 0.5, 0.9], nan_policy="omit").compute()
+    pd.testing.assert_series_equal(got, df.x.quantile([0.1, 0.5, 0.9]))
+    pd.testing.assert_series_equal(got, df.x.nanstats.quantile([0.1, 0.5, 0.9],
+                                                              nan_policy="omit"))
+
+
+def test_dask_groupby_nanstats_is_the_pandas_spelling():
+    df, ddf = _frame()
+    got = ddf.groupby("k").nanstats.median(nan_policy="omit").compute().sort_index()
+    pd.testing.assert_frame_equal(got, df.groupby("k").nanstats.median(nan_policy="omit"))
+    pd.testing.assert_frame_equal(
+        got, ddf.nanstats.groupby("k").median(nan_policy="omit").compute().sort_index())
+    s = ddf.groupby("k")["x"].nanstats.max(nan_policy="omit").compute().sort_index()
+    pd.testing.assert_series_equal(s, df.groupby("k")["x"].max())
+    sub = ddf.groupby("k")[["y"]].nanstats.sum(nan_policy="omit").compute().sort_index()
+    pd.testing.assert_frame_equal(sub, df.groupby("k")[["y"]].sum())
+    with pytest.raises(NaNError, match="column 'x'"):
+        ddf.groupby("k").nanstats.median().compute()
+
+
+def test_dask_groupby_by_a_series_points_to_the_accessor():
+    _, ddf = _frame()
+    with pytest.raises(TypeError, match="ddf.nanstats.groupby"):
+        ddf.x.groupby(ddf.k).nanstats  # noqa: B018

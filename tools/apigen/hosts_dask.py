@@ -20,8 +20,12 @@ _LAZY = ("Policy errors are raised when the result is computed, naming the colum
 
 
 def _series_returns(stat: Any) -> tuple[str, str]:
-    shape = "0-d (1-D along ``q`` for a sequence ``q``)" if stat.name == "quantile" else "0-d"
-    return "da.Array", f"dask.array.Array\n    {shape}, lazy: ``.compute()`` gives the value."
+    text = ("dask Scalar\n    Lazy, as ``dask Series.sum``: ``.compute()`` gives what "
+            "pandas' own method returns (a NumPy scalar)")
+    if stat.name == "quantile":
+        return "Any", (text.replace("dask Scalar", "dask Scalar or Series", 1)
+                       + "; a sequence ``q`` gives a lazy Series indexed by ``q``, as pandas.")
+    return "Any", text + "."
 
 
 def _frame_returns(stat: Any) -> tuple[str, str]:
@@ -43,7 +47,7 @@ def _groupby_calls(stat: Any) -> list[str]:
     return example_calls(stat)
 
 
-_TYPES = ("import dask.array as da", "import dask.dataframe as dd")
+_TYPES = ("import dask.dataframe as dd",)
 _Q = {"q": "Quantile(s) in [0, 1]; a sequence gives one result per ``q``."}
 _Q_SCALAR = {"q": "Quantile in [0, 1] (a scalar: each group is computed in one partition)."}
 
@@ -102,11 +106,12 @@ HOSTS = [
     ),
     HostSpec(
         key="dask.GroupBy",
-        label="ddf.nanstats.groupby(...)",
+        label="ddf.groupby(...).nanstats",
         path=PATH,
         name="DaskGroupByStatsMixin",
-        doc=("The statistics of ``ddf.nanstats.groupby(by)``: each group whole in one "
-             "partition, then the in-memory grouped kernel."),
+        doc=("The statistics of ``ddf.groupby(by).nanstats`` and "
+             "``ddf.nanstats.groupby(by)``: each group whole in one partition, then the "
+             "in-memory grouped kernel."),
         order=("q", "*", "nan_policy"),
         pandas_defaults=True,
         defaults={"q": 0.5},
@@ -119,7 +124,7 @@ HOSTS = [
         example=Example(
             (_SETUP, 'df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})',
              "ddf = dd.from_pandas(df, npartitions=2)"),
-            'ddf.nanstats.groupby("g")',
+            'ddf.groupby("g").nanstats',
             wrap="{call}.compute().sort_index()",
         ),
         example_calls=_groupby_calls,
