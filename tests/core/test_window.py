@@ -222,7 +222,11 @@ def test_engines_agree_on_two_columns():
     x = rng.normal(size=(500, 3))
     x[rng.random((500, 3)) < 0.05] = np.nan
     start, end = fixed_bounds(500, 40)
-    for stat, params in [("median", {}), ("quantile", {"q": [0.2, 0.7]}), ("max", {})]:
+    x[::50, 1] = -0.0
+    x[60:90, 2] = -0.0
+    x[7, 0] = np.inf
+    for stat, params in [("median", {}), ("quantile", {"q": [0.2, 0.7]}), ("max", {}),
+                         ("mean", {}), ("sum", {})]:
         for policy in ("omit", "largest", "propagate"):
             outs = [window_reduce(x, start, end, stat, policy=policy, engine=e, **params)
                     for e in ENGINES]

@@ -330,13 +330,27 @@ def _nb_moving(x, take, start, end, mean, out, bad):  # pragma: no cover - compi
             out[i] = _nb_round(p, m)
 
 
+def _nb_moving_columns(x, take, start, end, mean, out, bad):  # pragma: no cover
+    """:func:`_nb_moving` for every column (``x[c]``, ``out[c]``, ``bad[c]``)."""
+    for c in range(x.shape[0]):
+        _nb_moving(x[c], take[c], start, end, mean, out[c], bad[c])
+
+
+def _nb_slide_columns(keys, take, start, end, ranks, out, buf):  # pragma: no cover
+    """:func:`_nb_slide` for every column (``keys[c]``, ``ranks[c]``, ``out[c]``)."""
+    for c in range(keys.shape[0]):
+        _nb_slide(keys[c], take[c], start, end, ranks[c], out[c], buf)
+
+
 def build() -> dict[str, Any]:
     """Compile the sliding kernel."""
     globals()["_shift"] = _memmove_intrinsic()
     bind(globals(), ("_nb_lower", "_nb_upper", "_nb_remove", "_nb_insert", "_nb_replace",
                      "_nb_grow", "_nb_round", "_nb_sign", "_nb_split", "_nb_cmp_half",
                      "_nb_mean"))
-    return {"slide": jit(nogil=True)(_nb_slide), "moving": jit(nogil=True)(_nb_moving)}
+    bind(globals(), ("_nb_slide", "_nb_moving"))
+    return {"slide": jit(nogil=True)(_nb_slide_columns),
+            "moving": jit(nogil=True)(_nb_moving_columns)}
 
 
 register("window", build)
@@ -346,31 +360,38 @@ def slide_select(keys: np.ndarray, take: np.ndarray, start: np.ndarray, end: np.
                  ranks: np.ndarray, *, compiled: bool = True) -> np.ndarray:
     """The keys at ``ranks`` ((nout, r) int64, -1: unused) of each window's taking-part
     keys, in ascending key order; unused ranks give 0. ``compiled`` False runs the
-    kernel as plain Python (for tests of tiny inputs)."""
-    keys = np.ascontiguousarray(keys)
-    take = np.ascontiguousarray(take, dtype=np.bool_)
+    kernel as plain Python (for tests of tiny inputs).
+
+    Several columns at once: ``keys`` and ``take`` ``(ncols, n)``, ``ranks``
+    ``(ncols, nout, r)``; the result is ``(ncols, nout, r)``.
+    """
+    one = np.ndim(keys) == 1
+    keys = np.ascontiguousarray(keys if not one else keys[None])
+    take = np.ascontiguousarray(take if not one else take[None], dtype=np.bool_)
+    ranks = np.ascontiguousarray(ranks if not one else ranks[None], dtype=np.int64)
     start = np.ascontiguousarray(start, dtype=np.int64)
     end = np.ascontiguousarray(end, dtype=np.int64)
-    ranks = np.ascontiguousarray(ranks, dtype=np.int64)
     out = np.zeros(ranks.shape, keys.dtype)
     width = int((end - start).max(initial=0))
     buf = np.empty(width + 1, keys.dtype)
-    fn = kernels("window")["slide"] if compiled else _nb_slide
+    fn = kernels("window")["slide"] if compiled else _nb_slide_columns
     fn(keys, take, start, end, ranks, out, buf)
-    return out
+    return out[0] if one else out
 
 
 def moving_sum(x: np.ndarray, take: np.ndarray, start: np.ndarray, end: np.ndarray, *,
                mean: bool = False, compiled: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """(exact sum or mean of each window's taking-part float64 values, outputs to
     recompute elsewhere). An empty window's sum is +0.0 (its mean NaN); the sign of a
-    zero result is the caller's (the expansion does not track -0.0)."""
-    x = np.ascontiguousarray(x, dtype=np.float64)
-    take = np.ascontiguousarray(take, dtype=np.bool_)
+    zero result is the caller's (the expansion does not track -0.0). Several columns
+    at once: ``x`` and ``take`` ``(ncols, n)`` give ``(ncols, nout)`` results."""
+    one = np.ndim(x) == 1
+    x = np.ascontiguousarray(x if not one else x[None], dtype=np.float64)
+    take = np.ascontiguousarray(take if not one else take[None], dtype=np.bool_)
     start = np.ascontiguousarray(start, dtype=np.int64)
     end = np.ascontiguousarray(end, dtype=np.int64)
-    out = np.zeros(start.shape, np.float64)
-    bad = np.zeros(start.shape, np.bool_)
-    fn = kernels("window")["moving"] if compiled else _nb_moving
+    out = np.zeros((x.shape[0], start.size), np.float64)
+    bad = np.zeros((x.shape[0], start.size), np.bool_)
+    fn = kernels("window")["moving"] if compiled else _nb_moving_columns
     fn(x, take, start, end, mean, out, bad)
-    return out, bad
+    return (out[0], bad[0]) if one else (out, bad)

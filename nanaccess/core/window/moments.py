@@ -27,31 +27,25 @@ MOMENTS = ("sum", "mean")
 def slide_moment(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarray,
                  stat: str, policy) -> tuple[np.ndarray, np.ndarray]:
     """``(values (nout, ncols) float64, redo (nout, ncols) bool)``: ``redo`` marks the
-    outputs the reference engine must compute."""
-    nout, ncols = start.size, x2.shape[1]
-    values = np.empty((nout, ncols), np.float64)
-    redo = np.zeros((nout, ncols), bool)
-    removes = RULES[policy].removes
-    for c in range(ncols):
-        col = x2[:, c]
-        a = np.abs(col)
-        with np.errstate(invalid="ignore"):
-            odd = (a > 2.0 ** 1000) | ((a < 2.0 ** -960) & (a > 0))  # infinities too
-        gone = None
-        for mask in (masks.nan, masks.missing):
-            if mask is not None:
-                gone = mask[:, c] if gone is None else (gone | mask[:, c])
-        take = ~odd if gone is None else ~odd & ~gone
-        bad = window_counts(odd[:, None], start, end, 1)[:, 0] > 0
-        if gone is not None and not removes:  # a kept NaN or missing value: reference
-            bad |= window_counts(gone[:, None], start, end, 1)[:, 0] > 0
-        out, flagged = moving_sum(col, take & ~np.isnan(col), start, end,
-                                  mean=stat == "mean")
-        negzero = take & (col == 0) & np.signbit(col)
-        if negzero.any():  # -0.0 only when every value taking part is -0.0
-            nz = window_counts(negzero[:, None], start, end, 1)[:, 0]
-            cnt = window_counts(take[:, None], start, end, 1)[:, 0]
-            out = np.where((nz == cnt) & (cnt > 0), -0.0, out)
-        values[:, c] = out
-        redo[:, c] = bad | flagged
+    outputs the reference engine must compute (every column in one kernel call)."""
+    ncols = x2.shape[1]
+    a = np.abs(x2)
+    with np.errstate(invalid="ignore"):
+        odd = (a > 2.0 ** 1000) | ((a < 2.0 ** -960) & (a > 0))  # infinities too
+    gone = None
+    for mask in (masks.nan, masks.missing):
+        if mask is not None:
+            gone = mask if gone is None else (gone | mask)
+    take = ~odd if gone is None else ~odd & ~gone
+    take &= ~np.isnan(x2)
+    redo = window_counts(odd, start, end, ncols) > 0
+    if gone is not None and not RULES[policy].removes:  # a kept NaN or missing value
+        redo |= window_counts(gone, start, end, ncols) > 0
+    out, flagged = moving_sum(x2.T, take.T, start, end, mean=stat == "mean")
+    values, redo = out.T.copy(), redo | flagged.T
+    negzero = take & (x2 == 0) & np.signbit(x2)
+    if negzero.any():  # -0.0 only when every value taking part is -0.0
+        nz = window_counts(negzero, start, end, ncols)
+        cnt = window_counts(take, start, end, ncols)
+        values = np.where((nz == cnt) & (cnt > 0), -0.0, values)
     return values, redo

@@ -20,7 +20,7 @@ from .._numba.window import slide_select
 from ..bits import layout_of
 from ..grouped.common import keys_of, values_of_keys
 from ..keys import float_keys, keys_to_float, remap_keys
-from ..plan import combine, rank_plan
+from ..plan import RankPlan, combine, rank_plan
 from ..policy import RULES, finish
 from .scan import Masks, window_counts
 
@@ -33,49 +33,39 @@ SLIDING_KINDS = "fiubmM"
 def slide_order(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarray,
                 stat: str, policy: NanPolicy, q_arr: np.ndarray | None, method: str,
                 compiled: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """``(values (nq, nout, ncols), missing)`` of an order statistic of every window."""
-    outs, miss = [], []
-    for c in range(x2.shape[1]):
-        col = x2[:, c]
-        nan = None if masks.nan is None else masks.nan[:, c]
-        mis = None if masks.missing is None else masks.missing[:, c]
-        v, m = _column(col, nan, mis, start, end, stat, policy, q_arr, method, compiled)
-        outs.append(v)
-        miss.append(m)
-    if len({o.dtype for o in outs}) > 1:
-        outs = [o.astype(np.float64) for o in outs]
-    if not outs:
-        nq = 1 if q_arr is None else len(q_arr)
-        return np.empty((nq, start.size, 0)), np.zeros((nq, start.size, 0), bool)
-    return np.stack(outs, axis=-1), np.stack(miss, axis=-1)
-
-
-def _column(col, nan, mis, start, end, stat, policy, q_arr, method, compiled):
+    """``(values (nq, nout, ncols), missing)`` of an order statistic of every window
+    (every column in one kernel call)."""
     r = RULES[policy]
-    dt = col.dtype
-    keys = keys_of(col)
+    dt = x2.dtype
+    nout, ncols = start.size, x2.shape[1]
+    nan, mis = masks.nan, masks.missing
+    keys = keys_of(x2)
     if dt.kind == "f" and r.nan_rank in ("first", "last"):
         remap_keys(keys, dt, policy)
-    take = np.ones(col.shape, bool)
+    take = np.ones(x2.shape, bool)
     if mis is not None:
         take &= ~mis
     if nan is not None and r.nan_rank is None:  # NaNs take no rank
         take &= ~nan
-    m = window_counts(take[:, None], start, end, 1)[:, 0]
-    nmiss = window_counts(None if mis is None else mis[:, None], start, end, 1)[:, 0]
+    m = window_counts(take, start, end, ncols)  # (nout, ncols)
+    nmiss = window_counts(mis, start, end, ncols)
     sorting = r.missing_last
     N = m + nmiss if sorting else m
-    plan = rank_plan(stat, N, q_arr, method)
+    flat = rank_plan(stat, N.ravel(), q_arr, method)
+    shape = (flat.lo.shape[0], nout, ncols)
+    plan = RankPlan(flat.lo.reshape(shape), flat.hi.reshape(shape),
+                    np.asarray(flat.weight).reshape(shape), flat.mode)
     nq = plan.lo.shape[0]
     pick = plan.mode == "pick"  # one rank per quantile (hi is lo)
-    want = np.empty((start.size, nq if pick else 2 * nq), np.int64)
-    want[:, :nq] = plan.lo.T
+    want = np.empty((ncols, nout, nq if pick else 2 * nq), np.int64)
+    want[..., :nq] = plan.lo.transpose(2, 1, 0)
     if not pick:
-        want[:, nq:] = plan.hi.T
-    np.putmask(want, want >= m[:, None], -1)
-    got = slide_select(keys, take, start, end, want, compiled=compiled)
-    a = values_of_keys(np.ascontiguousarray(got[:, :nq].T), dt, policy)
-    b = a if pick else values_of_keys(np.ascontiguousarray(got[:, nq:].T), dt, policy)
+        want[..., nq:] = plan.hi.transpose(2, 1, 0)
+    np.putmask(want, want >= m.T[..., None], -1)
+    got = slide_select(keys.T, take.T, start, end, want, compiled=compiled)
+    a = values_of_keys(np.ascontiguousarray(got[..., :nq].transpose(2, 1, 0)), dt, policy)
+    b = a if pick else values_of_keys(np.ascontiguousarray(got[..., nq:].transpose(2, 1, 0)),
+                                      dt, policy)
     vals = combine(plan, a, b)
     empty = np.broadcast_to(N == 0, plan.lo.shape)
     res_miss = ((np.maximum(plan.lo, plan.hi) >= m[None]) & ~empty if sorting
@@ -84,11 +74,11 @@ def _column(col, nan, mis, start, end, stat, policy, q_arr, method, compiled):
     if r.propagates:
         has_miss = nmiss > 0
         if nan is not None:
-            nn = window_counts(nan[:, None], start, end, 1)[:, 0]
+            nn = window_counts(nan, start, end, ncols)
             has_nan = nn > 0
             lay = layout_of(dt)
-            top = slide_select(float_keys(col), nan, start, end, (nn - 1)[:, None],
-                               compiled=compiled)[:, 0]
+            top = slide_select(float_keys(x2).T, nan.T, start, end, (nn - 1).T[..., None],
+                               compiled=compiled)[..., 0].T
             best = keys_to_float(np.where(has_nan, top, lay.int_dtype.type(lay.int_min)),
                                  dt.newbyteorder("=")).copy()
     flags = res_miss | empty
