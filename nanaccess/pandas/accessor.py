@@ -18,9 +18,12 @@ Decisions where the spec is silent:
   numbers (neither NaN nor missing), as pandas' count does for float data.
 * ``argmin`` / ``argmax`` return index labels (as ``idxmin`` / ``idxmax``, which are
   aliases).
-* ``rank`` gives missing values a NaN rank (pandas' ``na_option="keep"``);
-  ``sort_values`` puts missing values last under every policy but "omit", which drops
-  them with the NaNs.
+* ``rank`` gives missing values a NaN rank (pandas' ``na_option="keep"``), or places
+  them as pandas' ``na_option`` says; ``sort_values`` puts missing values last under
+  every policy but "omit", which drops them with the NaNs. Both default to
+  "totalorder", not to ``set_options(nan_policy=...)``: a sort must place every value.
+* ``describe`` (:mod:`.describe`) computes under "omit" unless a policy is passed.
+* ``axis=1`` and ``axis=None`` reduce the columns as one block (:mod:`.frame_block`).
 """
 
 from __future__ import annotations
@@ -33,26 +36,23 @@ import pandas as pd
 
 from .. import _stats
 from .._labels import fmt_label
-from ..core.reduce import reduce
-from ..errors import NaNError
-from ..options import NanPolicy, resolve_policy
+from ..options import resolve_policy
 from ._generated import DataFrameStatsMixin, SeriesStatsMixin
 from .columns import (
     REPORT_KEYS,
     column_reduce,
     combine,
-    empty_is_missing,
     holds_numbers,
     numbers,
     q_index,
     q_is_list,
     report,
-    restated,
     type_error,
     with_min_count,
 )
 from .describe import describe_column, describe_frame, describe_policy
 from .dtypes import Column, column_arrays, is_numeric_column, to_pandas_array, to_scalar
+from .frame_block import rows, whole
 from .groupby import NanGroupBy
 from .sorting import rank_values, sort_order
 
@@ -404,9 +404,9 @@ class DataFrameNanStats(DataFrameStatsMixin):
             return pd.Series(labels, index=names, dtype=df.index.dtype if labels else object)
         policy = resolve_policy(nan_policy)
         if axis is None:
-            return self._whole(stat, names, cols, policy, min_count, **params)
+            return whole(self._obj.index, stat, names, cols, policy, min_count, **params)
         if axis == 1:
-            return self._rows(stat, names, cols, policy, min_count, **params)
+            return rows(self._obj.index, stat, names, cols, policy, min_count, **params)
         index = self._obj.index
         arrays = []
         for name, col in zip(names, cols, strict=True):
@@ -425,75 +425,6 @@ class DataFrameNanStats(DataFrameStatsMixin):
             out.columns = names
             return out
         return combine(arrays, names, name=q if stat == "quantile" else None)
-
-    def _block(self, names: pd.Index, cols: list[Column]
-               ) -> tuple[np.ndarray, np.ndarray | None, Column]:
-        """The columns as one 2-D block of their common dtype (as ``df.to_numpy()``),
-        its missing mask and the Column describing it."""
-        index = self._obj.index
-        dts = [c.values.dtype for c in cols]
-        common = np.result_type(*dts) if all(d.kind != "O" for d in dts) else np.dtype(object)
-        block = np.empty((len(index), len(cols)), dtype=common)
-        missing = None
-        for j, c in enumerate(cols):
-            block[:, j] = c.values
-            if c.missing is not None:
-                if missing is None:
-                    missing = np.zeros(block.shape, bool)
-                missing[:, j] = c.missing
-        host = "masked" if any(c.host in ("masked", "arrow") for c in cols) else "numpy"
-        return block, missing, Column(block, missing, host, common)
-
-    def _block_reduce(self, stat: str, names: pd.Index, block: np.ndarray,
-                      missing: np.ndarray | None, policy: NanPolicy, axis: int | None,
-                      **params: Any) -> Any:
-        """``reduce`` of the block, errors naming the column and the index label."""
-        try:
-            return reduce(block, stat, axis=axis, policy=policy, missing=missing, **params)
-        except NaNError as err:
-            pos, rows = err.position, None
-            if pos is not None and len(pos) == 1 and block.ndim == 2:  # a flat position
-                rows = np.arange(block.size) // max(block.shape[1], 1)
-                pos = np.unravel_index(int(pos[0]), block.shape)
-            cname = names[int(pos[1])] if pos is not None and len(pos) > 1 else None
-            raise restated(err, cname, self._obj.index, rows=rows) from None
-        except TypeError as err:
-            raise TypeError(f"{stat} over the DataFrame: {err}") from None
-
-    def _whole(self, stat: str, names: pd.Index, cols: list[Column], policy: NanPolicy,
-               min_count: int, **params: Any) -> Any:
-        """axis=None: one value over every value of the block, as pandas 3."""
-        if not cols:
-            return np.float64(0.0 if stat == "sum" else np.nan)
-        block, missing, col = self._block(names, cols)
-        red = self._block_reduce(stat, names, block, missing, policy, None, **params)
-        values, miss = red.values, red.missing
-        if min_count:
-            values, miss = with_min_count(values, miss, red.count, min_count, col)
-        empty = bool(red.empty) if col.host == "masked" and empty_is_missing(stat) else False
-        return to_scalar(values, bool(miss) if miss is not None else False, col, empty)
-
-    def _rows(self, stat: str, names: pd.Index, cols: list[Column], policy: NanPolicy,
-              min_count: int = 0, **params: Any) -> pd.Series | pd.DataFrame:
-        """axis=1: one 2-D block of the columns' common dtype, reduced along rows."""
-        index = self._obj.index
-        if not cols:
-            return pd.Series(np.full(len(index), np.nan), index=index)
-        block, missing, col = self._block(names, cols)
-        red = self._block_reduce(stat, names, block, missing, policy, 1, **params)
-        values, miss = red.values, red.missing
-        if min_count:
-            values, miss = with_min_count(values, miss, red.count, min_count, col)
-        empty = red.empty if col.host == "masked" and empty_is_missing(stat) else None
-        q = params.get("q")
-        if q_is_list(q):
-            rows = [to_pandas_array(values[j], None if miss is None else miss[j], col, empty)
-                    for j in range(values.shape[0])]
-            out = pd.DataFrame({i: a for i, a in enumerate(rows)}, index=index).T
-            out.index = q_index(q)
-            return out
-        arr = to_pandas_array(values, miss, col, empty)
-        return pd.Series(arr, index=index, name=q if stat == "quantile" else None)
 
     #: aliases, as pandas names them (``DataFrame.idxmin`` / ``idxmax``)
     idxmin = DataFrameStatsMixin.argmin

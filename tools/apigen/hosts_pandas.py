@@ -205,7 +205,8 @@ HOSTS = [
         type_imports=_TYPES,
         docs_module="pandas",
         docs_prefix="DataFrame.nanstats.",
-        docs_extra=("idxmin", "idxmax", "describe", "nan_report", "groupby", "plot_nan_map"),
+        docs_extra=("idxmin", "idxmax", "describe", "nan_report", "rank", "groupby",
+                    "plot_nan_map"),
     ),
     HostSpec(
         key="pandas.GroupBy",
@@ -233,6 +234,7 @@ HOSTS = [
         type_imports=_TYPES,
         docs_module="pandas.api.typing",
         docs_prefix="DataFrameGroupBy.nanstats.",
+        docs_extra=("describe", "nan_report", "agg"),
     ),
     HostSpec(
         key="pandas.agg",
