@@ -368,6 +368,14 @@ def median(data: Any, *, axis: Axis = None, weights: Any = None,
         ``.nanstats`` accessor) or a dask array (lazy, exact).
     axis : None, int or tuple of ints
         Axes to reduce (arrays only). None reduces all.
+    weights : array_like, optional
+        Frequency weights (see :doc:`/weighted`): broadcastable to ``data``, or 1-D
+        along a single ``axis``. A weight says how many times its value counts; the
+        weighted median is the weighted ``quantile(0.5)``. The policy covers the
+        weights: a NaN weight raises under "raise" (naming "weights"), drops the pair
+        under "omit", gives NaN under "propagate" and is a ``ValueError`` under the
+        ordering policies; negative or infinite weights are a ``ValueError``; zero
+        weights drop their values.
     nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}
         What NaNs mean; default from :func:`nanaccess.get_options` ("raise").
     keepdims : bool
@@ -401,6 +409,8 @@ def median(data: Any, *, axis: Axis = None, weights: Any = None,
     1.7e+308
     >>> na.median(np.array([[1.0, np.nan], [3.0, 4.0]]), axis=1, nan_policy="omit")
     array([1. , 3.5])
+    >>> na.median([1.0, 2.0, 3.0], weights=[1, 1, 5])  # as median([1, 2, 3, 3, 3, 3, 3])
+    3.0
     """
 
 
@@ -410,7 +420,8 @@ def median_low(data: Any, *, axis: Axis = None, weights: Any = None,
                keepdims: bool = False) -> Any:
     """Low median: the smaller middle element, returned exactly as stored.
 
-    Parameters as :func:`median`.
+    Parameters as :func:`median`; with ``weights`` the element at the lower middle
+    position of the repeated data.
 
     Examples
     --------
@@ -428,7 +439,8 @@ def median_high(data: Any, *, axis: Axis = None, weights: Any = None,
                 keepdims: bool = False) -> Any:
     """High median: the larger middle element, returned exactly as stored.
 
-    Parameters as :func:`median`.
+    Parameters as :func:`median`; with ``weights`` the element at the upper middle
+    position of the repeated data.
 
     Examples
     --------
@@ -454,6 +466,10 @@ def quantile(data: Any, q: Any, *, axis: Axis = None, method: str = "linear",
     method : {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive"}
         As :func:`numpy.quantile` ("inclusive" = "linear", "exclusive" = "weibull").
         A weight of exactly zero is a pick: the quantile of ``[1, 2, inf]`` at 0.5 is 2.0.
+    weights : array_like, optional
+        Frequency weights, as :func:`median`: every method equals the unweighted
+        quantile of the data repeated by integer weights, and "inverted_cdf" equals
+        ``numpy.quantile(..., weights=w, method="inverted_cdf")``.
     axis, nan_policy, keepdims
         As :func:`median`.
 
@@ -464,6 +480,8 @@ def quantile(data: Any, q: Any, *, axis: Axis = None, method: str = "linear",
     np.float64(2.0)
     >>> na.quantile(np.array([1.0, 2.0, 3.0, 4.0, np.nan]), [0.25, 0.75], nan_policy="omit")
     array([1.75, 3.25])
+    >>> na.quantile(np.array([1.0, 2.0, 3.0]), 0.5, weights=[3, 1, 1], method="inverted_cdf")
+    np.float64(1.0)
     """
 
 
@@ -564,7 +582,9 @@ def mean(data: Any, *, axis: Axis = None, weights: Any = None,
     """Arithmetic mean, computed from the exact sum and rounded once.
 
     So the result is the same for every order of the data, and equals
-    :func:`statistics.mean` bit for bit on floats.
+    :func:`statistics.mean` bit for bit on floats. With ``weights`` (frequency
+    weights, as :func:`median`) it is ``sum(w x) / sum(w)`` from exact sums, rounded
+    once: :func:`statistics.fmean` with weights, correctly rounded.
 
     Examples
     --------
@@ -573,6 +593,8 @@ def mean(data: Any, *, axis: Axis = None, weights: Any = None,
     1.5
     >>> na.mean([1e100, 1.0, -1e100])
     0.3333333333333333
+    >>> na.mean([1.0, 2.0, 4.0], weights=[2, 1, 1])
+    2.0
     """
 
 
@@ -581,6 +603,10 @@ def var(data: Any, *, axis: Axis = None, ddof: float = 0, weights: Any = None,
         nan_policy: str | None = None,
         keepdims: bool = False) -> Any:
     """Variance with ``ddof`` (default 0 as NumPy/xarray), exactly rounded.
+
+    With ``weights`` (frequency weights, as :func:`median`):
+    ``sum(w (x - m)**2) / (sum(w) - ddof)`` with ``m`` the exact weighted mean, so
+    ``ddof`` subtracts from the total weight; exact, rounded once.
 
     Examples
     --------
@@ -594,7 +620,7 @@ def var(data: Any, *, axis: Axis = None, ddof: float = 0, weights: Any = None,
 def std(data: Any, *, axis: Axis = None, ddof: float = 0, weights: Any = None,
         nan_policy: str | None = None,
         keepdims: bool = False) -> Any:
-    """Standard deviation: the square root of :func:`var`.
+    """Standard deviation: the square root of :func:`var` (``weights`` as there).
 
     Examples
     --------
@@ -609,6 +635,9 @@ def sum(data: Any, *, axis: Axis = None, weights: Any = None,  # noqa: A001
         nan_policy: str | None = None,
         keepdims: bool = False) -> Any:
     """Exact sum rounded once (as :func:`math.fsum`); ints are exact or raise OverflowError.
+
+    With ``weights`` (frequency weights, as :func:`median`): the exact ``sum(w x)``
+    rounded once (ints with integer weights stay exact ints).
 
     Examples
     --------

@@ -100,15 +100,19 @@ def weighted_moment(p: Prepared, stat: str, policy, *, ddof: float = 0):
         safe &= np.abs(x.astype(np.float64)) < 2.0 ** 53
     slow = ~safe.all(axis=1)
     want_sq = stat in ("var", "std")
+    if slow.any():  # those rows are summed below, with fractions
+        xs, ws_fast = np.where(slow[:, None], 0.0, xs), np.where(slow[:, None], 0.0, ws)
+    else:
+        ws_fast = ws
 
-    p_hi, p_lo = _two_product(xs, ws)
+    p_hi, p_lo = _two_product(xs, ws_fast)
     s_int = _ints(np.concatenate([p_hi, p_lo], axis=1))
-    w_int = _ints(ws)
+    w_int = _ints(ws_fast)
     q_int = None
     if want_sq:
         x2h, x2l = _two_product(xs, xs)
-        a, b = _two_product(ws, x2h)
-        c, d = _two_product(ws, x2l)
+        a, b = _two_product(ws_fast, x2h)
+        c, d = _two_product(ws_fast, x2l)
         q_int = _ints(np.concatenate([a, b, c, d], axis=1))
     if slow.any():
         for r, (s, wt, sq) in zip(np.flatnonzero(slow).tolist(),

@@ -24,10 +24,15 @@ from ..interp import _ALPHA_BETA, METHODS
 __all__ = ["weighted_positions", "median_positions"]
 
 
-def _integer_positions(vi: np.ndarray, total: np.ndarray):
-    """1-based reach of floor(vi) and floor(vi) + 1 with the clamps, and the weight."""
+def _integer_positions(vi: np.ndarray, total: np.ndarray, raw: np.ndarray | None = None):
+    """1-based reach of floor(vi) and floor(vi) + 1 with the clamps, and the weight.
+
+    ``raw`` is the index before a method's rounding (lower/higher/nearest): at or
+    above ``W - 1`` it is the last element even when the rounded index is not (a
+    total weight that is not an integer), so q = 1 is the maximum for every method.
+    """
     nm1 = total - 1
-    above = vi >= nm1
+    above = (vi if raw is None else np.maximum(vi, raw)) >= nm1
     lo = np.floor(vi)
     t = np.where(above | (vi < 0), 0.0, vi - lo)
     s_lo = np.where(lo <= 0, 0.0, lo + 1)
@@ -60,22 +65,23 @@ def weighted_positions(total: np.ndarray, q: np.ndarray, method: str):
         rank = np.where(keep, prev, prev + 1)
         s = np.where(rank >= nm1, n, np.where(rank <= 0, 0.0, rank + 1))
         return s, s, np.zeros(s.shape)
+    raw = None
     if method in ("linear", "inclusive"):
         vi = nm1 * qq
     elif method == "lower":
-        vi = np.floor(nm1 * qq)
+        vi = np.floor(raw := nm1 * qq)
     elif method == "higher":
-        vi = np.ceil(nm1 * qq)
+        vi = np.ceil(raw := nm1 * qq)
     elif method == "nearest":
-        vi = np.around(nm1 * qq)
+        vi = np.around(raw := nm1 * qq)
     elif method == "midpoint":
-        vi = 0.5 * (np.floor(nm1 * qq) + np.ceil(nm1 * qq))
+        vi = 0.5 * (np.floor(raw := nm1 * qq) + np.ceil(nm1 * qq))
     elif method == "averaged_inverted_cdf":
         vi = n * qq - 1
     else:
         alpha, beta = _ALPHA_BETA[method]
         vi = n * qq + (alpha + qq * (1 - alpha - beta)) - 1
-    s_lo, s_hi, t, clamped = _integer_positions(vi, n)
+    s_lo, s_hi, t, clamped = _integer_positions(vi, n, raw)
     if method == "midpoint":
         t = np.where(t != 0, 0.5, 0.0)
     elif method == "averaged_inverted_cdf":
@@ -95,5 +101,5 @@ def median_positions(total: np.ndarray, stat: str):
     n = np.asarray(total, np.float64)[None, :]
     mid = (n - 1) * 0.5
     vi = np.floor(mid) if stat == "median_low" else np.ceil(mid)
-    s_lo, _s_hi, _t, _c = _integer_positions(vi, n)
+    s_lo, _s_hi, _t, _c = _integer_positions(vi, n, mid)
     return s_lo, s_lo, np.zeros(s_lo.shape)
