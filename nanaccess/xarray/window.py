@@ -248,12 +248,30 @@ class _Accessor:
         return NanXrWindow(obj)
 
 
+def _classes(module: str, names: tuple[str, ...], instances: Any) -> tuple[type, ...]:
+    """xarray's classes ``names`` of ``module``, read without making an instance (an
+    instance of a rolling or groupby object imports dask, which ``import nanaccess``
+    must not); from instances if xarray moved them."""
+    import importlib
+
+    try:
+        mod = importlib.import_module(module)
+        return tuple(getattr(mod, n) for n in names)
+    except (ImportError, AttributeError):  # pragma: no cover - xarray moved them
+        return tuple(type(o) for o in instances())
+
+
 def window_classes() -> tuple[type, ...]:
     """The classes xarray hands out for ``.rolling`` and ``.coarsen`` (DataArray, Dataset)."""
-    da = xr.DataArray([0.0, 1.0], dims="d")
-    ds = da.to_dataset(name="v")
-    return (type(da.rolling(d=1)), type(ds.rolling(d=1)), type(da.coarsen(d=1)),
-            type(ds.coarsen(d=1)))
+
+    def instances() -> tuple:
+        da = xr.DataArray([0.0, 1.0], dims="d")
+        ds = da.to_dataset(name="v")
+        return da.rolling(d=1), ds.rolling(d=1), da.coarsen(d=1), ds.coarsen(d=1)
+
+    return _classes("xarray.computation.rolling", ("DataArrayRolling", "DatasetRolling",
+                                                   "DataArrayCoarsen", "DatasetCoarsen"),
+                    instances)
 
 
 def register_window_accessors() -> None:
@@ -285,8 +303,12 @@ class _GroupByAccessor:
 
 
 def _resample_classes() -> tuple[type, ...]:
-    da = _probe()
-    return (type(da.resample(t="1D")), type(da.to_dataset(name="v").resample(t="1D")))
+    def instances() -> tuple:
+        da = _probe()
+        return da.resample(t="1D"), da.to_dataset(name="v").resample(t="1D")
+
+    return _classes("xarray.core.resample", ("DataArrayResample", "DatasetResample"),
+                    instances)
 
 
 def _probe() -> xr.DataArray:
@@ -296,9 +318,13 @@ def _probe() -> xr.DataArray:
 
 def groupby_classes() -> tuple[type, ...]:
     """The classes xarray hands out for ``.groupby`` and ``.resample``."""
-    da = _probe()
-    ds = da.to_dataset(name="v")
-    return (type(da.groupby("t")), type(ds.groupby("t")), *_resample_classes())
+
+    def instances() -> tuple:
+        da = _probe()
+        return da.groupby("t"), da.to_dataset(name="v").groupby("t")
+
+    return (*_classes("xarray.core.groupby", ("DataArrayGroupBy", "DatasetGroupBy"),
+                      instances), *_resample_classes())
 
 
 def register_groupby_accessors() -> None:

@@ -38,6 +38,10 @@ def test_registered_on_xarray_window_classes():
                                                                                  boundary="trim")):
         assert isinstance(obj.nanstats, NanXrWindow)
     assert all(c.nanstats is NanXrWindow for c in window_classes())
+    # the classes read by name are the ones xarray hands out (loud if xarray moves them)
+    ds = da.to_dataset()
+    assert window_classes() == (type(da.rolling(time=2)), type(ds.rolling(time=2)),
+                                type(da.coarsen(time=2)), type(ds.coarsen(time=2)))
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -103,6 +107,10 @@ def test_groupby_and_resample_spelled_as_pandas(stat):
     from nanaccess.xarray.window import groupby_classes
 
     assert all(c.nanstats is NanGroupBy for c in groupby_classes())
+    da0 = sample()
+    assert groupby_classes() == (type(da0.groupby("lat")), type(da0.to_dataset().groupby("lat")),
+                                 type(da0.resample(time="1D")),
+                                 type(da0.to_dataset().resample(time="1D")))
     da = sample(2)
     kw_ = dict(kw(stat), **({"q": 0.3} if stat == "quantile" else {}))
     for obj in (da, da.to_dataset()):
