@@ -7,8 +7,10 @@ for the first element whose cumulative weight reaches each position
 (:mod:`.positions`). Cumulative weights that decide a rank are exact: each row's
 weights are scaled by a power of two to integers and summed in int64 (integer
 weights are already integers). Only a row whose weights span more than about 62
-bits (tiny next to huge) falls back to float64 sums, with ties ordered by weight so
-the result still does not depend on the input order.
+bits (real weights with full mantissas over many values, or tiny next to huge) falls
+back to float64 sums as NumPy's, with ties ordered by weight so the result still
+does not depend on the input order. Integer weights (totals below ``2**53``) are
+summed in float64, which is exact for them.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from .prepare import Prepared
 __all__ = ["weighted_order"]
 
 _MAX_BITS = 62  # int64 cumulative sums must stay below 2**62
+_SAMPLE = 256
 
 
 def _sort_keys(p: Prepared, policy) -> np.ndarray:
@@ -35,9 +38,9 @@ def _sort_keys(p: Prepared, policy) -> np.ndarray:
     return integer_keys(x)
 
 
-def _scales(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _scales(w: np.ndarray, n_total: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per row: the exponent ``L`` making every weight ``w * 2**-L`` an integer, and
-    whether the row's int64 cumulative sums then fit (``ok``)."""
+    whether the row's int64 cumulative sums (over ``n_total`` values) then fit."""
     rows, n = w.shape
     mant, exp = np.frexp(w)
     pos = w > 0
@@ -50,7 +53,7 @@ def _scales(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     hi = top.max(axis=1) if n else np.zeros(rows, np.int64)
     empty = ~pos.any(axis=1) if n else np.ones(rows, bool)
     lo = np.where(empty, 0, lo)
-    ok = empty | ((hi - lo) + int(n).bit_length() <= _MAX_BITS)
+    ok = empty | ((hi - lo) + int(n if n_total is None else n_total).bit_length() <= _MAX_BITS)
     return lo.astype(np.int64), ok
 
 
@@ -65,6 +68,26 @@ def _first_reaching(c: np.ndarray, target: np.ndarray) -> np.ndarray:
     return out
 
 
+def _integral(sw: np.ndarray) -> bool:
+    """Every weight an integer and every row's total below 2**53."""
+    if not sw.size or not (sw == np.rint(sw)).all():
+        return False
+    return bool((sw.sum(axis=1) < 2.0 ** 53).all())
+
+
+def _float_cumulative(p: Prepared, keys: np.ndarray, order: np.ndarray, sw: np.ndarray):
+    """float64 cumulative sums (weights spanning more than 62 bits, in practice real
+    weights with full mantissas over many values: rounded as NumPy's). Ties
+    (identical values) are ordered by weight first, so the sums are a function of
+    the multiset of pairs, not of the input order."""
+    sk = keys[0][order[0]][None] if keys.shape[0] == 1 else np.take_along_axis(keys, order, 1)
+    if (sk[:, 1:] == sk[:, :-1]).any():
+        order = np.lexsort((p.w, keys) if p.miss is None else (p.w, keys, p.miss), axis=-1)
+        sw = np.take_along_axis(p.w, order, axis=1)
+    c = np.cumsum(sw, axis=1)
+    return c, c[:, -1] if c.shape[1] else np.zeros(c.shape[0]), order
+
+
 def _cumulative(sw: np.ndarray, scale: np.ndarray):
     """Exact int64 cumulative weights (scaled by ``2**-scale`` per row)."""
     ints = np.ldexp(sw, -scale[:, None]).astype(np.int64)
@@ -74,6 +97,8 @@ def _cumulative(sw: np.ndarray, scale: np.ndarray):
 def _targets(s: np.ndarray, c_last: np.ndarray, scale: np.ndarray | None, exact: bool):
     """1-based reaches (float) as search targets in the cumulative weights' units:
     0 -> the first positive weight, ``>= W`` -> the last."""
+    if exact and c_last.dtype.kind == "f":  # integer weights: units of 1
+        return np.where(s <= 0, 1.0, np.minimum(np.ceil(s), c_last[None, :]))
     if exact:
         scaled = np.ceil(np.ldexp(s, -scale[None, :]))
         last = c_last[None, :]
@@ -94,21 +119,26 @@ def weighted_order(p: Prepared, stat: str, policy, *, q=None, method: str = "lin
         order = np.lexsort((keys, p.miss), axis=-1)
     else:
         order = np.argsort(keys, axis=1)
-    sw = np.take_along_axis(p.w, order, axis=1)
-    scale, ok = _scales(sw)
-    exact = bool(ok.all())
-    if exact:
-        c = _cumulative(sw, scale)
-        c_last = c[:, -1] if n else np.zeros(rows, np.int64)
-        total = np.ldexp(c_last.astype(np.float64), scale)
-    else:
-        # ties (identical values) ordered by weight: the float sums are then a
-        # function of the multiset of pairs, not of the input order
-        order = np.lexsort((p.w, keys) if p.miss is None else (p.w, keys, p.miss), axis=-1)
-        sw = np.take_along_axis(p.w, order, axis=1)
+    sw = p.w[0][order[0]][None] if rows == 1 else np.take_along_axis(p.w, order, axis=1)
+    exact = True
+    if _integral(sw):
+        # integer weights summing below 2**53: float64 cumulative sums are exact
+        scale = np.zeros(rows, np.int64)
         c = np.cumsum(sw, axis=1)
         c_last = c[:, -1] if n else np.zeros(rows)
         total = c_last
+    else:
+        # a sample's span bounds the row's from below: reject real weights cheaply
+        sample_ok = n <= _SAMPLE or bool(_scales(sw[:, :_SAMPLE], n)[1].all())
+        scale, ok = _scales(sw) if sample_ok else (None, np.zeros(rows, bool))
+        exact = bool(ok.all())
+        if exact:
+            c = _cumulative(sw, scale)
+            c_last = c[:, -1] if n else np.zeros(rows, np.int64)
+            total = np.ldexp(c_last.astype(np.float64), scale)
+        else:
+            c, c_last, order = _float_cumulative(p, keys, order, sw)
+            total = c_last
 
     lead: tuple[int, ...] = ()
     if stat == "quantile":

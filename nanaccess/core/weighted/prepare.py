@@ -167,7 +167,7 @@ def prepare(x: np.ndarray, weights: Any, *, axis: Any, policy, missing=None,
 
     red = Reduction.of(x, axis)
     rows = red.as_rows(x)
-    w = np.array(red.as_rows(wb), dtype=np.float64)  # a fresh copy: zeroed below
+    w = red.as_rows(wb).astype(np.float64, copy=False)
 
     def as_rows(m):
         return None if m is None else red.as_rows(m)
@@ -197,7 +197,7 @@ def prepare(x: np.ndarray, weights: Any, *, axis: Any, policy, missing=None,
             miss_rows = has_miss
     seen = red.as_rows(present)
     if drop is not None:
-        w[drop] = 0.0
+        w = np.where(drop, 0.0, w)  # a new array: the caller's weights stay as they are
         if r.removes:
             seen = seen & ~drop
     count = np.count_nonzero(seen, axis=1)
