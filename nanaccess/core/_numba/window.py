@@ -102,7 +102,7 @@ def _nb_replace(buf, m, old, k):  # pragma: no cover - compiled
     """Remove ``old`` and insert ``k``: one shift of the keys between their places."""
     p = _nb_lower(buf, m, old)
     if k >= old:
-        q = _nb_upper(buf, m, k)  # > p: the keys in (p, q) move down one place
+        q = p + _nb_upper(buf[p:], m - p, k)  # > p: keys in (p, q) move down one place
         _shift(buf, p, p + 1, q - 1 - p)
         buf[q - 1] = k
     else:
