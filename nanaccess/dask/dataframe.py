@@ -23,6 +23,7 @@ from dask.dataframe.extensions import register_dataframe_accessor, register_seri
 
 from ._generated import DaskDataFrameStatsMixin, DaskGroupByStatsMixin, DaskSeriesStatsMixin
 from .frame_reduce import frame_stat, groupby_stat, series_stat
+from .frame_report import frame_describe, frame_report, series_describe, series_report
 
 __all__ = ["DaskDataFrameNanStats", "DaskNanGroupBy", "DaskSeriesNanStats", "series_stat"]
 
@@ -53,6 +54,51 @@ class DaskSeriesNanStats(DaskSeriesStatsMixin):
             return _labelled(out, params["q"], self._obj.name)
         return _scalar(out)
 
+    def describe(self, percentiles: Any = None, *, nan_policy: str | None = None) -> Any:
+        """describe's rows (as ``Series.nanstats.describe``), lazy and exact.
+
+        The counts report every kind of value; the statistics are computed under
+        "omit" unless ``nan_policy`` says otherwise (describe does not raise by
+        default).
+
+        Parameters
+        ----------
+        percentiles : sequence of float, optional
+            In [0, 1]; default 0.25, 0.5, 0.75 (0.5 is always added, as pandas).
+        nan_policy : str, optional
+            The policy of the statistic rows; None: "omit".
+
+        Returns
+        -------
+        dask.dataframe.Series
+            float64, indexed by the row names (lazy).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask
+        >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0]), npartitions=2)
+        >>> s.nanstats.describe().compute()[["count", "nan", "mean", "max"]].tolist()
+        [3.0, 1.0, 2.6666666666666665, 4.0]
+        """
+        return series_describe(self._obj, percentiles, nan_policy)
+
+    def nan_report(self) -> Any:
+        """The counts of :func:`nanaccess.nan_report`, lazy (merged per partition).
+
+        Returns
+        -------
+        dask.dataframe.Series
+            int64, indexed by the report keys (lazy).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask
+        >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, np.nan]), npartitions=2)
+        >>> int(s.nanstats.nan_report().compute()["nan"])
+        2
+        """
+        return series_report(self._obj)
+
 
 @register_dataframe_accessor("nanstats")
 class DaskDataFrameNanStats(DaskDataFrameStatsMixin):
@@ -73,6 +119,48 @@ class DaskDataFrameNanStats(DaskDataFrameStatsMixin):
     def _reduce(self, stat: str, *, numeric_only: bool = False, nan_policy: Any = None,
                 **params: Any) -> Any:
         return frame_stat(self._obj, stat, numeric_only, nan_policy=nan_policy, **params)
+
+    def describe(self, percentiles: Any = None, *, nan_policy: str | None = None) -> Any:
+        """describe's rows of the numeric columns (as ``DataFrame.nanstats.describe``),
+        lazy and exact; the statistics under "omit" unless ``nan_policy`` is passed.
+
+        Parameters
+        ----------
+        percentiles : sequence of float, optional
+            In [0, 1]; default 0.25, 0.5, 0.75 (0.5 is always added, as pandas).
+        nan_policy : str, optional
+            The policy of the statistic rows; None: "omit".
+
+        Returns
+        -------
+        dask.dataframe.DataFrame
+            float64, one column per numeric column (lazy).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask
+        >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [1.0, 2.0, 3.0, 4.0]})
+        >>> dd.from_pandas(df, npartitions=2).nanstats.describe().compute().loc["nan"].tolist()
+        [1.0, 0.0]
+        """
+        return frame_describe(self._obj, percentiles, nan_policy)
+
+    def nan_report(self) -> Any:
+        """One row per column with the counts of :func:`nanaccess.nan_report` (lazy).
+
+        Returns
+        -------
+        dask.dataframe.DataFrame
+            int64, one row per column (lazy).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask
+        >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [1.0, 2.0, 3.0, 4.0]})
+        >>> dd.from_pandas(df, npartitions=2).nanstats.nan_report().compute()["nan"].tolist()
+        [1, 0]
+        """
+        return frame_report(self._obj)
 
     def groupby(self, by: Any, *, dropna: bool = True) -> DaskNanGroupBy:
         """Exact grouped statistics: ``ddf.nanstats.groupby("k").median(...)``.

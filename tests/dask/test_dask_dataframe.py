@@ -99,3 +99,20 @@ def test_dask_groupby_by_a_series_points_to_the_accessor():
     _, ddf = _frame()
     with pytest.raises(TypeError, match="ddf.nanstats.groupby"):
         ddf.x.groupby(ddf.k).nanstats  # noqa: B018
+
+
+def test_describe_and_nan_report_equal_the_pandas_accessor():
+    df, ddf = _frame()
+    df = df.assign(z=pd.array([1.5, None, 2.5, np.nan, 3.0, 4.0], dtype="Float64"))
+    ddf = dd.from_pandas(df, npartitions=3)
+    num = df[["k", "x", "y"]]
+    pd.testing.assert_frame_equal(ddf[["k", "x", "y"]].nanstats.describe().compute(),
+                                  num.nanstats.describe())
+    pd.testing.assert_series_equal(ddf.x.nanstats.describe(percentiles=[0.1]).compute(),
+                                   df.x.nanstats.describe(percentiles=[0.1]))
+    pd.testing.assert_frame_equal(ddf.nanstats.nan_report().compute(),
+                                  df.nanstats.nan_report())
+    pd.testing.assert_series_equal(ddf.z.nanstats.nan_report().compute(),
+                                   df.z.nanstats.nan_report())
+    with pytest.raises(NaNError, match="column 'x'"):
+        ddf.x.nanstats.describe(nan_policy="raise").compute()

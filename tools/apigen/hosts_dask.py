@@ -76,6 +76,7 @@ HOSTS = [
         type_imports=_TYPES,
         docs_module="dask.dataframe",
         docs_prefix="Series.nanstats.",
+        docs_extra=("describe", "nan_report"),
     ),
     HostSpec(
         key="dask.DataFrame",
@@ -102,7 +103,7 @@ HOSTS = [
         type_imports=_TYPES,
         docs_module="dask.dataframe",
         docs_prefix="DataFrame.nanstats.",
-        docs_extra=("groupby",),
+        docs_extra=("describe", "nan_report", "groupby"),
     ),
     HostSpec(
         key="dask.GroupBy",

@@ -25,7 +25,10 @@ A module ``tools/apigen/hosts_<name>.py`` defines ``HOSTS = [HostSpec(...), ...]
   empty for ``kind="functions"``), ``hook`` (the method or function the body calls);
 * ``params``: the host's own keywords (:class:`HostParam`: ``axis`` vs ``dim``,
   ``numeric_only``, ``keep_attrs``, ``engine``), each with its default as source
-  text, numpydoc type and description, and an ``applies(statistic)`` filter;
+  text, numpydoc type and description, and an ``applies(statistic)`` filter; a host
+  alias (``skipna``, ``interpolation``) has ``folds_into=(target, function)``: the
+  hook never sees it, it receives ``target=function(alias, target)`` (the functions
+  live in :mod:`nanaccess._conventions`, imported through the spec's ``imports``);
 * ``order``: the signature layout -- names in positional order, then ``"*"``, then
   keyword-only names. Statistic parameters (``q``, ``ddof``, ...) appear where they
   are listed, and only for the statistics that have them; a statistic parameter not
