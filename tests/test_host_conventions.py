@@ -367,3 +367,46 @@ def test_agg_is_listed_by_dir_and_completion():
     assert "agg" in dir(na)
     assert set(na.__all__) <= set(dir(na))
     assert na.agg.median(nan_policy="omit").__name__ == "median"
+
+
+# -------------------------------------------------- grouped hosts against the hosts
+
+
+GDF = pd.DataFrame({"g": list("aabbbcc"), "x": [4.0, np.nan, 1.0, 3.0, 10.0, np.nan, np.nan]})
+GDA = xr.DataArray(GDF["x"].to_numpy(), dims="t", coords={"g": ("t", GDF["g"].to_numpy())},
+                   name="x")
+
+
+@pytest.mark.parametrize("name", ["median", "mean", "sum", "min", "max", "var", "std"])
+@pytest.mark.parametrize("skipna", [True, False])
+def test_grouped_skipna_matches_pandas(name, skipna):
+    gb = GDF.groupby("g")
+    try:
+        want = getattr(gb, name)(skipna=skipna)
+    except TypeError:  # pragma: no cover - a pandas without skipna on this method
+        pytest.skip(f"pandas' GroupBy.{name} takes no skipna")
+    pd.testing.assert_frame_equal(getattr(gb.nanstats, name)(skipna=skipna), want)
+
+
+@pytest.mark.parametrize("method", ["lower", "higher", "nearest", "midpoint", "linear"])
+def test_grouped_quantile_interpolation_matches_pandas(method):
+    gb = GDF.groupby("g")
+    pd.testing.assert_frame_equal(gb.nanstats.quantile(0.3, interpolation=method, skipna=True),
+                                  gb.quantile(0.3, interpolation=method))
+
+
+@pytest.mark.parametrize("min_count", [0, 1, 2, 3])
+def test_xarray_grouped_sum_min_count_matches_xarray(min_count):
+    got = GDA.nanstats.groupby("g").sum(min_count=min_count, skipna=True)
+    want = GDA.groupby("g").sum(min_count=min_count, skipna=True)
+    xr.testing.assert_allclose(got, want)
+    got = GDA.groupby("g").nanstats.sum(min_count=min_count, skipna=True)
+    xr.testing.assert_allclose(got, want)
+
+
+@pytest.mark.parametrize("name", ["median", "mean", "max", "std"])
+@pytest.mark.parametrize("skipna", [True, False])
+def test_xarray_grouped_skipna_matches_xarray(name, skipna):
+    got = getattr(GDA.nanstats.groupby("g"), name)(skipna=skipna)
+    want = getattr(GDA.groupby("g"), name)(skipna=skipna)
+    xr.testing.assert_allclose(got, want)
