@@ -68,7 +68,11 @@ def _fraction_rows(x: np.ndarray, w: np.ndarray, want_sq: bool):
     return out
 
 
-def _as_float(v: Fraction) -> float:
+def _ratio(a, b) -> float:
+    """Correctly rounded a / b (b > 0) for Python ints, or fractions (slow rows)."""
+    if type(a) is int and type(b) is int:
+        return _idiv(a, b)
+    v = Fraction(a) / Fraction(b)
     return _idiv(v.numerator, v.denominator)
 
 
@@ -125,41 +129,28 @@ def weighted_moment(p: Prepared, stat: str, policy, *, ddof: float = 0):
     integer = kind in "biu" and np.asarray(p.w == np.floor(p.w)).all()
     out = np.empty(rows, np.float64 if not (stat == "sum" and integer) else object)
     unit = 1 << _SCALE
-    frac = Fraction(ddof)
+    da, db = Fraction(ddof).as_integer_ratio()
+    pinf, ninf, nz = posinf.tolist(), neginf.tolist(), negzero.tolist()
+    anyfin = fin.any(axis=1).tolist()
     for r in range(rows):  # one exact rounding per row, as exactsum.partials
         s, wt = s_int[r], w_int[r]
-        bad_inf = bool(posinf[r] and neginf[r])
-        if stat == "sum":
-            if bad_inf:
-                out[r] = _CANONICAL_NAN
-            elif posinf[r] or neginf[r]:
-                out[r] = np.inf if posinf[r] else -np.inf
-            elif integer:
-                out[r] = int(s // unit)
-            elif s == 0:
-                out[r] = -0.0 if negzero[r] and fin[r].any() else 0.0
-            else:
-                out[r] = _as_float(Fraction(s, unit))
-            continue
-        if wt == 0 and not (posinf[r] or neginf[r]):
-            out[r] = _CANONICAL_NAN  # nothing left: the empty result
-            continue
-        if stat == "mean":
-            if bad_inf:
-                out[r] = _CANONICAL_NAN
-            elif posinf[r] or neginf[r]:
-                out[r] = np.inf if posinf[r] else -np.inf
-            elif s == 0:
-                out[r] = -0.0 if negzero[r] else 0.0
-            else:
-                out[r] = _as_float(Fraction(s) / Fraction(wt))
-            continue
-        dof = Fraction(wt) - frac * unit
-        if posinf[r] or neginf[r] or dof <= 0:
+        if stat == "sum" and integer and not (pinf[r] or ninf[r]):
+            out[r] = int(s // unit)
+        elif pinf[r] and ninf[r]:
             out[r] = _CANONICAL_NAN
-            continue
-        num = Fraction(wt) * Fraction(q_int[r]) - Fraction(s) * Fraction(s)
-        out[r] = _as_float(num / (Fraction(wt) * dof))
+        elif (pinf[r] or ninf[r]) and stat != "var" and stat != "std":
+            out[r] = np.inf if pinf[r] else -np.inf
+        elif stat == "sum":
+            out[r] = (-0.0 if nz[r] and anyfin[r] else 0.0) if s == 0 else _ratio(s, unit)
+        elif wt == 0 or pinf[r] or ninf[r]:
+            out[r] = _CANONICAL_NAN  # nothing left (the empty result), or var of inf
+        elif stat == "mean":
+            out[r] = (-0.0 if nz[r] else 0.0) if s == 0 else _ratio(s, wt)
+        else:
+            # (W Q - S**2) / (W (W - ddof)), ddof = da / db, all in units of 2**-1074
+            dof = db * wt - da * unit
+            out[r] = _CANONICAL_NAN if dof <= 0 else _ratio(
+                db * (wt * q_int[r] - s * s), wt * dof)
     if stat == "sum" and integer:
         big = [v for v in out.tolist() if not -(1 << 63) <= v < (1 << 63)]
         if big:
