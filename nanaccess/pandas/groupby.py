@@ -213,6 +213,14 @@ class NanGroupBy(GroupByStatsMixin):
             cols = [obj.name] if isinstance(obj, pd.Series) else list(obj.columns)
             raise TypeError(f"agg of {', '.join(subject_of(c) for c in cols)} needs func: "
                             f"names of statistics ({', '.join(_stats.GROUPED)})")
+        names = [func] if isinstance(func, str) or callable(func) else [
+            g for f in (func.values() if isinstance(func, dict) else func)
+            for g in (f if isinstance(f, list | tuple) else [f])]
+        taken = {k for f in names if isinstance(f, str) and hasattr(self, f)
+                 for k in inspect.signature(getattr(self, f)).parameters}
+        unknown = sorted(set(kwargs) - taken)
+        if unknown:
+            raise TypeError(f"agg: no statistic of {names} takes {unknown}")
         if isinstance(func, str) or callable(func):
             return self._one(func, kwargs)
         if isinstance(func, dict):

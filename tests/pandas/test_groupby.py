@@ -230,3 +230,54 @@ def test_iqr_mad_through_agg_and_series_groupby():
     with pytest.raises(NaNError, match="column 'x' in group"):
         df.groupby("k")[["x", "y"]].nanstats.iqr()
     assert df.groupby("k")["x"].nanstats.mad(nan_policy="propagate").isna().all()
+
+
+# -------------------------------------- issue 15: describe, nan_report and agg
+
+
+def _gdf():
+    return pd.DataFrame({"g": list("aabbbcd"), "x": [1.0, np.nan, 3.0, 4.0, 8.0, np.nan, 2.0],
+                         "y": [1, 2, 3, 4, 5, 6, 7]})
+
+
+def test_groupby_describe_matches_pandas_rows_and_adds_the_nan_counts():
+    df = _gdf()
+    gb = df.groupby("g")
+    got, want = gb.nanstats.describe(), gb.describe()
+    assert got.columns.get_level_values(0).unique().tolist() == ["x", "y"]
+    for c in ("x", "y"):
+        for row in want[c].columns:
+            np.testing.assert_allclose(got[(c, row)], want[(c, row)], rtol=1e-12,
+                                       equal_nan=True, err_msg=f"{c} {row}")
+    assert got[("x", "nan")].tolist() == [1.0, 0.0, 1.0, 0.0]
+    # a SeriesGroupBy: flat columns, as pandas
+    assert list(gb["x"].nanstats.describe(percentiles=[0.5]).columns) == [
+        "count", "nan", "missing", "mean", "std", "min", "50%", "max"]
+    with pytest.raises(na.NaNError, match="column 'x'.*group 'a'"):
+        gb.nanstats.describe(nan_policy="raise")
+
+
+def test_groupby_nan_report_equals_the_report_of_each_group():
+    df = _gdf()
+    df.loc[6, "x"] = na.make_nan(7, negative=True)
+    got = df.groupby("g").nanstats.nan_report()
+    for g, part in df.groupby("g"):
+        want = part[["x", "y"]].nanstats.nan_report()
+        for c in ("x", "y"):
+            assert got.loc[g, c].to_dict() == want.loc[c].to_dict(), (g, c)
+
+
+def test_groupby_agg_by_names_matches_pandas():
+    df = _gdf()
+    gb = df.groupby("g")
+    pd.testing.assert_frame_equal(gb.nanstats.agg(["median", "max"], skipna=True),
+                                  gb.agg(["median", "max"]))
+    spec = {"x": ["min", "mean"], "y": "sum"}
+    pd.testing.assert_frame_equal(gb.nanstats.agg(spec, skipna=True).astype(float),
+                                  gb.agg(spec).astype(float))
+    pd.testing.assert_series_equal(gb["x"].nanstats.agg("median", skipna=True),
+                                   gb["x"].median())
+    with pytest.raises(TypeError, match="nan_polcy"):
+        gb.nanstats.agg("median", nan_polcy="omit")
+    with pytest.raises(ValueError, match="names of statistics"):
+        gb.nanstats.agg("nonsense")
