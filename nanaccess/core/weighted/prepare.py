@@ -45,6 +45,11 @@ class Prepared:
     miss_rows: np.ndarray | None
     #: per row, the pairs the statistic sees (weight not zero, not removed by "omit")
     count: np.ndarray
+    #: "propagate": per pair, the float64 totalOrder key of its NaN (data or weight;
+    #: ``int64 min`` where none) and its missing flag, for engines that propagate
+    #: per group rather than per row
+    prop_keys: np.ndarray | None = None
+    prop_miss: np.ndarray | None = None
 
 
 def align_weights(weights: Any, shape: tuple[int, ...], axis: Any) -> np.ndarray:
@@ -99,16 +104,26 @@ def _check_values(w: np.ndarray, nan: np.ndarray | None) -> None:
         )
 
 
-def _greatest_nan(parts: list[tuple[np.ndarray, np.ndarray]], rows: int) -> np.ndarray:
-    """Per row, the totalOrder-greatest NaN (as float64) among ``(values, mask)`` parts
-    in ``(rows, n)`` layout."""
-    kmin = np.iinfo(np.int64).min
-    best = np.full(rows, kmin, dtype=np.int64)
+_KMIN = np.iinfo(np.int64).min
+
+
+def _nan_keys(parts: list[tuple[np.ndarray, np.ndarray | None]]) -> np.ndarray | None:
+    """Per pair, the float64 totalOrder key of its greatest NaN among ``(values,
+    mask)`` parts (``int64 min`` where none); None when no part holds a NaN."""
+    best = None
     for vals, mask in parts:
         if mask is None or not mask.any():
             continue
-        k = float_keys(np.asarray(vals, dtype=np.float64))
-        best = np.maximum(best, np.where(mask, k, kmin).max(axis=1))
+        k = np.where(mask, float_keys(np.asarray(vals, dtype=np.float64)), _KMIN)
+        best = k if best is None else np.maximum(best, k)
+    return best
+
+
+def _greatest_nan(parts: list[tuple[np.ndarray, np.ndarray]], rows: int) -> np.ndarray:
+    """Per row, the totalOrder-greatest NaN (as float64) among ``(values, mask)`` parts
+    in ``(rows, n)`` layout."""
+    k = _nan_keys(parts)
+    best = np.full(rows, _KMIN, np.int64) if k is None else k.max(axis=1)
     return keys_to_float(best, np.dtype(np.float64))
 
 
@@ -178,23 +193,21 @@ def prepare(x: np.ndarray, weights: Any, *, axis: Any, policy, missing=None,
     for m in (wnan_r, wmiss_r) + ((xnan_r, xmiss_r) if not r.orders_nans else ()):
         if m is not None:
             drop = m if drop is None else (drop | m)
-    nan_rows = nan_values = miss_rows = None
+    nan_rows = nan_values = miss_rows = prop_keys = prop_miss = None
     if r.propagates:
+        prop_keys = _nan_keys([(rows, xnan_r), (red.as_rows(wb), wnan_r)])
         has_nan = np.zeros(red.rows, bool)
-        for m in (xnan_r, wnan_r):
-            if m is not None:
-                has_nan |= m.any(axis=1)
-        if has_nan.any():
-            nan_rows = has_nan
-            nan_values = _greatest_nan(
-                [(rows, xnan_r), (red.as_rows(wb), wnan_r)], red.rows)
-        has_miss = np.zeros(red.rows, bool)
+        if prop_keys is not None:
+            best = prop_keys.max(axis=1)
+            has_nan = best > _KMIN
+            nan_rows, nan_values = has_nan, keys_to_float(best, np.dtype(np.float64))
         for m in (xmiss_r, wmiss_r):
             if m is not None:
-                has_miss |= m.any(axis=1)
-        has_miss &= ~has_nan
-        if has_miss.any():
-            miss_rows = has_miss
+                prop_miss = m if prop_miss is None else (prop_miss | m)
+        if prop_miss is not None:
+            has_miss = prop_miss.any(axis=1) & ~has_nan
+            if has_miss.any():
+                miss_rows = has_miss
     seen = red.as_rows(present)
     if drop is not None:
         w = np.where(drop, 0.0, w)  # a new array: the caller's weights stay as they are
@@ -203,4 +216,5 @@ def prepare(x: np.ndarray, weights: Any, *, axis: Any, policy, missing=None,
     count = np.count_nonzero(seen, axis=1)
     keep_miss = xmiss_r if r.orders_nans else None
     keep_nan = xnan_r if r.orders_nans else None
-    return Prepared(red, rows, w, keep_miss, keep_nan, nan_rows, nan_values, miss_rows, count)
+    return Prepared(red, rows, w, keep_miss, keep_nan, nan_rows, nan_values, miss_rows, count,
+                    prop_keys, prop_miss)
