@@ -22,6 +22,7 @@ from ..policy import RULES, finish
 from ..weighted.order import _combine, _sort_keys
 from ..weighted.positions import median_positions, weighted_positions
 from ..weighted.prepare import _KMIN, prepare
+from .common import radix_argsort_codes
 
 __all__ = ["grouped_weighted", "GROUPED_WEIGHTED"]
 
@@ -66,7 +67,9 @@ def grouped_weighted(x: Any, codes: Any, ngroups: int, stat: str, weights: Any, 
                 weights_missing=weights_missing)
     keys = _sort_keys(p, policy)[0]
     miss = None if p.miss is None else p.miss[0]
-    order = np.lexsort((keys, codes) if miss is None else (keys, miss, codes))
+    # by key (missing last), then a stable radix pass by group
+    order = np.argsort(keys) if miss is None else np.lexsort((keys, miss))
+    order = order[radix_argsort_codes(codes[order], ngroups)]
     sw = p.w[0][order]
     cs = codes[order]
     c = np.cumsum(sw)
