@@ -185,8 +185,6 @@ def test_picking_methods_keep_bits(method):
         assert na.totalorder_key(got) in keys
 
 
-@pytest.mark.xfail(strict=True, reason="needs nanaccess/core/plan.py to read "
-                   "interp.PICK_METHODS (int picks stay int, as numpy)")
 @pytest.mark.parametrize("method", ["inverted_cdf", "closest_observation"])
 def test_picking_methods_keep_integer_dtype(method):
     x = np.array([1, 5, 2, 8], dtype=np.int64)

@@ -13,12 +13,10 @@ from typing import Literal
 
 import numpy as np
 
-from .interp import lerp, midpoint, quantile_positions
+from .interp import PICK_METHODS, lerp, midpoint, quantile_positions
 
 __all__ = ["RankPlan", "rank_plan", "combine", "PICK_METHODS"]
 
-#: quantile methods whose result is one stored element (no arithmetic)
-PICK_METHODS = ("lower", "higher", "nearest")
 
 Mode = Literal["pick", "mid", "lerp"]
 
