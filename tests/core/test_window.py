@@ -331,3 +331,16 @@ def test_moving_mean_ties_and_boundaries(engine):
         start, end = fixed_bounds(x.size, window)
         for stat in ("mean", "sum"):
             assert_exact(x, None, start, end, stat, NanPolicy.OMIT, engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("policy", [NanPolicy.PROPAGATE, NanPolicy.LARGEST, NanPolicy.OMIT])
+@pytest.mark.parametrize("stat", ["mean", "sum", "median", "max"])
+def test_missing_values_inside_windows(engine, policy, stat):
+    rng = np.random.default_rng(12)
+    x = rng.normal(size=200).round(2)
+    x[rng.random(200) < 0.05] = make_nan(2)
+    missing = rng.random(200) < 0.08
+    for start, end in (fixed_bounds(200, 6), fixed_bounds(200, 5, center=True),
+                       expanding_bounds(200)):
+        assert_exact(x, missing, start, end, stat, policy, engine, min_periods=2)

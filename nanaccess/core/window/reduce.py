@@ -156,7 +156,7 @@ def window_reduce(
         miss2 = mm[:, None] if one_d else mm
     masks = masks_of(x2, miss2)
     check(masks, start, end, policy, x.shape)
-    count = _count(masks, start, end, ncols, policy, n)
+    count = _count(masks, start, end, ncols, policy)
     values, vmiss = _values(x2, masks, miss2, start, end, stat, entry.family, policy, engine,
                             params)
     short = count < int(min_periods)
@@ -170,7 +170,8 @@ def window_reduce(
     return WindowReduced(values, vmiss, count, short)
 
 
-def _count(masks: Masks, start, end, ncols, policy, n) -> np.ndarray:
+def _count(masks: Masks, start, end, ncols, policy) -> np.ndarray:
+    """Values each window holds after the policy (int64, (nout, ncols))."""
     lengths = np.broadcast_to((end - start)[:, None], (start.size, ncols))
     if not RULES[policy].removes:
         return np.ascontiguousarray(lengths, dtype=np.int64)
@@ -183,9 +184,9 @@ def _count(masks: Masks, start, end, ncols, policy, n) -> np.ndarray:
 def _values(x2, masks, miss2, start, end, stat, family, policy, engine, params):
     """``(values (..., nout, ncols), missing)`` of every window."""
     if family == "count":
-        numbers = window_counts(masks.nan, start, end, x2.shape[1]) + window_counts(
+        gone = window_counts(masks.nan, start, end, x2.shape[1]) + window_counts(
             masks.missing, start, end, x2.shape[1])
-        return ((end - start)[:, None] - numbers).astype(np.int64), None
+        return ((end - start)[:, None] - gone).astype(np.int64), None
     pairs = int((end - start).sum())
     monotone = is_monotone(start, end)
     if stat in ("iqr", *_stats.ORDER) and sliding_ok(x2, "order", monotone) and \
@@ -205,11 +206,15 @@ def _values(x2, masks, miss2, start, end, stat, family, policy, engine, params):
             _numba.fallback(exc, engine)
         else:
             rows = np.flatnonzero(redo.any(axis=1))
+            vmiss = None
             if rows.size:  # outputs the expansion does not serve: the reference engine
-                ref, _ = _reference(x2, miss2, start[rows], end[rows], stat, policy, engine,
-                                    params)
+                ref, rmiss = _reference(x2, miss2, start[rows], end[rows], stat, policy,
+                                        engine, params)
                 values[rows] = ref
-            return values, None
+                if rmiss is not None:
+                    vmiss = np.zeros(values.shape, bool)
+                    vmiss[rows] = rmiss
+            return values, vmiss
     return _reference(x2, miss2, start, end, stat, policy, engine, params)
 
 
