@@ -11,12 +11,21 @@ rendered by ``tools/generate_api.py``), :mod:`._common` (helpers both use) and
 :mod:`._xr_internals` (the only module touching xarray internals).
 """
 
+import sys
+
+from .._hooks import when_imported
 from .accessor import DataArrayNanStats, DatasetNanStats
 from .groupby import NanGroupBy, grouped_dataarray
 from .reduction import arg_reduce, nan_report, quantile, reduce
 from .window import NanXrWindow, register_groupby_accessors, register_window_accessors
 
-register_window_accessors()
+# xarray imports its rolling module (which imports numbagg, scipy and numba: 0.15 s+)
+# on the first ``.rolling``/``.coarsen``; register then, so ``import nanaccess`` stays lean
+_ROLLING = "xarray.computation.rolling"
+if _ROLLING in sys.modules:
+    register_window_accessors()
+else:
+    when_imported(_ROLLING, register_window_accessors)
 register_groupby_accessors()
 
 __all__ = [
