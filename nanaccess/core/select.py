@@ -288,7 +288,11 @@ def order_stat(
     # with missing values and no NaN; nothing left; a propagated NaN
     missing_rows = None
     if tail.any():
-        missing_rows = np.maximum(plan.lo, plan.hi) >= (m - tail)[None, :]
+        # a rank among the missing tail makes the result missing only if it is used:
+        # a weight of exactly zero picks ``lo`` alone (the spec's pick rule)
+        first_missing = (m - tail)[None, :]
+        missing_rows = (plan.lo >= first_missing) | (
+            (plan.hi >= first_missing) & (plan.weight != 0))
     if r.propagates and sc.missing is not None:
         missing_rows = ((sc.nmiss > 0) & (sc.nnan == 0))[None, :]
     empty = m == 0

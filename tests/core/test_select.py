@@ -716,3 +716,12 @@ def _order_stat_or_error(data, stat, axis, policy, missing, keepdims, kw, chunke
                           keepdims=keepdims, _chunked=chunked, **kw)
     except (na.NaNError, ValueError) as err:
         return type(err), str(err)
+
+
+def test_quantile_on_an_element_next_to_a_missing_value_is_that_element():
+    """Regression (issue 11 review): a quantile landing exactly on an element (weight
+    0) was reported missing when the next rank was a missing value."""
+    x = np.ma.masked_array([1.0, 2, 3, 4], [0, 0, 0, 1])
+    for policy in ("smallest", "largest", "totalorder"):
+        assert na.quantile(x, 2 / 3, nan_policy=policy) == 3.0
+        assert np.isnan(na.quantile(x, 0.7, nan_policy=policy))  # 3 and missing: missing
