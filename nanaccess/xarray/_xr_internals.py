@@ -10,16 +10,23 @@ pandas); this module is the only place that touches them:
 * :func:`to_temp_dataset` / :func:`from_temp_dataset` call the DataArray methods of the
   same name (a DataArray reduced through the Dataset loop keeps its name and coords);
 * :func:`encoded_groups` reads ``GroupBy.encoded`` (``codes``, ``full_index``,
-  ``unique_coord``): the group codes of xarray's own groupby / resample machinery.
+  ``unique_coord``): the group codes of xarray's own groupby / resample machinery;
+* :func:`window_classes`, :func:`groupby_classes`, :func:`resample_classes` read the
+  classes xarray hands out for ``.rolling``/``.coarsen``/``.groupby``/``.resample``
+  from ``xarray.computation.rolling``, ``xarray.core.groupby`` and
+  ``xarray.core.resample`` (by name: an instance would import dask);
+* :func:`grouped_object` reads ``GroupBy.groupers[0].obj``.
 
 ``tests/xarray/test_xr_private.py`` fails loudly if any of these move.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Hashable, Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import xarray as xr
 
@@ -29,6 +36,10 @@ __all__ = [
     "to_temp_dataset",
     "from_temp_dataset",
     "encoded_groups",
+    "window_classes",
+    "groupby_classes",
+    "resample_classes",
+    "grouped_object",
     "InternalsError",
 ]
 
@@ -97,3 +108,67 @@ def encoded_groups(gb: Any) -> tuple[xr.DataArray, pd.Index, xr.Variable]:
     if not isinstance(codes, xr.DataArray):
         raise _internals_error("GroupBy.encoded.codes as a DataArray")
     return codes, full_index, unique_coord
+
+
+# ------------------------------------------------- classes of rolling / groupby objects
+# read by module and name: making an instance (the public way) imports dask
+
+
+def _classes(module: str, names: tuple[str, ...], instances: Any) -> tuple[type, ...]:
+    """xarray's classes ``names`` of ``module``, read without making an instance (an
+    instance of a rolling or groupby object imports dask, which ``import nanaccess``
+    must not); from instances if xarray moved them."""
+    try:
+        mod = importlib.import_module(module)
+        return tuple(getattr(mod, n) for n in names)
+    except (ImportError, AttributeError):  # pragma: no cover - xarray moved them
+        return tuple(type(o) for o in instances())
+
+
+def window_classes() -> tuple[type, ...]:
+    """The classes xarray hands out for ``.rolling`` and ``.coarsen`` (DataArray, Dataset)."""
+
+    def instances() -> tuple:
+        da = xr.DataArray([0.0, 1.0], dims="d")
+        ds = da.to_dataset(name="v")
+        return da.rolling(d=1), ds.rolling(d=1), da.coarsen(d=1), ds.coarsen(d=1)
+
+    return _classes("xarray.computation.rolling", ("DataArrayRolling", "DatasetRolling",
+                                                   "DataArrayCoarsen", "DatasetCoarsen"),
+                    instances)
+
+
+def resample_classes() -> tuple[type, ...]:
+    """The classes xarray hands out for ``.resample`` (DataArray, Dataset)."""
+
+    def instances() -> tuple:
+        da = _probe()
+        return da.resample(t="1D"), da.to_dataset(name="v").resample(t="1D")
+
+    return _classes("xarray.core.resample", ("DataArrayResample", "DatasetResample"),
+                    instances)
+
+
+def _probe() -> xr.DataArray:
+    return xr.DataArray([0.0, 1.0], dims="t",
+                        coords={"t": np.array(["2024-01-01", "2024-01-02"], "M8[ns]")})
+
+
+def groupby_classes() -> tuple[type, ...]:
+    """The classes xarray hands out for ``.groupby`` and ``.resample``."""
+
+    def instances() -> tuple:
+        da = _probe()
+        return da.groupby("t"), da.to_dataset(name="v").groupby("t")
+
+    return (*_classes("xarray.core.groupby", ("DataArrayGroupBy", "DatasetGroupBy"),
+                      instances), *resample_classes())
+
+
+def grouped_object(gb: Any) -> Any:
+    """The DataArray / Dataset a GroupBy or Resample object groups
+    (``GroupBy.groupers[0].obj``)."""
+    try:
+        return gb.groupers[0].obj
+    except (AttributeError, IndexError) as exc:  # pragma: no cover - xarray moved it
+        raise _internals_error("the grouped object (GroupBy.groupers[0].obj)") from exc

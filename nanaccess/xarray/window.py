@@ -30,6 +30,7 @@ from ..options import NanPolicy, resolve_policy
 from ._common import is_dask, variable_subject
 from ._common import keep_attrs as _keep_attrs
 from ._generated_window import XrWindowStatsMixin
+from ._xr_internals import groupby_classes, grouped_object, resample_classes, window_classes
 
 __all__ = ["NanXrWindow", "register_window_accessors", "register_groupby_accessors"]
 
@@ -248,32 +249,6 @@ class _Accessor:
         return NanXrWindow(obj)
 
 
-def _classes(module: str, names: tuple[str, ...], instances: Any) -> tuple[type, ...]:
-    """xarray's classes ``names`` of ``module``, read without making an instance (an
-    instance of a rolling or groupby object imports dask, which ``import nanaccess``
-    must not); from instances if xarray moved them."""
-    import importlib
-
-    try:
-        mod = importlib.import_module(module)
-        return tuple(getattr(mod, n) for n in names)
-    except (ImportError, AttributeError):  # pragma: no cover - xarray moved them
-        return tuple(type(o) for o in instances())
-
-
-def window_classes() -> tuple[type, ...]:
-    """The classes xarray hands out for ``.rolling`` and ``.coarsen`` (DataArray, Dataset)."""
-
-    def instances() -> tuple:
-        da = xr.DataArray([0.0, 1.0], dims="d")
-        ds = da.to_dataset(name="v")
-        return da.rolling(d=1), ds.rolling(d=1), da.coarsen(d=1), ds.coarsen(d=1)
-
-    return _classes("xarray.computation.rolling", ("DataArrayRolling", "DatasetRolling",
-                                                   "DataArrayCoarsen", "DatasetCoarsen"),
-                    instances)
-
-
 def register_window_accessors() -> None:
     """Set ``.nanstats`` on xarray's rolling and coarsen classes."""
     for cls in window_classes():
@@ -293,38 +268,7 @@ class _GroupByAccessor:
 
         if gb is None:
             return NanGroupBy
-        try:  # the public ``groupers`` (ResolvedGrouper) hold the grouped object
-            obj = gb.groupers[0].obj
-        except (AttributeError, IndexError) as exc:  # pragma: no cover - xarray moved it
-            raise RuntimeError(
-                f"nanaccess cannot read the grouped object (GroupBy.groupers[0].obj) from "
-                f"this xarray {xr.__version__}; xarray changed its internals") from exc
-        return NanGroupBy(obj, gb, resample=isinstance(gb, _resample_classes()))
-
-
-def _resample_classes() -> tuple[type, ...]:
-    def instances() -> tuple:
-        da = _probe()
-        return da.resample(t="1D"), da.to_dataset(name="v").resample(t="1D")
-
-    return _classes("xarray.core.resample", ("DataArrayResample", "DatasetResample"),
-                    instances)
-
-
-def _probe() -> xr.DataArray:
-    return xr.DataArray([0.0, 1.0], dims="t",
-                        coords={"t": np.array(["2024-01-01", "2024-01-02"], "M8[ns]")})
-
-
-def groupby_classes() -> tuple[type, ...]:
-    """The classes xarray hands out for ``.groupby`` and ``.resample``."""
-
-    def instances() -> tuple:
-        da = _probe()
-        return da.groupby("t"), da.to_dataset(name="v").groupby("t")
-
-    return (*_classes("xarray.core.groupby", ("DataArrayGroupBy", "DatasetGroupBy"),
-                      instances), *_resample_classes())
+        return NanGroupBy(grouped_object(gb), gb, resample=isinstance(gb, resample_classes()))
 
 
 def register_groupby_accessors() -> None:

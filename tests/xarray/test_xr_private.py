@@ -119,3 +119,27 @@ def test_only_the_internals_module_touches_xarray_privates():
             continue
         uses = _private_uses(path)
         assert not uses, f"{path.name} touches xarray internals {uses}: use _xr_internals"
+
+
+def test_rolling_groupby_resample_classes_are_read_by_name():
+    """The by-name lookups must find xarray's classes themselves (not the instance
+    fallback): if xarray moves a module or renames a class, this fails loudly."""
+    import importlib
+
+    da = xr.DataArray([0.0, 1.0], dims="t",
+                      coords={"t": np.array(["2024-01-01", "2024-01-02"], "M8[ns]")})
+    ds = da.to_dataset(name="v")
+    rolling = importlib.import_module("xarray.computation.rolling")
+    assert (rolling.DataArrayRolling, rolling.DatasetRolling, rolling.DataArrayCoarsen,
+            rolling.DatasetCoarsen) == (type(da.rolling(t=1)), type(ds.rolling(t=1)),
+                                        type(da.coarsen(t=1)), type(ds.coarsen(t=1)))
+    assert internals.window_classes() == (type(da.rolling(t=1)), type(ds.rolling(t=1)),
+                                    type(da.coarsen(t=1)), type(ds.coarsen(t=1)))
+    groupby = importlib.import_module("xarray.core.groupby")
+    resample = importlib.import_module("xarray.core.resample")
+    assert (groupby.DataArrayGroupBy, groupby.DatasetGroupBy) == (
+        type(da.groupby("t")), type(ds.groupby("t")))
+    assert (resample.DataArrayResample, resample.DatasetResample) == (
+        type(da.resample(t="1D")), type(ds.resample(t="1D")))
+    assert internals.grouped_object(da.groupby("t")) is da
+    assert internals.grouped_object(ds.resample(t="1D")) is ds
