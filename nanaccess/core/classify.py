@@ -30,6 +30,7 @@ __all__ = [
     "scan_rows",
     "quiet",
     "canonical_nan",
+    "values_and_missing",
 ]
 
 REPORT_KEYS = (
@@ -72,6 +73,30 @@ def _scalar_class(x: Any) -> tuple[str, int, int, bool]:
     return classify_object(x)
 
 
+def values_and_missing(data: Any, missing: np.ndarray | None = None
+                       ) -> tuple[Any, np.ndarray | None]:
+    """``data``'s values and its missing mask, kept apart (None when nothing is missing).
+
+    The one place where a host's missing slots are read for the array functions: a
+    masked array's mask, a nullable / Arrow pandas column's mask or nulls (their
+    value bits are read from the buffers, so a NaN stays a NaN). Anything else is
+    returned as is. ``missing`` (a mask the caller already has) is or-ed in.
+    """
+    miss = None
+    if isinstance(data, np.ma.MaskedArray):
+        miss = np.ma.getmaskarray(data)
+        data = np.ma.getdata(data)
+    elif (type(data).__module__.split(".")[0] == "pandas" and getattr(data, "ndim", 0) == 1
+          and not isinstance(getattr(data, "dtype", None), np.dtype)):
+        from ..pandas.dtypes import column_arrays  # only when a pandas object came in
+
+        col = column_arrays(data)
+        data, miss = col.values, col.missing
+    if missing is not None:
+        miss = missing if miss is None else (miss | missing)
+    return data, (miss if miss is not None and miss.any() else None)
+
+
 def _as_array_or_none(x: Any) -> np.ndarray | None:
     if isinstance(x, np.ndarray):
         return x
@@ -106,14 +131,17 @@ def isnan(x: Any) -> bool | np.ndarray:
     >>> na.isnan(np.array([1.0, np.nan], dtype=np.float32))
     array([False,  True])
     """
+    x, miss = values_and_missing(x)
     a = _as_array_or_none(x)
     if a is None:
         return _scalar_class(x)[0] == "nan"
     if _is_float_array(a):
-        return np.isnan(a)
-    if a.dtype.kind in "biumM":
-        return np.zeros(a.shape, dtype=bool)
-    return _object_map(a, lambda c: c[0] == "nan").astype(bool)
+        out = np.isnan(a)
+    elif a.dtype.kind in "biumM":
+        out = np.zeros(a.shape, dtype=bool)
+    else:
+        out = _object_map(a, lambda c: c[0] == "nan").astype(bool)
+    return out if miss is None else out & ~miss
 
 
 def issignaling(x: Any) -> bool | np.ndarray:
@@ -128,15 +156,18 @@ def issignaling(x: Any) -> bool | np.ndarray:
     >>> na.issignaling(Decimal("-sNaN7"))
     True
     """
+    x, miss = values_and_missing(x)
     a = _as_array_or_none(x)
     if a is None:
         c = _scalar_class(x)
         return c[0] == "nan" and not c[3]
     if _is_float_array(a):
-        return _float_masks(a)[1]
-    if a.dtype.kind in "biumM":
-        return np.zeros(a.shape, dtype=bool)
-    return _object_map(a, lambda c: c[0] == "nan" and not c[3]).astype(bool)
+        out = _float_masks(a)[1]
+    elif a.dtype.kind in "biumM":
+        out = np.zeros(a.shape, dtype=bool)
+    else:
+        out = _object_map(a, lambda c: c[0] == "nan" and not c[3]).astype(bool)
+    return out if miss is None else out & ~miss
 
 
 def nan_payload(x: Any) -> int | None | np.ndarray:
@@ -154,15 +185,20 @@ def nan_payload(x: Any) -> int | None | np.ndarray:
     >>> na.nan_payload(np.array([np.nan, 0.0]))
     array([ 0, -1])
     """
+    x, miss = values_and_missing(x)
     a = _as_array_or_none(x)
     if a is None:
         c = _scalar_class(x)
         return c[2] if c[0] == "nan" else None
     if _is_float_array(a):
-        return _float_masks(a)[3]
-    if a.dtype.kind in "biumM":
-        return np.full(a.shape, -1, dtype=np.int64)
-    return _object_map(a, lambda c: c[2] if c[0] == "nan" else -1).astype(np.int64)
+        out = _float_masks(a)[3]
+    elif a.dtype.kind in "biumM":
+        out = np.full(a.shape, -1, dtype=np.int64)
+    else:
+        out = _object_map(a, lambda c: c[2] if c[0] == "nan" else -1).astype(np.int64)
+    if miss is not None:
+        out = np.where(miss, np.int64(-1), out)
+    return out
 
 
 def make_nan(

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..options import NanPolicy, resolve_policy
 from .axes import Reduction
-from .classify import scan_rows
+from .classify import scan_rows, values_and_missing
 from .keys import float_keys, integer_keys, remap_keys
 from .objects import classify_object, object_order_stat, object_sort_keys
 from .policy import RULES, raise_missing
@@ -63,8 +63,28 @@ def _as_array(data: Any) -> np.ndarray:
         return out
 
 
+def _split(data: Any, missing: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None, Any]:
+    """(values, missing, host) of sortable data: masked / nullable / Arrow slots and NaT
+    are missing (sorted last or dropped, never read as NaN); ``host`` is the masked
+    array or pandas array results are rebuilt as (None for plain arrays)."""
+    host = data if isinstance(data, np.ma.MaskedArray) else None
+    if host is None and type(data).__module__.split(".")[0] == "pandas":
+        host = getattr(data, "array", data)
+    vals, missing = values_and_missing(data, missing)
+    x = _as_array(vals)
+    if x.dtype.kind in "mM":
+        nat = np.isnat(x)
+        if nat.any():
+            missing = nat if missing is None else (missing | nat)
+    if missing is not None and missing.shape != x.shape:
+        missing = np.broadcast_to(missing, x.shape)
+    if missing is None and not isinstance(host, np.ma.MaskedArray):
+        host = None
+    return x, missing, host
+
+
 def _prepare(data: Any, axis, policy, missing):
-    x = _as_array(data)
+    x, missing, host = _split(data, missing)
     check_orderable(x.dtype)
     policy = sort_policy(policy, missing)
     if RULES[policy].removes and x.ndim > 1 and axis is not None:
@@ -72,10 +92,37 @@ def _prepare(data: Any, axis, policy, missing):
                          'use "largest" to put NaNs last')
     if axis is None or x.ndim == 0:
         x = x.ravel()
+        missing = None if missing is None else missing.ravel()
         axis = -1
-    if x.dtype.kind in "mM":
-        raise_missing(np.isnat(x), policy)
-    return x, axis, policy
+    return x, axis, policy, missing, host
+
+
+def _filled(x: np.ndarray, missing: np.ndarray) -> np.ndarray:
+    """x with its missing slots set to zero (their bits are never read)."""
+    x = x.copy()
+    x[missing] = None if x.dtype.kind == "O" else 0
+    return x
+
+
+def _missing_last_order(x: np.ndarray, axis: int, policy: NanPolicy,
+                        missing: np.ndarray) -> np.ndarray:
+    """Stable order with every missing slot after the values (dropped under "omit")."""
+    removes = RULES[policy].removes
+    if x.dtype.kind == "O" or x.ndim == 1:
+        pos = np.flatnonzero(~missing)
+        order = pos[_order(x[pos], -1, policy)]
+        return order if removes else np.concatenate([order, np.flatnonzero(missing)])
+    k = sort_keys(_filled(x, missing), policy)
+    return np.lexsort((k, missing), axis=axis)
+
+
+def _order(x: np.ndarray, axis: int, policy: NanPolicy) -> np.ndarray:
+    if x.dtype.kind == "O":
+        return _object_argsort(x, policy)
+    order = np.argsort(sort_keys(x, policy), axis=axis, kind="stable")
+    if RULES[policy].removes and x.dtype.kind == "f":
+        order = order[~np.isnan(x[order])]
+    return order
 
 
 def _object_argsort(x: np.ndarray, policy: NanPolicy, ascending: bool = True) -> np.ndarray:
@@ -103,22 +150,35 @@ def _object_argsort(x: np.ndarray, policy: NanPolicy, ascending: bool = True) ->
 def argsort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None,
             missing: np.ndarray | None = None) -> np.ndarray:
     """Array core of :func:`nanaccess.argsort` (documented there); ``missing``: a
-    mask of missing entries (checked against the policy, see :func:`sort_policy`)."""
-    x, axis, policy = _prepare(data, axis, nan_policy, missing)
-    if x.dtype.kind == "O":
-        return _object_argsort(x, policy)
-    k = sort_keys(x, policy)
-    order = np.argsort(k, axis=axis, kind="stable")
-    if RULES[policy].removes and x.dtype.kind == "f":
-        order = order[~np.isnan(x[order])]
-    return order
+    mask of missing entries (checked against the policy, see :func:`sort_policy`).
+    Missing entries (masked, nullable / Arrow slots, NaT) come last, or are dropped
+    under a policy that removes values."""
+    x, axis, policy, missing, _ = _prepare(data, axis, nan_policy, missing)
+    if missing is not None:
+        return _missing_last_order(x, axis, policy, missing)
+    return _order(x, axis, policy)
 
 
 def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None,
-         missing: np.ndarray | None = None) -> np.ndarray:
+         missing: np.ndarray | None = None) -> Any:
     """Array core of :func:`nanaccess.sort` (documented there); ``missing`` as
-    :func:`argsort`."""
-    x, axis, policy = _prepare(data, axis, nan_policy, missing)
+    :func:`argsort`. A masked array comes back masked (missing last); a pandas column
+    holding missing values comes back as its own array type (``pd.NA`` last)."""
+    x, axis, policy, missing, host = _prepare(data, axis, nan_policy, missing)
+    if missing is not None or host is not None:
+        miss = np.zeros(x.shape, bool) if missing is None else missing
+        order = (_missing_last_order(x, axis, policy, miss) if missing is not None
+                 else _order(x, axis, policy))
+        if x.ndim == 1:
+            vals, m = x[order], miss[order]
+        else:
+            vals = np.take_along_axis(x, order, axis=axis)
+            m = np.take_along_axis(miss, order, axis=axis)
+        if isinstance(host, np.ma.MaskedArray):
+            return np.ma.MaskedArray(vals, mask=m)
+        if host is not None:
+            return host.take(order)
+        return vals  # NaT: missing, and representable in the values
     if x.dtype.kind == "O":
         return x[_object_argsort(x, policy)]
     k = sort_keys(x, policy)
@@ -146,32 +206,40 @@ def rank(
     :func:`argsort`."""
     if method not in RANK_METHODS:
         raise ValueError(f"unknown rank method {method!r}; expected one of {RANK_METHODS}")
-    x = _as_array(data)
+    x, missing, _ = _split(data, missing)
     check_orderable(x.dtype)
     policy = sort_policy(nan_policy, missing)
     if x.ndim == 0:
         x = x.reshape(1)
+        missing = None if missing is None else missing.reshape(1)
     if x.size == 0:
         return np.zeros(x.shape, dtype=np.float64)
     xm = np.moveaxis(x, axis, -1)
+    miss = None if missing is None else np.moveaxis(missing, axis, -1)
+    removes = RULES[policy].removes
     if xm.dtype.kind == "O":
         if xm.ndim != 1:
             raise ValueError("object arrays are ranked 1-D only")
+        if miss is not None:
+            xm = _filled(xm, miss)  # None: the object path's missing value
         return _object_rank(xm, policy, method, ascending, pct)
-    k = sort_keys(xm, policy)
-    omit = RULES[policy].removes and xm.dtype.kind == "f"
-    nan = np.isnan(xm) if omit else None
+    k = sort_keys(xm if miss is None else _filled(xm, miss), policy)
+    omit = removes and xm.dtype.kind == "f"
+    nan = np.isnan(xm) if omit else np.zeros(xm.shape, bool)
+    if miss is not None:
+        nan = nan & ~miss
+    # last: ordered after every value, in their own tie group (missing always; NaN when
+    # the policy omits it); dropped: given a NaN rank
+    last = nan if miss is None else (nan | miss)
+    drop = last if removes else nan
     if not ascending:
         k = ~k  # bitwise not reverses the integer order, one-to-one
-        if omit and nan.any():
-            k[nan] = np.iinfo(k.dtype).max  # omitted NaNs stay after every number
     k2 = k.reshape(-1, k.shape[-1]) if k.ndim else k.reshape(1, 1)
     order = np.argsort(k2, axis=1, kind="stable")
     gone = None
-    if omit and not ascending and nan.any():
-        # the reversed keys of -inf reach the integer maximum the omitted NaNs were
-        # given: order by (NaN, key) so that the NaNs come after it, never tied with it
-        n2 = nan.reshape(k2.shape)
+    if last.any():
+        # order by (last, key): NaNs / missing after every number, never tied with one
+        n2 = last.reshape(k2.shape)
         order = np.lexsort((k2, n2), axis=1)
         gone = np.take_along_axis(n2, order, axis=1)
     sk = np.take_along_axis(k2, order, axis=1)
@@ -200,11 +268,11 @@ def rank(
     out = np.empty((rows, n), dtype=np.float64)
     np.put_along_axis(out, order, r, axis=1)
     out = out.reshape(k.shape)
-    if omit and nan.any():
-        out[nan] = np.nan
+    if drop.any():
+        out[drop] = np.nan
     if pct:
-        if omit:
-            cnt = np.maximum((~nan).sum(axis=-1, keepdims=True), 1)
+        if drop.any():
+            cnt = np.maximum((~drop).sum(axis=-1, keepdims=True), 1)
         else:
             cnt = np.full(out.shape[:-1] + (1,), out.shape[-1])
         if method == "dense":

@@ -98,7 +98,7 @@ def column_reduce(
     except TypeError as err:
         raise type_error(name, err, series) from None
     empty = None
-    if col.host in ("masked", "arrow") and empty_is_missing(stat):
+    if col.has_na and empty_is_missing(stat):
         empty = np.broadcast_to(red.empty, np.shape(red.values))
     return red, empty
 
@@ -120,7 +120,7 @@ def with_min_count(values: np.ndarray, missing: np.ndarray | None, count: Any,
     below = np.broadcast_to(below_min_count(count, min_count), np.shape(values))
     if not below.any():
         return values, missing
-    if col.host not in ("masked", "arrow"):
+    if not col.has_na:
         dt = values.dtype if values.dtype.kind in "fO" else np.dtype(np.float64)
         values = np.array(values, dtype=dt)
         values[below] = np.nan
@@ -151,6 +151,9 @@ def combine(arrays: list[Any], index: pd.Index, name: Any = None) -> pd.Series:
             vals = np.empty(sum(a.size for a in arrays), dtype=object)
             vals[:] = [x for a in arrays for x in a.ravel()]
             return pd.Series(vals, index=index, name=name, dtype=object)
+    kept = _nan_beside_masked(arrays)
+    if kept is not None:
+        return pd.Series(kept, index=index, name=name)
     parts = [pd.Series(a) for a in arrays]
     out = pd.concat(parts, ignore_index=True)
     out.index = index
@@ -172,3 +175,29 @@ def _widening_quiets(arrays: list[np.ndarray]) -> bool:
         return False
     return any(a.dtype.kind == "f" and a.dtype != common and a.size
                and bool(np.any(issignaling(a))) for a in arrays)
+
+
+_MASKED = (pd.arrays.FloatingArray, pd.arrays.IntegerArray, pd.arrays.BooleanArray)
+
+
+def _nan_beside_masked(arrays: list[Any]) -> Any:
+    """NumPy results holding NaNs next to nullable results, as one nullable float array
+    whose mask covers only the nullable parts' missing slots: pandas' concat would turn
+    every NaN (payload and all) into ``pd.NA``; a NaN is never made a missing value.
+    None when pandas' own concat loses nothing."""
+    if not any(isinstance(a, _MASKED) for a in arrays):
+        return None
+    if not all(isinstance(a, _MASKED) or (isinstance(a, np.ndarray) and a.dtype.kind in "fiub")
+               for a in arrays):
+        return None
+    if not any(isinstance(a, np.ndarray) and a.dtype.kind == "f" and np.isnan(a).any()
+               for a in arrays):
+        return None
+    data = [np.asarray(a._data) if isinstance(a, _MASKED) else a for a in arrays]
+    common = np.result_type(*data)
+    if common.kind != "f" or common.itemsize < 4:
+        common = np.dtype(np.float64)
+    mask = [np.asarray(a._mask) if isinstance(a, _MASKED) else np.zeros(a.shape, bool)
+            for a in arrays]
+    vals = np.concatenate([d.astype(common).ravel() for d in data])
+    return pd.arrays.FloatingArray(vals, np.concatenate([m.ravel() for m in mask]))

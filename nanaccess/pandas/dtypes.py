@@ -56,6 +56,12 @@ class Column:
     dtype: Any
     tz: Any = None
 
+    @property
+    def has_na(self) -> bool:
+        """Whether the column's missing value is ``pd.NA`` (nullable and Arrow dtypes,
+        Arrow decimals included), so a missing result is ``pd.NA``, never a NaN."""
+        return self.host in ("masked", "arrow") or isinstance(self.dtype, pd.ArrowDtype)
+
 
 def _non_numeric(name: Any, dtype: Any) -> TypeError:
     return TypeError(
@@ -197,11 +203,14 @@ def to_pandas_array(
     Length: 2, dtype: Float64
     """
     values = np.asarray(values)
-    if col.host in ("masked", "arrow"):
+    if col.has_na:
         miss = np.zeros(values.shape, bool) if missing is None else np.asarray(missing).copy()
         if empty is not None:
             miss |= empty
         if values.dtype.kind == "O":
+            if miss.any():
+                values = values.copy()
+                values[miss] = pd.NA
             return pd.array(values, dtype=object)
         if col.host == "masked" and values.dtype.kind in "fiub":
             vals = values
@@ -262,7 +271,7 @@ def to_scalar(value: Any, missing: bool, col: Column, empty: bool = False) -> An
             ts = pd.Timestamp(v)
             return ts.tz_localize("UTC").tz_convert(col.tz) if col.tz is not None else ts
         return pd.Timedelta(v)
-    if (missing or empty) and col.host in ("masked", "arrow"):
+    if (missing or empty) and col.has_na:
         return pd.NA
     if missing:
         return np.float64(np.nan)

@@ -92,7 +92,7 @@ class NanGroupBy(GroupByStatsMixin):
             values, miss, empty = red.values, red.missing, None
             if min_count:
                 values, miss = with_min_count(values, miss, red.count, min_count, col)
-            if col.host in ("masked", "arrow") and empty_is_missing(stat):
+            if col.has_na and empty_is_missing(stat):
                 empty = np.broadcast_to(red.empty, values.shape)
             if nq is not None:  # (nq, ngroups) -> group-major, as pandas
                 values = values.T.reshape(-1)

@@ -1,0 +1,97 @@
+"""Issue 16: one property per class of fault, over every discovered entry point.
+
+The entry points come from the package (``entry_points()``): a new function or
+accessor method is covered by default.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import nanaccess as na
+
+from .entry_points import entry_points
+
+pa = pytest.importorskip("pyarrow")
+
+# nullable / Arrow / masked inputs holding one missing value (position 1) and no NaN
+MISSING_INPUTS = {
+    "nullable_float": lambda: pd.Series([3.0, None, 1.0, 2.0], dtype="Float64", name="temp"),
+    "nullable_int": lambda: pd.Series([3, None, 1, 2], dtype="Int64", name="temp"),
+    "arrow_float": lambda: pd.Series([3.0, None, 1.0, 2.0], dtype="float64[pyarrow]",
+                                     name="temp"),
+    "arrow_int": lambda: pd.Series([3, None, 1, 2], dtype="int64[pyarrow]", name="temp"),
+    "masked": lambda: np.ma.array([3.0, 7.0, 1.0, 2.0], mask=[0, 1, 0, 0]),
+}
+NO_DATA_STAT = {"nan_report", "describe", "count", "isnan", "issignaling", "nan_payload",
+                "totalorder_key", "groupby", "resample", "plot_nan_map", "agg", "sum",
+                "sortby", "sort_values"}
+
+
+def _function_eps():
+    return [ep for ep in entry_points() if ep.host == "function"
+            and ep.name not in NO_DATA_STAT]
+
+
+def _series_eps():
+    return [ep for ep in entry_points() if ep.host == "series"
+            and ep.name not in NO_DATA_STAT]
+
+
+def _call(ep, obj, **kw):
+    kw = {k: v for k, v in kw.items() if ep.takes(k)}
+    if ep.takes("q"):
+        kw["q"] = 0.5
+    if ep.host == "function":
+        return getattr(na, ep.name)(obj, **kw)
+    return getattr(obj.nanstats, ep.name)(**kw)
+
+
+@pytest.mark.parametrize("kind", sorted(MISSING_INPUTS))
+@pytest.mark.parametrize("ep", _function_eps() + _series_eps(), ids=lambda e: e.id)
+def test_missing_is_never_called_nan_under_raise(ep, kind, request):
+    """Class 1: under "raise", a missing value is reported as missing, never as NaN."""
+    obj = MISSING_INPUTS[kind]()
+    if ep.id == "function.quantiles" and isinstance(obj, pd.Series):
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+            "api.quantiles reads a pandas Series with np.asarray (NA becomes NaN); needs "
+            "core.classify.values_and_missing there (api.py is owned elsewhere)")))
+    if ep.host == "series" and not isinstance(obj, pd.Series):
+        pytest.skip("a masked array has no Series accessor")
+    try:
+        _call(ep, obj, nan_policy="raise")
+    except na.NaNError as err:
+        first = str(err).split(";")[0]
+        assert "missing" in first and not re.search(r"\bNaN\b", first), str(err)
+    except (TypeError, ValueError):
+        pass  # the entry point refuses the input or the policy: documented
+
+
+@pytest.mark.parametrize("kind", sorted(MISSING_INPUTS))
+@pytest.mark.parametrize("fn", ["sort", "argsort", "rank"])
+@pytest.mark.parametrize("policy", ["totalorder", "smallest", "largest", "omit"])
+def test_missing_sorts_last_or_is_dropped(kind, fn, policy):
+    """Class 1: a missing value is sorted after every value (dropped under "omit")."""
+    obj = MISSING_INPUTS[kind]()
+    out = getattr(na, fn)(obj, nan_policy=policy)
+    if fn == "argsort":
+        assert (1 not in out.tolist()) if policy == "omit" else out[-1] == 1
+    elif fn == "rank":
+        assert np.isnan(out[1]) if policy == "omit" else out[1] == len(out)
+    else:
+        vals = list(out)
+        assert len(vals) == (3 if policy == "omit" else 4)
+        if policy != "omit":
+            assert np.ma.is_masked(vals[-1]) or vals[-1] is pd.NA
+
+
+@pytest.mark.parametrize("kind", sorted(MISSING_INPUTS))
+@pytest.mark.parametrize("fn", ["isnan", "issignaling", "nan_payload"])
+def test_missing_has_no_nan_bits(kind, fn):
+    """Class 1: a missing slot is not NaN and carries no payload."""
+    out = np.asarray(getattr(na, fn)(MISSING_INPUTS[kind]()))
+    assert out[1] == (-1 if fn == "nan_payload" else False)

@@ -1,0 +1,126 @@
+"""Issue 16 (reliability round 2): one regression per fault, named after the input kind."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import nanaccess as na
+from nanaccess.errors import NaNError
+
+pa = pytest.importorskip("pyarrow")
+
+NULLABLE = {
+    "nullable_float": lambda: pd.Series([3.0, None, 1.0], dtype="Float64"),
+    "nullable_int": lambda: pd.Series([3, None, 1], dtype="Int64"),
+    "arrow_float": lambda: pd.Series([3.0, None, 1.0], dtype="float64[pyarrow]"),
+    "arrow_int": lambda: pd.Series([3, None, 1], dtype="int64[pyarrow]"),
+}
+
+
+# ----------------------------------------------------------- 1. NaN vs missing
+
+
+@pytest.mark.parametrize("fn", ["sort", "argsort", "rank"])
+@pytest.mark.parametrize("kind", sorted(NULLABLE))
+def test_nullable_series_sort_raise_says_missing(kind, fn):
+    with pytest.raises(NaNError, match="missing") as info:
+        getattr(na, fn)(NULLABLE[kind](), nan_policy="raise")
+    assert "NaN" not in str(info.value).split(";")[0]
+
+
+@pytest.mark.parametrize("kind", sorted(NULLABLE))
+def test_nullable_series_isnan_payload_of_missing(kind):
+    s = NULLABLE[kind]()
+    assert na.isnan(s).tolist() == [False, False, False]
+    assert na.issignaling(s).tolist() == [False, False, False]
+    assert na.nan_payload(s).tolist() == [-1, -1, -1]
+
+
+def test_nullable_float_series_keeps_its_nan_apart_from_na():
+    s = pd.Series(pd.arrays.FloatingArray(np.array([na.make_nan(7), 0.0, 1.0]),
+                                          np.array([False, True, False])))
+    assert na.isnan(s).tolist() == [True, False, False]
+    assert na.nan_payload(s).tolist() == [7, -1, -1]
+
+
+def test_masked_array_isnan_ignores_masked_bits():
+    m = np.ma.array([np.nan, np.nan, 1.0], mask=[False, True, False])
+    assert na.isnan(m).tolist() == [True, False, False]
+    assert na.nan_payload(m).tolist() == [0, -1, -1]
+
+
+MASKED = np.ma.array([3.0, 1.0, 2.0, np.nan], mask=[False, True, False, False])
+
+
+def test_masked_array_sort_omit_drops_masked():
+    out = na.sort(MASKED, nan_policy="omit")
+    assert np.ma.getdata(out).tolist() == [2.0, 3.0]
+    assert na.argsort(MASKED, nan_policy="omit").tolist() == [2, 0]
+
+
+@pytest.mark.parametrize("policy", ["totalorder", "smallest", "largest"])
+def test_masked_array_sort_puts_masked_last(policy):
+    out = na.sort(MASKED, nan_policy=policy)
+    assert isinstance(out, np.ma.MaskedArray)
+    assert np.ma.getmaskarray(out).tolist() == [False, False, False, True]
+    assert na.argsort(MASKED, nan_policy=policy)[-1] == 1
+    r = na.rank(MASKED, nan_policy=policy)
+    assert r[1] == 4.0  # ranked after the NaN, whatever the policy does with the NaN
+    assert sorted(r.tolist()) == [1.0, 2.0, 3.0, 4.0]
+
+
+def test_masked_array_rank_omit_gives_missing_a_nan_rank():
+    r = na.rank(MASKED, nan_policy="omit")
+    np.testing.assert_array_equal(r, [2.0, np.nan, 1.0, np.nan])
+    r = na.rank(MASKED, nan_policy="omit", ascending=False)
+    np.testing.assert_array_equal(r, [1.0, np.nan, 2.0, np.nan])
+
+
+def test_masked_2d_array_argsort_axis_puts_masked_last():
+    m = np.ma.array([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]], mask=[[0, 0, 1], [1, 0, 0]])
+    np.testing.assert_array_equal(na.argsort(m, axis=1), [[1, 0, 2], [2, 1, 0]])
+    r = na.rank(m, axis=1)
+    np.testing.assert_array_equal(r, [[2.0, 1.0, 3.0], [3.0, 2.0, 1.0]])
+
+
+@pytest.mark.parametrize("kind", sorted(NULLABLE))
+def test_nullable_series_sort_keeps_na_last(kind):
+    s = NULLABLE[kind]()
+    out = na.sort(s)
+    assert out.dtype == s.dtype
+    assert pd.isna(out[-1]) and list(out[:2]) == [1, 3]
+    assert na.argsort(s).tolist() == [2, 0, 1]
+    assert na.argsort(s, nan_policy="omit").tolist() == [2, 0]
+    np.testing.assert_array_equal(na.rank(s), [2.0, 3.0, 1.0])
+    np.testing.assert_array_equal(na.rank(s, nan_policy="omit"), [2.0, np.nan, 1.0])
+
+
+def test_datetime_nat_sorts_last():
+    x = np.array(["NaT", "2020-01-02", "2020-01-01"], dtype="M8[D]")
+    assert na.argsort(x).tolist() == [2, 1, 0]
+    np.testing.assert_array_equal(na.rank(x), [3.0, 2.0, 1.0])
+
+
+def test_frame_nullable_beside_numpy_float_keeps_nan_payload():
+    nan = na.make_nan(5)
+    df = pd.DataFrame({"a": pd.array([1, None], dtype="Int64"), "b": np.array([1.0, nan])})
+    for stat in ("mean", "max", "median"):
+        r = getattr(df.nanstats, stat)(nan_policy="propagate")
+        assert r.array._mask.tolist()[1] is False
+        assert na.nan_payload(np.asarray(r.array._data)[1]) == 5
+
+
+@pytest.mark.parametrize("stat", ["mean", "median", "min", "sum"])
+def test_arrow_decimal_missing_result_is_na(stat):
+    from decimal import Decimal
+
+    s = pd.Series(pd.array([None, None], dtype=pd.ArrowDtype(pa.decimal128(10, 2))))
+    r = getattr(s.nanstats, stat)(nan_policy="omit")
+    if stat == "sum":
+        assert r == 0
+    else:
+        assert r is pd.NA
+    s2 = pd.Series(pd.array([Decimal("1.5"), None], dtype=pd.ArrowDtype(pa.decimal128(10, 2))))
+    assert getattr(s2.nanstats, stat)(nan_policy="omit") == Decimal("1.5")
