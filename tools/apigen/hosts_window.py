@@ -81,6 +81,8 @@ HOSTS = [
             "s.rolling(3, min_periods=1).nanstats",
         ),
         type_imports=("import pandas as pd",),
+        docs_module="pandas.api.typing",
+        docs_prefix="Rolling.nanstats.",
     ),
 ]
 
@@ -120,6 +122,8 @@ HOSTS.append(
         extended=_xr_extended,
         see_also=lambda stat: ([(f"nanaccess.{stat.name}", "The same statistic of any "
                                  "array-like.")] if stat.name in _FUNCS else []),
+        docs_module="xarray.computation.rolling",
+        docs_prefix="DataArrayRolling.nanstats.",
         example=Example(
             ("import numpy as np, xarray as xr, nanaccess  # noqa: F401",
              'da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="time")',
