@@ -124,3 +124,44 @@ def test_arrow_decimal_missing_result_is_na(stat):
         assert r is pd.NA
     s2 = pd.Series(pd.array([Decimal("1.5"), None], dtype=pd.ArrowDtype(pa.decimal128(10, 2))))
     assert getattr(s2.nanstats, stat)(nan_policy="omit") == Decimal("1.5")
+
+
+# ----------------------------------------------- 2. nullable integers stay exact
+
+BIG = 2**53 + 1
+PICKS = [("min", {}), ("max", {}), ("median_low", {}), ("median_high", {}),
+         ("quantile", {"q": 0.5, "method": "lower"}),
+         ("quantile", {"q": [0.0, 1.0], "method": "higher"})]
+
+
+@pytest.mark.parametrize("dtype", ["Int64", "int64[pyarrow]", "UInt64"])
+@pytest.mark.parametrize(("stat", "kw"), PICKS)
+@pytest.mark.parametrize("policy", ["omit", "propagate"])
+def test_nullable_int_groupby_empty_group_stays_exact(dtype, stat, kw, policy):
+    s = pd.Series([BIG, BIG, None, None, 5], dtype=dtype)
+    r = getattr(s.groupby([0, 0, 1, 1, 2]).nanstats, stat)(nan_policy=policy, **kw)
+    assert r.dtype == s.dtype
+    vals = r.tolist()
+    assert [v for v in vals if v is not pd.NA] == [BIG] * (len(vals) // 3) + [5] * (
+        len(vals) // 3)
+    assert sum(v is pd.NA for v in vals) == len(vals) // 3
+
+
+@pytest.mark.parametrize(("stat", "kw"), PICKS[:5])
+def test_nullable_int_frame_all_na_column_stays_exact(stat, kw):
+    df = pd.DataFrame({"a": pd.array([BIG, BIG], dtype="Int64"),
+                       "b": pd.array([None, None], dtype="Int64")})
+    r = getattr(df.nanstats, stat)(nan_policy="omit", **kw)
+    assert r.dtype == "Int64"
+    assert r["a"] == BIG and r["b"] is pd.NA
+
+
+def test_nullable_int_frame_groupby_all_na_group_stays_exact():
+    df = pd.DataFrame({"g": [0, 0, 1], "a": pd.array([BIG, 1, None], dtype="Int64")})
+    r = df.groupby("g").nanstats.max(nan_policy="omit")
+    assert r["a"].dtype == "Int64" and r["a"].tolist() == [BIG, pd.NA]
+
+
+def test_nullable_int_groupby_mean_still_float():
+    s = pd.Series([1, 2, None], dtype="Int64")
+    assert s.groupby([0, 0, 1]).nanstats.mean(nan_policy="omit").dtype == "Float64"

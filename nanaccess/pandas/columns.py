@@ -10,6 +10,7 @@ results with pandas' common-dtype rules.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Hashable
 from typing import Any
 
@@ -32,6 +33,7 @@ __all__ = [
     "combine",
     "fmt_label",
     "holds_numbers",
+    "int_dtype_kept",
     "numbers",
     "report",
     "restated",
@@ -100,7 +102,27 @@ def column_reduce(
     empty = None
     if col.has_na and empty_is_missing(stat):
         empty = np.broadcast_to(red.empty, np.shape(red.values))
+    kept = int_dtype_kept(col, stat, policy, **params) if (
+        axis is None and red.values.dtype.kind == "f") else None
+    if kept is not None:
+        # a whole nullable-int column whose result is missing: pd.NA in the column's
+        # integer dtype (the core's float NaN stands for it), never a float result
+        red = dataclasses.replace(red, values=np.zeros(red.values.shape, kept))
     return red, empty
+
+
+def int_dtype_kept(col: Column, stat: str, policy: NanPolicy, **params: Any) -> Any:
+    """The integer dtype ``stat`` keeps for this nullable / Arrow integer column (a
+    pick: min, max, median_low, quantile(method="lower"), ...), else None.
+
+    The core writes a missing or empty result of integer data as a float NaN; for
+    hosts whose missing value is ``pd.NA`` the picks keep the integer dtype, so an
+    adapter rebuilds them exactly (:func:`nanaccess.pandas.groupby`) instead.
+    """
+    if not col.has_na or col.values.dtype.kind not in "iu":
+        return None
+    probe = reduce(np.zeros(1, col.values.dtype), stat, policy=policy, **params).values
+    return probe.dtype if probe.dtype.kind in "iu" else None
 
 
 def with_min_count(values: np.ndarray, missing: np.ndarray | None, count: Any,

@@ -25,7 +25,14 @@ from ..options import NanPolicy, resolve_policy
 from ._generated import GroupByStatsMixin
 from ._groupby_registry import grouping_info, selected_obj
 from ._nanagg import NanAgg
-from .columns import empty_is_missing, restated, subject_of, type_error, with_min_count
+from .columns import (
+    empty_is_missing,
+    int_dtype_kept,
+    restated,
+    subject_of,
+    type_error,
+    with_min_count,
+)
 from .describe import describe_groups
 from .dtypes import column_arrays, is_numeric_column, to_pandas_array
 from .group_report import grouped_report, report_frame
@@ -90,6 +97,9 @@ class NanGroupBy(GroupByStatsMixin):
             except TypeError as err:
                 raise type_error(name, err, is_series) from None
             values, miss, empty = red.values, red.missing, None
+            if values.dtype.kind == "f":
+                values = _exact_ints(values, miss, red.empty, col, codes, ngroups, stat,
+                                     policy, engine, params)
             if min_count:
                 values, miss = with_min_count(values, miss, red.count, min_count, col)
             if col.has_na and empty_is_missing(stat):
@@ -270,3 +280,28 @@ def _with_q_level(index: pd.Index, q: Any) -> pd.MultiIndex:
         names = [index.name]
     arrays.append(pd.Index(np.tile(qs, len(index))))
     return pd.MultiIndex.from_arrays(arrays, names=names + [None])
+
+
+def _exact_ints(values: np.ndarray, miss: np.ndarray | None, empty: np.ndarray, col: Any,
+                codes: np.ndarray, ngroups: int, stat: str, policy: NanPolicy, engine: Any,
+                params: dict) -> np.ndarray:
+    """Per-group picks of a nullable-int column, exact in its integer dtype when some
+    group's result is missing or empty (the core gives those as float NaN, which
+    rounds every other group's values above 2**53): the groups are reduced again with
+    each such group replaced by one zero (its result stays masked)."""
+    if int_dtype_kept(col, stat, policy, **params) is None:
+        return values
+    bad = np.broadcast_to(empty, values.shape[-1:]).copy()
+    if miss is not None:
+        bad |= np.asarray(miss).reshape(-1, values.shape[-1]).any(axis=0)
+    if not bad.any():
+        return values
+    groups = np.flatnonzero(bad)
+    keep = ~np.isin(codes, groups)
+    x = np.concatenate([col.values[keep], np.zeros(groups.size, col.values.dtype)])
+    c = np.concatenate([codes[keep], groups.astype(codes.dtype)])
+    m = None if col.missing is None else np.concatenate(
+        [col.missing[keep], np.zeros(groups.size, bool)])
+    again = grouped_reduce(x, c, ngroups, stat, policy=policy, missing=m, engine=engine,
+                           **params)
+    return again.values if again.values.dtype.kind in "iu" else values

@@ -95,3 +95,41 @@ def test_missing_has_no_nan_bits(kind, fn):
     """Class 1: a missing slot is not NaN and carries no payload."""
     out = np.asarray(getattr(na, fn)(MISSING_INPUTS[kind]()))
     assert out[1] == (-1 if fn == "nan_payload" else False)
+
+
+BIG = 2**53 + 1
+_PICK_HOSTS = ("series", "frame", "sgroupby", "dfgroupby")
+
+
+def _pick_eps():
+    from nanaccess import _stats
+
+    picks = set(_stats.PICKS) | {"quantile"}
+    return [ep for ep in entry_points() if ep.host in _PICK_HOSTS and ep.name in picks]
+
+
+@pytest.mark.parametrize("dtype", ["Int64", "int64[pyarrow]"])
+@pytest.mark.parametrize("ep", _pick_eps(), ids=lambda e: e.id)
+def test_nullable_int_picks_stay_exact_beside_missing_results(ep, dtype):
+    """Class 2: a pick of nullable-int data keeps its dtype and bits when another
+    result (an all-NA group or column) is missing."""
+    a = pd.array([BIG, BIG, None, None], dtype=dtype)
+    kw = {"nan_policy": "omit"}
+    if ep.takes("method"):
+        kw["method"] = "lower"
+    if ep.takes("q"):
+        kw["q"] = 0.5
+    if ep.host == "series":
+        r = getattr(pd.Series(a[:2]).nanstats, ep.name)(**kw)
+        r2 = getattr(pd.Series(a[2:]).nanstats, ep.name)(**kw)
+        assert r == BIG and r2 is pd.NA
+        return
+    if ep.host == "frame":
+        r = getattr(pd.DataFrame({"x": a[:2], "y": a[2:]}).nanstats, ep.name)(**kw)
+    elif ep.host == "sgroupby":
+        r = getattr(pd.Series(a).groupby([0, 0, 1, 1]).nanstats, ep.name)(**kw)
+    else:
+        df = pd.DataFrame({"g": [0, 0, 1, 1], "x": a})
+        r = getattr(df.groupby("g").nanstats, ep.name)(**kw)["x"]
+    assert r.dtype == a.dtype
+    assert r.tolist() == [BIG, pd.NA]
