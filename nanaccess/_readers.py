@@ -6,24 +6,33 @@ why others were skipped), with a progress bar for large files on a terminal.
 
 from __future__ import annotations
 
+import bz2
+import gzip
+import io
+import lzma
 import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["CLIError", "Table", "read_table", "PROGRESS_BYTES"]
+from ._read_csv import CSVOptions, Stray, data_lines, read_csv_text, sniff_sep
+from ._read_netcdf import Variable, group_keys, read_netcdf
+
+__all__ = ["CLIError", "CSVOptions", "Table", "read_table", "PROGRESS_BYTES"]
 
 #: Files at least this large get a progress bar with ``--progress auto``.
 PROGRESS_BYTES = 32 * 1024 * 1024
+_SNIFF_CHARS = 64 * 1024
 
 _FORMATS = {
     ".csv": "CSV",
     ".tsv": "CSV",
+    ".tab": "CSV",
     ".txt": "CSV",
     ".parquet": "Parquet",
     ".pq": "Parquet",
@@ -45,18 +54,60 @@ class CLIError(Exception):
 
 @dataclass
 class Table:
-    """What ``describe`` works on: a frame, its numeric columns and notes."""
+    """What ``describe`` works on: the columns (or NetCDF variables) and notes.
 
-    frame: pd.DataFrame
+    ``data`` maps each column or data variable to its flat values (a variable's index
+    holds its dimensions' labels); ``frame`` is the whole table for CSV and Parquet
+    (``None`` for NetCDF, whose variables do not share one index).
+    """
+
+    frame: pd.DataFrame | None
     source: str
     fmt: str
+    size: int = 0
+    name: str = ""
+    sep: str | None = None
+    data: dict[str, pd.Series] = field(default_factory=dict)
     numeric: list[str] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)  # column -> why
+    strays: dict[str, Stray] = field(default_factory=dict)
+    variables: dict[str, Variable] = field(default_factory=dict)  # NetCDF only
+    coords: dict[str, Variable] = field(default_factory=dict)
+    coord_arrays: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def noun(self) -> str:
+        return "variable" if self.variables else "column"
+
+    def shape_text(self) -> str:
+        if self.frame is not None:
+            return f"{len(self.frame)} rows x {self.frame.shape[1]} columns"
+        return f"{len(self.variables)} variables, {len(self.coords)} coordinates"
+
+    def keys(self, name: str, by: str) -> Any:
+        """Group labels of ``name``'s values by ``by``; None when it has none."""
+        if self.frame is not None:
+            return self.frame[by]
+        return group_keys(self.data[name], self.variables[name], by, self.coord_arrays)
+
+    def can_group_by(self, by: str) -> bool:
+        if self.frame is not None:
+            return by in self.frame.columns
+        return by in self.coord_arrays or any(by in v.dims for v in self.variables.values())
 
 
 def _progress(iterable: Iterable | None = None, *, enabled: bool, **kwargs: Any):
-    """A tqdm progress bar on stderr, or the plain iterable when disabled/unavailable."""
+    """Progress on stderr: a tqdm bar on a terminal; elsewhere (a log, a pipe) one
+    plain line, never ``\\r`` frames; the plain iterable when disabled."""
     if not enabled:
+        return _NoBar(iterable)
+    if not _isatty(sys.stderr):
+        total = kwargs.get("total", None)
+        if total is None and iterable is not None and hasattr(iterable, "__len__"):
+            total = len(iterable)  # type: ignore[arg-type]
+        unit = kwargs.get("unit", "it")
+        size = "" if total is None else f" ({total} {unit}{'s' if total != 1 else ''})"
+        print(f"nanaccess: {kwargs.get('desc', 'working')}{size}", file=sys.stderr)
         return _NoBar(iterable)
     try:
         from tqdm.auto import tqdm
@@ -66,7 +117,15 @@ def _progress(iterable: Iterable | None = None, *, enabled: bool, **kwargs: Any)
             file=sys.stderr,
         )
         return _NoBar(iterable)
-    return tqdm(iterable, file=sys.stderr, dynamic_ncols=True, leave=False, **kwargs)
+    return tqdm(iterable, file=sys.stderr, disable=None, dynamic_ncols=True, leave=False,
+                **kwargs)
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
 
 
 class _NoBar:
@@ -99,24 +158,45 @@ def _detect_format(path: Path) -> tuple[str, str | None]:
         raise CLIError(
             f"cannot tell the format of {str(path)!r} from its name; nanaccess describe reads "
             "CSV (.csv, .tsv, .txt, optionally compressed: .csv.gz ...), Parquet (.parquet, "
-            ".pq) and NetCDF (.nc, .nc4, .cdf) files"
+            ".pq) and NetCDF (.nc, .nc4, .cdf) files, or any of them from stdin (-)"
         )
     return fmt, compression
 
 
-def read_table(path: str | os.PathLike, *, progress: str = "auto") -> Table:
-    """Read a CSV, Parquet or NetCDF file into a :class:`Table`, keeping NaN bits.
+def _format_of_bytes(head: bytes) -> str:
+    """stdin: Parquet and NetCDF (classic or HDF5) by their magic bytes, else CSV."""
+    if head.startswith(b"PAR1"):
+        return "Parquet"
+    if head.startswith((b"CDF\x01", b"CDF\x02", b"CDF\x05", b"\x89HDF")):
+        return "NetCDF"
+    return "CSV"
 
-    Parquet float columns that hold nulls become Arrow-backed columns, so nulls
-    (missing) stay apart from NaNs; NetCDF variables are flattened into columns
-    (variables on different dimensions are described separately). CSV can only
-    hold canonical NaN.
+
+def read_table(
+    path: str | os.PathLike,
+    *,
+    progress: str = "auto",
+    options: CSVOptions | None = None,
+    stdin: IO[bytes] | None = None,
+) -> Table:
+    """Read a CSV, Parquet or NetCDF file (or ``"-"``: stdin) into a :class:`Table`.
+
+    Missing values stay apart from NaN (nullable columns) and NaN bits are kept:
+    CSV missing tokens and ``nan``/``-nan`` as :mod:`nanaccess._read_csv` says,
+    Parquet nulls (float and integer), NetCDF ``_FillValue``/``missing_value`` (each
+    variable over its own dimensions, :mod:`nanaccess._read_netcdf`).
 
     Parameters
     ----------
-    path : path-like
+    path : path-like or "-"
+        The file; ``"-"`` reads standard input (format from its first bytes).
     progress : {"auto", "always", "never"}
-        Show a progress bar; "auto" does for files of at least 32 MiB.
+        Show progress; "auto" does for files of at least 32 MiB. A bar on a terminal,
+        one line per step otherwise.
+    options : CSVOptions, optional
+        Separator, thousands and decimal marks, extra missing tokens, encoding.
+    stdin : binary stream, optional
+        What ``"-"`` reads (default ``sys.stdin.buffer``).
 
     Returns
     -------
@@ -136,53 +216,102 @@ def read_table(path: str | os.PathLike, *, progress: str = "auto") -> Table:
     >>> t.fmt, t.numeric[:2], t.skipped
     ('CSV', ['temp_c', 'humidity_pct'], {'date': 'text', 'station': 'text'})
     """
-    path = Path(path)
-    if not path.exists():
-        raise CLIError(f"no such file: {str(path)!r}")
-    if path.is_dir():
-        raise CLIError(f"{str(path)!r} is a directory, not a data file")
-    fmt, compression = _detect_format(path)
-    size = path.stat().st_size
+    opts = options if options is not None else CSVOptions()
+    compression: str | None = None
+    if str(path) == "-":
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        raw: bytes | None = stream.read()
+        name, source, size = "<stdin>", "<stdin>", len(raw)
+        fmt = _format_of_bytes(raw[:8])
+    else:
+        p = Path(path)
+        if not p.exists():
+            raise CLIError(f"no such file: {str(p)!r}")
+        if p.is_dir():
+            raise CLIError(f"{str(p)!r} is a directory, not a data file")
+        fmt, compression = _detect_format(p)
+        raw, name, source, size = None, p.name, str(p), p.stat().st_size
     show = progress == "always" or (progress == "auto" and size >= PROGRESS_BYTES)
+    table = Table(frame=None, source=source, fmt=fmt, size=size, name=name)
     try:
         if fmt == "CSV":
-            frame = _read_csv(path, compression, size, show)
+            _read_csv(table, path, raw, compression, opts, show)
         elif fmt == "Parquet":
-            frame = _read_parquet(path, show)
+            table.frame = _read_parquet(io.BytesIO(raw) if raw is not None else path, name, show)
         else:
-            frame = _read_netcdf(path, show)
+            _read_nc(table, io.BytesIO(raw) if raw is not None else path, name, show)
     except CLIError:
         raise
     except ImportError as err:
         raise CLIError(str(err)) from err
     except Exception as err:  # noqa: BLE001 - any reader failure is a user-facing error
         reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise CLIError(f"cannot read {str(path)!r} as {fmt}: {reason}") from err
-    table = Table(frame=frame, source=str(path), fmt=fmt)
+        raise CLIError(f"cannot read {source!r} as {fmt}: {reason}") from err
+    if table.frame is not None:
+        table.data = {str(c): table.frame[c] for c in table.frame.columns}
     _classify_columns(table)
     return table
 
 
-def _read_csv(path: Path, compression: str | None, size: int, show: bool) -> pd.DataFrame:
-    comp = {None: None, ".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd", ".zip": "zip"}[
-        compression
-    ]
-    sep = "\t" if path.suffixes and path.suffixes[0].lower() == ".tsv" else ","
-    if size == 0:
-        raise CLIError(f"cannot read {str(path)!r} as CSV: the file is empty")
-    with open(path, "rb") as raw:
-        if show:
-            bar = _progress(
-                enabled=True, total=size, desc=f"reading {path.name}", unit="B", unit_scale=True
-            )
-            from tqdm.utils import CallbackIOWrapper
+_CODECS = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd", ".zip": "zip"}
 
-            stream: Any = CallbackIOWrapper(bar.update, raw, "read")
+
+def _open_text(path: Any, raw: bytes | None, compression: str | None, encoding: str):
+    """A text stream of the (decompressed) CSV, or None for zip/zstd files."""
+    if raw is not None:
+        return io.TextIOWrapper(io.BytesIO(raw), encoding=encoding, errors="replace", newline="")
+    opener = {None: open, ".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(compression)
+    if opener is None:
+        return None
+    return opener(path, "rt", encoding=encoding, errors="replace", newline="")
+
+
+def _read_csv(
+    table: Table, path: Any, raw: bytes | None, compression: str | None, opts: CSVOptions,
+    show: bool,
+) -> None:
+    if table.size == 0:
+        raise CLIError(f"cannot read {table.source!r} as CSV: the file is empty")
+    sep = opts.sep
+    if sep is None and raw is None and Path(path).suffixes[0].lower() in (".tsv", ".tab"):
+        sep = "\t"
+    if sep is None:
+        text = _open_text(path, raw, compression, opts.encoding)
+        sep = sniff_sep(text.read(_SNIFF_CHARS)) if text is not None else ","
+        if text is not None:
+            text.close()
+    table.sep = sep
+
+    def lines_of(rows: list[int]) -> list[int | None]:
+        text = _open_text(path, raw, compression, opts.encoding)
+        if text is None:
+            return [None] * len(rows)
+        with text:
+            return data_lines(text, sep, rows)
+
+    codec = _CODECS.get(compression) if compression else None
+    if raw is not None:
+        source: Any = io.BytesIO(raw)
+        frame, table.skipped, table.strays = read_csv_text(
+            source, opts, sep=sep, compression=codec, lines_of=lines_of
+        )
+    else:
+        with open(path, "rb") as stream:
+            bar = _progress(enabled=show, total=table.size, desc=f"reading {table.name}",
+                            unit="B", unit_scale=True)
             try:
-                return pd.read_csv(stream, sep=sep, compression=comp)
+                from tqdm.utils import CallbackIOWrapper
+
+                wrapped: Any = CallbackIOWrapper(bar.update, stream, "read")
+            except ImportError:  # pragma: no cover - no tqdm: no bar either
+                wrapped = stream
+            try:
+                frame, table.skipped, table.strays = read_csv_text(
+                    wrapped, opts, sep=sep, compression=codec, lines_of=lines_of
+                )
             finally:
                 bar.close()
-        return pd.read_csv(raw, sep=sep, compression=comp)
+    table.frame = frame
 
 
 def _arrow_float_to_numpy(arr) -> np.ndarray:
@@ -192,7 +321,7 @@ def _arrow_float_to_numpy(arr) -> np.ndarray:
     return buf[arr.offset : arr.offset + len(arr)].copy()
 
 
-def _read_parquet(path: Path, show: bool) -> pd.DataFrame:
+def _read_parquet(path: Any, name: str, show: bool) -> pd.DataFrame:
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -204,57 +333,43 @@ def _read_parquet(path: Path, show: bool) -> pd.DataFrame:
     groups = range(pf.num_row_groups)
     parts = [
         pf.read_row_group(i)
-        for i in _progress(groups, enabled=show, desc=f"reading {path.name}", unit="row group")
+        for i in _progress(groups, enabled=show, desc=f"reading {name}", unit="row group")
     ]
     table = pa.concat_tables(parts) if parts else pf.schema_arrow.empty_table()
     columns: dict[str, Any] = {}
-    for name in table.column_names:
-        col = table.column(name).combine_chunks()
-        if pa.types.is_floating(col.type):
-            if col.null_count:  # keep nulls apart from NaNs: an Arrow-backed column
-                columns[name] = pd.Series(pd.arrays.ArrowExtensionArray(col), name=name)
-            else:  # to_pandas may canonicalise NaN bits: take the buffer itself
-                columns[name] = pd.Series(_arrow_float_to_numpy(col), name=name)
+    for col_name in table.column_names:
+        col = table.column(col_name).combine_chunks()
+        if pa.types.is_floating(col.type) or pa.types.is_integer(col.type):
+            if pa.types.is_floating(col.type):  # to_pandas may canonicalise NaN bits
+                values = _arrow_float_to_numpy(col)
+            else:
+                values = col.fill_null(0).to_numpy(zero_copy_only=False)
+            if col.null_count:  # nulls are missing, apart from NaN: a nullable column
+                mask = col.is_null().to_numpy(zero_copy_only=False)
+                values[mask] = 0
+                kind = pd.arrays.FloatingArray if values.dtype.kind == "f" else (
+                    pd.arrays.IntegerArray)
+                columns[col_name] = pd.Series(kind(values, mask), name=col_name)
+            else:
+                columns[col_name] = pd.Series(values, name=col_name)
         else:
-            columns[name] = pa.table({name: col}).to_pandas()[name]
+            columns[col_name] = pa.table({col_name: col}).to_pandas()[col_name]
     return pd.DataFrame(columns)
 
 
-def _read_netcdf(path: Path, show: bool) -> pd.DataFrame:
+def _read_nc(table: Table, src: Any, name: str, show: bool) -> None:
     import xarray as xr
 
     engines = set(xr.backends.list_engines())
     if not engines & {"netcdf4", "h5netcdf", "scipy"}:
         raise CLIError('reading NetCDF needs netCDF4: pip install netCDF4 (or "nanaccess[io]")')
-    ds = xr.open_dataset(path, mask_and_scale=True, decode_times=True)
-    with ds:
-        names = list(ds.data_vars)
-        if not names:
-            raise CLIError(f"{str(path)!r} holds no data variables")
-        dims = {ds[v].dims for v in names}
-        loaded = {}
-        for v in _progress(names, enabled=show, desc=f"reading {path.name}", unit="var"):
-            loaded[v] = ds[v].load()
-        if len(dims) == 1:
-            frame = xr.Dataset(loaded).to_dataframe().reset_index()
-            index_cols = [c for c in frame.columns if c not in loaded]
-            frame.attrs["nanaccess_coords"] = index_cols
-            return frame
-        # variables on different dims: describe each flattened, side by side
-        longest = max(loaded[v].size for v in names)
-        cols = {}
-        for v in names:
-            flat = np.ravel(loaded[v].values)
-            if flat.size < longest:
-                pad = np.empty(longest - flat.size, dtype=object)
-                pad[:] = None
-                flat = np.concatenate([flat.astype(object), pad])
-                cols[v] = pd.Series(flat, dtype=object)
-            else:
-                cols[v] = pd.Series(flat)
-        frame = pd.DataFrame(cols)
-        frame.attrs["nanaccess_padded"] = True
-        return frame
+
+    def bar(names: list[str]) -> Any:
+        return _progress(names, enabled=show, desc=f"reading {name}", unit="variable")
+
+    table.data, table.variables, table.coords, table.coord_arrays = read_netcdf(src, bar)
+    if not table.data:
+        raise CLIError(f"{table.source!r} holds no data variables")
 
 
 def _kind_of(s: pd.Series) -> str:
@@ -271,64 +386,45 @@ def _kind_of(s: pd.Series) -> str:
 
 
 def _classify_columns(table: Table) -> None:
-    padded = table.frame.attrs.get("nanaccess_padded", False)
-    coords = set(table.frame.attrs.get("nanaccess_coords", ()))
-    for name in table.frame.columns:
-        s = table.frame[name]
+    for name, s in table.data.items():
+        if name in table.skipped:
+            continue
         kind = _kind_of(s)
-        if padded and kind == "text":  # object-padded NetCDF variables
-            inner = pd.Series([v for v in s.tolist() if v is not None])
-            kind = _kind_of(pd.Series(inner.tolist())) if len(inner) else "text"
-        if name in coords:
-            table.skipped[str(name)] = "coordinate"
-        elif kind == "numeric":
-            table.numeric.append(str(name))
+        if kind == "numeric":
+            table.numeric.append(name)
         else:
-            table.skipped[str(name)] = kind
+            table.skipped[name] = kind
 
 
-def _not_numeric_error(s: pd.Series, name: str, kind: str) -> CLIError:
+def _not_numeric_error(table: Table, name: str) -> CLIError:
     hint = "leave it out with --columns, or group by it with --groupby"
-    if kind == "text":
-        values = s.dropna().astype(str)
-        parsed = pd.to_numeric(values, errors="coerce")
-        bad = values[parsed.isna()]
-        if len(bad):
-            label, first = bad.index[0], bad.iloc[0]
-            return CLIError(
-                f"column {name!r} is not numeric: row {label} holds {first!r}, which is not a "
-                f"number ({len(bad)} such values); fix the file, or {hint}"
-            )
-    return CLIError(f"column {name!r} is not numeric (it holds {kind} values); {hint}")
+    if name in table.strays:
+        return CLIError(f"{table.strays[name].message()}; fix the file, or {hint}")
+    kind = table.skipped.get(name, "text")
+    return CLIError(f"{table.noun} {name!r} is not numeric (it holds {kind} values); {hint}")
 
 
 def _check_columns(table: Table, requested: Sequence[str] | None, groupby: str | None) -> list[str]:
-    frame = table.frame
-    if groupby is not None and groupby not in frame.columns:
-        raise CLIError(
-            f"no column {groupby!r} to group by; columns are: " + ", ".join(map(str, frame.columns))
-        )
+    names = list(table.data)
+    if groupby is not None and not table.can_group_by(groupby):
+        where = names if table.frame is not None else list(table.coords)
+        raise CLIError(f"no column {groupby!r} to group by; columns are: " + ", ".join(where))
     if requested:
-        missing = [c for c in requested if c not in frame.columns]
+        missing = [c for c in requested if c not in table.data]
         if missing:
             raise CLIError(
-                f"no column {missing[0]!r} in {table.source!r}; columns are: "
-                + ", ".join(map(str, frame.columns))
+                f"no {table.noun} {missing[0]!r} in {table.source!r}; "
+                f"{table.noun}s are: " + ", ".join(names)
             )
         for c in requested:
             if c not in table.numeric:
-                raise _not_numeric_error(frame[c], c, table.skipped.get(c, "text"))
+                raise _not_numeric_error(table, c)
         columns = list(requested)
     else:
-        # a text column that mostly parses as numbers is a broken numeric column
-        for c, kind in table.skipped.items():
-            if kind != "text" or c == groupby:
-                continue
-            values = frame[c].dropna().astype(str)
-            if len(values) and pd.to_numeric(values, errors="coerce").notna().mean() > 0.5:
-                raise _not_numeric_error(frame[c], c, kind)
         columns = [c for c in table.numeric if c != groupby]
     if not columns:
+        if table.strays:  # the only numbers were in columns with stray tokens
+            raise _not_numeric_error(table, next(iter(table.strays)))
         raise CLIError(
             f"no numeric columns to describe in {table.source!r} (columns: "
             + ", ".join(f"{c} ({k})" for c, k in table.skipped.items())

@@ -6,27 +6,43 @@ infinities, missing values) and a table of statistics under one ``--policy`` or
 all six side by side, optionally per group (``--groupby COL``). With no file it
 describes the bundled sample data (the README's demo).
 
-Exit codes: 0 done; 2 bad usage or unreadable input (missing file, unknown format,
-a column that should be numeric but is not); 3 a single ``--policy`` refused the data
-(e.g. ``--policy raise`` on data with NaNs: the table shows where).
+NetCDF variables are described each over its own dimensions (with their dims and
+attributes; coordinates listed apart). Missing values (CSV tokens ``""``, ``NA``,
+``N/A``, ``NULL``, ``None``, ``#N/A``; Parquet nulls; NetCDF ``_FillValue`` /
+``missing_value``) are counted apart from NaN (``nan``, ``-nan``: the sign is kept).
+``--format csv|json`` writes tidy records (see :mod:`nanaccess._cli_output`).
+
+Exit codes: 0 done (a column with stray text tokens is reported and left out, not
+fatal); 2 bad usage or unreadable input (missing file, unknown format, a requested
+column that is not numeric, nothing numeric to describe); 3 a single ``--policy``
+refused the data (e.g. ``--policy raise`` on data with NaNs: the output shows where).
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
 import pandas as pd
 
 from . import _stats
-from ._readers import PROGRESS_BYTES, CLIError, _check_columns, _progress, read_table
+from ._cli_output import (
+    REPORT_COLUMNS,
+    records_of,
+    show_csv,
+    show_json,
+    show_table,
+    tidy,
+    value_fields,
+)
+from ._labels import fmt_label, relabel
+from ._readers import PROGRESS_BYTES, CLIError, CSVOptions, Table, _check_columns, _progress
+from ._readers import read_table as read_table
 from ._version import __version__
 from .options import VALID_POLICIES
 
@@ -41,18 +57,7 @@ _SIMPLE_STATS = tuple(
     st.name for st in _stats.STATISTICS.values()
     if st.family != "arg" and not any(p.required for p in st.params)
 )
-_REPORT_COLUMNS = {
-    "values": "values",
-    "numbers": "numbers",
-    "nan": "nan",
-    "quiet_nan": "quiet",
-    "signaling_nan": "signaling",
-    "negative_nan": "negative",
-    "distinct_payloads": "payloads",
-    "posinf": "+inf",
-    "neginf": "-inf",
-    "missing": "missing",
-}
+_FORMATS = ("table", "csv", "json")
 
 
 # --------------------------------------------------------------------------------------
@@ -68,7 +73,7 @@ def _parse_stats(text: str) -> list[str]:
             continue
         raise argparse.ArgumentTypeError(
             f"unknown statistic {s!r}; choose from {', '.join(_SIMPLE_STATS)} or qNN "
-            "(a percentile, e.g. q10, q90)"
+            "(the NN-th percentile, 0 <= NN <= 100: q10, q90, q0.5)"
         )
     if not stats:
         raise argparse.ArgumentTypeError("--stats needs at least one statistic")
@@ -76,11 +81,38 @@ def _parse_stats(text: str) -> list[str]:
 
 
 def _quantile_of(stat: str) -> float | None:
+    """``q90`` -> 0.9: qNN is the NN-th *percentile* (``q0.5`` is the 0.005 quantile).
+
+    Examples
+    --------
+    >>> _quantile_of("q90"), _quantile_of("q0.5"), _quantile_of("q101")
+    (0.9, 0.005, None)
+    """
     try:
         q = float(stat[1:]) / 100
     except ValueError:
         return None
     return q if 0 <= q <= 1 else None
+
+
+def _comma_list(text: str) -> list[str]:
+    return [c.strip() for c in text.split(",") if c.strip()]
+
+
+def _encoding(text: str) -> str:
+    import codecs
+
+    try:
+        return codecs.lookup(text).name
+    except LookupError:
+        raise argparse.ArgumentTypeError(f"unknown encoding {text!r}") from None
+
+
+def _one_char(text: str) -> str:
+    text = {"\\t": "\t", "tab": "\t", "TAB": "\t", "space": " "}.get(text, text)
+    if len(text) != 1:
+        raise argparse.ArgumentTypeError(f"expected one character, got {text!r}")
+    return text
 
 
 @dataclass
@@ -89,7 +121,24 @@ class Cell:
     error: BaseException | None = None
 
 
-def _compute(stat: str, s: pd.Series, policy: str) -> Cell:
+def _where(s: pd.Series, noun: str):
+    """err.position (into ``s``) -> the label text of that value."""
+
+    def location(position: Any) -> str | None:
+        if not isinstance(position, tuple) or len(position) != 1:
+            return None
+        label = s.index[int(position[0])]
+        if noun == "column":
+            return f"row {label}"
+        names = list(s.index.names)
+        values = label if isinstance(s.index, pd.MultiIndex) else (label,)
+        return ", ".join(f"{n}={fmt_label(v)}" for n, v in zip(names, values, strict=True))
+
+    return location
+
+
+def _compute(stat: str, s: pd.Series, policy: str, noun: str = "column",
+             group: Any = None) -> Cell:
     import nanaccess as na
 
     from .errors import NaNError
@@ -106,69 +155,51 @@ def _compute(stat: str, s: pd.Series, policy: str) -> Cell:
                       if p.pandas_default is not None}
             value = getattr(na, stat)(s, nan_policy=policy, **params)
     except NaNError as err:
-        if getattr(err, "subject", None) == "data" and hasattr(err, "relabel"):
-            position = err.position
-            location = None
-            if isinstance(position, tuple) and len(position) == 1:
-                location = f"row {s.index[int(position[0])]}"
-            err = err.relabel(f"column {s.name!r}", location)
+        if getattr(err, "subject", None) == "data":
+            err = relabel(err, f"{noun} {s.name!r}", _where(s, noun), group=group)
         return Cell(error=err)
     return Cell(value)
 
 
-def _format_value(value: Any) -> str:
-    if value is None or value is pd.NA or value is pd.NaT:
-        return "<NA>"
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value[()]
-    if isinstance(value, float | np.floating):
-        if math.isnan(value):
-            from .core.bits import layout_of
+def _count_records(s: pd.Series, name: str, lead: dict) -> list[dict]:
+    import nanaccess as na
 
-            a = np.asarray(value).reshape(1)
-            lay = layout_of(a.dtype)
-            bits = int(a.view(lay.uint_dtype)[0])
-            payload = bits & lay.payload_mask
-            sign = "-" if bits & lay.sign_bit else ""
-            name = "nan" if bits & lay.quiet_bit else "snan"
-            if not payload:
-                return f"{sign}{name}"
-            return f"{sign}{name}({payload if payload < 1 << 16 else hex(payload)})"
-        return f"{float(value):.6g}"
-    if isinstance(value, int | np.integer):
-        return str(int(value))
-    return str(value)
-
-
-def _cell_text(cell: Cell) -> str:
-    if cell.error is not None:
-        return type(cell.error).__name__
-    return _format_value(cell.value)
-
-
-def _render(rows: list[list[str]], header: list[str], n_left: int) -> str:
-    widths = [
-        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)
+    report = na.nan_report(s)
+    return [
+        {**lead, "column": name, "policy": None, "statistic": k, "value": int(report[k]),
+         "text": str(int(report[k])), "error": None}
+        for k in REPORT_COLUMNS
     ]
-    out = []
-    for line in [header, *rows]:
-        parts = [
-            (c.ljust(w) if i < n_left else c.rjust(w))
-            for i, (c, w) in enumerate(zip(line, widths, strict=True))
-        ]
-        out.append("  ".join(parts).rstrip())
-    return "\n".join(out)
 
 
-def _csv_lines(rows: list[list[str]], header: list[str]) -> str:
-    import csv
-    import io
+def _stat_records(s: pd.Series, name: str, lead: dict, policies: list[str],
+                  stats: Sequence[str], noun: str, group: Any,
+                  errors: list[BaseException]) -> list[dict]:
+    rows = []
+    for p in policies:
+        for stat in stats:
+            cell = _compute(stat, s, p, noun, group)
+            if cell.error is not None:
+                errors.append(cell.error)
+                value, text = None, ""
+                error: str | None = f"{type(cell.error).__name__}: {cell.error}"
+            else:
+                (value, text), error = value_fields(cell.value), None
+            rows.append({**lead, "column": name, "policy": p, "statistic": stat,
+                         "value": value, "text": text, "error": error})
+    return rows
 
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(header)
-    w.writerows(rows)
-    return buf.getvalue().rstrip("\n")
+
+def _group_label(key: Any) -> Any:
+    if isinstance(key, tuple) and len(key) == 1:
+        key = key[0]
+    if isinstance(key, np.generic):
+        key = key.item()
+    if key is None or key is pd.NA or key is pd.NaT or (isinstance(key, float) and key != key):
+        return "<NA>"
+    if isinstance(key, pd.Timestamp | np.datetime64):
+        return fmt_label(key).strip("'")
+    return key
 
 
 def describe(
@@ -180,27 +211,34 @@ def describe(
     stats: Sequence[str] = DEFAULT_STATS,
     fmt: str = "table",
     progress: str = "auto",
+    options: CSVOptions | None = None,
     out: TextIO | None = None,
 ) -> int:
     """Describe the NaNs and statistics of a data file; what ``nanaccess describe`` runs.
 
     Parameters
     ----------
-    path : path-like, optional
-        A CSV, Parquet or NetCDF file; the bundled ``sensors.csv`` when omitted.
+    path : path-like or "-", optional
+        A CSV, Parquet or NetCDF file, ``"-"`` for stdin; the bundled ``sensors.csv``
+        when omitted.
     policy : str, default "all"
         One ``nan_policy``, or "all" for all six side by side.
     groupby : str, optional
-        A column whose values split the rows into groups.
+        A column (NetCDF: a dimension or coordinate) whose values split the values
+        into groups; counts and statistics are then given per group.
     columns : sequence of str, optional
-        Columns to describe (default: every numeric column).
+        Columns (NetCDF: data variables) to describe (default: every numeric one).
     stats : sequence of str
-        Statistics: count, mean, std, var, sum, min, median, median_low,
-        median_high, max, or qNN for the NN-th percentile.
-    fmt : {"table", "csv"}
-        Aligned text tables, or CSV (NaN kinds, a blank line, statistics).
+        Statistics of ``nanaccess`` that take no argument (count, mean, std, median,
+        min, max, iqr, ...), or qNN for the NN-th percentile (q90 = the 0.9 quantile).
+    fmt : {"table", "csv", "json"}
+        Aligned text tables, or tidy records as CSV or JSON (one record per column x
+        policy x statistic, counts of each kind of value with an empty policy).
     progress : {"auto", "always", "never"}
-        Progress bar on stderr; "auto" shows it for files of at least 32 MiB.
+        Progress on stderr; "auto" for files of at least 32 MiB. A bar on a terminal,
+        one plain line per step otherwise.
+    options : CSVOptions, optional
+        CSV separator, thousands and decimal marks, missing tokens, encoding.
     out : text stream, optional
         Where to print (default ``sys.stdout``).
 
@@ -222,89 +260,90 @@ def describe(
     nanaccess describe: sensors.csv (CSV, 480 rows x 7 columns)
     <BLANKLINE>
     NaN kinds
-    column  values  numbers  nan  quiet  signaling  negative  payloads  +inf  -inf  missing
-    temp_c     480      460   20     20          0         0         1     0     0        0
+           values numbers nan quiet signaling negative payloads +inf -inf missing
+    column...
+    temp_c    480     460 ...
     <BLANKLINE>
     Statistics (nan_policy="omit")
-    column  count  median
-    temp_c    460    ...
+           count median
+    column...
+    temp_c   460   5.45
     0
     """
     out = out if out is not None else sys.stdout
     if policy != "all" and policy not in VALID_POLICIES:
         raise CLIError(f"unknown policy {policy!r}; choose from all, {', '.join(VALID_POLICIES)}")
+    if fmt not in _FORMATS:
+        raise CLIError(f"unknown format {fmt!r}; choose from {', '.join(_FORMATS)}")
     if path is None:
         from .data import sample_path
 
         path = sample_path("sensors.csv")
-    table = read_table(path, progress=progress)
+    table = read_table(path, progress=progress, options=options)
     cols = _check_columns(table, columns, groupby)
-    frame = table.frame
-    size = Path(path).stat().st_size
-    show = progress == "always" or (progress == "auto" and size >= PROGRESS_BYTES)
+    show = progress == "always" or (progress == "auto" and table.size >= PROGRESS_BYTES)
     policies = list(VALID_POLICIES) if policy == "all" else [policy]
+    noun = table.noun
 
-    import nanaccess as na
-
-    if fmt == "table":
-        print(
-            f"nanaccess describe: {Path(path).name} ({table.fmt}, {len(frame)} rows x "
-            f"{frame.shape[1]} columns)",
-            file=out,
-        )
-        print(file=out)
-
-    # NaN kinds per column
-    kind_header = ["column", *(_REPORT_COLUMNS.values())]
-    kind_rows = []
-    for c in cols:
-        report = na.nan_report(frame[c])
-        kind_rows.append([c, *(str(int(report[k])) for k in _REPORT_COLUMNS)])
-
-    # statistics
-    groups: list[tuple[Any, pd.DataFrame]]
-    if groupby is not None:
-        groups = list(frame.groupby(groupby, sort=True, dropna=False))
-    else:
-        groups = [(None, frame)]
-    lead = ([groupby] if groupby is not None else []) + ["column"]
-    lead += ["policy"] if policy == "all" else []
-    stat_header = [*lead, *stats]
-    stat_rows: list[list[str]] = []
+    counts: list[dict] = []
+    group_counts: list[dict] = []
+    stat_rows: list[dict] = []
     errors: list[BaseException] = []
-    work = [(g, sub, c) for g, sub in groups for c in cols]
-    for key, sub, c in _progress(work, enabled=show, desc="describing", unit="column"):
-        s = sub[c]
-        s.name = c
-        for p in policies:
-            cells = [_compute(stat, s, p) for stat in stats]
-            errors.extend(cell.error for cell in cells if cell.error is not None)
-            label = [] if groupby is None else [_format_group(key)]
-            row = [*label, c, *([p] if policy == "all" else []), *map(_cell_text, cells)]
-            stat_rows.append(row)
+    ungrouped: list[str] = []
+    for c in _progress(cols, enabled=show, desc="describing", unit="column"):
+        s = table.data[c].rename(c)
+        counts.extend(_count_records(s, c, {}))
+        if groupby is None:
+            stat_rows.extend(_stat_records(s, c, {}, policies, stats, noun, None, errors))
+            continue
+        keys = table.keys(c, groupby)
+        if keys is None:
+            ungrouped.append(c)
+            continue
+        # the rows of one group at a time, as pandas' groupby hands them out
+        for key, sub in s.groupby(np.asarray(keys), sort=True, dropna=False):
+            label = _group_label(key)
+            lead = {str(groupby): label}
+            group_counts.extend(_count_records(sub, c, lead))
+            stat_rows.extend(_stat_records(sub, c, lead, policies, stats, noun, label, errors))
 
-    title = (
-        f'Statistics (nan_policy="{policy}")'
-        if policy != "all"
-        else ("Statistics under each nan_policy")
-    )
-    if groupby is not None:
-        title += f", by {groupby}"
+    notes = _notes(table, columns, groupby, ungrouped, errors)
+    counts_f = tidy(counts, None)
+    groups_f = tidy(group_counts, groupby) if groupby is not None else None
+    stats_f = tidy(stat_rows, groupby)
     if fmt == "csv":
-        print(_csv_lines(kind_rows, kind_header), file=out)
-        print(file=out)
-        print(_csv_lines(stat_rows, stat_header), file=out)
+        show_csv(out, pd.concat([groups_f if groups_f is not None else counts_f, stats_f],
+                                ignore_index=True))
+        for n in notes:
+            print(f"nanaccess: note: {n}", file=sys.stderr)
+    elif fmt == "json":
+        show_json(out, _json_doc(table, cols, counts_f, groups_f, stats_f, notes))
     else:
-        print("NaN kinds", file=out)
-        print(_render(kind_rows, kind_header, 1), file=out)
-        print(file=out)
-        print(title, file=out)
-        print(_render(stat_rows, stat_header, len(lead)), file=out)
-    notes = []
-    if table.skipped:
-        skipped = [f"{c} ({k})" for c, k in table.skipped.items() if c != groupby]
-        if skipped and not columns:
-            notes.append("not described: " + ", ".join(skipped))
+        title = (
+            f'Statistics (nan_policy="{policy}")' if policy != "all"
+            else "Statistics under each nan_policy"
+        )
+        if groupby is not None:
+            title += f", by {groupby}"
+        show_table(
+            out,
+            f"nanaccess describe: {table.name} ({table.fmt}, {table.shape_text()})",
+            counts_f, groups_f, stats_f,
+            stat_names=list(stats), groupby=groupby, one_policy=policy != "all", title=title,
+            sections=_netcdf_sections(table), notes=notes,
+        )
+    return EXIT_POLICY if errors and policy != "all" else EXIT_OK
+
+
+def _notes(table: Table, columns: Sequence[str] | None, groupby: str | None,
+           ungrouped: list[str], errors: list[BaseException]) -> list[str]:
+    notes = [f"{st.message()}; not described" for st in table.strays.values()]
+    skipped = [f"{c} ({k})" for c, k in table.skipped.items()
+               if c != groupby and c not in table.strays]
+    if skipped and not columns:
+        notes.append("not described: " + ", ".join(skipped))
+    if ungrouped:
+        notes.append(f"not grouped (no {groupby!r} on their dimensions): " + ", ".join(ungrouped))
     if errors:
         seen: dict[str, None] = {}
         for err in errors:
@@ -313,23 +352,69 @@ def describe(
         notes.extend(msgs[:5])
         if len(msgs) > 5:
             notes.append(f"... and {len(msgs) - 5} more errors of the same kind")
-    if notes and fmt == "table":
-        print(file=out)
-        for n in notes:
-            print(f"note: {n}", file=out)
-    return EXIT_POLICY if errors and policy != "all" else EXIT_OK
+    return notes
 
 
-def _format_group(key: Any) -> str:
-    if isinstance(key, tuple) and len(key) == 1:
-        key = key[0]
-    if key is None or (isinstance(key, float) and math.isnan(key)) or key is pd.NA:
-        return "<NA>"
-    return str(key)
+def _attrs_text(attrs: dict) -> str:
+    return "; ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}" for k, v in attrs.items())
+
+
+def _netcdf_sections(table: Table) -> list[tuple[str, pd.DataFrame]]:
+    """NetCDF: the variables (dims, dtype, attributes) and the coordinates."""
+    if not table.variables:
+        return []
+    out = []
+    for title, group in (("Variables", table.variables), ("Coordinates", table.coords)):
+        if not group:
+            continue
+        frame = pd.DataFrame(
+            {
+                "dims": [", ".join(f"{d}={n}" for d, n in v.dims.items()) or "()"
+                         for v in group.values()],
+                "dtype": [v.dtype for v in group.values()],
+                "attributes": [_attrs_text(v.attrs) for v in group.values()],
+            },
+            index=pd.Index(list(group), name=title.lower()[:-1]),
+        )
+        out.append((title, frame))
+    return out
+
+
+def _json_doc(table: Table, cols: list[str], counts: pd.DataFrame, groups: Any,
+              stats: pd.DataFrame, notes: list[str]) -> dict:
+    doc: dict[str, Any] = {
+        "source": table.source,
+        "format": table.fmt,
+        "described": cols,
+        "not_described": {c: k for c, k in table.skipped.items() if c not in cols},
+        "stray_tokens": [
+            {"column": st.column, "count": st.count, "first": st.first,
+             "row": st.row, "line": st.line}
+            for st in table.strays.values()
+        ],
+    }
+    if table.variables:
+        for key, group in (("variables", table.variables), ("coordinates", table.coords)):
+            doc[key] = {n: {"dims": v.dims, "dtype": v.dtype, "attrs": v.attrs}
+                        for n, v in group.items()}
+    doc["counts"] = records_of(counts)
+    if groups is not None:
+        doc["group_counts"] = records_of(groups)
+    doc["statistics"] = records_of(stats)
+    doc["notes"] = notes
+    return doc
 
 
 # --------------------------------------------------------------------------------------
 # argument parsing
+
+
+_STATS_HELP = (
+    "comma-separated statistics (default: %(default)s): any of "
+    + ", ".join(_SIMPLE_STATS)
+    + ", or qNN, the NN-th PERCENTILE: q90 is the 0.9 quantile, q0.5 the 0.5th percentile "
+    "(the 0.005 quantile; the median is q50)"
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -346,15 +431,20 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser(
         "describe",
         help="NaN kinds and statistics per column of a CSV, Parquet or NetCDF file",
-        description="For each numeric column (or NetCDF variable): a table of the kinds of "
-        "values it holds, and its statistics under --policy. Without FILE, the bundled "
-        "sample weather data is described.",
+        description="For each numeric column (or NetCDF variable, over its own dimensions): "
+        "the kinds of values it holds (numbers, NaNs, missing values apart) and its "
+        "statistics under --policy. Without FILE, the bundled sample weather data.",
+        epilog="CSV: the fields '', NA, N/A, NULL, None, #N/A (and --na-values) are missing "
+        "values; nan and -nan are NaN (sign kept). A column with stray text among numbers is "
+        "reported and left out. Exit codes: 0 done; 2 bad usage or unreadable input; 3 the "
+        "chosen --policy refused the data.",
     )
     d.add_argument(
         "file",
         nargs="?",
         metavar="FILE",
-        help="a .csv (.csv.gz, .tsv), .parquet or .nc file; default: bundled sample",
+        help="a .csv (.csv.gz, .tsv, .txt), .parquet or .nc file, or - for stdin; "
+        "default: the bundled sample",
     )
     d.add_argument(
         "--policy",
@@ -362,32 +452,42 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["all", *VALID_POLICIES],
         help='nan_policy for the statistics, or "all" (default) for all six',
     )
-    d.add_argument("--groupby", metavar="COL", help="statistics per group of this column")
+    d.add_argument("--groupby", metavar="COL",
+                   help="counts and statistics per group of this column (NetCDF: coordinate)")
     d.add_argument(
         "--columns",
-        metavar="COL",
-        nargs="+",
-        help="columns to describe (default: every numeric column)",
+        metavar="A,B",
+        type=_comma_list,
+        action="extend",
+        help="comma-separated columns to describe (default: every numeric column)",
     )
-    d.add_argument(
-        "--stats",
-        type=_parse_stats,
-        default=list(DEFAULT_STATS),
-        help="comma-separated statistics (default: %(default)s); qNN = NN-th percentile",
-    )
+    d.add_argument("--stats", type=_parse_stats, default=list(DEFAULT_STATS), help=_STATS_HELP)
     d.add_argument(
         "--format",
         dest="fmt",
-        choices=["table", "csv"],
+        choices=list(_FORMATS),
         default="table",
-        help="output format (default: table)",
+        help="table (default), or tidy records as csv or json (one per column x policy x "
+        "statistic; full precision)",
     )
     d.add_argument(
         "--progress",
         choices=["auto", "always", "never"],
         default="auto",
-        help="progress bar on stderr (auto: for files of 32 MiB or more)",
+        help="progress on stderr (auto: for files of 32 MiB or more); a bar on a terminal, "
+        "plain lines in a log",
     )
+    csv_opts = d.add_argument_group("CSV input")
+    csv_opts.add_argument("-d", "--sep", type=_one_char, metavar="CHAR",
+                          help="field separator (default: tab for .tsv, else sniffed: , ; tab |)")
+    csv_opts.add_argument("--thousands", type=_one_char, metavar="CHAR",
+                          help="thousands separator to ignore in numbers, e.g. ,")
+    csv_opts.add_argument("--decimal", type=_one_char, default=".", metavar="CHAR",
+                          help="decimal mark (default: .)")
+    csv_opts.add_argument("--na-values", type=_comma_list, action="extend", default=None,
+                          metavar="A,B", help="more fields that mean a missing value")
+    csv_opts.add_argument("--encoding", type=_encoding, default="utf-8",
+                          help="text encoding (default: utf-8)")
     return parser
 
 
@@ -405,6 +505,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    if args.sep is not None and args.sep == args.decimal:
+        parser.error("--sep and --decimal must differ")
+    options = CSVOptions(
+        sep=args.sep,
+        thousands=args.thousands,
+        decimal=args.decimal,
+        na_values=tuple(args.na_values or ()),
+        encoding=args.encoding,
+    )
     try:
         return describe(
             args.file,
@@ -414,6 +523,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             stats=args.stats,
             fmt=args.fmt,
             progress=args.progress,
+            options=options,
         )
     except CLIError as err:
         print(f"nanaccess: error: {err}", file=sys.stderr)
