@@ -98,6 +98,7 @@ def show_table(
     title: str,
     sections: list[tuple[str, pd.DataFrame]],
     notes: list[str],
+    noun: str = "column",
 ) -> None:
     """The aligned text tables (pandas' ``to_string``)."""
     print(header, file=out)
@@ -108,19 +109,20 @@ def show_table(
         print(file=out)
     print("NaN kinds", file=out)
     print(_wide(counts, ["column"], list(REPORT_COLUMNS)).rename(columns=REPORT_COLUMNS)
-          .rename_axis(columns=None).to_string(), file=out)
+          .rename_axis(index=noun, columns=None).to_string(), file=out)
     if group_counts is not None and len(group_counts):
         print(file=out)
         print(f"NaN kinds, by {groupby}", file=out)
         wide = _wide(group_counts, [str(groupby), "column"], list(REPORT_COLUMNS))
         print(wide.rename(columns=REPORT_COLUMNS).rename_axis(columns=None)
-              .to_string(sparsify=False), file=out)
+              .rename_axis(index={"column": noun}).to_string(sparsify=False), file=out)
     print(file=out)
     print(title, file=out)
     index = ([str(groupby)] if groupby is not None else []) + ["column"]
     index += [] if one_policy else ["policy"]
     if len(stats):
         wide = _wide(stats, index, stat_names).rename_axis(columns=None)
+        wide = wide.rename_axis(index={"column": noun})
         print(wide.to_string(sparsify=False), file=out)
     if notes:
         print(file=out)
@@ -131,10 +133,10 @@ def show_table(
 def tidy(records: list[dict], groupby: str | None) -> pd.DataFrame:
     """The records as one frame with the documented columns, in order."""
     cols = ([str(groupby)] if groupby is not None else []) + list(FIELDS)
-    frame = pd.DataFrame.from_records(records, columns=cols)
-    for name in ("policy", "value", "text", "error"):  # ints stay exact, floats repr
-        frame[name] = frame[name].astype(object)
-    return frame
+    # object columns: ints stay exact ints (no float64 round trip), floats keep repr
+    return pd.DataFrame(
+        {c: pd.Series([r.get(c) for r in records], dtype=object) for c in cols}, columns=cols
+    )
 
 
 def show_csv(out: TextIO, frame: pd.DataFrame) -> None:

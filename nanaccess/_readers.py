@@ -343,7 +343,7 @@ def _read_parquet(path: Any, name: str, show: bool) -> pd.DataFrame:
             if pa.types.is_floating(col.type):  # to_pandas may canonicalise NaN bits
                 values = _arrow_float_to_numpy(col)
             else:
-                values = col.fill_null(0).to_numpy(zero_copy_only=False)
+                values = np.array(col.fill_null(0).to_numpy(zero_copy_only=False))
             if col.null_count:  # nulls are missing, apart from NaN: a nullable column
                 mask = col.is_null().to_numpy(zero_copy_only=False)
                 values[mask] = 0

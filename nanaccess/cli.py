@@ -155,8 +155,8 @@ def _compute(stat: str, s: pd.Series, policy: str, noun: str = "column",
                       if p.pandas_default is not None}
             value = getattr(na, stat)(s, nan_policy=policy, **params)
     except NaNError as err:
-        if getattr(err, "subject", None) == "data":
-            err = relabel(err, f"{noun} {s.name!r}", _where(s, noun), group=group)
+        # restated with the file's words: column / variable, row / dims labels, group
+        err = relabel(err, f"{noun} {s.name!r}", _where(s, noun), group=group)
         return Cell(error=err)
     return Cell(value)
 
@@ -330,6 +330,7 @@ def describe(
             f"nanaccess describe: {table.name} ({table.fmt}, {table.shape_text()})",
             counts_f, groups_f, stats_f,
             stat_names=list(stats), groupby=groupby, one_policy=policy != "all", title=title,
+            noun=noun,
             sections=_netcdf_sections(table), notes=notes,
         )
     return EXIT_POLICY if errors and policy != "all" else EXIT_OK
