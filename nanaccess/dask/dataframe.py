@@ -208,10 +208,15 @@ def _labelled(arr: Any, q: Any, name: Any) -> Any:
     quantile."""
     index = pd.Index(np.asarray(q, dtype=np.float64).ravel())
 
+    ext = arr.dtype == object  # nullable / Arrow results (pd.NA): object meta -> strings
+
     def assemble(values: Any) -> pd.Series:
+        if ext:
+            return pd.Series(pd.array(list(values)), index=index, name=name)
         return pd.Series(np.asarray(values), index=index, name=name)
 
-    meta = pd.Series(np.empty(0, dtype=arr.dtype), index=index[:0], name=name)
+    meta = pd.Series(pd.array([], dtype="Float64") if ext else np.empty(0, dtype=arr.dtype),
+                     index=index[:0], name=name)
     return dd.from_delayed([dask.delayed(assemble)(arr)], meta=meta, verify_meta=False)
 
 

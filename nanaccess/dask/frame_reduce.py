@@ -105,9 +105,32 @@ def series_stat(
         raise TypeError(f"{stat}() got unexpected keyword(s) {sorted(unknown)}")
     kw = {k: v for k, v in {"q": q, "method": method, "ddof": ddof, **params}.items()
           if k in takes}
+    if not isinstance(s.dtype, np.dtype):
+        return _extension_stat(s, stat, policy, kw)
     # unknown partition lengths are fine: every pass is a tree reduction
     return dask_reduce(s.to_dask_array(), stat, policy=policy, check=_series_check(s, policy),
                        **kw)
+
+
+def _extension_stat(s: dd.Series, stat: str, policy: NanPolicy, kw: dict) -> da.Array:
+    """A nullable / Arrow column (its missing slots kept apart from NaN, ``pd.NA``
+    results): the partitions' values are gathered in one task that runs the in-memory
+    accessor, so the result equals pandas' exactly. Lazy; partition lengths may be
+    unknown (the dask array engines take no missing mask, and ``to_dask_array`` of
+    an extension dtype has unknown chunks)."""
+    q = kw.get("q")
+    shape = (len(np.atleast_1d(q)),) if q is not None and np.ndim(q) > 0 else ()
+    meta = s._meta
+
+    def run(*parts: pd.Series) -> np.ndarray:
+        whole = pd.concat(parts) if parts else meta
+        r = getattr(whole.nanstats, stat)(nan_policy=policy, **kw)
+        out = np.empty(shape, dtype=object)
+        out[...] = list(r) if shape else r
+        return out
+
+    task = dask.delayed(run)(*s.to_delayed())
+    return da.from_delayed(task, shape=shape, dtype=object)
 
 
 def frame_stat(ddf: dd.DataFrame, stat: str, numeric_only: bool, **kw: Any):
@@ -129,15 +152,24 @@ def frame_stat(ddf: dd.DataFrame, stat: str, numeric_only: bool, **kw: Any):
 
     def assemble(*values):
         if list_q:
-            return pd.DataFrame({c: np.asarray(v) for c, v in zip(cols, values, strict=True)},
+            return pd.DataFrame({c: pd.array(list(v)) if v.dtype == object else np.asarray(v)
+                                 for c, v in zip(cols, values, strict=True)},
                                 index=pd.Index(np.asarray(q, dtype=float)))
-        return pd.Series([np.asarray(v)[()] for v in values], index=pd.Index(cols),
+        vals = [np.asarray(v)[()] for v in values]
+        if ext:  # pd.NA results of nullable / Arrow columns: pandas' own inference
+            return pd.Series(pd.array(vals), index=pd.Index(cols))
+        return pd.Series(vals, index=pd.Index(cols),
                          dtype=np.result_type(*[r.dtype for r in results]) if results
                          else float)
 
+    # object results (nullable / Arrow columns): object meta would become strings
+    ext = any(r.dtype == object for r in results)
     if list_q:
-        meta = pd.DataFrame({c: pd.Series(dtype=r.dtype) for c, r in
+        meta = pd.DataFrame({c: pd.Series(dtype="Float64" if r.dtype == object else r.dtype)
+                             for c, r in
                              zip(cols, results, strict=True)})
+    elif ext:
+        meta = pd.Series(dtype="Float64")
     else:
         meta = pd.Series(dtype=np.result_type(*[r.dtype for r in results]) if results
                          else float)

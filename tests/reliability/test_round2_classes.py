@@ -133,3 +133,43 @@ def test_nullable_int_picks_stay_exact_beside_missing_results(ep, dtype):
         r = getattr(df.groupby("g").nanstats, ep.name)(**kw)["x"]
     assert r.dtype == a.dtype
     assert r.tolist() == [BIG, pd.NA]
+
+
+def _dask_methods():
+    dd = pytest.importorskip("dask.dataframe")
+    import nanaccess.dask  # noqa: F401 - registers the accessors
+
+    from .entry_points import _public_methods
+
+    s = dd.from_pandas(pd.Series([1.0, 2.0]), npartitions=1)
+    return [name for name, _ in _public_methods(type(s.nanstats))
+            if name not in ("groupby", "plot_nan_map")]
+
+
+def _refuse(*args, **kwargs):
+    raise AssertionError("computed before .compute()")
+
+
+@pytest.mark.parametrize("kind", ["float", "nullable_float", "arrow_int"])
+@pytest.mark.parametrize("name", _dask_methods())
+def test_dask_series_entry_points_are_lazy(name, kind):
+    """Class 3: every dask Series entry point builds a graph without computing, for
+    NumPy, nullable and Arrow columns, with unknown partition lengths."""
+    import dask
+    import dask.dataframe as dd
+
+    data = {"float": pd.Series([3.0, np.nan, 1.0, 2.0]),
+            "nullable_float": pd.Series([3.0, None, 1.0, 2.0], dtype="Float64"),
+            "arrow_int": pd.Series([3, None, 1, 2], dtype="int64[pyarrow]")}[kind]
+    ds = dd.from_pandas(data.rename("temp"), npartitions=2).clear_divisions()
+    kw = {"nan_policy": "omit"} if name not in ("count", "nan_report") else {}
+    if name == "quantile":
+        kw["q"] = 0.5
+    with dask.config.set(scheduler=_refuse):
+        try:
+            lazy = getattr(ds.nanstats, name)(**kw)
+        except TypeError as err:  # a keyword this method does not take
+            if "nan_policy" not in str(err):
+                raise
+            lazy = getattr(ds.nanstats, name)()
+    assert hasattr(lazy, "compute")
