@@ -344,3 +344,21 @@ def test_missing_values_inside_windows(engine, policy, stat):
     for start, end in (fixed_bounds(200, 6), fixed_bounds(200, 5, center=True),
                        expanding_bounds(200)):
         assert_exact(x, missing, start, end, stat, policy, engine, min_periods=2)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("method", ["linear", "lower", "nearest", "midpoint", "hazen",
+                                    "averaged_inverted_cdf", "closest_observation"])
+def test_fused_kernel_every_method_with_extremes(dtype, method):
+    # the fused float kernel (no missing values, NaNs removed): lerp and midpoint next to
+    # infinities, overflow of finite neighbours and signed zeros, bit for bit
+    rng = np.random.default_rng(11)
+    big = np.finfo(dtype).max
+    pool = np.array([big, -big, np.inf, -np.inf, 0.0, -0.0, 1.5, -2.25, np.nan], dtype)
+    x = np.concatenate([rng.choice(pool, 120), rng.normal(size=80).astype(dtype)])
+    start, end = fixed_bounds(x.size, 6)
+    for stat, params in [("quantile", {"q": [0.0, 0.3, 0.5, 0.95], "method": method}),
+                         ("median", {}), ("iqr", {})]:
+        assert_exact(x, None, start, end, stat, NanPolicy.OMIT, "numba", **params)
+    assert_exact(x[~np.isnan(x)], None, start[:150], end[:150], "median",
+                 NanPolicy.TOTALORDER, "numba")

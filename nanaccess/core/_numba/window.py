@@ -23,7 +23,7 @@ import numpy as np
 
 from . import bind, jit, kernels, register
 
-__all__ = ["slide_select", "moving_sum"]
+__all__ = ["slide_select", "moving_sum", "fused_select"]
 
 
 def _shift(buf, dst, src, count):  # pragma: no cover - replaced when compiled
@@ -148,6 +148,121 @@ def _nb_slide(keys, take, start, end, ranks, out, buf):  # pragma: no cover - co
             r = ranks[i, t]
             if r >= 0 and r < m:
                 out[i, t] = buf[r]
+
+
+# ---------------------------------------------------------------- fused float selection
+# The common case in one pass: float32/64 data without missing values whose NaNs the
+# policy removes (or that hold none). Keys come from the bits as they are read, the
+# window's count is the buffer's size, the ranks and weights are looked up in tables
+# of rank_plan over every possible count, and the midpoint / lerp of
+# nanaccess.core.interp is applied here (same operations, same order, so the same
+# bits). MODE_PICK / MODE_MID / MODE_LERP as RankPlan.mode.
+
+MODE_PICK, MODE_MID, MODE_LERP = 0, 1, 2
+
+
+def _nb_mid(a, b, two, nanv):  # pragma: no cover - compiled
+    """interp.midpoint of two numbers of one float dtype."""
+    s = a + b
+    if s - s == 0:
+        return s / two
+    if (s == s) and (a - a == 0) and (b - b == 0):  # overflow of finite values
+        return a / two + b / two
+    r = s / two
+    return nanv if r != r else r
+
+
+def _nb_lerp(a, b, t, ft, one, nanv):  # pragma: no cover - compiled
+    """interp.lerp of two numbers (``t`` the float64 weight, ``ft`` it in a's dtype)."""
+    if t == 0:
+        return a
+    diff = b - a
+    if t >= 0.5:
+        res = b - diff * (one - ft)
+    else:
+        res = a + diff * ft
+    if diff - diff == 0:
+        return res
+    if (a - a == 0) and (b - b == 0):
+        res = a * (one - ft) + b * ft
+    if (a - a != 0) and a == b:  # between equal infinities
+        res = a
+    return nanv if res != res else res
+
+
+def _nb_fused(x, bits, sc, scb, imax, expmask, start, end, lo_t, hi_t, w_t, ft_t, mode,
+              nanv, one, two, out, cnt, buf):  # pragma: no cover - compiled
+    """Order statistic of every window of a float column (NaNs take no rank).
+
+    ``bits``: ``x``'s bits as ints; ``sc``/``scb``: a 2-element scratch of x's dtype
+    and its int view (keys back to floats); ``lo_t``/``hi_t``/``w_t``/``ft_t``:
+    ``(nq, W + 1)`` tables of the plan by count. Writes ``out`` ``(nq, nout)`` and
+    ``cnt``; returns False (nothing valid) at the first decreasing bound.
+    """
+    cs = 0
+    ce = 0
+    m = 0
+    ps = 0
+    pe = 0
+    nq = lo_t.shape[0]
+    for i in range(start.shape[0]):
+        s = start[i]
+        e = end[i]
+        if s < ps or e < pe:
+            return False
+        ps = s
+        pe = e
+        if s >= ce:
+            m = 0
+            cs = s
+            ce = s
+        while cs < s and ce < e:
+            bo = np.int64(bits[cs])
+            bi = np.int64(bits[ce])
+            to = (bo & imax) <= expmask
+            ti = (bi & imax) <= expmask
+            ko = bo ^ ((bo >> 63) & imax)
+            ki = bi ^ ((bi >> 63) & imax)
+            if to and ti:
+                _nb_replace(buf, m, ko, ki)
+            elif to:
+                m = _nb_remove(buf, m, ko)
+            elif ti:
+                m = _nb_insert(buf, m, ki)
+            cs += 1
+            ce += 1
+        while cs < s:
+            bo = np.int64(bits[cs])
+            if (bo & imax) <= expmask:
+                m = _nb_remove(buf, m, bo ^ ((bo >> 63) & imax))
+            cs += 1
+        while ce < e:
+            bi = np.int64(bits[ce])
+            if (bi & imax) <= expmask:
+                m = _nb_insert(buf, m, bi ^ ((bi >> 63) & imax))
+            ce += 1
+        cnt[i] = m
+        if m == 0:
+            for t in range(nq):
+                out[t, i] = nanv
+            continue
+        for t in range(nq):
+            lo = lo_t[t, m]
+            ka = buf[lo]
+            scb[0] = ka ^ ((ka >> 63) & imax)
+            a = sc[0]
+            hi = hi_t[t, m]
+            if mode == MODE_PICK or hi == lo:
+                out[t, i] = a
+                continue
+            kb = buf[hi]
+            scb[1] = kb ^ ((kb >> 63) & imax)
+            b = sc[1]
+            if mode == MODE_MID:
+                out[t, i] = _nb_mid(a, b, two, nanv)
+            else:
+                out[t, i] = _nb_lerp(a, b, w_t[t, m], ft_t[t, m], one, nanv)
+    return True
 
 
 # ------------------------------------------------------------------ exact moving sums
@@ -348,9 +463,11 @@ def build() -> dict[str, Any]:
     bind(globals(), ("_nb_lower", "_nb_upper", "_nb_remove", "_nb_insert", "_nb_replace",
                      "_nb_grow", "_nb_round", "_nb_sign", "_nb_split", "_nb_cmp_half",
                      "_nb_mean"))
+    bind(globals(), ("_nb_mid", "_nb_lerp"))
     bind(globals(), ("_nb_slide", "_nb_moving"))
     return {"slide": jit(nogil=True)(_nb_slide_columns),
-            "moving": jit(nogil=True)(_nb_moving_columns)}
+            "moving": jit(nogil=True)(_nb_moving_columns),
+            "fused": jit(nogil=True)(_nb_fused)}
 
 
 register("window", build)
@@ -395,3 +512,30 @@ def moving_sum(x: np.ndarray, take: np.ndarray, start: np.ndarray, end: np.ndarr
     fn = kernels("window")["moving"] if compiled else _nb_moving_columns
     fn(x, take, start, end, mean, out, bad)
     return (out[0], bad[0]) if one else (out, bad)
+
+
+def fused_select(x: np.ndarray, start: np.ndarray, end: np.ndarray, lo_t: np.ndarray,
+                 hi_t: np.ndarray, w_t: np.ndarray, mode: int, *,
+                 compiled: bool = True) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(values (nq, nout), count (nout,))`` of a float32/64 column ``x`` (native), NaNs
+    taking no rank, the plan's tables indexed by the window's count (see
+    :func:`_nb_fused`); None where the bounds are not monotone."""
+    dt = x.dtype
+    it = np.dtype(f"i{dt.itemsize}")
+    bits = x.view(it)
+    sc = np.zeros(2, dt)
+    imax = np.iinfo(it).max
+    expmask = int(np.array(np.inf, dt).view(it))
+    nanv = np.array(expmask | (1 << (np.finfo(dt).nmant - 1)), it).view(dt)[()]
+    start = np.ascontiguousarray(start, dtype=np.int64)
+    end = np.ascontiguousarray(end, dtype=np.int64)
+    nq = lo_t.shape[0]
+    out = np.empty((nq, start.size), dt)
+    cnt = np.empty(start.size, np.int64)
+    buf = np.empty(int(lo_t.shape[1]) + 1, np.int64)
+    fn = kernels("window")["fused"] if compiled else _nb_fused
+    ok = fn(x, bits, sc, sc.view(it), np.int64(imax), np.int64(expmask), start, end,
+            np.ascontiguousarray(lo_t, np.int64), np.ascontiguousarray(hi_t, np.int64),
+            np.ascontiguousarray(w_t, np.float64), np.ascontiguousarray(w_t.astype(dt)),
+            int(mode), nanv, dt.type(1), dt.type(2), out, cnt, buf)
+    return (out, cnt) if ok else None

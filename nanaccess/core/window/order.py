@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...options import NanPolicy
-from .._numba.window import slide_select
+from .._numba.window import MODE_LERP, MODE_MID, MODE_PICK, fused_select, slide_select
 from ..bits import layout_of
 from ..grouped.common import keys_of, values_of_keys
 from ..keys import float_keys, keys_to_float, remap_keys
@@ -24,7 +24,7 @@ from ..plan import RankPlan, combine, rank_plan
 from ..policy import RULES, finish
 from .scan import Masks, window_counts
 
-__all__ = ["slide_order", "sliding_ok", "SLIDING_KINDS"]
+__all__ = ["slide_order", "sliding_ok", "fused_order", "fused_ok", "SLIDING_KINDS"]
 
 #: dtypes the sliding engine handles (objects use the reference engine)
 SLIDING_KINDS = "fiubmM"
@@ -98,3 +98,50 @@ def sliding_ok(x2: np.ndarray, stat_family: str, monotone: bool) -> bool:
     return stat_family == "order" and monotone and x2.dtype.kind in SLIDING_KINDS \
         and (x2.dtype.kind != "f" or x2.dtype.itemsize in (2, 4, 8))
 
+
+
+_MODES = {"pick": MODE_PICK, "mid": MODE_MID, "lerp": MODE_LERP}
+
+
+def fused_ok(x2: np.ndarray, miss2: np.ndarray | None, policy: NanPolicy) -> bool:
+    """Whether :func:`fused_order` serves this input: native float32/64 without
+    missing values, NaN-free or under a policy that removes NaNs (and allows what
+    signaling NaNs there are; else the general path raises)."""
+    dt = x2.dtype
+    if dt.kind != "f" or dt.itemsize not in (4, 8) or not dt.isnative or (
+            miss2 is not None and miss2.any()):
+        return False
+    nan = np.isnan(x2)
+    if not nan.any():
+        return True
+    r = RULES[policy]
+    if not r.removes:
+        return False
+    if r.signaling_allowed:
+        return True
+    lay = layout_of(dt)
+    return not ((x2[nan].view(lay.int_dtype) & lay.int_dtype.type(lay.quiet_bit)) == 0).any()
+
+
+def fused_order(x2: np.ndarray, start: np.ndarray, end: np.ndarray, stat: str,
+                q_arr: np.ndarray | None, method: str,
+                compiled: bool = True) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(values (nq, nout, ncols), count (nout, ncols))`` of an order statistic of
+    every window, NaNs taking no rank, in one compiled pass per column (see
+    :func:`nanaccess.core._numba.window.fused_select`); None where the bounds are not
+    monotone. Only for inputs :func:`fused_ok` accepts: NaN-free data gives every
+    policy's result, data with NaNs that of a removing policy."""
+    width = int((end - start).max(initial=0))
+    plan = rank_plan(stat, np.arange(width + 1), q_arr, method)  # by the window's count
+    nq = plan.lo.shape[0]
+    w_t = np.ascontiguousarray(np.broadcast_to(plan.weight, plan.lo.shape), np.float64)
+    nout, ncols = start.size, x2.shape[1]
+    vals = np.empty((nq, nout, ncols), x2.dtype)
+    count = np.empty((nout, ncols), np.int64)
+    for c in range(ncols):
+        got = fused_select(x2[:, c], start, end, plan.lo, plan.hi, w_t, _MODES[plan.mode],
+                           compiled=compiled)
+        if got is None:
+            return None
+        vals[:, :, c], count[:, c] = got
+    return vals, count

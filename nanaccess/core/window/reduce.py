@@ -40,7 +40,7 @@ from ..policy import RULES, empty_value
 from ..reduce import _check_rng, _difference
 from .bounds import is_monotone
 from .moments import MOMENTS, slide_moment
-from .order import slide_order, sliding_ok
+from .order import fused_ok, fused_order, slide_order, sliding_ok
 from .scan import Masks, check, masks_of, window_counts
 
 __all__ = ["WindowReduced", "window_reduce", "CHUNK", "SLIDING_MIN_PAIRS"]
@@ -154,11 +154,15 @@ def window_reduce(
         if mm.shape != x.shape:
             raise ValueError(f"missing must have the shape of x {x.shape}, got {mm.shape}")
         miss2 = mm[:, None] if one_d else mm
-    masks = masks_of(x2, miss2)
-    check(masks, start, end, policy, x.shape)
-    count = _count(masks, start, end, ncols, policy)
-    values, vmiss = _values(x2, masks, miss2, start, end, stat, entry.family, policy, engine,
-                            params)
+    fast = _fast_order(x2, miss2, start, end, stat, policy, engine, params)
+    if fast is not None:  # the fused kernel: no masks, counts or plans at full size
+        (values, count), vmiss = fast, None
+    else:
+        masks = masks_of(x2, miss2)
+        check(masks, start, end, policy, x.shape)
+        count = _count(masks, start, end, ncols, policy)
+        values, vmiss = _values(x2, masks, miss2, start, end, stat, entry.family, policy,
+                                engine, params)
     short = count < int(min_periods)
     if short.any():
         values, vmiss = _fill_short(values, vmiss, short)
@@ -216,6 +220,49 @@ def _values(x2, masks, miss2, start, end, stat, family, policy, engine, params):
                     vmiss[rows] = rmiss
             return values, vmiss
     return _reference(x2, miss2, start, end, stat, policy, engine, params)
+
+
+def _order_params(stat, params):
+    """(q array or None, method, q is a scalar) of an order statistic's parameters."""
+    from ..interp import METHODS
+
+    method = params.get("method", "linear")
+    if method not in METHODS:
+        raise ValueError(f"unknown quantile method {method!r}; expected one of {METHODS}")
+    if stat != "quantile":
+        return None, method, True
+    if params.get("q") is None:
+        raise TypeError("quantile needs q")
+    qv = validate_q(params["q"])
+    return np.atleast_1d(np.asarray(qv, np.float64)).ravel(), method, np.ndim(qv) == 0
+
+
+def _fast_order(x2, miss2, start, end, stat, policy, engine, params):
+    """``((values, count) or None)``: the fused kernel of float order statistics where
+    it applies (:func:`.order.fused_ok`, monotone bounds, the numba engine)."""
+    if stat not in ("iqr", *_stats.ORDER) or not start.size:
+        return None
+    pairs = int((end - start).sum())
+    if _numba.choose_engine(engine, size=pairs, min_size=SLIDING_MIN_PAIRS) != "numba" or \
+            not fused_ok(x2, miss2, policy):
+        return None
+    if stat == "iqr":
+        lo_p, hi_p = _check_rng(params.get("rng", (25, 75)))
+        q_arr, method, scalar = np.array([lo_p / 100, hi_p / 100]), "linear", False
+    else:
+        q_arr, method, scalar = _order_params(stat, params)
+    try:
+        got = fused_order(x2, start, end, "quantile" if stat == "iqr" else stat, q_arr,
+                          method)
+    except Exception as exc:  # a broken numba install: the other engines
+        _numba.fallback(exc, engine)
+        return None
+    if got is None:
+        return None
+    v, count = got
+    if stat == "iqr":
+        return np.asarray(_difference(v[1], v[0])), count
+    return (v[0] if scalar else v), count
 
 
 def _sliding(x2, masks, start, end, stat, policy, params, engine):
