@@ -1,8 +1,9 @@
 """Output of ``nanaccess describe``: tidy records, shown as a table, CSV or JSON.
 
 One record per column x policy x statistic (and per group with ``--groupby``); the
-counts of each kind of value (``nan_report``'s names) are records too, with an empty
-policy. Fields: ``[group,] column, policy, statistic, value, text, error``:
+counts of each kind of value (``nan_report``'s names with an ``n_`` prefix: ``n_nan``,
+``n_missing``, ...) are records too, with an empty policy. Fields:
+``[group,] column, policy, statistic, value, text, error``:
 
 * ``value``: the number at full precision (``repr`` round-trips), empty (CSV) / null
   (JSON) for a NaN, a missing result or an error;
@@ -25,22 +26,32 @@ from typing import Any, TextIO
 import numpy as np
 import pandas as pd
 
-__all__ = ["FIELDS", "REPORT_COLUMNS", "value_fields", "show_table", "show_csv", "show_json"]
+__all__ = [
+    "FIELDS", "COUNT_NAMES", "REPORT_COLUMNS", "value_fields", "show_table", "show_csv",
+    "show_json",
+]
 
 #: the fields of a record after the group column
 FIELDS = ("column", "policy", "statistic", "value", "text", "error")
-#: nan_report's names -> the short headers of the table
+#: nan_report's names -> the statistic names of the count records (``n_nan``: a bare
+#: "nan" would be read back as NaN by ``pd.read_csv``)
+COUNT_NAMES = {
+    k: f"n_{k}"
+    for k in ("values", "numbers", "nan", "quiet_nan", "signaling_nan", "negative_nan",
+              "distinct_payloads", "posinf", "neginf", "missing")
+}
+#: count record names -> the short headers of the table
 REPORT_COLUMNS = {
-    "values": "values",
-    "numbers": "numbers",
-    "nan": "nan",
-    "quiet_nan": "quiet",
-    "signaling_nan": "signaling",
-    "negative_nan": "negative",
-    "distinct_payloads": "payloads",
-    "posinf": "+inf",
-    "neginf": "-inf",
-    "missing": "missing",
+    "n_values": "values",
+    "n_numbers": "numbers",
+    "n_nan": "nan",
+    "n_quiet_nan": "quiet",
+    "n_signaling_nan": "signaling",
+    "n_negative_nan": "negative",
+    "n_distinct_payloads": "payloads",
+    "n_posinf": "+inf",
+    "n_neginf": "-inf",
+    "n_missing": "missing",
 }
 
 

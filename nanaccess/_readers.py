@@ -106,7 +106,8 @@ def _progress(iterable: Iterable | None = None, *, enabled: bool, **kwargs: Any)
         if total is None and iterable is not None and hasattr(iterable, "__len__"):
             total = len(iterable)  # type: ignore[arg-type]
         unit = kwargs.get("unit", "it")
-        size = "" if total is None else f" ({total} {unit}{'s' if total != 1 else ''})"
+        plural = "s" if total != 1 and len(unit) > 1 else ""  # 3 row groups, 2521 B
+        size = "" if total is None else f" ({total} {unit}{plural})"
         print(f"nanaccess: {kwargs.get('desc', 'working')}{size}", file=sys.stderr)
         return _NoBar(iterable)
     try:

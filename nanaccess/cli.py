@@ -32,7 +32,7 @@ import pandas as pd
 
 from . import _stats
 from ._cli_output import (
-    REPORT_COLUMNS,
+    COUNT_NAMES,
     records_of,
     show_csv,
     show_json,
@@ -166,9 +166,9 @@ def _count_records(s: pd.Series, name: str, lead: dict) -> list[dict]:
 
     report = na.nan_report(s)
     return [
-        {**lead, "column": name, "policy": None, "statistic": k, "value": int(report[k]),
-         "text": str(int(report[k])), "error": None}
-        for k in REPORT_COLUMNS
+        {**lead, "column": name, "policy": None, "statistic": tidy_name,
+         "value": int(report[k]), "text": str(int(report[k])), "error": None}
+        for k, tidy_name in COUNT_NAMES.items()
     ]
 
 

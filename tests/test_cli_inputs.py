@@ -25,7 +25,7 @@ def run_json(capsys: pytest.CaptureFixture, *args: object) -> tuple[int, dict, s
 def counts(doc: dict, column: str, group: object = None) -> dict[str, int]:
     key = "counts" if group is None else "group_counts"
     return {
-        r["statistic"]: r["value"]
+        r["statistic"].removeprefix("n_"): r["value"]
         for r in doc[key]
         if r["column"] == column and (group is None or group in r.values())
     }

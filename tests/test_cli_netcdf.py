@@ -22,7 +22,8 @@ def run_json(capsys: pytest.CaptureFixture, *args: object) -> tuple[int, dict]:
 
 
 def counts(doc: dict, column: str) -> dict[str, int]:
-    return {r["statistic"]: r["value"] for r in doc["counts"] if r["column"] == column}
+    return {r["statistic"].removeprefix("n_"): r["value"] for r in doc["counts"]
+            if r["column"] == column}
 
 
 def stat(doc: dict, column: str, name: str, policy: str = "omit", **group: object) -> object:
