@@ -32,7 +32,7 @@ def _check_dtype(dtype: np.dtype, stat: str) -> None:
         raise TypeError(f"complex data ({dtype}) is not supported by nanaccess")
     if kind == "f" and dtype.itemsize not in (2, 4, 8):
         raise TypeError(f"dtype {dtype}: convert to float64 or an object array of Decimals")
-    if kind == "M" and stat not in ("mean", "count"):
+    if kind == "M" and stat not in ("mean", "count", "std"):
         raise TypeError(f"{stat} of datetime64 data is not defined")
     if kind not in "fiubmMO":
         raise TypeError(f"{stat} needs numeric data, got dtype {dtype}")
@@ -41,7 +41,8 @@ def _check_dtype(dtype: np.dtype, stat: str) -> None:
 def result_dtype(vals: np.ndarray, dtype: np.dtype, stat: str) -> np.ndarray:
     """Cast exact float64/int64 results to NumPy's result dtype for ``dtype`` data:
     floats keep theirs; datetime/timedelta means and sums keep theirs (NaT where not
-    finite); other timedelta statistics are float64."""
+    finite); std of datetimes/timedeltas is a timedelta64 of the data's unit (as
+    pandas); the timedelta variance (a squared unit) is float64."""
     kind = dtype.kind
     native = dtype.newbyteorder("=")
     if kind == "f":
@@ -52,6 +53,15 @@ def result_dtype(vals: np.ndarray, dtype: np.dtype, stat: str) -> np.ndarray:
         if bad is not None and bad.any():
             iv[bad] = np.iinfo(np.int64).min
         return iv.view(native)
+    if kind in "mM" and stat == "std":
+        # a spread of times is a duration in the data's unit, as pandas' Timedelta:
+        # truncated toward zero as pandas casts it; NaT where not finite
+        unit = np.datetime_data(native)[0]
+        f = np.asarray(vals, dtype=np.float64)
+        bad = ~np.isfinite(f)
+        iv = np.trunc(np.where(bad, 0.0, f)).astype(np.int64)
+        iv[bad] = np.iinfo(np.int64).min
+        return iv.view(f"m8[{unit}]")
     if kind == "m":
         return vals.astype(np.float64)
     return vals

@@ -20,8 +20,15 @@ from .._describe import describe_values, pct_label, percentiles, row_labels
 from .._labels import fmt_label
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
-from .columns import holds_numbers, report, restated, subject_of, type_error
-from .dtypes import Column, column_arrays, is_numeric_column
+from .columns import (
+    column_reduce,
+    holds_numbers,
+    report,
+    restated,
+    subject_of,
+    type_error,
+)
+from .dtypes import Column, column_arrays, is_numeric_column, to_scalar
 
 __all__ = ["describe_policy", "describe_column", "describe_frame", "describe_groups"]
 
@@ -51,7 +58,29 @@ def describe_column(col: Column, name: Any, index: pd.Index, policy: NanPolicy,
         raise restated(err, name, index, series=True) from None
     except TypeError as err:
         raise type_error(name, err, True) from None
+    if col.values.dtype.kind in "mM":
+        return _temporal_rows(col, name, index, policy, ps, rows)
     return pd.Series(list(rows.values()), index=list(rows), name=name, dtype=np.float64)
+
+
+def _temporal_rows(col: Column, name: Any, index: pd.Index, policy: NanPolicy, ps: Any,
+                   rows: dict) -> pd.Series:
+    """describe of datetimes / timedeltas as pandas shows them: Timestamps (in the
+    column's time zone) and Timedeltas, exact (the statistics are taken again in the
+    data's own dtype: the float rows of :mod:`nanaccess._describe` round them)."""
+    stats: dict[str, tuple[str, dict]] = {"mean": ("mean", {}), "std": ("std", {"ddof": 1}),
+                                          "min": ("min", {}), "max": ("max", {})}
+    stats.update({pct_label(p): ("quantile", {"q": p}) for p in percentiles(ps)})
+    out: list[Any] = []
+    for row, v in rows.items():
+        if row not in stats:
+            out.append(int(v))  # the counts
+            continue
+        stat, kw = stats[row]
+        red, _ = column_reduce(col, name, index, stat, policy, series=True, **kw)
+        m = red.missing is not None and bool(np.asarray(red.missing))
+        out.append(to_scalar(red.values, m or bool(red.empty), col))
+    return pd.Series(out, index=list(rows), name=name, dtype=object)
 
 
 def _selected(df: pd.DataFrame, include: Any, exclude: Any) -> list[int]:
