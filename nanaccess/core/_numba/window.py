@@ -190,15 +190,18 @@ def _nb_lerp(a, b, t, ft, one, nanv):  # pragma: no cover - compiled
     return nanv if res != res else res
 
 
-def _nb_fused(x, bits, sc, scb, imax, expmask, start, end, lo_t, hi_t, w_t, ft_t, mode,
-              nanv, one, two, out, cnt, buf):  # pragma: no cover - compiled
+def _nb_fused(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t, w_t, ft_t,
+              mode, nanv, one, two, out, cnt, buf):  # pragma: no cover - compiled
     """Order statistic of every window of a float column (NaNs take no rank).
 
     ``bits``: ``x``'s bits as ints; ``sc``/``scb``: a 2-element scratch of x's dtype
     and its int view (keys back to floats); ``lo_t``/``hi_t``/``w_t``/``ft_t``:
     ``(nq, W + 1)`` tables of the plan by count. Writes ``out`` ``(nq, nout)`` and
-    ``cnt``; returns False (nothing valid) at the first decreasing bound.
+    ``cnt``. Returns -1 (nothing valid) at the first decreasing bound, else the NaNs
+    seen in windows: bit 0 a NaN, bit 1 a signaling NaN (the caller decides whether
+    the policy allows them).
     """
+    seen = 0
     cs = 0
     ce = 0
     m = 0
@@ -209,7 +212,7 @@ def _nb_fused(x, bits, sc, scb, imax, expmask, start, end, lo_t, hi_t, w_t, ft_t
         s = start[i]
         e = end[i]
         if s < ps or e < pe:
-            return False
+            return -1
         ps = s
         pe = e
         if s >= ce:
@@ -229,6 +232,8 @@ def _nb_fused(x, bits, sc, scb, imax, expmask, start, end, lo_t, hi_t, w_t, ft_t
                 m = _nb_remove(buf, m, ko)
             elif ti:
                 m = _nb_insert(buf, m, ki)
+            if not ti:
+                seen |= 1 if (bi & quiet) != 0 else 3
             cs += 1
             ce += 1
         while cs < s:
@@ -240,6 +245,8 @@ def _nb_fused(x, bits, sc, scb, imax, expmask, start, end, lo_t, hi_t, w_t, ft_t
             bi = np.int64(bits[ce])
             if (bi & imax) <= expmask:
                 m = _nb_insert(buf, m, bi ^ ((bi >> 63) & imax))
+            else:
+                seen |= 1 if (bi & quiet) != 0 else 3
             ce += 1
         cnt[i] = m
         if m == 0:
@@ -262,7 +269,7 @@ def _nb_fused(x, bits, sc, scb, imax, expmask, start, end, lo_t, hi_t, w_t, ft_t
                 out[t, i] = _nb_mid(a, b, two, nanv)
             else:
                 out[t, i] = _nb_lerp(a, b, w_t[t, m], ft_t[t, m], one, nanv)
-    return True
+    return seen
 
 
 # ------------------------------------------------------------------ exact moving sums
@@ -515,27 +522,24 @@ def moving_sum(x: np.ndarray, take: np.ndarray, start: np.ndarray, end: np.ndarr
 
 
 def fused_select(x: np.ndarray, start: np.ndarray, end: np.ndarray, lo_t: np.ndarray,
-                 hi_t: np.ndarray, w_t: np.ndarray, mode: int, *,
-                 compiled: bool = True) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(values (nq, nout), count (nout,))`` of a float32/64 column ``x`` (native), NaNs
-    taking no rank, the plan's tables indexed by the window's count (see
-    :func:`_nb_fused`); None where the bounds are not monotone."""
+                 hi_t: np.ndarray, w_t: np.ndarray, mode: int, out: np.ndarray,
+                 cnt: np.ndarray, *, compiled: bool = True) -> int:
+    """Fill ``out`` ``(nq, nout)`` and ``cnt`` ``(nout,)`` with an order statistic of
+    every window of a float32/64 column ``x`` (native), NaNs taking no rank, the plan's
+    tables indexed by the window's count (see :func:`_nb_fused`). Returns -1 where
+    the bounds are not monotone, else the NaN flags (bit 0 NaN, bit 1 signaling)."""
     dt = x.dtype
     it = np.dtype(f"i{dt.itemsize}")
-    bits = x.view(it)
     sc = np.zeros(2, dt)
     imax = np.iinfo(it).max
     expmask = int(np.array(np.inf, dt).view(it))
-    nanv = np.array(expmask | (1 << (np.finfo(dt).nmant - 1)), it).view(dt)[()]
-    start = np.ascontiguousarray(start, dtype=np.int64)
-    end = np.ascontiguousarray(end, dtype=np.int64)
-    nq = lo_t.shape[0]
-    out = np.empty((nq, start.size), dt)
-    cnt = np.empty(start.size, np.int64)
+    quiet = 1 << (np.finfo(dt).nmant - 1)
+    nanv = np.array(expmask | quiet, it).view(dt)[()]
     buf = np.empty(int(lo_t.shape[1]) + 1, np.int64)
     fn = kernels("window")["fused"] if compiled else _nb_fused
-    ok = fn(x, bits, sc, sc.view(it), np.int64(imax), np.int64(expmask), start, end,
-            np.ascontiguousarray(lo_t, np.int64), np.ascontiguousarray(hi_t, np.int64),
-            np.ascontiguousarray(w_t, np.float64), np.ascontiguousarray(w_t.astype(dt)),
-            int(mode), nanv, dt.type(1), dt.type(2), out, cnt, buf)
-    return (out, cnt) if ok else None
+    return int(fn(x, x.view(it), sc, sc.view(it), np.int64(imax), np.int64(expmask),
+                  np.int64(quiet), np.ascontiguousarray(start, dtype=np.int64),
+                  np.ascontiguousarray(end, dtype=np.int64),
+                  np.ascontiguousarray(lo_t, np.int64), np.ascontiguousarray(hi_t, np.int64),
+                  np.ascontiguousarray(w_t, np.float64), np.ascontiguousarray(w_t.astype(dt)),
+                  int(mode), nanv, dt.type(1), dt.type(2), out, cnt, buf))

@@ -71,8 +71,15 @@ def fixed_bounds(n: int, window: int, *, center: bool = False, closed: str | Non
         raise ValueError("step must be >= 1")
     if step > 1 and groups is not None:
         raise ValueError("step is not supported with groups")
-    pos, first, length = _in_groups(n, groups)
     offset = (window - 1) // 2 if (center or window == 0) else 0
+    if groups is None:  # one group: scalar clips, in place (no per-row group arrays)
+        end = np.arange(1 + offset - (not right_closed), n + 1 + offset - (not right_closed),
+                        step, dtype=np.int64)
+        start = end - (window + left_closed - (not right_closed))
+        np.clip(start, 0, n, out=start)
+        np.clip(end, 0, n, out=end)
+        return np.minimum(start, end, out=start), end
+    pos, first, length = _in_groups(n, groups)
     end = pos[::step] + 1 + offset
     start = end - window
     if left_closed:

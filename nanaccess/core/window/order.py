@@ -103,34 +103,24 @@ def sliding_ok(x2: np.ndarray, stat_family: str, monotone: bool) -> bool:
 _MODES = {"pick": MODE_PICK, "mid": MODE_MID, "lerp": MODE_LERP}
 
 
-def fused_ok(x2: np.ndarray, miss2: np.ndarray | None, policy: NanPolicy) -> bool:
-    """Whether :func:`fused_order` serves this input: native float32/64 without
-    missing values, NaN-free or under a policy that removes NaNs (and allows what
-    signaling NaNs there are; else the general path raises)."""
+def fused_ok(x2: np.ndarray, miss2: np.ndarray | None) -> bool:
+    """Whether :func:`fused_order` may serve this input: native float32/64 without
+    missing values (the NaNs are judged by the kernel: :func:`fused_order`)."""
     dt = x2.dtype
-    if dt.kind != "f" or dt.itemsize not in (4, 8) or not dt.isnative or (
-            miss2 is not None and miss2.any()):
-        return False
-    nan = np.isnan(x2)
-    if not nan.any():
-        return True
-    r = RULES[policy]
-    if not r.removes:
-        return False
-    if r.signaling_allowed:
-        return True
-    lay = layout_of(dt)
-    return not ((x2[nan].view(lay.int_dtype) & lay.int_dtype.type(lay.quiet_bit)) == 0).any()
+    return dt.kind == "f" and dt.itemsize in (4, 8) and dt.isnative and (
+        miss2 is None or not miss2.any())
 
 
 def fused_order(x2: np.ndarray, start: np.ndarray, end: np.ndarray, stat: str,
-                q_arr: np.ndarray | None, method: str,
+                policy: NanPolicy, q_arr: np.ndarray | None, method: str,
                 compiled: bool = True) -> tuple[np.ndarray, np.ndarray] | None:
     """``(values (nq, nout, ncols), count (nout, ncols))`` of an order statistic of
     every window, NaNs taking no rank, in one compiled pass per column (see
-    :func:`nanaccess.core._numba.window.fused_select`); None where the bounds are not
-    monotone. Only for inputs :func:`fused_ok` accepts: NaN-free data gives every
-    policy's result, data with NaNs that of a removing policy."""
+    :func:`nanaccess.core._numba.window.fused_select`), for inputs :func:`fused_ok`
+    accepts. None where this is not the policy's result (a window holds a NaN the
+    policy keeps, or a signaling NaN it refuses: the general path then ranks or
+    raises) or the bounds are not monotone."""
+    r = RULES[policy]
     width = int((end - start).max(initial=0))
     plan = rank_plan(stat, np.arange(width + 1), q_arr, method)  # by the window's count
     nq = plan.lo.shape[0]
@@ -139,9 +129,10 @@ def fused_order(x2: np.ndarray, start: np.ndarray, end: np.ndarray, stat: str,
     vals = np.empty((nq, nout, ncols), x2.dtype)
     count = np.empty((nout, ncols), np.int64)
     for c in range(ncols):
-        got = fused_select(x2[:, c], start, end, plan.lo, plan.hi, w_t, _MODES[plan.mode],
-                           compiled=compiled)
-        if got is None:
+        seen = fused_select(x2[:, c], start, end, plan.lo, plan.hi, w_t,
+                            _MODES[plan.mode], vals[:, :, c], count[:, c],
+                            compiled=compiled)
+        if seen < 0 or (seen & 1 and not r.removes) or (
+                seen & 2 and not r.signaling_allowed):
             return None
-        vals[:, :, c], count[:, c] = got
     return vals, count

@@ -244,7 +244,7 @@ def _fast_order(x2, miss2, start, end, stat, policy, engine, params):
         return None
     pairs = int((end - start).sum())
     if _numba.choose_engine(engine, size=pairs, min_size=SLIDING_MIN_PAIRS) != "numba" or \
-            not fused_ok(x2, miss2, policy):
+            not fused_ok(x2, miss2):
         return None
     if stat == "iqr":
         lo_p, hi_p = _check_rng(params.get("rng", (25, 75)))
@@ -252,8 +252,8 @@ def _fast_order(x2, miss2, start, end, stat, policy, engine, params):
     else:
         q_arr, method, scalar = _order_params(stat, params)
     try:
-        got = fused_order(x2, start, end, "quantile" if stat == "iqr" else stat, q_arr,
-                          method)
+        got = fused_order(x2, start, end, "quantile" if stat == "iqr" else stat, policy,
+                          q_arr, method)
     except Exception as exc:  # a broken numba install: the other engines
         _numba.fallback(exc, engine)
         return None
