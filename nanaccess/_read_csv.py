@@ -1,6 +1,7 @@
 """Reading CSV for the command line: missing tokens apart from NaN, stray tokens reported.
 
-Every field is read as text, then each column is converted once (vectorised):
+pandas' C parser reads the numbers, with only the missing tokens as NA; a column it
+leaves as text is converted once (vectorised):
 
 * the missing tokens (``""``, ``NA``, ``N/A``, ``NULL``, ``None``, ``#N/A`` and any
   ``--na-values``) are *missing*: no bits, no sign (a nullable ``Float64`` / ``Int64``
@@ -118,41 +119,60 @@ def read_csv_text(
     >>> text = b"g,a,b\\nx,1,NA\\ny,-nan,2\\nz,3,err\\nw,4,5\\n"
     >>> frame, skipped, stray = read_csv_text(text, CSVOptions(), sep=",", compression=None)
     >>> frame.dtypes.astype(str).tolist(), skipped
-    (['object', 'float64', 'object'], {'g': 'text', 'b': 'text with stray tokens'})
+    (['string', 'float64', 'string'], {'g': 'text', 'b': 'text with stray tokens'})
     >>> bool(np.signbit(frame["a"][1])), stray["b"].first, stray["b"].row
     (True, 'err', 2)
     """
     src = io.BytesIO(raw) if isinstance(raw, bytes) else raw
     missing_tokens = list(dict.fromkeys([*MISSING_TOKENS, *opts.na_values]))
+    # pandas' C parser does the numbers (thousands/decimal marks included); with only
+    # the missing tokens as NA, a column holding "nan" comes back as text and is
+    # converted below, keeping the sign of "-nan"
     frame = pd.read_csv(
         src,
         sep=sep,
-        dtype=object,
         keep_default_na=False,
         na_values=missing_tokens,
+        thousands=opts.thousands,
+        decimal=opts.decimal,
         encoding=opts.encoding,
         compression=compression,
+        dtype_backend="numpy_nullable",
     )
     out: dict[str, Any] = {}
     skipped: dict[str, str] = {}
     strays: dict[str, Stray] = {}
     for name in frame.columns:
-        col, bad = _convert(frame[name], opts)
+        raw = frame[name]
+        if raw.dtype.kind in "iuf":  # Int64 / Float64: every NA is a missing token
+            out[name] = _unmask_if_full(raw)
+            continue
+        if not (pd.api.types.is_string_dtype(raw.dtype) or raw.dtype == object):
+            out[name] = raw  # booleans, ...: not described
+            continue
+        col, bad = _convert(raw, opts)
         key = str(name)
         if bad is None:
             out[name] = col
             continue
-        out[name] = frame[name]
+        out[name] = raw
         n_bad = int(bad.sum())
-        n_filled = int(frame[name].notna().sum())
+        n_filled = int(raw.notna().sum())
         if n_bad * 2 >= n_filled:  # mostly text: a text column
             skipped[key] = "text"
             continue
         first = int(np.flatnonzero(bad)[0])
         line = lines_of([first])[0] if lines_of is not None else None
-        strays[key] = Stray(key, n_bad, str(frame[name].iloc[first]), frame.index[first], line)
+        strays[key] = Stray(key, n_bad, str(raw.iloc[first]), frame.index[first], line)
         skipped[key] = "text with stray tokens"
     return pd.DataFrame(out, index=frame.index), skipped, strays
+
+
+def _unmask_if_full(col: pd.Series) -> pd.Series:
+    """A nullable column without missing values as a plain NumPy one."""
+    if col.isna().any():
+        return col
+    return pd.Series(col.to_numpy(dtype=col.dtype.numpy_dtype), index=col.index, name=col.name)
 
 
 def _convert(raw: pd.Series, opts: CSVOptions) -> tuple[pd.Series, np.ndarray | None]:
