@@ -24,23 +24,18 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, TextIO
 
-import numpy as np
 import pandas as pd
 
-from . import _stats
 from ._cli_output import (
-    COUNT_NAMES,
     records_of,
     show_csv,
     show_json,
     show_table,
     tidy,
-    value_fields,
 )
-from ._labels import fmt_label, relabel
+from ._cli_stats import SIMPLE_STATS, count_records, grouped_records, quantile_of, stat_records
 from ._readers import PROGRESS_BYTES, CLIError, CSVOptions, Table, _check_columns, _progress
 from ._readers import read_table as read_table
 from ._version import __version__
@@ -51,12 +46,7 @@ __all__ = ["main", "describe", "CLIError", "read_table"]
 EXIT_OK, EXIT_USAGE, EXIT_POLICY = 0, 2, 3
 
 DEFAULT_STATS = ("count", "mean", "std", "min", "median", "max")
-# every statistic of the table that needs no argument (qNN covers quantiles); arg
-# statistics are positions, not summaries of a column
-_SIMPLE_STATS = tuple(
-    st.name for st in _stats.STATISTICS.values()
-    if st.family != "arg" and not any(p.required for p in st.params)
-)
+_SIMPLE_STATS = SIMPLE_STATS
 _FORMATS = ("table", "csv", "json")
 
 
@@ -69,7 +59,7 @@ def _parse_stats(text: str) -> list[str]:
     for s in stats:
         if s in _SIMPLE_STATS:
             continue
-        if s.startswith("q") and _quantile_of(s) is not None:
+        if s.startswith("q") and quantile_of(s) is not None:
             continue
         raise argparse.ArgumentTypeError(
             f"unknown statistic {s!r}; choose from {', '.join(_SIMPLE_STATS)} or qNN "
@@ -78,21 +68,6 @@ def _parse_stats(text: str) -> list[str]:
     if not stats:
         raise argparse.ArgumentTypeError("--stats needs at least one statistic")
     return stats
-
-
-def _quantile_of(stat: str) -> float | None:
-    """``q90`` -> 0.9: qNN is the NN-th *percentile* (``q0.5`` is the 0.005 quantile).
-
-    Examples
-    --------
-    >>> _quantile_of("q90"), _quantile_of("q0.5"), _quantile_of("q101")
-    (0.9, 0.005, None)
-    """
-    try:
-        q = float(stat[1:]) / 100
-    except ValueError:
-        return None
-    return q if 0 <= q <= 1 else None
 
 
 def _comma_list(text: str) -> list[str]:
@@ -113,93 +88,6 @@ def _one_char(text: str) -> str:
     if len(text) != 1:
         raise argparse.ArgumentTypeError(f"expected one character, got {text!r}")
     return text
-
-
-@dataclass
-class Cell:
-    value: Any = None
-    error: BaseException | None = None
-
-
-def _where(s: pd.Series, noun: str):
-    """err.position (into ``s``) -> the label text of that value."""
-
-    def location(position: Any) -> str | None:
-        if not isinstance(position, tuple) or len(position) != 1:
-            return None
-        label = s.index[int(position[0])]
-        if noun == "column":
-            return f"row {label}"
-        names = list(s.index.names)
-        values = label if isinstance(s.index, pd.MultiIndex) else (label,)
-        return ", ".join(f"{n}={fmt_label(v)}" for n, v in zip(names, values, strict=True))
-
-    return location
-
-
-def _compute(stat: str, s: pd.Series, policy: str, noun: str = "column",
-             group: Any = None) -> Cell:
-    import nanaccess as na
-
-    from .errors import NaNError
-
-    try:
-        if stat == "count":
-            report = na.nan_report(s)
-            return Cell(int(report["numbers"]))
-        if stat.startswith("q") and stat not in _SIMPLE_STATS:
-            value = na.quantile(s, _quantile_of(stat), nan_policy=policy)
-        else:
-            # the table's pandas defaults (ddof=1: sample statistics, as pandas' describe)
-            params = {p.name: p.pandas_default for p in _stats.get(stat).params
-                      if p.pandas_default is not None}
-            value = getattr(na, stat)(s, nan_policy=policy, **params)
-    except NaNError as err:
-        # restated with the file's words: column / variable, row / dims labels, group
-        err = relabel(err, f"{noun} {s.name!r}", _where(s, noun), group=group)
-        return Cell(error=err)
-    return Cell(value)
-
-
-def _count_records(s: pd.Series, name: str, lead: dict) -> list[dict]:
-    import nanaccess as na
-
-    report = na.nan_report(s)
-    return [
-        {**lead, "column": name, "policy": None, "statistic": tidy_name,
-         "value": int(report[k]), "text": str(int(report[k])), "error": None}
-        for k, tidy_name in COUNT_NAMES.items()
-    ]
-
-
-def _stat_records(s: pd.Series, name: str, lead: dict, policies: list[str],
-                  stats: Sequence[str], noun: str, group: Any,
-                  errors: list[BaseException]) -> list[dict]:
-    rows = []
-    for p in policies:
-        for stat in stats:
-            cell = _compute(stat, s, p, noun, group)
-            if cell.error is not None:
-                errors.append(cell.error)
-                value, text = None, ""
-                error: str | None = f"{type(cell.error).__name__}: {cell.error}"
-            else:
-                (value, text), error = value_fields(cell.value), None
-            rows.append({**lead, "column": name, "policy": p, "statistic": stat,
-                         "value": value, "text": text, "error": error})
-    return rows
-
-
-def _group_label(key: Any) -> Any:
-    if isinstance(key, tuple) and len(key) == 1:
-        key = key[0]
-    if isinstance(key, np.generic):
-        key = key.item()
-    if key is None or key is pd.NA or key is pd.NaT or (isinstance(key, float) and key != key):
-        return "<NA>"
-    if isinstance(key, pd.Timestamp | np.datetime64):
-        return fmt_label(key).strip("'")
-    return key
 
 
 def describe(
@@ -292,20 +180,18 @@ def describe(
     ungrouped: list[str] = []
     for c in _progress(cols, enabled=show, desc="describing", unit="column"):
         s = table.data[c].rename(c)
-        counts.extend(_count_records(s, c, {}))
+        counts.extend(count_records(s, c, {}))
         if groupby is None:
-            stat_rows.extend(_stat_records(s, c, {}, policies, stats, noun, None, errors))
+            stat_rows.extend(stat_records(s, c, {}, policies, stats, noun, None, errors))
             continue
         keys = table.keys(c, groupby)
         if keys is None:
             ungrouped.append(c)
             continue
-        # the rows of one group at a time, as pandas' groupby hands them out
-        for key, sub in s.groupby(np.asarray(keys), sort=True, dropna=False):
-            label = _group_label(key)
-            lead = {str(groupby): label}
-            group_counts.extend(_count_records(sub, c, lead))
-            stat_rows.extend(_stat_records(sub, c, lead, policies, stats, noun, label, errors))
+        g_counts, g_rows = grouped_records(s, keys, c, str(groupby), policies, stats, noun,
+                                           errors)
+        group_counts.extend(g_counts)
+        stat_rows.extend(g_rows)
 
     notes = _notes(table, columns, groupby, ungrouped, errors)
     counts_f = tidy(counts, None)
