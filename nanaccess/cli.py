@@ -297,7 +297,7 @@ def _json_doc(table: Table, cols: list[str], counts: pd.DataFrame, groups: Any,
 
 
 _STATS_HELP = (
-    "comma-separated statistics (default: %(default)s): any of "
+    f"comma-separated statistics (default: {','.join(DEFAULT_STATS)}): any of "
     + ", ".join(_SIMPLE_STATS)
     + ", or qNN, the NN-th PERCENTILE: q90 is the 0.9 quantile, q0.5 the 0.5th percentile "
     "(the 0.005 quantile; the median is q50)"
