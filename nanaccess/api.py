@@ -28,6 +28,7 @@ from .core import sorting as _sorting
 from .core.axes import normalize_axis
 from .core.floatlist import float_list_array
 from .core.interp import validate_q
+from .core.lists import MEDIANS, list_median
 from .core.objects import object_moment_stat, object_order_stat
 from .core.reduce import reduce
 from .errors import NaNError
@@ -209,6 +210,10 @@ def _statistic(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def _iterable_order(stat: str, vals: list, policy: NanPolicy, params: dict) -> Any:
     """statistics-module behaviour for plain iterables."""
+    if stat in MEDIANS:
+        out = list_median(vals, stat)  # homogeneous NaN-free lists (core/lists.py)
+        if out is not None:
+            return out
     arr = float_list_array(vals)
     if arr is not None:
         r = reduce(arr, stat, policy=policy, **params)
