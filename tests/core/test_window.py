@@ -362,3 +362,22 @@ def test_fused_kernel_every_method_with_extremes(dtype, method):
         assert_exact(x, None, start, end, stat, NanPolicy.OMIT, "numba", **params)
     assert_exact(x[~np.isnan(x)], None, start[:150], end[:150], "median",
                  NanPolicy.TOTALORDER, "numba")
+
+
+@pytest.mark.parametrize("scale", [0, 8, 40, 200])
+@pytest.mark.parametrize("stat", ["sum", "mean"])
+def test_binned_sums_every_bin_count(scale, stat):
+    # the binned kernel with one, two and several bins (exponent spans), ties of the
+    # mean, -0.0 windows, NaNs under a removing and a propagating policy
+    rng = np.random.default_rng(scale + 1)
+    x = rng.normal(size=600) * 2.0 ** rng.integers(-scale, scale + 1, 600)
+    if scale == 0:
+        x = rng.integers(-9, 10, 600).astype(np.float64)
+    x[50:70] = -0.0
+    x[rng.random(600) < 0.02] = make_nan(7)
+    eps = 2.0 ** -52
+    x[200:216] = [1.0, 1.0 + eps, 1.0 + 2 * eps, 1.0 + 3 * eps] * 4
+    for policy in (NanPolicy.OMIT, NanPolicy.PROPAGATE):
+        for start, end in (fixed_bounds(600, 4), fixed_bounds(600, 31, center=True),
+                           expanding_bounds(600)):
+            assert_exact(x, None, start, end, stat, policy, "numba", min_periods=1)

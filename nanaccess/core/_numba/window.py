@@ -23,7 +23,7 @@ import numpy as np
 
 from . import bind, jit, kernels, register
 
-__all__ = ["slide_select", "moving_sum", "fused_select"]
+__all__ = ["slide_select", "moving_sum", "fused_select", "binned_sum"]
 
 
 def _shift(buf, dst, src, count):  # pragma: no cover - replaced when compiled
@@ -452,6 +452,145 @@ def _nb_moving(x, take, start, end, mean, out, bad):  # pragma: no cover - compi
             out[i] = _nb_round(p, m)
 
 
+# ------------------------------------------------------------ binned exact moving sums
+# The common case of exact moving sums: finite float64 data whose exponents span a
+# modest range. Every value splits exactly into pieces on a fixed grid of bins (bin k
+# holds multiples of 2**(b0 - k d); (r + C_k) - C_k rounds r to the bin's grid, and r
+# minus it is exact); a bin's accumulator is a double holding an integer of at most
+# 53 bits in its unit, so adding and removing pieces is exact: the accumulators are
+# the window's exact sum, a function of its values alone. Two bins round with one
+# addition (TwoSum gives the exact error for the mean); more use the expansion above.
+
+
+def _nb_range(x):  # pragma: no cover - compiled
+    """(largest |x|, smallest nonzero |x|, an infinity seen) over x's non-NaN values."""
+    big = 0.0
+    small = np.inf
+    inf = False
+    for j in range(x.shape[0]):
+        a = abs(x[j])
+        if a == np.inf:
+            inf = True
+        elif a > big:
+            big = a
+        if a != 0.0 and a < small:
+            small = a
+    return big, small, inf
+
+
+def _nb_piece_add(A, cons, nb, v, sign):  # pragma: no cover - compiled
+    r = v
+    for k in range(nb):
+        p = (r + cons[k]) - cons[k]
+        A[k] += sign * p
+        r -= p
+
+
+def _nb_binned(x, bits, start, end, mean, cons, out, cnt, bad):  # pragma: no cover
+    """Exact sum (``mean`` False) or mean of every window's non-NaN values on the bins
+    ``cons`` (see above). ``bad[i]``: recompute output i elsewhere. Returns -1 at a
+    decreasing bound, else 1 if a NaN entered a window (0 if none)."""
+    nb = cons.shape[0]
+    A = np.zeros(nb)
+    p = np.empty(_MAXP, np.float64)
+    tmp = np.empty(_MAXP + 4, np.float64)
+    cs = 0
+    ce = 0
+    ps = 0
+    pe = 0
+    m = 0
+    nz = 0
+    seen = 0
+    for i in range(start.shape[0]):
+        s = start[i]
+        e = end[i]
+        if s < ps or e < pe:
+            return -1
+        ps = s
+        pe = e
+        if s >= ce:
+            for k in range(nb):
+                A[k] = 0.0
+            m = 0
+            nz = 0
+            cs = s
+            ce = s
+        while cs < s:
+            v = x[cs]
+            if v == v:
+                _nb_piece_add(A, cons, nb, v, -1.0)
+                m -= 1
+                if v == 0.0 and bits[cs] < 0:
+                    nz -= 1
+            cs += 1
+        while ce < e:
+            v = x[ce]
+            if v == v:
+                _nb_piece_add(A, cons, nb, v, 1.0)
+                m += 1
+                if v == 0.0 and bits[ce] < 0:
+                    nz += 1
+            else:
+                seen = 1
+            ce += 1
+        cnt[i] = m
+        if m > 0 and nz == m:  # -0.0 only when every value is -0.0
+            out[i] = -0.0
+            continue
+        if nb == 1:
+            hi = A[0]
+            lo = 0.0
+        elif nb == 2:  # TwoSum: hi the correctly rounded sum, lo its exact error
+            hi = A[0] + A[1]
+            bv = hi - A[0]
+            lo = (A[0] - (hi - bv)) + (A[1] - bv)
+        else:
+            k = 0
+            for j in range(nb):
+                k = _nb_grow(p, k, A[j])
+            hi = _nb_round(p, k)
+            if not mean:
+                out[i] = hi
+                continue
+            q = _nb_mean(p, k, np.float64(m), tmp) if m > 0 else np.nan
+            out[i] = q
+            if m > 0 and q != q:
+                bad[i] = True
+            continue
+        if not mean:
+            out[i] = hi
+            continue
+        if m == 0:
+            out[i] = np.nan
+            continue
+        n = np.float64(m)
+        q = hi / n
+        if q == 0.0:
+            out[i] = q
+            continue
+        if abs(q) < 2.0 ** -900 or abs(q) > 2.0 ** 960:
+            bad[i] = True
+            continue
+        prod = q * n
+        ah, al = _nb_split(q)
+        bh, bl = _nb_split(n)
+        r = ((hi - prod) - (((ah * bh - prod) + ah * bl + al * bh) + al * bl)) + lo
+        gap = min(np.nextafter(q, np.inf) - q, q - np.nextafter(q, -np.inf))
+        if 2.0 * abs(r) < 0.98 * n * gap:
+            out[i] = q
+            continue
+        p[0] = lo
+        p[1] = hi
+        k = 2 if lo != 0.0 else 1
+        if k == 1:
+            p[0] = hi
+        q = _nb_mean(p, k, n, tmp)
+        out[i] = q
+        if q != q:
+            bad[i] = True
+    return seen
+
+
 def _nb_moving_columns(x, take, start, end, mean, out, bad):  # pragma: no cover
     """:func:`_nb_moving` for every column (``x[c]``, ``out[c]``, ``bad[c]``)."""
     for c in range(x.shape[0]):
@@ -470,11 +609,13 @@ def build() -> dict[str, Any]:
     bind(globals(), ("_nb_lower", "_nb_upper", "_nb_remove", "_nb_insert", "_nb_replace",
                      "_nb_grow", "_nb_round", "_nb_sign", "_nb_split", "_nb_cmp_half",
                      "_nb_mean"))
-    bind(globals(), ("_nb_mid", "_nb_lerp"))
+    bind(globals(), ("_nb_mid", "_nb_lerp", "_nb_piece_add"))
     bind(globals(), ("_nb_slide", "_nb_moving"))
     return {"slide": jit(nogil=True)(_nb_slide_columns),
             "moving": jit(nogil=True)(_nb_moving_columns),
-            "fused": jit(nogil=True)(_nb_fused)}
+            "fused": jit(nogil=True)(_nb_fused),
+            "range": jit(nogil=True)(_nb_range),
+            "binned": jit(nogil=True)(_nb_binned)}
 
 
 register("window", build)
@@ -543,3 +684,35 @@ def fused_select(x: np.ndarray, start: np.ndarray, end: np.ndarray, lo_t: np.nda
                   np.ascontiguousarray(lo_t, np.int64), np.ascontiguousarray(hi_t, np.int64),
                   np.ascontiguousarray(w_t, np.float64), np.ascontiguousarray(w_t.astype(dt)),
                   int(mode), nanv, dt.type(1), dt.type(2), out, cnt, buf))
+
+
+def binned_sum(x: np.ndarray, start: np.ndarray, end: np.ndarray, *, mean: bool = False,
+               compiled: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray, int] | None:
+    """``(values, count, redo, seen)`` of the exact sum or mean of each window's non-NaN
+    values of a native float64 column (see :func:`_nb_binned`), or None where the bins
+    do not apply (an infinity, an exponent range too wide, decreasing bounds).
+    ``redo`` marks outputs to recompute elsewhere; ``seen`` is 1 if a NaN entered."""
+    fns = kernels("window") if compiled else {"range": _nb_range, "binned": _nb_binned}
+    big, small, inf = fns["range"](x)
+    if inf:
+        return None
+    width = int((end - start).max(initial=0))
+    lw = int(width + 2).bit_length()  # W + 2 <= 2**lw: headroom of every bin
+    d = 52 - lw
+    e_max = int(np.frexp(big)[1]) - 1 if big > 0 else -1074
+    e_min = max(int(np.frexp(small)[1]) - 53, -1074) if small < np.inf else e_max
+    b0 = max(e_max + lw - 50, e_min)
+    nb = 1 + max(0, -(-(b0 - e_min) // d))
+    if b0 > 971 or d < 8 or nb > 6:
+        return None
+    # bin units 2**b (b >= -1074 keeps 1.5 * 2**(b + 52) normal, so the rounding trick
+    # holds; a last bin closer than d only adds headroom)
+    cons = np.array([1.5 * 2.0 ** (max(b0 - k * d, -1074) + 52) for k in range(nb)])
+    start = np.ascontiguousarray(start, dtype=np.int64)
+    end = np.ascontiguousarray(end, dtype=np.int64)
+    out = np.empty(start.size, np.float64)
+    cnt = np.empty(start.size, np.int64)
+    bad = np.zeros(start.size, np.bool_)
+    seen = int(fns["binned"](x, x.view(np.int64), start, end, bool(mean), cons, out, cnt,
+                             bad))
+    return None if seen < 0 else (out, cnt, bad, seen)

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba.window import moving_sum
+from .._numba.window import binned_sum, moving_sum
 from ..policy import RULES
 from .scan import Masks, window_counts
 
-__all__ = ["slide_moment", "MOMENTS"]
+__all__ = ["slide_moment", "fused_moment", "MOMENTS"]
 
 #: the statistics this engine computes
 MOMENTS = ("sum", "mean")
@@ -49,3 +49,22 @@ def slide_moment(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarra
         cnt = window_counts(take, start, end, ncols)
         values = np.where((nz == cnt) & (cnt > 0), -0.0, values)
     return values, redo
+
+
+def fused_moment(x2: np.ndarray, start: np.ndarray, end: np.ndarray, stat: str,
+                 policy) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """``(values, count, redo)`` (each ``(nout, ncols)``) of an exact moving sum or mean
+    of native float64 data without missing values on fixed bins (one compiled pass
+    per column: :func:`nanaccess.core._numba.window.binned_sum`); None where the bins
+    do not apply or a window holds a NaN the policy does not remove."""
+    removes = RULES[policy].removes
+    nout, ncols = start.size, x2.shape[1]
+    values = np.empty((nout, ncols), np.float64)
+    count = np.empty((nout, ncols), np.int64)
+    redo = np.empty((nout, ncols), bool)
+    for c in range(ncols):
+        got = binned_sum(np.ascontiguousarray(x2[:, c]), start, end, mean=stat == "mean")
+        if got is None or (got[3] and not removes):
+            return None
+        values[:, c], count[:, c], redo[:, c] = got[:3]
+    return values, count, redo

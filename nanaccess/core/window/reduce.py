@@ -39,7 +39,7 @@ from ..interp import validate_q
 from ..policy import RULES, empty_value
 from ..reduce import _check_rng, _difference
 from .bounds import is_monotone
-from .moments import MOMENTS, slide_moment
+from .moments import MOMENTS, fused_moment, slide_moment
 from .order import fused_ok, fused_order, slide_order, sliding_ok
 from .scan import Masks, check, masks_of, window_counts
 
@@ -155,7 +155,9 @@ def window_reduce(
             raise ValueError(f"missing must have the shape of x {x.shape}, got {mm.shape}")
         miss2 = mm[:, None] if one_d else mm
     fast = _fast_order(x2, miss2, start, end, stat, policy, engine, params)
-    if fast is not None:  # the fused kernel: no masks, counts or plans at full size
+    if fast is None:
+        fast = _fast_moment(x2, miss2, start, end, stat, policy, engine, params)
+    if fast is not None:  # the fused kernels: no masks, counts or plans at full size
         (values, count), vmiss = fast, None
     else:
         masks = masks_of(x2, miss2)
@@ -263,6 +265,31 @@ def _fast_order(x2, miss2, start, end, stat, policy, engine, params):
     if stat == "iqr":
         return np.asarray(_difference(v[1], v[0])), count
     return (v[0] if scalar else v), count
+
+
+def _fast_moment(x2, miss2, start, end, stat, policy, engine, params):
+    """``((values, count) or None)``: exact moving sums and means of float64 data on
+    fixed bins (:func:`.moments.fused_moment`); outputs it cannot round here go to
+    the reference engine."""
+    if stat not in MOMENTS or params or not start.size or x2.dtype != np.float64 or \
+            not x2.dtype.isnative or (miss2 is not None and miss2.any()):
+        return None
+    pairs = int((end - start).sum())
+    if _numba.choose_engine(engine, size=pairs, min_size=SLIDING_MIN_PAIRS) != "numba":
+        return None
+    try:
+        got = fused_moment(x2, start, end, stat, policy)
+    except Exception as exc:  # a broken numba install: the other engines
+        _numba.fallback(exc, engine)
+        return None
+    if got is None:
+        return None
+    values, count, redo = got
+    rows = np.flatnonzero(redo.any(axis=1))
+    if rows.size:
+        values[rows] = _reference(x2, None, start[rows], end[rows], stat, policy, engine,
+                                  params)[0]
+    return values, count
 
 
 def _sliding(x2, masks, start, end, stat, policy, params, engine):
