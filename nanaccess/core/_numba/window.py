@@ -454,12 +454,13 @@ def _nb_moving(x, take, start, end, mean, out, bad):  # pragma: no cover - compi
 
 # ------------------------------------------------------------ binned exact moving sums
 # The common case of exact moving sums: finite float64 data whose exponents span a
-# modest range. Every value splits exactly into pieces on a fixed grid of bins (bin k
-# holds multiples of 2**(b0 - k d); (r + C_k) - C_k rounds r to the bin's grid, and r
+# modest range. Every value splits exactly into pieces on a fixed grid of two bins
+# (bin k holds multiples of 2**b_k; (r + C_k) - C_k rounds r to the bin's grid, and r
 # minus it is exact); a bin's accumulator is a double holding an integer of at most
 # 53 bits in its unit, so adding and removing pieces is exact: the accumulators are
-# the window's exact sum, a function of its values alone. Two bins round with one
-# addition (TwoSum gives the exact error for the mean); more use the expansion above.
+# the window's exact sum, a function of its values alone. TwoSum of the two rounds it
+# once and gives the exact error, which decides the mean's last bit (near a tie: the
+# expansion's exact test). Wider exponent ranges use the expansion engine above.
 
 
 def _nb_range(x):  # pragma: no cover - compiled
@@ -469,31 +470,21 @@ def _nb_range(x):  # pragma: no cover - compiled
     inf = False
     for j in range(x.shape[0]):
         a = abs(x[j])
-        if a == np.inf:
-            inf = True
-        elif a > big:
-            big = a
-        if a != 0.0 and a < small:
-            small = a
+        inf |= a == np.inf
+        big = a if (a > big and a < np.inf) else big
+        small = a if (a < small and a != 0.0) else small
     return big, small, inf
 
 
-def _nb_piece_add(A, cons, nb, v, sign):  # pragma: no cover - compiled
-    r = v
-    for k in range(nb):
-        p = (r + cons[k]) - cons[k]
-        A[k] += sign * p
-        r -= p
-
-
-def _nb_binned(x, bits, start, end, mean, cons, out, cnt, bad):  # pragma: no cover
-    """Exact sum (``mean`` False) or mean of every window's non-NaN values on the bins
-    ``cons`` (see above). ``bad[i]``: recompute output i elsewhere. Returns -1 at a
-    decreasing bound, else 1 if a NaN entered a window (0 if none)."""
-    nb = cons.shape[0]
-    A = np.zeros(nb)
-    p = np.empty(_MAXP, np.float64)
-    tmp = np.empty(_MAXP + 4, np.float64)
+def _nb_binned(x, bits, start, end, mean, c0, c1, out, cnt, bad):  # pragma: no cover
+    """Exact sum (``mean`` False) or mean of every window's non-NaN values on the two
+    bins ``c0``, ``c1`` (see above). ``bad[i]``: recompute output i elsewhere.
+    Returns -1 at a decreasing bound, else 1 if a NaN entered a window (0 if none)
+    plus 2 if an output is bad."""
+    p = np.empty(4, np.float64)
+    tmp = np.empty(8, np.float64)
+    a0 = 0.0
+    a1 = 0.0
     cs = 0
     ce = 0
     ps = 0
@@ -509,8 +500,8 @@ def _nb_binned(x, bits, start, end, mean, cons, out, cnt, bad):  # pragma: no co
         ps = s
         pe = e
         if s >= ce:
-            for k in range(nb):
-                A[k] = 0.0
+            a0 = 0.0
+            a1 = 0.0
             m = 0
             nz = 0
             cs = s
@@ -518,45 +509,30 @@ def _nb_binned(x, bits, start, end, mean, cons, out, cnt, bad):  # pragma: no co
         while cs < s:
             v = x[cs]
             if v == v:
-                _nb_piece_add(A, cons, nb, v, -1.0)
+                h = (v + c0) - c0
+                a0 -= h
+                a1 -= ((v - h) + c1) - c1
                 m -= 1
-                if v == 0.0 and bits[cs] < 0:
-                    nz -= 1
+                nz -= (v == 0.0) & (bits[cs] < 0)
             cs += 1
         while ce < e:
             v = x[ce]
             if v == v:
-                _nb_piece_add(A, cons, nb, v, 1.0)
+                h = (v + c0) - c0
+                a0 += h
+                a1 += ((v - h) + c1) - c1
                 m += 1
-                if v == 0.0 and bits[ce] < 0:
-                    nz += 1
+                nz += (v == 0.0) & (bits[ce] < 0)
             else:
-                seen = 1
+                seen |= 1
             ce += 1
         cnt[i] = m
         if m > 0 and nz == m:  # -0.0 only when every value is -0.0
             out[i] = -0.0
             continue
-        if nb == 1:
-            hi = A[0]
-            lo = 0.0
-        elif nb == 2:  # TwoSum: hi the correctly rounded sum, lo its exact error
-            hi = A[0] + A[1]
-            bv = hi - A[0]
-            lo = (A[0] - (hi - bv)) + (A[1] - bv)
-        else:
-            k = 0
-            for j in range(nb):
-                k = _nb_grow(p, k, A[j])
-            hi = _nb_round(p, k)
-            if not mean:
-                out[i] = hi
-                continue
-            q = _nb_mean(p, k, np.float64(m), tmp) if m > 0 else np.nan
-            out[i] = q
-            if m > 0 and q != q:
-                bad[i] = True
-            continue
+        hi = a0 + a1  # TwoSum: hi the correctly rounded sum, lo its exact error
+        bv = hi - a0
+        lo = (a0 - (hi - bv)) + (a1 - bv)
         if not mean:
             out[i] = hi
             continue
@@ -568,26 +544,37 @@ def _nb_binned(x, bits, start, end, mean, cons, out, cnt, bad):  # pragma: no co
         if q == 0.0:
             out[i] = q
             continue
-        if abs(q) < 2.0 ** -900 or abs(q) > 2.0 ** 960:
+        qb = np.int64(np.float64(q).view(np.int64)) & 0x7FFFFFFFFFFFFFFF
+        ef = qb >> 52
+        if ef < 124 or ef > 1983:  # |q| outside [2**-900, 2**960]
             bad[i] = True
+            seen |= 2
             continue
+        gap = np.int64((ef - 52) << 52).view(np.float64)  # ulp(q); half below a power of 2
+        if (qb & 0xFFFFFFFFFFFFF) == 0:
+            gap *= 0.5
         prod = q * n
         ah, al = _nb_split(q)
-        bh, bl = _nb_split(n)
-        r = ((hi - prod) - (((ah * bh - prod) + ah * bl + al * bh) + al * bl)) + lo
-        gap = min(np.nextafter(q, np.inf) - q, q - np.nextafter(q, -np.inf))
+        if m < 67108864:  # n has at most 26 bits: its products with halves are exact
+            perr = (ah * n - prod) + al * n
+        else:
+            bh, bl = _nb_split(n)
+            perr = ((ah * bh - prod) + ah * bl + al * bh) + al * bl
+        r = ((hi - prod) - perr) + lo
         if 2.0 * abs(r) < 0.98 * n * gap:
             out[i] = q
             continue
-        p[0] = lo
-        p[1] = hi
-        k = 2 if lo != 0.0 else 1
-        if k == 1:
-            p[0] = hi
+        k = 1
+        p[0] = hi
+        if lo != 0.0:
+            p[0] = lo
+            p[1] = hi
+            k = 2
         q = _nb_mean(p, k, n, tmp)
         out[i] = q
         if q != q:
             bad[i] = True
+            seen |= 2
     return seen
 
 
@@ -609,7 +596,7 @@ def build() -> dict[str, Any]:
     bind(globals(), ("_nb_lower", "_nb_upper", "_nb_remove", "_nb_insert", "_nb_replace",
                      "_nb_grow", "_nb_round", "_nb_sign", "_nb_split", "_nb_cmp_half",
                      "_nb_mean"))
-    bind(globals(), ("_nb_mid", "_nb_lerp", "_nb_piece_add"))
+    bind(globals(), ("_nb_mid", "_nb_lerp"))
     bind(globals(), ("_nb_slide", "_nb_moving"))
     return {"slide": jit(nogil=True)(_nb_slide_columns),
             "moving": jit(nogil=True)(_nb_moving_columns),
@@ -686,33 +673,29 @@ def fused_select(x: np.ndarray, start: np.ndarray, end: np.ndarray, lo_t: np.nda
                   int(mode), nanv, dt.type(1), dt.type(2), out, cnt, buf))
 
 
-def binned_sum(x: np.ndarray, start: np.ndarray, end: np.ndarray, *, mean: bool = False,
-               compiled: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray, int] | None:
-    """``(values, count, redo, seen)`` of the exact sum or mean of each window's non-NaN
-    values of a native float64 column (see :func:`_nb_binned`), or None where the bins
-    do not apply (an infinity, an exponent range too wide, decreasing bounds).
-    ``redo`` marks outputs to recompute elsewhere; ``seen`` is 1 if a NaN entered."""
+def binned_sum(x: np.ndarray, start: np.ndarray, end: np.ndarray, out: np.ndarray,
+               cnt: np.ndarray, bad: np.ndarray, *, mean: bool = False,
+               compiled: bool = True) -> int:
+    """Fill ``out`` (the exact sum or mean of each window's non-NaN values of a native
+    float64 column), ``cnt`` (those values) and ``bad`` (outputs to recompute
+    elsewhere; False beforehand), see :func:`_nb_binned`. Returns -1 where the bins do
+    not apply (an infinity, an exponent range too wide for two bins, decreasing
+    bounds), else bit 0: a NaN entered a window, bit 1: an output is bad."""
     fns = kernels("window") if compiled else {"range": _nb_range, "binned": _nb_binned}
     big, small, inf = fns["range"](x)
     if inf:
-        return None
+        return -1
     width = int((end - start).max(initial=0))
     lw = int(width + 2).bit_length()  # W + 2 <= 2**lw: headroom of every bin
     d = 52 - lw
     e_max = int(np.frexp(big)[1]) - 1 if big > 0 else -1074
     e_min = max(int(np.frexp(small)[1]) - 53, -1074) if small < np.inf else e_max
     b0 = max(e_max + lw - 50, e_min)
-    nb = 1 + max(0, -(-(b0 - e_min) // d))
-    if b0 > 971 or d < 8 or nb > 6:
-        return None
     # bin units 2**b (b >= -1074 keeps 1.5 * 2**(b + 52) normal, so the rounding trick
-    # holds; a last bin closer than d only adds headroom)
-    cons = np.array([1.5 * 2.0 ** (max(b0 - k * d, -1074) + 52) for k in range(nb)])
-    start = np.ascontiguousarray(start, dtype=np.int64)
-    end = np.ascontiguousarray(end, dtype=np.int64)
-    out = np.empty(start.size, np.float64)
-    cnt = np.empty(start.size, np.int64)
-    bad = np.zeros(start.size, np.bool_)
-    seen = int(fns["binned"](x, x.view(np.int64), start, end, bool(mean), cons, out, cnt,
-                             bad))
-    return None if seen < 0 else (out, cnt, bad, seen)
+    # holds; a last bin closer than d only adds headroom); the data's last bit >= b1
+    b1 = max(b0 - d, -1074)
+    if b0 > 971 or d < 8 or b1 > e_min:
+        return -1
+    return int(fns["binned"](x, x.view(np.int64), np.ascontiguousarray(start, np.int64),
+                             np.ascontiguousarray(end, np.int64), bool(mean),
+                             1.5 * 2.0 ** (b0 + 52), 1.5 * 2.0 ** (b1 + 52), out, cnt, bad))

@@ -52,19 +52,21 @@ def slide_moment(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarra
 
 
 def fused_moment(x2: np.ndarray, start: np.ndarray, end: np.ndarray, stat: str,
-                 policy) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """``(values, count, redo)`` (each ``(nout, ncols)``) of an exact moving sum or mean
-    of native float64 data without missing values on fixed bins (one compiled pass
-    per column: :func:`nanaccess.core._numba.window.binned_sum`); None where the bins
-    do not apply or a window holds a NaN the policy does not remove."""
+                 policy) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
+    """``(values, count, redo or None)`` (each ``(nout, ncols)``) of an exact moving sum
+    or mean of native float64 data without missing values on two fixed bins (one
+    compiled pass per column: :func:`nanaccess.core._numba.window.binned_sum`); None
+    where the bins do not apply or a window holds a NaN the policy does not remove."""
     removes = RULES[policy].removes
     nout, ncols = start.size, x2.shape[1]
     values = np.empty((nout, ncols), np.float64)
     count = np.empty((nout, ncols), np.int64)
-    redo = np.empty((nout, ncols), bool)
+    redo = np.zeros((nout, ncols), bool)
+    flags = 0
     for c in range(ncols):
-        got = binned_sum(np.ascontiguousarray(x2[:, c]), start, end, mean=stat == "mean")
-        if got is None or (got[3] and not removes):
+        got = binned_sum(np.ascontiguousarray(x2[:, c]), start, end, values[:, c],
+                         count[:, c], redo[:, c], mean=stat == "mean")
+        if got < 0 or (got & 1 and not removes):
             return None
-        values[:, c], count[:, c], redo[:, c] = got[:3]
-    return values, count, redo
+        flags |= got
+    return values, count, (redo if flags & 2 else None)

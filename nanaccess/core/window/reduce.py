@@ -285,8 +285,8 @@ def _fast_moment(x2, miss2, start, end, stat, policy, engine, params):
     if got is None:
         return None
     values, count, redo = got
-    rows = np.flatnonzero(redo.any(axis=1))
-    if rows.size:
+    rows = np.flatnonzero(redo.any(axis=1)) if redo is not None else ()
+    if len(rows):
         values[rows] = _reference(x2, None, start[rows], end[rows], stat, policy, engine,
                                   params)[0]
     return values, count
