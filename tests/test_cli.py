@@ -94,15 +94,6 @@ def small_csv(tmp_path: Path) -> Path:
 # the demo and the happy paths
 
 
-_SAMPLE_GAPS_ARE_EMPTY = ",," in sample_path().read_text()
-
-
-@pytest.mark.xfail(
-    _SAMPLE_GAPS_ARE_EMPTY,
-    strict=True,
-    reason="sensors.csv writes its NaN gaps as empty fields, which issue 15 makes missing "
-    "values; make_sample.py must write them as NaN (to_csv(na_rep='NaN'))",
-)
 def test_demo_describes_bundled_sample():
     proc = run("describe")
     assert proc.returncode == 0, proc.stderr

@@ -10,8 +10,9 @@ Two files are written:
     A realistic daily weather table: 4 stations x 120 days (2024-01-01 ...
     2024-04-29), with the gaps real loggers have: a station with none, scattered
     missing readings, a ten-day outage of an iced sensor, and a pressure sensor that
-    never reported. CSV can only hold one kind of gap (an empty cell or ``NaN``),
-    which pandas reads as the canonical quiet NaN.
+    never reported. The gaps are written as ``NaN`` (a NaN reading, which pandas reads
+    as the canonical quiet NaN); an empty cell would be a missing value (no bits, no
+    sign), which is what the CLI reports it as.
 
 ``forensic.parquet``
     48 hourly readings of three sensors whose gaps keep their bit patterns, since
@@ -141,7 +142,7 @@ def write_samples(directory: Path | str = HERE) -> list[Path]:
     directory = Path(directory)
     csv = directory / "sensors.csv"
     df = sensors_frame()
-    df.to_csv(csv, index=False, date_format="%Y-%m-%d", lineterminator="\n")
+    df.to_csv(csv, index=False, date_format="%Y-%m-%d", lineterminator="\n", na_rep="NaN")
 
     cols = forensic_columns()
     n = len(next(iter(cols.values()))[0])
