@@ -213,3 +213,70 @@ def test_timedelta_quantile_half_equals_median():
     for a, b in [(-5, -4), (1, 4), (-3, 0), (2, 7)]:
         s = pd.Series(pd.to_timedelta([a, b], unit="ns"))
         assert s.nanstats.quantile(0.5) == s.nanstats.median() == s.median()
+
+
+# ------------------------------------------------------ 5. arguments, odd inputs
+
+
+@pytest.mark.parametrize("stat", ["mean", "median", "min", "sum", "std", "quantile", "iqr"])
+def test_empty_axis_tuple_reduces_nothing_as_numpy(stat):
+    x = np.array([[1.0, 5.0], [3.0, 4.0]])
+    kw = {"q": 0.3} if stat == "quantile" else {}
+    got = getattr(na, stat)(x, axis=(), **kw)
+    want = {"iqr": np.zeros_like(x), "median": np.median(x, axis=()),
+            "quantile": np.quantile(x, 0.3, axis=())}
+    np.testing.assert_array_equal(got, want[stat] if stat in want
+                                  else getattr(np, stat)(x, axis=()))
+
+
+@pytest.mark.parametrize("axis", [1.0, "1", (0, 1.0), True])
+def test_float_axis_refused(axis):
+    with pytest.raises(TypeError, match="axis must be an integer"):
+        na.mean(np.ones((2, 2)), axis=axis)
+
+
+@pytest.mark.parametrize("q", ["0.5", ["0.25", 0.5], b"0.5"])
+def test_string_q_refused(q):
+    with pytest.raises(TypeError, match="q must be a number"):
+        na.quantile(np.array([1.0, 2.0]), q=q)
+    with pytest.raises(TypeError, match="q must be a number"):
+        pd.Series([1.0, 2.0]).nanstats.quantile(q=q)
+
+
+def test_fraction_q_still_accepted():
+    from fractions import Fraction
+
+    assert na.quantile(np.array([1.0, 3.0]), q=Fraction(1, 2)) == 2.0
+
+
+@pytest.mark.parametrize("payload", [1.5, "3", None, True])
+def test_make_nan_non_integer_payload_refused(payload):
+    with pytest.raises(TypeError, match="payload must be an integer"):
+        na.make_nan(payload)
+
+
+def test_quantiles_linear_method_refused():
+    with pytest.raises(ValueError, match='"inclusive"'):
+        na.quantiles([1, 2, 3], method="linear")
+    assert na.quantiles([1, 2, 3], method="inclusive") == [1.5, 2.0, 2.5]
+
+
+@pytest.mark.parametrize("v", [complex(float("nan"), 0), complex(0, float("nan")),
+                               np.complex64(complex(float("nan"), 1))])
+def test_complex_with_nan_part_isnan(v):
+    import cmath
+
+    assert na.isnan(v) is True and cmath.isnan(complex(v))
+    assert na.isnan(np.array([v, 1j])).tolist() == [True, False]
+    rep = na.nan_report([v, 1j, 1.0])
+    assert (rep["nan"], rep["numbers"], rep["values"]) == (1, 1, 3)
+
+
+def test_complex_still_refused_by_order_statistics():
+    with pytest.raises(TypeError, match="complex"):
+        na.median([complex(float("nan"), 0), 1j])
+
+
+def test_strings_not_counted_as_numbers_in_nan_report():
+    rep = na.nan_report(["a", 1.0, float("nan"), None])
+    assert (rep["numbers"], rep["nan"], rep["missing"], rep["values"]) == (1, 1, 1, 4)

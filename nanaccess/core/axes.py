@@ -21,6 +21,9 @@ def normalize_axis(axis: int | Sequence[int] | None, ndim: int) -> tuple[int, ..
     axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
     out = []
     for a in axes:
+        if isinstance(a, bool) or not isinstance(a, int | np.integer):
+            # as NumPy: 1.0 or "1" is not an axis (int() would accept them silently)
+            raise TypeError(f"axis must be an integer or a tuple of integers, got {axis!r}")
         a = int(a)
         if not -ndim <= a < max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
             raise np.exceptions.AxisError(a, ndim)
@@ -62,7 +65,7 @@ class Reduction:
     def moved(self, x: np.ndarray) -> np.ndarray:
         if x.ndim == 0:
             return x.reshape(1)
-        if not self.kept_axes or self.axes[0] == len(self.kept_axes):
+        if not self.kept_axes or not self.axes or self.axes[0] == len(self.kept_axes):
             return x  # reduced axes are already last
         return x.transpose(self.kept_axes + self.axes)
 

@@ -65,12 +65,21 @@ def _float_masks(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
 
 
 def _object_map(a: np.ndarray, fn) -> np.ndarray:
-    flat = [fn(classify_object(v)) for v in a.ravel().tolist()]
+    flat = [fn(_scalar_class(v)) for v in a.ravel().tolist()]
     return np.array(flat, dtype=object if not flat else None).reshape(a.shape)
 
 
 def _scalar_class(x: Any) -> tuple[str, int, int, bool]:
-    return classify_object(x)
+    """:func:`classify_object`, except that a complex number with a NaN part is that
+    NaN (as :func:`cmath.isnan` and :func:`numpy.isnan` say) for the classifying
+    functions; order statistics keep refusing complex numbers ("other")."""
+    c = classify_object(x)
+    if c[0] == "other" and isinstance(x, complex | np.complexfloating):
+        for part in (x.real, x.imag):
+            pc = classify_object(part)
+            if pc[0] == "nan":
+                return pc
+    return c
 
 
 def values_and_missing(data: Any, missing: np.ndarray | None = None
@@ -235,6 +244,8 @@ def make_nan(
     True
     """
     lay = layout_of(np.dtype(dtype))
+    if isinstance(payload, bool) or not isinstance(payload, int | np.integer):
+        raise TypeError(f"payload must be an integer, got {payload!r}")
     payload = int(payload)
     if not 0 <= payload <= lay.payload_mask:
         raise ValueError(
@@ -296,13 +307,14 @@ def nan_report(data: Any) -> dict[str, int]:
             a = np.asarray(data)
         except (ValueError, TypeError):
             a = np.asarray(list(data), dtype=object)
-        if a.dtype.kind == "O" or a.dtype.kind in "US":
+        if a.dtype.kind in "OUSc":  # keep each object as given (1.0 beside 1j is real)
             a = np.asarray(list(data) if not isinstance(data, np.ndarray) else data, dtype=object)
     return _report_array(a, missing=None)
 
 
 def _report_array(a: np.ndarray, missing: np.ndarray | None) -> dict[str, int]:
     n = int(a.size)
+    n_other = 0  # values that are not numbers (strings, complex): no count of their own
     if _is_float_array(a):
         nan, sig, neg, payload = _float_masks(a)
         if missing is not None:
@@ -322,19 +334,23 @@ def _report_array(a: np.ndarray, missing: np.ndarray | None) -> dict[str, int]:
             miss = miss | missing
         nmiss = int(miss.sum())
     else:
-        classes = [classify_object(v) for v in a.ravel().tolist()]
+        classes = [_scalar_class(v) for v in a.ravel().tolist()]
         mflat = missing.ravel().tolist() if missing is not None else [False] * n
-        nnan = nsig = nneg = posinf = neginf = nmiss = 0
+        nnan = nsig = nneg = posinf = neginf = nmiss = nother = 0
         payloads = set()
         for (cls, sign, pay, q), m in zip(classes, mflat, strict=True):
             if m or cls == "missing":
                 nmiss += 1
+            elif cls == "other":
+                nother += 1  # strings, complex numbers: values, not numbers
             elif cls == "nan":
                 nnan += 1
                 nsig += not q
                 nneg += sign
                 payloads.add(pay)
-        for v in a.ravel().tolist():
+        for v, (cls, *_) in zip(a.ravel().tolist(), classes, strict=True):
+            if cls != "number":
+                continue
             if isinstance(v, float | np.floating) and np.isinf(v):
                 posinf += v > 0
                 neginf += v < 0
@@ -342,9 +358,10 @@ def _report_array(a: np.ndarray, missing: np.ndarray | None) -> dict[str, int]:
                 posinf += not v.is_signed()
                 neginf += v.is_signed()
         distinct = len(payloads)
+        n_other = nother
     return {
         "values": n,
-        "numbers": n - nnan - nmiss,
+        "numbers": n - nnan - nmiss - n_other,
         "nan": nnan,
         "quiet_nan": nnan - nsig,
         "signaling_nan": nsig,

@@ -11,6 +11,8 @@ NaN-free data gives NumPy's numbers. Arithmetic follows spec section 3/4:
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from .bits import layout_of
@@ -36,7 +38,13 @@ _ALPHA_BETA = {
 
 
 def validate_q(q) -> np.ndarray:
-    """q as a float64 array, checked to lie in [0, 1]."""
+    """q as a float64 array, checked to be real numbers in [0, 1] (a string such as
+    "0.5" is refused, not parsed)."""
+    raw = np.asarray(q)
+    if raw.dtype.kind not in "fiub" and not (
+            raw.dtype.kind == "O" and all(isinstance(v, numbers.Real) and not isinstance(v, bool)
+                                          for v in raw.ravel().tolist())):
+        raise TypeError(f"q must be a number or a sequence of numbers in [0, 1], got {q!r}")
     qa = np.asarray(q, dtype=np.float64)
     if qa.size and (np.isnan(qa).any() or (qa < 0).any() or (qa > 1).any()):
         raise ValueError(f"quantiles must be in the range [0, 1], got {q!r}")

@@ -288,7 +288,9 @@ def object_order_stat(
         "midpoint" as :func:`numpy.quantile`, "inclusive" (= "linear") and "exclusive"
         (= NumPy's "weibull", also accepted by that name). For ``"quantiles"`` (default
         "exclusive"): "inclusive" or "exclusive", exactly as
-        :func:`statistics.quantiles` ("linear" and "weibull" are accepted as aliases).
+        :func:`statistics.quantiles` ("linear" and "weibull" are accepted as aliases,
+        except with ``statistics_compat``, where "linear" is refused as
+        :func:`statistics.quantiles` refuses it).
     policy : NanPolicy or str
         The ``nan_policy`` (see the "NaN semantics" page).
     statistics_compat : bool
@@ -351,6 +353,11 @@ def _order_stat(
     """:func:`object_order_stat` for a resolved policy; ``check`` raises the policy's
     errors (:func:`nanaccess.core.policy.raise_for`, or a wrapper that names the
     position in an array)."""
+    if statistics_compat and stat == "quantiles" and method == "linear":
+        # the public quantiles() is statistics.quantiles, which refuses "linear": say
+        # which method is meant rather than guess
+        raise ValueError('quantiles() takes method="exclusive" or "inclusive" (as '
+                         'statistics.quantiles); "inclusive" is NumPy\'s "linear"')
     method = _check_quantile_args(stat, method, n)
     if stat == "quantile":
         q_scalar, qs = _q_structure(q)
