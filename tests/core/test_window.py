@@ -381,3 +381,14 @@ def test_binned_sums_every_bin_count(scale, stat):
         for start, end in (fixed_bounds(600, 4), fixed_bounds(600, 31, center=True),
                            expanding_bounds(600)):
             assert_exact(x, None, start, end, stat, policy, "numba", min_periods=1)
+
+
+@pytest.mark.parametrize("window", [64, 97])
+def test_binned_mean_rounding_of_long_windows(window):
+    # full-precision data: the sum's rounding error moves many means by an ulp from
+    # hi / n (the neighbour check) and powers of two give ties (the exact test)
+    rng = np.random.default_rng(window)
+    x = rng.normal(size=1500)
+    x[rng.random(1500) < 0.01] = np.nan
+    start, end = fixed_bounds(1500, window)
+    assert_exact(x, None, start, end, "mean", NanPolicy.OMIT, "numba")

@@ -560,9 +560,20 @@ def _nb_binned(x, bits, start, end, mean, c0, c1, out, cnt, bad):  # pragma: no 
         else:
             bh, bl = _nb_split(n)
             perr = ((ah * bh - prod) + ah * bl + al * bh) + al * bl
-        r = ((hi - prod) - perr) + lo
+        r = ((hi - prod) - perr) + lo  # S - q n, within a few ulps of itself
         if 2.0 * abs(r) < 0.98 * n * gap:
             out[i] = q
+            continue
+        # hi / n rounded S's error too: the neighbour on r's side, checked the same way
+        qi = np.int64(np.float64(q).view(np.int64))
+        qc = np.int64(qi + 1 if (r > 0.0) == (q > 0.0) else qi - 1).view(np.float64)
+        r -= (qc - q) * n  # exact: one ulp times a count
+        qb = np.int64(np.float64(qc).view(np.int64)) & 0x7FFFFFFFFFFFFFFF
+        gap = np.int64(((qb >> 52) - 52) << 52).view(np.float64)
+        if (qb & 0xFFFFFFFFFFFFF) == 0:
+            gap *= 0.5
+        if 2.0 * abs(r) < 0.98 * n * gap:
+            out[i] = qc
             continue
         k = 1
         p[0] = hi
