@@ -392,3 +392,22 @@ def test_binned_mean_rounding_of_long_windows(window):
     x[rng.random(1500) < 0.01] = np.nan
     start, end = fixed_bounds(1500, window)
     assert_exact(x, None, start, end, "mean", NanPolicy.OMIT, "numba")
+
+
+def test_fused_kernel_wide_windows_binary_search():
+    # windows wider than LINEAR_MAX place keys by binary search instead of counting
+    from nanaccess.core._numba.window import LINEAR_MAX
+
+    rng = np.random.default_rng(21)
+    n = 2 * LINEAR_MAX + 300
+    x = rng.normal(size=n).round(2)
+    x[rng.random(n) < 0.02] = np.nan
+    start, end = fixed_bounds(n, LINEAR_MAX + 100, center=True)
+    for stat, params in [("median", {}), ("quantile", {"q": [0.1, 0.5, 0.9]})]:
+        outs = [window_reduce(x, start, end, stat, policy="omit", engine=e, **params)
+                for e in ENGINES]
+        for o in outs[1:]:
+            assert bits(o.values) == bits(outs[0].values)
+            assert np.array_equal(o.count, outs[0].count)
+    sel = slice(0, None, 97)
+    assert_exact(x, None, start[sel], end[sel], "median", NanPolicy.OMIT, "numba")

@@ -159,6 +159,8 @@ def _nb_slide(keys, take, start, end, ranks, out, buf):  # pragma: no cover - co
 # bits). MODE_PICK / MODE_MID / MODE_LERP as RankPlan.mode.
 
 MODE_PICK, MODE_MID, MODE_LERP = 0, 1, 2
+#: widest window placed by counting (wider: binary search)
+LINEAR_MAX = 512
 
 
 def _nb_mid(a, b, two, nanv):  # pragma: no cover - compiled
@@ -190,8 +192,50 @@ def _nb_lerp(a, b, t, ft, one, nanv):  # pragma: no cover - compiled
     return nanv if res != res else res
 
 
+def _nb_count2(buf, m, ko, ki):  # pragma: no cover - compiled
+    """(keys < ko, keys <= ki) in ``buf[:m]``: one branch-free pass the compiler
+    vectorises; for short windows faster than two dependent binary searches."""
+    c1 = 0
+    c2 = 0
+    for j in range(m):
+        c1 += buf[j] < ko
+        c2 += buf[j] <= ki
+    return c1, c2
+
+
+def _nb_swap(buf, m, ko, ki, linear):  # pragma: no cover - compiled
+    """Remove key ``ko`` and insert ``ki`` (``linear``: places by counting)."""
+    if not linear:
+        _nb_replace(buf, m, ko, ki)
+        return
+    p, q = _nb_count2(buf, m, ko, ki)
+    if q > p:  # ki >= ko: the keys in (p, q) move down one place
+        _shift(buf, p, p + 1, q - 1 - p)
+        buf[q - 1] = ki
+    else:
+        _shift(buf, q + 1, q, p - q)
+        buf[q] = ki
+
+
+def _nb_drop(buf, m, ko, linear):  # pragma: no cover - compiled
+    if not linear:
+        return _nb_remove(buf, m, ko)
+    p, _ = _nb_count2(buf, m, ko, ko)
+    _shift(buf, p, p + 1, m - 1 - p)
+    return m - 1
+
+
+def _nb_add(buf, m, ki, linear):  # pragma: no cover - compiled
+    if not linear:
+        return _nb_insert(buf, m, ki)
+    _, q = _nb_count2(buf, m, ki, ki)
+    _shift(buf, q + 1, q, m - q)
+    buf[q] = ki
+    return m + 1
+
+
 def _nb_fused(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t, w_t, ft_t,
-              mode, nanv, one, two, out, cnt, buf):  # pragma: no cover - compiled
+              mode, nanv, one, two, out, cnt, buf, linear):  # pragma: no cover - compiled
     """Order statistic of every window of a float column (NaNs take no rank).
 
     ``bits``: ``x``'s bits as ints; ``sc``/``scb``: a 2-element scratch of x's dtype
@@ -227,11 +271,11 @@ def _nb_fused(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t, w_
             ko = bo ^ ((bo >> 63) & imax)
             ki = bi ^ ((bi >> 63) & imax)
             if to and ti:
-                _nb_replace(buf, m, ko, ki)
+                _nb_swap(buf, m, ko, ki, linear)
             elif to:
-                m = _nb_remove(buf, m, ko)
+                m = _nb_drop(buf, m, ko, linear)
             elif ti:
-                m = _nb_insert(buf, m, ki)
+                m = _nb_add(buf, m, ki, linear)
             if not ti:
                 seen |= 1 if (bi & quiet) != 0 else 3
             cs += 1
@@ -239,12 +283,12 @@ def _nb_fused(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t, w_
         while cs < s:
             bo = np.int64(bits[cs])
             if (bo & imax) <= expmask:
-                m = _nb_remove(buf, m, bo ^ ((bo >> 63) & imax))
+                m = _nb_drop(buf, m, bo ^ ((bo >> 63) & imax), linear)
             cs += 1
         while ce < e:
             bi = np.int64(bits[ce])
             if (bi & imax) <= expmask:
-                m = _nb_insert(buf, m, bi ^ ((bi >> 63) & imax))
+                m = _nb_add(buf, m, bi ^ ((bi >> 63) & imax), linear)
             else:
                 seen |= 1 if (bi & quiet) != 0 else 3
             ce += 1
@@ -607,7 +651,7 @@ def build() -> dict[str, Any]:
     bind(globals(), ("_nb_lower", "_nb_upper", "_nb_remove", "_nb_insert", "_nb_replace",
                      "_nb_grow", "_nb_round", "_nb_sign", "_nb_split", "_nb_cmp_half",
                      "_nb_mean"))
-    bind(globals(), ("_nb_mid", "_nb_lerp"))
+    bind(globals(), ("_nb_mid", "_nb_lerp", "_nb_count2", "_nb_swap", "_nb_drop", "_nb_add"))
     bind(globals(), ("_nb_slide", "_nb_moving"))
     return {"slide": jit(nogil=True)(_nb_slide_columns),
             "moving": jit(nogil=True)(_nb_moving_columns),
@@ -681,7 +725,8 @@ def fused_select(x: np.ndarray, start: np.ndarray, end: np.ndarray, lo_t: np.nda
                   np.ascontiguousarray(end, dtype=np.int64),
                   np.ascontiguousarray(lo_t, np.int64), np.ascontiguousarray(hi_t, np.int64),
                   np.ascontiguousarray(w_t, np.float64), np.ascontiguousarray(w_t.astype(dt)),
-                  int(mode), nanv, dt.type(1), dt.type(2), out, cnt, buf))
+                  int(mode), nanv, dt.type(1), dt.type(2), out, cnt, buf,
+                  lo_t.shape[1] <= LINEAR_MAX + 1))
 
 
 def binned_sum(x: np.ndarray, start: np.ndarray, end: np.ndarray, out: np.ndarray,
