@@ -280,3 +280,32 @@ def test_complex_still_refused_by_order_statistics():
 def test_strings_not_counted_as_numbers_in_nan_report():
     rep = na.nan_report(["a", 1.0, float("nan"), None])
     assert (rep["numbers"], rep["nan"], rep["missing"], rep["values"]) == (1, 1, 1, 4)
+
+
+@pytest.mark.parametrize("dtype", [np.uint64, np.uint32, np.uint8])
+def test_unsigned_sum_is_exact_uint64_as_numpy(dtype):
+    top = np.iinfo(dtype).max
+    x = np.array([top // 2, top // 3, 1], dtype=dtype)
+    got = na.sum(x)
+    assert got.dtype == np.uint64 and int(got) == sum(map(int, x))
+    assert pd.Series(x).nanstats.sum() == pd.Series(x).sum()
+
+
+def test_uint64_sum_that_fits_only_in_uint64():
+    x = np.array([2**63, 2**62], dtype=np.uint64)
+    assert na.sum(x) == np.uint64(2**63 + 2**62)
+    big = np.random.default_rng(1).integers(0, 2**63, size=(2, 600), dtype=np.uint64) // 300
+    np.testing.assert_array_equal(na.sum(big, axis=1),
+                                  [sum(map(int, r)) for r in big])
+
+
+def test_uint64_sum_beyond_uint64_raises():
+    with pytest.raises(OverflowError, match="uint64"):
+        na.sum(np.array([2**63, 2**63], dtype=np.uint64))
+
+
+def test_dask_uint64_sum_exact():
+    dask_array = pytest.importorskip("dask.array")
+    x = np.array([2**63, 2**62, 5], dtype=np.uint64)
+    got = na.sum(dask_array.from_array(x, chunks=1)).compute()
+    assert got.dtype == np.uint64 and int(got) == 2**63 + 2**62 + 5

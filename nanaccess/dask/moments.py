@@ -141,7 +141,7 @@ def _moment_finish(parts, axis=None, keepdims=False, *, stat, ddof, policy, dtyp
         obj, qobj, count,
         np.array([p.posinf for p in flat], bool), np.array([p.neginf for p in flat], bool),
         np.array([p.nan for p in flat], bool), np.array([p.negzero for p in flat], bool),
-        kind in "iubmM",
+        kind in "iubmM", kind == "u",
     )
     if stat == "sum":
         vals = round_sum(ep)

@@ -65,6 +65,8 @@ def exact_sum(x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
     >>> exact_sum(np.array([2**62, 2**62, -(2**62)], dtype=np.int64))
     array(4611686018427387904)
     """
+    if x.dtype.kind == "u":
+        return _unsigned_sum(x, where)
     x2, w2, lead, kind = _prepare(x, where)
     rows = x2.shape[0]
     if x2.size <= _SMALL:
@@ -159,6 +161,26 @@ def exact_mean(x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
     )
     res = _ieee_specials(res, sc, x2, w2)
     return _finish(np.where(count == 0, _CANONICAL_NAN, res), lead)
+
+
+def _unsigned_sum(x: np.ndarray, where: np.ndarray | None) -> np.ndarray:
+    """Exact uint64 sums of unsigned rows (as NumPy and pandas: unsigned data sum to
+    uint64): the 32-bit halves are summed exactly as int64, then joined; an
+    OverflowError names the first row whose sum does not fit in uint64."""
+    u = x.astype(np.uint64, copy=False)
+    hi = exact_sum((u >> np.uint64(32)).astype(np.int64), where)
+    lo = exact_sum((u & np.uint64(0xFFFFFFFF)).astype(np.int64), where)
+    hi, lo = np.asarray(hi), np.asarray(lo)
+    # hi * 2**32 + lo < 2**64  <=>  hi + (lo >> 32) < 2**32 (then the low words add)
+    carry = lo >> 32
+    bad = (hi + carry) >= (1 << 32)
+    if bad.any():
+        r = int(np.flatnonzero(bad.ravel())[0])
+        value = int(hi.ravel()[r]) * (1 << 32) + int(lo.ravel()[r])
+        raise OverflowError(f"exact unsigned sum of row {r} is {value}, which does not "
+                            "fit in uint64")
+    top = (hi + carry).astype(np.uint64) << np.uint64(32)
+    return top + (lo & 0xFFFFFFFF).astype(np.uint64)
 
 
 def exact_sum_of_squares(x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:

@@ -47,6 +47,8 @@ class ExactPartials(NamedTuple):
         Every selected element is ``-0.0`` (vacuously true for an empty row).
     integer : bool
         The data were integers or booleans (sums are then int64, as :func:`exact_sum`).
+    unsigned : bool
+        The data were unsigned integers (sums are then uint64, as NumPy and pandas).
     """
 
     s: np.ndarray
@@ -57,6 +59,7 @@ class ExactPartials(NamedTuple):
     nan: np.ndarray
     negzero: np.ndarray
     integer: bool
+    unsigned: bool = False
 
 
 _Q_SCALE = 2 * _SCALE
@@ -157,7 +160,7 @@ def exact_partials(x: np.ndarray, where: np.ndarray | None = None, *,
     return ExactPartials(
         s.reshape(lead), None if q is None else q.reshape(lead), count.reshape(lead),
         posinf.reshape(lead), neginf.reshape(lead), nan.reshape(lead),
-        np.asarray(negzero, bool).reshape(lead), kind == "int",
+        np.asarray(negzero, bool).reshape(lead), kind == "int", x.dtype.kind == "u",
     )
 
 
@@ -195,6 +198,7 @@ def merge_partials(*parts: ExactPartials) -> ExactPartials:
             out.nan | p.nan,
             out.negzero & p.negzero,
             out.integer and p.integer,
+            out.unsigned and p.unsigned,
         )
     return out
 
@@ -252,13 +256,16 @@ def round_sum(p: ExactPartials) -> np.ndarray:
     shape, s, _q, count, (posinf, neginf, nan, negzero) = _flat(p)
     lead = tuple(shape)
     if p.integer:
-        out = np.empty(s.size, np.int64)
+        # unsigned data sum to uint64 (as exact_sum), signed to int64
+        lo, hi, dt = (0, (1 << 64) - 1, np.uint64) if p.unsigned else (
+            -(1 << 63), _I64_MAX, np.int64)
+        out = np.empty(s.size, dt)
         for r, v in enumerate(s.tolist()):
             v >>= _SCALE
-            if not -(1 << 63) <= v <= _I64_MAX:
+            if not lo <= v <= hi:
                 raise OverflowError(
                     f"exact integer sum of {_row_label(r, lead)} is {v}, which does not fit "
-                    "in int64"
+                    f"in {np.dtype(dt).name}"
                 )
             out[r] = v
         return out.reshape(lead)
