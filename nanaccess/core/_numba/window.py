@@ -58,6 +58,33 @@ def _memmove_intrinsic() -> Any:
     return shift
 
 
+def _fma(a, b, c):  # pragma: no cover - replaced when compiled
+    """a * b + c rounded once (LLVM's ``fma`` once compiled)."""
+    from fractions import Fraction
+
+    return float(Fraction(a) * Fraction(b) + Fraction(c))
+
+
+def _fma_intrinsic() -> Any:
+    """``_fma`` as LLVM's ``llvm.fma.f64`` (one instruction where the CPU has it)."""
+    from llvmlite import ir
+    from numba import types
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def fma(typingctx, a, b, c):
+        sig = types.float64(types.float64, types.float64, types.float64)
+
+        def codegen(context, builder, signature, args):
+            d = ir.DoubleType()
+            fn = builder.module.declare_intrinsic("llvm.fma", [d], ir.FunctionType(d, [d, d, d]))
+            return builder.call(fn, args)
+
+        return sig, codegen
+
+    return fma
+
+
 def _nb_lower(buf, m, k):  # pragma: no cover - compiled
     """First position of ``buf[:m]`` holding a key >= k (branch-free halving: the
     comparisons of a search in random keys are unpredictable)."""
@@ -597,14 +624,8 @@ def _nb_binned(x, bits, start, end, mean, c0, c1, out, cnt, bad):  # pragma: no 
         gap = np.int64((ef - 52) << 52).view(np.float64)  # ulp(q); half below a power of 2
         if (qb & 0xFFFFFFFFFFFFF) == 0:
             gap *= 0.5
-        prod = q * n
-        ah, al = _nb_split(q)
-        if m < 67108864:  # n has at most 26 bits: its products with halves are exact
-            perr = (ah * n - prod) + al * n
-        else:
-            bh, bl = _nb_split(n)
-            perr = ((ah * bh - prod) + ah * bl + al * bh) + al * bl
-        r = ((hi - prod) - perr) + lo  # S - q n, within a few ulps of itself
+        # hi - q n is exact (a division's remainder): one fused multiply-add
+        r = _fma(-q, n, hi) + lo  # S - q n, within an ulp of itself
         if 2.0 * abs(r) < 0.98 * n * gap:
             out[i] = q
             continue
@@ -648,10 +669,13 @@ def _nb_slide_columns(keys, take, start, end, ranks, out, buf):  # pragma: no co
 def build() -> dict[str, Any]:
     """Compile the sliding kernel."""
     globals()["_shift"] = _memmove_intrinsic()
+    globals()["_fma"] = _fma_intrinsic()
     bind(globals(), ("_nb_lower", "_nb_upper", "_nb_remove", "_nb_insert", "_nb_replace",
                      "_nb_grow", "_nb_round", "_nb_sign", "_nb_split", "_nb_cmp_half",
                      "_nb_mean"))
-    bind(globals(), ("_nb_mid", "_nb_lerp", "_nb_count2", "_nb_swap", "_nb_drop", "_nb_add"))
+    for name in ("_nb_count2", "_nb_swap", "_nb_drop", "_nb_add", "_nb_mid", "_nb_lerp"):
+        # small, called per step or output: inlined into the kernel
+        globals()[name] = jit(nogil=True, inline="always")(globals()[name])
     bind(globals(), ("_nb_slide", "_nb_moving"))
     return {"slide": jit(nogil=True)(_nb_slide_columns),
             "moving": jit(nogil=True)(_nb_moving_columns),
