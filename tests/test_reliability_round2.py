@@ -309,3 +309,28 @@ def test_dask_uint64_sum_exact():
     x = np.array([2**63, 2**62, 5], dtype=np.uint64)
     got = na.sum(dask_array.from_array(x, chunks=1)).compute()
     assert got.dtype == np.uint64 and int(got) == 2**63 + 2**62 + 5
+
+
+def test_mixed_decimal_float_zeros_totalorder():
+    from decimal import Decimal
+
+    vals = [Decimal("0"), -0.0, 1, 0, Decimal("-0"), 0.0]
+    out = na.sort(vals, nan_policy="totalorder")
+    signs = [str(v).startswith("-") for v in out]
+    assert signs == [True, True, False, False, False, False]
+    assert na.argsort([Decimal("0"), -0.0]).tolist() == [1, 0]
+    np.testing.assert_array_equal(na.rank([Decimal("0"), -0.0]), [2.0, 1.0])
+
+
+@pytest.mark.parametrize("stat", ["sum", "mean"])
+def test_decimal_infinities_cancel_to_decimal_nan(stat):
+    from decimal import Decimal
+
+    r = getattr(na, stat)([Decimal("Infinity"), Decimal("-Infinity"), Decimal(1)],
+                          nan_policy="propagate")
+    assert isinstance(r, Decimal) and r.is_qnan()
+    r = getattr(na, stat)(np.array([Decimal("Infinity"), Decimal("-Infinity")], dtype=object))
+    assert isinstance(r, Decimal) and r.is_qnan()
+    # beside a float the result type is float: a float NaN
+    r = getattr(na, stat)([Decimal("Infinity"), Decimal("-Infinity"), 1.0])
+    assert isinstance(r, float) and r != r

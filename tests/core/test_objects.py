@@ -269,9 +269,10 @@ def test_totalorder_sort_keys_order():
         D("-sNaN9"),
         f64(0xFFF0000000000002),
         -INF,
-        0,
+        # issue 16: every negative zero below every non-negative one, across types
         D("-0"),
         -0.0,
+        0,
         0.0,
         1.0,
         INF,

@@ -116,7 +116,8 @@ def _inf_result(cands: list[Any], top: int) -> Any:
     """Result of a weighted mean whose terms (with non-zero weight) include infinities."""
     infs = [x for x in cands if _is_inf(x)]
     if any(x > 0 for x in infs) and any(x < 0 for x in infs):
-        return CANONICAL_NAN
+        # inf - inf: a NaN of the result's type (Decimal data give a Decimal NaN)
+        return Decimal("NaN") if top == _DEC else CANONICAL_NAN
     x = infs[-1]
     if _rank_of(x) == top:
         return x

@@ -157,7 +157,7 @@ def _canonical_if_nan(r: Any) -> Any:
     if isinstance(r, (float, np.floating)) and r != r:
         return CANONICAL_NAN
     if isinstance(r, Decimal) and r.is_nan():
-        return CANONICAL_NAN
+        return Decimal("NaN")  # Decimal data keep a Decimal NaN (quiet, no payload)
     return r
 
 

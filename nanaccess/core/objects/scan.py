@@ -35,7 +35,9 @@ def _number_key(v: Any, sign: int, rank: int, value: Any) -> tuple:
         sub = (1 - sign, -exp if sign else exp, _tname(type(v)))
     else:
         sub = _tname(type(v))
-    return (1, value, rank, sub)
+    # the sign before the type: among equal values (zeros) every negative zero
+    # (-0.0, Decimal("-0")) sorts below every non-negative one, whatever its type
+    return (1, value, 1 - sign, rank, sub)
 
 
 def _nan_order(v: Any, sign: int, payload: int, quiet: bool, rank: int) -> tuple:
