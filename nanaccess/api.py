@@ -31,6 +31,7 @@ from .core.interp import validate_q
 from .core.lists import MEDIANS, list_median
 from .core.objects import object_moment_stat, object_order_stat
 from .core.reduce import reduce
+from .core.small import array_median, float_list_median
 from .errors import NaNError
 from .options import NanPolicy, resolve_policy
 
@@ -49,6 +50,11 @@ _EMPTY_MSG = {
 
 
 def _host(data: Any) -> str:
+    t = type(data)
+    if t is list or t is tuple:  # the common cases first: this runs on every call
+        return "iterable"
+    if t is np.ndarray:
+        return "array"
     mod = type(data).__module__.split(".")[0]
     if mod == "dask" and hasattr(data, "dask"):
         return "dask"
@@ -113,6 +119,11 @@ def _dask_call(data: Any, stat: str, policy: NanPolicy, axis: Axis, keepdims: bo
 def _call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
           params: dict) -> Any:
     """The boundary of every statistic function (see the module docstring)."""
+    if type(data) is list and nan_policy is None and stat in MEDIANS and axis is None \
+            and not keepdims and params.get("weights") is None:
+        out = float_list_median(data, stat)  # NaN-free: no policy to resolve (core/small.py)
+        if out is not None:
+            return out
     host = _host(data)
     weights = params.pop("weights", None)
     if weights is not None:
@@ -126,6 +137,10 @@ def _call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
         if keepdims:
             raise TypeError("keepdims applies to arrays; got a plain iterable")
         return _ITERABLE[_stats.get(stat).family](stat, _as_list(data), policy, params)
+    if host == "array" and stat in MEDIANS and axis is None and not keepdims and not params:
+        out = array_median(data, stat)  # small NaN-free float64 (core/small.py)
+        if out is not None:
+            return out
     if "q" in params:
         validate_q(params["q"])
     if host == "dask":
@@ -182,9 +197,14 @@ def _statistic(fn: Callable[..., Any]) -> Callable[..., Any]:
     positional = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
     defaults = {p.name: p.default for p in params if p.default is not p.empty}
     allowed = frozenset(p.name for p in params)
+    # the statistic's own parameters when the caller passes only data (the common call)
+    bare = None if positional else {
+        k: v for k, v in defaults.items() if k not in ("axis", "nan_policy", "keepdims")}
 
     @functools.wraps(fn)
     def call(data: Any, *args: Any, **kwargs: Any) -> Any:
+        if bare is not None and not args and not kwargs:
+            return _call(stat, data, None, None, False, dict(bare))
         if args:
             if len(args) > len(positional):
                 raise TypeError(f"{stat}() takes {len(positional) + 1} positional "
@@ -211,7 +231,10 @@ def _statistic(fn: Callable[..., Any]) -> Callable[..., Any]:
 def _iterable_order(stat: str, vals: list, policy: NanPolicy, params: dict) -> Any:
     """statistics-module behaviour for plain iterables."""
     if stat in MEDIANS:
-        out = list_median(vals, stat)  # homogeneous NaN-free lists (core/lists.py)
+        # NaN-free short float lists (core/small.py), homogeneous lists (core/lists.py)
+        out = float_list_median(vals, stat)
+        if out is None:
+            out = list_median(vals, stat)
         if out is not None:
             return out
     arr = float_list_array(vals)

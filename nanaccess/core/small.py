@@ -1,0 +1,98 @@
+"""A lean path for the medians of small, NaN-free float data.
+
+For a few dozen floats the generic engine's blocks, scans and rank plans cost a
+hundred times the data. When no NaN is present no policy acts, and when the
+selected elements are nonzero the order of ``-0.0`` and ``+0.0`` (totalOrder in the
+generic engine, equal in ``sorted`` / ``np.partition``) cannot change them. Then the
+median is the element(s) at ranks ``(n-1)//2`` and ``n//2`` and, for two of them,
+``(a + b) / 2`` in float64, which is what :func:`nanaccess.core.interp.midpoint`
+computes whenever ``a + b`` is finite.
+
+Everything else (a NaN, a zero or an overflowing sum at a selected rank, other
+dtypes) returns ``None`` and the caller takes the generic path, which owns every
+error and every rule.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = ["MEDIANS", "SMALL_LIST", "SMALL_ARRAY", "float_list_median", "array_median"]
+
+#: the statistics with a lean path here
+MEDIANS = ("median", "median_low", "median_high")
+#: longest list of Python floats sorted in Python (beyond it the float64 path wins)
+SMALL_LIST = 64
+#: longest 1-D array selected here (beyond it the generic engine's selection wins)
+SMALL_ARRAY = 4096
+_FLOAT = {float}
+
+
+def _ranks(stat: str, n: int) -> tuple[int, int]:
+    lo, hi = (n - 1) >> 1, n >> 1
+    if stat == "median_low":
+        return lo, lo
+    if stat == "median_high":
+        return hi, hi
+    return lo, hi
+
+
+def _mid(a: float, b: float) -> float | None:
+    t = a + b
+    # an overflow (the midpoint's repair) or inf + -inf (the canonical NaN): generic
+    return t / 2.0 if math.isfinite(t) else None
+
+
+def float_list_median(vals: list, stat: str) -> float | None:
+    """``stat`` of a short list of exact Python floats, or ``None``.
+
+    Examples
+    --------
+    >>> float_list_median([3.0, 1.0, 2.0, 4.0], "median")
+    2.5
+    >>> float_list_median([1.0, float("nan")], "median") is None
+    True
+    """
+    n = len(vals)
+    if not 0 < n <= SMALL_LIST or type(vals) is not list or set(map(type, vals)) != _FLOAT:
+        return None
+    total = sum(vals)
+    if total != total:  # a NaN (or +inf and -inf): the generic path
+        return None
+    s = sorted(vals)
+    lo, hi = _ranks(stat, n)
+    a, b = s[lo], s[hi]
+    if a == 0.0 or b == 0.0:
+        return None
+    return a if lo == hi else _mid(a, b)
+
+
+def array_median(x: Any, stat: str) -> np.float64 | None:
+    """``stat`` of a 1-D NaN-free float64 ndarray reduced whole, or ``None``.
+
+    Examples
+    --------
+    >>> array_median(np.array([3.0, 1.0, 2.0, 4.0]), "median")
+    np.float64(2.5)
+    >>> array_median(np.array([0.0, 1.0, -0.0]), "median") is None  # a zero: generic
+    True
+    """
+    if type(x) is not np.ndarray or x.ndim != 1 or x.dtype != np.float64 \
+            or not 0 < x.size <= SMALL_ARRAY:
+        return None
+    n = x.size
+    lo, hi = _ranks(stat, n)
+    p = np.partition(x, (lo, hi, n - 1))  # a NaN sorts last
+    last = p[n - 1]
+    if last != last:
+        return None
+    a, b = p[lo], p[hi]
+    if a == 0.0 or b == 0.0:
+        return None
+    if lo == hi:
+        return a
+    m = _mid(float(a), float(b))
+    return None if m is None else np.float64(m)

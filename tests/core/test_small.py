@@ -1,0 +1,122 @@
+"""The lean medians of small float data (``nanaccess.core.small``).
+
+Reference: the generic engine (:func:`nanaccess.core.reduce.reduce`) on the same
+data, the path the plain functions took before; results must be the same bits and
+the same type (NaN payloads and signed zeros included), errors the same, for every
+policy. Also :func:`statistics.median` and :func:`numpy.median` on NaN-free data.
+"""
+
+from __future__ import annotations
+
+import statistics
+import struct
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import nanaccess as na
+from nanaccess.core.reduce import reduce
+from nanaccess.core.small import MEDIANS, SMALL_ARRAY, SMALL_LIST, array_median, float_list_median
+from nanaccess.options import NanPolicy, option_context
+
+POLICIES = [p.value for p in NanPolicy]
+
+
+def _float_of_bits(bits: int) -> float:
+    return struct.unpack("<d", struct.pack("<Q", bits))[0]
+
+
+_floats = st.one_of(
+    st.integers(0, 2**64 - 1).map(_float_of_bits),  # every pattern: payloads, subnormals
+    st.sampled_from([0.0, -0.0, 1.0, -1.0, 2.0, 1.7e308, -1.7e308, float("inf"),
+                     float("-inf"), 5e-324]),
+    st.floats(-10, 10),
+)
+
+
+def _outcome(fn: Any) -> tuple:
+    try:
+        r = fn()
+    except Exception as err:  # noqa: BLE001 - the error itself is compared
+        return ("error", type(err), str(err), getattr(err, "position", None))
+    if isinstance(r, np.generic):
+        return (type(r), r.tobytes())
+    return (type(r), struct.pack("<d", r))
+
+
+def _generic_array(x: np.ndarray, stat: str, policy: str) -> tuple:
+    return _outcome(lambda: reduce(x, stat, policy=NanPolicy(policy)).values[()])
+
+
+def _generic_list(vals: list, stat: str, policy: str) -> tuple:
+    def run() -> float:
+        r = reduce(np.array(vals, dtype=np.float64), stat, policy=NanPolicy(policy))
+        if np.isnan(r.values) and not r.count:
+            raise statistics.StatisticsError(f"no {stat} for empty data")
+        return r.values.item()
+    return _outcome(run)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_floats, min_size=1, max_size=40), st.booleans())
+def test_arrays_equal_generic(vals, repeat):
+    x = np.array(vals + vals * 2 * repeat, dtype=np.float64)
+    for stat in MEDIANS:
+        for policy in POLICIES:
+            got = _outcome(lambda s=stat, p=policy: getattr(na, s)(x, nan_policy=p))
+            assert got == _generic_array(x, stat, policy)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_floats, min_size=1, max_size=SMALL_LIST + 5))
+def test_lists_equal_generic(vals):
+    for stat in MEDIANS:
+        for policy in POLICIES:
+            got = _outcome(lambda s=stat, p=policy: getattr(na, s)(vals, nan_policy=p))
+            assert got == _generic_list(vals, stat, policy)
+            with option_context(nan_policy=policy):  # the default policy, unresolved
+                assert _outcome(lambda s=stat: getattr(na, s)(vals)) == got
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(-1e300, 1e300), min_size=1, max_size=40))
+def test_as_statistics_and_numpy(vals):
+    assert na.median(vals) == statistics.median(vals)
+    assert na.median_low(vals) == statistics.median_low(vals)
+    assert na.median(np.array(vals)) == np.median(vals)
+
+
+@pytest.mark.parametrize("x", [
+    np.array([1.0, np.nan, 2.0]),  # a NaN: the policy decides
+    np.array([-0.0, 0.0, 1.0]),  # a zero at the median rank: totalOrder decides
+    np.array([1.7e308, 1.7e308]),  # the sum overflows: the midpoint's repair
+    np.array([-np.inf, np.inf]),  # inf + -inf: the canonical NaN, not the hardware's
+    np.array([1.0, 2.0], dtype=np.float32),
+    np.ones((2, 2)),
+    np.ones(SMALL_ARRAY + 1),
+    np.array([]),
+])
+def test_generic_cases_are_refused(x):
+    assert array_median(x, "median") is None
+
+
+@pytest.mark.parametrize("vals", [
+    [1.0, float("nan"), 2.0], [-0.0, 0.0, 1.0], [1.7e308, 1.7e308], [float("inf"), 1.0,
+    float("-inf")], [3, 1.0], [True, 2.0], [1.0] * (SMALL_LIST + 1), [], (1.0, 2.0),
+])
+def test_generic_lists_are_refused(vals):
+    assert float_list_median(vals, "median") is None
+
+
+@pytest.mark.parametrize("vals", [[-np.inf, np.inf], [np.inf, -np.inf, np.inf, -np.inf]])
+def test_opposite_infinities_give_the_canonical_nan(vals):
+    for data in (vals, np.array(vals)):
+        assert np.float64(na.median(data)).view(np.uint64) == 0x7FF8000000000000
+
+
+def test_fast_cases_are_taken():
+    assert array_median(np.array([3.0, 1.0, 2.0]), "median") == np.float64(2.0)
+    assert float_list_median([3.0, 1.0, 2.0, 4.0], "median_high") == 3.0
