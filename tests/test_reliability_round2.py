@@ -334,3 +334,24 @@ def test_decimal_infinities_cancel_to_decimal_nan(stat):
     # beside a float the result type is float: a float NaN
     r = getattr(na, stat)([Decimal("Infinity"), Decimal("-Infinity"), 1.0])
     assert isinstance(r, float) and r != r
+
+
+@pytest.mark.parametrize("fn", ["argmin", "argmax"])
+@pytest.mark.parametrize("dims", [["x", "y"], ["z", "x"], ["y"], ["x", "y", "z"]])
+def test_dataarray_arg_with_list_of_dims_as_xarray(fn, dims):
+    xr = pytest.importorskip("xarray")
+    data = np.random.default_rng(0).random((3, 4, 2))
+    data[1, 2, 0] = np.nan
+    da_ = xr.DataArray(data, dims=("x", "y", "z"))
+    got = getattr(da_.nanstats, fn)(dim=dims, nan_policy="omit")
+    want = getattr(da_, fn)(dim=dims, skipna=True)
+    assert set(got) == set(want)
+    for d in want:
+        assert got[d].equals(want[d])
+
+
+def test_function_argmin_dataarray_integer_axes():
+    xr = pytest.importorskip("xarray")
+    da_ = xr.DataArray(np.arange(12.0).reshape(3, 4)[::-1], dims=("x", "y"))
+    got = na.argmin(da_, axis=[0, 1])
+    assert {d: int(v) for d, v in got.items()} == {"x": 2, "y": 0}

@@ -279,6 +279,8 @@ def arg_reduce(obj: xr.DataArray, stat: str, dim: Hashable | None = None, *,
     array([1, 1])
     """
     policy = resolve_policy(nan_policy)
+    if isinstance(dim, list | tuple):
+        return _arg_reduce_dims(obj, stat, list(dim), policy)
     axis = None if dim is None else obj.get_axis_num(dim)
     relabel = variable_relabel(obj.name, obj.variable, obj.indexes)
     try:
@@ -288,6 +290,29 @@ def arg_reduce(obj: xr.DataArray, stat: str, dim: Hashable | None = None, *,
     if dim is None:
         return xr.DataArray(values, name=obj.name)
     return obj.isel({dim: 0}, drop=True).copy(data=values)
+
+
+def _arg_reduce_dims(obj: xr.DataArray, stat: str, dims: list, policy: NanPolicy
+                     ) -> dict[Hashable, xr.DataArray]:
+    """argmin / argmax over several dims, as xarray: a dict of DataArrays, one per
+    dim, giving the position along that dim of the one extreme over all of them."""
+    if len(set(dims)) != len(dims):
+        raise ValueError(f"duplicate dims in {dims!r}")
+    missing = [d for d in dims if d not in obj.dims]
+    if missing:
+        raise ValueError(f"{missing!r} not found in array dimensions {obj.dims!r}")
+    kept = [d for d in obj.dims if d not in dims]
+    moved = obj.transpose(*kept, *dims)
+    sizes = [obj.sizes[d] for d in dims]
+    flat = np.asarray(moved.values).reshape([obj.sizes[d] for d in kept] + [-1])
+    relabel = variable_relabel(obj.name, obj.variable, obj.indexes)
+    try:
+        pos = array_stat(flat, stat, flat.ndim - 1, policy=policy, relabel=relabel)
+    except TypeError as err:
+        raise restate(err, variable_subject(obj.name)) from None
+    template = moved.isel({d: 0 for d in dims}, drop=True)
+    return {d: template.copy(data=np.asarray(i))
+            for d, i in zip(dims, np.unravel_index(np.asarray(pos), sizes), strict=True)}
 
 
 def nan_report(obj: xr.DataArray | xr.Dataset) -> pd.Series | pd.DataFrame:
