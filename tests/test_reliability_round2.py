@@ -364,3 +364,13 @@ def test_uint64_groupby_sum_exact():
     s = pd.Series(np.array([2**63, 2**62, 1], dtype=np.uint64))
     got = s.groupby([0, 0, 1]).nanstats.sum()
     assert got.dtype == np.uint64 and got.tolist() == [2**63 + 2**62, 1]
+
+
+def test_tz_aware_datetime_frame_describe():
+    got = pd.DataFrame({"t": TZ}).nanstats.describe()
+    want = pd.DataFrame({"t": TZ}).describe()
+    for row in ("mean", "min", "50%", "max"):
+        assert got.loc[row, "t"] == want.loc[row, "t"]
+    mixed = pd.DataFrame({"t": TZ, "x": [1.0, 2.0, 3.0, np.nan]}).nanstats.describe(
+        include="all")
+    assert mixed.loc["max", "t"] == TZ.max() and mixed.loc["nan", "x"] == 1

@@ -88,8 +88,10 @@ def _selected(df: pd.DataFrame, include: Any, exclude: Any) -> list[int]:
     by default the numeric columns (and object columns holding numbers, which are
     data to nanaccess); ``include="all"`` every column; else ``select_dtypes``."""
     if include is None and exclude is None:
-        return [i for i in range(df.shape[1]) if is_numeric_column(df.dtypes.iloc[i])
+        keep = [i for i in range(df.shape[1]) if is_numeric_column(df.dtypes.iloc[i])
                 or holds_numbers(df.iloc[:, i])]
+        # no numbers: pandas describes the other columns; the times are data here
+        return keep or [i for i in range(df.shape[1]) if _is_temporal(df.dtypes.iloc[i])]
     if isinstance(include, str) and include == "all":
         if exclude is not None:
             raise ValueError("exclude must be None when include is 'all'")
@@ -99,8 +101,14 @@ def _selected(df: pd.DataFrame, include: Any, exclude: Any) -> list[int]:
             if df.iloc[:, [i]].select_dtypes(include=include, exclude=exclude).shape[1]]
 
 
+def _is_temporal(dtype: Any) -> bool:
+    """Datetimes (tz-aware too) and timedeltas, NumPy or Arrow."""
+    return pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(
+        dtype)
+
+
 def _is_data(s: pd.Series) -> bool:
-    return is_numeric_column(s.dtype) or holds_numbers(s)
+    return is_numeric_column(s.dtype) or holds_numbers(s) or _is_temporal(s.dtype)
 
 
 def describe_frame(df: pd.DataFrame, ps: Any, include: Any, exclude: Any,
