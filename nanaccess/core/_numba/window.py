@@ -523,6 +523,22 @@ def _nb_moving(x, take, start, end, mean, out, bad):  # pragma: no cover - compi
             out[i] = _nb_round(p, m)
 
 
+def _nb_fused_columns(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t, w_t,
+                      ft_t, mode, nanv, one, two, out, cnt, buf,
+                      linear):  # pragma: no cover - compiled
+    """:func:`_nb_fused` for every row of ``x`` ``(ncols, n)`` into ``out[:, c]``
+    ``(nq, ncols, nout)`` and ``cnt[c]``: -1 at once if a column gives -1, else the
+    union of the NaN flags."""
+    seen = 0
+    for c in range(x.shape[0]):
+        f = _nb_fused(x[c], bits[c], sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t,
+                      w_t, ft_t, mode, nanv, one, two, out[:, c], cnt[c], buf, linear)
+        if f < 0:
+            return -1
+        seen |= f
+    return seen
+
+
 # ------------------------------------------------------------ binned exact moving sums
 # The common case of exact moving sums: finite float64 data whose exponents span a
 # modest range. Every value splits exactly into pieces on a fixed grid of two bins
@@ -676,10 +692,10 @@ def build() -> dict[str, Any]:
     for name in ("_nb_count2", "_nb_swap", "_nb_drop", "_nb_add", "_nb_mid", "_nb_lerp"):
         # small, called per step or output: inlined into the kernel
         globals()[name] = jit(nogil=True, inline="always")(globals()[name])
-    bind(globals(), ("_nb_slide", "_nb_moving"))
+    bind(globals(), ("_nb_slide", "_nb_moving", "_nb_fused"))
     return {"slide": jit(nogil=True)(_nb_slide_columns),
             "moving": jit(nogil=True)(_nb_moving_columns),
-            "fused": jit(nogil=True)(_nb_fused),
+            "fused": jit(nogil=True)(_nb_fused_columns),
             "range": jit(nogil=True)(_nb_range),
             "binned": jit(nogil=True)(_nb_binned)}
 
@@ -731,10 +747,11 @@ def moving_sum(x: np.ndarray, take: np.ndarray, start: np.ndarray, end: np.ndarr
 def fused_select(x: np.ndarray, start: np.ndarray, end: np.ndarray, lo_t: np.ndarray,
                  hi_t: np.ndarray, w_t: np.ndarray, mode: int, out: np.ndarray,
                  cnt: np.ndarray, *, compiled: bool = True) -> int:
-    """Fill ``out`` ``(nq, nout)`` and ``cnt`` ``(nout,)`` with an order statistic of
-    every window of a float32/64 column ``x`` (native), NaNs taking no rank, the plan's
-    tables indexed by the window's count (see :func:`_nb_fused`). Returns -1 where
-    the bounds are not monotone, else the NaN flags (bit 0 NaN, bit 1 signaling)."""
+    """Fill ``out`` ``(nq, ncols, nout)`` and ``cnt`` ``(ncols, nout)`` with an order
+    statistic of every window of each row of ``x`` ``(ncols, n)`` (float32/64, native),
+    NaNs taking no rank, the plan's tables indexed by the window's count (see
+    :func:`_nb_fused`). Returns -1 where the bounds are not monotone, else the NaN
+    flags of all columns (bit 0 NaN, bit 1 signaling)."""
     dt = x.dtype
     it = np.dtype(f"i{dt.itemsize}")
     sc = np.zeros(2, dt)
@@ -743,7 +760,7 @@ def fused_select(x: np.ndarray, start: np.ndarray, end: np.ndarray, lo_t: np.nda
     quiet = 1 << (np.finfo(dt).nmant - 1)
     nanv = np.array(expmask | quiet, it).view(dt)[()]
     buf = np.empty(int(lo_t.shape[1]) + 1, np.int64)
-    fn = kernels("window")["fused"] if compiled else _nb_fused
+    fn = kernels("window")["fused"] if compiled else _nb_fused_columns
     return int(fn(x, x.view(it), sc, sc.view(it), np.int64(imax), np.int64(expmask),
                   np.int64(quiet), np.ascontiguousarray(start, dtype=np.int64),
                   np.ascontiguousarray(end, dtype=np.int64),

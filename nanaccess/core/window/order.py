@@ -126,13 +126,11 @@ def fused_order(x2: np.ndarray, start: np.ndarray, end: np.ndarray, stat: str,
     nq = plan.lo.shape[0]
     w_t = np.ascontiguousarray(np.broadcast_to(plan.weight, plan.lo.shape), np.float64)
     nout, ncols = start.size, x2.shape[1]
-    vals = np.empty((nq, nout, ncols), x2.dtype)
-    count = np.empty((nout, ncols), np.int64)
-    for c in range(ncols):
-        seen = fused_select(x2[:, c], start, end, plan.lo, plan.hi, w_t,
-                            _MODES[plan.mode], vals[:, :, c], count[:, c],
-                            compiled=compiled)
-        if seen < 0 or (seen & 1 and not r.removes) or (
-                seen & 2 and not r.signaling_allowed):
-            return None
-    return vals, count
+    xt = x2.T if ncols == 1 else np.ascontiguousarray(x2.T)  # each column contiguous
+    vals = np.empty((nq, ncols, nout), x2.dtype)
+    count = np.empty((ncols, nout), np.int64)
+    seen = fused_select(xt, start, end, plan.lo, plan.hi, w_t, _MODES[plan.mode], vals,
+                        count, compiled=compiled)
+    if seen < 0 or (seen & 1 and not r.removes) or (seen & 2 and not r.signaling_allowed):
+        return None
+    return vals.transpose(0, 2, 1), count.T
