@@ -31,7 +31,7 @@ from .core.interp import validate_q
 from .core.lists import MEDIANS, list_median
 from .core.objects import object_moment_stat, object_order_stat
 from .core.reduce import reduce
-from .core.small import array_median, float_list_median
+from .core.small import MOMENTS, array_median, array_moment, float_list_median
 from .errors import NaNError
 from .options import NanPolicy, resolve_policy
 
@@ -139,6 +139,10 @@ def _call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
         return _ITERABLE[_stats.get(stat).family](stat, _as_list(data), policy, params)
     if host == "array" and stat in MEDIANS and axis is None and not keepdims and not params:
         out = array_median(data, stat)  # small NaN-free float64 (core/small.py)
+        if out is not None:
+            return out
+    if host == "array" and stat in MOMENTS and axis is None and not keepdims and not params:
+        out = array_moment(data, stat)  # small finite float64, exact (core/small.py)
         if out is not None:
             return out
     if "q" in params:

@@ -1,4 +1,4 @@
-"""A lean path for the medians of small, NaN-free float data.
+"""Lean paths for small, NaN-free float data: medians, and exact sums and means.
 
 For a few dozen floats the generic engine's blocks, scans and rank plans cost a
 hundred times the data. When no NaN is present no policy acts, and when the
@@ -7,6 +7,11 @@ generic engine, equal in ``sorted`` / ``np.partition``) cannot change them. Then
 median is the element(s) at ranks ``(n-1)//2`` and ``n//2`` and, for two of them,
 ``(a + b) / 2`` in float64, which is what :func:`nanaccess.core.interp.midpoint`
 computes whenever ``a + b`` is finite.
+
+Sums and means of a 1-D float64 array use :func:`math.fsum` (correctly rounded):
+the sum is ``s = fsum(x)``; ``e = fsum(x + [-s])`` is the rest, and when
+``fsum(x + [-s, -e]) == 0`` the exact sum is ``s + e``, so the mean is the Python
+integer quotient of that sum by ``n``, correctly rounded once, as the exact engine's.
 
 Everything else (a NaN, a zero or an overflowing sum at a selected rank, other
 dtypes) returns ``None`` and the caller takes the generic path, which owns every
@@ -20,12 +25,18 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MEDIANS", "SMALL_LIST", "SMALL_ARRAY", "float_list_median", "array_median"]
+__all__ = ["MEDIANS", "MOMENTS", "SMALL_LIST", "SMALL_ARRAY", "SMALL_MOMENT",
+           "float_list_median", "array_median",
+           "array_moment"]
 
 #: the statistics with a lean path here
 MEDIANS = ("median", "median_low", "median_high")
+#: the statistics with an exact lean path here
+MOMENTS = ("sum", "mean")
 #: longest list of Python floats sorted in Python (beyond it the float64 path wins)
 SMALL_LIST = 64
+#: longest 1-D array summed here (fsum's three passes beat the exact engine's set-up)
+SMALL_MOMENT = 1024
 #: longest 1-D array selected here (beyond it the generic engine's selection wins)
 SMALL_ARRAY = 4096
 _FLOAT = {float}
@@ -96,3 +107,36 @@ def array_median(x: Any, stat: str) -> np.float64 | None:
         return a
     m = _mid(float(a), float(b))
     return None if m is None else np.float64(m)
+
+
+def array_moment(x: Any, stat: str) -> np.float64 | None:
+    """Exact ``sum`` or ``mean`` of a 1-D finite float64 ndarray reduced whole, or ``None``.
+
+    Examples
+    --------
+    >>> array_moment(np.array([1e100, 1.0, -1e100]), "mean")
+    np.float64(0.3333333333333333)
+    >>> array_moment(np.array([1.0, np.nan]), "sum") is None
+    True
+    """
+    if type(x) is not np.ndarray or x.ndim != 1 or x.dtype != np.float64 \
+            or not 0 < x.size <= SMALL_MOMENT:
+        return None
+    xs = x.tolist()
+    try:
+        s = math.fsum(xs)
+    except (OverflowError, ValueError):  # an intermediate overflow, inf + -inf: generic
+        return None
+    if s == 0.0 or not math.isfinite(s):  # signed zeros, NaN, infinities: generic
+        return None
+    if stat == "sum":
+        return np.float64(s)
+    xs.append(-s)
+    e = math.fsum(xs)
+    xs.append(-e)
+    if math.fsum(xs) != 0.0:  # the rest does not fit one float: generic
+        return None
+    sn, sd = s.as_integer_ratio()
+    en, ed = e.as_integer_ratio()
+    d = sd if sd > ed else ed  # powers of two
+    return np.float64((sn * (d // sd) + en * (d // ed)) / (d * x.size))

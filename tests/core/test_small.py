@@ -8,8 +8,10 @@ policy. Also :func:`statistics.median` and :func:`numpy.median` on NaN-free data
 
 from __future__ import annotations
 
+import math
 import statistics
 import struct
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -19,7 +21,16 @@ from hypothesis import strategies as st
 
 import nanaccess as na
 from nanaccess.core.reduce import reduce
-from nanaccess.core.small import MEDIANS, SMALL_ARRAY, SMALL_LIST, array_median, float_list_median
+from nanaccess.core.small import (
+    MEDIANS,
+    MOMENTS,
+    SMALL_ARRAY,
+    SMALL_LIST,
+    SMALL_MOMENT,
+    array_median,
+    array_moment,
+    float_list_median,
+)
 from nanaccess.options import NanPolicy, option_context
 
 POLICIES = [p.value for p in NanPolicy]
@@ -120,3 +131,44 @@ def test_opposite_infinities_give_the_canonical_nan(vals):
 def test_fast_cases_are_taken():
     assert array_median(np.array([3.0, 1.0, 2.0]), "median") == np.float64(2.0)
     assert float_list_median([3.0, 1.0, 2.0, 4.0], "median_high") == 3.0
+
+
+_powers = st.builds(lambda k, sign, m: sign * m * 2.0**k,  # sums whose rest needs 2 floats
+                    st.sampled_from([0, 30, 60, 90, 120, -60]),
+                    st.sampled_from([1.0, -1.0]), st.sampled_from([1.0, 3.0, 0.75]))
+_wide = st.one_of(_floats, _powers, _powers, st.floats(-1e-300, 1e-300), st.floats(-1e300, 1e300),
+                  st.integers(-2000, 2000).map(lambda k: math.ldexp(1.0, k // 2) * (k % 3 - 1)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_wide, min_size=1, max_size=60), st.booleans())
+def test_moments_equal_generic(vals, repeat):
+    x = np.array(vals * (1 + 20 * repeat), dtype=np.float64)
+    for stat in MOMENTS:
+        for policy in POLICIES:
+            got = _outcome(lambda s=stat, p=policy: getattr(na, s)(x, nan_policy=p))
+            assert got == _generic_array(x, stat, policy)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.floats(-1e300, 1e300), min_size=1, max_size=SMALL_MOMENT))
+def test_moments_exact(vals):
+    x = np.array(vals)
+    exact = sum(map(Fraction, vals), Fraction(0))
+    m = array_moment(x, "mean")
+    if m is not None:  # Fraction / int is correctly rounded
+        assert m == exact.numerator / (exact.denominator * len(vals))
+    s = array_moment(x, "sum")
+    if s is not None:
+        assert s == math.fsum(vals)
+
+
+@pytest.mark.parametrize("x", [
+    np.array([1.0, np.nan]), np.array([np.inf, 1.0]), np.array([-0.0, -0.0]),
+    np.array([1.0, -1.0]), np.array([np.inf, -np.inf]),
+    np.array([1.7e308, 1.7e308, -1.7e308]),  # fsum overflows
+    np.ones(SMALL_MOMENT + 1), np.ones(3, dtype=np.float32),
+    np.array([2.0**60, 1.0, 2.0**-60]),  # the rest needs two floats
+])
+def test_generic_moments_are_refused(x):
+    assert array_moment(x, "mean") is None
