@@ -43,7 +43,7 @@ if str(HERE) not in sys.path:
 
 from common import RESULTS, accel_active, log, make_row, write_results  # noqa: E402
 
-BENCHES = ("core", "axis", "list", "memory", "groupby", "dask")
+BENCHES = ("core", "axis", "list", "small", "memory", "groupby", "dask")
 ACCEL_BENCHES = ("core", "axis", "groupby")  # code paths the accelerator can change
 
 
@@ -83,6 +83,12 @@ def bench_list(cfg: argparse.Namespace, out_dir: Path, suffix: str = "") -> list
     import bench_list
 
     return bench_list.run(cfg.list_n, repeats=cfg.repeats, out_dir=out_dir, name="list" + suffix)
+
+
+def bench_small(cfg: argparse.Namespace, out_dir: Path, suffix: str = "") -> list[dict]:
+    import bench_small
+
+    return bench_small.run(repeats=cfg.repeats, out_dir=out_dir, name="small" + suffix)
 
 
 def bench_memory(cfg: argparse.Namespace, out_dir: Path, suffix: str = "") -> list[dict]:
@@ -192,7 +198,8 @@ def bench_dask(cfg: argparse.Namespace, out_dir: Path, suffix: str = "") -> list
 
 
 RUNNERS: dict[str, Callable[..., list[dict]]] = {
-    "core": bench_core, "axis": bench_axis, "list": bench_list, "memory": bench_memory,
+    "core": bench_core, "axis": bench_axis, "list": bench_list, "small": bench_small,
+    "memory": bench_memory,
     "groupby": bench_groupby, "dask": bench_dask,
 }
 

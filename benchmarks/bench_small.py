@@ -1,0 +1,103 @@
+"""Small data and every kind of list (issue 14, items 2 and 3).
+
+Rows and targets (same-run ratios):
+
+* ``median`` of float64 arrays, n = 10, 100, 1000: <= 1.0x ``np.median``;
+* ``mean`` of float64 arrays, n = 10, 100, 1000: <= 3.0x ``np.mean``;
+* ``median`` of a list of 10 floats: <= 3x ``statistics.median``;
+* ``median`` of a list of 1e5 ints / ``np.float64`` / ``np.int64`` / ``np.float32``
+  scalars: <= 0.5x ``statistics.median``;
+* ``median`` of 2e4 ``Decimal`` or ``Fraction``: <= 1.0x ``statistics.median``.
+
+Run alone: ``python benchmarks/bench_small.py``.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from common import log, make_row, time_interleaved
+
+import nanaccess as na
+
+__all__ = ["run"]
+
+
+def _lists(n_list: int, n_exact: int) -> list[tuple[str, list, float]]:
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=n_list)
+    ints = rng.integers(-10**6, 10**6, n_list)
+    exact = rng.normal(size=n_exact)
+    return [
+        ("list of 10 floats", rng.normal(size=10).tolist(), 3.0),
+        ("list of ints", ints.tolist(), 0.5),
+        ("list of np.float64", list(x), 0.5),
+        ("list of np.int64", list(ints), 0.5),
+        ("list of np.float32", list(x.astype(np.float32)), 0.5),
+        ("list of Decimal", [Decimal(str(v)) for v in exact], 1.0),
+        ("list of Fraction", [Fraction(v) for v in exact], 1.0),
+    ]
+
+
+def run(sizes: tuple[int, ...] = (10, 100, 1000), *, n_list: int = 100_000,
+        n_exact: int = 20_000, repeats: int = 5, out_dir: Path | str | None = None,
+        write: bool = True, name: str = "small") -> list[dict[str, Any]]:
+    """Time the small-array and list cases; return rows and write ``<name>.json`` / ``.md``.
+
+    Parameters
+    ----------
+    sizes : tuple of int
+        Array lengths.
+    n_list : int
+        Length of the int / NumPy scalar lists.
+    n_exact : int
+        Length of the Decimal / Fraction lists.
+    repeats : int
+        Interleaved repeats (median reported).
+    out_dir : path, optional
+        Where to write (default ``benchmarks/results``).
+    write : bool
+        Write the result files.
+    name : str
+        Result file stem.
+
+    Returns
+    -------
+    list of dict
+        Result rows (schema in :mod:`common`).
+    """
+    rows: list[dict[str, Any]] = []
+    rng = np.random.default_rng(3)
+    for n in sizes:
+        x = rng.normal(size=n)
+        cases: list[tuple[str, Callable, str, Callable, float]] = [
+            ("median of a float64 array", na.median, "np.median", np.median, 1.0),
+            ("mean of a float64 array", na.mean, "np.mean", np.mean, 3.0),
+        ]
+        for case, ours, ref, theirs, target in cases:
+            t = time_interleaved({"na": lambda f=ours, x=x: f(x),
+                                  "ref": lambda f=theirs, x=x: f(x)},
+                                 repeats=repeats)
+            rows.append(make_row(case, n, "raise", t["na"], ref, t["ref"], target=target))
+            log(f"small {case} n={n}: {t['na'] / t['ref']:.2f}x {ref}")
+    for case, data, target in _lists(n_list, n_exact):
+        t = time_interleaved({"na": lambda d=data: na.median(d),
+                              "ref": lambda d=data: statistics.median(d)}, repeats=repeats)
+        rows.append(make_row(f"median of a {case}", len(data), "raise", t["na"],
+                             "statistics.median", t["ref"], target=target))
+        log(f"small median of a {case} n={len(data)}: {t['na'] / t['ref']:.2f}x")
+    if write:
+        from common import write_results
+
+        write_results(name, rows, out_dir)
+    return rows
+
+
+if __name__ == "__main__":
+    run()
