@@ -550,17 +550,24 @@ def _nb_fused_columns(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, 
 # expansion's exact test). Wider exponent ranges use the expansion engine above.
 
 
-def _nb_range(x):  # pragma: no cover - compiled
-    """(largest |x|, smallest nonzero |x|, an infinity seen) over x's non-NaN values."""
-    big = 0.0
-    small = np.inf
-    inf = False
-    for j in range(x.shape[0]):
-        a = abs(x[j])
-        inf |= a == np.inf
-        big = a if (a > big and a < np.inf) else big
-        small = a if (a < small and a != 0.0) else small
-    return big, small, inf
+def _nb_range(bits, start, end):  # pragma: no cover - compiled
+    """(largest |x|, smallest nonzero |x|, infinities, widest window) over the non-NaN
+    values of float64 data given by its ``bits``: integer reductions on |x|'s bits
+    (ordered as |x|), which the compiler vectorises."""
+    width = 0
+    for i in range(start.shape[0]):
+        width = max(width, end[i] - start[i])
+    inf_bits = 0x7FF0000000000000
+    big = 0
+    small = 0x7FFFFFFFFFFFFFFF
+    infs = 0
+    for j in range(bits.shape[0]):
+        a = bits[j] & 0x7FFFFFFFFFFFFFFF
+        infs += a == inf_bits
+        big = max(big, a if a < inf_bits else 0)
+        small = min(small, a if a != 0 else 0x7FFFFFFFFFFFFFFF)
+    return (np.int64(big).view(np.float64),
+            np.int64(small).view(np.float64) if small < inf_bits else np.inf, infs > 0, width)
 
 
 def _nb_binned(x, bits, start, end, mean, c0, c1, out, cnt, bad):  # pragma: no cover
@@ -779,10 +786,12 @@ def binned_sum(x: np.ndarray, start: np.ndarray, end: np.ndarray, out: np.ndarra
     not apply (an infinity, an exponent range too wide for two bins, decreasing
     bounds), else bit 0: a NaN entered a window, bit 1: an output is bad."""
     fns = kernels("window") if compiled else {"range": _nb_range, "binned": _nb_binned}
-    big, small, inf = fns["range"](x)
+    start = np.ascontiguousarray(start, np.int64)
+    end = np.ascontiguousarray(end, np.int64)
+    big, small, inf, width = fns["range"](x.view(np.int64), start, end)
     if inf:
         return -1
-    width = int((end - start).max(initial=0))
+    width = int(width)
     lw = int(width + 2).bit_length()  # W + 2 <= 2**lw: headroom of every bin
     d = 52 - lw
     e_max = int(np.frexp(big)[1]) - 1 if big > 0 else -1074
@@ -793,6 +802,5 @@ def binned_sum(x: np.ndarray, start: np.ndarray, end: np.ndarray, out: np.ndarra
     b1 = max(b0 - d, -1074)
     if b0 > 971 or d < 8 or b1 > e_min:
         return -1
-    return int(fns["binned"](x, x.view(np.int64), np.ascontiguousarray(start, np.int64),
-                             np.ascontiguousarray(end, np.int64), bool(mean),
+    return int(fns["binned"](x, x.view(np.int64), start, end, bool(mean),
                              1.5 * 2.0 ** (b0 + 52), 1.5 * 2.0 ** (b1 + 52), out, cnt, bad))
