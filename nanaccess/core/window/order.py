@@ -9,6 +9,10 @@ selection, then the keys back to values and the result tails of the policy modul
 (the same rules as :mod:`nanaccess.core.grouped.order`, so both engines give the
 same bits). "propagate" selects each window's greatest NaN key with a second
 sliding pass over the NaNs alone.
+
+:func:`fused_order` is the common case in one kernel pass per column (float32/64
+without missing values, NaNs absent or removed by the policy): no key, mask, count or
+plan arrays of the data's size; the plan is a table over the possible counts.
 """
 
 from __future__ import annotations

@@ -12,6 +12,12 @@ reference (NumPy, every statistic, every dtype)
     :func:`nanaccess.core.grouped.grouped_reduce` with the output as the group code:
     exact by construction, ``O(sum of window lengths)`` work and memory, done in
     chunks of outputs (:data:`CHUNK` pairs at most).
+fused (numba; float32/64 without missing values, NaNs absent or removed)
+    :func:`.order.fused_order`: keys from the bits as they are read, counts, the rank
+    plan looked up by count and the midpoint / lerp all in one kernel pass;
+    :func:`.moments.fused_moment`: exact sums and means of float64 on two fixed bins
+    (exact doubles), rounded once per output. Tried first; they hand back (None)
+    what they do not serve.
 sliding (numba; order statistics of native data, sums and means of float64)
     :mod:`.order`: one sorted buffer slides along the data, ``O(n log w)`` search;
     :mod:`.moments`: an exact expansion that values enter and leave without rounding,
