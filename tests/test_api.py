@@ -495,3 +495,44 @@ def test_masked_sort_missing_under_raise_only(fn):
     getattr(na, fn)(m, nan_policy="omit")
     with pytest.raises(ValueError, match="propagate"):
         getattr(na, fn)(m, nan_policy="propagate")
+
+
+# ----------------------------------------- issue 14: the boundary's fast lanes keep its rules
+
+
+def test_bare_calls_keep_the_boundary_rules():
+    # a call with data only takes the bare lane; the errors stay the boundary's
+    with pytest.raises(na.NaNError, match="position 1"):
+        na.median([1.0, float("nan"), 2.0])
+    with pytest.raises(na.NaNError):
+        na.median(np.array([1.0, np.nan]))
+    with pytest.raises(statistics.StatisticsError):
+        na.median([])
+    with pytest.raises(TypeError, match="q"):
+        na.quantile([1.0, 2.0])  # a required parameter is still required
+    with pytest.raises(TypeError, match="axis"):
+        na.median([1.0, 2.0], axis=0)
+    with na.option_context(nan_policy="omit"):
+        assert na.median([1.0, float("nan"), 3.0]) == 2.0
+        assert na.mean(np.array([1.0, np.nan, 2.0])) == 1.5
+
+
+@pytest.mark.parametrize("data, want", [
+    ([3.0, 1.0, 2.0], 2.0),
+    ([3, 1, 2, 4], 2.5),
+    ([Decimal("1.5"), Decimal("2.5")], Decimal("2.0")),
+    ([Fraction(1, 3), Fraction(1, 2)], Fraction(5, 12)),
+    ([np.int64(3), np.int64(1), np.int64(2)], np.int64(2)),
+])
+def test_fast_lane_types_are_statistics(data, want):
+    got = na.median(data)
+    assert got == want == statistics.median(data)
+    assert type(got) is type(want)
+
+
+def test_small_arrays_match_numpy():
+    x = np.random.default_rng(5).normal(size=101)
+    assert na.median(x) == np.median(x)
+    assert type(na.median(x)) is np.float64
+    assert na.mean(x) == statistics.mean(x.tolist())
+    assert na.sum(x) == math.fsum(x.tolist())
