@@ -190,14 +190,15 @@ MODE_PICK, MODE_MID, MODE_LERP = 0, 1, 2
 LINEAR_MAX = 512
 
 
-def _nb_mid(a, b, two, nanv):  # pragma: no cover - compiled
-    """interp.midpoint of two numbers of one float dtype."""
+def _nb_mid(a, b, half, nanv):  # pragma: no cover - compiled
+    """interp.midpoint of two numbers of one float dtype (``x * 0.5`` is ``x / 2``
+    bit for bit: one correctly rounded scaling, and no division)."""
     s = a + b
     if s - s == 0:
-        return s / two
+        return s * half
     if (s == s) and (a - a == 0) and (b - b == 0):  # overflow of finite values
-        return a / two + b / two
-    r = s / two
+        return a * half + b * half
+    r = s * half
     return nanv if r != r else r
 
 
@@ -262,7 +263,7 @@ def _nb_add(buf, m, ki, linear):  # pragma: no cover - compiled
 
 
 def _nb_fused(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t, w_t, ft_t,
-              mode, nanv, one, two, out, cnt, buf, linear):  # pragma: no cover - compiled
+              mode, nanv, one, half, out, cnt, buf, linear):  # pragma: no cover - compiled
     """Order statistic of every window of a float column (NaNs take no rank).
 
     ``bits``: ``x``'s bits as ints; ``sc``/``scb``: a 2-element scratch of x's dtype
@@ -337,7 +338,7 @@ def _nb_fused(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t, w_
             scb[1] = kb ^ ((kb >> 63) & imax)
             b = sc[1]
             if mode == MODE_MID:
-                out[t, i] = _nb_mid(a, b, two, nanv)
+                out[t, i] = _nb_mid(a, b, half, nanv)
             else:
                 out[t, i] = _nb_lerp(a, b, w_t[t, m], ft_t[t, m], one, nanv)
     return seen
@@ -524,7 +525,7 @@ def _nb_moving(x, take, start, end, mean, out, bad):  # pragma: no cover - compi
 
 
 def _nb_fused_columns(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t, w_t,
-                      ft_t, mode, nanv, one, two, out, cnt, buf,
+                      ft_t, mode, nanv, one, half, out, cnt, buf,
                       linear):  # pragma: no cover - compiled
     """:func:`_nb_fused` for every row of ``x`` ``(ncols, n)`` into ``out[:, c]``
     ``(nq, ncols, nout)`` and ``cnt[c]``: -1 at once if a column gives -1, else the
@@ -532,7 +533,7 @@ def _nb_fused_columns(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, 
     seen = 0
     for c in range(x.shape[0]):
         f = _nb_fused(x[c], bits[c], sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t,
-                      w_t, ft_t, mode, nanv, one, two, out[:, c], cnt[c], buf, linear)
+                      w_t, ft_t, mode, nanv, one, half, out[:, c], cnt[c], buf, linear)
         if f < 0:
             return -1
         seen |= f
@@ -773,7 +774,7 @@ def fused_select(x: np.ndarray, start: np.ndarray, end: np.ndarray, lo_t: np.nda
                   np.ascontiguousarray(end, dtype=np.int64),
                   np.ascontiguousarray(lo_t, np.int64), np.ascontiguousarray(hi_t, np.int64),
                   np.ascontiguousarray(w_t, np.float64), np.ascontiguousarray(w_t.astype(dt)),
-                  int(mode), nanv, dt.type(1), dt.type(2), out, cnt, buf,
+                  int(mode), nanv, dt.type(1), dt.type(0.5), out, cnt, buf,
                   lo_t.shape[1] <= LINEAR_MAX + 1))
 
 
