@@ -205,14 +205,12 @@ def test_timedelta_describe_rows_are_timedeltas():
     assert got["missing"] == 1 and got["mean"] == TD.mean() and got["max"] == TD.max()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "core/interp.lerp rounds the offset (a + round((b - a) * t)) and midpoint floors: "
-    "both must truncate the exact value toward zero as pandas does (interp.py is owned "
-    "elsewhere; see the issue 16 report)"))
 def test_timedelta_quantile_half_equals_median():
-    for a, b in [(-5, -4), (1, 4), (-3, 0), (2, 7)]:
+    for a, b in [(-5, -4), (1, 4), (-3, 0), (2, 7), (-7, -2)]:
         s = pd.Series(pd.to_timedelta([a, b], unit="ns"))
         assert s.nanstats.quantile(0.5) == s.nanstats.median() == s.median()
+        for q in (0.3, 0.7, 0.25):  # interpolation truncates the value, as pandas
+            assert s.nanstats.quantile(q) == s.quantile(q)
 
 
 # ------------------------------------------------------ 5. arguments, odd inputs

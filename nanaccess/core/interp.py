@@ -159,10 +159,14 @@ def lerp(a: np.ndarray, b: np.ndarray, t: np.ndarray) -> np.ndarray:
     pick = t == 0
     kind = a.dtype.kind
     if kind in "mM":
+        # the exact value a + (b - a) t truncated toward zero, as pandas converts its
+        # float result back to the unit (so a timedelta quantile(0.5) equals its median)
         ai, bi = a.view(np.int64), b.view(np.int64)
-        step = np.round((bi - ai).astype(np.float64) * t).astype(np.int64)
-        out = np.where(pick, ai, ai + step).astype(np.int64).view(a.dtype)
-        return out
+        d = (bi - ai).astype(np.float64) * t
+        whole = np.floor(d)
+        base = ai + whole.astype(np.int64)
+        out = base + ((base < 0) & (d > whole))
+        return np.where(pick, ai, out).astype(np.int64).view(a.dtype)
     if kind != "f":
         a, b = a.astype(np.float64), b.astype(np.float64)
     ft = t.astype(a.dtype)
@@ -187,8 +191,11 @@ def midpoint(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a, b = _native(np.asarray(a)), _native(np.asarray(b))
     kind = a.dtype.kind
     if kind in "mM":
+        # (a + b) / 2 truncated toward zero, as pandas (floor + 1 for a negative .5)
         ai, bi = a.view(np.int64), b.view(np.int64)
-        return (ai + (bi - ai) // 2).view(a.dtype)
+        diff = bi - ai
+        low = ai + diff // 2
+        return (low + ((diff & 1).astype(bool) & (low < 0))).view(a.dtype)
     out_dtype = a.dtype if kind == "f" else np.dtype(np.float64)
     work = (np.float32 if out_dtype == np.float16 else out_dtype.type)  # np.mean: f16 via f32
     aw, bw = a.astype(work), b.astype(work)

@@ -33,6 +33,14 @@ class RankPlan:
     weight: np.ndarray
     mode: Mode
 
+    def reaches(self, first: np.ndarray) -> np.ndarray:
+        """Where the statistic uses a rank at or above ``first`` (per row): ``lo``
+        there, or ``hi`` there with a non-zero weight (a weight of exactly zero picks
+        ``lo`` alone). With ``first`` the first missing rank (missing values sort
+        last), this marks the results that are missing."""
+        first = np.asarray(first)[None, ...]
+        return (self.lo >= first) | ((self.hi >= first) & (self.weight != 0))
+
     @property
     def ranks(self) -> np.ndarray:
         """``lo`` and ``hi`` stacked (``(2 nq, rows)``): what to select."""

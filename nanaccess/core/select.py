@@ -288,11 +288,7 @@ def order_stat(
     # with missing values and no NaN; nothing left; a propagated NaN
     missing_rows = None
     if tail.any():
-        # a rank among the missing tail makes the result missing only if it is used:
-        # a weight of exactly zero picks ``lo`` alone (the spec's pick rule)
-        first_missing = (m - tail)[None, :]
-        missing_rows = (plan.lo >= first_missing) | (
-            (plan.hi >= first_missing) & (plan.weight != 0))
+        missing_rows = plan.reaches(m - tail)  # a used rank among the missing
     if r.propagates and sc.missing is not None:
         missing_rows = ((sc.nmiss > 0) & (sc.nnan == 0))[None, :]
     empty = m == 0

@@ -137,7 +137,7 @@ def _finish_block(state, neff, nnan, nmiss, *extra, stat, q, qshape, method, pol
     fill = empty_value(res_dtype, stat) if res_dtype.kind in "fmM" else 0
     r = RULES[policy]
     if r.orders_nans and nmiss.any():  # missing values rank after everything
-        tail = np.maximum(plan.lo, plan.hi) >= (neff - nmiss)[None, :]
+        tail = plan.reaches(neff - nmiss)
         res[np.broadcast_to(tail, res.shape)] = fill
     if empty.any():
         res[:, empty] = fill

@@ -139,7 +139,7 @@ def order_column(col, nan, miss, codes, ngroups, stat, q_arr, method, policy, en
     empty = np.broadcast_to(N == 0, lo.shape)
     if sorting:
         # the rank falls among the missing (sorted last)
-        res_miss = (np.maximum(lo, hi) >= m[None]) & ~empty
+        res_miss = plan.reaches(m) & ~empty
     else:  # N == m: every rank of a group with values is a value's
         res_miss = np.zeros(lo.shape, bool)
     want = np.empty((ngroups, 2 * nq), np.int64)  # (ngroups, 2 nq), -1: no such rank

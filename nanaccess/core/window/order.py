@@ -72,7 +72,7 @@ def slide_order(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarray
                                       dt, policy)
     vals = combine(plan, a, b)
     empty = np.broadcast_to(N == 0, plan.lo.shape)
-    res_miss = ((np.maximum(plan.lo, plan.hi) >= m[None]) & ~empty if sorting
+    res_miss = (plan.reaches(m) & ~empty if sorting
                 else np.zeros(plan.lo.shape, bool))
     has_nan = best = has_miss = None
     if r.propagates:
