@@ -24,15 +24,7 @@ from .axes import normalize_axis
 from .moments import moment_stat
 from .policy import RULES
 from .select import order_stat
-from .spread import (
-    MAD_NORMAL_SCALE,
-    check_rng,
-    difference,
-    divide_by_scale,
-    iqr,
-    mad,
-    object_kinds,
-)
+from .spread import MAD_NORMAL_SCALE, divide_by_scale, iqr, mad, object_kinds
 from .weighted import weighted_stat
 
 __all__ = ["Reduced", "reduce", "count_left", "divide_by_scale", "MAD_NORMAL_SCALE"]
@@ -174,6 +166,3 @@ def reduce(
     return Reduced(values, miss, x, missing, axis, policy, keepdims)
 
 
-
-# TEMPORARY aliases for work in progress (the window package); removed before landing
-_check_rng, _difference, _object_kinds = check_rng, difference, object_kinds

@@ -43,7 +43,7 @@ from .. import _numba
 from ..grouped import grouped_reduce
 from ..interp import validate_q
 from ..policy import RULES, empty_value
-from ..reduce import _check_rng, _difference
+from ..spread import check_rng, difference
 from .bounds import is_monotone
 from .moments import MOMENTS, fused_moment, slide_moment
 from .order import fused_ok, fused_order, slide_order, sliding_ok
@@ -255,7 +255,7 @@ def _fast_order(x2, miss2, start, end, stat, policy, engine, params):
             not fused_ok(x2, miss2):
         return None
     if stat == "iqr":
-        lo_p, hi_p = _check_rng(params.get("rng", (25, 75)))
+        lo_p, hi_p = check_rng(params.get("rng", (25, 75)))
         q_arr, method, scalar = np.array([lo_p / 100, hi_p / 100]), "linear", False
     else:
         q_arr, method, scalar = _order_params(stat, params)
@@ -269,7 +269,7 @@ def _fast_order(x2, miss2, start, end, stat, policy, engine, params):
         return None
     v, count = got
     if stat == "iqr":
-        return np.asarray(_difference(v[1], v[0])), count
+        return np.asarray(difference(v[1], v[0])), count
     return (v[0] if scalar else v), count
 
 
@@ -301,10 +301,10 @@ def _fast_moment(x2, miss2, start, end, stat, policy, engine, params):
 def _sliding(x2, masks, start, end, stat, policy, params, engine):
     method = params.get("method", "linear")
     if stat == "iqr":
-        lo_p, hi_p = _check_rng(params.get("rng", (25, 75)))
+        lo_p, hi_p = check_rng(params.get("rng", (25, 75)))
         v, m = slide_order(x2, masks, start, end, "quantile", policy,
                            np.array([lo_p / 100, hi_p / 100]), method)
-        return np.asarray(_difference(v[1], v[0])), m.any(axis=0)
+        return np.asarray(difference(v[1], v[0])), m.any(axis=0)
     q_arr = None
     scalar = True
     if stat == "quantile":

@@ -16,6 +16,7 @@ import numpy as np
 from ...options import NanPolicy
 from ..bits import layout_of
 from ..policy import RULES, NanTally, raise_for
+from ..spread import object_kinds
 
 __all__ = ["Masks", "masks_of", "check", "window_counts"]
 
@@ -50,9 +51,7 @@ def masks_of(x2: np.ndarray, miss2: np.ndarray | None) -> Masks:
         if nat.any():
             miss2 = nat if miss2 is None else (miss2 | nat)
     elif kind == "O":
-        from ..reduce import _object_kinds
-
-        kinds = _object_kinds(x2)
+        kinds = object_kinds(x2)
         nan = kinds == "nan"
         if miss2 is not None:
             nan &= ~miss2
