@@ -1,322 +1,26 @@
 """The public functions: one entry per statistic, dispatching on the kind of input.
 
-Every statistic function goes through one boundary (:func:`_statistic`, the idea of
-scipy's ``_axis_nan_policy``): it refuses keywords the function does not take,
-resolves the policy once, validates ``q``, normalises ``axis``, turns a masked
-array's mask into a missing mask and hands array data to
-:func:`nanaccess.core.reduce.reduce`. Lists and other iterables follow the
-:mod:`statistics` module (Python results, ``StatisticsError`` on empty data);
-pandas and xarray objects go to their ``.nanstats`` accessors; dask arrays to the
-lazy exact path.
+Every statistic function is a signature and a docstring; the one boundary
+(:func:`nanaccess._boundary.statistic`, the idea of scipy's ``_axis_nan_policy``)
+refuses keywords the function does not take, resolves the policy once and hands the
+data to the core (see :mod:`nanaccess._boundary`).
 """
 
 from __future__ import annotations
 
-import functools
-import importlib
-import inspect
-import statistics
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
 from . import _stats
-from ._labels import fmt_label, subject
+from ._boundary import Axis, host_of, labelled_errors, statistic
 from .core import sorting as _sorting
-from .core.axes import normalize_axis
-from .core.floatlist import float_list_array
-from .core.interp import validate_q
-from .core.lists import MEDIANS, list_median
-from .core.objects import object_moment_stat, object_order_stat
+from .core.objects import object_order_stat
 from .core.reduce import reduce
-from .core.small import MOMENTS, array_median, array_moment, float_list_median
-from .errors import NaNError
-from .options import NanPolicy, resolve_policy
+from .options import resolve_policy
 
 __all__ = [*_stats.names("order", "arg", "moment", "spread"), "quantiles", "sort",
            "argsort", "rank"]
-
-Axis = int | Sequence[int] | None
-_EMPTY_MSG = {
-    "mean": "mean requires at least one data point",
-    "var": "variance requires at least one data point",
-    "std": "standard deviation requires at least one data point",
-}
-
-
-# ----------------------------------------------------------------------- dispatching
-
-
-def _host(data: Any) -> str:
-    t = type(data)
-    if t is list or t is tuple:  # the common cases first: this runs on every call
-        return "iterable"
-    if t is np.ndarray:
-        return "array"
-    mod = type(data).__module__.split(".")[0]
-    if mod == "dask" and hasattr(data, "dask"):
-        return "dask"
-    if mod == "xarray":
-        return "xarray"
-    if mod == "pandas" and hasattr(data, "nanstats"):
-        return "pandas"
-    if isinstance(data, np.ma.MaskedArray):
-        return "masked"
-    if isinstance(data, np.ndarray | np.generic) or hasattr(data, "__array__"):
-        return "array"
-    if isinstance(data, str | bytes):
-        raise TypeError(f"expected numeric data, got {type(data).__name__}")
-    if isinstance(data, Iterable):
-        return "iterable"
-    return "scalar"
-
-
-def _accessor_call(data: Any, name: str, axis: Axis, keepdims: bool, kwargs: dict) -> Any:
-    """``data.nanstats.<name>(...)``: axis becomes xarray's dim; keepdims is passed
-    only to a method that takes it (a TypeError otherwise, never dropped)."""
-    method = getattr(data.nanstats, name)
-    if axis is not None:
-        if _host(data) == "xarray":
-            axes = normalize_axis(axis, data.ndim)
-            kwargs["dim"] = [data.dims[a] for a in axes]
-        else:
-            kwargs["axis"] = axis
-    if keepdims:
-        if "keepdims" not in inspect.signature(method).parameters:
-            raise TypeError(f"keepdims=True is not supported for {type(data).__name__} "
-                            f"data ({name} keeps pandas' / xarray's shapes)")
-        kwargs["keepdims"] = keepdims
-    return method(**kwargs)
-
-
-def _scalarize(v: np.ndarray) -> Any:
-    return v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v
-
-
-def _as_list(data: Any) -> list:
-    """The iterable's elements, without copying a list (which is never modified)."""
-    return data if type(data) is list else list(data)
-
-
-def _dask_call(data: Any, stat: str, policy: NanPolicy, axis: Axis, keepdims: bool,
-               params: dict) -> Any:
-    mod = importlib.import_module("nanaccess.dask.array")
-    fn = getattr(mod, "dask_reduce", None)
-    if fn is not None:
-        return fn(data, stat, axis=axis, policy=policy, keepdims=keepdims, **params)
-    family = _stats.get(stat).family
-    if family in ("order", "arg"):
-        return mod.dask_order_stat(data, stat, axis=axis, policy=policy, keepdims=keepdims,
-                                   **params)
-    if family == "moment":
-        return mod.dask_moment_stat(data, stat, axis=axis, policy=policy, keepdims=keepdims,
-                                    ddof=params.get("ddof", 0))
-    raise TypeError(f"{stat} of a dask array needs nanaccess.dask.array.dask_reduce")
-
-
-def _call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
-          params: dict) -> Any:
-    """The boundary of every statistic function (see the module docstring)."""
-    if type(data) is list and nan_policy is None and stat in MEDIANS and axis is None \
-            and not keepdims and params.get("weights") is None:
-        out = float_list_median(data, stat)  # NaN-free: no policy to resolve (core/small.py)
-        if out is not None:
-            return out
-    host = _host(data)
-    weights = params.pop("weights", None)
-    if weights is not None:
-        return _weighted_call(stat, data, host, weights, axis, nan_policy, keepdims, params)
-    if host in ("pandas", "xarray"):
-        return _accessor_call(data, stat, axis, keepdims, {"nan_policy": nan_policy, **params})
-    policy = resolve_policy(nan_policy)
-    if host == "iterable":
-        if axis is not None:
-            raise TypeError("axis applies to arrays; got a plain iterable")
-        if keepdims:
-            raise TypeError("keepdims applies to arrays; got a plain iterable")
-        return _ITERABLE[_stats.get(stat).family](stat, _as_list(data), policy, params)
-    if host == "array" and stat in MEDIANS and axis is None and not keepdims and not params:
-        out = array_median(data, stat)  # small NaN-free float64 (core/small.py)
-        if out is not None:
-            return out
-    if host == "array" and stat in MOMENTS and axis is None and not keepdims and not params:
-        out = array_moment(data, stat)  # small finite float64, exact (core/small.py)
-        if out is not None:
-            return out
-    if "q" in params:
-        validate_q(params["q"])
-    if host == "dask":
-        return _dask_call(data, stat, policy, axis, keepdims, params)
-    missing = None
-    if host == "masked":
-        missing, data = np.ma.getmaskarray(data), np.ma.getdata(data)
-    r = reduce(np.asarray(data), stat, axis=axis, policy=policy, missing=missing,
-               keepdims=keepdims, **params)
-    return _scalarize(r.values)
-
-
-def _weighted_call(stat: str, data: Any, host: str, weights: Any, axis: Axis,
-                   nan_policy: Any, keepdims: bool, params: dict) -> Any:
-    """``weights=`` given: the weighted engine (:mod:`nanaccess.core.weighted`) on
-    arrays, masked arrays and iterables of floats; the policy covers the weights."""
-    if host in ("pandas", "xarray", "dask"):
-        raise TypeError(
-            f"{stat}(weights=...) takes NumPy arrays and iterables; for {type(data).__name__} "
-            "data pass its values (e.g. .to_numpy()) until the accessors take weights="
-        )
-    policy = resolve_policy(nan_policy)
-    if "q" in params:
-        validate_q(params["q"])
-    w_missing = None
-    if isinstance(weights, np.ma.MaskedArray):
-        w_missing, weights = np.ma.getmaskarray(weights), np.ma.getdata(weights)
-    missing = None
-    if host == "iterable":
-        if axis is not None or keepdims:
-            raise TypeError("axis and keepdims apply to arrays; got a plain iterable")
-        vals = _as_list(data)
-        arr = float_list_array(vals)
-        if arr is None:
-            arr = np.asarray(vals)
-        r = reduce(arr, stat, policy=policy, weights=weights, weights_missing=w_missing,
-                   **params)
-        if not r.count.all() and stat != "sum":  # nothing left, as the statistics module
-            raise statistics.StatisticsError(f"no weighted {stat} for empty data")
-        return r.values.tolist() if r.values.ndim else r.values.item()
-    if host == "masked":
-        missing, data = np.ma.getmaskarray(data), np.ma.getdata(data)
-    r = reduce(np.asarray(data), stat, axis=axis, policy=policy, missing=missing,
-               keepdims=keepdims, weights=weights, weights_missing=w_missing, **params)
-    return _scalarize(r.values)
-
-
-def _statistic(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Make ``fn`` (its signature and docstring; the body is never run) a statistic
-    function: the keywords it declares go through :func:`_call`, anything else is a
-    TypeError naming the function."""
-    stat = fn.__name__
-    params = list(inspect.signature(fn).parameters.values())[1:]
-    positional = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
-    defaults = {p.name: p.default for p in params if p.default is not p.empty}
-    allowed = frozenset(p.name for p in params)
-    # the statistic's own parameters when the caller passes only data (the common call)
-    bare = None if positional else {
-        k: v for k, v in defaults.items() if k not in ("axis", "nan_policy", "keepdims")}
-
-    @functools.wraps(fn)
-    def call(data: Any, *args: Any, **kwargs: Any) -> Any:
-        if bare is not None and not args and not kwargs:
-            return _call(stat, data, None, None, False, dict(bare))
-        if args:
-            if len(args) > len(positional):
-                raise TypeError(f"{stat}() takes {len(positional) + 1} positional "
-                                f"argument(s) but {len(args) + 1} were given")
-            kwargs.update(zip(positional, args, strict=False))
-        if not allowed.issuperset(kwargs):
-            bad = sorted(set(kwargs) - allowed)
-            raise TypeError(f"{stat}() got an unexpected keyword argument {bad[0]!r}")
-        kw = {**defaults, **kwargs}
-        missing_args = [p for p in positional if p not in kw]
-        if missing_args:
-            raise TypeError(f"{stat}() missing required argument {missing_args[0]!r}")
-        axis = kw.pop("axis", None)
-        nan_policy = kw.pop("nan_policy", None)
-        keepdims = kw.pop("keepdims", False)
-        return _call(stat, data, axis, nan_policy, keepdims, kw)
-
-    return call
-
-
-# ------------------------------------------------------------------ plain iterables
-
-
-def _iterable_order(stat: str, vals: list, policy: NanPolicy, params: dict) -> Any:
-    """statistics-module behaviour for plain iterables."""
-    if stat in MEDIANS:
-        # NaN-free short float lists (core/small.py), homogeneous lists (core/lists.py)
-        out = float_list_median(vals, stat)
-        if out is None:
-            out = list_median(vals, stat)
-        if out is not None:
-            return out
-    arr = float_list_array(vals)
-    if arr is not None:
-        r = reduce(arr, stat, policy=policy, **params)
-        # a NaN result may mean nothing was left ("omit"): statistics raises then
-        if np.isnan(r.values).any() and not r.count:
-            raise statistics.StatisticsError(f"no {stat} for empty data")
-        return r.values.tolist() if r.values.ndim else r.values.item()
-    if not vals:
-        raise statistics.StatisticsError(f"no {stat} for empty data")
-    out = object_order_stat(vals, stat, policy=policy, statistics_compat=True, **params)
-    if out is None and stat in ("argmin", "argmax"):
-        # decision 6: an arg statistic never points at a missing value (as the array
-        # path): missing values have no place in the order, so they are passed over
-        return object_order_stat(vals, stat, policy=NanPolicy.OMIT, statistics_compat=True,
-                                 **params)
-    return out
-
-
-def _iterable_moment(stat: str, vals: list, policy: NanPolicy, params: dict) -> Any:
-    arr = float_list_array(vals)
-    if arr is not None:
-        r = reduce(arr, stat, policy=policy, **params)
-        if stat in _EMPTY_MSG and not r.count:  # nothing left ("omit")
-            raise statistics.StatisticsError(_EMPTY_MSG[stat])
-        return r.values.item()
-    if not vals:
-        if stat == "sum":
-            return 0
-        raise statistics.StatisticsError(_EMPTY_MSG[stat])
-    return object_moment_stat(vals, stat, policy=policy, statistics_compat=True, **params)
-
-
-def _iterable_spread(stat: str, vals: list, policy: NanPolicy, params: dict) -> Any:
-    """iqr / mad of an iterable: floats on the float64 path, anything else exactly on
-    the object path (Fraction and Decimal results); nothing left is a
-    ``StatisticsError`` as the statistics module's."""
-    arr = float_list_array(vals)
-    if arr is None:
-        arr = np.empty(len(vals), dtype=object)
-        arr[:] = vals
-    r = reduce(arr, stat, policy=policy, **params)
-    if not r.count:
-        raise statistics.StatisticsError(f"no {stat} for empty data")
-    if r.missing is not None and r.missing.any():
-        return None  # a missing result ("propagate" over missing values), as median's
-    return r.values.item()
-
-
-_ITERABLE: dict[str, Callable[..., Any]] = {
-    "order": _iterable_order,
-    "arg": _iterable_order,
-    "moment": _iterable_moment,
-    "spread": _iterable_spread,
-}
-
-
-@contextmanager
-def _labelled_errors(data: Any) -> Iterator[None]:
-    """Restate core errors on a pandas Series with its index label."""
-    try:
-        yield
-    except NaNError as err:
-        index = getattr(data, "index", None)
-        ndim = getattr(data, "ndim", 0)
-        if index is None or err.position is None or ndim not in (1, 2):
-            raise
-        pos = err.position
-        if ndim == 2:  # a DataFrame read row-major (np.asarray(df).ravel())
-            flat = int(np.ravel_multi_index(pos, data.shape) if len(pos) == 2 else pos[0])
-            row, col = divmod(flat, data.shape[1])
-            what = subject("column", data.columns[col])
-        else:
-            row = int(pos[0] if isinstance(pos, tuple) else pos)
-            what = subject("column", getattr(data, "name", None), unnamed="data")
-        raise err.relabel(what, f"index {fmt_label(index[row])}") from None
-
 
 def _sort_args(data: Any) -> tuple[Any, np.ndarray | None]:
     """A masked array's data and mask (a masked entry is missing; the policy's rule
@@ -343,7 +47,7 @@ def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> 
     array([1., 2.])
     """
     data, missing = _sort_args(data)
-    with _labelled_errors(data):
+    with labelled_errors(data):
         return _sorting.sort(data, axis=axis, nan_policy=nan_policy, missing=missing)
 
 
@@ -357,7 +61,7 @@ def argsort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) 
     array([3, 2, 0, 1])
     """
     data, missing = _sort_args(data)
-    with _labelled_errors(data):
+    with labelled_errors(data):
         return _sorting.argsort(data, axis=axis, nan_policy=nan_policy, missing=missing)
 
 
@@ -378,7 +82,7 @@ def rank(data: Any, *, axis: int = -1, method: str = "average", nan_policy: str 
     array([2., 1.])
     """
     data, missing = _sort_args(data)
-    with _labelled_errors(data):
+    with labelled_errors(data):
         return _sorting.rank(data, axis=axis, method=method, nan_policy=nan_policy,
                              ascending=ascending, pct=pct, missing=missing)
 
@@ -386,7 +90,7 @@ def rank(data: Any, *, axis: int = -1, method: str = "average", nan_policy: str 
 # ------------------------------------------------------------------ order statistics
 
 
-@_statistic
+@statistic
 def median(data: Any, *, axis: Axis = None, weights: Any = None,
            nan_policy: str | None = None,
            keepdims: bool = False) -> Any:
@@ -446,7 +150,7 @@ def median(data: Any, *, axis: Axis = None, weights: Any = None,
     """
 
 
-@_statistic
+@statistic
 def median_low(data: Any, *, axis: Axis = None, weights: Any = None,
                nan_policy: str | None = None,
                keepdims: bool = False) -> Any:
@@ -465,7 +169,7 @@ def median_low(data: Any, *, axis: Axis = None, weights: Any = None,
     """
 
 
-@_statistic
+@statistic
 def median_high(data: Any, *, axis: Axis = None, weights: Any = None,
                 nan_policy: str | None = None,
                 keepdims: bool = False) -> Any:
@@ -482,7 +186,7 @@ def median_high(data: Any, *, axis: Axis = None, weights: Any = None,
     """
 
 
-@_statistic
+@statistic
 def quantile(data: Any, q: Any, *, axis: Axis = None, method: str = "linear",
              weights: Any = None, nan_policy: str | None = None,
              keepdims: bool = False) -> Any:
@@ -528,7 +232,7 @@ def quantiles(data: Any, *, n: int = 4, method: str = "exclusive",
     [2.25, 4.5, 6.75]
     """
     policy = resolve_policy(nan_policy)
-    host = _host(data)
+    host = host_of(data)
     if host == "iterable":
         vals = list(data)
     else:
@@ -541,18 +245,18 @@ def quantiles(data: Any, *, n: int = 4, method: str = "exclusive",
         if arr.dtype.kind == "f" or missing is not None:
             # the policy's checks on the bits: a conversion to Python floats would
             # quiet float16/float32 signaling NaNs
-            with _labelled_errors(data):
+            with labelled_errors(data):
                 if arr.size:
                     reduce(arr, "min", policy=policy, missing=missing)
         vals = arr.tolist()
         if missing is not None and missing.any():
             vals = [None if m else v for v, m in zip(vals, missing.tolist(), strict=True)]
-    with _labelled_errors(data):
+    with labelled_errors(data):
         return object_order_stat(vals, "quantiles", n=n, method=method, policy=policy,
                                  statistics_compat=True)
 
 
-@_statistic
+@statistic
 def min(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
         keepdims: bool = False) -> Any:  # noqa: A001 - numpy's name
     """Smallest value under the policy's order (-0.0 below +0.0), exactly as stored.
@@ -567,7 +271,7 @@ def min(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
     """
 
 
-@_statistic
+@statistic
 def max(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
         keepdims: bool = False) -> Any:  # noqa: A001 - numpy's name
     """Largest value under the policy's order, exactly as stored.
@@ -580,7 +284,7 @@ def max(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
     """
 
 
-@_statistic
+@statistic
 def argmin(data: Any, *, axis: int | None = None, nan_policy: str | None = None) -> Any:
     """Index of the first smallest value (flat index for ``axis=None``, as NumPy).
 
@@ -592,7 +296,7 @@ def argmin(data: Any, *, axis: int | None = None, nan_policy: str | None = None)
     """
 
 
-@_statistic
+@statistic
 def argmax(data: Any, *, axis: int | None = None, nan_policy: str | None = None) -> Any:
     """Index of the first largest value (flat index for ``axis=None``, as NumPy).
 
@@ -607,7 +311,7 @@ def argmax(data: Any, *, axis: int | None = None, nan_policy: str | None = None)
 # ----------------------------------------------------------------- moment statistics
 
 
-@_statistic
+@statistic
 def mean(data: Any, *, axis: Axis = None, weights: Any = None,
          nan_policy: str | None = None,
          keepdims: bool = False) -> Any:
@@ -630,7 +334,7 @@ def mean(data: Any, *, axis: Axis = None, weights: Any = None,
     """
 
 
-@_statistic
+@statistic
 def var(data: Any, *, axis: Axis = None, ddof: float = 0, weights: Any = None,
         nan_policy: str | None = None,
         keepdims: bool = False) -> Any:
@@ -648,7 +352,7 @@ def var(data: Any, *, axis: Axis = None, ddof: float = 0, weights: Any = None,
     """
 
 
-@_statistic
+@statistic
 def std(data: Any, *, axis: Axis = None, ddof: float = 0, weights: Any = None,
         nan_policy: str | None = None,
         keepdims: bool = False) -> Any:
@@ -662,7 +366,7 @@ def std(data: Any, *, axis: Axis = None, ddof: float = 0, weights: Any = None,
     """
 
 
-@_statistic
+@statistic
 def sum(data: Any, *, axis: Axis = None, weights: Any = None,  # noqa: A001
         nan_policy: str | None = None,
         keepdims: bool = False) -> Any:
@@ -684,7 +388,7 @@ def sum(data: Any, *, axis: Axis = None, weights: Any = None,  # noqa: A001
 # ----------------------------------------------------------------- spread statistics
 
 
-@_statistic
+@statistic
 def iqr(data: Any, *, axis: Axis = None, rng: tuple[float, float] = (25, 75),
         method: str = "linear", nan_policy: str | None = None,
         keepdims: bool = False) -> Any:
@@ -735,7 +439,7 @@ def iqr(data: Any, *, axis: Axis = None, rng: tuple[float, float] = (25, 75),
     """
 
 
-@_statistic
+@statistic
 def mad(data: Any, *, axis: Axis = None, scale: float | str = 1.0,
         nan_policy: str | None = None, keepdims: bool = False) -> Any:
     """Median absolute deviation, as :func:`scipy.stats.median_abs_deviation`.
