@@ -31,6 +31,7 @@ import numpy as np
 from .objects.arith import _weighted
 from .objects.classify import _describe
 from .objects.scan import _sort_numbers
+from .plan import median_ranks
 
 __all__ = ["MEDIANS", "list_median"]
 
@@ -41,15 +42,6 @@ MEDIANS = ("median", "median_low", "median_high")
 _NUMPY_TYPES = frozenset(
     np.dtype(c).type for c in ("f2", "f4", "f8", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8")
 )
-
-
-def _ranks(stat: str, n: int) -> tuple[int, int]:
-    lo, hi = (n - 1) >> 1, n >> 1
-    if stat == "median_low":
-        return lo, lo
-    if stat == "median_high":
-        return hi, hi
-    return lo, hi
 
 
 def _keys(vals: list, t: type) -> np.ndarray | None:
@@ -160,7 +152,7 @@ def list_median(vals: list, stat: str) -> Any:
     if len(types) != 1:
         return None
     t = types.pop()
-    ranks = _ranks(stat, len(vals))
+    ranks = median_ranks(stat, len(vals))
     if t is Decimal:
         picked = _decimal_select(vals, ranks)
     else:

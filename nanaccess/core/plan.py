@@ -15,7 +15,7 @@ import numpy as np
 
 from .interp import PICK_METHODS, lerp, midpoint, quantile_positions
 
-__all__ = ["RankPlan", "rank_plan", "combine", "PICK_METHODS"]
+__all__ = ["RankPlan", "rank_plan", "median_ranks", "combine", "PICK_METHODS"]
 
 
 Mode = Literal["pick", "mid", "lerp"]
@@ -96,6 +96,23 @@ def rank_plan(stat: str, n: np.ndarray, q: np.ndarray | None = None,
 
 def _zero(n: np.ndarray) -> np.ndarray:
     return np.zeros((1, n.size), np.float64)
+
+
+def median_ranks(stat: str, n: int) -> tuple[int, int]:
+    """``(lo, hi)`` of a median statistic of ``n >= 1`` values as Python ints: the
+    scalar form of :func:`rank_plan` for the small fast paths (no array overhead).
+
+    Examples
+    --------
+    >>> median_ranks("median", 4), median_ranks("median_low", 4), median_ranks("median_high", 5)
+    ((1, 2), (1, 1), (2, 2))
+    """
+    lo, hi = (n - 1) >> 1, n >> 1
+    if stat == "median_low":
+        return lo, lo
+    if stat == "median_high":
+        return hi, hi
+    return lo, hi
 
 
 def combine(plan: RankPlan, a: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:

@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from .plan import median_ranks
+
 __all__ = ["MEDIANS", "MOMENTS", "SMALL_LIST", "SMALL_ARRAY", "SMALL_MOMENT",
            "float_list_median", "array_median",
            "array_moment"]
@@ -40,15 +42,6 @@ SMALL_MOMENT = 1024
 #: longest 1-D array selected here (beyond it the generic engine's selection wins)
 SMALL_ARRAY = 4096
 _FLOAT = {float}
-
-
-def _ranks(stat: str, n: int) -> tuple[int, int]:
-    lo, hi = (n - 1) >> 1, n >> 1
-    if stat == "median_low":
-        return lo, lo
-    if stat == "median_high":
-        return hi, hi
-    return lo, hi
 
 
 def _mid(a: float, b: float) -> float | None:
@@ -74,7 +67,7 @@ def float_list_median(vals: list, stat: str) -> float | None:
     if total != total:  # a NaN (or +inf and -inf): the generic path
         return None
     s = sorted(vals)
-    lo, hi = _ranks(stat, n)
+    lo, hi = median_ranks(stat, n)
     a, b = s[lo], s[hi]
     if a == 0.0 or b == 0.0:
         return None
@@ -95,7 +88,7 @@ def array_median(x: Any, stat: str) -> np.float64 | None:
             or not 0 < x.size <= SMALL_ARRAY:
         return None
     n = x.size
-    lo, hi = _ranks(stat, n)
+    lo, hi = median_ranks(stat, n)
     p = np.partition(x, (lo, hi, n - 1))  # a NaN sorts last
     last = p[n - 1]
     if last != last:
