@@ -41,6 +41,9 @@ __all__ = [
     "SPREAD",
     "REDUCTIONS",
     "GROUPED",
+    "PICKS",
+    "MEDIANS",
+    "WEIGHTED",
 ]
 
 Family = Literal["order", "arg", "moment", "count", "spread"]
@@ -99,6 +102,8 @@ class Statistic:
     rank: str | None = None
     #: computed for every group in one pass by the grouped engines
     grouped: bool = True
+    #: takes frequency ``weights=`` (the weighted engine, :mod:`nanaccess.core.weighted`)
+    weighted: bool = False
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -107,13 +112,14 @@ class Statistic:
 
 _TABLE = (
     Statistic("median", "order", False, "Median (the mean of the two middle values).",
-              rank="median"),
+              rank="median", weighted=True),
     Statistic("median_low", "order", True, "Low median: the smaller middle element, as stored.",
-              rank="median_low"),
+              rank="median_low", weighted=True),
     Statistic("median_high", "order", True,
-              "High median: the larger middle element, as stored.", rank="median_high"),
+              "High median: the larger middle element, as stored.", rank="median_high",
+              weighted=True),
     Statistic("quantile", "order", False, "Quantile(s) with NumPy's methods.",
-              (_Q, _METHOD), rank="quantile"),
+              (_Q, _METHOD), rank="quantile", weighted=True),
     Statistic("min", "order", True, "Smallest value under the policy's order, as stored.",
               rank="min"),
     Statistic("max", "order", True, "Largest value under the policy's order, as stored.",
@@ -122,11 +128,12 @@ _TABLE = (
               grouped=False),
     Statistic("argmax", "arg", False, "Position of the first largest value.", rank="max",
               grouped=False),
-    Statistic("mean", "moment", False, "Arithmetic mean from the exact sum, rounded once."),
-    Statistic("var", "moment", False, "Variance, exactly rounded.", (_DDOF,)),
+    Statistic("mean", "moment", False, "Arithmetic mean from the exact sum, rounded once.",
+              weighted=True),
+    Statistic("var", "moment", False, "Variance, exactly rounded.", (_DDOF,), weighted=True),
     Statistic("std", "moment", False, "Standard deviation: the square root of var.",
-              (_DDOF,)),
-    Statistic("sum", "moment", False, "Exact sum rounded once (as math.fsum)."),
+              (_DDOF,), weighted=True),
+    Statistic("sum", "moment", False, "Exact sum rounded once (as math.fsum).", weighted=True),
     Statistic("count", "count", False, "Number of numbers (NaN and missing excluded)."),
     Statistic("iqr", "spread", False,
               "Interquartile range: the difference of two quantiles, as scipy.stats.iqr.",
@@ -168,3 +175,7 @@ REDUCTIONS = tuple(STATISTICS)
 GROUPED = names(grouped=True)
 #: order statistics whose result is one stored element (no arithmetic)
 PICKS = tuple(s.name for s in _TABLE if s.picks)
+#: the medians (the rank rule of :func:`nanaccess.core.plan.median_ranks`)
+MEDIANS = tuple(s.name for s in _TABLE if s.rank in ("median", "median_low", "median_high"))
+#: statistics that take frequency ``weights=``
+WEIGHTED = tuple(s.name for s in _TABLE if s.weighted)

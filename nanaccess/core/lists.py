@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _stats
 from .objects.arith import _weighted
 from .objects.classify import _describe
 from .objects.scan import _sort_numbers
@@ -36,7 +37,7 @@ from .plan import median_ranks
 __all__ = ["MEDIANS", "list_median"]
 
 #: the statistics with a fast path here
-MEDIANS = ("median", "median_low", "median_high")
+MEDIANS = _stats.MEDIANS
 
 #: NumPy scalar types converted exactly to an array of their own dtype
 _NUMPY_TYPES = frozenset(

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _stats
 from .plan import median_ranks
 
 __all__ = ["MEDIANS", "MOMENTS", "SMALL_LIST", "SMALL_ARRAY", "SMALL_MOMENT",
@@ -32,7 +33,7 @@ __all__ = ["MEDIANS", "MOMENTS", "SMALL_LIST", "SMALL_ARRAY", "SMALL_MOMENT",
            "array_moment"]
 
 #: the statistics with a lean path here
-MEDIANS = ("median", "median_low", "median_high")
+MEDIANS = _stats.MEDIANS
 #: the statistics with an exact lean path here
 MOMENTS = ("sum", "mean")
 #: longest list of Python floats sorted in Python (beyond it the float64 path wins)

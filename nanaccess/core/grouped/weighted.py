@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import _stats
 from ..interp import validate_q
 from ..keys import keys_to_float
 from ..policy import RULES, finish
@@ -27,7 +28,7 @@ from .common import radix_argsort_codes
 __all__ = ["grouped_weighted", "GROUPED_WEIGHTED"]
 
 #: statistics the grouped weighted engine computes
-GROUPED_WEIGHTED = ("quantile", "median", "median_low", "median_high")
+GROUPED_WEIGHTED = tuple(n for n in _stats.WEIGHTED if _stats.get(n).family == "order")
 
 
 def grouped_weighted(x: Any, codes: Any, ngroups: int, stat: str, weights: Any, *, policy,

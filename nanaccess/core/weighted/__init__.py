@@ -33,7 +33,7 @@ from .prepare import Prepared, align_weights, prepare
 __all__ = ["WEIGHTED", "weighted_stat", "prepare", "align_weights", "Prepared"]
 
 #: the statistics that take ``weights=``
-WEIGHTED = ("quantile", "median", "median_low", "median_high", "mean", "sum", "var", "std")
+WEIGHTED = _stats.WEIGHTED
 
 
 def weighted_stat(x: np.ndarray, stat: str, weights: Any, *, axis: Any = None, policy,
