@@ -77,8 +77,16 @@ def _accessor_call(data: Any, name: str, axis: Axis, keepdims: bool, kwargs: dic
     method = getattr(data.nanstats, name)
     if axis is not None:
         if host_of(data) == "xarray":
-            axes = normalize_axis(axis, data.ndim)
-            kwargs["dim"] = [data.dims[a] for a in axes]
+            names = [axis] if isinstance(axis, str) else list(np.atleast_1d(
+                np.asarray(axis, dtype=object)))
+            if names and all(isinstance(a, str) for a in names):
+                kwargs["dim"] = names  # dim names, as xarray users write them
+            elif not hasattr(data, "ndim"):
+                raise TypeError(f"axis= needs a DataArray; for a {type(data).__name__} "
+                                "pass dim= (dimension names)")
+            else:
+                axes = normalize_axis(axis, data.ndim)
+                kwargs["dim"] = [data.dims[a] for a in axes]
         else:
             kwargs["axis"] = axis
     if keepdims:

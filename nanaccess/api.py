@@ -15,6 +15,7 @@ import numpy as np
 from . import _stats
 from ._boundary import Axis, host_of, labelled_errors, statistic
 from .core import sorting as _sorting
+from .core.classify import values_and_missing
 from .core.objects import object_order_stat
 from .core.reduce import reduce
 from .options import resolve_policy
@@ -235,13 +236,19 @@ def quantiles(data: Any, *, n: int = 4, method: str = "exclusive",
     host = host_of(data)
     if host == "iterable":
         vals = list(data)
+    elif host == "dask":
+        # lazy, as every dask entry point: one task computes the cut points
+        import dask
+        import dask.array as da
+
+        task = dask.delayed(_quantiles_array)(data, n, method, policy)
+        return da.from_delayed(task, shape=(n - 1 if n > 1 else 0,), dtype=object)
     else:
-        missing = None
-        if host == "masked":
-            missing = np.ma.getmaskarray(data).ravel()
-            arr = np.ma.getdata(data).ravel()
-        else:
-            arr = np.asarray(data).ravel()
+        # a missing slot (masked, nullable, Arrow) is missing, never NaN
+        arr, missing = values_and_missing(data)
+        arr = np.asarray(arr).ravel()
+        if missing is not None:
+            missing = np.asarray(missing, dtype=bool).ravel()
         if arr.dtype.kind == "f" or missing is not None:
             # the policy's checks on the bits: a conversion to Python floats would
             # quiet float16/float32 signaling NaNs
@@ -254,6 +261,12 @@ def quantiles(data: Any, *, n: int = 4, method: str = "exclusive",
     with labelled_errors(data):
         return object_order_stat(vals, "quantiles", n=n, method=method, policy=policy,
                                  statistics_compat=True)
+
+
+def _quantiles_array(data: Any, n: int, method: str, policy: Any) -> np.ndarray:
+    """The cut points as an object array (the task of a lazy dask ``quantiles``; at
+    module level, so workers unpickle it by reference)."""
+    return np.array(quantiles(data, n=n, method=method, nan_policy=policy), dtype=object)
 
 
 @statistic

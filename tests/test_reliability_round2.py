@@ -372,3 +372,14 @@ def test_tz_aware_datetime_frame_describe():
     mixed = pd.DataFrame({"t": TZ, "x": [1.0, 2.0, 3.0, np.nan]}).nanstats.describe(
         include="all")
     assert mixed.loc["max", "t"] == TZ.max() and mixed.loc["nan", "x"] == 1
+
+
+def test_function_argmin_dataarray_dim_names():
+    """``na.argmin(dataarray, axis=[names])``: dim names pass through as xarray's dims."""
+    xr = pytest.importorskip("xarray")
+    da_ = xr.DataArray(np.arange(12.0).reshape(3, 4)[::-1], dims=("x", "y"))
+    got = na.argmin(da_, axis=["x", "y"])
+    assert {d: int(v) for d, v in got.items()} == {"x": 2, "y": 0}
+    assert float(na.median(da_, axis="x")[0]) == float(da_.median("x")[0])
+    with pytest.raises(TypeError, match="dim="):
+        na.median(da_.to_dataset(name="v"), axis=0)

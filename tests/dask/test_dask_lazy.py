@@ -109,8 +109,11 @@ def test_dask_array_sort_bad_policy_refused_now(no_compute):
         na.sort(da.from_array(X[0], chunks=2), nan_policy="propagate")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "api.quantiles reads its data with np.asarray (computes a dask array at call "
-    "time); api.py is owned elsewhere: it needs a dask branch (see the issue 16 report)"))
 def test_dask_array_quantiles_is_lazy(no_compute):
-    na.quantiles(da.from_array(X[0], chunks=2), nan_policy="omit")
+    lazy = na.quantiles(da.from_array(X[0], chunks=2), nan_policy="omit")
+    assert isinstance(lazy, da.Array) and lazy.shape == (3,)
+
+
+def test_dask_array_quantiles_equal_in_memory():
+    got = na.quantiles(da.from_array(X[0], chunks=2), nan_policy="omit").compute()
+    assert got.tolist() == na.quantiles(X[0], nan_policy="omit")

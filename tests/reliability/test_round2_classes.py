@@ -56,10 +56,6 @@ def _call(ep, obj, **kw):
 def test_missing_is_never_called_nan_under_raise(ep, kind, request):
     """Class 1: under "raise", a missing value is reported as missing, never as NaN."""
     obj = MISSING_INPUTS[kind]()
-    if ep.id == "function.quantiles" and isinstance(obj, pd.Series):
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "api.quantiles reads a pandas Series with np.asarray (NA becomes NaN); needs "
-            "core.classify.values_and_missing there (api.py is owned elsewhere)")))
     if ep.host == "series" and not isinstance(obj, pd.Series):
         pytest.skip("a masked array has no Series accessor")
     try:
