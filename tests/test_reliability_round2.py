@@ -355,9 +355,6 @@ def test_function_argmin_dataarray_integer_axes():
     assert {d: int(v) for d, v in got.items()} == {"x": 2, "y": 0}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "core/grouped sums uint64 in int64 and wraps (2**63 + 2**62 comes back negative); "
-    "core/grouped is owned elsewhere: it needs exactsum's unsigned path (issue 16 report)"))
 def test_uint64_groupby_sum_exact():
     s = pd.Series(np.array([2**63, 2**62, 1], dtype=np.uint64))
     got = s.groupby([0, 0, 1]).nanstats.sum()

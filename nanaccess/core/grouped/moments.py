@@ -67,7 +67,9 @@ def moment_column(col, nan, miss, codes, ngroups, stat, ddof, policy: NanPolicy)
     if dt.kind == "f" and dt != np.float64:
         work = work.astype(np.float64)  # exact: every float16/32 is a float64
     if stat == "sum":
-        out = np.zeros(ngroups, np.int64 if work.dtype.kind in "iub" else np.float64)
+        # exact sums of unsigned data are uint64 (as NumPy / pandas), of other ints int64
+        out = np.zeros(ngroups, np.uint64 if work.dtype.kind == "u" else
+                       np.int64 if work.dtype.kind in "ib" else np.float64)
     else:
         out = np.full(ngroups, empty_value(_F64, stat), np.float64)
     for gids, block, where in _size_blocks(work, cc, counts):
