@@ -144,15 +144,14 @@ def _refuses(report: pd.DataFrame, policy: str) -> np.ndarray:
     """Per group: does ``policy`` refuse its values (the order of ``raise_for``)."""
     from .core.policy import rules
 
-    r = rules(policy)
     out = np.zeros(len(report), dtype=bool)
-    if not r.signaling_allowed:
-        out |= report["signaling_nan"].to_numpy() > 0
-    if r.nan_raises:
-        out |= report["nan"].to_numpy() > 0
-    if r.missing_raises:
-        out |= report["missing"].to_numpy() > 0
+    for kind in rules(policy).refused:
+        out |= report[_REPORT_KEY[kind]].to_numpy() > 0
     return out
+
+
+#: ``nan_report`` key of each kind a policy may refuse
+_REPORT_KEY = {"signaling": "signaling_nan", "nan": "nan", "missing": "missing"}
 
 
 def grouped_records(s: pd.Series, keys: Any, name: str, by: str, policies: list[str],

@@ -74,6 +74,15 @@ class PolicyRules:
         """NaNs take part in the order (smallest, largest, totalorder)."""
         return self.nan_rank is not None
 
+    @property
+    def refused(self) -> tuple[str, ...]:
+        """The kinds of value this policy refuses (``NanTally`` field names), in the
+        order :func:`raise_for` checks them: signaling NaNs, NaNs, missing values.
+        Every path that must know *whether* a policy refuses some data reads this."""
+        return tuple(kind for kind, refused in (("signaling", not self.signaling_allowed),
+                                                ("nan", self.nan_raises),
+                                                ("missing", self.missing_raises)) if refused)
+
 
 RULES: dict[NanPolicy, PolicyRules] = {
     p.policy: p
@@ -247,15 +256,17 @@ def raise_for(
     group : object, optional
         The group label, kept on the error as ``err.group``.
     """
-    r = RULES[policy]
-    if tally.signaling and not r.signaling_allowed:
-        _raise(SignalingNaNError, "signaling NaN", tally.signaling, tally.first_signaling,
-               shape, subject, locate, group)
-    if tally.nan and r.nan_raises:
-        _raise(NaNError, "NaN", tally.nan, tally.first_nan, shape, subject, locate, group)
-    if tally.missing and r.missing_raises:
-        _raise(NaNError, "missing", tally.missing, tally.first_missing, shape, subject,
-               locate, group)
+    for kind in RULES[policy].refused:
+        count = getattr(tally, kind)
+        if count:
+            cls, text = _ERRORS[kind]
+            _raise(cls, text, count, getattr(tally, f"first_{kind}"), shape, subject, locate,
+                   group)
+
+
+#: the error class and message word of each refused kind
+_ERRORS = {"signaling": (SignalingNaNError, "signaling NaN"), "nan": (NaNError, "NaN"),
+           "missing": (NaNError, "missing")}
 
 
 def raise_missing(mask: np.ndarray, policy: NanPolicy, **kwargs: Any) -> None:

@@ -84,15 +84,8 @@ def check(m: Masks, start: np.ndarray, end: np.ndarray, policy: NanPolicy,
     ``shape`` is the data's shape ((n,) or (n, ncols)): the error's ``position``
     indexes it; ``group`` is the output (window) number.
     """
-    r = RULES[policy]
-    todo = []
-    if not r.signaling_allowed:
-        todo.append(("signaling", m.signaling))
-    if r.nan_raises:
-        todo.append(("nan", m.nan))
-    if r.missing_raises:
-        todo.append(("missing", m.missing))
-    for kind, mask in todo:
+    for kind in RULES[policy].refused:
+        mask = getattr(m, kind)
         if mask is None:
             continue
         ncols = mask.shape[1]
