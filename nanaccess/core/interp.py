@@ -17,7 +17,7 @@ import numpy as np
 
 from .bits import layout_of
 
-__all__ = ["METHODS", "PICK_METHODS", "quantile_positions", "lerp", "midpoint",
+__all__ = ["METHODS", "PICK_METHODS", "quantile_positions", "virtual_index", "lerp", "midpoint",
            "validate_q"]
 
 # numpy's 13 method names plus the statistics module's "inclusive" / "exclusive"
@@ -70,23 +70,9 @@ def quantile_positions(m: np.ndarray, q: np.ndarray, method: str):
     n = m.astype(np.float64)[None, :]
     qq = q.reshape(-1, 1)
     nm1 = n - 1
-    if method in ("linear", "inclusive"):
-        vi = nm1 * qq
-    elif method == "lower":
-        vi = np.floor(nm1 * qq)
-    elif method == "higher":
-        vi = np.ceil(nm1 * qq)
-    elif method == "nearest":
-        vi = np.around(nm1 * qq)
-    elif method == "midpoint":
-        vi = 0.5 * (np.floor(nm1 * qq) + np.ceil(nm1 * qq))
-    elif method in ("inverted_cdf", "closest_observation"):
+    if method in ("inverted_cdf", "closest_observation"):
         return _discrete(n, qq, method)
-    elif method == "averaged_inverted_cdf":
-        vi = n * qq - 1
-    else:
-        alpha, beta = _ALPHA_BETA[method]
-        vi = n * qq + (alpha + qq * (1 - alpha - beta)) - 1
+    vi, _raw = virtual_index(n, qq, method)
     lo = np.floor(vi)
     t = vi - lo
     above = vi >= nm1
@@ -107,6 +93,30 @@ def quantile_positions(m: np.ndarray, q: np.ndarray, method: str):
     lo = np.where(empty, 0, lo).astype(np.int64)
     hi = np.where(empty, 0, hi).astype(np.int64)
     return lo, hi, np.broadcast_to(t, lo.shape)
+
+
+def virtual_index(n: np.ndarray, qq: np.ndarray, method: str
+                  ) -> tuple[np.ndarray, np.ndarray | None]:
+    """NumPy's virtual index (0-based, float) of the quantiles ``qq`` (Q, 1) of rows of
+    ``n`` (1, rows) values, for every continuous method (not "inverted_cdf" /
+    "closest_observation"), and for the rounding methods the unrounded ``(n-1) q``
+    (None otherwise). The one copy of the formulas: the unweighted ranks and the
+    weighted reaches (``n`` the total weight) both use it."""
+    raw = (n - 1) * qq
+    if method in ("linear", "inclusive"):
+        return raw, None
+    if method == "lower":
+        return np.floor(raw), raw
+    if method == "higher":
+        return np.ceil(raw), raw
+    if method == "nearest":
+        return np.around(raw), raw
+    if method == "midpoint":
+        return 0.5 * (np.floor(raw) + np.ceil(raw)), raw
+    if method == "averaged_inverted_cdf":
+        return n * qq - 1, None
+    alpha, beta = _ALPHA_BETA[method]
+    return n * qq + (alpha + qq * (1 - alpha - beta)) - 1, None
 
 
 def _discrete(n: np.ndarray, qq: np.ndarray, method: str):

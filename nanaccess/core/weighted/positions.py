@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..interp import _ALPHA_BETA, METHODS
+from ..interp import METHODS, virtual_index
 
 __all__ = ["weighted_positions", "median_positions"]
 
@@ -65,22 +65,7 @@ def weighted_positions(total: np.ndarray, q: np.ndarray, method: str):
         rank = np.where(keep, prev, prev + 1)
         s = np.where(rank >= nm1, n, np.where(rank <= 0, 0.0, rank + 1))
         return s, s, np.zeros(s.shape)
-    raw = None
-    if method in ("linear", "inclusive"):
-        vi = nm1 * qq
-    elif method == "lower":
-        vi = np.floor(raw := nm1 * qq)
-    elif method == "higher":
-        vi = np.ceil(raw := nm1 * qq)
-    elif method == "nearest":
-        vi = np.around(raw := nm1 * qq)
-    elif method == "midpoint":
-        vi = 0.5 * (np.floor(raw := nm1 * qq) + np.ceil(nm1 * qq))
-    elif method == "averaged_inverted_cdf":
-        vi = n * qq - 1
-    else:
-        alpha, beta = _ALPHA_BETA[method]
-        vi = n * qq + (alpha + qq * (1 - alpha - beta)) - 1
+    vi, raw = virtual_index(n, qq, method)
     s_lo, s_hi, t, clamped = _integer_positions(vi, n, raw)
     if method == "midpoint":
         t = np.where(t != 0, 0.5, 0.0)
