@@ -133,7 +133,8 @@ def call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
     host = host_of(data)
     weights = params.pop("weights", None)
     if weights is not None:
-        return _weighted_call(stat, data, host, weights, axis, nan_policy, keepdims, params)
+        from ._boundary_weighted import weighted_call  # the weighted engine, on demand
+        return weighted_call(stat, data, host, weights, axis, nan_policy, keepdims, params)
     if host in ("pandas", "xarray"):
         return _accessor_call(data, stat, axis, keepdims, {"nan_policy": nan_policy, **params})
     policy = resolve_policy(nan_policy)
@@ -160,41 +161,6 @@ def call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
         missing, data = np.ma.getmaskarray(data), np.ma.getdata(data)
     r = reduce(np.asarray(data), stat, axis=axis, policy=policy, missing=missing,
                keepdims=keepdims, **params)
-    return _scalarize(r.values)
-
-
-def _weighted_call(stat: str, data: Any, host: str, weights: Any, axis: Axis,
-                   nan_policy: Any, keepdims: bool, params: dict) -> Any:
-    """``weights=`` given: the weighted engine (:mod:`nanaccess.core.weighted`) on
-    arrays, masked arrays and iterables of floats; the policy covers the weights."""
-    if host in ("pandas", "xarray", "dask"):
-        raise TypeError(
-            f"{stat}(weights=...) takes NumPy arrays and iterables; for {type(data).__name__} "
-            "data pass its values (e.g. .to_numpy()) until the accessors take weights="
-        )
-    policy = resolve_policy(nan_policy)
-    if "q" in params:
-        validate_q(params["q"])
-    w_missing = None
-    if isinstance(weights, np.ma.MaskedArray):
-        w_missing, weights = np.ma.getmaskarray(weights), np.ma.getdata(weights)
-    missing = None
-    if host == "iterable":
-        if axis is not None or keepdims:
-            raise TypeError("axis and keepdims apply to arrays; got a plain iterable")
-        vals = _as_list(data)
-        arr = float_list_array(vals)
-        if arr is None:
-            arr = np.asarray(vals)
-        r = reduce(arr, stat, policy=policy, weights=weights, weights_missing=w_missing,
-                   **params)
-        if not r.count.all() and stat != "sum":  # nothing left, as the statistics module
-            raise statistics.StatisticsError(f"no weighted {stat} for empty data")
-        return r.values.tolist() if r.values.ndim else r.values.item()
-    if host == "masked":
-        missing, data = np.ma.getmaskarray(data), np.ma.getdata(data)
-    r = reduce(np.asarray(data), stat, axis=axis, policy=policy, missing=missing,
-               keepdims=keepdims, weights=weights, weights_missing=w_missing, **params)
     return _scalarize(r.values)
 
 
