@@ -43,8 +43,9 @@ if str(HERE) not in sys.path:
 
 from common import RESULTS, accel_active, log, make_row, write_results  # noqa: E402
 
-BENCHES = ("core", "axis", "list", "small", "memory", "groupby", "dask")
-ACCEL_BENCHES = ("core", "axis", "groupby")  # code paths the accelerator can change
+BENCHES = ("core", "axis", "list", "small", "memory", "groupby", "moments", "weighted",
+           "windows", "dask")
+ACCEL_BENCHES = ("core", "axis", "groupby", "moments")  # paths the accelerator changes
 
 
 def _load(name: str) -> Any | None:
@@ -197,10 +198,26 @@ def bench_dask(cfg: argparse.Namespace, out_dir: Path, suffix: str = "") -> list
     return rows
 
 
+def _self_contained(name: str) -> Callable[..., list[dict]]:
+    """A runner for ``benchmarks/bench_<name>.py`` whose ``run(repeats=, out_dir=, name=)``
+    chooses its own sizes and writes ``<name>.json`` itself."""
+
+    def runner(cfg: argparse.Namespace, out_dir: Path, suffix: str = "") -> list[dict]:
+        mod = _load(f"bench_{name}")
+        if mod is None or not hasattr(mod, "run"):
+            log(f"{name}: benchmarks/bench_{name}.py has no run(); skipped")
+            return []
+        rows = _call(mod.run, repeats=cfg.repeats, out_dir=out_dir, name=name + suffix)
+        log(f"{name} " + ", ".join(f"{r['case']}={r['ratio']:.2f}x" for r in rows or []))
+        return rows or []
+
+    return runner
+
+
 RUNNERS: dict[str, Callable[..., list[dict]]] = {
     "core": bench_core, "axis": bench_axis, "list": bench_list, "small": bench_small,
-    "memory": bench_memory,
-    "groupby": bench_groupby, "dask": bench_dask,
+    "memory": bench_memory, "groupby": bench_groupby, "dask": bench_dask,
+    **{name: _self_contained(name) for name in ("moments", "weighted", "windows")},
 }
 
 
