@@ -346,7 +346,9 @@ def policy_results(data: Any, stat: str | Callable = "median", **kwargs: Any) ->
     pandas.DataFrame
         One row per group, one column per policy (float; NaN where the result is NaN
         or missing); ``.attrs["errors"]`` maps (group, policy) to the error message
-        where the policy raised.
+        where the policy raised, and ``.attrs["outcomes"]`` maps every (group, policy)
+        without a numeric result to ``"nan"``, ``"missing"`` (a null result such as
+        ``pd.NA``) or ``"raise"``.
 
     Examples
     --------
@@ -356,12 +358,15 @@ def policy_results(data: Any, stat: str | Callable = "median", **kwargs: Any) ->
     [2.0, 1.5, 6.0]
     >>> sorted(r.attrs["errors"])
     [('x', 'raise')]
+    >>> r.attrs["outcomes"]
+    {('x', 'raise'): 'raise', ('x', 'propagate'): 'nan'}
     """
     from .errors import NaNError
 
     _, fn = _stat_function(stat)
     table: dict[str, dict[str, float]] = {}
     errors: dict[tuple[str, str], str] = {}
+    outcomes: dict[tuple[str, str], str] = {}
     for name, values in _groups(data).items():
         row = {}
         for policy in POLICIES:
@@ -369,24 +374,42 @@ def policy_results(data: Any, stat: str | Callable = "median", **kwargs: Any) ->
                 result = fn(values, nan_policy=policy, **kwargs)
             except NaNError as err:
                 errors[(name, policy)] = f"{type(err).__name__}: {err}"
+                outcomes[(name, policy)] = "raise"
                 row[policy] = np.nan
                 continue
             row[policy] = _as_float(result)
+            if np.isnan(row[policy]):
+                outcomes[(name, policy)] = "missing" if _is_missing(result) else "nan"
+
         table[name] = row
     out = pd.DataFrame.from_dict(table, orient="index", columns=list(POLICIES))
     out.index.name = "group"
     out.columns.name = "nan_policy"
     out.attrs["errors"] = errors
+    out.attrs["outcomes"] = outcomes
     return out
 
 
 def _as_float(result: Any) -> float:
-    if result is None or result is pd.NA:
+    if _is_missing(result):
         return np.nan
     try:
         return float(np.asarray(result, dtype=float).reshape(()))
     except (TypeError, ValueError):
         return np.nan
+
+
+def _is_missing(result: Any) -> bool:
+    return result is None or result is pd.NA or result is pd.NaT
+
+
+# the bands below the value axis, top to bottom: outcomes that have no value to draw
+_BANDS = (
+    ("nan", "NaN"),
+    ("missing", "missing (NA)"),
+    ("raise", "raised NaNError"),
+)
+_LABEL_WIDTH = 14  # characters before a category name is wrapped
 
 
 def plot_policy_comparison(
@@ -395,10 +418,13 @@ def plot_policy_comparison(
     """Plot ``stat`` of ``data`` under every ``nan_policy``, side by side.
 
     For each group (a column of a DataFrame, a group of a SeriesGroupBy, a key of a
-    mapping, or the data itself) one marker per policy is drawn at the value that
-    policy gives. Results that are NaN (e.g. "propagate" with NaNs present) are drawn
-    as hollow markers on the lower edge labelled "nan"; a policy that raised is
-    marked with a red cross on the upper edge labelled "raises".
+    mapping, or the data itself) one marker per policy is drawn. Numeric results sit
+    on the value axis. Outcomes without a value sit in their own labelled band
+    below it, never on the value axis: "NaN" (e.g. "propagate" with NaNs present),
+    "missing (NA)" (a null result such as ``pd.NA``) and "raised NaNError" (the
+    "raise" policy). The band is a second axes sharing x (``ax.child_axes``) and is
+    drawn only when some outcome has no value. Long category names are wrapped and,
+    when many, rotated; a new figure is sized to the number of categories.
 
     Parameters
     ----------
@@ -407,13 +433,15 @@ def plot_policy_comparison(
     stat : str or callable, default "median"
         A nanaccess function name ("median", "mean", "quantile", ...) or a callable.
     ax : matplotlib.axes.Axes, optional
-        Where to draw; a new figure is made when omitted.
+        Where to draw the value axis; a new figure is made when omitted. The band
+        of non-numeric outcomes is added below it.
     **kwargs
         Passed to the statistic (e.g. ``q=0.9``).
 
     Returns
     -------
     matplotlib.axes.Axes
+        The value axis; the outcome band, when drawn, is ``ax.child_axes[0]``.
 
     Raises
     ------
@@ -427,85 +455,104 @@ def plot_policy_comparison(
     >>> ax = plot_policy_comparison(df, stat="median")
     >>> ax.get_ylabel()
     'median'
-    >>> [t.get_text() for t in ax.get_xticklabels()]
+    >>> band = ax.child_axes[0]
+    >>> [t.get_text() for t in band.get_yticklabels()]
+    ['NaN', 'raised NaNError']
+    >>> [t.get_text() for t in band.get_xticklabels()]
     ['a', 'b']
     """
     plt = _require_matplotlib("plot_policy_comparison")
-    from matplotlib.transforms import blended_transform_factory
 
     stat_name, _ = _stat_function(stat)
     results = policy_results(data, stat, **kwargs)
-    errors = results.attrs["errors"]
+    outcomes = results.attrs["outcomes"]
+    names = [str(i) for i in results.index]
+    labels, rotate = _category_labels(names)
+    n = len(names)
+    bands = [(kind, text) for kind, text in _BANDS if kind in outcomes.values()]
     if ax is None:
-        _, ax = plt.subplots(figsize=(max(5.0, 1.3 * len(results) + 3), 4), layout="constrained")
-    trans = blended_transform_factory(ax.transData, ax.transAxes)
-    width = 0.8
-    offsets = np.linspace(-width / 2, width / 2, len(POLICIES))
+        width = min(max(6.0, 0.85 * n + 3.0), 16.0)
+        height = 4.2 + (0.3 * len(bands) if bands else 0.0) + (0.6 if rotate else 0.0)
+        _, ax = plt.subplots(figsize=(width, height), layout="constrained")
+
+    xs = np.arange(n)
+    offsets = np.linspace(-0.3, 0.3, len(POLICIES))
     cycle = plt.rcParams["axes.prop_cycle"].by_key().get("color", ["C0"])
+    style = {
+        p: {"marker": _POLICY_MARKERS[p], "color": cycle[j % len(cycle)]}
+        for j, p in enumerate(POLICIES)
+    }
     for j, policy in enumerate(POLICIES):
-        color = cycle[j % len(cycle)]
-        xs = np.arange(len(results)) + offsets[j]
         ys = results[policy].to_numpy(dtype=float)
-        finite = ~np.isnan(ys)
+        numeric = np.array([(name, policy) not in outcomes for name in results.index], bool)
         ax.scatter(
-            xs[finite],
-            ys[finite],
-            marker=_POLICY_MARKERS[policy],
-            color=color,
-            s=55,
-            label=policy,
-            zorder=3,
+            xs[numeric] + offsets[j], ys[numeric], s=55, label=policy, zorder=3, **style[policy]
         )
-        for x, name, y in zip(xs, results.index, ys, strict=True):
-            if not np.isnan(y):
-                continue
-            if (name, policy) in errors:
-                ax.plot([x], [0.97], marker="x", color="#d62728", ms=9, mew=2, transform=trans)
-                ax.text(
-                    x,
-                    0.93,
-                    "raises",
-                    transform=trans,
-                    rotation=90,
-                    ha="center",
-                    va="top",
-                    fontsize=7,
-                    color="#d62728",
-                )
-            else:
-                ax.plot(
-                    [x],
-                    [0.03],
-                    marker=_POLICY_MARKERS[policy],
-                    mfc="none",
-                    mec=color,
-                    ms=8,
-                    transform=trans,
-                )
-                ax.text(
-                    x,
-                    0.07,
-                    "nan",
-                    transform=trans,
-                    rotation=90,
-                    ha="center",
-                    va="bottom",
-                    fontsize=7,
-                    color=color,
-                )
-    finite_vals = results.to_numpy(dtype=float)
-    finite_vals = finite_vals[~np.isnan(finite_vals)]
-    if finite_vals.size:
-        lo, hi = float(finite_vals.min()), float(finite_vals.max())
-        pad = (hi - lo) * 0.35 or max(abs(hi) * 0.1, 1.0)
-        ax.set_ylim(lo - pad, hi + pad)
-    ax.set_xticks(np.arange(len(results)))
-    ax.set_xticklabels([str(i) for i in results.index])
-    ax.set_xlim(-0.75, len(results) - 0.25)
-    for k in range(1, len(results)):
-        ax.axvline(k - 0.5, color="0.85", lw=0.8, zorder=0)
+    _value_limits(ax, results, outcomes)
     extra = ", ".join(f"{k}={v}" for k, v in kwargs.items())
     ax.set_ylabel(f"{stat_name} ({extra})" if extra else stat_name)
-    ax.legend(title="nan_policy", loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    ax.set_title(f"{stat_name} under each nan_policy")
     ax.grid(axis="y", color="0.92", zorder=0)
+    ax.legend(title="nan_policy", loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    bottom = ax
+    if bands:
+        bottom = _outcome_band(ax, results, outcomes, bands, offsets, style)
+        ax.tick_params(axis="x", labelbottom=False)
+    for axes in {ax, bottom}:
+        axes.set_xlim(-0.6, n - 0.4)
+        for k in range(1, n):
+            axes.axvline(k - 0.5, color="0.85", lw=0.8, zorder=0)
+    bottom.set_xticks(xs)
+    if rotate:
+        bottom.set_xticklabels(labels, rotation=35, ha="right", rotation_mode="anchor")
+    else:
+        bottom.set_xticklabels(labels)
+    bottom.set_xlabel(results.index.name or "group")
     return ax
+
+
+def _category_labels(names: list[str]) -> tuple[list[str], bool]:
+    """Category names wrapped at :data:`_LABEL_WIDTH`, and whether to rotate them."""
+    import textwrap
+
+    wrapped = [
+        "\n".join(textwrap.wrap(s, _LABEL_WIDTH, break_on_hyphens=False)[:3]) or s for s in names
+    ]
+    widest = max((len(line) for s in wrapped for line in s.split("\n")), default=0)
+    return wrapped, len(names) > 12 or (len(names) > 4 and widest > 8)
+
+
+def _value_limits(ax: Axes, results: pd.DataFrame, outcomes: dict) -> None:
+    values = np.array(
+        [results.at[g, p] for g in results.index for p in POLICIES if (g, p) not in outcomes],
+        dtype=float,
+    )
+    values = values[np.isfinite(values)]
+    if values.size:
+        lo, hi = float(values.min()), float(values.max())
+        pad = (hi - lo) * 0.15 or max(abs(hi) * 0.1, 1.0)
+        ax.set_ylim(lo - pad, hi + pad)
+
+
+def _outcome_band(ax, results, outcomes, bands, offsets, style) -> Axes:  # noqa: ANN001
+    """The axes below ``ax`` holding one labelled row per outcome without a value."""
+    rows = len(bands)
+    height = 0.09 * rows + 0.04
+    band = ax.inset_axes((0.0, -0.04 - height, 1.0, height), sharex=ax)
+    row_of = {kind: rows - 1 - r for r, (kind, _) in enumerate(bands)}
+    for j, policy in enumerate(POLICIES):
+        pts = [
+            (i + offsets[j], row_of[outcomes[(g, policy)]])
+            for i, g in enumerate(results.index)
+            if (g, policy) in outcomes
+        ]
+        if pts:
+            x, y = zip(*pts, strict=True)
+            band.scatter(x, y, s=45, zorder=3, gid=policy, **style[policy])
+    band.set_ylim(-0.6, rows - 0.4)
+    band.set_yticks([row_of[kind] for kind, _ in bands])
+    band.set_yticklabels([text for _, text in bands])
+    band.set_facecolor("#f6f6f6")
+    for r in range(rows):
+        band.axhline(r, color="0.85", lw=0.8, zorder=0)
+    return band

@@ -150,22 +150,82 @@ def test_policy_results_values():
         policy_results(s, "no_such_stat")
 
 
+def _offsets_by_label(ax) -> dict[str, np.ndarray]:
+    # the band's markers carry their policy as gid (no label: the legend lists each once)
+    return {c.get_gid() or c.get_label(): np.asarray(c.get_offsets()) for c in ax.collections}
+
+
 def test_policy_comparison_plot():
     df = pd.DataFrame({"a": [1.0, 2.0, np.nan, 10.0], "b": [3.0, 4.0, 5.0, 6.0]})
     ax = plot_policy_comparison(df, stat="median")
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "b"]
     assert ax.get_ylabel() == "median"
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert legend == ["raise", "propagate", "omit", "smallest", "largest", "totalorder"]
-    texts = [t.get_text() for t in ax.texts]
-    # column a raises under "raise" and is nan under "propagate"; b has no NaN
-    assert texts.count("raises") == 1 and texts.count("nan") == 1
-    # every finite result is drawn where policy_results says
-    drawn = sorted(
-        float(y) for coll in ax.collections for y in np.asarray(coll.get_offsets())[:, 1]
-    )
+    # every numeric result is drawn on the value axis where policy_results says, and
+    # nothing else is: "a" raises under "raise" and is NaN under "propagate"
+    drawn = sorted(float(y) for off in _offsets_by_label(ax).values() for y in off[:, 1])
     expected = policy_results(df, "median").to_numpy().ravel()
     assert drawn == sorted(expected[~np.isnan(expected)].tolist())
+    assert len(drawn) == 10
+    lo, hi = ax.get_ylim()
+    assert lo <= min(drawn) and max(drawn) <= hi
+
+    # the outcomes without a value sit in their own labelled band below the value axis
+    (band,) = ax.child_axes
+    rows = [t.get_text() for t in band.get_yticklabels()]
+    assert rows == ["NaN", "raised NaNError"]
+    row_y = dict(zip(rows, band.get_yticks(), strict=True))
+    bx0, by0, bx1, by1 = band.get_position().extents
+    vx0, vy0, vx1, vy1 = ax.get_position().extents
+    assert by1 < vy0, "the band must lie below the value axis, not on it"
+    in_band = {}
+    for label, off in _offsets_by_label(band).items():
+        assert len(off) == 1
+        in_band[label] = float(off[0, 1])
+    assert in_band == {"raise": row_y["raised NaNError"], "propagate": row_y["NaN"]}
+    # both at category "a" (x near 0), each at its own policy offset
+    xs = {c.get_gid(): np.asarray(c.get_offsets())[0, 0] for c in band.collections}
+    assert -0.5 < xs["raise"] < xs["propagate"] < 0.5
+    # the categories are named once, under the band; the value axis hides its copy
+    assert [t.get_text() for t in band.get_xticklabels()] == ["a", "b"]
+    assert band.get_xlabel() == "group"
+    assert not ax.xaxis.get_tick_params()["labelbottom"]
+
+
+def test_policy_comparison_missing_outcome_and_no_band():
+    data = {"nullable": pd.Series([1.0, None, 3.0], dtype="Float64")}
+    r = policy_results(data, "median")
+    assert r.attrs["outcomes"] == {
+        ("nullable", "raise"): "raise",
+        ("nullable", "propagate"): "missing",
+    }
+    ax = plot_policy_comparison(data, stat="median")
+    (band,) = ax.child_axes
+    labels = [t.get_text() for t in band.get_yticklabels()]
+    assert "missing (NA)" in labels and "NaN" not in labels
+    # no NaN anywhere: every policy agrees, nothing goes in a band and there is none
+    ax = plot_policy_comparison(pd.DataFrame({"x": [1.0, 2.0, 4.0]}), stat="mean")
+    assert ax.child_axes == []
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["x"]
+    ys = {float(y) for off in _offsets_by_label(ax).values() for y in off[:, 1]}
+    assert ys == {7.0 / 3.0}
+
+
+def test_policy_comparison_many_long_categories_do_not_overlap():
+    rng = np.random.default_rng(5)
+    names = [f"weather_station_{i:02d}_north" for i in range(14)]
+    df = pd.DataFrame({n: np.where(rng.random(20) < 0.2, np.nan, rng.random(20)) for n in names})
+    ax = plot_policy_comparison(df, stat="median")
+    fig = ax.figure
+    assert fig.get_size_inches()[0] >= 0.85 * len(names)  # sized to the categories
+    bottom = ax.child_axes[0] if ax.child_axes else ax
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in bottom.get_xticklabels() if t.get_text()]
+    assert len(boxes) == len(names)
+    for left, right in zip(boxes, boxes[1:], strict=False):
+        assert not left.overlaps(right), "category names overlap"
+    assert all("\n" in t.get_text() for t in bottom.get_xticklabels())  # wrapped
 
 
 def test_missing_matplotlib_says_how_to_install(monkeypatch: pytest.MonkeyPatch):
