@@ -221,10 +221,24 @@ def test_policy_comparison_many_long_categories_do_not_overlap():
     bottom = ax.child_axes[0] if ax.child_axes else ax
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
-    boxes = [t.get_window_extent(renderer) for t in bottom.get_xticklabels() if t.get_text()]
-    assert len(boxes) == len(names)
-    for left, right in zip(boxes, boxes[1:], strict=False):
-        assert not left.overlaps(right), "category names overlap"
+    labels = [t for t in bottom.get_xticklabels() if t.get_text()]
+    assert len(labels) == len(names)
+    angle = labels[0].get_rotation()
+    assert {t.get_rotation() for t in labels} == {angle}
+    # parallel labels rotated by angle stand apart by (tick spacing) * sin(angle) across
+    # their reading direction: more than the height of the tallest (wrapped) label
+    ticks = bottom.transData.transform(np.c_[bottom.get_xticks(), np.zeros(len(names))])[:, 0]
+    spacing = float(np.min(np.diff(ticks)))
+    upright = []
+    for t in labels:
+        t.set_rotation(0)
+        upright.append(t.get_window_extent(renderer))
+        t.set_rotation(angle)
+    if angle:
+        across = spacing * np.sin(np.radians(angle))
+        assert across > max(b.height for b in upright), "category names overlap"
+    else:
+        assert spacing > max(b.width for b in upright), "category names overlap"
     assert all("\n" in t.get_text() for t in bottom.get_xticklabels())  # wrapped
 
 
