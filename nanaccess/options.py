@@ -30,6 +30,11 @@ class NanPolicy(enum.StrEnum):
 
     A plain string works wherever a policy is expected.
 
+    Parameters
+    ----------
+    value : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}
+        The policy's name; an unknown name raises ``ValueError``.
+
     Examples
     --------
     >>> from nanaccess import NanPolicy
@@ -106,6 +111,13 @@ def get_options() -> dict[str, Any]:
     """Return the options in force here: the process-wide values with any
     ``option_context(...)`` override of this thread or task on top.
 
+    Returns
+    -------
+    dict
+        A fresh copy (changing it changes nothing): ``"nan_policy"`` (a
+        :class:`NanPolicy`) and ``"engine"`` (one of ``"auto"``, ``"numpy"``,
+        ``"numba"``).
+
     Examples
     --------
     >>> import nanaccess as na
@@ -166,6 +178,12 @@ def option_context(**kwargs: Any) -> Iterator[None]:
     ----------
     nan_policy, engine
         As :func:`set_options`.
+
+    Yields
+    ------
+    None
+        The block runs with the override; the previous values come back when it
+        ends, also when it raises.
 
     Examples
     --------
