@@ -5,12 +5,12 @@ policy's order: "smallest"/"largest" remap NaN keys, kept missing values sort la
 the weights taken in that order, their cumulative sums, and one search per quantile
 for the first element whose cumulative weight reaches each position
 (:mod:`.positions`). Cumulative weights that decide a rank are exact: each row's
-weights are scaled by a power of two to integers and summed in int64 (integer
-weights are already integers). Only a row whose weights span more than about 62
-bits (real weights with full mantissas over many values, or tiny next to huge) falls
-back to float64 sums as NumPy's, with ties ordered by weight so the result still
-does not depend on the input order. Integer weights (totals below ``2**53``) are
-summed in float64, which is exact for them.
+weights are scaled by a power of two to integers and summed in two int64 limbs
+(:mod:`.cumulative`; integer weights with totals below ``2**53`` are summed in
+float64, which is exact for them). Only a row whose weights span more than about
+``124 - 2 bits(n)`` bits (tiny next to huge) falls back to float64 sums as NumPy's,
+with ties ordered by weight so the result still does not depend on the input order.
+Every choice is made per row, from the row's own weights.
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ import numpy as np
 from ..keys import float_keys, integer_keys, remap_keys
 from ..plan import PICK_METHODS, RankPlan, combine
 from ..policy import finish
+from .cumulative import cumulative_pairs, first_reaching_pairs, pair_total, reach_units, units_of
 from .positions import median_positions, weighted_positions
 from .prepare import Prepared
 
 __all__ = ["weighted_order"]
 
-_MAX_BITS = 62  # int64 cumulative sums must stay below 2**62
 _SAMPLE = 256
 
 
@@ -36,25 +36,6 @@ def _sort_keys(p: Prepared, policy) -> np.ndarray:
     if x.dtype.kind in "mM":
         return x.view(np.int64)
     return integer_keys(x)
-
-
-def _scales(w: np.ndarray, n_total: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Per row: the exponent ``L`` making every weight ``w * 2**-L`` an integer, and
-    whether the row's int64 cumulative sums (over ``n_total`` values) then fit."""
-    rows, n = w.shape
-    mant, exp = np.frexp(w)
-    pos = w > 0
-    m = np.ldexp(mant, 53).astype(np.int64)  # 53-bit integer mantissas (0 for w == 0)
-    low = m & -m  # lowest set bit
-    tz = np.frexp(low.astype(np.float64))[1] - 1
-    lsb = np.where(pos, exp - 53 + tz, np.iinfo(np.int32).max)
-    top = np.where(pos, exp, np.iinfo(np.int32).min)
-    lo = lsb.min(axis=1) if n else np.zeros(rows, np.int64)
-    hi = top.max(axis=1) if n else np.zeros(rows, np.int64)
-    empty = ~pos.any(axis=1) if n else np.ones(rows, bool)
-    lo = np.where(empty, 0, lo)
-    ok = empty | ((hi - lo) + int(n if n_total is None else n_total).bit_length() <= _MAX_BITS)
-    return lo.astype(np.int64), ok
 
 
 def _first_reaching(c: np.ndarray, target: np.ndarray) -> np.ndarray:
@@ -75,37 +56,70 @@ def _integral(sw: np.ndarray) -> bool:
     return bool((sw.sum(axis=1) < 2.0 ** 53).all())
 
 
-def _float_cumulative(p: Prepared, keys: np.ndarray, order: np.ndarray, sw: np.ndarray):
-    """float64 cumulative sums (weights spanning more than 62 bits, in practice real
-    weights with full mantissas over many values: rounded as NumPy's). Ties
-    (identical values) are ordered by weight first, so the sums are a function of
-    the multiset of pairs, not of the input order."""
-    sk = keys[0][order[0]][None] if keys.shape[0] == 1 else np.take_along_axis(keys, order, 1)
+def _float_cumulative(w, keys, miss, order, sw):
+    """float64 cumulative sums (rows whose weights span too many bits for the exact
+    pairs: rounded as NumPy's). Ties (identical values) are ordered by weight first,
+    so the sums are a function of the multiset of pairs, not of the input order."""
+    sk = np.take_along_axis(keys, order, 1)
     if (sk[:, 1:] == sk[:, :-1]).any():
-        order = np.lexsort((p.w, keys) if p.miss is None else (p.w, keys, p.miss), axis=-1)
-        sw = np.take_along_axis(p.w, order, axis=1)
+        order = np.lexsort((w, keys) if miss is None else (w, keys, miss), axis=-1)
+        sw = np.take_along_axis(w, order, axis=1)
     c = np.cumsum(sw, axis=1)
     return c, c[:, -1] if c.shape[1] else np.zeros(c.shape[0]), order
 
 
-def _cumulative(sw: np.ndarray, scale: np.ndarray):
-    """Exact int64 cumulative weights (scaled by ``2**-scale`` per row)."""
-    ints = np.ldexp(sw, -scale[:, None]).astype(np.int64)
-    return np.cumsum(ints, axis=1)
+class _Cumulative:
+    """Cumulative weights of sorted rows and the search for a reach in them: float64
+    sums of integer weights (exact), exact pairs (:mod:`.cumulative`), or float64
+    sums (rows too wide for the pairs), chosen per row."""
 
+    def __init__(self, p: Prepared, keys: np.ndarray, order: np.ndarray, sw: np.ndarray):
+        rows, n = sw.shape
+        self.order = order
+        if _integral(sw):  # integer weights summing below 2**53: float64 sums are exact
+            self.c = np.cumsum(sw, axis=1)
+            self.total = self.c[:, -1] if n else np.zeros(rows)
+            self.kind = "int"
+            return
+        self.kind = "mixed"
+        u = units_of(sw)
+        self.E = np.flatnonzero(u.exact)
+        self.F = np.flatnonzero(~u.exact)
+        self.total = np.zeros(rows)
+        E, F = self.E, self.F
+        if E.size:
+            self.L, self.B = u.L[E], u.B[E]
+            hi, lo = (u.hi, u.lo) if E.size == rows else (u.hi[E], u.lo[E])
+            self.H, self.Lo = cumulative_pairs(hi, lo, self.B)
+            last_h = self.H[:, -1] if n else np.zeros(E.size, np.int64)
+            last_l = self.Lo[:, -1] if n else np.zeros(E.size, np.int64)
+            self.last = (last_h, last_l)
+            self.total[E] = pair_total(last_h, last_l, self.B, self.L)
+        if F.size:
+            miss = None if p.miss is None else p.miss[F]
+            self.cf, cl, fo = _float_cumulative(p.w[F], keys[F], miss, order[F], sw[F])
+            self.total[F] = cl
+            order = order.copy()
+            order[F] = fo
+            self.order = order
 
-def _targets(s: np.ndarray, c_last: np.ndarray, scale: np.ndarray | None, exact: bool):
-    """1-based reaches (float) as search targets in the cumulative weights' units:
-    0 -> the first positive weight, ``>= W`` -> the last."""
-    if exact and c_last.dtype.kind == "f":  # integer weights: units of 1
-        return np.where(s <= 0, 1.0, np.minimum(np.ceil(s), c_last[None, :]))
-    if exact:
-        scaled = np.ceil(np.ldexp(s, -scale[None, :]))
-        last = c_last[None, :]
-        t = np.where(scaled >= last.astype(np.float64), last,
-                     np.minimum(scaled, 2.0 ** 62).astype(np.int64))
-        return np.where(s <= 0, 1, t)
-    return np.where(s <= 0, np.nextafter(0.0, 1.0), np.minimum(s, c_last[None, :]))
+    def first(self, s: np.ndarray) -> np.ndarray:
+        """Per row, the index (in sorted order) of the element at 1-based reach ``s``
+        ((Q, rows)): 0 means the first positive weight, ``>= W`` the last."""
+        if self.kind == "int":
+            last = self.total[None, :]
+            t = np.where(s <= 0, 1.0, np.minimum(np.ceil(s), last))
+            return _first_reaching(self.c, t)
+        out = np.empty(s.shape, np.int64)
+        if self.E.size:
+            th, tl = reach_units(s[:, self.E], self.L, self.B, *self.last)
+            out[:, self.E] = first_reaching_pairs(self.H, self.Lo, th, tl)
+        if self.F.size:
+            last = self.total[self.F][None, :]
+            sf = s[:, self.F]
+            t = np.where(sf <= 0, np.nextafter(0.0, 1.0), np.minimum(sf, last))
+            out[:, self.F] = _first_reaching(self.cf, t)
+        return out
 
 
 def weighted_order(p: Prepared, stat: str, policy, *, q=None, method: str = "linear"):
@@ -119,26 +133,9 @@ def weighted_order(p: Prepared, stat: str, policy, *, q=None, method: str = "lin
         order = np.lexsort((keys, p.miss), axis=-1)
     else:
         order = np.argsort(keys, axis=1)
-    sw = p.w[0][order[0]][None] if rows == 1 else np.take_along_axis(p.w, order, axis=1)
-    exact = True
-    if _integral(sw):
-        # integer weights summing below 2**53: float64 cumulative sums are exact
-        scale = np.zeros(rows, np.int64)
-        c = np.cumsum(sw, axis=1)
-        c_last = c[:, -1] if n else np.zeros(rows)
-        total = c_last
-    else:
-        # a sample's span bounds the row's from below: reject real weights cheaply
-        sample_ok = n <= _SAMPLE or bool(_scales(sw[:, :_SAMPLE], n)[1].all())
-        scale, ok = _scales(sw) if sample_ok else (None, np.zeros(rows, bool))
-        exact = bool(ok.all())
-        if exact:
-            c = _cumulative(sw, scale)
-            c_last = c[:, -1] if n else np.zeros(rows, np.int64)
-            total = np.ldexp(c_last.astype(np.float64), scale)
-        else:
-            c, c_last, order = _float_cumulative(p, keys, order, sw)
-            total = c_last
+    sw = np.take_along_axis(p.w, order, axis=1)
+    cum = _Cumulative(p, keys, order, sw)
+    order, total = cum.order, cum.total
 
     lead: tuple[int, ...] = ()
     if stat == "quantile":
@@ -155,10 +152,16 @@ def weighted_order(p: Prepared, stat: str, policy, *, q=None, method: str = "lin
         vals, miss = finish(vals, stat, empty=empty[None, :])
         return vals, miss, lead
 
-    i_lo = np.minimum(_first_reaching(c, _targets(s_lo, c_last, scale, exact)), n - 1)
-    i_hi = np.minimum(_first_reaching(c, _targets(s_hi, c_last, scale, exact)), n - 1)
+    i_lo = np.minimum(cum.first(s_lo), n - 1)
+    i_hi = np.minimum(cum.first(s_hi), n - 1)
     src_lo = np.take_along_axis(order, i_lo.T, axis=1)  # (rows, Q) positions in x rows
     src_hi = np.take_along_axis(order, i_hi.T, axis=1)
+    return _finish_rows(p, stat, mode, src_lo, src_hi, t, empty, lead)
+
+
+def _finish_rows(p: Prepared, stat, mode, src_lo, src_hi, t, empty, lead):
+    """Values at the picked positions ((rows, Q) indices into ``p.x``' rows), their
+    combination, and the policy's tails (empty, missing, propagated NaN)."""
     a = np.take_along_axis(p.x, src_lo, axis=1).T
     b = np.take_along_axis(p.x, src_hi, axis=1).T
     vals = _combine(stat, mode, a, b, t)
