@@ -44,6 +44,7 @@ __all__ = [
     "PICKS",
     "MEDIANS",
     "WEIGHTED",
+    "WEIGHTS",
 ]
 
 Family = Literal["order", "arg", "moment", "count", "spread"]
@@ -87,6 +88,19 @@ _SCALE = Param("scale", 1.0, 'float or "normal"',
                ":func:`scipy.stats.median_abs_deviation` (\"normal\" is 0.67449, so the "
                "result estimates the standard deviation of normal data).")
 
+#: the keyword of the weighted statistics (``Statistic.weighted``); kept apart from
+#: ``Statistic.params`` since only hosts that align weights with their data take it
+#: (the generator's ``HostSpec.weights``)
+WEIGHTS = Param(
+    "weights", None, "array_like, optional",
+    "Frequency weights: how many times each value counts (non-negative, finite; for "
+    "integer weights the result is the unweighted statistic of the data with each value "
+    "repeated its weight times, real weights extend it continuously). A weight of zero "
+    "drops its value. The policy covers the weights too: a NaN or missing weight raises "
+    "``NaNError`` under \"raise\", drops its pair under \"omit\", makes the result NaN "
+    "under \"propagate\" and is a ``ValueError`` under the ordering policies; negative or "
+    "infinite weights are a ``ValueError`` (see :doc:`/weighted`).")
+
 
 @dataclass(frozen=True)
 class Statistic:
@@ -108,6 +122,11 @@ class Statistic:
     @property
     def param_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.params)
+
+    @property
+    def weight_params(self) -> tuple[Param, ...]:
+        """``(WEIGHTS,)`` for a weighted statistic, else ``()``."""
+        return (WEIGHTS,) if self.weighted else ()
 
 
 _TABLE = (

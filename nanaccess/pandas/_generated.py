@@ -35,6 +35,7 @@ class SeriesStatsMixin:
         self,
         *,
         axis: Any = None,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
     ) -> Any:
@@ -46,6 +47,16 @@ class SeriesStatsMixin:
         ----------
         axis : {None, 0, "index", "rows"}, default None
             Accepted as by pandas' Series methods; any other axis raises ValueError.
+        weights : array_like, optional
+            An array of the Series' length, or a Series aligned on the index (labels that do not
+            match raise ValueError naming them); errors name "weights" and the index label of the
+            first offending weight. Frequency weights: how many times each value counts
+            (non-negative, finite; for integer weights the result is the unweighted statistic of the
+            data with each value repeated its weight times, real weights extend it continuously). A
+            weight of zero drops its value. The policy covers the weights too: a NaN or missing
+            weight raises ``NaNError`` under "raise", drops its pair under "omit", makes the result
+            NaN under "propagate" and is a ``ValueError`` under the ordering policies; negative or
+            infinite weights are a ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -76,12 +87,18 @@ class SeriesStatsMixin:
         >>> s.nanstats.median(nan_policy="propagate")
         np.float64(nan)
         """
-        return self._reduce("median", axis=axis, nan_policy=skipna_policy(skipna, nan_policy))
+        return self._reduce(
+            "median",
+            axis=axis,
+            weights=weights,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
 
     def median_low(
         self,
         *,
         axis: Any = None,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
     ) -> Any:
@@ -93,6 +110,16 @@ class SeriesStatsMixin:
         ----------
         axis : {None, 0, "index", "rows"}, default None
             Accepted as by pandas' Series methods; any other axis raises ValueError.
+        weights : array_like, optional
+            An array of the Series' length, or a Series aligned on the index (labels that do not
+            match raise ValueError naming them); errors name "weights" and the index label of the
+            first offending weight. Frequency weights: how many times each value counts
+            (non-negative, finite; for integer weights the result is the unweighted statistic of the
+            data with each value repeated its weight times, real weights extend it continuously). A
+            weight of zero drops its value. The policy covers the weights too: a NaN or missing
+            weight raises ``NaNError`` under "raise", drops its pair under "omit", makes the result
+            NaN under "propagate" and is a ``ValueError`` under the ordering policies; negative or
+            infinite weights are a ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -121,12 +148,18 @@ class SeriesStatsMixin:
         >>> s.nanstats.median_low(nan_policy="propagate")
         np.float64(nan)
         """
-        return self._reduce("median_low", axis=axis, nan_policy=skipna_policy(skipna, nan_policy))
+        return self._reduce(
+            "median_low",
+            axis=axis,
+            weights=weights,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
 
     def median_high(
         self,
         *,
         axis: Any = None,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
     ) -> Any:
@@ -138,6 +171,16 @@ class SeriesStatsMixin:
         ----------
         axis : {None, 0, "index", "rows"}, default None
             Accepted as by pandas' Series methods; any other axis raises ValueError.
+        weights : array_like, optional
+            An array of the Series' length, or a Series aligned on the index (labels that do not
+            match raise ValueError naming them); errors name "weights" and the index label of the
+            first offending weight. Frequency weights: how many times each value counts
+            (non-negative, finite; for integer weights the result is the unweighted statistic of the
+            data with each value repeated its weight times, real weights extend it continuously). A
+            weight of zero drops its value. The policy covers the weights too: a NaN or missing
+            weight raises ``NaNError`` under "raise", drops its pair under "omit", makes the result
+            NaN under "propagate" and is a ``ValueError`` under the ordering policies; negative or
+            infinite weights are a ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -166,7 +209,12 @@ class SeriesStatsMixin:
         >>> s.nanstats.median_high(nan_policy="propagate")
         np.float64(nan)
         """
-        return self._reduce("median_high", axis=axis, nan_policy=skipna_policy(skipna, nan_policy))
+        return self._reduce(
+            "median_high",
+            axis=axis,
+            weights=weights,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
 
     def quantile(
         self,
@@ -175,6 +223,7 @@ class SeriesStatsMixin:
         method: str = "linear",
         axis: Any = None,
         interpolation: str | None = None,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
     ) -> Any:
@@ -198,6 +247,16 @@ class SeriesStatsMixin:
         interpolation : str, optional
             pandas' name of ``method`` (the same choices). ``method`` left at "linear" yields to it;
             any other ``method`` that disagrees: ValueError.
+        weights : array_like, optional
+            An array of the Series' length, or a Series aligned on the index (labels that do not
+            match raise ValueError naming them); errors name "weights" and the index label of the
+            first offending weight. Frequency weights: how many times each value counts
+            (non-negative, finite; for integer weights the result is the unweighted statistic of the
+            data with each value repeated its weight times, real weights extend it continuously). A
+            weight of zero drops its value. The policy covers the weights too: a NaN or missing
+            weight raises ``NaNError`` under "raise", drops its pair under "omit", makes the result
+            NaN under "propagate" and is a ``ValueError`` under the ordering policies; negative or
+            infinite weights are a ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -234,6 +293,7 @@ class SeriesStatsMixin:
             q=q,
             method=interpolation_method(interpolation, method),
             axis=axis,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 
@@ -429,6 +489,7 @@ class SeriesStatsMixin:
         self,
         *,
         axis: Any = None,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
     ) -> Any:
@@ -440,6 +501,16 @@ class SeriesStatsMixin:
         ----------
         axis : {None, 0, "index", "rows"}, default None
             Accepted as by pandas' Series methods; any other axis raises ValueError.
+        weights : array_like, optional
+            An array of the Series' length, or a Series aligned on the index (labels that do not
+            match raise ValueError naming them); errors name "weights" and the index label of the
+            first offending weight. Frequency weights: how many times each value counts
+            (non-negative, finite; for integer weights the result is the unweighted statistic of the
+            data with each value repeated its weight times, real weights extend it continuously). A
+            weight of zero drops its value. The policy covers the weights too: a NaN or missing
+            weight raises ``NaNError`` under "raise", drops its pair under "omit", makes the result
+            NaN under "propagate" and is a ``ValueError`` under the ordering policies; negative or
+            infinite weights are a ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -470,13 +541,19 @@ class SeriesStatsMixin:
         >>> s.nanstats.mean(nan_policy="propagate")
         np.float64(nan)
         """
-        return self._reduce("mean", axis=axis, nan_policy=skipna_policy(skipna, nan_policy))
+        return self._reduce(
+            "mean",
+            axis=axis,
+            weights=weights,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
 
     def var(
         self,
         *,
         ddof: float = 1,
         axis: Any = None,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
     ) -> Any:
@@ -490,6 +567,16 @@ class SeriesStatsMixin:
             Delta degrees of freedom: the divisor is ``N - ddof`` (fractional values are allowed).
         axis : {None, 0, "index", "rows"}, default None
             Accepted as by pandas' Series methods; any other axis raises ValueError.
+        weights : array_like, optional
+            An array of the Series' length, or a Series aligned on the index (labels that do not
+            match raise ValueError naming them); errors name "weights" and the index label of the
+            first offending weight. Frequency weights: how many times each value counts
+            (non-negative, finite; for integer weights the result is the unweighted statistic of the
+            data with each value repeated its weight times, real weights extend it continuously). A
+            weight of zero drops its value. The policy covers the weights too: a NaN or missing
+            weight raises ``NaNError`` under "raise", drops its pair under "omit", makes the result
+            NaN under "propagate" and is a ``ValueError`` under the ordering policies; negative or
+            infinite weights are a ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -524,6 +611,7 @@ class SeriesStatsMixin:
             "var",
             ddof=ddof,
             axis=axis,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 
@@ -532,6 +620,7 @@ class SeriesStatsMixin:
         *,
         ddof: float = 1,
         axis: Any = None,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
     ) -> Any:
@@ -545,6 +634,16 @@ class SeriesStatsMixin:
             Delta degrees of freedom: the divisor is ``N - ddof`` (fractional values are allowed).
         axis : {None, 0, "index", "rows"}, default None
             Accepted as by pandas' Series methods; any other axis raises ValueError.
+        weights : array_like, optional
+            An array of the Series' length, or a Series aligned on the index (labels that do not
+            match raise ValueError naming them); errors name "weights" and the index label of the
+            first offending weight. Frequency weights: how many times each value counts
+            (non-negative, finite; for integer weights the result is the unweighted statistic of the
+            data with each value repeated its weight times, real weights extend it continuously). A
+            weight of zero drops its value. The policy covers the weights too: a NaN or missing
+            weight raises ``NaNError`` under "raise", drops its pair under "omit", makes the result
+            NaN under "propagate" and is a ``ValueError`` under the ordering policies; negative or
+            infinite weights are a ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -579,6 +678,7 @@ class SeriesStatsMixin:
             "std",
             ddof=ddof,
             axis=axis,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 
@@ -587,6 +687,7 @@ class SeriesStatsMixin:
         *,
         axis: Any = None,
         min_count: int = 0,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
     ) -> Any:
@@ -601,6 +702,16 @@ class SeriesStatsMixin:
         min_count : int, default 0
             As pandas' ``sum``: a result over fewer than ``min_count`` values (after the policy
             removed what it removes) is NaN, or ``pd.NA`` for nullable data.
+        weights : array_like, optional
+            An array of the Series' length, or a Series aligned on the index (labels that do not
+            match raise ValueError naming them); errors name "weights" and the index label of the
+            first offending weight. Frequency weights: how many times each value counts
+            (non-negative, finite; for integer weights the result is the unweighted statistic of the
+            data with each value repeated its weight times, real weights extend it continuously). A
+            weight of zero drops its value. The policy covers the weights too: a NaN or missing
+            weight raises ``NaNError`` under "raise", drops its pair under "omit", makes the result
+            NaN under "propagate" and is a ``ValueError`` under the ordering policies; negative or
+            infinite weights are a ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -635,6 +746,7 @@ class SeriesStatsMixin:
             "sum",
             axis=axis,
             min_count=min_count,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 
@@ -798,6 +910,7 @@ class DataFrameStatsMixin:
         axis: Any = 0,
         numeric_only: bool = False,
         *,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
     ) -> pd.Series:
@@ -811,6 +924,16 @@ class DataFrameStatsMixin:
             0: one result per column; 1: one result per row (the columns' common dtype).
         numeric_only : bool, default False
             Leave out non-numeric columns (otherwise they raise TypeError).
+        weights : array_like, optional
+            A column label (that column holds the row weights and is left out of the result), an
+            array of one weight per row or a Series aligned on the index; ``axis=0`` only. Frequency
+            weights: how many times each value counts (non-negative, finite; for integer weights the
+            result is the unweighted statistic of the data with each value repeated its weight
+            times, real weights extend it continuously). A weight of zero drops its value. The
+            policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -848,6 +971,7 @@ class DataFrameStatsMixin:
             "median",
             axis=axis,
             numeric_only=numeric_only,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 
@@ -856,6 +980,7 @@ class DataFrameStatsMixin:
         axis: Any = 0,
         numeric_only: bool = False,
         *,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
     ) -> pd.Series:
@@ -869,6 +994,16 @@ class DataFrameStatsMixin:
             0: one result per column; 1: one result per row (the columns' common dtype).
         numeric_only : bool, default False
             Leave out non-numeric columns (otherwise they raise TypeError).
+        weights : array_like, optional
+            A column label (that column holds the row weights and is left out of the result), an
+            array of one weight per row or a Series aligned on the index; ``axis=0`` only. Frequency
+            weights: how many times each value counts (non-negative, finite; for integer weights the
+            result is the unweighted statistic of the data with each value repeated its weight
+            times, real weights extend it continuously). A weight of zero drops its value. The
+            policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -904,6 +1039,7 @@ class DataFrameStatsMixin:
             "median_low",
             axis=axis,
             numeric_only=numeric_only,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 
@@ -912,6 +1048,7 @@ class DataFrameStatsMixin:
         axis: Any = 0,
         numeric_only: bool = False,
         *,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
     ) -> pd.Series:
@@ -925,6 +1062,16 @@ class DataFrameStatsMixin:
             0: one result per column; 1: one result per row (the columns' common dtype).
         numeric_only : bool, default False
             Leave out non-numeric columns (otherwise they raise TypeError).
+        weights : array_like, optional
+            A column label (that column holds the row weights and is left out of the result), an
+            array of one weight per row or a Series aligned on the index; ``axis=0`` only. Frequency
+            weights: how many times each value counts (non-negative, finite; for integer weights the
+            result is the unweighted statistic of the data with each value repeated its weight
+            times, real weights extend it continuously). A weight of zero drops its value. The
+            policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -960,6 +1107,7 @@ class DataFrameStatsMixin:
             "median_high",
             axis=axis,
             numeric_only=numeric_only,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 
@@ -971,6 +1119,7 @@ class DataFrameStatsMixin:
         *,
         method: str = "linear",
         interpolation: str | None = None,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
     ) -> pd.Series | pd.DataFrame:
@@ -996,6 +1145,16 @@ class DataFrameStatsMixin:
         interpolation : str, optional
             pandas' name of ``method`` (the same choices). ``method`` left at "linear" yields to it;
             any other ``method`` that disagrees: ValueError.
+        weights : array_like, optional
+            A column label (that column holds the row weights and is left out of the result), an
+            array of one weight per row or a Series aligned on the index; ``axis=0`` only. Frequency
+            weights: how many times each value counts (non-negative, finite; for integer weights the
+            result is the unweighted statistic of the data with each value repeated its weight
+            times, real weights extend it continuously). A weight of zero drops its value. The
+            policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1036,6 +1195,7 @@ class DataFrameStatsMixin:
             axis=axis,
             numeric_only=numeric_only,
             method=interpolation_method(interpolation, method),
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 
@@ -1278,6 +1438,7 @@ class DataFrameStatsMixin:
         axis: Any = 0,
         numeric_only: bool = False,
         *,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
     ) -> pd.Series:
@@ -1291,6 +1452,16 @@ class DataFrameStatsMixin:
             0: one result per column; 1: one result per row (the columns' common dtype).
         numeric_only : bool, default False
             Leave out non-numeric columns (otherwise they raise TypeError).
+        weights : array_like, optional
+            A column label (that column holds the row weights and is left out of the result), an
+            array of one weight per row or a Series aligned on the index; ``axis=0`` only. Frequency
+            weights: how many times each value counts (non-negative, finite; for integer weights the
+            result is the unweighted statistic of the data with each value repeated its weight
+            times, real weights extend it continuously). A weight of zero drops its value. The
+            policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1328,6 +1499,7 @@ class DataFrameStatsMixin:
             "mean",
             axis=axis,
             numeric_only=numeric_only,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 
@@ -1337,6 +1509,7 @@ class DataFrameStatsMixin:
         ddof: float = 1,
         numeric_only: bool = False,
         *,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
     ) -> pd.Series:
@@ -1352,6 +1525,16 @@ class DataFrameStatsMixin:
             Delta degrees of freedom: the divisor is ``N - ddof`` (fractional values are allowed).
         numeric_only : bool, default False
             Leave out non-numeric columns (otherwise they raise TypeError).
+        weights : array_like, optional
+            A column label (that column holds the row weights and is left out of the result), an
+            array of one weight per row or a Series aligned on the index; ``axis=0`` only. Frequency
+            weights: how many times each value counts (non-negative, finite; for integer weights the
+            result is the unweighted statistic of the data with each value repeated its weight
+            times, real weights extend it continuously). A weight of zero drops its value. The
+            policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1390,6 +1573,7 @@ class DataFrameStatsMixin:
             axis=axis,
             ddof=ddof,
             numeric_only=numeric_only,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 
@@ -1399,6 +1583,7 @@ class DataFrameStatsMixin:
         ddof: float = 1,
         numeric_only: bool = False,
         *,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
     ) -> pd.Series:
@@ -1414,6 +1599,16 @@ class DataFrameStatsMixin:
             Delta degrees of freedom: the divisor is ``N - ddof`` (fractional values are allowed).
         numeric_only : bool, default False
             Leave out non-numeric columns (otherwise they raise TypeError).
+        weights : array_like, optional
+            A column label (that column holds the row weights and is left out of the result), an
+            array of one weight per row or a Series aligned on the index; ``axis=0`` only. Frequency
+            weights: how many times each value counts (non-negative, finite; for integer weights the
+            result is the unweighted statistic of the data with each value repeated its weight
+            times, real weights extend it continuously). A weight of zero drops its value. The
+            policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1452,6 +1647,7 @@ class DataFrameStatsMixin:
             axis=axis,
             ddof=ddof,
             numeric_only=numeric_only,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 
@@ -1461,6 +1657,7 @@ class DataFrameStatsMixin:
         numeric_only: bool = False,
         *,
         min_count: int = 0,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
     ) -> pd.Series:
@@ -1477,6 +1674,16 @@ class DataFrameStatsMixin:
         min_count : int, default 0
             As pandas' ``sum``: a result over fewer than ``min_count`` values (after the policy
             removed what it removes) is NaN, or ``pd.NA`` for nullable data.
+        weights : array_like, optional
+            A column label (that column holds the row weights and is left out of the result), an
+            array of one weight per row or a Series aligned on the index; ``axis=0`` only. Frequency
+            weights: how many times each value counts (non-negative, finite; for integer weights the
+            result is the unweighted statistic of the data with each value repeated its weight
+            times, real weights extend it continuously). A weight of zero drops its value. The
+            policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1515,6 +1722,7 @@ class DataFrameStatsMixin:
             axis=axis,
             numeric_only=numeric_only,
             min_count=min_count,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 
@@ -1697,6 +1905,7 @@ class GroupByStatsMixin:
         self,
         *,
         numeric_only: bool = False,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         engine: str | None = None,
@@ -1709,6 +1918,16 @@ class GroupByStatsMixin:
         ----------
         numeric_only : bool, default False
             Leave out non-numeric columns (otherwise they raise TypeError).
+        weights : array_like, optional
+            A column label of the grouped DataFrame (that column holds the row weights and is left
+            out of the result), an array of one weight per row or a Series aligned on the index.
+            Frequency weights: how many times each value counts (non-negative, finite; for integer
+            weights the result is the unweighted statistic of the data with each value repeated its
+            weight times, real weights extend it continuously). A weight of zero drops its value.
+            The policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1750,6 +1969,7 @@ class GroupByStatsMixin:
         return self._reduce(
             "median",
             numeric_only=numeric_only,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
             engine=engine,
         )
@@ -1758,6 +1978,7 @@ class GroupByStatsMixin:
         self,
         *,
         numeric_only: bool = False,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         engine: str | None = None,
@@ -1770,6 +1991,16 @@ class GroupByStatsMixin:
         ----------
         numeric_only : bool, default False
             Leave out non-numeric columns (otherwise they raise TypeError).
+        weights : array_like, optional
+            A column label of the grouped DataFrame (that column holds the row weights and is left
+            out of the result), an array of one weight per row or a Series aligned on the index.
+            Frequency weights: how many times each value counts (non-negative, finite; for integer
+            weights the result is the unweighted statistic of the data with each value repeated its
+            weight times, real weights extend it continuously). A weight of zero drops its value.
+            The policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1809,6 +2040,7 @@ class GroupByStatsMixin:
         return self._reduce(
             "median_low",
             numeric_only=numeric_only,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
             engine=engine,
         )
@@ -1817,6 +2049,7 @@ class GroupByStatsMixin:
         self,
         *,
         numeric_only: bool = False,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         engine: str | None = None,
@@ -1829,6 +2062,16 @@ class GroupByStatsMixin:
         ----------
         numeric_only : bool, default False
             Leave out non-numeric columns (otherwise they raise TypeError).
+        weights : array_like, optional
+            A column label of the grouped DataFrame (that column holds the row weights and is left
+            out of the result), an array of one weight per row or a Series aligned on the index.
+            Frequency weights: how many times each value counts (non-negative, finite; for integer
+            weights the result is the unweighted statistic of the data with each value repeated its
+            weight times, real weights extend it continuously). A weight of zero drops its value.
+            The policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1868,6 +2111,7 @@ class GroupByStatsMixin:
         return self._reduce(
             "median_high",
             numeric_only=numeric_only,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
             engine=engine,
         )
@@ -1879,6 +2123,7 @@ class GroupByStatsMixin:
         method: str = "linear",
         numeric_only: bool = False,
         interpolation: str | None = None,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         engine: str | None = None,
@@ -1903,6 +2148,16 @@ class GroupByStatsMixin:
         interpolation : str, optional
             pandas' name of ``method`` (the same choices). ``method`` left at "linear" yields to it;
             any other ``method`` that disagrees: ValueError.
+        weights : array_like, optional
+            A column label of the grouped DataFrame (that column holds the row weights and is left
+            out of the result), an array of one weight per row or a Series aligned on the index.
+            Frequency weights: how many times each value counts (non-negative, finite; for integer
+            weights the result is the unweighted statistic of the data with each value repeated its
+            weight times, real weights extend it continuously). A weight of zero drops its value.
+            The policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1948,6 +2203,7 @@ class GroupByStatsMixin:
             q=q,
             method=interpolation_method(interpolation, method),
             numeric_only=numeric_only,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
             engine=engine,
         )
@@ -2080,6 +2336,7 @@ class GroupByStatsMixin:
         self,
         *,
         numeric_only: bool = False,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
     ) -> pd.Series | pd.DataFrame:
@@ -2091,6 +2348,16 @@ class GroupByStatsMixin:
         ----------
         numeric_only : bool, default False
             Leave out non-numeric columns (otherwise they raise TypeError).
+        weights : array_like, optional
+            A column label of the grouped DataFrame (that column holds the row weights and is left
+            out of the result), an array of one weight per row or a Series aligned on the index.
+            Frequency weights: how many times each value counts (non-negative, finite; for integer
+            weights the result is the unweighted statistic of the data with each value repeated its
+            weight times, real weights extend it continuously). A weight of zero drops its value.
+            The policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -2130,6 +2397,7 @@ class GroupByStatsMixin:
         return self._reduce(
             "mean",
             numeric_only=numeric_only,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 
@@ -2138,6 +2406,7 @@ class GroupByStatsMixin:
         ddof: float = 1,
         *,
         numeric_only: bool = False,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
     ) -> pd.Series | pd.DataFrame:
@@ -2151,6 +2420,16 @@ class GroupByStatsMixin:
             Delta degrees of freedom: the divisor is ``N - ddof`` (fractional values are allowed).
         numeric_only : bool, default False
             Leave out non-numeric columns (otherwise they raise TypeError).
+        weights : array_like, optional
+            A column label of the grouped DataFrame (that column holds the row weights and is left
+            out of the result), an array of one weight per row or a Series aligned on the index.
+            Frequency weights: how many times each value counts (non-negative, finite; for integer
+            weights the result is the unweighted statistic of the data with each value repeated its
+            weight times, real weights extend it continuously). A weight of zero drops its value.
+            The policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -2191,6 +2470,7 @@ class GroupByStatsMixin:
             "var",
             ddof=ddof,
             numeric_only=numeric_only,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 
@@ -2199,6 +2479,7 @@ class GroupByStatsMixin:
         ddof: float = 1,
         *,
         numeric_only: bool = False,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
     ) -> pd.Series | pd.DataFrame:
@@ -2212,6 +2493,16 @@ class GroupByStatsMixin:
             Delta degrees of freedom: the divisor is ``N - ddof`` (fractional values are allowed).
         numeric_only : bool, default False
             Leave out non-numeric columns (otherwise they raise TypeError).
+        weights : array_like, optional
+            A column label of the grouped DataFrame (that column holds the row weights and is left
+            out of the result), an array of one weight per row or a Series aligned on the index.
+            Frequency weights: how many times each value counts (non-negative, finite; for integer
+            weights the result is the unweighted statistic of the data with each value repeated its
+            weight times, real weights extend it continuously). A weight of zero drops its value.
+            The policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -2252,6 +2543,7 @@ class GroupByStatsMixin:
             "std",
             ddof=ddof,
             numeric_only=numeric_only,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 
@@ -2260,6 +2552,7 @@ class GroupByStatsMixin:
         *,
         numeric_only: bool = False,
         min_count: int = 0,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
     ) -> pd.Series | pd.DataFrame:
@@ -2274,6 +2567,16 @@ class GroupByStatsMixin:
         min_count : int, default 0
             As pandas' ``sum``: a result over fewer than ``min_count`` values (after the policy
             removed what it removes) is NaN, or ``pd.NA`` for nullable data.
+        weights : array_like, optional
+            A column label of the grouped DataFrame (that column holds the row weights and is left
+            out of the result), an array of one weight per row or a Series aligned on the index.
+            Frequency weights: how many times each value counts (non-negative, finite; for integer
+            weights the result is the unweighted statistic of the data with each value repeated its
+            weight times, real weights extend it continuously). A weight of zero drops its value.
+            The policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -2314,6 +2617,7 @@ class GroupByStatsMixin:
             "sum",
             numeric_only=numeric_only,
             min_count=min_count,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..options import resolve_policy
@@ -33,11 +34,32 @@ class NanAgg:
     def __call__(self, s: pd.Series | Any) -> Any:
         if not isinstance(s, pd.Series):
             s = pd.Series(s)
-        return getattr(s.nanstats, self.stat)(**self.kwargs)
+        kwargs = self.kwargs
+        w = kwargs.get("weights")
+        if w is not None:
+            kwargs = {**kwargs, "weights": _group_weights(w, s)}
+        return getattr(s.nanstats, self.stat)(**kwargs)
 
     def __repr__(self) -> str:
         kw = ", ".join(f"{k}={v!r}" for k, v in self.kwargs.items())
         return f"nanaccess.agg.{self.stat}({kw})"
+
+
+def _group_weights(w: Any, s: pd.Series) -> Any:
+    """The weights of the rows pandas' ``.agg`` hands over (one group of one column):
+    a Series of weights is looked up by ``s``'s labels; a column label cannot be read
+    from one column (TypeError saying where it can)."""
+    if isinstance(w, pd.Series):
+        if w.index.equals(s.index) or not w.index.is_unique:
+            return w  # equal, or the Series accessor names what does not match
+        lacking = s.index.difference(w.index, sort=False)
+        return w if len(lacking) else w.reindex(s.index)
+    if np.ndim(w) == 0:
+        raise TypeError(
+            f"weights={w!r} names a column, which pandas' .agg cannot hand to a callable "
+            "of one column: pass weights=df[...] (a Series), or use "
+            "df.groupby(...).nanstats.agg(...) where a column label works")
+    return w
 
 
 def make(stat: str, **kwargs: Any) -> NanAgg:

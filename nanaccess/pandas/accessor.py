@@ -35,7 +35,6 @@ import numpy as np
 import pandas as pd
 
 from .. import _stats
-from .._labels import fmt_label
 from ..options import resolve_policy
 from ._generated import DataFrameStatsMixin, SeriesStatsMixin
 from .columns import (
@@ -55,8 +54,9 @@ from .dtypes import Column, column_arrays, is_numeric_column, to_pandas_array, t
 from .frame_block import rows, whole
 from .groupby import NanGroupBy
 from .sorting import rank_values, sort_order
+from .weighted import resolve_weights, weighted_column
 
-__all__ = ["SeriesNanStats", "DataFrameNanStats", "fmt_label"]
+__all__ = ["SeriesNanStats", "DataFrameNanStats"]
 
 
 def _series_axis(axis: Any) -> None:
@@ -106,7 +106,7 @@ class SeriesNanStats(SeriesStatsMixin):
             raise type_error(s.name, err, True) from None
 
     def _reduce(self, stat: str, *, axis: Any = None, nan_policy: Any = None,
-                min_count: int = 0, **params: Any) -> Any:
+                min_count: int = 0, weights: Any = None, **params: Any) -> Any:
         """The hook of every generated statistic: the core's result, labelled."""
         _series_axis(axis)
         s = self._obj
@@ -115,12 +115,23 @@ class SeriesNanStats(SeriesStatsMixin):
         if family == "count":
             return numbers(col)
         policy = resolve_policy(nan_policy)
+        if weights is not None:
+            values, miss, empty = weighted_column(
+                col, s.name, s.index, stat, policy, resolve_weights(weights, s.index),
+                min_count=min_count, series=True, **params)
+            return self._result(values, miss, col, empty, params)
         red, empty = column_reduce(col, s.name, s.index, stat, policy, series=True, **params)
         if family == "arg":
             return s.index[int(red.values)]
         values, miss = red.values, red.missing
         if min_count:
             values, miss = with_min_count(values, miss, red.count, min_count, col)
+        return self._result(values, miss, col, empty, params)
+
+    def _result(self, values: np.ndarray, miss: Any, col: Column, empty: Any,
+                params: dict[str, Any]) -> Any:
+        """A scalar, or a Series indexed by q for a sequence of quantiles."""
+        s = self._obj
         if q_is_list(params.get("q")):
             arr = to_pandas_array(values, miss, col, empty)
             return pd.Series(arr, index=q_index(params["q"]), name=s.name)
@@ -383,12 +394,18 @@ class DataFrameNanStats(DataFrameStatsMixin):
         return df.columns[keep], cols
 
     def _reduce(self, stat: str, *, axis: Any = 0, numeric_only: bool = False,
-                nan_policy: Any = None, min_count: int = 0,
+                nan_policy: Any = None, min_count: int = 0, weights: Any = None,
                 **params: Any) -> Any:
         """The hook of every generated statistic: one result per column (or row), or
         one value over all values for ``axis=None``."""
         axis = _axis_number(axis, stat)
         family = _family(stat)
+        if weights is not None:
+            if axis != 0:
+                raise ValueError(f"{stat}(weights=...) takes one weight per row: axis=0 "
+                                 f"only, got axis={axis!r}")
+            return self._weighted(stat, weights, numeric_only, nan_policy, min_count,
+                                  params)
         if axis == 1 and family in ("count", "arg"):
             # per row = per column of the transpose (labels are the columns)
             return DataFrameNanStats(self._obj.T)._reduce(
@@ -408,12 +425,41 @@ class DataFrameNanStats(DataFrameStatsMixin):
         if axis == 1:
             return rows(self._obj.index, stat, names, cols, policy, min_count, **params)
         index = self._obj.index
-        arrays = []
-        for name, col in zip(names, cols, strict=True):
+
+        def one(name: Any, col: Column) -> tuple[Any, Any, Any]:
             red, empty = column_reduce(col, name, index, stat, policy, **params)
             values, miss = red.values, red.missing
             if min_count:
                 values, miss = with_min_count(values, miss, red.count, min_count, col)
+            return values, miss, empty
+
+        return self._per_column(stat, names, cols, one, params)
+
+    def _weighted(self, stat: str, weights: Any, numeric_only: bool, nan_policy: Any,
+                  min_count: int, params: dict[str, Any]) -> Any:
+        """``weights=``: one weighted result per column (a weight column left out)."""
+        df = self._obj
+        w = resolve_weights(weights, df.index, df)
+        names, cols = self._columns(numeric_only)
+        if w.by_label:
+            kept = [i for i, n in enumerate(names) if n != w.label]
+            names, cols = names[kept], [cols[i] for i in kept]
+        policy = resolve_policy(nan_policy)
+
+        def one(name: Any, col: Column) -> tuple[Any, Any, Any]:
+            return weighted_column(col, name, df.index, stat, policy, w,
+                                   min_count=min_count, **params)
+
+        return self._per_column(stat, names, cols, one, params)
+
+    @staticmethod
+    def _per_column(stat: str, names: pd.Index, cols: list[Column], one: Any,
+                    params: dict[str, Any]) -> Any:
+        """``one(name, col) -> (values, missing, empty)`` per column, as pandas labels
+        a DataFrame reduction (a DataFrame indexed by q for a sequence of quantiles)."""
+        arrays = []
+        for name, col in zip(names, cols, strict=True):
+            values, miss, empty = one(name, col)
             if values.ndim == 0:
                 values = values.reshape(1)
                 miss = None if miss is None else np.asarray(miss).reshape(1)

@@ -36,6 +36,7 @@ from .columns import (
 from .describe import describe_groups
 from .dtypes import column_arrays, is_numeric_column, to_pandas_array
 from .group_report import grouped_report, report_frame
+from .weighted import grouped_weighted_column, resolve_weights
 
 __all__ = ["NanGroupBy"]
 
@@ -65,6 +66,7 @@ class NanGroupBy(GroupByStatsMixin):
         numeric_only: bool = False,
         engine: str | None = None,
         min_count: int = 0,
+        weights: Any = None,
         **params: Any,
     ) -> pd.Series | pd.DataFrame:
         """The hook of every generated statistic: one result per group and column."""
@@ -73,6 +75,12 @@ class NanGroupBy(GroupByStatsMixin):
         policy = NanPolicy.TOTALORDER if count else resolve_policy(nan_policy)
         codes, ngroups, result_index = grouping_info(gb)
         obj = selected_obj(gb)
+        w = None
+        if weights is not None:
+            frame = gb.obj if isinstance(gb.obj, pd.DataFrame) else None
+            w = resolve_weights(weights, obj.index, frame)
+            if w.by_label and isinstance(obj, pd.DataFrame) and w.label in obj.columns:
+                obj = obj.drop(columns=[w.label])  # the weights are no result column
         is_series = isinstance(obj, pd.Series)
         frame_cols = [obj] if is_series else [obj.iloc[:, i] for i in range(obj.shape[1])]
         names = [obj.name] if is_series else list(obj.columns)
@@ -86,24 +94,33 @@ class NanGroupBy(GroupByStatsMixin):
                 col = column_arrays(s, name)
             except TypeError as err:
                 raise TypeError(str(err)) from None
-            try:
-                # a count takes no policy: "totalorder" counts the numbers, raising for
-                # nothing (a signaling NaN is counted out, as Series.nanstats.count)
-                red = grouped_reduce(col.values, codes, ngroups, stat, policy=policy,
-                                     missing=col.missing, engine=engine, **params)
-            except NaNError as err:
-                raise restated(err, name, obj.index, group=result_index[err.group],
-                               series=is_series) from None
-            except TypeError as err:
-                raise type_error(name, err, is_series) from None
-            values, miss, empty = red.values, red.missing, None
-            if values.dtype.kind == "f":
-                values = _exact_ints(values, miss, red.empty, col, codes, ngroups, stat,
-                                     policy, engine, params)
+            if w is not None:
+                values, miss, wcount = grouped_weighted_column(
+                    col, name, obj.index, codes, ngroups, stat, policy, w,
+                    series=is_series, **params)
+                red = None
+            else:
+                try:
+                    # a count takes no policy: "totalorder" counts the numbers, raising
+                    # for nothing (a signaling NaN is counted out, as Series.nanstats.count)
+                    red = grouped_reduce(col.values, codes, ngroups, stat, policy=policy,
+                                         missing=col.missing, engine=engine, **params)
+                except NaNError as err:
+                    raise restated(err, name, obj.index, group=result_index[err.group],
+                                   series=is_series) from None
+                except TypeError as err:
+                    raise type_error(name, err, is_series) from None
+                values, miss = red.values, red.missing
+                if values.dtype.kind == "f":
+                    values = _exact_ints(values, miss, red.empty, col, codes, ngroups, stat,
+                                         policy, engine, params)
+            empty = None
             if min_count:
-                values, miss = with_min_count(values, miss, red.count, min_count, col)
+                values, miss = with_min_count(values, miss, wcount if red is None else
+                                              red.count, min_count, col)
             if col.has_na and empty_is_missing(stat):
-                empty = np.broadcast_to(red.empty, values.shape)
+                empty = np.broadcast_to(wcount == 0 if red is None else red.empty,
+                                        values.shape)
             if nq is not None:  # (nq, ngroups) -> group-major, as pandas
                 values = values.T.reshape(-1)
                 miss = None if miss is None else miss.T.reshape(-1)

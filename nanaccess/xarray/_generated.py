@@ -16,7 +16,7 @@ from .._conventions import interpolation_method, skipna_policy
 if TYPE_CHECKING:
     import xarray as xr
 
-__all__ = ["DataArrayStatsMixin", "DatasetStatsMixin", "GroupByStatsMixin"]
+__all__ = ["DataArrayStatsMixin", "DatasetStatsMixin", "GroupByStatsMixin", "WeightedStatsMixin"]
 
 
 class DataArrayStatsMixin:
@@ -35,6 +35,7 @@ class DataArrayStatsMixin:
         self,
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -49,6 +50,16 @@ class DataArrayStatsMixin:
         dim : str, sequence of str or None, default None
             Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
             ValueError, as in xarray.
+        weights : array_like, optional
+            A DataArray broadcast against the data by dimension names (as xarray's ``weighted``; its
+            dimensions must be the data's), or an array of the data's shape (or 1-D along a single
+            reduced dimension). Frequency weights: how many times each value counts (non-negative,
+            finite; for integer weights the result is the unweighted statistic of the data with each
+            value repeated its weight times, real weights extend it continuously). A weight of zero
+            drops its value. The policy covers the weights too: a NaN or missing weight raises
+            ``NaNError`` under "raise", drops its pair under "omit", makes the result NaN under
+            "propagate" and is a ``ValueError`` under the ordering policies; negative or infinite
+            weights are a ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -87,6 +98,7 @@ class DataArrayStatsMixin:
         return self._reduce(
             "median",
             dim=dim,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
@@ -96,6 +108,7 @@ class DataArrayStatsMixin:
         self,
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -111,6 +124,16 @@ class DataArrayStatsMixin:
         dim : str, sequence of str or None, default None
             Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
             ValueError, as in xarray.
+        weights : array_like, optional
+            A DataArray broadcast against the data by dimension names (as xarray's ``weighted``; its
+            dimensions must be the data's), or an array of the data's shape (or 1-D along a single
+            reduced dimension). Frequency weights: how many times each value counts (non-negative,
+            finite; for integer weights the result is the unweighted statistic of the data with each
+            value repeated its weight times, real weights extend it continuously). A weight of zero
+            drops its value. The policy covers the weights too: a NaN or missing weight raises
+            ``NaNError`` under "raise", drops its pair under "omit", makes the result NaN under
+            "propagate" and is a ``ValueError`` under the ordering policies; negative or infinite
+            weights are a ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -147,6 +170,7 @@ class DataArrayStatsMixin:
         return self._reduce(
             "median_low",
             dim=dim,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
@@ -156,6 +180,7 @@ class DataArrayStatsMixin:
         self,
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -171,6 +196,16 @@ class DataArrayStatsMixin:
         dim : str, sequence of str or None, default None
             Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
             ValueError, as in xarray.
+        weights : array_like, optional
+            A DataArray broadcast against the data by dimension names (as xarray's ``weighted``; its
+            dimensions must be the data's), or an array of the data's shape (or 1-D along a single
+            reduced dimension). Frequency weights: how many times each value counts (non-negative,
+            finite; for integer weights the result is the unweighted statistic of the data with each
+            value repeated its weight times, real weights extend it continuously). A weight of zero
+            drops its value. The policy covers the weights too: a NaN or missing weight raises
+            ``NaNError`` under "raise", drops its pair under "omit", makes the result NaN under
+            "propagate" and is a ``ValueError`` under the ordering policies; negative or infinite
+            weights are a ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -207,6 +242,7 @@ class DataArrayStatsMixin:
         return self._reduce(
             "median_high",
             dim=dim,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
@@ -219,6 +255,7 @@ class DataArrayStatsMixin:
         *,
         method: str = "linear",
         interpolation: str | None = None,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -245,6 +282,16 @@ class DataArrayStatsMixin:
         interpolation : str, optional
             pandas' name of ``method`` (the same choices). ``method`` left at "linear" yields to it;
             any other ``method`` that disagrees: ValueError.
+        weights : array_like, optional
+            A DataArray broadcast against the data by dimension names (as xarray's ``weighted``; its
+            dimensions must be the data's), or an array of the data's shape (or 1-D along a single
+            reduced dimension). Frequency weights: how many times each value counts (non-negative,
+            finite; for integer weights the result is the unweighted statistic of the data with each
+            value repeated its weight times, real weights extend it continuously). A weight of zero
+            drops its value. The policy covers the weights too: a NaN or missing weight raises
+            ``NaNError`` under "raise", drops its pair under "omit", makes the result NaN under
+            "propagate" and is a ``ValueError`` under the ordering policies; negative or infinite
+            weights are a ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -284,6 +331,7 @@ class DataArrayStatsMixin:
             q=q,
             dim=dim,
             method=interpolation_method(interpolation, method),
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
         )
@@ -512,6 +560,7 @@ class DataArrayStatsMixin:
         self,
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -526,6 +575,16 @@ class DataArrayStatsMixin:
         dim : str, sequence of str or None, default None
             Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
             ValueError, as in xarray.
+        weights : array_like, optional
+            A DataArray broadcast against the data by dimension names (as xarray's ``weighted``; its
+            dimensions must be the data's), or an array of the data's shape (or 1-D along a single
+            reduced dimension). Frequency weights: how many times each value counts (non-negative,
+            finite; for integer weights the result is the unweighted statistic of the data with each
+            value repeated its weight times, real weights extend it continuously). A weight of zero
+            drops its value. The policy covers the weights too: a NaN or missing weight raises
+            ``NaNError`` under "raise", drops its pair under "omit", makes the result NaN under
+            "propagate" and is a ``ValueError`` under the ordering policies; negative or infinite
+            weights are a ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -564,6 +623,7 @@ class DataArrayStatsMixin:
         return self._reduce(
             "mean",
             dim=dim,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
@@ -574,6 +634,7 @@ class DataArrayStatsMixin:
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
         ddof: float = 0,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -590,6 +651,16 @@ class DataArrayStatsMixin:
             ValueError, as in xarray.
         ddof : float, default 0
             Delta degrees of freedom: the divisor is ``N - ddof`` (fractional values are allowed).
+        weights : array_like, optional
+            A DataArray broadcast against the data by dimension names (as xarray's ``weighted``; its
+            dimensions must be the data's), or an array of the data's shape (or 1-D along a single
+            reduced dimension). Frequency weights: how many times each value counts (non-negative,
+            finite; for integer weights the result is the unweighted statistic of the data with each
+            value repeated its weight times, real weights extend it continuously). A weight of zero
+            drops its value. The policy covers the weights too: a NaN or missing weight raises
+            ``NaNError`` under "raise", drops its pair under "omit", makes the result NaN under
+            "propagate" and is a ``ValueError`` under the ordering policies; negative or infinite
+            weights are a ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -629,6 +700,7 @@ class DataArrayStatsMixin:
             "var",
             dim=dim,
             ddof=ddof,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
@@ -639,6 +711,7 @@ class DataArrayStatsMixin:
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
         ddof: float = 0,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -655,6 +728,16 @@ class DataArrayStatsMixin:
             ValueError, as in xarray.
         ddof : float, default 0
             Delta degrees of freedom: the divisor is ``N - ddof`` (fractional values are allowed).
+        weights : array_like, optional
+            A DataArray broadcast against the data by dimension names (as xarray's ``weighted``; its
+            dimensions must be the data's), or an array of the data's shape (or 1-D along a single
+            reduced dimension). Frequency weights: how many times each value counts (non-negative,
+            finite; for integer weights the result is the unweighted statistic of the data with each
+            value repeated its weight times, real weights extend it continuously). A weight of zero
+            drops its value. The policy covers the weights too: a NaN or missing weight raises
+            ``NaNError`` under "raise", drops its pair under "omit", makes the result NaN under
+            "propagate" and is a ``ValueError`` under the ordering policies; negative or infinite
+            weights are a ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -694,6 +777,7 @@ class DataArrayStatsMixin:
             "std",
             dim=dim,
             ddof=ddof,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
@@ -704,6 +788,7 @@ class DataArrayStatsMixin:
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
         min_count: int = 0,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -722,6 +807,16 @@ class DataArrayStatsMixin:
         min_count : int, default 0
             As pandas' ``sum``: a result over fewer than ``min_count`` values (after the policy
             removed what it removes) is NaN, or ``pd.NA`` for nullable data.
+        weights : array_like, optional
+            A DataArray broadcast against the data by dimension names (as xarray's ``weighted``; its
+            dimensions must be the data's), or an array of the data's shape (or 1-D along a single
+            reduced dimension). Frequency weights: how many times each value counts (non-negative,
+            finite; for integer weights the result is the unweighted statistic of the data with each
+            value repeated its weight times, real weights extend it continuously). A weight of zero
+            drops its value. The policy covers the weights too: a NaN or missing weight raises
+            ``NaNError`` under "raise", drops its pair under "omit", makes the result NaN under
+            "propagate" and is a ``ValueError`` under the ordering policies; negative or infinite
+            weights are a ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -761,6 +856,7 @@ class DataArrayStatsMixin:
             "sum",
             dim=dim,
             min_count=min_count,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
@@ -972,6 +1068,7 @@ class DatasetStatsMixin:
         self,
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -988,6 +1085,16 @@ class DatasetStatsMixin:
         dim : str, sequence of str or None, default None
             Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
             ValueError, as in xarray.
+        weights : array_like, optional
+            A DataArray broadcast against each data variable by dimension names (as xarray's
+            ``Dataset.weighted``); variables lacking one of its dimensions raise ValueError.
+            Frequency weights: how many times each value counts (non-negative, finite; for integer
+            weights the result is the unweighted statistic of the data with each value repeated its
+            weight times, real weights extend it continuously). A weight of zero drops its value.
+            The policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1030,6 +1137,7 @@ class DatasetStatsMixin:
         return self._reduce(
             "median",
             dim=dim,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
@@ -1039,6 +1147,7 @@ class DatasetStatsMixin:
         self,
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -1056,6 +1165,16 @@ class DatasetStatsMixin:
         dim : str, sequence of str or None, default None
             Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
             ValueError, as in xarray.
+        weights : array_like, optional
+            A DataArray broadcast against each data variable by dimension names (as xarray's
+            ``Dataset.weighted``); variables lacking one of its dimensions raise ValueError.
+            Frequency weights: how many times each value counts (non-negative, finite; for integer
+            weights the result is the unweighted statistic of the data with each value repeated its
+            weight times, real weights extend it continuously). A weight of zero drops its value.
+            The policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1096,6 +1215,7 @@ class DatasetStatsMixin:
         return self._reduce(
             "median_low",
             dim=dim,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
@@ -1105,6 +1225,7 @@ class DatasetStatsMixin:
         self,
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -1122,6 +1243,16 @@ class DatasetStatsMixin:
         dim : str, sequence of str or None, default None
             Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
             ValueError, as in xarray.
+        weights : array_like, optional
+            A DataArray broadcast against each data variable by dimension names (as xarray's
+            ``Dataset.weighted``); variables lacking one of its dimensions raise ValueError.
+            Frequency weights: how many times each value counts (non-negative, finite; for integer
+            weights the result is the unweighted statistic of the data with each value repeated its
+            weight times, real weights extend it continuously). A weight of zero drops its value.
+            The policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1162,6 +1293,7 @@ class DatasetStatsMixin:
         return self._reduce(
             "median_high",
             dim=dim,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
@@ -1174,6 +1306,7 @@ class DatasetStatsMixin:
         *,
         method: str = "linear",
         interpolation: str | None = None,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -1201,6 +1334,16 @@ class DatasetStatsMixin:
         interpolation : str, optional
             pandas' name of ``method`` (the same choices). ``method`` left at "linear" yields to it;
             any other ``method`` that disagrees: ValueError.
+        weights : array_like, optional
+            A DataArray broadcast against each data variable by dimension names (as xarray's
+            ``Dataset.weighted``); variables lacking one of its dimensions raise ValueError.
+            Frequency weights: how many times each value counts (non-negative, finite; for integer
+            weights the result is the unweighted statistic of the data with each value repeated its
+            weight times, real weights extend it continuously). A weight of zero drops its value.
+            The policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1244,6 +1387,7 @@ class DatasetStatsMixin:
             q=q,
             dim=dim,
             method=interpolation_method(interpolation, method),
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
         )
@@ -1384,6 +1528,7 @@ class DatasetStatsMixin:
         self,
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -1400,6 +1545,16 @@ class DatasetStatsMixin:
         dim : str, sequence of str or None, default None
             Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
             ValueError, as in xarray.
+        weights : array_like, optional
+            A DataArray broadcast against each data variable by dimension names (as xarray's
+            ``Dataset.weighted``); variables lacking one of its dimensions raise ValueError.
+            Frequency weights: how many times each value counts (non-negative, finite; for integer
+            weights the result is the unweighted statistic of the data with each value repeated its
+            weight times, real weights extend it continuously). A weight of zero drops its value.
+            The policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1442,6 +1597,7 @@ class DatasetStatsMixin:
         return self._reduce(
             "mean",
             dim=dim,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
@@ -1452,6 +1608,7 @@ class DatasetStatsMixin:
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
         ddof: float = 0,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -1469,6 +1626,16 @@ class DatasetStatsMixin:
             ValueError, as in xarray.
         ddof : float, default 0
             Delta degrees of freedom: the divisor is ``N - ddof`` (fractional values are allowed).
+        weights : array_like, optional
+            A DataArray broadcast against each data variable by dimension names (as xarray's
+            ``Dataset.weighted``); variables lacking one of its dimensions raise ValueError.
+            Frequency weights: how many times each value counts (non-negative, finite; for integer
+            weights the result is the unweighted statistic of the data with each value repeated its
+            weight times, real weights extend it continuously). A weight of zero drops its value.
+            The policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1512,6 +1679,7 @@ class DatasetStatsMixin:
             "var",
             dim=dim,
             ddof=ddof,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
@@ -1522,6 +1690,7 @@ class DatasetStatsMixin:
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
         ddof: float = 0,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -1539,6 +1708,16 @@ class DatasetStatsMixin:
             ValueError, as in xarray.
         ddof : float, default 0
             Delta degrees of freedom: the divisor is ``N - ddof`` (fractional values are allowed).
+        weights : array_like, optional
+            A DataArray broadcast against each data variable by dimension names (as xarray's
+            ``Dataset.weighted``); variables lacking one of its dimensions raise ValueError.
+            Frequency weights: how many times each value counts (non-negative, finite; for integer
+            weights the result is the unweighted statistic of the data with each value repeated its
+            weight times, real weights extend it continuously). A weight of zero drops its value.
+            The policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1582,6 +1761,7 @@ class DatasetStatsMixin:
             "std",
             dim=dim,
             ddof=ddof,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
@@ -1592,6 +1772,7 @@ class DatasetStatsMixin:
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
         min_count: int = 0,
+        weights: Any = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -1611,6 +1792,16 @@ class DatasetStatsMixin:
         min_count : int, default 0
             As pandas' ``sum``: a result over fewer than ``min_count`` values (after the policy
             removed what it removes) is NaN, or ``pd.NA`` for nullable data.
+        weights : array_like, optional
+            A DataArray broadcast against each data variable by dimension names (as xarray's
+            ``Dataset.weighted``); variables lacking one of its dimensions raise ValueError.
+            Frequency weights: how many times each value counts (non-negative, finite; for integer
+            weights the result is the unweighted statistic of the data with each value repeated its
+            weight times, real weights extend it continuously). A weight of zero drops its value.
+            The policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1654,6 +1845,7 @@ class DatasetStatsMixin:
             "sum",
             dim=dim,
             min_count=min_count,
+            weights=weights,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
@@ -2634,4 +2826,505 @@ class GroupByStatsMixin:
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             engine=engine,
+        )
+
+
+class WeightedStatsMixin:
+    """The statistics of ``obj.weighted(weights).nanstats`` (DataArray and Dataset):
+    frequency-weighted reductions over ``dim``, the policy covering the weights.
+
+    Generated: one method per statistic of the table, each calling
+    ``self._reduce``, which the accessor class defines.
+    """
+
+    __slots__ = ()
+
+    def _reduce(self, stat: str, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    def median(
+        self,
+        dim: Hashable | Sequence[Hashable] | None = None,
+        *,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+        keep_attrs: bool | None = None,
+    ) -> xr.DataArray | xr.Dataset:
+        """Median (the mean of the two middle values).
+
+        The weights of ``obj.weighted(weights)``, as frequency weights (see :doc:`/weighted`): NaN
+        weights follow ``nan_policy``, where xarray's own weighted methods count them as 0.
+
+        Parameters
+        ----------
+        dim : str, sequence of str or None, default None
+            Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
+            ValueError, as in xarray.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+        keep_attrs : bool, optional
+            Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
+            default).
+
+        Returns
+        -------
+        DataArray or Dataset
+            As the weighted object's data, reduced over ``dim`` (NumPy-backed data; dask-backed data
+            raises TypeError).
+
+        See Also
+        --------
+        xarray.DataArray.nanstats.median
+            The same with ``weights=``.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
+        >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0], dims="t")
+        >>> w = xr.DataArray([1.0, 1.0, 2.0, 0.0], dims="t")
+        >>> da.weighted(w).nanstats.median("t", nan_policy="omit").values
+        array(1.)
+        >>> da.weighted(w).nanstats.median("t", nan_policy="propagate").values
+        array(nan)
+        """
+        return self._reduce(
+            "median",
+            dim=dim,
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
+        )
+
+    def median_low(
+        self,
+        dim: Hashable | Sequence[Hashable] | None = None,
+        *,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+        keep_attrs: bool | None = None,
+    ) -> xr.DataArray | xr.Dataset:
+        """Low median: the smaller middle element, as stored.
+
+        The weights of ``obj.weighted(weights)``, as frequency weights (see :doc:`/weighted`): NaN
+        weights follow ``nan_policy``, where xarray's own weighted methods count them as 0.
+
+        Parameters
+        ----------
+        dim : str, sequence of str or None, default None
+            Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
+            ValueError, as in xarray.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+        keep_attrs : bool, optional
+            Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
+            default).
+
+        Returns
+        -------
+        DataArray or Dataset
+            As the weighted object's data, reduced over ``dim`` (NumPy-backed data; dask-backed data
+            raises TypeError).
+
+        See Also
+        --------
+        xarray.DataArray.nanstats.median_low
+            The same with ``weights=``.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
+        >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0], dims="t")
+        >>> w = xr.DataArray([1.0, 1.0, 2.0, 0.0], dims="t")
+        >>> da.weighted(w).nanstats.median_low("t", nan_policy="omit").values
+        array(1.)
+        >>> da.weighted(w).nanstats.median_low("t", nan_policy="propagate").values
+        array(nan)
+        """
+        return self._reduce(
+            "median_low",
+            dim=dim,
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
+        )
+
+    def median_high(
+        self,
+        dim: Hashable | Sequence[Hashable] | None = None,
+        *,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+        keep_attrs: bool | None = None,
+    ) -> xr.DataArray | xr.Dataset:
+        """High median: the larger middle element, as stored.
+
+        The weights of ``obj.weighted(weights)``, as frequency weights (see :doc:`/weighted`): NaN
+        weights follow ``nan_policy``, where xarray's own weighted methods count them as 0.
+
+        Parameters
+        ----------
+        dim : str, sequence of str or None, default None
+            Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
+            ValueError, as in xarray.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+        keep_attrs : bool, optional
+            Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
+            default).
+
+        Returns
+        -------
+        DataArray or Dataset
+            As the weighted object's data, reduced over ``dim`` (NumPy-backed data; dask-backed data
+            raises TypeError).
+
+        See Also
+        --------
+        xarray.DataArray.nanstats.median_high
+            The same with ``weights=``.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
+        >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0], dims="t")
+        >>> w = xr.DataArray([1.0, 1.0, 2.0, 0.0], dims="t")
+        >>> da.weighted(w).nanstats.median_high("t", nan_policy="omit").values
+        array(1.)
+        >>> da.weighted(w).nanstats.median_high("t", nan_policy="propagate").values
+        array(nan)
+        """
+        return self._reduce(
+            "median_high",
+            dim=dim,
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
+        )
+
+    def quantile(
+        self,
+        q: float | Sequence[float],
+        dim: Hashable | Sequence[Hashable] | None = None,
+        *,
+        method: str = "linear",
+        interpolation: str | None = None,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+        keep_attrs: bool | None = None,
+    ) -> xr.DataArray | xr.Dataset:
+        """Quantile(s) with NumPy's methods.
+
+        The weights of ``obj.weighted(weights)``, as frequency weights (see :doc:`/weighted`): NaN
+        weights follow ``nan_policy``, where xarray's own weighted methods count them as 0. Labelled
+        as xarray's ``DataArrayWeighted.quantile``. xarray's weighted quantile uses Kish's effective
+        sample size; this one repeats each value its weight times (see :doc:`/weighted`).
+
+        Parameters
+        ----------
+        q : float or sequence of float
+            Quantile(s) in [0, 1]. A sequence adds a leading quantile dimension.
+        dim : str, sequence of str or None, default None
+            Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
+            ValueError, as in xarray.
+        method : str, default "linear"
+            One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
+            "weibull", "hazen", "median_unbiased", "normal_unbiased", "inverted_cdf",
+            "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf"}. Quantile
+            method: NumPy's 13 methods, as :func:`numpy.quantile` ("inclusive" = "linear",
+            "exclusive" = "weibull"). "lower", "higher", "nearest", "inverted_cdf" and
+            "closest_observation" pick a stored value; a weight of exactly zero is a pick too.
+        interpolation : str, optional
+            pandas' name of ``method`` (the same choices). ``method`` left at "linear" yields to it;
+            any other ``method`` that disagrees: ValueError.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+        keep_attrs : bool, optional
+            Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
+            default).
+
+        Returns
+        -------
+        DataArray or Dataset
+            As the weighted object's data, reduced over ``dim`` (NumPy-backed data; dask-backed data
+            raises TypeError).
+
+        See Also
+        --------
+        xarray.DataArray.nanstats.quantile
+            The same with ``weights=``.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
+        >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0], dims="t")
+        >>> w = xr.DataArray([1.0, 1.0, 2.0, 0.0], dims="t")
+        >>> da.weighted(w).nanstats.quantile([0.25, 0.75], "t", nan_policy="omit").values
+        array([1. , 2.5])
+        >>> da.weighted(w).nanstats.quantile(0.5, "t", nan_policy="propagate").values
+        array(nan)
+        """
+        return self._reduce(
+            "quantile",
+            q=q,
+            dim=dim,
+            method=interpolation_method(interpolation, method),
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
+        )
+
+    def mean(
+        self,
+        dim: Hashable | Sequence[Hashable] | None = None,
+        *,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+        keep_attrs: bool | None = None,
+    ) -> xr.DataArray | xr.Dataset:
+        """Arithmetic mean from the exact sum, rounded once.
+
+        The weights of ``obj.weighted(weights)``, as frequency weights (see :doc:`/weighted`): NaN
+        weights follow ``nan_policy``, where xarray's own weighted methods count them as 0. Labelled
+        as xarray's ``DataArrayWeighted.mean``.
+
+        Parameters
+        ----------
+        dim : str, sequence of str or None, default None
+            Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
+            ValueError, as in xarray.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+        keep_attrs : bool, optional
+            Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
+            default).
+
+        Returns
+        -------
+        DataArray or Dataset
+            As the weighted object's data, reduced over ``dim`` (NumPy-backed data; dask-backed data
+            raises TypeError).
+
+        See Also
+        --------
+        xarray.DataArray.nanstats.mean
+            The same with ``weights=``.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
+        >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0], dims="t")
+        >>> w = xr.DataArray([1.0, 1.0, 2.0, 0.0], dims="t")
+        >>> da.weighted(w).nanstats.mean("t", nan_policy="omit").values
+        array(2.)
+        >>> da.weighted(w).nanstats.mean("t", nan_policy="propagate").values
+        array(nan)
+        """
+        return self._reduce(
+            "mean",
+            dim=dim,
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
+        )
+
+    def var(
+        self,
+        dim: Hashable | Sequence[Hashable] | None = None,
+        *,
+        ddof: float = 0,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+        keep_attrs: bool | None = None,
+    ) -> xr.DataArray | xr.Dataset:
+        """Variance, exactly rounded.
+
+        The weights of ``obj.weighted(weights)``, as frequency weights (see :doc:`/weighted`): NaN
+        weights follow ``nan_policy``, where xarray's own weighted methods count them as 0. Labelled
+        as xarray's ``DataArrayWeighted.var``.
+
+        Parameters
+        ----------
+        dim : str, sequence of str or None, default None
+            Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
+            ValueError, as in xarray.
+        ddof : float, default 0
+            Delta degrees of freedom: the divisor is ``N - ddof`` (fractional values are allowed).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+        keep_attrs : bool, optional
+            Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
+            default).
+
+        Returns
+        -------
+        DataArray or Dataset
+            As the weighted object's data, reduced over ``dim`` (NumPy-backed data; dask-backed data
+            raises TypeError).
+
+        See Also
+        --------
+        xarray.DataArray.nanstats.var
+            The same with ``weights=``.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
+        >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0], dims="t")
+        >>> w = xr.DataArray([1.0, 1.0, 2.0, 0.0], dims="t")
+        >>> da.weighted(w).nanstats.var("t", nan_policy="omit").values
+        array(2.)
+        >>> da.weighted(w).nanstats.var("t", nan_policy="propagate").values
+        array(nan)
+        """
+        return self._reduce(
+            "var",
+            dim=dim,
+            ddof=ddof,
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
+        )
+
+    def std(
+        self,
+        dim: Hashable | Sequence[Hashable] | None = None,
+        *,
+        ddof: float = 0,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+        keep_attrs: bool | None = None,
+    ) -> xr.DataArray | xr.Dataset:
+        """Standard deviation: the square root of var.
+
+        The weights of ``obj.weighted(weights)``, as frequency weights (see :doc:`/weighted`): NaN
+        weights follow ``nan_policy``, where xarray's own weighted methods count them as 0. Labelled
+        as xarray's ``DataArrayWeighted.std``.
+
+        Parameters
+        ----------
+        dim : str, sequence of str or None, default None
+            Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
+            ValueError, as in xarray.
+        ddof : float, default 0
+            Delta degrees of freedom: the divisor is ``N - ddof`` (fractional values are allowed).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+        keep_attrs : bool, optional
+            Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
+            default).
+
+        Returns
+        -------
+        DataArray or Dataset
+            As the weighted object's data, reduced over ``dim`` (NumPy-backed data; dask-backed data
+            raises TypeError).
+
+        See Also
+        --------
+        xarray.DataArray.nanstats.std
+            The same with ``weights=``.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
+        >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0], dims="t")
+        >>> w = xr.DataArray([1.0, 1.0, 2.0, 0.0], dims="t")
+        >>> da.weighted(w).nanstats.std("t", nan_policy="omit").values
+        array(1.41421356)
+        >>> da.weighted(w).nanstats.std("t", nan_policy="propagate").values
+        array(nan)
+        """
+        return self._reduce(
+            "std",
+            dim=dim,
+            ddof=ddof,
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
+        )
+
+    def sum(
+        self,
+        dim: Hashable | Sequence[Hashable] | None = None,
+        *,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+        keep_attrs: bool | None = None,
+    ) -> xr.DataArray | xr.Dataset:
+        """Exact sum rounded once (as math.fsum).
+
+        The weights of ``obj.weighted(weights)``, as frequency weights (see :doc:`/weighted`): NaN
+        weights follow ``nan_policy``, where xarray's own weighted methods count them as 0. Labelled
+        as xarray's ``DataArrayWeighted.sum``.
+
+        Parameters
+        ----------
+        dim : str, sequence of str or None, default None
+            Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
+            ValueError, as in xarray.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+        keep_attrs : bool, optional
+            Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
+            default).
+
+        Returns
+        -------
+        DataArray or Dataset
+            As the weighted object's data, reduced over ``dim`` (NumPy-backed data; dask-backed data
+            raises TypeError).
+
+        See Also
+        --------
+        xarray.DataArray.nanstats.sum
+            The same with ``weights=``.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
+        >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0], dims="t")
+        >>> w = xr.DataArray([1.0, 1.0, 2.0, 0.0], dims="t")
+        >>> da.weighted(w).nanstats.sum("t", nan_policy="omit").values
+        array(6.)
+        >>> da.weighted(w).nanstats.sum("t", nan_policy="propagate").values
+        array(nan)
+        """
+        return self._reduce(
+            "sum",
+            dim=dim,
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
         )

@@ -15,7 +15,10 @@ pandas); this module is the only place that touches them:
   classes xarray hands out for ``.rolling``/``.coarsen``/``.groupby``/``.resample``
   from ``xarray.computation.rolling``, ``xarray.core.groupby`` and
   ``xarray.core.resample`` (by name: an instance would import dask);
-* :func:`grouped_object` reads ``GroupBy.groupers[0].obj``.
+* :func:`grouped_object` reads ``GroupBy.groupers[0].obj``;
+* :func:`weighted_classes` reads ``DataArrayWeighted`` / ``DatasetWeighted`` of
+  :data:`WEIGHTED_MODULE` (``.weighted`` imports it on first use) and
+  :func:`weighted_parts` their ``obj`` and ``weights`` attributes.
 
 ``tests/xarray/test_xr_private.py`` fails loudly if any of these move.
 """
@@ -40,6 +43,9 @@ __all__ = [
     "groupby_classes",
     "resample_classes",
     "grouped_object",
+    "weighted_classes",
+    "weighted_parts",
+    "WEIGHTED_MODULE",
     "InternalsError",
 ]
 
@@ -172,3 +178,27 @@ def grouped_object(gb: Any) -> Any:
         return gb.groupers[0].obj
     except (AttributeError, IndexError) as exc:  # pragma: no cover - xarray moved it
         raise _internals_error("the grouped object (GroupBy.groupers[0].obj)") from exc
+
+
+#: where xarray defines its weighted objects (imported by the first ``.weighted``)
+WEIGHTED_MODULE = "xarray.computation.weighted"
+
+
+def weighted_classes() -> tuple[type, ...]:
+    """The classes xarray hands out for ``.weighted`` (DataArray, Dataset)."""
+
+    def instances() -> tuple:
+        da = xr.DataArray([0.0, 1.0], dims="d")
+        w = xr.DataArray([1.0, 1.0], dims="d")
+        return da.weighted(w), da.to_dataset(name="v").weighted(w)
+
+    return _classes(WEIGHTED_MODULE, ("DataArrayWeighted", "DatasetWeighted"), instances)
+
+
+def weighted_parts(wobj: Any) -> tuple[Any, xr.DataArray]:
+    """(data, weights) of a ``DataArrayWeighted`` / ``DatasetWeighted``."""
+    try:
+        return wobj.obj, wobj.weights
+    except AttributeError as exc:  # pragma: no cover - xarray moved them
+        raise _internals_error("the weighted object's data and weights (.obj, .weights)"
+                               ) from exc

@@ -33,6 +33,12 @@ from ._common import (
 )
 from ._common import keep_attrs as resolve_keep_attrs
 from ._xr_internals import from_temp_dataset, replace_with_new_dims, to_temp_dataset
+from .weighted import (
+    VariableWeights,
+    aligned_weights,
+    check_weighted,
+    variable_weights,
+)
 
 __all__ = ["reduce", "quantile", "nan_report", "array_stat", "arg_reduce"]
 
@@ -50,9 +56,11 @@ def array_stat(
     policy: NanPolicy,
     relabel: Callable[[NaNError], NaNError] | None = None,
     keepdims: bool = False,
+    weights: VariableWeights | None = None,
     **params: Any,
 ) -> Any:
-    """One statistic of a NumPy or dask array (dask stays lazy), errors relabelled.
+    """One statistic of a NumPy or dask array (dask stays lazy), errors relabelled;
+    ``weights`` (NumPy data only) through the weighted core, their errors labelled.
 
     Examples
     --------
@@ -61,6 +69,17 @@ def array_stat(
     2.0
     """
     policy = resolve_policy(policy)
+    if weights is not None:
+        with labelled_errors(relabel):
+            try:
+                return core_reduce(np.asarray(data), stat, axis=axis, policy=policy,
+                                   keepdims=keepdims, weights=weights.values,
+                                   weights_missing=weights.missing, **params).values
+            except ValueError as err:
+                new = weights.relabel(err)
+                if new is err:
+                    raise
+                raise new from None
     if is_dask(data):
         from ..dask.reduce import dask_reduce
 
@@ -91,11 +110,17 @@ def _parse_dims(dim: Any, all_dims: Iterable[Hashable]) -> set[Hashable]:
 
 def _variable_stat(var: xr.Variable, stat: str, reduce_dims: Sequence[Hashable], *,
                    keep: bool, keepdims: bool, policy: NanPolicy, relabel: Any,
-                   params: dict[str, Any]) -> xr.Variable:
+                   params: dict[str, Any], weights: Any = None,
+                   name: Hashable | None = None,
+                   indexes: Any = None) -> xr.Variable:
     """``stat`` of one variable over ``reduce_dims`` (all of a 0-d variable)."""
     axes = tuple(var.get_axis_num(d) for d in reduce_dims)
+    vw = None
+    if weights is not None:
+        check_weighted(stat, var.data)
+        vw = variable_weights(weights, var, name, indexes or {})
     values = array_stat(var.data, stat, axes if var.ndim else None, policy=policy,
-                        relabel=relabel, keepdims=keepdims, **params)
+                        relabel=relabel, keepdims=keepdims, weights=vw, **params)
     dims = var.dims if keepdims else tuple(d for d in var.dims if d not in reduce_dims)
     if np.ndim(values) > len(dims):  # quantile dims come first, as in xarray
         dims = ("quantile",) + dims
@@ -113,6 +138,7 @@ def _dataset_reduce(
     numeric_only: bool,
     names: dict[Hashable, Hashable] | None = None,
     params: dict[str, Any],
+    weights: Any = None,
 ) -> xr.Dataset:
     """xarray's ``Dataset.reduce`` loop with a nanaccess statistic per variable."""
     dims = _parse_dims(dim, ds.dims)
@@ -130,10 +156,12 @@ def _dataset_reduce(
         if numeric_only and not (names or holds_numbers(var)):
             # a DataArray (names given) is the data itself: never dropped
             continue
-        relabel = variable_relabel((names or {}).get(name, name), var, ds.indexes)
+        label = (names or {}).get(name, name)
+        relabel = variable_relabel(label, var, ds.indexes)
         variables[name] = _variable_stat(var, stat, reduce_dims, keep=keep,
                                          keepdims=keepdims, policy=policy, relabel=relabel,
-                                         params=params)
+                                         params=params, weights=weights, name=label,
+                                         indexes=ds.indexes)
     coord_names = {k for k in ds.coords if k in variables}
     indexes = {k: v for k, v in ds.xindexes.items() if k in variables}
     out = replace_with_new_dims(ds, variables, coord_names=coord_names,
@@ -165,6 +193,7 @@ def reduce(
     keep_attrs: bool | None = None,
     keepdims: bool = False,
     numeric_only: bool | None = None,
+    weights: Any = None,
     **params: Any,
 ) -> xr.DataArray | xr.Dataset:
     """Reduce an xarray object with a nanaccess statistic, labels kept as xarray does.
@@ -184,6 +213,10 @@ def reduce(
         Keep ``attrs``; ``None`` follows xarray's default.
     keepdims : bool, default False
         Keep the reduced dimensions with length one.
+    weights : DataArray or array_like, optional
+        Frequency weights of the weighted statistics (:mod:`.weighted`): a DataArray
+        broadcast by dimension names (coordinates equal to the data's), or an array of
+        a DataArray's shape; NumPy-backed data only.
     numeric_only : bool, optional
         For Datasets: drop non-numeric variables (``None``: as xarray's reduction of
         the same kind, see :func:`numeric_only_default`).
@@ -220,9 +253,12 @@ def reduce(
     policy = resolve_policy(nan_policy)
     if numeric_only is None:
         numeric_only = numeric_only_default(stat)
+    if weights is not None:
+        check_weighted(stat, None)
+        weights = aligned_weights(obj, weights)
     return _on_dataset(obj, _dataset_reduce, stat=stat, dim=dim, keep_attrs=keep_attrs,
                        keepdims=bool(keepdims), policy=policy, numeric_only=numeric_only,
-                       params=params)
+                       params=params, weights=weights)
 
 
 def quantile(

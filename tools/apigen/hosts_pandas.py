@@ -154,6 +154,29 @@ _TYPES = ("import pandas as pd",)
 #: q of the pandas hosts: a sequence labels the results by q (see Returns)
 _Q = {"q": "Quantile(s) in [0, 1]; a sequence gives one result per ``q``, labelled by it."}
 
+
+def _weights_doc(own: str) -> dict[str, str]:
+    """``param_docs`` of a host's ``weights``: what the host takes, then the table's text."""
+    return {"weights": f"{own} {STATS.WEIGHTS.doc}"}
+
+
+#: what each pandas host takes as ``weights``
+_W_SERIES = _weights_doc(
+    "An array of the Series' length, or a Series aligned on the index (labels that do "
+    "not match raise ValueError naming them); errors name \"weights\" and the index "
+    "label of the first offending weight.")
+_W_FRAME = _weights_doc(
+    "A column label (that column holds the row weights and is left out of the result), "
+    "an array of one weight per row or a Series aligned on the index; ``axis=0`` only.")
+_W_GROUPBY = _weights_doc(
+    "A column label of the grouped DataFrame (that column holds the row weights and is "
+    "left out of the result), an array of one weight per row or a Series aligned on the "
+    "index.")
+_W_AGG = _weights_doc(
+    "A Series of weights covering the index of the data (each group's rows are looked up "
+    "by label), or a column label when the callable is given to ``gb.nanstats.agg`` "
+    "(pandas' own ``.agg`` hands the callable one column, so a label cannot be read there).")
+
 HOSTS = [
     HostSpec(
         key="pandas.Series",
@@ -163,10 +186,12 @@ HOSTS = [
         title="Statistic methods of the pandas accessors (Series, DataFrame, GroupBy).",
         doc="The statistics of ``Series.nanstats``: one value of the Series.",
         params=(SERIES_AXIS, *CONVENTION_PARAMS),
-        order=("q", "*", "axis", "interpolation", "min_count", "nan_policy", "skipna"),
+        order=("q", "*", "axis", "interpolation", "min_count", "weights", "nan_policy",
+               "skipna"),
+        weights=True,
         pandas_defaults=True,
         defaults={"q": 0.5},
-        param_docs=_Q,
+        param_docs={**_Q, **_W_SERIES},
         returns=_series_returns,
         extended=_extended("Series"),
         see_also=_see_also("Series"),
@@ -189,10 +214,11 @@ HOSTS = [
         doc="The statistics of ``DataFrame.nanstats``: one value per column or row.",
         params=(FRAME_AXIS, NUMERIC_ONLY, *CONVENTION_PARAMS),
         order=("q", "axis", "ddof", "numeric_only", "*", "interpolation", "min_count",
-               "nan_policy", "skipna"),
+               "weights", "nan_policy", "skipna"),
+        weights=True,
         pandas_defaults=True,
         defaults={"q": 0.5},
-        param_docs=_Q,
+        param_docs={**_Q, **_W_FRAME},
         returns=_frame_returns,
         extended=_extended("DataFrame"),
         see_also=_see_also("DataFrame"),
@@ -216,11 +242,12 @@ HOSTS = [
         doc=("The statistics of ``df.groupby(...).nanstats``: one value per group and "
              "column (Series and DataFrame GroupBy)."),
         params=(NUMERIC_ONLY, ENGINE, *CONVENTION_PARAMS),
-        order=("q", "ddof", "*", "numeric_only", "interpolation", "min_count", "nan_policy",
-               "skipna", "engine"),
+        order=("q", "ddof", "*", "numeric_only", "interpolation", "min_count", "weights",
+               "nan_policy", "skipna", "engine"),
+        weights=True,
         pandas_defaults=True,
         defaults={"q": 0.5},
-        param_docs=_Q,
+        param_docs={**_Q, **_W_GROUPBY},
         statistics=STATS.GROUPED,
         returns=_groupby_returns,
         extended=_extended("GroupBy"),
@@ -246,10 +273,11 @@ HOSTS = [
         title="Named callables of ``nanaccess.agg``, one per statistic.",
         doc="",
         params=CONVENTION_PARAMS,
-        order=("q", "*", "interpolation", "min_count", "nan_policy", "skipna"),
+        order=("q", "*", "interpolation", "min_count", "weights", "nan_policy", "skipna"),
+        weights=True,
         pandas_defaults=True,
         defaults={"q": 0.5},
-        param_docs=_Q,
+        param_docs={**_Q, **_W_AGG},
         statistics=STATS.GROUPED,
         returns=_agg_returns,
         extended=lambda stat: ("For pandas' ``.agg``: the callable computes "

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .hosts_pandas import CONVENTION_PARAMS, CONVENTIONS, ENGINE
+from .hosts_pandas import CONVENTION_PARAMS, CONVENTIONS, ENGINE, INTERPOLATION, SKIPNA
 from .render import STATS, Example, HostParam, HostSpec, package_functions
 
 PATH = "nanaccess/xarray/_generated.py"
@@ -138,6 +138,36 @@ def _calls(kind: str) -> Any:
     return calls
 
 
+#: what the xarray accessors take as ``weights``
+_W = {"weights": (
+    "A DataArray broadcast against the data by dimension names (as xarray's "
+    "``weighted``; its dimensions must be the data's), or an array of the data's shape "
+    "(or 1-D along a single reduced dimension). " + STATS.WEIGHTS.doc)}
+_W_DS = {"weights": (
+    "A DataArray broadcast against each data variable by dimension names (as xarray's "
+    "``Dataset.weighted``); variables lacking one of its dimensions raise ValueError. "
+    + STATS.WEIGHTS.doc)}
+
+
+def _weighted_extended(stat: Any) -> str:
+    own = XARRAY_METHOD.get(stat.name)
+    text = ("The weights of ``obj.weighted(weights)``, as frequency weights (see "
+            ":doc:`/weighted`): NaN weights follow ``nan_policy``, where xarray's own "
+            "weighted methods count them as 0. ")
+    if own in ("quantile", "mean", "sum", "var", "std"):
+        text += f"Labelled as xarray's ``DataArrayWeighted.{own}``. "
+    if stat.name == "quantile":
+        text += ("xarray's weighted quantile uses Kish's effective sample size; this one "
+                 "repeats each value its weight times (see :doc:`/weighted`). ")
+    return text.strip()
+
+
+def _weighted_calls(stat: Any) -> list[str]:
+    if stat.name == "quantile":
+        return ['[0.25, 0.75], "t", nan_policy="omit"', '0.5, "t", nan_policy="propagate"']
+    return ['"t", nan_policy="omit"', '"t", nan_policy="propagate"']
+
+
 _DA = 'da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")'
 _DS = 'ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})'
 _GB = ('g = xr.DataArray(list("aabbb"), dims="t")',
@@ -153,8 +183,10 @@ HOSTS = [
         title="Statistic methods of the xarray accessors (DataArray, Dataset, GroupBy).",
         doc="The statistics of ``DataArray.nanstats``: reductions over ``dim``.",
         params=(DIM, KEEP_ATTRS, KEEPDIMS, COUNT_POLICY, *CONVENTION_PARAMS),
-        order=("q", "dim", "*", "method", "interpolation", "ddof", "min_count", "nan_policy",
-               "skipna", "keep_attrs", "keepdims"),
+        order=("q", "dim", "*", "method", "interpolation", "ddof", "min_count", "weights",
+               "nan_policy", "skipna", "keep_attrs", "keepdims"),
+        weights=True,
+        param_docs=_W,
         returns=_returns("DataArray"),
         extended=_extended("DataArray"),
         see_also=_see_also("DataArray"),
@@ -174,8 +206,10 @@ HOSTS = [
         name="DatasetStatsMixin",
         doc="The statistics of ``Dataset.nanstats``: each data variable reduced over ``dim``.",
         params=(DIM, KEEP_ATTRS, KEEPDIMS, COUNT_POLICY, *CONVENTION_PARAMS),
-        order=("q", "dim", "*", "method", "interpolation", "ddof", "min_count", "nan_policy",
-               "skipna", "keep_attrs", "keepdims"),
+        order=("q", "dim", "*", "method", "interpolation", "ddof", "min_count", "weights",
+               "nan_policy", "skipna", "keep_attrs", "keepdims"),
+        weights=True,
+        param_docs=_W_DS,
         statistics=tuple(n for n in STATS.STATISTICS if n not in STATS.ARG),
         returns=_returns("Dataset"),
         extended=_extended("Dataset"),
@@ -204,6 +238,31 @@ HOSTS = [
         see_also=_see_also("GroupBy"),
         example=Example((_SETUP, *_GB), 'da.nanstats.groupby("g")', wrap="{call}.values"),
         example_calls=_calls("GroupBy"),
+        imports=(CONVENTIONS,),
+        type_imports=_TYPES,
+    ),
+    HostSpec(
+        key="xarray.Weighted",
+        label="DataArray.weighted(w).nanstats",
+        path=PATH,
+        name="WeightedStatsMixin",
+        doc=("The statistics of ``obj.weighted(weights).nanstats`` (DataArray and "
+             "Dataset): frequency-weighted reductions over ``dim``, the policy covering "
+             "the weights."),
+        params=(DIM, KEEP_ATTRS, SKIPNA, INTERPOLATION),
+        order=("q", "dim", "*", "method", "interpolation", "ddof", "nan_policy", "skipna",
+               "keep_attrs"),
+        statistics=STATS.WEIGHTED,
+        returns=lambda stat: ("xr.DataArray | xr.Dataset", (
+            "DataArray or Dataset\n    As the weighted object's data, reduced over ``dim`` "
+            "(NumPy-backed data; dask-backed data raises TypeError).")),
+        extended=_weighted_extended,
+        see_also=lambda stat: [(f"xarray.DataArray.nanstats.{stat.name}",
+                                "The same with ``weights=``.")],
+        example=Example((_SETUP, 'da = xr.DataArray([4.0, np.nan, 1.0, 3.0], dims="t")',
+                         'w = xr.DataArray([1.0, 1.0, 2.0, 0.0], dims="t")'),
+                        "da.weighted(w).nanstats", wrap="{call}.values"),
+        example_calls=_weighted_calls,
         imports=(CONVENTIONS,),
         type_imports=_TYPES,
     ),

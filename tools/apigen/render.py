@@ -33,6 +33,11 @@ A module ``tools/apigen/hosts_<name>.py`` defines ``HOSTS = [HostSpec(...), ...]
   keyword-only names. Statistic parameters (``q``, ``ddof``, ...) appear where they
   are listed, and only for the statistics that have them; a statistic parameter not
   listed goes first after ``"*"``; ``nan_policy`` goes where listed (default: last);
+* ``weights``: the host aligns frequency weights with its data, so the weighted
+  statistics (:attr:`nanaccess._stats.Statistic.weighted`) get the keyword
+  :data:`nanaccess._stats.WEIGHTS` (where ``order`` lists ``"weights"``, else first
+  after ``"*"``); hosts that cannot take weights (windows, dask, grouped xarray) leave
+  it False and never show it;
 * ``pandas_defaults``: use :attr:`nanaccess._stats.Param.pandas_default` (``ddof=1``
   as pandas) instead of the table's default (``ddof=0`` as NumPy/xarray);
   ``defaults``: further per-host defaults (``{"q": 0.5}``: pandas' quantile default);
@@ -80,6 +85,7 @@ ANNOTATIONS = {
     "ddof": "float",
     "rng": "tuple[float, float]",
     "scale": "float | str",
+    "weights": "Any",
 }
 
 NAN_POLICY_DOC = (
@@ -176,6 +182,8 @@ class HostSpec:
     hook: str = "_reduce"
     params: tuple[HostParam, ...] = ()
     order: tuple[str, ...] = ("q", "*")
+    #: the weighted statistics take ``weights=`` on this host
+    weights: bool = False
     pandas_defaults: bool = False
     defaults: dict[str, Any] = field(default_factory=dict)
     statistics: tuple[str, ...] | None = None
@@ -233,7 +241,8 @@ def _stat_default(spec: HostSpec, param: Any) -> str | None:
 
 def signature(spec: HostSpec, stat: Any) -> tuple[list[_Arg], list[_Arg]]:
     """(positional, keyword-only) arguments of ``stat`` on ``spec``'s host."""
-    stat_params = {p.name: p for p in stat.params}
+    own = stat.params + (stat.weight_params if spec.weights else ())
+    stat_params = {p.name: p for p in own}
     host = {p.name: p for p in spec.params if p.applies(stat)}
     order = list(spec.order)
     if "*" not in order:
