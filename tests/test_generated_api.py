@@ -98,3 +98,28 @@ def test_hosts_selection_keeps_whole_modules():
     # the DataFrame and GroupBy mixins share the Series' module: all are rendered
     assert {s.key for s in chosen} == {"pandas.Series", "pandas.DataFrame", "pandas.GroupBy"}
     assert generate_api.select(specs, None) == specs
+
+
+def test_weights_only_on_weighted_statistics_of_hosts_that_take_them():
+    """``HostSpec.weights``: the weighted statistics get ``weights=`` there and only
+    there (windows, dask and grouped xarray never show it)."""
+    specs = render.discover_hosts()
+    assert {s.key for s in specs if s.weights} == {
+        "pandas.Series", "pandas.DataFrame", "pandas.GroupBy", "pandas.agg",
+        "xarray.DataArray", "xarray.Dataset"}
+    for spec in specs:
+        for stat in spec.stats():
+            pos, kw = render.signature(spec, stat)
+            has = "weights" in {a.name for a in pos + kw}
+            assert has == (spec.weights and stat.weighted), (spec.key, stat.name)
+
+
+def test_weights_documented_with_the_policy():
+    import inspect
+
+    from nanaccess.pandas.accessor import SeriesNanStats
+
+    doc = inspect.getdoc(SeriesNanStats.median)
+    assert "weights : array_like, optional" in doc
+    assert "Frequency weights" in doc and '"omit"' in doc
+    assert "weights" not in inspect.signature(SeriesNanStats.min).parameters

@@ -97,7 +97,7 @@ class NanGroupBy(GroupByStatsMixin):
             if w is not None:
                 values, miss, wcount = grouped_weighted_column(
                     col, name, obj.index, codes, ngroups, stat, policy, w,
-                    series=is_series, **params)
+                    series=is_series, engine=engine, **params)
                 red = None
             else:
                 try:

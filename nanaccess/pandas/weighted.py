@@ -192,7 +192,8 @@ def weighted_column(col: Column, name: Hashable | None, index: pd.Index, stat: s
 
 def grouped_weighted_column(col: Column, name: Hashable | None, index: pd.Index,
                             codes: np.ndarray, ngroups: int, stat: str, policy: NanPolicy,
-                            w: Weights, *, series: bool = False, **params: Any
+                            w: Weights, *, series: bool = False, engine: str | None = None,
+                            **params: Any
                             ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
     """Weighted ``stat`` of every group of one column: ``(values, missing, count)``.
 
@@ -210,6 +211,8 @@ def grouped_weighted_column(col: Column, name: Hashable | None, index: pd.Index,
     def take(a: np.ndarray | None) -> np.ndarray | None:
         return a if a is None or rows is None else a[rows]
 
+    if engine is not None:  # the grouped weighted kernels' engine (NumPy or numba)
+        params["engine"] = engine
     try:
         vals, miss, count = grouped_weighted_mod.grouped_weighted(
             take(col.values), take(codes), ngroups, stat, take(w.values), policy=policy,

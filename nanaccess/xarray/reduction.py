@@ -70,16 +70,20 @@ def array_stat(
     """
     policy = resolve_policy(policy)
     if weights is not None:
-        with labelled_errors(relabel):
-            try:
+        def data_only(err: NaNError) -> NaNError:
+            # the weights' errors are labelled by the weights' coordinates below
+            return err if err.subject == "weights" or relabel is None else relabel(err)
+
+        try:
+            with labelled_errors(data_only):
                 return core_reduce(np.asarray(data), stat, axis=axis, policy=policy,
                                    keepdims=keepdims, weights=weights.values,
                                    weights_missing=weights.missing, **params).values
-            except ValueError as err:
-                new = weights.relabel(err)
-                if new is err:
-                    raise
-                raise new from None
+        except ValueError as err:
+            new = weights.relabel(err)
+            if new is err:
+                raise
+            raise new from None
     if is_dask(data):
         from ..dask.reduce import dask_reduce
 
