@@ -143,3 +143,23 @@ def test_rolling_groupby_resample_classes_are_read_by_name():
         type(da.resample(t="1D")), type(ds.resample(t="1D")))
     assert internals.grouped_object(da.groupby("t")) is da
     assert internals.grouped_object(ds.resample(t="1D")) is ds
+
+
+def test_weighted_classes_and_parts_are_xarrays():
+    """``WEIGHTED_MODULE`` names the module of xarray's weighted objects (the accessor
+    registers when it is imported), the classes are found by name, and ``.obj`` /
+    ``.weights`` are the data and weights the object was made with."""
+    import importlib
+    import sys
+
+    da = xr.DataArray([1.0, 2.0], dims="t")
+    w = xr.DataArray([1.0, 3.0], dims="t")
+    wda, wds = da.weighted(w), da.to_dataset(name="v").weighted(w)
+    assert internals.WEIGHTED_MODULE in sys.modules
+    mod = importlib.import_module(internals.WEIGHTED_MODULE)
+    assert (mod.DataArrayWeighted, mod.DatasetWeighted) == (type(wda), type(wds))
+    assert internals.weighted_classes() == (type(wda), type(wds))
+    data, weights = internals.weighted_parts(wda)
+    assert data is da
+    xr.testing.assert_identical(weights, w)
+    assert hasattr(wda, "nanstats") and hasattr(wds, "nanstats")

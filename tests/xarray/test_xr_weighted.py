@@ -159,3 +159,17 @@ def test_inputs_are_not_modified():
     da.weighted(w.fillna(0)).nanstats.var("t", nan_policy="propagate")
     xr.testing.assert_identical(da, da0)
     xr.testing.assert_identical(w, w0)
+
+
+@pytest.mark.parametrize("first", ["xarray.computation.weighted", "nanaccess"])
+def test_registered_whichever_is_imported_first(first):
+    import subprocess
+    import sys
+
+    code = (f"import {first}; import nanaccess, xarray as xr; "
+            "da = xr.DataArray([1.0, 2.0, 3.0], dims='t'); "
+            "w = xr.DataArray([1, 1, 5], dims='t'); "
+            "print(float(da.weighted(w).nanstats.median('t')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "3.0"
