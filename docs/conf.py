@@ -24,6 +24,7 @@ sys.path.insert(0, str(HERE))
 # test suite set it) they would silently vanish.
 os.environ.pop("MPLBACKEND", None)
 
+from dotted_breaks import add_breaks  # noqa: E402
 from gen_perf import write_tables  # noqa: E402
 
 import nanaccess  # noqa: E402  (registers the .nanstats accessors for autosummary)
@@ -74,6 +75,8 @@ nb_execution_allow_errors = False
 html_theme = "furo"
 html_title = f"nanaccess {release}"
 html_theme_options = {"navigation_with_keys": True}
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]
 
 
 def _generate(app) -> None:  # noqa: ANN001
@@ -85,3 +88,5 @@ def _generate(app) -> None:  # noqa: ANN001
 
 def setup(app) -> None:  # noqa: ANN001
     app.connect("builder-inited", _generate)
+    # after furo (priority 500) has built the sidebar
+    app.connect("html-page-context", add_breaks, priority=900)

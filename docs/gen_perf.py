@@ -12,18 +12,25 @@ list under "results", "benchmarks", "rows" or "data" (its other scalar fields be
 "measured on" line, a nested "machine"/"machine_info"/"environment" object too);
 nested objects in records are flattened to dotted names (``stats.mean``), so
 pytest-benchmark files work as well. With no JSON present the page says so.
+
+``summary.json`` (one row per target: the worst same-run ratio against its reference)
+leads the page: a chart (:func:`write_chart`, matplotlib, an SVG written next to the
+Markdown at build time) and its table; the other files follow as details, columns
+that hold one value in every row said once above their table instead.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 import sys
+import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["render", "write_tables", "NOT_MEASURED"]
+__all__ = ["render", "write_tables", "write_chart", "summary_rows", "NOT_MEASURED"]
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -33,6 +40,8 @@ NOT_MEASURED = (
 )
 _LIST_KEYS = ("results", "benchmarks", "rows", "data", "records")
 _META_KEYS = ("machine", "machine_info", "environment", "env", "meta", "metadata")
+SUMMARY = "summary.json"
+CHART = "perf_summary.svg"
 
 
 def _flatten(record: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -71,11 +80,22 @@ def _table(records: list[Mapping[str, Any]]) -> str:
         columns.extend(k for k in r if k not in columns)
     if not columns:
         return "*(no rows)*"
+    same = {}
+    if len(rows) > 1:  # a column with one value in every row: said once, not repeated
+        for c in columns:
+            values = {repr(r.get(c)) for r in rows}
+            if len(values) == 1 and len(columns) - len(same) > 2:
+                same[c] = rows[0].get(c)
+        columns = [c for c in columns if c not in same]
+    head = ""
+    if same:
+        head = "In every row: " + ", ".join(f"{c} {_fmt(v) or '—'}" for c, v in same.items())
+        head += ".\n\n"
     lines = ["| " + " | ".join(columns) + " |"]
     lines.append("| " + " | ".join("---:" if _numeric(rows, c) else "---" for c in columns) + " |")
     for r in rows:
         lines.append("| " + " | ".join(_fmt(r.get(c)) for c in columns) + " |")
-    return "\n".join(lines)
+    return head + "\n".join(lines)
 
 
 def _numeric(rows: list[dict[str, Any]], column: str) -> bool:
@@ -121,8 +141,143 @@ def _section(path: Path) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def render(results_dir: Path | str = RESULTS) -> str:
-    """Markdown for every ``*.json`` in ``results_dir`` (sorted by name).
+def _target_value(text: str) -> float | None:
+    """The number in a target such as "... <= 0.5x NumPy" (None when there is none).
+
+    >>> _target_value("groupby <= 1.0x pandas"), _target_value("at most one extra copy")
+    (1.0, None)
+    """
+    found = re.search(r"<=\s*([0-9.]+)\s*x", text)
+    return float(found.group(1)) if found else None
+
+
+def summary_rows(results_dir: Path | str = RESULTS) -> list[dict[str, Any]]:
+    """The rows of ``summary.json`` that have a ratio, with a numeric ``target_x``.
+
+    A target without a number ("at most one extra copy") is a ratio of copies: 1.
+    """
+    path = Path(results_dir) / SUMMARY
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    records = data.get("results", []) if isinstance(data, Mapping) else data
+    rows = []
+    for r in records if isinstance(records, list) else []:
+        if not isinstance(r, Mapping) or not isinstance(r.get("worst_ratio"), int | float):
+            continue
+        target = str(r.get("target", ""))
+        rows.append({**r, "target_x": _target_value(target) or 1.0})
+    return rows
+
+
+def _label(row: Mapping[str, Any]) -> str:
+    """ "groupby <= 1.0x pandas" -> "groupby vs pandas (numba)", wrapped."""
+    target = str(row.get("target", row.get("bench", "")))
+    found = re.match(r"(.*?):?\s*<=\s*[0-9.]+\s*x\s*(.*)$", target)
+    text = f"{found.group(1)} vs {found.group(2)}" if found else f"{target}: copies"
+    engine = "numba" if row.get("accel") else "NumPy only"
+    return "\n".join(textwrap.wrap(f"{text} ({engine})", 40))
+
+
+def write_chart(results_dir: Path | str, out: Path | str) -> bool:
+    """Draw the summary's worst ratio per target as bars, each with its target line.
+
+    Writes an SVG at ``out``; returns False (and writes nothing) when there is no
+    summary or no matplotlib.
+    """
+    rows = summary_rows(results_dir)
+    if not rows:
+        return False
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # pragma: no cover - the docs extra installs it
+        return False
+    rows = rows[::-1]  # first summary row on top
+    fig, ax = plt.subplots(figsize=(8.5, 0.55 * len(rows) + 1.4), layout="constrained")
+    ys = range(len(rows))
+    ratios = [float(r["worst_ratio"]) for r in rows]
+    colors = ["#2a9d8f" if r.get("met") else "#e76f51" for r in rows]
+    ax.barh(list(ys), ratios, height=0.6, color=colors, zorder=2)
+    for y, r, ratio in zip(ys, rows, ratios, strict=True):
+        t = r["target_x"]
+        ax.plot([t, t], [y - 0.42, y + 0.42], color="#222222", lw=2, zorder=3)
+        ax.annotate(
+            f"{ratio:.2f}x",
+            (max(ratio, t), y),
+            xytext=(4, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=8,
+        )
+    ax.set_xscale("log")
+    lo = min(min(ratios), min(r["target_x"] for r in rows)) / 1.6
+    hi = max(max(ratios), max(r["target_x"] for r in rows)) * 1.8
+    ax.set_xlim(lo, hi)
+    ax.axvline(1.0, color="0.6", lw=0.8, ls=":", zorder=1)
+    ticks = [v for v in (0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20) if lo <= v <= hi]
+    ax.set_xticks(ticks, [f"{v:g}x" for v in ticks])
+    ax.minorticks_off()
+    ax.set_yticks(list(ys))
+    ax.set_yticklabels([_label(r) for r in rows], fontsize=8)
+    ax.set_xlabel(
+        "worst time (memory) ratio nanaccess / reference, same run; log scale, lower is better"
+    )
+    ax.grid(axis="x", color="0.9", zorder=0)
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    ax.legend(
+        handles=[
+            Patch(color="#2a9d8f", label="target met"),
+            Patch(color="#e76f51", label="target missed"),
+            Line2D([], [], color="#222222", lw=2, label="target"),
+        ],
+        loc="lower right",
+        fontsize=8,
+        framealpha=0.9,
+    )
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, format="svg", metadata={"Date": None})
+    plt.close(fig)
+    return True
+
+
+def _summary(results_dir: Path, chart: str | None) -> str:
+    rows = summary_rows(results_dir)
+    if not rows:
+        return ""
+    met = sum(bool(r.get("met")) for r in rows)
+    parts = [
+        "## Summary",
+        f"{met} of {len(rows)} targets met. Each bar is the worst same-run ratio of a "
+        "target's cases (nanaccess's time over the reference's, measured in alternation "
+        "on the same machine), the black line the target. From "
+        f"`benchmarks/results/{SUMMARY}`.",
+    ]
+    if chart:
+        parts.append(f"![Worst same-run ratio against each reference, with its target]({chart})")
+    table = [
+        "| target | numba | worst case | worst ratio | met |",
+        "| --- | --- | --- | ---: | --- |",
+    ]
+    for r in rows:
+        table.append(
+            f"| {_fmt(r.get('target'))} | {_fmt(r.get('accel'))} | {_fmt(r.get('worst_case'))} "
+            f"| {_fmt(r.get('worst_ratio'))} | {_fmt(r.get('met'))} |"
+        )
+    parts.append("\n".join(table))
+    return "\n\n".join(parts) + "\n"
+
+
+def render(results_dir: Path | str = RESULTS, chart: str | None = None) -> str:
+    """Markdown for every ``*.json`` in ``results_dir``: the summary first, then the rest.
+
+    ``chart``: the path of the summary chart to show (see :func:`write_chart`).
 
     Examples
     --------
@@ -148,12 +303,18 @@ def render(results_dir: Path | str = RESULTS) -> str:
     files = sorted(results_dir.glob("*.json")) if results_dir.is_dir() else []
     if not files:
         return NOT_MEASURED + "\n"
-    return "\n".join(_section(p) for p in files)
+    head = _summary(results_dir, chart)
+    details = [_section(p) for p in files if not (head and p.name == SUMMARY)]
+    return "\n".join([head, *details]) if head else "\n".join(details)
 
 
 def write_tables(results_dir: Path | str = RESULTS, out: Path | str | None = None) -> str:
-    """Render and, when ``out`` is given, write the Markdown (only if it changed)."""
-    text = render(results_dir)
+    """Render and, when ``out`` is given, write the Markdown (only if it changed) and
+    the summary chart beside it (:data:`CHART`)."""
+    chart = None
+    if out is not None and write_chart(results_dir, Path(out).parent / CHART):
+        chart = CHART
+    text = render(results_dir, chart)
     if out is not None:
         out = Path(out)
         out.parent.mkdir(parents=True, exist_ok=True)

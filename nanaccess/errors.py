@@ -29,10 +29,11 @@ class NaNError(ValueError):
     Examples
     --------
     >>> import nanaccess as na
-    >>> na.median([1.0, float("nan")])
-    Traceback (most recent call last):
-    ...
-    nanaccess.errors.NaNError: data holds 1 NaN value (first at position 1); ...
+    >>> try:
+    ...     na.median([1.0, float("nan")])
+    ... except na.NaNError as err:
+    ...     print(f"{type(err).__name__}: {err}")
+    NaNError: data holds 1 NaN value (first at position 1); pass nan_policy="omit" ...
     """
 
     def __init__(
@@ -83,10 +84,11 @@ class SignalingNaNError(NaNError):
     Examples
     --------
     >>> import nanaccess as na
-    >>> na.median([1.0, na.make_nan(1, signaling=True)], nan_policy="omit")
-    Traceback (most recent call last):
-    ...
-    nanaccess.errors.SignalingNaNError: data holds 1 signaling NaN value (first at position 1); ...
+    >>> try:
+    ...     na.median([1.0, na.make_nan(1, signaling=True)], nan_policy="omit")
+    ... except na.SignalingNaNError as err:
+    ...     print(f"{type(err).__name__}: {err}")
+    SignalingNaNError: data holds 1 signaling NaN value (first at position 1); ...
     """
 
     def __init__(self, message: str | None = None, **kwargs: Any) -> None:

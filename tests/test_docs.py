@@ -105,6 +105,42 @@ def test_performance_page_comes_from_the_results(docs_build):
             if path.stat().st_mtime > built - 60:
                 continue  # written while the docs were building (a local benchmark run)
             assert f"benchmarks/results/{path.name}" in html
+    if (ROOT / "benchmarks" / "results" / "summary.json").exists():
+        # the page leads with the summary and its chart, before any detail table
+        summary = html.index('id="summary"')
+        assert summary < html.index("<table")
+        chart = re.search(r'<img[^>]+src="(_images/perf_summary[^"]*\.svg)"', html)
+        assert chart and html.index(chart.group(0)) > summary, "no summary chart"
+        svg = (docs_build.html / chart.group(1)).read_text(encoding="utf-8")
+        assert "target" in svg and "vs pandas" in svg
+
+
+@docs
+def test_error_examples_show_the_message_not_a_traceback(docs_build):
+    pages = sorted(docs_build.html.rglob("*.html"))
+    with_tb = [
+        str(p.relative_to(docs_build.html))
+        for p in pages
+        if "Traceback (most recent call last)" in p.read_text(encoding="utf-8")
+    ]
+    assert not with_tb, f"pages showing a traceback: {with_tb}"
+    text = docs_build.page("getting-started")
+    assert "NaNError: data holds 1 NaN value" in text
+
+
+@docs
+def test_long_dotted_names_break_only_after_a_dot(docs_build):
+    page = docs_build.html / "generated" / "pandas.api.typing.DataFrameGroupBy.nanstats.agg.html"
+    if not page.exists():  # the longest names the API has
+        page = max((docs_build.html / "generated").glob("*.html"), key=lambda p: len(p.name))
+    html = page.read_text(encoding="utf-8")
+    title = re.search(r"<h1>(.*?)<a class=\"headerlink\"", html, flags=re.S).group(1)
+    assert "<wbr>" in title and re.sub(r"<[^>]+>", "", title) == page.stem
+    # the sidebar entries too, and the stylesheet that keeps words whole
+    assert re.search(r'class="reference internal"[^>]*>[^<]*\.<wbr>', html)
+    assert "custom.css" in html
+    css = (docs_build.html / "_static" / "custom.css").read_text(encoding="utf-8")
+    assert "overflow-wrap: normal" in css
 
 
 # --------------------------------------------------------------------------------------
@@ -166,6 +202,44 @@ def test_gen_perf_renders_results(tmp_path: Path):
     assert "Could not be read" in md
     # headings stay one level below the page title (MyST warns on skipped levels)
     assert all(line.startswith("## ") for line in md.splitlines() if line.startswith("#"))
+
+    # a summary leads, with the chart of its ratios; a column of one value is said once
+    (tmp_path / "summary.json").write_text(
+        json.dumps(
+            {
+                "results": [
+                    {
+                        "bench": "g",
+                        "target": "groupby <= 1.0x pandas",
+                        "accel": True,
+                        "worst_case": "w",
+                        "worst_ratio": 0.8,
+                        "met": True,
+                    },
+                    {
+                        "bench": "l",
+                        "target": "list <= 0.5x statistics",
+                        "accel": False,
+                        "worst_case": "v",
+                        "worst_ratio": 0.7,
+                        "met": False,
+                    },
+                ]
+            }
+        )
+    )
+    (tmp_path / "d_same.json").write_text(
+        json.dumps([{"case": "a", "n": 5, "t": 1.0}, {"case": "b", "n": 5, "t": 2.0}])
+    )
+    assert [r["target_x"] for r in gen.summary_rows(tmp_path)] == [1.0, 0.5]
+    out = tmp_path / "out" / "tables.md"
+    md = gen.write_tables(tmp_path, out)
+    assert md.startswith("## Summary") and "1 of 2 targets met" in md
+    assert f"]({gen.CHART})" in md and (out.parent / gen.CHART).exists()
+    svg = (out.parent / gen.CHART).read_text(encoding="utf-8")
+    assert "groupby vs pandas (numba)" in svg and "list vs statistics (NumPy only)" in svg
+    assert "In every row: n 5." in md and "| case | t |" in md
+    assert md.count("summary.json") == 1  # not repeated as a detail table
 
 
 def test_readme_has_the_two_commands_and_ci_runs_the_test_command():

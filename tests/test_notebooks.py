@@ -33,7 +33,7 @@ MUST_SHOW = {
     "xarray_dask": ["2 workers", "equal", "NaNError"],
 }
 # how many figures each must draw
-MIN_IMAGES = {"quickstart": 0, "groupby": 2, "nan_forensics": 2, "xarray_dask": 0}
+MIN_IMAGES = {"quickstart": 1, "groupby": 2, "nan_forensics": 2, "xarray_dask": 2}
 
 
 def test_the_four_notebooks_exist():
