@@ -411,3 +411,79 @@ def test_fused_kernel_wide_windows_binary_search():
             assert np.array_equal(o.count, outs[0].count)
     sel = slice(0, None, 97)
     assert_exact(x, None, start[sel], end[sel], "median", NanPolicy.OMIT, "numba")
+
+
+HEAP_CASES = [("median", {}), ("median_low", {}), ("median_high", {}), ("min", {}),
+              ("max", {})] + [("quantile", {"q": q, "method": m})
+                              for m in ("linear", "lower", "higher", "nearest", "midpoint",
+                                        "hazen", "weibull", "inverted_cdf",
+                                        "averaged_inverted_cdf", "closest_observation",
+                                        "interpolated_inverted_cdf", "median_unbiased",
+                                        "normal_unbiased")
+                              for q in (0.0, 0.37, 0.9, 1.0)]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_two_heap_kernel_gives_the_buffer_kernels_bits(dtype):
+    # one quantile of windows at least HEAP_MIN wide runs on the two heaps: the same
+    # bits and counts as the sorted-buffer kernel, every method, ties, signed zeros,
+    # infinities, NaN runs longer than a window (empty windows), disjoint windows
+    from nanaccess.core._numba.window import fused_select, heap_ok, heap_select
+    from nanaccess.core.plan import rank_plan
+    from nanaccess.core.window.order import _MODES
+
+    rng = np.random.default_rng(5)
+    big = np.finfo(dtype).max
+    pool = np.array([big, -big, np.inf, -np.inf, 0.0, -0.0, 1.5, 1.5, -2.25], dtype)
+    n = 900
+    x = np.where(rng.random(n) < 0.3, rng.choice(pool, n), rng.normal(size=n)).astype(dtype)
+    x[rng.random(n) < 0.05] = np.nan
+    x[400:480] = np.nan
+    x[600:700] = 1.5  # long ties
+    xt = x[None]
+    bounds = [fixed_bounds(n, 40), fixed_bounds(n, 33, center=True, closed="both"),
+              expanding_bounds(n), (np.arange(n) * 2 // 3, np.minimum(np.arange(n) + 50, n))]
+    gaps = np.arange(0, n - 60, 70)
+    bounds.append((gaps, gaps + 45))  # disjoint: each window starts afresh
+    for start, end in bounds:
+        width = int((end - start).max())
+        for stat, params in HEAP_CASES:
+            q = np.atleast_1d(params["q"]) if "q" in params else None
+            plan = rank_plan(stat, np.arange(width + 1), q, params.get("method", "linear"))
+            assert heap_ok(plan.lo, plan.hi)
+            w_t = np.ascontiguousarray(np.broadcast_to(plan.weight, plan.lo.shape),
+                                       np.float64)
+            outs, counts = [], []
+            for fn in (fused_select, heap_select):
+                out = np.empty((1, 1, start.size), dtype)
+                cnt = np.empty((1, start.size), np.int64)
+                flags = fn(xt, start, end, plan.lo, plan.hi, w_t, _MODES[plan.mode], out,
+                           cnt)
+                outs.append(bits(out))
+                counts.append(cnt.tolist())
+                assert flags == 1
+            assert outs[0] == outs[1], (stat, params)
+            assert counts[0] == counts[1]
+    start, end = fixed_bounds(n, 64)
+    sel = slice(0, None, 7)
+    for stat, params in HEAP_CASES[::3]:
+        assert_exact(x, None, start[sel], end[sel], stat, NanPolicy.OMIT, "numba", **params)
+
+
+def test_two_heap_kernel_uncompiled_on_a_small_input():
+    from nanaccess.core._numba.window import fused_select, heap_select
+    from nanaccess.core.plan import rank_plan
+
+    x = np.array([3.0, np.nan, -1.0, 2.0, 2.0, -0.0, 0.0, 7.0, np.inf, -5.0])[None]
+    start, end = fixed_bounds(10, 4)
+    plan = rank_plan("median", np.arange(5))
+    w_t = np.ascontiguousarray(np.broadcast_to(plan.weight, plan.lo.shape), np.float64)
+    got = []
+    for fn in (fused_select, heap_select):
+        out = np.empty((1, 1, 10))
+        cnt = np.empty((1, 10), np.int64)
+        fn(x, start, end, plan.lo, plan.hi, w_t, 1, out, cnt, compiled=False)
+        got.append(bits(out))
+    assert got[0] == got[1]
+    assert np.array_equal(np.array(got[1], np.uint64).view(np.float64)[0, 0],
+                          [np.nanmedian(x[0, s:e]) for s, e in zip(start, end, strict=True)])

@@ -20,7 +20,16 @@ from __future__ import annotations
 import numpy as np
 
 from ...options import NanPolicy
-from .._numba.window import MODE_LERP, MODE_MID, MODE_PICK, fused_select, slide_select
+from .._numba.window import (
+    MODE_LERP,
+    MODE_MID,
+    MODE_PICK,
+    fused_select,
+    heap_ok,
+    heap_select,
+    slide_select,
+)
+from .._numba.window_fused import HEAP_MIN
 from ..bits import layout_of
 from ..grouped.common import keys_of, values_of_keys
 from ..keys import float_keys, keys_to_float, remap_keys
@@ -133,8 +142,10 @@ def fused_order(x2: np.ndarray, start: np.ndarray, end: np.ndarray, stat: str,
     xt = x2.T if ncols == 1 else np.ascontiguousarray(x2.T)  # each column contiguous
     vals = np.empty((nq, ncols, nout), x2.dtype)
     count = np.empty((ncols, nout), np.int64)
-    seen = fused_select(xt, start, end, plan.lo, plan.hi, w_t, _MODES[plan.mode], vals,
-                        count, compiled=compiled)
+    select = heap_select if (width >= HEAP_MIN and heap_ok(plan.lo, plan.hi)) else \
+        fused_select  # one quantile of wide windows: two heaps, O(log w) per step
+    seen = select(xt, start, end, plan.lo, plan.hi, w_t, _MODES[plan.mode], vals, count,
+                  compiled=compiled)
     if seen < 0 or (seen & 1 and not r.removes) or (seen & 2 and not r.signaling_allowed):
         return None
     return vals.transpose(0, 2, 1), count.T
