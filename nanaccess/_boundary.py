@@ -30,7 +30,7 @@ from .core.interp import validate_q
 from .core.lists import MEDIANS, list_median
 from .core.objects import object_moment_stat, object_order_stat
 from .core.reduce import reduce
-from .core.small import MOMENTS, array_median, array_moment, float_list_median
+from .core.small import MOMENTS, ORDERS, array_moment, float_list_median, order_small
 from .errors import NaNError
 from .options import NanPolicy, resolve_policy
 
@@ -144,16 +144,12 @@ def call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
         if keepdims:
             raise TypeError("keepdims applies to arrays; got a plain iterable")
         return _ITERABLE[_stats.get(stat).family](stat, _as_list(data), policy, params)
-    if host == "array" and stat in MEDIANS and axis is None and not keepdims and not params:
-        out = array_median(data, stat)  # small NaN-free float64 (core/small.py)
-        if out is not None:
-            return out
-    if host == "array" and stat in MOMENTS and axis is None and not keepdims and not params:
-        out = array_moment(data, stat)  # small finite float64, exact (core/small.py)
-        if out is not None:
-            return out
     if "q" in params:
-        validate_q(params["q"])
+        params["q"] = validate_q(params["q"])  # validated once, here
+    if host == "array" and axis is None and not keepdims:
+        out = _small_array(stat, data, policy, params)
+        if out is not None:
+            return out
     if host == "dask":
         return _dask_call(data, stat, policy, axis, keepdims, params)
     missing = None
@@ -162,6 +158,16 @@ def call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
     r = reduce(np.asarray(data), stat, axis=axis, policy=policy, missing=missing,
                keepdims=keepdims, **params)
     return _scalarize(r.values)
+
+
+def _small_array(stat: str, data: Any, policy: NanPolicy, params: dict) -> Any:
+    """The lean paths of a small 1-D array reduced whole (core/small.py), or None."""
+    if stat in ORDERS:
+        out = order_small(data, stat, policy, params.get("q"), params.get("method", "linear"))
+        return None if out is None else _scalarize(out)
+    if stat in MOMENTS and not params:
+        return array_moment(data, stat)  # small finite float64, exact
+    return None
 
 
 def statistic(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -214,6 +220,11 @@ def _iterable_order(stat: str, vals: list, policy: NanPolicy, params: dict) -> A
         if out is not None:
             return out
     arr = float_list_array(vals)
+    if arr is not None and stat in ORDERS:
+        q = validate_q(params["q"]) if "q" in params else None
+        out = order_small(arr, stat, policy, q, params.get("method", "linear"))
+        if out is not None:
+            return out.tolist() if out.ndim else out.item()
     if arr is not None:
         r = reduce(arr, stat, policy=policy, **params)
         # a NaN result may mean nothing was left ("omit"): statistics raises then

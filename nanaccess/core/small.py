@@ -13,9 +13,19 @@ the sum is ``s = fsum(x)``; ``e = fsum(x + [-s])`` is the rest, and when
 ``fsum(x + [-s, -e]) == 0`` the exact sum is ``s + e``, so the mean is the Python
 integer quotient of that sum by ``n``, correctly rounded once, as the exact engine's.
 
-Everything else (a NaN, a zero or an overflowing sum at a selected rank, other
-dtypes) returns ``None`` and the caller takes the generic path, which owns every
-error and every rule.
+Order statistics of a small 1-D array reduced whole, under any policy
+(:func:`order_small`): one NaN mask decides what the policy does (a NaN under
+"raise" or a signaling NaN: the generic path raises; "omit" drops the NaNs;
+"propagate" gives the totalOrder-greatest NaN; "totalorder" keeps them in the
+order); then the ranks of :func:`~nanaccess.core.plan.rank_plan` are selected on
+totalOrder keys by one ``np.partition`` and combined by
+:func:`~nanaccess.core.plan.combine`: the generic engine's rules without its
+blocks, scans and row layout. float64 medians skip the keys (signed zeros are
+told apart by counting them).
+
+Everything else (other dtypes and policies with NaNs present, missing values, an
+overflowing sum) returns ``None`` and the caller takes the generic path, which owns
+every error and every rule.
 """
 
 from __future__ import annotations
@@ -26,14 +36,19 @@ from typing import Any
 import numpy as np
 
 from .. import _stats
-from .plan import median_ranks
+from ..options import NanPolicy
+from .bits import as_bits, layout_of
+from .keys import float_keys, integer_keys, keys_to_float
+from .plan import combine, median_ranks, rank_plan
+from .policy import RULES
 
-__all__ = ["MEDIANS", "MOMENTS", "SMALL_LIST", "SMALL_ARRAY", "SMALL_MOMENT",
-           "float_list_median", "array_median",
-           "array_moment"]
+__all__ = ["MEDIANS", "ORDERS", "MOMENTS", "SMALL_LIST", "SMALL_ARRAY", "SMALL_MOMENT",
+           "float_list_median", "array_median", "order_small", "array_moment"]
 
 #: the statistics with a lean path here
 MEDIANS = _stats.MEDIANS
+#: the order statistics with a lean path here (any policy)
+ORDERS = frozenset(_stats.names("order"))
 #: the statistics with an exact lean path here
 MOMENTS = ("sum", "mean")
 #: longest list of Python floats sorted in Python (beyond it the float64 path wins)
@@ -134,3 +149,112 @@ def array_moment(x: Any, stat: str) -> np.float64 | None:
     en, ed = e.as_integer_ratio()
     d = sd if sd > ed else ed  # powers of two
     return np.float64((sn * (d // sd) + en * (d // ed)) / (d * x.size))
+
+
+# ------------------------------------------------------------- any policy, any order stat
+
+
+def _signed_zero(x: np.ndarray, k: int) -> float:
+    """The zero at rank ``k`` of ``x`` in totalOrder (every ``-0.0`` below ``+0.0``)."""
+    below = int(np.count_nonzero(x < 0.0)) + int(np.count_nonzero(np.signbit(x[x == 0.0])))
+    return -0.0 if k < below else 0.0
+
+
+def _median_f64(x: np.ndarray, stat: str) -> np.float64 | None:
+    """A median of NaN-free 1-D float64 ``x``; None when the midpoint overflows."""
+    n = x.size
+    lo, hi = median_ranks(stat, n)
+    p = np.partition(x, (lo, hi) if lo != hi else lo)
+    a, b = float(p[lo]), float(p[hi])
+    if a == 0.0:
+        a = _signed_zero(x, lo)
+    if b == 0.0:
+        b = _signed_zero(x, hi)
+    if lo == hi:
+        return np.float64(a)
+    m = _mid(a, b)
+    return None if m is None else np.float64(m)
+
+
+def _by_keys(x: np.ndarray, stat: str, q: np.ndarray | None, method: str,
+             nan_free: bool = False) -> np.ndarray:
+    """``stat`` of 1-D ``x`` (NaNs, if any, in totalOrder) selected on its keys; NaN-free
+    float64 on the values themselves, the zeros' signs restored by counting."""
+    plan = rank_plan(stat, np.array([x.size]), q, method)
+    nq = plan.lo.shape[0]
+    ranks = plan.ranks[:, 0]
+    kth = np.unique(ranks)
+    if nan_free and x.dtype == np.float64:
+        sel = np.partition(x, kth)[ranks]  # a copy: x is not touched
+        zero = np.flatnonzero(sel == 0.0)
+        for i in zero.tolist():
+            sel[i] = _signed_zero(x, int(ranks[i]))
+        sel = sel[:, None]
+        a, b = sel[:nq], sel[nq:]
+    else:
+        keys = float_keys(x) if x.dtype.kind == "f" else integer_keys(x)
+        sel = np.partition(keys, kth)[ranks][:, None]
+        a, b = _key_values(sel[:nq], x.dtype), _key_values(sel[nq:], x.dtype)
+    vals = combine(plan, a, None if plan.mode == "pick" else b)
+    return vals.reshape(() if q is None else q.shape)
+
+
+def _key_values(k: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    if dtype.kind == "f":
+        return keys_to_float(k, dtype)
+    if dtype == np.uint64:
+        return np.bitwise_xor(k, np.int64(-(1 << 63))).view(np.uint64)
+    return k.astype(dtype)
+
+
+def order_small(x: Any, stat: str, policy: NanPolicy, q: np.ndarray | None = None,
+                method: str = "linear") -> Any:
+    """``stat`` (one of :data:`ORDERS`) of a small 1-D array reduced whole, or ``None``.
+
+    ``policy`` is resolved and ``q`` validated (a float64 array) by the caller.
+    Returns the generic engine's value (0-d array, or ``q``'s shape) bit for bit;
+    ``None`` whenever the generic path must decide (errors, nothing left, missing
+    values, "smallest"/"largest" with NaNs present, dtypes other than
+    float16/32/64, ints and bools).
+
+    Examples
+    --------
+    >>> order_small(np.array([3.0, np.nan, 1.0, 2.0]), "median", NanPolicy.OMIT)
+    np.float64(2.0)
+    >>> order_small(np.array([3.0, np.nan]), "median", NanPolicy.RAISE) is None
+    True
+    """
+    if type(x) is not np.ndarray or x.ndim != 1 or not 0 < x.size <= SMALL_ARRAY \
+            or not x.dtype.isnative:
+        return None
+    kind = x.dtype.kind
+    if kind == "f":
+        if x.dtype.itemsize not in (2, 4, 8):
+            return None
+        nan = np.isnan(x)
+        if nan.any():
+            r = RULES[policy]
+            if r.nan_raises:
+                return None  # the generic path raises, naming the position
+            if not r.signaling_allowed:
+                lay = layout_of(x.dtype)
+                if ((as_bits(x[nan]) & lay.int_dtype.type(lay.quiet_bit)) == 0).any():
+                    return None  # a signaling NaN: the generic path raises
+            if r.propagates:  # the totalOrder-greatest NaN, as the generic engine
+                pv = keys_to_float(np.array(float_keys(x[nan]).max()), x.dtype)
+                return np.broadcast_to(pv, () if q is None else q.shape).copy()
+            if r.removes:
+                x = x[~nan]
+                if not x.size:
+                    return None  # nothing left: the generic path's empty result
+            elif r.nan_rank != "totalorder":
+                return None  # "smallest" / "largest" remap NaN ranks: generic
+            else:
+                return _by_keys(x, stat, q, method)
+    elif kind not in "iub":
+        return None
+    if kind == "f" and stat in MEDIANS and x.dtype == np.float64:
+        out = _median_f64(x, stat)
+        if out is not None:
+            return out
+    return _by_keys(x, stat, q, method, nan_free=True)
