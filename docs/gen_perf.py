@@ -197,7 +197,7 @@ def write_chart(results_dir: Path | str, out: Path | str) -> bool:
     except ImportError:  # pragma: no cover - the docs extra installs it
         return False
     rows = rows[::-1]  # first summary row on top
-    fig, ax = plt.subplots(figsize=(8.5, 0.55 * len(rows) + 1.4), layout="constrained")
+    fig, ax = plt.subplots(figsize=(8, 0.6 * len(rows) + 1.4), layout="constrained")
     ys = range(len(rows))
     ratios = [float(r["worst_ratio"]) for r in rows]
     colors = ["#2a9d8f" if r.get("met") else "#e76f51" for r in rows]
@@ -222,7 +222,7 @@ def write_chart(results_dir: Path | str, out: Path | str) -> bool:
     ax.set_xticks(ticks, [f"{v:g}x" for v in ticks])
     ax.minorticks_off()
     ax.set_yticks(list(ys))
-    ax.set_yticklabels([_label(r) for r in rows], fontsize=8)
+    ax.set_yticklabels([_label(r) for r in rows], fontsize=9.5)
     ax.set_xlabel(
         "worst time (memory) ratio nanaccess / reference, same run; log scale, lower is better"
     )
