@@ -507,8 +507,18 @@ def plot_policy_comparison(
         bottom.set_xticklabels(labels, rotation=35, ha="right", rotation_mode="anchor")
     else:
         bottom.set_xticklabels(labels)
-    bottom.set_xlabel(results.index.name or "group")
+    bottom.set_xlabel(_category_name(data))
     return ax
+
+
+def _category_name(data: Any) -> str:
+    """What the categories of the comparison are: "column", the groupby key, ..."""
+    if isinstance(data, pd.DataFrame):
+        return "column"
+    keys = getattr(data, "keys", None)
+    if isinstance(data, pd.api.typing.SeriesGroupBy) and isinstance(keys, str | int):
+        return str(keys)
+    return "group"
 
 
 def _category_labels(names: list[str]) -> tuple[list[str], bool]:

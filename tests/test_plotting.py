@@ -142,6 +142,8 @@ def test_policy_results_values():
 
     grouped = pd.DataFrame({"g": ["a", "a", "b", "b"], "v": [1.0, 3.0, np.nan, 5.0]})
     r = policy_results(grouped.groupby("g")["v"], "quantile", q=1.0)
+    ax = plot_policy_comparison(grouped.groupby("g")["v"], "quantile", q=1.0)
+    assert ax.child_axes[0].get_xlabel() == "g" and ax.get_ylabel() == "quantile (q=1.0)"
     assert r.loc["a"].tolist() == [3.0] * 6  # no NaN: every policy agrees
     assert r.loc["b", "omit"] == 5.0 and r.loc["b", "smallest"] == 5.0
     assert ("b", "raise") in r.attrs["errors"] and ("a", "raise") not in r.attrs["errors"]
@@ -188,7 +190,7 @@ def test_policy_comparison_plot():
     assert -0.5 < xs["raise"] < xs["propagate"] < 0.5
     # the categories are named once, under the band; the value axis hides its copy
     assert [t.get_text() for t in band.get_xticklabels()] == ["a", "b"]
-    assert band.get_xlabel() == "group"
+    assert band.get_xlabel() == "column"
     assert not ax.xaxis.get_tick_params()["labelbottom"]
 
 
