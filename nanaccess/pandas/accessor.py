@@ -46,6 +46,7 @@ from .columns import (
     q_index,
     q_is_list,
     report,
+    small_column,
     type_error,
     with_min_count,
 )
@@ -120,6 +121,10 @@ class SeriesNanStats(SeriesStatsMixin):
                 col, s.name, s.index, stat, policy, resolve_weights(weights, s.index),
                 min_count=min_count, series=True, **params)
             return self._result(values, miss, col, empty, params)
+        if not min_count:
+            small = small_column(col, stat, policy, params)
+            if small is not None:  # small NaN-free data: no blocks, scans nor plans
+                return self._result(np.asarray(small), None, col, None, params)
         red, empty = column_reduce(col, s.name, s.index, stat, policy, series=True, **params)
         if family == "arg":
             return s.index[int(red.values)]
@@ -380,6 +385,15 @@ class DataFrameNanStats(DataFrameStatsMixin):
     def _columns(self, numeric_only: bool, number_objects: bool = False
                  ) -> tuple[pd.Index, list[Column]]:
         df = self._obj
+        dtypes = set(df.dtypes)
+        if len(dtypes) == 1 and df.shape[1]:
+            dt = dtypes.pop()
+            if isinstance(dt, np.dtype) and dt.kind in "fiub" and dt.itemsize <= 8:
+                # one NumPy dtype: every column a view of one 2-D array (``iloc`` per
+                # column costs more than a small column's statistic)
+                values = df.to_numpy(copy=False)
+                return df.columns, [Column(values[:, i], None, "numpy", dt)
+                                    for i in range(df.shape[1])]
         keep, cols = [], []
         for i in range(df.shape[1]):
             s = df.iloc[:, i]
@@ -391,7 +405,7 @@ class DataFrameNanStats(DataFrameStatsMixin):
             except TypeError as err:
                 raise TypeError(str(err)) from None
             keep.append(i)
-        return df.columns[keep], cols
+        return (df.columns if len(keep) == df.shape[1] else df.columns[keep]), cols
 
     def _reduce(self, stat: str, *, axis: Any = 0, numeric_only: bool = False,
                 nan_policy: Any = None, min_count: int = 0, weights: Any = None,
@@ -427,6 +441,9 @@ class DataFrameNanStats(DataFrameStatsMixin):
         index = self._obj.index
 
         def one(name: Any, col: Column) -> tuple[Any, Any, Any]:
+            small = None if min_count else small_column(col, stat, policy, params)
+            if small is not None:  # small NaN-free column: no blocks, scans nor plans
+                return np.asarray(small), None, None
             red, empty = column_reduce(col, name, index, stat, policy, **params)
             values, miss = red.values, red.missing
             if min_count:

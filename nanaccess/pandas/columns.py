@@ -20,9 +20,11 @@ import pandas as pd
 from .._conventions import below_min_count
 from .._labels import IndexLocation, fmt_label, relabel, restate, subject
 from ..core.classify import REPORT_KEYS, _report_array, issignaling
+from ..core.interp import validate_q
 from ..core.objects import classify_object
 from ..core.policy import empty_value
 from ..core.reduce import Reduced, reduce
+from ..core.small import MOMENTS, ORDERS, array_moment, order_small
 from ..errors import NaNError
 from ..options import NanPolicy
 from .dtypes import Column
@@ -37,6 +39,7 @@ __all__ = [
     "numbers",
     "report",
     "restated",
+    "small_column",
     "subject_of",
     "type_error",
     "with_min_count",
@@ -111,6 +114,22 @@ def column_reduce(
     return red, empty
 
 
+def small_column(col: Column, stat: str, policy: NanPolicy, params: dict[str, Any]
+                 ) -> np.ndarray | np.generic | None:
+    """The lean paths of :mod:`nanaccess.core.small` for a whole NumPy column (small,
+    1-D, no missing values), as the plain functions take them; None: the generic path
+    decides (it owns every error, so a NaN under "raise" goes there and is labelled)."""
+    if col.missing is not None or col.host not in ("numpy", "masked"):
+        return None  # missing values (or Arrow / object data): the generic path
+    if stat in ORDERS:
+        q = params.get("q")
+        return order_small(col.values, stat, policy, None if q is None else validate_q(q),
+                           params.get("method", "linear"))
+    if stat in MOMENTS and not params:
+        return array_moment(col.values, stat)
+    return None
+
+
 def int_dtype_kept(col: Column, stat: str, policy: NanPolicy, **params: Any) -> Any:
     """The integer dtype ``stat`` keeps for this nullable / Arrow integer column (a
     pick: min, max, median_low, quantile(method="lower"), ...), else None.
@@ -151,7 +170,7 @@ def with_min_count(values: np.ndarray, missing: np.ndarray | None, count: Any,
 
 
 def q_is_list(q: Any) -> bool:
-    return np.ndim(q) > 0
+    return q is not None and np.ndim(q) > 0
 
 
 def q_index(q: Any) -> pd.Index:

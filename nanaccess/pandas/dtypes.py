@@ -155,6 +155,11 @@ def column_arrays(s: pd.Series | pd.Index | Any, name: Any = None) -> Column:
     if name is None:
         name = getattr(s, "name", None)
     dtype = s.dtype
+    if isinstance(dtype, np.dtype) and isinstance(s, pd.Series) and dtype.kind in "fiubmM":
+        # the common case at the cost of one attribute (``.array`` builds a wrapper)
+        if dtype.kind == "f" and dtype.itemsize not in (2, 4, 8):
+            raise _non_numeric(name, dtype)
+        return Column(np.asarray(s.values), None, "numpy", dtype)
     arr = s.array if hasattr(s, "array") else s
     if isinstance(dtype, np.dtype):
         k = dtype.kind
