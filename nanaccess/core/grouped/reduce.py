@@ -100,12 +100,15 @@ def grouped_reduce(
     policy: NanPolicy,
     missing: Any = None,
     engine: str | None = None,
+    weights: Any = None,
+    weights_missing: Any = None,
     **params: Any,
 ) -> GroupedReduced:
     """Reduce every group of ``x`` with ``stat`` under a resolved ``policy``.
 
     Signature: ``grouped_reduce(x, codes, ngroups, stat, *, policy, missing=None,
-    engine=None, **params) -> GroupedReduced(values, missing, count)``.
+    engine=None, weights=None, weights_missing=None, **params) ->
+    GroupedReduced(values, missing, count)``.
 
     Parameters
     ----------
@@ -128,6 +131,14 @@ def grouped_reduce(
         Missing entries of ``x``'s shape (masked / nullable / Arrow nulls).
     engine : {None, "auto", "numpy", "numba"}
         None reads the ``engine`` option (:func:`nanaccess.core._numba.choose_engine`).
+    weights : array_like, optional
+        Frequency weights (issue 13) for the statistics of
+        :data:`nanaccess._stats.WEIGHTED`: ``(n,)`` (shared by the columns) or
+        ``(n, ncols)``. The policy covers them; each group's result is the bits of its
+        ungrouped weighted statistic (:mod:`nanaccess.core.grouped.weighted`), and
+        ``count`` the pairs each group saw.
+    weights_missing : numpy.ndarray of bool, optional
+        Missing entries of ``weights`` (masked / nullable weights).
     **params
         The statistic's own parameters, as listed in the table: ``q`` and ``method``
         (quantile), ``ddof`` (var, std), ``rng`` and ``method`` (iqr), ``scale`` (mad).
@@ -164,6 +175,9 @@ def grouped_reduce(
         raise TypeError(f"{stat}() got unexpected keyword(s) {sorted(unknown)}")
     x = np.asarray(x)
     codes = np.asarray(codes)
+    if weights is not None:
+        return _weighted(x, codes, ngroups, stat, weights, weights_missing, policy=policy,
+                         missing=missing, engine=engine, **params)
     common = dict(policy=policy, missing=missing, engine=engine)
     if stat == "iqr":
         values, miss = _iqr(x, codes, ngroups, **common, **params)
@@ -172,6 +186,28 @@ def grouped_reduce(
     else:
         values, miss = grouped_stat(x, codes, ngroups, stat, **common, **params)
     return GroupedReduced(values, miss, x, codes, int(ngroups), missing, policy)
+
+
+def _weighted(x, codes, ngroups, stat, weights, weights_missing, *, policy, missing, engine,
+              **params):
+    """``weights=`` given: the grouped weighted engine; the count is the pairs seen."""
+    from .weighted import grouped_weighted_columns  # the weighted engine, on demand
+
+    if stat not in _stats.WEIGHTED:
+        raise TypeError(f"{stat}() takes no weights; weighted statistics are "
+                        f"{', '.join(_stats.WEIGHTED)}")
+    if codes.shape != (x.shape[0] if x.ndim else 0,) or x.ndim not in (1, 2):
+        raise ValueError(f"grouped weights need 1-D or 2-D data and one code per row; got "
+                         f"data {x.shape} and codes {codes.shape}")
+    codes = codes.astype(np.int64, copy=False)
+    if codes.size and (codes.max() >= ngroups or codes.min() < -1):
+        raise ValueError(f"codes must lie in [-1, {ngroups}); got values outside")
+    values, miss, count = grouped_weighted_columns(
+        x, codes, int(ngroups), stat, weights, policy=policy, missing=missing,
+        weights_missing=weights_missing, engine=engine, **params)
+    out = GroupedReduced(values, miss, x, codes, int(ngroups), missing, policy)
+    out.__dict__["count"] = count  # the pairs seen (the cached property's slot)
+    return out
 
 
 def _iqr(x, codes, ngroups, *, rng=(25, 75), method="linear", **common):

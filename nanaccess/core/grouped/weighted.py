@@ -1,46 +1,112 @@
-"""Grouped weighted order statistics (issue 13): every group at once, no loop per group.
+"""Grouped weighted statistics (issue 13): every group at once, no loop per group.
 
-One sort of all pairs by (group, policy key) puts every group's values in order with
-their weights; one cumulative sum over all of them serves every group (a group's
-cumulative weights are the global ones minus the sum before the group), and one
-:func:`numpy.searchsorted` per quantile finds, for every group, the first pair whose
-cumulative weight reaches each position (:mod:`nanaccess.core.weighted.positions`).
-The policy on data and weights is :func:`nanaccess.core.weighted.prepare`'s;
-"propagate" gives each group its own greatest NaN. Integer weights (totals below
-``2**53``) are summed exactly; real weights in float64, as NumPy's.
+The policy on data and weights is :func:`nanaccess.core.weighted.prepare`'s, applied
+once to all pairs. The groups are then laid out as rows of the weighted row engines
+(:mod:`nanaccess.core.weighted.order`, :mod:`nanaccess.core.weighted.moments`): rows
+ordered by group code, groups bucketed by size class (``2**(k-1) < size <= 2**k``),
+each class one zero-weight-padded ``(groups, 2**k)`` block (padding at most 2x, one
+engine call per class, about ``log2(n)`` calls). Every choice those engines make is
+per row and ignores zero weights, so each group gives the bits of its own ungrouped
+weighted statistic. "propagate" gives each group its own greatest NaN.
+
+Order statistics of float data go to a compiled kernel when numba is chosen
+(:mod:`nanaccess.core.weighted.compiled`: a counting sort by group, then per group a
+weighted quickselect on the same exact cumulative weights), with the same bits.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from ... import _stats
+from .. import _numba
 from ..interp import validate_q
 from ..keys import keys_to_float
-from ..policy import RULES, finish
-from ..weighted.order import _combine, _sort_keys
-from ..weighted.positions import median_positions, weighted_positions
-from ..weighted.prepare import _KMIN, prepare
+from ..policy import RULES
+from ..weighted.moments import weighted_moment
+from ..weighted.order import weighted_order
+from ..weighted.prepare import _KMIN, Prepared, prepare
 from .common import radix_argsort_codes
 
-__all__ = ["grouped_weighted", "GROUPED_WEIGHTED"]
+__all__ = ["grouped_weighted", "grouped_weighted_columns", "GROUPED_WEIGHTED", "size_blocks"]
 
 #: statistics the grouped weighted engine computes
-GROUPED_WEIGHTED = tuple(n for n in _stats.WEIGHTED if _stats.get(n).family == "order")
+GROUPED_WEIGHTED = _stats.WEIGHTED
+#: rows below which "auto" keeps the NumPy engine
+NUMBA_MIN_ROWS = 50_000
+
+
+def size_blocks(codes: np.ndarray, ngroups: int) -> Iterator[tuple[np.ndarray, np.ndarray,
+                                                                   np.ndarray]]:
+    """Yield ``(group ids, (g, width) positions into codes, valid mask)`` per size
+    class; groups without rows come as one block of width 1 with nothing valid."""
+    counts = np.bincount(codes, minlength=ngroups).astype(np.int64)
+    order = radix_argsort_codes(codes, ngroups) if codes.size else np.zeros(0, np.intp)
+    sc = codes[order]
+    starts = np.cumsum(counts) - counts
+    pos = np.arange(sc.size, dtype=np.int64) - starts[sc]
+    cls = np.full(ngroups, -1, np.int64)
+    nz = counts > 0
+    cls[nz] = np.ceil(np.log2(counts[nz])).astype(np.int64)
+    cls[nz] += np.left_shift(1, cls[nz]) < counts[nz]  # guard log2's rounding
+    row_in_class = np.zeros(ngroups, np.int64)
+    for c in np.unique(cls):  # one pass per size class (about log2(n)), not per group
+        gids = np.flatnonzero(cls == c)
+        if c < 0:
+            yield gids, np.zeros((gids.size, 1), np.int64), np.zeros((gids.size, 1), bool)
+            continue
+        row_in_class[gids] = np.arange(gids.size)
+        width = 1 << int(c)
+        idx = np.zeros((gids.size, width), np.int64)
+        valid = np.zeros((gids.size, width), bool)
+        sel = np.flatnonzero(cls[sc] == c)
+        r = row_in_class[sc[sel]]
+        idx[r, pos[sel]] = order[sel]
+        valid[r, pos[sel]] = True
+        yield gids, idx, valid
+
+
+def _group_tails(p: Prepared, codes: np.ndarray, ngroups: int):
+    """Per group: (has a propagated NaN, that NaN, holds a propagated missing)."""
+    nan_rows = nan_values = miss_rows = None
+    if p.prop_keys is not None:
+        best = np.full(ngroups, _KMIN, np.int64)
+        np.maximum.at(best, codes, p.prop_keys[0])
+        nan_rows = best > _KMIN
+        nan_values = keys_to_float(best, np.dtype(np.float64))
+    if p.prop_miss is not None:
+        gm = np.zeros(ngroups, bool)
+        gm[codes[p.prop_miss[0]]] = True
+        miss_rows = gm if nan_rows is None else (gm & ~nan_rows)
+    return nan_rows, nan_values, miss_rows
+
+
+def _block(p: Prepared, tails, gids, idx, valid) -> Prepared:
+    """The block's groups as prepared rows (padding: weight 0, no NaN, not missing)."""
+    x = p.x[0][idx]
+    w = np.where(valid, p.w[0][idx], 0.0)
+    nan = None if p.nan is None else (p.nan[0][idx] & valid)
+    miss = None if p.miss is None else (p.miss[0][idx] & valid)
+    nan_rows, nan_values, miss_rows = (None if t is None else t[gids] for t in tails)
+    return Prepared(p.red, x, w, miss, nan, nan_rows, nan_values, miss_rows,
+                    np.zeros(gids.size, np.int64))
 
 
 def grouped_weighted(x: Any, codes: Any, ngroups: int, stat: str, weights: Any, *, policy,
                      missing: np.ndarray | None = None,
                      weights_missing: np.ndarray | None = None, q: Any = None,
-                     method: str = "linear"):
+                     method: str = "linear", ddof: float = 0, engine: str | None = None):
     """Weighted ``stat`` of every group of the 1-D ``x`` (``codes``: group per value,
     -1 ignored).
 
     Returns ``(values, missing, count)``: values ``(ngroups,)`` (``(*q.shape,
     ngroups)`` for a quantile sequence), ``missing`` None or a bool array of that
-    shape, ``count`` the pairs each group saw.
+    shape, ``count`` the pairs each group saw. Each group's values are the bits of
+    the ungrouped weighted statistic of its pairs (an integer weighted ``sum`` is
+    int64 when every weight is an integer, else float64 for every group).
 
     Examples
     --------
@@ -49,6 +115,9 @@ def grouped_weighted(x: Any, codes: Any, ngroups: int, stat: str, weights: Any, 
     >>> grouped_weighted(x, [0, 0, 0, 1, 1], 2, "median", [1, 1, 5, 1, 3],
     ...                  policy=NanPolicy.RAISE)[0]
     array([ 3., 20.])
+    >>> grouped_weighted(x, [0, 0, 0, 1, 1], 2, "mean", [1, 1, 2, 1, 3],
+    ...                  policy=NanPolicy.RAISE)[0]
+    array([ 2.25, 17.5 ])
     """
     if stat not in GROUPED_WEIGHTED:
         raise TypeError(f"grouped weighted statistics are {', '.join(GROUPED_WEIGHTED)}; "
@@ -64,76 +133,112 @@ def grouped_weighted(x: Any, codes: Any, ngroups: int, stat: str, weights: Any, 
         missing = None if missing is None else np.broadcast_to(missing, keep.shape)[keep]
         weights_missing = None if weights_missing is None else \
             np.broadcast_to(weights_missing, keep.shape)[keep]
+    if x.dtype.kind in "cOUSV" or (x.dtype.kind == "f" and x.dtype.itemsize > 8):
+        raise TypeError(f"weighted {stat} needs float, int or bool data, got dtype {x.dtype}")
     p = prepare(x, w, axis=None, policy=policy, missing=missing,
                 weights_missing=weights_missing)
-    keys = _sort_keys(p, policy)[0]
-    miss = None if p.miss is None else p.miss[0]
-    # by key (missing last), then a stable radix pass by group
-    order = np.argsort(keys) if miss is None else np.lexsort((keys, miss))
-    order = order[radix_argsort_codes(codes[order], ngroups)]
-    sw = p.w[0][order]
-    cs = codes[order]
-    c = np.cumsum(sw)
-    grid = np.arange(ngroups)
-    starts = np.searchsorted(cs, grid, "left")
-    ends = np.searchsorted(cs, grid, "right")
-    before = np.where(starts > 0, c[np.maximum(starts - 1, 0)] if c.size else 0.0, 0.0)
-    upto = np.where(ends > 0, c[np.maximum(ends - 1, 0)] if c.size else 0.0, 0.0)
-    total = upto - before
-    exact = bool((sw == np.rint(sw)).all() and (c[-1] if c.size else 0) < 2.0 ** 53)
-
+    order = _stats.get(stat).family == "order"
     lead: tuple[int, ...] = ()
+    qa = None
     if stat == "quantile":
+        if q is None:
+            raise TypeError("quantile needs q")
         qa = validate_q(q)
         lead = qa.shape
-        s_lo, s_hi, t = weighted_positions(total, qa.ravel(), method)
-        mode = "pick" if method in ("lower", "higher", "nearest") else "lerp"
-    else:
-        s_lo, s_hi, t = median_positions(total, stat)
-        mode = "lerp" if stat == "median" else "pick"
-    empty = total == 0
+    tails = _group_tails(p, codes, ngroups)
+    vals = res_miss = None
+    if order and _use_numba(p, engine):
+        from ..weighted.compiled import compiled_order
 
-    def locate(s):
-        reach = np.minimum(np.ceil(s) if exact else s, total[None, :])
-        first_pos = np.searchsorted(c, before, "right")[None, :]
-        idx = np.where(s <= 0, first_pos, np.searchsorted(c, before[None, :] + reach, "left"))
-        return np.clip(idx, starts[None, :], np.maximum(ends - 1, starts)[None, :])
-
-    if x.size == 0:
-        vals = np.zeros(s_lo.shape, x.dtype if x.dtype.kind == "f" else np.float64)
-        vals, res_miss = finish(vals, stat, empty=empty[None, :])
-        return vals.reshape(lead + (ngroups,)), res_miss, np.zeros(ngroups, np.int64)
-    i_lo = np.minimum(locate(s_lo), x.size - 1)
-    i_hi = np.minimum(locate(s_hi), x.size - 1)
-    src_lo, src_hi = order[i_lo], order[i_hi]
-    vals = _combine(stat, mode, p.x[0][src_lo], p.x[0][src_hi], t)
-
-    missing_rows = None
-    if miss is not None:
-        missing_rows = miss[src_lo] | (miss[src_hi] & (t != 0))
-    nan_rows = nan_values = None
-    if p.prop_keys is not None:
-        best = np.full(ngroups, _KMIN, np.int64)
-        np.maximum.at(best, codes, p.prop_keys[0])
-        nan_rows = (best > _KMIN)[None, :]
-        nan_values = keys_to_float(best, np.dtype(np.float64))[None, :]
-    if p.prop_miss is not None:
-        gm = np.zeros(ngroups, bool)
-        gm[codes[p.prop_miss[0]]] = True
-        missing_rows = gm[None, :] if nan_rows is None else (gm & ~nan_rows[0])[None, :]
-    if missing_rows is not None and not missing_rows.any():
-        missing_rows = None
-    if nan_rows is not None and not nan_rows.any():
-        nan_rows = nan_values = None
-    res_miss = None
-    if empty.any() or missing_rows is not None or nan_rows is not None:
-        if vals.dtype.kind not in "fmM":
-            vals = vals.astype(np.float64)
-        vals, res_miss = finish(vals, stat, empty=empty[None, :], nan_rows=nan_rows,
-                                nan_values=nan_values, missing_rows=missing_rows)
+        try:
+            vals, res_miss = compiled_order(p, codes, ngroups, stat, policy, qa, method, tails)
+        except Exception as exc:  # a broken numba install: NumPy from here on
+            _numba.fallback(exc, engine)
+    if vals is None:
+        vals, res_miss = _blocks_engine(p, codes, ngroups, stat, policy, qa, method, ddof,
+                                        tails, order)
     with np.errstate(invalid="ignore"):
         seen = (p.w[0] > 0) if RULES[policy].removes else (np.asarray(w) != 0)
     count = np.bincount(codes[seen], minlength=ngroups).astype(np.int64)
     shape = lead + (ngroups,)
+    if res_miss is not None and not res_miss.any():
+        res_miss = None
     return vals.reshape(shape), None if res_miss is None else \
         np.broadcast_to(res_miss, vals.shape).reshape(shape), count
+
+
+def _use_numba(p: Prepared, engine: str | None) -> bool:
+    """The compiled order kernel takes float data without kept missing values."""
+    if p.x.dtype.kind != "f" or p.miss is not None:
+        return False
+    return _numba.choose_engine(engine, size=p.x.size, min_size=NUMBA_MIN_ROWS) == "numba"
+
+
+def _blocks_engine(p, codes, ngroups, stat, policy, qa, method, ddof, tails, order):
+    """The NumPy engine: the row engines on size-class blocks of groups."""
+    nq = 1 if qa is None else max(qa.size, 1)
+    parts = []
+    for gids, idx, valid in size_blocks(codes, ngroups):
+        pb = _block(p, tails, gids, idx, valid)
+        if order:
+            v, m, _lead = weighted_order(pb, stat, policy, q=qa, method=method)
+        else:
+            v, m = weighted_moment(pb, stat, policy, ddof=ddof)
+        parts.append((gids, v, m))
+    if not parts:  # no groups at all
+        dt = p.x.dtype if p.x.dtype.kind == "f" else np.float64
+        return np.zeros((nq, 0) if order else (0,), dt), None
+    dtype = np.result_type(*(v.dtype for _g, v, _m in parts))
+    shape = (nq, ngroups) if order else (ngroups,)
+    vals = np.empty(shape, dtype)
+    miss = np.zeros(shape, bool)
+    for gids, v, m in parts:
+        vals[..., gids] = v
+        if m is not None:
+            miss[..., gids] = m
+    return vals, miss
+
+
+def grouped_weighted_columns(x: np.ndarray, codes: np.ndarray, ngroups: int, stat: str,
+                             weights: Any, *, policy, missing=None, weights_missing=None,
+                             engine: str | None = None, **params: Any):
+    """:func:`grouped_weighted` of every column of ``(n,)`` or ``(n, ncols)`` data
+    (one loop over columns, not groups); ``weights`` (and ``weights_missing``) of
+    shape ``(n,)`` (shared by the columns) or ``(n, ncols)``.
+
+    Returns ``(values, missing, count)`` with the column last, as
+    :func:`nanaccess.core.grouped.grouped_reduce`.
+    """
+    x = np.asarray(x)
+    if x.ndim == 1:
+        return grouped_weighted(x, codes, ngroups, stat, weights, policy=policy,
+                                missing=missing, weights_missing=weights_missing,
+                                engine=engine, **params)
+    n, ncols = x.shape
+
+    def column(a, c):
+        if a is None:
+            return None
+        a = np.asarray(a)
+        if a.ndim == 1:
+            return a
+        return np.broadcast_to(a, (n, ncols))[:, c]
+
+    w = np.asarray(weights)
+    if w.ndim not in (1, 2) or w.shape[0] != n:
+        raise ValueError(f"weights of shape {w.shape} do not fit data of shape {x.shape}: "
+                         f"pass ({n},) or ({n}, {ncols})")
+    outs = [grouped_weighted(x[:, c], codes, ngroups, stat, column(w, c), policy=policy,
+                             missing=column(missing, c),
+                             weights_missing=column(weights_missing, c), engine=engine,
+                             **params) for c in range(ncols)]
+    if not outs:
+        lead = (np.size(params["q"]),) if np.ndim(params.get("q")) else ()
+        return np.zeros(lead + (ngroups, 0)), None, np.zeros((ngroups, 0), np.int64)
+    dtype = np.result_type(*(o[0].dtype for o in outs))
+    vals = np.stack([o[0].astype(dtype, copy=False) for o in outs], axis=-1)
+    miss = None
+    if any(o[1] is not None for o in outs):
+        miss = np.stack([np.zeros(o[0].shape, bool) if o[1] is None else o[1]
+                         for o in outs], axis=-1)
+    return vals, miss, np.stack([o[2] for o in outs], axis=-1)

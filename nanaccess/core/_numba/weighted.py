@@ -1,0 +1,341 @@
+"""Weighted selection kernels (the numba engine of the weighted order statistics).
+
+Two phases, so that the positions (NumPy's formulas on each group's total weight,
+:mod:`nanaccess.core.weighted.positions`) are computed in one place:
+
+* ``prepare``: a counting sort of the pairs of positive weight by group, then per
+  group the exact limbs of :mod:`nanaccess.core.weighted.cumulative` (scale ``L``,
+  base ``B``, ``hi`` / ``lo`` per weight) and the total as a normalised pair; a group
+  too wide for the pairs is sorted by (key, weight) and summed in float64, as the
+  NumPy engine does.
+* ``select``: per group and target, an exact group by a weighted quickselect (a
+  three-way partition around a median-of-three key; the exact pair sum of the lower
+  part decides where the target lies; O(n) on average), a float group by a binary
+  search in its cumulative sums.
+
+Both engines find the smallest key whose cumulative weight reaches the target, so
+they give the same bits. Plain Python over arrays, compiled through
+:mod:`nanaccess.core._numba` on first use.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from . import bind, jit, register
+
+__all__: list[str] = []
+
+_SMALL = 16
+
+
+def _nb_reached(h, lo, th, tl, b):  # pragma: no cover - compiled
+    """Whether the pair ``(h, lo)`` (``lo`` not normalised) is >= ``(th, tl)``."""
+    hn = h + (lo >> b)
+    ln = lo & ((np.int64(1) << b) - 1)
+    return hn > th or (hn == th and ln >= tl)
+
+
+def _nb_swap(k, hi, lo, src, i, j):  # pragma: no cover - compiled
+    k[i], k[j] = k[j], k[i]
+    hi[i], hi[j] = hi[j], hi[i]
+    lo[i], lo[j] = lo[j], lo[i]
+    src[i], src[j] = src[j], src[i]
+
+
+def _nb_part(k, hi, lo, src, a, b):  # pragma: no cover - compiled
+    """Three-way partition of ``[a, b)`` around a median-of-three key: returns
+    ``(lt, gt)`` and the pair sums of the three parts."""
+    x, y, z = k[a], k[(a + b) // 2], k[b - 1]
+    pivot = max(min(x, y), min(max(x, y), z))
+    lt = a
+    i = a
+    gt = b
+    s0h = np.int64(0)
+    s0l = np.int64(0)
+    s1h = np.int64(0)
+    s1l = np.int64(0)
+    s2h = np.int64(0)
+    s2l = np.int64(0)
+    while i < gt:
+        ki = k[i]
+        if ki < pivot:
+            s0h += hi[i]
+            s0l += lo[i]
+            _nb_swap(k, hi, lo, src, lt, i)
+            lt += 1
+            i += 1
+        elif ki > pivot:
+            s2h += hi[i]
+            s2l += lo[i]
+            gt -= 1
+            _nb_swap(k, hi, lo, src, i, gt)
+        else:
+            s1h += hi[i]
+            s1l += lo[i]
+            i += 1
+    return lt, gt, s0h, s0l, s1h, s1l, s2h, s2l
+
+
+def _nb_group_select(k, hi, lo, src, a, end, th, tl, tord, bb, out, g,
+                     st_b, st_h, st_l):  # pragma: no cover - compiled
+    """For every target ``(th[j], tl[j])`` (visited in ascending order ``tord``), the
+    source index of the first key of ``[a, end)`` whose exact cumulative weight
+    reaches it, into ``out[j, g]``. A quickselect that resumes: the right boundaries
+    it leaves behind (with the cumulative weight there) bound the next target's range,
+    so a median's two neighbours cost little more than one selection."""
+    ph = np.int64(0)
+    pl = np.int64(0)
+    sp = 0
+    cap = st_b.shape[0]
+    nt = tord.shape[0]
+    jj = 0
+    while jj < nt:
+        j = tord[jj]
+        t_h, t_l = th[j], tl[j]
+        while sp > 0 and not _nb_reached(st_h[sp - 1], st_l[sp - 1], t_h, t_l, bb):
+            sp -= 1
+        b = st_b[sp - 1] if sp > 0 else end
+        while True:
+            if b - a <= _SMALL:
+                for i in range(a + 1, b):  # insertion sort by key
+                    m = i
+                    while m > a and k[m - 1] > k[m]:
+                        _nb_swap(k, hi, lo, src, m - 1, m)
+                        m -= 1
+                for i in range(a, b):
+                    ph += hi[i]
+                    pl += lo[i]
+                    while jj < nt and _nb_reached(ph, pl, t_h, t_l, bb):
+                        out[j, g] = src[i]
+                        jj += 1
+                        if jj < nt:
+                            j = tord[jj]
+                            t_h, t_l = th[j], tl[j]
+                    if jj == nt:
+                        return
+                a = b
+                break
+            lt, gt, s0h, s0l, s1h, s1l, s2h, s2l = _nb_part(k, hi, lo, src, a, b)
+            if _nb_reached(ph + s0h, pl + s0l, t_h, t_l, bb):
+                if sp < cap:  # the boundary for later targets
+                    st_b[sp] = b
+                    st_h[sp] = ph + s0h + s1h + s2h
+                    st_l[sp] = pl + s0l + s1l + s2l
+                    sp += 1
+                b = lt
+                continue
+            ph += s0h + s1h
+            pl += s0l + s1l
+            if _nb_reached(ph, pl, t_h, t_l, bb):
+                while jj < nt and _nb_reached(ph, pl, t_h, t_l, bb):
+                    out[j, g] = src[lt]
+                    jj += 1
+                    if jj < nt:
+                        j = tord[jj]
+                        t_h, t_l = th[j], tl[j]
+                if sp < cap:
+                    st_b[sp] = b
+                    st_h[sp] = ph + s2h
+                    st_l[sp] = pl + s2l
+                    sp += 1
+                a = gt
+                break
+            a = gt
+
+
+def _nb_ctz(m):  # pragma: no cover - compiled
+    """Trailing zero bits of a positive int64."""
+    n = 0
+    if (m & 0xFFFFFFFF) == 0:
+        n += 32
+        m >>= 32
+    if (m & 0xFFFF) == 0:
+        n += 16
+        m >>= 16
+    if (m & 0xFF) == 0:
+        n += 8
+        m >>= 8
+    if (m & 0xF) == 0:
+        n += 4
+        m >>= 4
+    if (m & 0x3) == 0:
+        n += 2
+        m >>= 2
+    if (m & 0x1) == 0:
+        n += 1
+    return n
+
+
+def _nb_bits_range(wb):  # pragma: no cover - compiled
+    """``(lsb, top)`` of a positive finite float64 from its bits: ``w`` is a multiple
+    of ``2**lsb`` and below ``2**top`` (``top`` as :func:`math.frexp`'s exponent)."""
+    e = (wb >> 52) & 0x7FF
+    m = wb & 0xFFFFFFFFFFFFF
+    if e == 0:  # subnormal
+        return -1074 + _nb_ctz(m), math.frexp(math.ldexp(float(m), -1074))[1]
+    m |= np.int64(1) << 52
+    return e - 1075 + _nb_ctz(m), e - 1022
+
+
+def _nb_limbs(w, a, b, lsb, top, hi, lo):  # pragma: no cover - compiled
+    """Base and exactness of the positive weights ``w[a:b]`` (lowest bit ``lsb``,
+    top ``top``); fills their limbs when exact. Returns ``(B, exact)``."""
+    if b == a:
+        return 62, True
+    nb = math.frexp(float(b - a))[1]
+    base = 62 - nb
+    if max(top - lsb - base, 0) + nb > 62:
+        return base, False
+    # w * 2**-lsb in two exact power-of-two factors (2**-lsb alone may overflow)
+    e1 = min(-lsb, 1000)
+    f1 = math.ldexp(1.0, e1)
+    f2 = math.ldexp(1.0, -lsb - e1)
+    fb = math.ldexp(1.0, -base)
+    pb = math.ldexp(1.0, base)
+    for i in range(a, b):
+        u = (w[i] * f1) * f2
+        h = math.floor(u * fb)
+        hi[i] = np.int64(h)
+        lo[i] = np.int64(u - h * pb)
+    return base, True
+
+
+def _nb_sort_float(k, w, src, a, b, cf):  # pragma: no cover - compiled
+    """Sort ``[a, b)`` by (key, weight) and fill its float64 cumulative weights."""
+    perm = np.argsort(k[a:b]) + a
+    ks = k[perm]
+    ws = w[perm]
+    ss = src[perm]
+    n = b - a
+    i = 0
+    while i < n:  # ties: by weight, so the sums do not depend on the input order
+        j = i + 1
+        while j < n and ks[j] == ks[i]:
+            j += 1
+        if j - i > 1:
+            o = np.argsort(ws[i:j], kind="mergesort") + i
+            ws[i:j] = ws[o].copy()
+            ss[i:j] = ss[o].copy()
+        i = j
+    c = 0.0
+    for i in range(n):
+        k[a + i] = ks[i]
+        w[a + i] = ws[i]
+        src[a + i] = ss[i]
+        c += ws[i]
+        cf[a + i] = c
+
+
+def _nb_prepare(keys, flip, w, codes, ngroups):  # pragma: no cover - compiled
+    """Counting sort of the positive-weight pairs by group, limbs, totals. ``keys``:
+    the sort keys, or float64 bits made keys on the fly when ``flip``."""
+    n = keys.shape[0]
+    counts = np.zeros(ngroups, np.int64)
+    for i in range(n):
+        if codes[i] >= 0 and w[i] > 0:
+            counts[codes[i]] += 1
+    starts = np.zeros(ngroups + 1, np.int64)
+    for g in range(ngroups):
+        starts[g + 1] = starts[g] + counts[g]
+    m = starts[ngroups]
+    k = np.empty(m, np.int64)
+    ws = np.empty(m, np.float64)
+    src = np.empty(m, np.int64)
+    fill = starts[:ngroups].copy()
+    imax = np.int64(0x7FFFFFFFFFFFFFFF)
+    for i in range(n):
+        g = codes[i]
+        if g >= 0 and w[i] > 0:
+            j = fill[g]
+            kv = keys[i]
+            if flip:
+                kv = kv ^ ((kv >> 63) & imax)
+            k[j] = kv
+            ws[j] = w[i]
+            src[j] = i
+            fill[g] = j + 1
+    hi = np.zeros(m, np.int64)
+    lo = np.zeros(m, np.int64)
+    cf = np.zeros(m, np.float64)
+    B = np.zeros(ngroups, np.int64)
+    exact = np.zeros(ngroups, np.bool_)
+    last_h = np.zeros(ngroups, np.int64)
+    last_l = np.zeros(ngroups, np.int64)
+    total = np.zeros(ngroups, np.float64)
+    L = np.zeros(ngroups, np.int64)
+    wsb = ws.view(np.int64)
+    for g in range(ngroups):
+        a, b = starts[g], starts[g + 1]
+        lg = 1 << 30
+        tg = -(1 << 30)
+        for i in range(a, b):  # the lowest and the top bit of the group's weights
+            lb, tp = _nb_bits_range(wsb[i])
+            lg = min(lg, lb)
+            tg = max(tg, tp)
+        L[g] = lg if b > a else 0
+        bg, ex = _nb_limbs(ws, a, b, L[g], tg, hi, lo)
+        B[g], exact[g] = bg, ex
+        if ex:
+            sh = np.int64(0)
+            sl = np.int64(0)
+            for i in range(a, b):
+                sh += hi[i]
+                sl += lo[i]
+            sh += sl >> bg
+            sl &= (np.int64(1) << bg) - 1
+            last_h[g], last_l[g] = sh, sl
+            total[g] = math.ldexp(float(sh), bg + L[g]) + math.ldexp(float(sl), L[g])
+        else:
+            _nb_sort_float(k, ws, src, a, b, cf)
+            total[g] = cf[b - 1]
+    return k, hi, lo, cf, src, starts, L, B, exact, last_h, last_l, total
+
+
+def _nb_select(k, hi, lo, cf, src, starts, B, exact, th, tl, tf):  # pragma: no cover
+    """Per target and group, the source index of the pair at the target (-1: empty)."""
+    nt, ngroups = th.shape
+    out = np.full((nt, ngroups), -1, np.int64)
+    st_b = np.empty(64, np.int64)
+    st_h = np.empty(64, np.int64)
+    st_l = np.empty(64, np.int64)
+    tord = np.empty(nt, np.int64)
+    for g in range(ngroups):
+        a, b = starts[g], starts[g + 1]
+        if b == a:
+            continue
+        if exact[g]:
+            for j in range(nt):  # the targets in ascending order (insertion sort)
+                m = j
+                while m > 0 and (th[tord[m - 1], g] > th[j, g] or (
+                        th[tord[m - 1], g] == th[j, g] and tl[tord[m - 1], g] > tl[j, g])):
+                    tord[m] = tord[m - 1]
+                    m -= 1
+                tord[m] = j
+            _nb_group_select(k, hi, lo, src, a, b, th[:, g], tl[:, g], tord, B[g], out, g,
+                             st_b, st_h, st_l)
+            continue
+        for j in range(nt):
+            t = tf[j, g]
+            lo_i, hi_i = a, b - 1
+            while lo_i < hi_i:  # first cumulative weight >= t
+                mid = (lo_i + hi_i) // 2
+                if cf[mid] < t:
+                    lo_i = mid + 1
+                else:
+                    hi_i = mid
+            out[j, g] = src[lo_i]
+    return out
+
+
+def build() -> dict[str, Any]:
+    """Compile the weighted kernels."""
+    bind(globals(), ("_nb_reached", "_nb_swap", "_nb_part", "_nb_group_select", "_nb_ctz",
+                     "_nb_bits_range", "_nb_limbs", "_nb_sort_float"))
+    return {"prepare": jit(nogil=True)(_nb_prepare), "select": jit(nogil=True)(_nb_select)}
+
+
+register("weighted", build)
