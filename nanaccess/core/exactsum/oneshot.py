@@ -7,6 +7,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .common import _CANONICAL_NAN, _counts, _finish, _prepare, _row_label
+from .compiled import compiled_rows
 from .digits import (
     _digits,
     _div_round,
@@ -24,7 +25,7 @@ from .digits import (
 from .extraction import _negzero_rows, _raw_rows, _Scan, _scan
 from .small import _small
 
-__all__ = ["exact_sum", "exact_mean", "exact_sum_of_squares", "exact_var"]
+__all__ = ["exact_sum", "exact_mean", "exact_sum_of_squares", "exact_var", "exact_var_numpy"]
 
 _SMALL = 64  # inputs with at most this many elements take the Python-int path
 
@@ -82,6 +83,9 @@ def exact_sum(x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
                 f"in int64 ({int(bad.sum())} of {rows} rows overflow)"
             )
         return _finish((hi << 32) + lo, lead)
+    got = compiled_rows(x2, w2, "sum")
+    if got is not None:
+        return _finish(got, lead)
     res, sc = _rounded(x2, w2, False, lambda dig, neg, base, rows: _round(dig, base, neg))
     return _finish(_ieee_specials(res, sc, x2, w2), lead)
 
@@ -154,6 +158,9 @@ def exact_mean(x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
         dig, neg, base = _digits(mant, exp, mb)
         res = _div_round(dig, base, neg, [div])
         return _finish(np.where(count == 0, _CANONICAL_NAN, res), lead)
+    got = compiled_rows(x2, w2, "mean")
+    if got is not None:
+        return _finish(got, lead)
     res, sc = _rounded(
         x2, w2, False,
         lambda dig, neg, base, rows: _div_round(dig, base, neg,
@@ -288,9 +295,24 @@ def exact_var(x: np.ndarray, ddof: float = 0, where: np.ndarray | None = None) -
     >>> exact_var(np.array([5.0]), ddof=1)
     array(nan)
     """
+    return _exact_var(x, ddof, where, compiled=True)
+
+
+def exact_var_numpy(x: np.ndarray, ddof: float = 0,
+                    where: np.ndarray | None = None) -> np.ndarray:
+    """:func:`exact_var` by the NumPy engine only (the compiled engine's fallback for
+    rows it cannot take)."""
+    return _exact_var(x, ddof, where, compiled=False)
+
+
+def _exact_var(x, ddof, where, compiled: bool) -> np.ndarray:
     x2, w2, lead, kind = _prepare(x, where)
     if x2.size <= _SMALL:
         return _small(x2, w2, lead, kind, "var", ddof)
+    if compiled and (kind == "float" or _int_fits_float(x2, w2)):
+        got = compiled_rows(x2, w2, "var", ddof)
+        if got is not None:
+            return _finish(got, lead)
     count = _counts(x2, w2)
     ddof_int = int(ddof) if float(ddof) == int(ddof) else None
     if kind == "int" and not _int_fits_float(x2, w2):

@@ -15,6 +15,7 @@ import numpy as np
 
 from ...options import NanPolicy
 from ..exactsum import exact_mean, exact_sum, exact_var
+from ..exactsum.compiled import compiled_groups
 from ..policy import RULES, empty_value, finish
 from .common import greatest_nan, group_counts, radix_argsort_codes
 
@@ -50,8 +51,8 @@ def _size_blocks(vals: np.ndarray, cc: np.ndarray, counts: np.ndarray):
         yield gids, block, where
 
 
-def moment_column(col, nan, miss, codes, ngroups, stat, ddof, policy: NanPolicy):
-    """One column's moment statistic: ``(values (ngroups,), missing (ngroups,))``."""
+def _numpy_column(col, nan, miss, codes, ngroups, stat, ddof):
+    """The NumPy engine: (values, counts) by size-class blocks of the exact sums."""
     dt = col.dtype
     include = codes >= 0
     if nan is not None:
@@ -62,7 +63,7 @@ def moment_column(col, nan, miss, codes, ngroups, stat, ddof, policy: NanPolicy)
     cc = codes[include]
     counts = np.bincount(cc, minlength=ngroups).astype(np.int64)
     if stat == "count":
-        return counts, np.zeros(counts.shape, bool)
+        return None, counts
     work = vals.view(np.int64) if dt.kind in "mM" else vals
     if dt.kind == "f" and dt != np.float64:
         work = work.astype(np.float64)  # exact: every float16/32 is a float64
@@ -80,6 +81,31 @@ def moment_column(col, nan, miss, codes, ngroups, stat, ddof, policy: NanPolicy)
         else:
             v = exact_var(block, ddof=ddof, where=where)
             out[gids] = np.sqrt(v) if stat == "std" else v
+    return out, counts
+
+
+def moment_column(col, nan, miss, codes, ngroups, stat, ddof, policy: NanPolicy):
+    """One column's moment statistic: ``(values (ngroups,), missing (ngroups,))``."""
+    dt = col.dtype
+    got = None
+    if stat != "count" and dt.kind == "f":
+        sel = None
+        for m in (nan, miss):
+            if m is not None:
+                sel = ~m if sel is None else sel & ~m
+        got = compiled_groups(col, sel, codes, ngroups,
+                              "var" if stat in ("var", "std") else stat, ddof)
+    if got is not None:
+        out, counts = got
+        if stat == "mean":
+            out = np.where(counts == 0, empty_value(_F64, stat), out)
+        if stat == "std":
+            with np.errstate(invalid="ignore"):
+                out = np.sqrt(out)
+    else:
+        out, counts = _numpy_column(col, nan, miss, codes, ngroups, stat, ddof)
+    if stat == "count":
+        return counts, np.zeros(counts.shape, bool)
     if stat in ("var", "std"):
         out = np.where(counts - ddof <= 0, empty_value(_F64, stat), out)
     if dt.kind == "f" and dt != np.float64:

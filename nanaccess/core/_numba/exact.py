@@ -1,0 +1,586 @@
+"""Compiled exact sums: the numba engine of :mod:`nanaccess.core.exactsum`.
+
+Every finite float64 is ``m * 2**e`` with an integer ``m < 2**53``; the sum of a
+segment (a row, a group) is accumulated *exactly* in two levels, as Neal's ``xsum``
+"large" superaccumulator (arXiv:1505.05571):
+
+* the hot loop adds each value's mantissa (as an unsigned integer) to a table entry
+  indexed by its sign and exponent bits (4096 entries of uint64); eight tables, taken
+  in turn, so consecutive values of equal exponent do not wait on one another. An
+  entry takes at most 2048 mantissas before it could overflow, so every 16384 values
+  the entries in the block's exponent range are flushed;
+* a flush adds an entry (exact, < 2**64) at its exponent into a fixed-point integer of
+  32-bit digits held in int64 (units of ``2**-1074``: every finite float64 is a
+  multiple), which has room for any float64 sum; its live digit range is tracked so
+  the final carry, rounding and division touch only the digits in use.
+
+Means long-divide the fixed-point integer by the count; the variance is
+``(n*Q - S*S) / (n * (n - ddof))`` with ``Q`` the exact sum of squares (each square
+an exact sum of three products after a Veltkamp split, accumulated the same way, for
+values in ``[2**-480, 2**480]``; rows with other values are flagged for the NumPy
+engine). Every result is rounded once, half-even, from the exact quantity, so it
+equals the NumPy engine bit for bit. Nothing here decides NaN policies: the caller
+passes the ``where`` mask from its scan; infinities and NaNs that are selected are
+flagged per row and resolved by the caller exactly as the NumPy engine does.
+
+The kernels return float64 *bits* (int64) so the rounding never meets a float
+operation; they compile on first use through :mod:`nanaccess.core._numba`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import bind, jit, register
+
+__all__ = ["ND", "SCRATCH", "build"]
+
+prange = range  # numba's prange once compiled (bound by build)
+
+#: 32-bit digits of a fixed-point sum (units 2**-1074): 2**(32*ND) > 2**2110 * headroom
+ND = 72
+#: digits of the scratch buffers of the variance (squares, shifts, spare digits)
+SCRATCH = 360
+_M32 = 0xFFFFFFFF
+_NT = 8  # tables taken in turn (fewer stalls on a store to the entry just read)
+_BLOCK = 2048 * _NT  # values per flush: an entry takes <= 2048 < 2**64 / 2**53 of them
+_WIDE = 96  # a block spanning more binary exponents switches to per-entry counts
+_VELTKAMP = 134217729.0  # 2**27 + 1
+_SQ_LO = 1023 - 480  # biased exponents whose squares the Veltkamp split keeps exact
+_SQ_HI = 1023 + 480
+
+# flags per row (bit field)
+F_POSINF = 1
+F_NEGINF = 2
+F_NAN = 4
+F_RAW = 8  # squares out of the Veltkamp range: the NumPy engine takes the row
+
+
+# ------------------------------------------------------------------ fixed-point digits
+
+def _add_chunk(dig, v, shift, neg, rng):  # pragma: no cover - compiled
+    """Add (or subtract) ``v * 2**shift`` (``v`` < 2**64 unsigned) into ``dig``;
+    ``rng[0]``/``rng[1]`` widen to the touched digit range."""
+    d = shift >> 5
+    r = shift & 31
+    lo = np.int64(v & np.uint64(_M32))
+    hi = np.int64(v >> np.uint64(32))
+    t0 = lo << r
+    t1 = hi << r
+    a0 = t0 & _M32
+    a1 = (t0 >> 32) + (t1 & _M32)
+    a2 = t1 >> 32
+    if neg:
+        dig[d] -= a0
+        dig[d + 1] -= a1
+        dig[d + 2] -= a2
+    else:
+        dig[d] += a0
+        dig[d + 1] += a1
+        dig[d + 2] += a2
+    if d < rng[0]:
+        rng[0] = d
+    if d + 2 > rng[1]:
+        rng[1] = d + 2
+
+
+def _carry(dig, lo, hi):  # pragma: no cover - compiled
+    """Signed carry propagation over ``dig[lo:hi+1]`` (room above ``hi`` for the carry):
+    digits below the top in [0, 2**32); returns the new top index (the sign digit)."""
+    for j in range(lo, hi + 1):
+        c = dig[j] >> 32
+        dig[j] -= c << 32
+        dig[j + 1] += c
+    top = hi + 1
+    while top > lo and (dig[top] == 0 or (dig[top] == -1 and dig[top - 1] >= 0x80000000)):
+        if dig[top] == -1:  # fold the sign down: -2**32 + d == d - 2**32
+            dig[top - 1] -= np.int64(1) << 32
+        dig[top] = 0
+        top -= 1
+    return top
+
+
+def _magnitude(dig, lo, hi):  # pragma: no cover - compiled
+    """Normalise ``dig[lo:hi+1]`` (signed) to its magnitude in place; returns
+    (negative, top digit index or lo - 1 when zero)."""
+    top = _carry(dig, lo, hi)
+    neg = dig[top] < 0
+    if neg:
+        for j in range(lo, top + 1):
+            dig[j] = -dig[j]
+        top = _carry(dig, lo, top)
+    while top >= lo and dig[top] == 0:
+        top -= 1
+    return neg, top
+
+
+def _bitlen(v):  # pragma: no cover - compiled
+    n = 0
+    while v > 0:
+        v >>= 1
+        n += 1
+    return n
+
+
+def _round_bits(dig, lo, top, e0, neg, sticky):  # pragma: no cover - compiled
+    """float64 bits of ``(sum_j dig[j] 2**(32 j) + tail) * 2**e0``, rounded half-even.
+
+    ``dig[lo:top+1]`` holds non-negative 32-bit digits (``top < lo``: zero); ``sticky``:
+    a nonzero tail below ``2**e0`` (division remainders). Overflow gives inf."""
+    sign = np.int64(1) << 63 if neg else np.int64(0)
+    if top < lo:
+        return sign
+    msb = 32 * top + _bitlen(dig[top]) - 1  # bit index of the leading one
+    L = msb + e0 - 52
+    if L < -1074:
+        L = -1074
+    sh = L - e0  # bits below the result's last place
+    q = np.int64(0)
+    if sh <= 0:  # exact: the value fits (only small integers reach here)
+        for j in range(top, lo - 1, -1):
+            q = (q << 32) | dig[j]
+        q <<= -sh
+    else:
+        for j in range(top, lo - 1, -1):  # q = value >> sh (<= 53 bits)
+            off = 32 * j - sh
+            if off >= 0:
+                q |= dig[j] << off
+            elif off > -32:
+                q |= dig[j] >> (-off)
+        gpos = sh - 1
+        gd = gpos >> 5
+        guard = False
+        if gd >= lo and gd <= top:
+            guard = ((dig[gd] >> (gpos & 31)) & 1) == 1
+            if (dig[gd] & ((np.int64(1) << (gpos & 31)) - 1)) != 0:
+                sticky = True
+        for j in range(lo, min(gd, top + 1)):
+            if dig[j] != 0:
+                sticky = True
+                break
+        if guard and (sticky or (q & 1) == 1):
+            q += 1
+    if L + 1074 >= 2047:
+        return np.int64(0x7FF0000000000000) | sign
+    bits = ((np.int64(L) + 1074) << 52) + q
+    if bits >= np.int64(0x7FF0000000000000):
+        bits = np.int64(0x7FF0000000000000)
+    return bits | sign
+
+
+def _divide(dig, lo, top, d):  # pragma: no cover - compiled
+    """``dig[lo:top+1] //= d`` in place (d < 2**31); returns remainder != 0."""
+    rem = np.int64(0)
+    for j in range(top, lo - 1, -1):
+        cur = (rem << 32) | dig[j]
+        qj = cur // d
+        rem = cur - qj * d
+        dig[j] = qj
+    return rem != 0
+
+
+# ---------------------------------------------------------------------- hot loops
+
+def _flush_entry(tabs, e, dig, rng):  # pragma: no cover - compiled
+    sh = e - 1 if e > 0 else 0
+    for t in range(0, tabs.shape[0], 4096):
+        v = tabs[t + e]
+        if v != 0:
+            _add_chunk(dig, v, sh, False, rng)
+            tabs[t + e] = 0
+        v = tabs[t + e + 2048]
+        if v != 0:
+            _add_chunk(dig, v, sh, True, rng)
+            tabs[t + e + 2048] = 0
+
+
+def _flush(tabs, emin, emax, dig, rng):  # pragma: no cover - compiled
+    """Move the table entries of biased exponents [emin, emax] and 0 (zeros and
+    subnormals: never tracked) of both signs into dig."""
+    _flush_entry(tabs, 0, dig, rng)
+    for e in range(max(emin, 1), min(emax, 2046) + 1):
+        _flush_entry(tabs, e, dig, rng)
+
+
+def _add_value(tabs, t, b):  # pragma: no cover - compiled
+    """Add one value's mantissa (bits ``b``) to its entry of table ``t`` (offset);
+    returns the biased exponent."""
+    ix = np.int64(b >> np.uint64(52))
+    e = ix & 2047
+    tabs[t + ix] += (b & np.uint64(0xFFFFFFFFFFFFF)) | (np.uint64(e != 0) << np.uint64(52))
+    return e
+
+
+def _special(b, flags):  # pragma: no cover - compiled
+    """Flag an infinity or NaN (bits ``b``, exponent all ones)."""
+    if (b & np.uint64(0xFFFFFFFFFFFFF)) != 0:
+        return flags | F_NAN
+    if b >> np.uint64(63):
+        return flags | F_NEGINF
+    return flags | F_POSINF
+
+
+def _plain_block(bits, i, j1, tabs):  # pragma: no cover - compiled
+    """The hot loop (every value selected, no squares): the tables taken in turn;
+    infinities and NaNs land in the exponent-2047 entries (cleared by the caller).
+    Returns (min nonzero biased exponent, max biased exponent)."""
+    emin = 2047
+    emax = 0
+    while i + _NT <= j1:
+        for u in range(_NT):
+            e = _add_value(tabs, u * 4096, bits[i + u])
+            emin = min(emin, e + (e == 0) * 2047)
+            emax = max(emax, e)
+        i += _NT
+    while i < j1:
+        e = _add_value(tabs, 0, bits[i])
+        emin = min(emin, e + (e == 0) * 2047)
+        emax = max(emax, e)
+        i += 1
+    return emin, emax
+
+
+def _counted(bits, i, i1, tabs, cnt, dig, rng):  # pragma: no cover - compiled
+    """Wide exponent ranges (Neal's large accumulator as published): one table, and a
+    count per entry so an entry is flushed only after 2048 adds, and the whole table
+    once at the end. Returns the special flags."""
+    flags = 0
+    for j in range(i, i1):
+        b = bits[j]
+        ix = np.int64(b >> np.uint64(52))
+        tabs[ix] += (b & np.uint64(0xFFFFFFFFFFFFF)) | (np.uint64((ix & 2047) != 0)
+                                                        << np.uint64(52))
+        c = cnt[ix] - 1
+        cnt[ix] = c
+        if c == 0:
+            cnt[ix] = 2048
+            if (ix & 2047) == 2047:
+                flags = _special(b, flags)  # one of them; the rescan below finds all
+                tabs[ix] = 0
+            else:
+                _flush_one(tabs, ix, dig, rng)
+    if cnt[2047] != 2048 or cnt[4095] != 2048:
+        for j in range(i, i1):
+            b = bits[j]
+            if (b & np.uint64(0x7FF0000000000000)) == np.uint64(0x7FF0000000000000):
+                flags = _special(b, flags)
+    tabs[2047] = 0
+    tabs[4095] = 0
+    for ix in range(4096):
+        if tabs[ix] != 0:
+            _flush_one(tabs, ix, dig, rng)
+        cnt[ix] = 2048
+    return flags
+
+
+def _flush_one(tabs, ix, dig, rng):  # pragma: no cover - compiled
+    e = ix & 2047
+    _add_chunk(dig, tabs[ix], e - 1 if e > 0 else 0, ix >= 2048, rng)
+    tabs[ix] = 0
+
+
+def _segment(bits, mask, use_mask, i0, i1, tabs, cnt, qtabs, squares, dig, qdig,
+             rng, qrng):  # pragma: no cover - compiled
+    """Accumulate the values of bits ``bits[i0:i1]`` (selected by ``mask`` when
+    ``use_mask``) exactly into ``dig`` (and their squares into ``qdig`` when
+    ``squares``); returns (count, flags)."""
+    flags = 0
+    count = 0
+    emin = 2047
+    emax = 0
+    block = _BLOCK // 4 if squares else _BLOCK  # <= 2048 adds per entry per flush
+    # (three squares' parts per value)
+    i = i0
+    while i < i1:
+        j1 = min(i1, i + block)
+        if not use_mask and not squares and emax - emin > _WIDE and i1 - i > _BLOCK:
+            # the last block spread over many exponents: count per entry instead
+            flags |= _counted(bits, i, i1, tabs, cnt, dig, rng)
+            count += i1 - i
+            break
+        if not use_mask and not squares:
+            emin, emax = _plain_block(bits, i, j1, tabs)
+            count += j1 - i
+            if emax == 2047:  # an infinity or NaN: flag it, drop the garbage entries
+                for j in range(i, j1):
+                    b = bits[j]
+                    if (b & np.uint64(0x7FF0000000000000)) == np.uint64(0x7FF0000000000000):
+                        flags = _special(b, flags)
+                for t in range(0, tabs.shape[0], 4096):
+                    tabs[t + 2047] = 0
+                    tabs[t + 4095] = 0
+        else:
+            emin = 2047
+            emax = 0
+            k = 0
+            for j in range(i, j1):
+                if use_mask and not mask[j]:
+                    continue
+                count += 1
+                b = bits[j]
+                if (b & np.uint64(0x7FF0000000000000)) == np.uint64(0x7FF0000000000000):
+                    flags = _special(b, flags)
+                    continue
+                e = _add_value(tabs, k, b)
+                emin = min(emin, e + (e == 0) * 2047)  # zeros/subnormals: flushed always
+                emax = max(emax, e)
+                if squares:
+                    if (e < _SQ_LO or e > _SQ_HI) and (b << np.uint64(1)) != 0:
+                        flags |= F_RAW
+                    else:
+                        x = np.uint64(b).view(np.float64)
+                        c = x * _VELTKAMP
+                        xh = c - (c - x)
+                        xl = x - xh
+                        _add_value(qtabs, k, np.float64(xh * xh).view(np.uint64))
+                        _add_value(qtabs, k, np.float64(2.0 * xh * xl).view(np.uint64))
+                        _add_value(qtabs, k, np.float64(xl * xl).view(np.uint64))
+                k += 4096
+                if k == tabs.shape[0]:
+                    k = 0
+        _flush(tabs, emin, emax, dig, rng)
+        if squares and emin <= emax:  # the squares of [2**(emin-1023), 2**(emax-1022))
+            _flush(qtabs, max(2 * emin - 1023 - 110, 1), min(2 * emax - 1023 + 3, 2046),
+                   qdig, qrng)
+        i = j1
+        if (j1 - i0) % (1 << 26) < block:  # keep every digit far from overflow
+            if rng[0] <= rng[1]:
+                rng[1] = _carry(dig, rng[0], rng[1]) + 1
+            if squares and qrng[0] <= qrng[1]:
+                qrng[1] = _carry(qdig, qrng[0], qrng[1]) + 1
+    return count, flags
+
+
+# ------------------------------------------------------------------ exact finishes
+
+def _copy_up(src, lo, top, dst, sp):  # pragma: no cover - compiled
+    """dst[0:sp] = 0, dst[sp:sp+top-lo+1] = src[lo:top+1]; returns the top index in dst."""
+    for i in range(sp):
+        dst[i] = 0
+    for j in range(lo, top + 1):
+        dst[sp + j - lo] = src[j]
+    return sp + top - lo
+
+
+def _add_shifted(dst, src, nsrc, k, sign):  # pragma: no cover - compiled
+    """dst += sign * (src[0:nsrc] << k bits) (src digits in [0, 2**32))."""
+    ds = k >> 5
+    r = k & 31
+    for j in range(nsrc):
+        d = src[j]
+        if r == 0:
+            dst[j + ds] += sign * d
+        else:
+            dst[j + ds] += sign * ((d << r) & _M32)
+            dst[j + ds + 1] += sign * (d >> (32 - r))
+
+
+def _finish_sum(dig, rng):  # pragma: no cover - compiled
+    if rng[0] > rng[1]:
+        return np.int64(0)
+    neg, top = _magnitude(dig, rng[0], rng[1])
+    return _round_bits(dig, rng[0], top, -1074, neg, False)
+
+
+def _finish_mean(dig, rng, count, scr):  # pragma: no cover - compiled
+    if rng[0] > rng[1] or count == 0:
+        return np.int64(0)
+    lo = rng[0]
+    neg, top = _magnitude(dig, lo, rng[1])
+    if top < lo:
+        return np.int64(0)
+    sp = 4  # spare digits: the quotient keeps >= 55 significant bits
+    t = _copy_up(dig, lo, top, scr, sp)
+    sticky = _divide(scr, 0, t, count)
+    while t > 0 and scr[t] == 0:
+        t -= 1
+    return _round_bits(scr, 0, t, -1074 + 32 * (lo - sp), neg, sticky)
+
+
+def _finish_var(dig, rng, qdig, qrng, count, ddof, scr):  # pragma: no cover - compiled
+    """Exactly rounded (n*Q - S*S) / (n * (n - ddof)) (the caller rules out
+    count - ddof <= 0)."""
+    if qrng[0] > qrng[1]:
+        return np.int64(0)
+    lq = qrng[0]
+    _, tq = _magnitude(qdig, lq, qrng[1])
+    if tq < lq:
+        return np.int64(0)
+    ls = rng[0] if rng[0] <= rng[1] else lq
+    ts = ls - 1
+    if rng[0] <= rng[1]:
+        _, ts = _magnitude(dig, ls, rng[1])
+    nsq = 2 * (ts - ls + 1) + 1
+    a = scr[0:nsq + 1]  # S*S, base 2**(2 * (-1074 + 32 ls))
+    a[:] = 0
+    for i in range(ls, ts + 1):
+        di = np.uint64(dig[i])
+        for j in range(ls, ts + 1):
+            p = di * np.uint64(dig[j])
+            a[i + j - 2 * ls] += np.int64(p & np.uint64(_M32))
+            a[i + j - 2 * ls + 1] += np.int64(p >> np.uint64(32))
+    _carry(a, 0, nsq - 1)
+    nnq = tq - lq + 2
+    b = scr[nsq + 1:nsq + 1 + nnq + 1]  # n*Q, base 2**(-1074 + 32 lq)
+    b[:] = 0
+    for j in range(lq, tq + 1):
+        p = qdig[j] * count  # < 2**63
+        b[j - lq] += p & _M32
+        b[j - lq + 1] += p >> 32
+    _carry(b, 0, nnq - 1)
+    es2 = 2 * (-1074 + 32 * ls)
+    eq = -1074 + 32 * lq
+    e0 = min(es2, eq)
+    sp = 5  # spare digits: two divisions by < 2**31 keep >= 55 bits
+    off = nsq + nnq + 3
+    num = scr[off:]
+    kq = eq - e0 + 32 * sp
+    ks = es2 - e0 + 32 * sp
+    hi = max((kq >> 5) + nnq, (ks >> 5) + nsq) + 2
+    num[0:hi + 2] = 0
+    _add_shifted(num, b, nnq, kq, 1)
+    _add_shifted(num, a, nsq, ks, -1)
+    neg, t = _magnitude(num, 0, hi)
+    if t < 0:
+        return np.int64(0)
+    sticky = _divide(num, 0, t, count)
+    sticky |= _divide(num, 0, t, count - ddof)
+    while t > 0 and num[t] == 0:
+        t -= 1
+    return _round_bits(num, 0, t, e0 - 32 * sp, neg, sticky)
+
+
+def _finish(stat, dig, rng, qdig, qrng, count, ddof, scr):  # pragma: no cover - compiled
+    """float64 bits of one segment's statistic (0 sum, 1 mean, 2 var); clears the
+    digits."""
+    if stat == 0:
+        res = _finish_sum(dig, rng)
+    elif stat == 1:
+        res = _finish_mean(dig, rng, count, scr)
+    else:
+        res = _finish_var(dig, rng, qdig, qrng, count, ddof, scr)
+    if rng[0] <= rng[1]:
+        dig[rng[0]:min(rng[1] + 3, dig.shape[0])] = 0
+    if qrng[0] <= qrng[1]:
+        qdig[qrng[0]:min(qrng[1] + 3, qdig.shape[0])] = 0
+    rng[0] = ND
+    rng[1] = -1
+    qrng[0] = ND
+    qrng[1] = -1
+    return res
+
+
+def _state(squares):  # pragma: no cover - compiled
+    tabs = np.zeros(_NT * 4096, np.uint64)
+    cnt = np.full(4096, 2048, np.int64)  # the counted mode's adds left per entry
+    qtabs = np.zeros((_NT if squares else 1) * 4096, np.uint64)
+    dig = np.zeros(ND + 2, np.int64)
+    qdig = np.zeros(ND + 2, np.int64)
+    rng = np.empty(2, np.int64)
+    qrng = np.empty(2, np.int64)
+    rng[0] = ND
+    rng[1] = -1
+    qrng[0] = ND
+    qrng[1] = -1
+    scr = np.zeros(SCRATCH, np.int64)
+    return tabs, cnt, qtabs, dig, qdig, rng, qrng, scr
+
+
+# ------------------------------------------------------------------------- drivers
+
+def rows_kernel(bits, mask, use_mask, stat, ddof, out, counts, flags):  # pragma: no cover
+    """Per row of the (rows, n) float64 ``bits`` (uint64 view): the statistic's
+    float64 bits into ``out``, the selected count and the special flags."""
+    squares = stat == 2
+    tabs, cnt, qtabs, dig, qdig, rng, qrng, scr = _state(squares)
+    n = bits.shape[1]
+    for r in range(bits.shape[0]):
+        row = bits[r]
+        mrow = mask[r] if use_mask else mask[0]
+        c, f = _segment(row, mrow, use_mask, 0, n, tabs, cnt, qtabs, squares, dig, qdig,
+                        rng, qrng)
+        counts[r] = c
+        flags[r] = f
+        if f != 0 or (squares and c - ddof <= 0):
+            _finish(0, dig, rng, qdig, qrng, c, ddof, scr)  # only clears: caller decides
+            out[r] = 0
+        else:
+            out[r] = _finish(stat, dig, rng, qdig, qrng, c, ddof, scr)
+
+
+def grouped_kernel(bits, mask, use_mask, codes, ngroups, stat, ddof, out, counts,
+                   flags):  # pragma: no cover - compiled
+    """Per group (``codes`` in [0, ngroups), -1 left out): the statistic's bits, count
+    and flags. One pass counts, one scatters the selected values into per-group
+    segments (a counting sort), then each segment is accumulated and finished."""
+    n = bits.shape[0]
+    for i in range(n):
+        g = codes[i]
+        if g >= 0 and (not use_mask or mask[i]):
+            counts[g] += 1
+    starts = np.empty(ngroups + 1, np.int64)
+    starts[0] = 0
+    for g in range(ngroups):
+        starts[g + 1] = starts[g] + counts[g]
+    buf = np.empty(max(starts[ngroups], 1), np.uint64)
+    pos = starts[:ngroups].copy()
+    for i in range(n):
+        g = codes[i]
+        if g >= 0 and (not use_mask or mask[i]):
+            buf[pos[g]] = bits[i]
+            pos[g] += 1
+    squares = stat == 2
+    tabs, cnt, qtabs, dig, qdig, rng, qrng, scr = _state(squares)
+    for g in range(ngroups):
+        c, f = _segment(buf, buf, False, starts[g], starts[g + 1], tabs, cnt, qtabs, squares,
+                        dig, qdig, rng, qrng)
+        flags[g] = f
+        if f != 0 or c == 0 or (squares and c - ddof <= 0):
+            _finish(0, dig, rng, qdig, qrng, c, ddof, scr)
+            out[g] = 0
+        else:
+            out[g] = _finish(stat, dig, rng, qdig, qrng, c, ddof, scr)
+
+
+def digits_kernel(bits, mask, use_mask, squares, sdig, qdig_out, counts,
+                  flags):  # pragma: no cover - compiled
+    """Per row: the exact sum (and sum of squares) as normalised signed 32-bit digits
+    in units of 2**-1074 (``sdig``/``qdig_out`` of shape (rows, ND + 2); the top digit
+    carries the sign) for mergeable partials."""
+    tabs, cnt, qtabs, dig, qdig, rng, qrng, scr = _state(squares)
+    n = bits.shape[1]
+    for r in range(bits.shape[0]):
+        mrow = mask[r] if use_mask else mask[0]
+        c, f = _segment(bits[r], mrow, use_mask, 0, n, tabs, cnt, qtabs, squares, dig, qdig,
+                        rng, qrng)
+        counts[r] = c
+        flags[r] = f
+        if rng[0] <= rng[1]:
+            _carry(dig, rng[0], rng[1])
+            sdig[r, :] = dig
+        if squares and qrng[0] <= qrng[1]:
+            _carry(qdig, qrng[0], qrng[1])
+            qdig_out[r, :] = qdig
+        _finish(0, dig, rng, qdig, qrng, c, 0, scr)
+        dig[:] = 0
+        qdig[:] = 0
+
+
+_HELPERS = ("_add_chunk", "_carry", "_magnitude", "_bitlen", "_round_bits", "_divide",
+            "_flush_entry", "_flush", "_flush_one", "_counted", "_add_value", "_special",
+            "_plain_block", "_segment", "_copy_up",
+            "_add_shifted", "_finish_sum", "_finish_mean", "_finish_var", "_finish",
+            "_state")
+
+
+def build() -> dict[str, Any]:
+    """Compile the exact-sum kernels."""
+    bind(globals(), _HELPERS)
+    return {"rows": jit(nogil=True)(rows_kernel),
+            "grouped": jit(nogil=True)(grouped_kernel),
+            "digits": jit(nogil=True)(digits_kernel)}
+
+
+register("exact", build)

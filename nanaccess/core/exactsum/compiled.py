@@ -1,0 +1,186 @@
+"""The compiled exact sums (numba, :mod:`nanaccess.core._numba.exact`) behind the
+NumPy engine's functions: same inputs, same bits.
+
+:func:`compiled_rows` and :func:`compiled_groups` return ``None`` when the NumPy
+engine should serve the call (engine option, numba missing, disabled or broken, a
+count beyond the kernels' divisions); the callers then run the NumPy engine, which
+stays the reference. The kernels resolve the sums; the IEEE special cases
+(infinities, NaN, ``-0.0``) are applied here exactly as the NumPy engine applies them.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from .. import _numba as nb
+from .common import _CANONICAL_NAN
+
+__all__ = ["compiled_rows", "compiled_groups", "MIN_SIZE", "STATS"]
+
+#: inputs with fewer elements stay with the NumPy engine (Python ints there)
+MIN_SIZE = 65
+#: the statistics the kernels compute, by code
+STATS = {"sum": 0, "mean": 1, "var": 2}
+_MAX_COUNT = (1 << 31) - 1  # the kernels' long division takes divisors below 2**31
+_DUMMY_MASK = np.ones((1, 1), dtype=bool)
+_LOCAL = threading.local()
+
+
+def _kernels():
+    from .._numba import exact  # noqa: F401 - registers the "exact" family
+
+    return nb.kernels("exact")
+
+
+def _engine(size: int) -> bool:
+    return nb.choose_engine(size=size, min_size=MIN_SIZE) == "numba"
+
+
+def _flags():
+    from .._numba.exact import F_NAN, F_NEGINF, F_POSINF, F_RAW
+
+    return F_POSINF, F_NEGINF, F_NAN, F_RAW
+
+
+def _specials(res, flags, stat):
+    """Infinities and NaN as the NumPy engine (``_ieee_specials`` / ``exact_var``)."""
+    f_pos, f_neg, f_nan, _ = _flags()
+    pos = (flags & f_pos) != 0
+    neg = (flags & f_neg) != 0
+    nan = (flags & f_nan) != 0
+    if stat == "var":
+        return np.where(pos | neg | nan, _CANONICAL_NAN, res)
+    res = np.where(pos, np.inf, res)
+    res = np.where(neg, -np.inf, res)
+    return np.where((pos & neg) | nan, _CANONICAL_NAN, res)
+
+
+def _float64(x):
+    return x if x.dtype == np.float64 else x.astype(np.float64)
+
+
+def compiled_rows(x2: np.ndarray, w2: np.ndarray | None, stat: str,
+                  ddof: float = 0) -> np.ndarray | None:
+    """Per-row exact ``stat`` ("sum", "mean", "var") of float rows, or None.
+
+    Parameters
+    ----------
+    x2 : numpy.ndarray
+        ``(rows, n)`` float16/32/64 rows.
+    w2 : numpy.ndarray of bool or None
+        ``(rows, n)`` selection, as the NumPy engine's ``where``.
+    stat : str
+    ddof : float
+        For "var".
+
+    Returns
+    -------
+    numpy.ndarray or None
+        float64 ``(rows,)`` equal bit for bit to the NumPy engine, or None when the
+        NumPy engine should run.
+    """
+    rows, n = x2.shape
+    if not _engine(x2.size) or n > _MAX_COUNT:
+        return None
+    from .oneshot import _negzero_rows, exact_var_numpy
+
+    try:
+        kern = _kernels()["rows"]
+        xc = np.ascontiguousarray(_float64(x2))
+        mask = _DUMMY_MASK if w2 is None else np.ascontiguousarray(w2)
+        ddof_int = int(ddof) if float(ddof) == int(ddof) else 0
+        out = np.zeros(rows, np.int64)
+        counts = np.zeros(rows, np.int64)
+        flags = np.zeros(rows, np.int64)
+        kern(xc.view(np.uint64), mask, w2 is not None, STATS[stat], ddof_int, out, counts,
+             flags)
+    except Exception as err:  # numba failed: the NumPy engine, from now on
+        nb.fallback(err)
+        return None
+    res = out.view(np.float64)
+    if stat == "var":
+        f_raw = _flags()[3]
+        raw = np.flatnonzero((flags == f_raw) & (counts - ddof > 0))
+        if float(ddof) != int(ddof):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                res = res * counts / (counts - ddof)
+        if raw.size:
+            res[raw] = exact_var_numpy(x2[raw], ddof, None if w2 is None else w2[raw])
+        res = np.where(counts - ddof <= 0, _CANONICAL_NAN, res)
+        return _specials(res, flags, stat)
+    res = _specials(res, flags, stat)
+    zero = np.flatnonzero((out == 0) & (flags == 0) & (counts > 0))
+    if zero.size:
+        res[zero] = np.where(_negzero_rows(x2, w2, zero), -0.0, 0.0)
+    if stat == "mean":
+        res = np.where(counts == 0, _CANONICAL_NAN, res)
+    return res
+
+
+def compiled_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.ndarray,
+                    ngroups: int, stat: str, ddof: float = 0
+                    ) -> tuple[np.ndarray, np.ndarray] | None:
+    """Per-group exact ``stat`` of float ``vals`` in one compiled pass, or None.
+
+    Parameters
+    ----------
+    vals : numpy.ndarray
+        1-D float16/32/64 values.
+    include : numpy.ndarray of bool or None
+        Rows taking part (besides ``codes >= 0``).
+    codes : numpy.ndarray
+        Group code per row in ``[0, ngroups)``, -1 for rows in no group.
+    ngroups : int
+    stat : str
+        "sum", "mean" or "var".
+    ddof : float
+
+    Returns
+    -------
+    (values, counts) or None
+        float64 values equal bit for bit to the NumPy engine on each group's values
+        (a group with no value gives ``+0.0`` for "sum", the canonical NaN otherwise),
+        and the per-group counts.
+    """
+    if not _engine(vals.size) or vals.size > _MAX_COUNT:
+        return None
+    from .oneshot import exact_var_numpy
+
+    try:
+        kern = _kernels()["grouped"]
+        xc = np.ascontiguousarray(_float64(vals))
+        mask = _DUMMY_MASK[0] if include is None else np.ascontiguousarray(include)
+        ddof_int = int(ddof) if float(ddof) == int(ddof) else 0
+        out = np.zeros(ngroups, np.int64)
+        counts = np.zeros(ngroups, np.int64)
+        flags = np.zeros(ngroups, np.int64)
+        kern(xc.view(np.uint64), mask, include is not None,
+             np.ascontiguousarray(codes, dtype=np.int64), ngroups, STATS[stat], ddof_int,
+             out, counts, flags)
+    except Exception as err:  # numba failed: the NumPy engine, from now on
+        nb.fallback(err)
+        return None
+    res = out.view(np.float64).copy()
+    sel = codes >= 0
+    if include is not None:
+        sel = sel & include
+    if stat == "var":
+        raw = np.flatnonzero((flags == _flags()[3]) & (counts - ddof > 0))
+        if float(ddof) != int(ddof):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                res = res * counts / (counts - ddof)
+        for g in raw.tolist():  # values beyond 2**+-480: rare, per group
+            res[g] = float(exact_var_numpy(xc[sel & (codes == g)], ddof))
+        res = np.where(counts - ddof <= 0, _CANONICAL_NAN, res)
+        return _specials(res, flags, stat), counts
+    res = _specials(res, flags, stat)
+    zero = (out == 0) & (flags == 0) & (counts > 0)
+    if zero.any():
+        nz = sel & (xc == 0) & np.signbit(xc)
+        allneg = np.bincount(codes[nz], minlength=ngroups) == counts
+        res = np.where(zero & allneg, -0.0, res)
+    if stat == "mean":
+        res = np.where(counts == 0, _CANONICAL_NAN, res)
+    return res, counts
