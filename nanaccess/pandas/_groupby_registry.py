@@ -8,7 +8,10 @@ This module is the only place that touches them:
 * ``.nanstats`` is set on the classes exported by :mod:`pandas.api.typing`
   (``DataFrameGroupBy``, ``SeriesGroupBy``) as a non-caching descriptor;
 * :func:`grouping_info` reads ``gb._grouper.ids`` / ``result_index`` / ``ngroups``;
-* :func:`selected_obj` reads ``gb._obj_with_exclusions``.
+* :func:`selected_obj` reads ``gb._obj_with_exclusions``;
+* :func:`numpy_values` reads ``Series._values`` (the stored NumPy array: the public
+  ``.values`` / ``.to_numpy()`` wrap it in a read-only view, which costs more than a
+  small column's median).
 
 ``tests/pandas/test_registry.py`` fails loudly if any of these move.
 """
@@ -21,7 +24,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["register_groupby_accessor", "grouping_info", "selected_obj", "GROUPBY_CLASSES"]
+__all__ = ["register_groupby_accessor", "grouping_info", "selected_obj", "GROUPBY_CLASSES",
+           "numpy_values"]
 
 try:
     from pandas.api.typing import DataFrameGroupBy, SeriesGroupBy
@@ -164,3 +168,10 @@ def grouper_info(grouper: Any) -> tuple[np.ndarray, int, pd.Index]:
         return codes, int(grouper.ngroups), grouper.result_index
     except AttributeError as exc:
         raise _internals_error("the window GroupBy's group codes (_grouper.ids)") from exc
+
+
+def numpy_values(s: pd.Series) -> np.ndarray:
+    """The NumPy array a Series of a NumPy dtype stores (read-only use), without the
+    public accessors' view; the public ``.values`` when pandas stores something else."""
+    v = getattr(s, "_values", None)
+    return v if type(v) is np.ndarray else s.values

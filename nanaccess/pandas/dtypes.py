@@ -29,6 +29,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._groupby_registry import numpy_values
+
 __all__ = ["Column", "column_arrays", "is_numeric_column", "to_pandas_array", "to_scalar"]
 
 
@@ -159,7 +161,7 @@ def column_arrays(s: pd.Series | pd.Index | Any, name: Any = None) -> Column:
         # the common case at the cost of one attribute (``.array`` builds a wrapper)
         if dtype.kind == "f" and dtype.itemsize not in (2, 4, 8):
             raise _non_numeric(name, dtype)
-        return Column(np.asarray(s.values), None, "numpy", dtype)
+        return Column(np.asarray(numpy_values(s)), None, "numpy", dtype)
     arr = s.array if hasattr(s, "array") else s
     if isinstance(dtype, np.dtype):
         k = dtype.kind

@@ -67,3 +67,17 @@ def test_internals_error_is_loud():
         _groupby_registry.grouping_info(Fake())
     with pytest.raises(RuntimeError, match="pandas changed its internals"):
         _groupby_registry.selected_obj(Fake())
+
+
+@pytest.mark.parametrize("s", [pd.Series([1.5, np.nan, 2.0]), pd.Series([1, 2], dtype="int8"),
+                               pd.Series([True, False]),
+                               pd.Series(pd.to_datetime(["2024-01-01", "2024-01-02"]))])
+def test_numpy_values_is_the_stored_array(s):
+    """``Series._values`` is the NumPy array pandas stores for NumPy dtypes (or the
+    public values otherwise): equal bit for bit to ``to_numpy()``."""
+    v = _groupby_registry.numpy_values(s)
+    assert type(v) is np.ndarray
+    want = s.to_numpy()
+    assert v.dtype == want.dtype and v.tobytes() == want.tobytes()
+    if s.dtype.kind != "M":  # pandas stores NumPy arrays for these: no view per call
+        assert v is s._values

@@ -1,0 +1,69 @@
+"""The pandas accessors on small data (issue 14, the Series small-data path).
+
+Rows (same-run ratios against pandas' own method on the same object):
+
+* ``s.nanstats.median()`` of a float64 Series, n = 10, 1000, 1e5: target <= 1.5x
+  ``Series.median()`` at n = 1000;
+* the neighbours, reported without a target: int64 and nullable ``Float64`` Series,
+  a float64 Series with 10% NaN under "omit", a 1000x3 float64 DataFrame, ``mean``.
+
+Run alone: ``python benchmarks/bench_accessor_small.py``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from common import log, make_row, time_interleaved
+
+import nanaccess  # noqa: F401  (registers .nanstats)
+
+__all__ = ["run"]
+
+
+def _cases(rng: np.random.Generator) -> list[tuple[str, int, Any, str, str, dict, float | None]]:
+    x = rng.normal(size=1000)
+    nan = x.copy()
+    nan[::10] = np.nan
+    out: list[tuple[str, int, Any, str, str, dict, float | None]] = []
+    for n in (10, 1000, 100_000):
+        out.append(("Series float64 median", n, pd.Series(rng.normal(size=n)), "median",
+                    "raise", {}, 1.5 if n == 1000 else None))
+    out += [
+        ("Series int64 median", 1000, pd.Series(rng.integers(0, 100, 1000)), "median",
+         "raise", {}, None),
+        ("Series Float64 median", 1000, pd.Series(x, dtype="Float64"), "median", "raise",
+         {}, None),
+        ("Series float64 10% NaN median", 1000, pd.Series(nan), "median", "omit", {}, None),
+        ("DataFrame 1000x3 float64 median", 1000,
+         pd.DataFrame(rng.normal(size=(1000, 3)), columns=list("abc")), "median", "raise",
+         {}, None),
+        ("Series float64 mean", 1000, pd.Series(x), "mean", "raise", {}, None),
+    ]
+    return out
+
+
+def run(*, repeats: int = 5, out_dir: Path | str | None = None, write: bool = True,
+        name: str = "accessor_small") -> list[dict[str, Any]]:
+    """Time the accessor cases; return rows and write ``<name>.json`` / ``.md``."""
+    rows: list[dict[str, Any]] = []
+    for case, n, obj, stat, policy, kw, target in _cases(np.random.default_rng(5)):
+        ours = getattr(obj.nanstats, stat)
+        theirs = getattr(obj, stat)
+        t = time_interleaved({"na": lambda f=ours, p=policy, k=kw: f(nan_policy=p, **k),
+                              "ref": lambda f=theirs, k=kw: f(**k)}, repeats=repeats)
+        rows.append(make_row(case, n, policy, t["na"], f"pandas .{stat}()", t["ref"],
+                             target=target))
+        log(f"accessor {case} n={n}: {t['na'] / t['ref']:.2f}x pandas")
+    if write:
+        from common import write_results
+
+        write_results(name, rows, out_dir)
+    return rows
+
+
+if __name__ == "__main__":
+    run()
