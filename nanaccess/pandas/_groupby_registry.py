@@ -9,6 +9,8 @@ This module is the only place that touches them:
   (``DataFrameGroupBy``, ``SeriesGroupBy``) as a non-caching descriptor;
 * :func:`grouping_info` reads ``gb._grouper.ids`` / ``result_index`` / ``ngroups``;
 * :func:`selected_obj` reads ``gb._obj_with_exclusions``;
+* :func:`column_dtypes` reads ``DataFrame._mgr.get_dtypes()`` (``df.dtypes`` builds a
+  Series indexed by the columns: more than a small frame's median costs);
 * :func:`numpy_values` reads ``Series._values`` (the stored NumPy array: the public
   ``.values`` / ``.to_numpy()`` wrap it in a read-only view, which costs more than a
   small column's median).
@@ -25,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["register_groupby_accessor", "grouping_info", "selected_obj", "GROUPBY_CLASSES",
-           "numpy_values"]
+           "numpy_values", "column_dtypes"]
 
 try:
     from pandas.api.typing import DataFrameGroupBy, SeriesGroupBy
@@ -175,3 +177,11 @@ def numpy_values(s: pd.Series) -> np.ndarray:
     public accessors' view; the public ``.values`` when pandas stores something else."""
     v = getattr(s, "_values", None)
     return v if type(v) is np.ndarray else s.values
+
+
+def column_dtypes(df: pd.DataFrame) -> list[Any]:
+    """The dtype of each column of ``df``, in order (``list(df.dtypes)``, cheaply)."""
+    try:
+        return list(df._mgr.get_dtypes())
+    except AttributeError:  # pragma: no cover - pandas moved it
+        return list(df.dtypes)

@@ -37,6 +37,7 @@ import pandas as pd
 from .. import _stats
 from ..options import resolve_policy
 from ._generated import DataFrameStatsMixin, SeriesStatsMixin
+from ._groupby_registry import column_dtypes
 from .columns import (
     REPORT_KEYS,
     column_reduce,
@@ -385,7 +386,7 @@ class DataFrameNanStats(DataFrameStatsMixin):
     def _columns(self, numeric_only: bool, number_objects: bool = False
                  ) -> tuple[pd.Index, list[Column]]:
         df = self._obj
-        dtypes = set(df.dtypes)
+        dtypes = set(column_dtypes(df))
         if len(dtypes) == 1 and df.shape[1]:
             dt = dtypes.pop()
             if isinstance(dt, np.dtype) and dt.kind in "fiub" and dt.itemsize <= 8:

@@ -81,3 +81,11 @@ def test_numpy_values_is_the_stored_array(s):
     assert v.dtype == want.dtype and v.tobytes() == want.tobytes()
     if s.dtype.kind != "M":  # pandas stores NumPy arrays for these: no view per call
         assert v is s._values
+
+
+def test_column_dtypes_are_the_frames():
+    df = pd.DataFrame({"a": [1.0], "b": [1], "c": pd.array([1], dtype="Int64"),
+                       "d": pd.to_datetime(["2024-01-01"]).tz_localize("UTC")})
+    df.insert(1, "e", np.float32(2.0))
+    assert _groupby_registry.column_dtypes(df) == list(df.dtypes)
+    assert _groupby_registry.column_dtypes(df) == [df[c].dtype for c in df.columns]
