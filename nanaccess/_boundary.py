@@ -216,7 +216,7 @@ def _iterable_order(stat: str, vals: list, policy: NanPolicy, params: dict) -> A
         # NaN-free short float lists (core/small.py), homogeneous lists (core/lists.py)
         out = float_list_median(vals, stat)
         if out is None:
-            out = list_median(vals, stat)
+            out = list_median(vals, stat, policy)
         if out is not None:
             return out
     arr = float_list_array(vals)

@@ -1,20 +1,21 @@
-"""Median picks of homogeneous lists without the per-element object scan.
+"""Median picks of lists of numbers without the per-element object scan.
 
 The generic list path (:mod:`nanaccess.core.objects`) classifies every element in
-Python and sorts ``(value, position, object)`` entries. For a list whose elements
-all share one exact number type (``int``, ``Fraction``, ``Decimal`` or a NumPy
-scalar type) and hold no NaN, the policy has nothing to do, so only the elements at
-the median ranks matter. They are found on an array of keys, and only the run of
+Python and sorts ``(value, position, object)`` entries. For a list of ``int``,
+``bool``, ``float``, ``Fraction``, ``Decimal`` and NumPy scalars, in any mixture,
+holding no NaN (or quiet NaNs that the policy removes), only the elements at the
+median ranks matter. They are found on an array of keys, and only the run of
 elements *equal* to a selected key is ordered the generic way
 (:func:`~nanaccess.core.objects.scan._sort_numbers`), so the same stored object is
 returned and the midpoint is the same call (:func:`~nanaccess.core.objects.arith._weighted`).
 
-Keys are exact where they can be (ints that fit int64, NumPy scalars converted to
-their own dtype) and otherwise ``float(v)``: correctly rounded, hence monotone
+Keys are exact where they can be (ints that fit int64, a list of one NumPy scalar
+type converted to its own dtype) and otherwise ``float(v)`` (one C pass,
+``np.fromiter``): correctly rounded for every type here, hence monotone
 non-decreasing in the value, so the elements of rank ``k`` lie in the run of keys
-equal to the ``k``-th key, which is then ordered exactly. Decimals sort faster by
-their own C comparisons than they convert to floats, so they are sorted once with
-``InvalidOperation`` trapped (any NaN then raises and the generic path decides).
+equal to the ``k``-th key, which is then ordered exactly. Short lists of one type
+are sorted in Python (``sorted``; Decimals with ``InvalidOperation`` trapped so a NaN
+raises and the generic path decides), where an array costs more than the data.
 
 Every function returns ``None`` when its fast path does not apply; the caller then
 takes the generic path, which also owns every error.
@@ -22,6 +23,7 @@ takes the generic path, which also owns every error.
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal, FloatOperation, InvalidOperation, localcontext
 from fractions import Fraction
 from typing import Any
@@ -29,12 +31,14 @@ from typing import Any
 import numpy as np
 
 from .. import _stats
+from ..options import NanPolicy
 from .objects.arith import _weighted
-from .objects.classify import _describe
+from .objects.classify import _describe, classify_object
 from .objects.scan import _sort_numbers
 from .plan import median_ranks
+from .policy import RULES
 
-__all__ = ["MEDIANS", "list_median"]
+__all__ = ["MEDIANS", "SHORT_LIST", "list_median"]
 
 #: the statistics with a fast path here
 MEDIANS = _stats.MEDIANS
@@ -43,51 +47,83 @@ MEDIANS = _stats.MEDIANS
 _NUMPY_TYPES = frozenset(
     np.dtype(c).type for c in ("f2", "f4", "f8", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8")
 )
+#: element types whose mixtures convert exactly to int64 (beyond it: the float keys)
+_INT_TYPES = frozenset({int, bool} | {np.dtype(c).type for c in ("i1", "i2", "i4", "i8", "u1",
+                                                                 "u2", "u4")})
+#: element types whose ``float(v)`` is correctly rounded (monotone keys) or a NaN
+_REAL_TYPES = _NUMPY_TYPES | _INT_TYPES | {float, Fraction, Decimal}
+#: element types ordered by ``sorted`` in a short homogeneous list (equal values are
+#: interchangeable there: same type, same bits, except zeros and NaNs, checked)
+_SORTABLE = _NUMPY_TYPES | {int, bool}
+#: a homogeneous list at most this long is sorted in Python (no array set-up)
+SHORT_LIST = 64
 
 
-def _keys(vals: list, t: type) -> np.ndarray | None:
-    """Exact or monotone keys of ``vals`` (all of type ``t``), or None."""
+def _keys(vals: list, types: set) -> np.ndarray | None:
+    """Exact or monotone keys of ``vals`` (elements of ``types``), or None."""
     n = len(vals)
+    t = next(iter(types)) if len(types) == 1 else None
     try:
-        if t is int:
+        if t in _NUMPY_TYPES:
+            with np.errstate(invalid="ignore"):
+                return np.fromiter(vals, t, n)  # exact: the elements' own dtype
+        if types <= _INT_TYPES:
             try:
                 return np.fromiter(vals, np.int64, n)
             except OverflowError:
                 pass  # beyond int64: the float keys
-        elif t in _NUMPY_TYPES:
-            keys = np.fromiter(vals, t, n)
-            if keys.dtype.kind == "f" and np.isnan(keys).any():
-                return None
-            return keys
-        elif t is not Fraction:
+        if not types <= _REAL_TYPES:
             return None
-        keys = np.fromiter(map(float, vals), np.float64, n)
-    except (OverflowError, ValueError, TypeError):
-        return None
-    if np.isnan(keys).any():
+        # float(v) of every element (int, Fraction, Decimal, NumPy scalars): correctly
+        # rounded, so monotone; runs of equal keys are then ordered exactly
+        with np.errstate(invalid="ignore"):  # a signaling NaN; the caller checks
+            keys = np.fromiter(vals, np.float64, n)
+    except (OverflowError, ValueError, TypeError):  # huge values, Decimal sNaN
         return None
     return keys
 
 
-def _entry(v: Any, i: int, t: type) -> tuple[Any, int, Any]:
+def _entry(v: Any, i: int) -> tuple[Any, int, Any]:
     """The generic scan's ``(value, position, object)`` entry of ``v``."""
-    if t is int or t is Fraction or t is Decimal:
+    t = type(v)
+    if t is int or t is float or t is Fraction or t is Decimal:
         return (v, i, v)
     return (_describe(v)[5], i, v)
 
 
-def _select(vals: list, keys: np.ndarray, t: type, ranks: tuple[int, ...]) -> list:
+def _select(vals: list, keys: np.ndarray, ranks: tuple[int, ...]) -> list:
     """The objects at ``ranks`` of the generic path's order."""
     part = np.partition(keys, ranks)
     out = []
     for k in ranks:
         f = part[k]
         below = int(np.count_nonzero(keys < f))
-        run = [_entry(vals[i], i, t) for i in np.flatnonzero(keys == f).tolist()]
+        run = [_entry(vals[i], i) for i in np.flatnonzero(keys == f).tolist()]
         if len(run) > 1:
             _sort_numbers(run)
         out.append(run[k - below][2])
     return out
+
+
+def _short_select(vals: list, t: type, ranks: tuple[int, ...]) -> list | None:
+    """The objects at ``ranks`` of a short list of one type, by ``sorted``, or None
+    when a NaN or a zero at a selected rank needs the generic order."""
+    if t is Decimal:
+        return _decimal_select(vals, ranks)
+    if t not in _SORTABLE:
+        return None
+    floating = t not in _INT_TYPES and np.dtype(t).kind == "f"
+    if floating:
+        try:
+            if math.isnan(math.fsum(vals)):
+                return None
+        except (OverflowError, ValueError):  # inf + -inf: a zero is not the issue, but
+            return None  # the generic path decides the infinities' midpoint
+    s = sorted(vals)
+    picked = [s[k] for k in ranks]
+    if floating and any(v == 0 for v in picked):
+        return None  # -0.0 and +0.0 are equal to sorted(), not to totalOrder
+    return picked
 
 
 def _decimal_sorted(vals: list) -> list | None:
@@ -130,13 +166,27 @@ def _decimal_run(vals: list, v: Decimal) -> list:
     return [(x, i, x) for i, x in enumerate(vals) if x == v]
 
 
-def list_median(vals: list, stat: str) -> Any:
+def _drop_nans(vals: list, keys: np.ndarray, nan: np.ndarray, policy: NanPolicy | None
+               ) -> tuple[list, np.ndarray]:
+    """The numbers of ``vals`` and their keys when ``policy`` removes NaNs and none is
+    signaling; otherwise nothing (the generic path decides, and raises)."""
+    if policy is None or not RULES[policy].removes:
+        return [], keys
+    idx = np.flatnonzero(nan).tolist()
+    if any(not classify_object(vals[i])[3] for i in idx):  # a signaling NaN
+        return [], keys
+    keep = np.flatnonzero(~nan).tolist()
+    return [vals[i] for i in keep], keys[~nan]
+
+
+def list_median(vals: list, stat: str, policy: NanPolicy | None = None) -> Any:
     """``stat`` (one of :data:`MEDIANS`) of ``vals`` as the generic list path gives
     it, or ``None`` when the fast path does not apply.
 
-    Applies to non-empty lists whose elements all have one type among ``int``,
-    ``Fraction``, ``Decimal`` and the NumPy integer and float scalar types, with no
-    NaN (so no policy acts).
+    Applies to non-empty lists of ``int``, ``bool``, ``float``, ``Fraction``,
+    ``Decimal`` and the NumPy integer and float scalar types, in any mixture, with
+    no NaN, or with quiet NaNs that ``policy`` (resolved; None: no policy known)
+    removes. Missing values and other types: the generic path.
 
     Examples
     --------
@@ -144,23 +194,30 @@ def list_median(vals: list, stat: str) -> Any:
     2.5
     >>> list_median([3, 1, 2, 4], "median_low")
     2
-    >>> list_median([1.0, 2], "median") is None  # mixed types: the generic path
+    >>> list_median([1.0, 2, True], "median")
+    1.0
+    >>> list_median([1, float("nan")], "median") is None  # a NaN: the policy decides
     True
     """
     if stat not in MEDIANS or type(vals) is not list or not vals:
         return None
     types = set(map(type, vals))
-    if len(types) != 1:
-        return None
-    t = types.pop()
     ranks = median_ranks(stat, len(vals))
-    if t is Decimal:
-        picked = _decimal_select(vals, ranks)
-    else:
-        keys = _keys(vals, t)
-        picked = None if keys is None else _select(vals, keys, t, ranks)
+    picked = None
+    if len(types) == 1 and len(vals) <= SHORT_LIST:
+        picked = _short_select(vals, next(iter(types)), ranks)
     if picked is None:
-        return None
+        keys = _keys(vals, types)
+        if keys is None:
+            return None
+        if keys.dtype.kind == "f":
+            nan = np.isnan(keys)
+            if nan.any():
+                vals, keys = _drop_nans(vals, keys, nan, policy)
+                if not vals:
+                    return None
+                ranks = median_ranks(stat, len(vals))
+        picked = _select(vals, keys, ranks)
     a, b = picked
     if stat != "median" or ranks[0] == ranks[1]:
         return a
