@@ -487,3 +487,32 @@ def test_two_heap_kernel_uncompiled_on_a_small_input():
     assert got[0] == got[1]
     assert np.array_equal(np.array(got[1], np.uint64).view(np.float64)[0, 0],
                           [np.nanmedian(x[0, s:e]) for s, e in zip(start, end, strict=True)])
+
+
+def test_two_heap_kernel_in_parallel_blocks(monkeypatch):
+    # long inputs run in blocks of outputs on numba's threads: the same bits, and a
+    # decreasing bound between blocks is still refused (-1: the general engine)
+    from nanaccess.core._numba import window_heap
+    from nanaccess.core.plan import rank_plan
+
+    rng = np.random.default_rng(8)
+    n = 3000
+    x = rng.normal(size=(2, n))
+    x[rng.random((2, n)) < 0.05] = np.nan
+    start, end = fixed_bounds(n, 70, center=True)
+    plan = rank_plan("quantile", np.arange(71), np.array([0.8]), "hazen")
+    w_t = np.ascontiguousarray(np.broadcast_to(plan.weight, plan.lo.shape), np.float64)
+    got = []
+    for limit in (10**9, 100):
+        monkeypatch.setattr(window_heap, "PARALLEL_MIN_OUTPUTS", limit)
+        monkeypatch.setattr(window_heap, "parallel_ok", lambda n, m: True)
+        out = np.empty((1, 2, n))
+        cnt = np.empty((2, n), np.int64)
+        assert window_heap.heap_select(x, start, end, plan.lo, plan.hi, w_t, 2, out,
+                                       cnt) == 1
+        got.append((bits(out), cnt.tolist()))
+        bad = start.copy()
+        bad[n // 2] = bad[n // 2 - 1] - 1
+        assert window_heap.heap_select(x, bad, end, plan.lo, plan.hi, w_t, 2, out,
+                                       cnt) == -1
+    assert got[0] == got[1]

@@ -21,29 +21,36 @@ from typing import Any
 
 import numpy as np
 
-from . import bind, jit, kernels, register
+from . import bind, jit, kernels, numba, parallel_ok, register
 from .window_fused import MODE_MID, MODE_PICK, _nb_lerp, _nb_mid, fused_args
 
-__all__ = ["heap_select", "heap_ok"]
+__all__ = ["heap_select", "heap_ok", "PARALLEL_MIN_OUTPUTS"]
+
+#: outputs from which the kernel runs in blocks on numba's threads
+PARALLEL_MIN_OUTPUTS = 200_000
+prange = range  # numba's prange once compiled (:func:`nanaccess.core._numba.bind`)
 
 
 def _nb_heap(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t, w_t, ft_t,
-             mode, nanv, one, half, out, cnt, hk, hn, pos, side):  # pragma: no cover
+             mode, nanv, one, half, out, cnt, hk, hn, pos):  # pragma: no cover
     """One order statistic (``lo_t[0]``, ``hi_t[0]`` by count) of every window of a
     float column, NaNs taking no rank; the arguments and result as
     :func:`.window_fused._nb_fused` (``out`` ``(1, nout)``); ``hk``/``hn`` the two
-    heaps' keys and nodes ``(2, cap)``, ``pos``/``side`` per node (``cap`` a power
-    of two above the widest window).
+    heaps' keys and nodes (heap ``h`` at ``h * cap``, ``cap`` a power of two above the
+    widest window), ``pos`` each node's place in them (its heap: ``pos >= cap``).
 
     One flat loop of events (a replacement, a removal, an insertion, a move of a top
-    across), each leaving at most two heap entries to sift (``qh``/``qp``), so no
+    across), each leaving at most two heap entries to sift, so no
     helper call passes arrays (whose reference counts would cost more than a sift).
     An entering key that belongs in the other heap than the leaving one takes that
     heap's top's place, and the top fills the hole (the heaps stay split by rank).
     """
-    mask = pos.shape[0] - 1
-    qh = np.zeros(4, np.int64)
-    qp = np.zeros(4, np.int64)
+    cap = pos.shape[0]
+    mask = cap - 1
+    ha = 0  # the entries left to sift: (ha, pa), then (hb, pb)
+    pa = 0
+    hb = 0
+    pb = 0
     n0 = 0
     n1 = 0
     seen = 0
@@ -86,33 +93,35 @@ def _nb_heap(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t, w_t
                     if not ti:
                         seen |= 1 if (bi & quiet) != 0 else 3
                 if to and ti:  # the entering key takes the leaving one's place
-                    h = side[old]
-                    p = pos[old]
+                    g = pos[old]
+                    h = 1 if g >= cap else 0
+                    p = g - h * cap
                     nq = 1
-                    qh[0] = h
-                    qp[0] = p
-                    if h == 0 and n1 > 0 and ki > hk[1, 0]:  # it belongs high:
-                        hk[0, p] = ~hk[1, 0]  # the high top fills the hole low
-                        hn[0, p] = hn[1, 0]
-                        hk[1, 0] = ki
-                        hn[1, 0] = node
-                        qh[1] = 1
-                        qp[1] = 0
+                    ha = h
+                    pa = p
+                    if h == 0 and n1 > 0 and ki > hk[cap]:  # it belongs high:
+                        hk[p] = ~hk[cap]  # the high top fills the hole low
+                        hn[p] = hn[cap]
+                        hk[cap] = ki
+                        hn[cap] = node
+                        hb = 1
+                        pb = 0
                         nq = 2
-                    elif h == 1 and n0 > 0 and ki < ~hk[0, 0]:  # it belongs low
-                        hk[1, p] = ~hk[0, 0]
-                        hn[1, p] = hn[0, 0]
-                        hk[0, 0] = ~ki
-                        hn[0, 0] = node
-                        qh[1] = 0
-                        qp[1] = 0
+                    elif h == 1 and n0 > 0 and ki < ~hk[0]:  # it belongs low
+                        hk[cap + p] = ~hk[0]
+                        hn[cap + p] = hn[0]
+                        hk[0] = ~ki
+                        hn[0] = node
+                        hb = 0
+                        pb = 0
                         nq = 2
                     else:
-                        hk[h, p] = ~ki if h == 0 else ki
-                        hn[h, p] = node
+                        hk[h * cap + p] = ~ki if h == 0 else ki
+                        hn[h * cap + p] = node
                 elif to:  # the heap's last entry fills the hole
-                    h = side[old]
-                    p = pos[old]
+                    g = pos[old]
+                    h = 1 if g >= cap else 0
+                    p = g - h * cap
                     m -= 1
                     if h == 0:
                         n0 -= 1
@@ -121,30 +130,30 @@ def _nb_heap(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t, w_t
                         n1 -= 1
                         last = n1
                     if p < last:
-                        hk[h, p] = hk[h, last]
-                        hn[h, p] = hn[h, last]
-                        qh[0] = h
-                        qp[0] = p
+                        hk[h * cap + p] = hk[h * cap + last]
+                        hn[h * cap + p] = hn[h * cap + last]
+                        ha = h
+                        pa = p
                         nq = 1
                 elif ti:
                     m += 1
-                    if n0 > 0 and ki <= ~hk[0, 0]:
-                        hk[0, n0] = ~ki
-                        hn[0, n0] = node
-                        qh[0] = 0
-                        qp[0] = n0
+                    if n0 > 0 and ki <= ~hk[0]:
+                        hk[n0] = ~ki
+                        hn[n0] = node
+                        ha = 0
+                        pa = n0
                         n0 += 1
                     else:
-                        hk[1, n1] = ki
-                        hn[1, n1] = node
-                        qh[0] = 1
-                        qp[0] = n1
+                        hk[cap + n1] = ki
+                        hn[cap + n1] = node
+                        ha = 1
+                        pa = n1
                         n1 += 1
                     nq = 1
             elif m > 0 and n0 != lo_t[0, m] + 1:  # a top moves across
                 h = 0 if n0 > lo_t[0, m] + 1 else 1
-                k = hk[h, 0]
-                nd = hn[h, 0]
+                k = hk[h * cap]
+                nd = hn[h * cap]
                 if h == 0:
                     n0 -= 1
                     last = n0
@@ -152,76 +161,83 @@ def _nb_heap(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t, w_t
                     n1 -= 1
                     last = n1
                 if last > 0:
-                    hk[h, 0] = hk[h, last]
-                    hn[h, 0] = hn[h, last]
-                    qh[0] = h
-                    qp[0] = 0
+                    hk[h * cap] = hk[h * cap + last]
+                    hn[h * cap] = hn[h * cap + last]
+                    ha = h
+                    pa = 0
                     nq = 1
                 if h == 1:
-                    hk[0, n0] = ~k
-                    hn[0, n0] = nd
-                    qh[nq] = 0
-                    qp[nq] = n0
+                    hk[n0] = ~k
+                    hn[n0] = nd
+                    if nq == 0:
+                        ha = 0
+                        pa = n0
+                    else:
+                        hb = 0
+                        pb = n0
                     n0 += 1
                 else:
-                    hk[1, n1] = ~k
-                    hn[1, n1] = nd
-                    qh[nq] = 1
-                    qp[nq] = n1
+                    hk[cap + n1] = ~k
+                    hn[cap + n1] = nd
+                    if nq == 0:
+                        ha = 1
+                        pa = n1
+                    else:
+                        hb = 1
+                        pb = n1
                     n1 += 1
                 nq += 1
             else:
                 break
-            while nq > 0:  # sift each left entry up, else down
-                nq -= 1
-                h = qh[nq]
-                p = qp[nq]
+            for t in range(nq):  # sift each left entry up, else down
+                h = ha if t == 0 else hb
+                p = pa if t == 0 else pb
+                base = h * cap
                 size = n0 if h == 0 else n1
-                k = hk[h, p]
-                nd = hn[h, p]
+                k = hk[base + p]
+                nd = hn[base + p]
                 up = False
                 while p > 0:
                     par = (p - 1) >> 1
-                    kp = hk[h, par]
+                    kp = hk[base + par]
                     if kp <= k:
                         break
-                    c = hn[h, par]
-                    hk[h, p] = kp
-                    hn[h, p] = c
-                    pos[c] = p
+                    c = hn[base + par]
+                    hk[base + p] = kp
+                    hn[base + p] = c
+                    pos[c] = base + p
                     p = par
                     up = True
                 while not up:
                     c = 2 * p + 1
                     if c >= size:
                         break
-                    if c + 1 < size and hk[h, c + 1] < hk[h, c]:
-                        c += 1
-                    kc = hk[h, c]
+                    # the smaller child without a branch (c + 1 <= size < cap: in bounds)
+                    c += (c + 1 < size) & (hk[base + c + 1] < hk[base + c])
+                    kc = hk[base + c]
                     if kc >= k:
                         break
-                    hk[h, p] = kc
-                    t = hn[h, c]
-                    hn[h, p] = t
-                    pos[t] = p
+                    hk[base + p] = kc
+                    cn = hn[base + c]
+                    hn[base + p] = cn
+                    pos[cn] = base + p
                     p = c
-                hk[h, p] = k
-                hn[h, p] = nd
-                pos[nd] = p
-                side[nd] = h
+                hk[base + p] = k
+                hn[base + p] = nd
+                pos[nd] = base + p
         cnt[i] = m
         if m == 0:
             out[0, i] = nanv
             continue
         lo = lo_t[0, m]
-        ka = ~hk[0, 0]
+        ka = ~hk[0]
         scb[0] = ka ^ ((ka >> 63) & imax)
         a = sc[0]
         hi = hi_t[0, m]
         if mode == MODE_PICK or hi == lo:
             out[0, i] = a
             continue
-        kb = hk[1, 0]
+        kb = hk[cap]
         scb[1] = kb ^ ((kb >> 63) & imax)
         b = sc[1]
         if mode == MODE_MID:
@@ -232,25 +248,30 @@ def _nb_heap(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t, w_t
 
 
 def _nb_heap_columns(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t, w_t,
-                     ft_t, mode, nanv, one, half, out, cnt, hk, hn, pos,
-                     side):  # pragma: no cover - compiled
-    """:func:`_nb_heap` for every row of ``x`` ``(ncols, n)``."""
-    seen = 0
-    for c in range(x.shape[0]):
-        f = _nb_heap(x[c], bits[c], sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t,
-                     w_t, ft_t, mode, nanv, one, half, out[:, c], cnt[c], hk, hn, pos, side)
-        if f < 0:
-            return -1
-        seen |= f
-    return seen
+                     ft_t, mode, nanv, one, half, out, cnt, hk, hn, pos, bnd,
+                     flags):  # pragma: no cover - compiled
+    """:func:`_nb_heap` for every row of ``x`` ``(ncols, n)`` and every block of
+    outputs ``[bnd[j], bnd[j + 1])`` (each block starts its heaps afresh: the blocks
+    are independent, run in parallel by the parallel build). Task ``t`` (column
+    ``t // nblk``, block ``t % nblk``) has its scratch ``sc[t]``, heaps ``hk[t]``,
+    ``hn[t]``, ``pos[t]`` and writes its flags to ``flags[t]``."""
+    nblk = bnd.shape[0] - 1
+    for t in prange(x.shape[0] * nblk):
+        c = t // nblk
+        a = bnd[t % nblk]
+        b = bnd[t % nblk + 1]
+        flags[t] = _nb_heap(x[c], bits[c], sc[t], scb[t], imax, expmask, quiet, start[a:b],
+                            end[a:b], lo_t, hi_t, w_t, ft_t, mode, nanv, one, half,
+                            out[:, c, a:b], cnt[c, a:b], hk[t], hn[t], pos[t])
 
 
 def build() -> dict[str, Any]:
-    """Compile the two-heap kernel."""
+    """Compile the two-heap kernel (serial and parallel drivers)."""
     for name in ("_nb_mid", "_nb_lerp"):  # per output: inlined
         globals()[name] = jit(nogil=True, inline="always")(globals()[name])
     bind(globals(), ("_nb_heap",))
-    return {"heap": jit(nogil=True)(_nb_heap_columns)}
+    return {"heap": jit(nogil=True)(_nb_heap_columns),
+            "parallel": jit(nogil=True, parallel=True)(_nb_heap_columns)}
 
 
 register("window_heap", build)
@@ -270,14 +291,29 @@ def heap_select(x: np.ndarray, start: np.ndarray, end: np.ndarray, lo_t: np.ndar
                 hi_t: np.ndarray, w_t: np.ndarray, mode: int, out: np.ndarray,
                 cnt: np.ndarray, *, compiled: bool = True) -> int:
     """:func:`.window_fused.fused_select` on the two heaps, for plans :func:`heap_ok`
-    accepts (``out`` ``(1, ncols, nout)``); the same result and flags."""
+    accepts (``out`` ``(1, ncols, nout)``); the same result and flags. Long inputs
+    run in blocks of outputs on numba's threads (:func:`nanaccess.core._numba.
+    parallel_ok`)."""
     width = int(lo_t.shape[1]) - 1
     cap = 1 << max(width, 1).bit_length()
-    hk = np.empty((2, cap), np.int64)
-    hn = np.empty((2, cap), np.int64)
-    pos = np.empty(cap, np.int64)
-    side = np.empty(cap, np.int64)
-    it = np.dtype(f"i{x.dtype.itemsize}")
-    fn = kernels("window_heap")["heap"] if compiled else _nb_heap_columns
-    return int(fn(x, x.view(it), *fused_args(x, start, end, lo_t, hi_t, w_t, mode), out,
-                  cnt, hk, hn, pos, side))
+    ncols, nout = x.shape[0], start.size
+    nblk = 1
+    if compiled and nout >= PARALLEL_MIN_OUTPUTS and parallel_ok(nout, PARALLEL_MIN_OUTPUTS):
+        nblk = min(int(numba().get_num_threads()), max(nout // (4 * (width + 1)), 1))
+        if nblk > 1 and ((np.diff(start) < 0).any() or (np.diff(end) < 0).any()):
+            return -1  # blocks would hide a decreasing bound between them
+    bnd = np.linspace(0, nout, nblk + 1).astype(np.int64)
+    ntask = ncols * nblk
+    dt = x.dtype
+    args = fused_args(x, start, end, lo_t, hi_t, w_t, mode)
+    sc = np.zeros((ntask, 2), dt)
+    it = np.dtype(f"i{dt.itemsize}")
+    flags = np.zeros(ntask, np.int64)
+    heaps = (np.empty((ntask, 2 * cap), np.int64), np.empty((ntask, 2 * cap), np.int64),
+             np.empty((ntask, cap), np.int64))
+    if compiled:
+        fn = kernels("window_heap")["parallel" if nblk > 1 else "heap"]
+    else:
+        fn = _nb_heap_columns
+    fn(x, x.view(it), sc, sc.view(it), *args[2:], out, cnt, *heaps, bnd, flags)
+    return -1 if (flags < 0).any() else int(np.bitwise_or.reduce(flags))

@@ -72,6 +72,10 @@ def fixed_bounds(n: int, window: int, *, center: bool = False, closed: str | Non
     if step > 1 and groups is not None:
         raise ValueError("step is not supported with groups")
     offset = (window - 1) // 2 if (center or window == 0) else 0
+    if groups is None and offset == 0 and right_closed:  # the common case: two passes
+        end = np.arange(1, n + 1, step, dtype=np.int64)
+        start = end - (window + left_closed)
+        return np.maximum(start, 0, out=start), end
     if groups is None:  # one group: scalar clips, in place (no per-row group arrays)
         end = np.arange(1 + offset - (not right_closed), n + 1 + offset - (not right_closed),
                         step, dtype=np.int64)

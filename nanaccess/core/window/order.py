@@ -126,7 +126,8 @@ def fused_ok(x2: np.ndarray, miss2: np.ndarray | None) -> bool:
 
 def fused_order(x2: np.ndarray, start: np.ndarray, end: np.ndarray, stat: str,
                 policy: NanPolicy, q_arr: np.ndarray | None, method: str,
-                compiled: bool = True) -> tuple[np.ndarray, np.ndarray] | None:
+                compiled: bool = True, width: int | None = None
+                ) -> tuple[np.ndarray, np.ndarray] | None:
     """``(values (nq, nout, ncols), count (nout, ncols))`` of an order statistic of
     every window, NaNs taking no rank, in one compiled pass per column (see
     :func:`nanaccess.core._numba.window.fused_select`), for inputs :func:`fused_ok`
@@ -134,7 +135,8 @@ def fused_order(x2: np.ndarray, start: np.ndarray, end: np.ndarray, stat: str,
     policy keeps, or a signaling NaN it refuses: the general path then ranks or
     raises) or the bounds are not monotone."""
     r = RULES[policy]
-    width = int((end - start).max(initial=0))
+    if width is None:  # the widest window (the caller may know it)
+        width = int((end - start).max(initial=0))
     plan = rank_plan(stat, np.arange(width + 1), q_arr, method)  # by the window's count
     nq = plan.lo.shape[0]
     w_t = np.ascontiguousarray(np.broadcast_to(plan.weight, plan.lo.shape), np.float64)

@@ -153,16 +153,20 @@ def window_reduce(
         raise ValueError("start and end must have the same length")
     if start.size and (start.min() < 0 or end.max() > n):
         raise ValueError(f"window bounds must lie in [0, {n}]")
-    start = np.minimum(start, end)
+    lengths = end - start
+    if start.size and lengths.min() < 0:  # end < start: an empty window
+        start = np.minimum(start, end)
+        np.maximum(lengths, 0, out=lengths)
+    pairs = int(lengths.sum())  # (output, element) pairs: the engines' size
     miss2 = None
     if missing is not None:
         mm = np.asarray(missing, dtype=bool)
         if mm.shape != x.shape:
             raise ValueError(f"missing must have the shape of x {x.shape}, got {mm.shape}")
         miss2 = mm[:, None] if one_d else mm
-    fast = _fast_order(x2, miss2, start, end, stat, policy, engine, params)
+    fast = _fast_order(x2, miss2, start, end, stat, policy, engine, params, pairs, lengths)
     if fast is None:
-        fast = _fast_moment(x2, miss2, start, end, stat, policy, engine, params)
+        fast = _fast_moment(x2, miss2, start, end, stat, policy, engine, params, pairs)
     if fast is not None:  # the fused kernels: no masks, counts or plans at full size
         (values, count), vmiss = fast, None
     else:
@@ -245,12 +249,11 @@ def _order_params(stat, params):
     return np.atleast_1d(np.asarray(qv, np.float64)).ravel(), method, np.ndim(qv) == 0
 
 
-def _fast_order(x2, miss2, start, end, stat, policy, engine, params):
+def _fast_order(x2, miss2, start, end, stat, policy, engine, params, pairs, lengths):
     """``((values, count) or None)``: the fused kernel of float order statistics where
     it applies (:func:`.order.fused_ok`, monotone bounds, the numba engine)."""
     if stat not in ("iqr", *_stats.ORDER) or not start.size:
         return None
-    pairs = int((end - start).sum())
     if _numba.choose_engine(engine, size=pairs, min_size=SLIDING_MIN_PAIRS) != "numba" or \
             not fused_ok(x2, miss2):
         return None
@@ -261,7 +264,7 @@ def _fast_order(x2, miss2, start, end, stat, policy, engine, params):
         q_arr, method, scalar = _order_params(stat, params)
     try:
         got = fused_order(x2, start, end, "quantile" if stat == "iqr" else stat, policy,
-                          q_arr, method)
+                          q_arr, method, width=int(lengths.max()))
     except Exception as exc:  # a broken numba install: the other engines
         _numba.fallback(exc, engine)
         return None
@@ -273,14 +276,13 @@ def _fast_order(x2, miss2, start, end, stat, policy, engine, params):
     return (v[0] if scalar else v), count
 
 
-def _fast_moment(x2, miss2, start, end, stat, policy, engine, params):
+def _fast_moment(x2, miss2, start, end, stat, policy, engine, params, pairs):
     """``((values, count) or None)``: exact moving sums and means of float64 data on
     fixed bins (:func:`.moments.fused_moment`); outputs it cannot round here go to
     the reference engine."""
     if stat not in MOMENTS or params or not start.size or x2.dtype != np.float64 or \
             not x2.dtype.isnative or (miss2 is not None and miss2.any()):
         return None
-    pairs = int((end - start).sum())
     if _numba.choose_engine(engine, size=pairs, min_size=SLIDING_MIN_PAIRS) != "numba":
         return None
     try:
