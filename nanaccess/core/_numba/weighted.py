@@ -181,6 +181,45 @@ def _nb_bits_range(wb):  # pragma: no cover - compiled
     return e - 1075 + _nb_ctz(m), e - 1022
 
 
+def _nb_group_bits(wsb, a, b):  # pragma: no cover - compiled
+    """``(lsb, top)`` of the positive weights with bits ``wsb[a:b]``: all are
+    multiples of ``2**lsb`` and below ``2**top``. Branch-free: the lowest bit is the
+    trailing zeros of the OR of the mantissas aligned at the smallest exponent (bits
+    shifted past 64 cannot be the lowest: the smallest exponent's mantissa is)."""
+    if b == a:
+        return 0, 0
+    emin = np.int64(4096)
+    emax = np.int64(-1)
+    for i in range(a, b):
+        e = (wsb[i] >> 52) & 0x7FF
+        emin = min(emin, e)
+        emax = max(emax, e)
+    acc = np.uint64(0)
+    one = np.int64(1) << 52
+    mask = one - 1
+    for i in range(a, b):
+        v = wsb[i]
+        e = (v >> 52) & 0x7FF
+        m = (v & mask) | (one if e > 0 else 0)
+        sh = e - emin
+        if sh < 64:
+            acc |= np.uint64(m) << np.uint64(sh)
+    # subnormals: exponent field 0 has the unit of exponent field 1
+    base = max(emin, 1) - 1075
+    if emin == 0:  # mixed subnormal / normal exponents: the plain per-element route
+        lo_bit = 1 << 30
+        for i in range(a, b):
+            lb, _tp = _nb_bits_range(wsb[i])
+            lo_bit = min(lo_bit, lb)
+        top = emax - 1022 if emax > 0 else _nb_bits_range(wsb[a])[1]
+        if emax == 0:
+            for i in range(a, b):
+                top = max(top, _nb_bits_range(wsb[i])[1])
+        return lo_bit, top
+    return base + _nb_ctz(np.int64(acc & np.uint64(0x7FFFFFFFFFFFFFFF)) if (
+        acc & np.uint64(0x7FFFFFFFFFFFFFFF)) != 0 else 63), emax - 1022
+
+
 def _nb_limbs(w, a, b, lsb, top, hi, lo):  # pragma: no cover - compiled
     """Base and exactness of the positive weights ``w[a:b]`` (lowest bit ``lsb``,
     top ``top``); fills their limbs when exact. Returns ``(B, exact)``."""
@@ -196,6 +235,10 @@ def _nb_limbs(w, a, b, lsb, top, hi, lo):  # pragma: no cover - compiled
     f2 = math.ldexp(1.0, -lsb - e1)
     fb = math.ldexp(1.0, -base)
     pb = math.ldexp(1.0, base)
+    if top - lsb <= base:  # one limb: every hi is 0
+        for i in range(a, b):
+            lo[i] = np.int64((w[i] * f1) * f2)
+        return base, True
     for i in range(a, b):
         u = (w[i] * f1) * f2
         h = math.floor(u * fb)
@@ -270,13 +313,8 @@ def _nb_prepare(keys, flip, w, codes, ngroups):  # pragma: no cover - compiled
     wsb = ws.view(np.int64)
     for g in range(ngroups):
         a, b = starts[g], starts[g + 1]
-        lg = 1 << 30
-        tg = -(1 << 30)
-        for i in range(a, b):  # the lowest and the top bit of the group's weights
-            lb, tp = _nb_bits_range(wsb[i])
-            lg = min(lg, lb)
-            tg = max(tg, tp)
-        L[g] = lg if b > a else 0
+        lg, tg = _nb_group_bits(wsb, a, b)
+        L[g] = lg
         bg, ex = _nb_limbs(ws, a, b, L[g], tg, hi, lo)
         B[g], exact[g] = bg, ex
         if ex:
@@ -334,7 +372,7 @@ def _nb_select(k, hi, lo, cf, src, starts, B, exact, th, tl, tf):  # pragma: no 
 def build() -> dict[str, Any]:
     """Compile the weighted kernels."""
     bind(globals(), ("_nb_reached", "_nb_swap", "_nb_part", "_nb_group_select", "_nb_ctz",
-                     "_nb_bits_range", "_nb_limbs", "_nb_sort_float"))
+                     "_nb_bits_range", "_nb_group_bits", "_nb_limbs", "_nb_sort_float"))
     return {"prepare": jit(nogil=True)(_nb_prepare), "select": jit(nogil=True)(_nb_select)}
 
 

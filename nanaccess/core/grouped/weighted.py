@@ -26,6 +26,7 @@ from .. import _numba
 from ..interp import validate_q
 from ..keys import keys_to_float
 from ..policy import RULES
+from ..weighted.compiled import compiled_order, use_compiled
 from ..weighted.moments import weighted_moment
 from ..weighted.order import weighted_order
 from ..weighted.prepare import _KMIN, Prepared, prepare
@@ -35,8 +36,6 @@ __all__ = ["grouped_weighted", "grouped_weighted_columns", "GROUPED_WEIGHTED", "
 
 #: statistics the grouped weighted engine computes
 GROUPED_WEIGHTED = _stats.WEIGHTED
-#: rows below which "auto" keeps the NumPy engine
-NUMBA_MIN_ROWS = 50_000
 
 
 def size_blocks(codes: np.ndarray, ngroups: int) -> Iterator[tuple[np.ndarray, np.ndarray,
@@ -147,9 +146,7 @@ def grouped_weighted(x: Any, codes: Any, ngroups: int, stat: str, weights: Any, 
         lead = qa.shape
     tails = _group_tails(p, codes, ngroups)
     vals = res_miss = None
-    if order and _use_numba(p, engine):
-        from ..weighted.compiled import compiled_order
-
+    if order and use_compiled(p, engine):
         try:
             vals, res_miss = compiled_order(p, codes, ngroups, stat, policy, qa, method, tails)
         except Exception as exc:  # a broken numba install: NumPy from here on
@@ -167,13 +164,6 @@ def grouped_weighted(x: Any, codes: Any, ngroups: int, stat: str, weights: Any, 
         np.broadcast_to(res_miss, vals.shape).reshape(shape), count
 
 
-def _use_numba(p: Prepared, engine: str | None) -> bool:
-    """The compiled order kernel takes float data without kept missing values."""
-    if p.x.dtype.kind != "f" or p.miss is not None:
-        return False
-    return _numba.choose_engine(engine, size=p.x.size, min_size=NUMBA_MIN_ROWS) == "numba"
-
-
 def _blocks_engine(p, codes, ngroups, stat, policy, qa, method, ddof, tails, order):
     """The NumPy engine: the row engines on size-class blocks of groups."""
     nq = 1 if qa is None else max(qa.size, 1)
@@ -181,7 +171,8 @@ def _blocks_engine(p, codes, ngroups, stat, policy, qa, method, ddof, tails, ord
     for gids, idx, valid in size_blocks(codes, ngroups):
         pb = _block(p, tails, gids, idx, valid)
         if order:
-            v, m, _lead = weighted_order(pb, stat, policy, q=qa, method=method)
+            v, m, _lead = weighted_order(pb, stat, policy, q=qa, method=method,
+                                         engine="numpy")
         else:
             v, m = weighted_moment(pb, stat, policy, ddof=ddof)
         parts.append((gids, v, m))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import kernels
+from .._numba import choose_engine, kernels
 from .._numba import weighted as _kernels  # noqa: F401 - registers the kernels
 from ..plan import PICK_METHODS
 from ..policy import RULES, finish
@@ -21,23 +21,38 @@ from .order import _combine, _sort_keys
 from .positions import median_positions, weighted_positions
 from .prepare import Prepared
 
-__all__ = ["compiled_order"]
+__all__ = ["compiled_order", "use_compiled", "NUMBA_MIN_SIZE"]
+
+#: pairs below which "auto" keeps the NumPy engine
+NUMBA_MIN_SIZE = 50_000
 
 
-def compiled_order(p: Prepared, codes: np.ndarray, ngroups: int, stat: str, policy, qa,
-                   method: str, tails):
+def use_compiled(p: Prepared, engine: str | None = None) -> bool:
+    """The compiled engine takes float data without kept missing values, when
+    :func:`nanaccess.core._numba.choose_engine` picks numba for its size."""
+    if p.x.dtype.kind != "f" or p.miss is not None or p.x.dtype.itemsize > 8:
+        return False
+    return choose_engine(engine, size=p.x.size, min_size=NUMBA_MIN_SIZE) == "numba"
+
+
+def compiled_order(p: Prepared, codes: np.ndarray | None, ngroups: int, stat: str, policy,
+                   qa, method: str, tails):
     """Weighted ``stat`` of every group of the prepared single row ``p`` (float data,
-    no kept missing values); ``tails``: per group (NaN rows, NaN values, missing rows)
-    or Nones. Returns ``(values (Q, ngroups), missing or None)``."""
+    no kept missing values); ``codes`` None: every row of ``p`` is a group. ``tails``:
+    per group (NaN rows, NaN values, missing rows) or Nones. Returns ``(values (Q,
+    ngroups), missing or None)``."""
     nb = kernels("weighted")
-    x = p.x[0]
-    w = np.ascontiguousarray(p.w[0], np.float64)
+    x = p.x.reshape(-1)
+    w = np.ascontiguousarray(p.w, np.float64).reshape(-1)
+    if codes is None:
+        rows, n = p.x.shape
+        codes = np.repeat(np.arange(rows, dtype=np.int64), n)
     flip = x.dtype == np.float64 and x.dtype.isnative and \
         RULES[policy].nan_rank not in ("first", "last")
     if flip:  # totalOrder keys made from the bits inside the kernel
         keys = np.ascontiguousarray(x).view(np.int64)
     else:
-        keys = _sort_keys(p, policy)[0].astype(np.int64, copy=False)
+        keys = _sort_keys(p, policy).reshape(-1).astype(np.int64, copy=False)
     k, hi, lo, cf, src, starts, L, B, exact, last_h, last_l, total = nb["prepare"](
         keys, flip, w, np.asarray(codes, np.int64), int(ngroups))
     if stat == "quantile":

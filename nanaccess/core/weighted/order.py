@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _numba
 from ..keys import float_keys, integer_keys, remap_keys
 from ..plan import PICK_METHODS, RankPlan, combine
 from ..policy import finish
@@ -122,12 +123,25 @@ class _Cumulative:
         return out
 
 
-def weighted_order(p: Prepared, stat: str, policy, *, q=None, method: str = "linear"):
+def weighted_order(p: Prepared, stat: str, policy, *, q=None, method: str = "linear",
+                   engine: str | None = None):
     """Weighted ``stat`` (quantile, median, median_low, median_high) of prepared rows.
 
-    Returns ``(values, missing, lead)`` with values ``(Q, rows)``.
+    Returns ``(values, missing, lead)`` with values ``(Q, rows)``. Float rows go to
+    the compiled selection (:mod:`.compiled`, the same bits) when numba is chosen.
     """
     rows, n = p.w.shape
+    lead = np.shape(q) if stat == "quantile" else ()
+    if rows and n:
+        from .compiled import compiled_order, use_compiled  # (imports the order helpers)
+
+        if use_compiled(p, engine):
+            try:
+                vals, miss = compiled_order(p, None, rows, stat, policy, q, method,
+                                            (p.nan_rows, p.nan_values, p.miss_rows))
+                return vals, miss, lead
+            except Exception as exc:  # a broken numba install: NumPy from here on
+                _numba.fallback(exc, engine)
     keys = _sort_keys(p, policy)
     if p.miss is not None:  # kept missing values sort after everything
         order = np.lexsort((keys, p.miss), axis=-1)

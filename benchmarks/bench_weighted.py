@@ -1,0 +1,130 @@
+"""Weighted statistics (issue 13): rows and targets (same-run ratios).
+
+* weighted ``median`` of 1e6 float64 values, real and integer weights: <= 1.0x
+  ``np.quantile(x, 0.5, weights=w, method="inverted_cdf")``;
+* grouped weighted ``median``, 1e6 rows, 1e3 (and 1e5) groups, 1 % NaN, "omit":
+  <= 1.0x pandas' unweighted ``groupby().median()``;
+* grouped weighted ``mean`` (same data): reported against pandas' unweighted
+  ``groupby().mean()`` (no target: exact sums);
+* weighted ``quantile`` along axis 0 of a ``(time, lat, lon)`` float32 grid: <= 0.5x
+  xarray's ``da.weighted(w).quantile(q, dim="time")``.
+
+Run alone: ``python benchmarks/bench_weighted.py``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from common import float_data, log, make_row, optional_import, time_interleaved
+
+import nanaccess as na
+from nanaccess.core.grouped import grouped_reduce
+from nanaccess.options import NanPolicy
+
+__all__ = ["run"]
+
+
+def _median_rows(n: int, repeats: int) -> list[dict[str, Any]]:
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal(n)
+    rows = []
+    for kind, w in (("real", rng.random(n)), ("integer", rng.integers(1, 10, n).astype(float))):
+        t = time_interleaved({
+            "na": lambda w=w: na.median(x, weights=w),
+            "ref": lambda w=w: np.quantile(x, 0.5, weights=w, method="inverted_cdf")},
+            repeats=repeats)
+        rows.append(make_row(f"weighted median, {kind} weights", n, "raise", t["na"],
+                             "np.quantile(weights=, inverted_cdf)", t["ref"], target=1.0))
+        log(f"weighted median {kind} n={n}: {t['na'] / t['ref']:.2f}x")
+    return rows
+
+
+def _grouped_rows(n: int, groups: tuple[int, ...], repeats: int) -> list[dict[str, Any]]:
+    pd = optional_import("pandas")
+    if pd is None:
+        return []
+    rng = np.random.default_rng(12)
+    x = float_data(n, 1.0, seed=12)
+    w = rng.random(n)
+    rows = []
+    for g in groups:
+        codes = rng.integers(0, g, n)
+        s = pd.Series(x)
+        for stat, target in (("median", 1.0), ("mean", None)):
+            t = time_interleaved({
+                "na": lambda c=codes, g=g, st=stat: grouped_reduce(
+                    x, c, g, st, policy=NanPolicy.OMIT, weights=w).values,
+                "ref": lambda c=codes, st=stat: getattr(s.groupby(c), st)()},
+                repeats=repeats)
+            rows.append(make_row(f"grouped weighted {stat}, {g} groups", n, "omit", t["na"],
+                                 f"pandas groupby().{stat}() (unweighted)", t["ref"],
+                                 nan_pct=1.0, target=target, groups=g))
+            log(f"grouped weighted {stat} n={n} groups={g}: {t['na'] / t['ref']:.2f}x")
+    return rows
+
+
+def _axis_rows(shape: tuple[int, int, int], repeats: int) -> list[dict[str, Any]]:
+    xr = optional_import("xarray")
+    if xr is None:
+        return []
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal(shape).astype(np.float32)
+    w = rng.random(shape[0])
+    da = xr.DataArray(x, dims=("time", "lat", "lon"))
+    wa = xr.DataArray(w, dims=("time",))
+    t = time_interleaved({
+        "na": lambda: na.quantile(x, 0.9, axis=0, weights=w, nan_policy="omit"),
+        "ref": lambda: da.weighted(wa).quantile(0.9, dim="time")},
+        repeats=repeats, warmup=True)
+    n = int(np.prod(shape))
+    rows = [make_row(f"weighted quantile along axis 0 of {shape}", n, "omit", t["na"],
+                     "xarray weighted().quantile", t["ref"], target=0.5)]
+    log(f"weighted quantile along time {shape}: {t['na'] / t['ref']:.2f}x")
+    return rows
+
+
+def run(n: int = 1_000_000, *, groups: tuple[int, ...] = (1_000, 100_000),
+        grid: tuple[int, int, int] = (365, 180, 360), repeats: int = 3,
+        out_dir: Path | str | None = None, write: bool = True,
+        name: str = "weighted") -> list[dict[str, Any]]:
+    """Time the weighted cases; return rows and write ``<name>.json`` / ``.md``.
+
+    Parameters
+    ----------
+    n : int
+        Values of the median and grouped cases.
+    groups : tuple of int
+        Group counts of the grouped cases.
+    grid : tuple of int
+        ``(time, lat, lon)`` of the along-axis quantile.
+    repeats : int
+        Interleaved repeats (median reported).
+    out_dir : path, optional
+        Where to write (default ``benchmarks/results``).
+    write : bool
+        Write the result files.
+    name : str
+        Result file stem.
+
+    Returns
+    -------
+    list of dict
+        Result rows (schema in :mod:`common`).
+    """
+    rows = _median_rows(n, repeats) + _grouped_rows(n, groups, repeats) + \
+        _axis_rows(grid, repeats)
+    if write:
+        from common import write_results
+
+        write_results(name, rows, out_dir)
+    return rows
+
+
+if __name__ == "__main__":
+    import sys
+
+    small = "--small" in sys.argv
+    run(grid=(365, 45, 90) if small else (365, 180, 360), write=not small)
