@@ -35,7 +35,7 @@ import numpy as np
 
 from . import bind, jit, register
 
-__all__ = ["ND", "SCRATCH", "build"]
+__all__ = ["ND", "SCRATCH", "build", "new_state"]
 
 prange = range  # numba's prange once compiled (bound by build)
 
@@ -472,29 +472,28 @@ def _finish(stat, dig, rng, qdig, qrng, count, ddof, scr):  # pragma: no cover -
     return res
 
 
-def _state(squares):  # pragma: no cover - compiled
+def new_state():
+    """The scratch state of the kernels: (tables, counts, square tables, digits, square
+    digits, digit ranges, square digit ranges, scratch). The kernels leave it clean
+    (tables and digits zero, counts full), so one state serves every call of a thread."""
     tabs = np.zeros(_NT * 4096, np.uint64)
     cnt = np.full(4096, 2048, np.int64)  # the counted mode's adds left per entry
-    qtabs = np.zeros((_NT if squares else 1) * 4096, np.uint64)
+    qtabs = np.zeros(_NT * 4096, np.uint64)
     dig = np.zeros(ND + 2, np.int64)
     qdig = np.zeros(ND + 2, np.int64)
-    rng = np.empty(2, np.int64)
-    qrng = np.empty(2, np.int64)
-    rng[0] = ND
-    rng[1] = -1
-    qrng[0] = ND
-    qrng[1] = -1
+    rng = np.array([ND, -1], np.int64)
+    qrng = np.array([ND, -1], np.int64)
     scr = np.zeros(SCRATCH, np.int64)
     return tabs, cnt, qtabs, dig, qdig, rng, qrng, scr
 
 
 # ------------------------------------------------------------------------- drivers
 
-def rows_kernel(bits, mask, use_mask, stat, ddof, out, counts, flags):  # pragma: no cover
+def rows_kernel(bits, mask, use_mask, stat, ddof, out, counts, flags, tabs, cnt, qtabs, dig,
+                qdig, rng, qrng, scr):  # pragma: no cover - compiled
     """Per row of the (rows, n) float64 ``bits`` (uint64 view): the statistic's
     float64 bits into ``out``, the selected count and the special flags."""
     squares = stat == 2
-    tabs, cnt, qtabs, dig, qdig, rng, qrng, scr = _state(squares)
     n = bits.shape[1]
     for r in range(bits.shape[0]):
         row = bits[r]
@@ -510,8 +509,8 @@ def rows_kernel(bits, mask, use_mask, stat, ddof, out, counts, flags):  # pragma
             out[r] = _finish(stat, dig, rng, qdig, qrng, c, ddof, scr)
 
 
-def grouped_kernel(bits, mask, use_mask, codes, ngroups, stat, ddof, out, counts,
-                   flags):  # pragma: no cover - compiled
+def grouped_kernel(bits, mask, use_mask, codes, ngroups, stat, ddof, out, counts, flags,
+                   tabs, cnt, qtabs, dig, qdig, rng, qrng, scr):  # pragma: no cover - compiled
     """Per group (``codes`` in [0, ngroups), -1 left out): the statistic's bits, count
     and flags. One pass counts, one scatters the selected values into per-group
     segments (a counting sort), then each segment is accumulated and finished."""
@@ -532,7 +531,6 @@ def grouped_kernel(bits, mask, use_mask, codes, ngroups, stat, ddof, out, counts
             buf[pos[g]] = bits[i]
             pos[g] += 1
     squares = stat == 2
-    tabs, cnt, qtabs, dig, qdig, rng, qrng, scr = _state(squares)
     for g in range(ngroups):
         c, f = _segment(buf, buf, False, starts[g], starts[g + 1], tabs, cnt, qtabs, squares,
                         dig, qdig, rng, qrng)
@@ -544,12 +542,11 @@ def grouped_kernel(bits, mask, use_mask, codes, ngroups, stat, ddof, out, counts
             out[g] = _finish(stat, dig, rng, qdig, qrng, c, ddof, scr)
 
 
-def digits_kernel(bits, mask, use_mask, squares, sdig, qdig_out, counts,
-                  flags):  # pragma: no cover - compiled
+def digits_kernel(bits, mask, use_mask, squares, sdig, qdig_out, counts, flags, tabs, cnt,
+                  qtabs, dig, qdig, rng, qrng, scr):  # pragma: no cover - compiled
     """Per row: the exact sum (and sum of squares) as normalised signed 32-bit digits
     in units of 2**-1074 (``sdig``/``qdig_out`` of shape (rows, ND + 2); the top digit
     carries the sign) for mergeable partials."""
-    tabs, cnt, qtabs, dig, qdig, rng, qrng, scr = _state(squares)
     n = bits.shape[1]
     for r in range(bits.shape[0]):
         mrow = mask[r] if use_mask else mask[0]
@@ -571,8 +568,7 @@ def digits_kernel(bits, mask, use_mask, squares, sdig, qdig_out, counts,
 _HELPERS = ("_add_chunk", "_carry", "_magnitude", "_bitlen", "_round_bits", "_divide",
             "_flush_entry", "_flush", "_flush_one", "_counted", "_add_value", "_special",
             "_plain_block", "_segment", "_copy_up",
-            "_add_shifted", "_finish_sum", "_finish_mean", "_finish_var", "_finish",
-            "_state")
+            "_add_shifted", "_finish_sum", "_finish_mean", "_finish_var", "_finish")
 
 
 def build() -> dict[str, Any]:

@@ -17,7 +17,7 @@ import numpy as np
 from .. import _numba as nb
 from .common import _CANONICAL_NAN
 
-__all__ = ["compiled_rows", "compiled_groups", "MIN_SIZE", "STATS"]
+__all__ = ["compiled_rows", "compiled_groups", "compiled_1d", "MIN_SIZE", "STATS"]
 
 #: inputs with fewer elements stay with the NumPy engine (Python ints there)
 MIN_SIZE = 65
@@ -29,9 +29,23 @@ _LOCAL = threading.local()
 
 
 def _kernels():
-    from .._numba import exact  # noqa: F401 - registers the "exact" family
+    got = nb._COMPILED.get("exact")
+    if got is None:
+        from .._numba import exact  # noqa: F401 - registers the "exact" family
 
-    return nb.kernels("exact")
+        got = nb.kernels("exact")
+    return got
+
+
+def _state() -> tuple:
+    """This thread's kernel scratch state (the kernels leave it clean)."""
+    st = getattr(_LOCAL, "state", None)
+    if st is None:
+        from .._numba.exact import new_state
+
+        outs = tuple(np.zeros(1, np.int64) for _ in range(3))
+        st = _LOCAL.state = (*new_state(), outs)
+    return st
 
 
 def _engine(size: int) -> bool:
@@ -95,7 +109,7 @@ def compiled_rows(x2: np.ndarray, w2: np.ndarray | None, stat: str,
         counts = np.zeros(rows, np.int64)
         flags = np.zeros(rows, np.int64)
         kern(xc.view(np.uint64), mask, w2 is not None, STATS[stat], ddof_int, out, counts,
-             flags)
+             flags, *_state()[:-1])
     except Exception as err:  # numba failed: the NumPy engine, from now on
         nb.fallback(err)
         return None
@@ -117,6 +131,38 @@ def compiled_rows(x2: np.ndarray, w2: np.ndarray | None, stat: str,
     if stat == "mean":
         res = np.where(counts == 0, _CANONICAL_NAN, res)
     return res
+
+
+def compiled_1d(x: np.ndarray, stat: str, ddof: float = 0) -> float | None:
+    """The exact ``stat`` ("sum", "mean", "var") of a 1-D float64 array as a Python
+    float, through the compiled kernel with the least overhead (no mask, no reshaping
+    beyond a view), or None when the NumPy engine should run.
+
+    For callers that have validated the data already (the small-data path): equal bit
+    for bit to ``exact_sum`` / ``exact_mean`` / ``exact_var`` of ``x``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> got = compiled_1d(np.arange(100.0), "mean")
+    >>> got is None or got == 49.5
+    True
+    """
+    if x.dtype != np.float64 or x.ndim != 1 or not _engine(x.size) or x.size > _MAX_COUNT:
+        return None
+    st = _state()
+    out, counts, flags = st[-1]
+    try:
+        _kernels()["rows"](np.ascontiguousarray(x).view(np.uint64).reshape(1, -1),
+                           _DUMMY_MASK, False, STATS[stat], int(ddof), out, counts, flags,
+                           *st[:-1])
+    except Exception as err:  # numba failed: the NumPy engine, from now on
+        nb.fallback(err)
+        return None
+    if flags[0] == 0 and out[0] != 0 and float(ddof) == int(ddof):
+        return float(out.view(np.float64)[0])  # the common case: nothing special
+    got = compiled_rows(x.reshape(1, -1), None, stat, ddof)
+    return None if got is None else float(got[0])
 
 
 def compiled_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.ndarray,
@@ -158,7 +204,7 @@ def compiled_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.ndar
         flags = np.zeros(ngroups, np.int64)
         kern(xc.view(np.uint64), mask, include is not None,
              np.ascontiguousarray(codes, dtype=np.int64), ngroups, STATS[stat], ddof_int,
-             out, counts, flags)
+             out, counts, flags, *_state()[:-1])
     except Exception as err:  # numba failed: the NumPy engine, from now on
         nb.fallback(err)
         return None

@@ -1,0 +1,186 @@
+"""Exact moments (issue 14, item 1): the compiled exact sums against NumPy and pandas.
+
+Rows and targets (same-run ratios, numba on unless said):
+
+* exact ``sum`` / ``mean`` of 1e6 and 1e7 float64, normal and wide-range data:
+  <= 3.0x ``np.sum`` / ``np.mean``;
+* ``mean`` / ``std`` with ``nan_policy="omit"``, 1e6, 1 % NaN: <= 1.0x ``np.nanmean`` /
+  ``np.nanstd``;
+* ``df.groupby(k).nanstats.mean/sum/std/var(nan_policy="omit")``, 1e6 rows, 1e3 and 1e5
+  groups: <= 1.5x pandas' own groupby;
+* ``mean`` of float64 arrays, n = 10, 100, 1000: <= 3.0x ``np.mean``;
+* without numba (``NANACCESS_NO_NUMBA=1``, in a subprocess): 1-D exact sum of 1e6:
+  <= 6x ``np.sum``;
+* the first compiled call in a fresh process, numba's cache cold then warm (seconds,
+  ``reference_s`` 0.3 s: the warm target).
+
+Run alone: ``python benchmarks/bench_moments.py [--quick]``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from common import float_data, log, make_row, time_interleaved
+
+__all__ = ["run"]
+
+_HERE = Path(__file__).resolve().parent
+
+
+def _wide(n: int, seed: int = 11) -> np.ndarray:
+    """Normal values scaled over about 2**-430 .. 2**430 (a wide exponent range)."""
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal(n) * np.exp(rng.uniform(-300, 300, n))
+
+
+def _ratio_rows(repeats: int, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
+    import nanaccess as na
+
+    rows = []
+    for n in sizes:
+        for label, x in (("normal", float_data(n, 0.0, seed=1)), ("wide-range", _wide(n))):
+            for stat, ours, ref, theirs in (("sum", na.sum, "np.sum", np.sum),
+                                            ("mean", na.mean, "np.mean", np.mean)):
+                t = time_interleaved({"na": lambda f=ours, x=x: f(x),
+                                      "ref": lambda f=theirs, x=x: f(x)}, repeats=repeats)
+                rows.append(make_row(f"exact {stat}, {label} float64", n, "raise", t["na"],
+                                     ref, t["ref"], target=3.0))
+                log(f"moments {stat} {label} n={n}: {t['na'] / t['ref']:.2f}x {ref}")
+    x = float_data(1_000_000, 1.0, seed=2)
+    for stat, ours, ref, theirs in (("mean", na.mean, "np.nanmean", np.nanmean),
+                                    ("std", na.std, "np.nanstd", np.nanstd)):
+        t = time_interleaved({"na": lambda f=ours: f(x, nan_policy="omit"),
+                              "ref": lambda f=theirs: f(x)}, repeats=repeats)
+        rows.append(make_row(f"{stat} omit, 1% NaN", x.size, "omit", t["na"], ref, t["ref"],
+                             nan_pct=1.0, target=1.0))
+        log(f"moments {stat} omit: {t['na'] / t['ref']:.2f}x {ref}")
+    rng = np.random.default_rng(3)
+    for n in (10, 100, 1000):
+        x = rng.standard_normal(n)
+        t = time_interleaved({"na": lambda x=x: na.mean(x), "ref": lambda x=x: np.mean(x)},
+                             repeats=repeats)
+        rows.append(make_row("mean of a float64 array", n, "raise", t["na"], "np.mean",
+                             t["ref"], target=3.0))
+        log(f"moments mean n={n}: {t['na'] / t['ref']:.2f}x np.mean")
+    return rows
+
+
+def _grouped_rows(repeats: int, n: int, groups: tuple[int, ...]) -> list[dict[str, Any]]:
+    import pandas as pd
+
+    import nanaccess.pandas  # noqa: F401 - registers the accessor
+
+    rows = []
+    for ng in groups:
+        rng = np.random.default_rng(ng)
+        df = pd.DataFrame({"k": rng.integers(0, ng, n), "v": float_data(n, 1.0, seed=4)})
+        for stat in ("mean", "sum", "std", "var"):
+            ours: Callable[[], Any] = lambda s=stat, df=df: getattr(  # noqa: E731
+                df.groupby("k").nanstats, s)(nan_policy="omit")
+            theirs: Callable[[], Any] = lambda s=stat, df=df: getattr(  # noqa: E731
+                df.groupby("k"), s)()
+            t = time_interleaved({"na": ours, "ref": theirs}, repeats=repeats)
+            rows.append(make_row(f"groupby {stat} omit, {ng} groups", n, "omit", t["na"],
+                                 f"pandas groupby().{stat}()", t["ref"], nan_pct=1.0,
+                                 target=1.5, groups=ng))
+            log(f"moments groupby {stat} {ng} groups: {t['na'] / t['ref']:.2f}x pandas")
+    return rows
+
+
+_NO_NUMBA = """
+import json, sys
+sys.path.insert(0, {here!r})
+import numpy as np
+from common import float_data, time_interleaved
+import nanaccess as na
+from bench_moments import _wide
+out = []
+for label, x in (("normal", float_data({n}, 0.0, seed=1)), ("wide-range", _wide({n}))):
+    t = time_interleaved({{"na": lambda: na.sum(x), "ref": lambda: np.sum(x)}},
+                         repeats={repeats})
+    out.append((label, t["na"], t["ref"]))
+print(json.dumps(out))
+"""
+
+_FIRST_CALL = """
+import time
+t0 = time.perf_counter()
+import numpy as np
+import nanaccess as na
+x = np.random.default_rng(0).standard_normal(100_000)
+t1 = time.perf_counter()
+na.mean(x)
+t2 = time.perf_counter()
+print(t2 - t1)
+"""
+
+
+def _subprocess_rows(repeats: int, n: int) -> list[dict[str, Any]]:
+    rows = []
+    env = dict(os.environ, NANACCESS_NO_NUMBA="1")
+    code = _NO_NUMBA.format(here=str(_HERE), n=n, repeats=repeats)
+    got = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True, cwd=_HERE)
+    for label, t_na, t_ref in json.loads(got.stdout.strip().splitlines()[-1]):
+        rows.append(make_row(f"exact sum without numba, {label} float64", n, "raise", t_na,
+                             "np.sum", t_ref, accel=False, target=6.0))
+        log(f"moments no-numba sum {label}: {t_na / t_ref:.2f}x np.sum")
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        env.pop("NANACCESS_NO_NUMBA", None)
+        for label in ("cold", "warm"):
+            got = subprocess.run([sys.executable, "-c", _FIRST_CALL], env=env,
+                                 capture_output=True, text=True, check=True)
+            sec = float(got.stdout.strip().splitlines()[-1])
+            rows.append(make_row(f"first compiled mean in a fresh process, cache {label}",
+                                 100_000, "raise", sec, "target seconds (warm)", 0.3,
+                                 target=1.0 if label == "warm" else None))
+            log(f"moments first call, cache {label}: {sec:.3f} s")
+    return rows
+
+
+def run(repeats: int = 5, out_dir: Path | str | None = None, name: str = "moments", *,
+        quick: bool = False, write: bool = True) -> list[dict[str, Any]]:
+    """Time every row of the issue-14 moment targets; return rows, write ``<name>.*``.
+
+    Parameters
+    ----------
+    repeats : int
+        Interleaved repeats (median reported).
+    out_dir : path, optional
+        Where to write (default ``benchmarks/results``).
+    name : str
+        Result file stem.
+    quick : bool
+        Smaller sizes (1e5 instead of 1e6/1e7) for a smoke run.
+    write : bool
+        Write the result files.
+
+    Returns
+    -------
+    list of dict
+        Result rows (schema in :mod:`common`).
+    """
+    sizes = (100_000,) if quick else (1_000_000, 10_000_000)
+    n_group = 100_000 if quick else 1_000_000
+    rows = _ratio_rows(repeats, sizes)
+    rows += _grouped_rows(repeats, n_group, (1000, 100_000) if not quick else (1000,))
+    rows += _subprocess_rows(repeats, sizes[0])
+    if write:
+        from common import write_results
+
+        write_results(name, rows, out_dir)
+    return rows
+
+
+if __name__ == "__main__":
+    run(quick="--quick" in sys.argv)
