@@ -192,10 +192,38 @@ def test_functions_without_weights_refuse_them():
         na.iqr(np.array([1.0]), weights=[1])
 
 
-def test_pandas_data_asks_for_values():
-    with pytest.raises(TypeError, match="to_numpy"):
-        na.median(pd.Series([1.0, 2.0]), weights=[1, 2])
-    assert na.median(pd.Series([1.0, 2.0]).to_numpy(), weights=[1, 2]) == 2.0
+def test_pandas_and_xarray_data_go_to_their_accessors():
+    x = np.array([1.0, 2.0, np.nan, 4.0])
+    w = np.array([1.0, 2.0, 1.0, 0.5])
+    want = na.median(x, weights=w, nan_policy="omit")
+    s = pd.Series(x)
+    assert na.median(s, weights=w, nan_policy="omit") == want
+    assert na.median(s, weights=w, nan_policy="omit") == s.nanstats.median(
+        weights=w, nan_policy="omit")
+    xr = pytest.importorskip("xarray")
+    da_ = xr.DataArray(x, dims="t")
+    assert float(na.median(da_, weights=w, nan_policy="omit")) == want
+    with pytest.raises(na.NaNError, match="weights"):
+        na.median(s, weights=[1.0, np.nan, 1.0, 1.0], nan_policy="raise")
+
+
+def test_dask_arrays_are_lazy_and_exact():
+    dask_array = pytest.importorskip("dask.array")
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(12, 9))
+    x[::5, 2] = np.nan
+    w = rng.random((12, 9))
+    dx = dask_array.from_array(x, chunks=(5, 4))
+    for stat, kw in (("median", {}), ("quantile", {"q": [0.2, 0.9]}), ("mean", {}),
+                     ("var", {"ddof": 1}), ("sum", {})):
+        for axis in (None, 0, 1):
+            lazy = getattr(na, stat)(dx, weights=w, axis=axis, nan_policy="omit", **kw)
+            assert isinstance(lazy, dask_array.Array)
+            eager = getattr(na, stat)(x, weights=w, axis=axis, nan_policy="omit", **kw)
+            assert np.asarray(lazy.compute()).tobytes() == np.asarray(eager).tobytes()
+    lazy = na.median(dx, weights=w, nan_policy="raise")  # the error comes at compute time
+    with pytest.raises(na.NaNError):
+        lazy.compute()
 
 
 def test_masked_data_missing_values():

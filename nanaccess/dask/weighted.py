@@ -1,0 +1,94 @@
+"""Weighted statistics of dask arrays (issue 13): lazy, and exact as the core's.
+
+The weighted engines (:mod:`nanaccess.core.weighted`) need every pair of a reduced
+slice at once (cumulative weights in sorted order; exact sums rounded once), so the
+reduced axes are moved last and merged into one chunk (the other axes keep their
+chunks) and each block is reduced by the in-memory core: the result equals the eager
+one bit for bit, block by block. The weights (NumPy or dask; broadcastable to the
+data, or 1-D along a single ``axis``) are laid out the same way. Policy errors are
+raised when the result is computed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dask.array as da
+import numpy as np
+
+from ..core.axes import normalize_axis
+from ..core.reduce import reduce
+
+__all__ = ["dask_weighted"]
+
+
+def _weights_like(weights: Any, shape: tuple[int, ...], axis: Any) -> da.Array:
+    """``weights`` as a dask array of ``shape`` (1-D weights along a single axis)."""
+    w = weights if isinstance(weights, da.Array) else np.asarray(weights)
+    ndim = len(shape)
+    if w.ndim == 1 and ndim > 1 and axis is not None and np.ndim(axis) == 0:
+        ax = normalize_axis(axis, ndim)[0]
+        if w.shape[0] != shape[ax]:
+            raise ValueError(f"1-D weights of length {w.shape[0]} do not match axis {axis} "
+                             f"of length {shape[ax]}")
+        w = w.reshape(tuple(-1 if a == ax else 1 for a in range(ndim)))
+    try:
+        np.broadcast_shapes(w.shape, shape)
+    except ValueError:
+        raise ValueError(
+            f"weights of shape {w.shape} do not broadcast to the data's shape {shape}; pass "
+            "weights of that shape, or 1-D weights along a single axis") from None
+    return da.broadcast_to(da.asarray(w), shape)
+
+
+def _block(xb: np.ndarray, wb: np.ndarray, *, stat: str, nred: int, policy, out_dtype,
+           params: dict) -> np.ndarray:
+    """The core's weighted ``stat`` of one block over its last ``nred`` axes."""
+    axes = tuple(range(xb.ndim - nred, xb.ndim))
+    r = reduce(xb, stat, axis=axes, policy=policy, weights=wb, **params)
+    return np.asarray(r.values).astype(out_dtype, copy=False)
+
+
+def _result_dtype(x: da.Array, w: da.Array, stat: str, policy, params: dict) -> np.dtype:
+    """The eager engine's result dtype, from one pair of the data's and weights' dtypes
+    (an int ``sum`` is int64 only for weights of integer dtype)."""
+    xs = np.ones(1, x.dtype)
+    ws = np.ones(1, w.dtype if w.dtype.kind in "biu" else np.float64) * (
+        1 if w.dtype.kind in "biu" else 0.5)
+    return np.asarray(reduce(xs, stat, policy=policy, weights=ws, **params).values).dtype
+
+
+def dask_weighted(x: da.Array, stat: str, weights: Any, *, axis: Any = None, policy,
+                  keepdims: bool = False, **params: Any) -> da.Array:
+    """Lazy weighted ``stat`` of the dask array ``x`` along ``axis``, equal bit for bit
+    to :func:`nanaccess.core.reduce.reduce` with ``weights`` on the computed data.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from nanaccess.options import NanPolicy
+    >>> x = da.from_array(np.array([1.0, 2.0, 3.0, 4.0]), chunks=2)
+    >>> r = dask_weighted(x, "median", [1, 1, 1, 5], policy=NanPolicy.RAISE)
+    >>> float(r.compute())
+    4.0
+    """
+    ndim = x.ndim
+    axes = tuple(range(ndim)) if axis is None else normalize_axis(axis, ndim)
+    w = _weights_like(weights, x.shape, axis)
+    keep = [a for a in range(ndim) if a not in axes]
+    perm = keep + list(axes)
+    xt = da.transpose(x, perm).rechunk({i: -1 for i in range(len(keep), ndim)})
+    wt = da.transpose(w, perm).rechunk(xt.chunks)
+    q = params.get("q")
+    lead = () if stat != "quantile" or np.ndim(q) == 0 else np.shape(q)
+    dtype = _result_dtype(x, w, stat, policy, params)
+    out = da.map_blocks(_block, xt, wt, stat=stat, nred=len(axes), policy=policy,
+                        out_dtype=dtype, dtype=dtype, params=params,
+                        drop_axis=list(range(len(keep), ndim)),
+                        new_axis=list(range(len(lead))) if lead else None,
+                        chunks=tuple((n,) for n in lead) + xt.chunks[:len(keep)],
+                        meta=np.empty((0,) * (len(lead) + len(keep)), dtype))
+    if keepdims:
+        shape = lead + tuple(1 if a in axes else x.shape[a] for a in range(ndim))
+        out = out.reshape(shape)
+    return out
