@@ -57,7 +57,7 @@ def _grouped_rows(n: int, groups: tuple[int, ...], repeats: int) -> list[dict[st
             t = time_interleaved({
                 "na": lambda c=codes, g=g, st=stat: grouped_reduce(
                     x, c, g, st, policy=NanPolicy.OMIT, weights=w).values,
-                "ref": lambda c=codes, st=stat: getattr(s.groupby(c), st)()},
+                "ref": lambda c=codes, st=stat, s=s: getattr(s.groupby(c), st)()},
                 repeats=repeats)
             rows.append(make_row(f"grouped weighted {stat}, {g} groups", n, "omit", t["na"],
                                  f"pandas groupby().{stat}() (unweighted)", t["ref"],
