@@ -516,3 +516,33 @@ def test_two_heap_kernel_in_parallel_blocks(monkeypatch):
         assert window_heap.heap_select(x, bad, end, plan.lo, plan.hi, w_t, 2, out,
                                        cnt) == -1
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("scale", [0, 1, 30, 300])
+@pytest.mark.parametrize("stat", ["var", "std"])
+def test_moving_variances_exact(scale, stat):
+    # the exact moving variance (sum and sum of squares as expansions, n Q - S S formed
+    # exactly, one rounding): every window's plain var / std bit for bit, for data near
+    # a large mean (cancellation), wide exponent ranges (some outside the kernel's range:
+    # the reference engine), constant runs (exactly 0), every ddof, NaNs kept or removed
+    rng = np.random.default_rng(scale + 3)
+    n = 400
+    x = rng.normal(size=n) * 2.0 ** rng.integers(-scale, scale + 1, n)
+    if scale == 1:
+        x += 1e8
+    x[rng.random(n) < 0.03] = make_nan(6)
+    x[100:130] = 3.25
+    for policy in (NanPolicy.OMIT, NanPolicy.PROPAGATE):
+        for start, end in (fixed_bounds(n, 7), fixed_bounds(n, 40, center=True),
+                           expanding_bounds(n)):
+            for ddof in (0, 1, 3):
+                assert_exact(x, None, start, end, stat, policy, "numba", min_periods=1,
+                             ddof=ddof)
+
+
+def test_moving_variance_of_zeros_after_large_values():
+    # the drift cases: a window of equal values after any history has variance 0.0
+    x = np.r_[[1e15, -3e14, 7.5e10, 1e-3] * 25, np.full(50, 2.0)]
+    start, end = fixed_bounds(x.size, 10)
+    got = window_reduce(x, start, end, "var", policy="omit", engine="numba", ddof=1)
+    assert bits(got.values[-40:]) == bits(np.zeros(40))

@@ -365,12 +365,18 @@ def _nb_moving_columns(x, take, start, end, mean, out, bad):  # pragma: no cover
     for c in range(x.shape[0]):
         _nb_moving(x[c], take[c], start, end, mean, out[c], bad[c])
 
+
+#: the expansion helpers other kernel modules bind (compiled here, see :func:`build`)
+EXPANSION_HELPERS = ("_nb_grow", "_nb_round", "_nb_sign", "_nb_split", "_nb_cmp_half",
+                     "_nb_mean")
+
+
 def build() -> dict[str, Any]:
     """Compile the sum kernels."""
     globals()["_fma"] = _fma_intrinsic()
-    bind(globals(), ("_nb_grow", "_nb_round", "_nb_sign", "_nb_split", "_nb_cmp_half",
-                     "_nb_mean", "_nb_moving"))
-    return {"moving": jit(nogil=True)(_nb_moving_columns),
+    helpers = bind(globals(), EXPANSION_HELPERS)
+    bind(globals(), ("_nb_moving",))
+    return {**helpers, "moving": jit(nogil=True)(_nb_moving_columns),
             "range": jit(nogil=True)(_nb_range),
             "binned": jit(nogil=True)(_nb_binned)}
 
@@ -394,6 +400,7 @@ def moving_sum(x: np.ndarray, take: np.ndarray, start: np.ndarray, end: np.ndarr
     fn = kernels("window_sums")["moving"] if compiled else _nb_moving_columns
     fn(x, take, start, end, mean, out, bad)
     return (out[0], bad[0]) if one else (out, bad)
+
 
 def binned_sum(x: np.ndarray, start: np.ndarray, end: np.ndarray, out: np.ndarray,
                cnt: np.ndarray, bad: np.ndarray, *, mean: bool = False,

@@ -1,5 +1,6 @@
-"""The sliding engine of exact moving sums and means (numba; see
-:func:`nanaccess.core._numba.window.moving_sum`).
+"""The sliding engine of exact moving sums, means and variances (numba; see
+:func:`nanaccess.core._numba.window.moving_sum` and
+:func:`nanaccess.core._numba.window_var.moving_var`).
 
 Each window's exact sum is kept as a Shewchuk expansion that values enter and leave
 without rounding; every output rounds once (a mean divides with correct rounding), so
@@ -15,23 +16,38 @@ from __future__ import annotations
 import numpy as np
 
 from .._numba.window import binned_sum, moving_sum
+from .._numba.window_var import HI_OK, LO_OK, moving_var
 from ..policy import RULES
 from .scan import Masks, window_counts
 
-__all__ = ["slide_moment", "fused_moment", "MOMENTS"]
+__all__ = ["slide_moment", "fused_moment", "MOMENTS", "SUMS", "moment_ok"]
 
-#: the statistics this engine computes
-MOMENTS = ("sum", "mean")
+#: the statistics this engine computes (sums and means also on the fixed bins)
+MOMENTS = ("sum", "mean", "var", "std")
+SUMS = ("sum", "mean")
+
+
+def moment_ok(stat: str, params: dict) -> bool:
+    """Whether the sliding engine computes ``stat`` with ``params``: sums and means
+    without parameters, var / std with a non-negative integer ``ddof``."""
+    if stat in SUMS:
+        return not params
+    if stat not in MOMENTS or set(params) - {"ddof"}:
+        return False
+    ddof = params.get("ddof", 0)
+    return isinstance(ddof, int | np.integer) and not isinstance(ddof, bool) and ddof >= 0
 
 
 def slide_moment(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarray,
-                 stat: str, policy) -> tuple[np.ndarray, np.ndarray]:
+                 stat: str, policy, ddof: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """``(values (nout, ncols) float64, redo (nout, ncols) bool)``: ``redo`` marks the
     outputs the reference engine must compute (every column in one kernel call)."""
     ncols = x2.shape[1]
     a = np.abs(x2)
+    spread = stat in ("var", "std")
+    lo_ok, hi_ok = (LO_OK, HI_OK) if spread else (2.0 ** -960, 2.0 ** 1000)
     with np.errstate(invalid="ignore"):
-        odd = (a > 2.0 ** 1000) | ((a < 2.0 ** -960) & (a > 0))  # infinities too
+        odd = (a > hi_ok) | ((a < lo_ok) & (a > 0))  # infinities too
     gone = None
     for mask in (masks.nan, masks.missing):
         if mask is not None:
@@ -41,6 +57,13 @@ def slide_moment(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarra
     redo = window_counts(odd, start, end, ncols) > 0
     if gone is not None and not RULES[policy].removes:  # a kept NaN or missing value
         redo |= window_counts(gone, start, end, ncols) > 0
+    if spread:
+        out, flagged = moving_var(x2.T, take.T, start, end, ddof)
+        values, redo = out.T.copy(), redo | flagged.T
+        if stat == "std":
+            with np.errstate(invalid="ignore"):
+                np.sqrt(values, out=values)
+        return values, redo
     out, flagged = moving_sum(x2.T, take.T, start, end, mean=stat == "mean")
     values, redo = out.T.copy(), redo | flagged.T
     negzero = take & (x2 == 0) & np.signbit(x2)

@@ -45,7 +45,7 @@ from ..interp import validate_q
 from ..policy import RULES, empty_value
 from ..spread import check_rng, difference
 from .bounds import is_monotone
-from .moments import MOMENTS, fused_moment, slide_moment
+from .moments import SUMS, fused_moment, moment_ok, slide_moment
 from .order import fused_ok, fused_order, slide_order, sliding_ok
 from .scan import Masks, check, masks_of, window_counts
 
@@ -213,11 +213,12 @@ def _values(x2, masks, miss2, start, end, stat, family, policy, engine, params):
             raise
         except Exception as exc:  # a broken numba install: the reference engine
             _numba.fallback(exc, engine)
-    if stat in MOMENTS and not params and x2.dtype == np.float64 and monotone and \
+    if moment_ok(stat, params) and x2.dtype == np.float64 and monotone and \
             x2.dtype.isnative and \
             _numba.choose_engine(engine, size=pairs, min_size=SLIDING_MIN_PAIRS) == "numba":
         try:
-            values, redo = slide_moment(x2, masks, start, end, stat, policy)
+            values, redo = slide_moment(x2, masks, start, end, stat, policy,
+                                        int(params.get("ddof", 0)))
         except Exception as exc:  # a broken numba install: the reference engine
             _numba.fallback(exc, engine)
         else:
@@ -280,7 +281,7 @@ def _fast_moment(x2, miss2, start, end, stat, policy, engine, params, pairs):
     """``((values, count) or None)``: exact moving sums and means of float64 data on
     fixed bins (:func:`.moments.fused_moment`); outputs it cannot round here go to
     the reference engine."""
-    if stat not in MOMENTS or params or not start.size or x2.dtype != np.float64 or \
+    if stat not in SUMS or params or not start.size or x2.dtype != np.float64 or \
             not x2.dtype.isnative or (miss2 is not None and miss2.any()):
         return None
     if _numba.choose_engine(engine, size=pairs, min_size=SLIDING_MIN_PAIRS) != "numba":
