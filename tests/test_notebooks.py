@@ -66,6 +66,8 @@ def test_notebook_executed_in_docs_build(docs_build, path: Path):
     n_outputs = html.count('class="cell_output')
     assert n_outputs >= n_code // 2, f"only {n_outputs} outputs for {n_code} code cells"
     assert "ename" not in html and "Traceback (most recent call last)" not in html
+    # no warning printed with a file path (a reader sees a message, not our machine)
+    assert not re.search(r"site-packages|\.py:\d+: \w*Warning", html), "a warning is shown"
     text_of_page = unescape(html)
     for text in MUST_SHOW[path.stem]:
         assert text in text_of_page, f"{path.stem}: executed output lacks {text!r}"
