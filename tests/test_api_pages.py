@@ -95,6 +95,8 @@ def _takes_parameters(obj) -> bool:
 
 def required_sections(obj) -> set[str]:
     """Parameters (if it takes any), Returns, Examples; classes: Parameters, Examples."""
+    if not callable(obj):  # a constant or attribute page: its description is the page
+        return set()
     if inspect.isclass(obj):
         if issubclass(obj, BaseException):
             return {"Examples"}
