@@ -25,16 +25,17 @@ import numpy as np
 from . import _stats
 from ._labels import fmt_label, subject
 from .core.axes import normalize_axis
+from .core.classify import register_host_split
 from .core.floatlist import float_list_array
 from .core.interp import validate_q
-from .core.lists import MEDIANS, list_median
+from .core.lists import MEDIANS, SHORT_LIST, list_median
 from .core.objects import object_moment_stat, object_order_stat
 from .core.reduce import reduce
 from .core.small import MOMENTS, ORDERS, array_moment, float_list_median, order_small
 from .errors import NaNError
 from .options import NanPolicy, resolve_policy
 
-__all__ = ["Axis", "statistic", "call", "host_of", "labelled_errors"]
+__all__ = ["Axis", "statistic", "call", "host_of", "labelled_errors", "split_host"]
 
 Axis = int | Sequence[int] | None
 _EMPTY_MSG = {
@@ -69,6 +70,32 @@ def host_of(data: Any) -> str:
     if isinstance(data, Iterable):
         return "iterable"
     return "scalar"
+
+
+def split_host(data: Any) -> tuple[np.ndarray, np.ndarray | None] | None:
+    """``(values, missing)`` of a 1-D pandas object whose dtype is not NumPy's
+    (nullable, Arrow, tz-aware, sparse), read by the pandas adapter; None for
+    anything else. Installed in :func:`nanaccess.core.classify.values_and_missing`
+    (the core imports no adapter).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> split_host(pd.Series([1.0, None], dtype="Float64"))[1]
+    array([False,  True])
+    >>> split_host(np.array([1.0])) is None
+    True
+    """
+    if type(data).__module__.split(".")[0] != "pandas" or getattr(data, "ndim", 0) != 1 \
+            or isinstance(getattr(data, "dtype", None), np.dtype):
+        return None
+    from .pandas.dtypes import column_arrays  # only when a pandas object came in
+
+    col = column_arrays(data)
+    return col.values, col.missing
+
+
+register_host_split(split_host)
 
 
 def _accessor_call(data: Any, name: str, axis: Axis, keepdims: bool, kwargs: dict) -> Any:
@@ -128,6 +155,8 @@ def call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
     if type(data) is list and nan_policy is None and stat in MEDIANS and axis is None \
             and not keepdims and params.get("weights") is None:
         out = float_list_median(data, stat)  # NaN-free: no policy to resolve (core/small.py)
+        if out is None and len(data) <= SHORT_LIST:
+            out = list_median(data, stat)  # NaN-free, any kind (core/lists.py)
         if out is not None:
             return out
     host = host_of(data)

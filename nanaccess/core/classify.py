@@ -31,6 +31,7 @@ __all__ = [
     "quiet",
     "canonical_nan",
     "values_and_missing",
+    "register_host_split",
 ]
 
 REPORT_KEYS = (
@@ -82,26 +83,40 @@ def _scalar_class(x: Any) -> tuple[str, int, int, bool]:
     return c
 
 
+#: functions splitting a host object (a nullable / Arrow pandas column) into
+#: ``(values, missing)``, or returning None for objects they do not know. The
+#: boundary (:func:`nanaccess._boundary.split_host`) installs them, so the core
+#: imports no adapter.
+_HOST_SPLITS: list[Callable[[Any], tuple[Any, np.ndarray | None] | None]] = []
+
+
+def register_host_split(fn: Callable[[Any], tuple[Any, np.ndarray | None] | None]) -> None:
+    """Install ``fn`` as a host split read by :func:`values_and_missing` (once)."""
+    if fn not in _HOST_SPLITS:
+        _HOST_SPLITS.append(fn)
+
+
 def values_and_missing(data: Any, missing: np.ndarray | None = None
                        ) -> tuple[Any, np.ndarray | None]:
     """``data``'s values and its missing mask, kept apart (None when nothing is missing).
 
-    The one place where a host's missing slots are read for the array functions: a
-    masked array's mask, a nullable / Arrow pandas column's mask or nulls (their
-    value bits are read from the buffers, so a NaN stays a NaN). Anything else is
+    A masked array's mask is read here; a host object (nullable / Arrow pandas
+    columns: their value bits are read from the buffers, so a NaN stays a NaN) by
+    the splits the boundary installed (:func:`register_host_split`). Anything else is
     returned as is. ``missing`` (a mask the caller already has) is or-ed in.
     """
     miss = None
     if isinstance(data, np.ma.MaskedArray):
         miss = np.ma.getmaskarray(data)
         data = np.ma.getdata(data)
-    elif (type(data).__module__.split(".")[0] == "pandas" and getattr(data, "ndim", 0) == 1
-          and not isinstance(getattr(data, "dtype", None), np.dtype)):
-        from ..pandas.dtypes import column_arrays  # only when a pandas object came in
-
-        col = column_arrays(data)
-        data, miss = col.values, col.missing
+    elif not isinstance(data, np.ndarray | np.generic):
+        for split in _HOST_SPLITS:
+            got = split(data)
+            if got is not None:
+                data, miss = got
+                break
     if missing is not None:
+        missing = np.asarray(missing, dtype=bool)
         miss = missing if miss is None else (miss | missing)
     return data, (miss if miss is not None and miss.any() else None)
 
@@ -116,7 +131,7 @@ def _as_array_or_none(x: Any) -> np.ndarray | None:
     return None
 
 
-def isnan(x: Any) -> bool | np.ndarray:
+def isnan(x: Any, missing: Any = None) -> bool | np.ndarray:
     """True where ``x`` is a NaN (quiet or signaling) of any numeric type.
 
     Unlike :func:`math.isnan` it never raises: huge ints, Decimals (``sNaN``
@@ -126,6 +141,11 @@ def isnan(x: Any) -> bool | np.ndarray:
     Parameters
     ----------
     x : scalar or array_like
+    missing : bool array_like, optional
+        Entries of ``x`` that are missing (masked, nullable, Arrow nulls): never NaN,
+        whatever their bits. A masked array's mask and a pandas column's missing
+        slots are read without it. :func:`issignaling` and :func:`nan_payload` take
+        it too.
 
     Returns
     -------
@@ -140,7 +160,7 @@ def isnan(x: Any) -> bool | np.ndarray:
     >>> na.isnan(np.array([1.0, np.nan], dtype=np.float32))
     array([False,  True])
     """
-    x, miss = values_and_missing(x)
+    x, miss = values_and_missing(x, missing)
     a = _as_array_or_none(x)
     if a is None:
         return _scalar_class(x)[0] == "nan"
@@ -153,7 +173,7 @@ def isnan(x: Any) -> bool | np.ndarray:
     return out if miss is None else out & ~miss
 
 
-def issignaling(x: Any) -> bool | np.ndarray:
+def issignaling(x: Any, missing: Any = None) -> bool | np.ndarray:
     """True where ``x`` is a signaling NaN (float quiet bit clear, or ``Decimal('sNaN')``).
 
     Examples
@@ -165,7 +185,7 @@ def issignaling(x: Any) -> bool | np.ndarray:
     >>> na.issignaling(Decimal("-sNaN7"))
     True
     """
-    x, miss = values_and_missing(x)
+    x, miss = values_and_missing(x, missing)
     a = _as_array_or_none(x)
     if a is None:
         c = _scalar_class(x)
@@ -179,7 +199,7 @@ def issignaling(x: Any) -> bool | np.ndarray:
     return out if miss is None else out & ~miss
 
 
-def nan_payload(x: Any) -> int | None | np.ndarray:
+def nan_payload(x: Any, missing: Any = None) -> int | None | np.ndarray:
     """Payload of a NaN: the mantissa bits below the quiet bit, or a Decimal NaN's digits.
 
     Scalars give an ``int`` (``None`` when ``x`` is not a NaN); arrays an int64 array
@@ -194,7 +214,7 @@ def nan_payload(x: Any) -> int | None | np.ndarray:
     >>> na.nan_payload(np.array([np.nan, 0.0]))
     array([ 0, -1])
     """
-    x, miss = values_and_missing(x)
+    x, miss = values_and_missing(x, missing)
     a = _as_array_or_none(x)
     if a is None:
         c = _scalar_class(x)

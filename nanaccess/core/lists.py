@@ -55,6 +55,7 @@ _REAL_TYPES = _NUMPY_TYPES | _INT_TYPES | {float, Fraction, Decimal}
 #: element types ordered by ``sorted`` in a short homogeneous list (equal values are
 #: interchangeable there: same type, same bits, except zeros and NaNs, checked)
 _SORTABLE = _NUMPY_TYPES | {int, bool}
+_PLAIN_INTS = (int, bool)
 #: a homogeneous list at most this long is sorted in Python (no array set-up)
 SHORT_LIST = 64
 
@@ -91,14 +92,20 @@ def _entry(v: Any, i: int) -> tuple[Any, int, Any]:
     return (_describe(v)[5], i, v)
 
 
-def _select(vals: list, keys: np.ndarray, ranks: tuple[int, ...]) -> list:
-    """The objects at ``ranks`` of the generic path's order."""
+def _select(vals: list, keys: np.ndarray, ranks: tuple[int, ...], same: bool) -> list:
+    """The objects at ``ranks`` of the generic path's order. ``same``: equal nonzero
+    keys mean interchangeable objects (one type, exact keys), so a run of them (a
+    list of bools has two) needs no ordering."""
     part = np.partition(keys, ranks)
     out = []
     for k in ranks:
         f = part[k]
         below = int(np.count_nonzero(keys < f))
-        run = [_entry(vals[i], i) for i in np.flatnonzero(keys == f).tolist()]
+        idx = np.flatnonzero(keys == f)
+        if same and (f != 0 or keys.dtype.kind != "f"):
+            out.append(vals[int(idx[k - below])])
+            continue
+        run = [_entry(vals[i], i) for i in idx.tolist()]
         if len(run) > 1:
             _sort_numbers(run)
         out.append(run[k - below][2])
@@ -217,10 +224,18 @@ def list_median(vals: list, stat: str, policy: NanPolicy | None = None) -> Any:
                 if not vals:
                     return None
                 ranks = median_ranks(stat, len(vals))
-        picked = _select(vals, keys, ranks)
+        t = next(iter(types)) if len(types) == 1 else None
+        # exact keys of one type: ints in int64, NumPy scalars in their own dtype
+        same = t in _SORTABLE and (t not in _PLAIN_INTS or keys.dtype.kind != "f")
+        picked = _select(vals, keys, ranks, same)
     a, b = picked
     if stat != "median" or ranks[0] == ranks[1]:
         return a
+    if type(a) in _PLAIN_INTS and type(b) in _PLAIN_INTS:
+        try:
+            return (a + b) / 2  # what _weighted computes for ints, without its set-up
+        except OverflowError:
+            pass
     with localcontext() as ctx:  # the generic path's context
         ctx.traps[FloatOperation] = False
         return _weighted(a, 1, b, 1, 2)

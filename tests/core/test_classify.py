@@ -300,3 +300,26 @@ def test_nan_report_never_modifies_input():
     before = x.tobytes()
     na.nan_report(x)
     assert x.tobytes() == before
+
+
+def test_core_imports_no_adapter():
+    """The host split lives in the boundary (issue 14): no core module imports an
+    adapter package (nanaccess.pandas / xarray / dask)."""
+    import pathlib
+    import re
+
+    core = pathlib.Path(na.__file__).parent / "core"
+    pattern = re.compile(r"^\s*(from|import)\s+(\.\.+|nanaccess\.)(pandas|xarray|dask)\b",
+                         re.MULTILINE)
+    bad = [str(p) for p in core.rglob("*.py") if pattern.search(p.read_text())]
+    assert bad == []
+
+
+def test_missing_argument_is_never_nan():
+    x = np.array([np.nan, na.make_nan(9), 1.0])
+    miss = np.array([False, True, False])
+    assert na.isnan(x, missing=miss).tolist() == [True, False, False]
+    assert na.issignaling(x, missing=miss).tolist() == [False, False, False]
+    assert na.nan_payload(x, missing=miss).tolist() == [0, -1, -1]
+    m = np.ma.array(x, mask=[True, False, False])  # or-ed with a masked array's mask
+    assert na.isnan(m, missing=miss).tolist() == [False, False, False]
