@@ -247,3 +247,18 @@ def test_agg_with_column_label_in_pandas_agg_says_where_it_works():
     df = _frame(6)
     with pytest.raises(TypeError, match=r"nanstats\.agg"):
         df.groupby("g").agg(na.agg.median(weights="w"))
+
+
+def test_docs_example_runs():
+    """The pycon block of docs/weighted.md's "Where weights are taken" is a doctest."""
+    import doctest
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "weighted.md").read_text()
+    block = re.search(r"## Where weights are taken.*?```pycon\n(.*?)```", text, re.S)
+    assert block is not None
+    test = doctest.DocTestParser().get_doctest(block.group(1), {}, "weighted.md", None, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert runner.failures == 0 and runner.tries > 5
