@@ -542,11 +542,11 @@ def grouped_kernel(bits, mask, use_mask, codes, ngroups, stat, ddof, out, counts
             out[g] = _finish(stat, dig, rng, qdig, qrng, c, ddof, scr)
 
 
-def digits_kernel(bits, mask, use_mask, squares, sdig, qdig_out, counts, flags, tabs, cnt,
-                  qtabs, dig, qdig, rng, qrng, scr):  # pragma: no cover - compiled
-    """Per row: the exact sum (and sum of squares) as normalised signed 32-bit digits
-    in units of 2**-1074 (``sdig``/``qdig_out`` of shape (rows, ND + 2); the top digit
-    carries the sign) for mergeable partials."""
+def digits_kernel(bits, mask, use_mask, squares, sdig, qdig_out, sneg, counts, flags, tabs,
+                  cnt, qtabs, dig, qdig, rng, qrng, scr):  # pragma: no cover - compiled
+    """Per row: the exact sum (and sum of squares) as 32-bit magnitude digits in units
+    of 2**-1074 (``sdig``/``qdig_out``, shape (rows, ND + 2)) and the sum's sign, for
+    mergeable partials."""
     n = bits.shape[1]
     for r in range(bits.shape[0]):
         mrow = mask[r] if use_mask else mask[0]
@@ -555,14 +555,18 @@ def digits_kernel(bits, mask, use_mask, squares, sdig, qdig_out, counts, flags, 
         counts[r] = c
         flags[r] = f
         if rng[0] <= rng[1]:
-            _carry(dig, rng[0], rng[1])
+            neg, _ = _magnitude(dig, rng[0], rng[1])
+            sneg[r] = neg
             sdig[r, :] = dig
+            dig[:] = 0
         if squares and qrng[0] <= qrng[1]:
-            _carry(qdig, qrng[0], qrng[1])
+            _magnitude(qdig, qrng[0], qrng[1])
             qdig_out[r, :] = qdig
-        _finish(0, dig, rng, qdig, qrng, c, 0, scr)
-        dig[:] = 0
-        qdig[:] = 0
+            qdig[:] = 0
+        rng[0] = ND
+        rng[1] = -1
+        qrng[0] = ND
+        qrng[1] = -1
 
 
 _HELPERS = ("_add_chunk", "_carry", "_magnitude", "_bitlen", "_round_bits", "_divide",

@@ -17,7 +17,8 @@ import numpy as np
 from .. import _numba as nb
 from .common import _CANONICAL_NAN
 
-__all__ = ["compiled_rows", "compiled_groups", "compiled_1d", "MIN_SIZE", "STATS"]
+__all__ = ["compiled_rows", "compiled_groups", "compiled_1d", "compiled_digits", "MIN_SIZE",
+           "STATS"]
 
 #: inputs with fewer elements stay with the NumPy engine (Python ints there)
 MIN_SIZE = 65
@@ -230,3 +231,50 @@ def compiled_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.ndar
     if stat == "mean":
         res = np.where(counts == 0, _CANONICAL_NAN, res)
     return res, counts
+
+
+def _ints(dig: np.ndarray, neg: np.ndarray | None, shift: int) -> list[int]:
+    """Python ints of 32-bit magnitude digit rows (little endian), signed, << shift."""
+    raw = dig.astype("<u4").tobytes()
+    w = dig.shape[1] * 4
+    out = []
+    for r in range(dig.shape[0]):
+        v = int.from_bytes(raw[r * w:(r + 1) * w], "little") << shift
+        out.append(-v if neg is not None and neg[r] else v)
+    return out
+
+
+def compiled_digits(x2: np.ndarray, w2: np.ndarray | None, squares: bool):
+    """Exact per-row partials of float rows through the compiled kernel, or None.
+
+    Returns
+    -------
+    (s, q, counts, posinf, neginf, nan, raw) or None
+        ``s``: exact sums times ``2**1074`` and ``q``: exact sums of squares times
+        ``2**2148`` (lists of Python ints; ``q`` None without squares); ``raw``: rows
+        whose squares the kernel could not take (the caller recomputes them).
+    """
+    rows, n = x2.shape
+    if not _engine(x2.size):
+        return None
+    from .._numba.exact import ND
+
+    try:
+        kern = _kernels()["digits"]
+        xc = np.ascontiguousarray(_float64(x2))
+        mask = _DUMMY_MASK if w2 is None else np.ascontiguousarray(w2)
+        sdig = np.zeros((rows, ND + 2), np.int64)
+        qdig = np.zeros((rows, ND + 2) if squares else (1, ND + 2), np.int64)
+        sneg = np.zeros(rows, np.bool_)
+        counts = np.zeros(rows, np.int64)
+        flags = np.zeros(rows, np.int64)
+        kern(xc.view(np.uint64), mask, w2 is not None, squares, sdig, qdig, sneg, counts,
+             flags, *_state()[:-1])
+    except Exception as err:  # numba failed: the NumPy engine, from now on
+        nb.fallback(err)
+        return None
+    f_pos, f_neg, f_nan, f_raw = _flags()
+    s = _ints(sdig, sneg, 0)
+    q = _ints(qdig, None, 1074) if squares else None
+    return (s, q, counts, (flags & f_pos) != 0, (flags & f_neg) != 0, (flags & f_nan) != 0,
+            (flags & f_raw) != 0)

@@ -8,6 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .common import _CANONICAL_NAN, _I64_MAX, _SCALE, _counts, _idiv, _prepare, _row_label
+from .compiled import compiled_digits
 from .digits import _W, _digits, _float_terms, _int_hilo, _int_square_terms, _square_terms
 from .extraction import _negzero_rows, _raw_rows, _scan
 
@@ -137,6 +138,21 @@ def exact_partials(x: np.ndarray, where: np.ndarray | None = None, *,
             mant, exp, mb = _int_square_terms(xi)
             q = _terms_to_ints(mant, exp, mb, _Q_SCALE)
         negzero = count == 0
+    elif (got := compiled_digits(x2, w2, squares)) is not None:
+        s_list, q_list, _, posinf, neginf, nan, raw = got
+        s = np.empty(rows, dtype=object)
+        s[:] = s_list
+        if squares:
+            q = np.empty(rows, dtype=object)
+            q[:] = q_list
+            redo = np.flatnonzero(raw & ~(posinf | neginf | nan))
+            if redo.size:  # squares beyond the kernel's range: the digit engine
+                mant, exp, mb = _square_terms(_raw_rows(x2, w2, redo))
+                q[redo] = _terms_to_ints(mant, exp, mb, _Q_SCALE)
+        negzero = count == 0
+        zero = np.flatnonzero((s == 0) & ~(posinf | neginf | nan) & (count > 0))
+        if zero.size:
+            negzero[zero] = _negzero_rows(x2, w2, zero)
     else:
         sc = _scan(x2, w2, want_sum=True, want_sq=squares)
         mant, exp = _float_terms(sc.t_sum)
