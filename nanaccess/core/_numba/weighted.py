@@ -46,41 +46,33 @@ def _nb_swap(k, hi, lo, src, i, j):  # pragma: no cover - compiled
     src[i], src[j] = src[j], src[i]
 
 
-def _nb_part(k, hi, lo, src, a, b):  # pragma: no cover - compiled
-    """Three-way partition of ``[a, b)`` around a median-of-three key: returns
-    ``(lt, gt)`` and the pair sums of the three parts."""
-    x, y, z = k[a], k[(a + b) // 2], k[b - 1]
-    pivot = max(min(x, y), min(max(x, y), z))
-    lt = a
-    i = a
-    gt = b
-    s0h = np.int64(0)
-    s0l = np.int64(0)
-    s1h = np.int64(0)
-    s1l = np.int64(0)
-    s2h = np.int64(0)
-    s2l = np.int64(0)
-    while i < gt:
-        ki = k[i]
-        if ki < pivot:
-            s0h += hi[i]
-            s0l += lo[i]
-            _nb_swap(k, hi, lo, src, lt, i)
-            lt += 1
-            i += 1
-        elif ki > pivot:
-            s2h += hi[i]
-            s2l += lo[i]
-            gt -= 1
-            _nb_swap(k, hi, lo, src, i, gt)
-        else:
-            s1h += hi[i]
-            s1l += lo[i]
-            i += 1
-    return lt, gt, s0h, s0l, s1h, s1l, s2h, s2l
+def _nb_part(k, hi, lo, src, a, b, pivot, eq):  # pragma: no cover - compiled
+    """Branch-free Lomuto pass over ``[a, b)``: the keys ``< pivot`` (``eq``: ``==``
+    for a range already ``>= pivot``) first. Returns their end and pair sum."""
+    st = a
+    sh = np.int64(0)
+    sl = np.int64(0)
+    for i in range(a, b):
+        x = k[i]
+        hv = hi[i]
+        lv = lo[i]
+        sv = src[i]
+        k[i] = k[st]
+        hi[i] = hi[st]
+        lo[i] = lo[st]
+        src[i] = src[st]
+        k[st] = x
+        hi[st] = hv
+        lo[st] = lv
+        src[st] = sv
+        take = np.int64(x == pivot) if eq else np.int64(x < pivot)
+        sh += hv * take
+        sl += lv * take
+        st += take
+    return st, sh, sl
 
 
-def _nb_group_select(k, hi, lo, src, a, end, th, tl, tord, bb, out, g,
+def _nb_group_select(k, hi, lo, src, a, end, tot_h, tot_l, th, tl, tord, bb, out, g,
                      st_b, st_h, st_l):  # pragma: no cover - compiled
     """For every target ``(th[j], tl[j])`` (visited in ascending order ``tord``), the
     source index of the first key of ``[a, end)`` whose exact cumulative weight
@@ -98,7 +90,12 @@ def _nb_group_select(k, hi, lo, src, a, end, th, tl, tord, bb, out, g,
         t_h, t_l = th[j], tl[j]
         while sp > 0 and not _nb_reached(st_h[sp - 1], st_l[sp - 1], t_h, t_l, bb):
             sp -= 1
-        b = st_b[sp - 1] if sp > 0 else end
+        if sp > 0:
+            b = st_b[sp - 1]
+            rh, rl = st_h[sp - 1] - ph, st_l[sp - 1] - pl
+        else:
+            b = end
+            rh, rl = tot_h - ph, tot_l - pl
         while True:
             if b - a <= _SMALL:
                 for i in range(a + 1, b):  # insertion sort by key
@@ -119,17 +116,23 @@ def _nb_group_select(k, hi, lo, src, a, end, th, tl, tord, bb, out, g,
                         return
                 a = b
                 break
-            lt, gt, s0h, s0l, s1h, s1l, s2h, s2l = _nb_part(k, hi, lo, src, a, b)
+            x, y, z = k[a], k[(a + b) // 2], k[b - 1]
+            pivot = max(min(x, y), min(max(x, y), z))
+            lt, s0h, s0l = _nb_part(k, hi, lo, src, a, b, pivot, False)
             if _nb_reached(ph + s0h, pl + s0l, t_h, t_l, bb):
                 if sp < cap:  # the boundary for later targets
                     st_b[sp] = b
-                    st_h[sp] = ph + s0h + s1h + s2h
-                    st_l[sp] = pl + s0l + s1l + s2l
+                    st_h[sp] = ph + rh
+                    st_l[sp] = pl + rl
                     sp += 1
                 b = lt
+                rh, rl = s0h, s0l
                 continue
+            gt, s1h, s1l = _nb_part(k, hi, lo, src, lt, b, pivot, True)
             ph += s0h + s1h
             pl += s0l + s1l
+            rh -= s0h + s1h
+            rl -= s0l + s1l
             if _nb_reached(ph, pl, t_h, t_l, bb):
                 while jj < nt and _nb_reached(ph, pl, t_h, t_l, bb):
                     out[j, g] = src[lt]
@@ -139,8 +142,8 @@ def _nb_group_select(k, hi, lo, src, a, end, th, tl, tord, bb, out, g,
                         t_h, t_l = th[j], tl[j]
                 if sp < cap:
                     st_b[sp] = b
-                    st_h[sp] = ph + s2h
-                    st_l[sp] = pl + s2l
+                    st_h[sp] = ph + rh
+                    st_l[sp] = pl + rl
                     sp += 1
                 a = gt
                 break
@@ -181,19 +184,13 @@ def _nb_bits_range(wb):  # pragma: no cover - compiled
     return e - 1075 + _nb_ctz(m), e - 1022
 
 
-def _nb_group_bits(wsb, a, b):  # pragma: no cover - compiled
+def _nb_group_bits(wsb, a, b, emin, emax):  # pragma: no cover - compiled
     """``(lsb, top)`` of the positive weights with bits ``wsb[a:b]``: all are
     multiples of ``2**lsb`` and below ``2**top``. Branch-free: the lowest bit is the
     trailing zeros of the OR of the mantissas aligned at the smallest exponent (bits
     shifted past 64 cannot be the lowest: the smallest exponent's mantissa is)."""
     if b == a:
         return 0, 0
-    emin = np.int64(4096)
-    emax = np.int64(-1)
-    for i in range(a, b):
-        e = (wsb[i] >> 52) & 0x7FF
-        emin = min(emin, e)
-        emax = max(emax, e)
     acc = np.uint64(0)
     one = np.int64(1) << 52
     mask = one - 1
@@ -223,28 +220,37 @@ def _nb_group_bits(wsb, a, b):  # pragma: no cover - compiled
 def _nb_limbs(w, a, b, lsb, top, hi, lo):  # pragma: no cover - compiled
     """Base and exactness of the positive weights ``w[a:b]`` (lowest bit ``lsb``,
     top ``top``); fills their limbs when exact. Returns ``(B, exact)``."""
+    zero = np.int64(0)
     if b == a:
-        return 62, True
+        return 62, True, zero, zero
     nb = math.frexp(float(b - a))[1]
     base = 62 - nb
     if max(top - lsb - base, 0) + nb > 62:
-        return base, False
+        return base, False, zero, zero
     # w * 2**-lsb in two exact power-of-two factors (2**-lsb alone may overflow)
     e1 = min(-lsb, 1000)
     f1 = math.ldexp(1.0, e1)
     f2 = math.ldexp(1.0, -lsb - e1)
     fb = math.ldexp(1.0, -base)
     pb = math.ldexp(1.0, base)
+    sh = np.int64(0)
+    sl = np.int64(0)
     if top - lsb <= base:  # one limb: every hi is 0
         for i in range(a, b):
-            lo[i] = np.int64((w[i] * f1) * f2)
-        return base, True
+            v = np.int64((w[i] * f1) * f2)
+            lo[i] = v
+            sl += v
+        return base, True, sh, sl
     for i in range(a, b):
         u = (w[i] * f1) * f2
         h = math.floor(u * fb)
-        hi[i] = np.int64(h)
-        lo[i] = np.int64(u - h * pb)
-    return base, True
+        hv = np.int64(h)
+        lv = np.int64(u - h * pb)
+        hi[i] = hv
+        lo[i] = lv
+        sh += hv
+        sl += lv
+    return base, True, sh, sl
 
 
 def _nb_sort_float(k, w, src, a, b, cf):  # pragma: no cover - compiled
@@ -290,6 +296,9 @@ def _nb_prepare(keys, flip, w, codes, ngroups):  # pragma: no cover - compiled
     src = np.empty(m, np.int64)
     fill = starts[:ngroups].copy()
     imax = np.int64(0x7FFFFFFFFFFFFFFF)
+    emin = np.full(ngroups, 4096, np.int64)
+    emax = np.full(ngroups, -1, np.int64)
+    wb = w.view(np.int64)
     for i in range(n):
         g = codes[i]
         if g >= 0 and w[i] > 0:
@@ -301,6 +310,9 @@ def _nb_prepare(keys, flip, w, codes, ngroups):  # pragma: no cover - compiled
             ws[j] = w[i]
             src[j] = i
             fill[g] = j + 1
+            e = (wb[i] >> 52) & 0x7FF
+            emin[g] = min(emin[g], e)
+            emax[g] = max(emax[g], e)
     hi = np.zeros(m, np.int64)
     lo = np.zeros(m, np.int64)
     cf = np.zeros(m, np.float64)
@@ -313,16 +325,11 @@ def _nb_prepare(keys, flip, w, codes, ngroups):  # pragma: no cover - compiled
     wsb = ws.view(np.int64)
     for g in range(ngroups):
         a, b = starts[g], starts[g + 1]
-        lg, tg = _nb_group_bits(wsb, a, b)
+        lg, tg = _nb_group_bits(wsb, a, b, emin[g], emax[g])
         L[g] = lg
-        bg, ex = _nb_limbs(ws, a, b, L[g], tg, hi, lo)
+        bg, ex, sh, sl = _nb_limbs(ws, a, b, L[g], tg, hi, lo)
         B[g], exact[g] = bg, ex
         if ex:
-            sh = np.int64(0)
-            sl = np.int64(0)
-            for i in range(a, b):
-                sh += hi[i]
-                sl += lo[i]
             sh += sl >> bg
             sl &= (np.int64(1) << bg) - 1
             last_h[g], last_l[g] = sh, sl
@@ -330,10 +337,11 @@ def _nb_prepare(keys, flip, w, codes, ngroups):  # pragma: no cover - compiled
         else:
             _nb_sort_float(k, ws, src, a, b, cf)
             total[g] = cf[b - 1]
-    return k, hi, lo, cf, src, starts, L, B, exact, last_h, last_l, total
+    return k, hi, lo, cf, src, starts, L, B, exact, last_h, last_l, total, counts
 
 
-def _nb_select(k, hi, lo, cf, src, starts, B, exact, th, tl, tf):  # pragma: no cover
+def _nb_select(k, hi, lo, cf, src, starts, B, exact, tot_h, tot_l, th, tl,
+               tf):  # pragma: no cover - compiled
     """Per target and group, the source index of the pair at the target (-1: empty)."""
     nt, ngroups = th.shape
     out = np.full((nt, ngroups), -1, np.int64)
@@ -353,8 +361,8 @@ def _nb_select(k, hi, lo, cf, src, starts, B, exact, th, tl, tf):  # pragma: no 
                     tord[m] = tord[m - 1]
                     m -= 1
                 tord[m] = j
-            _nb_group_select(k, hi, lo, src, a, b, th[:, g], tl[:, g], tord, B[g], out, g,
-                             st_b, st_h, st_l)
+            _nb_group_select(k, hi, lo, src, a, b, tot_h[g], tot_l[g], th[:, g], tl[:, g],
+                             tord, B[g], out, g, st_b, st_h, st_l)
             continue
         for j in range(nt):
             t = tf[j, g]

@@ -145,18 +145,20 @@ def grouped_weighted(x: Any, codes: Any, ngroups: int, stat: str, weights: Any, 
         qa = validate_q(q)
         lead = qa.shape
     tails = _group_tails(p, codes, ngroups)
-    vals = res_miss = None
+    vals = res_miss = count = None
     if order and use_compiled(p, engine):
         try:
-            vals, res_miss = compiled_order(p, codes, ngroups, stat, policy, qa, method, tails)
+            vals, res_miss, count = compiled_order(p, codes, ngroups, stat, policy, qa, method,
+                                                   tails)
         except Exception as exc:  # a broken numba install: NumPy from here on
             _numba.fallback(exc, engine)
     if vals is None:
         vals, res_miss = _blocks_engine(p, codes, ngroups, stat, policy, qa, method, ddof,
                                         tails, order)
-    with np.errstate(invalid="ignore"):
-        seen = (p.w[0] > 0) if RULES[policy].removes else (np.asarray(w) != 0)
-    count = np.bincount(codes[seen], minlength=ngroups).astype(np.int64)
+    if count is None or not RULES[policy].removes:  # (the kernel counts positive weights)
+        with np.errstate(invalid="ignore"):
+            seen = (p.w[0] > 0) if RULES[policy].removes else (np.asarray(w) != 0)
+        count = np.bincount(codes, weights=seen, minlength=ngroups).astype(np.int64)
     shape = lead + (ngroups,)
     if res_miss is not None and not res_miss.any():
         res_miss = None

@@ -40,7 +40,7 @@ def compiled_order(p: Prepared, codes: np.ndarray | None, ngroups: int, stat: st
     """Weighted ``stat`` of every group of the prepared single row ``p`` (float data,
     no kept missing values); ``codes`` None: every row of ``p`` is a group. ``tails``:
     per group (NaN rows, NaN values, missing rows) or Nones. Returns ``(values (Q,
-    ngroups), missing or None)``."""
+    ngroups), missing or None, pairs of positive weight per group)``."""
     nb = kernels("weighted")
     x = p.x.reshape(-1)
     w = np.ascontiguousarray(p.w, np.float64).reshape(-1)
@@ -53,7 +53,7 @@ def compiled_order(p: Prepared, codes: np.ndarray | None, ngroups: int, stat: st
         keys = np.ascontiguousarray(x).view(np.int64)
     else:
         keys = _sort_keys(p, policy).reshape(-1).astype(np.int64, copy=False)
-    k, hi, lo, cf, src, starts, L, B, exact, last_h, last_l, total = nb["prepare"](
+    k, hi, lo, cf, src, starts, L, B, exact, last_h, last_l, total, counts = nb["prepare"](
         keys, flip, w, np.asarray(codes, np.int64), int(ngroups))
     if stat == "quantile":
         s_lo, s_hi, t = weighted_positions(total, np.asarray(qa, np.float64).ravel(), method)
@@ -67,7 +67,8 @@ def compiled_order(p: Prepared, codes: np.ndarray | None, ngroups: int, stat: st
     with np.errstate(invalid="ignore", over="ignore"):
         th, tl = reach_units(s, L, B, last_h, last_l)
     tf = np.where(s <= 0, np.nextafter(0.0, 1.0), np.minimum(s, total[None, :]))
-    idx = nb["select"](k, hi, lo, cf, src, starts, B, exact, np.ascontiguousarray(th),
+    idx = nb["select"](k, hi, lo, cf, src, starts, B, exact, last_h, last_l,
+                       np.ascontiguousarray(th),
                        np.ascontiguousarray(tl), np.ascontiguousarray(tf))
     nq = s_lo.shape[0]
     i_lo, i_hi = (idx, idx) if same else (idx[:nq], idx[nq:])
@@ -84,4 +85,4 @@ def compiled_order(p: Prepared, codes: np.ndarray | None, ngroups: int, stat: st
     if empty.any() or miss_rows is not None or nan_rows is not None:
         vals, res_miss = finish(vals, stat, empty=empty[None, :], nan_rows=nan_rows,
                                 nan_values=nan_values, missing_rows=miss_rows)
-    return vals, res_miss
+    return vals, res_miss, counts

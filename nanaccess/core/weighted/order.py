@@ -137,8 +137,8 @@ def weighted_order(p: Prepared, stat: str, policy, *, q=None, method: str = "lin
 
         if use_compiled(p, engine):
             try:
-                vals, miss = compiled_order(p, None, rows, stat, policy, q, method,
-                                            (p.nan_rows, p.nan_values, p.miss_rows))
+                vals, miss, _c = compiled_order(p, None, rows, stat, policy, q, method,
+                                                (p.nan_rows, p.nan_values, p.miss_rows))
                 return vals, miss, lead
             except Exception as exc:  # a broken numba install: NumPy from here on
                 _numba.fallback(exc, engine)
