@@ -42,8 +42,9 @@ from .keys import float_keys, integer_keys, keys_to_float
 from .plan import combine, median_ranks, rank_plan
 from .policy import RULES
 
-__all__ = ["MEDIANS", "ORDERS", "MOMENTS", "SMALL_LIST", "SMALL_ARRAY", "SMALL_MOMENT",
-           "float_list_median", "array_median", "order_small", "array_moment"]
+__all__ = ["MEDIANS", "ORDERS", "MOMENTS", "LEAN_MOMENTS", "SMALL_LIST", "SMALL_ARRAY",
+           "SMALL_MOMENT", "float_list_median", "array_median", "order_small", "array_moment",
+           "moment_small"]
 
 #: the statistics with a lean path here
 MEDIANS = _stats.MEDIANS
@@ -51,6 +52,8 @@ MEDIANS = _stats.MEDIANS
 ORDERS = frozenset(_stats.names("order"))
 #: the statistics with an exact lean path here
 MOMENTS = ("sum", "mean")
+#: the moments with a lean path of any policy (:func:`moment_small`)
+LEAN_MOMENTS = ("sum", "mean", "var", "std")
 #: longest list of Python floats sorted in Python (beyond it the float64 path wins)
 SMALL_LIST = 64
 #: longest 1-D array summed here (fsum's three passes beat the exact engine's set-up)
@@ -258,3 +261,47 @@ def order_small(x: Any, stat: str, policy: NanPolicy, q: np.ndarray | None = Non
         if out is not None:
             return out
     return _by_keys(x, stat, q, method, nan_free=True)
+
+
+def moment_small(x: Any, stat: str, policy: NanPolicy, ddof: float = 0) -> np.float64 | None:
+    """``sum``, ``mean``, ``var`` or ``std`` of a small 1-D float64 array reduced whole
+    under ``policy``, or ``None``.
+
+    NaNs that the policy removes are dropped (a signaling NaN, a NaN under "raise"
+    or a propagated one: the generic path); the rest must be finite. Sums and means
+    take :func:`array_moment`; variances the exact engine's own entry
+    (:func:`nanaccess.core.exactsum.exact_var`) on the one row, without the generic
+    path's scan and row layout; ``std`` is its square root, as the generic path's.
+
+    Examples
+    --------
+    >>> moment_small(np.array([1.0, np.nan, 4.0]), "mean", NanPolicy.OMIT)
+    np.float64(2.5)
+    >>> moment_small(np.array([1.0, 2.0, 3.0, 4.0]), "var", NanPolicy.RAISE, ddof=1)
+    np.float64(1.6666666666666667)
+    """
+    if type(x) is not np.ndarray or x.ndim != 1 or x.dtype != np.float64 \
+            or not 0 < x.size <= SMALL_ARRAY or not x.dtype.isnative:
+        return None
+    fin = np.isfinite(x)
+    if not fin.all():
+        nan = np.isnan(x)
+        if not (nan | fin).all():
+            return None  # an infinity: the generic path's rules
+        r = RULES[policy]
+        if not r.removes:
+            return None
+        lay = layout_of(x.dtype)
+        if ((as_bits(x[nan]) & lay.int_dtype.type(lay.quiet_bit)) == 0).any():
+            return None  # a signaling NaN: the generic path raises
+        x = x[fin]
+        if not x.size:
+            return None
+    if stat in MOMENTS:
+        return array_moment(x, stat) if x.size <= SMALL_MOMENT else None
+    if stat not in ("var", "std"):
+        return None
+    from .exactsum import exact_var  # the exact engine, on the one row
+
+    v = exact_var(x[None, :], ddof)[0]
+    return np.float64(np.sqrt(v) if stat == "std" else v)
