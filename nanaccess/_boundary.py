@@ -31,7 +31,7 @@ from .core.interp import validate_q
 from .core.lists import MEDIANS, SHORT_LIST, list_median
 from .core.objects import object_moment_stat, object_order_stat
 from .core.reduce import reduce
-from .core.small import MOMENTS, ORDERS, array_moment, float_list_median, order_small
+from .core.small import LEAN_MOMENTS, ORDERS, float_list_median, moment_small, order_small
 from .errors import NaNError
 from .options import NanPolicy, resolve_policy
 
@@ -194,8 +194,8 @@ def _small_array(stat: str, data: Any, policy: NanPolicy, params: dict) -> Any:
     if stat in ORDERS:
         out = order_small(data, stat, policy, params.get("q"), params.get("method", "linear"))
         return None if out is None else _scalarize(out)
-    if stat in MOMENTS and not params:
-        return array_moment(data, stat)  # small finite float64, exact
+    if stat in LEAN_MOMENTS and set(params) <= {"ddof"}:
+        return moment_small(data, stat, policy, params.get("ddof", 0))  # exact
     return None
 
 
@@ -273,6 +273,10 @@ def _iterable_order(stat: str, vals: list, policy: NanPolicy, params: dict) -> A
 
 def _iterable_moment(stat: str, vals: list, policy: NanPolicy, params: dict) -> Any:
     arr = float_list_array(vals)
+    if arr is not None and stat in LEAN_MOMENTS and set(params) <= {"ddof"}:
+        out = moment_small(arr, stat, policy, params.get("ddof", 0))  # exact (core/small.py)
+        if out is not None:
+            return out.item()
     if arr is not None:
         r = reduce(arr, stat, policy=policy, **params)
         if stat in _EMPTY_MSG and not r.count:  # nothing left ("omit")

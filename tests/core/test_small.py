@@ -22,14 +22,18 @@ from hypothesis import strategies as st
 import nanaccess as na
 from nanaccess.core.reduce import reduce
 from nanaccess.core.small import (
+    LEAN_MOMENTS,
     MEDIANS,
     MOMENTS,
+    ORDERS,
     SMALL_ARRAY,
     SMALL_LIST,
     SMALL_MOMENT,
     array_median,
     array_moment,
     float_list_median,
+    moment_small,
+    order_small,
 )
 from nanaccess.options import NanPolicy, option_context
 
@@ -172,3 +176,93 @@ def test_moments_exact(vals):
 ])
 def test_generic_moments_are_refused(x):
     assert array_moment(x, "mean") is None
+
+
+# ------------------------------------------- any policy: order statistics and moments
+
+_nan_floats = st.one_of(_floats, st.sampled_from([float("nan"), -float("nan")]))
+_DTYPES = ["f8", "f4", "f2", "i8", "i2", "u1", "u8", "b"]
+_METHODS = ["linear", "lower", "higher", "nearest", "midpoint", "hazen", "weibull",
+            "median_unbiased", "inverted_cdf"]
+
+
+def _as_dtype(vals: list, dt: str) -> np.ndarray:
+    x = np.array(vals, dtype=np.float64)
+    if dt[0] == "f":
+        with np.errstate(all="ignore"):
+            return x.astype(dt)
+    x = np.clip(np.nan_to_num(x, nan=0.0, posinf=7.0, neginf=-7.0), -100, 100)
+    return x > 0 if dt == "b" else x.astype(dt)
+
+
+def _same(got: Any, ref: np.ndarray) -> bool:
+    got = np.asarray(got)
+    return got.dtype == ref.dtype and got.shape == ref.shape and got.tobytes() == ref.tobytes()
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_nan_floats, min_size=1, max_size=30), st.sampled_from(_DTYPES),
+       st.lists(st.floats(0, 1), max_size=3), st.sampled_from(_METHODS))
+def test_order_small_equals_generic(vals, dt, qs, method):
+    x = _as_dtype(vals, dt)
+    q = np.array(qs) if qs else np.array(0.3)
+    for stat in ORDERS:
+        kw = dict(q=q, method=method) if stat == "quantile" else {}
+        for policy in NanPolicy:
+            got = order_small(x, stat, policy, kw.get("q"), kw.get("method", "linear"))
+            if got is not None:  # taken: the generic engine's bits, dtype and shape
+                r = reduce(x, stat, policy=policy, **kw)
+                assert r.missing is None and _same(got, r.values)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_nan_floats, min_size=1, max_size=SMALL_MOMENT // 4), st.integers(1, 8),
+       st.sampled_from([0, 1, 2, 0.5]))
+def test_moment_small_equals_generic(vals, repeat, ddof):
+    x = np.array(vals * repeat)
+    for stat in LEAN_MOMENTS:
+        kw = {"ddof": ddof} if stat in ("var", "std") else {}
+        for policy in NanPolicy:
+            got = moment_small(x, stat, policy, **kw)
+            if got is not None:
+                r = reduce(x, stat, policy=policy, **kw)
+                assert type(got) is np.float64 and _same(got, r.values)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_nan_floats, min_size=1, max_size=20))
+def test_plain_functions_with_nans_equal_generic(vals):
+    """Through the boundary: arrays and lists, every policy, NaN or not."""
+    x = np.array(vals)
+    for stat in (*ORDERS, *LEAN_MOMENTS):
+        kw = {"q": [0.25, 0.5]} if stat == "quantile" else {}
+        for policy in POLICIES:
+            got = _bits(lambda s=stat, p=policy, k=kw: getattr(na, s)(x, nan_policy=p, **k))
+            ref = _bits(lambda s=stat, p=policy, k=kw: reduce(
+                x, s, policy=NanPolicy(p), **k).values[()])
+            assert got == ref
+            got = _bits(lambda s=stat, p=policy, k=kw: getattr(na, s)(vals, nan_policy=p, **k))
+            if ref[0] == "ok" and all(v == v for v in vals):
+                assert got == ref  # lists: the same value (Python floats)
+
+
+def _bits(fn: Any) -> tuple:
+    try:
+        r = fn()
+    except Exception as err:  # noqa: BLE001 - the error itself is compared
+        return ("error", type(err), str(err))
+    a = np.asarray(r, dtype=np.float64)
+    return ("ok", a.shape, a.tobytes())
+
+
+def test_lean_paths_are_taken():
+    x = np.array([3.0, np.nan, 1.0, -0.0, 0.0])
+    assert order_small(x, "median", NanPolicy.OMIT) == 0.5
+    assert np.signbit(order_small(x, "min", NanPolicy.OMIT))  # -0.0 below +0.0
+    assert np.isnan(order_small(x, "quantile", NanPolicy.PROPAGATE, np.array(0.5)))
+    assert order_small(x, "max", NanPolicy.RAISE) is None  # the generic path raises
+    assert order_small(np.array([3, 1, 2], dtype=np.int16), "median_low",
+                       NanPolicy.RAISE).dtype == np.int16
+    assert moment_small(x, "mean", NanPolicy.OMIT) == 1.0
+    assert moment_small(x, "std", NanPolicy.PROPAGATE) is None
+    assert moment_small(np.ones(SMALL_MOMENT + 8), "sum", NanPolicy.RAISE) == SMALL_MOMENT + 8
