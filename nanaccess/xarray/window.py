@@ -5,9 +5,10 @@ by :func:`nanaccess.core.window.window_reduce` along the rolled dimension with t
 other dimensions as columns; coarsen blocks are contiguous groups, reduced by
 :func:`nanaccess.core.grouped.grouped_reduce`. Results carry the dims, coords, name
 and attrs of xarray's own window reductions (a coarsen's coordinates are xarray's own,
-from its ``coord_func``). Dask-backed rolling windows stay lazy: each block is
-reduced with the overlap its windows need (``map_overlap``); coarsen blocks and a list
-of ``q`` over dask data are computed.
+from its ``coord_func``). Dask-backed windows stay lazy: each rolling block is reduced
+with the overlap its windows need (``map_overlap``), a coarsened dimension is rechunked
+to whole coarsen blocks (one reduction per chunk), a list of ``q`` is one lazy pass per
+quantile.
 
 The accessor is set on the classes xarray hands out for ``.rolling`` / ``.coarsen``
 (found from instances, as xarray has no accessor registry for them).
@@ -75,11 +76,11 @@ class NanXrWindow(XrWindowStatsMixin):
             if dim not in var.dims:
                 return var
             axis = var.get_axis_num(dim)
-            if not coarsen and not lead and is_dask(var.data):
-                mp = size if w.min_periods is None else int(w.min_periods)
-                vals = _dask_rolling(var.data, axis, size, bool(w.center[0]), mp, stat,
-                                     policy, engine, params, variable_subject(name))
-                return xr.Variable(var.dims, vals, attrs=var.attrs if keep else None)
+            if is_dask(var.data):
+                lazy = _dask_window(var.data, axis, w, dim, size, coarsen, stat, policy,
+                                    engine, params, variable_subject(name), lead)
+                dims = (("quantile",) if lead else ()) + var.dims
+                return xr.Variable(dims, lazy, attrs=var.attrs if keep else None)
             data = np.moveaxis(np.asarray(var.values), axis, 0)
             rest = data.shape[1:]
             x2 = data.reshape(data.shape[0], -1)
@@ -156,6 +157,78 @@ def _dask_rolling(data: Any, axis: int, size: int, center: bool, mp: int, stat: 
                             dtype=probe.dtype, meta=np.empty((0,) * data.ndim, probe.dtype),
                             axis=axis, size=size, center=center, mp=mp, stat=stat,
                             policy=policy, engine=engine, params=params, subject=subject)
+
+
+def _dask_window(data: Any, axis: int, w: Any, dim: Hashable, size: int, coarsen: bool,
+                 stat: str, policy: NanPolicy, engine: Any, params: dict, subject: str,
+                 lead: bool) -> Any:
+    """A lazy rolling or coarsen statistic of dask data; a list of ``q`` is one lazy
+    pass per quantile, stacked on a leading axis."""
+    import dask.array as dsa
+
+    def single(p: dict) -> Any:
+        if coarsen:
+            side = w.side.get(dim, "left") if isinstance(w.side, dict) else w.side
+            return _dask_coarsen(data, axis, size, w.boundary, side, stat, policy, engine,
+                                 p, subject)
+        mp = size if w.min_periods is None else int(w.min_periods)
+        return _dask_rolling(data, axis, size, bool(w.center[0]), mp, stat, policy,
+                             engine, p, subject)
+
+    if not lead:
+        return single(params)
+    return dsa.stack([single({**params, "q": float(qj)}) for qj in params["q"]], axis=0)
+
+
+def _coarsen_block(block: np.ndarray, axis: int, size: int, stat: str, policy: NanPolicy,
+                   engine: Any, params: dict, subject: str) -> np.ndarray:
+    """The coarsen statistic of one block holding whole coarsen blocks along ``axis``
+    (the array's last one may be short: ``boundary="pad"``)."""
+    x = np.moveaxis(np.asarray(block), axis, 0)
+    rest = x.shape[1:]
+    x2 = x.reshape(x.shape[0], -1)
+    nb = -(-x2.shape[0] // size)
+    codes = (np.arange(x2.shape[0]) // size).astype(np.intp)
+    try:
+        red = grouped_reduce(x2, codes, nb, stat, policy=policy, engine=engine, **params)
+    except NaNError as err:  # a block's positions are not the array's: no label
+        raise err.relabel(subject, "a window of a dask block") from None
+    vals = red.values
+    if vals.dtype.kind in "iub":
+        vals = vals.astype(np.float64)
+    return np.moveaxis(vals.reshape((nb,) + rest), 0, axis)
+
+
+def _dask_coarsen(data: Any, axis: int, size: int, boundary: str, side: str, stat: str,
+                  policy: NanPolicy, engine: Any, params: dict, subject: str) -> Any:
+    """A lazy coarsen: the dimension rechunked to whole coarsen blocks (the remainder
+    trimmed, refused or left as a short block at the ``side`` end by ``boundary``), one
+    reduction per chunk."""
+    n = data.shape[axis]
+    rem = n % size
+    if boundary == "exact" and rem:
+        raise ValueError(f"Could not coarsen a dimension of size {n} with window {size} "
+                         "and boundary='exact'. Try a different 'boundary' option.")
+    right = side == "right"
+    if boundary == "trim" and rem:
+        cut = slice(rem, n) if right else slice(0, n - rem)
+        data = data[(slice(None),) * axis + (cut,)]
+        n, rem = n - rem, 0
+    per = max(int(max(data.chunks[axis], default=size)) // size, 1) * size
+    if right and rem:  # the short block first, then whole ones
+        body = n - rem
+        chunks = [rem] + [per] * (body // per) + ([body % per] if body % per else [])
+    else:
+        chunks = [per] * (n // per) + ([n % per] if n % per else [])
+    data = data.rechunk({axis: tuple(chunks)})
+    probe = _coarsen_block(np.zeros((1,) * data.ndim, data.dtype), 0, 1, stat,
+                           NanPolicy.TOTALORDER, "numpy", params, subject)
+    out_chunks = list(data.chunks)
+    out_chunks[axis] = tuple(-(-c // size) for c in chunks)
+    return data.map_blocks(_coarsen_block, dtype=probe.dtype, chunks=tuple(out_chunks),
+                           meta=np.empty((0,) * data.ndim, probe.dtype), axis=axis,
+                           size=size, stat=stat, policy=policy, engine=engine,
+                           params=params, subject=subject)
 
 
 def out_labels_of(coarsen: bool, template: Any, dim: Hashable, labels: Any) -> Any:

@@ -144,3 +144,39 @@ def test_dask_rolling_stays_lazy_and_exact(center, window):
                         stat)(**kw(stat)))
     with pytest.raises(NaNError, match="variable 't'"):
         dk.rolling(time=3).nanstats.median().compute()
+
+
+def _refuse(*args, **kwargs):
+    raise AssertionError("computed before .compute()")
+
+
+@pytest.mark.parametrize("boundary, side", [("trim", "left"), ("pad", "left"),
+                                            ("exact", "left"), ("trim", "right"),
+                                            ("pad", "right")])
+def test_dask_coarsen_and_quantile_lists_stay_lazy(boundary, side):
+    # coarsen over dask data rechunks to whole blocks (lazy); a list of q is one lazy
+    # pass per quantile; both equal the NumPy-backed results
+    pytest.importorskip("dask")
+    import dask
+
+    da = sample(3).isel(time=slice(0, 30 if boundary == "exact" else 29))
+    dk = da.chunk(time=7)
+    cases = [("median", {}), ("quantile", {"q": [0.2, 0.9]}), ("max", {}), ("mean", {}),
+             ("count", {})]
+    for stat, params in cases:
+        kw_ = {**kw(stat), **params}
+        with dask.config.set(scheduler=_refuse):
+            lazy = getattr(dk.coarsen(time=3, boundary=boundary, side=side).nanstats,
+                           stat)(**kw_)
+            roll = getattr(dk.rolling(time=4, min_periods=1).nanstats, stat)(**kw_)
+        with dask.config.set(scheduler="sync"):
+            xr.testing.assert_identical(
+                lazy.compute(),
+                getattr(da.coarsen(time=3, boundary=boundary, side=side).nanstats,
+                        stat)(**kw_))
+            xr.testing.assert_identical(
+                roll.compute(),
+                getattr(da.rolling(time=4, min_periods=1).nanstats, stat)(**kw_))
+    with pytest.raises(ValueError, match="boundary='exact'"):
+        dk.isel(time=slice(0, 29)).coarsen(time=3, boundary="exact").nanstats.median(
+            nan_policy="omit")
