@@ -209,15 +209,16 @@ def _labelled(arr: Any, q: Any, name: Any) -> Any:
     index = pd.Index(np.asarray(q, dtype=np.float64).ravel())
 
     ext = arr.dtype == object  # nullable / Arrow results (pd.NA): object meta -> strings
-
-    def assemble(values: Any) -> pd.Series:
-        if ext:
-            return pd.Series(pd.array(list(values)), index=index, name=name)
-        return pd.Series(np.asarray(values), index=index, name=name)
-
     meta = pd.Series(pd.array([], dtype="Float64") if ext else np.empty(0, dtype=arr.dtype),
                      index=index[:0], name=name)
-    return dd.from_delayed([dask.delayed(assemble)(arr)], meta=meta, verify_meta=False)
+    task = dask.delayed(_by_q)(arr, index=index, name=name, ext=ext)
+    return dd.from_delayed([task], meta=meta, verify_meta=False)
+
+
+def _by_q(values: Any, *, index: pd.Index, name: Any, ext: bool) -> pd.Series:
+    if ext:
+        return pd.Series(pd.array(list(values)), index=index, name=name)
+    return pd.Series(np.asarray(values), index=index, name=name)
 
 
 class DaskNanGroupBy(DaskGroupByStatsMixin):

@@ -10,11 +10,13 @@ import dask.array as da
 import numpy as np
 
 from ..core.reduce import reduce
+from ..core.select import order_stat
 from ..options import NanPolicy
 from .tally import raise_from_info
 
-__all__ = ["out_dtype", "apply_keepdims", "axes_whole", "whole_axes", "per_block_core",
-           "check_then"]
+__all__ = ["out_dtype", "apply_keepdims", "axes_whole", "whole_axes", "bounded_whole_axes",
+           "chunk_bytes", "per_block_core",
+           "check_then", "core_reduce", "core_order"]
 
 
 def out_dtype(x: da.Array, stat: str, axes: tuple[int, ...], **params: Any) -> np.dtype:
@@ -35,6 +37,32 @@ def whole_axes(x: da.Array, axes: tuple[int, ...]) -> da.Array:
     if axes_whole(x, axes):
         return x
     return x.rechunk({a: (-1 if a in axes else "auto") for a in range(x.ndim)})
+
+
+def chunk_bytes(x: da.Array) -> int:
+    """Bytes of the largest chunk of ``x`` (unknown sizes: dask's default chunk size)."""
+    import math
+
+    import dask
+
+    sizes = [max(c) if c and not any(math.isnan(v) for v in c) else None for c in x.chunks]
+    if any(s is None for s in sizes):
+        return int(dask.utils.parse_bytes(dask.config.get("array.chunk-size")))
+    return max(math.prod(sizes) * x.dtype.itemsize, 1)
+
+
+def bounded_whole_axes(x: da.Array, axes: tuple[int, ...],
+                       limit: int | None = None) -> da.Array:
+    """``x`` rechunked so that every reduced axis lies in one chunk while no chunk
+    grows beyond ``limit`` bytes (default: the largest input chunk): the kept axes
+    are split into blocks of cells instead, so the work spreads over many tasks and
+    each task holds about one input chunk (at least one cell: a single cell's whole
+    reduced axes may be larger)."""
+    if axes_whole(x, axes):
+        return x
+    limit = chunk_bytes(x) if limit is None else limit
+    return x.rechunk({a: (-1 if a in axes else "auto") for a in range(x.ndim)},
+                     block_size_limit=limit)
 
 
 def apply_keepdims(res: da.Array, axes: tuple[int, ...], ndim: int, lead: int,
@@ -59,7 +87,11 @@ def per_block_core(
     policy: NanPolicy,
     relabel,
 ) -> da.Array:
-    """Run ``fn(block, axes)`` (the core) on each block; the reduced axes are whole."""
+    """Run ``fn(block, axes)`` (the core) on each block; the reduced axes are whole.
+
+    ``fn`` is shipped to the workers: make it a module-level function (or a
+    :func:`functools.partial` of one), never a closure, so that unpickling it imports
+    nanaccess on a fresh worker."""
     nd = x.ndim
     xi = tuple(f"d{i}" for i in range(nd))
     qi = tuple(f"q{i}" for i in range(len(qshape)))
@@ -68,14 +100,8 @@ def per_block_core(
     if info is not None:
         args += [info, ("info",)]
     shape = tuple(x.shape)
-
-    def block(b, *inf):
-        raise_from_info(inf[0] if inf else None, policy, shape, relabel)
-        v = np.asarray(fn(b, axes))
-        return v.reshape(qshape + tuple(1 if a in axes else b.shape[a] for a in range(nd)))
-
     res = da.blockwise(
-        block,
+        _core_block,
         out_ind,
         *args,
         new_axes={k: s for k, s in zip(qi, qshape, strict=True)},
@@ -83,12 +109,34 @@ def per_block_core(
         dtype=dtype,
         concatenate=True,
         meta=np.empty((0,) * len(out_ind), dtype=dtype),
+        fn=fn, axes=axes, qshape=qshape, policy=policy, shape=shape, relabel=relabel,
     )
     if not keepdims:
         index = (slice(None),) * len(qi) + tuple(0 if a in axes else slice(None)
                                                  for a in range(nd))
         res = res[index]
     return res
+
+
+def _core_block(b, *inf, fn, axes, qshape, policy, shape, relabel):
+    """One block of :func:`per_block_core`: raise from the tally, then ``fn``."""
+    raise_from_info(inf[0] if inf else None, policy, shape, relabel)
+    v = np.asarray(fn(b, axes))
+    return v.reshape(qshape + tuple(1 if a in axes else b.shape[a] for a in range(b.ndim)))
+
+
+def core_reduce(b: np.ndarray, axes: tuple[int, ...], *, stat: str, policy: NanPolicy,
+                params: dict) -> np.ndarray:
+    """The core's ``reduce`` of one block (a module-level ``fn`` of :func:`per_block_core`,
+    bound with :func:`functools.partial`: pickled by reference)."""
+    return reduce(b, stat, axis=axes, policy=policy, keepdims=True, **params).values
+
+
+def core_order(b: np.ndarray, axes: tuple[int, ...], *, stat: str, q: Any, method: str,
+               policy: NanPolicy) -> np.ndarray:
+    """The core's ``order_stat`` of one block (see :func:`core_reduce`)."""
+    return order_stat(b, stat, q=q, method=method, axis=axes, policy=policy,
+                      keepdims=True)[0]
 
 
 def check_then(vals, *info, policy, shape, relabel, dtype_out):

@@ -23,6 +23,7 @@ from .. import _stats
 from .._labels import fmt_label, subject
 from ..core.policy import NanTally, raise_for
 from ..options import NanPolicy, resolve_policy
+from .frame_groupby import groupby_stat
 from .reduce import dask_reduce
 from .tally import signaling_mask
 
@@ -120,17 +121,19 @@ def _extension_stat(s: dd.Series, stat: str, policy: NanPolicy, kw: dict) -> da.
     an extension dtype has unknown chunks)."""
     q = kw.get("q")
     shape = (len(np.atleast_1d(q)),) if q is not None and np.ndim(q) > 0 else ()
-    meta = s._meta
-
-    def run(*parts: pd.Series) -> np.ndarray:
-        whole = pd.concat(parts) if parts else meta
-        r = getattr(whole.nanstats, stat)(nan_policy=policy, **kw)
-        out = np.empty(shape, dtype=object)
-        out[...] = list(r) if shape else r
-        return out
-
-    task = dask.delayed(run)(*s.to_delayed())
+    task = dask.delayed(_extension_run)(*s.to_delayed(), meta=s._meta, stat=stat,
+                                        policy=policy, kw=kw, shape=shape)
     return da.from_delayed(task, shape=shape, dtype=object)
+
+
+def _extension_run(*parts: pd.Series, meta: pd.Series, stat: str, policy: NanPolicy,
+                   kw: dict, shape: tuple) -> np.ndarray:
+    """The in-memory accessor on the gathered partitions of an extension column."""
+    whole = pd.concat(parts) if parts else meta
+    r = getattr(whole.nanstats, stat)(nan_policy=policy, **kw)
+    out = np.empty(shape, dtype=object)
+    out[...] = list(r) if shape else r
+    return out
 
 
 def frame_stat(ddf: dd.DataFrame, stat: str, numeric_only: bool, **kw: Any):
@@ -149,19 +152,6 @@ def frame_stat(ddf: dd.DataFrame, stat: str, numeric_only: bool, **kw: Any):
     results = [series_stat(ddf[c], stat, **kw) for c in cols]
     q = kw.get("q")
     list_q = q is not None and np.ndim(q) > 0
-
-    def assemble(*values):
-        if list_q:
-            return pd.DataFrame({c: pd.array(list(v)) if v.dtype == object else np.asarray(v)
-                                 for c, v in zip(cols, values, strict=True)},
-                                index=pd.Index(np.asarray(q, dtype=float)))
-        vals = [np.asarray(v)[()] for v in values]
-        if ext:  # pd.NA results of nullable / Arrow columns: pandas' own inference
-            return pd.Series(pd.array(vals), index=pd.Index(cols))
-        return pd.Series(vals, index=pd.Index(cols),
-                         dtype=np.result_type(*[r.dtype for r in results]) if results
-                         else float)
-
     # object results (nullable / Arrow columns): object meta would become strings
     ext = any(r.dtype == object for r in results)
     if list_q:
@@ -173,26 +163,19 @@ def frame_stat(ddf: dd.DataFrame, stat: str, numeric_only: bool, **kw: Any):
     else:
         meta = pd.Series(dtype=np.result_type(*[r.dtype for r in results]) if results
                          else float)
-    delayed = dask.delayed(assemble)(*results)
+    dtype = np.result_type(*[r.dtype for r in results]) if results else np.dtype(float)
+    delayed = dask.delayed(_assemble)(*results, cols=cols, q=q if list_q else None,
+                                      ext=ext, dtype=dtype)
     return dd.from_delayed([delayed], meta=meta, verify_meta=False)
 
 
-def groupby_stat(ddf: dd.DataFrame, by: Any, dropna: bool, stat: str, **kw: Any) -> Any:
-    """One statistic per group: shuffle so each group lands whole in one partition,
-    then the in-memory grouped kernel per partition (lazy; exact as pandas).
-
-    Examples
-    --------
-    >>> import pandas as pd, dask.dataframe as dd
-    >>> ddf = dd.from_pandas(pd.DataFrame({"k": [1, 1], "x": [1.0, 3.0]}), npartitions=1)
-    >>> float(groupby_stat(ddf, "k", True, "mean").compute()["x"].iloc[0])
-    2.0
-    """
-    if stat == "quantile" and np.ndim(kw.get("q", 0.5)):
-        raise ValueError("dask groupby quantile takes a scalar q")
-
-    def per_partition(pdf: pd.DataFrame) -> Any:
-        return getattr(pdf.groupby(by, sort=True, dropna=dropna).nanstats, stat)(**kw)
-
-    meta = per_partition(ddf._meta)
-    return ddf.shuffle(on=by).map_partitions(per_partition, meta=meta)
+def _assemble(*values: Any, cols: list, q: Any, ext: bool, dtype: np.dtype) -> Any:
+    """The columns' results as pandas lays them out (a DataFrame indexed by a list q)."""
+    if q is not None:
+        return pd.DataFrame({c: pd.array(list(v)) if v.dtype == object else np.asarray(v)
+                             for c, v in zip(cols, values, strict=True)},
+                            index=pd.Index(np.asarray(q, dtype=float)))
+    vals = [np.asarray(v)[()] for v in values]
+    if ext:  # pd.NA results of nullable / Arrow columns: pandas' own inference
+        return pd.Series(pd.array(vals), index=pd.Index(cols))
+    return pd.Series(vals, index=pd.Index(cols), dtype=dtype)

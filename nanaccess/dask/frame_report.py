@@ -55,24 +55,27 @@ def _report(s: dd.Series) -> Any:
 
 def series_report(s: dd.Series) -> dd.Series:
     """``s.nanstats.nan_report()``: a lazy int64 Series indexed by the report keys."""
-    def build(rep: dict[str, int]) -> pd.Series:
-        return pd.Series(rep, name=s.name, dtype=np.int64)
-
     meta = pd.Series(dtype=np.int64, name=s.name)
-    return dd.from_delayed([dask.delayed(build)(_report(s))], meta=meta, verify_meta=False)
+    return dd.from_delayed([dask.delayed(_report_series)(_report(s), name=s.name)],
+                           meta=meta, verify_meta=False)
+
+
+def _report_series(rep: dict[str, int], *, name: Any) -> pd.Series:
+    return pd.Series(rep, name=name, dtype=np.int64)
+
+
+def _report_frame(*reps: dict[str, int], cols: list) -> pd.DataFrame:
+    return pd.DataFrame([[r[k] for k in REPORT_KEYS] for r in reps], index=cols,
+                        columns=list(REPORT_KEYS), dtype=np.int64)
 
 
 def frame_report(ddf: dd.DataFrame) -> dd.DataFrame:
     """``ddf.nanstats.nan_report()``: one row per column, the keys as columns (lazy)."""
     cols = list(ddf.columns)
-
-    def build(*reps: dict[str, int]) -> pd.DataFrame:
-        return pd.DataFrame([[r[k] for k in REPORT_KEYS] for r in reps], index=cols,
-                            columns=list(REPORT_KEYS), dtype=np.int64)
-
     meta = pd.DataFrame({k: pd.Series(dtype=np.int64) for k in REPORT_KEYS})
     reps = [_report(ddf[c]) for c in cols]
-    return dd.from_delayed([dask.delayed(build)(*reps)], meta=meta, verify_meta=False)
+    return dd.from_delayed([dask.delayed(_report_frame)(*reps, cols=cols)], meta=meta,
+                           verify_meta=False)
 
 
 def _describe_parts(s: dd.Series, ps: Any, nan_policy: Any) -> list[Any]:
@@ -100,15 +103,23 @@ def _describe_values(ps: Any, rep: dict[str, int], mean: Any, std: Any, lo: Any,
 
 def series_describe(s: dd.Series, ps: Any, nan_policy: Any) -> dd.Series:
     """``s.nanstats.describe()``: a lazy float64 Series, the rows of every host."""
-    labels = row_labels(ps)
-
-    def build(*parts: Any) -> pd.Series:
-        return pd.Series(_describe_values(ps, *parts), index=labels, name=s.name,
-                         dtype=np.float64)
-
     meta = pd.Series(dtype=np.float64, name=s.name)
     parts = _describe_parts(s, ps, nan_policy)
-    return dd.from_delayed([dask.delayed(build)(*parts)], meta=meta, verify_meta=False)
+    return dd.from_delayed([dask.delayed(_describe_series)(*parts, ps=ps, name=s.name)],
+                           meta=meta, verify_meta=False)
+
+
+def _describe_series(*parts: Any, ps: Any, name: Any) -> pd.Series:
+    return pd.Series(_describe_values(ps, *parts), index=row_labels(ps), name=name,
+                     dtype=np.float64)
+
+
+def _describe_frame(*flat: Any, ps: Any, cols: list, sizes: list) -> pd.DataFrame:
+    out, i = {}, 0
+    for c, n in zip(cols, sizes, strict=True):
+        out[c] = _describe_values(ps, *flat[i:i + n])
+        i += n
+    return pd.DataFrame(out, index=row_labels(ps), dtype=np.float64)
 
 
 def frame_describe(ddf: dd.DataFrame, ps: Any, nan_policy: Any) -> dd.DataFrame:
@@ -117,17 +128,9 @@ def frame_describe(ddf: dd.DataFrame, ps: Any, nan_policy: Any) -> dd.DataFrame:
             and not pd.api.types.is_bool_dtype(ddf[c].dtype)]
     if not cols:
         raise TypeError("describe needs at least one numeric column")
-    labels = row_labels(ps)
     parts = [_describe_parts(ddf[c], ps, nan_policy) for c in cols]
     sizes = [len(p) for p in parts]
-
-    def build(*flat: Any) -> pd.DataFrame:
-        out, i = {}, 0
-        for c, n in zip(cols, sizes, strict=True):
-            out[c] = _describe_values(ps, *flat[i:i + n])
-            i += n
-        return pd.DataFrame(out, index=labels, dtype=np.float64)
-
     meta = pd.DataFrame({c: pd.Series(dtype=np.float64) for c in cols})
     flat = [x for p in parts for x in p]
-    return dd.from_delayed([dask.delayed(build)(*flat)], meta=meta, verify_meta=False)
+    task = dask.delayed(_describe_frame)(*flat, ps=ps, cols=cols, sizes=sizes)
+    return dd.from_delayed([task], meta=meta, verify_meta=False)

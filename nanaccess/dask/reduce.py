@@ -12,6 +12,7 @@ axis lies in one chunk (or the data are Python objects) the core runs per block.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import dask.array as da
@@ -19,7 +20,6 @@ import numpy as np
 
 from .. import _stats
 from ..core.axes import normalize_axis
-from ..core.reduce import reduce
 from ..core.select import order_stat
 from ..core.spread import (  # the core's spread rules, shared (not re-written here)
     canonical_nan,
@@ -31,7 +31,7 @@ from ..core.spread import (  # the core's spread rules, shared (not re-written h
 )
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
-from .final import axes_whole, out_dtype, per_block_core, whole_axes
+from .final import axes_whole, core_reduce, out_dtype, per_block_core, whole_axes
 from .moments import dask_moment_stat
 from .select import dask_order_stat
 from .tally import policy_check
@@ -107,10 +107,7 @@ def dask_reduce(
     if not single and x.dtype.kind not in "fiubmM":
         x, single = whole_axes(x, axes), True
     if single:
-
-        def fn(b, ax):
-            return reduce(b, stat, axis=ax, policy=policy, keepdims=True, **params).values
-
+        fn = partial(core_reduce, stat=stat, policy=policy, params=params)
         return per_block_core(x, fn, axes, keepdims, res_dtype, (), info, policy, relabel)
     common.update(axis=axes, check=info)
     if stat == "iqr":

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import dask.array as da
@@ -29,7 +30,6 @@ from ..core.bits import layout_of
 from ..core.keys import keys_to_float
 from ..core.plan import combine, rank_plan
 from ..core.policy import RULES, empty_value
-from ..core.select import order_stat
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
 from .buckets import (
@@ -44,7 +44,16 @@ from .buckets import (
     refine_combine,
     ukey_extreme,
 )
-from .final import apply_keepdims, axes_whole, out_dtype, per_block_core, whole_axes
+from .final import (
+    apply_keepdims,
+    axes_whole,
+    bounded_whole_axes,
+    chunk_bytes,
+    core_order,
+    out_dtype,
+    per_block_core,
+    whole_axes,
+)
 from .keys import from_ukeys, key_width
 from .tally import policy_check, raise_from_info
 
@@ -114,6 +123,13 @@ def _locate_refine(refined, state, *, w):
                 st[r, t] = ((int(st[r, t, 0]) << width) | d, max(rank - before, 0), kn + width,
                             int(e[d]))
     return st.reshape(state.shape)
+
+
+def _set_keys(st, e):
+    """State with the extreme key of each row as its prefix (min / max)."""
+    st = np.array(st)
+    st[..., 0] = np.asarray(e)[..., None]
+    return st
 
 
 def _finish_block(state, neff, nnan, nmiss, *extra, stat, q, qshape, method, policy, in_dtype,
@@ -186,7 +202,24 @@ def _max_chunk(chunks: tuple[float, ...]) -> int:
     return int(max(sizes)) if len(sizes) == len(chunks) and sizes else 1 << 20
 
 
-def _select(x, stat, qarr, method, axes, policy, res_dtype, info, relabel, shape):
+def _first_bits(x: da.Array, axes: tuple[int, ...]) -> int | None:
+    """Bits of the first-pass histogram, sized to the block: at most 16, and the
+    per-row histograms of a chunk (8 bytes a bin) take at most half its bytes, so a
+    task (and a tree step adding a few of them) stays near one chunk. None when even
+    256 bins per row would not fit: so many rows share a chunk that the reduced axes
+    are better brought whole into bounded blocks of rows (:func:`bounded_whole_axes`)."""
+    kept = [a for a in range(x.ndim) if a not in axes]
+    rows_c = max(math.prod(_max_chunk(x.chunks[a]) for a in kept), 1)
+    if rows_c == 1:
+        return min(TOP, key_width(x.dtype))
+    budget = max(chunk_bytes(x) // 2, 1 << 16)
+    bits = min(TOP, key_width(x.dtype))
+    while bits > 8 and rows_c * (8 << bits) > budget:
+        bits -= 2
+    return None if rows_c * (8 << bits) > budget else bits
+
+
+def _select(x, stat, qarr, method, axes, policy, res_dtype, info, relabel, shape, bits):
     """The graph of the radix selection (see the module docstring)."""
     nd = x.ndim
     kept = tuple(a for a in range(nd) if a not in axes)
@@ -213,22 +246,11 @@ def _select(x, stat, qarr, method, axes, policy, res_dtype, info, relabel, shape
     if stat in ("min", "max"):
         ext = da.map_blocks(ukey_extreme, x, dtype=np.uint64, policy=policy, which=stat)
         ext = ext.min(axis=axes) if stat == "min" else ext.max(axis=axes)
-
-        def _set(st, e):
-            st = np.array(st)
-            st[..., 0] = np.asarray(e)[..., None]
-            return st
-
-        state = da.blockwise(_set, ki + ("t", "s"), state, ki + ("t", "s"), ext, ki,
+        state = da.blockwise(_set_keys, ki + ("t", "s"), state, ki + ("t", "s"), ext, ki,
                              dtype=np.uint64, concatenate=True,
                              meta=np.empty((0,) * (len(ki) + 2), np.uint64))
     else:
-        # first-pass bits: 16 for few rows per chunk, fewer when many rows share a chunk
-        rows_c = max(math.prod(_max_chunk(x.chunks[a]) for a in kept), 1)
-        n_c = max(math.prod(_max_chunk(x.chunks[a]) for a in axes), 1)
-        bits = min(TOP, w)
-        while bits > 4 and rows_c * (1 << bits) > max(4 * rows_c * n_c, 1 << 16):
-            bits -= 2
+        bits = _first_bits(x, axes)
         hist = da.blockwise(
             hist_block, xi + ("t", "bin"), x, xi,
             new_axes={"bin": 1 << bits, "t": 1}, adjust_chunks={xi[a]: 1 for a in axes},
@@ -351,16 +373,18 @@ def dask_order_stat(
     shape = tuple(0 if math.isnan(s) else int(s) for s in x.shape)
 
     single = axes_whole(x, axes)
+    bits = None if single else _first_bits(x, axes)
     if not single and (stat not in _stats.ORDER or x.dtype.kind not in "fiubmM"):
-        # argmin/argmax and object data: bring the reduced axes into one chunk
+        # argmin/argmax and object data: bring the reduced axes into one chunk (rows
+        # whole: the core's errors name rows of the whole array)
         x, single = whole_axes(x, axes), True
+    elif not single and bits is None:
+        # many rows per chunk: the reduced axes whole in blocks of rows no larger than
+        # an input chunk, the core per block (no histogram could fit a task)
+        x, single = bounded_whole_axes(x, axes), True
     if single:
-
-        def fn(b, ax):
-            return order_stat(b, stat, q=qarr, method=method, axis=ax, policy=policy,
-                              keepdims=True)[0]
-
+        fn = partial(core_order, stat=stat, q=qarr, method=method, policy=policy)
         return per_block_core(x, fn, axes, keepdims, res_dtype, qshape, info, policy,
                               relabel)
-    res = _select(x, stat, qarr, method, axes, policy, res_dtype, info, relabel, shape)
+    res = _select(x, stat, qarr, method, axes, policy, res_dtype, info, relabel, shape, bits)
     return apply_keepdims(res, axes, x.ndim, len(qshape), keepdims)

@@ -8,7 +8,8 @@ grouped dimension is moved first and the other dimensions are flattened into col
 A group over several dimensions is stacked into one first, as xarray does. Results
 are laid out as xarray's default (flox) engine lays them out: see decision 21 in
 ``docs/dev/decisions.md``. Dask data is reduced block by block along the other
-dimensions (the grouped dimension is brought into one chunk).
+dimensions: the grouped dimension is brought whole into blocks of cells no larger
+than the largest input chunk, spread over many tasks.
 """
 
 from __future__ import annotations
@@ -73,30 +74,49 @@ def _kernel(x2: np.ndarray, codes: np.ndarray, ngroups: int, stat: str, policy: 
     return np.asarray(grouped_reduce(x2, codes, ngroups, stat, policy=policy, **params).values)
 
 
+def _run_block(block: np.ndarray, *, axis: int, codes: np.ndarray, ngroups: int, stat: str,
+               policy: NanPolicy, params: dict[str, Any], qshape: tuple[int, ...],
+               relabeller: Any = None) -> np.ndarray:
+    """The grouped kernel on one block holding the whole grouped axis."""
+    x = np.moveaxis(block, axis, 0)
+    rest = x.shape[1:]
+    x2 = x.reshape(x.shape[0], -1)
+    with labelled_errors(relabeller):
+        out = _kernel(x2, codes, ngroups, stat, policy, params)
+    out = out.reshape(qshape + (ngroups,) + rest)
+    return np.moveaxis(out, len(qshape), len(qshape) + axis)
+
+
+def _dask_block(b: np.ndarray, *info: Any, policy: NanPolicy, shape: tuple[int, ...],
+                check_relabel: Any, run: dict[str, Any]) -> np.ndarray:
+    """One task of the dask path: raise from the global tally, then the kernel."""
+    from ..dask.tally import raise_from_info
+
+    raise_from_info(info[0] if info else None, policy, shape, check_relabel)
+    return _run_block(b, policy=policy, **run)
+
+
 def _grouped_array(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: str, *,
                    policy: NanPolicy, params: dict[str, Any], relabeller: Any = None,
                    check_relabel: Any = None) -> Any:
     """Grouped statistic along ``axis``; the result has ``ngroups`` there
-    (and leading q dims for array q)."""
+    (and leading q dims for array q).
+
+    On dask the grouped axis is brought whole into blocks of cells no larger than the
+    largest input chunk (:func:`nanaccess.dask.final.bounded_whole_axes`): every task
+    holds about one chunk, and the blocks of cells spread over the workers."""
     qshape = np.shape(params["q"]) if "q" in params else ()
-
-    def run(block: np.ndarray) -> np.ndarray:
-        x = np.moveaxis(block, axis, 0)
-        rest = x.shape[1:]
-        x2 = x.reshape(x.shape[0], -1)
-        with labelled_errors(relabeller):
-            out = _kernel(x2, codes, ngroups, stat, policy, params)
-        out = out.reshape(qshape + (ngroups,) + rest)
-        return np.moveaxis(out, len(qshape), len(qshape) + axis)
-
+    run = dict(axis=axis, codes=codes, ngroups=ngroups, stat=stat, params=params,
+               qshape=qshape)
     if not _is_dask(data):
-        return run(np.asarray(data))
+        return _run_block(np.asarray(data), policy=policy, relabeller=relabeller, **run)
     import dask.array as da
 
-    from ..dask.tally import global_info, needs_check, raise_from_info
+    from ..dask.final import bounded_whole_axes
+    from ..dask.tally import global_info, needs_check
 
-    x = data.rechunk({axis: -1})
-    info = global_info(x) if needs_check(x.dtype, policy) else None
+    info = global_info(data) if needs_check(data.dtype, policy) else None
+    x = bounded_whole_axes(data, (axis,))
     shape = tuple(int(s) for s in x.shape)
     sample = np.zeros(tuple(2 if a != axis else 1 for a in range(x.ndim)), dtype=x.dtype)
     try:  # the result dtype, from a tiny run of the kernel
@@ -109,16 +129,13 @@ def _grouped_array(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: 
     args: list[Any] = [x, xi]
     if info is not None:
         args += [info, ("info",)]
-
-    def block(b, *inf):
-        raise_from_info(inf[0] if inf else None, policy, shape, check_relabel)
-        return run(b)
-
     return da.blockwise(
-        block, qi + xi, *args,
+        _dask_block, qi + xi, *args,
         new_axes={k: s for k, s in zip(qi, qshape, strict=True)},
         adjust_chunks={xi[axis]: ngroups}, dtype=out_dtype, concatenate=True,
         meta=np.empty((0,) * (len(qi) + len(xi)), dtype=out_dtype),
+        policy=policy, shape=shape, check_relabel=check_relabel,
+        run={**run, "relabeller": relabeller},
     )
 
 

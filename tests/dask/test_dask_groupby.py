@@ -44,3 +44,49 @@ def test_groupby_is_lazy_and_raise_names_group():
     res = dd.from_pandas(pdf, npartitions=2).nanstats.groupby("k").median(nan_policy="raise")
     with pytest.raises(na.NaNError, match="column 'x'"):
         res.compute()
+
+
+def _raising_frame() -> pd.DataFrame:
+    # the first NaN of "x" (row 'r2', group 9) is in the first partition; later
+    # partitions hold NaNs of groups the shuffle may put first; "y" raises later
+    return pd.DataFrame({
+        "k": [9, 9, 9, 1, 1, 2, 9, 2, 1, 5, 9, 2],
+        "x": [1.0, 2.0, np.nan, np.nan, 1.0, np.nan, np.nan, 3.0, np.nan, 4.0, 1.0, 2.0],
+        "y": [np.nan, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 1.0, 2.0],
+    }, index=[f"r{i}" for i in range(12)])
+
+
+@pytest.mark.parametrize("cols", [["k", "x", "y"], ["k", "y", "x"]])
+@pytest.mark.parametrize("npartitions", [1, 3, 4])
+def test_groupby_raise_names_pandas_first_group_and_row(cols, npartitions):
+    ddf = dd.from_pandas(_raising_frame()[cols], npartitions=npartitions)
+    pdf = ddf.compute()  # the rows in the dask frame's order (from_pandas sorts)
+    with pytest.raises(na.NaNError) as want:
+        pdf.groupby("k").nanstats.median(nan_policy="raise")
+    for lazy in (ddf.nanstats.groupby("k").median(nan_policy="raise"),
+                 ddf.groupby("k").nanstats.median(nan_policy="raise")):
+        with pytest.raises(na.NaNError) as got:
+            lazy.compute()
+        assert str(got.value) == str(want.value)
+        assert got.value.group == want.value.group
+        assert got.value.position == want.value.position
+
+
+def test_groupby_raise_signaling_first_and_dropped_keys():
+    pdf = _raising_frame()
+    pdf["k"] = pdf["k"].astype(float)
+    pdf.loc["r2", "k"] = np.nan  # its NaN is not in any group (dropna): not reported
+    y = pdf["y"].to_numpy().copy()
+    y[7] = na.make_nan(3, signaling=True)
+    pdf["y"] = y
+    assert na.issignaling(pdf["y"].to_numpy()[7])
+    pdf = dd.from_pandas(pdf, npartitions=3).compute()  # the dask frame's row order
+    for policy in ("raise", "omit"):
+        with pytest.raises(na.NaNError) as want:
+            pdf.groupby("k").nanstats.median(nan_policy=policy)
+        got_lazy = dd.from_pandas(pdf, npartitions=3).nanstats.groupby("k").median(
+            nan_policy=policy)
+        with pytest.raises(na.NaNError) as got:
+            got_lazy.compute()
+        assert type(got.value) is type(want.value)
+        assert str(got.value) == str(want.value)

@@ -1,0 +1,174 @@
+"""Grouped statistics of dask DataFrames (``ddf.nanstats.groupby(k)``), exact as pandas.
+
+Rows are shuffled so that every group lands whole in one partition, then each
+partition runs the in-memory grouped kernel (``pdf.groupby(by).nanstats.<stat>``).
+Every function shipped to the workers lives at module level here, so unpickling it
+imports nanaccess (which registers the pandas accessors) on a fresh worker process.
+
+Policy errors name what pandas names on the same data: the first column (in column
+order) holding a refused value, its first offending row in the *original* row order,
+that row's group and the count of offending values of the group. Each input partition
+reports its first offending row and the per-group counts of offending values
+(:func:`_partition_offenders`); :func:`group_check` takes them in partition order (the
+first partition holding one names the row, its offset added; the counts of that group
+are summed over all partitions) and raises before any partition's kernel runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dask
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+
+from .. import _stats
+from .._labels import IndexLocation, relabel, subject
+from ..core.policy import RULES, NanTally, raise_for
+from ..errors import NaNError
+from ..options import NanPolicy, resolve_policy
+from ..pandas.dtypes import column_arrays, is_numeric_column
+from .tally import signaling_mask
+
+__all__ = ["groupby_stat", "grouped_partition", "group_check"]
+
+
+def _keys(by: Any) -> list:
+    return list(by) if isinstance(by, list | tuple) else [by]
+
+
+def _value_columns(pdf: pd.DataFrame, by: Any, numeric_only: bool) -> list:
+    keys = _keys(by)
+    cols = [c for c in pdf.columns if c not in keys]
+    if numeric_only:
+        cols = [c for c in cols if is_numeric_column(pdf[c].dtype)]
+    return cols
+
+
+def _offending(s: pd.Series) -> dict[str, np.ndarray]:
+    """Masks of the signaling NaNs, NaNs and missing values of a column (as the core's
+    grouped scan sees them: a nullable column's missing slots are not NaNs)."""
+    col = column_arrays(s, s.name)
+    v, miss = col.values, col.missing
+    out: dict[str, np.ndarray] = {}
+    if v.dtype.kind == "f":
+        nan, sig = signaling_mask(v)
+        if miss is not None:
+            nan &= ~miss
+            sig &= ~miss
+        out["nan"], out["signaling"] = nan, sig
+    elif v.dtype.kind in "mM":
+        miss = np.isnat(v) if miss is None else miss | np.isnat(v)
+    if miss is not None:
+        out["missing"] = np.asarray(miss, dtype=bool)
+    return out
+
+
+def _partition_offenders(pdf: pd.DataFrame, *, by: Any, dropna: bool, kinds: tuple,
+                         numeric_only: bool) -> tuple[int, dict]:
+    """(length, {(column, kind): (first position, its key, {key: count})}) of one
+    input partition; rows whose key is missing are left out when ``dropna``."""
+    keys = _keys(by)
+    kf = pdf[keys]
+    in_group = ~kf.isna().any(axis=1).to_numpy() if dropna else np.ones(len(pdf), bool)
+    found: dict = {}
+    for c in _value_columns(pdf, by, numeric_only):
+        try:
+            masks = _offending(pdf[c])
+        except TypeError:  # a column the kernel refuses: its own error, not ours
+            continue
+        for kind in kinds:
+            m = masks.get(kind)
+            if m is None:
+                continue
+            m = m & in_group
+            if not m.any():
+                continue
+            pos = int(np.flatnonzero(m)[0])
+            counts = kf[m].value_counts(dropna=False)
+            found[(c, kind)] = (pos, pdf.index[pos], _label(kf.iloc[pos], keys),
+                                {_label(k, keys): int(n) for k, n in counts.items()})
+    return len(pdf), found
+
+
+def _label(row: Any, keys: list) -> Any:
+    """A group label as pandas' result index holds it (a tuple for several keys)."""
+    vals = tuple(row) if isinstance(row, tuple | pd.Series) else (row,)
+    return vals if len(keys) > 1 else vals[0]
+
+
+def group_check(infos: list, *, columns: list, policy: NanPolicy) -> bool:
+    """Merge the partitions' offenders in partition order; raise as pandas would.
+
+    Columns are checked in order and, per column, the refused kinds in the policy's
+    order; the first offending row is the global first (partition offsets added), and
+    the count is that of its group over all partitions.
+    """
+    offset = 0
+    starts = []
+    for length, _ in infos:
+        starts.append(offset)
+        offset += length
+    for c in columns:
+        for kind in RULES[policy].refused:
+            hits = [(start, found[(c, kind)]) for start, (_, found) in zip(starts, infos,
+                                                                          strict=True)
+                    if (c, kind) in found]
+            if not hits:
+                continue
+            start, (pos, index_label, group, _) = hits[0]
+            count = sum(h[3].get(group, 0) for _, h in hits)
+            tally = NanTally(**{kind: count, f"first_{kind}": start + pos})
+            try:
+                raise_for(tally, policy, shape=(offset,))
+            except NaNError as err:
+                raise relabel(err, subject("column", c),
+                              IndexLocation({start + pos: index_label}), group) from None
+    return True
+
+
+def grouped_partition(pdf: pd.DataFrame, checked: Any = True, *, by: Any, dropna: bool,
+                      stat: str, kw: dict) -> Any:
+    """The in-memory grouped kernel on one (shuffled) partition; ``checked`` is the
+    result of :func:`group_check` (a dependency: the check raises first)."""
+    return getattr(pdf.groupby(by, sort=True, dropna=dropna).nanstats, stat)(**kw)
+
+
+def _check(ddf: dd.DataFrame, by: Any, dropna: bool, stat: str, kw: dict) -> Any:
+    """The delayed :func:`group_check` of ``ddf`` (None when nothing can raise)."""
+    count = _stats.get(stat).family == "count"
+    policy = NanPolicy.TOTALORDER if count else resolve_policy(kw.get("nan_policy"))
+    kinds = RULES[policy].refused
+    numeric_only = bool(kw.get("numeric_only", False))
+    cols = _value_columns(ddf._meta, by, numeric_only)
+    if not kinds or not any(ddf._meta[c].dtype.kind in "fmMO"
+                            or not isinstance(ddf._meta[c].dtype, np.dtype) for c in cols):
+        return None
+    parts = [dask.delayed(_partition_offenders)(p, by=by, dropna=dropna, kinds=kinds,
+                                                numeric_only=numeric_only)
+             for p in ddf.to_delayed()]
+    return dask.delayed(group_check)(parts, columns=cols, policy=policy)
+
+
+def groupby_stat(ddf: dd.DataFrame, by: Any, dropna: bool, stat: str, **kw: Any) -> Any:
+    """One statistic per group: shuffle so each group lands whole in one partition,
+    then the in-memory grouped kernel per partition (lazy; exact as pandas; errors as
+    pandas names them, see the module docstring).
+
+    Examples
+    --------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> ddf = dd.from_pandas(pd.DataFrame({"k": [1, 1], "x": [1.0, 3.0]}), npartitions=1)
+    >>> float(groupby_stat(ddf, "k", True, "mean").compute()["x"].iloc[0])
+    2.0
+    """
+    if stat == "quantile" and np.ndim(kw.get("q", 0.5)):
+        raise ValueError("dask groupby quantile takes a scalar q")
+    opts = dict(by=by, dropna=dropna, stat=stat, kw=kw)
+    meta = grouped_partition(ddf._meta, **opts)
+    check = _check(ddf, by, dropna, stat, kw)
+    shuffled = ddf.shuffle(on=by)
+    if check is None:
+        return shuffled.map_partitions(grouped_partition, meta=meta, **opts)
+    return shuffled.map_partitions(grouped_partition, check, meta=meta, **opts)
