@@ -262,3 +262,13 @@ def test_docs_example_runs():
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     runner.run(test)
     assert runner.failures == 0 and runner.tries > 5
+
+
+def test_series_groupby_with_row_weights():
+    s = pd.Series([1.0, 2.0, 3.0, 10.0, 20.0], index=list("pqrst"), name="x")
+    w = pd.Series([1, 1, 5, 1, 3], index=list("pqrst"))
+    got = s.groupby([0, 0, 0, 1, 1]).nanstats.median(weights=w)
+    assert got.name == "x" and got.tolist() == [3.0, 20.0]
+    as_frame = s.to_frame().assign(g=[0, 0, 0, 1, 1], w=w)
+    flat = as_frame.groupby("g", as_index=False).nanstats.median(weights="w")
+    assert list(flat.columns) == ["g", "x"] and flat["x"].tolist() == [3.0, 20.0]
