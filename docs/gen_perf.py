@@ -105,9 +105,10 @@ def _numeric(rows: list[dict[str, Any]], column: str) -> bool:
     )
 
 
-def _section(path: Path) -> str:
+def _section(path: Path, level: int = 2) -> str:
     title = path.stem.replace("_", " ").replace("-", " ")
-    head = f"## {title[:1].upper()}{title[1:]}\n\nFrom `benchmarks/results/{path.name}`."
+    mark = "#" * level
+    head = f"{mark} {title[:1].upper()}{title[1:]}\n\nFrom `benchmarks/results/{path.name}`."
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
@@ -304,8 +305,14 @@ def render(results_dir: Path | str = RESULTS, chart: str | None = None) -> str:
     if not files:
         return NOT_MEASURED + "\n"
     head = _summary(results_dir, chart)
-    details = [_section(p) for p in files if not (head and p.name == SUMMARY)]
-    return "\n".join([head, *details]) if head else "\n".join(details)
+    if not head:
+        return "\n".join(_section(p) for p in files)
+    details = [_section(p, level=3) for p in files if p.name != SUMMARY]
+    intro = (
+        "## Every measurement\n\nThe cases behind the summary, one table per benchmark "
+        "file (times in seconds; `ratio` is nanaccess's time over the reference's)."
+    )
+    return "\n".join([head, intro + "\n", *details])
 
 
 def write_tables(results_dir: Path | str = RESULTS, out: Path | str | None = None) -> str:

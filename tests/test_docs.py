@@ -247,6 +247,9 @@ def test_gen_perf_renders_results(tmp_path: Path):
     assert "groupby vs pandas (numba)" in svg and "list vs statistics (NumPy only)" in svg
     assert "In every row: n 5." in md and "| case | t |" in md
     assert md.count("summary.json") == 1  # not repeated as a detail table
+    heads = [line for line in md.splitlines() if line.startswith("#")]
+    assert heads[:2] == ["## Summary", "## Every measurement"]
+    assert all(h.startswith("### ") for h in heads[2:]) and len(heads) == 6
 
 
 def test_readme_has_the_two_commands_and_ci_runs_the_test_command():
