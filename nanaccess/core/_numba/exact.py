@@ -46,6 +46,7 @@ SCRATCH = 360
 _M32 = 0xFFFFFFFF
 _NT = 8  # tables taken in turn (fewer stalls on a store to the entry just read)
 _BLOCK = 2048 * _NT  # values per flush: an entry takes <= 2048 < 2**64 / 2**53 of them
+_SHORT = 4096  # segments shorter than this use one table
 _WIDE = 96  # a block spanning more binary exponents switches to per-entry counts
 _VELTKAMP = 134217729.0  # 2**27 + 1
 _SQ_LO = 1023 - 480  # biased exponents whose squares the Veltkamp split keeps exact
@@ -183,9 +184,9 @@ def _divide(dig, lo, top, d):  # pragma: no cover - compiled
 
 # ---------------------------------------------------------------------- hot loops
 
-def _flush_entry(tabs, e, dig, rng):  # pragma: no cover - compiled
+def _flush_entry(tabs, ntab, e, dig, rng):  # pragma: no cover - compiled
     sh = e - 1 if e > 0 else 0
-    for t in range(0, tabs.shape[0], 4096):
+    for t in range(0, ntab, 4096):
         v = tabs[t + e]
         if v != 0:
             _add_chunk(dig, v, sh, False, rng)
@@ -196,12 +197,12 @@ def _flush_entry(tabs, e, dig, rng):  # pragma: no cover - compiled
             tabs[t + e + 2048] = 0
 
 
-def _flush(tabs, emin, emax, dig, rng):  # pragma: no cover - compiled
-    """Move the table entries of biased exponents [emin, emax] and 0 (zeros and
-    subnormals: never tracked) of both signs into dig."""
-    _flush_entry(tabs, 0, dig, rng)
+def _flush(tabs, ntab, emin, emax, dig, rng):  # pragma: no cover - compiled
+    """Move the entries of biased exponents [emin, emax] and 0 (zeros and subnormals:
+    never tracked) of both signs of the first ``ntab // 4096`` tables into dig."""
+    _flush_entry(tabs, ntab, 0, dig, rng)
     for e in range(max(emin, 1), min(emax, 2046) + 1):
-        _flush_entry(tabs, e, dig, rng)
+        _flush_entry(tabs, ntab, e, dig, rng)
 
 
 def _add_value(tabs, t, b):  # pragma: no cover - compiled
@@ -290,17 +291,20 @@ def _segment(bits, mask, use_mask, i0, i1, tabs, cnt, qtabs, squares, dig, qdig,
     count = 0
     emin = 2047
     emax = 0
-    block = _BLOCK // 4 if squares else _BLOCK  # <= 2048 adds per entry per flush
-    # (three squares' parts per value)
+    # short segments (small groups) use one table: fewer entries to flush
+    ntab = tabs.shape[0] if i1 - i0 >= _SHORT else 4096
+    # <= 2048 adds per entry per flush (three squares' parts per value)
+    block = (2048 // 3 if squares else 2048) * (ntab // 4096)
+    plain = not use_mask and not squares and ntab == tabs.shape[0]
     i = i0
     while i < i1:
         j1 = min(i1, i + block)
-        if not use_mask and not squares and emax - emin > _WIDE and i1 - i > _BLOCK:
+        if plain and emax - emin > _WIDE and i1 - i > _BLOCK:
             # the last block spread over many exponents: count per entry instead
             flags |= _counted(bits, i, i1, tabs, cnt, dig, rng)
             count += i1 - i
             break
-        if not use_mask and not squares:
+        if plain:
             emin, emax = _plain_block(bits, i, j1, tabs)
             count += j1 - i
             if emax == 2047:  # an infinity or NaN: flag it, drop the garbage entries
@@ -338,11 +342,11 @@ def _segment(bits, mask, use_mask, i0, i1, tabs, cnt, qtabs, squares, dig, qdig,
                         _add_value(qtabs, k, np.float64(2.0 * xh * xl).view(np.uint64))
                         _add_value(qtabs, k, np.float64(xl * xl).view(np.uint64))
                 k += 4096
-                if k == tabs.shape[0]:
+                if k == ntab:
                     k = 0
-        _flush(tabs, emin, emax, dig, rng)
+        _flush(tabs, ntab, emin, emax, dig, rng)
         if squares and emin <= emax:  # the squares of [2**(emin-1023), 2**(emax-1022))
-            _flush(qtabs, max(2 * emin - 1023 - 110, 1), min(2 * emax - 1023 + 3, 2046),
+            _flush(qtabs, ntab, max(2 * emin - 1023 - 110, 1), min(2 * emax - 1023 + 3, 2046),
                    qdig, qrng)
         i = j1
         if (j1 - i0) % (1 << 26) < block:  # keep every digit far from overflow
