@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from . import bind, jit, register
+from . import bind, jit, kernels, register
 
 __all__: list[str] = []
 
@@ -385,3 +385,123 @@ def build() -> dict[str, Any]:
 
 
 register("weighted", build)
+
+
+def _nb_row_load(keys, fm, sh, w, r, k, ws, src):  # pragma: no cover - compiled
+    """Copy row ``r``'s pairs of positive weight into the scratch arrays (keys made
+    from float bits when ``fm``); returns their number and exponent range."""
+    n = keys.shape[1]
+    m = 0
+    emin = np.int64(4096)
+    emax = np.int64(-1)
+    for i in range(n):
+        wi = w[r, i]
+        if wi > 0:
+            b = keys[r, i]
+            k[m] = np.int64(b ^ ((b >> sh) & fm))
+            ws[m] = wi
+            src[m] = i
+            m += 1
+    wsb = ws.view(np.int64)
+    for i in range(m):
+        e = (wsb[i] >> 52) & 0x7FF
+        emin = min(emin, e)
+        emax = max(emax, e)
+    return m, emin, emax
+
+
+def _nb_rows_totals(keys, fm, sh, w):  # pragma: no cover - compiled
+    """Per row of ``(rows, n)`` data: scale, base, exactness, total pair and total
+    weight, positive-weight count (the rows are groups, without a counting sort)."""
+    rows, n = keys.shape
+    k = np.empty(n, np.int64)
+    ws = np.empty(n, np.float64)
+    src = np.empty(n, np.int64)
+    hi = np.zeros(n, np.int64)
+    lo = np.zeros(n, np.int64)
+    cf = np.zeros(n, np.float64)
+    L = np.zeros(rows, np.int64)
+    B = np.zeros(rows, np.int64)
+    exact = np.zeros(rows, np.bool_)
+    last_h = np.zeros(rows, np.int64)
+    last_l = np.zeros(rows, np.int64)
+    total = np.zeros(rows, np.float64)
+    counts = np.zeros(rows, np.int64)
+    wsb = ws.view(np.int64)
+    for r in range(rows):
+        m, emin, emax = _nb_row_load(keys, fm, sh, w, r, k, ws, src)
+        counts[r] = m
+        lg, tg = _nb_group_bits(wsb, 0, m, emin, emax)
+        L[r] = lg
+        bg, ex, s_h, s_l = _nb_limbs(ws, 0, m, lg, tg, hi, lo)
+        B[r], exact[r] = bg, ex
+        if ex:
+            s_h += s_l >> bg
+            s_l &= (np.int64(1) << bg) - 1
+            last_h[r], last_l[r] = s_h, s_l
+            total[r] = math.ldexp(float(s_h), bg + lg) + math.ldexp(float(s_l), lg)
+        elif m:
+            _nb_sort_float(k, ws, src, 0, m, cf)
+            total[r] = cf[m - 1]
+    return L, B, exact, last_h, last_l, total, counts
+
+
+def _nb_rows_select(keys, fm, sh, w, L, B, exact, last_h, last_l, th, tl,
+                    tf):  # pragma: no cover - compiled
+    """Per target and row, the column of the pair at the target (-1: empty)."""
+    rows, n = keys.shape
+    nt = th.shape[0]
+    out = np.full((nt, rows), -1, np.int64)
+    k = np.empty(n, np.int64)
+    ws = np.empty(n, np.float64)
+    src = np.empty(n, np.int64)
+    hi = np.zeros(n, np.int64)
+    lo = np.zeros(n, np.int64)
+    cf = np.zeros(n, np.float64)
+    st_b = np.empty(64, np.int64)
+    st_h = np.empty(64, np.int64)
+    st_l = np.empty(64, np.int64)
+    tord = np.empty(nt, np.int64)
+    wsb = ws.view(np.int64)
+    for r in range(rows):
+        m, emin, emax = _nb_row_load(keys, fm, sh, w, r, k, ws, src)
+        if m == 0:
+            continue
+        if exact[r]:
+            _lg, tg = _nb_group_bits(wsb, 0, m, emin, emax)
+            _nb_limbs(ws, 0, m, L[r], tg, hi, lo)
+            if tg - L[r] <= B[r]:
+                hi[:m] = 0
+            for j in range(nt):  # the targets in ascending order (insertion sort)
+                q = j
+                while q > 0 and (th[tord[q - 1], r] > th[j, r] or (
+                        th[tord[q - 1], r] == th[j, r] and tl[tord[q - 1], r] > tl[j, r])):
+                    tord[q] = tord[q - 1]
+                    q -= 1
+                tord[q] = j
+            _nb_group_select(k, hi, lo, src, 0, m, last_h[r], last_l[r], th[:, r], tl[:, r],
+                             tord, B[r], out, r, st_b, st_h, st_l)
+            continue
+        _nb_sort_float(k, ws, src, 0, m, cf)
+        for j in range(nt):
+            t = tf[j, r]
+            lo_i, hi_i = 0, m - 1
+            while lo_i < hi_i:  # first cumulative weight >= t
+                mid = (lo_i + hi_i) // 2
+                if cf[mid] < t:
+                    lo_i = mid + 1
+                else:
+                    hi_i = mid
+            out[j, r] = src[lo_i]
+    return out
+
+
+def build_rows() -> dict[str, Any]:
+    """Compile the row kernels (after the group kernels' helpers)."""
+    kernels("weighted")
+    bind(globals(), ("_nb_row_load",))
+    return {"totals": jit(nogil=True)(_nb_rows_totals),
+            "select": jit(nogil=True)(_nb_rows_select)}
+
+
+register("weighted_rows", build_rows)

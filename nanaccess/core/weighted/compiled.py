@@ -14,6 +14,7 @@ import numpy as np
 
 from .._numba import choose_engine, kernels
 from .._numba import weighted as _kernels  # noqa: F401 - registers the kernels
+from ..bits import layout_of
 from ..plan import PICK_METHODS
 from ..policy import RULES, finish
 from .cumulative import reach_units
@@ -41,12 +42,11 @@ def compiled_order(p: Prepared, codes: np.ndarray | None, ngroups: int, stat: st
     no kept missing values); ``codes`` None: every row of ``p`` is a group. ``tails``:
     per group (NaN rows, NaN values, missing rows) or Nones. Returns ``(values (Q,
     ngroups), missing or None, pairs of positive weight per group)``."""
+    if codes is None:
+        return _rows_order(p, stat, policy, qa, method, tails)
     nb = kernels("weighted")
     x = p.x.reshape(-1)
     w = np.ascontiguousarray(p.w, np.float64).reshape(-1)
-    if codes is None:
-        rows, n = p.x.shape
-        codes = np.repeat(np.arange(rows, dtype=np.int64), n)
     flip = x.dtype == np.float64 and x.dtype.isnative and \
         RULES[policy].nan_rank not in ("first", "last")
     if flip:  # totalOrder keys made from the bits inside the kernel
@@ -55,25 +55,67 @@ def compiled_order(p: Prepared, codes: np.ndarray | None, ngroups: int, stat: st
         keys = _sort_keys(p, policy).reshape(-1).astype(np.int64, copy=False)
     k, hi, lo, cf, src, starts, L, B, exact, last_h, last_l, total, counts = nb["prepare"](
         keys, flip, w, np.asarray(codes, np.int64), int(ngroups))
-    if stat == "quantile":
-        s_lo, s_hi, t = weighted_positions(total, np.asarray(qa, np.float64).ravel(), method)
-        mode = "pick" if method in PICK_METHODS else "lerp"
-    else:
-        s_lo, s_hi, t = median_positions(total, stat)
-        mode = "lerp" if stat == "median" else "pick"
-
+    s_lo, s_hi, t, mode = _positions(total, stat, qa, method)
     same = (s_hi is s_lo) or bool(np.array_equal(s_hi, s_lo))
     s = s_lo if same else np.concatenate([s_lo, s_hi])  # one resumable selection
-    with np.errstate(invalid="ignore", over="ignore"):
-        th, tl = reach_units(s, L, B, last_h, last_l)
-    tf = np.where(s <= 0, np.nextafter(0.0, 1.0), np.minimum(s, total[None, :]))
-    idx = nb["select"](k, hi, lo, cf, src, starts, B, exact, last_h, last_l,
-                       np.ascontiguousarray(th),
-                       np.ascontiguousarray(tl), np.ascontiguousarray(tf))
+    th, tl, tf = _targets(s, L, B, last_h, last_l, total)
+    idx = nb["select"](k, hi, lo, cf, src, starts, B, exact, last_h, last_l, th, tl, tf)
     nq = s_lo.shape[0]
     i_lo, i_hi = (idx, idx) if same else (idx[:nq], idx[nq:])
     a = x[np.maximum(i_lo, 0)] if x.size else np.zeros(i_lo.shape, x.dtype)
     b = x[np.maximum(i_hi, 0)] if x.size else a
+    vals, res_miss = _finish(stat, mode, a, b, t, total, tails)
+    return vals, res_miss, counts
+
+
+def _positions(total, stat, qa, method):
+    """Reaches and weights of the statistic (:mod:`.positions`) and the plan's mode."""
+    if stat == "quantile":
+        s_lo, s_hi, t = weighted_positions(total, np.asarray(qa, np.float64).ravel(), method)
+        return s_lo, s_hi, t, "pick" if method in PICK_METHODS else "lerp"
+    s_lo, s_hi, t = median_positions(total, stat)
+    return s_lo, s_hi, t, "lerp" if stat == "median" else "pick"
+
+
+def _targets(s, L, B, last_h, last_l, total):
+    """Exact target pairs and float targets of the reaches ``s`` (see :mod:`.order`)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        th, tl = reach_units(s, L, B, last_h, last_l)
+    tf = np.where(s <= 0, np.nextafter(0.0, 1.0), np.minimum(s, total[None, :]))
+    return np.ascontiguousarray(th), np.ascontiguousarray(tl), np.ascontiguousarray(tf)
+
+
+def _rows_order(p: Prepared, stat, policy, qa, method, tails):
+    """Every row of ``p`` a group: the row kernels, with scratch of one row (no
+    counting sort, no copies of the whole data beyond a contiguous layout)."""
+    nb = kernels("weighted_rows")
+    x2 = np.ascontiguousarray(p.x)
+    w2 = np.ascontiguousarray(p.w, np.float64)
+    dt = x2.dtype
+    if dt.kind == "f" and dt.isnative and RULES[policy].nan_rank not in ("first", "last"):
+        lay = layout_of(dt)
+        keys = x2.view(lay.int_dtype)  # flipped to totalOrder keys inside the kernel
+        fm, sh = lay.int_max, lay.bits - 1
+    else:
+        keys = np.ascontiguousarray(_sort_keys(p, policy), np.int64)
+        fm, sh = 0, 63
+    L, B, exact, last_h, last_l, total, counts = nb["totals"](keys, fm, sh, w2)
+    s_lo, s_hi, t, mode = _positions(total, stat, qa, method)
+    same = (s_hi is s_lo) or bool(np.array_equal(s_hi, s_lo))
+    s = s_lo if same else np.concatenate([s_lo, s_hi])
+    th, tl, tf = _targets(s, L, B, last_h, last_l, total)
+    idx = nb["select"](keys, fm, sh, w2, L, B, exact, last_h, last_l, th, tl, tf)
+    nq = s_lo.shape[0]
+    i_lo, i_hi = (idx, idx) if same else (idx[:nq], idx[nq:])
+    rows = np.arange(x2.shape[0])[None, :]
+    a = x2[rows, np.maximum(i_lo, 0)]
+    b = a if same else x2[rows, np.maximum(i_hi, 0)]
+    vals, res_miss = _finish(stat, mode, a, b, t, total, tails)
+    return vals, res_miss, counts
+
+
+def _finish(stat, mode, a, b, t, total, tails):
+    """Combine the picked neighbours; empty groups, propagated NaNs and missing."""
     vals = _combine(stat, mode, a, b, t)
     empty = total == 0
     nan_rows, nan_values, miss_rows = (None if v is None else v[None, :] for v in tails)
@@ -85,4 +127,4 @@ def compiled_order(p: Prepared, codes: np.ndarray | None, ngroups: int, stat: st
     if empty.any() or miss_rows is not None or nan_rows is not None:
         vals, res_miss = finish(vals, stat, empty=empty[None, :], nan_rows=nan_rows,
                                 nan_values=nan_values, missing_rows=miss_rows)
-    return vals, res_miss, counts
+    return vals, res_miss
