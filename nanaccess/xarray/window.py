@@ -25,7 +25,7 @@ import xarray as xr
 from .. import _stats
 from .._labels import CoordLocation, fmt_label
 from ..core.grouped import grouped_reduce
-from ..core.window import fixed_bounds, window_reduce
+from ..core.window import fixed_bounds, segment_bounds, window_reduce
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
 from ._common import is_dask, variable_subject
@@ -279,8 +279,11 @@ def _coarsen_codes(n: int, size: int, boundary: str, side: Any, dim: Hashable) -
 
 
 def _coarsen_values(x2, w, dim, size, stat, policy, engine, params):
+    """Coarsen blocks as windows over their contiguous rows (window_reduce reduces
+    disjoint windows by selection)."""
     codes, nblocks = _coarsen_codes(x2.shape[0], size, w.boundary, w.side, dim)
-    red = grouped_reduce(x2, codes, nblocks, stat, policy=policy, engine=engine, **params)
+    start, end = segment_bounds(codes, nblocks)
+    red = window_reduce(x2, start, end, stat, policy=policy, engine=engine, **params)
     return red.values, nblocks
 
 

@@ -546,3 +546,38 @@ def test_moving_variance_of_zeros_after_large_values():
     start, end = fixed_bounds(x.size, 10)
     got = window_reduce(x, start, end, "var", policy="omit", engine="numba", ddof=1)
     assert bits(got.values[-40:]) == bits(np.zeros(40))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_disjoint_windows_by_selection(dtype):
+    # resample / coarsen blocks (disjoint windows >= SEGMENT_MIN wide) are reduced by
+    # quickselect: every method, empty and all-NaN segments, ties, extremes, in bits
+    from nanaccess.core.window import segment_bounds
+
+    rng = np.random.default_rng(17)
+    n = 6000
+    big = np.finfo(dtype).max
+    pool = np.array([big, -big, np.inf, -np.inf, 0.0, -0.0, 2.5, 2.5], dtype)
+    x = np.where(rng.random(n) < 0.2, rng.choice(pool, n), rng.normal(size=n).round(1))
+    x = x.astype(dtype)
+    x[rng.random(n) < 0.05] = np.nan
+    x[2000:2300] = np.nan
+    codes = np.sort(rng.integers(0, 60, n))
+    codes[:40] = -1
+    start, end = segment_bounds(codes, 62)  # groups 60, 61 empty
+    assert (end[60:] == end[59]).all() and (start[60:] == end[60:]).all()
+    for stat, params in HEAP_CASES[::2] + [("quantile", {"q": [0.0, 0.25, 0.5, 1.0]}),
+                                            ("iqr", {})]:
+        assert_exact(x, None, start, end, stat, NanPolicy.OMIT, "numba", **params)
+    assert_exact(x, None, start, end, "median", NanPolicy.PROPAGATE, "numba")
+
+
+def test_segment_bounds_checks_order():
+    from nanaccess.core.window import segment_bounds
+
+    s, e = segment_bounds(np.array([0, 0, 1, 1, 1]), 2)
+    assert s.tolist() == [0, 2] and e.tolist() == [2, 5]
+    with pytest.raises(ValueError, match="sorted"):
+        segment_bounds(np.array([0, 1, 0]), 2)
+    with pytest.raises(ValueError, match="sorted"):
+        segment_bounds(np.array([0, -1, 1]), 2)

@@ -4,7 +4,8 @@ A window is one more reduction shape: output ``i`` reduces ``x[start[i]:end[i]]`
 with the statistics table and the policy module, bit for bit as
 :func:`nanaccess.core.reduce.reduce` does.
 
-* :mod:`.bounds`: ``(start, end)`` of pandas' fixed, time-based and expanding windows;
+* :mod:`.bounds`: ``(start, end)`` of pandas' fixed, time-based and expanding windows
+  and of contiguous groups (resample bins, coarsen blocks: :func:`segment_bounds`);
 * :mod:`.reduce`: :func:`window_reduce` (values, missing, count, short) and the
   reference engine (the grouped engine over the expanded windows);
 * :mod:`.order`: the sliding engine of order statistics (numba kernel in
@@ -14,8 +15,8 @@ with the statistics table and the policy module, bit for bit as
 
 from __future__ import annotations
 
-from .bounds import expanding_bounds, fixed_bounds, time_bounds
+from .bounds import expanding_bounds, fixed_bounds, segment_bounds, time_bounds
 from .reduce import WindowReduced, window_reduce
 
-__all__ = ["fixed_bounds", "time_bounds", "expanding_bounds", "window_reduce",
-           "WindowReduced"]
+__all__ = ["fixed_bounds", "time_bounds", "expanding_bounds", "segment_bounds",
+           "window_reduce", "WindowReduced"]

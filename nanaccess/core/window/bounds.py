@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["fixed_bounds", "time_bounds", "expanding_bounds", "CLOSED", "is_monotone"]
+__all__ = ["fixed_bounds", "time_bounds", "expanding_bounds", "segment_bounds", "CLOSED",
+           "is_monotone"]
 
 CLOSED = ("right", "left", "both", "neither")
 
@@ -191,6 +192,27 @@ def _window_length(window: Any, unit: str) -> int:
     else:
         td = pd.Timedelta(window)
     return int(td / pd.Timedelta(1, unit=unit)) if unit != "ns" else int(td.value)
+
+
+def segment_bounds(codes: Any, ngroups: int) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds of contiguous groups (resample bins, coarsen blocks): group ``g`` is the
+    rows of code ``g``, which must be non-decreasing apart from -1 (dropped) rows at
+    either end; an empty group is an empty window.
+
+    Examples
+    --------
+    >>> segment_bounds([-1, 0, 0, 2, 2, 2, -1], 3)
+    (array([1, 3, 3]), array([3, 3, 6]))
+    """
+    c = np.asarray(codes, dtype=np.int64)
+    keep = np.flatnonzero(c >= 0)
+    first = int(keep[0]) if keep.size else 0
+    inner = c[first:int(keep[-1]) + 1] if keep.size else c[:0]
+    if inner.size and ((inner < 0).any() or (np.diff(inner) < 0).any()):
+        raise ValueError("segment codes must be sorted, with dropped rows only at the ends")
+    g = np.arange(ngroups + 1, dtype=np.int64)
+    b = np.searchsorted(inner, g, side="left") + first
+    return b[:-1], b[1:]
 
 
 def is_monotone(start: np.ndarray, end: np.ndarray) -> bool:

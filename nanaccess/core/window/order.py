@@ -12,7 +12,9 @@ sliding pass over the NaNs alone.
 
 :func:`fused_order` is the common case in one kernel pass per column (float32/64
 without missing values, NaNs absent or removed by the policy): no key, mask, count or
-plan arrays of the data's size; the plan is a table over the possible counts.
+plan arrays of the data's size; the plan is a table over the possible counts. Its
+kernel by shape: disjoint wide windows (segments) by selection, one quantile of wide
+sliding windows on two heaps, else one sorted buffer.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from .._numba.window import (
     fused_select,
     heap_ok,
     heap_select,
+    segment_select,
     slide_select,
 )
 from .._numba.window_fused import HEAP_MIN
@@ -114,6 +117,15 @@ def sliding_ok(x2: np.ndarray, stat_family: str, monotone: bool) -> bool:
 
 
 _MODES = {"pick": MODE_PICK, "mid": MODE_MID, "lerp": MODE_LERP}
+#: disjoint windows at least this wide are reduced by selection (no sliding)
+SEGMENT_MIN = 64
+
+
+def _disjoint(start: np.ndarray, end: np.ndarray) -> bool:
+    """No window overlaps the next (segments, as resample / coarsen blocks)."""
+    if start.size < 2:
+        return True
+    return bool(start[1] >= end[0]) and bool((start[1:] >= end[:-1]).all())
 
 
 def fused_ok(x2: np.ndarray, miss2: np.ndarray | None) -> bool:
@@ -144,8 +156,12 @@ def fused_order(x2: np.ndarray, start: np.ndarray, end: np.ndarray, stat: str,
     xt = x2.T if ncols == 1 else np.ascontiguousarray(x2.T)  # each column contiguous
     vals = np.empty((nq, ncols, nout), x2.dtype)
     count = np.empty((ncols, nout), np.int64)
-    select = heap_select if (width >= HEAP_MIN and heap_ok(plan.lo, plan.hi)) else \
-        fused_select  # one quantile of wide windows: two heaps, O(log w) per step
+    if width >= SEGMENT_MIN and _disjoint(start, end):
+        select = segment_select  # resample / coarsen blocks: selection, O(n)
+    elif width >= HEAP_MIN and heap_ok(plan.lo, plan.hi):
+        select = heap_select  # one quantile of wide windows: two heaps, O(log w) a step
+    else:
+        select = fused_select
     seen = select(xt, start, end, plan.lo, plan.hi, w_t, _MODES[plan.mode], vals, count,
                   compiled=compiled)
     if seen < 0 or (seen & 1 and not r.removes) or (seen & 2 and not r.signaling_allowed):
