@@ -1,9 +1,21 @@
-"""Rolling windows under "omit": nanaccess against bottleneck and pandas (same-run ratios).
+"""Windows under "omit": nanaccess against bottleneck, pandas and xarray (same-run ratios).
 
-Default: 1e6 float64 values with 1 % NaN, window 100. Cases and targets (issue 12):
-rolling median vs ``bottleneck.move_median`` (<= 1.0) and pandas ``rolling().median()``
-(<= 0.5); rolling quantile(0.9) vs pandas (<= 0.5); exact rolling mean and sum vs pandas
-(<= 2.0); ``resample("D").median()`` of minutely rows vs pandas (<= 1.0).
+Default: 1e6 float64 values with 1 % NaN. Cases and targets (issue 12):
+
+* rolling median, windows 10 / 100 / 1000 / 10000: vs ``bottleneck.move_median``
+  (<= 1.0 at window 100) and pandas ``rolling().median()`` (<= 0.5);
+* rolling quantile(0.9), window 100: vs pandas (<= 0.5);
+* exact rolling mean and sum, window 100: vs pandas (<= 2.0);
+* exact rolling var / std, window 100, and expanding var: vs pandas (no target: pandas
+  is not exact; the ratio is the price of exactness);
+* ``resample("D").median()`` of minutely rows: the accessor vs pandas (<= 1.0), and the
+  segment path it could take (``window_reduce`` on :func:`segment_bounds`, the bins
+  being contiguous) as a second row;
+* xarray ``rolling(time=7).median()`` of a float32 (time, lat, lon) grid (365 x 180 x 360
+  by default; ``grid=`` to shrink it) vs xarray (<= 1.0).
+
+Timings are wall clock, interleaved, median of ``repeats``; the compiled kernels may use
+numba's threads (long inputs: blocks of outputs), the references are single-threaded.
 """
 
 from __future__ import annotations
@@ -11,6 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from common import float_data, log, make_row, optional_import, time_interleaved
 
@@ -20,11 +33,79 @@ __all__ = ["run"]
 
 N = 1_000_000
 WINDOW = 100
+WIDTHS = (10, 100, 1000, 10000)
+GRID = (365, 180, 360)
+
+
+def _cases(s: pd.Series, x: np.ndarray, window: int, bn: Any) -> dict[str, Any]:
+    """case name -> (nanaccess callable, {reference: (callable, target)})."""
+    cases: dict[str, Any] = {}
+    for w in WIDTHS:
+        r = s.rolling(w, min_periods=1)
+        refs = {"pandas rolling.median": (r.median, 0.5 if w == window else None)}
+        if bn is not None:
+            refs["bottleneck.move_median"] = (
+                lambda w=w: bn.move_median(x, w, min_count=1), 1.0 if w == window else None)
+        cases[f"rolling({w}) median"] = (
+            lambda r=r: r.nanstats.median(nan_policy="omit"), refs)
+    r = s.rolling(window, min_periods=1)
+    cases[f"rolling({window}) quantile(0.9)"] = (
+        lambda: r.nanstats.quantile(0.9, nan_policy="omit"),
+        {"pandas rolling.quantile": (lambda: r.quantile(0.9), 0.5)})
+    for stat, target in (("mean", 2.0), ("sum", 2.0), ("var", None), ("std", None)):
+        cases[f"rolling({window}) {stat}"] = (
+            lambda stat=stat: getattr(r.nanstats, stat)(nan_policy="omit"),
+            {f"pandas rolling.{stat}": (getattr(r, stat), target)})
+    e = s.expanding()
+    cases["expanding var"] = (lambda: e.nanstats.var(nan_policy="omit"),
+                              {"pandas expanding.var": (e.var, None)})
+    return cases
+
+
+def _resample_rows(n: int, repeats: int, nan_pct: float) -> list[dict[str, Any]]:
+    from nanaccess.core.window import segment_bounds, window_reduce
+    from nanaccess.pandas._groupby_registry import grouping_info
+
+    m = pd.Series(float_data(n, nan_pct, seed=4),
+                  index=pd.date_range("2024-01-01", periods=n, freq="min"))
+    rs = m.resample("D")
+
+    def segments() -> pd.Series:  # what the resample accessor could call (bins contiguous)
+        codes, ngroups, index = grouping_info(rs)
+        red = window_reduce(m.to_numpy(), *segment_bounds(codes, ngroups), "median",
+                            policy="omit")
+        return pd.Series(red.values, index=index)
+
+    t = time_interleaved({"accessor": lambda: rs.nanstats.median(nan_policy="omit"),
+                          "segments": segments, "pandas": rs.median}, repeats=repeats)
+    log(f"windows resample: accessor {t['accessor'] / t['pandas']:.2f}x, "
+        f"segments {t['segments'] / t['pandas']:.2f}x")
+    return [make_row(f"resample('D') median of {n} minutes", n, "omit", t["accessor"],
+                     "pandas resample.median", t["pandas"], nan_pct=nan_pct, target=1.0),
+            make_row(f"resample('D') median of {n} minutes, segment path", n, "omit",
+                     t["segments"], "pandas resample.median", t["pandas"], nan_pct=nan_pct)]
+
+
+def _xarray_row(grid: tuple[int, int, int], repeats: int,
+                nan_pct: float) -> list[dict[str, Any]]:
+    xr = optional_import("xarray")
+    if xr is None:
+        return []
+    data = float_data(int(np.prod(grid)), nan_pct, seed=5, shape=grid).astype(np.float32)
+    da = xr.DataArray(data, dims=("time", "lat", "lon"))
+    r = da.rolling(time=7)
+    t = time_interleaved({"nanaccess": lambda: r.nanstats.median(nan_policy="omit"),
+                          "xarray": r.median}, repeats=repeats)
+    log(f"windows xarray rolling(time=7) median {grid}: "
+        f"{t['nanaccess'] / t['xarray']:.2f}x")
+    return [make_row(f"xarray rolling(time=7) median of float32 {'x'.join(map(str, grid))}",
+                     data.size, "omit", t["nanaccess"], "xarray rolling.median",
+                     t["xarray"], nan_pct=nan_pct, target=1.0)]
 
 
 def run(n: int = N, window: int = WINDOW, *, repeats: int = 5, nan_pct: float = 1.0,
-        out_dir: Path | str | None = None, write: bool = True,
-        name: str = "windows") -> list[dict[str, Any]]:
+        grid: tuple[int, int, int] = GRID, out_dir: Path | str | None = None,
+        write: bool = True, name: str = "windows") -> list[dict[str, Any]]:
     """Time the window cases; return the rows and write ``<name>.json`` / ``.md``.
 
     Parameters
@@ -32,11 +113,13 @@ def run(n: int = N, window: int = WINDOW, *, repeats: int = 5, nan_pct: float = 
     n : int
         Values in the Series (and minutely rows of the resample case).
     window : int
-        Window length.
+        Window length of the quantile / moment cases (and the median's target row).
     repeats : int
         Interleaved repeats (median reported).
     nan_pct : float
         NaN share in percent.
+    grid : tuple of int
+        (time, lat, lon) of the xarray case.
     out_dir : path, optional
         Where to write (default ``benchmarks/results``).
     write : bool
@@ -50,38 +133,18 @@ def run(n: int = N, window: int = WINDOW, *, repeats: int = 5, nan_pct: float = 
         Result rows (schema in :mod:`common`).
     """
     s = pd.Series(float_data(n, nan_pct, seed=3))
-    r = s.rolling(window, min_periods=1)
     bn = optional_import("bottleneck")
-    x = s.to_numpy()
     rows: list[dict[str, Any]] = []
-    cases = {
-        "median": (lambda: r.nanstats.median(nan_policy="omit"),
-                   {"pandas rolling.median": (lambda: r.median(), 0.5)}),
-        "quantile(0.9)": (lambda: r.nanstats.quantile(0.9, nan_policy="omit"),
-                          {"pandas rolling.quantile": (lambda: r.quantile(0.9), 0.5)}),
-        "mean": (lambda: r.nanstats.mean(nan_policy="omit"),
-                 {"pandas rolling.mean": (lambda: r.mean(), 2.0)}),
-        "sum": (lambda: r.nanstats.sum(nan_policy="omit"),
-                {"pandas rolling.sum": (lambda: r.sum(), 2.0)}),
-    }
-    if bn is not None:
-        cases["median"][1]["bottleneck.move_median"] = (
-            lambda: bn.move_median(x, window, min_count=1), 1.0)
-    for case, (mine, refs) in cases.items():
+    for case, (mine, refs) in _cases(s, s.to_numpy(), window, bn).items():
         t = time_interleaved({"nanaccess": mine, **{k: v[0] for k, v in refs.items()}},
                              repeats=repeats)
         for ref, (_, target) in refs.items():
-            rows.append(make_row(f"rolling({window}) {case} of {n}", n, "omit",
-                                 t["nanaccess"], ref, t[ref], nan_pct=nan_pct, target=target))
-        log(f"windows {case}: " + ", ".join(f"{k}={t['nanaccess'] / t[k]:.2f}x" for k in refs))
-    m = pd.Series(float_data(n, nan_pct, seed=4),
-                  index=pd.date_range("2024-01-01", periods=n, freq="min"))
-    rs = m.resample("D")
-    t = time_interleaved({"nanaccess": lambda: rs.nanstats.median(nan_policy="omit"),
-                          "pandas": lambda: rs.median()}, repeats=repeats)
-    rows.append(make_row(f"resample('D') median of {n} minutes", n, "omit", t["nanaccess"],
-                         "pandas resample.median", t["pandas"], nan_pct=nan_pct, target=1.0))
-    log(f"windows resample: {t['nanaccess'] / t['pandas']:.2f}x")
+            rows.append(make_row(f"{case} of {n}", n, "omit", t["nanaccess"], ref, t[ref],
+                                 nan_pct=nan_pct, target=target))
+        log(f"windows {case}: " + ", ".join(f"{k}={t['nanaccess'] / t[k]:.2f}x"
+                                            for k in refs))
+    rows += _resample_rows(n, repeats, nan_pct)
+    rows += _xarray_row(grid, repeats, nan_pct)
     if write:
         from common import write_results
 
@@ -92,4 +155,3 @@ def run(n: int = N, window: int = WINDOW, *, repeats: int = 5, nan_pct: float = 
 if __name__ == "__main__":  # pragma: no cover
     for row in run():
         print(row)
-
