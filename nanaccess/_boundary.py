@@ -149,14 +149,22 @@ def _dask_call(data: Any, stat: str, policy: NanPolicy, axis: Axis, keepdims: bo
     raise TypeError(f"{stat} of a dask array needs nanaccess.dask.array.dask_reduce")
 
 
+def _lean_list_median(data: list, stat: str) -> Any:
+    """A median of a NaN-free list needs no policy: short float lists
+    (core/small.py), then short lists of any kind (core/lists.py); else None."""
+    out = float_list_median(data, stat)
+    if out is None and len(data) <= SHORT_LIST:
+        out = list_median(data, stat)
+    return out
+
+
 def call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
-          params: dict) -> Any:
-    """The boundary of every statistic function (see the module docstring)."""
-    if type(data) is list and nan_policy is None and stat in MEDIANS and axis is None \
-            and not keepdims and params.get("weights") is None:
-        out = float_list_median(data, stat)  # NaN-free: no policy to resolve (core/small.py)
-        if out is None and len(data) <= SHORT_LIST:
-            out = list_median(data, stat)  # NaN-free, any kind (core/lists.py)
+         params: dict, *, lean: bool = True) -> Any:
+    """The boundary of every statistic function (see the module docstring);
+    ``lean=False``: the caller already tried the NaN-free list lane."""
+    if lean and type(data) is list and nan_policy is None and stat in MEDIANS \
+            and axis is None and not keepdims and params.get("weights") is None:
+        out = _lean_list_median(data, stat)
         if out is not None:
             return out
     host = host_of(data)
@@ -211,10 +219,16 @@ def statistic(fn: Callable[..., Any]) -> Callable[..., Any]:
     # the statistic's own parameters when the caller passes only data (the common call)
     bare = None if positional else {
         k: v for k, v in defaults.items() if k not in ("axis", "nan_policy", "keepdims")}
+    lean_list = bare is not None and stat in MEDIANS  # the float-list lane, before call()
 
     @functools.wraps(fn)
     def wrapper(data: Any, *args: Any, **kwargs: Any) -> Any:
         if bare is not None and not args and not kwargs:
+            if lean_list and type(data) is list:
+                out = _lean_list_median(data, stat)
+                if out is not None:
+                    return out
+                return call(stat, data, None, None, False, dict(bare), lean=False)
             return call(stat, data, None, None, False, dict(bare))
         if args:
             if len(args) > len(positional):

@@ -56,6 +56,7 @@ _REAL_TYPES = _NUMPY_TYPES | _INT_TYPES | {float, Fraction, Decimal}
 #: interchangeable there: same type, same bits, except zeros and NaNs, checked)
 _SORTABLE = _NUMPY_TYPES | {int, bool}
 _PLAIN_INTS = (int, bool)
+_FLOAT_MAX = {np.dtype(c).type: float(np.finfo(c).max) for c in ("f2", "f4", "f8")}
 #: a homogeneous list at most this long is sorted in Python (no array set-up)
 SHORT_LIST = 64
 
@@ -119,7 +120,7 @@ def _short_select(vals: list, t: type, ranks: tuple[int, ...]) -> list | None:
         return _decimal_select(vals, ranks)
     if t not in _SORTABLE:
         return None
-    floating = t not in _INT_TYPES and np.dtype(t).kind == "f"
+    floating = t in _FLOAT_MAX
     if floating:
         try:
             if math.isnan(math.fsum(vals)):
@@ -127,10 +128,10 @@ def _short_select(vals: list, t: type, ranks: tuple[int, ...]) -> list | None:
         except (OverflowError, ValueError):  # inf + -inf: a zero is not the issue, but
             return None  # the generic path decides the infinities' midpoint
     s = sorted(vals)
-    picked = [s[k] for k in ranks]
-    if floating and any(v == 0 for v in picked):
+    a, b = s[ranks[0]], s[ranks[1]]  # no comprehension: its set-up costs more here
+    if floating and (a == 0 or b == 0):
         return None  # -0.0 and +0.0 are equal to sorted(), not to totalOrder
-    return picked
+    return [a, b]
 
 
 def _decimal_sorted(vals: list) -> list | None:
@@ -231,11 +232,28 @@ def list_median(vals: list, stat: str, policy: NanPolicy | None = None) -> Any:
     a, b = picked
     if stat != "median" or ranks[0] == ranks[1]:
         return a
-    if type(a) in _PLAIN_INTS and type(b) in _PLAIN_INTS:
-        try:
-            return (a + b) / 2  # what _weighted computes for ints, without its set-up
-        except OverflowError:
-            pass
+    mid = _plain_mid(a, b)
+    if mid is not None:
+        return mid
+    if Decimal not in types:
+        return _weighted(a, 1, b, 1, 2)
     with localcontext() as ctx:  # the generic path's context
         ctx.traps[FloatOperation] = False
         return _weighted(a, 1, b, 1, 2)
+
+
+def _plain_mid(a: Any, b: Any) -> Any:
+    """``_weighted(a, 1, b, 1, 2)`` for two ints or two NumPy floats of one type when
+    nothing can overflow (the same expression, without its checks), else None."""
+    t = type(a)
+    if t is not type(b):
+        return None
+    if t in _INT_TYPES or t is np.uint64:
+        try:
+            return (int(a) + int(b)) / 2  # ints as Python ints: no wrap-around
+        except OverflowError:  # beyond float: _weighted's exact path
+            return None
+    fmax = _FLOAT_MAX.get(t)
+    if fmax is not None and abs(float(a)) + abs(float(b)) < fmax:
+        return (a + b) / 2  # finite, and the sum cannot round to an infinity
+    return None

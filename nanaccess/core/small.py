@@ -89,8 +89,10 @@ def float_list_median(vals: list, stat: str) -> float | None:
     s = sorted(vals)
     lo, hi = median_ranks(stat, n)
     a, b = s[lo], s[hi]
-    if a == 0.0 or b == 0.0:
-        return None
+    if a == 0.0 or b == 0.0:  # sorted() keeps -0.0 and +0.0 in input order
+        neg = sum(1 for v in vals if v < 0.0 or (v == 0.0 and math.copysign(1.0, v) < 0))
+        a = (-0.0 if lo < neg else 0.0) if a == 0.0 else a
+        b = (-0.0 if hi < neg else 0.0) if b == 0.0 else b
     return a if lo == hi else _mid(a, b)
 
 
