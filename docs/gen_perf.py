@@ -225,7 +225,8 @@ def write_chart(results_dir: Path | str, out: Path | str) -> bool:
     ax.set_yticks(list(ys))
     ax.set_yticklabels([_label(r) for r in rows], fontsize=9.5)
     ax.set_xlabel(
-        "worst time (memory) ratio nanaccess / reference, same run; log scale, lower is better"
+        "worst same-run ratio nanaccess / reference (time; for memory, copies)\n"
+        "log scale: lower is better"
     )
     ax.grid(axis="x", color="0.9", zorder=0)
     from matplotlib.lines import Line2D
