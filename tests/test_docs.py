@@ -252,6 +252,30 @@ def test_gen_perf_renders_results(tmp_path: Path):
     assert all(h.startswith("### ") for h in heads[2:]) and len(heads) == 6
 
 
+def test_dotted_breaks_only_touch_text_after_a_dot():
+    spec = importlib.util.spec_from_file_location("dotted_breaks", DOCS / "dotted_breaks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    failures, tried = doctest.testmod(module)
+    assert tried > 0 and failures == 0
+    brk = module.break_dots
+    assert brk("pandas.api.typing.DataFrameGroupBy") == (
+        "pandas.<wbr>api.<wbr>typing.<wbr>DataFrameGroupBy"
+    )
+    assert (
+        brk('<a href="a.b.html" title="x.y">a.b</a>')
+        == '<a href="a.b.html" title="x.y">a.<wbr>b</a>'
+    )
+    assert brk("1.5 and e.g. 0.25") == "1.5 and e.<wbr>g. 0.25"  # numbers keep their dot
+    ctx = {
+        "body": '<h1>x.y<a class="headerlink" href="#">#</a></h1><p>a.b</p>',
+        "next": {"title": "m.n", "link": "m.n.html"},
+    }
+    module.add_breaks(None, "page", "page.html", ctx, None)
+    assert ctx["body"].startswith("<h1>x.<wbr>y") and "<p>a.b</p>" in ctx["body"]
+    assert ctx["next"] == {"title": "m.<wbr>n", "link": "m.n.html"}
+
+
 def test_readme_has_the_two_commands_and_ci_runs_the_test_command():
     text = README.read_text(encoding="utf-8")
     assert DEMO_CMD in text
