@@ -282,6 +282,40 @@ def _flush_one(tabs, ix, dig, rng):  # pragma: no cover - compiled
     tabs[ix] = 0
 
 
+def _masked_block(bits, mask, i, j1, tabs):  # pragma: no cover - compiled
+    """The hot loop with a selection mask, branch-free: an unselected value adds 0 to
+    its entry and is not tracked. Returns (emin, emax, selected count)."""
+    emin = 2047
+    emax = 0
+    count = 0
+    while i + _NT <= j1:
+        for u in range(_NT):
+            b = bits[i + u]
+            w = np.int64(mask[i + u])
+            ix = np.int64(b >> np.uint64(52))
+            e = ix & 2047
+            m = (b & np.uint64(0xFFFFFFFFFFFFF)) | (np.uint64(e != 0) << np.uint64(52))
+            tabs[u * 4096 + ix] += m & (np.uint64(0) - np.uint64(w))
+            es = e * w
+            emin = min(emin, es + (es == 0) * 2047)
+            emax = max(emax, es)
+            count += w
+        i += _NT
+    while i < j1:
+        b = bits[i]
+        w = np.int64(mask[i])
+        ix = np.int64(b >> np.uint64(52))
+        e = ix & 2047
+        m = (b & np.uint64(0xFFFFFFFFFFFFF)) | (np.uint64(e != 0) << np.uint64(52))
+        tabs[ix] += m & (np.uint64(0) - np.uint64(w))
+        es = e * w
+        emin = min(emin, es + (es == 0) * 2047)
+        emax = max(emax, es)
+        count += w
+        i += 1
+    return emin, emax, count
+
+
 def _segment(bits, mask, use_mask, i0, i1, tabs, cnt, qtabs, squares, dig, qdig,
              rng, qrng):  # pragma: no cover - compiled
     """Accumulate the values of bits ``bits[i0:i1]`` (selected by ``mask`` when
@@ -296,6 +330,7 @@ def _segment(bits, mask, use_mask, i0, i1, tabs, cnt, qtabs, squares, dig, qdig,
     # <= 2048 adds per entry per flush (three squares' parts per value)
     block = (2048 // 3 if squares else 2048) * (ntab // 4096)
     plain = not use_mask and not squares and ntab == tabs.shape[0]
+    fastmask = use_mask and not squares and ntab == tabs.shape[0]
     i = i0
     while i < i1:
         j1 = min(i1, i + block)
@@ -304,14 +339,20 @@ def _segment(bits, mask, use_mask, i0, i1, tabs, cnt, qtabs, squares, dig, qdig,
             flags |= _counted(bits, i, i1, tabs, cnt, dig, rng)
             count += i1 - i
             break
-        if plain:
-            emin, emax = _plain_block(bits, i, j1, tabs)
-            count += j1 - i
+        if plain or fastmask:
+            if plain:
+                emin, emax = _plain_block(bits, i, j1, tabs)
+                count += j1 - i
+            else:
+                emin, emax, c = _masked_block(bits, mask, i, j1, tabs)
+                count += c
             if emax == 2047:  # an infinity or NaN: flag it, drop the garbage entries
                 for j in range(i, j1):
                     b = bits[j]
-                    if (b & np.uint64(0x7FF0000000000000)) == np.uint64(0x7FF0000000000000):
-                        flags = _special(b, flags)
+                    if plain or mask[j]:
+                        if (b & np.uint64(0x7FF0000000000000)) == np.uint64(
+                                0x7FF0000000000000):
+                            flags = _special(b, flags)
                 for t in range(0, tabs.shape[0], 4096):
                     tabs[t + 2047] = 0
                     tabs[t + 4095] = 0
@@ -575,7 +616,7 @@ def digits_kernel(bits, mask, use_mask, squares, sdig, qdig_out, sneg, counts, f
 
 _HELPERS = ("_add_chunk", "_carry", "_magnitude", "_bitlen", "_round_bits", "_divide",
             "_flush_entry", "_flush", "_flush_one", "_counted", "_add_value", "_special",
-            "_plain_block", "_segment", "_copy_up",
+            "_plain_block", "_masked_block", "_segment", "_copy_up",
             "_add_shifted", "_finish_sum", "_finish_mean", "_finish_var", "_finish")
 
 
