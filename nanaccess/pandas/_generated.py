@@ -576,7 +576,8 @@ class SeriesStatsMixin:
             weight of zero drops its value. The policy covers the weights too: a NaN or missing
             weight raises ``NaNError`` under "raise", drops its pair under "omit", makes the result
             NaN under "propagate" and is a ``ValueError`` under the ordering policies; negative or
-            infinite weights are a ``ValueError`` (see :doc:`/weighted`).
+            infinite weights are a ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof``
+            subtracts from the total weight (frequency weights).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -643,7 +644,8 @@ class SeriesStatsMixin:
             weight of zero drops its value. The policy covers the weights too: a NaN or missing
             weight raises ``NaNError`` under "raise", drops its pair under "omit", makes the result
             NaN under "propagate" and is a ``ValueError`` under the ordering policies; negative or
-            infinite weights are a ``ValueError`` (see :doc:`/weighted`).
+            infinite weights are a ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof``
+            subtracts from the total weight (frequency weights).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1534,7 +1536,8 @@ class DataFrameStatsMixin:
             policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
             "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
             ``ValueError`` under the ordering policies; negative or infinite weights are a
-            ``ValueError`` (see :doc:`/weighted`).
+            ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof`` subtracts from the total
+            weight (frequency weights).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1608,7 +1611,8 @@ class DataFrameStatsMixin:
             policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
             "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
             ``ValueError`` under the ordering policies; negative or infinite weights are a
-            ``ValueError`` (see :doc:`/weighted`).
+            ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof`` subtracts from the total
+            weight (frequency weights).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -2429,7 +2433,8 @@ class GroupByStatsMixin:
             The policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
             "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
             ``ValueError`` under the ordering policies; negative or infinite weights are a
-            ``ValueError`` (see :doc:`/weighted`).
+            ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof`` subtracts from the total
+            weight (frequency weights).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -2502,7 +2507,8 @@ class GroupByStatsMixin:
             The policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
             "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
             ``ValueError`` under the ordering policies; negative or infinite weights are a
-            ``ValueError`` (see :doc:`/weighted`).
+            ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof`` subtracts from the total
+            weight (frequency weights).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").

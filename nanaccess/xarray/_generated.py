@@ -660,7 +660,8 @@ class DataArrayStatsMixin:
             drops its value. The policy covers the weights too: a NaN or missing weight raises
             ``NaNError`` under "raise", drops its pair under "omit", makes the result NaN under
             "propagate" and is a ``ValueError`` under the ordering policies; negative or infinite
-            weights are a ``ValueError`` (see :doc:`/weighted`).
+            weights are a ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof`` subtracts
+            from the total weight (frequency weights).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -737,7 +738,8 @@ class DataArrayStatsMixin:
             drops its value. The policy covers the weights too: a NaN or missing weight raises
             ``NaNError`` under "raise", drops its pair under "omit", makes the result NaN under
             "propagate" and is a ``ValueError`` under the ordering policies; negative or infinite
-            weights are a ``ValueError`` (see :doc:`/weighted`).
+            weights are a ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof`` subtracts
+            from the total weight (frequency weights).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1635,7 +1637,8 @@ class DatasetStatsMixin:
             The policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
             "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
             ``ValueError`` under the ordering policies; negative or infinite weights are a
-            ``ValueError`` (see :doc:`/weighted`).
+            ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof`` subtracts from the total
+            weight (frequency weights).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1717,7 +1720,8 @@ class DatasetStatsMixin:
             The policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
             "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
             ``ValueError`` under the ordering policies; negative or infinite weights are a
-            ``ValueError`` (see :doc:`/weighted`).
+            ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof`` subtracts from the total
+            weight (frequency weights).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").

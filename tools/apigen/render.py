@@ -258,8 +258,12 @@ def signature(spec: HostSpec, stat: Any) -> tuple[list[_Arg], list[_Arg]]:
         target = pos if i < star else kw
         if name in stat_params:
             p = stat_params[name]
+            doc = spec.param_docs.get(name, p.doc)
+            if name == "weights" and "ddof" in stat_params:
+                doc += (" With weights, ``ddof`` subtracts from the total weight (frequency "
+                        "weights).")
             target.append(_Arg(name, ANNOTATIONS.get(name, "Any"), _stat_default(spec, p),
-                               p.type, spec.param_docs.get(name, p.doc)))
+                               p.type, doc))
         elif name in host:
             h = host[name]
             target.append(_Arg(name, h.annotation, h.default, h.type, h.doc, h.folds_into))
