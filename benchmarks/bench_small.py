@@ -4,11 +4,16 @@ Rows and targets (same-run ratios):
 
 * ``median`` of float64 arrays, n = 10, 100, 1000: <= 1.0x ``np.median``;
 * ``mean`` of float64 arrays, n = 10, 100, 1000: <= 3.0x ``np.mean``;
-* ``median`` of a list of 10 floats: <= 3x ``statistics.median``;
+* the same with one NaN under "omit" (against ``np.nanmedian`` / ``np.nanmean``),
+  ``quantile(q=0.3)`` and ``std`` (against ``np.quantile`` / ``np.std``): the
+  neighbours of the targets, reported without a target;
+* ``median`` of a list of 10 floats: <= 3x ``statistics.median`` (also with one NaN
+  under "omit" and "propagate", against ``statistics.median`` of the numbers);
 * ``median`` of a list of 1e5 ints / ``np.float64`` / ``np.int64`` / ``np.float32``
   scalars: <= 0.5x ``statistics.median``;
 * ``median`` of 2e4 ``Decimal`` or ``Fraction``: <= 1.0x ``statistics.median``.
 
+Every kind of list at every size is in :mod:`bench_list`.
 Run alone: ``python benchmarks/bench_small.py``.
 """
 
@@ -28,6 +33,19 @@ import nanaccess as na
 
 __all__ = ["run"]
 
+#: (case, ours, reference name, reference, target, NaN under "omit")
+_ARRAY_CASES: list[tuple[str, Callable, str, Callable, float | None, bool]] = [
+    ("median of a float64 array", na.median, "np.median", np.median, 1.0, False),
+    ("mean of a float64 array", na.mean, "np.mean", np.mean, 3.0, False),
+    ("median of a float64 array", lambda x: na.median(x, nan_policy="omit"), "np.nanmedian",
+     np.nanmedian, None, True),
+    ("mean of a float64 array", lambda x: na.mean(x, nan_policy="omit"), "np.nanmean",
+     np.nanmean, None, True),
+    ("quantile(0.3) of a float64 array", lambda x: na.quantile(x, 0.3), "np.quantile",
+     lambda x: np.quantile(x, 0.3), None, False),
+    ("std of a float64 array", na.std, "np.std", np.std, None, False),
+]
+
 
 def _lists(n_list: int, n_exact: int) -> list[tuple[str, list, float]]:
     rng = np.random.default_rng(7)
@@ -43,6 +61,41 @@ def _lists(n_list: int, n_exact: int) -> list[tuple[str, list, float]]:
         ("list of Decimal", [Decimal(str(v)) for v in exact], 1.0),
         ("list of Fraction", [Fraction(v) for v in exact], 1.0),
     ]
+
+
+def _array_rows(sizes: tuple[int, ...], repeats: int) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    rng = np.random.default_rng(3)
+    for n in sizes:
+        x = rng.normal(size=n)
+        xn = x.copy()
+        xn[n // 3] = np.nan
+        for case, ours, ref, theirs, target, with_nan in _ARRAY_CASES:
+            d = xn if with_nan else x
+            t = time_interleaved({"na": lambda f=ours, d=d: f(d),
+                                  "ref": lambda f=theirs, d=d: f(d)}, repeats=repeats)
+            rows.append(make_row(case, n, "omit" if with_nan else "raise", t["na"], ref,
+                                 t["ref"], nan_pct=100.0 / n if with_nan else 0.0,
+                                 target=target))
+            log(f"small {case} n={n}{' NaN omit' if with_nan else ''}: "
+                f"{t['na'] / t['ref']:.2f}x {ref}")
+    return rows
+
+
+def _short_nan_rows(repeats: int) -> list[dict[str, Any]]:
+    """A list of 10 floats holding one NaN: the policy acts (omit, propagate)."""
+    rows: list[dict[str, Any]] = []
+    vals = np.random.default_rng(5).normal(size=10).tolist()
+    numbers = vals[:9]
+    vals[4], vals[9] = float("nan"), vals[4]
+    for policy in ("omit", "propagate"):
+        t = time_interleaved({"na": lambda p=policy: na.median(vals, nan_policy=p),
+                              "ref": lambda: statistics.median(numbers)}, repeats=repeats)
+        rows.append(make_row("median of a list of 10 floats", 10, policy, t["na"],
+                             "statistics.median", t["ref"], nan_pct=10.0))
+        log(f"small median of a list of 10 floats, one NaN, {policy}: "
+            f"{t['na'] / t['ref']:.2f}x")
+    return rows
 
 
 def run(sizes: tuple[int, ...] = (10, 100, 1000), *, n_list: int = 100_000,
@@ -72,26 +125,14 @@ def run(sizes: tuple[int, ...] = (10, 100, 1000), *, n_list: int = 100_000,
     list of dict
         Result rows (schema in :mod:`common`).
     """
-    rows: list[dict[str, Any]] = []
-    rng = np.random.default_rng(3)
-    for n in sizes:
-        x = rng.normal(size=n)
-        cases: list[tuple[str, Callable, str, Callable, float]] = [
-            ("median of a float64 array", na.median, "np.median", np.median, 1.0),
-            ("mean of a float64 array", na.mean, "np.mean", np.mean, 3.0),
-        ]
-        for case, ours, ref, theirs, target in cases:
-            t = time_interleaved({"na": lambda f=ours, x=x: f(x),
-                                  "ref": lambda f=theirs, x=x: f(x)},
-                                 repeats=repeats)
-            rows.append(make_row(case, n, "raise", t["na"], ref, t["ref"], target=target))
-            log(f"small {case} n={n}: {t['na'] / t['ref']:.2f}x {ref}")
+    rows = _array_rows(sizes, repeats)
     for case, data, target in _lists(n_list, n_exact):
         t = time_interleaved({"na": lambda d=data: na.median(d),
                               "ref": lambda d=data: statistics.median(d)}, repeats=repeats)
         rows.append(make_row(f"median of a {case}", len(data), "raise", t["na"],
                              "statistics.median", t["ref"], target=target))
         log(f"small median of a {case} n={len(data)}: {t['na'] / t['ref']:.2f}x")
+    rows += _short_nan_rows(repeats)
     if write:
         from common import write_results
 

@@ -31,7 +31,14 @@ from .core.interp import validate_q
 from .core.lists import MEDIANS, SHORT_LIST, list_median
 from .core.objects import object_moment_stat, object_order_stat
 from .core.reduce import reduce
-from .core.small import LEAN_MOMENTS, ORDERS, float_list_median, moment_small, order_small
+from .core.small import (
+    LEAN_MOMENTS,
+    ORDERS,
+    float_list_median,
+    float_list_nan_median,
+    moment_small,
+    order_small,
+)
 from .errors import NaNError
 from .options import NanPolicy, resolve_policy
 
@@ -216,6 +223,7 @@ def statistic(fn: Callable[..., Any]) -> Callable[..., Any]:
     positional = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
     defaults = {p.name: p.default for p in params if p.default is not p.empty}
     allowed = frozenset(p.name for p in params)
+    positional_set = frozenset(positional)
     # the statistic's own parameters when the caller passes only data (the common call)
     bare = None if positional else {
         k: v for k, v in defaults.items() if k not in ("axis", "nan_policy", "keepdims")}
@@ -239,9 +247,9 @@ def statistic(fn: Callable[..., Any]) -> Callable[..., Any]:
             bad = sorted(set(kwargs) - allowed)
             raise TypeError(f"{stat}() got an unexpected keyword argument {bad[0]!r}")
         kw = {**defaults, **kwargs}
-        missing_args = [p for p in positional if p not in kw]
-        if missing_args:
-            raise TypeError(f"{stat}() missing required argument {missing_args[0]!r}")
+        if positional and not kw.keys() >= positional_set:
+            first = next(p for p in positional if p not in kw)
+            raise TypeError(f"{stat}() missing required argument {first!r}")
         axis = kw.pop("axis", None)
         nan_policy = kw.pop("nan_policy", None)
         keepdims = kw.pop("keepdims", False)
@@ -258,6 +266,8 @@ def _iterable_order(stat: str, vals: list, policy: NanPolicy, params: dict) -> A
     if stat in MEDIANS:
         # NaN-free short float lists (core/small.py), homogeneous lists (core/lists.py)
         out = float_list_median(vals, stat)
+        if out is None:
+            out = float_list_nan_median(vals, stat, policy)
         if out is None:
             out = list_median(vals, stat, policy)
         if out is not None:

@@ -31,6 +31,7 @@ every error and every rule.
 from __future__ import annotations
 
 import math
+import struct
 from typing import Any
 
 import numpy as np
@@ -43,8 +44,8 @@ from .plan import combine, median_ranks, rank_plan
 from .policy import RULES
 
 __all__ = ["MEDIANS", "ORDERS", "MOMENTS", "LEAN_MOMENTS", "SMALL_LIST", "SMALL_ARRAY",
-           "SMALL_MOMENT", "float_list_median", "array_median", "order_small", "array_moment",
-           "moment_small"]
+           "SMALL_MOMENT", "float_list_median", "float_list_nan_median", "array_median",
+           "order_small", "array_moment", "moment_small"]
 
 #: the statistics with a lean path here
 MEDIANS = _stats.MEDIANS
@@ -62,6 +63,9 @@ SMALL_MOMENT = 512
 #: longest 1-D array selected here (beyond it the generic engine's selection wins)
 SMALL_ARRAY = 4096
 _FLOAT = {float}
+_DOUBLE, _BITS = struct.Struct("<d"), struct.Struct("<q")  # a float's bits as an int64
+_QUIET = 1 << 51
+_INT64_MAX = (1 << 63) - 1
 
 
 def _mid(a: float, b: float) -> float | None:
@@ -94,6 +98,34 @@ def float_list_median(vals: list, stat: str) -> float | None:
         a = (-0.0 if lo < neg else 0.0) if a == 0.0 else a
         b = (-0.0 if hi < neg else 0.0) if b == 0.0 else b
     return a if lo == hi else _mid(a, b)
+
+
+def float_list_nan_median(vals: list, stat: str, policy: NanPolicy) -> float | None:
+    """``stat`` of a short list of exact Python floats holding quiet NaNs, under a
+    policy that removes them (the numbers' median) or propagates them (the
+    totalOrder-greatest NaN, as stored); ``None`` otherwise (the generic path).
+
+    Examples
+    --------
+    >>> float_list_nan_median([3.0, float("nan"), 1.0], "median", NanPolicy.OMIT)
+    2.0
+    """
+    n = len(vals)
+    if not 0 < n <= SMALL_LIST or type(vals) is not list or set(map(type, vals)) != _FLOAT:
+        return None
+    nans = [v for v in vals if v != v]
+    r = RULES[policy]
+    if not nans or r.nan_raises:
+        return None
+    bits = [_BITS.unpack(_DOUBLE.pack(v))[0] for v in nans]
+    if not r.signaling_allowed and any(not b & _QUIET for b in bits):
+        return None  # a signaling NaN: the generic path raises
+    if r.propagates:  # totalOrder key of a float64 NaN: b, or b ^ INT64_MAX when negative
+        keys = [b if b >= 0 else b ^ _INT64_MAX for b in bits]
+        return nans[keys.index(max(keys))]
+    if r.removes:
+        return float_list_median([v for v in vals if v == v], stat)
+    return None
 
 
 def array_median(x: Any, stat: str) -> np.float64 | None:

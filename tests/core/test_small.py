@@ -32,6 +32,7 @@ from nanaccess.core.small import (
     array_median,
     array_moment,
     float_list_median,
+    float_list_nan_median,
     moment_small,
     order_small,
 )
@@ -269,3 +270,14 @@ def test_lean_paths_are_taken():
     assert moment_small(x, "mean", NanPolicy.OMIT) == 1.0
     assert moment_small(x, "std", NanPolicy.PROPAGATE) is None
     assert moment_small(np.ones(SMALL_MOMENT + 8), "sum", NanPolicy.RAISE) == SMALL_MOMENT + 8
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_nan_floats, min_size=1, max_size=SMALL_LIST))
+def test_float_list_nan_median_equals_generic(vals):
+    for stat in MEDIANS:
+        for policy in NanPolicy:
+            got = float_list_nan_median(vals, stat, policy)
+            if got is not None:
+                assert type(got) is float
+                assert _outcome(lambda g=got: g) == _generic_list(vals, stat, policy.value)
