@@ -26,13 +26,21 @@ def _levels(xb: np.ndarray, mu: np.ndarray, out: list[np.ndarray]) -> None:
     """
     M = max(2, (xb.shape[1] + 1).bit_length())  # 2**M >= n + 2
     t = np.empty_like(xb)
-    while mu.any():
-        sigma = np.ldexp(1.0, np.frexp(mu)[1] + M)[:, None]
+    e = np.frexp(mu)[1]  # max|x| < 2**e
+    live = mu != 0
+    xb += 0.0  # -0.0 -> +0.0: from here on a zero remainder has zero bits
+    bits = xb.view(np.int64)
+    while live.any():
+        sigma = np.ldexp(1.0, e + M)[:, None]
         np.add(xb, sigma, out=t)
         np.subtract(t, sigma, out=t)
         out.append(t.sum(axis=1))
         np.subtract(xb, t, out=xb)
-        mu = np.maximum(xb.max(axis=1), -xb.min(axis=1))
+        # |x - q| <= ulp(sigma) / 2 = 2**(e + M - 53): a bound for the next level, so
+        # no max/min pass (a larger sigma stays exact); stop where nothing is left
+        e = e + M - 52
+        live = (np.any(bits, axis=1) if xb.shape[0] > 1
+                else np.array([np.count_nonzero(bits) > 0]))
 
 
 def _pad_stack(parts: list[tuple[int, int, list[np.ndarray]]], rows: int) -> np.ndarray:
