@@ -272,3 +272,25 @@ def test_series_groupby_with_row_weights():
     as_frame = s.to_frame().assign(g=[0, 0, 0, 1, 1], w=w)
     flat = as_frame.groupby("g", as_index=False).nanstats.median(weights="w")
     assert list(flat.columns) == ["g", "x"] and flat["x"].tolist() == [3.0, 20.0]
+
+
+def test_skipna_folds_into_the_policy_with_weights():
+    assert _S.nanstats.median(weights=_NAN_W, skipna=True) == \
+        _S.nanstats.median(weights=_NAN_W, nan_policy="omit")
+    assert np.isnan(_S.nanstats.median(weights=_NAN_W, skipna=False))
+
+
+@pytest.mark.parametrize("stat", ["quantile", "median_low", "mean", "var"])
+def test_permuting_pairs_keeps_the_bits(stat):
+    s, w = _series(9, n=57, nan=True)
+    kw = {"q": [0.1, 0.5, 0.77]} if stat == "quantile" else {}
+    perm = np.random.default_rng(1).permutation(len(s))
+    a = getattr(s.nanstats, stat)(weights=w, nan_policy="omit", **kw)
+    b = getattr(s.iloc[perm].nanstats, stat)(weights=w.iloc[perm], nan_policy="omit", **kw)
+    _same(np.asarray(a), np.asarray(b))
+
+
+def test_nullable_int_weights_with_missing():
+    w = pd.Series([2, None, 1, 1], index=list("abcd"), dtype="Int64")
+    got = _S.nanstats.median(weights=w, nan_policy="omit")
+    _same(got, na.median(np.array([4.0, 3.0, 2.0]), weights=[2, 1, 1]))
