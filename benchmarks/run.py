@@ -43,8 +43,8 @@ if str(HERE) not in sys.path:
 
 from common import RESULTS, accel_active, log, make_row, write_results  # noqa: E402
 
-BENCHES = ("core", "axis", "list", "small", "memory", "groupby", "moments", "weighted",
-           "windows", "dask")
+BENCHES = ("core", "axis", "list", "small", "accessor_small", "memory", "groupby", "moments",
+           "weighted", "windows", "dask")
 ACCEL_BENCHES = ("core", "axis", "groupby", "moments")  # paths the accelerator changes
 
 
@@ -217,7 +217,8 @@ def _self_contained(name: str) -> Callable[..., list[dict]]:
 RUNNERS: dict[str, Callable[..., list[dict]]] = {
     "core": bench_core, "axis": bench_axis, "list": bench_list, "small": bench_small,
     "memory": bench_memory, "groupby": bench_groupby, "dask": bench_dask,
-    **{name: _self_contained(name) for name in ("moments", "weighted", "windows")},
+    **{name: _self_contained(name)
+       for name in ("accessor_small", "moments", "weighted", "windows")},
 }
 
 
