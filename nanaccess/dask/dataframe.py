@@ -248,6 +248,78 @@ class DaskNanGroupBy(DaskGroupByStatsMixin):
         self._ddf, self._by, self._dropna = ddf, by, dropna
         self._selection = selection
 
+    def describe(self, percentiles: Any = None, *, nan_policy: str | None = None) -> Any:
+        """describe's rows per group and column (as pandas GroupBy ``nanstats.describe``),
+        lazy and exact; the statistics under "omit" unless ``nan_policy`` is passed.
+
+        Parameters
+        ----------
+        percentiles : sequence of float, optional
+            In [0, 1]; default 0.25, 0.5, 0.75 (0.5 is always added, as pandas).
+        nan_policy : str, optional
+            The policy of the statistic rows; None: "omit".
+
+        Returns
+        -------
+        dask.dataframe.DataFrame
+            Indexed by group, columns (column, row) (lazy; group order follows the
+            shuffle).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask
+        >>> df = pd.DataFrame({"k": [1, 1, 2], "x": [1.0, np.nan, 3.0]})
+        >>> d = dd.from_pandas(df, npartitions=2).groupby("k").nanstats.describe()
+        >>> d.compute().sort_index()[("x", "nan")].tolist()
+        [1.0, 0.0]
+        """
+        return self._reduce("describe", percentiles=percentiles, nan_policy=nan_policy)
+
+    def nan_report(self) -> Any:
+        """The counts of :func:`nanaccess.nan_report` per group and column (lazy).
+
+        Returns
+        -------
+        dask.dataframe.DataFrame
+            int64, indexed by group, columns (column, key).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask
+        >>> df = pd.DataFrame({"k": [1, 1, 2], "x": [1.0, np.nan, 3.0]})
+        >>> r = dd.from_pandas(df, npartitions=2).nanstats.groupby("k").nan_report()
+        >>> r.compute().sort_index()[("x", "nan")].tolist()
+        [1, 0]
+        """
+        return self._reduce("nan_report")
+
+    def agg(self, func: Any = None, **kwargs: Any) -> Any:
+        """Several statistics at once, by name, as pandas GroupBy ``nanstats.agg``.
+
+        Parameters
+        ----------
+        func : str, list of str, or dict
+            Names of statistics of the table or :mod:`nanaccess.agg` callables; a dict
+            maps columns to a name or a list of names.
+        **kwargs
+            Keywords for every statistic that takes them (``nan_policy``, ``q``, ...).
+
+        Returns
+        -------
+        dask.dataframe.DataFrame or Series
+            Lazy, as pandas lays the result out (group order follows the shuffle).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask
+        >>> df = pd.DataFrame({"k": [1, 1, 2], "x": [1.0, np.nan, 3.0]})
+        >>> a = dd.from_pandas(df, npartitions=2).groupby("k").nanstats.agg(
+        ...     ["median", "max"], nan_policy="omit")
+        >>> a.compute().sort_index()[("x", "max")].tolist()
+        [1.0, 3.0]
+        """
+        return self._reduce("agg", func=func, **kwargs)
+
     def _reduce(self, stat: str, **kw: Any) -> Any:
         ddf, sel = self._ddf, self._selection
         if sel is not None:  # ddf.groupby(k)[cols]: only those columns (and the keys)

@@ -130,15 +130,24 @@ def group_check(infos: list, *, columns: list, policy: NanPolicy) -> bool:
 
 def grouped_partition(pdf: pd.DataFrame, checked: Any = True, *, by: Any, dropna: bool,
                       stat: str, kw: dict) -> Any:
-    """The in-memory grouped kernel on one (shuffled) partition; ``checked`` is the
-    result of :func:`group_check` (a dependency: the check raises first)."""
+    """The in-memory grouped kernel on one (shuffled) partition: ``stat`` names a
+    method of the pandas GroupBy accessor (a statistic, "describe", "nan_report" or
+    "agg"); ``checked`` is the result of :func:`group_check` (a dependency: the check
+    raises first)."""
     return getattr(pdf.groupby(by, sort=True, dropna=dropna).nanstats, stat)(**kw)
 
 
 def _check(ddf: dd.DataFrame, by: Any, dropna: bool, stat: str, kw: dict) -> Any:
     """The delayed :func:`group_check` of ``ddf`` (None when nothing can raise)."""
-    count = _stats.get(stat).family == "count"
-    policy = NanPolicy.TOTALORDER if count else resolve_policy(kw.get("nan_policy"))
+    if stat == "agg":  # a dict of columns may leave some out: the partitions check
+        if not isinstance(kw.get("func"), str | list | tuple):
+            return None
+        policy = resolve_policy(kw.get("nan_policy"))
+    elif stat in _stats.REDUCTIONS:
+        count = _stats.get(stat).family == "count"
+        policy = NanPolicy.TOTALORDER if count else resolve_policy(kw.get("nan_policy"))
+    else:  # describe / nan_report report the NaNs (describe's rows omit them)
+        return None
     kinds = RULES[policy].refused
     numeric_only = bool(kw.get("numeric_only", False))
     cols = _value_columns(ddf._meta, by, numeric_only)

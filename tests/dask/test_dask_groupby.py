@@ -90,3 +90,28 @@ def test_groupby_raise_signaling_first_and_dropped_keys():
             got_lazy.compute()
         assert type(got.value) is type(want.value)
         assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("how", ["describe", "nan_report", "agg_list", "agg_dict"])
+def test_groupby_describe_report_agg_equal_pandas(how):
+    pdf = _frame(3, 120)
+    ddf = dd.from_pandas(pdf, npartitions=3)
+    calls = {
+        "describe": lambda g: g.describe([0.1, 0.9]),
+        "nan_report": lambda g: g.nan_report(),
+        "agg_list": lambda g: g.agg(["median", "iqr", "count"], nan_policy="omit"),
+        "agg_dict": lambda g: g.agg({"x": ["median", "max"], "y": "mean"}, nan_policy="omit"),
+    }
+    want = calls[how](pdf.groupby("k").nanstats)
+    for g in (ddf.groupby("k").nanstats, ddf.nanstats.groupby("k")):
+        got = calls[how](g).compute().sort_index()
+        pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
+def test_groupby_agg_raise_names_pandas_first_row():
+    ddf = dd.from_pandas(_raising_frame(), npartitions=3)
+    with pytest.raises(na.NaNError) as want:
+        ddf.compute().groupby("k").nanstats.agg(["max", "median"], nan_policy="raise")
+    with pytest.raises(na.NaNError) as got:
+        ddf.groupby("k").nanstats.agg(["max", "median"], nan_policy="raise").compute()
+    assert str(got.value) == str(want.value)

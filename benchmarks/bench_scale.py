@@ -1,0 +1,214 @@
+"""Issue 17's scale cases on a memory-limited LocalCluster (run by hand, not in CI).
+
+    python benchmarks/bench_scale.py [--n 1e8] [--grid 365,180,360] [--time-chunk 73]
+                                     [--workers 2] [--memory 2GiB] [--lowmem]
+                                     [--skip 1d,grid,groups] [--out results/scale.json]
+
+Cases, each on lazily generated input (``dask.array.random``, nothing persisted):
+
+* ``1d``: exact ``na.median`` of ``n`` float64 in 100 chunks against ``x.sum()`` on the
+  same lazy input (the time of one read), checked by rank counts;
+* ``grid``: ``da.nanstats.median(dim="time")`` of a float32 time x lat x lon grid in
+  time chunks, against xarray's ``median("time")``;
+* ``groups``: ``da.nanstats.groupby("time.month").median()`` of the same grid against
+  xarray's ``groupby("time.month").median()`` with ``use_flox=False``.
+
+Each row reports the wall time, the reference's time and their ratio, the peak RSS of
+every worker (sampled every 0.2 s by a thread on the client), the bytes spilled to disk
+(peak of the workers' ``spilled_bytes``, sampled from the scheduler's heartbeats), the
+chunk size and the number of histogram/refinement passes in the order statistic's
+graph. The grid cases check the result bit for bit against NumPy on a sub-block.
+
+``--lowmem`` is issue 17's memory test (too slow for the test suite): workers of
+400 MiB and inputs several times the cluster's memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import threading
+import time
+from typing import Any
+
+import dask
+import dask.array as da
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+import nanaccess as na  # noqa: F401 - registers the xarray accessors
+
+
+class Sampler:
+    """Peak RSS per worker and peak spilled bytes, sampled in a background thread."""
+
+    def __init__(self, client: Any, every: float = 0.2) -> None:
+        self.client, self.every = client, every
+        self.rss: dict[str, int] = {}
+        self.spill = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self) -> None:
+        import psutil  # noqa: F401 - the workers need it; distributed depends on it
+
+        while not self._stop.is_set():
+            try:
+                now = self.client.run(lambda: __import__("psutil").Process().memory_info().rss)
+                for k, v in now.items():
+                    self.rss[k] = max(self.rss.get(k, 0), int(v))
+                info = self.client.scheduler_info()["workers"]
+                disk = sum(int(w.get("metrics", {}).get("spilled_bytes", {}).get("disk", 0))
+                           for w in info.values())
+                self.spill = max(self.spill, disk)
+            except Exception:  # noqa: BLE001 - a best-effort sample
+                pass
+            self._stop.wait(self.every)
+
+    def __enter__(self) -> Sampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def _timed(client: Any, lazy: Any) -> tuple[Any, float, Sampler]:
+    with Sampler(client) as s:
+        t0 = time.perf_counter()
+        out = client.compute(lazy).result()
+        dt = time.perf_counter() - t0
+    return out, dt, s
+
+
+def _passes(lazy: Any) -> int:
+    """Passes over the input in an order statistic's graph (histogram + refinements)."""
+    layers = getattr(lazy.__dask_graph__(), "layers", {})
+    return sum(1 for name in layers if str(name).startswith(("hist_block", "refine_block")))
+
+
+def _row(case: str, dt: float, ref: str, ref_dt: float, s: Sampler, ref_s: Sampler,
+         chunk: int, **extra: Any) -> dict:
+    row = dict(case=case, nanaccess_s=round(dt, 3), reference=ref, reference_s=round(ref_dt, 3),
+               ratio=round(dt / ref_dt, 3) if ref_dt else None, chunk_bytes=chunk,
+               peak_rss_per_worker=sorted(s.rss.values()),
+               peak_rss_chunks=round(max(s.rss.values(), default=0) / chunk, 2),
+               spilled_bytes=s.spill, reference_peak_rss=sorted(ref_s.rss.values()),
+               reference_spilled_bytes=ref_s.spill, **extra)
+    print(json.dumps(row))
+    return row
+
+
+def case_1d(client: Any, n: int, nchunks: int = 100, seed: int = 0) -> dict:
+    x = da.random.default_rng(seed).standard_normal(n, chunks=-(-n // nchunks))
+    med = na.median(x, nan_policy="omit")
+    ref, ref_dt, ref_s = _timed(client, x.sum())
+    m, dt, s = _timed(client, med)
+    m = float(m)
+    below, upto = client.compute([(x < m).sum(), (x <= m).sum()], sync=True)
+    # the exact median of an even n lies between the two middle ranks
+    exact = bool(below <= n // 2 and upto >= n // 2)
+    return _row("1-D median vs x.sum()", dt, "x.sum()", ref_dt, s, ref_s,
+                x.nbytes // x.numblocks[0], n=n, nchunks=nchunks, passes=_passes(med),
+                exact_by_rank_counts=exact)
+
+
+def _grid(shape: tuple[int, int, int], tchunk: int, seed: int = 1) -> xr.DataArray:
+    t, y, x = shape
+    data = da.random.default_rng(seed).standard_normal(shape, chunks=(tchunk, y, x),
+                                                       dtype=np.float32)
+    time_ = pd.date_range("2000-01-01", periods=t, freq="D")
+    return xr.DataArray(data, dims=("time", "lat", "lon"), coords={"time": time_},
+                        name="v")
+
+
+def case_grid(client: Any, shape: tuple[int, int, int], tchunk: int) -> dict:
+    a = _grid(shape, tchunk)
+    chunk = tchunk * shape[1] * shape[2] * 4
+    ref, ref_dt, ref_s = _timed(client, a.median("time").data)
+    got, dt, s = _timed(client, a.nanstats.median("time", nan_policy="omit").data)
+    sub = client.compute(a.data[:, :4, :5]).result()
+    exact = np.asarray(got)[:4, :5].tobytes() == np.median(sub, axis=0).tobytes()
+    return _row("median over time", dt, "xarray median('time')", ref_dt, s, ref_s, chunk,
+                shape=list(shape), time_chunk=tchunk, exact_on_sub_block=bool(exact))
+
+
+def case_groups(client: Any, shape: tuple[int, int, int], tchunk: int) -> dict:
+    a = _grid(shape, tchunk)
+    chunk = tchunk * shape[1] * shape[2] * 4
+    with xr.set_options(use_flox=False):
+        ref_lazy = a.groupby("time.month").median().data
+    ref, ref_dt, ref_s = _timed(client, ref_lazy)
+    got, dt, s = _timed(client, a.nanstats.groupby("time.month").median(nan_policy="omit")
+                        .data)
+    sub = client.compute(a[:, :3, :4]).result()
+    want = sub.groupby("time.month").median().values
+    exact = np.asarray(got)[:, :3, :4].tobytes() == want.tobytes()
+    return _row("month-grouped median", dt, "xarray groupby median (use_flox=False)",
+                ref_dt, s, ref_s, chunk, shape=list(shape), time_chunk=tchunk,
+                exact_on_sub_block=bool(exact))
+
+
+def run(n: int = 10**8, grid: tuple[int, int, int] = (365, 180, 360), tchunk: int = 73,
+        workers: int = 2, memory: str = "2GiB", skip: tuple[str, ...] = (),
+        client: Any = None) -> list[dict]:
+    """Every case on a fresh LocalCluster (or ``client``); the rows."""
+    from distributed import Client, LocalCluster
+
+    rows: list[dict] = []
+
+    def body(c: Any) -> None:
+        if "1d" not in skip:
+            rows.append(case_1d(c, n))
+        if "grid" not in skip:
+            rows.append(case_grid(c, grid, tchunk))
+        if "groups" not in skip:
+            rows.append(case_groups(c, grid, tchunk))
+
+    def warm_then_body(c: Any) -> None:
+        # a tiny run first: the workers' first call of each path imports and compiles
+        # (numba) for minutes on a loaded machine; only the second, full-size run counts
+        run(10**4, (62, 4, 5), 31, skip=skip, client=c)
+        rows.clear()
+        body(c)
+
+    if client is not None:
+        body(client)
+        return rows
+    with dask.config.set({"distributed.worker.memory.spill": 0.7}), \
+            LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                         memory_limit=memory, dashboard_address=None) as cluster, \
+            Client(cluster) as c:
+        warm_then_body(c)
+    return rows
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--n", type=float, default=1e8)
+    p.add_argument("--grid", default="365,180,360")
+    p.add_argument("--time-chunk", type=int, default=73)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--memory", default="2GiB")
+    p.add_argument("--lowmem", action="store_true",
+                   help="400 MiB workers, inputs several times the cluster's memory")
+    p.add_argument("--skip", default="")
+    p.add_argument("--out", default=None)
+    a = p.parse_args()
+    grid = tuple(int(v) for v in a.grid.split(","))
+    memory = "400MiB" if a.lowmem else a.memory
+    rows = run(int(a.n), grid, a.time_chunk, a.workers, memory,
+               tuple(s for s in a.skip.split(",") if s))
+    meta = dict(n=int(a.n), grid=list(grid), time_chunk=a.time_chunk, workers=a.workers,
+                memory=memory, lowmem=a.lowmem)
+    if a.out:
+        path = pathlib.Path(a.out)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"config": meta, "results": rows}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
