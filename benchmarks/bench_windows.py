@@ -40,7 +40,7 @@ GRID = (365, 180, 360)
 def _cases(s: pd.Series, x: np.ndarray, window: int, bn: Any) -> dict[str, Any]:
     """case name -> (nanaccess callable, {reference: (callable, target)})."""
     cases: dict[str, Any] = {}
-    for w in WIDTHS:
+    for w in (w for w in WIDTHS if w <= len(s)):
         r = s.rolling(w, min_periods=1)
         refs = {"pandas rolling.median": (r.median, 0.5 if w == window else None)}
         if bn is not None:

@@ -115,7 +115,9 @@ def _on_column(s: pd.Series, order: np.ndarray | None, index: pd.Index) -> Any:
 def _assemble(out_cols: dict, index: pd.Index, obj: Any, is_series: bool, nq: int | None,
               q: Any) -> pd.Series | pd.DataFrame:
     if is_series and nq is None:
-        return pd.Series(next(iter(out_cols.values())), index=index, name=obj.name)
+        # fresh arrays of the engine: no copy
+        return pd.Series(next(iter(out_cols.values())), index=index, name=obj.name,
+                         copy=False)
     if is_series:
         frame = pd.DataFrame({k[1]: v for k, v in out_cols.items()}, index=index)
         frame.columns = pd.Index(np.asarray(np.atleast_1d(q), np.float64))
