@@ -195,6 +195,85 @@ class NanGroupBy(GroupByStatsMixin):
             out = null_below(out, self.count(keep_attrs=keep_attrs), min_count)
         return out
 
+    def describe(self, percentiles: Any = None, *, nan_policy: str | None = None,
+                 ddof: float = 1) -> xr.DataArray | xr.Dataset:
+        """describe's rows per group, as ``obj.nanstats.describe`` per group.
+
+        A ``statistic`` dimension (first) holds the rows of every host
+        (:mod:`nanaccess._describe`): count, nan, missing, mean, std (``ddof=1`` as
+        pandas), min, the percentiles and max, all float64. The counts report every kind
+        of value; the statistics are computed under "omit" unless ``nan_policy`` says
+        otherwise (describe does not raise by default). Lazy on dask data.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, xarray as xr, nanaccess.xarray
+        >>> t = pd.date_range("2024-01-30", periods=4)
+        >>> da = xr.DataArray([1.0, np.nan, 3.0, 5.0], dims="time", coords={"time": t})
+        >>> d = da.nanstats.groupby("time.month").describe()
+        >>> d.sel(statistic=["count", "nan", "50%"]).values.tolist()
+        [[1.0, 2.0], [1.0, 0.0], [1.0, 4.0]]
+        """
+        from .._describe import pct_label, row_labels
+        from .._describe import percentiles as _pcts
+        from .accessor import _kind_masks
+
+        policy = "omit" if nan_policy is None else nan_policy
+        qs = _pcts(percentiles)
+        nan, missing = _kind_masks(self._obj)
+        parts = {
+            "count": self.count(),
+            "nan": NanGroupBy(nan, self._gb, self._resample).sum(),
+            "missing": NanGroupBy(missing, self._gb, self._resample).sum(),
+            "mean": self.mean(nan_policy=policy),
+            "std": self.std(ddof=ddof, nan_policy=policy),
+            "min": self.min(nan_policy=policy),
+        }
+        qv = self.quantile(qs, nan_policy=policy)
+        for q in qs:
+            parts[pct_label(q)] = qv.sel(quantile=q, drop=True)
+        parts["max"] = self.max(nan_policy=policy)
+        rows = row_labels(percentiles)
+        cast = [parts[r].astype(np.float64) for r in rows]
+        out = xr.concat(cast, dim="statistic", coords="minimal", compat="override",
+                        join="override")
+        return out.assign_coords(statistic=rows)
+
+    def nan_report(self) -> pd.DataFrame:
+        """The counts of :func:`nanaccess.nan_report` per group (as pandas GroupBy
+        ``nanstats.nan_report``): a DataFrame indexed by group, one column per report
+        key for a DataArray, (variable, key) columns for a Dataset. Dask data is
+        computed (the report is a small in-memory table).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, xarray as xr, nanaccess.xarray
+        >>> t = pd.date_range("2024-01-30", periods=4)
+        >>> da = xr.DataArray([1.0, np.nan, np.nan, 5.0], dims="time", coords={"time": t})
+        >>> da.nanstats.groupby("time.month").nan_report()["nan"].tolist()
+        [1, 1]
+        """
+        from ..pandas.dtypes import Column
+        from ..pandas.group_report import grouped_report
+
+        obj, gdim, new_dim, codes, ngroups, coord, keep = self._groups()
+        ds = to_temp_dataset(obj) if isinstance(obj, xr.DataArray) else obj
+        index = pd.Index(np.asarray(coord.values), name=new_dim)
+        frames = {}
+        for name, var in ds.data_vars.items():
+            if gdim not in var.dims:
+                continue
+            v = np.moveaxis(np.asarray(var.values), var.get_axis_num(gdim), 0)
+            rest = int(np.prod(v.shape[1:], dtype=np.int64))
+            flat = v.reshape(-1)
+            col = Column(flat, None, "object" if flat.dtype.kind == "O" else "numpy", flat.dtype)
+            rep = grouped_report(col, np.repeat(codes, rest), ngroups)
+            frames[name] = pd.DataFrame({k: np.asarray(c)[keep] for k, c in rep.items()},
+                                        index=index)
+        if isinstance(obj, xr.DataArray):
+            return next(iter(frames.values()))
+        return pd.concat(frames, axis=1)
+
     def _grouped(self, stat: str, *, nan_policy: Any = None, keep_attrs: bool | None = None,
                  **params: Any) -> xr.DataArray | xr.Dataset:
         # a grouped count takes no policy (as pandas'): it counts the numbers, and

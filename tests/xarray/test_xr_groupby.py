@@ -120,3 +120,42 @@ def _has_flox() -> bool:
     except ImportError:
         return False
     return True
+
+
+def test_grouped_describe_equals_describe_of_each_group():
+    da = make_da(7)
+    got = da.nanstats.groupby("time.day").describe([0.1, 0.9])
+    assert got.dims[0] == "statistic"
+    for day in got["day"].values:
+        sub = da.isel(time=np.flatnonzero(da["time.day"].values == day))
+        want = sub.nanstats.describe("time", percentiles=[0.1, 0.9])
+        np.testing.assert_array_equal(got.sel(day=day).values, want.values)
+    lazy = da.chunk({"time": 13, "x": 2}).nanstats.groupby("time.day").describe([0.1, 0.9])
+    np.testing.assert_array_equal(lazy.compute().values, got.values)
+
+
+def test_grouped_nan_report_equals_pandas_grouped_report():
+    da = make_da(8)
+    got = da.nanstats.groupby("time.day").nan_report()
+    df = da.to_dataframe().reset_index()
+    df["day"] = df["time"].dt.day
+    want = df.groupby("day")[["v"]].nanstats.nan_report()["v"]
+    pd.testing.assert_frame_equal(got, want, check_names=False, check_index_type=False)
+    ds = xr.Dataset({"v": da, "w": da * 2})
+    both = ds.nanstats.groupby("time.day").nan_report()
+    assert list(both.columns.levels[0]) == ["v", "w"]
+    pd.testing.assert_frame_equal(both["v"], got)
+
+
+def test_dask_grouped_median_spreads_blocks_of_cells():
+    da = make_da(9)
+    lazy = da.chunk({"time": 10})  # the grouped dim in many chunks
+    got = lazy.nanstats.groupby("time.month").median(nan_policy="omit")
+    assert got.data.numblocks[0] == 1  # the groups of a block of cells in one task
+    np.testing.assert_array_equal(
+        got.values, da.nanstats.groupby("time.month").median(nan_policy="omit").values)
+    # a tight chunk budget: blocks of cells, several tasks, same numbers
+    from nanaccess.dask.final import bounded_whole_axes
+
+    x = bounded_whole_axes(lazy.data, (0,), limit=60 * 8)
+    assert x.numblocks == (1, 4) and x.chunksize == (60, 1)
