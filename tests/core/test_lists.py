@@ -137,7 +137,7 @@ def test_numpy_scalars_take_the_fast_path(t):
     [Decimal("NaN"), Decimal(1)],
     [Decimal("sNaN")],
     [Fraction(10**400, 1), Fraction(1)],  # no float key
-    [10**400, 1.5],
+    [10**400] * (SHORT_LIST + 1) + [1.5],  # no float key (a short list sorts exactly)
     [np.longdouble(1), 2],  # no exact float64 key
     [],
 ])
@@ -149,7 +149,8 @@ def test_generic_cases_are_refused(vals):
 
 @pytest.mark.parametrize("vals", [
     [1.5, 2], [True, False], [True, 2, 3.5], [np.float32(1), 2, Fraction(1, 3)],
-    [Decimal("1.5"), 2, np.int64(7)], [np.uint64(2**64 - 1), 1, 2.0],
+    [Decimal("1.5"), 2, np.int64(7)], [np.uint64(2**64 - 1), 1, 2.0], [10**400, 1.5],
+    [0, 0.0, -0.0, False, np.float32(-0.0)], [Decimal("1.0"), Decimal("1.00")] * 3,
 ])
 def test_mixtures_take_the_fast_path(vals):
     for stat in MEDIANS:
@@ -210,3 +211,17 @@ def test_every_kind_as_statistics(kind, data):
             assert type(got) is float
         elif kind != "int and float":
             assert type(got) is type(ref)
+
+
+def test_long_decimal_lists_on_float_keys():
+    """Beyond SHORT_DECIMALS, Decimals are selected on float keys; ties of equal
+    values (1.0, 1.00, 1) keep the generic order."""
+    from nanaccess.core.lists import SHORT_DECIMALS
+
+    rng = np.random.default_rng(3)
+    digits = rng.integers(0, 5, SHORT_DECIMALS + 11).tolist()
+    vals = [Decimal(d) if k % 3 else Decimal(f"{d}.{'0' * (k % 4)}") if k % 4 else
+            Decimal(f"{d}.0") for k, d in enumerate(digits)]
+    for stat in MEDIANS:
+        assert list_median(vals, stat) is not None
+        assert _outcome(lambda s=stat: getattr(na, s)(vals)) == _generic(vals, stat, "raise")
