@@ -56,6 +56,7 @@ _REAL_TYPES = _NUMPY_TYPES | _INT_TYPES | {float, Fraction, Decimal}
 #: interchangeable there: same type, same bits, except zeros and NaNs, checked)
 _SORTABLE = _NUMPY_TYPES | {int, bool}
 _PLAIN_INTS = (int, bool)
+_PY_NUMBERS = (int, bool, float)
 _FLOAT_MAX = {np.dtype(c).type: float(np.finfo(c).max) for c in ("f2", "f4", "f8")}
 #: a homogeneous list at most this long is sorted in Python (no array set-up;
 #: measured: sorting 256 ints beats the keys' set-up)
@@ -270,6 +271,12 @@ def _plain_mid(a: Any, b: Any) -> Any:
     nothing can overflow (the same expression, without its checks), else None."""
     t = type(a)
     if t is not type(b):
+        if t in _PY_NUMBERS and type(b) in _PY_NUMBERS:  # int / bool beside float
+            try:
+                r = (a + b) / 2
+            except OverflowError:  # an int beyond float: _weighted's exact path
+                return None
+            return r if math.isfinite(r) else None
         return None
     if t in _INT_TYPES or t is np.uint64:
         try:
