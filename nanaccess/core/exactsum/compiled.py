@@ -210,22 +210,23 @@ def compiled_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.ndar
         nb.fallback(err)
         return None
     res = out.view(np.float64).copy()
-    sel = codes >= 0
-    if include is not None:
-        sel = sel & include
+
+    def selected():
+        return (codes >= 0) if include is None else (codes >= 0) & include
+
     if stat == "var":
         raw = np.flatnonzero((flags == _flags()[3]) & (counts - ddof > 0))
         if float(ddof) != int(ddof):
             with np.errstate(divide="ignore", invalid="ignore"):
                 res = res * counts / (counts - ddof)
         for g in raw.tolist():  # values beyond 2**+-480: rare, per group
-            res[g] = float(exact_var_numpy(xc[sel & (codes == g)], ddof))
+            res[g] = float(exact_var_numpy(xc[selected() & (codes == g)], ddof))
         res = np.where(counts - ddof <= 0, _CANONICAL_NAN, res)
         return _specials(res, flags, stat), counts
     res = _specials(res, flags, stat)
     zero = (out == 0) & (flags == 0) & (counts > 0)
     if zero.any():
-        nz = sel & (xc == 0) & np.signbit(xc)
+        nz = selected() & (xc == 0) & np.signbit(xc)
         allneg = np.bincount(codes[nz], minlength=ngroups) == counts
         res = np.where(zero & allneg, -0.0, res)
     if stat == "mean":
