@@ -17,10 +17,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from nanaccess.core.grouped import HAVE_NUMBA
 from nanaccess.core.interp import METHODS
 from nanaccess.core.reduce import reduce
 from nanaccess.core.weighted import WEIGHTED, align_weights
-from nanaccess.options import NanPolicy
+from nanaccess.options import NanPolicy, option_context
 
 POLICIES = [p for p in NanPolicy]
 ORDER = ("median", "median_low", "median_high")
@@ -310,3 +311,47 @@ def test_count_is_the_pairs_seen():
     x = np.array([[1.0, np.nan, 3.0], [4.0, 5.0, 6.0]])
     r = reduce(x, "median", weights=[[1, 1, 0], [2, 0, 1]], axis=1, policy=NanPolicy.OMIT)
     assert r.count.tolist() == [1, 2]
+
+
+def _exact_inverted_cdf(x, w, q):
+    """The element whose exact cumulative weight (sorted by value) first reaches the
+    float reach ``W q`` (``W`` the correctly rounded total), with Fractions."""
+    order = np.argsort(x, kind="stable")
+    total = float(sum(Fraction(float(v)) for v in w))
+    s = Fraction(total * q)
+    c = Fraction(0)
+    for i in order:
+        c += Fraction(float(w[i]))
+        if w[i] > 0 and c >= s:
+            return x[i]
+    return x[order[-1]]
+
+
+@pytest.mark.parametrize("engine", ["numpy", pytest.param("numba", marks=pytest.mark.skipif(
+    not HAVE_NUMBA, reason="numba not installed"))])
+@pytest.mark.parametrize("seed", range(4))
+def test_wide_weights_take_two_exact_limbs(seed, engine):
+    # powers of two from 2**-40 to 2**40 over 1000 values: too wide for one int64
+    # limb, exact in two (every cumulative weight a function of the multiset)
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=1000)
+    w = np.exp2(rng.integers(-40, 41, size=1000).astype(float))
+    for q in (0.1, 0.5, 0.77):
+        with option_context(engine=engine):
+            got = reduce(x, "quantile", q=q, method="inverted_cdf", weights=w,
+                         policy=NanPolicy.RAISE).values
+        assert float(got) == _exact_inverted_cdf(x, w, q)
+
+
+def test_each_row_decides_its_own_cumulative_weights():
+    # integer, real (two limbs) and very wide (float64 sums) rows in one array: every
+    # row equals the same row reduced alone
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(3, 300)).round(1)
+    w = np.stack([rng.integers(0, 5, 300).astype(float), rng.random(300),
+                  rng.random(300) * np.exp2(rng.integers(-200, 200, 300))])
+    for stat, kw in (("median", {}), ("quantile", {"q": [0.3, 0.9], "method": "weibull"})):
+        both = reduce(x, stat, axis=1, weights=w, policy=NanPolicy.RAISE, **kw).values
+        for r in range(3):
+            alone = reduce(x[r], stat, weights=w[r], policy=NanPolicy.RAISE, **kw).values
+            assert _bits(alone) == _bits(np.ascontiguousarray(both[..., r]))
