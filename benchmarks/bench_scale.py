@@ -16,8 +16,9 @@ Cases, each on lazily generated input (``dask.array.random``, nothing persisted)
 Each row reports the wall time, the reference's time and their ratio, the peak RSS of
 every worker (sampled every 0.2 s by a thread on the client), the bytes spilled to disk
 (peak of the workers' ``spilled_bytes``, sampled from the scheduler's heartbeats), the
-chunk size and the number of histogram/refinement passes in the order statistic's
-graph. The grid cases check the result bit for bit against NumPy on a sub-block.
+chunk size, the largest growth of a worker's RSS over the case (in chunks) and the
+number of histogram/refinement passes in the order statistic's graph. The grid cases
+check the result bit for bit against NumPy on a sub-block.
 
 ``--lowmem`` is issue 17's memory test (too slow for the test suite): workers of
 400 MiB and inputs several times the cluster's memory.
@@ -47,6 +48,7 @@ class Sampler:
     def __init__(self, client: Any, every: float = 0.2) -> None:
         self.client, self.every = client, every
         self.rss: dict[str, int] = {}
+        self.start: dict[str, int] = {}  # the first sample: the workers' RSS before
         self.spill = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
@@ -59,6 +61,7 @@ class Sampler:
                 now = self.client.run(lambda: __import__("psutil").Process().memory_info().rss)
                 for k, v in now.items():
                     self.rss[k] = max(self.rss.get(k, 0), int(v))
+                    self.start.setdefault(k, int(v))
                 info = self.client.scheduler_info()["workers"]
                 disk = sum(int(w.get("metrics", {}).get("spilled_bytes", {}).get("disk", 0))
                            for w in info.values())
@@ -95,7 +98,9 @@ def _row(case: str, dt: float, ref: str, ref_dt: float, s: Sampler, ref_s: Sampl
     row = dict(case=case, nanaccess_s=round(dt, 3), reference=ref, reference_s=round(ref_dt, 3),
                ratio=round(dt / ref_dt, 3) if ref_dt else None, chunk_bytes=chunk,
                peak_rss_per_worker=sorted(s.rss.values()),
-               peak_rss_chunks=round(max(s.rss.values(), default=0) / chunk, 2),
+               start_rss_per_worker=sorted(s.start.values()),
+               peak_rss_growth_chunks=round(max((v - s.start.get(k, v) for k, v in
+                                                 s.rss.items()), default=0) / chunk, 2),
                spilled_bytes=s.spill, reference_peak_rss=sorted(ref_s.rss.values()),
                reference_spilled_bytes=ref_s.spill, **extra)
     print(json.dumps(row))
