@@ -79,7 +79,12 @@ class Sampler:
         self._thread.join()
 
 
-def _timed(client: Any, lazy: Any) -> tuple[Any, float, Sampler]:
+_REFERENCE = [True]  # --no-reference: skip the reference computations (lowmem runs)
+
+
+def _timed(client: Any, lazy: Any, reference: bool = False) -> tuple[Any, float, Sampler]:
+    if reference and not _REFERENCE[0]:
+        return None, 0.0, Sampler(client)
     with Sampler(client) as s:
         t0 = time.perf_counter()
         out = client.compute(lazy).result()
@@ -110,7 +115,7 @@ def _row(case: str, dt: float, ref: str, ref_dt: float, s: Sampler, ref_s: Sampl
 def case_1d(client: Any, n: int, nchunks: int = 100, seed: int = 0) -> dict:
     x = da.random.default_rng(seed).standard_normal(n, chunks=-(-n // nchunks))
     med = na.median(x, nan_policy="omit")
-    ref, ref_dt, ref_s = _timed(client, x.sum())
+    ref, ref_dt, ref_s = _timed(client, x.sum(), True)
     m, dt, s = _timed(client, med)
     m = float(m)
     below, upto = client.compute([(x < m).sum(), (x <= m).sum()], sync=True)
@@ -133,7 +138,7 @@ def _grid(shape: tuple[int, int, int], tchunk: int, seed: int = 1) -> xr.DataArr
 def case_grid(client: Any, shape: tuple[int, int, int], tchunk: int) -> dict:
     a = _grid(shape, tchunk)
     chunk = tchunk * shape[1] * shape[2] * 4
-    ref, ref_dt, ref_s = _timed(client, a.median("time").data)
+    ref, ref_dt, ref_s = _timed(client, a.median("time").data, True)
     got, dt, s = _timed(client, a.nanstats.median("time", nan_policy="omit").data)
     sub = client.compute(a.data[:, :4, :5]).result()
     exact = np.asarray(got)[:4, :5].tobytes() == np.median(sub, axis=0).tobytes()
@@ -146,7 +151,7 @@ def case_groups(client: Any, shape: tuple[int, int, int], tchunk: int) -> dict:
     chunk = tchunk * shape[1] * shape[2] * 4
     with xr.set_options(use_flox=False):
         ref_lazy = a.groupby("time.month").median().data
-    ref, ref_dt, ref_s = _timed(client, ref_lazy)
+    ref, ref_dt, ref_s = _timed(client, ref_lazy, True)
     got, dt, s = _timed(client, a.nanstats.groupby("time.month").median(nan_policy="omit")
                         .data)
     sub = client.compute(a[:, :3, :4]).result()
@@ -201,9 +206,12 @@ def main() -> None:
     p.add_argument("--lowmem", action="store_true",
                    help="400 MiB workers, inputs several times the cluster's memory")
     p.add_argument("--skip", default="")
+    p.add_argument("--no-reference", action="store_true",
+                   help="time nanaccess only (xarray's references JIT-compile for minutes)")
     p.add_argument("--out", default=None)
     a = p.parse_args()
     grid = tuple(int(v) for v in a.grid.split(","))
+    _REFERENCE[0] = not a.no_reference
     memory = "400MiB" if a.lowmem else a.memory
     rows = run(int(a.n), grid, a.time_chunk, a.workers, memory,
                tuple(s for s in a.skip.split(",") if s))
