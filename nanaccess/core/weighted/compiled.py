@@ -26,6 +26,8 @@ __all__ = ["compiled_order", "use_compiled", "NUMBA_MIN_SIZE"]
 
 #: pairs below which "auto" keeps the NumPy engine
 NUMBA_MIN_SIZE = 50_000
+#: rows at least this long go through the group kernels rather than the row kernels
+_LONG_ROW = 1 << 16
 
 
 def use_compiled(p: Prepared, engine: str | None = None) -> bool:
@@ -43,7 +45,11 @@ def compiled_order(p: Prepared, codes: np.ndarray | None, ngroups: int, stat: st
     per group (NaN rows, NaN values, missing rows) or Nones. Returns ``(values (Q,
     ngroups), missing or None, pairs of positive weight per group)``."""
     if codes is None:
-        return _rows_order(p, stat, policy, qa, method, tails)
+        rows, n = p.x.shape
+        if n < _LONG_ROW:
+            return _rows_order(p, stat, policy, qa, method, tails)
+        # long rows: the group kernels (one pass to lay out, no second load per row)
+        codes = np.repeat(np.arange(rows, dtype=np.int64), n)
     nb = kernels("weighted")
     x = p.x.reshape(-1)
     w = np.ascontiguousarray(p.w, np.float64).reshape(-1)
