@@ -53,10 +53,16 @@ def _engine(size: int) -> bool:
     return nb.choose_engine(size=size, min_size=MIN_SIZE) == "numba"
 
 
-def _flags():
-    from .._numba.exact import F_NAN, F_NEGINF, F_POSINF, F_RAW
+_FLAGS: list[tuple[int, int, int, int]] = []
 
-    return F_POSINF, F_NEGINF, F_NAN, F_RAW
+
+def _flags() -> tuple[int, int, int, int]:
+    """The kernels' row flags (+inf, -inf, NaN, squares out of range)."""
+    if not _FLAGS:
+        from .._numba.exact import F_NAN, F_NEGINF, F_POSINF, F_RAW
+
+        _FLAGS.append((F_POSINF, F_NEGINF, F_NAN, F_RAW))
+    return _FLAGS[0]
 
 
 def _specials(res, flags, stat):
