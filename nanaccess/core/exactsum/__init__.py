@@ -64,6 +64,18 @@ the same front end after an exact Veltkamp split (``x*x = xh*xh + 2*xh*xl + xl*x
 each product exact) for rows with every nonzero ``|x|`` in ``[2**-480, 2**480]``; other
 rows use the digit engine directly.
 
+*Compiled engine (numba, optional).* With numba installed (and the ``engine`` option
+not "numpy"), float rows of 65 elements or more go through
+:mod:`nanaccess.core._numba.exact` instead: each mantissa is added, as an unsigned
+integer, to a table entry indexed by its sign and exponent (Neal's ``xsum`` large
+accumulator; eight tables taken in turn, and per-entry counts when a block spans many
+exponents), the entries are flushed into a fixed-point integer of 32-bit digits, and
+the sum, mean or variance is rounded once from it, so the bits equal the NumPy
+engine's (the tests check both against each other and against Fraction). Grouped
+moments run one counting-sort pass and the same accumulation per group; mergeable
+partials (dask) take the digits as Python ints. The NumPy engine stays the reference
+and serves whenever numba is missing, disabled (``NANACCESS_NO_NUMBA=1``) or broken.
+
 Permutation invariance follows because every result is a function of the exact sum(s)
 only. Integer sums split each value into 32-bit halves whose int64 sums cannot overflow.
 
@@ -80,6 +92,9 @@ Modules
     :func:`exact_var` on in-memory arrays.
 :mod:`.partials`
     mergeable exact partials for distributed reductions (dask).
+:mod:`.compiled`
+    the compiled engine's entries (rows, groups, 1-D, partial digits) and the IEEE
+    special cases around them.
 """
 
 from __future__ import annotations
