@@ -12,8 +12,12 @@ Modules
     weights' shapes and checks, the policy on data and weights, the row layout.
 :mod:`.positions`
     where each quantile method sits in the cumulative weights.
+:mod:`.cumulative`
+    exact cumulative weights per row in two int64 limbs.
 :mod:`.order`
     quantile, median, median_low, median_high (sort keys carrying weights).
+:mod:`.compiled`
+    the same order statistics by a compiled weighted quickselect (numba), same bits.
 :mod:`.moments`
     mean, sum, var, std (exact, rounded once).
 """
