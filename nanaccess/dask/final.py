@@ -16,7 +16,7 @@ from .tally import raise_from_info
 
 __all__ = ["out_dtype", "apply_keepdims", "axes_whole", "whole_axes", "bounded_whole_axes",
            "chunk_bytes", "per_block_core",
-           "check_then", "core_reduce", "core_order"]
+           "check_then", "core_reduce", "core_order", "core_moment"]
 
 
 def out_dtype(x: da.Array, stat: str, axes: tuple[int, ...], **params: Any) -> np.dtype:
@@ -137,6 +137,15 @@ def core_order(b: np.ndarray, axes: tuple[int, ...], *, stat: str, q: Any, metho
     """The core's ``order_stat`` of one block (see :func:`core_reduce`)."""
     return order_stat(b, stat, q=q, method=method, axis=axes, policy=policy,
                       keepdims=True)[0]
+
+
+def core_moment(b: np.ndarray, axes: tuple[int, ...], *, stat: str, ddof: float,
+                policy: NanPolicy) -> np.ndarray:
+    """The core's ``moment_stat`` of one block (see :func:`core_reduce`; for the object
+    path of :mod:`.moments`)."""
+    from ..core.moments import moment_stat
+
+    return moment_stat(b, stat, axis=axes, ddof=ddof, policy=policy, keepdims=True)[0]
 
 
 def check_then(vals, *info, policy, shape, relabel, dtype_out):
