@@ -334,6 +334,8 @@ def _segment(bits, mask, use_mask, i0, i1, tabs, cnt, qtabs, squares, dig, qdig,
     i = i0
     while i < i1:
         j1 = min(i1, i + block)
+        qmin = 2047
+        qmax = 0
         if plain and emax - emin > _WIDE and i1 - i > _BLOCK:
             # the last block spread over many exponents: count per entry instead
             flags |= _counted(bits, i, i1, tabs, cnt, dig, rng)
@@ -379,16 +381,19 @@ def _segment(bits, mask, use_mask, i0, i1, tabs, cnt, qtabs, squares, dig, qdig,
                         c = x * _VELTKAMP
                         xh = c - (c - x)
                         xl = x - xh
-                        _add_value(qtabs, k, np.float64(xh * xh).view(np.uint64))
-                        _add_value(qtabs, k, np.float64(2.0 * xh * xl).view(np.uint64))
-                        _add_value(qtabs, k, np.float64(xl * xl).view(np.uint64))
+                        f = _add_value(qtabs, k, np.float64(xh * xh).view(np.uint64))
+                        qmax = max(qmax, f)
+                        qmin = min(qmin, f + (f == 0) * 2047)
+                        f = _add_value(qtabs, k, np.float64(2.0 * xh * xl).view(np.uint64))
+                        qmin = min(qmin, f + (f == 0) * 2047)
+                        f = _add_value(qtabs, k, np.float64(xl * xl).view(np.uint64))
+                        qmin = min(qmin, f + (f == 0) * 2047)
                 k += 4096
                 if k == ntab:
                     k = 0
         _flush(tabs, ntab, emin, emax, dig, rng)
-        if squares and emin <= emax:  # the squares of [2**(emin-1023), 2**(emax-1022))
-            _flush(qtabs, ntab, max(2 * emin - 1023 - 110, 1), min(2 * emax - 1023 + 3, 2046),
-                   qdig, qrng)
+        if squares:  # the squares' parts: their own exponent range
+            _flush(qtabs, ntab, qmin, qmax, qdig, qrng)
         i = j1
         if (j1 - i0) % (1 << 26) < block:  # keep every digit far from overflow
             if rng[0] <= rng[1]:
