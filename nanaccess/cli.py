@@ -381,6 +381,19 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (the console script exits with it).
 
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments after the program name (default ``sys.argv[1:]``), e.g.
+        ``["describe", "data.csv", "--format", "json"]``.
+
+    Returns
+    -------
+    int
+        0 on success; 2 for a usage error or an unreadable file; 3 when one
+        ``--policy`` was chosen (not "all") and it refused some column or group (e.g.
+        "raise" on data holding NaN).
+
     Examples
     --------
     >>> from nanaccess.cli import main

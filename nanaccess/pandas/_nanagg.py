@@ -15,6 +15,19 @@ __all__ = ["NanAgg", "make"]
 class NanAgg:
     """A statistic with fixed keywords, callable on a Series (what ``.agg`` passes).
 
+    Made by ``nanaccess.agg.<stat>(**kwargs)``; pandas' ``.agg`` shows its
+    ``__name__`` as the result's label.
+
+    Parameters
+    ----------
+    stat : str
+        The statistic (a name of the table of statistics).
+    name : str, optional
+        The label pandas shows; default ``stat``.
+    **kwargs
+        The statistic's keywords (``nan_policy``, ``q``, ``ddof``, ``weights``...),
+        checked early where they can be (an unknown ``nan_policy`` fails here).
+
     Examples
     --------
     >>> import numpy as np, pandas as pd, nanaccess as na

@@ -299,6 +299,12 @@ class DataFrameNanStats(DataFrameStatsMixin):
     def nan_report(self) -> pd.DataFrame:
         """One row per column with the counts of :func:`nanaccess.nan_report`.
 
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by column, one int64 column per kind of value (``values``,
+            ``numbers``, ``nan``, ``signaling``, ``missing``, ...).
+
         Examples
         --------
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401

@@ -160,6 +160,12 @@ class SeriesNanStats(SeriesStatsMixin):
     def nan_report(self) -> pd.Series:
         """Counts of each kind of value (see :func:`nanaccess.nan_report`).
 
+        Returns
+        -------
+        pandas.Series
+            int64 counts indexed by kind (``values``, ``numbers``, ``nan``,
+            ``signaling``, ``missing``, ...), named as the Series.
+
         Examples
         --------
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401

@@ -74,6 +74,26 @@ class _NanStatsBase:
         are computed under "omit" unless ``nan_policy`` says otherwise (whatever
         ``set_options(nan_policy=...)`` says).
 
+        Parameters
+        ----------
+        dim : hashable or sequence of hashable, optional
+            Dimension(s) to summarise over; None (default) summarises all.
+        percentiles : sequence of float, optional
+            Percentiles to include, in [0, 1] (default ``[0.25, 0.5, 0.75]``), as
+            pandas' ``describe``.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            Policy of the statistics rows; default "omit" (the counts always report
+            every kind of value).
+        ddof : float, default 1
+            Delta degrees of freedom of the ``std`` row (1 as pandas' describe).
+
+        Returns
+        -------
+        DataArray or Dataset
+            The object reduced over ``dim`` with a new ``statistic`` dimension
+            (coordinate labels ``count``, ``nan``, ``missing``, ``mean``, ``std``,
+            ``min``, the percentiles, ``max``), float64.
+
         Examples
         --------
         >>> import numpy as np, xarray as xr, nanaccess.xarray
@@ -114,6 +134,22 @@ class _NanStatsBase:
         every NaN first/last). Ties keep their order (stable); with several keys the
         first is the primary one, as in xarray. ``ascending=False`` reverses the whole
         order (so under "totalorder" +NaN comes first).
+
+        Parameters
+        ----------
+        variables : DataArray, str or list of them, optional
+            1-D keys sharing one dimension (names of variables/coordinates allowed);
+            None sorts a 1-D DataArray by its own values.
+        ascending : bool, default True
+            Sort ascending; False reverses the whole order.
+        nan_policy : {"totalorder", "smallest", "largest", "raise", "propagate", "omit"}
+            Where NaNs go; default "totalorder" (a sort must place every value, so it
+            is not governed by ``set_options(nan_policy=...)``).
+
+        Returns
+        -------
+        DataArray or Dataset
+            The object reordered along the keys' dimension (coords and attrs kept).
 
         Examples
         --------
@@ -165,6 +201,13 @@ class _NanStatsBase:
     def nan_report(self) -> pd.Series | pd.DataFrame:
         """Counts of numbers, NaNs by kind, infinities and missing values.
 
+        Returns
+        -------
+        pandas.Series or pandas.DataFrame
+            For a DataArray, a Series indexed by kind (``numbers``, ``nan``,
+            ``signaling``, ``negative_nan``, ``inf``, ``missing``, ...); for a
+            Dataset, a DataFrame with one row per data variable.
+
         Examples
         --------
         >>> import numpy as np, xarray as xr, nanaccess.xarray
@@ -180,6 +223,16 @@ class _NanStatsBase:
         ----------
         group : str, DataArray or mapping
             As :meth:`xarray.DataArray.groupby`.
+        **kwargs
+            Passed to :meth:`xarray.DataArray.groupby` (e.g. ``squeeze``,
+            ``restore_coord_dims``).
+
+        Returns
+        -------
+        NanGroupBy
+            An object with the statistic methods (``median``, ``quantile``, ...,
+            ``describe``, ``nan_report``), each reducing every group in one pass and
+            labelled as xarray's own GroupBy results.
 
         Examples
         --------
@@ -194,6 +247,20 @@ class _NanStatsBase:
 
     def resample(self, indexer: Any = None, **kwargs: Any) -> NanGroupBy:
         """Resampled statistics: ``da.nanstats.resample(time="1D").median(...)``.
+
+        Parameters
+        ----------
+        indexer : mapping of hashable to str, optional
+            Dimension to frequency, as :meth:`xarray.DataArray.resample`.
+        **kwargs
+            The ``dim=freq`` form of ``indexer`` and xarray's resample options
+            (``closed``, ``label``, ``offset``, ...).
+
+        Returns
+        -------
+        NanGroupBy
+            An object with the statistic methods, one result per resampled bin,
+            labelled as xarray's own resample results.
 
         Examples
         --------
@@ -252,6 +319,16 @@ class DataArrayNanStats(_NanStatsBase, DataArrayStatsMixin):
 
     def plot_nan_map(self, ax: Any = None) -> Any:
         """Plot where the NaNs are (:func:`nanaccess.plotting.plot_nan_map`).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw into; a new figure when None.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn into.
 
         Examples
         --------
