@@ -223,3 +223,18 @@ def test_compiled_engine_gives_the_numpy_bits(policy, weights):
         with na.option_context(engine="numpy"):
             b = reduce(x2, stat, axis=1, weights=w2, policy=NanPolicy(policy), **kw).values
         assert _bits(a) == _bits(b)
+
+
+@pytest.mark.parametrize(("stat", "kw"), CASES + MOMENTS)
+def test_empty_data_and_groups_without_rows(stat, kw):
+    r = grouped_reduce(np.array([]), np.array([], np.int64), 3, stat, policy=NanPolicy.OMIT,
+                       weights=np.array([]), **kw)
+    alone = reduce(np.array([]), stat, policy=NanPolicy.OMIT, weights=np.array([]), **kw)
+    for g in range(3):
+        assert _bits(np.asarray(alone.values, r.values.dtype)) == _bits(r.values[..., g])
+    assert r.count.tolist() == [0, 0, 0]
+    r = grouped_reduce(np.array([1, 2, 3]), np.array([0, 0, 2]), 3, stat,
+                       policy=NanPolicy.OMIT, weights=np.array([1, 2, 3]), **kw)
+    want = reduce(np.array([1, 2]), stat, policy=NanPolicy.OMIT, weights=[1, 2], **kw).values
+    assert np.array_equal(np.asarray(want, float), np.asarray(r.values[..., 0], float))
+    assert r.count.tolist() == [2, 0, 1]

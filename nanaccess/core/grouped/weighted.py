@@ -85,6 +85,10 @@ def _group_tails(p: Prepared, codes: np.ndarray, ngroups: int):
 
 def _block(p: Prepared, tails, gids, idx, valid) -> Prepared:
     """The block's groups as prepared rows (padding: weight 0, no NaN, not missing)."""
+    if p.x.size == 0:  # only groups without rows: one zero-weight pad each
+        x = np.zeros(idx.shape, p.x.dtype)
+        return Prepared(p.red, x, np.zeros(idx.shape), None, None, None, None, None,
+                        np.zeros(gids.size, np.int64))
     x = p.x[0][idx]
     w = np.where(valid, p.w[0][idx], 0.0)
     nan = None if p.nan is None else (p.nan[0][idx] & valid)
