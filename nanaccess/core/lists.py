@@ -57,6 +57,7 @@ _REAL_TYPES = _NUMPY_TYPES | _INT_TYPES | {float, Fraction, Decimal}
 _SORTABLE = _NUMPY_TYPES | {int, bool}
 _PLAIN_INTS = (int, bool)
 _PY_NUMBERS = (int, bool, float)
+_PY_TYPES = frozenset({int, bool, float, Fraction})
 _FLOAT_MAX = {np.dtype(c).type: float(np.finfo(c).max) for c in ("f2", "f4", "f8")}
 #: a homogeneous list at most this long is sorted in Python (no array set-up;
 #: measured: sorting 256 ints beats the keys' set-up)
@@ -225,8 +226,8 @@ def list_median(vals: list, stat: str, policy: NanPolicy | None = None) -> Any:
     elif len(types) == 1 and (len(vals) <= SHORT_LIST
                               or (types == _DECIMAL_ONLY and len(vals) <= SHORT_DECIMALS)):
         picked = _short_select(vals, next(iter(types)), ranks)
-    elif len(vals) <= SHORT_LIST and types <= _REAL_TYPES and Decimal not in types:
-        picked = _short_mixed(vals, ranks)
+    elif len(vals) <= SHORT_LIST and types <= _PY_TYPES:
+        picked = _short_mixed(vals, ranks)  # NumPy scalars' entries cost more than keys
     if picked is None:
         keys = _keys(vals, types)
         if keys is None:
