@@ -42,7 +42,7 @@ prange = range  # numba's prange once compiled (bound by build)
 #: 32-bit digits of a fixed-point sum (units 2**-1074): 2**(32*ND) > 2**2110 * headroom
 ND = 72
 #: digits of the scratch buffers of the variance (squares, shifts, spare digits)
-SCRATCH = 360
+SCRATCH = 512
 _M32 = 0xFFFFFFFF
 _NT = 8  # tables taken in turn (fewer stalls on a store to the entry just read)
 _BLOCK = 2048 * _NT  # values per flush: an entry takes <= 2048 < 2**64 / 2**53 of them
