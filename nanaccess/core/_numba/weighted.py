@@ -315,7 +315,7 @@ def _nb_prepare(keys, flip, w, codes, ngroups):  # pragma: no cover - compiled
             emax[g] = max(emax[g], e)
     hi = np.zeros(m, np.int64)
     lo = np.zeros(m, np.int64)
-    cf = np.zeros(m, np.float64)
+    cf = np.zeros(0, np.float64)  # float64 sums: allocated for the first wide group
     B = np.zeros(ngroups, np.int64)
     exact = np.zeros(ngroups, np.bool_)
     last_h = np.zeros(ngroups, np.int64)
@@ -335,6 +335,8 @@ def _nb_prepare(keys, flip, w, codes, ngroups):  # pragma: no cover - compiled
             last_h[g], last_l[g] = sh, sl
             total[g] = math.ldexp(float(sh), bg + L[g]) + math.ldexp(float(sl), L[g])
         else:
+            if cf.shape[0] == 0:
+                cf = np.zeros(m, np.float64)
             _nb_sort_float(k, ws, src, a, b, cf)
             total[g] = cf[b - 1]
     return k, hi, lo, cf, src, starts, L, B, exact, last_h, last_l, total, counts
