@@ -157,7 +157,7 @@ def window_reduce(
     if start.size and lengths.min() < 0:  # end < start: an empty window
         start = np.minimum(start, end)
         np.maximum(lengths, 0, out=lengths)
-    pairs = int(lengths.sum())  # (output, element) pairs: the engines' size
+    pairs = int(lengths.sum()) * ncols  # (output, element) pairs: the engines' size
     miss2 = None
     if missing is not None:
         mm = np.asarray(missing, dtype=bool)
@@ -203,7 +203,7 @@ def _values(x2, masks, miss2, start, end, stat, family, policy, engine, params):
         gone = window_counts(masks.nan, start, end, x2.shape[1]) + window_counts(
             masks.missing, start, end, x2.shape[1])
         return ((end - start)[:, None] - gone).astype(np.int64), None
-    pairs = int((end - start).sum())
+    pairs = int((end - start).sum()) * x2.shape[1]
     monotone = is_monotone(start, end)
     if stat in ("iqr", *_stats.ORDER) and sliding_ok(x2, "order", monotone) and \
             _numba.choose_engine(engine, size=pairs, min_size=SLIDING_MIN_PAIRS) == "numba":
