@@ -140,13 +140,17 @@ def compiled_rows(x2: np.ndarray, w2: np.ndarray | None, stat: str,
     return res
 
 
-def compiled_1d(x: np.ndarray, stat: str, ddof: float = 0) -> float | None:
+def compiled_1d(x: np.ndarray, stat: str, ddof: float = 0, *,
+                plain_only: bool = False) -> float | None:
     """The exact ``stat`` ("sum", "mean", "var") of a 1-D float64 array as a Python
     float, through the compiled kernel with the least overhead (no mask, no reshaping
     beyond a view), or None when the NumPy engine should run.
 
     For callers that have validated the data already (the small-data path): equal bit
-    for bit to ``exact_sum`` / ``exact_mean`` / ``exact_var`` of ``x``.
+    for bit to ``exact_sum`` / ``exact_mean`` / ``exact_var`` of ``x``. With
+    ``plain_only`` the value is returned only when the kernel saw nothing special (no
+    NaN, no infinity, a nonzero result, squares in range), so a caller may try it
+    before validating: None means "validate and take the general path".
 
     Examples
     --------
@@ -168,6 +172,8 @@ def compiled_1d(x: np.ndarray, stat: str, ddof: float = 0) -> float | None:
         return None
     if flags[0] == 0 and out[0] != 0 and float(ddof) == int(ddof):
         return float(out.view(np.float64)[0])  # the common case: nothing special
+    if plain_only:
+        return None
     got = compiled_rows(x.reshape(1, -1), None, stat, ddof)
     return None if got is None else float(got[0])
 
