@@ -20,10 +20,11 @@ import pandas as pd
 
 from .. import _stats
 from ..core.grouped import grouped_reduce
+from ..core.window import segment_bounds, window_reduce
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
 from ._generated import GroupByStatsMixin
-from ._groupby_registry import grouping_info, selected_obj
+from ._groupby_registry import RESAMPLER_CLASSES, grouping_info, selected_obj
 from ._nanagg import NanAgg
 from .columns import (
     empty_is_missing,
@@ -87,6 +88,7 @@ class NanGroupBy(GroupByStatsMixin):
         q = params.get("q")
         nq = len(np.atleast_1d(q)) if stat == "quantile" and np.ndim(q) > 0 else None
         keep_names, arrays = [], []
+        bounds = resample_bounds(gb, codes, ngroups, stat) if w is None else None
         for name, s in zip(names, frame_cols, strict=True):
             if numeric_only and not is_numeric_column(s.dtype):
                 continue
@@ -103,8 +105,11 @@ class NanGroupBy(GroupByStatsMixin):
                 try:
                     # a count takes no policy: "totalorder" counts the numbers, raising
                     # for nothing (a signaling NaN is counted out, as Series.nanstats.count)
-                    red = grouped_reduce(col.values, codes, ngroups, stat, policy=policy,
-                                         missing=col.missing, engine=engine, **params)
+                    red = None if bounds is None else segment_reduce(
+                        col, bounds, stat, policy, engine, params)
+                    if red is None:
+                        red = grouped_reduce(col.values, codes, ngroups, stat, policy=policy,
+                                             missing=col.missing, engine=engine, **params)
                 except NaNError as err:
                     raise restated(err, name, obj.index, group=result_index[err.group],
                                    series=is_series) from None
@@ -322,3 +327,33 @@ def _exact_ints(values: np.ndarray, miss: np.ndarray | None, empty: np.ndarray, 
     again = grouped_reduce(x, c, ngroups, stat, policy=policy, missing=m, engine=engine,
                            **params)
     return again.values if again.values.dtype.kind in "iu" else values
+
+
+# order statistics of resample bins: the bins are contiguous runs of sorted rows, so
+# the window engine's per-segment selection (O(n)) replaces the grouped engine's sort
+_SEGMENT_STATS = frozenset(_stats.ORDER)
+
+
+def resample_bounds(gb: Any, codes: np.ndarray, ngroups: int,
+                    stat: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """The bins of a resampler as ``(start, end)`` row bounds, or None (not a
+    resampler, not an order statistic, or rows not in bin order)."""
+    if stat not in _SEGMENT_STATS or not isinstance(gb, RESAMPLER_CLASSES):
+        return None
+    try:
+        return segment_bounds(codes, ngroups)
+    except ValueError:  # rows out of bin order: the grouped engine
+        return None
+
+
+def segment_reduce(col: Any, bounds: tuple[np.ndarray, np.ndarray], stat: str,
+                   policy: NanPolicy, engine: Any, params: dict) -> Any:
+    """The window engine over the resample bins, or None to let the grouped engine
+    answer (an error is raised by the grouped engine, which names the group)."""
+    if col.values.dtype.kind != "f":
+        return None
+    try:
+        return window_reduce(col.values, *bounds, stat, policy=policy, missing=col.missing,
+                             engine=engine, **params)
+    except NaNError:
+        return None
