@@ -83,7 +83,9 @@ def bench_axis(cfg: argparse.Namespace, out_dir: Path, suffix: str = "") -> list
 def bench_list(cfg: argparse.Namespace, out_dir: Path, suffix: str = "") -> list[dict]:
     import bench_list
 
-    return bench_list.run(cfg.list_n, repeats=cfg.repeats, out_dir=out_dir, name="list" + suffix)
+    sizes = sorted({10, 100, 1000, cfg.list_n, 10 * cfg.list_n})  # the kinds' sizes
+    return bench_list.run(cfg.list_n, repeats=cfg.repeats, sizes=sizes, out_dir=out_dir,
+                          name="list" + suffix)
 
 
 def bench_small(cfg: argparse.Namespace, out_dir: Path, suffix: str = "") -> list[dict]:

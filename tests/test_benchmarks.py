@@ -55,7 +55,7 @@ def test_axis(tmp_path):
 def test_list(tmp_path):
     import bench_list
 
-    rows = bench_list.run(300, repeats=1, out_dir=tmp_path)
+    rows = bench_list.run(300, repeats=1, sizes=(10, 300), out_dir=tmp_path)
     _check_rows(rows, tmp_path / "list.json")
 
 
@@ -110,3 +110,34 @@ def test_doctests(name):
     mod = importlib.import_module(name)
     res = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert res.failed == 0 and res.attempted > 0
+
+
+def test_windows(tmp_path):
+    import bench_windows
+
+    rows = bench_windows.run(2_000, 20, repeats=1, grid=(20, 3, 4), out_dir=tmp_path)
+    _check_rows(rows, tmp_path / "windows.json")
+
+
+def test_weighted(tmp_path):
+    import bench_weighted
+
+    rows = bench_weighted.run(n=2_000, groups=(10,), grid=(20, 3, 4), repeats=1,
+                              out_dir=tmp_path)
+    _check_rows(rows, tmp_path / "weighted.json")
+
+
+def test_accessor_small(tmp_path):
+    import bench_accessor_small
+
+    rows = bench_accessor_small.run(repeats=1, out_dir=tmp_path)
+    _check_rows(rows, tmp_path / "accessor_small.json")
+
+
+def test_moments_bodies():
+    import bench_moments
+
+    # the in-process bodies only: the no-numba and first-call rows start subprocesses
+    # that compile from a cold cache (about a minute), run by hand
+    rows = bench_moments._ratio_rows(1, (2_000,)) + bench_moments._grouped_rows(1, 2_000, (10,))
+    assert rows and all(SCHEMA <= set(r) and r["ratio"] > 0 for r in rows)
