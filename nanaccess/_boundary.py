@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import _stats
+from ._docparams import add_sections
 from ._labels import fmt_label, subject
 from .core.axes import normalize_axis
 from .core.classify import register_host_split
@@ -228,6 +229,7 @@ def statistic(fn: Callable[..., Any]) -> Callable[..., Any]:
     bare = None if positional else {
         k: v for k, v in defaults.items() if k not in ("axis", "nan_policy", "keepdims")}
     lean_list = bare is not None and stat in MEDIANS  # the float-list lane, before call()
+    add_sections(fn)  # Parameters and Returns from the signature and the table
 
     @functools.wraps(fn)
     def wrapper(data: Any, *args: Any, **kwargs: Any) -> Any:

@@ -39,6 +39,24 @@ def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> 
     "omit" drops them (1-D only), "raise" raises, "propagate" is a ``ValueError``.
     Object data (Decimal, Fraction, huge ints, mixtures) is ordered exactly.
 
+    Parameters
+    ----------
+    data : array_like
+        A NumPy (or masked: masked entries are missing) array, or anything
+        :func:`numpy.asarray` takes; object data (Decimal, Fraction, huge ints,
+        mixtures) is ordered exactly.
+    axis : int or None, default -1
+        Axis to sort along; None sorts the flattened data.
+    nan_policy : {"totalorder", "smallest", "largest", "omit", "raise", "propagate"}, optional
+        Where NaNs go; None means "totalorder" (a sort must place every value, so the
+        ``nan_policy`` option does not govern it).
+
+    Returns
+    -------
+    numpy.ndarray
+        The sorted values, the dtype and every bit of each element kept (shorter
+        under "omit").
+
     Examples
     --------
     >>> import nanaccess as na
@@ -54,6 +72,23 @@ def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> 
 
 def argsort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> np.ndarray:
     """Indices that sort ``data`` under ``nan_policy`` (default "totalorder"), stably.
+
+    Parameters
+    ----------
+    data : array_like
+        A NumPy (or masked: masked entries are missing) array, or anything
+        :func:`numpy.asarray` takes; object data (Decimal, Fraction, huge ints,
+        mixtures) is ordered exactly.
+    axis : int or None, default -1
+        Axis to sort along; None sorts the flattened data.
+    nan_policy : {"totalorder", "smallest", "largest", "omit", "raise", "propagate"}, optional
+        Where NaNs go; None means "totalorder" (a sort must place every value, so the
+        ``nan_policy`` option does not govern it).
+
+    Returns
+    -------
+    numpy.ndarray of intp
+        Indices along ``axis`` that sort the data (ties keep their order).
 
     Examples
     --------
@@ -73,6 +108,27 @@ def rank(data: Any, *, axis: int = -1, method: str = "average", nan_policy: str 
     Under "omit" NaNs keep a NaN rank (pandas' ``na_option="keep"``); "smallest" and
     "largest" rank them first / last; "totalorder" ranks -0.0 below +0.0 and NaNs by
     sign and payload.
+
+    Parameters
+    ----------
+    data : array_like
+        A NumPy (or masked) array or anything :func:`numpy.asarray` takes.
+    axis : int, default -1
+        Axis to rank along.
+    method : {"average", "min", "max", "first", "dense"}, default "average"
+        How ties are ranked, as pandas' ``rank(method=...)``.
+    nan_policy : {"totalorder", "smallest", "largest", "omit", "raise", "propagate"}, optional
+        How NaNs are ranked; None means "totalorder" (not governed by the
+        ``nan_policy`` option).
+    ascending : bool, default True
+        Rank from the smallest (True) or the largest.
+    pct : bool, default False
+        Ranks as fractions of the number of ranked values, as pandas.
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        Ranks of ``data``'s shape (NaN where a value has no rank under "omit").
 
     Examples
     --------
@@ -96,33 +152,6 @@ def median(data: Any, *, axis: Axis = None, weights: Any = None,
            nan_policy: str | None = None,
            keepdims: bool = False) -> Any:
     """Median of ``data`` under an explicit ``nan_policy``.
-
-    Parameters
-    ----------
-    data : iterable or array_like
-        A list/iterable (any Python numbers: floats, ints of any size, Fraction,
-        Decimal), a NumPy (or masked) array, a pandas/xarray object (delegates to its
-        ``.nanstats`` accessor) or a dask array (lazy, exact).
-    axis : None, int or tuple of ints
-        Axes to reduce (arrays only). None reduces all.
-    weights : array_like, optional
-        Frequency weights (see :doc:`/weighted`): broadcastable to ``data``, or 1-D
-        along a single ``axis``. A weight says how many times its value counts; the
-        weighted median is the weighted ``quantile(0.5)``. The policy covers the
-        weights: a NaN weight raises under "raise" (naming "weights"), drops the pair
-        under "omit", gives NaN under "propagate" and is a ``ValueError`` under the
-        ordering policies; negative or infinite weights are a ``ValueError``; zero
-        weights drop their values.
-    nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}
-        What NaNs mean; default from :func:`nanaccess.get_options` ("raise").
-    keepdims : bool
-        Keep reduced axes with length one (arrays only).
-
-    Returns
-    -------
-    scalar or ndarray
-        Plain iterables give the same value and type as :func:`statistics.median`
-        on NaN-free data.
 
     Raises
     ------
@@ -193,23 +222,6 @@ def quantile(data: Any, q: Any, *, axis: Axis = None, method: str = "linear",
              keepdims: bool = False) -> Any:
     """Quantile(s) ``q`` in [0, 1], with NumPy's methods.
 
-    Parameters
-    ----------
-    data : iterable or array_like
-        As :func:`median`.
-    q : float or sequence of floats
-        For arrays a sequence puts its dimensions first, as :func:`numpy.quantile`;
-        for iterables it gives a list.
-    method : {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive"}
-        As :func:`numpy.quantile` ("inclusive" = "linear", "exclusive" = "weibull").
-        A weight of exactly zero is a pick: the quantile of ``[1, 2, inf]`` at 0.5 is 2.0.
-    weights : array_like, optional
-        Frequency weights, as :func:`median`: every method equals the unweighted
-        quantile of the data repeated by integer weights, and "inverted_cdf" equals
-        ``numpy.quantile(..., weights=w, method="inverted_cdf")``.
-    axis, nan_policy, keepdims
-        As :func:`median`.
-
     Examples
     --------
     >>> import nanaccess as na
@@ -225,6 +237,24 @@ def quantile(data: Any, q: Any, *, axis: Axis = None, method: str = "linear",
 def quantiles(data: Any, *, n: int = 4, method: str = "exclusive",
               nan_policy: str | None = None) -> list:
     """Cut points dividing ``data`` into ``n`` intervals, as :func:`statistics.quantiles`.
+
+    Parameters
+    ----------
+    data : iterable or array_like
+        Python numbers (exact for Fraction, Decimal, huge ints), a NumPy/masked array,
+        a pandas column or a dask array (lazy: one task).
+    n : int, default 4
+        Number of intervals (``n - 1`` cut points).
+    method : {"exclusive", "inclusive"}, default "exclusive"
+        As :func:`statistics.quantiles`.
+    nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+        What NaNs mean; None uses ``nanaccess.get_options()["nan_policy"]``.
+
+    Returns
+    -------
+    list
+        The ``n - 1`` cut points, Python numbers as :func:`statistics.quantiles`
+        gives them (a lazy object array for dask input).
 
     Examples
     --------

@@ -176,6 +176,18 @@ def isnan(x: Any, missing: Any = None) -> bool | np.ndarray:
 def issignaling(x: Any, missing: Any = None) -> bool | np.ndarray:
     """True where ``x`` is a signaling NaN (float quiet bit clear, or ``Decimal('sNaN')``).
 
+    Parameters
+    ----------
+    x : scalar or array_like
+        Any number (float, NumPy scalar, Decimal, huge int...) or array.
+    missing : bool array_like, optional
+        Entries of ``x`` that are missing (never NaN, whatever their bits), as
+        :func:`isnan`.
+
+    Returns
+    -------
+    bool or numpy.ndarray of bool
+
     Examples
     --------
     >>> import nanaccess as na
@@ -204,6 +216,18 @@ def nan_payload(x: Any, missing: Any = None) -> int | None | np.ndarray:
 
     Scalars give an ``int`` (``None`` when ``x`` is not a NaN); arrays an int64 array
     with -1 where not NaN.
+
+    Parameters
+    ----------
+    x : scalar or array_like
+        Any number (float, NumPy scalar, Decimal, huge int...) or array.
+    missing : bool array_like, optional
+        Entries of ``x`` that are missing (never NaN, whatever their bits), as
+        :func:`isnan`.
+
+    Returns
+    -------
+    int, None or numpy.ndarray of int64
 
     Examples
     --------
