@@ -71,7 +71,7 @@ def test_propagate_gives_the_greatest_nan_among_weights_and_data(stat):
 @pytest.mark.parametrize("policy", ORDERING)
 @pytest.mark.parametrize("stat", WEIGHTED)
 def test_ordering_policies_refuse_a_nan_weight(stat, policy):
-    with pytest.raises(ValueError, match=r"weights hold 1 NaN value \(first at position 2\): "
+    with pytest.raises(ValueError, match=r"weights holds 1 NaN value \(first at position 2\): "
                        "a weight has no place in an order") as info:
         call(stat, np.array([1.0, 2.0, 3.0]), np.array([1.0, 1.0, np.nan]), nan_policy=policy)
     assert not isinstance(info.value, na.NaNError)
@@ -91,7 +91,7 @@ def test_missing_weights_follow_the_policy():
         na.median(x, weights=w)
     assert na.median(x, weights=w, nan_policy="omit") == 2.0
     assert np.isnan(na.mean(x, weights=w, nan_policy="propagate"))
-    with pytest.raises(ValueError, match="weights hold 1 missing value"):
+    with pytest.raises(ValueError, match="weights holds 1 missing value"):
         na.median(x, weights=w, nan_policy="largest")
 
 

@@ -296,7 +296,7 @@ def check_weights(
     >>> check_weights(NanTally(nan=1, first_nan=2), NanPolicy.LARGEST)
     Traceback (most recent call last):
     ...
-    ValueError: weights hold 1 NaN value (first at position 2): a weight has no place ...
+    ValueError: weights holds 1 NaN value (first at position 2): a weight has no place ...
     """
     raise_for(tally, policy, shape=shape, subject="weights", locate=locate, group=group)
     if RULES[policy].orders_nans and tally:
@@ -309,7 +309,7 @@ def check_weights(
             where = f"position {pos[0] if len(pos) == 1 else pos}"
         plural = "" if count == 1 else "s"
         raise ValueError(
-            f"weights hold {count} {kind} value{plural} (first at {where}): a weight has no "
+            f"weights holds {count} {kind} value{plural} (first at {where}): a weight has no "
             f"place in an order, so nan_policy={policy.value!r} cannot rank it; pass "
             'nan_policy="omit" to drop the pairs or "propagate" to return NaN'
         )

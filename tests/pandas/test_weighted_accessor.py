@@ -104,7 +104,7 @@ def test_nan_weight_under_propagate_gives_nan():
 
 @pytest.mark.parametrize("policy", ["smallest", "largest", "totalorder"])
 def test_nan_weight_under_ordering_policies_is_a_value_error(policy):
-    with pytest.raises(ValueError, match=r"^weights hold 1 NaN value \(first at index 'c'\): "
+    with pytest.raises(ValueError, match=r"^weights holds 1 NaN value \(first at index 'c'\): "
                                          f"a weight has no place in an order, so "
                                          f"nan_policy='{policy}'"):
         _S.nanstats.median(weights=_NAN_W, nan_policy=policy)

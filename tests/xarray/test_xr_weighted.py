@@ -107,7 +107,7 @@ def test_nan_weight_under_each_policy():
     w[3] = np.nan
     with pytest.raises(NaNError, match=r"^weights holds 1 NaN value \(first at t=40\)"):
         da.nanstats.median("t", weights=w)
-    with pytest.raises(ValueError, match=r"^weights hold 1 NaN value \(first at t=40\): a "
+    with pytest.raises(ValueError, match=r"^weights holds 1 NaN value \(first at t=40\): a "
                                          "weight has no place in an order"):
         da.nanstats.median("t", weights=w, nan_policy="largest")
     assert np.isnan(da.nanstats.mean("t", weights=w, nan_policy="propagate").values).all()
