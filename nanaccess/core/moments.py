@@ -17,6 +17,7 @@ from ..options import NanPolicy, resolve_policy
 from .axes import Reduction
 from .classify import canonical_nan, scan_rows
 from .exactsum import exact_mean, exact_sum, exact_var
+from .exactsum.compiled import compiled_rows_skipnan
 from .keys import float_keys, keys_to_float
 from .objects import object_rows_moment_stat
 from .policy import RULES
@@ -67,6 +68,26 @@ def result_dtype(vals: np.ndarray, dtype: np.dtype, stat: str) -> np.ndarray:
     return vals
 
 
+def _one_pass(x: np.ndarray, red: Reduction, stat: str, ddof: float,
+              policy: NanPolicy) -> np.ndarray | None:
+    """float64 rows in one compiled pass that finds the NaNs while it sums (no scan):
+    the values when no row holds a NaN or the policy removes them quietly; None
+    (the scan and the general path decide, raise or propagate) otherwise."""
+    got = compiled_rows_skipnan(red.as_rows(x), "var" if stat == "std" else stat, ddof)
+    if got is None:
+        return None
+    vals, nan, sig = got
+    if nan.any():
+        r = RULES[policy]
+        if (r.nan_raises or r.moment_propagates or not r.removes
+                or (not r.signaling_allowed and sig.any())):
+            return None
+    if stat == "std":
+        with np.errstate(invalid="ignore"):
+            vals = np.sqrt(vals)
+    return vals
+
+
 def moment_stat(
     x: Any,
     stat: str,
@@ -96,6 +117,10 @@ def moment_stat(
         return object_rows_moment_stat(x, stat, ddof=ddof, axis=axis, policy=policy,
                                        missing=missing, keepdims=keepdims)
     red = Reduction.of(x, axis)
+    if missing is None and x.dtype == np.float64 and stat != "count":
+        got = _one_pass(x, red, stat, ddof, policy)
+        if got is not None:
+            return red.finish(got, keepdims), None
     sc = scan_rows(x, red, policy, missing)
     removed = sc.removed
     where = None if removed is None else ~removed

@@ -57,6 +57,8 @@ F_POSINF = 1
 F_NEGINF = 2
 F_NAN = 4
 F_RAW = 8  # squares out of the Veltkamp range: the NumPy engine takes the row
+F_SNAN = 16  # with F_NAN: one of the NaNs is signaling (quiet bit clear)
+_QUIET = 1 << 51
 
 
 # ------------------------------------------------------------------ fixed-point digits
@@ -217,6 +219,8 @@ def _add_value(tabs, t, b):  # pragma: no cover - compiled
 def _special(b, flags):  # pragma: no cover - compiled
     """Flag an infinity or NaN (bits ``b``, exponent all ones)."""
     if (b & np.uint64(0xFFFFFFFFFFFFF)) != 0:
+        if (b & np.uint64(_QUIET)) == 0:
+            return flags | F_NAN | F_SNAN
         return flags | F_NAN
     if b >> np.uint64(63):
         return flags | F_NEGINF
@@ -246,8 +250,10 @@ def _plain_block(bits, i, j1, tabs):  # pragma: no cover - compiled
 def _counted(bits, i, i1, tabs, cnt, dig, rng):  # pragma: no cover - compiled
     """Wide exponent ranges (Neal's large accumulator as published): one table, and a
     count per entry so an entry is flushed only after 2048 adds, and the whole table
-    once at the end. Returns the special flags."""
+    once at the end. Returns (the special flags, the number of NaNs)."""
     flags = 0
+    nnan = 0
+    seen = False  # an infinity or NaN entry filled up (its count restarted)
     for j in range(i, i1):
         b = bits[j]
         ix = np.int64(b >> np.uint64(52))
@@ -258,22 +264,23 @@ def _counted(bits, i, i1, tabs, cnt, dig, rng):  # pragma: no cover - compiled
         if c == 0:
             cnt[ix] = 2048
             if (ix & 2047) == 2047:
-                flags = _special(b, flags)  # one of them; the rescan below finds all
+                seen = True  # the rescan below finds them all
                 tabs[ix] = 0
             else:
                 _flush_one(tabs, ix, dig, rng)
-    if cnt[2047] != 2048 or cnt[4095] != 2048:
+    if seen or cnt[2047] != 2048 or cnt[4095] != 2048:
         for j in range(i, i1):
             b = bits[j]
             if (b & np.uint64(0x7FF0000000000000)) == np.uint64(0x7FF0000000000000):
                 flags = _special(b, flags)
+                nnan += (b & np.uint64(0xFFFFFFFFFFFFF)) != 0
     tabs[2047] = 0
     tabs[4095] = 0
     for ix in range(4096):
         if tabs[ix] != 0:
             _flush_one(tabs, ix, dig, rng)
         cnt[ix] = 2048
-    return flags
+    return flags, nnan
 
 
 def _flush_one(tabs, ix, dig, rng):  # pragma: no cover - compiled
@@ -316,11 +323,12 @@ def _masked_block(bits, mask, i, j1, tabs):  # pragma: no cover - compiled
     return emin, emax, count
 
 
-def _segment(bits, mask, use_mask, i0, i1, tabs, cnt, qtabs, squares, dig, qdig,
+def _segment(bits, mask, use_mask, skipnan, i0, i1, tabs, cnt, qtabs, squares, dig, qdig,
              rng, qrng):  # pragma: no cover - compiled
     """Accumulate the values of bits ``bits[i0:i1]`` (selected by ``mask`` when
     ``use_mask``) exactly into ``dig`` (and their squares into ``qdig`` when
-    ``squares``); returns (count, flags)."""
+    ``squares``); returns (count, flags). NaNs never reach the sums (flagged); with
+    ``skipnan`` they are not counted either (the sum of the other values)."""
     flags = 0
     count = 0
     emin = 2047
@@ -338,8 +346,9 @@ def _segment(bits, mask, use_mask, i0, i1, tabs, cnt, qtabs, squares, dig, qdig,
         qmax = 0
         if plain and emax - emin > _WIDE and i1 - i > _BLOCK:
             # the last block spread over many exponents: count per entry instead
-            flags |= _counted(bits, i, i1, tabs, cnt, dig, rng)
-            count += i1 - i
+            f, nnan = _counted(bits, i, i1, tabs, cnt, dig, rng)
+            flags |= f
+            count += i1 - i - (nnan if skipnan else 0)
             break
         if plain or fastmask:
             if plain:
@@ -355,6 +364,8 @@ def _segment(bits, mask, use_mask, i0, i1, tabs, cnt, qtabs, squares, dig, qdig,
                         if (b & np.uint64(0x7FF0000000000000)) == np.uint64(
                                 0x7FF0000000000000):
                             flags = _special(b, flags)
+                            if skipnan and (b & np.uint64(0xFFFFFFFFFFFFF)) != 0:
+                                count -= 1
                 for t in range(0, tabs.shape[0], 4096):
                     tabs[t + 2047] = 0
                     tabs[t + 4095] = 0
@@ -369,6 +380,8 @@ def _segment(bits, mask, use_mask, i0, i1, tabs, cnt, qtabs, squares, dig, qdig,
                 b = bits[j]
                 if (b & np.uint64(0x7FF0000000000000)) == np.uint64(0x7FF0000000000000):
                     flags = _special(b, flags)
+                    if skipnan and (b & np.uint64(0xFFFFFFFFFFFFF)) != 0:
+                        count -= 1
                     continue
                 e = _add_value(tabs, k, b)
                 emin = min(emin, e + (e == 0) * 2047)  # zeros/subnormals: flushed always
@@ -539,20 +552,21 @@ def new_state():
 
 # ------------------------------------------------------------------------- drivers
 
-def rows_kernel(bits, mask, use_mask, stat, ddof, out, counts, flags, tabs, cnt, qtabs, dig,
-                qdig, rng, qrng, scr):  # pragma: no cover - compiled
+def rows_kernel(bits, mask, use_mask, skipnan, stat, ddof, out, counts, flags, tabs, cnt,
+                qtabs, dig, qdig, rng, qrng, scr):  # pragma: no cover - compiled
     """Per row of the (rows, n) float64 ``bits`` (uint64 view): the statistic's
-    float64 bits into ``out``, the selected count and the special flags."""
+    float64 bits into ``out``, the selected count and the special flags. With
+    ``skipnan`` the statistic is that of the row's other values (NaNs flagged only)."""
     squares = stat == 2
     n = bits.shape[1]
     for r in range(bits.shape[0]):
         row = bits[r]
         mrow = mask[r] if use_mask else mask[0]
-        c, f = _segment(row, mrow, use_mask, 0, n, tabs, cnt, qtabs, squares, dig, qdig,
-                        rng, qrng)
+        c, f = _segment(row, mrow, use_mask, skipnan, 0, n, tabs, cnt, qtabs, squares, dig,
+                        qdig, rng, qrng)
         counts[r] = c
         flags[r] = f
-        if f != 0 or (squares and c - ddof <= 0):
+        if (f & ~(F_NAN | F_SNAN) if skipnan else f) != 0 or (squares and c - ddof <= 0):
             _finish(0, dig, rng, qdig, qrng, c, ddof, scr)  # only clears: caller decides
             out[r] = 0
         else:
@@ -582,8 +596,8 @@ def grouped_kernel(bits, mask, use_mask, codes, ngroups, stat, ddof, out, counts
             pos[g] += 1
     squares = stat == 2
     for g in range(ngroups):
-        c, f = _segment(buf, buf, False, starts[g], starts[g + 1], tabs, cnt, qtabs, squares,
-                        dig, qdig, rng, qrng)
+        c, f = _segment(buf, buf, False, False, starts[g], starts[g + 1], tabs, cnt, qtabs,
+                        squares, dig, qdig, rng, qrng)
         flags[g] = f
         if f != 0 or c == 0 or (squares and c - ddof <= 0):
             _finish(0, dig, rng, qdig, qrng, c, ddof, scr)
@@ -600,8 +614,8 @@ def digits_kernel(bits, mask, use_mask, squares, sdig, qdig_out, sneg, counts, f
     n = bits.shape[1]
     for r in range(bits.shape[0]):
         mrow = mask[r] if use_mask else mask[0]
-        c, f = _segment(bits[r], mrow, use_mask, 0, n, tabs, cnt, qtabs, squares, dig, qdig,
-                        rng, qrng)
+        c, f = _segment(bits[r], mrow, use_mask, False, 0, n, tabs, cnt, qtabs, squares, dig,
+                        qdig, rng, qrng)
         counts[r] = c
         flags[r] = f
         if rng[0] <= rng[1]:

@@ -17,8 +17,8 @@ import numpy as np
 from .. import _numba as nb
 from .common import _CANONICAL_NAN
 
-__all__ = ["compiled_rows", "compiled_groups", "compiled_1d", "compiled_digits", "MIN_SIZE",
-           "STATS"]
+__all__ = ["compiled_rows", "compiled_rows_skipnan", "compiled_groups", "compiled_1d",
+           "compiled_digits", "MIN_SIZE", "STATS"]
 
 #: inputs with fewer elements stay with the NumPy engine (Python ints there)
 MIN_SIZE = 65
@@ -53,21 +53,21 @@ def _engine(size: int) -> bool:
     return nb.choose_engine(size=size, min_size=MIN_SIZE) == "numba"
 
 
-_FLAGS: list[tuple[int, int, int, int]] = []
+_FLAGS: list[tuple[int, int, int, int, int]] = []
 
 
-def _flags() -> tuple[int, int, int, int]:
-    """The kernels' row flags (+inf, -inf, NaN, squares out of range)."""
+def _flags() -> tuple[int, int, int, int, int]:
+    """The kernels' row flags (+inf, -inf, NaN, squares out of range, signaling NaN)."""
     if not _FLAGS:
-        from .._numba.exact import F_NAN, F_NEGINF, F_POSINF, F_RAW
+        from .._numba.exact import F_NAN, F_NEGINF, F_POSINF, F_RAW, F_SNAN
 
-        _FLAGS.append((F_POSINF, F_NEGINF, F_NAN, F_RAW))
+        _FLAGS.append((F_POSINF, F_NEGINF, F_NAN, F_RAW, F_SNAN))
     return _FLAGS[0]
 
 
 def _specials(res, flags, stat):
     """Infinities and NaN as the NumPy engine (``_ieee_specials`` / ``exact_var``)."""
-    f_pos, f_neg, f_nan, _ = _flags()
+    f_pos, f_neg, f_nan = _flags()[:3]
     pos = (flags & f_pos) != 0
     neg = (flags & f_neg) != 0
     nan = (flags & f_nan) != 0
@@ -102,11 +102,45 @@ def compiled_rows(x2: np.ndarray, w2: np.ndarray | None, stat: str,
         float64 ``(rows,)`` equal bit for bit to the NumPy engine, or None when the
         NumPy engine should run.
     """
+    got = _run_rows(x2, w2, False, stat, ddof)
+    if got is None:
+        return None
+    out, counts, flags = got
+    return _resolve_rows(x2, w2, stat, ddof, out, counts, flags)
+
+
+def compiled_rows_skipnan(x2: np.ndarray, stat: str, ddof: float = 0
+                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Per-row exact ``stat`` of float64 rows with their NaNs left out, in one pass
+    that also finds the NaNs (no separate scan, no mask), or None.
+
+    Returns
+    -------
+    (values, nan, signaling) or None
+        ``values`` equal bit for bit to :func:`compiled_rows` with ``w2 = ~isnan(x2)``;
+        ``nan`` / ``signaling``: bool ``(rows,)``, the rows holding a NaN / a
+        signaling NaN (the caller applies its policy: the values are right only for
+        a policy that removes NaNs, or where a row holds none).
+    """
+    if x2.dtype != np.float64:
+        return None  # a conversion would quiet signaling NaNs
+    got = _run_rows(x2, None, True, stat, ddof)
+    if got is None:
+        return None
+    out, counts, flags = got
+    f_nan, f_snan = _flags()[2], _flags()[4]
+    nan = (flags & f_nan) != 0
+    sig = (flags & f_snan) != 0
+    vals = _resolve_rows(x2, None, stat, ddof, out, counts, flags & ~(f_nan | f_snan),
+                         skipnan=bool(nan.any()))
+    return vals, nan, sig
+
+
+def _run_rows(x2, w2, skipnan, stat, ddof):
+    """The rows kernel on ``x2``: (out bits, counts, flags), or None."""
     rows, n = x2.shape
     if not _engine(x2.size) or n > _MAX_COUNT:
         return None
-    from .oneshot import _negzero_rows, exact_var_numpy
-
     try:
         kern = _kernels()["rows"]
         xc = np.ascontiguousarray(_float64(x2))
@@ -115,11 +149,26 @@ def compiled_rows(x2: np.ndarray, w2: np.ndarray | None, stat: str,
         out = np.zeros(rows, np.int64)
         counts = np.zeros(rows, np.int64)
         flags = np.zeros(rows, np.int64)
-        kern(xc.view(np.uint64), mask, w2 is not None, STATS[stat], ddof_int, out, counts,
-             flags, *_state()[:-1])
+        kern(xc.view(np.uint64), mask, w2 is not None, skipnan, STATS[stat], ddof_int, out,
+             counts, flags, *_state()[:-1])
     except Exception as err:  # numba failed: the NumPy engine, from now on
         nb.fallback(err)
         return None
+    return out, counts, flags
+
+
+def _resolve_rows(x2, w2, stat, ddof, out, counts, flags, skipnan=False):
+    """The kernel's row results with the IEEE special cases and the rare rows the
+    kernel leaves to the NumPy engine; with ``skipnan`` the selection of those rows
+    is their non-NaN values."""
+    from .oneshot import _negzero_rows, exact_var_numpy
+
+    def sel(idx):  # the rows idx and their selection
+        xr = x2[idx]
+        if skipnan:
+            return xr, ~np.isnan(xr)
+        return xr, None if w2 is None else w2[idx]
+
     res = out.view(np.float64)
     if stat == "var":
         f_raw = _flags()[3]
@@ -128,13 +177,15 @@ def compiled_rows(x2: np.ndarray, w2: np.ndarray | None, stat: str,
             with np.errstate(divide="ignore", invalid="ignore"):
                 res = res * counts / (counts - ddof)
         if raw.size:
-            res[raw] = exact_var_numpy(x2[raw], ddof, None if w2 is None else w2[raw])
+            xr, wr = sel(raw)
+            res[raw] = exact_var_numpy(xr, ddof, wr)
         res = np.where(counts - ddof <= 0, _CANONICAL_NAN, res)
         return _specials(res, flags, stat)
     res = _specials(res, flags, stat)
     zero = np.flatnonzero((out == 0) & (flags == 0) & (counts > 0))
     if zero.size:
-        res[zero] = np.where(_negzero_rows(x2, w2, zero), -0.0, 0.0)
+        xr, wr = sel(zero)
+        res[zero] = np.where(_negzero_rows(xr, wr, np.arange(zero.size)), -0.0, 0.0)
     if stat == "mean":
         res = np.where(counts == 0, _CANONICAL_NAN, res)
     return res
@@ -165,7 +216,7 @@ def compiled_1d(x: np.ndarray, stat: str, ddof: float = 0, *,
     out, counts, flags = st[-1]
     try:
         _kernels()["rows"](np.ascontiguousarray(x).view(np.uint64).reshape(1, -1),
-                           _DUMMY_MASK, False, STATS[stat], int(ddof), out, counts, flags,
+                           _DUMMY_MASK, False, False, STATS[stat], int(ddof), out, counts, flags,
                            *st[:-1])
     except Exception as err:  # numba failed: the NumPy engine, from now on
         nb.fallback(err)
@@ -286,7 +337,7 @@ def compiled_digits(x2: np.ndarray, w2: np.ndarray | None, squares: bool):
     except Exception as err:  # numba failed: the NumPy engine, from now on
         nb.fallback(err)
         return None
-    f_pos, f_neg, f_nan, f_raw = _flags()
+    f_pos, f_neg, f_nan, f_raw = _flags()[:4]
     s = _ints(sdig, sneg, 0)
     q = _ints(qdig, None, 1074) if squares else None
     return (s, q, counts, (flags & f_pos) != 0, (flags & f_neg) != 0, (flags & f_nan) != 0,
