@@ -75,15 +75,8 @@ def argsort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) 
 
     Parameters
     ----------
-    data : array_like
-        A NumPy (or masked: masked entries are missing) array, or anything
-        :func:`numpy.asarray` takes; object data (Decimal, Fraction, huge ints,
-        mixtures) is ordered exactly.
-    axis : int or None, default -1
-        Axis to sort along; None sorts the flattened data.
-    nan_policy : {"totalorder", "smallest", "largest", "omit", "raise", "propagate"}, optional
-        Where NaNs go; None means "totalorder" (a sort must place every value, so the
-        ``nan_policy`` option does not govern it).
+    data, axis, nan_policy
+        As :func:`sort`.
 
     Returns
     -------

@@ -219,11 +219,8 @@ def nan_payload(x: Any, missing: Any = None) -> int | None | np.ndarray:
 
     Parameters
     ----------
-    x : scalar or array_like
-        Any number (float, NumPy scalar, Decimal, huge int...) or array.
-    missing : bool array_like, optional
-        Entries of ``x`` that are missing (never NaN, whatever their bits), as
-        :func:`isnan`.
+    x, missing
+        As :func:`issignaling`.
 
     Returns
     -------
