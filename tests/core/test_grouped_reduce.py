@@ -192,3 +192,48 @@ def test_object_iqr_and_mad():
     assert r.values[0] == per_group(x, codes, 2, "mad", NanPolicy.OMIT)[0][0]
     r = grouped_reduce(x, codes, 2, "iqr", policy=NanPolicy.OMIT)
     assert r.values[1] == 1 and r.count.tolist() == [4, 2]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "bool", "m8[s]"])
+@pytest.mark.parametrize("stat", ["mean", "sum", "var", "std", "count"])
+@pytest.mark.parametrize("ndim", [1, 2])
+def test_moment_counts_reused_equal_a_recount(dtype, stat, ndim):
+    # the counts the moment engine hands over (no second count) against
+    # count_in_groups, which counts from the data; NaNs, NaT, missing, rows of no group
+    from nanaccess.core.grouped.reduce import count_in_groups
+
+    rng = np.random.default_rng(5)
+    n = 300
+    x = rng.standard_normal((n, 3)) * 50
+    if dtype.startswith("float"):
+        x[rng.random(x.shape) < 0.1] = np.nan
+    x = x.astype(dtype) if dtype != "m8[s]" else x.astype(np.int64).astype(dtype)
+    if dtype == "m8[s]":
+        x[::17] = np.timedelta64("NaT")
+    codes = rng.integers(-1, 9, n)
+    miss = rng.random(x.shape) < 0.05
+    if ndim == 1:
+        x, miss = x[:, 0], miss[:, 0]
+    for m in (None, miss):
+        for policy in (NanPolicy.OMIT,):
+            r = grouped_reduce(x, codes, 9, stat, policy=policy, missing=m)
+            assert "count" in r.__dict__  # handed over, not recounted
+            want = count_in_groups(x, codes, 9, m, policy)
+            assert r.count.dtype == np.int64 and r.count.shape == want.shape
+            assert np.array_equal(r.count, want)
+
+
+@settings(max_examples=60, deadline=None)
+@given(x=st.lists(st.floats(allow_nan=True), min_size=0, max_size=60),
+       seed=st.integers(0, 2**16), removes=st.booleans())
+def test_count_1d_fast_path_equals_the_mask_count(x, seed, removes):
+    from nanaccess.core.grouped.reduce import count_in_groups
+
+    x = np.array(x, dtype=np.float64)
+    codes = np.random.default_rng(seed).integers(-1, 4, x.size)
+    policy = NanPolicy.OMIT if removes else NanPolicy.PROPAGATE
+    fast = count_in_groups(x, codes, 4, None, policy)
+    slow = count_in_groups(x[:, None], codes, 4, None, policy)[:, 0]
+    keep = (codes >= 0) & (~np.isnan(x) if removes else True)
+    assert np.array_equal(fast, slow)
+    assert np.array_equal(fast, np.bincount(codes[keep], minlength=4))

@@ -29,8 +29,11 @@ from ..spread import (  # the core's spread rules, shared (not re-written here)
     object_kinds,
 )
 from .entry import grouped_stat
+from .moments import collect_counts
 
 __all__ = ["GroupedReduced", "grouped_reduce", "count_in_groups"]
+
+_MOMENTS = frozenset(_stats.names("moment", "count"))
 
 
 @dataclass
@@ -70,6 +73,8 @@ def count_in_groups(x: Any, codes: Any, ngroups: int, missing: Any = None,
     nowhere. ``(ngroups,)`` for 1-D ``x``, ``(ngroups, ncols)`` for 2-D."""
     x = np.asarray(x)
     codes = np.asarray(codes, dtype=np.intp)
+    if x.ndim == 1 and missing is None and x.dtype.kind in "fiub":
+        return _count_1d(x, codes, ngroups, RULES[policy].removes)
     x2 = x[:, None] if x.ndim == 1 else x
     ncols = x2.shape[1]
     if RULES[policy].removes:
@@ -89,6 +94,20 @@ def count_in_groups(x: Any, codes: Any, ngroups: int, missing: Any = None,
         out = np.repeat(per[:, None], ncols, axis=1)
     out = out.astype(np.int64)
     return out[:, 0] if x.ndim == 1 else out
+
+
+def _count_1d(x: np.ndarray, codes: np.ndarray, ngroups: int, removes: bool) -> np.ndarray:
+    """:func:`count_in_groups` of a 1-D numeric column with nothing missing: the rows
+    per group, less the NaNs (few, counted apart) when the policy removes them."""
+    grouped = codes if codes.min(initial=0) >= 0 else codes[codes >= 0]
+    out = np.bincount(grouped, minlength=ngroups).astype(np.int64)
+    if removes and x.dtype.kind == "f":
+        with np.errstate(all="ignore"):
+            maybe = x.size and np.isnan(np.add.reduce(x))
+        if maybe:
+            nc = codes[np.isnan(x)]
+            out -= np.bincount(nc[nc >= 0], minlength=ngroups)
+    return out
 
 
 def grouped_reduce(
@@ -183,6 +202,16 @@ def grouped_reduce(
         values, miss = _iqr(x, codes, ngroups, **common, **params)
     elif stat == "mad":
         values, miss = _mad(x, codes, ngroups, **common, **params)
+    elif stat in _MOMENTS and RULES[policy].removes and x.ndim in (1, 2):
+        # the moment engine counts the values it takes: reuse its counts
+        with collect_counts() as counts:
+            values, miss = grouped_stat(x, codes, ngroups, stat, **common, **params)
+        out = GroupedReduced(values, miss, x, codes, int(ngroups), missing, policy)
+        ncols = 1 if x.ndim == 1 else x.shape[1]
+        if len(counts) == ncols and ncols:
+            cnt = np.stack(counts, axis=-1).astype(np.int64, copy=False)
+            out.__dict__["count"] = cnt[:, 0] if x.ndim == 1 else cnt
+        return out
     else:
         values, miss = grouped_stat(x, codes, ngroups, stat, **common, **params)
     return GroupedReduced(values, miss, x, codes, int(ngroups), missing, policy)
