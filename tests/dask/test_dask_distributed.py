@@ -19,6 +19,8 @@ from nanaccess.errors import NaNError
 
 distributed = pytest.importorskip("distributed")
 
+pytestmark = pytest.mark.xdist_group("distributed")  # one xdist worker starts the clusters
+
 
 @pytest.fixture(scope="module")
 def client():
