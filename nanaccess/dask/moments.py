@@ -22,11 +22,11 @@ from ..core.bits import layout_of
 from ..core.classify import canonical_nan, scan_rows
 from ..core.exactsum import ExactPartials, exact_partials, round_mean, round_sum, round_var
 from ..core.keys import float_keys, keys_to_float
-from ..core.moments import moment_stat, result_dtype
+from ..core.moments import result_dtype
 from ..core.policy import RULES
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
-from .final import check_then, out_dtype, per_block_core, whole_axes
+from .final import check_then, core_moment, out_dtype, per_block_core, whole_axes
 from .tally import policy_check
 
 __all__ = ["dask_moment_stat", "MOMENT_STATS"]
@@ -228,10 +228,7 @@ def dask_moment_stat(
     if x.dtype.kind == "O" or x.ndim == 0:
         # object data: the core's Python path, on one chunk over the reduced axes
         x = whole_axes(x, axes)
-
-        def fn(b, ax):
-            return moment_stat(b, stat, axis=ax, ddof=ddof, policy=policy, keepdims=True)[0]
-
+        fn = partial(core_moment, stat=stat, ddof=ddof, policy=policy)  # module level
         return per_block_core(x, fn, axes, keepdims, res_dtype, (), info, policy, relabel)
     res = da.reduction(
         x,

@@ -81,3 +81,15 @@ def test_overlaps_and_unsupported():
         overlap_of("2D", True)
     with pytest.raises(ValueError, match="window must be"):
         overlap_of(-1, False)
+
+
+def test_rolling_accessor_registers_on_import():
+    import subprocess
+    import sys
+
+    code = ("import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess\n"
+            "r = dd.from_pandas(pd.Series(np.arange(5.0)), npartitions=2).rolling(2)\n"
+            "print(type(r.nanstats).__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "NanDaskWindow"
