@@ -6,7 +6,9 @@ segment (a row, a group) is accumulated *exactly* in two levels, as Neal's ``xsu
 
 * the hot loop adds each value's mantissa (as an unsigned integer) to a table entry
   indexed by its sign and exponent bits (4096 entries of uint64); eight tables, taken
-  in turn, so consecutive values of equal exponent do not wait on one another. An
+  in turn, so consecutive values of equal exponent do not wait on one another, and
+  interleaved (entry ``ix`` of table ``t`` at ``ix * 8 + t``: the eight entries of one
+  exponent share a cache line; tables 32 KiB apart stalled on 4K aliasing). An
   entry takes at most 2048 mantissas before it could overflow, so every 16384 values
   the entries in the block's exponent range are flushed;
 * a flush adds an entry (exact, < 2**64) at its exponent into a fixed-point integer of
@@ -188,31 +190,31 @@ def _divide(dig, lo, top, d):  # pragma: no cover - compiled
 
 def _flush_entry(tabs, ntab, e, dig, rng):  # pragma: no cover - compiled
     sh = e - 1 if e > 0 else 0
-    for t in range(0, ntab, 4096):
-        v = tabs[t + e]
+    for t in range(e * _NT, e * _NT + ntab):
+        v = tabs[t]
         if v != 0:
             _add_chunk(dig, v, sh, False, rng)
-            tabs[t + e] = 0
-        v = tabs[t + e + 2048]
+            tabs[t] = 0
+        v = tabs[t + 2048 * _NT]
         if v != 0:
             _add_chunk(dig, v, sh, True, rng)
-            tabs[t + e + 2048] = 0
+            tabs[t + 2048 * _NT] = 0
 
 
 def _flush(tabs, ntab, emin, emax, dig, rng):  # pragma: no cover - compiled
     """Move the entries of biased exponents [emin, emax] and 0 (zeros and subnormals:
-    never tracked) of both signs of the first ``ntab // 4096`` tables into dig."""
+    never tracked) of both signs of the first ``ntab`` tables into dig."""
     _flush_entry(tabs, ntab, 0, dig, rng)
     for e in range(max(emin, 1), min(emax, 2046) + 1):
         _flush_entry(tabs, ntab, e, dig, rng)
 
 
 def _add_value(tabs, t, b):  # pragma: no cover - compiled
-    """Add one value's mantissa (bits ``b``) to its entry of table ``t`` (offset);
+    """Add one value's mantissa (bits ``b``) to its entry of table ``t`` (0 .. _NT-1);
     returns the biased exponent."""
     ix = np.int64(b >> np.uint64(52))
     e = ix & 2047
-    tabs[t + ix] += (b & np.uint64(0xFFFFFFFFFFFFF)) | (np.uint64(e != 0) << np.uint64(52))
+    tabs[ix * _NT + t] += (b & np.uint64(0xFFFFFFFFFFFFF)) | (np.uint64(e != 0) << np.uint64(52))
     return e
 
 
@@ -231,14 +233,22 @@ def _plain_block(bits, i, j1, tabs):  # pragma: no cover - compiled
     """The hot loop (every value selected, no squares): the tables taken in turn;
     infinities and NaNs land in the exponent-2047 entries (cleared by the caller).
     Returns (min nonzero biased exponent, max biased exponent)."""
-    emin = 2047
-    emax = 0
+    # unsigned indices (no negative-index wrap code); e - 1 wraps for e == 0, so a
+    # zero or subnormal never lowers emin
+    umin = np.uint64(4095)
+    umax = np.uint64(0)
     while i + _NT <= j1:
         for u in range(_NT):
-            e = _add_value(tabs, u * 4096, bits[i + u])
-            emin = min(emin, e + (e == 0) * 2047)
-            emax = max(emax, e)
+            b = bits[np.uint64(i + u)]
+            ix = b >> np.uint64(52)
+            e = ix & np.uint64(2047)
+            tabs[ix * np.uint64(_NT) + np.uint64(u)] += (
+                (b & np.uint64(0xFFFFFFFFFFFFF)) | (np.uint64(e != 0) << np.uint64(52)))
+            umin = min(umin, e - np.uint64(1))
+            umax = max(umax, e)
         i += _NT
+    emin = min(np.int64(umin) + 1, 2047)
+    emax = np.int64(umax)
     while i < j1:
         e = _add_value(tabs, 0, bits[i])
         emin = min(emin, e + (e == 0) * 2047)
@@ -257,7 +267,7 @@ def _counted(bits, i, i1, tabs, cnt, dig, rng):  # pragma: no cover - compiled
     for j in range(i, i1):
         b = bits[j]
         ix = np.int64(b >> np.uint64(52))
-        tabs[ix] += (b & np.uint64(0xFFFFFFFFFFFFF)) | (np.uint64((ix & 2047) != 0)
+        tabs[ix * _NT] += (b & np.uint64(0xFFFFFFFFFFFFF)) | (np.uint64((ix & 2047) != 0)
                                                         << np.uint64(52))
         c = cnt[ix] - 1
         cnt[ix] = c
@@ -265,7 +275,7 @@ def _counted(bits, i, i1, tabs, cnt, dig, rng):  # pragma: no cover - compiled
             cnt[ix] = 2048
             if (ix & 2047) == 2047:
                 seen = True  # the rescan below finds them all
-                tabs[ix] = 0
+                tabs[ix * _NT] = 0
             else:
                 _flush_one(tabs, ix, dig, rng)
     if seen or cnt[2047] != 2048 or cnt[4095] != 2048:
@@ -274,10 +284,10 @@ def _counted(bits, i, i1, tabs, cnt, dig, rng):  # pragma: no cover - compiled
             if (b & np.uint64(0x7FF0000000000000)) == np.uint64(0x7FF0000000000000):
                 flags = _special(b, flags)
                 nnan += (b & np.uint64(0xFFFFFFFFFFFFF)) != 0
-    tabs[2047] = 0
-    tabs[4095] = 0
+    tabs[2047 * _NT] = 0
+    tabs[4095 * _NT] = 0
     for ix in range(4096):
-        if tabs[ix] != 0:
+        if tabs[ix * _NT] != 0:
             _flush_one(tabs, ix, dig, rng)
         cnt[ix] = 2048
     return flags, nnan
@@ -285,8 +295,8 @@ def _counted(bits, i, i1, tabs, cnt, dig, rng):  # pragma: no cover - compiled
 
 def _flush_one(tabs, ix, dig, rng):  # pragma: no cover - compiled
     e = ix & 2047
-    _add_chunk(dig, tabs[ix], e - 1 if e > 0 else 0, ix >= 2048, rng)
-    tabs[ix] = 0
+    _add_chunk(dig, tabs[ix * _NT], e - 1 if e > 0 else 0, ix >= 2048, rng)
+    tabs[ix * _NT] = 0
 
 
 def _masked_block(bits, mask, i, j1, tabs):  # pragma: no cover - compiled
@@ -302,7 +312,7 @@ def _masked_block(bits, mask, i, j1, tabs):  # pragma: no cover - compiled
             ix = np.int64(b >> np.uint64(52))
             e = ix & 2047
             m = (b & np.uint64(0xFFFFFFFFFFFFF)) | (np.uint64(e != 0) << np.uint64(52))
-            tabs[u * 4096 + ix] += m & (np.uint64(0) - np.uint64(w))
+            tabs[ix * _NT + u] += m & (np.uint64(0) - np.uint64(w))
             es = e * w
             emin = min(emin, es + (es == 0) * 2047)
             emax = max(emax, es)
@@ -314,7 +324,7 @@ def _masked_block(bits, mask, i, j1, tabs):  # pragma: no cover - compiled
         ix = np.int64(b >> np.uint64(52))
         e = ix & 2047
         m = (b & np.uint64(0xFFFFFFFFFFFFF)) | (np.uint64(e != 0) << np.uint64(52))
-        tabs[ix] += m & (np.uint64(0) - np.uint64(w))
+        tabs[ix * _NT] += m & (np.uint64(0) - np.uint64(w))
         es = e * w
         emin = min(emin, es + (es == 0) * 2047)
         emax = max(emax, es)
@@ -334,11 +344,11 @@ def _segment(bits, mask, use_mask, skipnan, i0, i1, tabs, cnt, qtabs, squares, d
     emin = 2047
     emax = 0
     # short segments (small groups) use one table: fewer entries to flush
-    ntab = tabs.shape[0] if i1 - i0 >= _SHORT else 4096
+    ntab = _NT if i1 - i0 >= _SHORT else 1
     # <= 2048 adds per entry per flush (three squares' parts per value)
-    block = (2048 // 3 if squares else 2048) * (ntab // 4096)
-    plain = not use_mask and not squares and ntab == tabs.shape[0]
-    fastmask = use_mask and not squares and ntab == tabs.shape[0]
+    block = (2048 // 3 if squares else 2048) * ntab
+    plain = not use_mask and not squares and ntab == _NT
+    fastmask = use_mask and not squares and ntab == _NT
     i = i0
     while i < i1:
         j1 = min(i1, i + block)
@@ -366,9 +376,9 @@ def _segment(bits, mask, use_mask, skipnan, i0, i1, tabs, cnt, qtabs, squares, d
                             flags = _special(b, flags)
                             if skipnan and (b & np.uint64(0xFFFFFFFFFFFFF)) != 0:
                                 count -= 1
-                for t in range(0, tabs.shape[0], 4096):
-                    tabs[t + 2047] = 0
-                    tabs[t + 4095] = 0
+                for t in range(_NT):
+                    tabs[2047 * _NT + t] = 0
+                    tabs[4095 * _NT + t] = 0
         else:
             emin = 2047
             emax = 0
@@ -401,7 +411,7 @@ def _segment(bits, mask, use_mask, skipnan, i0, i1, tabs, cnt, qtabs, squares, d
                         qmin = min(qmin, f + (f == 0) * 2047)
                         f = _add_value(qtabs, k, np.float64(xl * xl).view(np.uint64))
                         qmin = min(qmin, f + (f == 0) * 2047)
-                k += 4096
+                k += 1
                 if k == ntab:
                     k = 0
         _flush(tabs, ntab, emin, emax, dig, rng)
