@@ -249,11 +249,13 @@ def _plain_block(bits, i, j1, tabs):  # pragma: no cover - compiled
         i += _NT
     emin = min(np.int64(umin) + 1, 2047)
     emax = np.int64(umax)
-    while i < j1:
-        e = _add_value(tabs, 0, bits[i])
+    u = 0
+    while i < j1:  # the tail round the tables too: no entry takes more than its share
+        e = _add_value(tabs, u, bits[i])
         emin = min(emin, e + (e == 0) * 2047)
         emax = max(emax, e)
         i += 1
+        u += 1
     return emin, emax
 
 
@@ -318,18 +320,20 @@ def _masked_block(bits, mask, i, j1, tabs):  # pragma: no cover - compiled
             emax = max(emax, es)
             count += w
         i += _NT
-    while i < j1:
+    u = 0
+    while i < j1:  # the tail round the tables too: no entry takes more than its share
         b = bits[i]
         w = np.int64(mask[i])
         ix = np.int64(b >> np.uint64(52))
         e = ix & 2047
         m = (b & np.uint64(0xFFFFFFFFFFFFF)) | (np.uint64(e != 0) << np.uint64(52))
-        tabs[ix * _NT] += m & (np.uint64(0) - np.uint64(w))
+        tabs[ix * _NT + u] += m & (np.uint64(0) - np.uint64(w))
         es = e * w
         emin = min(emin, es + (es == 0) * 2047)
         emax = max(emax, es)
         count += w
         i += 1
+        u += 1
     return emin, emax, count
 
 
