@@ -259,6 +259,64 @@ def _plain_block(bits, i, j1, tabs):  # pragma: no cover - compiled
     return emin, emax
 
 
+def _sq_part(qtabs, u, p):  # pragma: no cover - compiled
+    """Add the float64 ``p`` (a square's part) to table ``u`` of ``qtabs``; returns its
+    biased exponent (unsigned)."""
+    b = np.float64(p).view(np.uint64)
+    ix = b >> np.uint64(52)
+    e = ix & np.uint64(2047)
+    qtabs[ix * np.uint64(_NT) + np.uint64(u)] += (
+        (b & np.uint64(0xFFFFFFFFFFFFF)) | (np.uint64(e != 0) << np.uint64(52)))
+    return e
+
+
+def _sq_value(b, u, tabs, qtabs, acc):  # pragma: no cover - compiled
+    """One value (bits ``b``) and its square's three Veltkamp parts into table ``u``;
+    ``acc``: (smallest nonzero magnitude bits << 1, minus 1; max exponent; squares'
+    smallest nonzero exponent minus 1; squares' max exponent), updated and returned."""
+    mmin, umax, qlo, qhi = acc
+    ix = b >> np.uint64(52)
+    e = ix & np.uint64(2047)
+    tabs[ix * np.uint64(_NT) + np.uint64(u)] += (
+        (b & np.uint64(0xFFFFFFFFFFFFF)) | (np.uint64(e != 0) << np.uint64(52)))
+    mmin = min(mmin, (b << np.uint64(1)) - np.uint64(1))  # zeros wrap: never the min
+    umax = max(umax, e)
+    x = np.uint64(b).view(np.float64)
+    c = x * _VELTKAMP
+    xh = c - (c - x)
+    xl = x - xh
+    f = _sq_part(qtabs, u, xh * xh)
+    qhi = max(qhi, f)
+    qlo = min(qlo, f - np.uint64(1))
+    qlo = min(qlo, _sq_part(qtabs, u, 2.0 * xh * xl) - np.uint64(1))
+    qlo = min(qlo, _sq_part(qtabs, u, xl * xl) - np.uint64(1))
+    return mmin, umax, qlo, qhi
+
+
+def _squares_block(bits, i, j1, tabs, qtabs):  # pragma: no cover - compiled
+    """The hot loop of the variance (every value selected): values and the parts of
+    their squares, the tables taken in turn. Infinities, NaNs and values whose squares
+    the split cannot take leave garbage the caller drops (exponent-2047 entries) or
+    flags (F_RAW). Returns (emin, emax, qmin, qmax, low): ``low`` when a nonzero
+    value lies below the split's range."""
+    acc = (np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64(0), np.uint64(4095), np.uint64(0))
+    while i + _NT <= j1:
+        for u in range(_NT):
+            acc = _sq_value(bits[np.uint64(i + u)], u, tabs, qtabs, acc)
+        i += _NT
+    u = 0
+    while i < j1:
+        acc = _sq_value(bits[i], u, tabs, qtabs, acc)
+        i += 1
+        u += 1
+    mmin, umax, qlo, qhi = acc
+    nonzero = mmin != np.uint64(0xFFFFFFFFFFFFFFFF)
+    mn = np.int64((mmin + np.uint64(1)) >> np.uint64(53))  # its biased exponent
+    emin = max(mn, 1) if nonzero else 2047
+    qmin = min(np.int64(qlo) + 1, 2047)
+    return emin, np.int64(umax), qmin, np.int64(qhi), nonzero and mn < _SQ_LO
+
+
 def _counted(bits, i, i1, tabs, cnt, dig, rng):  # pragma: no cover - compiled
     """Wide exponent ranges (Neal's large accumulator as published): one table, and a
     count per entry so an entry is flushed only after 2048 adds, and the whole table
@@ -353,6 +411,7 @@ def _segment(bits, mask, use_mask, skipnan, i0, i1, tabs, cnt, qtabs, squares, d
     block = (2048 // 3 if squares else 2048) * ntab
     plain = not use_mask and not squares and ntab == _NT
     fastmask = use_mask and not squares and ntab == _NT
+    sqplain = not use_mask and squares and ntab == _NT
     i = i0
     while i < i1:
         j1 = min(i1, i + block)
@@ -364,25 +423,39 @@ def _segment(bits, mask, use_mask, skipnan, i0, i1, tabs, cnt, qtabs, squares, d
             flags |= f
             count += i1 - i - (nnan if skipnan else 0)
             break
-        if plain or fastmask:
+        if plain or fastmask or sqplain:
+            low = False
             if plain:
                 emin, emax = _plain_block(bits, i, j1, tabs)
+                count += j1 - i
+            elif sqplain:
+                emin, emax, qmin, qmax, low = _squares_block(bits, i, j1, tabs, qtabs)
                 count += j1 - i
             else:
                 emin, emax, c = _masked_block(bits, mask, i, j1, tabs)
                 count += c
+            vmax = emax  # the largest exponent of a number (not inf / NaN)
             if emax == 2047:  # an infinity or NaN: flag it, drop the garbage entries
+                vmax = 0
                 for j in range(i, j1):
                     b = bits[j]
-                    if plain or mask[j]:
+                    if plain or sqplain or mask[j]:
                         if (b & np.uint64(0x7FF0000000000000)) == np.uint64(
                                 0x7FF0000000000000):
                             flags = _special(b, flags)
                             if skipnan and (b & np.uint64(0xFFFFFFFFFFFFF)) != 0:
                                 count -= 1
+                        else:
+                            vmax = max(vmax, np.int64((b >> np.uint64(52)) & np.uint64(2047)))
                 for t in range(_NT):
                     tabs[2047 * _NT + t] = 0
                     tabs[4095 * _NT + t] = 0
+            if sqplain:
+                if low or vmax > _SQ_HI:
+                    flags |= F_RAW  # the NumPy engine takes the row
+                for t in range(_NT):  # squares of inf / NaN / huge values: dropped
+                    qtabs[2047 * _NT + t] = 0
+                    qtabs[4095 * _NT + t] = 0
         else:
             emin = 2047
             emax = 0
@@ -647,7 +720,8 @@ def digits_kernel(bits, mask, use_mask, squares, sdig, qdig_out, sneg, counts, f
         qrng[1] = -1
 
 
-_HELPERS = ("_add_chunk", "_carry", "_magnitude", "_bitlen", "_round_bits", "_divide",
+_HELPERS = ("_sq_part", "_sq_value", "_squares_block", "_add_chunk", "_carry", "_magnitude",
+            "_bitlen", "_round_bits", "_divide",
             "_flush_entry", "_flush", "_flush_one", "_counted", "_add_value", "_special",
             "_plain_block", "_masked_block", "_segment", "_copy_up",
             "_add_shifted", "_finish_sum", "_finish_mean", "_finish_var", "_finish")
