@@ -529,6 +529,8 @@ def _extract_dataset(r: Any) -> Any:
 def _extract_xgroupby(r: Any) -> Any:
     if isinstance(r, xr.DataArray) and r.ndim == 1:
         return dict(zip(r[r.dims[0]].values.tolist(), r.values.tolist(), strict=True))
+    if isinstance(r, pd.DataFrame):  # a grouped nan_report (groups x kinds)
+        return {g: dict(row.items()) for g, row in r.iterrows()}
     return r
 
 
