@@ -10,9 +10,12 @@ Hypothesis profiles (select with ``HYPOTHESIS_PROFILE``, default ``ci``):
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,16 +60,8 @@ class DocsBuild:
         return path.read_text(encoding="utf-8")
 
 
-@pytest.fixture(scope="session")
-def docs_build(tmp_path_factory: pytest.TempPathFactory) -> DocsBuild:
-    """Build the docs once per test process, with warnings as errors.
-
-    myst-nb executes every notebook in ``notebooks/`` during this build and fails
-    it on the first cell error, so the notebooks run exactly once per test run.
-    Tests that use this fixture carry ``@pytest.mark.xdist_group("docs")``; with the
-    README's ``--dist loadgroup`` they share one worker and so one build.
-    """
-    out = tmp_path_factory.mktemp("docs")
+def _sphinx_build(out: Path) -> DocsBuild:
+    """Run ``sphinx-build -W`` of ``docs/`` into ``out``."""
     env = {**os.environ, "MPLBACKEND": "Agg"}
     cmd = [
         sys.executable,
@@ -92,3 +87,46 @@ def docs_build(tmp_path_factory: pytest.TempPathFactory) -> DocsBuild:
         timeout=900,
     )
     return DocsBuild(proc.returncode, proc.stdout + proc.stderr, out / "html")
+
+
+@contextmanager
+def _exclusive(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (POSIX ``flock``; elsewhere no lock, so each
+    worker builds its own copy)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    with open(path, "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+@pytest.fixture(scope="session")
+def docs_build(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> DocsBuild:
+    """Build the docs once per test run, with warnings as errors.
+
+    myst-nb executes every notebook in ``notebooks/`` during this build and fails
+    it on the first cell error, so the notebooks run exactly once per test run.
+    Under pytest-xdist the workers share one build through a file lock in the run's
+    temporary root (pytest-xdist's recipe for a session fixture run once): the first
+    worker that needs it builds, the others wait and read its record. This does not
+    depend on ``--dist loadgroup`` grouping (which pytest 9.2 + xdist 3.8 no longer
+    honour: xdist sets ``item._nodeid``, which pytest 9.2 does not read).
+    """
+    if worker_id == "master":  # not under xdist
+        return _sphinx_build(tmp_path_factory.mktemp("docs"))
+    shared = tmp_path_factory.getbasetemp().parent  # one per run, shared by the workers
+    record = shared / "docs-build.json"
+    with _exclusive(shared / "docs-build.lock"):
+        if record.exists():
+            d = json.loads(record.read_text(encoding="utf-8"))
+            return DocsBuild(d["returncode"], d["output"], Path(d["html"]))
+        build = _sphinx_build(shared / "docs")
+        record.write_text(json.dumps({"returncode": build.returncode, "output": build.output,
+                                      "html": str(build.html)}), encoding="utf-8")
+        return build
