@@ -18,27 +18,15 @@ import numpy as np
 
 from ..core.axes import normalize_axis
 from ..core.reduce import reduce
+from ..core.weighted.prepare import lay_weights
 
 __all__ = ["dask_weighted"]
 
 
 def _weights_like(weights: Any, shape: tuple[int, ...], axis: Any) -> da.Array:
-    """``weights`` as a dask array of ``shape`` (1-D weights along a single axis)."""
+    """``weights`` as a dask array of ``shape`` (the eager path's rule, ``lay_weights``)."""
     w = weights if isinstance(weights, da.Array) else np.asarray(weights)
-    ndim = len(shape)
-    if w.ndim == 1 and ndim > 1 and axis is not None and np.ndim(axis) == 0:
-        ax = normalize_axis(axis, ndim)[0]
-        if w.shape[0] != shape[ax]:
-            raise ValueError(f"1-D weights of length {w.shape[0]} do not match axis {axis} "
-                             f"of length {shape[ax]}")
-        w = w.reshape(tuple(-1 if a == ax else 1 for a in range(ndim)))
-    try:
-        np.broadcast_shapes(w.shape, shape)
-    except ValueError:
-        raise ValueError(
-            f"weights of shape {w.shape} do not broadcast to the data's shape {shape}; pass "
-            "weights of that shape, or 1-D weights along a single axis") from None
-    return da.broadcast_to(da.asarray(w), shape)
+    return da.broadcast_to(da.asarray(lay_weights(w, shape, axis)), shape)
 
 
 def _block(xb: np.ndarray, wb: np.ndarray, *, stat: str, nred: int, policy, out_dtype,

@@ -52,13 +52,11 @@ class Prepared:
     prop_miss: np.ndarray | None = None
 
 
-def align_weights(weights: Any, shape: tuple[int, ...], axis: Any) -> np.ndarray:
-    """``weights`` as an array broadcast to ``shape`` (a read-only view, no copy).
-
-    A 1-D array along a single ``axis`` (length ``shape[axis]``) is laid along that
-    axis, as :func:`numpy.quantile` allows; anything else must broadcast to ``shape``.
-    """
-    w = np.asarray(weights)
+def lay_weights(w: Any, shape: tuple[int, ...], axis: Any) -> Any:
+    """``w`` (a NumPy or dask array) shaped to broadcast to ``shape``: a 1-D array along
+    a single ``axis`` (length ``shape[axis]``) is laid along that axis, as
+    :func:`numpy.quantile` allows; anything else must broadcast to ``shape`` as it is.
+    The one rule for the eager and the lazy (:mod:`nanaccess.dask.weighted`) paths."""
     ndim = len(shape)
     if w.ndim == 1 and ndim > 1 and axis is not None and np.ndim(axis) == 0:
         ax = normalize_axis(axis, ndim)[0]
@@ -67,12 +65,19 @@ def align_weights(weights: Any, shape: tuple[int, ...], axis: Any) -> np.ndarray
                              f"of length {shape[ax]}")
         w = w.reshape(tuple(-1 if a == ax else 1 for a in range(ndim)))
     try:
-        return np.broadcast_to(w, shape)
+        np.broadcast_shapes(w.shape, shape)
     except ValueError:
         raise ValueError(
-            f"weights of shape {np.shape(weights)} do not broadcast to the data's shape "
+            f"weights of shape {w.shape} do not broadcast to the data's shape "
             f"{shape}; pass weights of that shape, or 1-D weights along a single axis"
         ) from None
+    return w
+
+
+def align_weights(weights: Any, shape: tuple[int, ...], axis: Any) -> np.ndarray:
+    """``weights`` as an array broadcast to ``shape`` (a read-only view, no copy; see
+    :func:`lay_weights`)."""
+    return np.broadcast_to(lay_weights(np.asarray(weights), shape, axis), shape)
 
 
 def _float_nan_masks(a: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
