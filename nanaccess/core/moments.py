@@ -77,11 +77,8 @@ def _one_pass(x: np.ndarray, red: Reduction, stat: str, ddof: float,
     if got is None:
         return None
     vals, nan, sig = got
-    if nan.any():
-        r = RULES[policy]
-        if (r.nan_raises or r.moment_propagates or not r.removes
-                or (not r.signaling_allowed and sig.any())):
-            return None
+    if not RULES[policy].drops_silently(bool(nan.any()), bool(sig.any())):
+        return None
     if stat == "std":
         with np.errstate(invalid="ignore"):
             vals = np.sqrt(vals)

@@ -74,6 +74,23 @@ class PolicyRules:
         """NaNs take part in the order (smallest, largest, totalorder)."""
         return self.nan_rank is not None
 
+    def drops_silently(self, nan: bool, signaling: bool) -> bool:
+        """Data holding NaNs or missing values (``nan``; ``signaling`` NaNs among them)
+        needs no error and no propagated NaN: dropping them gives the statistic. The
+        test every lean path (small data, one-pass sums, sliding windows) applies
+        before it answers alone.
+
+        Examples
+        --------
+        >>> RULES[NanPolicy.OMIT].drops_silently(True, False)
+        True
+        >>> RULES[NanPolicy.OMIT].drops_silently(True, True)  # signaling: raise
+        False
+        >>> RULES[NanPolicy.PROPAGATE].drops_silently(True, False)
+        False
+        """
+        return (not nan or self.removes) and (not signaling or self.signaling_allowed)
+
     @property
     def refused(self) -> tuple[str, ...]:
         """The kinds of value this policy refuses (``NanTally`` field names), in the

@@ -335,12 +335,10 @@ def moment_small(x: Any, stat: str, policy: NanPolicy, ddof: float = 0) -> np.fl
         nan = np.isnan(x)
         if not (nan | fin).all():
             return None  # an infinity: the generic path's rules
-        r = RULES[policy]
-        if not r.removes:
-            return None
         lay = layout_of(x.dtype)
-        if ((as_bits(x[nan]) & lay.int_dtype.type(lay.quiet_bit)) == 0).any():
-            return None  # a signaling NaN: the generic path raises
+        signaling = bool(((as_bits(x[nan]) & lay.int_dtype.type(lay.quiet_bit)) == 0).any())
+        if not RULES[policy].drops_silently(True, signaling):
+            return None  # raised or propagated: the generic path
         x = x[fin]
         if not x.size:
             return None

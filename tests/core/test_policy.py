@@ -223,3 +223,15 @@ def test_finish_order_nan_wins_over_missing_and_empty():
     assert vals[0, 0] == 1.0  # the input is not modified
     out, miss = finish(vals, "median")
     assert miss is None and out.tolist() == vals.tolist()
+
+
+def test_drops_silently_follows_the_rule_fields():
+    from nanaccess.core.policy import RULES
+
+    for r in RULES.values():
+        assert r.drops_silently(False, False)
+        assert r.drops_silently(True, False) is r.removes
+        assert r.drops_silently(True, True) is (r.removes and r.signaling_allowed)
+    # only "omit" lets quiet NaNs go; no policy lets a signaling NaN go silently
+    assert [p.value for p, r in RULES.items() if r.drops_silently(True, False)] == ["omit"]
+    assert not any(r.drops_silently(True, True) for r in RULES.values())

@@ -164,6 +164,6 @@ def fused_order(x2: np.ndarray, start: np.ndarray, end: np.ndarray, stat: str,
         select = fused_select
     seen = select(xt, start, end, plan.lo, plan.hi, w_t, _MODES[plan.mode], vals, count,
                   compiled=compiled)
-    if seen < 0 or (seen & 1 and not r.removes) or (seen & 2 and not r.signaling_allowed):
+    if seen < 0 or not r.drops_silently(bool(seen & 1), bool(seen & 2)):
         return None
     return vals.transpose(0, 2, 1), count.T
