@@ -302,6 +302,20 @@ def order_small(x: Any, stat: str, policy: NanPolicy, q: np.ndarray | None = Non
 SMALL_COMPILED = 64
 
 
+def _compiled_moment(x: np.ndarray, stat: str, ddof: float, *,
+                     plain_only: bool) -> np.float64 | None:
+    """The compiled kernel's one-row entry (no scan, no layout; the NumPy engine's
+    bits) for more than :data:`SMALL_COMPILED` values, or None."""
+    if x.size <= SMALL_COMPILED or stat not in ("sum", "mean", "var", "std"):
+        return None
+    from .exactsum.compiled import compiled_1d
+
+    got = compiled_1d(x, "var" if stat == "std" else stat, ddof, plain_only=plain_only)
+    if got is None:
+        return None
+    return np.float64(np.sqrt(got) if stat == "std" else got)
+
+
 def moment_small(x: Any, stat: str, policy: NanPolicy, ddof: float = 0) -> np.float64 | None:
     """``sum``, ``mean``, ``var`` or ``std`` of a small 1-D float64 array reduced whole
     under ``policy``, or ``None``.
@@ -322,14 +336,11 @@ def moment_small(x: Any, stat: str, policy: NanPolicy, ddof: float = 0) -> np.fl
     if type(x) is not np.ndarray or x.ndim != 1 or x.dtype != np.float64 \
             or not 0 < x.size <= SMALL_ARRAY or not x.dtype.isnative:
         return None
-    if x.size > SMALL_COMPILED and stat in ("sum", "mean", "var", "std"):
-        # the compiled kernel first: it answers only when it saw no NaN, no infinity
-        # and no zero result (every policy agrees then), before any validation pass
-        from .exactsum.compiled import compiled_1d
-
-        got = compiled_1d(x, "var" if stat == "std" else stat, ddof, plain_only=True)
-        if got is not None:
-            return np.float64(np.sqrt(got) if stat == "std" else got)
+    # the compiled kernel first: it answers only when it saw no NaN, no infinity and
+    # no zero result (every policy agrees then), before any validation pass
+    got = _compiled_moment(x, stat, ddof, plain_only=True)
+    if got is not None:
+        return got
     fin = np.isfinite(x)
     if not fin.all():
         nan = np.isnan(x)
@@ -343,13 +354,10 @@ def moment_small(x: Any, stat: str, policy: NanPolicy, ddof: float = 0) -> np.fl
         if not x.size:
             return None
     from .exactsum import exact_mean, exact_sum, exact_var  # the exact engine, one row
-    from .exactsum.compiled import compiled_1d
 
-    if x.size > SMALL_COMPILED and stat in ("sum", "mean", "var", "std"):
-        # the compiled kernel's one-row entry: no scan, no layout (same bits)
-        got = compiled_1d(x, "var" if stat == "std" else stat, ddof)
-        if got is not None:
-            return np.float64(np.sqrt(got) if stat == "std" else got)
+    got = _compiled_moment(x, stat, ddof, plain_only=False)
+    if got is not None:
+        return got
     if stat in MOMENTS:
         out = array_moment(x, stat)
         if out is None:
