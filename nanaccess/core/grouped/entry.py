@@ -33,8 +33,13 @@ def grouped_stat(
     policy: NanPolicy | str | None = None,
     missing: Any = None,
     engine: str | None = None,
+    counts_out: list | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """A statistic of every group, vectorised over groups (one sort, no group loop).
+
+    ``counts_out``: a list that receives, for a moment statistic, each column's
+    per-group counts of the values taken (the engine has them; ``grouped_reduce``
+    need not count again).
 
     Parameters
     ----------
@@ -142,7 +147,7 @@ def grouped_stat(
         if kind in "cSUV" or (kind == "f" and x2.dtype.itemsize not in (2, 4, 8)):
             raise TypeError(f"cannot compute {stat} of non-numeric or unsupported dtype {x2.dtype}")
         values, vmiss = _native(x2, codes, ngroups, stat, q_arr, method, ddof, policy, miss2,
-                                engine, one_d)
+                                engine, one_d, counts_out)
     if stat in ORDER_STATS and (q_arr is None or q_scalar):  # drop the q axis
         values = values[0]
         vmiss = vmiss[0]
@@ -167,7 +172,8 @@ def _check_q(stat: str, q: Any, method: str) -> tuple[np.ndarray | None, bool]:
     return np.atleast_1d(qa), qa.ndim == 0
 
 
-def _native(x2, codes, ngroups, stat, q_arr, method, ddof, policy, miss2, engine, one_d):
+def _native(x2, codes, ngroups, stat, q_arr, method, ddof, policy, miss2, engine, one_d,
+            counts_out=None):
     """Every column of native-dtype data: ``(values, missing)`` with the column last."""
     dt = x2.dtype
     if dt.kind in "mM":
@@ -189,14 +195,17 @@ def _native(x2, codes, ngroups, stat, q_arr, method, ddof, policy, miss2, engine
                 v, m = order_column(col, ncol, mcol, codes, ngroups, stat, q_arr, method,
                                     policy, engine, scanned=not deferred)
             else:
-                v, m = moment_column(col, ncol, mcol, codes, ngroups, stat, ddof, policy)
+                v, m = moment_column(col, ncol, mcol, codes, ngroups, stat, ddof, policy,
+                                     counts_out=counts_out)
             outs.append(v)
             omiss.append(m)
     except Rescan:
         # a signaling NaN (raised here), or numba failed: redo with the scan first
         scan(x2, codes, policy, miss2, one_d)
+        if counts_out is not None:
+            counts_out.clear()  # the first attempt's columns are computed again
         return _native(x2, codes, ngroups, stat, q_arr, method, ddof, policy, miss2,
-                       "numpy" if engine is None else engine, one_d)
+                       "numpy" if engine is None else engine, one_d, counts_out)
     if not outs:  # no columns
         lead = (len(q_arr),) if q_arr is not None else ((1,) if is_order else ())
         values = np.empty(lead + (ngroups, 0), dtype=np.float64 if dt.kind != "f" else dt)

@@ -11,10 +11,6 @@ float64 result to the input dtype.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import numpy as np
 
 from ...options import NanPolicy
@@ -23,24 +19,9 @@ from ..exactsum.compiled import compiled_groups
 from ..policy import RULES, empty_value, finish
 from .common import greatest_nan, group_counts, radix_argsort_codes
 
-__all__ = ["moment_column", "collect_counts"]
+__all__ = ["moment_column"]
 
 _F64 = np.dtype(np.float64)
-_LOCAL = threading.local()
-
-
-@contextmanager
-def collect_counts() -> Iterator[list[np.ndarray]]:
-    """Within the block, every :func:`moment_column` call of this thread appends its
-    per-group counts of the values it took (NaN and missing values left out) to the
-    list yielded, so :func:`~nanaccess.core.grouped.reduce.grouped_reduce` need not
-    count again. Nested blocks collect apart."""
-    saved = getattr(_LOCAL, "counts", None)
-    _LOCAL.counts = got = []
-    try:
-        yield got
-    finally:
-        _LOCAL.counts = saved
 
 
 def _size_blocks(vals: np.ndarray, cc: np.ndarray, counts: np.ndarray):
@@ -103,8 +84,10 @@ def _numpy_column(col, nan, miss, codes, ngroups, stat, ddof):
     return out, counts
 
 
-def moment_column(col, nan, miss, codes, ngroups, stat, ddof, policy: NanPolicy):
-    """One column's moment statistic: ``(values (ngroups,), missing (ngroups,))``."""
+def moment_column(col, nan, miss, codes, ngroups, stat, ddof, policy: NanPolicy, *,
+                  counts_out: list | None = None):
+    """One column's moment statistic: ``(values (ngroups,), missing (ngroups,))``;
+    its per-group counts of the values taken are appended to ``counts_out``."""
     dt = col.dtype
     got = None
     if stat != "count" and dt.kind == "f":
@@ -123,9 +106,8 @@ def moment_column(col, nan, miss, codes, ngroups, stat, ddof, policy: NanPolicy)
                 out = np.sqrt(out)
     else:
         out, counts = _numpy_column(col, nan, miss, codes, ngroups, stat, ddof)
-    sink = getattr(_LOCAL, "counts", None)
-    if sink is not None:
-        sink.append(counts)
+    if counts_out is not None:
+        counts_out.append(counts)
     if stat == "count":
         return counts, np.zeros(counts.shape, bool)
     if stat in ("var", "std"):

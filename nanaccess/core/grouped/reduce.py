@@ -29,7 +29,6 @@ from ..spread import (  # the core's spread rules, shared (not re-written here)
     object_kinds,
 )
 from .entry import grouped_stat
-from .moments import collect_counts
 
 __all__ = ["GroupedReduced", "grouped_reduce", "count_in_groups"]
 
@@ -204,8 +203,9 @@ def grouped_reduce(
         values, miss = _mad(x, codes, ngroups, **common, **params)
     elif stat in _MOMENTS and RULES[policy].removes and x.ndim in (1, 2):
         # the moment engine counts the values it takes: reuse its counts
-        with collect_counts() as counts:
-            values, miss = grouped_stat(x, codes, ngroups, stat, **common, **params)
+        counts: list[np.ndarray] = []
+        values, miss = grouped_stat(x, codes, ngroups, stat, **common, counts_out=counts,
+                                    **params)
         out = GroupedReduced(values, miss, x, codes, int(ngroups), missing, policy)
         ncols = 1 if x.ndim == 1 else x.shape[1]
         if len(counts) == ncols and ncols:
