@@ -3,9 +3,10 @@
 Segment ``g`` holds ``x[off[g]:off[g + 1]]``. Its taking-part keys (the float's
 totalOrder keys made from its bits, NaNs taking no rank: the fused engine's contract,
 see :mod:`.window_fused`) are gathered into a buffer and each planned rank is found by
-quickselect (expected O(length)), the next rank as the least key above it; the
-midpoint / lerp are :mod:`.window_fused`'s, so a segment gives the bits of the same
-window on the sliding kernels. No sort and no heap: O(n) for all segments.
+the shared introselect of :mod:`.sorting` (expected O(length), O(m log m) at worst),
+the next rank as the least key above it; the midpoint / lerp are
+:mod:`.window_fused`'s, so a segment gives the bits of the same window on the sliding
+kernels. No sort and no heap: O(n) for all segments.
 """
 
 from __future__ import annotations
@@ -15,47 +16,10 @@ from typing import Any
 import numpy as np
 
 from . import bind, jit, kernels, register
+from .sorting import _introselect  # noqa: F401 - kernel global (compiled: bound in build)
 from .window_fused import MODE_MID, MODE_PICK, _nb_lerp, _nb_mid, fused_args
 
 __all__ = ["segment_select"]
-
-
-def _nb_kth(buf, m, k):  # pragma: no cover - compiled
-    """Rearrange ``buf[:m]`` so that ``buf[k]`` is its k-th smallest key, keys before it
-    not greater and keys after it not smaller (Hoare partition, median of three)."""
-    lo = 0
-    hi = m - 1
-    while hi > lo:
-        mid = (lo + hi) >> 1
-        a = buf[lo]
-        b = buf[mid]
-        c = buf[hi]
-        if a > b:
-            a, b = b, a
-        if b > c:
-            b = c
-            if a > b:
-                b = a
-        pivot = b
-        i = lo
-        j = hi
-        while i <= j:
-            while buf[i] < pivot:
-                i += 1
-            while buf[j] > pivot:
-                j -= 1
-            if i <= j:
-                t = buf[i]
-                buf[i] = buf[j]
-                buf[j] = t
-                i += 1
-                j -= 1
-        if k <= j:
-            hi = j
-        elif k >= i:
-            lo = i
-        else:
-            return
 
 
 def _nb_segments(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t, w_t, ft_t,
@@ -82,7 +46,7 @@ def _nb_segments(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t,
         for t in range(nq):
             lo = lo_t[t, m]
             hi = hi_t[t, m]
-            _nb_kth(buf, m, lo)
+            _introselect(buf, 0, m - 1, lo)
             ka = buf[lo]
             scb[0] = ka ^ ((ka >> 63) & imax)
             a = sc[0]
@@ -94,7 +58,7 @@ def _nb_segments(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t,
                 for j in range(lo + 2, m):
                     kb = min(kb, buf[j])
             else:
-                _nb_kth(buf, m, hi)
+                _introselect(buf, 0, m - 1, hi)
                 kb = buf[hi]
             scb[1] = kb ^ ((kb >> 63) & imax)
             b = sc[1]
@@ -120,7 +84,8 @@ def build() -> dict[str, Any]:
     """Compile the segment kernel."""
     for name in ("_nb_mid", "_nb_lerp"):  # per output: inlined
         globals()[name] = jit(nogil=True, inline="always")(globals()[name])
-    bind(globals(), ("_nb_kth", "_nb_segments"))
+    bind(globals(), ("_introselect",), kernels("sorting"))  # the shared selection
+    bind(globals(), ("_nb_segments",))
     return {"segments": jit(nogil=True)(_nb_segments_columns)}
 
 
