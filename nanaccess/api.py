@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from . import _stats
-from ._boundary import Axis, host_of, labelled_errors, statistic
+from ._boundary import Axis, host_of, labelled_errors, split_host, statistic
 from .core import sorting as _sorting
 from .core.classify import values_and_missing
 from .core.objects import object_order_stat
@@ -23,13 +23,22 @@ from .options import resolve_policy
 __all__ = [*_stats.names("order", "arg", "moment", "spread"), "quantiles", "sort",
            "argsort", "rank"]
 
-def _sort_args(data: Any) -> tuple[Any, np.ndarray | None]:
-    """A masked array's data and mask (a masked entry is missing; the policy's rule
-    for it lives in :func:`nanaccess.core.sorting.sort_policy`)."""
+def _sort_args(data: Any) -> tuple[Any, np.ndarray | None, Any]:
+    """``(data, missing, host)`` of a sort's input: a masked array's mask, or a pandas
+    nullable / Arrow column's missing slots (:func:`nanaccess._boundary.split_host`),
+    are missing entries (the policy's rule for them lives in
+    :func:`nanaccess.core.sorting.sort_policy`); ``host`` is the pandas array a sort
+    result is rebuilt as (``pd.NA`` kept), None otherwise."""
     if isinstance(data, np.ma.MaskedArray):
         mask = np.ma.getmaskarray(data)
-        return data, (mask if mask.any() else None)
-    return data, None
+        return data, (mask if mask.any() else None), None
+    split = split_host(data)
+    if split is None:
+        return data, None, None
+    values, missing = split
+    if missing is None or not missing.any():
+        return values, None, None
+    return values, missing, getattr(data, "array", data)
 
 
 def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> np.ndarray:
@@ -65,9 +74,12 @@ def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> 
     >>> na.sort(np.array([2.0, np.nan, 1.0]), nan_policy="omit")
     array([1., 2.])
     """
-    data, missing = _sort_args(data)
+    values, missing, host = _sort_args(data)
     with labelled_errors(data):
-        return _sorting.sort(data, axis=axis, nan_policy=nan_policy, missing=missing)
+        if host is not None:  # the host's own array type, missing slots last
+            return host.take(_sorting.argsort(values, axis=axis, nan_policy=nan_policy,
+                                              missing=missing))
+        return _sorting.sort(values, axis=axis, nan_policy=nan_policy, missing=missing)
 
 
 def argsort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> np.ndarray:
@@ -89,9 +101,9 @@ def argsort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) 
     >>> na.argsort(np.array([0.0, np.nan, -0.0, -np.inf]))
     array([3, 2, 0, 1])
     """
-    data, missing = _sort_args(data)
+    values, missing, _ = _sort_args(data)
     with labelled_errors(data):
-        return _sorting.argsort(data, axis=axis, nan_policy=nan_policy, missing=missing)
+        return _sorting.argsort(values, axis=axis, nan_policy=nan_policy, missing=missing)
 
 
 def rank(data: Any, *, axis: int = -1, method: str = "average", nan_policy: str | None = None,
@@ -131,9 +143,9 @@ def rank(data: Any, *, axis: int = -1, method: str = "average", nan_policy: str 
     >>> na.rank(np.array([0.0, -0.0]))
     array([2., 1.])
     """
-    data, missing = _sort_args(data)
+    values, missing, _ = _sort_args(data)
     with labelled_errors(data):
-        return _sorting.rank(data, axis=axis, method=method, nan_policy=nan_policy,
+        return _sorting.rank(values, axis=axis, method=method, nan_policy=nan_policy,
                              ascending=ascending, pct=pct, missing=missing)
 
 

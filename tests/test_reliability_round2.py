@@ -95,6 +95,18 @@ def test_nullable_series_sort_keeps_na_last(kind):
     assert na.argsort(s, nan_policy="omit").tolist() == [2, 0]
     np.testing.assert_array_equal(na.rank(s), [2.0, 3.0, 1.0])
     np.testing.assert_array_equal(na.rank(s, nan_policy="omit"), [2.0, np.nan, 1.0])
+    kept = na.sort(s, nan_policy="omit")  # the host's type, the missing slot dropped
+    assert kept.dtype == s.dtype and list(kept) == [1, 3]
+
+
+def test_core_sort_takes_numpy_values_and_a_mask():
+    """The host array is rebuilt by the api layer: the core sorts NumPy values and a
+    missing mask and returns NumPy values (missing last)."""
+    from nanaccess.core import sorting
+
+    out = sorting.sort(np.array([3.0, 0.0, 1.0]), missing=np.array([False, True, False]))
+    assert type(out) is np.ndarray
+    np.testing.assert_array_equal(out, [1.0, 3.0, 0.0])
 
 
 def test_datetime_nat_sorts_last():

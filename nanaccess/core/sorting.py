@@ -64,12 +64,11 @@ def _as_array(data: Any) -> np.ndarray:
 
 
 def _split(data: Any, missing: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None, Any]:
-    """(values, missing, host) of sortable data: masked / nullable / Arrow slots and NaT
-    are missing (sorted last or dropped, never read as NaN); ``host`` is the masked
-    array or pandas array results are rebuilt as (None for plain arrays)."""
-    host = data if isinstance(data, np.ma.MaskedArray) else None
-    if host is None and type(data).__module__.split(".")[0] == "pandas":
-        host = getattr(data, "array", data)
+    """(values, missing, masked) of sortable data: masked slots and NaT are missing
+    (sorted last or dropped, never read as NaN); ``masked`` is the masked array a
+    sort result is rebuilt as (None otherwise). Host arrays (pandas' nullable and
+    Arrow columns) are split and rebuilt by :mod:`nanaccess.api`, not here."""
+    masked = data if isinstance(data, np.ma.MaskedArray) else None
     vals, missing = values_and_missing(data, missing)
     x = _as_array(vals)
     if x.dtype.kind in "mM":
@@ -78,13 +77,11 @@ def _split(data: Any, missing: np.ndarray | None) -> tuple[np.ndarray, np.ndarra
             missing = nat if missing is None else (missing | nat)
     if missing is not None and missing.shape != x.shape:
         missing = np.broadcast_to(missing, x.shape)
-    if missing is None and not isinstance(host, np.ma.MaskedArray):
-        host = None
-    return x, missing, host
+    return x, missing, masked
 
 
 def _prepare(data: Any, axis, policy, missing):
-    x, missing, host = _split(data, missing)
+    x, missing, masked = _split(data, missing)
     check_orderable(x.dtype)
     policy = sort_policy(policy, missing)
     if RULES[policy].removes and x.ndim > 1 and axis is not None:
@@ -94,7 +91,7 @@ def _prepare(data: Any, axis, policy, missing):
         x = x.ravel()
         missing = None if missing is None else missing.ravel()
         axis = -1
-    return x, axis, policy, missing, host
+    return x, axis, policy, missing, masked
 
 
 def _filled(x: np.ndarray, missing: np.ndarray) -> np.ndarray:
@@ -188,13 +185,12 @@ def argsort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None,
 def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None,
          missing: np.ndarray | None = None) -> Any:
     """Array core of :func:`nanaccess.sort` (documented there); ``missing`` as
-    :func:`argsort`. A masked array comes back masked (missing last); a pandas column
-    holding missing values comes back as its own array type (``pd.NA`` last); a dask
-    array a lazy dask array."""
+    :func:`argsort`. A masked array comes back masked (missing last); a dask array a
+    lazy dask array."""
     if _is_dask(data):
         return _lazy(sort, data, data.dtype, axis=axis, nan_policy=nan_policy)
-    x, axis, policy, missing, host = _prepare(data, axis, nan_policy, missing)
-    if missing is not None or host is not None:
+    x, axis, policy, missing, masked = _prepare(data, axis, nan_policy, missing)
+    if missing is not None or masked is not None:
         miss = np.zeros(x.shape, bool) if missing is None else missing
         order = (_missing_last_order(x, axis, policy, miss) if missing is not None
                  else _order(x, axis, policy))
@@ -203,10 +199,8 @@ def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None,
         else:
             vals = np.take_along_axis(x, order, axis=axis)
             m = np.take_along_axis(miss, order, axis=axis)
-        if isinstance(host, np.ma.MaskedArray):
+        if masked is not None:
             return np.ma.MaskedArray(vals, mask=m)
-        if host is not None:
-            return host.take(order)
         return vals  # NaT: missing, and representable in the values
     if x.dtype.kind == "O":
         return x[_object_argsort(x, policy)]
