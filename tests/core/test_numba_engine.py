@@ -144,3 +144,42 @@ def test_engine_option_keeps_the_row_selection_on_numpy(monkeypatch):
         got = na.quantile(y, [0.1, 0.5, 0.93], axis=1, nan_policy="omit")
     assert np.array_equal(got, np.nanquantile(y, [0.1, 0.5, 0.93], axis=1))
     assert not NB.BROKEN
+
+
+_FIRST_CALL = (
+    "import gc, sys, numpy as np, nanaccess as na;"
+    "{before}"
+    "x = np.random.default_rng(0).standard_normal(100_000);"
+    "import statistics; exact = na.mean(x) == statistics.mean(x.tolist());"
+    "from numba.np import arraymath, linalg;"
+    "lean = 'scipy.linalg' not in sys.modules;"
+    "real = linalg.ensure_blas.__module__ == 'numba.np.linalg';"
+    "import scipy.linalg.cython_blas; linalg.ensure_blas();"
+    "print(lean, gc.isenabled(), arraymath._HAVE_BLAS, real, exact)"
+)
+
+
+@needs_numba
+def test_first_compiled_call_keeps_scipy_linalg_out_and_numbas_answers_unchanged():
+    # numba's BLAS question is answered from the file system (no scipy.linalg import);
+    # the answer is what numba's own check gives, which is restored; gc is back on
+    pytest.importorskip("scipy.linalg")
+    assert _run(_FIRST_CALL.format(before="")) == "True True True True True"
+
+
+@needs_numba
+def test_first_compiled_call_leaves_gc_and_an_imported_scipy_as_they_were():
+    got = _run(_FIRST_CALL.format(before="gc.disable();"))
+    assert got.split()[1:] == ["False", "True", "True", "True"]
+    got = _run(_FIRST_CALL.format(before="import scipy.linalg;"))
+    assert got.split() == ["False", "True", "True", "True", "True"]
+
+
+def test_blas_on_disk_raises_importerror_without_scipy(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "scipy" else real(name, *a))
+    with pytest.raises(ImportError, match="cython_blas"):
+        NB._blas_on_disk()

@@ -21,9 +21,11 @@ module's globals before the drivers compile (:func:`bind`). A kernel module call
 
 from __future__ import annotations
 
+import gc
 import importlib
 import importlib.util
 import os
+import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterable
@@ -63,7 +65,73 @@ def numba() -> Any:
     """The numba module, imported on first use (an ``ImportError`` when disabled)."""
     if not AVAILABLE:
         raise ImportError("numba is not installed or disabled by NANACCESS_NO_NUMBA")
-    return importlib.import_module("numba")
+    nb = sys.modules.get("numba")
+    if nb is None or not _LOADED:
+        with LOCK:
+            nb = _load_numba()
+    return nb
+
+
+_LOADED: list[bool] = []
+
+
+def _load_numba() -> Any:
+    """Import numba and set up its CPU target once, the lean way (a warm first call).
+
+    Two costs of numba's own first use are avoided: the cyclic garbage collector
+    runs full passes over the ~10**5 objects the import creates (it is paused for
+    the import, then restored as it was), and :mod:`numba.np.arraymath` asks at
+    import whether scipy's BLAS is there by importing :mod:`scipy.linalg` (0.2-0.3
+    s) although only its ``np.dot``-backed kernels use the answer; it is told from
+    the file system instead (:func:`_blas_on_disk`) and numba's own check still runs
+    when such a kernel compiles (nanaccess compiles none).
+    """
+    if _LOADED:
+        return importlib.import_module("numba")
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        nb = importlib.import_module("numba")
+        _import_arraymath()
+        from numba.core.registry import cpu_target
+
+        cpu_target.target_context.refresh()  # what the first compiled call does first
+    finally:
+        if paused:
+            gc.enable()
+    _LOADED.append(True)
+    return nb
+
+
+def _blas_on_disk() -> None:
+    """numba's ``ensure_blas`` answered without importing scipy: an ImportError when
+    scipy's ``linalg/cython_blas`` extension is not installed."""
+    spec = importlib.util.find_spec("scipy")
+    dirs = list(spec.submodule_search_locations or ()) if spec is not None else []
+    if not any(f.startswith("cython_blas.") for d in dirs
+               for f in (os.listdir(os.path.join(d, "linalg"))
+                         if os.path.isdir(os.path.join(d, "linalg")) else ())):
+        raise ImportError("scipy's cython_blas is not installed")
+
+
+def _import_arraymath() -> None:
+    """Import :mod:`numba.np.arraymath` with :func:`_blas_on_disk` standing in for
+    numba's BLAS check (restored right after); a plain import when scipy.linalg is
+    loaded already or numba's layout differs."""
+    if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
+        return
+    from numba.np import linalg
+
+    real = getattr(linalg, "ensure_blas", None)
+    if not callable(real):
+        return
+    linalg.ensure_blas = _blas_on_disk
+    try:
+        arraymath = importlib.import_module("numba.np.arraymath")
+    finally:
+        linalg.ensure_blas = real
+    if getattr(arraymath, "ensure_blas", None) is _blas_on_disk:
+        arraymath.ensure_blas = real
 
 
 def choose_engine(engine: str | None = None, *, size: int | None = None,
