@@ -14,6 +14,7 @@ from .common import Rescan, scan
 from .moments import moment_column
 from .objects import object_columns
 from .order import defer_scan, order_column
+from .slabs import SLAB_MIN_COLS, order_slabs, slab_batches
 
 __all__ = ["grouped_stat"]
 
@@ -183,6 +184,12 @@ def _native(x2, codes, ngroups, stat, q_arr, method, ddof, policy, miss2, engine
     is_order = stat in ORDER_STATS
     if dt.kind == "M" and not is_order and stat not in ("mean", "count"):
         raise TypeError(f"{stat} of datetime64 data is not defined")
+    slabs = None
+    if is_order and miss2 is None and dt.kind in "fiumM" and x2.shape[1] >= SLAB_MIN_COLS:
+        slabs = slab_batches(codes, ngroups, x2.shape[1])  # few groups, many columns
+    if slabs is not None:
+        scan(x2, codes, policy, None, one_d)  # raises as the column engine would
+        return order_slabs(x2, codes, ngroups, stat, q_arr, method, policy, engine, slabs)
     deferred = defer_scan(x2, is_order, miss2, policy, engine)
     nan, miss = (None, None) if deferred else scan(x2, codes, policy, miss2, one_d)
     outs, omiss = [], []
