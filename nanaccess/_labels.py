@@ -16,12 +16,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .errors import NaNError
+from .errors import NaNError, WeightsValueError
 
 __all__ = [
     "fmt_label",
     "subject",
     "relabel",
+    "relabel_weights",
     "restate",
     "Relabeller",
     "IndexLocation",
@@ -119,6 +120,35 @@ def relabel(
     if group is not None:
         subject = f"{subject} in group {fmt_label(group)}"
     return err.relabel(subject, location, group=group)
+
+
+def relabel_weights(err: Exception, subject: str,
+                    location_of_position: LocationOf | None = None) -> Exception:
+    """A core error on the weights restated for the user; other errors unchanged.
+
+    The weights' errors are a :class:`~nanaccess.errors.NaNError` with subject
+    "weights" (NaN / missing weights the policy refuses) and a
+    :class:`~nanaccess.errors.WeightsValueError` (negative or infinite weights; NaN /
+    missing weights under an ordering policy). Both carry ``position`` (into the
+    weights the core saw), so ``location_of_position`` labels it as :func:`relabel`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> err = WeightsValueError(count=1, position=(2,), value=-1.0)
+    >>> new = relabel_weights(err, "weights (column 'w')", IndexLocation(pd.Index(list("abc"))))
+    >>> print(new)
+    weights (column 'w') must be non-negative and finite: 1 weight(s) are not (first at ...
+    >>> new.location, new.position
+    ("index 'c'", (2,))
+    """
+    if not (isinstance(err, WeightsValueError)
+            or (isinstance(err, NaNError) and err.subject == "weights")):
+        return err
+    location = None
+    if location_of_position is not None and err.position is not None:
+        location = location_of_position(err.position)
+    return err.relabel(subject, location)
 
 
 def restate(err: Exception, subject: str) -> Exception:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["NaNError", "SignalingNaNError"]
+__all__ = ["NaNError", "SignalingNaNError", "WeightsValueError"]
 
 _ADVICE = {
     "NaN": 'pass nan_policy="omit" to skip them or "propagate" to return NaN',
@@ -94,6 +94,90 @@ class SignalingNaNError(NaNError):
     def __init__(self, message: str | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("kind", "signaling NaN")
         super().__init__(message, **kwargs)
+
+
+class WeightsValueError(ValueError):
+    """Raised for weights that no policy can use: negative or infinite weights, and NaN
+    or missing weights under an ordering policy ("smallest", "largest", "totalorder").
+
+    Subclasses :class:`ValueError`. Like :class:`NaNError` it carries the facts, so
+    that adapters restate it with labels (:func:`nanaccess._labels.relabel_weights`)
+    instead of reading the message: ``what`` ("negative or infinite", "NaN" or
+    "missing"), ``count``, ``position`` (index tuple into the weights the core saw, or
+    ``None``), ``subject`` ("weights", or e.g. "weights (column 'w')"), ``location``
+    (the label text of the first one, or ``None``), ``value`` (the first negative or
+    infinite weight), ``policy`` (the policy's name, for NaN and missing weights) and
+    ``group``. All of them survive pickling.
+
+    Examples
+    --------
+    >>> import nanaccess as na
+    >>> try:
+    ...     na.median([1.0, 2.0], weights=[1.0, -2.0])
+    ... except WeightsValueError as err:
+    ...     print(err.what, err.count, err.position)
+    negative or infinite 1 (1,)
+    """
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        what: str = "negative or infinite",
+        count: int = 0,
+        position: Any = None,
+        subject: str = "weights",
+        location: str | None = None,
+        value: Any = None,
+        policy: str | None = None,
+        group: Any = None,
+    ) -> None:
+        self.what = what
+        self.count = int(count)
+        self.position = position
+        self.subject = subject
+        self.location = location
+        self.value = value
+        self.policy = policy
+        self.group = group
+        if message is None:
+            message = _compose_weights(self)
+        super().__init__(message)
+
+    def __reduce__(self):
+        return (_rebuild_weights, (type(self), str(self), self.what, self.count,
+                                   self.position, self.subject, self.location, self.value,
+                                   self.policy, self.group))
+
+    def relabel(self, subject: str, location: str | None = None, *,
+                group: Any = None) -> WeightsValueError:
+        """A new error naming ``subject`` (e.g. "weights (column 'w')") and
+        ``location`` (e.g. "index 'd'") instead of array positions; as
+        :meth:`NaNError.relabel`."""
+        return type(self)(
+            what=self.what, count=self.count, position=self.position, subject=subject,
+            location=location if location is not None else self.location, value=self.value,
+            policy=self.policy, group=group if group is not None else self.group)
+
+
+def _rebuild_weights(cls, message, what, count, position, subject, location, value, policy,
+                     group):
+    return cls(message, what=what, count=count, position=position, subject=subject,
+               location=location, value=value, policy=policy, group=group)
+
+
+def _compose_weights(err: WeightsValueError) -> str:
+    """The message of a :class:`WeightsValueError` from its facts."""
+    where = err.location if err.location is not None else _format_position(err.position)
+    if err.what == "negative or infinite":
+        first = f" (first at {where}: {err.value!r})" if where else ""
+        return (f"{err.subject} must be non-negative and finite: {err.count} weight(s) "
+                f"are not{first}")
+    plural = "" if err.count == 1 else "s"
+    first = f" (first at {where})" if where else ""
+    return (f"{err.subject} holds {err.count} {err.what} value{plural}{first}: a weight has "
+            f"no place in an order, so nan_policy={err.policy!r} cannot rank it; pass "
+            'nan_policy="omit" to drop the pairs or "propagate" to return NaN')
 
 
 def _rebuild(cls, message, count, kind, position, subject, location=None, group=None):

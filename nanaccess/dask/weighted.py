@@ -23,17 +23,40 @@ from ..core.weighted.prepare import lay_weights
 __all__ = ["dask_weighted"]
 
 
+def _masked(a: Any) -> bool:
+    """A masked array, or a dask array of masked chunks."""
+    return isinstance(a, np.ma.MaskedArray) or (
+        isinstance(a, da.Array) and isinstance(getattr(a, "_meta", None), np.ma.MaskedArray))
+
+
+def _split(a: Any) -> tuple[Any, Any]:
+    """``(values, mask or None)`` of data or weights: the mask of a masked array (or of
+    a dask array of masked chunks) becomes a plain bool array beside the values, since
+    broadcasting and the core's ``np.asarray`` drop masks."""
+    if isinstance(a, da.Array):
+        return (da.ma.getdata(a), da.ma.getmaskarray(a)) if _masked(a) else (a, None)
+    if isinstance(a, np.ma.MaskedArray):
+        mask = np.ma.getmaskarray(a)
+        return np.ma.getdata(a), (mask if mask.any() else None)
+    return np.asarray(a), None
+
+
 def _weights_like(weights: Any, shape: tuple[int, ...], axis: Any) -> da.Array:
     """``weights`` as a dask array of ``shape`` (the eager path's rule, ``lay_weights``)."""
     w = weights if isinstance(weights, da.Array) else np.asarray(weights)
     return da.broadcast_to(da.asarray(lay_weights(w, shape, axis)), shape)
 
 
-def _block(xb: np.ndarray, wb: np.ndarray, *, stat: str, nred: int, policy, out_dtype,
-           params: dict) -> np.ndarray:
-    """The core's weighted ``stat`` of one block over its last ``nred`` axes."""
+def _block(xb: np.ndarray, wb: np.ndarray, *masks: np.ndarray, stat: str, nred: int, policy,
+           out_dtype, params: dict, has: tuple[bool, bool]) -> np.ndarray:
+    """The core's weighted ``stat`` of one block over its last ``nred`` axes; ``masks``:
+    the data's and / or the weights' missing flags, as ``has`` says."""
     axes = tuple(range(xb.ndim - nred, xb.ndim))
-    r = reduce(xb, stat, axis=axes, policy=policy, weights=wb, **params)
+    it = iter(masks)
+    missing = next(it) if has[0] else None
+    w_missing = next(it) if has[1] else None
+    r = reduce(xb, stat, axis=axes, policy=policy, missing=missing, weights=wb,
+               weights_missing=w_missing, **params)
     return np.asarray(r.values).astype(out_dtype, copy=False)
 
 
@@ -62,16 +85,25 @@ def dask_weighted(x: da.Array, stat: str, weights: Any, *, axis: Any = None, pol
     """
     ndim = x.ndim
     axes = tuple(range(ndim)) if axis is None else normalize_axis(axis, ndim)
+    x, x_mask = _split(x)
+    weights, w_mask = _split(weights)
     w = _weights_like(weights, x.shape, axis)
     keep = [a for a in range(ndim) if a not in axes]
     perm = keep + list(axes)
     xt = da.transpose(x, perm).rechunk({i: -1 for i in range(len(keep), ndim)})
     wt = da.transpose(w, perm).rechunk(xt.chunks)
+    masks = []  # missing data and weights, laid out as the data and the weights
+    if x_mask is not None:
+        masks.append(da.transpose(x_mask, perm).rechunk(xt.chunks))
+    if w_mask is not None:
+        masks.append(da.transpose(_weights_like(w_mask, x.shape, axis), perm)
+                     .rechunk(xt.chunks))
     q = params.get("q")
     lead = () if stat != "quantile" or np.ndim(q) == 0 else np.shape(q)
     dtype = _result_dtype(x, w, stat, policy, params)
-    out = da.map_blocks(_block, xt, wt, stat=stat, nred=len(axes), policy=policy,
+    out = da.map_blocks(_block, xt, wt, *masks, stat=stat, nred=len(axes), policy=policy,
                         out_dtype=dtype, dtype=dtype, params=params,
+                        has=(x_mask is not None, w_mask is not None),
                         drop_axis=list(range(len(keep), ndim)),
                         new_axis=list(range(len(lead))) if lead else None,
                         chunks=tuple((n,) for n in lead) + xt.chunks[:len(keep)],

@@ -7,12 +7,12 @@ the weights and is left out of the result). The numbers come from the weighted c
 (:func:`nanaccess.core.reduce.reduce` with ``weights=``, and
 :func:`nanaccess.core.grouped.weighted.grouped_weighted` per group); the policy covers
 the weights there (:func:`nanaccess.core.policy.check_weights`). Errors are restated
-here with the index label of the first offending weight or value.
+here with the index label of the first offending weight or value (the weights'
+errors carry their position as data: :func:`nanaccess._labels.relabel_weights`).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
@@ -21,16 +21,16 @@ import numpy as np
 import pandas as pd
 
 from .. import _stats
-from .._labels import IndexLocation, fmt_label, relabel
+from .._labels import IndexLocation, fmt_label, relabel_weights
 from ..core.grouped import weighted as grouped_weighted_mod
 from ..core.reduce import reduce
-from ..errors import NaNError
+from ..errors import NaNError, WeightsValueError
 from ..options import NanPolicy
 from .columns import empty_is_missing, restated, type_error, with_min_count
 from .dtypes import Column, column_arrays
 
 __all__ = ["Weights", "resolve_weights", "weighted_column", "weight_label",
-           "grouped_weighted_column", "check_weighted", "relabel_weights_value_error"]
+           "grouped_weighted_column", "check_weighted"]
 
 
 @dataclass(frozen=True)
@@ -132,40 +132,15 @@ def resolve_weights(weights: Any, index: pd.Index, frame: pd.DataFrame | None = 
     return Weights(col.values, col.missing, subject, label, by_label)
 
 
-_POSITION = re.compile(r"position (\((?:\d+, )*\d+\)|\d+)")
-
-
-def relabel_weights_value_error(err: ValueError, subject: str, locate: Any) -> ValueError:
-    """The core's ValueError on the weights (negative, infinite, or NaN under an
-    ordering policy) naming ``subject`` and, through ``locate`` (position tuple ->
-    label text), the first offending weight; other errors unchanged.
-
-    The core's message says "first at position N" (or a tuple); a ``position`` on
-    the error would spare reading it back from the text (see the report of issue 13).
-    """
-    msg = str(err)
-    if not msg.startswith("weights ") or isinstance(err, NaNError):
-        return err
-
-    def label(m: re.Match) -> str:
-        pos = tuple(int(p) for p in re.findall(r"\d+", m.group(1)))
-        where = locate(pos)
-        return where if where is not None else m.group(0)
-
-    msg = _POSITION.sub(label, msg, count=1)
-    return ValueError(subject + msg[len("weights"):])
-
-
 def _restate(err: Exception, w: Weights, name: Hashable | None, index: pd.Index, *,
              rows: np.ndarray | None = None, series: bool = False) -> Exception:
+    if isinstance(err, WeightsValueError) or (isinstance(err, NaNError)
+                                              and err.subject == "weights"):
+        return relabel_weights(err, w.subject, IndexLocation(index, rows))
     if isinstance(err, NaNError):
-        if err.subject == "weights":
-            return relabel(err, w.subject, IndexLocation(index, rows))
         return restated(err, name, index, rows=rows, series=series)
     if isinstance(err, TypeError):
         return type_error(name, err, series)
-    if isinstance(err, ValueError):
-        return relabel_weights_value_error(err, w.subject, IndexLocation(index, rows))
     return err
 
 

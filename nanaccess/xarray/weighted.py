@@ -22,9 +22,7 @@ import numpy as np
 import xarray as xr
 
 from .. import _stats
-from .._labels import CoordLocation, relabel
-from ..errors import NaNError
-from ..pandas.weighted import relabel_weights_value_error
+from .._labels import CoordLocation, relabel_weights
 from ._common import is_dask, variable_subject
 from ._generated import WeightedStatsMixin
 from ._xr_internals import weighted_classes, weighted_parts
@@ -71,11 +69,7 @@ class VariableWeights:
 
     def relabel(self, err: Exception) -> Exception:
         """A core error on the weights with their coordinates; others unchanged."""
-        if isinstance(err, NaNError) and err.subject == "weights":
-            return relabel(err, "weights", self.locate)
-        if isinstance(err, ValueError) and not isinstance(err, NaNError):
-            return relabel_weights_value_error(err, "weights", self.locate)
-        return err
+        return relabel_weights(err, "weights", self.locate)
 
 
 def variable_weights(weights: Any, var: xr.Variable, name: Hashable | None,

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ...errors import NaNError, WeightsValueError
 from ..axes import Reduction, normalize_axis
 from ..bits import as_bits, layout_of
 from ..keys import float_keys, keys_to_float
@@ -100,13 +101,29 @@ def _check_values(w: np.ndarray, nan: np.ndarray | None) -> None:
         bad &= ~nan
     if bad.any():
         flat = np.flatnonzero(bad.ravel())
-        pos = tuple(int(i) for i in np.unravel_index(int(flat[0]), w.shape))
-        where = pos[0] if len(pos) == 1 else pos
-        first = w.reshape(-1)[flat[0]].item()
-        raise ValueError(
-            f"weights must be non-negative and finite: {flat.size} weight(s) are not "
-            f"(first at position {where}: {first!r})"
-        )
+        raise WeightsValueError(count=flat.size, position=_position(int(flat[0]), w.shape),
+                                value=w.reshape(-1)[flat[0]].item())
+
+
+def _position(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The index tuple of a flat position (``(flat,)`` for a scalar's)."""
+    return tuple(int(i) for i in np.unravel_index(flat, shape)) if shape else (flat,)
+
+
+def _check_weights(tally: NanTally, policy, shape: tuple[int, ...]) -> None:
+    """:func:`nanaccess.core.policy.check_weights`, its ``ValueError`` (NaN or missing
+    weights under an ordering policy) as a :class:`WeightsValueError` carrying the
+    position as data (the same message)."""
+    try:
+        check_weights(tally, policy, shape=shape)
+    except (NaNError, WeightsValueError):
+        raise
+    except ValueError as err:
+        what, count, flat = ("NaN", tally.nan, tally.first_nan) if tally.nan else \
+            ("missing", tally.missing, tally.first_missing)
+        raise WeightsValueError(str(err), what=what, count=count,
+                                position=None if flat is None else _position(int(flat), shape),
+                                policy=policy.value) from None
 
 
 _KMIN = np.iinfo(np.int64).min
@@ -140,9 +157,11 @@ def prepare(x: np.ndarray, weights: Any, *, axis: Any, policy, missing=None,
     ------
     NaNError, SignalingNaNError
         As :func:`nanaccess.core.policy.raise_for` (subject "weights" for the weights).
+    WeightsValueError
+        Negative or infinite weights; NaN or missing weights under an ordering policy
+        (a ``ValueError`` carrying the count and the first position).
     ValueError
-        Negative or infinite weights; NaN or missing weights under an ordering policy;
-        weights whose shape does not fit the data.
+        Weights whose shape does not fit the data.
     TypeError
         Non-numeric weights.
     """
@@ -158,8 +177,8 @@ def prepare(x: np.ndarray, weights: Any, *, axis: Any, policy, missing=None,
             wmiss = None
         elif wnan is not None:
             wnan, wsig = wnan & ~wmiss, wsig & ~wmiss
-    check_weights(NanTally.from_masks(nan=wnan, signaling=wsig, missing=wmiss), policy,
-                  shape=w_in.shape)
+    _check_weights(NanTally.from_masks(nan=wnan, signaling=wsig, missing=wmiss), policy,
+                   w_in.shape)
     _check_values(w_in, wnan)
 
     wb = align_weights(w_in, x.shape, axis)
