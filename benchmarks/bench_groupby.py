@@ -90,6 +90,53 @@ def _xarray_median(df: pd.DataFrame, repeats: int) -> dict[str, float]:
     return {"nanaccess": mo, "xarray": mx, "ratio": mo / mx}
 
 
+def month_grid(shape: tuple[int, int, int] = (365, 180, 360), repeats: int = 3,
+               check: bool = True) -> dict[str, Any]:
+    """In memory: ``da.groupby("time.month").nanstats.median()`` of a float32 time x lat
+    x lon grid (1 % NaN) against xarray's ``groupby("time.month").median()`` with
+    ``use_flox=False`` (issue 17's reference) and with flox; best of ``repeats``,
+    interleaved. ``check``: each month equals NumPy's ``nanmedian`` bit for bit on a
+    corner of the grid.
+
+    Returns
+    -------
+    dict
+        ``{"nanaccess": s, "xarray (use_flox=False)": s, "flox": s, "ratio": ours /
+        xarray, "ratio_flox": ours / flox, "shape": [...]}``.
+    """
+    import xarray as xr
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(shape, dtype=np.float32)
+    x[rng.random(shape) < 0.01] = np.nan
+    time_ = pd.date_range("2000-01-01", periods=shape[0], freq="D")
+    da = xr.DataArray(x, dims=("time", "lat", "lon"), coords={"time": time_})
+
+    def ours():
+        return da.groupby("time.month").nanstats.median(nan_policy="omit")
+
+    def reference(flox: bool):
+        with xr.set_options(use_flox=flox):
+            return da.groupby("time.month").median()
+
+    got = ours()  # warm up (numba compiles / loads its cache)
+    reference(False), reference(True)
+    if check:
+        months = time_.month.to_numpy()
+        corner = x[:, :3, :4]
+        want = np.stack([np.nanmedian(corner[months == m], axis=0)
+                         for m in np.unique(months)])
+        assert got.values[:, :3, :4].tobytes() == want.tobytes()
+    best = {"nanaccess": np.inf, "xarray (use_flox=False)": np.inf, "flox": np.inf}
+    for _ in range(repeats):
+        best["nanaccess"] = min(best["nanaccess"], _time(ours))
+        best["xarray (use_flox=False)"] = min(best["xarray (use_flox=False)"],
+                                              _time(lambda: reference(False)))
+        best["flox"] = min(best["flox"], _time(lambda: reference(True)))
+    return {**best, "ratio": best["nanaccess"] / best["xarray (use_flox=False)"],
+            "ratio_flox": best["nanaccess"] / best["flox"], "shape": list(shape)}
+
+
 def main(argv: list[str] | None = None) -> int:
     results = []
     print(f"{'rows':>9} {'groups':>7} {'stat':>14} {'nanaccess ms':>13} {'pandas ms':>10} "
@@ -101,6 +148,12 @@ def main(argv: list[str] | None = None) -> int:
             c = r[name]
             print(f"{r['n_rows']:>9} {n_groups:>7} {name:>14} {c['nanaccess'] * 1e3:>13.1f} "
                   f"{c['pandas'] * 1e3:>10.1f} {c['ratio']:>6.2f}")
+    grid = month_grid()
+    results.append({"month-grouped median (in memory)": grid})
+    print(f"month-grouped median {grid['shape']} float32: nanaccess "
+          f"{grid['nanaccess'] * 1e3:.0f} ms, xarray use_flox=False "
+          f"{grid['xarray (use_flox=False)'] * 1e3:.0f} ms ({grid['ratio']:.2f}x), flox "
+          f"{grid['flox'] * 1e3:.0f} ms ({grid['ratio_flox']:.2f}x)")
     path = Path(__file__).parent / "results" / "groupby.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     meta = {"pandas": pd.__version__, "numpy": np.__version__,

@@ -159,3 +159,17 @@ def test_dask_grouped_median_spreads_blocks_of_cells():
 
     x = bounded_whole_axes(lazy.data, (0,), limit=60 * 8)
     assert x.numblocks == (1, 4) and x.chunksize == (60, 1)
+
+
+def test_month_grid_benchmark_body_runs_small():
+    """The in-memory month-grouped row of benchmarks/bench_groupby.py, tiny (it checks
+    each month against NumPy's nanmedian bit for bit; no timing asserted)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_groupby.py"
+    spec = importlib.util.spec_from_file_location("bench_groupby_grid", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out = mod.month_grid((40, 3, 4), repeats=1)
+    assert out["shape"] == [40, 3, 4] and out["ratio"] > 0
