@@ -21,7 +21,14 @@ import pandas as pd
 
 from .. import _stats
 from .._labels import IndexLocation, fmt_label
-from ..core.window import expanding_bounds, fixed_bounds, time_bounds, window_reduce
+from ..core.window import (
+    FixedWindows,
+    expanding_bounds,
+    fixed_bounds,
+    fixed_windows,
+    time_bounds,
+    window_reduce,
+)
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
 from ._generated_window import WindowStatsMixin
@@ -134,8 +141,10 @@ def _assemble(out_cols: dict, index: pd.Index, obj: Any, is_series: bool, nq: in
 
 
 def window_bounds(parts: dict[str, Any], obj: Any) -> tuple[
-        np.ndarray | None, pd.Index, np.ndarray, np.ndarray, int]:
-    """(row order or None, result index, start, end, min_periods) of a pandas window.
+        np.ndarray | None, pd.Index, np.ndarray | FixedWindows, np.ndarray | None, int]:
+    """(row order or None, result index, start, end, min_periods) of a pandas window;
+    fixed windows without groups are a :class:`~nanaccess.core.window.FixedWindows`
+    (``end`` None).
 
     A GroupBy window reorders the rows group by group (``order``) and labels the
     result with the group keys before pandas' index, as pandas does.
@@ -160,6 +169,11 @@ def window_bounds(parts: dict[str, Any], obj: Any) -> tuple[
             times = times[order]
         start, end = time_bounds(times, window, center=parts["center"],
                                  closed=parts["closed"], groups=groups)
+    elif isinstance(window, int | np.integer) and groups is None:  # bounded by the kernels
+        start, end = fixed_windows(n, int(window), center=parts["center"],
+                                   closed=parts["closed"], step=step), None
+        if min_periods is None:
+            min_periods = int(window)
     elif isinstance(window, int | np.integer):
         start, end = fixed_bounds(n, int(window), center=parts["center"],
                                   closed=parts["closed"], step=step, groups=groups)

@@ -15,8 +15,15 @@ with the statistics table and the policy module, bit for bit as
 
 from __future__ import annotations
 
-from .bounds import expanding_bounds, fixed_bounds, segment_bounds, time_bounds
+from .bounds import (
+    FixedWindows,
+    expanding_bounds,
+    fixed_bounds,
+    fixed_windows,
+    segment_bounds,
+    time_bounds,
+)
 from .reduce import WindowReduced, window_reduce
 
-__all__ = ["fixed_bounds", "time_bounds", "expanding_bounds", "segment_bounds",
-           "window_reduce", "WindowReduced"]
+__all__ = ["fixed_bounds", "fixed_windows", "FixedWindows", "time_bounds",
+           "expanding_bounds", "segment_bounds", "window_reduce", "WindowReduced"]

@@ -15,12 +15,13 @@ rely on); ``tests/core/test_window.py`` checks them against pandas' own windows.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-__all__ = ["fixed_bounds", "time_bounds", "expanding_bounds", "segment_bounds", "CLOSED",
-           "is_monotone"]
+__all__ = ["fixed_bounds", "fixed_windows", "FixedWindows", "time_bounds",
+           "expanding_bounds", "segment_bounds", "CLOSED", "is_monotone"]
 
 CLOSED = ("right", "left", "both", "neither")
 
@@ -72,18 +73,9 @@ def fixed_bounds(n: int, window: int, *, center: bool = False, closed: str | Non
         raise ValueError("step must be >= 1")
     if step > 1 and groups is not None:
         raise ValueError("step is not supported with groups")
-    offset = (window - 1) // 2 if (center or window == 0) else 0
-    if groups is None and offset == 0 and right_closed:  # the common case: two passes
-        end = np.arange(1, n + 1, step, dtype=np.int64)
-        start = end - (window + left_closed)
-        return np.maximum(start, 0, out=start), end
     if groups is None:  # one group: scalar clips, in place (no per-row group arrays)
-        end = np.arange(1 + offset - (not right_closed), n + 1 + offset - (not right_closed),
-                        step, dtype=np.int64)
-        start = end - (window + left_closed - (not right_closed))
-        np.clip(start, 0, n, out=start)
-        np.clip(end, 0, n, out=end)
-        return np.minimum(start, end, out=start), end
+        return fixed_windows(n, window, center=center, closed=closed, step=step).arrays()
+    offset = (window - 1) // 2 if (center or window == 0) else 0
     pos, first, length = _in_groups(n, groups)
     end = pos[::step] + 1 + offset
     start = end - window
@@ -94,6 +86,62 @@ def fixed_bounds(n: int, window: int, *, center: bool = False, closed: str | Non
     length, first = length[::step], first[::step]
     start, end = np.clip(start, 0, length) + first, np.clip(end, 0, length) + first
     return np.minimum(start, end), end  # an empty window where pandas' end < start
+
+
+@dataclass(frozen=True)
+class FixedWindows:
+    """Fixed windows over ``n`` rows as four numbers, without bound arrays.
+
+    Output ``i`` (``0 <= i < nout``) reduces ``x[start:end]`` with ``end = e0 + i * step``
+    and ``start = end - span``, both clipped to ``[0, n]`` (and ``start`` to at most
+    ``end``). The compiled kernels compute each window's bounds from these numbers;
+    :meth:`arrays` gives the ``(start, end)`` arrays the other engines read.
+    """
+
+    n: int
+    e0: int
+    step: int
+    span: int
+
+    @property
+    def nout(self) -> int:
+        """The number of windows (outputs)."""
+        return -(-self.n // self.step)
+
+    @property
+    def width(self) -> int:
+        """At least the widest window's length (a bound of the kernels' tables)."""
+        return max(0, min(self.span, self.n))
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(start, end)`` int64 arrays of the windows (as :func:`fixed_bounds`)."""
+        end = np.arange(self.e0, self.e0 + self.n, self.step, dtype=np.int64)
+        start = end - self.span
+        if self.e0 != 1 or self.span < 0:  # else end is already in [1, n]
+            np.clip(end, 0, self.n, out=end)
+        np.clip(start, 0, self.n, out=start)
+        return np.minimum(start, end, out=start), end
+
+
+def fixed_windows(n: int, window: int, *, center: bool = False, closed: str | None = None,
+                  step: int | None = None) -> FixedWindows:
+    """:func:`fixed_bounds` without groups as a :class:`FixedWindows` (no arrays).
+
+    Examples
+    --------
+    >>> fixed_windows(4, 3, center=True).arrays()
+    (array([0, 0, 1, 2]), array([2, 3, 4, 4]))
+    """
+    window = int(window)
+    if window < 0:
+        raise ValueError("window must be an integer 0 or greater")
+    left_closed, right_closed = _check_closed(closed, "right")
+    step = 1 if step is None else int(step)
+    if step < 1:
+        raise ValueError("step must be >= 1")
+    offset = (window - 1) // 2 if (center or window == 0) else 0
+    shut = 0 if right_closed else 1
+    return FixedWindows(int(n), 1 + offset - shut, step, window + left_closed - shut)
 
 
 def expanding_bounds(n: int, groups: Any = None) -> tuple[np.ndarray, np.ndarray]:

@@ -14,7 +14,9 @@ sliding pass over the NaNs alone.
 without missing values, NaNs absent or removed by the policy): no key, mask, count or
 plan arrays of the data's size; the plan is a table over the possible counts. Its
 kernel by shape: disjoint wide windows (segments) by selection, one quantile of wide
-sliding windows on two heaps, else one sorted buffer.
+sliding windows on two heaps (float keys, 8-ary:
+:mod:`nanaccess.core._numba.window_fheap`; fixed windows need no bound arrays there),
+else one sorted buffer.
 """
 
 from __future__ import annotations
@@ -32,12 +34,14 @@ from .._numba.window import (
     segment_select,
     slide_select,
 )
+from .._numba.window_fheap import FLAG_ZEROS, fheap_select
 from .._numba.window_fused import HEAP_MIN
 from ..bits import layout_of
 from ..grouped.common import keys_of, values_of_keys
 from ..keys import float_keys, keys_to_float, remap_keys
 from ..plan import RankPlan, combine, rank_plan
 from ..policy import RULES, finish
+from .bounds import FixedWindows
 from .scan import Masks, window_counts
 
 __all__ = ["slide_order", "sliding_ok", "fused_order", "fused_ok", "SLIDING_KINDS"]
@@ -136,34 +140,52 @@ def fused_ok(x2: np.ndarray, miss2: np.ndarray | None) -> bool:
         miss2 is None or not miss2.any())
 
 
-def fused_order(x2: np.ndarray, start: np.ndarray, end: np.ndarray, stat: str,
-                policy: NanPolicy, q_arr: np.ndarray | None, method: str,
-                compiled: bool = True, width: int | None = None
-                ) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(values (nq, nout, ncols), count (nout, ncols))`` of an order statistic of
-    every window, NaNs taking no rank, in one compiled pass per column (see
-    :func:`nanaccess.core._numba.window.fused_select`), for inputs :func:`fused_ok`
-    accepts. None where this is not the policy's result (a window holds a NaN the
-    policy keeps, or a signaling NaN it refuses: the general path then ranks or
-    raises) or the bounds are not monotone."""
+def fused_order(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarray | None,
+                stat: str, policy: NanPolicy, q_arr: np.ndarray | None, method: str,
+                compiled: bool = True, width: int | None = None, minp: int = 0
+                ) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """``(values (nq, nout, ncols), count (nout, ncols), filled)`` of an order
+    statistic of every window, NaNs taking no rank, in one compiled pass per column
+    (see :func:`nanaccess.core._numba.window.fused_select`), for inputs
+    :func:`fused_ok` accepts; ``filled``: windows holding fewer than ``minp`` numbers
+    are the empty fill already. None where this is not the policy's result (a window
+    holds a NaN the policy keeps, or a signaling NaN it refuses: the general path
+    then ranks or raises), the bounds are not monotone, or ``start`` is a
+    :class:`.bounds.FixedWindows` (``end`` None) the float-key heaps do not serve
+    (the caller then passes its arrays)."""
     r = RULES[policy]
+    fixed = start if isinstance(start, FixedWindows) else None
     if width is None:  # the widest window (the caller may know it)
-        width = int((end - start).max(initial=0))
+        width = fixed.width if fixed else int((end - start).max(initial=0))
     plan = rank_plan(stat, np.arange(width + 1), q_arr, method)  # by the window's count
     nq = plan.lo.shape[0]
     w_t = np.ascontiguousarray(np.broadcast_to(plan.weight, plan.lo.shape), np.float64)
-    nout, ncols = start.size, x2.shape[1]
+    nout, ncols = (fixed.nout if fixed else start.size), x2.shape[1]
+    heap = width >= HEAP_MIN and heap_ok(plan.lo, plan.hi)
+    if fixed and not heap:
+        return None
     xt = x2.T if ncols == 1 else np.ascontiguousarray(x2.T)  # each column contiguous
     vals = np.empty((nq, ncols, nout), x2.dtype)
     count = np.empty((ncols, nout), np.int64)
-    if width >= SEGMENT_MIN and _disjoint(start, end):
-        select = segment_select  # resample / coarsen blocks: selection, O(n)
-    elif width >= HEAP_MIN and heap_ok(plan.lo, plan.hi):
-        select = heap_select  # one quantile of wide windows: two heaps, O(log w) a step
+    filled = False
+    if heap and not (fixed is None and width >= SEGMENT_MIN and _disjoint(start, end)):
+        # one quantile of wide windows: float keys in two 8-ary heaps, O(log w) a step
+        bounds = ("fixed", fixed.e0, fixed.step, fixed.span) if fixed else \
+            ("arrays", start, end)
+        seen = fheap_select(xt, bounds, nout, plan.lo, plan.hi, w_t, _MODES[plan.mode],
+                            minp, vals[0], count, compiled=compiled)
+        filled = True
+        if seen >= 0 and seen & FLAG_ZEROS == FLAG_ZEROS:  # both zeros: totalOrder keys
+            if fixed:
+                start, end = fixed.arrays()
+            seen = heap_select(xt, start, end, plan.lo, plan.hi, w_t, _MODES[plan.mode],
+                               vals, count, compiled=compiled)
+            filled = False
     else:
-        select = fused_select
-    seen = select(xt, start, end, plan.lo, plan.hi, w_t, _MODES[plan.mode], vals, count,
-                  compiled=compiled)
+        select = segment_select if width >= SEGMENT_MIN and _disjoint(start, end) else \
+            fused_select  # resample / coarsen blocks: selection, O(n); else one buffer
+        seen = select(xt, start, end, plan.lo, plan.hi, w_t, _MODES[plan.mode], vals,
+                      count, compiled=compiled)
     if seen < 0 or not r.drops_silently(bool(seen & 1), bool(seen & 2)):
         return None
-    return vals.transpose(0, 2, 1), count.T
+    return vals.transpose(0, 2, 1), count.T, filled

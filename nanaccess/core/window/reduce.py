@@ -44,7 +44,7 @@ from ..grouped import grouped_reduce
 from ..interp import validate_q
 from ..policy import RULES, empty_value
 from ..spread import check_rng, difference
-from .bounds import is_monotone
+from .bounds import FixedWindows, is_monotone
 from .moments import SUMS, fused_moment, moment_ok, slide_moment
 from .order import fused_ok, fused_order, slide_order, sliding_ok
 from .scan import Masks, check, masks_of, window_counts
@@ -53,6 +53,9 @@ __all__ = ["WindowReduced", "window_reduce", "CHUNK", "SLIDING_MIN_PAIRS"]
 
 #: (output, element) pairs the reference engine expands at most at once
 CHUNK = 1 << 22
+#: fixed windows are passed to the kernels as numbers from this many outputs (fewer:
+#: as bound arrays, which every engine reads)
+FIXED_MIN_OUTPUTS = 4096
 #: under "auto", the sliding engine serves inputs whose windows hold at least this
 #: many elements in all (below, the reference engine is as fast and needs no JIT)
 SLIDING_MIN_PAIRS = 20_000
@@ -102,7 +105,8 @@ def window_reduce(
         int/uint, bool, datetime64/timedelta64 (NaT is missing) or object.
     start, end : array_like of int
         ``(nout,)`` bounds into the first axis (see :mod:`.bounds`); ``end < start``
-        is an empty window.
+        is an empty window. ``start`` may be a :class:`.bounds.FixedWindows` (``end``
+        None): fixed windows the compiled kernels bound themselves.
     stat : str
         A name of :data:`nanaccess._stats.GROUPED`.
     policy : NanPolicy or str
@@ -147,6 +151,19 @@ def window_reduce(
     one_d = x.ndim == 1
     x2 = x[:, None] if one_d else x
     n, ncols = x2.shape
+    miss2 = None
+    if missing is not None:
+        mm = np.asarray(missing, dtype=bool)
+        if mm.shape != x.shape:
+            raise ValueError(f"missing must have the shape of x {x.shape}, got {mm.shape}")
+        miss2 = mm[:, None] if one_d else mm
+    if isinstance(start, FixedWindows):
+        if end is not None or start.n != n:
+            raise ValueError(f"FixedWindows over {n} rows go with end=None")
+        fast = _fast_fixed(x2, miss2, start, stat, policy, engine, params, min_periods)
+        if fast is not None:
+            return _result(*fast, min_periods, one_d)
+        start, end = start.arrays()
     start = np.asarray(start, dtype=np.int64).ravel()
     end = np.asarray(end, dtype=np.int64).ravel()
     if start.shape != end.shape:
@@ -158,25 +175,25 @@ def window_reduce(
         start = np.minimum(start, end)
         np.maximum(lengths, 0, out=lengths)
     pairs = int(lengths.sum()) * ncols  # (output, element) pairs: the engines' size
-    miss2 = None
-    if missing is not None:
-        mm = np.asarray(missing, dtype=bool)
-        if mm.shape != x.shape:
-            raise ValueError(f"missing must have the shape of x {x.shape}, got {mm.shape}")
-        miss2 = mm[:, None] if one_d else mm
-    fast = _fast_order(x2, miss2, start, end, stat, policy, engine, params, pairs, lengths)
+    fast = _fast_order(x2, miss2, start, end, stat, policy, engine, params, pairs,
+                       int(lengths.max(initial=0)), min_periods)
     if fast is None:
         fast = _fast_moment(x2, miss2, start, end, stat, policy, engine, params, pairs)
     if fast is not None:  # the fused kernels: no masks, counts or plans at full size
-        (values, count), vmiss = fast, None
-    else:
-        masks = masks_of(x2, miss2)
-        check(masks, start, end, policy, x.shape)
-        count = _count(masks, start, end, ncols, policy)
-        values, vmiss = _values(x2, masks, miss2, start, end, stat, entry.family, policy,
-                                engine, params)
+        return _result(*fast, min_periods, one_d)
+    masks = masks_of(x2, miss2)
+    check(masks, start, end, policy, x.shape)
+    count = _count(masks, start, end, ncols, policy)
+    values, vmiss = _values(x2, masks, miss2, start, end, stat, entry.family, policy,
+                            engine, params)
+    return _result(values, vmiss, count, False, min_periods, one_d)
+
+
+def _result(values, vmiss, count, filled, min_periods, one_d) -> WindowReduced:
+    """The :class:`WindowReduced` of an engine's ``(values, missing, count)`` (2-D
+    columns); ``filled``: the short windows hold the empty fill already."""
     short = count < int(min_periods)
-    if short.any():
+    if not filled and short.any():
         values, vmiss = _fill_short(values, vmiss, short)
     if one_d:
         values, vmiss = values[..., 0], None if vmiss is None else vmiss[..., 0]
@@ -250,10 +267,12 @@ def _order_params(stat, params):
     return np.atleast_1d(np.asarray(qv, np.float64)).ravel(), method, np.ndim(qv) == 0
 
 
-def _fast_order(x2, miss2, start, end, stat, policy, engine, params, pairs, lengths):
-    """``((values, count) or None)``: the fused kernel of float order statistics where
-    it applies (:func:`.order.fused_ok`, monotone bounds, the numba engine)."""
-    if stat not in ("iqr", *_stats.ORDER) or not start.size:
+def _fast_order(x2, miss2, start, end, stat, policy, engine, params, pairs, width,
+                min_periods):
+    """``((values, None, count, filled) or None)``: the fused kernel of float order
+    statistics where it applies (:func:`.order.fused_ok`, monotone bounds, the numba
+    engine); ``start`` may be a :class:`.bounds.FixedWindows` (``end`` None)."""
+    if stat not in ("iqr", *_stats.ORDER) or not pairs:
         return None
     if _numba.choose_engine(engine, size=pairs, min_size=SLIDING_MIN_PAIRS) != "numba" or \
             not fused_ok(x2, miss2):
@@ -265,16 +284,26 @@ def _fast_order(x2, miss2, start, end, stat, policy, engine, params, pairs, leng
         q_arr, method, scalar = _order_params(stat, params)
     try:
         got = fused_order(x2, start, end, "quantile" if stat == "iqr" else stat, policy,
-                          q_arr, method, width=int(lengths.max()))
+                          q_arr, method, width=width, minp=int(min_periods))
     except Exception as exc:  # a broken numba install: the other engines
         _numba.fallback(exc, engine)
         return None
     if got is None:
         return None
-    v, count = got
+    v, count, filled = got
     if stat == "iqr":
-        return np.asarray(difference(v[1], v[0])), count
-    return (v[0] if scalar else v), count
+        return np.asarray(difference(v[1], v[0])), None, count, False
+    return (v[0] if scalar else v), None, count, filled
+
+
+def _fast_fixed(x2, miss2, fixed, stat, policy, engine, params, min_periods):
+    """:func:`_fast_order` / :func:`_fast_moment` on fixed windows without bound
+    arrays (None: the caller makes the arrays and goes the general way)."""
+    if fixed.nout < FIXED_MIN_OUTPUTS:
+        return None
+    pairs = fixed.nout * fixed.width * x2.shape[1]
+    return _fast_order(x2, miss2, fixed, None, stat, policy, engine, params, pairs,
+                       fixed.width, min_periods)
 
 
 def _fast_moment(x2, miss2, start, end, stat, policy, engine, params, pairs):
@@ -298,7 +327,7 @@ def _fast_moment(x2, miss2, start, end, stat, policy, engine, params, pairs):
     if len(rows):
         values[rows] = _reference(x2, None, start[rows], end[rows], stat, policy, engine,
                                   params)[0]
-    return values, count
+    return values, None, count, False
 
 
 def _sliding(x2, masks, start, end, stat, policy, params, engine):
