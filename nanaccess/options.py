@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import Any
 
 __all__ = ["NanPolicy", "set_options", "option_context", "get_options", "resolve_policy",
-           "ENGINES"]
+           "ENGINES", "DASK_PASSES", "resolve_dask_passes"]
 
 
 class NanPolicy(enum.StrEnum):
@@ -56,8 +56,13 @@ class NanPolicy(enum.StrEnum):
 VALID_POLICIES = tuple(p.value for p in NanPolicy)
 #: kernels for the grouped and accelerated paths: "auto" picks numba when it imports
 ENGINES = ("auto", "numpy", "numba")
+#: how the exact order statistics of dask arrays run their passes over the chunks:
+#: "graph" (one lazy graph), "streaming" (each pass its own computation, at call
+#: time), "auto" (streaming unless the input is persisted)
+DASK_PASSES = ("graph", "streaming", "auto")
 
-_DEFAULTS: dict[str, Any] = {"nan_policy": NanPolicy.RAISE, "engine": "auto"}
+_DEFAULTS: dict[str, Any] = {"nan_policy": NanPolicy.RAISE, "engine": "auto",
+                             "dask_passes": "graph"}
 # process-wide values (what ``set_options(...)`` changes; every thread sees them)
 _global: dict[str, Any] = dict(_DEFAULTS)
 _global_lock = threading.Lock()
@@ -96,6 +101,19 @@ def resolve_engine(engine: str | None) -> str:
     return engine
 
 
+def resolve_dask_passes(passes: str | None) -> str:
+    """``passes`` checked against :data:`DASK_PASSES`; ``None`` means the current default."""
+    if passes is None:
+        return get_options()["dask_passes"]
+    if passes not in DASK_PASSES:
+        raise ValueError(f"unknown dask_passes {passes!r}; expected one of {DASK_PASSES}")
+    return passes
+
+
+_RESOLVE = {"nan_policy": resolve_policy, "engine": resolve_engine,
+            "dask_passes": resolve_dask_passes}
+
+
 def _validated(kwargs: Mapping[str, Any], caller: str) -> dict[str, Any]:
     out = {}
     for key, value in kwargs.items():
@@ -103,7 +121,7 @@ def _validated(kwargs: Mapping[str, Any], caller: str) -> dict[str, Any]:
             raise TypeError(
                 f"{caller}() got an unknown option {key!r}; known: {sorted(_DEFAULTS)}"
             )
-        out[key] = resolve_policy(value) if key == "nan_policy" else resolve_engine(value)
+        out[key] = _RESOLVE[key](value)
     return out
 
 
@@ -115,8 +133,9 @@ def get_options() -> dict[str, Any]:
     -------
     dict
         A fresh copy (changing it changes nothing): ``"nan_policy"`` (a
-        :class:`NanPolicy`) and ``"engine"`` (one of ``"auto"``, ``"numpy"``,
-        ``"numba"``).
+        :class:`NanPolicy`), ``"engine"`` (one of ``"auto"``, ``"numpy"``,
+        ``"numba"``) and ``"dask_passes"`` (one of ``"graph"``, ``"streaming"``,
+        ``"auto"``).
 
     Examples
     --------
@@ -141,6 +160,15 @@ class set_options:  # noqa: N801 - used like a function, as xarray.set_options
         The policy used when a function is called without ``nan_policy``.
     engine : {"auto", "numpy", "numba"}
         Kernels of the grouped and accelerated paths ("auto": numba when it imports).
+    dask_passes : {"graph", "streaming", "auto"}
+        How the exact median/quantiles of a dask array over a chunked axis run their
+        passes over the chunks. "graph" (the default): one lazy graph, computed when
+        the result is; a lazily generated input is held (or spilled) until the last
+        pass. "streaming": each pass is its own computation, run when the statistic
+        is called (the result is a dask array of the computed values); chunks are
+        re-read per pass and released, so only the small state between passes is
+        kept. "auto": "streaming" unless the input is persisted (every key of its
+        graph a computed chunk or future), then "graph". See the dask page.
 
     Examples
     --------
@@ -176,7 +204,7 @@ def option_context(**kwargs: Any) -> Iterator[None]:
 
     Parameters
     ----------
-    nan_policy, engine
+    nan_policy, engine, dask_passes
         As :func:`set_options`.
 
     Yields

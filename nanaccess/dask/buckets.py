@@ -114,7 +114,9 @@ def hist_block(b, *, kept, axes, policy, w, bits, nb):
     rows = math.prod(b.shape[a] for a in kept)
     out = np.zeros((1, rows, nb), dtype=np.int64)
     raw = raw16(b) if not kept and _fast_top(b.dtype, policy) else None
-    if raw is not None and b.size:
+    if bits > TOP and b.size:  # one row, a histogram wider than 16 bits
+        out[0, 0] = _wide_hist(b, policy, w, bits)
+    elif raw is not None and b.size:
         # histogram of the raw top 16 bits in place, then mapped to key buckets
         h = np.zeros(1 << 16, dtype=np.int64)
         np.add.at(h, raw, 1)
@@ -135,6 +137,62 @@ def hist_block(b, *, kept, axes, policy, w, bits, nb):
     res = out.transpose(1, 0, 2).reshape(kept_shape + (1, nb))
     full = tuple(b.shape[a] if a in kept else 1 for a in range(b.ndim))
     return res.reshape(full + (1, nb))
+
+
+def _rawtop(b: np.ndarray) -> np.ndarray | None:
+    """The top 32 raw bits of every element of a float32/64 block (its top 16 for
+    float16), as an in-place view; None when no such view exists."""
+    raw = raw16(b)
+    if raw is None or b.dtype.itemsize == 2:
+        return raw
+    return b.reshape(-1).view(np.uint32)[b.dtype.itemsize // 4 - 1::b.dtype.itemsize // 4]
+
+
+def _wide_hist(b: np.ndarray, policy: NanPolicy, w: int, bits: int) -> np.ndarray:
+    """Histogram of the top ``bits`` (> 16) selection-key bits of a one-row block.
+
+    Native floats: the top raw bits are counted in place, in cache-sized blocks with
+    one reused buffer, and the raw histogram is mapped to key order afterwards (no key
+    array is built). Other data: full keys, shifted.
+    """
+    nb = 1 << bits
+    top = _rawtop(b) if _fast_top(b.dtype, policy) else None
+    if top is None or top.dtype.itemsize * 8 < bits:
+        u = ukeys(np.ascontiguousarray(b).reshape(-1), policy) >> np.uint64(w - bits)
+        return np.bincount(u.view(np.int64), minlength=nb)
+    h = np.zeros(nb, dtype=np.int64)
+    sh = top.dtype.type(top.dtype.itemsize * 8 - bits)
+    blk = min(_BLOCK, top.size)
+    buf = np.empty(blk, dtype=top.dtype)
+    for c0 in range(0, top.size, blk):
+        part = top[c0:c0 + blk]
+        o = buf[:part.size]
+        np.right_shift(part, sh, out=o)
+        np.add.at(h, o, 1)
+    return _raw_hist_to_keys(h, b.dtype, policy, w, bits)
+
+
+_BLOCK = 1 << 16  # elements per block of the wide histogram's in-place count
+
+
+def _raw_hist_to_keys(h: np.ndarray, dtype: np.dtype, policy: NanPolicy, w: int,
+                      bits: int) -> np.ndarray:
+    """A histogram of raw top-``bits`` patterns in key order: positive patterns move up
+    by half, negative ones are reversed below them; under "omit", "raise" and
+    "propagate" the quiet-NaN patterns go to the top bucket (where :func:`ukeys` puts
+    every NaN; a signaling NaN raises anyway)."""
+    half = h.size // 2
+    hk = np.empty_like(h)
+    hk[half:] = h[:half]
+    hk[:half] = h[half:][::-1]
+    if not RULES[policy].orders_nans:
+        lay = layout_of(dtype)
+        q = (lay.exp_mask | lay.quiet_bit) >> (w - bits)  # first positive quiet pattern
+        nan = int(hk[half + q:].sum() + hk[:half - q].sum())
+        hk[half + q:] = 0
+        hk[:half - q] = 0
+        hk[-1] = nan
+    return hk
 
 
 @functools.lru_cache(maxsize=32)

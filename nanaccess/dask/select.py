@@ -55,6 +55,7 @@ from .final import (
     whole_axes,
 )
 from .keys import from_ukeys, key_width
+from .stream import as_dask, compute_pass, log, streams
 from .tally import policy_check, raise_from_info
 
 __all__ = ["dask_order_stat", "ORDER_STATS"]
@@ -63,6 +64,7 @@ __all__ = ["dask_order_stat", "ORDER_STATS"]
 ORDER_STATS = _stats.ORDER + _stats.ARG
 
 _GATHER_LIMIT = 1 << 21  # a bucket with at most this many keys is gathered and selected
+_WIDE = 24  # most bits of a one-row first-pass histogram (16M bins: 128 MB)
 
 
 def _init_state(neff, *info, stat, q, method, policy, shape, relabel):
@@ -210,93 +212,160 @@ def _first_bits(x: da.Array, axes: tuple[int, ...]) -> int | None:
     are better brought whole into bounded blocks of rows (:func:`bounded_whole_axes`)."""
     kept = [a for a in range(x.ndim) if a not in axes]
     rows_c = max(math.prod(_max_chunk(x.chunks[a]) for a in kept), 1)
-    if rows_c == 1:
-        return min(TOP, key_width(x.dtype))
     budget = max(chunk_bytes(x) // 2, 1 << 16)
+    if rows_c == 1:
+        # one row: as wide as half the chunk's bytes allow (up to _WIDE bits), so that
+        # one refinement pass usually gathers the wanted bucket (a 16-bit bucket of
+        # 1e9 float64 holds tens of millions of elements; a 22-bit one about 1/64th)
+        bits = TOP
+        while bits < min(_WIDE, key_width(x.dtype)) and (8 << (bits + 1)) <= budget:
+            bits += 1
+        return min(bits, key_width(x.dtype))
     bits = min(TOP, key_width(x.dtype))
     while bits > 8 and rows_c * (8 << bits) > budget:
         bits -= 2
     return None if rows_c * (8 << bits) > budget else bits
 
 
-def _select(x, stat, qarr, method, axes, policy, res_dtype, info, relabel, shape, bits):
-    """The graph of the radix selection (see the module docstring)."""
-    nd = x.ndim
-    kept = tuple(a for a in range(nd) if a not in axes)
-    xi = tuple(f"d{i}" for i in range(nd))
-    ki = tuple(xi[a] for a in kept)
-    nq = 1 if qarr is None else max(int(qarr.size), 1)
-    qflat = None if qarr is None else qarr.ravel()
-    qshape = () if qarr is None else qarr.shape
-    ntargets = 2 * nq
-    neff, nnan, nmiss = _row_counts(x, axes, policy)
-    w = key_width(x.dtype)
+class _Plan:
+    """What every pass of one selection shares (index names, targets, parameters)."""
 
+    def __init__(self, x, stat, qarr, method, axes, policy, res_dtype, info, relabel, shape,
+                 bits):
+        self.nd = nd = x.ndim
+        self.axes, self.stat, self.method, self.policy = axes, stat, method, policy
+        self.kept = tuple(a for a in range(nd) if a not in axes)
+        self.xi = tuple(f"d{i}" for i in range(nd))
+        self.ki = tuple(self.xi[a] for a in self.kept)
+        self.qflat = None if qarr is None else qarr.ravel()
+        self.qshape = () if qarr is None else qarr.shape
+        self.ntargets = 2 * (1 if qarr is None else max(int(qarr.size), 1))
+        self.w = key_width(x.dtype)
+        self.bits = bits
+        self.in_dtype, self.res_dtype = x.dtype, res_dtype
+        self.info, self.relabel, self.shape = info, relabel, shape
+        self.has_maxnan = RULES[policy].propagates and x.dtype.kind == "f"
+
+    @property
+    def refinements(self) -> int:
+        """Most refinement passes a selection can need (16 more key bits each)."""
+        return 0 if self.stat in ("min", "max") else -(-(self.w - self.bits) // TOP)
+
+    def state_meta(self) -> np.ndarray:
+        return np.empty((0,) * (len(self.ki) + 2), np.uint64)
+
+
+def _first_pass(x, p: _Plan) -> dict[str, Any]:
+    """The lazy first pass: counts per row, the policy check and the state after the
+    first histogram (or the extreme keys of min / max)."""
+    ki = p.ki
+    neff, nnan, nmiss = _row_counts(x, p.axes, p.policy)
     init_args: list[Any] = [neff, ki]
-    if info is not None:
-        init_args += [info, ("info",)]
+    if p.info is not None:
+        init_args += [p.info, ("info",)]
     state = da.blockwise(
         _init_state, ki + ("t", "s"), *init_args,
-        new_axes={"t": ntargets, "s": 2}, dtype=np.uint64, concatenate=True,
-        meta=np.empty((0,) * (len(ki) + 2), np.uint64),
-        stat=stat, q=qflat, method=method,
-        policy=policy, shape=shape, relabel=relabel,
+        new_axes={"t": p.ntargets, "s": 2}, dtype=np.uint64, concatenate=True,
+        meta=p.state_meta(), stat=p.stat, q=p.qflat, method=p.method,
+        policy=p.policy, shape=p.shape, relabel=p.relabel,
     )
-
-    if stat in ("min", "max"):
-        ext = da.map_blocks(ukey_extreme, x, dtype=np.uint64, policy=policy, which=stat)
-        ext = ext.min(axis=axes) if stat == "min" else ext.max(axis=axes)
+    if p.stat in ("min", "max"):
+        ext = da.map_blocks(ukey_extreme, x, dtype=np.uint64, policy=p.policy, which=p.stat)
+        ext = ext.min(axis=p.axes) if p.stat == "min" else ext.max(axis=p.axes)
         state = da.blockwise(_set_keys, ki + ("t", "s"), state, ki + ("t", "s"), ext, ki,
-                             dtype=np.uint64, concatenate=True,
-                             meta=np.empty((0,) * (len(ki) + 2), np.uint64))
+                             dtype=np.uint64, concatenate=True, meta=p.state_meta())
     else:
-        bits = _first_bits(x, axes)
+        nb = 1 << p.bits
         hist = da.blockwise(
-            hist_block, xi + ("t", "bin"), x, xi,
-            new_axes={"bin": 1 << bits, "t": 1}, adjust_chunks={xi[a]: 1 for a in axes},
+            hist_block, p.xi + ("t", "bin"), x, p.xi,
+            new_axes={"bin": nb, "t": 1}, adjust_chunks={p.xi[a]: 1 for a in p.axes},
             dtype=np.int64, concatenate=True,
-            meta=np.empty((0,) * (nd + 2), np.int64),
-            kept=kept, axes=axes, policy=policy, w=w, bits=bits, nb=1 << bits,
+            meta=np.empty((0,) * (p.nd + 2), np.int64),
+            kept=p.kept, axes=p.axes, policy=p.policy, w=p.w, bits=p.bits, nb=nb,
         )
-        hist = hist.sum(axis=axes)
+        # a tree step concatenates split_every histograms: about one chunk at most
+        per = 8 * nb * max(1, math.prod(_max_chunk(x.chunks[a]) for a in p.kept))
+        every = max(2, min(4, chunk_bytes(x) // per))
+        hist = hist.sum(axis=p.axes, split_every=every)
         state = da.blockwise(
             _locate, ki + ("t", "s"), hist, ki + ("t", "bin"), state, ki + ("t", "s"),
-            dtype=np.uint64, concatenate=True,
-            meta=np.empty((0,) * (len(ki) + 2), np.uint64), bits_now=bits,
+            dtype=np.uint64, concatenate=True, meta=p.state_meta(), bits_now=p.bits,
         )
-        # refinement: a bucket small enough is gathered and selected exactly in one
-        # more pass (the usual case); a crowded one is narrowed by 16 more bits a pass
-        for _p in range(-(-(w - bits) // TOP)):
-            parts = da.blockwise(
-                refine_block, xi, x, xi, state, ki + ("t", "s"),
-                adjust_chunks={xi[a]: 1 for a in axes}, dtype=object, concatenate=True,
-                meta=np.empty((0,) * nd, dtype=object),
-                kept=kept, axes=axes, policy=policy, w=w, bits=TOP, limit=_GATHER_LIMIT,
-            )
-            refined = da.reduction(
-                parts, ident_chunk, refine_aggregate, combine=refine_combine,
-                axis=axes, keepdims=False, dtype=object, concatenate=True,
-                meta=np.empty((0,) * len(ki), dtype=object),
-            )
-            state = da.blockwise(
-                _locate_refine, ki + ("t", "s"), refined, ki, state, ki + ("t", "s"),
-                dtype=np.uint64, concatenate=True,
-                meta=np.empty((0,) * (len(ki) + 2), np.uint64), w=w,
-            )
-    fin_args: list[Any] = [state, ki + ("t", "s"), neff, ki, nnan, ki, nmiss, ki]
-    has_maxnan = RULES[policy].propagates and x.dtype.kind == "f"
-    if has_maxnan:
-        maxnan = da.map_blocks(maxnan_block, x, dtype=np.int64).max(axis=axes)
-        fin_args += [maxnan, ki]
-    qi = tuple(f"q{i}" for i in range(len(qshape)))
+    out = {"state": state, "neff": neff, "nnan": nnan, "nmiss": nmiss}
+    if p.has_maxnan:
+        out["maxnan"] = da.map_blocks(maxnan_block, x, dtype=np.int64).max(axis=p.axes)
+    return out
+
+
+def _refine_pass(x, state, p: _Plan):
+    """One lazy refinement pass: gather the wanted buckets' keys and select among them,
+    or narrow a crowded bucket by 16 more key bits."""
+    parts = da.blockwise(
+        refine_block, p.xi, x, p.xi, state, p.ki + ("t", "s"),
+        adjust_chunks={p.xi[a]: 1 for a in p.axes}, dtype=object, concatenate=True,
+        meta=np.empty((0,) * p.nd, dtype=object),
+        kept=p.kept, axes=p.axes, policy=p.policy, w=p.w, bits=TOP, limit=_GATHER_LIMIT,
+    )
+    refined = da.reduction(
+        parts, ident_chunk, refine_aggregate, combine=refine_combine,
+        axis=p.axes, keepdims=False, dtype=object, concatenate=True,
+        meta=np.empty((0,) * len(p.ki), dtype=object),
+    )
+    return da.blockwise(
+        _locate_refine, p.ki + ("t", "s"), refined, p.ki, state, p.ki + ("t", "s"),
+        dtype=np.uint64, concatenate=True, meta=p.state_meta(), w=p.w,
+    )
+
+
+def _finish_kw(p: _Plan) -> dict[str, Any]:
+    return dict(stat=p.stat, q=p.qflat, qshape=p.qshape, method=p.method, policy=p.policy,
+                in_dtype=p.in_dtype, res_dtype=p.res_dtype, has_maxnan=p.has_maxnan)
+
+
+def _select(x, p: _Plan):
+    """The one lazy graph of the radix selection (see the module docstring)."""
+    first = _first_pass(x, p)
+    state = first["state"]
+    # refinement: a bucket small enough is gathered and selected exactly in one more
+    # pass (the usual case); a crowded one is narrowed by 16 more bits a pass
+    for _p in range(p.refinements):
+        state = _refine_pass(x, state, p)
+    ki = p.ki
+    fin_args: list[Any] = [state, ki + ("t", "s"), first["neff"], ki, first["nnan"], ki,
+                           first["nmiss"], ki]
+    if p.has_maxnan:
+        fin_args += [first["maxnan"], ki]
+    qi = tuple(f"q{i}" for i in range(len(p.qshape)))
     return da.blockwise(
         _finish_block, qi + ki, *fin_args,
-        new_axes={k: s for k, s in zip(qi, qshape, strict=True)},
-        dtype=res_dtype, concatenate=True,
-        meta=np.empty((0,) * (len(qi) + len(ki)), res_dtype),
-        stat=stat, q=qflat, qshape=qshape, method=method, policy=policy,
-        in_dtype=x.dtype, res_dtype=res_dtype, has_maxnan=has_maxnan,
+        new_axes={k: s for k, s in zip(qi, p.qshape, strict=True)},
+        dtype=p.res_dtype, concatenate=True,
+        meta=np.empty((0,) * (len(qi) + len(ki)), p.res_dtype), **_finish_kw(p),
     )
+
+
+def _stream_select(x, p: _Plan) -> da.Array:
+    """The radix selection with each pass its own computation (see :mod:`.stream`):
+    the input is read once per pass and only the state between passes is kept."""
+    first = _first_pass(x, p)
+    names = ["state", "neff", "nnan", "nmiss"] + (["maxnan"] if p.has_maxnan else [])
+    got = dict(zip(names, compute_pass("histogram", *(first[k] for k in names)),
+                   strict=True))
+    state = got["state"]
+    chunks = tuple(x.chunks[a] for a in p.kept)
+    passes = 1
+    for _p in range(p.refinements):
+        if (state[..., 2] >= p.w).all():  # every target resolved: no more reads
+            break
+        lazy = _refine_pass(x, as_dask(state, chunks + ((p.ntargets,), (4,))), p)
+        (state,) = compute_pass("refinement", lazy)
+        passes += 1
+    log.info("nanaccess streaming %s of %s: %d passes over %d chunks", p.stat, x.dtype,
+             passes, x.npartitions)
+    extra = [got["maxnan"]] if p.has_maxnan else []
+    res = _finish_block(state, got["neff"], got["nnan"], got["nmiss"], *extra,
+                        **_finish_kw(p))
+    return as_dask(res, tuple((s,) for s in p.qshape) + chunks)
 
 
 def dask_order_stat(
@@ -386,5 +455,10 @@ def dask_order_stat(
         fn = partial(core_order, stat=stat, q=qarr, method=method, policy=policy)
         return per_block_core(x, fn, axes, keepdims, res_dtype, qshape, info, policy,
                               relabel)
-    res = _select(x, stat, qarr, method, axes, policy, res_dtype, info, relabel, shape, bits)
+    plan = _Plan(x, stat, qarr, method, axes, policy, res_dtype, info, relabel, shape,
+                 0 if bits is None else bits)
+    if streams(x, plan.kept):
+        res = _stream_select(x, plan)
+    else:
+        res = _select(x, plan)
     return apply_keepdims(res, axes, x.ndim, len(qshape), keepdims)
