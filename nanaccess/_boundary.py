@@ -37,6 +37,7 @@ from .core.small import (
     ORDERS,
     float_list_median,
     float_list_nan_median,
+    moment_plain,
     moment_small,
     order_small,
 )
@@ -229,6 +230,9 @@ def statistic(fn: Callable[..., Any]) -> Callable[..., Any]:
     bare = None if positional else {
         k: v for k, v in defaults.items() if k not in ("axis", "nan_policy", "keepdims")}
     lean_list = bare is not None and stat in MEDIANS  # the float-list lane, before call()
+    # a plain small float64 array's moment needs no policy (core/small.moment_plain)
+    lean_moment = bare is not None and stat in LEAN_MOMENTS
+    ddof = bare.get("ddof", 0) if bare is not None else 0
     add_sections(fn)  # Parameters and Returns from the signature and the table
 
     @functools.wraps(fn)
@@ -239,6 +243,10 @@ def statistic(fn: Callable[..., Any]) -> Callable[..., Any]:
                 if out is not None:
                     return out
                 return call(stat, data, None, None, False, dict(bare), lean=False)
+            if lean_moment and type(data) is np.ndarray:
+                out = moment_plain(data, stat, ddof)
+                if out is not None:
+                    return out
             return call(stat, data, None, None, False, dict(bare))
         if args:
             if len(args) > len(positional):

@@ -45,7 +45,7 @@ from .policy import RULES
 
 __all__ = ["MEDIANS", "ORDERS", "MOMENTS", "LEAN_MOMENTS", "SMALL_LIST", "SMALL_ARRAY",
            "SMALL_MOMENT", "float_list_median", "float_list_nan_median", "array_median",
-           "order_small", "array_moment", "moment_small"]
+           "order_small", "array_moment", "moment_plain", "moment_small"]
 
 #: the statistics with a lean path here
 MEDIANS = _stats.MEDIANS
@@ -65,6 +65,7 @@ SMALL_ARRAY = 4096
 _FLOAT = {float}
 _DOUBLE, _BITS = struct.Struct("<d"), struct.Struct("<q")  # a float's bits as an int64
 _QUIET = 1 << 51
+_F64 = np.dtype(np.float64)
 _INT64_MAX = (1 << 63) - 1
 
 
@@ -316,6 +317,30 @@ def _compiled_moment(x: np.ndarray, stat: str, ddof: float, *,
     return np.float64(np.sqrt(got) if stat == "std" else got)
 
 
+def moment_plain(x: Any, stat: str, ddof: float = 0) -> np.float64 | None:
+    """``stat`` of a small 1-D float64 array that holds no NaN and no infinity and whose
+    result is nonzero, or ``None``: an answer every policy agrees on, so the caller
+    need not resolve one (nor scan the data first).
+
+    More than :data:`SMALL_COMPILED` values: the compiled kernel (when it saw nothing
+    special); sums and means of fewer: :func:`array_moment` (``fsum`` is NaN or
+    infinite, or raises, on such data); anything else: ``None``.
+
+    Examples
+    --------
+    >>> moment_plain(np.array([1.0, 2.0, 4.0]), "mean")
+    np.float64(2.3333333333333335)
+    >>> moment_plain(np.array([1.0, np.nan]), "mean") is None
+    True
+    """
+    if type(x) is not np.ndarray or x.dtype is not _F64 or x.ndim != 1:
+        return None  # a native float64 dtype is NumPy's one instance; others: generic
+    n = x.size
+    if n > SMALL_COMPILED:
+        return _compiled_moment(x, stat, ddof, plain_only=True) if n <= SMALL_ARRAY else None
+    return array_moment(x, stat) if n and stat in MOMENTS else None
+
+
 def moment_small(x: Any, stat: str, policy: NanPolicy, ddof: float = 0) -> np.float64 | None:
     """``sum``, ``mean``, ``var`` or ``std`` of a small 1-D float64 array reduced whole
     under ``policy``, or ``None``.
@@ -336,9 +361,7 @@ def moment_small(x: Any, stat: str, policy: NanPolicy, ddof: float = 0) -> np.fl
     if type(x) is not np.ndarray or x.ndim != 1 or x.dtype != np.float64 \
             or not 0 < x.size <= SMALL_ARRAY or not x.dtype.isnative:
         return None
-    # the compiled kernel first: it answers only when it saw no NaN, no infinity and
-    # no zero result (every policy agrees then), before any validation pass
-    got = _compiled_moment(x, stat, ddof, plain_only=True)
+    got = moment_plain(x, stat, ddof)
     if got is not None:
         return got
     fin = np.isfinite(x)

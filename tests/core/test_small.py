@@ -33,6 +33,7 @@ from nanaccess.core.small import (
     array_moment,
     float_list_median,
     float_list_nan_median,
+    moment_plain,
     moment_small,
     order_small,
 )
@@ -281,3 +282,42 @@ def test_float_list_nan_median_equals_generic(vals):
             if got is not None:
                 assert type(got) is float
                 assert _outcome(lambda g=got: g) == _generic_list(vals, stat, policy.value)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_nan_floats, min_size=1, max_size=SMALL_MOMENT // 4), st.integers(1, 8),
+       st.sampled_from([0, 1, 0.5]))
+def test_moment_plain_is_what_every_policy_gives(vals, repeat, ddof):
+    """The policy-free lane answers only when every policy's generic result is its own."""
+    x = np.array(vals * repeat)
+    for stat in LEAN_MOMENTS:
+        kw = {"ddof": ddof} if stat in ("var", "std") else {}
+        got = moment_plain(x, stat, **kw)
+        if got is not None:
+            assert type(got) is np.float64
+            for policy in NanPolicy:
+                assert _same(got, reduce(x, stat, policy=policy, **kw).values)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_nan_floats, min_size=1, max_size=12), st.integers(1, 12),
+       st.sampled_from(POLICIES))
+def test_bare_moments_follow_the_default_policy(vals, repeat, policy):
+    """``na.mean(x)`` without nan_policy (the lean lane) under each default policy:
+    the generic engine's bits, or its error."""
+    x = np.array(vals * repeat)
+    with option_context(nan_policy=policy):
+        for stat in LEAN_MOMENTS:
+            got = _bits(lambda s=stat: getattr(na, s)(x))
+            ref = _bits(lambda s=stat: reduce(x, s, policy=NanPolicy(policy)).values[()])
+            assert got == ref
+
+
+def test_moment_plain_refuses_what_a_policy_decides():
+    assert moment_plain(np.array([1.0, np.nan, 2.0]), "mean") is None
+    assert moment_plain(np.array([1.0, np.inf]), "sum") is None
+    assert moment_plain(np.array([1.0, -1.0]), "sum") is None  # a zero: signs are generic
+    assert moment_plain(np.ones(100).astype(">f8"), "mean") is None  # not native
+    assert moment_plain(np.ones((2, 2)), "mean") is None
+    assert moment_plain(np.array([1.0, 2.0]), "var") is None  # short variances: validated
+    assert moment_plain(np.array([1.0, 2.0, 4.0]), "mean") == 7.0 / 3.0
