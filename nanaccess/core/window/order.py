@@ -13,10 +13,10 @@ sliding pass over the NaNs alone.
 :func:`fused_order` is the common case in one kernel pass per column (float32/64
 without missing values, NaNs absent or removed by the policy): no key, mask, count or
 plan arrays of the data's size; the plan is a table over the possible counts. Its
-kernel by shape: disjoint wide windows (segments) by selection, one quantile of wide
+kernel by shape: disjoint wide windows (segments) by selection, one quantile of
 sliding windows on two heaps (float keys, 8-ary:
-:mod:`nanaccess.core._numba.window_fheap`; fixed windows need no bound arrays there),
-else one sorted buffer.
+:mod:`nanaccess.core._numba.window_fheap`, measured faster than the sorted buffer
+from width 3; fixed windows need no bound arrays there), else one sorted buffer.
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ from .._numba.window import (
     slide_select,
 )
 from .._numba.window_fheap import FLAG_ZEROS, fheap_select
-from .._numba.window_fused import HEAP_MIN
 from ..bits import layout_of
 from ..grouped.common import keys_of, values_of_keys
 from ..keys import float_keys, keys_to_float, remap_keys
@@ -161,7 +160,7 @@ def fused_order(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarra
     nq = plan.lo.shape[0]
     w_t = np.ascontiguousarray(np.broadcast_to(plan.weight, plan.lo.shape), np.float64)
     nout, ncols = (fixed.nout if fixed else start.size), x2.shape[1]
-    heap = width >= HEAP_MIN and heap_ok(plan.lo, plan.hi)
+    heap = heap_ok(plan.lo, plan.hi)  # float keys: faster than a buffer at any width
     if fixed and not heap:
         return None
     xt = x2.T if ncols == 1 else np.ascontiguousarray(x2.T)  # each column contiguous
@@ -169,7 +168,7 @@ def fused_order(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarra
     count = np.empty((ncols, nout), np.int64)
     filled = False
     if heap and not (fixed is None and width >= SEGMENT_MIN and _disjoint(start, end)):
-        # one quantile of wide windows: float keys in two 8-ary heaps, O(log w) a step
+        # one quantile: float keys in two 8-ary heaps, O(log w) a step
         bounds = ("fixed", fixed.e0, fixed.step, fixed.span) if fixed else \
             ("arrays", start, end)
         seen = fheap_select(xt, bounds, nout, plan.lo, plan.hi, w_t, _MODES[plan.mode],
