@@ -8,8 +8,9 @@ grouped dimension is moved first and the other dimensions are flattened into col
 A group over several dimensions is stacked into one first, as xarray does. Results
 are laid out as xarray's default (flox) engine lays them out: see decision 21 in
 ``docs/dev/decisions.md``. Dask data is reduced block by block along the other
-dimensions: the grouped dimension is brought whole into blocks of cells no larger
-than the largest input chunk, spread over many tasks.
+dimensions (:mod:`.grouped_blocks`): the grouped dimension is brought whole into
+blocks of cells no larger than the largest input chunk, spread over many tasks, and
+errors name what the in-memory path names.
 """
 
 from __future__ import annotations
@@ -24,15 +25,15 @@ import xarray as xr
 from .. import _stats
 from .._conventions import below_min_count
 from .._labels import CoordLocation, relabel
-from ..core.grouped import grouped_reduce
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
 from ._common import holds_numbers as _holds_numbers
 from ._common import is_dask as _is_dask
 from ._common import keep_attrs as _keep_attrs
-from ._common import labelled_errors, numeric_only_default, variable_relabel, variable_subject
+from ._common import numeric_only_default, variable_subject
 from ._generated import GroupByStatsMixin
 from ._xr_internals import encoded_groups, from_temp_dataset, to_temp_dataset
+from .grouped_blocks import grouped_dask, kernel, run_block
 
 __all__ = ["NanGroupBy", "grouped_dataarray", "null_below"]
 
@@ -67,76 +68,26 @@ class _GroupRelabel:
         return relabel(err, self.subject, lambda _pos: self.location(tuple(full)), group)
 
 
-def _kernel(x2: np.ndarray, codes: np.ndarray, ngroups: int, stat: str, policy: NanPolicy,
-            params: dict[str, Any]) -> np.ndarray:
-    """Values of ``stat`` for every group and column of ``x2`` (rows, columns): the
-    grouped core entry point (``params`` may hold its ``engine``)."""
-    return np.asarray(grouped_reduce(x2, codes, ngroups, stat, policy=policy, **params).values)
-
-
-def _run_block(block: np.ndarray, *, axis: int, codes: np.ndarray, ngroups: int, stat: str,
-               policy: NanPolicy, params: dict[str, Any], qshape: tuple[int, ...],
-               relabeller: Any = None) -> np.ndarray:
-    """The grouped kernel on one block holding the whole grouped axis."""
-    x = np.moveaxis(block, axis, 0)
-    rest = x.shape[1:]
-    x2 = x.reshape(x.shape[0], -1)
-    with labelled_errors(relabeller):
-        out = _kernel(x2, codes, ngroups, stat, policy, params)
-    out = out.reshape(qshape + (ngroups,) + rest)
-    return np.moveaxis(out, len(qshape), len(qshape) + axis)
-
-
-def _dask_block(b: np.ndarray, *info: Any, policy: NanPolicy, shape: tuple[int, ...],
-                check_relabel: Any, run: dict[str, Any]) -> np.ndarray:
-    """One task of the dask path: raise from the global tally, then the kernel."""
-    from ..dask.tally import raise_from_info
-
-    raise_from_info(info[0] if info else None, policy, shape, check_relabel)
-    return _run_block(b, policy=policy, **run)
-
-
 def _grouped_array(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: str, *,
-                   policy: NanPolicy, params: dict[str, Any], relabeller: Any = None,
-                   check_relabel: Any = None) -> Any:
+                   policy: NanPolicy, params: dict[str, Any], relabeller: Any = None) -> Any:
     """Grouped statistic along ``axis``; the result has ``ngroups`` there
     (and leading q dims for array q).
 
-    On dask the grouped axis is brought whole into blocks of cells no larger than the
-    largest input chunk (:func:`nanaccess.dask.final.bounded_whole_axes`): every task
-    holds about one chunk, and the blocks of cells spread over the workers."""
+    On dask the grouped axis is brought whole into blocks of cells, spread over the
+    tasks, and errors name what the in-memory path names (:mod:`.grouped_blocks`)."""
     qshape = np.shape(params["q"]) if "q" in params else ()
     run = dict(axis=axis, codes=codes, ngroups=ngroups, stat=stat, params=params,
                qshape=qshape)
     if not _is_dask(data):
-        return _run_block(np.asarray(data), policy=policy, relabeller=relabeller, **run)
-    import dask.array as da
-
-    from ..dask.final import bounded_whole_axes
-    from ..dask.tally import global_info, needs_check
-
-    info = global_info(data) if needs_check(data.dtype, policy) else None
-    x = bounded_whole_axes(data, (axis,))
-    shape = tuple(int(s) for s in x.shape)
-    sample = np.zeros(tuple(2 if a != axis else 1 for a in range(x.ndim)), dtype=x.dtype)
+        return run_block(np.asarray(data), policy=policy, relabeller=relabeller, **run)
+    sample = np.zeros((1, 2), dtype=data.dtype)
     try:  # the result dtype, from a tiny run of the kernel
-        out_dtype = _kernel(np.moveaxis(sample, axis, 0).reshape(1, -1), np.zeros(1, np.intp),
-                            1, stat, NanPolicy.TOTALORDER, params).dtype
+        out_dtype = kernel(sample, np.zeros(1, np.intp), 1, stat, NanPolicy.TOTALORDER,
+                           params).dtype
     except Exception:  # pragma: no cover - dtype probe only
-        out_dtype = x.dtype
-    xi = tuple(f"d{i}" for i in range(x.ndim))
-    qi = tuple(f"q{i}" for i in range(len(qshape)))
-    args: list[Any] = [x, xi]
-    if info is not None:
-        args += [info, ("info",)]
-    return da.blockwise(
-        _dask_block, qi + xi, *args,
-        new_axes={k: s for k, s in zip(qi, qshape, strict=True)},
-        adjust_chunks={xi[axis]: ngroups}, dtype=out_dtype, concatenate=True,
-        meta=np.empty((0,) * (len(qi) + len(xi)), dtype=out_dtype),
-        policy=policy, shape=shape, check_relabel=check_relabel,
-        run={**run, "relabeller": relabeller},
-    )
+        out_dtype = data.dtype
+    return grouped_dask(data, axis, codes, ngroups, stat, policy=policy, params=params,
+                        qshape=qshape, out_dtype=out_dtype, relabeller=relabeller)
 
 
 class NanGroupBy(GroupByStatsMixin):
@@ -319,8 +270,7 @@ class NanGroupBy(GroupByStatsMixin):
                 axis, rest, codes, full_index)
             vals = _grouped_array(
                 var.data, axis, codes, ngroups, stat, policy=policy, params=params,
-                relabeller=relabeller,
-                check_relabel=variable_relabel(name_of[name], var, ds.indexes))
+                relabeller=relabeller)
             if len(keep_idx) != ngroups or not np.array_equal(keep_idx, np.arange(ngroups)):
                 vals = vals[(slice(None),) * (lead + axis) + (keep_idx,)]
             dims = tuple(new_dim if d == gdim else d for d in var.dims)
