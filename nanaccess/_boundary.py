@@ -34,9 +34,11 @@ from .core.objects import object_moment_stat, object_order_stat
 from .core.reduce import reduce
 from .core.small import (
     LEAN_MOMENTS,
+    LIST_RANKS,
     ORDERS,
     float_list_median,
     float_list_nan_median,
+    float_list_pick,
     moment_plain,
     moment_small,
     order_small,
@@ -230,6 +232,7 @@ def statistic(fn: Callable[..., Any]) -> Callable[..., Any]:
     bare = None if positional else {
         k: v for k, v in defaults.items() if k not in ("axis", "nan_policy", "keepdims")}
     lean_list = bare is not None and stat in MEDIANS  # the float-list lane, before call()
+    ranks = LIST_RANKS.get(stat)
     # a plain small float64 array's moment needs no policy (core/small.moment_plain)
     lean_moment = bare is not None and stat in LEAN_MOMENTS
     ddof = bare.get("ddof", 0) if bare is not None else 0
@@ -237,12 +240,14 @@ def statistic(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def wrapper(data: Any, *args: Any, **kwargs: Any) -> Any:
-        if bare is not None and not args and not kwargs:
-            if lean_list and type(data) is list:
-                out = _lean_list_median(data, stat)
-                if out is not None:
-                    return out
-                return call(stat, data, None, None, False, dict(bare), lean=False)
+        if type(data) is list and lean_list and not args and not kwargs:
+            out = float_list_pick(data, ranks)  # the common case, with no call between
+            if out is None and len(data) <= SHORT_LIST:
+                out = list_median(data, stat)
+            if out is not None:
+                return out
+            return call(stat, data, None, None, False, dict(bare), lean=False)
+        if not args and not kwargs and bare is not None:
             if lean_moment and type(data) is np.ndarray:
                 out = moment_plain(data, stat, ddof)
                 if out is not None:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import struct
+from operator import countOf
 from typing import Any
 
 import numpy as np
@@ -44,8 +45,9 @@ from .plan import combine, median_ranks, rank_plan
 from .policy import RULES
 
 __all__ = ["MEDIANS", "ORDERS", "MOMENTS", "LEAN_MOMENTS", "SMALL_LIST", "SMALL_ARRAY",
-           "SMALL_MOMENT", "float_list_median", "float_list_nan_median", "array_median",
-           "order_small", "array_moment", "moment_plain", "moment_small"]
+           "SMALL_MOMENT", "LIST_RANKS", "float_list_median", "float_list_pick",
+           "float_list_nan_median", "array_median", "order_small", "array_moment",
+           "moment_plain", "moment_small"]
 
 #: the statistics with a lean path here
 MEDIANS = _stats.MEDIANS
@@ -66,6 +68,9 @@ _FLOAT = {float}
 _DOUBLE, _BITS = struct.Struct("<d"), struct.Struct("<q")  # a float's bits as an int64
 _QUIET = 1 << 51
 _F64 = np.dtype(np.float64)
+#: plan.median_ranks of every short list by statistic (a lookup costs less than a call)
+LIST_RANKS = {stat: [median_ranks(stat, max(n, 1)) for n in range(SMALL_LIST + 1)]
+                 for stat in MEDIANS}
 _INT64_MAX = (1 << 63) - 1
 
 
@@ -85,20 +90,31 @@ def float_list_median(vals: list, stat: str) -> float | None:
     >>> float_list_median([1.0, float("nan")], "median") is None
     True
     """
+    return float_list_pick(vals, LIST_RANKS[stat]) if type(vals) is list else None
+
+
+def float_list_pick(vals: list, ranks: list[tuple[int, int]]) -> float | None:
+    """:func:`float_list_median` of a list with the statistic's ranks table
+    (``LIST_RANKS[stat]``) looked up once by the caller: the plain functions' lane."""
     n = len(vals)
-    if not 0 < n <= SMALL_LIST or type(vals) is not list or set(map(type, vals)) != _FLOAT:
+    # the cheapest exact-float test: one identity probe per element, no set built
+    if not 0 < n <= SMALL_LIST or countOf(map(type, vals), float) != n:
         return None
     total = sum(vals)
     if total != total:  # a NaN (or +inf and -inf): the generic path
         return None
     s = sorted(vals)
-    lo, hi = median_ranks(stat, n)
+    lo, hi = ranks[n]
     a, b = s[lo], s[hi]
     if a == 0.0 or b == 0.0:  # sorted() keeps -0.0 and +0.0 in input order
         neg = sum(1 for v in vals if v < 0.0 or (v == 0.0 and math.copysign(1.0, v) < 0))
         a = (-0.0 if lo < neg else 0.0) if a == 0.0 else a
         b = (-0.0 if hi < neg else 0.0) if b == 0.0 else b
-    return a if lo == hi else _mid(a, b)
+    if lo == hi:
+        return a
+    t = a + b
+    # an overflow (the midpoint's repair) or inf + -inf (the canonical NaN): generic
+    return t / 2.0 if t - t == 0.0 else None
 
 
 def float_list_nan_median(vals: list, stat: str, policy: NanPolicy) -> float | None:
