@@ -581,3 +581,37 @@ def test_segment_bounds_checks_order():
         segment_bounds(np.array([0, 1, 0]), 2)
     with pytest.raises(ValueError, match="sorted"):
         segment_bounds(np.array([0, -1, 1]), 2)
+
+
+@pytest.mark.parametrize("window", [3, 10, 64])
+def test_binned_mean_near_powers_of_two(window):
+    # means a few ulps either side of 2**k: the remainder's correction of hi / n crosses
+    # a binade (its ulp halves or doubles), and exact ties round to even
+    eps = 2.0 ** -52
+    rng = np.random.default_rng(window)
+    n = 1200
+    x = 2.0 ** (np.arange(n) // 150 - 4) * (1 + rng.integers(-6, 7, n) * eps)
+    x[rng.random(n) < 0.02] = np.nan
+    start, end = fixed_bounds(n, window)
+    assert_exact(x, None, start, end, "mean", NanPolicy.OMIT, "numba", min_periods=1)
+
+
+@pytest.mark.skipif(not NB.AVAILABLE, reason="numba is not installed")
+def test_binned_sums_on_fixed_windows_compiled_and_not():
+    # fixed windows given as numbers (no bound arrays): the arrays' results
+    from nanaccess.core._numba.window import binned_sum
+    from nanaccess.core.window import fixed_windows
+
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=300)
+    x[rng.random(300) < 0.05] = np.nan
+    for fw in (fixed_windows(300, 7), fixed_windows(300, 20, center=True, closed="both"),
+               fixed_windows(300, 5, step=3)):
+        got = []
+        for bounds in ((fw, None), fw.arrays()):
+            out = np.empty(fw.nout)
+            cnt = np.empty(fw.nout, np.int64)
+            bad = np.zeros(fw.nout, bool)
+            assert binned_sum(x, *bounds, out, cnt, bad, mean=True) == 1
+            got.append((bits(out), cnt.tolist(), bad.tolist()))
+        assert got[0] == got[1]

@@ -253,9 +253,12 @@ def _nb_range(bits, start, end):  # pragma: no cover - compiled
             np.int64(small).view(np.float64) if small < inf_bits else np.inf, infs > 0, width)
 
 
-def _nb_binned(x, bits, start, end, mean, c0, c1, out, cnt, bad):  # pragma: no cover
+def _nb_binned(x, bits, fixed, e0, step, span, start, end, mean, c0, c1, out, cnt,
+               bad):  # pragma: no cover - compiled
     """Exact sum (``mean`` False) or mean of every window's non-NaN values on the two
     bins ``c0``, ``c1`` (see above). ``bad[i]``: recompute output i elsewhere.
+    ``fixed``: the windows are ``(e0, step, span)`` (output ``i`` ends at ``e0 + i *
+    step`` and spans ``span`` rows, clipped to the data: ``start``/``end`` unused).
     Returns -1 at a decreasing bound, else 1 if a NaN entered a window (0 if none)
     plus 2 if an output is bad."""
     p = np.empty(4, np.float64)
@@ -269,13 +272,20 @@ def _nb_binned(x, bits, start, end, mean, c0, c1, out, cnt, bad):  # pragma: no 
     m = 0
     nz = 0
     seen = 0
-    for i in range(start.shape[0]):
-        s = start[i]
-        e = end[i]
-        if s < ps or e < pe:
-            return -1
-        ps = s
-        pe = e
+    n_x = x.shape[0]
+    for i in range(out.shape[0]):
+        if fixed:
+            e = e0 + i * step
+            s = e - span
+            e = min(max(e, 0), n_x)
+            s = min(max(s, 0), e)
+        else:
+            s = start[i]
+            e = end[i]
+            if s < ps or e < pe:
+                return -1
+            ps = s
+            pe = e
         if s >= ce:
             a0 = 0.0
             a1 = 0.0
@@ -327,15 +337,22 @@ def _nb_binned(x, bits, start, end, mean, c0, c1, out, cnt, bad):  # pragma: no 
             bad[i] = True
             seen |= 2
             continue
-        gap = np.int64((ef - 52) << 52).view(np.float64)  # ulp(q); half below a power of 2
-        if (qb & 0xFFFFFFFFFFFFF) == 0:
-            gap *= 0.5
         # hi - q n is exact (a division's remainder): one fused multiply-add
         r = _fma(-q, n, hi) + lo  # S - q n, within an ulp of itself
+        # hi / n rounded S's error too (q is off by an ulp for about a quarter of the
+        # outputs): q + r / n is S / n rounded once except near a tie, which the test
+        # below sends on. No branch: a mispredicted one cost more than this.
+        qn = q + r / n
+        r -= (qn - q) * n  # exact: 0 or an ulp or two times a count
+        q = qn
+        qb = np.int64(np.float64(q).view(np.int64)) & 0x7FFFFFFFFFFFFFFF
+        gap = np.int64(((qb >> 52) - 52) << 52).view(np.float64)  # ulp(q); half below 2**k
+        if (qb & 0xFFFFFFFFFFFFF) == 0:
+            gap *= 0.5
         if 2.0 * abs(r) < 0.98 * n * gap:
             out[i] = q
             continue
-        # hi / n rounded S's error too: the neighbour on r's side, checked the same way
+        # near a tie: the neighbour on r's side, checked the same way
         qi = np.int64(np.float64(q).view(np.int64))
         qc = np.int64(qi + 1 if (r > 0.0) == (q > 0.0) else qi - 1).view(np.float64)
         r -= (qc - q) * n  # exact: one ulp times a count
@@ -402,21 +419,28 @@ def moving_sum(x: np.ndarray, take: np.ndarray, start: np.ndarray, end: np.ndarr
     return (out[0], bad[0]) if one else (out, bad)
 
 
-def binned_sum(x: np.ndarray, start: np.ndarray, end: np.ndarray, out: np.ndarray,
+def binned_sum(x: np.ndarray, start: Any, end: np.ndarray | None, out: np.ndarray,
                cnt: np.ndarray, bad: np.ndarray, *, mean: bool = False,
                compiled: bool = True) -> int:
     """Fill ``out`` (the exact sum or mean of each window's non-NaN values of a native
     float64 column), ``cnt`` (those values) and ``bad`` (outputs to recompute
-    elsewhere; False beforehand), see :func:`_nb_binned`. Returns -1 where the bins do
-    not apply (an infinity, an exponent range too wide for two bins, decreasing
-    bounds), else bit 0: a NaN entered a window, bit 1: an output is bad."""
+    elsewhere; False beforehand), see :func:`_nb_binned`. ``start`` may be a
+    :class:`nanaccess.core.window.bounds.FixedWindows` (``end`` None: no bound
+    arrays). Returns -1 where the bins do not apply (an infinity, an exponent range
+    too wide for two bins, decreasing bounds), else bit 0: a NaN entered a window,
+    bit 1: an output is bad."""
     fns = kernels("window_sums") if compiled else {"range": _nb_range, "binned": _nb_binned}
+    fixed = end is None
+    if fixed:
+        fw, start = start, np.zeros(0, np.int64)
+        end = start
     start = np.ascontiguousarray(start, np.int64)
     end = np.ascontiguousarray(end, np.int64)
     big, small, inf, width = fns["range"](x.view(np.int64), start, end)
     if inf:
         return -1
-    width = int(width)
+    width = fw.width if fixed else int(width)
+    e0, step, span = (fw.e0, fw.step, fw.span) if fixed else (0, 1, 0)
     lw = int(width + 2).bit_length()  # W + 2 <= 2**lw: headroom of every bin
     d = 52 - lw
     e_max = int(np.frexp(big)[1]) - 1 if big > 0 else -1074
@@ -427,5 +451,6 @@ def binned_sum(x: np.ndarray, start: np.ndarray, end: np.ndarray, out: np.ndarra
     b1 = max(b0 - d, -1074)
     if b0 > 971 or d < 8 or b1 > e_min:
         return -1
-    return int(fns["binned"](x, x.view(np.int64), start, end, bool(mean),
-                             1.5 * 2.0 ** (b0 + 52), 1.5 * 2.0 ** (b1 + 52), out, cnt, bad))
+    return int(fns["binned"](x, x.view(np.int64), fixed, e0, step, span, start, end,
+                             bool(mean), 1.5 * 2.0 ** (b0 + 52), 1.5 * 2.0 ** (b1 + 52),
+                             out, cnt, bad))

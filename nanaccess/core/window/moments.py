@@ -18,6 +18,7 @@ import numpy as np
 from .._numba.window import binned_sum, moving_sum
 from .._numba.window_var import HI_OK, LO_OK, moving_var
 from ..policy import RULES
+from .bounds import FixedWindows
 from .scan import Masks, window_counts
 
 __all__ = ["slide_moment", "fused_moment", "MOMENTS", "SUMS", "moment_ok"]
@@ -74,14 +75,16 @@ def slide_moment(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarra
     return values, redo
 
 
-def fused_moment(x2: np.ndarray, start: np.ndarray, end: np.ndarray, stat: str,
-                 policy) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
+def fused_moment(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarray | None,
+                 stat: str, policy) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
     """``(values, count, redo or None)`` (each ``(nout, ncols)``) of an exact moving sum
     or mean of native float64 data without missing values on two fixed bins (one
     compiled pass per column: :func:`nanaccess.core._numba.window.binned_sum`); None
-    where the bins do not apply or a window holds a NaN the policy does not remove."""
+    where the bins do not apply or a window holds a NaN the policy does not remove.
+    ``start`` may be a :class:`.bounds.FixedWindows` (``end`` None)."""
     removes = RULES[policy].removes
-    nout, ncols = start.size, x2.shape[1]
+    nout = start.nout if end is None else start.size
+    ncols = x2.shape[1]
     values = np.empty((nout, ncols), np.float64)
     count = np.empty((nout, ncols), np.int64)
     redo = np.zeros((nout, ncols), bool)

@@ -302,15 +302,19 @@ def _fast_fixed(x2, miss2, fixed, stat, policy, engine, params, min_periods):
     if fixed.nout < FIXED_MIN_OUTPUTS:
         return None
     pairs = fixed.nout * fixed.width * x2.shape[1]
-    return _fast_order(x2, miss2, fixed, None, stat, policy, engine, params, pairs,
-                       fixed.width, min_periods)
+    got = _fast_order(x2, miss2, fixed, None, stat, policy, engine, params, pairs,
+                      fixed.width, min_periods)
+    if got is None:
+        got = _fast_moment(x2, miss2, fixed, None, stat, policy, engine, params, pairs)
+    return got
 
 
 def _fast_moment(x2, miss2, start, end, stat, policy, engine, params, pairs):
-    """``((values, count) or None)``: exact moving sums and means of float64 data on
-    fixed bins (:func:`.moments.fused_moment`); outputs it cannot round here go to
-    the reference engine."""
-    if stat not in SUMS or params or not start.size or x2.dtype != np.float64 or \
+    """``((values, None, count, False) or None)``: exact moving sums and means of
+    float64 data on fixed bins (:func:`.moments.fused_moment`; ``start`` may be a
+    :class:`.bounds.FixedWindows`); outputs it cannot round here go to the reference
+    engine."""
+    if stat not in SUMS or params or not pairs or x2.dtype != np.float64 or \
             not x2.dtype.isnative or (miss2 is not None and miss2.any()):
         return None
     if _numba.choose_engine(engine, size=pairs, min_size=SLIDING_MIN_PAIRS) != "numba":
@@ -325,6 +329,8 @@ def _fast_moment(x2, miss2, start, end, stat, policy, engine, params, pairs):
     values, count, redo = got
     rows = np.flatnonzero(redo.any(axis=1)) if redo is not None else ()
     if len(rows):
+        if end is None:  # FixedWindows
+            start, end = start.arrays()
         values[rows] = _reference(x2, None, start[rows], end[rows], stat, policy, engine,
                                   params)[0]
     return values, None, count, False
