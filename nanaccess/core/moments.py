@@ -17,6 +17,7 @@ from ..options import NanPolicy, resolve_policy
 from .axes import Reduction
 from .classify import canonical_nan, scan_rows
 from .exactsum import exact_mean, exact_sum, exact_var
+from .exactsum.certified import F_NAN, F_SNAN, certified_cols
 from .exactsum.compiled import compiled_rows_skipnan
 from .keys import float_keys, keys_to_float
 from .objects import object_rows_moment_stat
@@ -25,6 +26,7 @@ from .policy import RULES
 __all__ = ["moment_stat", "MOMENT_STATS"]
 
 MOMENT_STATS = _stats.names("moment", "count")
+_ONE_PASS = (np.dtype(np.float64), np.dtype(np.float32))  # native byte order only
 
 
 def _check_dtype(dtype: np.dtype, stat: str) -> None:
@@ -68,11 +70,45 @@ def result_dtype(vals: np.ndarray, dtype: np.dtype, stat: str) -> np.ndarray:
     return vals
 
 
+def _leading(x: np.ndarray, red: Reduction, stat: str,
+             policy: NanPolicy) -> np.ndarray | None:
+    """Sum or mean over the leading axes of a C-order float32/64 array by the certified
+    compensated kernel, in place (the cells are the vector lanes, no transpose): the
+    values when every cell is certified (float64: NaNs found in the same pass and left
+    to the policy as in :func:`_one_pass`; cells not certified go to the exact
+    kernel), else None (the general path)."""
+    if stat not in ("sum", "mean") or not red.axes or red.axes != tuple(range(len(red.axes))) \
+            or not x.flags.c_contiguous or red.rows < 2:
+        return None
+    x2 = x.reshape(red.n, red.rows)
+    skipnan = x.dtype == np.float64
+    got = certified_cols(x2, None, stat, skipnan=skipnan)
+    if got is None:
+        return None
+    vals, ok, _, flags = got
+    if skipnan:
+        if not RULES[policy].drops_silently(bool((flags & F_NAN).any()),
+                                            bool((flags & F_SNAN).any())):
+            return None
+        if not ok.all():
+            bad = np.flatnonzero(~ok)
+            sub = compiled_rows_skipnan(np.ascontiguousarray(x2[:, bad].T), stat)
+            if sub is None:
+                return None
+            vals[bad] = sub[0]
+    elif not ok.all():
+        return None  # a NaN, an infinity, a zero, a tie: the general path decides
+    return result_dtype(vals, x.dtype, stat)
+
+
 def _one_pass(x: np.ndarray, red: Reduction, stat: str, ddof: float,
               policy: NanPolicy) -> np.ndarray | None:
     """float64 rows in one compiled pass that finds the NaNs while it sums (no scan):
     the values when no row holds a NaN or the policy removes them quietly; None
     (the scan and the general path decide, raise or propagate) otherwise."""
+    got = _leading(x, red, stat, policy)
+    if got is not None or x.dtype != np.float64:
+        return got
     got = compiled_rows_skipnan(red.as_rows(x), "var" if stat == "std" else stat, ddof)
     if got is None:
         return None
@@ -114,7 +150,7 @@ def moment_stat(
         return object_rows_moment_stat(x, stat, ddof=ddof, axis=axis, policy=policy,
                                        missing=missing, keepdims=keepdims)
     red = Reduction.of(x, axis)
-    if missing is None and x.dtype == np.float64 and stat != "count":
+    if missing is None and x.dtype in _ONE_PASS and stat != "count":
         got = _one_pass(x, red, stat, ddof, policy)
         if got is not None:
             return red.finish(got, keepdims), None

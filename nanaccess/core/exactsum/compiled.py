@@ -15,6 +15,9 @@ import threading
 import numpy as np
 
 from .. import _numba as nb
+from .certified import F_NAN as _C_NAN
+from .certified import F_SNAN as _C_SNAN
+from .certified import certified_groups, certified_rows
 from .common import _CANONICAL_NAN
 
 __all__ = ["compiled_rows", "compiled_rows_skipnan", "compiled_groups", "compiled_1d",
@@ -102,6 +105,22 @@ def compiled_rows(x2: np.ndarray, w2: np.ndarray | None, stat: str,
         float64 ``(rows,)`` equal bit for bit to the NumPy engine, or None when the
         NumPy engine should run.
     """
+    if stat != "var" and (cert := certified_rows(x2, w2, stat)) is not None:
+        vals, ok = cert[:2]
+        if ok.all():
+            return vals
+        bad = np.flatnonzero(~ok)  # the exact kernel takes the rows not certified
+        sub = _exact_rows(np.ascontiguousarray(x2[bad]), None if w2 is None else w2[bad],
+                          stat, ddof)
+        if sub is None:
+            return None
+        vals[bad] = sub
+        return vals
+    return _exact_rows(x2, w2, stat, ddof)
+
+
+def _exact_rows(x2, w2, stat, ddof):
+    """:func:`compiled_rows` by the exact kernel alone."""
     got = _run_rows(x2, w2, False, stat, ddof)
     if got is None:
         return None
@@ -124,6 +143,22 @@ def compiled_rows_skipnan(x2: np.ndarray, stat: str, ddof: float = 0
     """
     if x2.dtype != np.float64:
         return None  # a conversion would quiet signaling NaNs
+    if stat != "var" and (cert := certified_rows(x2, None, stat, skipnan=True)) is not None:
+        vals, ok, _, cflags = cert
+        nan = (cflags & _C_NAN) != 0
+        sig = (cflags & _C_SNAN) != 0
+        if not ok.all():  # the exact kernel takes the rows not certified
+            bad = np.flatnonzero(~ok)
+            sub = _exact_rows_skipnan(np.ascontiguousarray(x2[bad]), stat, ddof)
+            if sub is None:
+                return None
+            vals[bad] = sub[0]
+        return vals, nan, sig
+    return _exact_rows_skipnan(x2, stat, ddof)
+
+
+def _exact_rows_skipnan(x2, stat, ddof):
+    """:func:`compiled_rows_skipnan` by the exact kernel alone."""
     got = _run_rows(x2, None, True, stat, ddof)
     if got is None:
         return None
@@ -212,6 +247,9 @@ def compiled_1d(x: np.ndarray, stat: str, ddof: float = 0, *,
     """
     if x.dtype != np.float64 or x.ndim != 1 or not _engine(x.size) or x.size > _MAX_COUNT:
         return None
+    if stat != "var" and (cert := certified_rows(x.reshape(1, -1), None, stat)) is not None:
+        if cert[1][0]:
+            return float(cert[0][0])
     st = _state()
     out, counts, flags = st[-1]
     try:
@@ -256,6 +294,29 @@ def compiled_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.ndar
     """
     if not _engine(vals.size) or vals.size > _MAX_COUNT:
         return None
+    if stat != "var" and (cert := certified_groups(vals, include, codes, ngroups,
+                                                   stat)) is not None:
+        res, ok, counts = cert[:3]
+        if ok.all():
+            return res, counts
+        # the exact kernel takes the rows of the groups not certified, renumbered
+        bad = np.flatnonzero(~ok)
+        renum = np.full(ngroups + 1, -1, np.int64)
+        renum[bad] = np.arange(bad.size)
+        sub_codes = renum[np.where(codes < 0, ngroups, codes)]
+        take = np.flatnonzero(sub_codes >= 0)
+        sub = _exact_groups(vals[take], None if include is None else include[take],
+                            sub_codes[take], bad.size, stat, ddof)
+        if sub is None:
+            return None
+        res[bad] = sub[0]
+        counts[bad] = sub[1]
+        return res, counts
+    return _exact_groups(vals, include, codes, ngroups, stat, ddof)
+
+
+def _exact_groups(vals, include, codes, ngroups, stat, ddof):
+    """:func:`compiled_groups` by the exact kernel alone."""
     from .oneshot import exact_var_numpy
 
     try:

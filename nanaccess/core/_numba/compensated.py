@@ -1,0 +1,352 @@
+"""Certified compensated sums: a fast path in front of the exact engine.
+
+Each output cell (a row, a column, a group) is accumulated with Ogita, Rump and
+Oishi's ``Sum2`` (SIAM J. Sci. Comput. 26(6), 2005): the error-free transformation
+TwoSum turns ``s + x`` into a rounded sum ``s'`` and its exact error ``e``; the errors
+are added up in ``c`` and their magnitudes in ``b``, the count beside. A handful of
+flops per value, in independent lanes (several per row; the cells themselves when a
+leading axis is reduced; the groups in a scatter), so LLVM vectorises it.
+
+Certification (:func:`certify_kernel`). Every TwoSum step is exact (additions never
+lose bits to underflow; an overflow makes ``s`` infinite and is not certified), so
+the exact sum is ``S = s + sum(e_k)`` over ``K <= n + lanes`` errors. ``c`` is their
+floating-point sum in some order (a tree of depth below ``K``), so
+``|c - sum(e_k)| <= gamma_K * sum|e_k|`` (Higham, Accuracy and Stability, (4.4);
+``gamma_K = K*u / (1 - K*u)``, ``u = 2**-53``), and the computed ``b`` (a sum of
+nonnegative terms) is at least ``sum|e_k| / (1 + gamma_K)``. With
+``(hi, lo) = TwoSum(s, c)``, ``hi + lo = s + c`` exactly, so
+``|hi + lo - S| <= gamma_K * (1 + gamma_K) * b``. This is the bound of ORO's proof of
+Prop. 4.5 before its last step (``sum|e_k| <= gamma_{n-1} sum|x_i|``), which is far
+too loose at ``n = 1e6``; the computed ``sum|e_k|`` is typically ``u * n * |s|``. The
+bound used is ``E = 2 * m*u * b + 2**-1072`` with ``m = n + lanes + 2 >= K`` and
+``m*u < 1e-6``: then ``gamma_K * (1 + gamma_K) <= 1.000003 * K*u``, the factor 2 covers
+the two roundings of ``E`` itself and the absolute term their underflow. ``S`` lies
+in ``[hi + lo - E, hi + lo + E]``.
+
+* sum: ``hi`` is the correctly rounded ``S`` when that whole interval lies strictly
+  inside ``hi``'s rounding interval, ``|lo| + E < h/2`` (``h`` the smaller spacing next
+  to ``|hi|``; strict, so a tie is never certified; checked with a relative margin
+  of ``1e-7`` that covers the rounding of the test).
+* mean: the candidate ``q = fl(hi/n) + fl((hi - fl(hi/n)*n + lo) / n)`` (the residual
+  exact by Dekker's TwoProduct with a Veltkamp split, while ``q`` and ``hi`` stay away
+  from under/overflow); ``hi - q*n = d1 - d2`` exactly (``d1 = hi - fl(q*n)``, exact by
+  Sterbenz, and ``d2`` the TwoProduct error), computed with two roundings, at most
+  ``3u(|d1| + |d2| + |lo|)``; ``q`` is the correctly rounded ``S/n`` when
+  ``|hi - q*n + lo| + slack + E < n * h_q / 2`` (``h_q`` the smaller spacing at ``|q|``).
+
+Anything else is not certified: ``hi == 0`` (signed zeros), a non-finite ``s``, ``c``
+or ``A`` (NaN, infinities, overflow), subnormal results, counts beyond ``1e-6/u``. The
+caller then runs the exact engine, which owns those cases; a certified value equals
+the exact engine's correctly rounded value by construction.
+
+Kernels (compiled through :mod:`nanaccess.core._numba`, family ``"compensated"``):
+``rows_kernel`` (rows of a C-order ``(rows, n)`` array), ``cols_kernel`` (the leading
+axis of a C-order ``(n, cells)`` array, no transpose), ``grouped_kernel`` (a scatter by
+group code); each fills ``s, c, b, counts, flags`` per cell, and ``certify_kernel``
+turns them into values and a certified mask.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import bind, jit, register
+
+__all__ = ["LANES", "F_NAN", "F_SNAN", "MODE_ALL", "MODE_MASK", "MODE_SKIPNAN", "build"]
+
+prange = range  # numba's prange once compiled (bound by build)
+
+#: independent accumulators per row (two AVX-512 vectors)
+LANES = 16
+MODE_ALL = 0  # every value
+MODE_MASK = 1  # values where the mask is True
+MODE_SKIPNAN = 2  # values that are not NaN (NaNs counted and flagged, not summed)
+F_NAN = 1  # a NaN was skipped
+F_SNAN = 2  # one of the skipped NaNs is signaling
+_U = 2.0 ** -53
+_MAX_MU = 1e-6  # m * u beyond this: not certified
+_TINY = 2.0 ** -1072  # covers the underflow of the bound's own roundings
+_NORMAL_MIN = 2.0 ** -1022
+_MEAN_LO = 2.0 ** -960  # |hi| and |q| inside these: TwoProduct's split is exact
+_MEAN_HI = 2.0 ** 990
+_VELTKAMP = 134217729.0  # 2**27 + 1
+_MARGIN = 1.0000001  # relative margin of the certification tests
+_ABS = np.uint64(0x7FFFFFFFFFFFFFFF)
+_INF_BITS = np.uint64(0x7FF0000000000000)
+_QUIET = np.uint64(1 << 51)
+
+
+def _lane_add(s, c, b, x):  # pragma: no cover - compiled
+    """One Sum2 step: TwoSum of ``s + x``, its error into ``c`` and ``|error|`` into
+    ``b``."""
+    t = s + x
+    z = t - s
+    e = (s - (t - z)) + (x - z)
+    return t, c + e, b + abs(e)
+
+
+def _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_n, lanes_f):
+    # pragma: no cover - compiled
+    """Accumulate row ``r`` into the lane arrays (zeroed here)."""
+    n = x.shape[1]
+    for j in range(LANES):
+        lanes_s[j] = 0.0
+        lanes_c[j] = 0.0
+        lanes_b[j] = 0.0
+        lanes_n[j] = 0
+        lanes_f[j] = 0
+    full = n - n % LANES
+    if mode == MODE_ALL:
+        for i in range(0, full, LANES):
+            for j in range(LANES):
+                v = x[r, i + j]
+                t = lanes_s[j] + v
+                z = t - lanes_s[j]
+                e = (lanes_s[j] - (t - z)) + (v - z)
+                lanes_c[j] += e
+                lanes_s[j] = t
+                lanes_b[j] += abs(e)
+        for i in range(full, n):
+            j = i - full
+            v = x[r, i]
+            t = lanes_s[j] + v
+            z = t - lanes_s[j]
+            e = (lanes_s[j] - (t - z)) + (v - z)
+            lanes_c[j] += e
+            lanes_s[j] = t
+            lanes_b[j] += abs(e)
+        lanes_n[0] = n
+    elif mode == MODE_MASK:
+        for i in range(0, n):
+            j = i % LANES
+            if mask[r, i]:
+                v = x[r, i]
+                t = lanes_s[j] + v
+                z = t - lanes_s[j]
+                e = (lanes_s[j] - (t - z)) + (v - z)
+                lanes_c[j] += e
+                lanes_s[j] = t
+                lanes_b[j] += abs(e)
+                lanes_n[j] += 1
+    else:
+        for i in range(0, full, LANES):
+            for j in range(LANES):
+                b = bits[r, i + j] & _ABS
+                isn = b > _INF_BITS
+                v = 0.0 if isn else x[r, i + j]
+                t = lanes_s[j] + v
+                z = t - lanes_s[j]
+                e = (lanes_s[j] - (t - z)) + (v - z)
+                lanes_c[j] += e
+                lanes_s[j] = t
+                lanes_b[j] += abs(e)
+                lanes_n[j] += np.int64(not isn)
+                lanes_f[j] |= np.int64(isn) * (F_NAN | (F_SNAN * np.int64((b & _QUIET) == 0)))
+        for i in range(full, n):
+            j = i - full
+            b = bits[r, i] & _ABS
+            isn = b > _INF_BITS
+            v = 0.0 if isn else x[r, i]
+            t = lanes_s[j] + v
+            z = t - lanes_s[j]
+            e = (lanes_s[j] - (t - z)) + (v - z)
+            lanes_c[j] += e
+            lanes_s[j] = t
+            lanes_b[j] += abs(e)
+            lanes_n[j] += np.int64(not isn)
+            lanes_f[j] |= np.int64(isn) * (F_NAN | (F_SNAN * np.int64((b & _QUIET) == 0)))
+
+
+def _lanes_nan(lanes_s):  # pragma: no cover - compiled
+    """Did a lane's sum become NaN (a NaN, or infinities of both signs)?"""
+    for j in range(LANES):
+        if lanes_s[j] != lanes_s[j]:
+            return True
+    return False
+
+
+def rows_kernel(x, mask, bits, mode, s_out, c_out, b_out, counts, flags):
+    # pragma: no cover - compiled
+    """Sum2 accumulators of each row of the C-order ``(rows, n)`` float array ``x``
+    (``mask``: ``(rows, n)`` bool for MODE_MASK; ``bits``: ``x``'s uint64 view for
+    MODE_SKIPNAN); the lanes are combined by TwoSum (errors into ``c``)."""
+    rows = x.shape[0]
+    lanes_s = np.zeros(LANES)
+    lanes_c = np.zeros(LANES)
+    lanes_b = np.zeros(LANES)
+    lanes_n = np.zeros(LANES, np.int64)
+    lanes_f = np.zeros(LANES, np.int64)
+    for r in range(rows):
+        if mode == MODE_SKIPNAN:
+            # the plain loop first (faster); again skipping NaNs if it met one
+            _row(x, mask, bits, r, MODE_ALL, lanes_s, lanes_c, lanes_b, lanes_n, lanes_f)
+            if _lanes_nan(lanes_s):
+                _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_n, lanes_f)
+        else:
+            _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_n, lanes_f)
+        s = lanes_s[0]
+        c = lanes_c[0]
+        a = lanes_b[0]
+        cnt = lanes_n[0]
+        fl = lanes_f[0]
+        for j in range(1, LANES):
+            s, c, a = _lane_add(s, c + lanes_c[j], a + lanes_b[j], lanes_s[j])
+            cnt += lanes_n[j]
+            fl |= lanes_f[j]
+        s_out[r] = s
+        c_out[r] = c
+        b_out[r] = a
+        counts[r] = cnt
+        flags[r] = fl
+
+
+def cols_kernel(x, mask, bits, mode, s_out, c_out, b_out, counts, flags):
+    # pragma: no cover - compiled
+    """Sum2 accumulators of each column of the C-order ``(n, cells)`` array ``x`` (a
+    leading axis reduced in place: the cells are the lanes); outputs zeroed by the
+    caller."""
+    n, m = x.shape
+    for i in range(n):
+        if mode == MODE_ALL:
+            for j in range(m):
+                v = x[i, j]
+                t = s_out[j] + v
+                z = t - s_out[j]
+                e = (s_out[j] - (t - z)) + (v - z)
+                c_out[j] += e
+                s_out[j] = t
+                b_out[j] += abs(e)
+        elif mode == MODE_MASK:
+            for j in range(m):
+                w = mask[i, j]
+                v = x[i, j] if w else 0.0
+                t = s_out[j] + v
+                z = t - s_out[j]
+                e = (s_out[j] - (t - z)) + (v - z)
+                c_out[j] += e
+                s_out[j] = t
+                b_out[j] += abs(e)
+                counts[j] += np.int64(w)
+        else:
+            for j in range(m):
+                b = bits[i, j] & _ABS
+                isn = b > _INF_BITS
+                v = 0.0 if isn else x[i, j]
+                t = s_out[j] + v
+                z = t - s_out[j]
+                e = (s_out[j] - (t - z)) + (v - z)
+                c_out[j] += e
+                s_out[j] = t
+                b_out[j] += abs(e)
+                counts[j] += np.int64(not isn)
+                flags[j] |= np.int64(isn) * (F_NAN | (F_SNAN * np.int64((b & _QUIET) == 0)))
+    if mode == MODE_ALL:
+        for j in range(m):
+            counts[j] = n
+
+
+def grouped_kernel(x, mask, bits, mode, codes, s_out, c_out, b_out, counts, flags):
+    # pragma: no cover - compiled
+    """Sum2 accumulators per group (``codes[i]`` in ``[0, groups)``, -1: no group) of
+    the 1-D array ``x``; outputs zeroed by the caller."""
+    n = x.shape[0]
+    for i in range(n):
+        g = codes[i]
+        if g < 0:
+            continue
+        if mode == MODE_MASK:
+            if not mask[i]:
+                continue
+        elif mode == MODE_SKIPNAN:
+            b = bits[i] & _ABS
+            if b > _INF_BITS:
+                flags[g] |= F_NAN | (F_SNAN * np.int64((b & _QUIET) == 0))
+                continue
+        v = x[i]
+        s = s_out[g]
+        t = s + v
+        z = t - s
+        e = (s - (t - z)) + (v - z)
+        c_out[g] += e
+        s_out[g] = t
+        b_out[g] += abs(e)
+        counts[g] += 1
+
+
+def _spacing_below(a):  # pragma: no cover - compiled
+    """``a - nextafter(a, 0)`` of a positive normal float64 (exact: Sterbenz)."""
+    b = np.int64(np.float64(a).view(np.int64))
+    return a - np.int64(b - 1).view(np.float64)
+
+
+def _split(a):  # pragma: no cover - compiled
+    t = _VELTKAMP * a
+    hi = t - (t - a)
+    return hi, a - hi
+
+
+def _two_prod_err(a, b, p):  # pragma: no cover - compiled
+    """The exact error ``a*b - p`` of ``p = fl(a*b)`` (Dekker, no fma)."""
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    return ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def certify_kernel(s_in, c_in, b_in, counts, mean, lanes, out, ok):
+    # pragma: no cover - compiled
+    """Correctly rounded sums (``mean`` False) or means of the cells where the Sum2
+    bound proves them: ``out`` and ``ok`` per cell (see the module docstring)."""
+    for k in range(s_in.shape[0]):
+        ok[k] = False
+        out[k] = 0.0
+        n = counts[k]
+        m = np.float64(n + lanes + 2) * _U
+        if n <= 0 or m >= _MAX_MU:
+            continue
+        s = s_in[k]
+        c = c_in[k]
+        hi = s + c
+        z = hi - s
+        lo = (s - (hi - z)) + (c - z)
+        e = 2.0 * m * b_in[k] + _TINY
+        ahi = abs(hi)
+        if not (ahi >= _NORMAL_MIN and ahi < np.inf and abs(lo) < np.inf and e < np.inf):
+            continue  # zero, subnormal, NaN, infinite or overflowed
+        if not mean:
+            if (abs(lo) + e) * _MARGIN < 0.5 * _spacing_below(ahi):
+                out[k] = hi
+                ok[k] = True
+            continue
+        if not (_MEAN_LO <= ahi <= _MEAN_HI):
+            continue
+        dn = np.float64(n)
+        q = hi / dn
+        p = q * dn
+        num = ((hi - p) - _two_prod_err(q, dn, p)) + lo  # (hi - q*n exact) + lo
+        q += num / dn  # the candidate: fl(hi/n) is off by an ulp when lo tips it
+        aq = abs(q)
+        if not (aq >= _MEAN_LO):
+            continue
+        p = q * dn
+        d1 = hi - p  # exact (Sterbenz: p is within a few ulps of hi)
+        d2 = _two_prod_err(q, dn, p)  # exact: q*n = p + d2
+        num = (d1 - d2) + lo  # hi + lo - q*n, two roundings
+        slack = 3.0 * _U * (abs(d1) + abs(d2) + abs(lo))
+        if (abs(num) + slack + e) * _MARGIN < (0.5 * _spacing_below(aq)) * dn / _MARGIN:
+            out[k] = q
+            ok[k] = True
+
+
+_HELPERS = ("_lane_add", "_row", "_lanes_nan", "_spacing_below", "_split", "_two_prod_err")
+_KERNELS = ("rows_kernel", "cols_kernel", "grouped_kernel", "certify_kernel")
+
+
+def build() -> dict[str, Any]:
+    """Compile the helpers, then the kernels (called once by ``kernels``)."""
+    bind(globals(), _HELPERS)
+    return {name: jit(nogil=True)(globals()[name]) for name in _KERNELS}
+
+
+register("compensated", build)

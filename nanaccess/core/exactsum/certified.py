@@ -1,0 +1,156 @@
+"""The certified fast path of exact sums and means (numba,
+:mod:`nanaccess.core._numba.compensated`): a compensated sum with a proven error
+bound answers where the bound proves its rounding; the exact engine takes the rest.
+
+Each entry returns per cell (a row, a column, a group) the float64 value, a
+``certified`` mask and the kernel's counts and NaN flags, or None when numba does
+not serve the call. A certified value is the correctly rounded sum or mean, equal
+to the exact engine's bits by construction; the callers run the exact engine on the
+cells not certified (zeros, infinities, NaN, ties and near-ties, heavy
+cancellation, subnormal results). :func:`stats` counts both outcomes (for tests).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _numba as nb
+
+__all__ = ["certified_rows", "certified_cols", "certified_groups", "stats", "reset_stats",
+           "MODE_ALL", "MODE_MASK", "MODE_SKIPNAN", "F_NAN", "F_SNAN"]
+
+MODE_ALL, MODE_MASK, MODE_SKIPNAN = 0, 1, 2
+F_NAN, F_SNAN = 1, 2
+#: inputs with fewer elements stay with the exact engines (as the compiled exact sums)
+MIN_SIZE = 65
+_MAX_COUNT = 1 << 33  # m * u < 1e-6 in the kernel's bound
+_DUMMY2 = np.ones((1, 1), dtype=bool)
+_DUMMY_BITS2 = np.zeros((1, 1), dtype=np.uint64)
+_STATS = {"certified": 0, "fallback": 0}
+
+
+def stats() -> dict[str, int]:
+    """How many cells the certified path answered, and how many it left to the
+    exact engine, since :func:`reset_stats` (tests read it: a fallback really ran)."""
+    return dict(_STATS)
+
+
+def reset_stats() -> None:
+    """Zero the counters of :func:`stats`."""
+    _STATS["certified"] = _STATS["fallback"] = 0
+
+
+def _kernels():
+    got = nb._COMPILED.get("compensated")
+    if got is None:
+        from .._numba import compensated  # noqa: F401 - registers the family
+
+        got = nb.kernels("compensated")
+    return got
+
+
+def _operand(x: np.ndarray) -> np.ndarray:
+    """float32/64 stay (the kernels widen each value exactly); float16 widens."""
+    return x if x.dtype in (np.float64, np.float32) else x.astype(np.float64)
+
+
+def _bits(x: np.ndarray, mode: int, dummy: np.ndarray) -> np.ndarray:
+    return x.view(np.uint64) if mode == MODE_SKIPNAN else dummy
+
+
+def _certify(s, c, b, counts, stat: str):
+    out = np.empty(s.shape[0])
+    ok = np.empty(s.shape[0], dtype=bool)
+    from .._numba.compensated import LANES
+
+    _kernels()["certify_kernel"](s, c, b, counts, stat == "mean", LANES, out, ok)
+    k = int(np.count_nonzero(ok))
+    _STATS["certified"] += k
+    _STATS["fallback"] += ok.size - k
+    return out, ok
+
+
+def _zeros(m: int):
+    return (np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m, np.int64),
+            np.zeros(m, np.int64))
+
+
+def _run(kind: str, stat: str, *args):
+    """Run kernel ``kind`` then certify: (values, ok, counts, flags), or None."""
+    s, c, b, counts, flags = args[-5:]
+    try:
+        _kernels()[kind](*args)
+        out, ok = _certify(s, c, b, counts, stat)
+    except Exception as err:  # numba failed: the NumPy engine, from now on
+        nb.fallback(err)
+        return None
+    return out, ok, counts, flags
+
+
+def _usable(x: np.ndarray, n: int, stat: str, mode: int) -> bool:
+    if stat not in ("sum", "mean") or n > _MAX_COUNT or x.dtype.kind != "f":
+        return False
+    if nb.choose_engine(size=x.size, min_size=MIN_SIZE) != "numba":
+        return False
+    # a conversion would quiet signaling NaNs: NaNs are found in the data's own bits
+    return not (mode == MODE_SKIPNAN and x.dtype != np.float64)
+
+
+def certified_rows(x2: np.ndarray, w2: np.ndarray | None, stat: str, *,
+                   skipnan: bool = False):
+    """Certified per-row ``stat`` ("sum" or "mean") of C-order ``(rows, n)`` floats.
+
+    Parameters
+    ----------
+    x2 : numpy.ndarray
+        float16/32/64 rows (float64 only with ``skipnan``).
+    w2 : numpy.ndarray of bool or None
+        Selection (as the exact engine's ``where``); None: every value.
+    stat : str
+    skipnan : bool
+        Leave NaNs out, counting them (flags ``F_NAN``, ``F_SNAN`` per row).
+
+    Returns
+    -------
+    (values, certified, counts, flags) or None
+        float64 values valid where ``certified``.
+    """
+    mode = MODE_SKIPNAN if skipnan else MODE_ALL if w2 is None else MODE_MASK
+    if not _usable(x2, x2.shape[1], stat, mode):
+        return None
+    x = np.ascontiguousarray(_operand(x2))
+    mask = _DUMMY2 if w2 is None else np.ascontiguousarray(w2)
+    return _run("rows_kernel", stat, x, mask, _bits(x, mode, _DUMMY_BITS2), mode,
+                *_zeros(x.shape[0]))
+
+
+def certified_cols(x: np.ndarray, w: np.ndarray | None, stat: str, *,
+                   skipnan: bool = False):
+    """Certified ``stat`` over the leading axis of a C-order ``(n, cells)`` array (no
+    transpose: the cells are the vector lanes); as :func:`certified_rows` per cell."""
+    mode = MODE_SKIPNAN if skipnan else MODE_ALL if w is None else MODE_MASK
+    if not _usable(x, x.shape[0], stat, mode) or not x.flags.c_contiguous:
+        return None
+    x = _operand(x)
+    mask = _DUMMY2 if w is None else np.ascontiguousarray(w)
+    if mode == MODE_SKIPNAN:  # the plain loop first (faster); again unless it certified all
+        got = _run("cols_kernel", stat, x, mask, _DUMMY_BITS2, MODE_ALL, *_zeros(x.shape[1]))
+        if got is None or got[1].all():
+            return got
+        _STATS["fallback"] -= int(np.count_nonzero(~got[1]))  # counted once, below
+        _STATS["certified"] -= int(np.count_nonzero(got[1]))
+    return _run("cols_kernel", stat, x, mask, _bits(x, mode, _DUMMY_BITS2), mode,
+                *_zeros(x.shape[1]))
+
+
+def certified_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.ndarray,
+                     ngroups: int, stat: str, *, skipnan: bool = False):
+    """Certified per-group ``stat`` of 1-D floats (``codes`` in ``[0, ngroups)``, -1:
+    no group; ``include``: rows taking part); as :func:`certified_rows` per group."""
+    mode = MODE_SKIPNAN if skipnan else MODE_ALL if include is None else MODE_MASK
+    if not _usable(vals, vals.shape[0], stat, mode):
+        return None
+    x = np.ascontiguousarray(_operand(vals))
+    mask = _DUMMY2[0] if include is None else np.ascontiguousarray(include)
+    return _run("grouped_kernel", stat, x, mask, _bits(x, mode, _DUMMY_BITS2[0]), mode,
+                np.ascontiguousarray(codes, dtype=np.int64), *_zeros(ngroups))
