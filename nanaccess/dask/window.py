@@ -1,4 +1,5 @@
-"""Rolling windows on dask DataFrames: ``ddf.rolling(w).nanstats.<stat>(...)``, lazy.
+"""Rolling windows on dask DataFrames: ``ddf.rolling(w).nanstats.<stat>(...)`` and
+``ddf.groupby(k).rolling("7D").nanstats.<stat>(...)``, lazy.
 
 Each partition is extended by the rows its windows reach into its neighbours
 (``map_overlap``: ``before``/``after`` rows, or a time span for a time-based window)
@@ -7,6 +8,16 @@ dask trims the borrowed rows. Every output window lies whole inside its extended
 partition, so each value is exactly the plain statistic of its window under the
 policy (the pandas accessor's contract), whatever the partitioning; errors name the
 window's label and the NaN's label as on pandas.
+
+* A centered time window ``(t - w/2, t + w/2]`` borrows ``w`` back and ``w/2`` ahead.
+  dask takes the rows ahead from the next partition alone and raises
+  ``NotImplementedError`` ("Partition size is less than overlapping window size")
+  where that partition spans less time: repartition then.
+* ``ddf.groupby(k).rolling(w)`` is dask's groupby-rolling (a time-based window, as
+  dask documents it): each extended partition is grouped, the result is labelled
+  ``(key, index)`` and ordered by the index, as dask's own groupby-rolling
+  statistics. An integer window is refused: a group's earlier rows may lie further
+  back than any fixed number of borrowed rows, so a window could be cut short.
 
 The accessor is put on dask's ``Rolling`` class by :func:`register_window_accessor`
 (no public registry for it, as for pandas' windows).
@@ -24,31 +35,59 @@ __all__ = ["NanDaskWindow", "register_window_accessor", "overlap_of"]
 
 
 def overlap_of(window: Any, center: bool) -> tuple[Any, Any]:
-    """(rows or span before, rows after) each output's window reaches: an integer
-    window ``w`` reaches ``w - 1`` rows (centered: ``w - 1 - (w - 1) // 2`` before and
-    ``(w - 1) // 2`` after, as pandas centers); a time window (``"7D"``) its span back.
+    """(rows or span before, rows or span after) each output's window reaches: an
+    integer window ``w`` reaches ``w - 1`` rows (centered: ``w - 1 - (w - 1) // 2``
+    before and ``(w - 1) // 2`` after, as pandas centers); a time window (``"7D"``)
+    its span back (centered: the span back and half of it, plus one nanosecond, ahead:
+    dask takes the rows strictly before the partition's last time plus ``after``).
 
     Examples
     --------
     >>> overlap_of(5, False), overlap_of(5, True), overlap_of(4, True)
     ((4, 0), (2, 2), (2, 1))
+    >>> overlap_of("2D", True)
+    (Timedelta('2 days 00:00:00'), Timedelta('1 days 00:00:00.000000001'))
     """
     if isinstance(window, int):
         if window < 0:
             raise ValueError("window must be an integer 0 or greater")
         ahead = (window - 1) // 2 if center and window > 0 else 0
         return max(window - 1 - ahead, 0), ahead
-    if center:
-        raise NotImplementedError("a centered time-based window on a dask DataFrame is "
-                                  "not supported; use an integer window")
-    return pd.Timedelta(pd.tseries.frequencies.to_offset(window)), 0
+    span = pd.Timedelta(pd.tseries.frequencies.to_offset(window))
+    if not center:
+        return span, 0
+    return span, pd.Timedelta(span.value // 2 + 1, unit="ns")
 
 
 def _chunk(part: Any, window: Any, min_periods: Any, center: bool, stat: str,
-           kwargs: dict[str, Any]) -> Any:
-    """One extended partition through the pandas window accessor."""
-    return part.rolling(window, min_periods=min_periods, center=center).nanstats._reduce(
+           kwargs: dict[str, Any], groupby: dict[str, Any] | None = None,
+           columns: Any = None) -> Any:
+    """One extended partition through the pandas window accessor (grouped first, and
+    ordered by the index as dask's groupby-rolling, when ``groupby`` is given)."""
+    if groupby is None:
+        return part.rolling(window, min_periods=min_periods,
+                            center=center).nanstats._reduce(stat, **kwargs)
+    g = part.groupby(**groupby)
+    if columns is not None:
+        g = g[columns]
+    out = g.rolling(window, min_periods=min_periods, center=center).nanstats._reduce(
         stat, **kwargs)
+    return out.sort_index(level=-1)
+
+
+def _groupby_of(r: Any) -> tuple[dict[str, Any] | None, Any]:
+    """(pandas groupby keywords or None, selected columns) of a dask groupby-rolling."""
+    kw = getattr(r, "groupby_kwargs", None)
+    if kw is None:
+        return None, None
+    if isinstance(r.window, int):
+        raise NotImplementedError(
+            "groupby(...).rolling(...).nanstats on a dask DataFrame needs a time-based "
+            "window (an offset such as '7D', as dask's groupby-rolling documents): with "
+            "an integer window a group's earlier rows may lie beyond the rows a "
+            "partition borrows")
+    return {k: v for k, v in kw.items() if v is not None}, getattr(r, "groupby_slice",
+                                                                     None)
 
 
 class NanDaskWindow(WindowStatsMixin):
@@ -69,14 +108,12 @@ class NanDaskWindow(WindowStatsMixin):
 
     def _reduce(self, stat: str, **kwargs: Any) -> Any:
         r = self._rolling
-        if getattr(r, "groupby_kwargs", None) is not None:
-            raise NotImplementedError("groupby(...).rolling(...).nanstats is not supported "
-                                      "on dask DataFrames")
         if getattr(r, "win_type", None) is not None:
             raise NotImplementedError("weighted windows (win_type) are not supported")
+        groupby, columns = _groupby_of(r)
         obj, window, center = r.obj, r.window, bool(r.center)
         before, after = overlap_of(window, center)
-        args = (window, r.min_periods, center, stat, kwargs)
+        args = (window, r.min_periods, center, stat, kwargs, groupby, columns)
         meta = _chunk(obj._meta, *args)  # the result's columns and dtypes, lazily
         return obj.map_overlap(_chunk, before, after, *args, meta=meta)
 

@@ -33,7 +33,7 @@ def frame(n: int = 60) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("window, center", [(5, False), (5, True), (4, True), (2, False),
-                                            ("6h", False)])
+                                            ("6h", False), ("6h", True), ("5h", True)])
 @pytest.mark.parametrize("stat, params", [("median", {}), ("quantile", {"q": 0.9}),
                                           ("quantile", {"q": [0.2, 0.7]}), ("sum", {}),
                                           ("mean", {}), ("var", {"ddof": 1}), ("max", {}),
@@ -77,8 +77,9 @@ def test_overlaps_and_unsupported():
     assert overlap_of(5, False) == (4, 0)
     assert overlap_of(6, True) == (3, 2)  # pandas centers at (w - 1) // 2 ahead
     assert overlap_of("2D", False) == (pd.Timedelta("2D"), 0)
-    with pytest.raises(NotImplementedError, match="centered time-based"):
-        overlap_of("2D", True)
+    # centered: (t - w/2, t + w/2] reaches w/2 ahead; dask borrows the rows strictly
+    # before the last time + after, so one nanosecond more
+    assert overlap_of("5h", True) == (pd.Timedelta("5h"), pd.Timedelta("150min1ns"))
     with pytest.raises(ValueError, match="window must be"):
         overlap_of(-1, False)
 
@@ -93,3 +94,72 @@ def test_rolling_accessor_registers_on_import():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "NanDaskWindow"
+
+
+def test_centered_time_window_wider_than_a_partition():
+    # the rows ahead come from the next partition alone: where it spans less time than
+    # half the window, dask refuses loudly (no window is cut short silently)
+    df = frame(40)
+    ddf = dd.from_pandas(df, npartitions=8)  # 5 hours a partition
+    with pytest.raises(NotImplementedError, match="Partition size is less"):
+        ddf.rolling("14h", center=True).nanstats.median(nan_policy="omit").compute(
+            scheduler="sync")
+    got = ddf.rolling("8h", center=True, min_periods=1).nanstats.median(
+        nan_policy="omit").compute(scheduler="sync")  # 4 hours ahead: within one partition
+    pd.testing.assert_frame_equal(got, df.rolling("8h", center=True, min_periods=1)
+                                  .nanstats.median(nan_policy="omit"), check_freq=False)
+
+
+def grouped_frame(n: int = 80) -> pd.DataFrame:
+    rng = np.random.default_rng(9)
+    df = frame(n)
+    df.insert(0, "k", rng.integers(0, 3, n))
+    df.iloc[rng.random(n) < 0.1, 1] = -0.0
+    return df
+
+
+@pytest.mark.parametrize("window, center", [("5h", False), ("7h", True), ("20h", False)])
+@pytest.mark.parametrize("npartitions", [1, 3, 7])
+@pytest.mark.parametrize("stat, params", [("median", {}), ("max", {}), ("count", {}),
+                                          ("quantile", {"q": 0.25}), ("mean", {}),
+                                          ("var", {})])
+def test_groupby_rolling_as_pandas_and_dask(window, center, npartitions, stat, params):
+    # dask's groupby-rolling: each extended partition grouped, labelled (key, index)
+    # and ordered by the index; every value the pandas accessor's (the plain statistic
+    # of its window), whatever the partitioning; where pandas is exact, dask's own
+    df = grouped_frame()
+    ddf = dd.from_pandas(df, npartitions=npartitions)
+    pol = {} if stat == "count" else {"nan_policy": "omit"}
+    with dask.config.set(scheduler=_refuse):
+        lazy = getattr(ddf.groupby("k").rolling(window, center=center,
+                                                min_periods=1).nanstats, stat)(**pol, **params)
+        lazy_a = getattr(ddf.groupby("k").a.rolling(window, center=center).nanstats,
+                         stat)(**pol, **params)
+    got = lazy.compute(scheduler="sync")
+    exp = getattr(df.groupby("k").rolling(window, center=center, min_periods=1).nanstats,
+                  stat)(**pol, **params).sort_index(level=-1)
+    pd.testing.assert_frame_equal(got, exp, check_freq=False)
+    got_a = lazy_a.compute(scheduler="sync")
+    exp_a = getattr(df.groupby("k").a.rolling(window, center=center).nanstats, stat)(
+        **pol, **params).sort_index(level=-1)
+    pd.testing.assert_series_equal(got_a, exp_a, check_freq=False)
+    if stat in ("median", "max", "count") and not center:  # pandas exact here
+        own = getattr(ddf.groupby("k").rolling(window, min_periods=1), stat)().compute(
+            scheduler="sync")
+        pd.testing.assert_frame_equal(got, own)
+
+
+def test_groupby_rolling_policies_and_refusals():
+    df = grouped_frame()
+    ddf = dd.from_pandas(df, npartitions=4)
+    exp = df.groupby("k").rolling("6h").nanstats.median(nan_policy="propagate")
+    got = ddf.groupby("k").rolling("6h").nanstats.median(nan_policy="propagate").compute(
+        scheduler="sync")
+    pd.testing.assert_frame_equal(got, exp.sort_index(level=-1), check_freq=False)
+    with pytest.raises(NaNError, match="column 'a' in window"):
+        ddf.groupby("k").rolling("6h").nanstats.max(nan_policy="raise").compute(
+            scheduler="sync")
+    with pytest.raises(NotImplementedError, match="time-based window"):
+        ddf.groupby("k").rolling(3).nanstats.median(nan_policy="omit")
+    same = ddf.groupby(ddf.k).rolling("6h").nanstats.median(nan_policy="propagate")
+    pd.testing.assert_frame_equal(same.compute(scheduler="sync"), got)  # dask: by name
