@@ -210,15 +210,18 @@ def main() -> None:
     p.add_argument("--skip", default="")
     p.add_argument("--no-reference", action="store_true",
                    help="time nanaccess only (xarray's references JIT-compile for minutes)")
+    p.add_argument("--rechunk", choices=("tasks", "p2p"), default=None,
+                   help="dask's rechunk method for the grid cases (default: dask's choice)")
     p.add_argument("--out", default=None)
     a = p.parse_args()
     grid = tuple(int(v) for v in a.grid.split(","))
     _REFERENCE[0] = not a.no_reference
     memory = "400MiB" if a.lowmem else a.memory
-    rows = run(int(a.n), grid, a.time_chunk, a.workers, memory,
-               tuple(s for s in a.skip.split(",") if s))
+    with dask.config.set({"array.rechunk.method": a.rechunk} if a.rechunk else {}):
+        rows = run(int(a.n), grid, a.time_chunk, a.workers, memory,
+                   tuple(s for s in a.skip.split(",") if s))
     meta = dict(n=int(a.n), grid=list(grid), time_chunk=a.time_chunk, workers=a.workers,
-                memory=memory, lowmem=a.lowmem)
+                memory=memory, lowmem=a.lowmem, rechunk=a.rechunk)
     if a.out:
         path = pathlib.Path(a.out)
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -69,7 +69,8 @@ class _GroupRelabel:
 
 
 def _grouped_array(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: str, *,
-                   policy: NanPolicy, params: dict[str, Any], relabeller: Any = None) -> Any:
+                   policy: NanPolicy, params: dict[str, Any], relabeller: Any = None,
+                   prior: list | None = None) -> Any:
     """Grouped statistic along ``axis``; the result has ``ngroups`` there
     (and leading q dims for array q).
 
@@ -87,7 +88,8 @@ def _grouped_array(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: 
     except Exception:  # pragma: no cover - dtype probe only
         out_dtype = data.dtype
     return grouped_dask(data, axis, codes, ngroups, stat, policy=policy, params=params,
-                        qshape=qshape, out_dtype=out_dtype, relabeller=relabeller)
+                        qshape=qshape, out_dtype=out_dtype, relabeller=relabeller,
+                        prior=prior)
 
 
 class NanGroupBy(GroupByStatsMixin):
@@ -252,6 +254,7 @@ class NanGroupBy(GroupByStatsMixin):
         # variables lacking it along it; a list of q adds "quantile" last
         group_first = is_ds and gdim != _STACKED
         broadcast: list[Hashable] = []
+        prior: list = []  # dask: the earlier variables' error checks (raised first)
         for name, var in ds.data_vars.items():
             var = var.variable
             if gdim not in var.dims:
@@ -270,7 +273,7 @@ class NanGroupBy(GroupByStatsMixin):
                 axis, rest, codes, full_index)
             vals = _grouped_array(
                 var.data, axis, codes, ngroups, stat, policy=policy, params=params,
-                relabeller=relabeller)
+                relabeller=relabeller, prior=prior)
             if len(keep_idx) != ngroups or not np.array_equal(keep_idx, np.arange(ngroups)):
                 vals = vals[(slice(None),) * (lead + axis) + (keep_idx,)]
             dims = tuple(new_dim if d == gdim else d for d in var.dims)

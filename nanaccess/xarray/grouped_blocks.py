@@ -134,18 +134,26 @@ def _merge_records(b: np.ndarray, axis: Any = None, keepdims: bool = True) -> np
     return out.reshape((1,) * (np.ndim(b) - 1) + (6,)) if keepdims else out
 
 
-def _checked(vals: np.ndarray, record: np.ndarray, *, policy: NanPolicy, nrows: int,
-             ncols: int, relabeller: Any) -> np.ndarray:
-    """A block of results, after raising the first error record (if any)."""
-    raise_record(record, policy, nrows, ncols, relabeller)
+def _checked(vals: np.ndarray, *records: np.ndarray, policy: NanPolicy,
+             checks: list[tuple[int, int, Any]]) -> np.ndarray:
+    """A block of results, after raising the first error record (if any) of each
+    variable in turn (``checks``: each record's rows, columns and relabeller)."""
+    for record, (nrows, ncols, relabeller) in zip(records, checks, strict=True):
+        raise_record(record, policy, nrows, ncols, relabeller)
     return vals
 
 
 def grouped_dask(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: str, *,
                  policy: NanPolicy, params: dict[str, Any], qshape: tuple[int, ...],
-                 out_dtype: np.dtype, relabeller: Any = None) -> Any:
+                 out_dtype: np.dtype, relabeller: Any = None,
+                 prior: list | None = None) -> Any:
     """The lazy grouped statistic of a dask array along ``axis`` (see the module
-    docstring); the result has ``ngroups`` along ``axis``, leading q dims first."""
+    docstring); the result has ``ngroups`` along ``axis``, leading q dims first.
+
+    ``prior``: the checks of the variables before this one (a list this call appends
+    its own to): a Dataset's results raise the first variable's error, as the
+    in-memory loop over its variables does.
+    """
     import dask.array as da
 
     from ..dask.final import bounded_whole_axes
@@ -172,7 +180,12 @@ def grouped_dask(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: st
     first = da.reduction(recs, _merge_records, _merge_records, combine=_merge_records,
                          axis=tuple(range(nd)), keepdims=False, dtype=np.int64,
                          concatenate=True, meta=np.empty((0,), np.int64))
+    prior = [] if prior is None else prior
+    prior.append((first, (nrows, ncols, relabeller)))
     ind = tuple(f"d{i}" for i in range(lead + nd))
-    return da.blockwise(_checked, ind, vals, ind, first, ("rec",), dtype=out_dtype,
-                        concatenate=True, meta=np.empty((0,) * (lead + nd), out_dtype),
-                        policy=policy, nrows=nrows, ncols=ncols, relabeller=relabeller)
+    args: list[Any] = [vals, ind]
+    for i, (rec, _) in enumerate(prior):
+        args += [rec, (f"rec{i}",)]
+    return da.blockwise(_checked, ind, *args, dtype=out_dtype, concatenate=True,
+                        meta=np.empty((0,) * (lead + nd), out_dtype), policy=policy,
+                        checks=[c for _, c in prior])

@@ -95,3 +95,18 @@ def test_blocks_of_cells_are_smaller_than_an_input_chunk():
     assert lazy.data.numblocks[0] == 1  # the months of a block of cells in one task
     assert lazy.compute().values.tobytes() == grid().nanstats.groupby("time.month").median(
         nan_policy="omit").values.tobytes()
+
+
+@pytest.mark.parametrize("chunks", CHUNKINGS)
+def test_a_dataset_raises_its_first_variables_error(chunks):
+    a, b = grid(seed=3), grid(("y", "x", "time"), seed=4)
+    put(b, {"time": "2000-01-21", "y": 10, "x": "a"}, np.nan)  # b: the earliest NaN
+    put(a, {"time": "2000-02-25", "y": 30, "x": "d"}, np.nan)
+    ds = xr.Dataset({"a": a, "b": b})
+    want = facts(lambda: ds.nanstats.groupby("time.month").median(nan_policy="raise"))
+    assert "variable 'a'" in want[1] and want[3] == 2
+    lazy = ds.chunk(chunks).nanstats.groupby("time.month").median(nan_policy="raise")
+    assert facts(lazy.compute) == want
+    assert facts(lazy["b"].compute) == want  # b's blocks check a's record first
+    only_b = xr.Dataset({"b": b}).chunk(chunks).nanstats.groupby("time.month")
+    assert "variable 'b'" in facts(only_b.median(nan_policy="raise").compute)[1]
