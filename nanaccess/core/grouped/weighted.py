@@ -11,7 +11,10 @@ weighted statistic. "propagate" gives each group its own greatest NaN.
 
 Order statistics of float data go to a compiled kernel when numba is chosen
 (:mod:`nanaccess.core.weighted.compiled`: a counting sort by group, then per group a
-weighted quickselect on the same exact cumulative weights), with the same bits.
+weighted quickselect on the same exact cumulative weights), with the same bits. The
+weighted mean and sum of float data go through the certified compiled sums
+(:mod:`nanaccess.core.weighted.certified`: one pass, no blocks); only the groups they
+do not certify take the blocks.
 """
 
 from __future__ import annotations
@@ -25,9 +28,11 @@ from ... import _stats
 from .. import _numba
 from ..interp import validate_q
 from ..keys import keys_to_float
+from ..moments import result_dtype
 from ..policy import RULES
+from ..weighted.certified import certified_sums, eligible
 from ..weighted.compiled import compiled_order, use_compiled
-from ..weighted.moments import weighted_moment
+from ..weighted.moments import _tails, weighted_moment
 from ..weighted.order import weighted_order
 from ..weighted.prepare import _KMIN, Prepared, prepare
 from .common import radix_argsort_codes
@@ -156,6 +161,9 @@ def grouped_weighted(x: Any, codes: Any, ngroups: int, stat: str, weights: Any, 
                                                    tails)
         except Exception as exc:  # a broken numba install: NumPy from here on
             _numba.fallback(exc, engine)
+    if vals is None and not order and eligible(p, stat, engine):
+        vals, res_miss = _certified_engine(p, codes, ngroups, stat, policy, ddof, tails,
+                                           engine)
     if vals is None:
         vals, res_miss = _blocks_engine(p, codes, ngroups, stat, policy, qa, method, ddof,
                                         tails, order)
@@ -170,6 +178,37 @@ def grouped_weighted(x: Any, codes: Any, ngroups: int, stat: str, weights: Any, 
         np.broadcast_to(res_miss, vals.shape).reshape(shape), count
 
 
+def _certified_engine(p, codes, ngroups, stat, policy, ddof, tails, engine):
+    """Weighted mean / sum of every group by the certified compiled sums
+    (:mod:`nanaccess.core.weighted.certified`: one pass over the pairs, no blocks);
+    the groups it does not certify go to :func:`_blocks_engine`. ``(None, None)``
+    when numba fails."""
+    fast = certified_sums(p.x[0], p.w[0], codes, ngroups, stat, engine)
+    if fast is None:
+        return None, None
+    got, ok = fast
+    gp = Prepared(p.red, p.x, p.w, None, None, *tails, np.zeros(ngroups, np.int64))
+    vals, miss = _tails(gp, result_dtype(got, p.x.dtype, stat), policy,
+                        np.zeros(ngroups, bool), stat)
+    miss = np.zeros(ngroups, bool) if miss is None else np.array(miss, bool)
+    rest = np.flatnonzero(~ok)
+    if rest.size:  # those groups alone, renumbered, through the exact engine
+        renum = np.full(ngroups, -1, np.int64)
+        renum[rest] = np.arange(rest.size)
+        sel = renum[codes] >= 0
+        part = Prepared(p.red, p.x[:, sel], p.w[:, sel],
+                        None if p.miss is None else p.miss[:, sel],
+                        None if p.nan is None else p.nan[:, sel], None, None, None,
+                        np.zeros(1, np.int64))
+        sub_tails = tuple(None if t is None else t[rest] for t in tails)
+        v_rest, m_rest = _blocks_engine(part, renum[codes[sel]], rest.size, stat, policy,
+                                        None, "linear", ddof, sub_tails, False)
+        vals = vals.astype(np.result_type(vals.dtype, v_rest.dtype), copy=False)
+        vals[rest] = v_rest
+        miss[rest] = m_rest
+    return vals, miss
+
+
 def _blocks_engine(p, codes, ngroups, stat, policy, qa, method, ddof, tails, order):
     """The NumPy engine: the row engines on size-class blocks of groups."""
     nq = 1 if qa is None else max(qa.size, 1)
@@ -180,7 +219,7 @@ def _blocks_engine(p, codes, ngroups, stat, policy, qa, method, ddof, tails, ord
             v, m, _lead = weighted_order(pb, stat, policy, q=qa, method=method,
                                          engine="numpy")
         else:
-            v, m = weighted_moment(pb, stat, policy, ddof=ddof)
+            v, m = weighted_moment(pb, stat, policy, ddof=ddof, engine="numpy")
         parts.append((gids, v, m))
     if not parts:  # no groups at all
         dt = p.x.dtype if p.x.dtype.kind == "f" else np.float64

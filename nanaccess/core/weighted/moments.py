@@ -10,6 +10,10 @@ those exact integers. So integer weights give the bits of the unweighted statist
 of the repeated data, and every permutation of the pairs gives the same bits. Rows
 outside that range (rare: huge or tiny magnitudes, ints beyond ``2**53``) are
 summed with Python fractions instead, element by element for those rows only.
+
+The mean and sum of float data first go through :mod:`.certified` (compiled
+double-double sums with a certified rounding): the rows it certifies have these
+exact bits already, and only the others are summed here.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from ..exactsum import exact_partials
 from ..exactsum.common import _CANONICAL_NAN, _SCALE, _idiv
 from ..moments import result_dtype
 from ..policy import RULES
+from .certified import certified_rows
 from .prepare import Prepared, _greatest_nan
 
 __all__ = ["weighted_moment"]
@@ -76,20 +81,47 @@ def _ratio(a, b) -> float:
     return _idiv(v.numerator, v.denominator)
 
 
-def weighted_moment(p: Prepared, stat: str, policy, *, ddof: float = 0):
+def weighted_moment(p: Prepared, stat: str, policy, *, ddof: float = 0,
+                    engine: str | None = None):
     """Weighted ``stat`` (mean, sum, var, std) of prepared rows: ``(values, missing)``
-    with values ``(rows,)``."""
-    x, w = p.x, p.w
-    kind = x.dtype.kind
-    if kind in "mMO":
+    with values ``(rows,)``.
+
+    The mean and sum of float data try the certified compiled path first
+    (:mod:`.certified`); only the rows it does not certify are summed exactly here.
+    """
+    x = p.x
+    if x.dtype.kind in "mMO":
         raise TypeError(f"weighted {stat} of {x.dtype} data is not supported")
+    fast = certified_rows(p, stat, engine)
+    if fast is None or not fast[1].any():
+        vals, empty = _exact(x, p.w, p.nan, p.miss, stat, ddof)
+        return _tails(p, vals, policy, empty, stat)
+    got, ok = fast
+    vals = result_dtype(got, x.dtype, stat)
+    empty = np.zeros(ok.shape, bool)
+    rest = ~ok
+    if rest.any():
+        def sub(a):
+            return None if a is None else a[rest]
+
+        v_rest, empty[rest] = _exact(x[rest], p.w[rest], sub(p.nan), sub(p.miss), stat, ddof)
+        vals = vals.astype(np.result_type(vals.dtype, v_rest.dtype), copy=False)
+        vals[rest] = v_rest
+    return _tails(p, vals, policy, empty, stat)
+
+
+def _exact(x: np.ndarray, w: np.ndarray, nan: np.ndarray | None, miss: np.ndarray | None,
+           stat: str, ddof: float) -> tuple[np.ndarray, np.ndarray]:
+    """The exact engine on ``(rows, n)`` pairs: ``(values, empty)`` before the tails
+    (propagated NaNs and missing results)."""
+    kind = x.dtype.kind
     rows, n = w.shape
     xf = x.astype(np.float64)
     used = w > 0
-    if p.nan is not None:  # ordering policies keep NaNs: they propagate (below)
-        used &= ~p.nan
-    if p.miss is not None:
-        used &= ~p.miss
+    if nan is not None:  # ordering policies keep NaNs: they propagate (the tails)
+        used &= ~nan
+    if miss is not None:
+        used &= ~miss
     with np.errstate(invalid="ignore"):
         inf = used & np.isinf(xf)
     posinf = (inf & (xf > 0)).any(axis=1)
@@ -126,7 +158,7 @@ def weighted_moment(p: Prepared, stat: str, policy, *, ddof: float = 0):
                 q_int[r] = sq
 
     negzero = (fin & (xs == 0) & np.signbit(xs)).sum(axis=1) == fin.sum(axis=1)
-    integer = kind in "biu" and np.asarray(p.w == np.floor(p.w)).all()
+    integer = kind in "biu" and np.asarray(w == np.floor(w)).all()
     out = np.empty(rows, np.float64 if not (stat == "sum" and integer) else object)
     unit = 1 << _SCALE
     da, db = Fraction(ddof).as_integer_ratio()
@@ -161,8 +193,8 @@ def weighted_moment(p: Prepared, stat: str, policy, *, ddof: float = 0):
         if stat == "std":
             vals = np.sqrt(vals)
     vals = result_dtype(vals, x.dtype, stat)
-    empty = np.array([wt == 0 for wt in w_int]) & ~(posinf | neginf)
-    return _tails(p, vals, policy, empty, stat)
+    empty = np.array([wt == 0 for wt in w_int], bool).reshape(rows) & ~(posinf | neginf)
+    return vals, empty
 
 
 def _tails(p: Prepared, vals: np.ndarray, policy, empty: np.ndarray, stat: str):

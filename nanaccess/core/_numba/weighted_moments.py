@@ -1,0 +1,160 @@
+"""Certified weighted sums per group (the compiled fast path of weighted mean and sum).
+
+One pass over the pairs accumulates, per group, ``S = sum(w x)`` as a double-double
+(Dekker's two-product splits each ``w x`` exactly, Knuth's two-sum adds the high
+parts exactly; the low parts are summed in float64, with a bound on that sum's
+error) and ``W = sum(w)`` the same way. A second step rounds ``S / W`` (or ``S``)
+once and *certifies* it: for the candidate ``c`` it decides the sign of
+``S - m W`` at the midpoints ``m`` between ``c`` and its neighbours (each ``m W``
+split exactly into float64 terms, summed with a compensated sum), and accepts ``c``
+only when both signs hold beyond every error bound. So a certified group carries
+the correctly rounded ratio of the exact sums: the bits of the exact engine
+(:mod:`nanaccess.core.weighted.moments`). A group it cannot certify (a pair outside
+``2**-300 .. 2**300``, a non-finite value, a result near zero, a tie or a near tie)
+is left to the exact engine, group by group.
+
+The two-sum / two-product helpers are small local copies (see the issue-13 report:
+they may merge with the compensated sums of ``core/_numba/compensated.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import bind, jit, register
+
+__all__: list[str] = []
+
+_U = 2.0 ** -53
+_SPLIT = 134217729.0  # 2**27 + 1 (Veltkamp)
+_LO, _HI = 2.0 ** -300, 2.0 ** 300
+_C_LO, _C_HI = 2.0 ** -500, 2.0 ** 500
+_TINY = 2.0 ** -1000  # covers products that underflow in the midpoint test
+
+# columns of the per-group accumulator (one row per group: one cache line)
+_SH, _SL, _SA, _WH, _WL, _WA, _N, _BAD = range(8)
+
+
+def _nb_two_sum(a, b):  # pragma: no cover - compiled
+    """``a + b == s + e`` exactly (Knuth)."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _nb_two_prod(a, b):  # pragma: no cover - compiled
+    """``a * b == p + e`` exactly (Dekker; no overflow or underflow inside)."""
+    p = a * b
+    c = _SPLIT * a
+    ah = c - (c - a)
+    al = a - ah
+    c = _SPLIT * b
+    bh = c - (c - b)
+    bl = b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _nb_accumulate(x, w, codes, ngroups):  # pragma: no cover - compiled
+    """Per group: S and W as double-doubles, the sums of the low parts' magnitudes
+    (for the error bounds), the pair count, and whether a pair left the safe range
+    (non-finite values included)."""
+    acc = np.zeros((ngroups, 8), np.float64)
+    for i in range(x.shape[0]):
+        wi = w[i]
+        if not wi > 0.0:
+            continue
+        g = codes[i]
+        if g < 0:
+            continue
+        xi = x[i]
+        ax = abs(xi)
+        if not ((ax == 0.0 or (ax >= _LO and ax <= _HI)) and wi >= _LO and wi <= _HI):
+            acc[g, _BAD] = 1.0
+            continue
+        p, e = _nb_two_prod(xi, wi)
+        sh, q = _nb_two_sum(acc[g, _SH], p)
+        acc[g, _SH] = sh
+        acc[g, _SL] = (acc[g, _SL] + q) + e
+        acc[g, _SA] += abs(q) + abs(e)
+        wh, qw = _nb_two_sum(acc[g, _WH], wi)
+        acc[g, _WH] = wh
+        acc[g, _WL] += qw
+        acc[g, _WA] += abs(qw)
+        acc[g, _N] += 1.0
+    return acc
+
+
+def _nb_side(sh, sl, c, h, wh, wl, es, ew):  # pragma: no cover - compiled
+    """The sign of ``S - (c + h) W`` (+1, -1) when certain, else 0. ``(sh, sl)``,
+    ``(wh, wl)``: S and W within ``es``, ``ew``; ``h`` a power of two (half a gap)."""
+    p1, e1 = _nb_two_prod(c, wh)
+    p2, e2 = _nb_two_prod(c, wl)
+    s = 0.0
+    err = 0.0
+    tot = 0.0
+    for t in (sh, sl, -p1, -e1, -p2, -e2, -(h * wh), -(h * wl)):
+        s, q = _nb_two_sum(s, t)
+        err += q
+        tot += abs(t)
+    d = s + err
+    bound = 2.0 * (es + (abs(c) + abs(h)) * ew + 1024.0 * _U * _U * tot + 8.0 * _TINY)
+    if d > bound:
+        return 1
+    if d < -bound:
+        return -1
+    return 0
+
+
+def _nb_certify(acc, is_sum, out, ok):  # pragma: no cover - compiled
+    """Per group, the certified correctly rounded ``S / W`` (``S`` when ``is_sum``)
+    into ``out``, ``ok`` where certified."""
+    for g in range(acc.shape[0]):
+        n = acc[g, _N]
+        if acc[g, _BAD] != 0.0 or n == 0.0:
+            continue
+        sh, sl = acc[g, _SH], acc[g, _SL]
+        es = 2.0 * (2.0 * n + 2.0) * _U * acc[g, _SA]
+        if is_sum:
+            wh, wl, ew = 1.0, 0.0, 0.0
+        else:
+            wh, wl = acc[g, _WH], acc[g, _WL]
+            ew = 2.0 * (n + 2.0) * _U * acc[g, _WA]
+        c = (sh + sl) / (wh + wl)
+        if not (abs(c) >= _C_LO and abs(c) <= _C_HI):
+            continue  # near zero (or a zero sum's sign), huge, or not a number
+        for _ in range(4):  # at most a step or two from the first guess
+            up = np.nextafter(c, np.inf)
+            dn = np.nextafter(c, -np.inf)
+            above = _nb_side(sh, sl, c, (up - c) * 0.5, wh, wl, es, ew)
+            if above > 0:
+                c = up
+                continue
+            below = _nb_side(sh, sl, c, (dn - c) * 0.5, wh, wl, es, ew)
+            if below < 0:
+                c = dn
+                continue
+            if above < 0 and below > 0:
+                out[g] = c
+                ok[g] = True
+            break
+
+
+def _nb_group_moments(x, w, codes, ngroups, is_sum):  # pragma: no cover - compiled
+    """``(values, certified)`` per group: the driver's one call."""
+    acc = _nb_accumulate(x, w, codes, ngroups)
+    out = np.zeros(ngroups, np.float64)
+    ok = np.zeros(ngroups, np.bool_)
+    _nb_certify(acc, is_sum, out, ok)
+    return out, ok
+
+
+def build() -> dict[str, Any]:
+    """Compile the certified weighted sums."""
+    bind(globals(), ("_nb_two_sum", "_nb_two_prod", "_nb_accumulate", "_nb_side",
+                     "_nb_certify"))
+    return {"group_moments": jit(nogil=True)(_nb_group_moments)}
+
+
+register("weighted_moments", build)
