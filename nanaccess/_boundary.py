@@ -36,8 +36,6 @@ from .core.small import (
     LEAN_MOMENTS,
     LIST_RANKS,
     ORDERS,
-    float_list_median,
-    float_list_nan_median,
     float_list_pick,
     moment_plain,
     moment_small,
@@ -160,13 +158,23 @@ def _dask_call(data: Any, stat: str, policy: NanPolicy, axis: Axis, keepdims: bo
     raise TypeError(f"{stat} of a dask array needs nanaccess.dask.array.dask_reduce")
 
 
-def _lean_list_median(data: list, stat: str) -> Any:
-    """A median of a NaN-free list needs no policy: short float lists
-    (core/small.py), then short lists of any kind (core/lists.py); else None."""
-    out = float_list_median(data, stat)
+def _lean_list_median(data: list, stat: str, policy: NanPolicy | None = None) -> Any:
+    """A median of a list: short float lists (core/small.py), then short lists of any
+    kind (core/lists.py); None: the boundary's path. ``policy`` None: no policy known
+    (NaN-free lists only)."""
+    out = float_list_pick(data, LIST_RANKS[stat], policy)
     if out is None and len(data) <= SHORT_LIST:
-        out = list_median(data, stat)
+        out = list_median(data, stat, policy)
     return out
+
+
+#: resolve_policy's answer for each policy name (one dict lookup per call)
+_POLICY_BY_NAME = {p.value: resolve_policy(p.value) for p in NanPolicy}
+
+
+def _resolve(nan_policy: Any) -> NanPolicy:
+    got = _POLICY_BY_NAME.get(nan_policy) if type(nan_policy) is str else None
+    return got if got is not None else resolve_policy(nan_policy)
 
 
 def call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
@@ -185,7 +193,7 @@ def call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
         return weighted_call(stat, data, host, weights, axis, nan_policy, keepdims, params)
     if host in ("pandas", "xarray"):
         return _accessor_call(data, stat, axis, keepdims, {"nan_policy": nan_policy, **params})
-    policy = resolve_policy(nan_policy)
+    policy = _resolve(nan_policy)
     if host == "iterable":
         if axis is not None:
             raise TypeError("axis applies to arrays; got a plain iterable")
@@ -240,13 +248,20 @@ def statistic(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def wrapper(data: Any, *args: Any, **kwargs: Any) -> Any:
-        if type(data) is list and lean_list and not args and not kwargs:
-            out = float_list_pick(data, ranks)  # the common case, with no call between
-            if out is None and len(data) <= SHORT_LIST:
-                out = list_median(data, stat)
-            if out is not None:
-                return out
-            return call(stat, data, None, None, False, dict(bare), lean=False)
+        if type(data) is list and lean_list and not args:
+            if not kwargs:  # the common case, with no call between
+                out = float_list_pick(data, ranks)
+                if out is None and len(data) <= SHORT_LIST:
+                    out = list_median(data, stat)
+                if out is not None:
+                    return out
+                return call(stat, data, None, None, False, dict(bare), lean=False)
+            if len(kwargs) == 1 and "nan_policy" in kwargs:  # a policy, nothing else
+                nan_policy = kwargs["nan_policy"]
+                out = _lean_list_median(data, stat, _resolve(nan_policy))
+                if out is not None:
+                    return out
+                return call(stat, data, None, nan_policy, False, dict(bare), lean=False)
         if not args and not kwargs and bare is not None:
             if lean_moment and type(data) is np.ndarray:
                 out = moment_plain(data, stat, ddof)
@@ -279,10 +294,8 @@ def statistic(fn: Callable[..., Any]) -> Callable[..., Any]:
 def _iterable_order(stat: str, vals: list, policy: NanPolicy, params: dict) -> Any:
     """statistics-module behaviour for plain iterables."""
     if stat in MEDIANS:
-        # NaN-free short float lists (core/small.py), homogeneous lists (core/lists.py)
-        out = float_list_median(vals, stat)
-        if out is None:
-            out = float_list_nan_median(vals, stat, policy)
+        # short float lists (core/small.py), lists of numbers (core/lists.py)
+        out = float_list_pick(vals, LIST_RANKS[stat], policy)
         if out is None:
             out = list_median(vals, stat, policy)
         if out is not None:

@@ -24,6 +24,7 @@ takes the generic path, which also owns every error.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from decimal import Decimal, FloatOperation, InvalidOperation, localcontext
 from fractions import Fraction
 from typing import Any
@@ -59,6 +60,7 @@ _PLAIN_INTS = (int, bool)
 _PY_NUMBERS = (int, bool, float)
 _PY_TYPES = frozenset({int, bool, float, Fraction})
 _FLOAT_MAX = {np.dtype(c).type: float(np.finfo(c).max) for c in ("f2", "f4", "f8")}
+_FLOAT_MAX[float] = float(np.finfo("f8").max)
 #: a homogeneous list at most this long is sorted in Python (no array set-up;
 #: measured: sorting 256 ints beats the keys' set-up)
 SHORT_LIST = 256
@@ -226,8 +228,12 @@ def list_median(vals: list, stat: str, policy: NanPolicy | None = None) -> Any:
     elif len(types) == 1 and (len(vals) <= SHORT_LIST
                               or (types == _DECIMAL_ONLY and len(vals) <= SHORT_DECIMALS)):
         picked = _short_select(vals, next(iter(types)), ranks)
-    elif len(vals) <= SHORT_LIST and types <= _PY_TYPES:
-        picked = _short_mixed(vals, ranks)  # NumPy scalars' entries cost more than keys
+    if picked is None and len(vals) <= SHORT_LIST and types <= _REAL_TYPES:
+        got = _short_keyed(vals, stat, policy)  # mixtures, and NaNs a policy removes
+        if got is not None:
+            vals, ranks, picked = got
+        elif types <= _PY_TYPES:
+            picked = _short_mixed(vals, ranks)  # ints beyond float: sorted exactly
     if picked is None:
         keys = _keys(vals, types)
         if keys is None:
@@ -256,6 +262,44 @@ def list_median(vals: list, stat: str, policy: NanPolicy | None = None) -> Any:
         return _weighted(a, 1, b, 1, 2)
 
 
+def _short_keyed(vals: list, stat: str, policy: NanPolicy | None
+                 ) -> tuple[list, tuple[int, int], list] | None:
+    """``(numbers, ranks, picked)`` of a short list of real types (any mixture) on
+    ``float(v)`` keys in Python: :func:`_select` without arrays. Quiet NaNs are dropped
+    when ``policy`` removes them; None for anything else (a NaN the policy keeps or
+    raises for, a value beyond float)."""
+    try:
+        keys = list(map(float, vals))
+    except (OverflowError, ValueError, TypeError):  # huge values, Decimal sNaN
+        return None
+    total = sum(keys)
+    if total != total:  # a NaN, or +inf and -inf
+        nan = [i for i, k in enumerate(keys) if k != k]
+        if nan:
+            if policy is None or not RULES[policy].removes or any(
+                    not classify_object(vals[i])[3] for i in nan):
+                return None  # kept, raised for, or signaling: the generic path decides
+            keep = [i for i, k in enumerate(keys) if k == k]
+            if not keep:
+                return None
+            vals, keys = [vals[i] for i in keep], [keys[i] for i in keep]
+    ranks = median_ranks(stat, len(vals))
+    s = sorted(keys)
+    picked = []
+    for k in ranks:
+        f = s[k]
+        below, end = bisect_left(s, f), bisect_right(s, f)
+        if end - below == 1:  # a key of its own: the one element holding it
+            picked.append(vals[keys.index(f)])
+            continue
+        # equal keys (equal or float-rounded values, zeros of both signs): the
+        # generic order of that run alone
+        run = [_entry(vals[i], i) for i, kv in enumerate(keys) if kv == f]
+        _sort_numbers(run)
+        picked.append(run[k - below][2])
+    return vals, ranks, picked
+
+
 def _short_mixed(vals: list, ranks: tuple[int, ...]) -> list | None:
     """The objects at ``ranks`` of a short NaN-free mixture, ordered by the generic
     path's own sort (no keys); None when a NaN is present."""
@@ -278,6 +322,9 @@ def _plain_mid(a: Any, b: Any) -> Any:
             except OverflowError:  # an int beyond float: _weighted's exact path
                 return None
             return r if math.isfinite(r) else None
+        fa, fb = _FLOAT_MAX.get(t), _FLOAT_MAX.get(type(b))
+        if fa is not None and fb is not None and abs(float(a)) + abs(float(b)) < min(fa, fb):
+            return (a + b) / 2  # two float types (NumPy's promotion): nothing overflows
         return None
     if t in _INT_TYPES or t is np.uint64:
         try:

@@ -64,7 +64,6 @@ SMALL_LIST = 64
 SMALL_MOMENT = 256
 #: longest 1-D array selected here (beyond it the generic engine's selection wins)
 SMALL_ARRAY = 4096
-_FLOAT = {float}
 _DOUBLE, _BITS = struct.Struct("<d"), struct.Struct("<q")  # a float's bits as an int64
 _QUIET = 1 << 51
 _F64 = np.dtype(np.float64)
@@ -93,18 +92,26 @@ def float_list_median(vals: list, stat: str) -> float | None:
     return float_list_pick(vals, LIST_RANKS[stat]) if type(vals) is list else None
 
 
-def float_list_pick(vals: list, ranks: list[tuple[int, int]]) -> float | None:
+def float_list_pick(vals: list, ranks: list[tuple[int, int]],
+                    policy: NanPolicy | None = None) -> float | None:
     """:func:`float_list_median` of a list with the statistic's ranks table
-    (``LIST_RANKS[stat]``) looked up once by the caller: the plain functions' lane."""
+    (``LIST_RANKS[stat]``) looked up once by the caller: the plain functions' lane.
+    With a resolved ``policy``, quiet NaNs are handled as
+    :func:`float_list_nan_median` does."""
     n = len(vals)
     # the cheapest exact-float test: one identity probe per element, no set built
     if not 0 < n <= SMALL_LIST or countOf(map(type, vals), float) != n:
         return None
     total = sum(vals)
-    if total != total:  # a NaN (or +inf and -inf): the generic path
-        return None
+    if total != total:  # a NaN (or +inf and -inf): the policy, or the generic path
+        return None if policy is None else _nan_pick(vals, ranks, policy)
+    return _pick(vals, ranks)
+
+
+def _pick(vals: list, ranks: list[tuple[int, int]]) -> float | None:
+    """The median pick of a non-empty list of exact floats holding no NaN."""
     s = sorted(vals)
-    lo, hi = ranks[n]
+    lo, hi = ranks[len(vals)]
     a, b = s[lo], s[hi]
     if a == 0.0 or b == 0.0:  # sorted() keeps -0.0 and +0.0 in input order
         neg = sum(1 for v in vals if v < 0.0 or (v == 0.0 and math.copysign(1.0, v) < 0))
@@ -128,20 +135,34 @@ def float_list_nan_median(vals: list, stat: str, policy: NanPolicy) -> float | N
     2.0
     """
     n = len(vals)
-    if not 0 < n <= SMALL_LIST or type(vals) is not list or set(map(type, vals)) != _FLOAT:
+    if not 0 < n <= SMALL_LIST or type(vals) is not list or countOf(map(type, vals),
+                                                                     float) != n:
         return None
-    nans = [v for v in vals if v != v]
+    return _nan_pick(vals, LIST_RANKS[stat], policy)
+
+
+def _nan_pick(vals: list, ranks: list[tuple[int, int]], policy: NanPolicy) -> float | None:
+    """:func:`float_list_nan_median` of a list of exact floats."""
     r = RULES[policy]
-    if not nans or r.nan_raises:
+    if r.nan_raises:
         return None
-    bits = [_BITS.unpack(_DOUBLE.pack(v))[0] for v in nans]
-    if not r.signaling_allowed and any(not b & _QUIET for b in bits):
-        return None  # a signaling NaN: the generic path raises
-    if r.propagates:  # totalOrder key of a float64 NaN: b, or b ^ INT64_MAX when negative
-        keys = [b if b >= 0 else b ^ _INT64_MAX for b in bits]
-        return nans[keys.index(max(keys))]
+    nums = [v for v in vals if v == v]
+    if len(nums) == len(vals):
+        return None  # no NaN (+inf and -inf): the generic path
+    if not r.signaling_allowed or r.propagates:
+        nans = [v for v in vals if v != v]
+        bits = [_BITS.unpack(_DOUBLE.pack(v))[0] for v in nans]
+        if not r.signaling_allowed:
+            for b in bits:
+                if not b & _QUIET:
+                    return None  # a signaling NaN: the generic path raises
+        if r.propagates:  # totalOrder key of a float64 NaN: b, or b ^ INT64_MAX if negative
+            if len(bits) == 1:
+                return nans[0]
+            keys = [b if b >= 0 else b ^ _INT64_MAX for b in bits]
+            return nans[keys.index(max(keys))]
     if r.removes:
-        return float_list_median([v for v in vals if v == v], stat)
+        return _pick(nums, ranks) if nums else None
     return None
 
 

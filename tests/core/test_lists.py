@@ -136,7 +136,7 @@ def test_numpy_scalars_take_the_fast_path(t):
     [np.float64("nan"), np.float64(1.0)],  # a NaN: the policy decides
     [Decimal("NaN"), Decimal(1)],
     [Decimal("sNaN")],
-    [Fraction(10**400, 1), Fraction(1)],  # no float key
+    [Fraction(10**400, 1)] * (SHORT_LIST + 1) + [Fraction(1)],  # no float key
     [10**400] * (SHORT_LIST + 1) + [1.5],  # no float key (a short list sorts exactly)
     [np.longdouble(1), 2],  # no exact float64 key
     [],
@@ -151,6 +151,8 @@ def test_generic_cases_are_refused(vals):
     [1.5, 2], [True, False], [True, 2, 3.5], [np.float32(1), 2, Fraction(1, 3)],
     [Decimal("1.5"), 2, np.int64(7)], [np.uint64(2**64 - 1), 1, 2.0], [10**400, 1.5],
     [0, 0.0, -0.0, False, np.float32(-0.0)], [Decimal("1.0"), Decimal("1.00")] * 3,
+    [Fraction(10**400, 1), Fraction(1)],  # no float key: a short list sorts exactly
+    [np.float64(2.5), 1.0, np.float32(3.0), 2.5, 7, Fraction(5, 2)],  # runs of equal keys
 ])
 def test_mixtures_take_the_fast_path(vals):
     for stat in MEDIANS:

@@ -321,3 +321,22 @@ def test_moment_plain_refuses_what_a_policy_decides():
     assert moment_plain(np.ones((2, 2)), "mean") is None
     assert moment_plain(np.array([1.0, 2.0]), "var") is None  # short variances: validated
     assert moment_plain(np.array([1.0, 2.0, 4.0]), "mean") == 7.0 / 3.0
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_nan_floats, min_size=1, max_size=SMALL_LIST + 3))
+def test_list_medians_with_a_policy_equal_generic(vals):
+    """``na.median(list, nan_policy=...)`` (the boundary's list lane: NaN-free, quiet
+    NaNs removed or propagated) against the generic float64 path, every policy."""
+    for stat in MEDIANS:
+        for policy in POLICIES:
+            got = _outcome(lambda s=stat, p=policy: getattr(na, s)(vals, nan_policy=p))
+            assert got == _generic_list(vals, stat, policy)
+
+
+def test_list_lane_validates_the_policy():
+    with pytest.raises(ValueError, match="unknown nan_policy"):
+        na.median([1.0, 2.0], nan_policy="bogus")
+    with option_context(nan_policy="omit"):
+        assert na.median([1.0, float("nan"), 3.0], nan_policy=None) == 2.0
+    assert na.median([1.0, float("nan"), 3.0], nan_policy=NanPolicy.OMIT) == 2.0
