@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nanaccess.core.grouped import HAVE_NUMBA
+from nanaccess.core.grouped.weighted import grouped_weighted
 from nanaccess.core.interp import METHODS
 from nanaccess.core.reduce import reduce
 from nanaccess.core.weighted import WEIGHTED, align_weights
@@ -158,14 +159,20 @@ def _frac_mean(x, w):
     return s / sum(Fraction(float(k)) for k in w)
 
 
+_ENGINES = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(
+    not HAVE_NUMBA, reason="numba not installed"))]
+
+
+@pytest.mark.parametrize("engine", _ENGINES)  # numba: the certified path of mean / sum
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.tuples(st.floats(-1e200, 1e200, allow_subnormal=True),
                           st.floats(1e-200, 1e200)), min_size=1, max_size=12))
-def test_weighted_mean_and_sum_are_exactly_rounded(pairs):
+def test_weighted_mean_and_sum_are_exactly_rounded(engine, pairs):
     x = np.array([p[0] for p in pairs])
     w = np.array([p[1] for p in pairs])
-    mean = reduce(x, "mean", weights=w, policy=NanPolicy.RAISE).values
-    total = reduce(x, "sum", weights=w, policy=NanPolicy.RAISE).values
+    with option_context(engine=engine):
+        mean = reduce(x, "mean", weights=w, policy=NanPolicy.RAISE).values
+        total = reduce(x, "sum", weights=w, policy=NanPolicy.RAISE).values
     m = _frac_mean(x, w)
     assert float(mean) == float(m) or (m == 0 and float(mean) == 0)
     s = sum(Fraction(float(k)) * Fraction(float(v)) for v, k in zip(x, w, strict=True))
@@ -223,18 +230,20 @@ def test_moment_specials():
 # ------------------------------------------------------------- invariance, inputs
 
 
+@pytest.mark.parametrize("engine", _ENGINES)
 @settings(max_examples=100, deadline=None)
 @given(data_and_weights(nans=True), st.sampled_from(POLICIES[1:]),
        st.sampled_from(WEIGHTED), st.integers(0, 2**32 - 1))
-def test_permuting_pairs_keeps_every_bit(xw, policy, stat, seed):
+def test_permuting_pairs_keeps_every_bit(engine, xw, policy, stat, seed):
     x, wi = xw
     rng = np.random.default_rng(seed)
     w = wi * rng.choice([0.3, 1.7, 2.0, 1e-9, 3.5], size=wi.size)
     kw = {"q": [0.1, 0.5, 0.9], "method": str(rng.choice(METHODS))} if stat == "quantile" \
         else {}
     perm = rng.permutation(x.size)
-    a = reduce(x, stat, weights=w, policy=policy, **kw).values
-    b = reduce(x[perm], stat, weights=w[perm], policy=policy, **kw).values
+    with option_context(engine=engine):
+        a = reduce(x, stat, weights=w, policy=policy, **kw).values
+        b = reduce(x[perm], stat, weights=w[perm], policy=policy, **kw).values
     assert _bits(a) == _bits(b)
 
 
@@ -250,15 +259,19 @@ def test_tiny_and_huge_weights_in_one_row_stay_permutation_invariant():
         assert _bits(got) == _bits(base)
 
 
+@pytest.mark.parametrize("engine", _ENGINES)
 @pytest.mark.parametrize("stat", WEIGHTED)
-def test_inputs_are_never_modified(stat):
+def test_inputs_are_never_modified(stat, engine):
     x = np.array([[3.0, np.nan, 1.0, 2.0], [0.0, 5.0, np.nan, -1.0]])
     w = np.array([[1.0, np.nan, 0.0, 2.0], [1.0, 1.0, 3.0, np.nan]])
     xc, wc = x.copy(), w.copy()
     x.flags.writeable = False
     w.flags.writeable = False
     kw = {"q": 0.3} if stat == "quantile" else {}
-    reduce(x, stat, weights=w, axis=1, policy=NanPolicy.OMIT, **kw)
+    with option_context(engine=engine):
+        reduce(x, stat, weights=w, axis=1, policy=NanPolicy.OMIT, **kw)
+        grouped_weighted(x[0], np.array([0, 1, 0, 1]), 2, stat, w[0], policy=NanPolicy.OMIT,
+                         **kw)
     assert _bits(x) == _bits(xc) and _bits(w) == _bits(wc)
 
 
