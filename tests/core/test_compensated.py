@@ -104,9 +104,11 @@ def test_every_certified_value_is_the_correctly_rounded_one(x, stat):
     got = certified.certified_rows(x.reshape(1, -1), None, stat)
     assert got is not None
     vals, ok, counts, _ = got
+    one = certified.certified_1d(x, stat)  # the lean 1-D entry: the same verdict
+    assert (one is not None) == bool(ok[0])
     if ok[0]:
         assert counts[0] == x.size
-        assert bits(vals[0]) == bits(rounded(x, stat))
+        assert bits(vals[0]) == bits(rounded(x, stat)) == bits(one)
 
 
 @settings(max_examples=200, deadline=None)
@@ -187,10 +189,20 @@ def test_grouped_equals_each_group_ungrouped(kind, stat):
     else:
         x = rng.integers(0, 2**64, n, dtype=np.uint64).view(np.float64)
     codes = rng.integers(-1, g, n)
+    if kind == "ties":  # group 0: a sum tie; group 1: a mean tie (an odd row left out)
+        idx = np.flatnonzero(codes == 0)
+        x[idx] = 0.0
+        x[idx[:2]] = (1.0, 2.0 ** -53)
+        idx = np.flatnonzero(codes == 1)
+        x[idx] = np.where(np.arange(idx.size) % 2, 1.0 + 2.0 ** -52, 1.0)
+        if idx.size % 2:
+            x[idx[-1]] = np.nan
     nan = np.isnan(x) & (codes >= 0)
     certified.reset_stats()
     vals, _ = moment_column(x, nan, None, codes, g, stat, 0, NanPolicy.OMIT)
     assert certified.stats()["certified"] > 0
+    if kind == "ties":  # some groups went to the exact kernel
+        assert certified.stats()["fallback"] > 0
     with option_context(engine="numpy"):
         ref, _ = moment_column(x, nan, None, codes, g, stat, 0, NanPolicy.OMIT)
     assert np.array_equal(bits(vals), bits(ref))

@@ -250,8 +250,10 @@ def cols_kernel(x, mask, bits, mode, s_out, c_out, b_out, counts, flags):
 def grouped_kernel(x, mask, bits, mode, codes, s_out, c_out, b_out, counts, flags):
     # pragma: no cover - compiled
     """Sum2 accumulators per group (``codes[i]`` in ``[0, groups)``, -1: no group) of
-    the 1-D array ``x``; outputs zeroed by the caller."""
+    the 1-D array ``x``; outputs zeroed by the caller. A group's accumulators share
+    one cache line while the rows are scattered (then unpacked)."""
     n = x.shape[0]
+    acc = np.zeros((s_out.shape[0], 4))
     for i in range(n):
         g = codes[i]
         if g < 0:
@@ -265,14 +267,19 @@ def grouped_kernel(x, mask, bits, mode, codes, s_out, c_out, b_out, counts, flag
                 flags[g] |= F_NAN | (F_SNAN * np.int64((b & _QUIET) == 0))
                 continue
         v = x[i]
-        s = s_out[g]
+        s = acc[g, 0]
         t = s + v
         z = t - s
         e = (s - (t - z)) + (v - z)
-        c_out[g] += e
-        s_out[g] = t
-        b_out[g] += abs(e)
-        counts[g] += 1
+        acc[g, 0] = t
+        acc[g, 1] += e
+        acc[g, 2] += abs(e)
+        acc[g, 3] += 1.0
+    for g in range(s_out.shape[0]):
+        s_out[g] = acc[g, 0]
+        c_out[g] = acc[g, 1]
+        b_out[g] = acc[g, 2]
+        counts[g] = np.int64(acc[g, 3])
 
 
 def _spacing_below(a):  # pragma: no cover - compiled
@@ -294,53 +301,96 @@ def _two_prod_err(a, b, p):  # pragma: no cover - compiled
     return ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
+def _certify_one(s, c, b, n, mean, lanes):  # pragma: no cover - compiled
+    """(value, certified) of one cell's accumulators (see the module docstring)."""
+    m = np.float64(n + lanes + 2) * _U
+    if n <= 0 or m >= _MAX_MU:
+        return 0.0, False
+    hi = s + c
+    z = hi - s
+    lo = (s - (hi - z)) + (c - z)
+    e = 2.0 * m * b + _TINY
+    ahi = abs(hi)
+    if not (ahi >= _NORMAL_MIN and ahi < np.inf and abs(lo) < np.inf and e < np.inf):
+        return 0.0, False  # zero, subnormal, NaN, infinite or overflowed
+    if not mean:
+        if (abs(lo) + e) * _MARGIN < 0.5 * _spacing_below(ahi):
+            return hi, True
+        return 0.0, False
+    if not (_MEAN_LO <= ahi <= _MEAN_HI):
+        return 0.0, False
+    dn = np.float64(n)
+    q = hi / dn
+    p = q * dn
+    num = ((hi - p) - _two_prod_err(q, dn, p)) + lo  # (hi - q*n exact) + lo
+    q += num / dn  # the candidate: fl(hi/n) is off by an ulp when lo tips it
+    aq = abs(q)
+    if not (aq >= _MEAN_LO):
+        return 0.0, False
+    p = q * dn
+    d1 = hi - p  # exact (Sterbenz: p is within a few ulps of hi)
+    d2 = _two_prod_err(q, dn, p)  # exact: q*n = p + d2
+    num = (d1 - d2) + lo  # hi + lo - q*n, two roundings
+    slack = 3.0 * _U * (abs(d1) + abs(d2) + abs(lo))
+    if (abs(num) + slack + e) * _MARGIN < (0.5 * _spacing_below(aq)) * dn / _MARGIN:
+        return q, True
+    return 0.0, False
+
+
 def certify_kernel(s_in, c_in, b_in, counts, mean, lanes, out, ok):
     # pragma: no cover - compiled
     """Correctly rounded sums (``mean`` False) or means of the cells where the Sum2
     bound proves them: ``out`` and ``ok`` per cell (see the module docstring)."""
     for k in range(s_in.shape[0]):
-        ok[k] = False
-        out[k] = 0.0
-        n = counts[k]
-        m = np.float64(n + lanes + 2) * _U
-        if n <= 0 or m >= _MAX_MU:
-            continue
-        s = s_in[k]
-        c = c_in[k]
-        hi = s + c
-        z = hi - s
-        lo = (s - (hi - z)) + (c - z)
-        e = 2.0 * m * b_in[k] + _TINY
-        ahi = abs(hi)
-        if not (ahi >= _NORMAL_MIN and ahi < np.inf and abs(lo) < np.inf and e < np.inf):
-            continue  # zero, subnormal, NaN, infinite or overflowed
-        if not mean:
-            if (abs(lo) + e) * _MARGIN < 0.5 * _spacing_below(ahi):
-                out[k] = hi
-                ok[k] = True
-            continue
-        if not (_MEAN_LO <= ahi <= _MEAN_HI):
-            continue
-        dn = np.float64(n)
-        q = hi / dn
-        p = q * dn
-        num = ((hi - p) - _two_prod_err(q, dn, p)) + lo  # (hi - q*n exact) + lo
-        q += num / dn  # the candidate: fl(hi/n) is off by an ulp when lo tips it
-        aq = abs(q)
-        if not (aq >= _MEAN_LO):
-            continue
-        p = q * dn
-        d1 = hi - p  # exact (Sterbenz: p is within a few ulps of hi)
-        d2 = _two_prod_err(q, dn, p)  # exact: q*n = p + d2
-        num = (d1 - d2) + lo  # hi + lo - q*n, two roundings
-        slack = 3.0 * _U * (abs(d1) + abs(d2) + abs(lo))
-        if (abs(num) + slack + e) * _MARGIN < (0.5 * _spacing_below(aq)) * dn / _MARGIN:
-            out[k] = q
-            ok[k] = True
+        out[k], ok[k] = _certify_one(s_in[k], c_in[k], b_in[k], counts[k], mean, lanes)
 
 
-_HELPERS = ("_lane_add", "_row", "_lanes_nan", "_spacing_below", "_split", "_two_prod_err")
-_KERNELS = ("rows_kernel", "cols_kernel", "grouped_kernel", "certify_kernel")
+def one_kernel(x, mean):  # pragma: no cover - compiled
+    """(value, certified) of the sum or mean of a 1-D float64 array: the lean entry
+    of small and 1-D inputs (no output arrays)."""
+    lanes_s = np.zeros(LANES)
+    lanes_c = np.zeros(LANES)
+    lanes_b = np.zeros(LANES)
+    lanes_n = np.zeros(LANES, np.int64)
+    lanes_f = np.zeros(LANES, np.int64)
+    x2 = x.reshape(1, x.shape[0])
+    _row(x2, np.ones((1, 1), np.bool_), np.zeros((1, 1), np.uint64), 0, MODE_ALL, lanes_s,
+         lanes_c, lanes_b, lanes_n, lanes_f)
+    s = lanes_s[0]
+    c = lanes_c[0]
+    b = lanes_b[0]
+    for j in range(1, LANES):
+        s, c, b = _lane_add(s, c + lanes_c[j], b + lanes_b[j], lanes_s[j])
+    return _certify_one(s, c, b, lanes_n[0], mean, LANES)
+
+
+def compact_kernel(vals, mask, use_mask, codes, ok, renum, sub_vals, sub_mask, sub_codes):
+    # pragma: no cover - compiled
+    """The rows of the groups not certified (``ok`` False), their groups renumbered
+    ``0, 1, ...`` in ``renum``, into ``sub_*``; returns how many rows."""
+    k = 0
+    for g in range(ok.shape[0]):
+        if ok[g]:
+            renum[g] = -1
+        else:
+            renum[g] = k
+            k += 1
+    m = 0
+    for i in range(vals.shape[0]):
+        g = codes[i]
+        if g >= 0 and renum[g] >= 0:
+            sub_vals[m] = vals[i]
+            sub_codes[m] = renum[g]
+            if use_mask:
+                sub_mask[m] = mask[i]
+            m += 1
+    return m
+
+
+_HELPERS = ("_lane_add", "_row", "_lanes_nan", "_certify_one", "_spacing_below", "_split",
+            "_two_prod_err")
+_KERNELS = ("rows_kernel", "cols_kernel", "grouped_kernel", "certify_kernel",
+            "compact_kernel", "one_kernel")
 
 
 def build() -> dict[str, Any]:

@@ -16,7 +16,8 @@ import numpy as np
 
 from .. import _numba as nb
 
-__all__ = ["certified_rows", "certified_cols", "certified_groups", "stats", "reset_stats",
+__all__ = ["certified_1d", "certified_rows", "certified_cols", "certified_groups",
+           "uncertified_groups", "stats", "reset_stats",
            "MODE_ALL", "MODE_MASK", "MODE_SKIPNAN", "F_NAN", "F_SNAN"]
 
 MODE_ALL, MODE_MASK, MODE_SKIPNAN = 0, 1, 2
@@ -96,6 +97,21 @@ def _usable(x: np.ndarray, n: int, stat: str, mode: int) -> bool:
     return not (mode == MODE_SKIPNAN and x.dtype != np.float64)
 
 
+def certified_1d(x: np.ndarray, stat: str) -> float | None:
+    """The certified sum or mean of a 1-D contiguous float64 array, or None (not
+    proven, or numba does not serve the call): the lean entry, one kernel call."""
+    if stat not in ("sum", "mean") or x.size > _MAX_COUNT \
+            or nb.choose_engine(size=x.size, min_size=MIN_SIZE) != "numba":
+        return None
+    try:
+        val, ok = _kernels()["one_kernel"](x, stat == "mean")
+    except Exception as err:  # numba failed: the NumPy engine, from now on
+        nb.fallback(err)
+        return None
+    _STATS["certified" if ok else "fallback"] += 1
+    return val if ok else None
+
+
 def certified_rows(x2: np.ndarray, w2: np.ndarray | None, stat: str, *,
                    skipnan: bool = False):
     """Certified per-row ``stat`` ("sum" or "mean") of C-order ``(rows, n)`` floats.
@@ -154,3 +170,20 @@ def certified_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.nda
     mask = _DUMMY2[0] if include is None else np.ascontiguousarray(include)
     return _run("grouped_kernel", stat, x, mask, _bits(x, mode, _DUMMY_BITS2[0]), mode,
                 np.ascontiguousarray(codes, dtype=np.int64), *_zeros(ngroups))
+
+
+def uncertified_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.ndarray,
+                       ok: np.ndarray):
+    """The rows of the groups not certified, in one compiled pass: ``(values, include
+    or None, codes renumbered 0..k-1, group ids)`` for the exact kernel."""
+    bad = np.flatnonzero(~ok)
+    x = np.ascontiguousarray(_operand(vals))
+    n = x.shape[0]
+    sub_vals = np.empty(n, x.dtype)
+    sub_mask = np.empty(n if include is not None else 1, bool)
+    sub_codes = np.empty(n, np.int64)
+    m = _kernels()["compact_kernel"](
+        x, _DUMMY2[0] if include is None else np.ascontiguousarray(include),
+        include is not None, np.ascontiguousarray(codes, dtype=np.int64), ok,
+        np.empty(ok.size, np.int64), sub_vals, sub_mask, sub_codes)
+    return (sub_vals[:m], None if include is None else sub_mask[:m], sub_codes[:m], bad)

@@ -17,7 +17,7 @@ import numpy as np
 from .. import _numba as nb
 from .certified import F_NAN as _C_NAN
 from .certified import F_SNAN as _C_SNAN
-from .certified import certified_groups, certified_rows
+from .certified import certified_1d, certified_groups, certified_rows, uncertified_groups
 from .common import _CANONICAL_NAN
 
 __all__ = ["compiled_rows", "compiled_rows_skipnan", "compiled_groups", "compiled_1d",
@@ -247,9 +247,8 @@ def compiled_1d(x: np.ndarray, stat: str, ddof: float = 0, *,
     """
     if x.dtype != np.float64 or x.ndim != 1 or not _engine(x.size) or x.size > _MAX_COUNT:
         return None
-    if stat != "var" and (cert := certified_rows(x.reshape(1, -1), None, stat)) is not None:
-        if cert[1][0]:
-            return float(cert[0][0])
+    if stat != "var" and (got := certified_1d(np.ascontiguousarray(x), stat)) is not None:
+        return got
     st = _state()
     out, counts, flags = st[-1]
     try:
@@ -300,13 +299,8 @@ def compiled_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.ndar
         if ok.all():
             return res, counts
         # the exact kernel takes the rows of the groups not certified, renumbered
-        bad = np.flatnonzero(~ok)
-        renum = np.full(ngroups + 1, -1, np.int64)
-        renum[bad] = np.arange(bad.size)
-        sub_codes = renum[np.where(codes < 0, ngroups, codes)]
-        take = np.flatnonzero(sub_codes >= 0)
-        sub = _exact_groups(vals[take], None if include is None else include[take],
-                            sub_codes[take], bad.size, stat, ddof)
+        sv, si, sc, bad = uncertified_groups(vals, include, codes, ok)
+        sub = _exact_groups(sv, si, sc, bad.size, stat, ddof)
         if sub is None:
             return None
         res[bad] = sub[0]

@@ -43,12 +43,15 @@ def scan(
     """(nan mask, missing mask) restricted to grouped rows; raises the policy errors
     (signaling NaNs, then NaNs, then missing values: the contract's order)."""
     in_group = (codes >= 0)[:, None]
+    everyone = not codes.size or int(codes.min()) >= 0  # no row outside every group
     nan = None
     if x2.dtype.kind == "f":
         with np.errstate(all="ignore"):
             maybe = x2.size and np.isnan(np.add.reduce(x2, axis=None))
         if maybe:
-            nan = np.isnan(x2) & in_group
+            nan = np.isnan(x2)
+            if not everyone:
+                nan &= in_group
             if miss2 is not None:
                 nan &= ~miss2
             if not nan.any():
@@ -62,8 +65,12 @@ def scan(
     if nan is not None and not r.signaling_allowed:
         lay = layout_of(x2.dtype)
         bits = x2.view(lay.int_dtype.newbyteorder(x2.dtype.byteorder))
-        sig = nan & ((bits & lay.int_dtype.type(lay.quiet_bit)) == 0)
-        if sig.any():
+        # the NaNs' bits only (NaNs are few; the data is not)
+        at = np.divmod(np.flatnonzero(nan), nan.shape[1])
+        quiet = (bits[at] & lay.int_dtype.type(lay.quiet_bit)) != 0
+        if not quiet.all():
+            sig = np.zeros(nan.shape, bool)
+            sig[at[0][~quiet], at[1][~quiet]] = True
             raise_in_group(sig, codes, one_d, policy, "signaling")
     if nan is not None and r.nan_raises:
         raise_in_group(nan, codes, one_d, policy, "nan")
