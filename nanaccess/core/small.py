@@ -252,6 +252,20 @@ def _median_f64(x: np.ndarray, stat: str) -> np.float64 | None:
     return None if m is None else np.float64(m)
 
 
+def _median_int(x: np.ndarray, stat: str) -> Any:
+    """A median of 1-D integer or bool ``x``: the picks as stored (``x``'s dtype), the
+    midpoint as :func:`~nanaccess.core.plan.combine` makes it (float64 of each, their
+    float64 sum halved; a sum of two int64 values cannot overflow a double)."""
+    lo, hi = median_ranks(stat, x.size)
+    p = np.partition(x, (lo, hi) if lo != hi else lo)
+    a = p[lo]
+    if stat != "median":
+        return a
+    if lo == hi:
+        return np.float64(a)
+    return np.float64((float(a) + float(p[hi])) / 2.0)
+
+
 def _by_keys(x: np.ndarray, stat: str, q: np.ndarray | None, method: str,
              nan_free: bool = False) -> np.ndarray:
     """``stat`` of 1-D ``x`` (NaNs, if any, in totalOrder) selected on its keys; NaN-free
@@ -329,6 +343,8 @@ def order_small(x: Any, stat: str, policy: NanPolicy, q: np.ndarray | None = Non
                 return _by_keys(x, stat, q, method)
     elif kind not in "iub":
         return None
+    elif stat in MEDIANS:
+        return _median_int(x, stat)
     if kind == "f" and stat in MEDIANS and x.dtype == np.float64:
         out = _median_f64(x, stat)
         if out is not None:

@@ -79,3 +79,26 @@ def test_one_dtype_frame_nan_error_names_the_column():
     df = pd.DataFrame({"a": [1.0, 2.0], "b": [np.nan, 1.0]}, index=["p", "q"])
     with pytest.raises(NaNError, match=r"column 'b' holds 1 NaN value \(first at index 'p'\)"):
         df.nanstats.median()
+
+
+_ints = st.one_of(st.integers(-5, 5), st.integers(-(2**63), 2**63 - 1))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_ints, min_size=1, max_size=40), st.sampled_from(["int64", "uint64", "int8",
+                                                                  "bool"]))
+def test_integer_series_medians_equal_generic_and_pandas(values, dtype):
+    """The integer / bool median lane: the generic engine's bits and type; pandas'
+    value for "median" (float64 of each middle value, their sum halved)."""
+    x = np.array(values, dtype=object)
+    if dtype == "bool":
+        x = x.astype(bool)
+    else:
+        info = np.iinfo(dtype)
+        x = np.clip(x, int(info.min), int(info.max)).astype(dtype)
+    s = pd.Series(x)
+    for stat in ("median", "median_low", "median_high"):
+        got = getattr(s.nanstats, stat)()
+        assert _bits(got) == _bits(_generic(s, stat, "raise"))
+    if dtype != "bool":
+        assert s.nanstats.median() == s.median()
