@@ -8,6 +8,9 @@ Rows and targets (same-run ratios, numba on unless said):
   ``np.nanstd``;
 * ``df.groupby(k).nanstats.mean/sum/std/var(nan_policy="omit")``, 1e6 rows, 1e3 and 1e5
   groups: <= 1.5x pandas' own groupby;
+* ``df.nanstats.mean()`` of a 1e6 x 8 float64 DataFrame: <= 1.0x ``df.mean()``;
+  ``da.nanstats.mean(dim="time")`` of a 365 x 180 x 36 float64 and float32 DataArray:
+  <= 1.0x ``da.mean("time")``;
 * ``mean`` of float64 arrays, n = 10, 100, 1000: <= 3.0x ``np.mean``;
 * without numba (``NANACCESS_NO_NUMBA=1``, in a subprocess): 1-D exact sum of 1e6:
   <= 6x ``np.sum``;
@@ -71,6 +74,39 @@ def _ratio_rows(repeats: int, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
         rows.append(make_row("mean of a float64 array", n, "raise", t["na"], "np.mean",
                              t["ref"], target=3.0))
         log(f"moments mean n={n}: {t['na'] / t['ref']:.2f}x np.mean")
+    return rows
+
+
+def _host_rows(repeats: int, quick: bool) -> list[dict[str, Any]]:
+    """The DataFrame and DataArray means (leading-axis reductions, no transpose)."""
+    import pandas as pd
+
+    import nanaccess.pandas  # noqa: F401 - registers the accessor
+
+    rows = []
+    n = 100_000 if quick else 1_000_000
+    df = pd.DataFrame(float_data(n * 8, 0.0, seed=5).reshape(n, 8), columns=list("abcdefgh"))
+    t = time_interleaved({"na": lambda: df.nanstats.mean(), "ref": lambda: df.mean()},
+                         repeats=repeats)
+    rows.append(make_row("DataFrame mean, 8 float64 columns", n * 8, "raise", t["na"],
+                         "df.mean()", t["ref"], target=1.0))
+    log(f"moments DataFrame mean {n}x8: {t['na'] / t['ref']:.2f}x df.mean()")
+    try:
+        import xarray as xr
+
+        import nanaccess.xarray  # noqa: F401 - registers the accessor
+    except ImportError:  # xarray is optional
+        return rows
+    shape = (365, 18 if quick else 180, 36)
+    base = float_data(int(np.prod(shape)), 0.0, seed=6, shape=shape)
+    for dtype in (np.float64, np.float32):
+        da = xr.DataArray(base.astype(dtype), dims=("time", "lat", "lon"))
+        t = time_interleaved({"na": lambda da=da: da.nanstats.mean(dim="time"),
+                              "ref": lambda da=da: da.mean("time")}, repeats=repeats)
+        name = np.dtype(dtype).name
+        rows.append(make_row(f"DataArray mean over time, {name}", da.size, "raise", t["na"],
+                             'da.mean("time")', t["ref"], target=1.0))
+        log(f"moments DataArray mean {shape} {name}: {t['na'] / t['ref']:.2f}x da.mean")
     return rows
 
 
@@ -176,6 +212,7 @@ def run(repeats: int = 5, out_dir: Path | str | None = None, name: str = "moment
     sizes = (100_000,) if quick else (1_000_000, 10_000_000)
     n_group = 100_000 if quick else 1_000_000
     rows = _ratio_rows(repeats, sizes)
+    rows += _host_rows(repeats, quick)
     rows += _grouped_rows(repeats, n_group, (1000, 100_000) if not quick else (1000,))
     rows += _subprocess_rows(repeats, sizes[0])
     if write:
