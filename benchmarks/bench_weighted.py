@@ -5,7 +5,7 @@
 * grouped weighted ``median``, 1e6 rows, 1e3 (and 1e5) groups, 1 % NaN, "omit":
   <= 1.0x pandas' unweighted ``groupby().median()``;
 * grouped weighted ``mean`` (same data): reported against pandas' unweighted
-  ``groupby().mean()`` (no target: exact sums);
+  ``groupby().mean()`` (no target; certified compiled sums, exact where uncertified);
 * weighted ``quantile`` along axis 0 of a ``(time, lat, lon)`` float32 grid: <= 0.5x
   xarray's ``da.weighted(w).quantile(q, dim="time")``.
 
