@@ -76,6 +76,14 @@ moments run one counting-sort pass and the same accumulation per group; mergeabl
 partials (dask) take the digits as Python ints. The NumPy engine stays the reference
 and serves whenever numba is missing, disabled (``NANACCESS_NO_NUMBA=1``) or broken.
 
+*Certified fast path (numba).* Before the compiled engine, sums and means of float
+rows, of leading axes (in place) and of groups try a compensated sum (Ogita-Rump-Oishi
+``Sum2`` in vector lanes) with a proven error bound (:mod:`nanaccess.core._numba.compensated`
+states it): where the bound puts the exact sum strictly inside one float's rounding
+interval, that float is the correctly rounded result; every other cell (ties, heavy
+cancellation, zeros, subnormal results, infinities, NaN) goes to the compiled engine,
+so the bits never depend on which path answered.
+
 Permutation invariance follows because every result is a function of the exact sum(s)
 only. Integer sums split each value into 32-bit halves whose int64 sums cannot overflow.
 
@@ -92,6 +100,8 @@ Modules
     :func:`exact_var` on in-memory arrays.
 :mod:`.partials`
     mergeable exact partials for distributed reductions (dask).
+:mod:`.certified`
+    the certified compensated fast path of sums and means (numba).
 :mod:`.compiled`
     the compiled engine's entries (rows, groups, 1-D, partial digits) and the IEEE
     special cases around them.
