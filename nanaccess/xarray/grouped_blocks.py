@@ -40,6 +40,8 @@ __all__ = ["kernel", "run_block", "grouped_dask", "block_record", "first_record"
 #: 3 is "no error" (signaling NaNs raise before NaNs, NaNs before missing values)
 _KINDS = ("signaling", "nan", "missing")
 _NONE = np.array([3, 0, 0, 0, 0, 0], np.int64)
+#: a block of cells holds at most this fraction of the largest input chunk's bytes
+BLOCK_FRACTION = 1.0
 
 
 def kernel(x2: np.ndarray, codes: np.ndarray, ngroups: int, stat: str, policy: NanPolicy,
@@ -156,9 +158,9 @@ def grouped_dask(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: st
     """
     import dask.array as da
 
-    from ..dask.final import bounded_whole_axes
+    from ..dask.final import bounded_whole_axes, chunk_bytes
 
-    x = bounded_whole_axes(data, (axis,))
+    x = bounded_whole_axes(data, (axis,), limit=max(1, int(chunk_bytes(data) * BLOCK_FRACTION)))
     nd = x.ndim
     shape = tuple(int(s) for s in x.shape)
     nrows = shape[axis]
