@@ -36,6 +36,7 @@ from .core.small import (
     LEAN_MOMENTS,
     LIST_RANKS,
     ORDERS,
+    SMALL_LIST,
     float_list_pick,
     moment_plain,
     moment_small,
@@ -293,14 +294,21 @@ def statistic(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def _iterable_order(stat: str, vals: list, policy: NanPolicy, params: dict) -> Any:
     """statistics-module behaviour for plain iterables."""
+    arr: Any = False  # not converted yet
     if stat in MEDIANS:
-        # short float lists (core/small.py), lists of numbers (core/lists.py)
+        # short float lists (core/small.py), lists of numbers (core/lists.py); a long
+        # list that starts with a float is tried as floats first (list_median would
+        # scan every element's type only to leave a float list to the array path)
         out = float_list_pick(vals, LIST_RANKS[stat], policy)
         if out is None:
-            out = list_median(vals, stat, policy)
+            if len(vals) > SMALL_LIST and type(vals[0]) is float:
+                arr = float_list_array(vals)
+            if arr is None or arr is False:
+                out = list_median(vals, stat, policy)
         if out is not None:
             return out
-    arr = float_list_array(vals)
+    if arr is False:
+        arr = float_list_array(vals)
     if arr is not None and stat in ORDERS:
         q = validate_q(params["q"]) if "q" in params else None
         out = order_small(arr, stat, policy, q, params.get("method", "linear"))

@@ -22,12 +22,13 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["float_list_array"]
+__all__ = ["float_list_array", "bool_list_falses"]
 
 _RECORD = np.dtype([("code", "u1"), ("value", "<f8")])  # one marshalled float
 _FLOAT_CODE = ord("g")  # marshal's TYPE_BINARY_FLOAT
 _HEADER = 5  # b"[" + int32 length
 _NO_REFS = 2  # marshal version without back-references: a fixed 9-byte stride
+_TRUE, _FALSE = ord("T"), ord("F")  # marshal's TYPE_TRUE / TYPE_FALSE: one byte each
 
 
 def float_list_array(seq: Any) -> np.ndarray | None:
@@ -57,3 +58,31 @@ def float_list_array(seq: Any) -> np.ndarray | None:
         return None
     # the values sit at a 9-byte stride; one copy makes them aligned and native
     return rec["value"].astype(np.float64)
+
+
+def bool_list_falses(seq: list) -> int | None:
+    """The number of ``False`` in ``seq`` when it is a non-empty list of bools, else None.
+
+    One :func:`marshal.dumps` pass: ``True`` and ``False`` are one byte each (``T``,
+    ``F``), every other element takes more or another code, so the record length
+    and the two counts prove the types (ints 0 and 1 are not bools).
+
+    Examples
+    --------
+    >>> bool_list_falses([True, False, False])
+    2
+    >>> bool_list_falses([True, 0]) is None
+    True
+    """
+    if type(seq) is not list or not seq:
+        return None
+    try:
+        raw = marshal.dumps(seq, _NO_REFS)
+    except (ValueError, RecursionError):
+        return None
+    n = len(seq)
+    if len(raw) != _HEADER + n:
+        return None
+    codes = np.frombuffer(raw, np.uint8, count=n, offset=_HEADER)
+    falses = int(np.count_nonzero(codes == _FALSE))
+    return falses if falses + int(np.count_nonzero(codes == _TRUE)) == n else None

@@ -33,6 +33,7 @@ import numpy as np
 
 from .. import _stats
 from ..options import NanPolicy
+from .floatlist import bool_list_falses
 from .objects.arith import _weighted
 from .objects.classify import _describe, classify_object
 from .objects.scan import _sort_numbers
@@ -217,13 +218,14 @@ def list_median(vals: list, stat: str, policy: NanPolicy | None = None) -> Any:
     """
     if stat not in MEDIANS or type(vals) is not list or not vals:
         return None
-    types = set(map(type, vals))
+    # bools: counted in one C pass that also proves the type of every element
+    below = bool_list_falses(vals) if type(vals[0]) is bool else None
+    types = _BOOL_ONLY if below is not None else set(map(type, vals))
     if types == _FLOAT_ONLY:
         return None  # Python floats: the float64 array path (core/floatlist.py) is faster
     ranks = median_ranks(stat, len(vals))
     picked = None
-    if types == _BOOL_ONLY:  # two values: count them (True and False are singletons)
-        below = len(vals) - sum(vals)
+    if below is not None:  # two values (True and False are singletons)
         picked = [ranks[0] >= below, ranks[1] >= below]
     elif len(types) == 1 and (len(vals) <= SHORT_LIST
                               or (types == _DECIMAL_ONLY and len(vals) <= SHORT_DECIMALS)):

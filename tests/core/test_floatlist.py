@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import nanaccess as na
-from nanaccess.core.floatlist import float_list_array
+from nanaccess.core.floatlist import bool_list_falses, float_list_array
 from nanaccess.errors import SignalingNaNError
 
 
@@ -90,3 +90,29 @@ def test_list_totalorder_returns_the_nan_bits():
     neg_payload = _float_of_bits(0xFFF8_0000_0000_0ABC)
     got = na.median([neg_payload, neg_payload, 1.0], nan_policy="totalorder")
     assert struct.pack("<d", got) == struct.pack("<d", neg_payload)
+
+
+_bool_likes = st.one_of(st.booleans(), st.sampled_from([0, 1, 0.0, 1.0, None, np.bool_(True),
+                                                        np.bool_(False), "T", b"F"]))
+
+
+@given(st.lists(st.booleans(), min_size=1, max_size=300), st.lists(_bool_likes, max_size=3),
+       st.integers(0, 300))
+def test_bool_counts_prove_every_type(bools, others, at):
+    assert bool_list_falses(bools) == bools.count(False)
+    mixed = bools[:at] + others + bools[at:]
+    want = mixed.count(False) if all(type(v) is bool for v in mixed) else None
+    assert bool_list_falses(mixed) == want
+
+
+@given(st.lists(st.booleans(), min_size=1, max_size=400), st.lists(_bool_likes, max_size=2))
+def test_bool_list_medians_as_statistics(bools, others):
+    import statistics
+
+    vals = bools + others
+    if any(v is None or isinstance(v, str | bytes) for v in vals):
+        return
+    for stat in ("median", "median_low", "median_high"):
+        got = getattr(na, stat)(vals)
+        want = getattr(statistics, stat)(vals)
+        assert got == want and type(got) is type(want)
