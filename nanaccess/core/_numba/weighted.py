@@ -3,7 +3,8 @@
 Two phases, so that the positions (NumPy's formulas on each group's total weight,
 :mod:`nanaccess.core.weighted.positions`) are computed in one place:
 
-* ``prepare``: a counting sort of the pairs of positive weight by group, then per
+* ``prepare``: a counting sort of the pairs of positive weight by group (with float64
+  data, the keys made from the bits stand for the values: no source indices), then per
   group the exact limbs of :mod:`nanaccess.core.weighted.cumulative` (scale ``L``,
   base ``B``, ``hi`` / ``lo`` per weight) and the total as a normalised pair; a group
   too wide for the pairs is sorted by (key, weight) and summed in float64, as the
@@ -40,10 +41,13 @@ def _nb_reached(h, lo, th, tl, b):  # pragma: no cover - compiled
 
 
 def _nb_swap(k, hi, lo, src, i, j):  # pragma: no cover - compiled
-    k[i], k[j] = k[j], k[i]
+    """Swap entries ``i`` and ``j``; safe when ``src`` is ``k`` itself (keyed layout:
+    every read before every write, so the second array does not swap back)."""
+    a, b, sa, sb = k[i], k[j], src[i], src[j]
+    k[i], k[j] = b, a
     hi[i], hi[j] = hi[j], hi[i]
     lo[i], lo[j] = lo[j], lo[i]
-    src[i], src[j] = src[j], src[i]
+    src[i], src[j] = sb, sa
 
 
 def _nb_part(k, hi, lo, src, a, b, pivot, eq):  # pragma: no cover - compiled
@@ -293,7 +297,9 @@ def _nb_prepare(keys, flip, w, codes, ngroups):  # pragma: no cover - compiled
     m = starts[ngroups]
     k = np.empty(m, np.int64)
     ws = np.empty(m, np.float64)
-    src = np.empty(m, np.int64)
+    # keyed layout (float64 bits made keys): a key gives back its value, so ``src`` is
+    # ``k`` itself and the selections return keys (one array less to scatter and move)
+    src = k if flip else np.empty(m, np.int64)
     fill = starts[:ngroups].copy()
     imax = np.int64(0x7FFFFFFFFFFFFFFF)
     emin = np.full(ngroups, 4096, np.int64)
@@ -308,7 +314,8 @@ def _nb_prepare(keys, flip, w, codes, ngroups):  # pragma: no cover - compiled
                 kv = kv ^ ((kv >> 63) & imax)
             k[j] = kv
             ws[j] = w[i]
-            src[j] = i
+            if not flip:
+                src[j] = i
             fill[g] = j + 1
             e = (wb[i] >> 52) & 0x7FF
             emin[g] = min(emin[g], e)

@@ -68,10 +68,19 @@ def compiled_order(p: Prepared, codes: np.ndarray | None, ngroups: int, stat: st
     idx = nb["select"](k, hi, lo, cf, src, starts, B, exact, last_h, last_l, th, tl, tf)
     nq = s_lo.shape[0]
     i_lo, i_hi = (idx, idx) if same else (idx[:nq], idx[nq:])
-    a = x[np.maximum(i_lo, 0)] if x.size else np.zeros(i_lo.shape, x.dtype)
-    b = x[np.maximum(i_hi, 0)] if x.size else a
+    if flip:  # the kernels returned keys: their float64 values (empty groups: -0.0)
+        a, b = _unkey(i_lo), _unkey(i_hi)
+    else:
+        a = x[np.maximum(i_lo, 0)] if x.size else np.zeros(i_lo.shape, x.dtype)
+        b = x[np.maximum(i_hi, 0)] if x.size else a
     vals, res_miss = _finish(stat, mode, a, b, t, total, tails)
     return vals, res_miss, counts
+
+
+def _unkey(keys: np.ndarray) -> np.ndarray:
+    """float64 values of the kernels' totalOrder keys (the inverse of the flip)."""
+    keys = np.asarray(keys, np.int64)
+    return (keys ^ ((keys >> 63) & np.int64(0x7FFFFFFFFFFFFFFF))).view(np.float64)
 
 
 def _positions(total, stat, qa, method):
