@@ -11,14 +11,15 @@ NaN-free data gives NumPy's numbers. Arithmetic follows spec section 3/4:
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
 
 from .bits import layout_of
 
-__all__ = ["METHODS", "PICK_METHODS", "quantile_positions", "virtual_index", "lerp", "midpoint",
-           "validate_q"]
+__all__ = ["METHODS", "PICK_METHODS", "quantile_positions", "quantile_position",
+           "virtual_index", "lerp", "midpoint", "validate_q"]
 
 # numpy's 13 method names plus the statistics module's "inclusive" / "exclusive"
 METHODS = ("linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
@@ -93,6 +94,35 @@ def quantile_positions(m: np.ndarray, q: np.ndarray, method: str):
     lo = np.where(empty, 0, lo).astype(np.int64)
     hi = np.where(empty, 0, hi).astype(np.int64)
     return lo, hi, np.broadcast_to(t, lo.shape)
+
+
+#: methods whose ranks :func:`quantile_position` gives in Python numbers
+_SCALAR_METHODS = frozenset(METHODS) - {"midpoint", "averaged_inverted_cdf", "inverted_cdf",
+                                        "closest_observation"}
+
+
+def quantile_position(n: int, q: float, method: str) -> tuple[int, int, float] | None:
+    """:func:`quantile_positions` of one row of ``n >= 1`` values and one ``q``, in
+    Python numbers (the same float64 operations, no arrays): the small-data lane's
+    form. None for the methods whose ranks need the array form ("midpoint",
+    "averaged_inverted_cdf" and the discrete ones).
+
+    Examples
+    --------
+    >>> quantile_position(5, 0.3, "linear")
+    (1, 2, 0.19999999999999996)
+    >>> quantile_position(5, 1.0, "hazen")
+    (4, 4, 0.0)
+    """
+    if method not in _SCALAR_METHODS:
+        return None
+    vi = float(virtual_index(float(n), q, method)[0])
+    if vi >= n - 1.0:
+        return n - 1, n - 1, 0.0
+    if vi < 0:
+        return 0, 0, 0.0
+    lo = math.floor(vi)
+    return lo, lo + 1, vi - lo
 
 
 def virtual_index(n: np.ndarray, qq: np.ndarray, method: str

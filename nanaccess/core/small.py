@@ -40,6 +40,7 @@ import numpy as np
 from .. import _stats
 from ..options import NanPolicy
 from .bits import as_bits, layout_of
+from .interp import PICK_METHODS, quantile_position
 from .keys import float_keys, integer_keys, keys_to_float
 from .plan import combine, median_ranks, rank_plan
 from .policy import RULES
@@ -252,6 +253,30 @@ def _median_f64(x: np.ndarray, stat: str) -> np.float64 | None:
     return None if m is None else np.float64(m)
 
 
+def _quantile_f64(x: np.ndarray, q: float, method: str) -> np.float64 | None:
+    """One quantile of NaN-free 1-D float64 ``x`` in Python numbers: the ranks of
+    :func:`~nanaccess.core.interp.quantile_position`, NumPy's blend as
+    :func:`~nanaccess.core.interp.lerp` computes it; None when the ranks need the
+    array form or ``b - a`` is not finite (lerp's repairs)."""
+    pos = quantile_position(x.size, q, method)
+    if pos is None:
+        return None
+    lo, hi, t = pos
+    p = np.partition(x, (lo, hi) if lo != hi else lo)
+    a = float(p[lo])
+    if a == 0.0:
+        a = _signed_zero(x, lo)
+    if t == 0.0 or method in PICK_METHODS:
+        return np.float64(a)
+    b = float(p[hi])
+    if b == 0.0:
+        b = _signed_zero(x, hi)
+    diff = b - a
+    if diff - diff != 0.0:
+        return None
+    return np.float64(b - diff * (1.0 - t) if t >= 0.5 else a + diff * t)
+
+
 def _median_int(x: np.ndarray, stat: str) -> Any:
     """A median of 1-D integer or bool ``x``: the picks as stored (``x``'s dtype), the
     midpoint as :func:`~nanaccess.core.plan.combine` makes it (float64 of each, their
@@ -345,8 +370,12 @@ def order_small(x: Any, stat: str, policy: NanPolicy, q: np.ndarray | None = Non
         return None
     elif stat in MEDIANS:
         return _median_int(x, stat)
-    if kind == "f" and stat in MEDIANS and x.dtype == np.float64:
-        out = _median_f64(x, stat)
+    if kind == "f" and x.dtype == np.float64:
+        out = None
+        if stat in MEDIANS:
+            out = _median_f64(x, stat)
+        elif stat == "quantile" and q is not None and q.ndim == 0:
+            out = _quantile_f64(x, float(q), method)
         if out is not None:
             return out
     return _by_keys(x, stat, q, method, nan_free=True)

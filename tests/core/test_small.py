@@ -340,3 +340,21 @@ def test_list_lane_validates_the_policy():
     with option_context(nan_policy="omit"):
         assert na.median([1.0, float("nan"), 3.0], nan_policy=None) == 2.0
     assert na.median([1.0, float("nan"), 3.0], nan_policy=NanPolicy.OMIT) == 2.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_nan_floats, min_size=1, max_size=30), st.floats(0, 1),
+       st.sampled_from(_METHODS + ["closest_observation", "averaged_inverted_cdf",
+                                   "normal_unbiased", "interpolated_inverted_cdf"]))
+def test_scalar_quantile_lane_equals_generic(vals, q, method):
+    """One quantile of a float64 array in Python numbers: the generic engine's bits."""
+    x = np.array(vals, dtype=np.float64)
+    qa = np.array(q)
+    for policy in NanPolicy:
+        got = order_small(x, "quantile", policy, qa, method)
+        if got is not None:
+            r = reduce(x, "quantile", policy=policy, q=qa, method=method)
+            assert _same(got, r.values)
+    ref = _bits(lambda: reduce(x, "quantile", policy=NanPolicy.OMIT, q=qa,
+                               method=method).values[()])
+    assert _bits(lambda: na.quantile(x, q, method=method, nan_policy="omit")) == ref
