@@ -92,7 +92,13 @@ def near_ties(draw):
     return np.array([vals[i] for i in perm])
 
 
-data = patterns | wide | subnormal | near_ties()
+# values of one binade (signs mixed): their sums and means meet exact ties often, and
+# the bound is small enough to settle them
+narrow = st.lists(st.integers(2**52, 2**53 - 1) | st.integers(-2**53 + 1, -2**52),
+                  min_size=2, max_size=40).map(
+    lambda v: np.array(v, dtype=np.float64) * 2.0 ** -52)
+
+data = patterns | wide | subnormal | near_ties() | narrow
 
 
 # ------------------------------------------------------------------ soundness
@@ -189,7 +195,9 @@ def test_grouped_equals_each_group_ungrouped(kind, stat):
     else:
         x = rng.integers(0, 2**64, n, dtype=np.uint64).view(np.float64)
     codes = rng.integers(-1, g, n)
-    if kind == "ties":  # group 0: a sum tie; group 1: a mean tie (an odd row left out)
+    if kind == "ties":
+        # group 0: a sum tie the bound cannot settle; group 1: a mean tie it settles
+        # (an odd row left out); group 2: a mean tie it cannot settle
         idx = np.flatnonzero(codes == 0)
         x[idx] = 0.0
         x[idx[:2]] = (1.0, 2.0 ** -53)
@@ -197,6 +205,9 @@ def test_grouped_equals_each_group_ungrouped(kind, stat):
         x[idx] = np.where(np.arange(idx.size) % 2, 1.0 + 2.0 ** -52, 1.0)
         if idx.size % 2:
             x[idx[-1]] = np.nan
+        idx = np.flatnonzero(codes == 2)
+        x[idx] = np.resize([4.0, 2.0 ** -51, 2.0 ** -200, -2.0 ** -200], idx.size)
+        x[idx[idx.size - idx.size % 4:]] = np.nan
     nan = np.isnan(x) & (codes >= 0)
     certified.reset_stats()
     vals, _ = moment_column(x, nan, None, codes, g, stat, 0, NanPolicy.OMIT)
@@ -226,7 +237,7 @@ HARD = {  # (values, stat): certification must fail on each
     "total cancellation to a tie": ([1e308, 1.0, -1e308, TIE, *PAD], "sum"),
     "zero": ([1.5, -1.5, 0.25, -0.25, *PAD], "sum"),
     "subnormal result": ([1e-300, -1e-300, 2.0 ** -1073, *PAD], "sum"),
-    "mean tie": ([1.0, 1.0 + 2.0 ** -52] * 30, "mean"),
+    "mean tie": ([4.0, 2.0 ** -51, 2.0 ** -200, -2.0 ** -200] * 20, "mean"),
     "mean near tie up": ([2.0, 2.0 + 2.0 ** -51, 2.0 ** -150, 0.0] * 30, "mean"),
     "mean near tie down": ([2.0, 2.0 + 2.0 ** -51, -2.0 ** -150, 0.0] * 30, "mean"),
     "mean subnormal": ([2.0 ** -1070, 2.0 ** -1073, 2.0 ** -1074] * 30, "mean"),
@@ -280,11 +291,28 @@ def test_overflowing_partial_sums_fall_back():
     assert float(moment_stat(np.full(80, 1e308), "sum")[0]) == math.inf
 
 
-def test_tie_cases_are_never_certified():
+def test_ties_the_bound_cannot_settle_are_never_certified():
     for vals, stat in (HARD["tie"], HARD["mean tie"]):
         x = np.array(vals)
         got = certified.certified_rows(x.reshape(1, -1), None, stat)
         assert not got[1][0]
+
+
+@pytest.mark.parametrize(("vals", "stat", "want"), [
+    ([1.0, 1.0 + 2.0 ** -52] + [0.0] * 80, "sum", 2.0),  # 2 + 2**-52: a tie, to even
+    ([1.0 + 2.0 ** -52, 1.0 + 2.0 ** -51] + [0.0] * 80, "sum", 2.0 + 2.0 ** -50),
+    ([1.0, 1.0 + 2.0 ** -52] * 40, "mean", 1.0),  # 1 + 2**-53: a tie, to even
+    ([1.0 + 2.0 ** -52, 1.0 + 2.0 ** -51] * 40, "mean", 1.0 + 2.0 ** -51),
+    ([-1.0, -1.0 - 2.0 ** -52] * 40, "mean", -1.0),
+])
+def test_exact_ties_of_narrow_data_are_settled_half_even(vals, stat, want):
+    # every value a multiple of Q = ulp(smallest) and the bound below Q/2: the sum is
+    # known exactly, so a tie is rounded half-even without the exact engine
+    x = np.array(vals)
+    assert rounded(x, stat) == want
+    got = certified.certified_rows(x.reshape(1, -1), None, stat)
+    assert got[1][0] and bits(got[0][0]) == bits(want)
+    assert certified.certified_1d(x, stat) == want
     x = np.array([1.0, 2.0, 3.0] * 40)  # exact and far from a tie: certified
     got = certified.certified_rows(x.reshape(1, -1), None, "mean")
     assert got[1][0] and got[0][0] == 2.0

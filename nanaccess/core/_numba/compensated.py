@@ -34,6 +34,13 @@ in ``[hi + lo - E, hi + lo + E]``.
   ``3u(|d1| + |d2| + |lo|)``; ``q`` is the correctly rounded ``S/n`` when
   ``|hi - q*n + lo| + slack + E < n * h_q / 2`` (``h_q`` the smaller spacing at ``|q|``).
 
+* ties and near-ties: every summed value is a multiple of ``Q``, the ulp of the
+  smallest nonzero one, and so is ``S``; when ``E < Q/2`` (and ``|hi| >= `` that value,
+  so ``hi`` is a multiple of ``Q`` too), ``S - hi`` is the one multiple of ``Q`` nearest
+  ``lo``: ``S`` is known exactly as ``hi + lo_x``, and an exact tie is rounded
+  half-even (for the mean, ``S - q*n`` is then an exact TwoSum pair compared with half
+  the spacing on its side times ``n``). Small groups of ordinary data meet ties often.
+
 Anything else is not certified: ``hi == 0`` (signed zeros), a non-finite ``s``, ``c``
 or ``A`` (NaN, infinities, overflow), subnormal results, counts beyond ``1e-6/u``. The
 caller then runs the exact engine, which owns those cases; a certified value equals
@@ -71,6 +78,7 @@ _TINY = 2.0 ** -1072  # covers the underflow of the bound's own roundings
 _NORMAL_MIN = 2.0 ** -1022
 _MEAN_LO = 2.0 ** -960  # |hi| and |q| inside these: TwoProduct's split is exact
 _MEAN_HI = 2.0 ** 990
+_EXACT_MIN = 2.0 ** -1000  # half a spacing of |hi| above this is a normal float
 _VELTKAMP = 134217729.0  # 2**27 + 1
 _MARGIN = 1.0000001  # relative margin of the certification tests
 _ABS = np.uint64(0x7FFFFFFFFFFFFFFF)
@@ -87,7 +95,7 @@ def _lane_add(s, c, b, x):  # pragma: no cover - compiled
     return t, c + e, b + abs(e)
 
 
-def _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_n, lanes_f):
+def _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f):
     # pragma: no cover - compiled
     """Accumulate row ``r`` into the lane arrays (zeroed here)."""
     n = x.shape[1]
@@ -95,6 +103,7 @@ def _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_n, lanes_f):
         lanes_s[j] = 0.0
         lanes_c[j] = 0.0
         lanes_b[j] = 0.0
+        lanes_y[j] = np.inf
         lanes_n[j] = 0
         lanes_f[j] = 0
     full = n - n % LANES
@@ -108,6 +117,7 @@ def _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_n, lanes_f):
                 lanes_c[j] += e
                 lanes_s[j] = t
                 lanes_b[j] += abs(e)
+                lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
         for i in range(full, n):
             j = i - full
             v = x[r, i]
@@ -117,6 +127,7 @@ def _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_n, lanes_f):
             lanes_c[j] += e
             lanes_s[j] = t
             lanes_b[j] += abs(e)
+            lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
         lanes_n[0] = n
     elif mode == MODE_MASK:
         for i in range(0, n):
@@ -129,6 +140,7 @@ def _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_n, lanes_f):
                 lanes_c[j] += e
                 lanes_s[j] = t
                 lanes_b[j] += abs(e)
+                lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
                 lanes_n[j] += 1
     else:
         for i in range(0, full, LANES):
@@ -142,6 +154,7 @@ def _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_n, lanes_f):
                 lanes_c[j] += e
                 lanes_s[j] = t
                 lanes_b[j] += abs(e)
+                lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
                 lanes_n[j] += np.int64(not isn)
                 lanes_f[j] |= np.int64(isn) * (F_NAN | (F_SNAN * np.int64((b & _QUIET) == 0)))
         for i in range(full, n):
@@ -155,6 +168,7 @@ def _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_n, lanes_f):
             lanes_c[j] += e
             lanes_s[j] = t
             lanes_b[j] += abs(e)
+            lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
             lanes_n[j] += np.int64(not isn)
             lanes_f[j] |= np.int64(isn) * (F_NAN | (F_SNAN * np.int64((b & _QUIET) == 0)))
 
@@ -167,7 +181,7 @@ def _lanes_nan(lanes_s):  # pragma: no cover - compiled
     return False
 
 
-def rows_kernel(x, mask, bits, mode, s_out, c_out, b_out, counts, flags):
+def rows_kernel(x, mask, bits, mode, s_out, c_out, b_out, y_out, counts, flags):
     # pragma: no cover - compiled
     """Sum2 accumulators of each row of the C-order ``(rows, n)`` float array ``x``
     (``mask``: ``(rows, n)`` bool for MODE_MASK; ``bits``: ``x``'s uint64 view for
@@ -176,33 +190,37 @@ def rows_kernel(x, mask, bits, mode, s_out, c_out, b_out, counts, flags):
     lanes_s = np.zeros(LANES)
     lanes_c = np.zeros(LANES)
     lanes_b = np.zeros(LANES)
+    lanes_y = np.zeros(LANES)
     lanes_n = np.zeros(LANES, np.int64)
     lanes_f = np.zeros(LANES, np.int64)
     for r in range(rows):
         if mode == MODE_SKIPNAN:
             # the plain loop first (faster); again skipping NaNs if it met one
-            _row(x, mask, bits, r, MODE_ALL, lanes_s, lanes_c, lanes_b, lanes_n, lanes_f)
+            _row(x, mask, bits, r, MODE_ALL, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
             if _lanes_nan(lanes_s):
-                _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_n, lanes_f)
+                _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
         else:
-            _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_n, lanes_f)
+            _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
         s = lanes_s[0]
         c = lanes_c[0]
         a = lanes_b[0]
+        y = lanes_y[0]
         cnt = lanes_n[0]
         fl = lanes_f[0]
         for j in range(1, LANES):
             s, c, a = _lane_add(s, c + lanes_c[j], a + lanes_b[j], lanes_s[j])
+            y = min(y, lanes_y[j])
             cnt += lanes_n[j]
             fl |= lanes_f[j]
         s_out[r] = s
         c_out[r] = c
         b_out[r] = a
+        y_out[r] = y
         counts[r] = cnt
         flags[r] = fl
 
 
-def cols_kernel(x, mask, bits, mode, s_out, c_out, b_out, counts, flags):
+def cols_kernel(x, mask, bits, mode, s_out, c_out, b_out, y_out, counts, flags):
     # pragma: no cover - compiled
     """Sum2 accumulators of each column of the C-order ``(n, cells)`` array ``x`` (a
     leading axis reduced in place: the cells are the lanes); outputs zeroed by the
@@ -218,6 +236,7 @@ def cols_kernel(x, mask, bits, mode, s_out, c_out, b_out, counts, flags):
                 c_out[j] += e
                 s_out[j] = t
                 b_out[j] += abs(e)
+                y_out[j] = min(y_out[j], abs(v) if v != 0.0 else np.inf)
         elif mode == MODE_MASK:
             for j in range(m):
                 w = mask[i, j]
@@ -228,6 +247,7 @@ def cols_kernel(x, mask, bits, mode, s_out, c_out, b_out, counts, flags):
                 c_out[j] += e
                 s_out[j] = t
                 b_out[j] += abs(e)
+                y_out[j] = min(y_out[j], abs(v) if v != 0.0 else np.inf)
                 counts[j] += np.int64(w)
         else:
             for j in range(m):
@@ -240,6 +260,7 @@ def cols_kernel(x, mask, bits, mode, s_out, c_out, b_out, counts, flags):
                 c_out[j] += e
                 s_out[j] = t
                 b_out[j] += abs(e)
+                y_out[j] = min(y_out[j], abs(v) if v != 0.0 else np.inf)
                 counts[j] += np.int64(not isn)
                 flags[j] |= np.int64(isn) * (F_NAN | (F_SNAN * np.int64((b & _QUIET) == 0)))
     if mode == MODE_ALL:
@@ -247,13 +268,14 @@ def cols_kernel(x, mask, bits, mode, s_out, c_out, b_out, counts, flags):
             counts[j] = n
 
 
-def grouped_kernel(x, mask, bits, mode, codes, s_out, c_out, b_out, counts, flags):
+def grouped_kernel(x, mask, bits, mode, codes, s_out, c_out, b_out, y_out, counts, flags):
     # pragma: no cover - compiled
     """Sum2 accumulators per group (``codes[i]`` in ``[0, groups)``, -1: no group) of
     the 1-D array ``x``; outputs zeroed by the caller. A group's accumulators share
     one cache line while the rows are scattered (then unpacked)."""
     n = x.shape[0]
-    acc = np.zeros((s_out.shape[0], 4))
+    acc = np.zeros((s_out.shape[0], 5))
+    acc[:, 4] = np.inf
     for i in range(n):
         g = codes[i]
         if g < 0:
@@ -275,10 +297,12 @@ def grouped_kernel(x, mask, bits, mode, codes, s_out, c_out, b_out, counts, flag
         acc[g, 1] += e
         acc[g, 2] += abs(e)
         acc[g, 3] += 1.0
+        acc[g, 4] = min(acc[g, 4], abs(v) if v != 0.0 else np.inf)
     for g in range(s_out.shape[0]):
         s_out[g] = acc[g, 0]
         c_out[g] = acc[g, 1]
         b_out[g] = acc[g, 2]
+        y_out[g] = acc[g, 4]
         counts[g] = np.int64(acc[g, 3])
 
 
@@ -301,7 +325,39 @@ def _two_prod_err(a, b, p):  # pragma: no cover - compiled
     return ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
-def _certify_one(s, c, b, n, mean, lanes):  # pragma: no cover - compiled
+def _spacing_above(a):  # pragma: no cover - compiled
+    """``nextafter(a, inf) - a`` of a positive finite float64."""
+    b = np.int64(np.float64(a).view(np.int64))
+    return np.int64(b + 1).view(np.float64) - a
+
+
+def _quantum(y):  # pragma: no cover - compiled
+    """The ulp of ``y > 0``: every float of magnitude ``>= y`` is a multiple of it."""
+    e = (np.int64(np.float64(y).view(np.int64)) >> 52) & 0x7FF
+    if e > 52:
+        return np.int64((e - 52) << 52).view(np.float64)
+    return np.int64(1 << (max(e, 1) - 1)).view(np.float64)
+
+
+def _even(a, b):  # pragma: no cover - compiled
+    """Of two neighbouring floats, the one with an even last mantissa bit."""
+    return a if (np.int64(np.float64(a).view(np.int64)) & 1) == 0 else b
+
+
+def _exact_lo(hi, lo, e, y):  # pragma: no cover - compiled
+    """``S - hi`` exactly, when the bound settles it, else NaN. Every summed value is a
+    multiple of ``Q``, the ulp of the smallest nonzero one (``y``), so is ``S``; so is
+    ``hi`` when ``|hi| >= y``; ``S - hi`` is then the one multiple of ``Q`` within
+    ``e < Q/2`` of ``lo``."""
+    if not (y < np.inf) or abs(hi) < y or abs(hi) < _EXACT_MIN:
+        return np.nan
+    q = _quantum(y)
+    if not (e < 0.5 * q):
+        return np.nan
+    return np.rint(lo / q) * q  # lo / q and the product: powers of two, exact
+
+
+def _certify_one(s, c, b, y, n, mean, lanes):  # pragma: no cover - compiled
     """(value, certified) of one cell's accumulators (see the module docstring)."""
     m = np.float64(n + lanes + 2) * _U
     if n <= 0 or m >= _MAX_MU:
@@ -316,6 +372,18 @@ def _certify_one(s, c, b, n, mean, lanes):  # pragma: no cover - compiled
     if not mean:
         if (abs(lo) + e) * _MARGIN < 0.5 * _spacing_below(ahi):
             return hi, True
+        lx = _exact_lo(hi, lo, e, y)  # a tie or near-tie: settled when S is known
+        if not (abs(lx) < np.inf):
+            return 0.0, False
+        if lx == 0.0:
+            return hi, True
+        h = _spacing_above(ahi) if (lx > 0) == (hi > 0) else _spacing_below(ahi)
+        if not (h < np.inf):
+            return 0.0, False  # beyond the largest float: the exact engine rounds
+        if abs(lx) < 0.5 * h:
+            return hi, True
+        if abs(lx) == 0.5 * h:  # an exact tie: half-even
+            return _even(hi, hi + 2.0 * lx), True
         return 0.0, False
     if not (_MEAN_LO <= ahi <= _MEAN_HI):
         return 0.0, False
@@ -334,15 +402,34 @@ def _certify_one(s, c, b, n, mean, lanes):  # pragma: no cover - compiled
     slack = 3.0 * _U * (abs(d1) + abs(d2) + abs(lo))
     if (abs(num) + slack + e) * _MARGIN < (0.5 * _spacing_below(aq)) * dn / _MARGIN:
         return q, True
+    lx = _exact_lo(hi, lo, e, y)  # a tie or near-tie: settled when S is known
+    if not (abs(lx) < np.inf):
+        return 0.0, False
+    r = d1 - d2  # hi - q*n: a multiple of ulp(q) below 2**36 ulps, exact
+    nh = r + lx  # S - q*n = nh + nl exactly (TwoSum)
+    z = nh - r
+    nl = (r - (nh - z)) + (lx - z)
+    if nh == 0.0:
+        return q, True
+    h = _spacing_above(aq) if (nh > 0) == (q > 0) else _spacing_below(aq)
+    t = 0.5 * h * dn  # exact: a power of two times n
+    if abs(nh) < t:
+        return q, True
+    if abs(nh) == t:
+        if nl == 0.0:  # S/n exactly halfway: half-even
+            return _even(q, q + (h if nh > 0 else -h)), True
+        if (nl > 0) != (nh > 0):  # |S - q*n| just below half a spacing
+            return q, True
     return 0.0, False
 
 
-def certify_kernel(s_in, c_in, b_in, counts, mean, lanes, out, ok):
+def certify_kernel(s_in, c_in, b_in, y_in, counts, mean, lanes, out, ok):
     # pragma: no cover - compiled
     """Correctly rounded sums (``mean`` False) or means of the cells where the Sum2
     bound proves them: ``out`` and ``ok`` per cell (see the module docstring)."""
     for k in range(s_in.shape[0]):
-        out[k], ok[k] = _certify_one(s_in[k], c_in[k], b_in[k], counts[k], mean, lanes)
+        out[k], ok[k] = _certify_one(s_in[k], c_in[k], b_in[k], y_in[k], counts[k], mean,
+                                     lanes)
 
 
 def one_kernel(x, mean):  # pragma: no cover - compiled
@@ -351,17 +438,20 @@ def one_kernel(x, mean):  # pragma: no cover - compiled
     lanes_s = np.zeros(LANES)
     lanes_c = np.zeros(LANES)
     lanes_b = np.zeros(LANES)
+    lanes_y = np.zeros(LANES)
     lanes_n = np.zeros(LANES, np.int64)
     lanes_f = np.zeros(LANES, np.int64)
     x2 = x.reshape(1, x.shape[0])
     _row(x2, np.ones((1, 1), np.bool_), np.zeros((1, 1), np.uint64), 0, MODE_ALL, lanes_s,
-         lanes_c, lanes_b, lanes_n, lanes_f)
+         lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
     s = lanes_s[0]
     c = lanes_c[0]
     b = lanes_b[0]
+    y = lanes_y[0]
     for j in range(1, LANES):
         s, c, b = _lane_add(s, c + lanes_c[j], b + lanes_b[j], lanes_s[j])
-    return _certify_one(s, c, b, lanes_n[0], mean, LANES)
+        y = min(y, lanes_y[j])
+    return _certify_one(s, c, b, y, lanes_n[0], mean, LANES)
 
 
 def compact_kernel(vals, mask, use_mask, codes, ok, renum, sub_vals, sub_mask, sub_codes):
@@ -387,8 +477,8 @@ def compact_kernel(vals, mask, use_mask, codes, ok, renum, sub_vals, sub_mask, s
     return m
 
 
-_HELPERS = ("_lane_add", "_row", "_lanes_nan", "_certify_one", "_spacing_below", "_split",
-            "_two_prod_err")
+_HELPERS = ("_lane_add", "_row", "_lanes_nan", "_certify_one", "_spacing_below",
+            "_spacing_above", "_quantum", "_even", "_exact_lo", "_split", "_two_prod_err")
 _KERNELS = ("rows_kernel", "cols_kernel", "grouped_kernel", "certify_kernel",
             "compact_kernel", "one_kernel")
 

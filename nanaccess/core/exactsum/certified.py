@@ -59,12 +59,12 @@ def _bits(x: np.ndarray, mode: int, dummy: np.ndarray) -> np.ndarray:
     return x.view(np.uint64) if mode == MODE_SKIPNAN else dummy
 
 
-def _certify(s, c, b, counts, stat: str):
+def _certify(s, c, b, y, counts, stat: str):
     out = np.empty(s.shape[0])
     ok = np.empty(s.shape[0], dtype=bool)
     from .._numba.compensated import LANES
 
-    _kernels()["certify_kernel"](s, c, b, counts, stat == "mean", LANES, out, ok)
+    _kernels()["certify_kernel"](s, c, b, y, counts, stat == "mean", LANES, out, ok)
     k = int(np.count_nonzero(ok))
     _STATS["certified"] += k
     _STATS["fallback"] += ok.size - k
@@ -72,16 +72,17 @@ def _certify(s, c, b, counts, stat: str):
 
 
 def _zeros(m: int):
-    return (np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m, np.int64),
+    """The kernels' outputs: s, c, b, the smallest nonzero magnitude, counts, flags."""
+    return (np.zeros(m), np.zeros(m), np.zeros(m), np.full(m, np.inf), np.zeros(m, np.int64),
             np.zeros(m, np.int64))
 
 
 def _run(kind: str, stat: str, *args):
     """Run kernel ``kind`` then certify: (values, ok, counts, flags), or None."""
-    s, c, b, counts, flags = args[-5:]
+    s, c, b, y, counts, flags = args[-6:]
     try:
         _kernels()[kind](*args)
-        out, ok = _certify(s, c, b, counts, stat)
+        out, ok = _certify(s, c, b, y, counts, stat)
     except Exception as err:  # numba failed: the NumPy engine, from now on
         nb.fallback(err)
         return None
