@@ -48,7 +48,7 @@ from .policy import RULES
 __all__ = ["MEDIANS", "ORDERS", "MOMENTS", "LEAN_MOMENTS", "SMALL_LIST", "SMALL_ARRAY",
            "SMALL_MOMENT", "LIST_RANKS", "float_list_median", "float_list_pick",
            "float_list_nan_median", "array_median", "order_small", "array_moment",
-           "moment_plain", "moment_small"]
+           "moment_plain", "moment_small", "column_medians"]
 
 #: the statistics with a lean path here
 MEDIANS = _stats.MEDIANS
@@ -275,6 +275,34 @@ def _quantile_f64(x: np.ndarray, q: float, method: str) -> np.float64 | None:
     if diff - diff != 0.0:
         return None
     return np.float64(b - diff * (1.0 - t) if t >= 0.5 else a + diff * t)
+
+
+def column_medians(x: Any, stat: str) -> np.ndarray | None:
+    """``stat`` (one of :data:`MEDIANS`) of each column of a small 2-D NaN-free float64
+    array, as :func:`order_small` gives each column (one partition for all of them);
+    None when a column holds a NaN, a zero is picked or a midpoint overflows.
+
+    Examples
+    --------
+    >>> column_medians(np.array([[1.0, 4.0], [3.0, 2.0], [2.0, 9.0]]), "median")
+    array([2., 4.])
+    """
+    if type(x) is not np.ndarray or x.dtype != np.float64 or x.ndim != 2 \
+            or not 0 < x.shape[0] <= SMALL_ARRAY or not x.shape[1]:
+        return None
+    n = x.shape[0]
+    lo, hi = median_ranks(stat, n)
+    p = np.partition(x.T, sorted({lo, hi, n - 1}), axis=1)  # a copy; a NaN sorts last
+    if np.isnan(p[:, n - 1]).any():
+        return None
+    a, b = p[:, lo], p[:, hi]
+    if not (a.all() and b.all()):
+        return None  # a zero: its sign needs the per-column count
+    if lo == hi:
+        return a.copy()
+    with np.errstate(over="ignore"):
+        total = a + b
+    return total / 2.0 if np.isfinite(total).all() else None
 
 
 def _median_int(x: np.ndarray, stat: str) -> Any:

@@ -102,3 +102,18 @@ def test_integer_series_medians_equal_generic_and_pandas(values, dtype):
         assert _bits(got) == _bits(_generic(s, stat, "raise"))
     if dtype != "bool":
         assert s.nanstats.median() == s.median()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([0.0, -0.0, 1.5, -2.0, 3.25, 1.7e308, -1.7e308,
+                                          np.inf, -np.inf, np.nan]), min_size=3, max_size=3),
+                min_size=1, max_size=25), st.sampled_from(["median", "median_low",
+                                                           "median_high"]),
+       st.sampled_from(POLICIES))
+def test_one_float_block_medians_equal_each_column(rows, stat, policy):
+    """The one-partition lane of a float64 frame: each column's own result, bit for bit."""
+    df = pd.DataFrame(np.array(rows, dtype=np.float64), columns=["a", "b", "c"])
+    got = getattr(df.nanstats, stat)(nan_policy=policy)
+    for c in df.columns:
+        assert _bits(got[c]) == _bits(getattr(df[c].nanstats, stat)(nan_policy=policy))
+    assert list(got.index) == ["a", "b", "c"] and got.dtype == np.float64
