@@ -9,11 +9,14 @@ reverses the order). What differs:
 * the keys are the values themselves (the data's dtype), so no totalOrder key is made
   on the way in nor undone on the way out (``-(-v)`` has ``v``'s bits). Float order is
   totalOrder's on numbers except that ``-0.0 == 0.0``: a window holding both zeros
-  could pick the wrong one, so the kernel reports a column holding both (flag bit 2)
-  and the caller runs :mod:`.window_heap` instead;
+  could pick the wrong one, so the kernel reports a column holding both (flag bits
+  2 and 3, :data:`FLAG_ZEROS`) and the caller runs :mod:`.window_heap` instead;
 * 8 children per node, their keys side by side: a sift down reads one or two cache
   lines per level, and the heaps are about half as deep as binary ones
   (``bottleneck`` also has 8 children but reads each child's key through a pointer);
+  the smallest child is found by a branch-free tournament over all 8 slots (the slots
+  past a heap's size hold +inf, and a tie goes to the lower slot, so a slot past the
+  size is never chosen while a real child exists; 8 spare slots follow each heap);
 * node ids and positions are int32 (half the memory traffic of int64);
 * fixed windows take no bound arrays: ``end = e0 + i * step``, ``start = end - span``,
   both clipped to ``[0, n]`` (pandas' fixed windows, centered or not, any ``closed``);
@@ -52,7 +55,9 @@ def _nb_fheap(x, bits, quiet, fixed, e0, step, span, n, start, end, lo_t, hi_t, 
     else from ``start``/``end`` (non-decreasing; -1 at the first that is not).
     ``lo_t``/``hi_t``/``w_t``/``ft_t`` the plan's ``(1, W + 1)`` tables by count;
     ``out`` and ``cnt`` indexed by output; ``hk`` the two heaps' keys (heap ``h`` at
-    ``h * cap``), ``hn`` their nodes, ``pos`` each node's place (``>= cap``: high).
+    ``h * hc``, ``hc = cap + 8``; +inf in every slot past the heap's size), ``hn``
+    their nodes, ``pos`` each node's place (``>= hc``: high), ``cap`` (a power of two
+    above the widest window) nodes.
     Returns -1 or the flags: bit 0 a NaN, bit 1 a signaling NaN, bits 2 / 3 a
     ``-0.0`` / ``+0.0`` entered a window.
 
@@ -62,6 +67,7 @@ def _nb_fheap(x, bits, quiet, fixed, e0, step, span, n, start, end, lo_t, hi_t, 
     """
     cap = pos.shape[0]
     mask = cap - 1
+    hc = hk.shape[0] // 2  # heap h's keys at h * hc; +inf past its size
     ha = 0  # the entries left to sift: (ha, pa), then (hb, pb)
     pa = 0
     hb = 0
@@ -88,6 +94,8 @@ def _nb_fheap(x, bits, quiet, fixed, e0, step, span, n, start, end, lo_t, hi_t, 
             ps = s
             pe = e
         if s >= ce:
+            hk[:n0] = np.inf  # the sentinels back (a new run of windows)
+            hk[hc:hc + n1] = np.inf
             n0 = 0
             n1 = 0
             m = 0
@@ -117,34 +125,34 @@ def _nb_fheap(x, bits, quiet, fixed, e0, step, span, n, start, end, lo_t, hi_t, 
                     ce += 1
                 if to and ti:  # the entering key takes the leaving one's place
                     g = pos[old]
-                    h = 1 if g >= cap else 0
-                    p = g - h * cap
+                    h = 1 if g >= hc else 0
+                    p = g - h * hc
                     nq = 1
                     ha = h
                     pa = p
-                    if h == 0 and n1 > 0 and ki > hk[cap]:  # it belongs high:
-                        hk[p] = -hk[cap]  # the high top fills the hole low
-                        hn[p] = hn[cap]
-                        hk[cap] = ki
-                        hn[cap] = node
+                    if h == 0 and n1 > 0 and ki > hk[hc]:  # it belongs high:
+                        hk[p] = -hk[hc]  # the high top fills the hole low
+                        hn[p] = hn[hc]
+                        hk[hc] = ki
+                        hn[hc] = node
                         hb = 1
                         pb = 0
                         nq = 2
                     elif h == 1 and n0 > 0 and ki < -hk[0]:  # it belongs low
-                        hk[cap + p] = -hk[0]
-                        hn[cap + p] = hn[0]
+                        hk[hc + p] = -hk[0]
+                        hn[hc + p] = hn[0]
                         hk[0] = -ki
                         hn[0] = node
                         hb = 0
                         pb = 0
                         nq = 2
                     else:
-                        hk[h * cap + p] = -ki if h == 0 else ki
-                        hn[h * cap + p] = node
+                        hk[h * hc + p] = -ki if h == 0 else ki
+                        hn[h * hc + p] = node
                 elif to:  # the heap's last entry fills the hole
                     g = pos[old]
-                    h = 1 if g >= cap else 0
-                    p = g - h * cap
+                    h = 1 if g >= hc else 0
+                    p = g - h * hc
                     m -= 1
                     if h == 0:
                         n0 -= 1
@@ -153,11 +161,12 @@ def _nb_fheap(x, bits, quiet, fixed, e0, step, span, n, start, end, lo_t, hi_t, 
                         n1 -= 1
                         last = n1
                     if p < last:
-                        hk[h * cap + p] = hk[h * cap + last]
-                        hn[h * cap + p] = hn[h * cap + last]
+                        hk[h * hc + p] = hk[h * hc + last]
+                        hn[h * hc + p] = hn[h * hc + last]
                         ha = h
                         pa = p
                         nq = 1
+                    hk[h * hc + last] = np.inf
                 elif ti:
                     m += 1
                     if n0 > 0 and ki <= -hk[0]:
@@ -167,16 +176,16 @@ def _nb_fheap(x, bits, quiet, fixed, e0, step, span, n, start, end, lo_t, hi_t, 
                         pa = n0
                         n0 += 1
                     else:
-                        hk[cap + n1] = ki
-                        hn[cap + n1] = node
+                        hk[hc + n1] = ki
+                        hn[hc + n1] = node
                         ha = 1
                         pa = n1
                         n1 += 1
                     nq = 1
             elif m > 0 and n0 != lo_t[0, m] + 1:  # a top moves across
                 h = 0 if n0 > lo_t[0, m] + 1 else 1
-                k = hk[h * cap]
-                nd = hn[h * cap]
+                k = hk[h * hc]
+                nd = hn[h * hc]
                 if h == 0:
                     n0 -= 1
                     last = n0
@@ -184,11 +193,12 @@ def _nb_fheap(x, bits, quiet, fixed, e0, step, span, n, start, end, lo_t, hi_t, 
                     n1 -= 1
                     last = n1
                 if last > 0:
-                    hk[h * cap] = hk[h * cap + last]
-                    hn[h * cap] = hn[h * cap + last]
+                    hk[h * hc] = hk[h * hc + last]
+                    hn[h * hc] = hn[h * hc + last]
                     ha = h
                     pa = 0
                     nq = 1
+                hk[h * hc + last] = np.inf
                 if h == 1:
                     hk[n0] = -k
                     hn[n0] = nd
@@ -200,8 +210,8 @@ def _nb_fheap(x, bits, quiet, fixed, e0, step, span, n, start, end, lo_t, hi_t, 
                         pb = n0
                     n0 += 1
                 else:
-                    hk[cap + n1] = -k
-                    hn[cap + n1] = nd
+                    hk[hc + n1] = -k
+                    hn[hc + n1] = nd
                     if nq == 0:
                         ha = 1
                         pa = n1
@@ -215,7 +225,7 @@ def _nb_fheap(x, bits, quiet, fixed, e0, step, span, n, start, end, lo_t, hi_t, 
             for t in range(nq):  # sift each left entry up, else down
                 h = ha if t == 0 else hb
                 p = pa if t == 0 else pb
-                base = h * cap
+                base = h * hc
                 size = n0 if h == 0 else n1
                 k = hk[base + p]
                 nd = hn[base + p]
@@ -235,14 +245,30 @@ def _nb_fheap(x, bits, quiet, fixed, e0, step, span, n, start, end, lo_t, hi_t, 
                     c0 = (p << LOGK) + 1
                     if c0 >= size:
                         break
-                    c1 = min(c0 + K, size)
-                    c = c0
-                    kc = hk[base + c0]
-                    for j in range(c0 + 1, c1):  # the smallest child
-                        kj = hk[base + j]
-                        if kj < kc:
-                            kc = kj
-                            c = j
+                    b = base + c0  # a branch-free tournament of the 8 children (the
+                    # slots past the heap's size hold +inf: never the smaller of a tie)
+                    k0 = hk[b]
+                    k1 = hk[b + 1]
+                    k2 = hk[b + 2]
+                    k3 = hk[b + 3]
+                    k4 = hk[b + 4]
+                    k5 = hk[b + 5]
+                    k6 = hk[b + 6]
+                    k7 = hk[b + 7]
+                    j01 = 1 if k1 < k0 else 0
+                    m01 = min(k0, k1)
+                    j23 = 3 if k3 < k2 else 2
+                    m23 = min(k2, k3)
+                    j45 = 5 if k5 < k4 else 4
+                    m45 = min(k4, k5)
+                    j67 = 7 if k7 < k6 else 6
+                    m67 = min(k6, k7)
+                    ja = j23 if m23 < m01 else j01
+                    ma = min(m01, m23)
+                    jb = j67 if m67 < m45 else j45
+                    mb = min(m45, m67)
+                    c = c0 + (jb if mb < ma else ja)
+                    kc = min(ma, mb)
                     if kc >= k:
                         break
                     hk[base + p] = kc
@@ -263,7 +289,7 @@ def _nb_fheap(x, bits, quiet, fixed, e0, step, span, n, start, end, lo_t, hi_t, 
         if mode == MODE_PICK or hi == lo:
             out[i] = a
             continue
-        b = hk[cap]
+        b = hk[hc]
         if mode == MODE_MID:
             out[i] = _nb_mid(a, b, half, nanv)
         else:
@@ -342,8 +368,8 @@ def fheap_select(x: np.ndarray, bounds: tuple, nout: int, lo_t: np.ndarray,
     expmask = int(np.array(np.inf, dt).view(it))
     nanv = np.array(expmask | quiet, it).view(dt)[()]
     flags = np.zeros(ntask, np.int64)
-    hk = np.empty((ntask, 2 * cap), dt)
-    hn = np.empty((ntask, 2 * cap), np.int32)
+    hk = np.full((ntask, 2 * (cap + K)), np.inf, dt)  # K slots of +inf past a full heap
+    hn = np.empty((ntask, 2 * (cap + K)), np.int32)
     pos = np.empty((ntask, cap), np.int32)
     if compiled:
         fn = kernels("window_fheap")["parallel" if nblk > 1 else "heap"]
