@@ -242,6 +242,7 @@ def _nb_limbs(w, a, b, lsb, top, hi, lo):  # pragma: no cover - compiled
     if top - lsb <= base:  # one limb: every hi is 0
         for i in range(a, b):
             v = np.int64((w[i] * f1) * f2)
+            hi[i] = 0
             lo[i] = v
             sl += v
         return base, True, sh, sl
@@ -302,9 +303,6 @@ def _nb_prepare(keys, flip, w, codes, ngroups):  # pragma: no cover - compiled
     src = k if flip else np.empty(m, np.int64)
     fill = starts[:ngroups].copy()
     imax = np.int64(0x7FFFFFFFFFFFFFFF)
-    emin = np.full(ngroups, 4096, np.int64)
-    emax = np.full(ngroups, -1, np.int64)
-    wb = w.view(np.int64)
     for i in range(n):
         g = codes[i]
         if g >= 0 and w[i] > 0:
@@ -317,11 +315,8 @@ def _nb_prepare(keys, flip, w, codes, ngroups):  # pragma: no cover - compiled
             if not flip:
                 src[j] = i
             fill[g] = j + 1
-            e = (wb[i] >> 52) & 0x7FF
-            emin[g] = min(emin[g], e)
-            emax[g] = max(emax[g], e)
-    hi = np.zeros(m, np.int64)
-    lo = np.zeros(m, np.int64)
+    hi = np.empty(m, np.int64)  # every exact group's limbs are written (_nb_limbs)
+    lo = np.empty(m, np.int64)
     cf = np.zeros(0, np.float64)  # float64 sums: allocated for the first wide group
     B = np.zeros(ngroups, np.int64)
     exact = np.zeros(ngroups, np.bool_)
@@ -332,7 +327,13 @@ def _nb_prepare(keys, flip, w, codes, ngroups):  # pragma: no cover - compiled
     wsb = ws.view(np.int64)
     for g in range(ngroups):
         a, b = starts[g], starts[g + 1]
-        lg, tg = _nb_group_bits(wsb, a, b, emin[g], emax[g])
+        emin = np.int64(4096)  # the exponent range, from the group's own weights (in a
+        emax = np.int64(-1)  # sequential pass: cheaper than updating it in the scatter)
+        for j in range(a, b):
+            e = (wsb[j] >> 52) & 0x7FF
+            emin = min(emin, e)
+            emax = max(emax, e)
+        lg, tg = _nb_group_bits(wsb, a, b, emin, emax)
         L[g] = lg
         bg, ex, sh, sl = _nb_limbs(ws, a, b, L[g], tg, hi, lo)
         B[g], exact[g] = bg, ex
