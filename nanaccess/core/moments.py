@@ -17,7 +17,7 @@ from ..options import NanPolicy, resolve_policy
 from .axes import Reduction
 from .classify import canonical_nan, scan_rows
 from .exactsum import exact_mean, exact_sum, exact_var
-from .exactsum.certified import F_NAN, F_SNAN, certified_cols
+from .exactsum.certified import F_NAN, F_SNAN, certified_cols, certified_rows
 from .exactsum.compiled import compiled_rows_skipnan
 from .keys import float_keys, keys_to_float
 from .objects import object_rows_moment_stat
@@ -72,17 +72,23 @@ def result_dtype(vals: np.ndarray, dtype: np.dtype, stat: str) -> np.ndarray:
 
 def _leading(x: np.ndarray, red: Reduction, stat: str,
              policy: NanPolicy) -> np.ndarray | None:
-    """Sum or mean over the leading axes of a C-order float32/64 array by the certified
-    compensated kernel, in place (the cells are the vector lanes, no transpose): the
-    values when every cell is certified (float64: NaNs found in the same pass and left
-    to the policy as in :func:`_one_pass`; cells not certified go to the exact
-    kernel), else None (the general path)."""
-    if stat not in ("sum", "mean") or not red.axes or red.axes != tuple(range(len(red.axes))) \
-            or not x.flags.c_contiguous or red.rows < 2:
+    """Sum or mean by the certified compensated kernels: over the leading axes of a
+    C-order float32/64 array in place (the cells are the vector lanes, no transpose),
+    or along rows of float32 data. The values when every cell is certified (float64:
+    NaNs found in the same pass and left to the policy as in :func:`_one_pass`; cells
+    not certified go to the exact kernel), else None (the general path)."""
+    if stat not in ("sum", "mean"):
         return None
-    x2 = x.reshape(red.n, red.rows)
     skipnan = x.dtype == np.float64
-    got = certified_cols(x2, None, stat, skipnan=skipnan)
+    if red.axes and red.axes == tuple(range(len(red.axes))) and red.rows > 1 \
+            and x.flags.c_contiguous:
+        x2 = x.reshape(red.n, red.rows)
+        got = certified_cols(x2, None, stat, skipnan=skipnan)
+    elif skipnan:
+        return None  # float64 rows: the one-pass rows below
+    else:  # float32 rows (a copy only where the general path copies too)
+        got = certified_rows(red.as_rows(x), None, stat)
+        x2 = None
     if got is None:
         return None
     vals, ok, _, flags = got

@@ -177,6 +177,12 @@ def test_leading_axis_kernel_every_cell_rounded_once():
             with option_context(engine="numpy"):
                 ref = moment_stat(x, stat, axis=0, policy=policy)[0]
             assert np.array_equal(bits(got), bits(ref))
+        y = x.copy()
+        y[7] = np.nan  # a NaN in every cell: the whole skipping pass, not a few columns
+        got = moment_stat(y, stat, axis=0, policy="omit")[0]
+        with option_context(engine="numpy"):
+            ref = moment_stat(y, stat, axis=0, policy="omit")[0]
+        assert np.array_equal(bits(got), bits(ref))
         want = [rounded(x[:, i, j], stat) for i in range(7) for j in range(5) if (i, j) != (2, 2)]
         got = np.delete(moment_stat(x, stat, axis=0, policy="omit")[0].ravel(), 2 * 5 + 2)
         assert np.array_equal(bits(got), bits(want))
