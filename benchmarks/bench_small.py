@@ -8,7 +8,9 @@ Rows and targets (same-run ratios):
   ``quantile(q=0.3)`` and ``std`` (against ``np.quantile`` / ``np.std``): the
   neighbours of the targets, reported without a target;
 * ``median`` of a list of 10 floats: <= 3x ``statistics.median`` (also with one NaN
-  under "omit" and "propagate", against ``statistics.median`` of the numbers);
+  under "omit" and "propagate", and lists of 10 ``np.float64`` / ``Decimal`` /
+  NumPy-and-Python floats with one NaN under "omit", against ``statistics.median`` of
+  the numbers, no target);
 * ``median`` of a list of 1e5 ints / ``np.float64`` / ``np.int64`` / ``np.float32``
   scalars: <= 0.5x ``statistics.median``;
 * ``median`` of 2e4 ``Decimal`` or ``Fraction``: <= 1.0x ``statistics.median``.
@@ -82,8 +84,17 @@ def _array_rows(sizes: tuple[int, ...], repeats: int) -> list[dict[str, Any]]:
     return rows
 
 
+#: short lists of other kinds holding one NaN ("omit"): (case, element builder)
+_NAN_KINDS: list[tuple[str, Callable[[float], Any]]] = [
+    ("list of 10 np.float64", np.float64),
+    ("list of 10 Decimal", lambda v: Decimal(repr(v))),
+    ("list of 10 NumPy/Python floats", float),  # every other element made np.float64
+]
+
+
 def _short_nan_rows(repeats: int) -> list[dict[str, Any]]:
-    """A list of 10 floats holding one NaN: the policy acts (omit, propagate)."""
+    """A list of 10 floats holding one NaN: the policy acts (omit, propagate); then
+    lists of 10 other kinds holding one NaN under "omit"."""
     rows: list[dict[str, Any]] = []
     vals = np.random.default_rng(5).normal(size=10).tolist()
     numbers = vals[:9]
@@ -95,6 +106,16 @@ def _short_nan_rows(repeats: int) -> list[dict[str, Any]]:
                              "statistics.median", t["ref"], nan_pct=10.0))
         log(f"small median of a list of 10 floats, one NaN, {policy}: "
             f"{t['na'] / t['ref']:.2f}x")
+    for case, make in _NAN_KINDS:
+        kind = [make(v) if k % 2 or make is not float else np.float64(v)
+                for k, v in enumerate(vals)]
+        kind[4] = Decimal("NaN") if isinstance(kind[0], Decimal) else np.float64("nan")
+        nums = [v for v in kind if v == v]
+        t = time_interleaved({"na": lambda d=kind: na.median(d, nan_policy="omit"),
+                              "ref": lambda d=nums: statistics.median(d)}, repeats=repeats)
+        rows.append(make_row(f"median of a {case}", 10, "omit", t["na"], "statistics.median",
+                             t["ref"], nan_pct=10.0))
+        log(f"small median of a {case}, one NaN, omit: {t['na'] / t['ref']:.2f}x")
     return rows
 
 
