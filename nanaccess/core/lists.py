@@ -281,10 +281,10 @@ def _short_keyed(vals: list, stat: str, policy: NanPolicy | None
             if policy is None or not RULES[policy].removes or any(
                     not classify_object(vals[i])[3] for i in nan):
                 return None  # kept, raised for, or signaling: the generic path decides
-            keep = [i for i, k in enumerate(keys) if k == k]
-            if not keep:
+            vals = [v for v, k in zip(vals, keys, strict=True) if k == k]
+            if not vals:
                 return None
-            vals, keys = [vals[i] for i in keep], [keys[i] for i in keep]
+            keys = [k for k in keys if k == k]
     ranks = median_ranks(stat, len(vals))
     s = sorted(keys)
     picked = []
