@@ -238,10 +238,14 @@ def _signed_zero(x: np.ndarray, k: int) -> float:
 
 
 def _median_f64(x: np.ndarray, stat: str) -> np.float64 | None:
-    """A median of NaN-free 1-D float64 ``x``; None when the midpoint overflows."""
+    """A median of 1-D float64 ``x``; None when ``x`` holds a NaN (NumPy sorts it last,
+    so the partition shows it) or the midpoint overflows."""
     n = x.size
     lo, hi = median_ranks(stat, n)
-    p = np.partition(x, (lo, hi) if lo != hi else lo)
+    p = np.partition(x, sorted({lo, hi, n - 1}))
+    last = p[n - 1]
+    if last != last:
+        return None
     a, b = float(p[lo]), float(p[hi])
     if a == 0.0:
         a = _signed_zero(x, lo)
@@ -374,6 +378,10 @@ def order_small(x: Any, stat: str, policy: NanPolicy, q: np.ndarray | None = Non
     if kind == "f":
         if x.dtype.itemsize not in (2, 4, 8):
             return None
+        if stat in MEDIANS and x.dtype == np.float64:
+            out = _median_f64(x, stat)  # NaN-free data needs no mask
+            if out is not None:
+                return out
         nan = np.isnan(x)
         if nan.any():
             r = RULES[policy]
