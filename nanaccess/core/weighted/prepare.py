@@ -89,12 +89,19 @@ def _float_nan_masks(a: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | Non
     if not nan.any():
         return None, None
     lay = layout_of(a.dtype)
-    sig = nan & ((as_bits(a) & lay.int_dtype.type(lay.quiet_bit)) == 0)
+    idx = np.flatnonzero(nan)  # the quiet bit read at the NaNs only (few, usually)
+    quiet = as_bits(a).reshape(-1)[idx] & lay.int_dtype.type(lay.quiet_bit)
+    sig = np.zeros(a.shape, bool)
+    sig.reshape(-1)[idx[quiet == 0]] = True
     return nan, sig
 
 
 def _check_values(w: np.ndarray, nan: np.ndarray | None) -> None:
     """Negative or infinite weights: a ``ValueError`` naming the first position."""
+    if w.dtype.kind == "f" and nan is None and w.size and w.min() >= 0 and w.max() < np.inf:
+        return  # two reductions, no masks: the usual case
+    if w.dtype.kind in "bu" or not w.size:
+        return
     with np.errstate(invalid="ignore"):
         bad = (w < 0) | np.isinf(w) if w.dtype.kind == "f" else (w < 0)
     if nan is not None:
