@@ -111,12 +111,13 @@ class _BlockKeys:
 
 def hist_block(b, *, kept, axes, policy, w, bits, nb):
     """Per-row histograms of the top ``bits`` bits of the keys (the first pass)."""
+    if bits > TOP:  # one row, a histogram wider than 16 bits
+        h = _wide_hist(b, policy, w, bits) if b.size else np.zeros(nb, dtype=np.int64)
+        return h.reshape((1,) * b.ndim + (1, nb))
     rows = math.prod(b.shape[a] for a in kept)
     out = np.zeros((1, rows, nb), dtype=np.int64)
     raw = raw16(b) if not kept and _fast_top(b.dtype, policy) else None
-    if bits > TOP and b.size:  # one row, a histogram wider than 16 bits
-        out[0, 0] = _wide_hist(b, policy, w, bits)
-    elif raw is not None and b.size:
+    if raw is not None and b.size:
         # histogram of the raw top 16 bits in place, then mapped to key buckets
         h = np.zeros(1 << 16, dtype=np.int64)
         np.add.at(h, raw, 1)
@@ -151,9 +152,11 @@ def _rawtop(b: np.ndarray) -> np.ndarray | None:
 def _wide_hist(b: np.ndarray, policy: NanPolicy, w: int, bits: int) -> np.ndarray:
     """Histogram of the top ``bits`` (> 16) selection-key bits of a one-row block.
 
-    Native floats: the top raw bits are counted in place, in cache-sized blocks with
-    one reused buffer, and the raw histogram is mapped to key order afterwards (no key
-    array is built). Other data: full keys, shifted.
+    Native floats: the top raw bits are read in place and mapped to key buckets in
+    cache-sized blocks with reused buffers (no key array, no second histogram); then
+    under "omit", "raise" and "propagate" the quiet-NaN buckets are folded into the top
+    one (where :func:`ukeys` puts every NaN; a signaling NaN raises anyway). Other
+    data: full keys, shifted.
     """
     nb = 1 << bits
     top = _rawtop(b) if _fast_top(b.dtype, policy) else None
@@ -161,38 +164,31 @@ def _wide_hist(b: np.ndarray, policy: NanPolicy, w: int, bits: int) -> np.ndarra
         u = ukeys(np.ascontiguousarray(b).reshape(-1), policy) >> np.uint64(w - bits)
         return np.bincount(u.view(np.int64), minlength=nb)
     h = np.zeros(nb, dtype=np.int64)
-    sh = top.dtype.type(top.dtype.itemsize * 8 - bits)
+    t = top.dtype.type
+    sh, sign, half = t(top.dtype.itemsize * 8 - bits), t(bits - 1), t(nb >> 1)
     blk = min(_BLOCK, top.size)
-    buf = np.empty(blk, dtype=top.dtype)
+    o, m = np.empty(blk, dtype=top.dtype), np.empty(blk, dtype=top.dtype)
     for c0 in range(0, top.size, blk):
         part = top[c0:c0 + blk]
-        o = buf[:part.size]
-        np.right_shift(part, sh, out=o)
-        np.add.at(h, o, 1)
-    return _raw_hist_to_keys(h, b.dtype, policy, w, bits)
+        k, mk = o[:part.size], m[:part.size]
+        np.right_shift(part, sh, out=k)
+        # key order: a negative pattern flips all its bits, a positive one its sign
+        np.right_shift(k, sign, out=mk)
+        np.multiply(mk, t(half - 1), out=mk)
+        np.bitwise_or(mk, half, out=mk)
+        np.bitwise_xor(k, mk, out=k)
+        np.add.at(h, k, 1)
+    if not RULES[policy].orders_nans:
+        q = (layout_of(b.dtype).exp_mask | layout_of(b.dtype).quiet_bit) >> (w - bits)
+        hi, lo = h[(nb >> 1) + q:], h[:(nb >> 1) - q]  # positive / negative quiet NaNs
+        nan = int(hi.sum() + lo.sum())
+        hi[:] = 0
+        lo[:] = 0
+        h[-1] = nan
+    return h
 
 
 _BLOCK = 1 << 16  # elements per block of the wide histogram's in-place count
-
-
-def _raw_hist_to_keys(h: np.ndarray, dtype: np.dtype, policy: NanPolicy, w: int,
-                      bits: int) -> np.ndarray:
-    """A histogram of raw top-``bits`` patterns in key order: positive patterns move up
-    by half, negative ones are reversed below them; under "omit", "raise" and
-    "propagate" the quiet-NaN patterns go to the top bucket (where :func:`ukeys` puts
-    every NaN; a signaling NaN raises anyway)."""
-    half = h.size // 2
-    hk = np.empty_like(h)
-    hk[half:] = h[:half]
-    hk[:half] = h[half:][::-1]
-    if not RULES[policy].orders_nans:
-        lay = layout_of(dtype)
-        q = (lay.exp_mask | lay.quiet_bit) >> (w - bits)  # first positive quiet pattern
-        nan = int(hk[half + q:].sum() + hk[:half - q].sum())
-        hk[half + q:] = 0
-        hk[:half - q] = 0
-        hk[-1] = nan
-    return hk
 
 
 @functools.lru_cache(maxsize=32)
@@ -347,9 +343,19 @@ def ukey_extreme(b, *, policy, which):
     return u
 
 
-def maxnan_block(b):
-    k = float_keys(b).astype(np.int64)
-    return np.where(np.isnan(b), k, np.iinfo(np.int64).min)
+def maxnan_block(b: np.ndarray, axes) -> np.ndarray:
+    """The largest totalOrder key of a NaN per row of a block (reduced axes kept with
+    length 1; the int64 minimum where a row holds none). One-row native float blocks
+    look only at their infinities and NaNs (found from the top 16 raw bits)."""
+    low = np.iinfo(np.int64).min
+    raw = raw16(b) if len(axes) == b.ndim else None
+    if raw is not None:
+        v = b.reshape(-1)[special_positions(raw, b.dtype)]
+        v = v[np.isnan(v)]
+        m = int(float_keys(v).astype(np.int64).max()) if v.size else low
+        return np.full((1,) * b.ndim, m, dtype=np.int64)
+    k = np.where(np.isnan(b), float_keys(b).astype(np.int64), low)
+    return np.max(k, axis=axes, keepdims=True, initial=low)
 
 
 def nan_count_block(b: np.ndarray, axes) -> np.ndarray:

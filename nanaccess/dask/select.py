@@ -174,14 +174,25 @@ def _finish_block(state, neff, nnan, nmiss, *extra, stat, q, qshape, method, pol
     return res.reshape(qshape + kept_shape)
 
 
-def _row_counts(x: da.Array, axes, policy) -> tuple[da.Array, da.Array, da.Array]:
-    """Per-row (n_eff, n_nan, n_missing) over the reduced axes."""
+def _reduced_chunks(x: da.Array, axes) -> tuple[tuple[float, ...], ...]:
+    """Chunks of a per-block result with the reduced axes kept with length one."""
+    return tuple((1,) * x.numblocks[a] if a in axes else x.chunks[a] for a in range(x.ndim))
+
+
+def _row_counts(x: da.Array, axes, policy, info=None) -> tuple[da.Array, da.Array, da.Array]:
+    """Per-row (n_eff, n_nan, n_missing) over the reduced axes. The NaNs are counted
+    only when the policy needs them (it removes or propagates them); when every axis
+    is reduced, the global tally ``info`` (if built) holds their count already."""
     kind = x.dtype.kind
-    if kind == "f":
-        nnan = da.map_blocks(nan_count_block, x, dtype=np.int64, axes=axes,
-                             chunks=tuple((1,) * x.numblocks[a] if a in axes else x.chunks[a]
-                                          for a in range(x.ndim)),
-                             meta=np.empty((0,) * x.ndim, np.int64)).sum(axis=axes)
+    rules = RULES[policy]
+    if kind == "f" and (rules.removes or rules.propagates):
+        if (len(axes) == x.ndim and info is not None and info.dtype == np.int64
+                and info.shape == (6,)):
+            nnan = info[2]  # NanTally's array form: the count of NaNs
+        else:
+            nnan = da.map_blocks(nan_count_block, x, dtype=np.int64, axes=axes,
+                                 chunks=_reduced_chunks(x, axes),
+                                 meta=np.empty((0,) * x.ndim, np.int64)).sum(axis=axes)
     else:
         nnan = da.zeros(tuple(x.shape[a] for a in range(x.ndim) if a not in axes),
                         dtype=np.int64,
@@ -204,6 +215,18 @@ def _max_chunk(chunks: tuple[float, ...]) -> int:
     return int(max(sizes)) if len(sizes) == len(chunks) and sizes else 1 << 20
 
 
+def _wanted_bits(x: da.Array) -> int:
+    """Key bits after which a bucket of values spread evenly over one binade (the
+    densest common case: a float bucket spans 2**-(bits - sign - exponent bits) of a
+    binade) holds at most half of ``_GATHER_LIMIT`` of the ``x.size`` values. Integers
+    and unknown sizes: as wide as the budget allows."""
+    if x.dtype.kind != "f" or math.isnan(x.size):
+        return _WIDE
+    lay = layout_of(x.dtype)
+    head = lay.bits - lay.mantissa_bits  # sign and exponent bits
+    return head + max(int(x.size).bit_length() - (_GATHER_LIMIT.bit_length() - 1) + 1, 0)
+
+
 def _first_bits(x: da.Array, axes: tuple[int, ...]) -> int | None:
     """Bits of the first-pass histogram, sized to the block: at most 16, and the
     per-row histograms of a chunk (8 bytes a bin) take at most half its bytes, so a
@@ -214,11 +237,11 @@ def _first_bits(x: da.Array, axes: tuple[int, ...]) -> int | None:
     rows_c = max(math.prod(_max_chunk(x.chunks[a]) for a in kept), 1)
     budget = max(chunk_bytes(x) // 2, 1 << 16)
     if rows_c == 1:
-        # one row: as wide as half the chunk's bytes allow (up to _WIDE bits), so that
-        # one refinement pass usually gathers the wanted bucket (a 16-bit bucket of
-        # 1e9 float64 holds tens of millions of elements; a 22-bit one about 1/64th)
+        # one row: wide enough that one refinement pass usually gathers the wanted
+        # bucket, within half the chunk's bytes (and _WIDE bits)
         bits = TOP
-        while bits < min(_WIDE, key_width(x.dtype)) and (8 << (bits + 1)) <= budget:
+        while (bits < min(_WIDE, key_width(x.dtype), _wanted_bits(x))
+               and (8 << (bits + 1)) <= budget):
             bits += 1
         return min(bits, key_width(x.dtype))
     bits = min(TOP, key_width(x.dtype))
@@ -259,7 +282,7 @@ def _first_pass(x, p: _Plan) -> dict[str, Any]:
     """The lazy first pass: counts per row, the policy check and the state after the
     first histogram (or the extreme keys of min / max)."""
     ki = p.ki
-    neff, nnan, nmiss = _row_counts(x, p.axes, p.policy)
+    neff, nnan, nmiss = _row_counts(x, p.axes, p.policy, p.info)
     init_args: list[Any] = [neff, ki]
     if p.info is not None:
         init_args += [p.info, ("info",)]
@@ -293,7 +316,9 @@ def _first_pass(x, p: _Plan) -> dict[str, Any]:
         )
     out = {"state": state, "neff": neff, "nnan": nnan, "nmiss": nmiss}
     if p.has_maxnan:
-        out["maxnan"] = da.map_blocks(maxnan_block, x, dtype=np.int64).max(axis=p.axes)
+        out["maxnan"] = da.map_blocks(
+            maxnan_block, x, dtype=np.int64, axes=p.axes, chunks=_reduced_chunks(x, p.axes),
+            meta=np.empty((0,) * x.ndim, np.int64)).max(axis=p.axes)
     return out
 
 

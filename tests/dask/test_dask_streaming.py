@@ -185,8 +185,12 @@ def test_streaming_dask_series():
 
 
 @pytest.mark.parametrize("dtype", ["f8", "f4", "i4", "M8[ns]"])
-def test_wide_first_histogram_is_exact(dtype):
-    """Chunks of 2 MiB: a first histogram of 17 bits (half the chunk's bytes)."""
+def test_wide_first_histogram_is_exact(dtype, monkeypatch):
+    """Chunks of 2 MiB: a first histogram of 17 bits (half the chunk's bytes; a small
+    gather limit asks for more bits than that, and makes crowded buckets narrow)."""
+    import nanaccess.dask.select as mod
+
+    monkeypatch.setattr(mod, "_GATHER_LIMIT", 1 << 12)
     rng = np.random.default_rng(17)
     n_chunk = (2 << 20) // np.dtype(dtype).itemsize
     if dtype[0] == "f":
@@ -195,6 +199,11 @@ def test_wide_first_histogram_is_exact(dtype):
         x = rng.integers(-(2**31), 2**31 - 1, 2 * n_chunk + 5).astype(dtype)
     dx = da.from_array(x, chunks=n_chunk)
     assert _first_bits(dx, (0,)) == 17
+    if dtype == "f8":  # 1e9 float64 in 100 chunks: 22 bits (32 MiB of 80 MiB chunks)
+        monkeypatch.setattr(mod, "_GATHER_LIMIT", 1 << 21)
+        assert _first_bits(da.zeros(10**9, chunks=10**7), (0,)) == 22
+        assert _first_bits(da.zeros(10**7, chunks=10**6), (0,)) == 16
+        monkeypatch.setattr(mod, "_GATHER_LIMIT", 1 << 12)
     for policy in ("omit", "propagate", "largest"):
         for stat, kw in (("median", {}), ("quantile", {"q": [0.0, 0.999, 1.0]})):
             g, s = _both(dx, stat, policy, **kw)
