@@ -25,7 +25,7 @@ import xarray as xr
 from .. import _stats
 from .._labels import CoordLocation, fmt_label
 from ..core.grouped import grouped_reduce
-from ..core.window import fixed_bounds, segment_bounds, window_reduce
+from ..core.window import fixed_windows, segment_bounds, window_reduce
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
 from ._common import is_dask, variable_subject
@@ -91,7 +91,7 @@ class NanXrWindow(XrWindowStatsMixin):
                                                  params)
                 else:
                     n = x2.shape[0]
-                    start, end = fixed_bounds(n, size, center=bool(w.center[0]))
+                    start, end = fixed_windows(n, size, center=bool(w.center[0])), None
                     mp = size if w.min_periods is None else int(w.min_periods)
                     red = window_reduce(x2, start, end, stat, policy=policy,
                                         min_periods=mp, engine=engine, **params)
@@ -130,7 +130,7 @@ def _rolling_block(block: np.ndarray, axis: int, size: int, center: bool, mp: in
     x = np.moveaxis(np.asarray(block), axis, 0)
     rest = x.shape[1:]
     x2 = x.reshape(x.shape[0], -1)
-    start, end = fixed_bounds(x2.shape[0], size, center=center)
+    start, end = fixed_windows(x2.shape[0], size, center=center), None
     try:
         red = window_reduce(x2, start, end, stat, policy=policy, min_periods=mp,
                             engine=engine, **params)

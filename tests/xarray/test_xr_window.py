@@ -180,3 +180,21 @@ def test_dask_coarsen_and_quantile_lists_stay_lazy(boundary, side):
     with pytest.raises(ValueError, match="boundary='exact'"):
         dk.isel(time=slice(0, 29)).coarsen(time=3, boundary="exact").nanstats.median(
             nan_policy="omit")
+
+
+@pytest.mark.parametrize("stat", ["median", "max", "mean", "count"])
+@pytest.mark.parametrize("center", [False, True])
+def test_long_rolling_as_xarray(stat, center):
+    # a time axis long enough for the fixed windows to reach the kernels as numbers
+    from nanaccess.core.window.reduce import FIXED_MIN_OUTPUTS
+
+    n = FIXED_MIN_OUTPUTS + 100
+    rng = np.random.default_rng(6)
+    x = rng.integers(-20, 20, (n, 2)) / 4.0
+    x[rng.random((n, 2)) < 0.1] = np.nan
+    da = xr.DataArray(x, dims=("time", "lat"), coords={"time": np.arange(n)},
+                      attrs={"units": "K"}, name="t")
+    for window, mp in ((50, 5), (9, None)):
+        r = da.rolling(time=window, center=center, min_periods=mp)
+        xr.testing.assert_identical(getattr(r.nanstats, stat)(**kw(stat)),
+                                    getattr(r, stat)())
