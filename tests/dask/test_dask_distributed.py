@@ -84,3 +84,21 @@ def test_benchmark_body_tiny(client, tmp_path):
     assert res["size"] == 4_001 and res["median_time_ratio"] > 0
     assert [r["case"].split(" (")[0] for r in res["rows"]] == [
         "dask median", "dask quantiles", "dask mean", "dask var"]
+
+
+def test_streaming_passes_on_cluster(client):
+    """Each pass its own computation on the cluster (the default Client): the same bits
+    as the one-graph mode, and "raise" names the global first NaN at call time."""
+    import nanaccess as na
+
+    x = _data().ravel()
+    dx = da.from_array(x, chunks=97)
+    with na.option_context(dask_passes="streaming"):
+        got = dask_order_stat(dx, "quantile", q=[0.1, 0.5, 0.9], policy="omit")
+        with pytest.raises(NaNError) as err:
+            dask_order_stat(dx, "median", policy="raise")
+    want, _ = order_stat(x, "quantile", q=[0.1, 0.5, 0.9], policy="omit")
+    assert np.asarray(got.compute()).tobytes() == want.tobytes()
+    with pytest.raises(NaNError) as want_err:
+        order_stat(x, "median", policy="raise")
+    assert str(err.value) == str(want_err.value)
