@@ -25,7 +25,7 @@ pytestmark = pytest.mark.xdist_group("distributed")  # one xdist worker starts t
 @pytest.fixture(scope="module")
 def client():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  memory_limit="2GB", dashboard_address=None) as cluster, \
+                                  memory_limit="2GB", dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as c:
         yield c
 
