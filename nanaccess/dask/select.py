@@ -1,18 +1,19 @@
 """Exact, lazy order statistics of dask arrays: radix selection over key prefixes.
 
-The first pass counts (per row) the top 16 key bits of every element (for native
-floats the top 16 *raw* bits, read in place, mapped to key order afterwards: no key
-array is built); a single row gets a wider histogram (up to 24 bits, sized to the data
-and to half a chunk's bytes) so that one refinement usually suffices. The counts are summed by a tree reduction and the bucket holding
-each wanted rank (:func:`nanaccess.core.plan.rank_plan`) is found. A refinement pass
-gathers, from every chunk, only the elements of the wanted buckets, computes their
-exact keys and selects the rank among them (``np.partition``): two reads of the data
-in all. A bucket holding more than ``_GATHER_LIMIT`` elements (heavily tied or skewed
-data) is narrowed instead by a histogram of its next 16 key bits, pass after pass, so
-memory per task stays bounded by a chunk. The final keys are inverted to the
-elements' exact bits and combined by :func:`nanaccess.core.plan.combine`, so results
-equal :func:`nanaccess.core.select.order_stat` bit for bit, with no rechunk, sort or
-gather of the data. When every reduced axis lies in one chunk the core runs per block.
+The first pass counts (per row) the top 16 key bits of every element (for native floats
+the top 16 *raw* bits, read in place, mapped to key order afterwards: no key array is
+built); a single row gets a wider histogram (up to 24 bits, sized to the data and to
+half a chunk's bytes) so that one refinement usually suffices. The counts are summed by
+a tree reduction and the bucket holding each wanted rank
+(:func:`nanaccess.core.plan.rank_plan`) is found. A refinement pass gathers, from every
+chunk, only the elements of the wanted buckets, computes their exact keys and selects
+the rank among them (``np.partition``): two reads of the data in all. A bucket holding
+more than ``_GATHER_LIMIT`` elements (heavily tied or skewed data) is narrowed instead
+by a histogram of its next 16 key bits, pass after pass, so memory per task stays
+bounded by a chunk. The final keys are inverted to the elements' exact bits and
+combined by :func:`nanaccess.core.plan.combine`, so results equal
+:func:`nanaccess.core.select.order_stat` bit for bit, with no rechunk, sort or gather
+of the data. When every reduced axis lies in one chunk the core runs per block.
 
 The passes run in one lazy graph, or (option ``dask_passes``) each as its own
 computation with the small state between them kept on the client (:mod:`.stream`).
