@@ -119,7 +119,7 @@ def grouped_frame(n: int = 80) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("window, center", [("5h", False), ("7h", True), ("20h", False)])
-@pytest.mark.parametrize("npartitions", [1, 3, 7])
+@pytest.mark.parametrize("npartitions", [2, 7])
 @pytest.mark.parametrize("stat, params", [("median", {}), ("max", {}), ("count", {}),
                                           ("quantile", {"q": 0.25}), ("mean", {}),
                                           ("var", {})])
