@@ -56,16 +56,16 @@ def _nb_two_prod(a, b):  # pragma: no cover - compiled
     return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
-def _nb_accumulate(x, w, codes, ngroups):  # pragma: no cover - compiled
+def _nb_accumulate(x, w, codes, ngroups, row):  # pragma: no cover - compiled
     """Per group: S and W as double-doubles, the sums of the low parts' magnitudes
     (for the error bounds), the pair count, and whether a pair left the safe range
-    (non-finite values included)."""
+    (non-finite values included). ``row`` > 0: no codes, group ``i // row``."""
     acc = np.zeros((ngroups, 8), np.float64)
     for i in range(x.shape[0]):
         wi = w[i]
         if not wi > 0.0:
             continue
-        g = codes[i]
+        g = i // row if row > 0 else codes[i]
         if g < 0:
             continue
         xi = x[i]
@@ -141,9 +141,10 @@ def _nb_certify(acc, is_sum, out, ok):  # pragma: no cover - compiled
             break
 
 
-def _nb_group_moments(x, w, codes, ngroups, is_sum):  # pragma: no cover - compiled
-    """``(values, certified)`` per group: the driver's one call."""
-    acc = _nb_accumulate(x, w, codes, ngroups)
+def _nb_group_moments(x, w, codes, ngroups, is_sum, row):  # pragma: no cover - compiled
+    """``(values, certified)`` per group: the driver's one call (``row`` > 0: rows of
+    that length are the groups, ``codes`` unused)."""
+    acc = _nb_accumulate(x, w, codes, ngroups, row)
     out = np.zeros(ngroups, np.float64)
     ok = np.zeros(ngroups, np.bool_)
     _nb_certify(acc, is_sum, out, ok)

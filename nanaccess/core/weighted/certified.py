@@ -39,16 +39,19 @@ def eligible(p: Prepared, stat: str, engine: str | None = None) -> bool:
     return choose_engine(engine, size=p.x.size, min_size=MIN_SIZE) == "numba"
 
 
-def certified_sums(x: np.ndarray, w: np.ndarray, codes: np.ndarray, ngroups: int,
-                   stat: str, engine: str | None = None
+def certified_sums(x: np.ndarray, w: np.ndarray, codes: np.ndarray | None, ngroups: int,
+                   stat: str, engine: str | None = None, *, row: int = 0
                    ) -> tuple[np.ndarray, np.ndarray] | None:
-    """Per group (``codes``; -1 ignored): ``(float64 values, certified)`` of the
-    weighted ``stat`` ("mean" or "sum") of the 1-D pairs ``x``, ``w`` (weights 0 for
-    dropped pairs); None when numba fails (NumPy serves from then on)."""
+    """Per group (``codes``; -1 ignored; or ``row`` > 0: consecutive runs of ``row``
+    pairs): ``(float64 values, certified)`` of the weighted ``stat`` ("mean" or
+    "sum") of the 1-D pairs ``x``, ``w`` (weights 0 for dropped pairs); None when
+    numba fails (NumPy serves from then on)."""
+    codes = np.zeros(0, np.int64) if codes is None else np.ascontiguousarray(codes, np.int64)
     try:
         return kernels("weighted_moments")["group_moments"](
-            np.ascontiguousarray(x, np.float64), np.ascontiguousarray(w, np.float64),
-            np.ascontiguousarray(codes, np.int64), int(ngroups), stat == "sum")
+            np.ascontiguousarray(x, np.float64).reshape(-1),
+            np.ascontiguousarray(w, np.float64).reshape(-1), codes, int(ngroups),
+            stat == "sum", int(row))
     except Exception as exc:  # a broken numba install: the exact engine from here on
         _numba.fallback(exc, engine)
         return None
@@ -60,5 +63,6 @@ def certified_rows(p: Prepared, stat: str, engine: str | None = None
     if not eligible(p, stat, engine):
         return None
     rows, n = p.w.shape
-    codes = np.repeat(np.arange(rows, dtype=np.int64), n)
-    return certified_sums(p.x.reshape(-1), p.w.reshape(-1), codes, rows, stat, engine)
+    if n == 0:
+        return None
+    return certified_sums(p.x, p.w, None, rows, stat, engine, row=n)
