@@ -9,7 +9,9 @@ leading axis is reduced; the groups in a scatter), so LLVM vectorises it.
 
 Certification (:func:`certify_kernel`). Every TwoSum step is exact (additions never
 lose bits to underflow; an overflow makes ``s`` infinite and is not certified), so
-the exact sum is ``S = s + sum(e_k)`` over ``K <= n + lanes`` errors. ``c`` is their
+the exact sum is ``S = s + sum(e_k)`` over ``K <= n + lanes`` errors (a value left
+out, a NaN in the skipping modes, is added as 0: exact, no error, so ``n`` counts the
+values taken). ``c`` is their
 floating-point sum in some order (a tree of depth below ``K``), so
 ``|c - sum(e_k)| <= gamma_K * sum|e_k|`` (Higham, Accuracy and Stability, (4.4);
 ``gamma_K = K*u / (1 - K*u)``, ``u = 2**-53``), and the computed ``b`` (a sum of
@@ -42,15 +44,17 @@ in ``[hi + lo - E, hi + lo + E]``.
   the spacing on its side times ``n``). Small groups of ordinary data meet ties often.
 
 Anything else is not certified: ``hi == 0`` (signed zeros), a non-finite ``s``, ``c``
-or ``A`` (NaN, infinities, overflow), subnormal results, counts beyond ``1e-6/u``. The
+or ``b`` (NaN, infinities, overflow), subnormal results, counts beyond ``1e-6/u``. The
 caller then runs the exact engine, which owns those cases; a certified value equals
 the exact engine's correctly rounded value by construction.
 
 Kernels (compiled through :mod:`nanaccess.core._numba`, family ``"compensated"``):
 ``rows_kernel`` (rows of a C-order ``(rows, n)`` array), ``cols_kernel`` (the leading
 axis of a C-order ``(n, cells)`` array, no transpose), ``grouped_kernel`` (a scatter by
-group code); each fills ``s, c, b, counts, flags`` per cell, and ``certify_kernel``
-turns them into values and a certified mask.
+group code); each fills ``s, c, b``, the smallest nonzero magnitude, the count and
+the NaN flags per cell, and ``certify_kernel`` turns them into values and a certified
+mask. ``one_kernel`` does both for one 1-D array (the lean entry of small inputs);
+``compact_kernel`` gathers the rows of the groups left to the exact kernel.
 """
 
 from __future__ import annotations
