@@ -37,7 +37,7 @@ from .api import (
 )
 from .core.classify import isnan, issignaling, make_nan, nan_payload, nan_report
 from .core.keys import totalorder_key
-from .errors import NaNError, SignalingNaNError
+from .errors import NaNError, SignalingNaNError, WeightsValueError
 from .options import NanPolicy, get_options, option_context, set_options
 
 __all__ = [
@@ -45,6 +45,7 @@ __all__ = [
     "NanPolicy",
     "NaNError",
     "SignalingNaNError",
+    "WeightsValueError",
     "agg",
     "argmax",
     "argmin",

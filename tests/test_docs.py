@@ -128,7 +128,8 @@ def test_error_examples_show_the_message_not_a_traceback(docs_build):
     # the pages and error docstrings of this suite print the message alone
     own = ["index", "getting-started", "semantics", "groupby", "performance"]
     own += [f"notebooks/{p.stem}" for p in (ROOT / "notebooks").glob("*.ipynb")]
-    own += ["generated/nanaccess.NaNError", "generated/nanaccess.SignalingNaNError"]
+    own += [f"generated/nanaccess.{e}" for e in ("NaNError", "SignalingNaNError",
+                                                "WeightsValueError")]
     tracebacks = [page for page in own if "Traceback (most" in docs_build.page(page)]
     assert not tracebacks, f"pages showing a traceback: {tracebacks}"
     text = docs_build.page("getting-started")

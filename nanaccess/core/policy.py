@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..errors import NaNError, SignalingNaNError
+from ..errors import NaNError, SignalingNaNError, WeightsValueError
 from ..options import NanPolicy
 from .bits import layout_of
 
@@ -304,7 +304,8 @@ def check_weights(
     """The policy's rule for NaN and missing *weights* (issue 13): what
     :func:`raise_for` does for data, with subject "weights"; and under the ordering
     policies ("smallest", "largest", "totalorder") a NaN or missing weight is a
-    ``ValueError``, since a weight has no place in an order. "omit" (drop the pair)
+    :class:`~nanaccess.errors.WeightsValueError` (a ``ValueError`` carrying the
+    position), since a weight has no place in an order. "omit" (drop the pair)
     and "propagate" (the result is NaN / missing) return.
 
     Examples
@@ -313,23 +314,17 @@ def check_weights(
     >>> check_weights(NanTally(nan=1, first_nan=2), NanPolicy.LARGEST)
     Traceback (most recent call last):
     ...
-    ValueError: weights holds 1 NaN value (first at position 2): a weight has no place ...
+    nanaccess.errors.WeightsValueError: weights holds 1 NaN value (first at position 2): ...
     """
     raise_for(tally, policy, shape=shape, subject="weights", locate=locate, group=group)
     if RULES[policy].orders_nans and tally:
         kind, count, flat = ("NaN", tally.nan, tally.first_nan) if tally.nan else \
             ("missing", tally.missing, tally.first_missing)
-        where = locate(int(flat)) if locate is not None else None
-        if where is None:
-            pos = tuple(int(i) for i in np.unravel_index(int(flat), shape)) if shape \
-                else (int(flat),)
-            where = f"position {pos[0] if len(pos) == 1 else pos}"
-        plural = "" if count == 1 else "s"
-        raise ValueError(
-            f"weights holds {count} {kind} value{plural} (first at {where}): a weight has no "
-            f"place in an order, so nan_policy={policy.value!r} cannot rank it; pass "
-            'nan_policy="omit" to drop the pairs or "propagate" to return NaN'
-        )
+        pos = tuple(int(i) for i in np.unravel_index(int(flat), shape)) if shape \
+            else (int(flat),)
+        raise WeightsValueError(what=kind, count=int(count), position=pos,
+                                location=locate(int(flat)) if locate is not None else None,
+                                policy=policy.value, group=group)
 
 
 def _raise(cls, kind, count, flat, shape, subject, locate, group) -> None:

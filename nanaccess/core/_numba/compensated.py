@@ -329,6 +329,20 @@ def _two_prod_err(a, b, p):  # pragma: no cover - compiled
     return ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
+def two_sum(a, b):  # pragma: no cover - compiled
+    """``a + b == s + e`` exactly (Knuth's TwoSum; :func:`_lane_add` is the same
+    step with the error's magnitude kept). Kernels elsewhere bind it (weighted)."""
+    s = a + b
+    z = s - a
+    return s, (a - (s - z)) + (b - z)
+
+
+def two_prod(a, b):  # pragma: no cover - compiled
+    """``a * b == p + e`` exactly (Dekker; no overflow or underflow inside)."""
+    p = a * b
+    return p, _two_prod_err(a, b, p)
+
+
 def _spacing_above(a):  # pragma: no cover - compiled
     """``nextafter(a, inf) - a`` of a positive finite float64."""
     b = np.int64(np.float64(a).view(np.int64))
@@ -482,7 +496,8 @@ def compact_kernel(vals, mask, use_mask, codes, ok, renum, sub_vals, sub_mask, s
 
 
 _HELPERS = ("_lane_add", "_row", "_lanes_nan", "_certify_one", "_spacing_below",
-            "_spacing_above", "_quantum", "_even", "_exact_lo", "_split", "_two_prod_err")
+            "_spacing_above", "_quantum", "_even", "_exact_lo", "_split", "_two_prod_err",
+            "two_sum", "two_prod")
 _KERNELS = ("rows_kernel", "cols_kernel", "grouped_kernel", "certify_kernel",
             "compact_kernel", "one_kernel")
 

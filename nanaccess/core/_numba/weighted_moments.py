@@ -23,37 +23,21 @@ from typing import Any
 
 import numpy as np
 
-from . import bind, jit, register
+from . import bind, jit, kernels, register
+from . import compensated as _compensated
+
+# TwoSum / TwoProduct live in compensated; build() binds their compiled versions here
+two_sum, two_prod = _compensated.two_sum, _compensated.two_prod
 
 __all__: list[str] = []
 
 _U = 2.0 ** -53
-_SPLIT = 134217729.0  # 2**27 + 1 (Veltkamp)
 _LO, _HI = 2.0 ** -300, 2.0 ** 300
 _C_LO, _C_HI = 2.0 ** -500, 2.0 ** 500
 _TINY = 2.0 ** -1000  # covers products that underflow in the midpoint test
 
 # columns of the per-group accumulator (one row per group: one cache line)
 _SH, _SL, _SA, _WH, _WL, _WA, _N, _BAD = range(8)
-
-
-def _nb_two_sum(a, b):  # pragma: no cover - compiled
-    """``a + b == s + e`` exactly (Knuth)."""
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
-
-
-def _nb_two_prod(a, b):  # pragma: no cover - compiled
-    """``a * b == p + e`` exactly (Dekker; no overflow or underflow inside)."""
-    p = a * b
-    c = _SPLIT * a
-    ah = c - (c - a)
-    al = a - ah
-    c = _SPLIT * b
-    bh = c - (c - b)
-    bl = b - bh
-    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
 def _nb_accumulate(x, w, codes, ngroups, row):  # pragma: no cover - compiled
@@ -73,12 +57,12 @@ def _nb_accumulate(x, w, codes, ngroups, row):  # pragma: no cover - compiled
         if not ((ax == 0.0 or (ax >= _LO and ax <= _HI)) and wi >= _LO and wi <= _HI):
             acc[g, _BAD] = 1.0
             continue
-        p, e = _nb_two_prod(xi, wi)
-        sh, q = _nb_two_sum(acc[g, _SH], p)
+        p, e = two_prod(xi, wi)
+        sh, q = two_sum(acc[g, _SH], p)
         acc[g, _SH] = sh
         acc[g, _SL] = (acc[g, _SL] + q) + e
         acc[g, _SA] += abs(q) + abs(e)
-        wh, qw = _nb_two_sum(acc[g, _WH], wi)
+        wh, qw = two_sum(acc[g, _WH], wi)
         acc[g, _WH] = wh
         acc[g, _WL] += qw
         acc[g, _WA] += abs(qw)
@@ -89,13 +73,13 @@ def _nb_accumulate(x, w, codes, ngroups, row):  # pragma: no cover - compiled
 def _nb_side(sh, sl, c, h, wh, wl, es, ew):  # pragma: no cover - compiled
     """The sign of ``S - (c + h) W`` (+1, -1) when certain, else 0. ``(sh, sl)``,
     ``(wh, wl)``: S and W within ``es``, ``ew``; ``h`` a power of two (half a gap)."""
-    p1, e1 = _nb_two_prod(c, wh)
-    p2, e2 = _nb_two_prod(c, wl)
+    p1, e1 = two_prod(c, wh)
+    p2, e2 = two_prod(c, wl)
     s = 0.0
     err = 0.0
     tot = 0.0
     for t in (sh, sl, -p1, -e1, -p2, -e2, -(h * wh), -(h * wl)):
-        s, q = _nb_two_sum(s, t)
+        s, q = two_sum(s, t)
         err += q
         tot += abs(t)
     d = s + err
@@ -153,8 +137,10 @@ def _nb_group_moments(x, w, codes, ngroups, is_sum, row):  # pragma: no cover - 
 
 def build() -> dict[str, Any]:
     """Compile the certified weighted sums."""
-    bind(globals(), ("_nb_two_sum", "_nb_two_prod", "_nb_accumulate", "_nb_side",
-                     "_nb_certify"))
+    kernels("compensated")  # compiles its helpers in place: TwoSum/TwoProduct live there
+    shared = {"two_sum": _compensated.two_sum, "two_prod": _compensated.two_prod}
+    bind(globals(), ("two_sum", "two_prod", "_nb_accumulate", "_nb_side", "_nb_certify"),
+         compiled=shared)
     return {"group_moments": jit(nogil=True)(_nb_group_moments)}
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import NaNError, WeightsValueError
+from ...errors import WeightsValueError
 from ..axes import Reduction, normalize_axis
 from ..bits import as_bits, layout_of
 from ..keys import float_keys, keys_to_float
@@ -117,22 +117,6 @@ def _position(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(int(i) for i in np.unravel_index(flat, shape)) if shape else (flat,)
 
 
-def _check_weights(tally: NanTally, policy, shape: tuple[int, ...]) -> None:
-    """:func:`nanaccess.core.policy.check_weights`, its ``ValueError`` (NaN or missing
-    weights under an ordering policy) as a :class:`WeightsValueError` carrying the
-    position as data (the same message)."""
-    try:
-        check_weights(tally, policy, shape=shape)
-    except (NaNError, WeightsValueError):
-        raise
-    except ValueError as err:
-        what, count, flat = ("NaN", tally.nan, tally.first_nan) if tally.nan else \
-            ("missing", tally.missing, tally.first_missing)
-        raise WeightsValueError(str(err), what=what, count=count,
-                                position=None if flat is None else _position(int(flat), shape),
-                                policy=policy.value) from None
-
-
 _KMIN = np.iinfo(np.int64).min
 
 
@@ -184,8 +168,8 @@ def prepare(x: np.ndarray, weights: Any, *, axis: Any, policy, missing=None,
             wmiss = None
         elif wnan is not None:
             wnan, wsig = wnan & ~wmiss, wsig & ~wmiss
-    _check_weights(NanTally.from_masks(nan=wnan, signaling=wsig, missing=wmiss), policy,
-                   w_in.shape)
+    check_weights(NanTally.from_masks(nan=wnan, signaling=wsig, missing=wmiss), policy,
+                  shape=w_in.shape)
     _check_values(w_in, wnan)
 
     wb = align_weights(w_in, x.shape, axis)
