@@ -73,6 +73,13 @@ _override: contextvars.ContextVar[Mapping[str, Any]] = contextvars.ContextVar(
 )
 
 
+def _current(key: str) -> Any:
+    """One option in force here (what :func:`get_options` holds, without building the
+    whole dict: the lean paths read it on every call)."""
+    override = _override.get()
+    return override[key] if key in override else _global[key]
+
+
 def resolve_policy(policy: str | NanPolicy | None) -> NanPolicy:
     """Return the :class:`NanPolicy` for ``policy``; ``None`` means the current default.
 
@@ -82,7 +89,7 @@ def resolve_policy(policy: str | NanPolicy | None) -> NanPolicy:
         For an unknown name; the message lists the valid ones.
     """
     if policy is None:
-        return get_options()["nan_policy"]
+        return _current("nan_policy")
     if isinstance(policy, NanPolicy):
         return policy
     try:
@@ -95,7 +102,7 @@ def resolve_policy(policy: str | NanPolicy | None) -> NanPolicy:
 def resolve_engine(engine: str | None) -> str:
     """``engine`` checked against :data:`ENGINES`; ``None`` means the current default."""
     if engine is None:
-        return get_options()["engine"]
+        return _current("engine")
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; expected one of {ENGINES}")
     return engine
@@ -104,7 +111,7 @@ def resolve_engine(engine: str | None) -> str:
 def resolve_dask_passes(passes: str | None) -> str:
     """``passes`` checked against :data:`DASK_PASSES`; ``None`` means the current default."""
     if passes is None:
-        return get_options()["dask_passes"]
+        return _current("dask_passes")
     if passes not in DASK_PASSES:
         raise ValueError(f"unknown dask_passes {passes!r}; expected one of {DASK_PASSES}")
     return passes

@@ -40,6 +40,7 @@ import numpy as np
 from .. import _stats
 from ..options import NanPolicy
 from .bits import as_bits, layout_of
+from .exactsum.compiled import compiled_1d
 from .interp import PICK_METHODS, quantile_position
 from .keys import float_keys, integer_keys, keys_to_float
 from .plan import combine, median_ranks, rank_plan
@@ -422,8 +423,6 @@ def _compiled_moment(x: np.ndarray, stat: str, ddof: float, *,
     bits) for more than :data:`SMALL_COMPILED` values, or None."""
     if x.size <= SMALL_COMPILED or stat not in ("sum", "mean", "var", "std"):
         return None
-    from .exactsum.compiled import compiled_1d
-
     got = compiled_1d(x, "var" if stat == "std" else stat, ddof, plain_only=plain_only)
     if got is None:
         return None
