@@ -15,7 +15,8 @@ Rows and targets (same-run ratios, numba on unless said):
 * without numba (``NANACCESS_NO_NUMBA=1``, in a subprocess): 1-D exact sum of 1e6:
   <= 6x ``np.sum``;
 * the first compiled call in a fresh process, numba's cache cold then warm (seconds,
-  ``reference_s`` 0.3 s: the warm target).
+  ``reference_s`` 0.3 s: the warm target; the warm row is the best of 3 fresh
+  processes).
 
 Run alone: ``python benchmarks/bench_moments.py [--quick]``.
 """

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import math
 import os
 import subprocess
 import sys
@@ -128,6 +129,24 @@ def groupby_rows(res: Any, n_rows: int, n_groups: int) -> list[dict]:
     return rows
 
 
+def month_grid_rows(res: dict) -> list[dict]:
+    """Rows of ``bench_groupby.month_grid`` (issue 17: <= 1.0x xarray's own month-grouped
+    median with ``use_flox=False``; flox reported).
+
+    Examples
+    --------
+    >>> r = month_grid_rows({"nanaccess": 1.0, "xarray (use_flox=False)": 2.0, "flox": 1.0,
+    ...                      "shape": [2, 3, 4]})
+    >>> [(x["reference"], x["ratio"], x["target"]) for x in r]
+    [('xarray (use_flox=False)', 0.5, 1.0), ('flox', 1.0, None)]
+    """
+    n = math.prod(res["shape"])
+    return [make_row("month-grouped median, float32 " + "x".join(map(str, res["shape"])), n,
+                     "omit", res["nanaccess"], ref, res[ref], nan_pct=1.0,
+                     target=1.0 if ref.startswith("xarray") else None)
+            for ref in ("xarray (use_flox=False)", "flox")]
+
+
 def bench_groupby(cfg: argparse.Namespace, out_dir: Path, suffix: str = "") -> list[dict]:
     mod = _load("bench_groupby")
     if mod is None or not hasattr(mod, "run"):
@@ -142,6 +161,9 @@ def bench_groupby(cfg: argparse.Namespace, out_dir: Path, suffix: str = "") -> l
         rows += got
         log("groupby " + ", ".join(f"{r['case']} vs {r['reference']}={r['ratio']:.2f}x"
                                    for r in got))
+    if hasattr(mod, "month_grid") and not cfg.quick:
+        rows += month_grid_rows(mod.month_grid(repeats=max(1, cfg.repeats // 2)))
+        log(f"groupby month-grouped median: {rows[-2]['ratio']:.2f}x xarray (use_flox=False)")
     if rows:
         write_results("groupby" + suffix, rows, out_dir)
     return rows
@@ -253,6 +275,8 @@ def summarize(results: dict[str, list[dict]]) -> list[dict]:
          lambda r: r.get("target") is not None, 1.0),
         ("groupby", "groupby <= 1.0x pandas", lambda r: r["reference"] == "pandas", 1.0),
         ("groupby", "groupby median <= 0.1x xarray", lambda r: r["reference"] == "xarray", 0.1),
+        ("groupby", "month-grouped median <= 1.0x xarray (use_flox=False)",
+         lambda r: r["reference"] == "xarray (use_flox=False)", 1.0),
         # suites whose rows carry their own targets: the text names the worst row's
         ("list", "lists", _has_target, None),
         ("small", "small arrays and lists", _has_target, None),

@@ -140,4 +140,5 @@ def test_moments_bodies():
     # the in-process bodies only: the no-numba and first-call rows start subprocesses
     # that compile from a cold cache (about a minute), run by hand
     rows = bench_moments._ratio_rows(1, (2_000,)) + bench_moments._grouped_rows(1, 2_000, (10,))
+    rows += bench_moments._host_rows(1, True)
     assert rows and all(SCHEMA <= set(r) and r["ratio"] > 0 for r in rows)

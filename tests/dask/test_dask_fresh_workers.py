@@ -26,7 +26,7 @@ pytestmark = pytest.mark.xdist_group("distributed")
 def fresh_client():
     with dask.config.set({"distributed.worker.multiprocessing-method": "spawn"}), \
             distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                                     memory_limit="1GiB", dashboard_address=None) as cluster, \
+                                     memory_limit="1GiB", dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as c:
         yield c
 
