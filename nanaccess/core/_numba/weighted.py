@@ -50,9 +50,11 @@ def _nb_swap(k, hi, lo, src, i, j):  # pragma: no cover - compiled
     src[i], src[j] = sb, sa
 
 
-def _nb_part(k, hi, lo, src, a, b, pivot, eq):  # pragma: no cover - compiled
+def _nb_part(k, hi, lo, src, a, b, pivot, eq, keyed):  # pragma: no cover - compiled
     """Branch-free Lomuto pass over ``[a, b)``: the keys ``< pivot`` (``eq``: ``==``
-    for a range already ``>= pivot``) first. Returns their end and pair sum."""
+    for a range already ``>= pivot``) first. Returns their end and pair sum.
+    ``keyed``: ``src`` is ``k`` itself, so it is not moved twice (a loop-invariant
+    test: the compiler makes two loops of it)."""
     st = a
     sh = np.int64(0)
     sl = np.int64(0)
@@ -60,15 +62,16 @@ def _nb_part(k, hi, lo, src, a, b, pivot, eq):  # pragma: no cover - compiled
         x = k[i]
         hv = hi[i]
         lv = lo[i]
-        sv = src[i]
         k[i] = k[st]
         hi[i] = hi[st]
         lo[i] = lo[st]
-        src[i] = src[st]
+        if not keyed:
+            sv = src[i]
+            src[i] = src[st]
+            src[st] = sv
         k[st] = x
         hi[st] = hv
         lo[st] = lv
-        src[st] = sv
         take = np.int64(x == pivot) if eq else np.int64(x < pivot)
         sh += hv * take
         sl += lv * take
@@ -77,7 +80,7 @@ def _nb_part(k, hi, lo, src, a, b, pivot, eq):  # pragma: no cover - compiled
 
 
 def _nb_group_select(k, hi, lo, src, a, end, tot_h, tot_l, th, tl, tord, bb, out, g,
-                     st_b, st_h, st_l):  # pragma: no cover - compiled
+                     st_b, st_h, st_l, keyed):  # pragma: no cover - compiled
     """For every target ``(th[j], tl[j])`` (visited in ascending order ``tord``), the
     source index of the first key of ``[a, end)`` whose exact cumulative weight
     reaches it, into ``out[j, g]``. A quickselect that resumes: the right boundaries
@@ -122,7 +125,7 @@ def _nb_group_select(k, hi, lo, src, a, end, tot_h, tot_l, th, tl, tord, bb, out
                 break
             x, y, z = k[a], k[(a + b) // 2], k[b - 1]
             pivot = max(min(x, y), min(max(x, y), z))
-            lt, s0h, s0l = _nb_part(k, hi, lo, src, a, b, pivot, False)
+            lt, s0h, s0l = _nb_part(k, hi, lo, src, a, b, pivot, False, keyed)
             if _nb_reached(ph + s0h, pl + s0l, t_h, t_l, bb):
                 if sp < cap:  # the boundary for later targets
                     st_b[sp] = b
@@ -132,7 +135,7 @@ def _nb_group_select(k, hi, lo, src, a, end, tot_h, tot_l, th, tl, tord, bb, out
                 b = lt
                 rh, rl = s0h, s0l
                 continue
-            gt, s1h, s1l = _nb_part(k, hi, lo, src, lt, b, pivot, True)
+            gt, s1h, s1l = _nb_part(k, hi, lo, src, lt, b, pivot, True, keyed)
             ph += s0h + s1h
             pl += s0l + s1l
             rh -= s0h + s1h
@@ -284,9 +287,13 @@ def _nb_sort_float(k, w, src, a, b, cf):  # pragma: no cover - compiled
         cf[a + i] = c
 
 
-def _nb_prepare(keys, flip, w, codes, ngroups):  # pragma: no cover - compiled
+def _nb_prepare(keys, flip, w, codes, ngroups, k, ws, hi, lo,
+                src_buf):  # pragma: no cover - compiled
     """Counting sort of the positive-weight pairs by group, limbs, totals. ``keys``:
-    the sort keys, or float64 bits made keys on the fly when ``flip``."""
+    the sort keys, or float64 bits made keys on the fly when ``flip``. ``k``, ``ws``,
+    ``hi``, ``lo`` (and ``src_buf`` unless ``flip``): scratch of at least the pairs'
+    length, allocated by NumPy (whose large arrays get huge pages: fewer page faults
+    than the kernel's own allocations), filled in group order."""
     n = keys.shape[0]
     counts = np.zeros(ngroups, np.int64)
     for i in range(n):
@@ -296,11 +303,9 @@ def _nb_prepare(keys, flip, w, codes, ngroups):  # pragma: no cover - compiled
     for g in range(ngroups):
         starts[g + 1] = starts[g] + counts[g]
     m = starts[ngroups]
-    k = np.empty(m, np.int64)
-    ws = np.empty(m, np.float64)
     # keyed layout (float64 bits made keys): a key gives back its value, so ``src`` is
     # ``k`` itself and the selections return keys (one array less to scatter and move)
-    src = k if flip else np.empty(m, np.int64)
+    src = k if flip else src_buf
     fill = starts[:ngroups].copy()
     imax = np.int64(0x7FFFFFFFFFFFFFFF)
     for i in range(n):
@@ -315,8 +320,7 @@ def _nb_prepare(keys, flip, w, codes, ngroups):  # pragma: no cover - compiled
             if not flip:
                 src[j] = i
             fill[g] = j + 1
-    hi = np.empty(m, np.int64)  # every exact group's limbs are written (_nb_limbs)
-    lo = np.empty(m, np.int64)
+    # every exact group's limbs are written into hi, lo (_nb_limbs)
     cf = np.zeros(0, np.float64)  # float64 sums: allocated for the first wide group
     B = np.zeros(ngroups, np.int64)
     exact = np.zeros(ngroups, np.bool_)
@@ -350,9 +354,10 @@ def _nb_prepare(keys, flip, w, codes, ngroups):  # pragma: no cover - compiled
     return k, hi, lo, cf, src, starts, L, B, exact, last_h, last_l, total, counts
 
 
-def _nb_select(k, hi, lo, cf, src, starts, B, exact, tot_h, tot_l, th, tl,
-               tf):  # pragma: no cover - compiled
-    """Per target and group, the source index of the pair at the target (-1: empty)."""
+def _nb_select(k, hi, lo, cf, src, starts, B, exact, tot_h, tot_l, th, tl, tf,
+               keyed):  # pragma: no cover - compiled
+    """Per target and group, the source index of the pair at the target (-1: empty);
+    ``keyed``: ``src`` is ``k`` (the keyed layout of ``prepare``)."""
     nt, ngroups = th.shape
     out = np.full((nt, ngroups), -1, np.int64)
     st_b = np.empty(64, np.int64)
@@ -372,7 +377,7 @@ def _nb_select(k, hi, lo, cf, src, starts, B, exact, tot_h, tot_l, th, tl,
                     m -= 1
                 tord[m] = j
             _nb_group_select(k, hi, lo, src, a, b, tot_h[g], tot_l[g], th[:, g], tl[:, g],
-                             tord, B[g], out, g, st_b, st_h, st_l)
+                             tord, B[g], out, g, st_b, st_h, st_l, keyed)
             continue
         for j in range(nt):
             t = tf[j, g]
@@ -490,7 +495,7 @@ def _nb_rows_select(keys, fm, sh, w, L, B, exact, last_h, last_l, th, tl,
                     q -= 1
                 tord[q] = j
             _nb_group_select(k, hi, lo, src, 0, m, last_h[r], last_l[r], th[:, r], tl[:, r],
-                             tord, B[r], out, r, st_b, st_h, st_l)
+                             tord, B[r], out, r, st_b, st_h, st_l, False)
             continue
         _nb_sort_float(k, ws, src, 0, m, cf)
         for j in range(nt):

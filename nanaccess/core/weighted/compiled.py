@@ -59,13 +59,17 @@ def compiled_order(p: Prepared, codes: np.ndarray | None, ngroups: int, stat: st
         keys = np.ascontiguousarray(x).view(np.int64)
     else:
         keys = _sort_keys(p, policy).reshape(-1).astype(np.int64, copy=False)
+    n = w.shape[0]  # scratch from NumPy: huge pages, fewer page faults (see the kernel)
     k, hi, lo, cf, src, starts, L, B, exact, last_h, last_l, total, counts = nb["prepare"](
-        keys, flip, w, np.asarray(codes, np.int64), int(ngroups))
+        keys, flip, w, np.asarray(codes, np.int64), int(ngroups), np.empty(n, np.int64),
+        np.empty(n, np.float64), np.empty(n, np.int64), np.empty(n, np.int64),
+        np.empty(0 if flip else n, np.int64))
     s_lo, s_hi, t, mode = _positions(total, stat, qa, method)
     same = (s_hi is s_lo) or bool(np.array_equal(s_hi, s_lo))
     s = s_lo if same else np.concatenate([s_lo, s_hi])  # one resumable selection
     th, tl, tf = _targets(s, L, B, last_h, last_l, total)
-    idx = nb["select"](k, hi, lo, cf, src, starts, B, exact, last_h, last_l, th, tl, tf)
+    idx = nb["select"](k, hi, lo, cf, src, starts, B, exact, last_h, last_l, th, tl, tf,
+                       flip)
     nq = s_lo.shape[0]
     i_lo, i_hi = (idx, idx) if same else (idx[:nq], idx[nq:])
     if flip:  # the kernels returned keys: their float64 values (empty groups: -0.0)
