@@ -11,7 +11,7 @@ from ...options import NanPolicy, resolve_policy
 from .. import _numba
 from ..interp import METHODS
 from .common import Rescan, scan
-from .moments import moment_column
+from .moments import certified_columns, moment_column
 from .objects import object_columns
 from .order import defer_scan, order_column
 from .slabs import SLAB_MIN_COLS, order_slabs, slab_batches
@@ -190,6 +190,10 @@ def _native(x2, codes, ngroups, stat, q_arr, method, ddof, policy, miss2, engine
     if slabs is not None:
         scan(x2, codes, policy, None, one_d)  # raises as the column engine would
         return order_slabs(x2, codes, ngroups, stat, q_arr, method, policy, engine, slabs)
+    if not is_order and miss2 is None:  # float64 sum / mean: the kernel finds the NaNs
+        got = certified_columns(x2, codes, ngroups, stat, policy, counts_out)
+        if got is not None:
+            return got
     deferred = defer_scan(x2, is_order, miss2, policy, engine)
     nan, miss = (None, None) if deferred else scan(x2, codes, policy, miss2, one_d)
     outs, omiss = [], []

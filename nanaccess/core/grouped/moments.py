@@ -15,11 +15,12 @@ import numpy as np
 
 from ...options import NanPolicy
 from ..exactsum import exact_mean, exact_sum, exact_var
+from ..exactsum.certified import F_NAN, F_SNAN, certified_groups, uncertified_groups
 from ..exactsum.compiled import compiled_groups
 from ..policy import RULES, empty_value, finish
 from .common import greatest_nan, group_counts, radix_argsort_codes
 
-__all__ = ["moment_column"]
+__all__ = ["moment_column", "certified_columns"]
 
 _F64 = np.dtype(np.float64)
 
@@ -98,16 +99,27 @@ def moment_column(col, nan, miss, codes, ngroups, stat, ddof, policy: NanPolicy,
         got = compiled_groups(col, sel, codes, ngroups,
                               "var" if stat in ("var", "std") else stat, ddof)
     if got is not None:
-        out, counts = got
-        if stat == "mean":
-            out = np.where(counts == 0, empty_value(_F64, stat), out)
-        if stat == "std":
-            with np.errstate(invalid="ignore"):
-                out = np.sqrt(out)
+        out, counts = _compiled_finish(*got, stat)
     else:
         out, counts = _numpy_column(col, nan, miss, codes, ngroups, stat, ddof)
     if counts_out is not None:
         counts_out.append(counts)
+    return _finish(out, counts, col, nan, miss, codes, ngroups, stat, ddof, policy)
+
+
+def _compiled_finish(out, counts, stat):
+    """The compiled engines' float64 ``(values, counts)`` as the NumPy engine's."""
+    if stat == "mean":
+        out = np.where(counts == 0, empty_value(_F64, stat), out)
+    if stat == "std":
+        with np.errstate(invalid="ignore"):
+            out = np.sqrt(out)
+    return out, counts
+
+
+def _finish(out, counts, col, nan, miss, codes, ngroups, stat, ddof, policy):
+    """Empty groups, the input dtype and the policy's NaN or missing value."""
+    dt = col.dtype
     if stat == "count":
         return counts, np.zeros(counts.shape, bool)
     if stat in ("var", "std"):
@@ -131,3 +143,45 @@ def moment_column(col, nan, miss, codes, ngroups, stat, ddof, policy: NanPolicy,
     out, res_miss = finish(out, "mean", nan_rows=has_nan, nan_values=best,
                            missing_rows=has_miss)
     return out, np.zeros(ngroups, bool) if res_miss is None else res_miss
+
+
+def certified_columns(x2: np.ndarray, codes: np.ndarray, ngroups: int, stat: str,
+                      policy: NanPolicy, counts_out: list | None = None):
+    """``sum`` / ``mean`` of every float64 column with no NaN scan first, or None.
+
+    The certified kernel skips the NaNs itself and flags the groups that held one
+    (a signaling one among them); when ``policy`` drops those silently, its values
+    are the answer (the groups it cannot certify go to the exact engine, their NaNs
+    left out). Otherwise (an error, a propagated NaN) None: the caller scans and
+    reduces as before, so errors and propagated bits come from that one path.
+    Returns ``(values, missing)`` with the column last, as the column loop's.
+    """
+    if stat not in ("sum", "mean") or x2.dtype != _F64:
+        return None
+    rules = RULES[policy]
+    outs, all_counts = [], []
+    for c in range(x2.shape[1]):  # columns, not groups
+        col = x2[:, c]
+        got = certified_groups(col, None, codes, ngroups, stat, skipnan=True)
+        if got is None:
+            return None
+        out, ok, counts, flags = got
+        held = (flags & F_NAN) != 0
+        if not rules.drops_silently(bool(held.any()), bool((flags & F_SNAN).any())):
+            return None
+        if not ok.all():
+            sv, _, sc, bad = uncertified_groups(col, None, codes, ok)
+            snan = np.isnan(sv) if held[bad].any() else None
+            sub = compiled_groups(sv, None if snan is None else ~snan, sc, bad.size, stat)
+            if sub is None:
+                sub = _numpy_column(sv, snan, None, sc, bad.size, stat, 0)
+            out[bad], counts[bad] = sub
+        out, counts = _compiled_finish(out, counts, stat)
+        all_counts.append(counts)
+        # no NaN reaches the result: dropped (the policy removes them) or none held
+        outs.append(_finish(out, counts, col, None, None, codes, ngroups, stat, 0, policy))
+    if counts_out is not None:
+        counts_out.extend(all_counts)
+    if not outs:
+        return None
+    return np.stack([o[0] for o in outs], axis=-1), np.stack([o[1] for o in outs], axis=-1)
