@@ -135,6 +135,14 @@ def _nb_group_select(k, hi, lo, src, a, end, tot_h, tot_l, th, tl, tord, bb, out
                 b = lt
                 rh, rl = s0h, s0l
                 continue
+            if lt > a:  # the target lies at or above the pivot: the keys below it are
+                ph += s0h  # passed (no pass for the keys equal to the pivot: the next
+                pl += s0l  # pivot comes from this upper part, as they do)
+                rh -= s0h
+                rl -= s0l
+                a = lt
+                continue
+            # the pivot is the smallest key left: its equal keys, taken together
             gt, s1h, s1l = _nb_part(k, hi, lo, src, lt, b, pivot, True, keyed)
             ph += s0h + s1h
             pl += s0l + s1l
