@@ -24,7 +24,7 @@ from ..core.interp import validate_q
 from ..core.objects import classify_object
 from ..core.policy import empty_value
 from ..core.reduce import Reduced, reduce
-from ..core.small import MOMENTS, ORDERS, array_moment, order_small
+from ..core.small import LEAN_MOMENTS, MOMENTS, ORDERS, array_moment, moment_small, order_small
 from ..errors import NaNError
 from ..options import NanPolicy
 from .dtypes import Column
@@ -125,6 +125,11 @@ def small_column(col: Column, stat: str, policy: NanPolicy, params: dict[str, An
         q = params.get("q")
         return order_small(col.values, stat, policy, None if q is None else validate_q(q),
                            params.get("method", "linear"))
+    if stat in LEAN_MOMENTS and set(params) <= {"ddof"}:
+        # the compiled one-row kernel; NaNs the policy drops silently are dropped
+        got = moment_small(col.values, stat, policy, params.get("ddof", 0))
+        if got is not None:
+            return got
     if stat in MOMENTS and not params:
         return array_moment(col.values, stat)
     return None

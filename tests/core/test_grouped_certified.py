@@ -74,7 +74,8 @@ def _same(a, b) -> bool:
 def _data(seed: int, n: int, ngroups: int, nan_groups: int, kind: str, ncols: int = 1,
           first: int = 3):
     """Values with NaNs (``kind``: "nan", "snan", "none") in ``nan_groups`` groups from
-    ``first`` on (1 and 2: the hard groups, which the exact engine takes), a few hard groups (cancellation, ties, zeros) and some rows in no group."""
+    ``first`` on (1 and 2: the hard groups, which the exact engine takes), two hard
+    groups (zeros, cancellation) and some rows in no group."""
     rng = np.random.default_rng(seed)
     codes = rng.integers(-1, ngroups, size=n)
     x = rng.normal(size=(n, ncols)) * 10.0 ** rng.integers(-3, 4, size=(n, ncols))

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from nanaccess.core.reduce import reduce
 from nanaccess.errors import NaNError
 from nanaccess.options import NanPolicy
+from nanaccess.pandas import columns
 from nanaccess.pandas.dtypes import column_arrays, to_scalar
 
 STATS = ("median", "median_low", "median_high", "min", "max", "sum", "mean")
@@ -117,3 +118,63 @@ def test_one_float_block_medians_equal_each_column(rows, stat, policy):
     for c in df.columns:
         assert _bits(got[c]) == _bits(getattr(df[c].nanstats, stat)(nan_policy=policy))
     assert list(got.index) == ["a", "b", "c"] and got.dtype == np.float64
+
+
+_SNAN = np.array([0x7FF0000000000001], dtype=np.uint64).view(np.float64)[0]
+
+
+def _outcome(fn):
+    """A result's bits, or the error's type and message."""
+    try:
+        return _bits(fn())
+    except (NaNError, ValueError) as err:
+        return type(err), str(err)
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.sampled_from([1, 3, 40, 65, 300, 1000]),
+       nans=st.sampled_from(["none", "nan", "snan", "inf"]),
+       stat=st.sampled_from(["sum", "mean", "var", "std"]),
+       policy=st.sampled_from(("raise",) + POLICIES),
+       ddof=st.sampled_from([None, 0, 1, 2, 0.5]))
+def test_lean_moments_equal_generic(seed, n, nans, stat, policy, ddof):
+    """Series and DataFrame sum / mean / var / std through the one-row kernel
+    (core/small.moment_small): the generic path's bits and errors, every policy."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n) * 10.0 ** rng.integers(-5, 6, size=n)
+    bad = rng.random(n) < 0.05
+    x[bad] = {"none": x[bad], "nan": np.nan, "snan": _SNAN, "inf": np.inf}[nans]
+    s = pd.Series(x, name="v")
+    params = {} if ddof is None or stat in ("sum", "mean") else {"ddof": ddof}
+
+    def series():
+        return getattr(s.nanstats, stat)(nan_policy=policy, **params)
+
+    def frame():
+        return getattr(s.to_frame().nanstats, stat)(nan_policy=policy, **params)["v"]
+
+    got, got_frame = _outcome(series), _outcome(frame)
+    with pytest.MonkeyPatch.context() as mp:  # the accessors without the lean moments
+        mp.setattr(columns, "moment_small", lambda *a: None)
+        want, want_frame = _outcome(series), _outcome(frame)
+    assert got == want and got_frame == want_frame
+    if isinstance(want, bytes) and not (policy == "omit" and np.isnan(x).all()):
+        core = dict(params) if stat in ("sum", "mean") else {"ddof": 1, **params}
+        assert got == _bits(_generic(s, stat, policy, **core))  # the core's own bits
+
+
+def test_lean_moments_take_the_one_row_kernel(monkeypatch):
+    """A 1000-row float64 Series' mean / std comes from moment_small (not the generic
+    path), with NaNs under "omit" too."""
+    calls = []
+    real = columns.moment_small
+    monkeypatch.setattr(columns, "moment_small",
+                        lambda *a: calls.append(real(*a)) or calls[-1])
+    x = np.random.default_rng(9).normal(size=1000)
+    x[::97] = np.nan
+    s = pd.Series(x)
+    assert _bits(s.nanstats.mean(nan_policy="omit")) == _bits(_generic(s, "mean", "omit"))
+    assert _bits(s.nanstats.std(nan_policy="omit")) == _bits(
+        _generic(s, "std", "omit", ddof=1))
+    assert len(calls) == 2 and all(c is not None for c in calls)
+    assert s.nanstats.std(nan_policy="omit") == pytest.approx(s.std(), rel=1e-14)
