@@ -16,8 +16,8 @@ import numpy as np
 
 from .. import _numba as nb
 
-__all__ = ["certified_1d", "certified_rows", "certified_cols", "certified_groups",
-           "uncertified_groups", "stats", "reset_stats",
+__all__ = ["certified_1d", "certified_rows", "certified_var_rows", "certified_cols",
+           "certified_groups", "uncertified_groups", "stats", "reset_stats",
            "MODE_ALL", "MODE_MASK", "MODE_SKIPNAN", "F_NAN", "F_SNAN"]
 
 MODE_ALL, MODE_MASK, MODE_SKIPNAN = 0, 1, 2
@@ -197,3 +197,49 @@ def uncertified_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.n
         include is not None, np.ascontiguousarray(codes, dtype=np.int64), ok,
         np.empty(ok.size, np.int64), sub_vals, sub_mask, sub_codes)
     return (sub_vals[:m], None if include is None else sub_mask[:m], sub_codes[:m], bad)
+
+
+def certified_var_rows(x2: np.ndarray, w2: np.ndarray | None, ddof: float, *,
+                       skipnan: bool = False):
+    """Certified per-row variances ``(n*Q - S**2) / (n*(n - ddof))`` of C-order
+    ``(rows, n)`` floats (the exact engine's definition, correctly rounded; see
+    :func:`nanaccess.core._numba.compensated.var_rows_kernel` for the bound).
+
+    Parameters
+    ----------
+    x2 : numpy.ndarray
+        float16/32/64 rows (float64 only with ``skipnan``).
+    w2 : numpy.ndarray of bool or None
+        Selection; None: every value.
+    ddof : float
+        An integer value (else None: the exact engine applies a fractional ``ddof``).
+    skipnan : bool
+        Leave NaNs out, counting them (flags ``F_NAN``, ``F_SNAN`` per row).
+
+    Returns
+    -------
+    (values, certified, counts, flags) or None
+        float64 values valid where ``certified`` (never a zero, subnormal, non-finite
+        value, a tie or near-tie, nor a row with ``n - ddof <= 0``).
+    """
+    mode = MODE_SKIPNAN if skipnan else MODE_ALL if w2 is None else MODE_MASK
+    if float(ddof) != int(ddof) or abs(ddof) >= _MAX_COUNT \
+            or not _usable(x2, x2.shape[1], "sum", mode):
+        return None
+    x = np.ascontiguousarray(_operand(x2))
+    mask = _DUMMY2 if w2 is None else np.ascontiguousarray(w2)
+    rows = x.shape[0]
+    out = np.empty(rows)
+    ok = np.empty(rows, dtype=bool)
+    counts = np.zeros(rows, np.int64)
+    flags = np.zeros(rows, np.int64)
+    try:
+        _kernels()["var_rows_kernel"](x, mask, _bits(x, mode, _DUMMY_BITS2), mode,
+                                      int(ddof), out, ok, counts, flags)
+    except Exception as err:  # numba failed: the NumPy engine, from now on
+        nb.fallback(err)
+        return None
+    k = int(np.count_nonzero(ok))
+    _STATS["certified"] += k
+    _STATS["fallback"] += rows - k
+    return out, ok, counts, flags

@@ -17,7 +17,13 @@ import numpy as np
 from .. import _numba as nb
 from .certified import F_NAN as _C_NAN
 from .certified import F_SNAN as _C_SNAN
-from .certified import certified_1d, certified_groups, certified_rows, uncertified_groups
+from .certified import (
+    certified_1d,
+    certified_groups,
+    certified_rows,
+    certified_var_rows,
+    uncertified_groups,
+)
 from .common import _CANONICAL_NAN
 
 __all__ = ["compiled_rows", "compiled_rows_skipnan", "compiled_groups", "compiled_1d",
@@ -105,7 +111,8 @@ def compiled_rows(x2: np.ndarray, w2: np.ndarray | None, stat: str,
         float64 ``(rows,)`` equal bit for bit to the NumPy engine, or None when the
         NumPy engine should run.
     """
-    if stat != "var" and (cert := certified_rows(x2, w2, stat)) is not None:
+    cert = certified_var_rows(x2, w2, ddof) if stat == "var" else certified_rows(x2, w2, stat)
+    if cert is not None:
         vals, ok = cert[:2]
         if ok.all():
             return vals
@@ -143,7 +150,9 @@ def compiled_rows_skipnan(x2: np.ndarray, stat: str, ddof: float = 0
     """
     if x2.dtype != np.float64:
         return None  # a conversion would quiet signaling NaNs
-    if stat != "var" and (cert := certified_rows(x2, None, stat, skipnan=True)) is not None:
+    cert = certified_var_rows(x2, None, ddof, skipnan=True) if stat == "var" \
+        else certified_rows(x2, None, stat, skipnan=True)
+    if cert is not None:
         vals, ok, _, cflags = cert
         nan = (cflags & _C_NAN) != 0
         sig = (cflags & _C_SNAN) != 0
@@ -249,6 +258,9 @@ def compiled_1d(x: np.ndarray, stat: str, ddof: float = 0, *,
         return None
     if stat != "var" and (got := certified_1d(np.ascontiguousarray(x), stat)) is not None:
         return got
+    if stat == "var" and (cert := certified_var_rows(x.reshape(1, -1), None, ddof)) is not None \
+            and cert[1][0]:
+        return float(cert[0][0])
     st = _state()
     out, counts, flags = st[-1]
     try:
