@@ -295,13 +295,15 @@ def _nb_sort_float(k, w, src, a, b, cf):  # pragma: no cover - compiled
         cf[a + i] = c
 
 
-def _nb_prepare(keys, flip, w, codes, ngroups, k, ws, hi, lo,
+def _nb_prepare(keys, flip, w, codes, ngroups, k, hi, lo,
                 src_buf):  # pragma: no cover - compiled
     """Counting sort of the positive-weight pairs by group, limbs, totals. ``keys``:
-    the sort keys, or float64 bits made keys on the fly when ``flip``. ``k``, ``ws``,
-    ``hi``, ``lo`` (and ``src_buf`` unless ``flip``): scratch of at least the pairs'
-    length, allocated by NumPy (whose large arrays get huge pages: fewer page faults
-    than the kernel's own allocations), filled in group order."""
+    the sort keys, or float64 bits made keys on the fly when ``flip``. ``k``, ``hi``,
+    ``lo`` (and ``src_buf`` unless ``flip``): scratch of at least the pairs' length,
+    allocated by NumPy (whose large arrays get huge pages: fewer page faults than the
+    kernel's own allocations), filled in group order. The weights are laid out in
+    ``hi`` itself: a group's limbs replace them element by element (each weight read
+    before its limbs are written), and a float group keeps them there, sorted."""
     n = keys.shape[0]
     counts = np.zeros(ngroups, np.int64)
     for i in range(n):
@@ -314,6 +316,7 @@ def _nb_prepare(keys, flip, w, codes, ngroups, k, ws, hi, lo,
     # keyed layout (float64 bits made keys): a key gives back its value, so ``src`` is
     # ``k`` itself and the selections return keys (one array less to scatter and move)
     src = k if flip else src_buf
+    ws = hi.view(np.float64)
     fill = starts[:ngroups].copy()
     imax = np.int64(0x7FFFFFFFFFFFFFFF)
     for i in range(n):

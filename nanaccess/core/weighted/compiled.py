@@ -62,7 +62,7 @@ def compiled_order(p: Prepared, codes: np.ndarray | None, ngroups: int, stat: st
     n = w.shape[0]  # scratch from NumPy: huge pages, fewer page faults (see the kernel)
     k, hi, lo, cf, src, starts, L, B, exact, last_h, last_l, total, counts = nb["prepare"](
         keys, flip, w, np.asarray(codes, np.int64), int(ngroups), np.empty(n, np.int64),
-        np.empty(n, np.float64), np.empty(n, np.int64), np.empty(n, np.int64),
+        np.empty(n, np.int64), np.empty(n, np.int64),
         np.empty(0 if flip else n, np.int64))
     s_lo, s_hi, t, mode = _positions(total, stat, qa, method)
     same = (s_hi is s_lo) or bool(np.array_equal(s_hi, s_lo))
