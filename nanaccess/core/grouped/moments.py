@@ -159,9 +159,14 @@ def certified_columns(x2: np.ndarray, codes: np.ndarray, ngroups: int, stat: str
     if stat not in ("sum", "mean") or x2.dtype != _F64:
         return None
     rules = RULES[policy]
+    refuses_nan = not rules.drops_silently(True, False)
     outs, all_counts = [], []
     for c in range(x2.shape[1]):  # columns, not groups
         col = x2[:, c]
+        if refuses_nan:  # a NaN would be refused after the kernel's pass: look first
+            with np.errstate(all="ignore"):
+                if np.isnan(np.add.reduce(col)):
+                    return None
         got = certified_groups(col, None, codes, ngroups, stat, skipnan=True)
         if got is None:
             return None
