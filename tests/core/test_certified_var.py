@@ -195,3 +195,50 @@ def test_public_calls_equal_numpy_engine(stat, policy):
             with option_context(engine="numpy"):
                 want = fn(data, axis=axis, ddof=ddof, nan_policy=policy)
             assert same_bits(got, want)
+
+
+def check_groups(vals, include, codes, ngroups, ddof):
+    """Certified groups equal the Fraction value; every group equals the ungrouped
+    NumPy engine on its values."""
+    cert = certified.certified_var_groups(vals, include, codes, ngroups, ddof)
+    assert cert is not None
+    sel = codes >= 0 if include is None else (codes >= 0) & include
+    for g in np.flatnonzero(cert[1]):
+        assert cert[0][g] == rounded_var(vals[sel & (codes == g)].astype(np.float64), ddof)
+    got, counts = compiled.compiled_groups(vals, include, codes, ngroups, "var", ddof)
+    for g in range(ngroups):
+        part = vals[sel & (codes == g)].reshape(1, -1)
+        assert counts[g] == part.size
+        assert same_bits(got[g], exact_var_numpy(part, ddof)[0])
+    return cert[1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.one_of(moderate, spread, patterns), st.integers(1, 6), ddofs, st.randoms())
+def test_groups_equal_ungrouped(x, ngroups, ddof, rnd):
+    codes = np.array([rnd.randrange(-1, ngroups) for _ in range(x.size)], dtype=np.int64)
+    include = np.array([rnd.random() < 0.8 for _ in range(x.size)])
+    check_groups(x, None, codes, ngroups, ddof)
+    check_groups(x, include, codes, ngroups, ddof)
+
+
+def test_groups_certify_and_fall_back():
+    rng = np.random.default_rng(5)
+    vals = rng.normal(size=2000)
+    vals[:100] = 7.0  # group 0 constant: D = 0 falls back
+    codes = np.arange(2000) // 100
+    ok = check_groups(vals, None, codes, 20, 1)
+    assert not ok[0] and ok[1:].all()
+
+
+@pytest.mark.parametrize("stat", ["var", "std"])
+def test_pandas_groupby_equals_numpy_engine(stat):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(8)
+    v = rng.normal(size=3000) * 1e3 + 1e5
+    v[rng.random(v.size) < 0.01] = np.nan
+    df = pd.DataFrame({"k": rng.integers(0, 40, size=v.size), "v": v})
+    got = getattr(df.groupby("k").nanstats, stat)(nan_policy="omit")
+    with option_context(engine="numpy"):
+        want = getattr(df.groupby("k").nanstats, stat)(nan_policy="omit")
+    assert same_bits(got["v"].to_numpy(), want["v"].to_numpy())

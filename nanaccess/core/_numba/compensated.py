@@ -714,11 +714,56 @@ def var_rows_kernel(x, mask, bits, mode, ddof, out, ok, counts, flags):
         flags[r] = fl
 
 
+def var_grouped_kernel(x, mask, bits, mode, codes, ddof, out, ok, counts, flags):
+    # pragma: no cover - compiled
+    """Certified variances per group (``codes[i]`` in ``[0, groups)``, -1: no group)
+    of the 1-D array ``x``: the accumulators of :func:`var_rows_kernel` per group in
+    one scatter (one cache line each), then the same certification; ``flags`` zeroed
+    by the caller."""
+    acc = np.zeros((out.shape[0], 8))
+    for i in range(x.shape[0]):
+        g = codes[i]
+        if g < 0:
+            continue
+        if mode == MODE_MASK:
+            if not mask[i]:
+                continue
+        elif mode == MODE_SKIPNAN:
+            b = bits[i] & _ABS
+            if b > _INF_BITS:
+                flags[g] |= F_NAN | (F_SNAN * np.int64((b & _QUIET) == 0))
+                continue
+        v = np.float64(x[i])
+        s = acc[g, 0]
+        t = s + v
+        z = t - s
+        e = (s - (t - z)) + (v - z)
+        acc[g, 0] = t
+        acc[g, 1] += e
+        acc[g, 2] += abs(e)
+        p = v * v
+        ep = _two_prod_err(v, v, p)
+        s = acc[g, 3]
+        t = s + p
+        z = t - s
+        e = (s - (t - z)) + (p - z)
+        acc[g, 3] = t
+        acc[g, 4] += e + ep
+        acc[g, 5] += abs(e) + abs(ep)
+        acc[g, 6] += 1.0
+    for g in range(out.shape[0]):
+        cnt = np.int64(acc[g, 6])
+        out[g], ok[g] = _certify_var(acc[g, 0], acc[g, 1], acc[g, 2], acc[g, 3], acc[g, 4],
+                                     acc[g, 5], cnt, ddof, 0)
+        counts[g] = cnt
+
+
 _HELPERS = ("_lane_add", "_row", "_lanes_nan", "_certify_one", "_spacing_below",
             "_spacing_above", "_quantum", "_even", "_exact_lo", "_split", "_two_prod_err",
             "two_sum", "two_prod", "_var_row", "_dd_bound", "_certify_var")
 _KERNELS = ("rows_kernel", "cols_kernel", "grouped_kernel", "certify_kernel",
-            "compact_kernel", "one_kernel", "var_rows_kernel")
+            "compact_kernel", "one_kernel", "var_rows_kernel",
+            "var_grouped_kernel")
 
 
 def build() -> dict[str, Any]:

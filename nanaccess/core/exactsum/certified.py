@@ -16,8 +16,8 @@ import numpy as np
 
 from .. import _numba as nb
 
-__all__ = ["certified_1d", "certified_rows", "certified_var_rows", "certified_cols",
-           "certified_groups", "uncertified_groups", "stats", "reset_stats",
+__all__ = ["certified_1d", "certified_rows", "certified_var_rows", "certified_var_groups",
+           "certified_cols", "certified_groups", "uncertified_groups", "stats", "reset_stats",
            "MODE_ALL", "MODE_MASK", "MODE_SKIPNAN", "F_NAN", "F_SNAN"]
 
 MODE_ALL, MODE_MASK, MODE_SKIPNAN = 0, 1, 2
@@ -242,4 +242,31 @@ def certified_var_rows(x2: np.ndarray, w2: np.ndarray | None, ddof: float, *,
     k = int(np.count_nonzero(ok))
     _STATS["certified"] += k
     _STATS["fallback"] += rows - k
+    return out, ok, counts, flags
+
+
+def certified_var_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.ndarray,
+                         ngroups: int, ddof: float, *, skipnan: bool = False):
+    """Certified per-group variances of 1-D floats (``codes`` in ``[0, ngroups)``, -1:
+    no group; ``include``: rows taking part); as :func:`certified_var_rows` per group."""
+    mode = MODE_SKIPNAN if skipnan else MODE_ALL if include is None else MODE_MASK
+    if float(ddof) != int(ddof) or abs(ddof) >= _MAX_COUNT \
+            or not _usable(vals, vals.shape[0], "sum", mode):
+        return None
+    x = np.ascontiguousarray(_operand(vals))
+    mask = _DUMMY2[0] if include is None else np.ascontiguousarray(include)
+    out = np.empty(ngroups)
+    ok = np.empty(ngroups, dtype=bool)
+    counts = np.zeros(ngroups, np.int64)
+    flags = np.zeros(ngroups, np.int64)
+    try:
+        _kernels()["var_grouped_kernel"](x, mask, _bits(x, mode, _DUMMY_BITS2[0]), mode,
+                                         np.ascontiguousarray(codes, dtype=np.int64),
+                                         int(ddof), out, ok, counts, flags)
+    except Exception as err:  # numba failed: the NumPy engine, from now on
+        nb.fallback(err)
+        return None
+    k = int(np.count_nonzero(ok))
+    _STATS["certified"] += k
+    _STATS["fallback"] += ngroups - k
     return out, ok, counts, flags

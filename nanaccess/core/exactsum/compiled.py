@@ -21,6 +21,7 @@ from .certified import (
     certified_1d,
     certified_groups,
     certified_rows,
+    certified_var_groups,
     certified_var_rows,
     uncertified_groups,
 )
@@ -305,8 +306,9 @@ def compiled_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.ndar
     """
     if not _engine(vals.size) or vals.size > _MAX_COUNT:
         return None
-    if stat != "var" and (cert := certified_groups(vals, include, codes, ngroups,
-                                                   stat)) is not None:
+    cert = certified_var_groups(vals, include, codes, ngroups, ddof) if stat == "var" \
+        else certified_groups(vals, include, codes, ngroups, stat)
+    if cert is not None:
         res, ok, counts = cert[:3]
         if ok.all():
             return res, counts
