@@ -48,6 +48,19 @@ def _in_groups(n: int, groups: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return np.arange(n, dtype=np.int64) - first, first, np.repeat(lengths, lengths)
 
 
+def _fixed_args(window: int, closed: str | None, step: int | None
+                ) -> tuple[int, bool, bool, int]:
+    """A fixed window's ``(width, left closed, right closed, step)``, checked as pandas."""
+    window = int(window)
+    if window < 0:
+        raise ValueError("window must be an integer 0 or greater")
+    left_closed, right_closed = _check_closed(closed, "right")
+    step = 1 if step is None else int(step)
+    if step < 1:
+        raise ValueError("step must be >= 1")
+    return window, left_closed, right_closed, step
+
+
 def fixed_bounds(n: int, window: int, *, center: bool = False, closed: str | None = None,
                  step: int | None = None, groups: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """Bounds of ``rolling(window)`` over ``n`` rows (pandas' ``FixedWindowIndexer``).
@@ -64,13 +77,7 @@ def fixed_bounds(n: int, window: int, *, center: bool = False, closed: str | Non
     >>> fixed_bounds(4, 2, groups=[0, 0, 1, 1])
     (array([0, 0, 2, 2]), array([1, 2, 3, 4]))
     """
-    window = int(window)
-    if window < 0:
-        raise ValueError("window must be an integer 0 or greater")
-    left_closed, right_closed = _check_closed(closed, "right")
-    step = 1 if step is None else int(step)
-    if step < 1:
-        raise ValueError("step must be >= 1")
+    window, left_closed, right_closed, step = _fixed_args(window, closed, step)
     if step > 1 and groups is not None:
         raise ValueError("step is not supported with groups")
     if groups is None:  # one group: scalar clips, in place (no per-row group arrays)
@@ -132,13 +139,7 @@ def fixed_windows(n: int, window: int, *, center: bool = False, closed: str | No
     >>> fixed_windows(4, 3, center=True).arrays()
     (array([0, 0, 1, 2]), array([2, 3, 4, 4]))
     """
-    window = int(window)
-    if window < 0:
-        raise ValueError("window must be an integer 0 or greater")
-    left_closed, right_closed = _check_closed(closed, "right")
-    step = 1 if step is None else int(step)
-    if step < 1:
-        raise ValueError("step must be >= 1")
+    window, left_closed, right_closed, step = _fixed_args(window, closed, step)
     offset = (window - 1) // 2 if (center or window == 0) else 0
     shut = 0 if right_closed else 1
     return FixedWindows(int(n), 1 + offset - shut, step, window + left_closed - shut)
