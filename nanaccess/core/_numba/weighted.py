@@ -40,16 +40,6 @@ def _nb_reached(h, lo, th, tl, b):  # pragma: no cover - compiled
     return hn > th or (hn == th and ln >= tl)
 
 
-def _nb_swap(k, hi, lo, src, i, j):  # pragma: no cover - compiled
-    """Swap entries ``i`` and ``j``; safe when ``src`` is ``k`` itself (keyed layout:
-    every read before every write, so the second array does not swap back)."""
-    a, b, sa, sb = k[i], k[j], src[i], src[j]
-    k[i], k[j] = b, a
-    hi[i], hi[j] = hi[j], hi[i]
-    lo[i], lo[j] = lo[j], lo[i]
-    src[i], src[j] = sb, sa
-
-
 def _nb_part(k, hi, lo, src, a, b, pivot, eq, keyed):  # pragma: no cover - compiled
     """Branch-free Lomuto pass over ``[a, b)``: the keys ``< pivot`` (``eq``: ``==``
     for a range already ``>= pivot``) first. Returns their end and pair sum.
@@ -105,11 +95,21 @@ def _nb_group_select(k, hi, lo, src, a, end, tot_h, tot_l, th, tl, tord, bb, out
             rh, rl = tot_h - ph, tot_l - pl
         while True:
             if b - a <= _SMALL:
-                for i in range(a + 1, b):  # insertion sort by key
+                for i in range(a + 1, b):  # insertion sort by key (stable: shifts)
+                    x, hv, lv, sv = k[i], hi[i], lo[i], src[i]
                     m = i
-                    while m > a and k[m - 1] > k[m]:
-                        _nb_swap(k, hi, lo, src, m - 1, m)
+                    while m > a and k[m - 1] > x:
+                        k[m] = k[m - 1]
+                        hi[m] = hi[m - 1]
+                        lo[m] = lo[m - 1]
+                        if not keyed:
+                            src[m] = src[m - 1]
                         m -= 1
+                    k[m] = x
+                    hi[m] = hv
+                    lo[m] = lv
+                    if not keyed:
+                        src[m] = sv
                 for i in range(a, b):
                     ph += hi[i]
                     pl += lo[i]
@@ -405,7 +405,7 @@ def _nb_select(k, hi, lo, cf, src, starts, B, exact, tot_h, tot_l, th, tl, tf,
 
 def build() -> dict[str, Any]:
     """Compile the weighted kernels."""
-    bind(globals(), ("_nb_reached", "_nb_swap", "_nb_part", "_nb_group_select", "_nb_ctz",
+    bind(globals(), ("_nb_reached", "_nb_part", "_nb_group_select", "_nb_ctz",
                      "_nb_bits_range", "_nb_group_bits", "_nb_limbs", "_nb_sort_float"))
     return {"prepare": jit(nogil=True)(_nb_prepare), "select": jit(nogil=True)(_nb_select)}
 
