@@ -55,6 +55,10 @@ group code); each fills ``s, c, b``, the smallest nonzero magnitude, the count a
 the NaN flags per cell, and ``certify_kernel`` turns them into values and a certified
 mask. ``one_kernel`` does both for one 1-D array (the lean entry of small inputs);
 ``compact_kernel`` gathers the rows of the groups left to the exact kernel.
+``var_rows_kernel`` and ``var_grouped_kernel`` certify the variance ``(n*Q - S**2) /
+(n*(n - ddof))`` from double-double sums of ``x`` and ``x*x`` (the bound in
+:func:`var_rows_kernel`); Sum2 keeps about ``n**2 u**2`` of Q, so a cancellation of
+condition ``n*Q / D`` beyond about ``1 / (n**2 u)`` is left to the exact engine.
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
-"""The certified fast path of exact sums and means (numba,
+"""The certified fast path of exact sums, means and variances (numba,
 :mod:`nanaccess.core._numba.compensated`): a compensated sum with a proven error
 bound answers where the bound proves its rounding; the exact engine takes the rest.
 
 Each entry returns per cell (a row, a column, a group) the float64 value, a
 ``certified`` mask and the kernel's counts and NaN flags, or None when numba does
-not serve the call. A certified value is the correctly rounded sum or mean, equal
-to the exact engine's bits by construction; the callers run the exact engine on the
-cells not certified (zeros, infinities, NaN, ties and near-ties, heavy
+not serve the call. A certified value is the correctly rounded sum, mean or
+variance, equal to the exact engine's bits by construction; the callers run the
+exact engine on the cells not certified (zeros, infinities, NaN, ties and near-ties, heavy
 cancellation, subnormal results). :func:`stats` counts both outcomes (for tests).
 """
 
