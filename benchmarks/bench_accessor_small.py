@@ -42,6 +42,7 @@ def _cases(rng: np.random.Generator) -> list[tuple[str, int, Any, str, str, dict
          pd.DataFrame(rng.normal(size=(1000, 3)), columns=list("abc")), "median", "raise",
          {}, None),
         ("Series float64 mean", 1000, pd.Series(x), "mean", "raise", {}, None),
+        ("Series float64 std", 1000, pd.Series(x), "std", "raise", {"ddof": 1}, None),
     ]
     return out
 
