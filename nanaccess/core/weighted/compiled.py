@@ -67,7 +67,7 @@ def compiled_order(p: Prepared, codes: np.ndarray | None, ngroups: int, stat: st
     s_lo, s_hi, t, mode = _positions(total, stat, qa, method)
     same = (s_hi is s_lo) or bool(np.array_equal(s_hi, s_lo))
     s = s_lo if same else np.concatenate([s_lo, s_hi])  # one resumable selection
-    th, tl, tf = _targets(s, L, B, last_h, last_l, total)
+    th, tl, tf = _targets(s, L, B, last_h, last_l, total, exact)
     idx = nb["select"](k, hi, lo, cf, src, starts, B, exact, last_h, last_l, th, tl, tf,
                        flip)
     nq = s_lo.shape[0]
@@ -96,11 +96,13 @@ def _positions(total, stat, qa, method):
     return s_lo, s_hi, t, "lerp" if stat == "median" else "pick"
 
 
-def _targets(s, L, B, last_h, last_l, total):
-    """Exact target pairs and float targets of the reaches ``s`` (see :mod:`.order`)."""
+def _targets(s, L, B, last_h, last_l, total, exact):
+    """Exact target pairs and float targets of the reaches ``s`` (see :mod:`.order`);
+    the float targets only when a group is not exact (else ``s``: never read)."""
     with np.errstate(invalid="ignore", over="ignore"):
         th, tl = reach_units(s, L, B, last_h, last_l)
-    tf = np.where(s <= 0, np.nextafter(0.0, 1.0), np.minimum(s, total[None, :]))
+    tf = s if exact.all() else \
+        np.where(s <= 0, np.nextafter(0.0, 1.0), np.minimum(s, total[None, :]))
     return np.ascontiguousarray(th), np.ascontiguousarray(tl), np.ascontiguousarray(tf)
 
 
@@ -122,7 +124,7 @@ def _rows_order(p: Prepared, stat, policy, qa, method, tails):
     s_lo, s_hi, t, mode = _positions(total, stat, qa, method)
     same = (s_hi is s_lo) or bool(np.array_equal(s_hi, s_lo))
     s = s_lo if same else np.concatenate([s_lo, s_hi])
-    th, tl, tf = _targets(s, L, B, last_h, last_l, total)
+    th, tl, tf = _targets(s, L, B, last_h, last_l, total, exact)
     idx = nb["select"](keys, fm, sh, w2, L, B, exact, last_h, last_l, th, tl, tf)
     nq = s_lo.shape[0]
     i_lo, i_hi = (idx, idx) if same else (idx[:nq], idx[nq:])
