@@ -1,6 +1,7 @@
 """The certified fast path of exact sums, means and variances (numba,
-:mod:`nanaccess.core._numba.compensated`): a compensated sum with a proven error
-bound answers where the bound proves its rounding; the exact engine takes the rest.
+:mod:`nanaccess.core._numba.compensated` and ``compensated_var``): a compensated sum
+with a proven error bound answers where the bound proves its rounding; the exact
+engine takes the rest.
 
 Each entry returns per cell (a row, a column, a group) the float64 value, a
 ``certified`` mask and the kernel's counts and NaN flags, or None when numba does
@@ -47,6 +48,15 @@ def _kernels():
         from .._numba import compensated  # noqa: F401 - registers the family
 
         got = nb.kernels("compensated")
+    return got
+
+
+def _var_kernels():
+    got = nb._COMPILED.get("compensated_var")
+    if got is None:
+        from .._numba import compensated_var  # noqa: F401 - registers the family
+
+        got = nb.kernels("compensated_var")
     return got
 
 
@@ -203,7 +213,7 @@ def certified_var_rows(x2: np.ndarray, w2: np.ndarray | None, ddof: float, *,
                        skipnan: bool = False):
     """Certified per-row variances ``(n*Q - S**2) / (n*(n - ddof))`` of C-order
     ``(rows, n)`` floats (the exact engine's definition, correctly rounded; see
-    :func:`nanaccess.core._numba.compensated.var_rows_kernel` for the bound).
+    :func:`nanaccess.core._numba.compensated_var.var_rows_kernel` for the bound).
 
     Parameters
     ----------
@@ -234,7 +244,7 @@ def certified_var_rows(x2: np.ndarray, w2: np.ndarray | None, ddof: float, *,
     counts = np.zeros(rows, np.int64)
     flags = np.zeros(rows, np.int64)
     try:
-        _kernels()["var_rows_kernel"](x, mask, _bits(x, mode, _DUMMY_BITS2), mode,
+        _var_kernels()["var_rows_kernel"](x, mask, _bits(x, mode, _DUMMY_BITS2), mode,
                                       int(ddof), out, ok, counts, flags)
     except Exception as err:  # numba failed: the NumPy engine, from now on
         nb.fallback(err)
@@ -260,7 +270,7 @@ def certified_var_groups(vals: np.ndarray, include: np.ndarray | None, codes: np
     counts = np.zeros(ngroups, np.int64)
     flags = np.zeros(ngroups, np.int64)
     try:
-        _kernels()["var_grouped_kernel"](x, mask, _bits(x, mode, _DUMMY_BITS2[0]), mode,
+        _var_kernels()["var_grouped_kernel"](x, mask, _bits(x, mode, _DUMMY_BITS2[0]), mode,
                                          np.ascontiguousarray(codes, dtype=np.int64),
                                          int(ddof), out, ok, counts, flags)
     except Exception as err:  # numba failed: the NumPy engine, from now on
