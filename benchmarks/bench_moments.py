@@ -67,6 +67,11 @@ def _ratio_rows(repeats: int, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
         rows.append(make_row(f"{stat} omit, 1% NaN", x.size, "omit", t["na"], ref, t["ref"],
                              nan_pct=1.0, target=1.0))
         log(f"moments {stat} omit: {t['na'] / t['ref']:.2f}x {ref}")
+    y = float_data(x.size, 0.0, seed=2)  # a neighbour with no target: exact var vs np.var
+    t = time_interleaved({"na": lambda: na.var(y), "ref": lambda: np.var(y)}, repeats=repeats)
+    rows.append(make_row("exact var, normal float64", y.size, "raise", t["na"], "np.var",
+                         t["ref"]))
+    log(f"moments var: {t['na'] / t['ref']:.2f}x np.var")
     rng = np.random.default_rng(3)
     for n in (10, 100, 1000):
         x = rng.standard_normal(n)
