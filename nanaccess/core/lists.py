@@ -183,14 +183,20 @@ def _decimal_run(vals: list, v: Decimal) -> list:
     return [(x, i, x) for i, x in enumerate(vals) if x == v]
 
 
+def _drops_silently(vals: list, nan: list[int], policy: NanPolicy | None) -> bool:
+    """Whether ``policy`` drops the NaNs of ``vals`` at positions ``nan`` with no error
+    (:meth:`~nanaccess.core.policy.PolicyRules.drops_silently`; a signaling one never)."""
+    if policy is None:
+        return False
+    return RULES[policy].drops_silently(
+        True, any(not classify_object(vals[i])[3] for i in nan))
+
+
 def _drop_nans(vals: list, keys: np.ndarray, nan: np.ndarray, policy: NanPolicy | None
                ) -> tuple[list, np.ndarray]:
     """The numbers of ``vals`` and their keys when ``policy`` removes NaNs and none is
     signaling; otherwise nothing (the generic path decides, and raises)."""
-    if policy is None or not RULES[policy].removes:
-        return [], keys
-    idx = np.flatnonzero(nan).tolist()
-    if any(not classify_object(vals[i])[3] for i in idx):  # a signaling NaN
+    if not _drops_silently(vals, np.flatnonzero(nan).tolist(), policy):
         return [], keys
     keep = np.flatnonzero(~nan).tolist()
     return [vals[i] for i in keep], keys[~nan]
@@ -278,8 +284,7 @@ def _short_keyed(vals: list, stat: str, policy: NanPolicy | None
     if total != total:  # a NaN, or +inf and -inf
         nan = [i for i, k in enumerate(keys) if k != k]
         if nan:
-            if policy is None or not RULES[policy].removes or any(
-                    not classify_object(vals[i])[3] for i in nan):
+            if not _drops_silently(vals, nan, policy):
                 return None  # kept, raised for, or signaling: the generic path decides
             vals = [v for v, k in zip(vals, keys, strict=True) if k == k]
             if not vals:
