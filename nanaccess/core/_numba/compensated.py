@@ -116,22 +116,14 @@ def _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, la
         for i in range(0, full, LANES):
             for j in range(LANES):
                 v = x[r, i + j]
-                t = lanes_s[j] + v
-                z = t - lanes_s[j]
-                e = (lanes_s[j] - (t - z)) + (v - z)
-                lanes_c[j] += e
-                lanes_s[j] = t
-                lanes_b[j] += abs(e)
+                lanes_s[j], lanes_c[j], lanes_b[j] = _lane_add(
+                    lanes_s[j], lanes_c[j], lanes_b[j], v)
                 lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
         for i in range(full, n):
             j = i - full
             v = x[r, i]
-            t = lanes_s[j] + v
-            z = t - lanes_s[j]
-            e = (lanes_s[j] - (t - z)) + (v - z)
-            lanes_c[j] += e
-            lanes_s[j] = t
-            lanes_b[j] += abs(e)
+            lanes_s[j], lanes_c[j], lanes_b[j] = _lane_add(
+                lanes_s[j], lanes_c[j], lanes_b[j], v)
             lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
         lanes_n[0] = n
     elif mode == MODE_MASK:
@@ -139,12 +131,8 @@ def _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, la
             j = i % LANES
             if mask[r, i]:
                 v = x[r, i]
-                t = lanes_s[j] + v
-                z = t - lanes_s[j]
-                e = (lanes_s[j] - (t - z)) + (v - z)
-                lanes_c[j] += e
-                lanes_s[j] = t
-                lanes_b[j] += abs(e)
+                lanes_s[j], lanes_c[j], lanes_b[j] = _lane_add(
+                    lanes_s[j], lanes_c[j], lanes_b[j], v)
                 lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
                 lanes_n[j] += 1
     else:
@@ -153,12 +141,8 @@ def _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, la
                 b = bits[r, i + j] & _ABS
                 isn = b > _INF_BITS
                 v = 0.0 if isn else x[r, i + j]
-                t = lanes_s[j] + v
-                z = t - lanes_s[j]
-                e = (lanes_s[j] - (t - z)) + (v - z)
-                lanes_c[j] += e
-                lanes_s[j] = t
-                lanes_b[j] += abs(e)
+                lanes_s[j], lanes_c[j], lanes_b[j] = _lane_add(
+                    lanes_s[j], lanes_c[j], lanes_b[j], v)
                 lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
                 lanes_n[j] += np.int64(not isn)
                 lanes_f[j] |= np.int64(isn) * (F_NAN | (F_SNAN * np.int64((b & _QUIET) == 0)))
@@ -167,12 +151,8 @@ def _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, la
             b = bits[r, i] & _ABS
             isn = b > _INF_BITS
             v = 0.0 if isn else x[r, i]
-            t = lanes_s[j] + v
-            z = t - lanes_s[j]
-            e = (lanes_s[j] - (t - z)) + (v - z)
-            lanes_c[j] += e
-            lanes_s[j] = t
-            lanes_b[j] += abs(e)
+            lanes_s[j], lanes_c[j], lanes_b[j] = _lane_add(
+                lanes_s[j], lanes_c[j], lanes_b[j], v)
             lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
             lanes_n[j] += np.int64(not isn)
             lanes_f[j] |= np.int64(isn) * (F_NAN | (F_SNAN * np.int64((b & _QUIET) == 0)))
@@ -235,23 +215,13 @@ def cols_kernel(x, mask, bits, mode, s_out, c_out, b_out, y_out, counts, flags):
         if mode == MODE_ALL:
             for j in range(m):
                 v = x[i, j]
-                t = s_out[j] + v
-                z = t - s_out[j]
-                e = (s_out[j] - (t - z)) + (v - z)
-                c_out[j] += e
-                s_out[j] = t
-                b_out[j] += abs(e)
+                s_out[j], c_out[j], b_out[j] = _lane_add(s_out[j], c_out[j], b_out[j], v)
                 y_out[j] = min(y_out[j], abs(v) if v != 0.0 else np.inf)
         elif mode == MODE_MASK:
             for j in range(m):
                 w = mask[i, j]
                 v = x[i, j] if w else 0.0
-                t = s_out[j] + v
-                z = t - s_out[j]
-                e = (s_out[j] - (t - z)) + (v - z)
-                c_out[j] += e
-                s_out[j] = t
-                b_out[j] += abs(e)
+                s_out[j], c_out[j], b_out[j] = _lane_add(s_out[j], c_out[j], b_out[j], v)
                 y_out[j] = min(y_out[j], abs(v) if v != 0.0 else np.inf)
                 counts[j] += np.int64(w)
         else:
@@ -259,12 +229,7 @@ def cols_kernel(x, mask, bits, mode, s_out, c_out, b_out, y_out, counts, flags):
                 b = bits[i, j] & _ABS
                 isn = b > _INF_BITS
                 v = 0.0 if isn else x[i, j]
-                t = s_out[j] + v
-                z = t - s_out[j]
-                e = (s_out[j] - (t - z)) + (v - z)
-                c_out[j] += e
-                s_out[j] = t
-                b_out[j] += abs(e)
+                s_out[j], c_out[j], b_out[j] = _lane_add(s_out[j], c_out[j], b_out[j], v)
                 y_out[j] = min(y_out[j], abs(v) if v != 0.0 else np.inf)
                 counts[j] += np.int64(not isn)
                 flags[j] |= np.int64(isn) * (F_NAN | (F_SNAN * np.int64((b & _QUIET) == 0)))

@@ -47,6 +47,23 @@ _SQ_ERR = 2.0 ** -948  # |p + e - x*x| of one |x| < 2**-450 (exact above)
 _VAR_ABS = 2.0 ** -1000  # covers underflow in the pieces of D
 
 
+def _var_add(s, c, b, qs, qc, qb, v):  # pragma: no cover - compiled
+    """One value into the Sum2 accumulators of S (``s, c, b``, :func:`_lane_add`) and
+    of Q: ``v*v = p + ep`` exactly (Dekker's TwoProduct of a square: one split), ``p``
+    by TwoSum into ``qs``, its error and ``ep`` into ``qc``, their magnitudes into
+    ``qb``."""
+    s, c, b = _lane_add(s, c, b, v)
+    p = v * v
+    vt = _VELTKAMP * v
+    vh = vt - (vt - v)
+    vl = v - vh
+    ep = ((vh * vh - p) + 2.0 * (vh * vl)) + vl * vl
+    t = qs + p
+    z = t - qs
+    e = (qs - (t - z)) + (p - z)
+    return s, c, b, t, qc + (e + ep), qb + (abs(e) + abs(ep))
+
+
 def _var_row(x, mask, bits, r, mode, ls, lc, lb, lqs, lqc, lqb, ln, lf):
     # pragma: no cover - compiled
     """Accumulate row ``r`` for the variance: Sum2 of ``x`` (``ls, lc, lb``) and of
@@ -72,23 +89,8 @@ def _var_row(x, mask, bits, r, mode, ls, lc, lb, lqs, lqc, lqb, ln, lf):
                 v = np.float64(x[r, i])
                 take = True
                 ln[j] += np.int64(take)
-                t = ls[j] + v
-                z = t - ls[j]
-                e = (ls[j] - (t - z)) + (v - z)
-                ls[j] = t
-                lc[j] += e
-                lb[j] += abs(e)
-                p = v * v
-                vt = _VELTKAMP * v  # Dekker's TwoProduct of v*v, inline
-                vh = vt - (vt - v)
-                vl = v - vh
-                ep = ((vh * vh - p) + 2.0 * (vh * vl)) + vl * vl
-                t = lqs[j] + p
-                z = t - lqs[j]
-                e = (lqs[j] - (t - z)) + (p - z)
-                lqs[j] = t
-                lqc[j] += e + ep
-                lqb[j] += abs(e) + abs(ep)
+                ls[j], lc[j], lb[j], lqs[j], lqc[j], lqb[j] = _var_add(
+                    ls[j], lc[j], lb[j], lqs[j], lqc[j], lqb[j], v)
     elif mode == MODE_SKIPNAN:
         for i0 in range(0, full, LANES):
             for j in range(LANES):
@@ -98,23 +100,8 @@ def _var_row(x, mask, bits, r, mode, ls, lc, lb, lqs, lqc, lqb, ln, lf):
                 v = np.float64(x[r, i]) if take else 0.0
                 lf[j] |= np.int64(not take) * (F_NAN | (F_SNAN * np.int64((b & _QUIET) == 0)))
                 ln[j] += np.int64(take)
-                t = ls[j] + v
-                z = t - ls[j]
-                e = (ls[j] - (t - z)) + (v - z)
-                ls[j] = t
-                lc[j] += e
-                lb[j] += abs(e)
-                p = v * v
-                vt = _VELTKAMP * v  # Dekker's TwoProduct of v*v, inline
-                vh = vt - (vt - v)
-                vl = v - vh
-                ep = ((vh * vh - p) + 2.0 * (vh * vl)) + vl * vl
-                t = lqs[j] + p
-                z = t - lqs[j]
-                e = (lqs[j] - (t - z)) + (p - z)
-                lqs[j] = t
-                lqc[j] += e + ep
-                lqb[j] += abs(e) + abs(ep)
+                ls[j], lc[j], lb[j], lqs[j], lqc[j], lqb[j] = _var_add(
+                    ls[j], lc[j], lb[j], lqs[j], lqc[j], lqb[j], v)
     else:  # MODE_MASK: the generic loop (every value then)
         full = 0
     for i in range(full, n):  # the tail (and the masked mode)
@@ -131,23 +118,8 @@ def _var_row(x, mask, bits, r, mode, ls, lc, lb, lqs, lqc, lqb, ln, lf):
             v = np.float64(x[r, i])
             take = True
         ln[j] += np.int64(take)
-        t = ls[j] + v
-        z = t - ls[j]
-        e = (ls[j] - (t - z)) + (v - z)
-        ls[j] = t
-        lc[j] += e
-        lb[j] += abs(e)
-        p = v * v
-        vt = _VELTKAMP * v  # Dekker's TwoProduct of v*v, inline
-        vh = vt - (vt - v)
-        vl = v - vh
-        ep = ((vh * vh - p) + 2.0 * (vh * vl)) + vl * vl
-        t = lqs[j] + p
-        z = t - lqs[j]
-        e = (lqs[j] - (t - z)) + (p - z)
-        lqs[j] = t
-        lqc[j] += e + ep
-        lqb[j] += abs(e) + abs(ep)
+        ls[j], lc[j], lb[j], lqs[j], lqc[j], lqb[j] = _var_add(
+            ls[j], lc[j], lb[j], lqs[j], lqc[j], lqb[j], v)
 
 def _dd_bound(s, c, b, k):  # pragma: no cover - compiled
     """(hi, lo, E) of Sum2 accumulators with ``k`` exact error terms: ``|hi + lo -
@@ -281,22 +253,8 @@ def var_grouped_kernel(x, mask, bits, mode, codes, ddof, out, ok, counts, flags)
                 flags[g] |= F_NAN | (F_SNAN * np.int64((b & _QUIET) == 0))
                 continue
         v = np.float64(x[i])
-        s = acc[g, 0]
-        t = s + v
-        z = t - s
-        e = (s - (t - z)) + (v - z)
-        acc[g, 0] = t
-        acc[g, 1] += e
-        acc[g, 2] += abs(e)
-        p = v * v
-        ep = _two_prod_err(v, v, p)
-        s = acc[g, 3]
-        t = s + p
-        z = t - s
-        e = (s - (t - z)) + (p - z)
-        acc[g, 3] = t
-        acc[g, 4] += e + ep
-        acc[g, 5] += abs(e) + abs(ep)
+        acc[g, 0], acc[g, 1], acc[g, 2], acc[g, 3], acc[g, 4], acc[g, 5] = _var_add(
+            acc[g, 0], acc[g, 1], acc[g, 2], acc[g, 3], acc[g, 4], acc[g, 5], v)
         acc[g, 6] += 1.0
     for g in range(out.shape[0]):
         cnt = np.int64(acc[g, 6])
@@ -306,7 +264,7 @@ def var_grouped_kernel(x, mask, bits, mode, codes, ddof, out, ok, counts, flags)
 
 
 _SHARED = ("_lane_add", "_two_prod_err", "_spacing_below")
-_HELPERS = ("_var_row", "_dd_bound", "_certify_var")
+_HELPERS = ("_var_add", "_var_row", "_dd_bound", "_certify_var")
 _KERNELS = ("var_rows_kernel", "var_grouped_kernel")
 
 
