@@ -229,12 +229,16 @@ def register(name: str, build: Callable[[], dict[str, Any]]) -> None:
 
 
 def kernels(name: str) -> dict[str, Any]:
-    """The compiled kernels of family ``name``: built on first use, once, under the lock."""
+    """The compiled kernels of family ``name``: built on first use, once, under the lock.
+    A family not registered yet is looked for in the module of its name
+    (``core/_numba/<name>.py``), whose import registers it."""
     got = _COMPILED.get(name)
     if got is None:
         with LOCK:
             got = _COMPILED.get(name)
             if got is None:
+                if name not in _BUILDERS:
+                    importlib.import_module(f"{__name__}.{name}")
                 got = _COMPILED[name] = _BUILDERS[name]()
     return got
 

@@ -43,21 +43,27 @@ def reset_stats() -> None:
 
 
 def _kernels():
-    got = nb._COMPILED.get("compensated")
-    if got is None:
-        from .._numba import compensated  # noqa: F401 - registers the family
-
-        got = nb.kernels("compensated")
-    return got
+    return nb.kernels("compensated")
 
 
-def _var_kernels():
-    got = nb._COMPILED.get("compensated_var")
-    if got is None:
-        from .._numba import compensated_var  # noqa: F401 - registers the family
+def _count(ok: np.ndarray) -> None:
+    """Add the cells certified and not certified to :func:`stats`."""
+    k = int(np.count_nonzero(ok))
+    _STATS["certified"] += k
+    _STATS["fallback"] += ok.size - k
 
-        got = nb.kernels("compensated_var")
-    return got
+
+def _run_var(kind: str, *args):
+    """Run variance kernel ``kind`` (it certifies itself; its last four arguments are
+    its outputs): (values, ok, counts, flags), or None."""
+    out, ok, counts, flags = args[-4:]
+    try:
+        nb.kernels("compensated_var")[kind](*args)
+    except Exception as err:  # numba failed: the NumPy engine, from now on
+        nb.fallback(err)
+        return None
+    _count(ok)
+    return out, ok, counts, flags
 
 
 def _operand(x: np.ndarray) -> np.ndarray:
@@ -75,9 +81,7 @@ def _certify(s, c, b, y, counts, stat: str):
     from .._numba.compensated import LANES
 
     _kernels()["certify_kernel"](s, c, b, y, counts, stat == "mean", LANES, out, ok)
-    k = int(np.count_nonzero(ok))
-    _STATS["certified"] += k
-    _STATS["fallback"] += ok.size - k
+    _count(ok)
     return out, ok
 
 
@@ -243,16 +247,8 @@ def certified_var_rows(x2: np.ndarray, w2: np.ndarray | None, ddof: float, *,
     ok = np.empty(rows, dtype=bool)
     counts = np.zeros(rows, np.int64)
     flags = np.zeros(rows, np.int64)
-    try:
-        _var_kernels()["var_rows_kernel"](x, mask, _bits(x, mode, _DUMMY_BITS2), mode,
-                                      int(ddof), out, ok, counts, flags)
-    except Exception as err:  # numba failed: the NumPy engine, from now on
-        nb.fallback(err)
-        return None
-    k = int(np.count_nonzero(ok))
-    _STATS["certified"] += k
-    _STATS["fallback"] += rows - k
-    return out, ok, counts, flags
+    return _run_var("var_rows_kernel", x, mask, _bits(x, mode, _DUMMY_BITS2), mode,
+                    int(ddof), out, ok, counts, flags)
 
 
 def certified_var_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.ndarray,
@@ -269,14 +265,6 @@ def certified_var_groups(vals: np.ndarray, include: np.ndarray | None, codes: np
     ok = np.empty(ngroups, dtype=bool)
     counts = np.zeros(ngroups, np.int64)
     flags = np.zeros(ngroups, np.int64)
-    try:
-        _var_kernels()["var_grouped_kernel"](x, mask, _bits(x, mode, _DUMMY_BITS2[0]), mode,
-                                         np.ascontiguousarray(codes, dtype=np.int64),
-                                         int(ddof), out, ok, counts, flags)
-    except Exception as err:  # numba failed: the NumPy engine, from now on
-        nb.fallback(err)
-        return None
-    k = int(np.count_nonzero(ok))
-    _STATS["certified"] += k
-    _STATS["fallback"] += ngroups - k
-    return out, ok, counts, flags
+    return _run_var("var_grouped_kernel", x, mask, _bits(x, mode, _DUMMY_BITS2[0]), mode,
+                    np.ascontiguousarray(codes, dtype=np.int64), int(ddof), out, ok, counts,
+                    flags)

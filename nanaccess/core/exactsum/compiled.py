@@ -40,12 +40,7 @@ _LOCAL = threading.local()
 
 
 def _kernels():
-    got = nb._COMPILED.get("exact")
-    if got is None:
-        from .._numba import exact  # noqa: F401 - registers the "exact" family
-
-        got = nb.kernels("exact")
-    return got
+    return nb.kernels("exact")
 
 
 def _state() -> tuple:
