@@ -169,15 +169,6 @@ def _lean_list_median(data: list, stat: str, policy: NanPolicy | None = None) ->
     return out
 
 
-#: resolve_policy's answer for each policy name (one dict lookup per call)
-_POLICY_BY_NAME = {p.value: resolve_policy(p.value) for p in NanPolicy}
-
-
-def _resolve(nan_policy: Any) -> NanPolicy:
-    got = _POLICY_BY_NAME.get(nan_policy) if type(nan_policy) is str else None
-    return got if got is not None else resolve_policy(nan_policy)
-
-
 def call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
          params: dict, *, lean: bool = True) -> Any:
     """The boundary of every statistic function (see the module docstring);
@@ -194,7 +185,7 @@ def call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
         return weighted_call(stat, data, host, weights, axis, nan_policy, keepdims, params)
     if host in ("pandas", "xarray"):
         return _accessor_call(data, stat, axis, keepdims, {"nan_policy": nan_policy, **params})
-    policy = _resolve(nan_policy)
+    policy = resolve_policy(nan_policy)
     if host == "iterable":
         if axis is not None:
             raise TypeError("axis applies to arrays; got a plain iterable")
@@ -259,7 +250,7 @@ def statistic(fn: Callable[..., Any]) -> Callable[..., Any]:
                 return call(stat, data, None, None, False, dict(bare), lean=False)
             if len(kwargs) == 1 and "nan_policy" in kwargs:  # a policy, nothing else
                 nan_policy = kwargs["nan_policy"]
-                out = _lean_list_median(data, stat, _resolve(nan_policy))
+                out = _lean_list_median(data, stat, resolve_policy(nan_policy))
                 if out is not None:
                     return out
                 return call(stat, data, None, nan_policy, False, dict(bare), lean=False)

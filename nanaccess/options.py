@@ -73,6 +73,9 @@ _override: contextvars.ContextVar[Mapping[str, Any]] = contextvars.ContextVar(
 )
 
 
+_BY_NAME = {p.value: p for p in NanPolicy}
+
+
 def _current(key: str) -> Any:
     """One option in force here (what :func:`get_options` holds, without building the
     whole dict: the lean paths read it on every call)."""
@@ -88,6 +91,10 @@ def resolve_policy(policy: str | NanPolicy | None) -> NanPolicy:
     ValueError
         For an unknown name; the message lists the valid ones.
     """
+    if type(policy) is str:  # the common spelling: one dict lookup
+        got = _BY_NAME.get(policy)
+        if got is not None:
+            return got
     if policy is None:
         return _current("nan_policy")
     if isinstance(policy, NanPolicy):
