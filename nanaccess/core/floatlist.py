@@ -18,6 +18,7 @@ back to the generic path, so the format only ever speeds things up.
 from __future__ import annotations
 
 import marshal
+from operator import countOf
 from typing import Any
 
 import numpy as np
@@ -60,6 +61,10 @@ def float_list_array(seq: Any) -> np.ndarray | None:
     return rec["value"].astype(np.float64)
 
 
+#: lists of bools up to this length are counted in Python (the crossover measured between 40 and 64)
+_SHORT_BOOLS = 48
+
+
 def bool_list_falses(seq: list) -> int | None:
     """The number of ``False`` in ``seq`` when it is a non-empty list of bools, else None.
 
@@ -76,11 +81,13 @@ def bool_list_falses(seq: list) -> int | None:
     """
     if type(seq) is not list or not seq:
         return None
+    n = len(seq)
+    if n <= _SHORT_BOOLS:  # NumPy's fixed cost would dominate: count in Python
+        return seq.count(False) if countOf(map(type, seq), bool) == n else None
     try:
         raw = marshal.dumps(seq, _NO_REFS)
     except (ValueError, RecursionError):
         return None
-    n = len(seq)
     if len(raw) != _HEADER + n:
         return None
     codes = np.frombuffer(raw, np.uint8, count=n, offset=_HEADER)
