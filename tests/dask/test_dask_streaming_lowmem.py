@@ -6,7 +6,7 @@ before any data, so the process limit here is 400 MiB (a nanny kills a worker pa
 98% of it) and the memory a worker may fill with data before spilling to disk
 (``distributed.worker.memory.target``) is 16 MiB: the 128 MiB input is four times the
 cluster's data memory. With ``dask_passes="streaming"`` each pass regenerates the
-chunks and releases them, so the exact median finishes writing at most a few chunks
+chunks and releases them, so the exact median finishes writing less than the input
 to disk (the one-graph mode holds every chunk until its last pass: it writes about
 three times the input). The input is a permutation of ``0.7 * k + 0.25``, so the
 exact median is known.
@@ -70,6 +70,8 @@ def test_streaming_median_of_input_four_times_data_memory(low_memory_client):
     want = np.median(f) if m % 2 == 0 else f[1]
     assert np.asarray(got).tobytes() == np.float64(want).tobytes()
     written = sum(c.run(_written_to_disk).values())
-    # a few chunks at most (scheduling varies); the one-graph mode writes about three
-    # times the input (chunks and refinement parts spill and come back)
-    assert written < x.nbytes / 4
+    # cumulative disk writes: the one-graph mode writes about 3.2 times the input
+    # (408 MiB here: chunks and refinement parts spill and come back). Streaming writes
+    # only the chunks a loaded scheduler runs ahead of their consumers: 0-23 MiB on a
+    # quiet or busy 2-core machine, 45 MiB seen once in CI, so the bound is one input
+    assert written < x.nbytes
