@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ...options import resolve_engine
+from . import _cache
 
 __all__ = [
     "AVAILABLE",
@@ -192,11 +193,18 @@ def fallback(exc: BaseException, engine: str | None = None, *, stacklevel: int =
 
 
 def jit(**options: Any) -> Callable[[Callable], Any]:
-    """``numba.njit`` with an on-disk cache where one can be written, else in memory."""
+    """``numba.njit`` with an on-disk cache where one can be written, else in memory.
+
+    The cache of a function compiled here is stamped with the sources it binds, not
+    only its own file (:mod:`._cache`): a kernel that calls a helper of another module
+    is compiled again when that module changes.
+    """
     nb = numba()
+    _cache.install()
 
     def deco(fn: Callable) -> Any:
         fn = getattr(fn, "py_func", fn)  # a helper another module bound already
+        _cache.mark(fn)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
