@@ -13,8 +13,9 @@ the correctly rounded ratio of the exact sums: the bits of the exact engine
 ``2**-300 .. 2**300``, a non-finite value, a result near zero, a tie or a near tie)
 is left to the exact engine, group by group.
 
-The two-sum / two-product helpers are small local copies (see the issue-13 report:
-they may merge with the compensated sums of ``core/_numba/compensated.py``).
+The two-sum / two-product helpers are :mod:`.compensated`'s compiled ones;
+:func:`_nb_ratio` (the certified ratio) serves the weighted variance too
+(:mod:`.weighted_var`).
 """
 
 from __future__ import annotations
@@ -91,6 +92,29 @@ def _nb_side(sh, sl, c, h, wh, wl, es, ew):  # pragma: no cover - compiled
     return 0
 
 
+def _nb_ratio(sh, sl, es, wh, wl, ew):  # pragma: no cover - compiled
+    """``(c, True)``: ``c`` the certified correctly rounded ``S / W`` of ``S = sh + sl``
+    within ``es`` and ``W = wh + wl > 0`` within ``ew``; ``(0.0, False)`` when the
+    bounds do not settle it (a tie or near tie, or ``|c|`` outside ``2**-500 ..
+    2**500``)."""
+    c = (sh + sl) / (wh + wl)
+    if not (abs(c) >= _C_LO and abs(c) <= _C_HI):
+        return 0.0, False  # near zero (or a zero sum's sign), huge, or not a number
+    for _ in range(4):  # at most a step or two from the first guess
+        up = np.nextafter(c, np.inf)
+        dn = np.nextafter(c, -np.inf)
+        above = _nb_side(sh, sl, c, (up - c) * 0.5, wh, wl, es, ew)
+        if above > 0:
+            c = up
+            continue
+        below = _nb_side(sh, sl, c, (dn - c) * 0.5, wh, wl, es, ew)
+        if below < 0:
+            c = dn
+            continue
+        return c, above < 0 and below > 0
+    return 0.0, False
+
+
 def _nb_certify(acc, is_sum, out, ok):  # pragma: no cover - compiled
     """Per group, the certified correctly rounded ``S / W`` (``S`` when ``is_sum``)
     into ``out``, ``ok`` where certified."""
@@ -98,31 +122,16 @@ def _nb_certify(acc, is_sum, out, ok):  # pragma: no cover - compiled
         n = acc[g, _N]
         if acc[g, _BAD] != 0.0 or n == 0.0:
             continue
-        sh, sl = acc[g, _SH], acc[g, _SL]
         es = 2.0 * (2.0 * n + 2.0) * _U * acc[g, _SA]
         if is_sum:
             wh, wl, ew = 1.0, 0.0, 0.0
         else:
             wh, wl = acc[g, _WH], acc[g, _WL]
             ew = 2.0 * (n + 2.0) * _U * acc[g, _WA]
-        c = (sh + sl) / (wh + wl)
-        if not (abs(c) >= _C_LO and abs(c) <= _C_HI):
-            continue  # near zero (or a zero sum's sign), huge, or not a number
-        for _ in range(4):  # at most a step or two from the first guess
-            up = np.nextafter(c, np.inf)
-            dn = np.nextafter(c, -np.inf)
-            above = _nb_side(sh, sl, c, (up - c) * 0.5, wh, wl, es, ew)
-            if above > 0:
-                c = up
-                continue
-            below = _nb_side(sh, sl, c, (dn - c) * 0.5, wh, wl, es, ew)
-            if below < 0:
-                c = dn
-                continue
-            if above < 0 and below > 0:
-                out[g] = c
-                ok[g] = True
-            break
+        c, good = _nb_ratio(acc[g, _SH], acc[g, _SL], es, wh, wl, ew)
+        if good:
+            out[g] = c
+            ok[g] = True
 
 
 def _nb_group_moments(x, w, codes, ngroups, is_sum, row):  # pragma: no cover - compiled
@@ -139,7 +148,8 @@ def build() -> dict[str, Any]:
     """Compile the certified weighted sums."""
     kernels("compensated")  # compiles its helpers in place: TwoSum/TwoProduct live there
     shared = {"two_sum": _compensated.two_sum, "two_prod": _compensated.two_prod}
-    bind(globals(), ("two_sum", "two_prod", "_nb_accumulate", "_nb_side", "_nb_certify"),
+    bind(globals(), ("two_sum", "two_prod", "_nb_accumulate", "_nb_side", "_nb_ratio",
+                    "_nb_certify"),
          compiled=shared)
     return {"group_moments": jit(nogil=True)(_nb_group_moments)}
 

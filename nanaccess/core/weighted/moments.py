@@ -92,7 +92,7 @@ def weighted_moment(p: Prepared, stat: str, policy, *, ddof: float = 0,
     x = p.x
     if x.dtype.kind in "mMO":
         raise TypeError(f"weighted {stat} of {x.dtype} data is not supported")
-    fast = certified_rows(p, stat, engine)
+    fast = certified_rows(p, stat, engine, ddof=ddof)
     if fast is None or not fast[1].any():
         vals, empty = _exact(x, p.w, p.nan, p.miss, stat, ddof)
         return _tails(p, vals, policy, empty, stat)
