@@ -1,5 +1,14 @@
 """Shared by the dask selection and moments: result dtype, the per-block core path,
-keepdims, and the last task that raises from the tally before handing the values on."""
+keepdims, and the last task that raises from the tally before handing the values on.
+
+The per-block core path (:func:`per_block_core`) raises from error records, not from
+a global scan the blocks wait for: each block tallies its own NaN and missing values
+(positions global, C order over the array: a block is a box, so its C order is the
+array's), runs the core unless the policy refuses its tally, and hands on its values
+with its record. The records are reduced as a tree (counts add, the first position
+wins: :meth:`nanaccess.core.policy.NanTally.merge_arrays`) and only the small results
+wait for them, so the count and first position are those of the whole array, as the
+NumPy path names them, and a block is freed as soon as its core ran."""
 
 from __future__ import annotations
 
@@ -9,14 +18,17 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
+from ..core.policy import NanTally, raise_for
 from ..core.reduce import reduce
 from ..core.select import order_stat
+from ..errors import NaNError
 from ..options import NanPolicy
-from .tally import raise_from_info
+from .tally import block_tally, raise_from_info
 
 __all__ = ["out_dtype", "apply_keepdims", "axes_whole", "whole_axes", "bounded_whole_axes",
            "chunk_bytes", "per_block_core",
-           "check_then", "core_reduce", "core_order", "core_moment"]
+           "check_then", "core_reduce", "core_order", "core_moment", "block_record",
+           "merge_tallies"]
 
 
 def out_dtype(x: da.Array, stat: str, axes: tuple[int, ...], **params: Any) -> np.dtype:
@@ -76,6 +88,13 @@ def apply_keepdims(res: da.Array, axes: tuple[int, ...], ndim: int, lead: int,
     return res[tuple(index)]
 
 
+def _is_tally(info: da.Array | None) -> bool:
+    """Whether ``info`` is the global tally of the data (:func:`.tally.global_info`:
+    six int64), which the blocks' own records replace; a caller's check (a one-chunk
+    bool array whose task does its own checking) stays a dependency."""
+    return info is not None and info.dtype == np.int64 and tuple(info.shape) == (6,)
+
+
 def per_block_core(
     x: da.Array,
     fn: Callable[..., Any],
@@ -89,9 +108,13 @@ def per_block_core(
 ) -> da.Array:
     """Run ``fn(block, axes)`` (the core) on each block; the reduced axes are whole.
 
+    ``info``: the global tally (replaced by the blocks' records, see the module
+    docstring), a caller's check (a dependency of every block), or None.
     ``fn`` is shipped to the workers: make it a module-level function (or a
     :func:`functools.partial` of one), never a closure, so that unpickling it imports
     nanaccess on a fresh worker."""
+    if _is_tally(info) and x.ndim:
+        return _recorded_core(x, fn, axes, keepdims, dtype, qshape, policy, relabel)
     nd = x.ndim
     xi = tuple(f"d{i}" for i in range(nd))
     qi = tuple(f"q{i}" for i in range(len(qshape)))
@@ -111,18 +134,103 @@ def per_block_core(
         meta=np.empty((0,) * len(out_ind), dtype=dtype),
         fn=fn, axes=axes, qshape=qshape, policy=policy, shape=shape, relabel=relabel,
     )
-    if not keepdims:
-        index = (slice(None),) * len(qi) + tuple(0 if a in axes else slice(None)
-                                                 for a in range(nd))
-        res = res[index]
-    return res
+    return _drop_reduced(res, axes, len(qi), nd, keepdims)
+
+
+def _drop_reduced(res: da.Array, axes, lead: int, nd: int, keepdims: bool) -> da.Array:
+    if keepdims:
+        return res
+    index = (slice(None),) * lead + tuple(0 if a in axes else slice(None) for a in range(nd))
+    return res[index]
 
 
 def _core_block(b, *inf, fn, axes, qshape, policy, shape, relabel):
     """One block of :func:`per_block_core`: raise from the tally, then ``fn``."""
     raise_from_info(inf[0] if inf else None, policy, shape, relabel)
+    return _core_values(b, fn, axes, qshape)
+
+
+def _core_values(b: np.ndarray, fn, axes, qshape) -> np.ndarray:
     v = np.asarray(fn(b, axes))
     return v.reshape(qshape + tuple(1 if a in axes else b.shape[a] for a in range(b.ndim)))
+
+
+def block_record(b: np.ndarray, block_info: dict | None) -> NanTally:
+    """The :class:`NanTally` of one block, its positions flat C order over the array
+    (``block_info``: dask's, for the block's place)."""
+    t = block_tally(b)
+    if not (t.signaling or t.nan or t.missing) or not b.ndim:
+        return t
+    starts = [lo for lo, _ in block_info[0]["array-location"]]
+    shape = tuple(block_info[0]["shape"])
+
+    def glob(p: int | None) -> int | None:
+        if p is None:
+            return None
+        local = np.unravel_index(p, b.shape)
+        return int(np.ravel_multi_index(
+            tuple(int(i) + s for i, s in zip(local, starts, strict=True)), shape))
+
+    return NanTally(t.signaling, glob(t.first_signaling), t.nan, glob(t.first_nan),
+                    t.missing, glob(t.first_missing))
+
+
+def _pair_block(b: np.ndarray, *, fn, axes, qshape, policy, vdtype,
+                block_info: dict | None = None) -> np.ndarray:
+    """One task of :func:`_recorded_core`: the block's values (zeros when the policy
+    refuses its tally: the merged records raise for it) and its record, as a
+    1-element object array."""
+    t = block_record(b, block_info)
+    try:
+        raise_for(t, policy, shape=tuple(block_info[0]["shape"]) if block_info else ())
+        vals = _core_values(b, fn, axes, qshape)
+    except NaNError:
+        vals = np.zeros(qshape + tuple(1 if a in axes else b.shape[a] for a in range(b.ndim)),
+                        vdtype)
+    out = np.empty((1,) * b.ndim, object)
+    out.reshape(-1)[0] = (vals, t.as_array())
+    return out
+
+
+def _values_of(pair: np.ndarray) -> np.ndarray:
+    return pair.reshape(-1)[0][0]
+
+
+def _record_of(pair: np.ndarray) -> np.ndarray:
+    return pair.reshape(-1)[0][1].reshape((1,) * pair.ndim + (6,))
+
+
+def merge_tallies(b: np.ndarray, axis: Any = None, keepdims: bool = True) -> np.ndarray:
+    """Tree step of the records' reduction (the last axis holds a six-int tally)."""
+    flat = np.asarray(b, np.int64).reshape(-1, 6)
+    out = NanTally.merge_arrays(flat, axis=0) if flat.shape[0] else NanTally().as_array()
+    return out.reshape((1,) * (np.ndim(b) - 1) + (6,)) if keepdims else out
+
+
+def _recorded_core(x: da.Array, fn, axes, keepdims, dtype, qshape, policy, relabel):
+    """:func:`per_block_core` with per-block error records (see the module docstring)."""
+    nd = x.ndim
+    ones = tuple((1,) * n for n in x.numblocks)
+    pairs = da.map_blocks(_pair_block, x, chunks=ones, dtype=object,
+                          meta=np.empty((0,) * nd, object), fn=fn, axes=axes,
+                          qshape=qshape, policy=policy, vdtype=dtype)
+    lead = len(qshape)
+    out_chunks = tuple((s,) for s in qshape) + tuple(
+        (1,) * x.numblocks[a] if a in axes else c for a, c in enumerate(x.chunks))
+    vals = da.map_blocks(_values_of, pairs, chunks=out_chunks, dtype=dtype,
+                         new_axis=list(range(lead)) if lead else None,
+                         meta=np.empty((0,) * (lead + nd), dtype))
+    recs = da.map_blocks(_record_of, pairs, chunks=ones + ((6,),), new_axis=nd,
+                         dtype=np.int64, meta=np.empty((0,) * (nd + 1), np.int64))
+    first = da.reduction(recs, merge_tallies, merge_tallies, combine=merge_tallies,
+                         axis=tuple(range(nd)), keepdims=False, dtype=np.int64,
+                         concatenate=True, meta=np.empty((0,), np.int64))
+    ind = tuple(f"d{i}" for i in range(lead + nd))  # the small results check the tally
+    res = da.blockwise(check_then, ind, vals, ind, first, ("info",), dtype=dtype,
+                       concatenate=True, meta=np.empty((0,) * (lead + nd), dtype),
+                       policy=policy, shape=tuple(x.shape), relabel=relabel,
+                       dtype_out=dtype)
+    return _drop_reduced(res, axes, lead, nd, keepdims)
 
 
 def core_reduce(b: np.ndarray, axes: tuple[int, ...], *, stat: str, policy: NanPolicy,

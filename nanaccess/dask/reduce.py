@@ -131,6 +131,9 @@ def _mad(x: da.Array, res_dtype: np.dtype, common: dict, *, scale=1.0) -> da.Arr
     scale = check_scale(scale)
     axes, keepdims = common["axis"], common["keepdims"]
     center = dask_order_stat(x, "median", **{**common, "keepdims": True})
+    # the center's kept axes chunked as the data's (the selection may have brought
+    # the reduced axes whole into other blocks of cells), so blocks pair up one to one
+    center = center.rechunk(tuple((1,) if a in axes else x.chunks[a] for a in range(x.ndim)))
     sample = np.zeros((1,) * x.ndim, dtype=x.dtype)
     dev_dtype = deviations(sample, order_stat(sample, "median", keepdims=True,
                                                policy=NanPolicy.TOTALORDER)[0])[0].dtype
@@ -142,7 +145,7 @@ def _mad(x: da.Array, res_dtype: np.dtype, common: dict, *, scale=1.0) -> da.Arr
                             chunks=tuple((1,) * x.numblocks[a] if a in axes else x.chunks[a]
                                          for a in range(x.ndim)),
                             meta=np.empty((0,) * x.ndim, bool))
-        und = und.any(axis=axes, keepdims=keepdims)
+        und = und.any(axis=axes, keepdims=keepdims).rechunk(med.chunks)
     else:
         und = da.zeros_like(med, dtype=bool)
     return da.map_blocks(_mad_block, med, und, dtype=res_dtype, scale=scale,
