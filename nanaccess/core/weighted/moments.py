@@ -50,9 +50,10 @@ def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return p, e
 
 
-def _ints(terms: np.ndarray) -> list[int]:
-    """Per row, the exact sum of the float64 terms times ``2**1074`` (Python ints)."""
-    return exact_partials(terms, squares=False).s.reshape(-1).tolist()
+def _ints(terms: np.ndarray) -> np.ndarray:
+    """Per row, the exact sum of the float64 terms times ``2**1074`` (an object array
+    of Python ints)."""
+    return exact_partials(terms, squares=False).s.reshape(-1)
 
 
 def _fraction_rows(x: np.ndarray, w: np.ndarray, want_sq: bool):
@@ -159,42 +160,67 @@ def _exact(x: np.ndarray, w: np.ndarray, nan: np.ndarray | None, miss: np.ndarra
 
     negzero = (fin & (xs == 0) & np.signbit(xs)).sum(axis=1) == fin.sum(axis=1)
     integer = kind in "biu" and np.asarray(w == np.floor(w)).all()
-    out = np.empty(rows, np.float64 if not (stat == "sum" and integer) else object)
+    vals = _round(stat, ddof, s_int, w_int, q_int, posinf, neginf, negzero & fin.any(axis=1)
+                  if stat == "sum" else negzero, integer)
+    if stat == "std":
+        vals = np.sqrt(vals)
+    vals = result_dtype(vals, x.dtype, stat)
+    empty = (w_int == 0) & ~(posinf | neginf)
+    return vals, empty
+
+
+def _round(stat: str, ddof: float, s: np.ndarray, wt: np.ndarray, q: np.ndarray | None,
+           posinf: np.ndarray, neginf: np.ndarray, negzero: np.ndarray, integer: bool
+           ) -> np.ndarray:
+    """Every row rounded once from its exact sums (object arrays of Python ints, or
+    fractions for the rare rows beyond the safe range), by NumPy's object loops over
+    all rows at once: ``S / 2**1074`` (sum), ``S / W`` (mean), ``(W Q - S**2) / (W (W -
+    ddof))`` (var; the caller takes the std's square root), the infinities and empty
+    rows as the unweighted statistics have them. int64 for an integer ``sum``."""
     unit = 1 << _SCALE
-    da, db = Fraction(ddof).as_integer_ratio()
-    pinf, ninf, nz = posinf.tolist(), neginf.tolist(), negzero.tolist()
-    anyfin = fin.any(axis=1).tolist()
-    for r in range(rows):  # one exact rounding per row, as exactsum.partials
-        s, wt = s_int[r], w_int[r]
-        if stat == "sum" and integer and not (pinf[r] or ninf[r]):
-            out[r] = int(s // unit)
-        elif pinf[r] and ninf[r]:
-            out[r] = _CANONICAL_NAN
-        elif (pinf[r] or ninf[r]) and stat != "var" and stat != "std":
-            out[r] = np.inf if pinf[r] else -np.inf
-        elif stat == "sum":
-            out[r] = (-0.0 if nz[r] and anyfin[r] else 0.0) if s == 0 else _ratio(s, unit)
-        elif wt == 0 or pinf[r] or ninf[r]:
-            out[r] = _CANONICAL_NAN  # nothing left (the empty result), or var of inf
-        elif stat == "mean":
-            out[r] = (-0.0 if nz[r] else 0.0) if s == 0 else _ratio(s, wt)
-        else:
-            # (W Q - S**2) / (W (W - ddof)), ddof = da / db, all in units of 2**-1074
-            dof = db * wt - da * unit
-            out[r] = _CANONICAL_NAN if dof <= 0 else _ratio(
-                db * (wt * q_int[r] - s * s), wt * dof)
-    if stat == "sum" and integer:
+    if stat == "sum" and integer:  # integer data: no infinities
+        out = s // unit
         big = [v for v in out.tolist() if not -(1 << 63) <= v < (1 << 63)]
         if big:
             raise OverflowError(f"exact integer weighted sum {big[0]} does not fit in int64")
-        vals = out.astype(np.int64)
-    else:
-        vals = out.astype(np.float64)
-        if stat == "std":
-            vals = np.sqrt(vals)
-    vals = result_dtype(vals, x.dtype, stat)
-    empty = np.array([wt == 0 for wt in w_int], bool).reshape(rows) & ~(posinf | neginf)
-    return vals, empty
+        return out.astype(np.int64)
+    out = np.full(s.shape, _CANONICAL_NAN)  # both infinities, nothing left, var of inf
+    inf = posinf | neginf
+    if stat != "var" and stat != "std":
+        one = inf & ~(posinf & neginf)
+        out[one] = np.where(posinf[one], np.inf, -np.inf)
+    zero = (s == 0) & ~inf
+    signed = np.where(negzero, -0.0, 0.0)
+    if stat == "sum":
+        out[zero] = signed[zero]
+        go = ~inf & ~zero
+        out[go] = _ratios(s[go], np.full(int(go.sum()), unit, object))
+        return out
+    go = ~inf & (wt != 0)
+    if stat == "mean":
+        out[go & zero] = signed[go & zero]
+        go &= ~zero
+        out[go] = _ratios(s[go], wt[go])
+        return out
+    da, db = Fraction(ddof).as_integer_ratio()  # ddof = da / db, in units of 2**-1074
+    dof = np.zeros(s.shape, object)
+    dof[go] = db * wt[go] - da * unit
+    go &= dof > 0
+    out[go] = _ratios(db * (wt[go] * q[go] - s[go] * s[go]), wt[go] * dof[go])
+    return out
+
+
+def _ratios(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Correctly rounded ``a / b`` (``b > 0``) of object arrays of Python ints (int
+    true division rounds correctly) or fractions (``float()`` of one rounds
+    correctly); a quotient beyond the float range is +-inf."""
+    if not a.size:
+        return np.zeros(0)
+    try:
+        return np.true_divide(a, b).astype(np.float64)
+    except OverflowError:  # rare (a result beyond 1.8e308): each row on its own
+        return np.array([_ratio(u, v) for u, v in zip(a.tolist(), b.tolist(), strict=True)],
+                        np.float64)
 
 
 def _tails(p: Prepared, vals: np.ndarray, policy, empty: np.ndarray, stat: str):
