@@ -24,9 +24,11 @@ takes the generic path, which also owns every error.
 from __future__ import annotations
 
 import math
+import struct
 from bisect import bisect_left, bisect_right
-from decimal import Decimal, FloatOperation, InvalidOperation, localcontext
+from decimal import Decimal, FloatOperation, localcontext
 from fractions import Fraction
+from itertools import filterfalse
 from typing import Any
 
 import numpy as np
@@ -35,10 +37,11 @@ from .. import _stats
 from ..options import NanPolicy
 from .floatlist import bool_list_falses
 from .objects.arith import _weighted
-from .objects.classify import _describe, classify_object
+from .objects.classify import _describe, _npfloat_desc, classify_object
 from .objects.scan import _sort_numbers
 from .plan import median_ranks
 from .policy import RULES
+from .small import LIST_RANKS, SMALL_LIST, float_list_pick
 
 __all__ = ["MEDIANS", "SHORT_LIST", "list_median"]
 
@@ -68,6 +71,9 @@ SHORT_LIST = 256
 #: Decimals sort by their own C comparisons faster than they convert to float keys
 SHORT_DECIMALS = 4096
 _FLOAT_ONLY, _BOOL_ONLY, _DECIMAL_ONLY = {float}, {bool}, {Decimal}
+_NP_F64_ONLY = {np.float64}
+_DOUBLE = struct.Struct("<d")
+_DEC_IS_NAN = Decimal.is_nan
 
 
 def _keys(vals: list, types: set) -> np.ndarray | None:
@@ -144,16 +150,11 @@ def _short_select(vals: list, t: type, ranks: tuple[int, ...]) -> list | None:
 
 
 def _decimal_sorted(vals: list) -> list | None:
-    """``vals`` (Decimals) in the generic order, or None when one is a NaN."""
-    if len(vals) == 1:
-        return None if vals[0].is_nan() else vals
-    with localcontext() as ctx:
-        ctx.traps[InvalidOperation] = True  # an ordering comparison with a NaN raises
-        try:
-            s = sorted(vals)
-        except InvalidOperation:
-            return None
-    return s
+    """``vals`` (Decimals) in the generic order, or None when one is a NaN (checked
+    first: an ordering comparison with a NaN raises or, untrapped, misorders)."""
+    if any(map(_DEC_IS_NAN, vals)):
+        return None
+    return sorted(vals)
 
 
 def _decimal_select(vals: list, ranks: tuple[int, ...]) -> list | None:
@@ -183,23 +184,55 @@ def _decimal_run(vals: list, v: Decimal) -> list:
     return [(x, i, x) for i, x in enumerate(vals) if x == v]
 
 
-def _drops_silently(vals: list, nan: list[int], policy: NanPolicy | None) -> bool:
-    """Whether ``policy`` drops the NaNs of ``vals`` at positions ``nan`` with no error
+def _signaling(v: Any) -> bool:
+    """Whether NaN ``v`` is signaling: the bits of a float / ``np.float64`` (bit 51, the
+    quiet bit, is bit 3 of the 7th little-endian byte), a Decimal's own test, and
+    :func:`~nanaccess.core.objects.classify.classify_object` for anything else (a
+    float32 NaN would be quieted by ``float()``)."""
+    t = type(v)
+    if t is float or t is np.float64:
+        return not _DOUBLE.pack(v)[6] & 8
+    if t is Decimal:
+        return v.is_snan()
+    if t in _FLOAT_MAX:  # the other NumPy floats: their own bits
+        return not _npfloat_desc(v)[3]
+    return not classify_object(v)[3]
+
+
+def _drops_silently(nans: list, policy: NanPolicy | None) -> bool:
+    """Whether ``policy`` drops the NaN objects ``nans`` with no error
     (:meth:`~nanaccess.core.policy.PolicyRules.drops_silently`; a signaling one never)."""
     if policy is None:
         return False
-    return RULES[policy].drops_silently(
-        True, any(not classify_object(vals[i])[3] for i in nan))
+    return RULES[policy].drops_silently(True, any(map(_signaling, nans)))
 
 
 def _drop_nans(vals: list, keys: np.ndarray, nan: np.ndarray, policy: NanPolicy | None
                ) -> tuple[list, np.ndarray]:
     """The numbers of ``vals`` and their keys when ``policy`` removes NaNs and none is
     signaling; otherwise nothing (the generic path decides, and raises)."""
-    if not _drops_silently(vals, np.flatnonzero(nan).tolist(), policy):
+    if not _drops_silently([vals[i] for i in np.flatnonzero(nan).tolist()], policy):
         return [], keys
     keep = np.flatnonzero(~nan).tolist()
     return [vals[i] for i in keep], keys[~nan]
+
+
+def _short_drop(vals: list, t: type, stat: str, policy: NanPolicy
+                ) -> tuple[list, tuple[int, int], list] | None:
+    """``(numbers, ranks, picked)`` of a short list of one type ``t`` holding NaNs that
+    ``policy`` drops silently (:func:`_short_select` on the numbers); None otherwise
+    (no NaN, nothing left, a NaN kept or raised for, a zero picked)."""
+    if t is Decimal:  # is_nan: no comparison, so no InvalidOperation for an sNaN
+        nans = list(filter(_DEC_IS_NAN, vals))
+        nums = list(filterfalse(_DEC_IS_NAN, vals))
+    else:
+        nans = [v for v in vals if v != v]
+        nums = [v for v in vals if v == v]
+    if not nans or not nums or not _drops_silently(nans, policy):
+        return None
+    ranks = median_ranks(stat, len(nums))
+    picked = _short_select(nums, t, ranks)
+    return None if picked is None else (nums, ranks, picked)
 
 
 def list_median(vals: list, stat: str, policy: NanPolicy | None = None) -> Any:
@@ -229,13 +262,25 @@ def list_median(vals: list, stat: str, policy: NanPolicy | None = None) -> Any:
     types = _BOOL_ONLY if below is not None else set(map(type, vals))
     if types == _FLOAT_ONLY:
         return None  # Python floats: the float64 array path (core/floatlist.py) is faster
-    ranks = median_ranks(stat, len(vals))
+    if types == _NP_F64_ONLY and len(vals) <= SMALL_LIST:
+        # np.float64 is a float subclass whose float() keeps every bit: the Python float
+        # lane (sorted() on floats, not NumPy's scalar comparisons), as np.float64
+        got = float_list_pick(list(map(float, vals)), LIST_RANKS[stat], policy)
+        if got is not None:
+            return np.float64(got)
+    n = len(vals)
+    ranks = LIST_RANKS[stat][n] if n <= SMALL_LIST else median_ranks(stat, n)
     picked = None
     if below is not None:  # two values (True and False are singletons)
         picked = [ranks[0] >= below, ranks[1] >= below]
     elif len(types) == 1 and (len(vals) <= SHORT_LIST
                               or (types == _DECIMAL_ONLY and len(vals) <= SHORT_DECIMALS)):
-        picked = _short_select(vals, next(iter(types)), ranks)
+        t = next(iter(types))
+        picked = _short_select(vals, t, ranks)
+        if picked is None and policy is not None:  # NaNs the policy drops
+            got = _short_drop(vals, t, stat, policy)
+            if got is not None:
+                vals, ranks, picked = got
     if picked is None and len(vals) <= SHORT_LIST and types <= _REAL_TYPES:
         got = _short_keyed(vals, stat, policy)  # mixtures, and NaNs a policy removes
         if got is not None:
@@ -284,7 +329,7 @@ def _short_keyed(vals: list, stat: str, policy: NanPolicy | None
     if total != total:  # a NaN, or +inf and -inf
         nan = [i for i, k in enumerate(keys) if k != k]
         if nan:
-            if not _drops_silently(vals, nan, policy):
+            if not _drops_silently([vals[i] for i in nan], policy):
                 return None  # kept, raised for, or signaling: the generic path decides
             vals = [v for v, k in zip(vals, keys, strict=True) if k == k]
             if not vals:

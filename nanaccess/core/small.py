@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import struct
+from math import isnan
 from operator import countOf
 from typing import Any
 
@@ -73,6 +74,8 @@ _F64 = np.dtype(np.float64)
 LIST_RANKS = {stat: [median_ranks(stat, max(n, 1)) for n in range(SMALL_LIST + 1)]
                  for stat in MEDIANS}
 _INT64_MAX = (1 << 63) - 1
+#: up to this many NaNs are removed one by one (a comprehension costs more below it)
+_FEW_NANS = 4
 
 
 def _mid(a: float, b: float) -> float | None:
@@ -101,14 +104,22 @@ def float_list_pick(vals: list, ranks: list[tuple[int, int]],
     With a resolved ``policy``, quiet NaNs are handled as
     :func:`float_list_nan_median` does."""
     n = len(vals)
-    # the cheapest exact-float test: one identity probe per element, no set built
-    if not 0 < n <= SMALL_LIST or countOf(map(type, vals), float) != n:
+    # the cheapest exact-float test: one identity probe per element, no set built (the
+    # first element alone turns other lists away without the pass)
+    if not 0 < n <= SMALL_LIST or type(vals[0]) is not float \
+            or countOf(map(type, vals), float) != n:
         return None
     total = sum(vals)
     if total != total:  # a NaN (or +inf and -inf): the policy, or the generic path
         return None if policy is None else _nan_pick(vals, ranks, policy)
-    s = sorted(vals)  # (the pick inline: a call costs a tenth of a 10-value median)
-    lo, hi = ranks[n]
+    return _sorted_pick(vals, ranks[n])
+
+
+def _sorted_pick(vals: list, ranks: tuple[int, int]) -> float | None:
+    """The median of NaN-free exact floats ``vals`` at ``ranks`` (``LIST_RANKS``' entry
+    for their length), or None when the midpoint overflows or is inf + -inf."""
+    s = sorted(vals)
+    lo, hi = ranks
     a, b = s[lo], s[hi]
     if a == 0.0 or b == 0.0:  # sorted() keeps -0.0 and +0.0 in input order
         neg = sum(1 for v in vals if v < 0.0 or (v == 0.0 and math.copysign(1.0, v) < 0))
@@ -143,23 +154,27 @@ def _nan_pick(vals: list, ranks: list[tuple[int, int]], policy: NanPolicy) -> fl
     r = RULES[policy]
     if r.nan_raises:
         return None
-    nums = [v for v in vals if v == v]
-    if len(nums) == len(vals):
+    nans = list(filter(isnan, vals))
+    if not nans:
         return None  # no NaN (+inf and -inf): the generic path
-    if not r.signaling_allowed or r.propagates:
-        nans = [v for v in vals if v != v]
+    signaling = False
+    for v in nans:  # the quiet bit (bit 51) is bit 3 of the 7th little-endian byte
+        if not _DOUBLE.pack(v)[6] & 8:
+            signaling = True
+    if r.drops_silently(True, signaling):
+        if len(nans) <= _FEW_NANS:  # list.remove finds each NaN object by identity
+            nums = vals.copy()
+            for v in nans:
+                nums.remove(v)
+        else:
+            nums = [v for v in vals if v == v]
+        return _sorted_pick(nums, ranks[len(nums)]) if nums else None
+    if r.propagates and not signaling:  # the totalOrder-greatest NaN, as stored
+        if len(nans) == 1:
+            return nans[0]
         bits = [_BITS.unpack(_DOUBLE.pack(v))[0] for v in nans]
-        if not r.signaling_allowed:
-            for b in bits:
-                if not b & _QUIET:
-                    return None  # a signaling NaN: the generic path raises
-        if r.propagates:  # totalOrder key of a float64 NaN: b, or b ^ INT64_MAX if negative
-            if len(bits) == 1:
-                return nans[0]
-            keys = [b if b >= 0 else b ^ _INT64_MAX for b in bits]
-            return nans[keys.index(max(keys))]
-    if r.removes:
-        return float_list_pick(nums, ranks) if nums else None
+        keys = [b if b >= 0 else b ^ _INT64_MAX for b in bits]  # totalOrder of a NaN
+        return nans[keys.index(max(keys))]
     return None
 
 
