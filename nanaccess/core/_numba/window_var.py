@@ -26,12 +26,13 @@ from .window_sums import (  # noqa: F401  (bound as this module's globals)
     _nb_cmp_half,
     _nb_grow,
     _nb_mean,
+    _nb_range,
     _nb_round,
     _nb_sign,
     _nb_split,
 )
 
-__all__ = ["moving_var"]
+__all__ = ["moving_var", "binned_var", "stats", "reset_stats"]
 
 #: |x| outside [LO_OK, HI_OK] (nonzero) is left to the reference engine
 LO_OK, HI_OK = 2.0 ** -400, 2.0 ** 400
@@ -126,12 +127,338 @@ def _nb_var_columns(x, take, start, end, ddof, out, bad):  # pragma: no cover
         _nb_var(x[c], take[c], start, end, ddof, out[c], bad[c])
 
 
+# ------------------------------------------------------- certified moving variances
+# The common case, as the sums' fixed bins: native float64 data whose squares stay
+# finite. Each value enters (and leaves) S and Q through two fixed bins: a fixed
+# function ``fS(v)`` / ``fQ(v)`` of the value alone, its pieces multiples of the bins'
+# units (``(y + C) - C`` rounds y to the grid) and every bin an integer below 2**53
+# units, so removing a value undoes its entry exactly: the bins are a function of the
+# window's values, whatever came before (no drift). ``fS(v) = v`` unless v has bits
+# below the lower bin (then within ``es`` = half that unit); ``fQ(v)`` is ``v*v``
+# (``p + e``, TwoProduct by fma) within ``eq`` = the lower unit plus ``2**-52`` of the
+# upper one. Each output forms D = n Q - S**2 from TwoProducts of the bins' sums
+# with a rigorous bound (:func:`_nb_cert`) and returns the quotient only when the
+# bound proves it correctly rounded; the rest (ties, near-ties, heavy cancellation,
+# results near under/overflow) are flagged for the exact kernel above. A window of
+# one repeated value is exactly 0 (a run counter). Windows that only grow (one
+# start: expanding) fold the bins into running pairs every CUM_BLOCK values, so their
+# units stay fine however long the window grows (:func:`_nb_cum_var`).
+
+_U = 2.0 ** -53
+_ABS_ERR = 2.0 ** -1000  # the TwoProducts' errors when their products underflow
+_D_LO, _D_HI = 2.0 ** -900, 2.0 ** 990  # D (and the quotient) inside: normal pieces
+_MARGIN = 1.0 + 2.0 ** -40  # covers the few roundings of the final test
+_STATS = {"certified": 0, "fallback": 0}
+CUM_BLOCK = 126  # values the bins of growing windows hold between folds
+
+
+def _nb_cert(sh, sl, es, qh, ql, eq, cnt, ddof, scale):  # pragma: no cover - compiled
+    """(value, certified) of ``(n Q - S**2) / (n (n - ddof))`` for ``n = cnt`` when
+    ``|S - (sh + sl)| <= es`` and ``|Q - (qh + ql)| <= eq`` (``scale`` multiplies the
+    bound: 1.0; tests set 0 to show that it matters).
+
+    ``D`` is ``p1 + e1 + p2 + e2 - p3 - e3 - p4 - e4`` (TwoProducts of ``n qh``,
+    ``n ql``, ``sh sh``, ``2 sh sl``; ``sl**2`` left out, in the bound), ``p1 - p3``
+    by TwoSum and the six small terms summed naively (``8u`` of their magnitudes
+    bounds that), then TwoSum into ``(dh, dl)``: ``|D - dh - dl| <= E = (n eq + (2|S|
+    + es) es + sl**2 + 8u sum|small| + 2**-1000) * 1.0001``. The candidate ``q``
+    (``dh / m`` corrected once by the residual, ``m = n (n - ddof) < 2**53`` exact)
+    is certified when ``|dh + dl - q m| + slack + E < m h / 2`` strictly (``h`` the
+    spacing below q, the smaller one): then q is D/m correctly rounded, no tie."""
+    dn = np.float64(cnt)
+    m = dn * np.float64(cnt - ddof)
+    if not (m < 2.0 ** 53):
+        return 0.0, False
+    p1 = dn * qh
+    e1 = _fma(dn, qh, -p1)
+    p2 = dn * ql
+    e2 = _fma(dn, ql, -p2)
+    p3 = sh * sh
+    e3 = _fma(sh, sh, -p3)
+    t2 = 2.0 * sh
+    p4 = t2 * sl
+    e4 = _fma(t2, sl, -p4)
+    t = p1 - p3
+    z = t - p1
+    et = (p1 - (t - z)) - (p3 + z)
+    r = ((et + (e1 - e3)) + (p2 - p4)) + (e2 - e4)
+    small = abs(et) + abs(e1) + abs(e3) + abs(p2) + abs(p4) + abs(e2) + abs(e4)
+    dh = t + r
+    z = dh - t
+    dl = (t - (dh - z)) + (r - z)
+    ash = abs(sh) + abs(sl)
+    err = (dn * eq + (2.0 * ash + es) * es + sl * sl + 8.0 * _U * small + _ABS_ERR) \
+        * 1.0001 * scale
+    if not (_D_LO <= dh <= _D_HI and err < np.inf and dh - abs(dl) - err > 0.0):
+        return 0.0, False  # D's interval holds 0, or D near under/overflow (or NaN)
+    q = dh / m
+    p = q * m
+    q += (((dh - p) - _fma(q, m, -p)) + dl) / m  # dh / m is off by an ulp if dl tips it
+    if not (_D_LO <= q <= _D_HI):
+        return 0.0, False
+    p = q * m
+    r1 = dh - p  # exact (Sterbenz)
+    r2 = _fma(q, m, -p)
+    num = (r1 - r2) + dl
+    slack = 3.0 * _U * (abs(r1) + abs(r2) + abs(dl))
+    h = q - np.int64(np.int64(np.float64(q).view(np.int64)) - 1).view(np.float64)
+    if (abs(num) + slack + err) * _MARGIN < (0.5 * h) * m / _MARGIN:
+        return q, True
+    return 0.0, False
+
+
+def _nb_binned_var(x, fixed, e0, step, span, start, end, ddof, cs0, cs1, cq0, cq1, es, eq,
+                   scale, out, cnt, bad):  # pragma: no cover - compiled
+    """Certified variance of every window's non-NaN values (module comment above;
+    bins ``cs0``/``cs1`` of S and ``cq0``/``cq1`` of Q, per-value bounds ``es``,
+    ``eq``). ``bad[i]``: output i for the exact kernel. ``fixed`` and the return
+    value as :func:`.window_sums._nb_binned` (-1 at a decreasing bound, else bit 0 a
+    NaN entered a window, bit 1 an output is bad)."""
+    a0 = 0.0
+    a1 = 0.0
+    b0 = 0.0
+    b1 = 0.0
+    cs = 0
+    ce = 0
+    ps = 0
+    pe = 0
+    m = 0
+    run = 0  # the last `run` values entered are equal (to `last`)
+    last = 0.0
+    seen = 0
+    n_x = x.shape[0]
+    for i in range(out.shape[0]):
+        if fixed:
+            e = e0 + i * step
+            s = e - span
+            e = min(max(e, 0), n_x)
+            s = min(max(s, 0), e)
+        else:
+            s = start[i]
+            e = end[i]
+            if s < ps or e < pe:
+                return -1
+            ps = s
+            pe = e
+        if s >= ce:
+            a0 = 0.0
+            a1 = 0.0
+            b0 = 0.0
+            b1 = 0.0
+            m = 0
+            run = 0
+            cs = s
+            ce = s
+        while cs < s:
+            v = x[cs]
+            if v == v:
+                h = (v + cs0) - cs0
+                a0 -= h
+                a1 -= ((v - h) + cs1) - cs1
+                p = v * v
+                g = (p + cq0) - cq0
+                b0 -= g
+                b1 -= (((p - g) + _fma(v, v, -p)) + cq1) - cq1
+                m -= 1
+            cs += 1
+        while ce < e:
+            v = x[ce]
+            if v == v:
+                h = (v + cs0) - cs0
+                a0 += h
+                a1 += ((v - h) + cs1) - cs1
+                p = v * v
+                g = (p + cq0) - cq0
+                b0 += g
+                b1 += (((p - g) + _fma(v, v, -p)) + cq1) - cq1
+                m += 1
+                run = run + 1 if v == last else 1
+                last = v
+            else:
+                seen |= 1
+            ce += 1
+        cnt[i] = m
+        if m - ddof <= 0:
+            out[i] = np.nan
+            continue
+        if run >= m:  # one value repeated: D is exactly 0
+            out[i] = 0.0
+            continue
+        sh = a0 + a1
+        z = sh - a0
+        sl = (a0 - (sh - z)) + (a1 - z)
+        qh = b0 + b1
+        z = qh - b0
+        ql = (b0 - (qh - z)) + (b1 - z)
+        dn = np.float64(m)
+        q, ok = _nb_cert(sh, sl, dn * es, qh, ql, dn * eq, m, ddof, scale)
+        out[i] = q
+        if not ok:
+            bad[i] = True
+            seen |= 2
+    return seen
+
+
+def _nb_fold(h, l, err, a0, a1):  # pragma: no cover - compiled
+    """``(h, l)`` plus the bins ``a0 + a1`` as a renormalised pair, and its bound:
+    TwoSum of ``h + a0``, the rest summed naively (``3u`` of their magnitudes)."""
+    t = h + a0
+    z = t - h
+    e1 = (h - (t - z)) + (a0 - z)
+    w = (l + a1) + e1
+    err += 3.0 * _U * (abs(l) + abs(a1) + abs(e1)) + _ABS_ERR
+    hh = t + w
+    z = hh - t
+    return hh, (t - (hh - z)) + (w - z), err
+
+
+def _nb_cum_var(x, start, end, ddof, cs0, cs1, cq0, cq1, es, eq, block, scale, out, cnt,
+                bad):  # pragma: no cover - compiled
+    """:func:`_nb_binned_var` for windows that share their start and only grow
+    (expanding windows): no value leaves, so the bins hold ``block`` values at most
+    (fine units whatever the length) and are folded into running pairs of S and Q
+    (:func:`_nb_fold`, bounds carried). Returns -1 if a start differs or an end
+    decreases, else the flags of :func:`_nb_binned_var`."""
+    a0 = 0.0
+    a1 = 0.0
+    b0 = 0.0
+    b1 = 0.0
+    sh = 0.0
+    sl = 0.0
+    se = 0.0
+    qh = 0.0
+    ql = 0.0
+    qe = 0.0
+    k = 0
+    m = 0
+    run = 0
+    last = 0.0
+    seen = 0
+    ce = start[0] if start.shape[0] else 0
+    s0 = ce
+    for i in range(out.shape[0]):
+        e = end[i]
+        if start[i] != s0 or e < ce:
+            return -1
+        while ce < e:
+            v = x[ce]
+            if v == v:
+                h = (v + cs0) - cs0
+                a0 += h
+                a1 += ((v - h) + cs1) - cs1
+                p = v * v
+                g = (p + cq0) - cq0
+                b0 += g
+                b1 += (((p - g) + _fma(v, v, -p)) + cq1) - cq1
+                m += 1
+                k += 1
+                run = run + 1 if v == last else 1
+                last = v
+                if k == block:
+                    sh, sl, se = _nb_fold(sh, sl, se, a0, a1)
+                    qh, ql, qe = _nb_fold(qh, ql, qe, b0, b1)
+                    a0 = 0.0
+                    a1 = 0.0
+                    b0 = 0.0
+                    b1 = 0.0
+                    k = 0
+            else:
+                seen |= 1
+            ce += 1
+        cnt[i] = m
+        if m - ddof <= 0:
+            out[i] = np.nan
+            continue
+        if run >= m:
+            out[i] = 0.0
+            continue
+        th, tl, te = _nb_fold(sh, sl, se, a0, a1)
+        uh, ul, ue = _nb_fold(qh, ql, qe, b0, b1)
+        dn = np.float64(m)
+        q, ok = _nb_cert(th, tl, te + dn * es, uh, ul, ue + dn * eq, m, ddof, scale)
+        out[i] = q
+        if not ok:
+            bad[i] = True
+            seen |= 2
+    return seen
+
+
+def stats() -> dict[str, int]:
+    """Outputs :func:`binned_var` certified and left to the exact kernel since
+    :func:`reset_stats` (tests read it: the fast path ran, a near-tie fell back)."""
+    return dict(_STATS)
+
+
+def reset_stats() -> None:
+    """Zero the counters of :func:`stats`."""
+    _STATS["certified"] = _STATS["fallback"] = 0
+
+
+def _grid(e_top: int, lw: int, d: int) -> tuple[float, float, int, int]:
+    """(C0, C1, b0, b1): two bins below ``2**(e_top + 1)`` holding sums of up to
+    ``2**lw - 2`` values exactly (units ``2**b0``, ``2**b1``)."""
+    b0 = max(e_top + lw - 50, -1074)
+    b1 = max(b0 - d, -1074)
+    return 1.5 * 2.0 ** (b0 + 52), 1.5 * 2.0 ** (b1 + 52), b0, b1
+
+
+def binned_var(x: np.ndarray, start: Any, end: np.ndarray | None, ddof: int,
+               out: np.ndarray, cnt: np.ndarray, bad: np.ndarray, *, compiled: bool = True,
+               spread: int | None = None, scale: float = 1.0) -> int:
+    """Fill ``out`` (the certified variance of each window's non-NaN values of a
+    native float64 column), ``cnt`` (those values) and ``bad`` (outputs left to the
+    exact kernel; False beforehand); see the comment above :func:`_nb_cert`.
+
+    ``start`` may be a :class:`nanaccess.core.window.bounds.FixedWindows` (``end``
+    None); windows sharing one start (expanding) take :func:`_nb_cum_var`. ``spread``
+    (tests) narrows the bins' spacing below ``52 - log2(width)`` bits, ``scale``
+    (tests) scales the error bound. Returns -1 where the kernels do not apply (an
+    infinity, squares beyond ``2**1000``, decreasing bounds), else bit 0: a NaN
+    entered a window, bit 1: an output is left to the exact kernel."""
+    fns = kernels("window_var") if compiled else {
+        "range": _nb_range, "binned_var": _nb_binned_var, "cum_var": _nb_cum_var}
+    fixed = end is None
+    if fixed:
+        fw, start = start, np.zeros(0, np.int64)
+        end = start
+    start = np.ascontiguousarray(start, np.int64)
+    end = np.ascontiguousarray(end, np.int64)
+    big, small, inf, width = fns["range"](x.view(np.int64), start, end)
+    if inf or big >= 2.0 ** 500:
+        return -1
+    cum = not fixed and start.size and start[0] == start[-1]  # expanding: nothing leaves
+    width = CUM_BLOCK if cum else fw.width if fixed else int(width)
+    lw = int(width + 2).bit_length()  # W + 2 <= 2**lw: headroom of every bin
+    d = 52 - lw if spread is None else min(spread, 52 - lw)
+    e_max = int(np.frexp(big)[1]) - 1 if big > 0 else -1074
+    lsb = max(int(np.frexp(small)[1]) - 53, -1074) if small < np.inf else e_max
+    cs0, cs1, _, b1 = _grid(e_max, lw, d)
+    cq0, cq1, bq0, bq1 = _grid(2 * e_max + 1, lw, d)
+    es = 0.0 if b1 <= lsb else 2.0 ** (b1 - 1)  # fS(v) = v: the data lies on the grid
+    eq = 2.0 ** bq1 + 2.0 ** (bq0 - 52)
+    if cum:
+        seen = int(fns["cum_var"](x, start, end, int(ddof), cs0, cs1, cq0, cq1, es, eq,
+                                  CUM_BLOCK, float(scale), out, cnt, bad))
+    else:
+        e0, step, span = (fw.e0, fw.step, fw.span) if fixed else (0, 1, 0)
+        seen = int(fns["binned_var"](x, fixed, e0, step, span, start, end, int(ddof), cs0,
+                                     cs1, cq0, cq1, es, eq, float(scale), out, cnt, bad))
+    if seen >= 0:
+        k = int(np.count_nonzero(bad))
+        _STATS["fallback"] += k
+        _STATS["certified"] += out.size - k
+    return seen
+
+
 def build() -> dict[str, Any]:
-    """Compile the variance kernel (the expansion helpers compiled by window_sums)."""
+    """Compile the variance kernels (the expansion helpers compiled by window_sums)."""
     globals()["_fma"] = _fma_intrinsic()
     bind(globals(), EXPANSION_HELPERS, kernels("window_sums"))
-    bind(globals(), ("_nb_two_prod", "_nb_var"))
-    return {"var": jit(nogil=True)(_nb_var_columns)}
+    sums = kernels("window_sums")
+    bind(globals(), ("_nb_two_prod", "_nb_var", "_nb_cert", "_nb_fold"))
+    return {"var": jit(nogil=True)(_nb_var_columns), "range": sums["range"],
+            "binned_var": jit(nogil=True)(_nb_binned_var),
+            "cum_var": jit(nogil=True)(_nb_cum_var)}
 
 
 register("window_var", build)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._numba.window import binned_sum, moving_sum
-from .._numba.window_var import HI_OK, LO_OK, moving_var
+from .._numba.window_var import HI_OK, LO_OK, binned_var, moving_var
 from ..policy import RULES
 from .bounds import FixedWindows
 from .scan import Masks, window_counts
@@ -76,23 +76,58 @@ def slide_moment(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarra
 
 
 def fused_moment(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarray | None,
-                 stat: str, policy) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
-    """``(values, count, redo or None)`` (each ``(nout, ncols)``) of an exact moving sum
-    or mean of native float64 data without missing values on two fixed bins (one
-    compiled pass per column: :func:`nanaccess.core._numba.window.binned_sum`); None
-    where the bins do not apply or a window holds a NaN the policy does not remove.
-    ``start`` may be a :class:`.bounds.FixedWindows` (``end`` None)."""
+                 stat: str, policy, ddof: int = 0
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
+    """``(values, count, redo or None)`` (each ``(nout, ncols)``) of an exact moving sum,
+    mean, var or std of native float64 data without missing values, one compiled pass
+    per column: sums and means on two fixed bins
+    (:func:`nanaccess.core._numba.window.binned_sum`), variances certified
+    (:func:`nanaccess.core._numba.window_var.binned_var`; the outputs it leaves go to
+    the exact expansion kernel here); None where the kernels do not apply or a window
+    holds a NaN the policy does not remove. ``start`` may be a
+    :class:`.bounds.FixedWindows` (``end`` None). ``redo``: outputs for the reference
+    engine."""
     removes = RULES[policy].removes
     nout = start.nout if end is None else start.size
     ncols = x2.shape[1]
     values = np.empty((nout, ncols), np.float64)
     count = np.empty((nout, ncols), np.int64)
     redo = np.zeros((nout, ncols), bool)
+    spread = stat in ("var", "std")
     flags = 0
     for c in range(ncols):
-        got = binned_sum(np.ascontiguousarray(x2[:, c]), start, end, values[:, c],
-                         count[:, c], redo[:, c], mean=stat == "mean")
+        col = np.ascontiguousarray(x2[:, c])
+        if spread:
+            got = binned_var(col, start, end, ddof, values[:, c], count[:, c], redo[:, c])
+        else:
+            got = binned_sum(col, start, end, values[:, c], count[:, c], redo[:, c],
+                             mean=stat == "mean")
         if got < 0 or (got & 1 and not removes):
             return None
+        if spread and got & 2:
+            got &= ~2
+            if _exact_var(col, start, end, ddof, values[:, c], redo[:, c]):
+                got |= 2
         flags |= got
+    if stat == "std":
+        with np.errstate(invalid="ignore"):
+            np.sqrt(values, out=values)
     return values, count, (redo if flags & 2 else None)
+
+
+def _exact_var(col: np.ndarray, start, end, ddof: int, values: np.ndarray,
+               redo: np.ndarray) -> bool:
+    """The outputs ``redo`` marks (not certified) from the exact expansion kernel,
+    which slides over those windows only; ``redo`` keeps what it leaves too (values
+    outside its range): True if any."""
+    rows = np.flatnonzero(redo)
+    if end is None:  # FixedWindows
+        start, end = start.arrays()
+    with np.errstate(invalid="ignore"):
+        a = np.abs(col)
+        take = ~np.isnan(col) & ~((a > HI_OK) | ((a < LO_OK) & (a > 0)))
+    out, flagged = moving_var(col[None], take[None], start[rows], end[rows], ddof)
+    values[rows] = out[0]
+    odd = ~take & ~np.isnan(col)  # values the expansion does not take
+    redo[rows] = flagged[0] | (window_counts(odd[:, None], start[rows], end[rows], 1)[:, 0] > 0)
+    return bool(redo.any())

@@ -15,9 +15,10 @@ reference (NumPy, every statistic, every dtype)
 fused (numba; float32/64 without missing values, NaNs absent or removed)
     :func:`.order.fused_order`: keys from the bits as they are read, counts, the rank
     plan looked up by count and the midpoint / lerp all in one kernel pass;
-    :func:`.moments.fused_moment`: exact sums and means of float64 on two fixed bins
-    (exact doubles), rounded once per output. Tried first; they hand back (None)
-    what they do not serve.
+    :func:`.moments.fused_moment`: exact sums and means of float64 (float32 widened)
+    on two fixed bins (exact doubles), rounded once per output; variances certified
+    from fixed bins of S and Q, the outputs not certified from the exact expansion.
+    Tried first; they hand back (None) what they do not serve.
 sliding (numba; order statistics of native data, sums and means of float64)
     :mod:`.order`: one sorted buffer slides along the data, ``O(n log w)`` search;
     :mod:`.moments`: an exact expansion that values enter and leave without rounding,
@@ -45,7 +46,7 @@ from ..interp import validate_q
 from ..policy import RULES, empty_value
 from ..spread import check_rng, difference
 from .bounds import FixedWindows, is_monotone
-from .moments import SUMS, fused_moment, moment_ok, slide_moment
+from .moments import fused_moment, moment_ok, slide_moment
 from .order import fused_ok, fused_order, slide_order, sliding_ok
 from .scan import Masks, check, masks_of, window_counts
 
@@ -310,17 +311,19 @@ def _fast_fixed(x2, miss2, fixed, stat, policy, engine, params, min_periods):
 
 
 def _fast_moment(x2, miss2, start, end, stat, policy, engine, params, pairs):
-    """``((values, None, count, False) or None)``: exact moving sums and means of
-    float64 data on fixed bins (:func:`.moments.fused_moment`; ``start`` may be a
-    :class:`.bounds.FixedWindows`); outputs it cannot round here go to the reference
-    engine."""
-    if stat not in SUMS or params or not pairs or x2.dtype != np.float64 or \
-            not x2.dtype.isnative or (miss2 is not None and miss2.any()):
+    """``((values, None, count, False) or None)``: exact moving sums, means, variances
+    and standard deviations of native float64 or float32 data
+    (:func:`.moments.fused_moment`; ``start`` may be a :class:`.bounds.FixedWindows`);
+    outputs it cannot round here go to the reference engine. float32 is widened
+    exactly and the float64 result cast, as the reference engine rounds it."""
+    if not moment_ok(stat, params) or not pairs or x2.dtype not in (np.float64, np.float32) \
+            or not x2.dtype.isnative or (miss2 is not None and miss2.any()):
         return None
     if _numba.choose_engine(engine, size=pairs, min_size=SLIDING_MIN_PAIRS) != "numba":
         return None
     try:
-        got = fused_moment(x2, start, end, stat, policy)
+        got = fused_moment(x2.astype(np.float64, copy=False), start, end, stat, policy,
+                           int(params.get("ddof", 0)))
     except Exception as exc:  # a broken numba install: the other engines
         _numba.fallback(exc, engine)
         return None
@@ -333,7 +336,7 @@ def _fast_moment(x2, miss2, start, end, stat, policy, engine, params, pairs):
             start, end = start.arrays()
         values[rows] = _reference(x2, None, start[rows], end[rows], stat, policy, engine,
                                   params)[0]
-    return values, None, count, False
+    return values.astype(x2.dtype, copy=False), None, count, False
 
 
 def _sliding(x2, masks, start, end, stat, policy, params, engine):
