@@ -99,7 +99,9 @@ def _nb_norm(s, c):  # pragma: no cover - compiled
 
 def _nb_dd_sum(t0, t1, t2, t3, t4, t5, t6, t7):  # pragma: no cover - compiled
     """``(hi, lo, E)``: eight float terms summed by TwoSum with the errors summed
-    apart (Sum2), ``|hi + lo - sum| <= E``."""
+    apart (Sum2), ``|hi + lo - sum| <= E``: the errors' float sum is off by at most
+    ``gamma_7 sum|q|`` and ``sum|q| <= gamma_7 sum|t|``, so ``gamma_7**2 < 64 u**2``
+    of ``sum|t|`` (``hi + lo`` is that float sum exactly)."""
     s = 0.0
     err = 0.0
     tot = 0.0
@@ -108,7 +110,7 @@ def _nb_dd_sum(t0, t1, t2, t3, t4, t5, t6, t7):  # pragma: no cover - compiled
         err += q
         tot += abs(t)
     hi, lo = two_sum(s, err)
-    return hi, lo, 1024.0 * _U * _U * tot
+    return hi, lo, 64.0 * _U * _U * tot
 
 
 def _nb_dof(wh, wl, ew, ddof):  # pragma: no cover - compiled
