@@ -1,0 +1,232 @@
+"""Certified moving variances (``core/_numba/window_var.binned_var``): every output
+the fixed bins certify equals the exact variance (Fraction) bit for bit, the rest are
+left to the exact kernel, and the windowed entry points equal the NumPy engine."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nanaccess.core import _numba as NB
+from nanaccess.core.window import expanding_bounds, fixed_bounds, window_reduce
+from nanaccess.core.window.bounds import FixedWindows, fixed_windows
+
+pytestmark = pytest.mark.skipif(not NB.AVAILABLE, reason="numba not installed or disabled")
+
+if NB.AVAILABLE:
+    from nanaccess.core._numba import window_var as wv
+
+
+def exact_var(vals: np.ndarray, ddof: int) -> float:
+    """The exact engine's definition: (n Q - S**2) / (n (n - ddof)) rounded once."""
+    v = vals[~np.isnan(vals)]
+    n = len(v)
+    if n - ddof <= 0:
+        return float("nan")
+    s = sum((Fraction(float(t)) for t in v), Fraction(0))
+    q = sum((Fraction(float(t)) ** 2 for t in v), Fraction(0))
+    return float((n * q - s * s) / (n * (n - ddof)))
+
+
+def same_bits(a, b) -> bool:
+    a = np.ascontiguousarray(np.asarray(a, dtype=np.float64))
+    b = np.ascontiguousarray(np.asarray(b, dtype=np.float64))
+    return a.shape == b.shape and np.array_equal(a.view(np.uint64), b.view(np.uint64))
+
+
+def run(x, start, end, ddof, **kw):
+    """(values, bad, flags) of the compiled certified kernel."""
+    nout = start.nout if end is None else len(start)
+    out = np.zeros(nout)
+    cnt = np.zeros(nout, np.int64)
+    bad = np.zeros(nout, bool)
+    flags = wv.binned_var(np.ascontiguousarray(x, np.float64), start, end, ddof, out, cnt,
+                          bad, **kw)
+    return out, bad, flags
+
+
+def check_certified(x, start, end, ddof, **kw) -> np.ndarray:
+    """Every certified output equals the Fraction value; returns the bad mask."""
+    out, bad, flags = run(x, start, end, ddof, **kw)
+    assert flags >= 0
+    if end is None:
+        start, end = start.arrays()
+    for i in np.flatnonzero(~bad):
+        want = exact_var(x[start[i]:end[i]], ddof)
+        assert same_bits(out[i], want), (i, out[i], want)
+    return bad
+
+
+def check_entry(x, start, end, stat, ddof):
+    """window_reduce on the numba engine (the certified path first) equals NumPy's."""
+    got = window_reduce(x, start, end, stat, policy="omit", engine="numba", ddof=ddof)
+    if isinstance(start, FixedWindows):
+        start, end = start.arrays()
+    want = window_reduce(x, start, end, stat, policy="omit", engine="numpy", ddof=ddof)
+    assert got.values.dtype == want.values.dtype
+    assert same_bits(got.values, want.values)
+    assert np.array_equal(got.count, want.count)
+
+
+def _with_nans(x, nan_at):
+    x = np.array(x, dtype=np.float64)
+    for k in nan_at:
+        x[k % len(x)] = np.nan
+    return x
+
+
+moderate = st.lists(  # random sign and mantissa bits, exponents within 2**+-200
+    st.tuples(st.integers(0, 1), st.integers(823, 1223), st.integers(0, 2**52 - 1)).map(
+        lambda t: (t[0] << 63) | (t[1] << 52) | t[2]), min_size=2, max_size=60).map(
+    lambda v: np.array(v, dtype=np.uint64).view(np.float64))
+wide = st.lists(st.floats(allow_nan=False, allow_infinity=False, min_value=-1e150,
+                          max_value=1e150), min_size=2, max_size=60).map(np.array)
+offset = st.tuples(st.floats(-1e9, 1e9), st.integers(-60, 10),
+                   st.lists(st.integers(-1000, 1000), min_size=2, max_size=60)).map(
+    lambda t: t[0] + np.array(t[2], dtype=np.float64) * 2.0 ** t[1])
+data = st.tuples(st.one_of(moderate, wide, offset), st.lists(st.integers(0, 100),
+                                                              max_size=5)).map(
+    lambda t: _with_nans(*t))
+
+
+@settings(max_examples=120, deadline=None)
+@given(data, st.integers(1, 12), st.integers(0, 2))
+def test_moving_certified_equal_fraction(x, w, ddof):
+    start, end = fixed_bounds(len(x), w)
+    check_certified(x, start, end, ddof)
+
+
+@settings(max_examples=80, deadline=None)
+@given(data, st.integers(0, 2))
+def test_expanding_certified_equal_fraction(x, ddof):
+    start, end = expanding_bounds(len(x))
+    check_certified(x, start, end, ddof)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data, st.integers(1, 12), st.integers(0, 2), st.sampled_from(["var", "std"]))
+def test_entry_equals_numpy_engine(x, w, ddof, stat):
+    check_entry(x, *fixed_bounds(len(x), w), stat, ddof)
+    check_entry(x, *expanding_bounds(len(x)), stat, ddof)
+
+
+def test_long_expanding_folds():
+    """Growing windows beyond a few CUM_BLOCKs (the bins folded into running pairs)."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(4 * wv.CUM_BLOCK + 37) * 10.0 ** rng.integers(-3, 4, 1)
+    x[::53] = np.nan
+    start, end = expanding_bounds(len(x))
+    wv.reset_stats()
+    bad = check_certified(x, start[::9], end[::9], 1)
+    assert not bad.any() and wv.stats()["certified"] == bad.size
+    check_entry(x, start, end, "var", 1)
+
+
+def test_drift_zeros_after_huge_values():
+    """Huge values leave the bins exactly: the later windows of zeros give exactly 0
+    and small values after them their exact variance (no rounding residue)."""
+    x = np.concatenate([np.full(30, 3.0e140), [1e140, -7e139], np.zeros(20),
+                        np.arange(1.0, 21.0) * 1e-3, [np.nan], np.arange(5.0)])
+    start, end = fixed_bounds(len(x), 6)
+    out, bad, _ = run(x, start, end, 1)
+    z = slice(38, 52)  # windows of zeros only
+    assert not bad[z].any() and same_bits(out[z], np.zeros(14))
+    check_certified(x, start, end, 1)
+    for stat in ("var", "std"):
+        check_entry(x, start, end, stat, 1)
+
+
+def test_fixed_windows_without_arrays():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(5000) + 100.0
+    x[rng.random(5000) < 0.02] = np.nan
+    fw = fixed_windows(len(x), 7)
+    bad = check_certified(x[:600], fixed_windows(600, 7), None, 1)
+    assert not bad.all()
+    check_entry(x, fw, None, "var", 1)
+    check_entry(x, fw, None, "std", 0)
+
+
+def test_exact_tie_falls_back_and_counts():
+    # [0, a], ddof=0: var = a**2 / 4 with a odd, a**2 of 54 bits: a half-way point
+    a = 2 ** 27 - 1
+    x = np.array([0.0, float(a)] * 3)
+    start, end = fixed_bounds(len(x), 2)
+    wv.reset_stats()
+    out, bad, flags = run(x, start, end, 0)
+    assert bad[1:].all() and flags & 2
+    assert wv.stats() == {"certified": 1, "fallback": 5}  # window 0 holds one value
+    got = window_reduce(x, start, end, "var", policy="omit", engine="numba", ddof=0)
+    want = Fraction(a * a, 4)
+    assert got.values[1] == float(want)  # rounded half to even by the exact kernel
+    check_entry(x, start, end, "var", 0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2 ** 26, 2 ** 27), st.integers(0, 3))
+def test_near_ties_of_integers(a, pad):
+    """Integer windows whose exact variance sits at or next to a half-way point."""
+    x = np.array([0.0, float(a)] + [float(a) / 2 + 0.5 * k for k in range(pad)] + [3.0])
+    for ddof in (0, 1):
+        start, end = fixed_bounds(len(x), len(x) - 1)
+        check_certified(x, start, end, ddof)
+        check_entry(x, start, end, "var", ddof)
+
+
+def test_constant_windows_exactly_zero():
+    x = np.array([5.5] * 8 + [np.nan] + [5.5] * 3 + [-0.0, 0.0, 0.0])
+    start, end = fixed_bounds(len(x), 4)
+    out, bad, _ = run(x, start, end, 0)
+    assert not bad.any()
+    check_entry(x, start, end, "var", 0)
+
+
+def test_bound_matters():
+    """With coarse bins (few bits between them) the bound decides: certified outputs
+    stay exact; the same run with the bound scaled to 0 returns wrong bits (so the
+    tests above would catch a bound of 0)."""
+    rng = np.random.default_rng(11)
+    x = 1000.0 + rng.standard_normal(400)
+    start, end = fixed_bounds(len(x), 9)
+    bad = check_certified(x, start, end, 1, spread=6)
+    assert bad.any() and not bad.all()
+    out, bad0, _ = run(x, start, end, 1, spread=6, scale=0.0)
+    want = np.array([exact_var(x[s:e], 1) for s, e in zip(start, end, strict=True)])
+    assert (out[~bad0] != want[~bad0]).any()
+
+
+def test_out_of_range_and_infinities_not_served():
+    x = np.array([1.0, 2.0, np.inf, 4.0])
+    start, end = fixed_bounds(4, 2)
+    assert run(x, start, end, 0)[2] == -1
+    assert run(np.array([1e200, 1.0, 2.0]), *fixed_bounds(3, 2), 0)[2] == -1
+    for y in (x, np.array([1e200, 1.0, 2.0, 3.0]), np.array([1e-300, 2e-300, 1.0, 1e-310])):
+        s, e = fixed_bounds(len(y), 2)
+        check_entry(y, s, e, "var", 0)
+
+
+def test_pandas_accessors_take_the_certified_path():
+    from nanaccess.options import option_context
+
+    rng = np.random.default_rng(5)
+    s = pd.Series(rng.standard_normal(5000))
+    s[rng.random(5000) < 0.01] = np.nan
+    for dtype in (np.float64, np.float32):
+        t = s.astype(dtype)
+        for r in (t.rolling(25, min_periods=1), t[:700].expanding()):
+            wv.reset_stats()
+            got = r.nanstats.var(nan_policy="omit")
+            assert wv.stats()["certified"] > 0
+            with option_context(engine="numpy"):
+                want = r.nanstats.var(nan_policy="omit")
+            assert got.dtype == want.dtype == dtype
+            assert same_bits(got.to_numpy(np.float64), want.to_numpy(np.float64))
+            got = r.nanstats.std(nan_policy="omit", ddof=0)
+            with option_context(engine="numpy"):
+                want = r.nanstats.std(nan_policy="omit", ddof=0)
+            assert same_bits(got.to_numpy(np.float64), want.to_numpy(np.float64))
