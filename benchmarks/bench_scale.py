@@ -55,6 +55,9 @@ class Sampler:
         self.rss: dict[str, int] = {}
         self.start: dict[str, int] = {}  # the first sample: the workers' RSS before
         self.spill = 0
+        self.cpu0: dict[str, float] = {}  # each worker's CPU seconds before and after
+        self.cpu1: dict[str, float] = {}
+        self.t0 = self.t1 = 0.0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
 
@@ -75,16 +78,40 @@ class Sampler:
                 pass
             self._stop.wait(self.every)
 
+    def _cpu(self) -> dict[str, float]:
+        try:
+            return {k: float(v) for k, v in self.client.run(_cpu_seconds).items()}
+        except Exception:  # noqa: BLE001 - a best-effort sample
+            return {}
+
     def __enter__(self) -> Sampler:
+        self.cpu0, self.t0 = self._cpu(), time.perf_counter()
         self._thread.start()
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        self.t1 = time.perf_counter()
+        self.cpu1 = self._cpu()
         self._stop.set()
         self._thread.join()
 
+    def busy(self) -> list[float]:
+        """Each worker's CPU time over the case's wall time (1.0: busy throughout)."""
+        wall = max(self.t1 - self.t0, 1e-9)
+        return sorted(round((self.cpu1[k] - self.cpu0.get(k, 0.0)) / wall, 2)
+                      for k in self.cpu1)
+
+
+def _cpu_seconds() -> float:
+    """The calling worker process's CPU seconds (user + system)."""
+    import psutil
+
+    t = psutil.Process().cpu_times()
+    return t.user + t.system
+
 
 _REFERENCE = [True]  # --no-reference: skip the reference computations (lowmem runs)
+_PASSES = ["graph"]  # --passes: nanaccess's dask_passes option for the grid cases
 
 
 def _timed(client: Any, lazy: Any, reference: bool = False) -> tuple[Any, float, Sampler]:
@@ -93,6 +120,16 @@ def _timed(client: Any, lazy: Any, reference: bool = False) -> tuple[Any, float,
     with Sampler(client) as s:
         t0 = time.perf_counter()
         out = client.compute(lazy).result()
+        dt = time.perf_counter() - t0
+    return out, dt, s
+
+
+def _timed_call(client: Any, build: Any) -> tuple[Any, float, Sampler]:
+    """``build()`` (which may compute, under streaming passes) then its compute, timed
+    together, under the ``--passes`` option."""
+    with Sampler(client) as s, na.option_context(dask_passes=_PASSES[0]):
+        t0 = time.perf_counter()
+        out = client.compute(build()).result()
         dt = time.perf_counter() - t0
     return out, dt, s
 
@@ -111,8 +148,13 @@ def _row(case: str, dt: float, ref: str, ref_dt: float, s: Sampler, ref_s: Sampl
                start_rss_per_worker=sorted(s.start.values()),
                peak_rss_growth_chunks=round(max((v - s.start.get(k, v) for k, v in
                                                  s.rss.items()), default=0) / chunk, 2),
-               spilled_bytes=s.spill, reference_peak_rss=sorted(ref_s.rss.values()),
-               reference_spilled_bytes=ref_s.spill, **extra)
+               spilled_bytes=s.spill, worker_busy=s.busy(),
+               reference_peak_rss=sorted(ref_s.rss.values()),
+               reference_peak_rss_growth_chunks=round(max(
+                   (v - ref_s.start.get(k, v) for k, v in ref_s.rss.items()), default=0)
+                   / chunk, 2),
+               reference_spilled_bytes=ref_s.spill, reference_worker_busy=ref_s.busy()
+               if ref_s.cpu1 else [], passes_mode=_PASSES[0], **extra)
     print(json.dumps(row))
     return row
 
@@ -196,7 +238,7 @@ def case_grid(client: Any, shape: tuple[int, int, int], tchunk: int) -> dict:
     a = _grid(shape, tchunk)
     chunk = tchunk * shape[1] * shape[2] * 4
     ref, ref_dt, ref_s = _timed(client, a.median("time").data, True)
-    got, dt, s = _timed(client, a.nanstats.median("time", nan_policy="omit").data)
+    got, dt, s = _timed_call(client, lambda: a.nanstats.median("time", nan_policy="omit").data)
     sub = client.compute(a.data[:, :4, :5]).result()
     exact = np.asarray(got)[:4, :5].tobytes() == np.median(sub, axis=0).tobytes()
     return _row("median over time", dt, "xarray median('time')", ref_dt, s, ref_s, chunk,
@@ -209,8 +251,8 @@ def case_groups(client: Any, shape: tuple[int, int, int], tchunk: int) -> dict:
     with xr.set_options(use_flox=False):
         ref_lazy = a.groupby("time.month").median().data
     ref, ref_dt, ref_s = _timed(client, ref_lazy, True)
-    got, dt, s = _timed(client, a.nanstats.groupby("time.month").median(nan_policy="omit")
-                        .data)
+    got, dt, s = _timed_call(client, lambda: a.nanstats.groupby("time.month")
+                             .median(nan_policy="omit").data)
     sub = client.compute(a[:, :3, :4]).result()
     # NumPy per month (xarray's own grouped median of float32 differs by up to an ulp)
     months = sub["time.month"].values
@@ -273,8 +315,12 @@ def main() -> None:
                    help="dask's rechunk method for the grid cases (default: dask's choice)")
     p.add_argument("--block-fraction", type=float, default=None,
                    help="grouped blocks of cells: this fraction of an input chunk's bytes")
+    p.add_argument("--passes", choices=("graph", "auto", "streaming"), default="graph",
+                   help="nanaccess's dask_passes for the grid cases (auto/streaming: slabs "
+                        "of cells, one computation each)")
     p.add_argument("--out", default=None)
     a = p.parse_args()
+    _PASSES[0] = a.passes
     if a.block_fraction:
         from nanaccess.xarray import grouped_blocks
 
@@ -286,7 +332,7 @@ def main() -> None:
         rows = run(int(a.n), grid, a.time_chunk, a.workers, memory,
                    tuple(s for s in a.skip.split(",") if s))
     meta = dict(n=int(a.n), grid=list(grid), time_chunk=a.time_chunk, workers=a.workers,
-                memory=memory, lowmem=a.lowmem, rechunk=a.rechunk,
+                memory=memory, lowmem=a.lowmem, rechunk=a.rechunk, passes=a.passes,
                 block_fraction=a.block_fraction)
     if a.out:
         path = pathlib.Path(a.out)

@@ -7,6 +7,9 @@ bit: ``iqr`` is one selection pass for the two quantiles of ``rng``; ``mad`` is 
 exact median, then the deviations ``|x - median|`` (a NaN keeps its own bits, so it
 ranks as in the median of ``x``), then the exact median of those. When every reduced
 axis lies in one chunk (or the data are Python objects) the core runs per block.
+When the order statistics would bring the reduced axes whole into blocks of cells (an
+all-to-all rechunk) and the passes stream (option ``dask_passes``), a lazily read
+input is reduced in slabs of cells, one computation each (:mod:`.cells`).
 """
 
 from __future__ import annotations
@@ -30,10 +33,11 @@ from ..core.spread import (  # the core's spread rules, shared (not re-written h
     divide_by_scale,
 )
 from ..errors import NaNError
-from ..options import NanPolicy, resolve_policy
+from ..options import NanPolicy, option_context, resolve_policy
+from .cells import by_slabs, plan_slabs
 from .final import axes_whole, core_reduce, out_dtype, per_block_core, whole_axes
 from .moments import dask_moment_stat
-from .select import dask_order_stat
+from .select import _first_bits, dask_order_stat
 from .tally import policy_check
 
 __all__ = ["dask_reduce"]
@@ -96,6 +100,9 @@ def dask_reduce(
         raise TypeError(f"{stat}() got unexpected keyword(s) {sorted(unknown)}")
     common: dict[str, Any] = dict(axis=axis, policy=policy, keepdims=keepdims,
                                   relabel=relabel, check=check)
+    slabs = _slabs(x, stat, entry.family, axis) if check is None else None
+    if slabs is not None:
+        return _by_slabs(x, stat, slabs, common, params)
     if entry.family in ("order", "arg"):
         return dask_order_stat(x, stat, **common, **params)
     if entry.family in ("moment", "count"):
@@ -113,6 +120,42 @@ def dask_reduce(
     if stat == "iqr":
         return _iqr(x, res_dtype, common, **params)
     return _mad(x, res_dtype, common, **params)
+
+
+def _slabs(x: da.Array, stat: str, family: str, axis: Any) -> tuple[int, list[int]] | None:
+    """Slabs of cells (:func:`.cells.plan_slabs`) when the statistic would bring the
+    reduced axes whole into blocks of cells by an all-to-all rechunk: an order, arg or
+    spread statistic over axes split across chunks whose histograms cannot fit a
+    task (:func:`.select._first_bits`)."""
+    if family not in ("order", "arg", "spread") or x.ndim < 2:
+        return None
+    axes = normalize_axis(axis, x.ndim)
+    if axes_whole(x, axes) or len(axes) == x.ndim:
+        return None
+    if family == "order" and x.dtype.kind in "fiubmM" and _first_bits(x, axes) is not None:
+        return None  # the selection's histograms fit: no rechunk
+    return plan_slabs(x, axes)
+
+
+def _slab_stat(xs: da.Array, stat: str, common: dict, params: dict) -> da.Array:
+    """One slab's lazy statistic, in one graph, errors unlabelled (the slabs' errors
+    are moved into the whole array before they are labelled)."""
+    with option_context(dask_passes="graph"):
+        return dask_reduce(xs, stat, **{**common, "relabel": None}, **params)
+
+
+def _by_slabs(x: da.Array, stat: str, slabs, common: dict, params: dict) -> da.Array:
+    axes = normalize_axis(common["axis"], x.ndim)
+    kept = [a for a in range(x.ndim) if a not in axes]
+    split = slabs[0]
+
+    def out_axis(ndim: int) -> int:
+        if common["keepdims"]:
+            return ndim - x.ndim + split
+        return ndim - len(kept) + kept.index(split)
+
+    return by_slabs(x, slabs, partial(_slab_stat, stat=stat, common=common, params=params),
+                    out_axis=out_axis, policy=common["policy"], relabel=common["relabel"])
 
 
 def _iqr(x: da.Array, res_dtype: np.dtype, common: dict, *, rng=(25, 75),

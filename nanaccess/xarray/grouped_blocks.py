@@ -18,6 +18,12 @@ the per-group results, small, raise it when they are computed. So:
 * no task waits for a scan of the whole input before it starts: a block is freed as
   soon as its kernel ran; only the results (``ngroups`` rows per column) wait for
   the records.
+
+When the passes stream (option ``dask_passes``) and the input's share per worker is
+larger than a few chunks, the cells are cut into slabs, each its own computation
+(:mod:`nanaccess.dask.cells`: the all-to-all of one slab holds a slab's share of the
+input, not all of it); each slab's first record is moved into the whole variable and
+the first of them is raised at the call.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ from ..options import NanPolicy
 from ._common import labelled_errors
 
 __all__ = ["kernel", "run_block", "grouped_dask", "block_record", "first_record",
-           "raise_record"]
+           "raise_record", "shift_record"]
 
 #: an error record: (kind rank, flat position, row, column, count, group code); rank
 #: 3 is "no error" (signaling NaNs raise before NaNs, NaNs before missing values)
@@ -145,6 +151,84 @@ def _checked(vals: np.ndarray, *records: np.ndarray, policy: NanPolicy,
     return vals
 
 
+def _lazy_parts(data: Any, axis: int, run: dict[str, Any], policy: NanPolicy,
+                out_dtype: np.dtype) -> tuple[Any, Any]:
+    """The lazy per-group values of a dask array (blocks of cells) and its first
+    error record (one ``(6,)`` chunk)."""
+    import dask.array as da
+
+    from ..dask.final import bounded_whole_axes, chunk_bytes
+
+    x = bounded_whole_axes(data, (axis,), limit=max(1, int(chunk_bytes(data) * BLOCK_FRACTION)))
+    nd = x.ndim
+    shape = tuple(int(s) for s in x.shape)
+    qshape = run["qshape"]
+    ones = tuple((1,) * n for n in x.numblocks)
+    pairs = da.map_blocks(_pair_block, x, chunks=ones, dtype=object,
+                          meta=np.empty((0,) * nd, object), run=run, policy=policy,
+                          shape=shape, out_dtype=out_dtype)
+    out_chunks = tuple((s,) for s in qshape) + tuple(
+        (run["ngroups"],) if a == axis else c for a, c in enumerate(x.chunks))
+    lead = len(qshape)
+    vals = da.map_blocks(_values_of, pairs, chunks=out_chunks, dtype=out_dtype,
+                         new_axis=list(range(lead)) if lead else None,
+                         meta=np.empty((0,) * (lead + nd), out_dtype))
+    recs = da.map_blocks(_record_of, pairs, chunks=ones + ((6,),), new_axis=nd,
+                         dtype=np.int64, meta=np.empty((0,) * (nd + 1), np.int64))
+    first = da.reduction(recs, _merge_records, _merge_records, combine=_merge_records,
+                         axis=tuple(range(nd)), keepdims=False, dtype=np.int64,
+                         concatenate=True, meta=np.empty((0,), np.int64))
+    return vals, first
+
+
+def shift_record(record: np.ndarray, axis: int, slab_shape: tuple[int, ...], lo: int,
+                 slab_axis: int, shape: tuple[int, ...]) -> np.ndarray:
+    """A slab's record (its column flat over the slab's other dims, which start at
+    ``lo`` along ``slab_axis``) as a record of the whole variable of ``shape``."""
+    rec = np.asarray(record, np.int64).ravel().copy()
+    if rec[0] >= len(_KINDS):
+        return rec
+    rest_s = [s for a, s in enumerate(slab_shape) if a != axis]
+    rest = [s for a, s in enumerate(shape) if a != axis]
+    local = list(np.unravel_index(int(rec[3]), rest_s)) if rest_s else []
+    others = [a for a in range(len(shape)) if a != axis]
+    if slab_axis in others:
+        local[others.index(slab_axis)] += lo
+    gcol = int(np.ravel_multi_index(tuple(int(i) for i in local), rest)) if rest else 0
+    ncols = int(np.prod(rest, dtype=np.int64))
+    rec[1], rec[3] = int(rec[2]) * ncols + gcol, gcol
+    return rec
+
+
+def _by_slabs(data: Any, axis: int, run: dict[str, Any], policy: NanPolicy,
+              out_dtype: np.dtype, relabeller: Any, slabs: tuple[int, list[int]]) -> Any:
+    """The grouped statistic slab by slab of cells, each its own computation (see the
+    module docstring); the first record of the whole variable raises at the call."""
+    from ..dask.cells import slab
+    from ..dask.stream import as_dask, compute_pass, log
+
+    split, bounds = slabs
+    shape = tuple(int(s) for s in data.shape)
+    parts, records = [], []
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        xs = slab(data, split, lo, hi)
+        vals, first = _lazy_parts(xs, axis, run, policy, out_dtype)
+        got, rec = compute_pass(f"grouped cells {lo}:{hi}", vals, first)
+        parts.append(np.asarray(got))
+        records.append(shift_record(rec, axis, tuple(int(s) for s in xs.shape), lo, split,
+                                    shape))
+    log.info("nanaccess grouped slabs of cells: %d computations over %d chunks",
+             len(bounds) - 1, data.npartitions)
+    nrows = shape[axis]
+    ncols = int(np.prod([s for a, s in enumerate(shape) if a != axis], dtype=np.int64))
+    raise_record(first_record(np.stack(records)), policy, nrows, ncols, relabeller)
+    ax = len(run["qshape"]) + split
+    out = np.concatenate(parts, axis=ax)
+    chunks = tuple((n,) if a != ax else tuple(p.shape[ax] for p in parts)
+                   for a, n in enumerate(out.shape))
+    return as_dask(out, chunks)
+
+
 def grouped_dask(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: str, *,
                  policy: NanPolicy, params: dict[str, Any], qshape: tuple[int, ...],
                  out_dtype: np.dtype, relabeller: Any = None,
@@ -158,32 +242,20 @@ def grouped_dask(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: st
     """
     import dask.array as da
 
-    from ..dask.final import bounded_whole_axes, chunk_bytes
+    from ..dask.cells import plan_slabs
 
-    x = bounded_whole_axes(data, (axis,), limit=max(1, int(chunk_bytes(data) * BLOCK_FRACTION)))
-    nd = x.ndim
-    shape = tuple(int(s) for s in x.shape)
-    nrows = shape[axis]
-    ncols = int(np.prod([s for a, s in enumerate(shape) if a != axis], dtype=np.int64))
     run = dict(axis=axis, codes=codes, ngroups=ngroups, stat=stat, params=params,
                qshape=qshape)
-    ones = tuple((1,) * n for n in x.numblocks)
-    pairs = da.map_blocks(_pair_block, x, chunks=ones, dtype=object,
-                          meta=np.empty((0,) * nd, object), run=run, policy=policy,
-                          shape=shape, out_dtype=out_dtype)
-    out_chunks = tuple((s,) for s in qshape) + tuple(
-        (ngroups,) if a == axis else c for a, c in enumerate(x.chunks))
-    lead = len(qshape)
-    vals = da.map_blocks(_values_of, pairs, chunks=out_chunks, dtype=out_dtype,
-                         new_axis=list(range(lead)) if lead else None,
-                         meta=np.empty((0,) * (lead + nd), out_dtype))
-    recs = da.map_blocks(_record_of, pairs, chunks=ones + ((6,),), new_axis=nd,
-                         dtype=np.int64, meta=np.empty((0,) * (nd + 1), np.int64))
-    first = da.reduction(recs, _merge_records, _merge_records, combine=_merge_records,
-                         axis=tuple(range(nd)), keepdims=False, dtype=np.int64,
-                         concatenate=True, meta=np.empty((0,), np.int64))
+    slabs = plan_slabs(data, (axis,)) if data.numblocks[axis] > 1 else None
+    if slabs is not None:
+        return _by_slabs(data, axis, run, policy, out_dtype, relabeller, slabs)
+    shape = tuple(int(s) for s in data.shape)
+    nrows = shape[axis]
+    ncols = int(np.prod([s for a, s in enumerate(shape) if a != axis], dtype=np.int64))
+    vals, first = _lazy_parts(data, axis, run, policy, out_dtype)
     prior = [] if prior is None else prior
     prior.append((first, (nrows, ncols, relabeller)))
+    lead, nd = len(qshape), data.ndim
     ind = tuple(f"d{i}" for i in range(lead + nd))
     args: list[Any] = [vals, ind]
     for i, (rec, _) in enumerate(prior):
