@@ -40,7 +40,8 @@ import numpy as np
 
 from .. import _stats
 from ..options import NanPolicy
-from .bits import as_bits, layout_of
+from .bits import layout_of
+from .exactsum.certified import F_NAN, F_SNAN, certified_1d_skipnan, certified_var_rows
 from .exactsum.compiled import compiled_1d
 from .interp import PICK_METHODS, quantile_position
 from .keys import float_keys, integer_keys, keys_to_float
@@ -76,6 +77,19 @@ LIST_RANKS = {stat: [median_ranks(stat, max(n, 1)) for n in range(SMALL_LIST + 1
 _INT64_MAX = (1 << 63) - 1
 #: up to this many NaNs are removed one by one (a comprehension costs more below it)
 _FEW_NANS = 4
+
+
+#: native float dtype -> (its signed-integer view dtype, the quiet bit in that type)
+_QUIET_OF = {np.dtype(c): (lay.int_dtype, lay.int_dtype.type(lay.quiet_bit))
+             for c in ("f2", "f4", "f8") for lay in (layout_of(np.dtype(c)),)}
+
+
+def _any_signaling(nans: np.ndarray) -> bool:
+    """Whether one of the NaNs ``nans`` (a native float16/32/64 array) is signaling
+    (:func:`~nanaccess.core.bits.layout_of`'s quiet bit clear), without a dtype built
+    per call."""
+    view, quiet = _QUIET_OF[nans.dtype]
+    return bool(((nans.view(view) & quiet) == 0).any())
 
 
 def _mid(a: float, b: float) -> float | None:
@@ -251,13 +265,24 @@ def _signed_zero(x: np.ndarray, k: int) -> float:
 def _median_f64(x: np.ndarray, stat: str) -> np.float64 | None:
     """A median of 1-D float64 ``x``; None when ``x`` holds a NaN (NumPy sorts it last,
     so the partition shows it) or the midpoint overflows."""
-    n = x.size
-    lo, hi = median_ranks(stat, n)
-    p = np.partition(x, sorted({lo, hi, n - 1}))
-    last = p[n - 1]
+    p, lo, hi = _median_partition(x, stat)
+    last = p[x.size - 1]
     if last != last:
         return None
-    a, b = float(p[lo]), float(p[hi])
+    return _median_pick(x, float(p[lo]), float(p[hi]), lo, hi)
+
+
+def _median_partition(x: np.ndarray, stat: str) -> tuple[np.ndarray, int, int]:
+    """``x`` partitioned at its median ranks ``lo``, ``hi`` and at its last place (a NaN
+    sorts last, so ``p[-1]`` shows one), with the ranks."""
+    n = x.size
+    lo, hi = median_ranks(stat, n)
+    return np.partition(x, sorted({lo, hi, n - 1})), lo, hi
+
+
+def _median_pick(x: np.ndarray, a: float, b: float, lo: int, hi: int) -> np.float64 | None:
+    """The median from the values ``a``, ``b`` at ranks ``lo``, ``hi`` of the numbers of
+    ``x`` (zeros signed by counting), or None when the midpoint overflows."""
     if a == 0.0:
         a = _signed_zero(x, lo)
     if b == 0.0:
@@ -266,6 +291,22 @@ def _median_f64(x: np.ndarray, stat: str) -> np.float64 | None:
         return np.float64(a)
     m = _mid(a, b)
     return None if m is None else np.float64(m)
+
+
+def _median_omit(x: np.ndarray, part: tuple[np.ndarray, int, int], stat: str, m: int
+                 ) -> np.float64 | None:
+    """The median of the ``m`` numbers of ``x`` (the rest NaNs) from ``x``'s partition
+    ``part`` (:func:`_median_partition`) when its ``lo`` smallest are numbers: the new
+    ranks are at most ``lo``, so only ``p[:lo]`` is partitioned again; else None."""
+    p, lo, _ = part
+    if m <= lo:
+        return None  # NaNs among the lo smallest: the filtered copy
+    lo2, hi2 = median_ranks(stat, m)  # hi2 <= (n - 1) // 2 <= lo
+    ks = sorted({k for k in (lo2, hi2) if k < lo})
+    q = np.partition(p[:lo], ks) if ks else p
+    a = float(q[lo2] if lo2 < lo else p[lo])
+    b = float(q[hi2] if hi2 < lo else p[lo])
+    return _median_pick(x, a, b, lo2, hi2)  # signed zeros: NaNs count as neither sign
 
 
 def _quantile_f64(x: np.ndarray, q: float, method: str) -> np.float64 | None:
@@ -389,23 +430,30 @@ def order_small(x: Any, stat: str, policy: NanPolicy, q: np.ndarray | None = Non
     if kind == "f":
         if x.dtype.itemsize not in (2, 4, 8):
             return None
+        part = None
         if stat in MEDIANS and x.dtype == np.float64:
-            out = _median_f64(x, stat)  # NaN-free data needs no mask
-            if out is not None:
-                return out
+            part = _median_partition(x, stat)  # NaN-free data needs no mask
+            p, lo, hi = part
+            if p[-1] == p[-1]:
+                out = _median_pick(x, float(p[lo]), float(p[hi]), lo, hi)
+                if out is not None:
+                    return out
         nan = np.isnan(x)
         if nan.any():
             r = RULES[policy]
             if r.nan_raises:
                 return None  # the generic path raises, naming the position
             if not r.signaling_allowed:
-                lay = layout_of(x.dtype)
-                if ((as_bits(x[nan]) & lay.int_dtype.type(lay.quiet_bit)) == 0).any():
+                if _any_signaling(x[nan]):
                     return None  # a signaling NaN: the generic path raises
             if r.propagates:  # the totalOrder-greatest NaN, as the generic engine
                 pv = keys_to_float(np.array(float_keys(x[nan]).max()), x.dtype)
                 return np.broadcast_to(pv, () if q is None else q.shape).copy()
             if r.removes:
+                if part is not None:  # the partition above, reused
+                    out = _median_omit(x, part, stat, x.size - int(np.count_nonzero(nan)))
+                    if out is not None:
+                        return out
                 x = x[~nan]
                 if not x.size:
                     return None  # nothing left: the generic path's empty result
@@ -442,6 +490,29 @@ def _compiled_moment(x: np.ndarray, stat: str, ddof: float, *,
     if got is None:
         return None
     return np.float64(np.sqrt(got) if stat == "std" else got)
+
+
+def _certified_skipnan(x: np.ndarray, stat: str, policy: NanPolicy, ddof: float
+                       ) -> np.float64 | None:
+    """``stat`` of 1-D float64 ``x`` from one pass of the certified kernel that skips
+    NaNs and flags them, when it certified the value and ``policy`` drops the NaNs it
+    saw silently (:meth:`~nanaccess.core.policy.PolicyRules.drops_silently`); else
+    None. A certified value is the exact engine's, so it is the generic path's."""
+    if stat in MOMENTS:
+        got = certified_1d_skipnan(x, stat)
+        if got is None:
+            return None
+        v, ok, _, f = got
+    elif stat in ("var", "std"):
+        rows = certified_var_rows(x[None, :], None, ddof, skipnan=True)
+        if rows is None:
+            return None
+        v, ok, f = rows[0][0], rows[1][0], int(rows[3][0])
+    else:
+        return None
+    if not ok or not RULES[policy].drops_silently(bool(f & F_NAN), bool(f & F_SNAN)):
+        return None
+    return np.float64(np.sqrt(v) if stat == "std" else v)
 
 
 def moment_plain(x: Any, stat: str, ddof: float = 0) -> np.float64 | None:
@@ -488,7 +559,10 @@ def moment_small(x: Any, stat: str, policy: NanPolicy, ddof: float = 0) -> np.fl
     if type(x) is not np.ndarray or x.ndim != 1 or x.dtype != np.float64 \
             or not 0 < x.size <= SMALL_ARRAY or not x.dtype.isnative:
         return None
-    got = moment_plain(x, stat, ddof)
+    if x.size > SMALL_COMPILED:  # one certified pass skips the NaNs and flags them
+        got = _certified_skipnan(x, stat, policy, ddof)
+    else:
+        got = moment_plain(x, stat, ddof)
     if got is not None:
         return got
     fin = np.isfinite(x)
@@ -496,8 +570,7 @@ def moment_small(x: Any, stat: str, policy: NanPolicy, ddof: float = 0) -> np.fl
         nan = np.isnan(x)
         if not (nan | fin).all():
             return None  # an infinity: the generic path's rules
-        lay = layout_of(x.dtype)
-        signaling = bool(((as_bits(x[nan]) & lay.int_dtype.type(lay.quiet_bit)) == 0).any())
+        signaling = _any_signaling(x[nan])
         if not RULES[policy].drops_silently(True, signaling):
             return None  # raised or propagated: the generic path
         x = x[fin]

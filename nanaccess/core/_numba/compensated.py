@@ -438,6 +438,36 @@ def one_kernel(x, mean):  # pragma: no cover - compiled
     return _certify_one(s, c, b, y, lanes_n[0], mean, LANES)
 
 
+def one_skipnan_kernel(x, bits, mean):  # pragma: no cover - compiled
+    """(value, certified, count, flags) of the sum or mean of the values of a 1-D
+    float64 array that are not NaN (``bits``: its uint64 view), the NaNs counted out
+    and flagged (``F_NAN``, ``F_SNAN``): :func:`one_kernel` in ``MODE_SKIPNAN``."""
+    lanes_s = np.zeros(LANES)
+    lanes_c = np.zeros(LANES)
+    lanes_b = np.zeros(LANES)
+    lanes_y = np.zeros(LANES)
+    lanes_n = np.zeros(LANES, np.int64)
+    lanes_f = np.zeros(LANES, np.int64)
+    m = x.shape[0]
+    _row(x.reshape(1, m), np.ones((1, 1), np.bool_), bits.reshape(1, m), 0, MODE_SKIPNAN,
+         lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
+    s = lanes_s[0]
+    c = lanes_c[0]
+    b = lanes_b[0]
+    y = lanes_y[0]
+    n = lanes_n[0]
+    f = lanes_f[0]
+    for j in range(1, LANES):
+        s, c, b = _lane_add(s, c + lanes_c[j], b + lanes_b[j], lanes_s[j])
+        y = min(y, lanes_y[j])
+        n += lanes_n[j]
+        f |= lanes_f[j]
+    if n == 0:
+        return 0.0, False, n, f
+    val, ok = _certify_one(s, c, b, y, n, mean, LANES)
+    return val, ok, n, f
+
+
 def compact_kernel(vals, mask, use_mask, codes, ok, renum, sub_vals, sub_mask, sub_codes):
     # pragma: no cover - compiled
     """The rows of the groups not certified (``ok`` False), their groups renumbered
@@ -465,7 +495,7 @@ _HELPERS = ("_lane_add", "_row", "_lanes_nan", "_certify_one", "_spacing_below",
             "_spacing_above", "_quantum", "_even", "_exact_lo", "_split", "_two_prod_err",
             "two_sum", "two_prod")
 _KERNELS = ("rows_kernel", "cols_kernel", "grouped_kernel", "certify_kernel",
-            "compact_kernel", "one_kernel")
+            "compact_kernel", "one_kernel", "one_skipnan_kernel")
 
 
 def build() -> dict[str, Any]:

@@ -17,7 +17,8 @@ import numpy as np
 
 from .. import _numba as nb
 
-__all__ = ["certified_1d", "certified_rows", "certified_var_rows", "certified_var_groups",
+__all__ = ["certified_1d", "certified_1d_skipnan", "certified_rows", "certified_var_rows",
+           "certified_var_groups",
            "certified_cols", "certified_groups", "uncertified_groups", "stats", "reset_stats",
            "MODE_ALL", "MODE_MASK", "MODE_SKIPNAN", "F_NAN", "F_SNAN"]
 
@@ -125,6 +126,24 @@ def certified_1d(x: np.ndarray, stat: str) -> float | None:
         return None
     _STATS["certified" if ok else "fallback"] += 1
     return val if ok else None
+
+
+def certified_1d_skipnan(x: np.ndarray, stat: str) -> tuple[float, bool, int, int] | None:
+    """``(value, certified, count, flags)`` of the sum or mean of the values of a 1-D
+    contiguous float64 array that are not NaN (NaNs counted out and flagged ``F_NAN``,
+    ``F_SNAN``), or None (numba does not serve the call): one kernel call, no arrays."""
+    if stat not in ("sum", "mean") or x.size > _MAX_COUNT or x.dtype != np.float64 \
+            or not x.flags.c_contiguous \
+            or nb.choose_engine(size=x.size, min_size=MIN_SIZE) != "numba":
+        return None
+    try:
+        val, ok, count, flags = _kernels()["one_skipnan_kernel"](x, x.view(np.uint64),
+                                                                 stat == "mean")
+    except Exception as err:  # numba failed: the NumPy engine, from now on
+        nb.fallback(err)
+        return None
+    _STATS["certified" if ok else "fallback"] += 1
+    return val, bool(ok), int(count), int(flags)
 
 
 def certified_rows(x2: np.ndarray, w2: np.ndarray | None, stat: str, *,
