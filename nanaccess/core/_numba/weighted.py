@@ -70,12 +70,13 @@ def _nb_part(k, hi, lo, src, a, b, pivot, eq, keyed):  # pragma: no cover - comp
 
 
 def _nb_group_select(k, hi, lo, src, a, end, tot_h, tot_l, th, tl, tord, bb, out, g,
-                     st_b, st_h, st_l, keyed):  # pragma: no cover - compiled
+                     st_b, st_h, st_l, perm, keyed):  # pragma: no cover - compiled
     """For every target ``(th[j], tl[j])`` (visited in ascending order ``tord``), the
     source index of the first key of ``[a, end)`` whose exact cumulative weight
     reaches it, into ``out[j, g]``. A quickselect that resumes: the right boundaries
     it leaves behind (with the cumulative weight there) bound the next target's range,
-    so a median's two neighbours cost little more than one selection."""
+    so a median's two neighbours cost little more than one selection. ``perm``:
+    scratch of ``_SMALL`` entries."""
     ph = np.int64(0)
     pl = np.int64(0)
     sp = 0
@@ -95,26 +96,25 @@ def _nb_group_select(k, hi, lo, src, a, end, tot_h, tot_l, th, tl, tord, bb, out
             rh, rl = tot_h - ph, tot_l - pl
         while True:
             if b - a <= _SMALL:
-                for i in range(a + 1, b):  # insertion sort by key (stable: shifts)
-                    x, hv, lv, sv = k[i], hi[i], lo[i], src[i]
+                # the last range of this target (never visited again): sorted by key
+                # with a small permutation (stable: shifts); hi, lo, src stay put
+                for i in range(a, b):
+                    perm[i - a] = i
+                for i in range(a + 1, b):
+                    x, pv = k[i], perm[i - a]
                     m = i
                     while m > a and k[m - 1] > x:
                         k[m] = k[m - 1]
-                        hi[m] = hi[m - 1]
-                        lo[m] = lo[m - 1]
-                        if not keyed:
-                            src[m] = src[m - 1]
+                        perm[m - a] = perm[m - 1 - a]
                         m -= 1
                     k[m] = x
-                    hi[m] = hv
-                    lo[m] = lv
-                    if not keyed:
-                        src[m] = sv
+                    perm[m - a] = pv
                 for i in range(a, b):
-                    ph += hi[i]
-                    pl += lo[i]
+                    q = perm[i - a]
+                    ph += hi[q]
+                    pl += lo[q]
                     while jj < nt and _nb_reached(ph, pl, t_h, t_l, bb):
-                        out[j, g] = src[i]
+                        out[j, g] = k[i] if keyed else src[q]
                         jj += 1
                         if jj < nt:
                             j = tord[jj]
@@ -375,6 +375,7 @@ def _nb_select(k, hi, lo, cf, src, starts, B, exact, tot_h, tot_l, th, tl, tf,
     st_h = np.empty(64, np.int64)
     st_l = np.empty(64, np.int64)
     tord = np.empty(nt, np.int64)
+    perm = np.empty(_SMALL, np.int64)
     for g in range(ngroups):
         a, b = starts[g], starts[g + 1]
         if b == a:
@@ -388,7 +389,7 @@ def _nb_select(k, hi, lo, cf, src, starts, B, exact, tot_h, tot_l, th, tl, tf,
                     m -= 1
                 tord[m] = j
             _nb_group_select(k, hi, lo, src, a, b, tot_h[g], tot_l[g], th[:, g], tl[:, g],
-                             tord, B[g], out, g, st_b, st_h, st_l, keyed)
+                             tord, B[g], out, g, st_b, st_h, st_l, perm, keyed)
             continue
         for j in range(nt):
             t = tf[j, g]
@@ -488,6 +489,7 @@ def _nb_rows_select(keys, fm, sh, w, L, B, exact, last_h, last_l, th, tl,
     st_h = np.empty(64, np.int64)
     st_l = np.empty(64, np.int64)
     tord = np.empty(nt, np.int64)
+    perm = np.empty(_SMALL, np.int64)
     wsb = ws.view(np.int64)
     for r in range(rows):
         m, emin, emax = _nb_row_load(keys, fm, sh, w, r, k, ws, src)
@@ -506,7 +508,7 @@ def _nb_rows_select(keys, fm, sh, w, L, B, exact, last_h, last_l, th, tl,
                     q -= 1
                 tord[q] = j
             _nb_group_select(k, hi, lo, src, 0, m, last_h[r], last_l[r], th[:, r], tl[:, r],
-                             tord, B[r], out, r, st_b, st_h, st_l, False)
+                             tord, B[r], out, r, st_b, st_h, st_l, perm, False)
             continue
         _nb_sort_float(k, ws, src, 0, m, cf)
         for j in range(nt):
