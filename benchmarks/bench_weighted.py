@@ -6,6 +6,12 @@
   <= 1.0x pandas' unweighted ``groupby().median()``;
 * grouped weighted ``mean`` (same data): reported against pandas' unweighted
   ``groupby().mean()`` (no target; certified compiled sums, exact where uncertified);
+* grouped weighted ``var`` / ``std`` (ddof 1, same data): reported against pandas'
+  unweighted ``groupby().var()`` / ``.std()`` (no target; certified compiled
+  variances, exact where uncertified);
+* row-wise weighted ``var`` of a ``(2000, 500)`` array along axis 1: reported
+  against the NumPy formula ``np.average((x - np.average(x, weights=w, axis=1)[:,
+  None])**2, weights=w, axis=1)`` (ddof 0; rounded twice, not exact; no target);
 * weighted ``quantile`` along axis 0 of a ``(time, lat, lon)`` float32 grid: <= 0.5x
   xarray's ``da.weighted(w).quantile(q, dim="time")``.
 
@@ -66,6 +72,49 @@ def _grouped_rows(n: int, groups: tuple[int, ...], repeats: int) -> list[dict[st
     return rows
 
 
+def _spread_rows(n: int, groups: tuple[int, ...], repeats: int) -> list[dict[str, Any]]:
+    """Grouped weighted var / std (ddof 1) against pandas' unweighted ones."""
+    pd = optional_import("pandas")
+    if pd is None:
+        return []
+    rng = np.random.default_rng(14)
+    x = float_data(n, 1.0, seed=14)
+    w = rng.random(n)
+    s = pd.Series(x)
+    rows = []
+    for g in groups:
+        codes = rng.integers(0, g, n)
+        for stat in ("var", "std"):
+            t = time_interleaved({
+                "na": lambda c=codes, g=g, st=stat: grouped_reduce(
+                    x, c, g, st, policy=NanPolicy.OMIT, weights=w, ddof=1).values,
+                "ref": lambda c=codes, st=stat: getattr(s.groupby(c), st)()},
+                repeats=repeats)
+            rows.append(make_row(f"grouped weighted {stat}, {g} groups", n, "omit", t["na"],
+                                 f"pandas groupby().{stat}() (unweighted)", t["ref"],
+                                 nan_pct=1.0, groups=g))
+            log(f"grouped weighted {stat} n={n} groups={g}: {t['na'] / t['ref']:.2f}x")
+    return rows
+
+
+def _row_var_rows(shape: tuple[int, int], repeats: int) -> list[dict[str, Any]]:
+    """Weighted var along axis 1 against NumPy's two-pass ``np.average`` formula."""
+    rng = np.random.default_rng(15)
+    x = rng.standard_normal(shape)
+    w = rng.random(shape)
+
+    def numpy_var():
+        m = np.average(x, weights=w, axis=1)
+        return np.average((x - m[:, None]) ** 2, weights=w, axis=1)
+
+    t = time_interleaved({"na": lambda: na.var(x, weights=w, axis=1), "ref": numpy_var},
+                         repeats=repeats)
+    n = int(np.prod(shape))
+    log(f"weighted var along axis 1 of {shape}: {t['na'] / t['ref']:.2f}x")
+    return [make_row(f"weighted var along axis 1 of {shape}", n, "raise", t["na"],
+                     "np.average formula (two passes)", t["ref"])]
+
+
 def _axis_rows(shape: tuple[int, int, int], repeats: int) -> list[dict[str, Any]]:
     xr = optional_import("xarray")
     if xr is None:
@@ -115,6 +164,7 @@ def run(n: int = 1_000_000, *, groups: tuple[int, ...] = (1_000, 100_000),
         Result rows (schema in :mod:`common`).
     """
     rows = _median_rows(n, repeats) + _grouped_rows(n, groups, repeats) + \
+        _spread_rows(n, groups, repeats) + _row_var_rows((max(n // 500, 4), 500), repeats) + \
         _axis_rows(grid, repeats)
     if write:
         from common import write_results
