@@ -230,3 +230,17 @@ def test_pandas_accessors_take_the_certified_path():
             with option_context(engine="numpy"):
                 want = r.nanstats.std(nan_policy="omit", ddof=0)
             assert same_bits(got.to_numpy(np.float64), want.to_numpy(np.float64))
+
+
+@pytest.mark.parametrize("offset", [1e3, -1e6, 3e9])
+def test_offsets_certified_through_the_shift(offset):
+    """Data far from 0 (prices, levels): Q is kept of ``v - c`` (c the midrange), so
+    the cancellation in n Q - S**2 does not send the windows to the exact kernel."""
+    rng = np.random.default_rng(int(abs(offset)) % 97)
+    x = offset + rng.standard_normal(400) * 1e-2
+    x[::37] = np.nan
+    for start, end in (fixed_bounds(len(x), 20), expanding_bounds(len(x))):
+        wv.reset_stats()
+        bad = check_certified(x, start, end, 1)
+        assert bad.mean() < 0.05 and wv.stats()["certified"] > 0.95 * bad.size
+        check_entry(x, start, end, "var", 1)

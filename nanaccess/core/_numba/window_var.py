@@ -207,8 +207,27 @@ def _nb_cert(sh, sl, es, qh, ql, eq, cnt, ddof, scale):  # pragma: no cover - co
     return 0.0, False
 
 
-def _nb_binned_var(x, fixed, e0, step, span, start, end, ddof, cs0, cs1, cq0, cq1, es, eq,
-                   scale, out, cnt, bad):  # pragma: no cover - compiled
+def _nb_q0(v, c, cq0):  # pragma: no cover - compiled
+    """The upper bin's piece of ``fQ(v)``: ``fl(v - c)**2`` rounded to its grid."""
+    y = v - c
+    p = y * y
+    return (p + cq0) - cq0
+
+
+def _nb_q1(v, c, cq0, cq1):  # pragma: no cover - compiled
+    """The lower bin's piece of ``fQ(v)``: the rest of ``(v - c)**2`` (``v - c = y +
+    t`` by TwoSum, ``y*y = p + e`` by fma, ``2 y t`` rounded, ``t*t`` left out) rounded
+    to its grid."""
+    y = v - c
+    z = y - v
+    t = (v - (y - z)) - (c + z)
+    p = y * y
+    g = (p + cq0) - cq0
+    return (((p - g) + (_fma(y, y, -p) + 2.0 * y * t)) + cq1) - cq1
+
+
+def _nb_binned_var(x, fixed, e0, step, span, start, end, ddof, c, cs0, cs1, cq0, cq1, es,
+                   eq, scale, out, cnt, bad):  # pragma: no cover - compiled
     """Certified variance of every window's non-NaN values (module comment above;
     bins ``cs0``/``cs1`` of S and ``cq0``/``cq1`` of Q, per-value bounds ``es``,
     ``eq``). ``bad[i]``: output i for the exact kernel. ``fixed`` and the return
@@ -255,10 +274,8 @@ def _nb_binned_var(x, fixed, e0, step, span, start, end, ddof, cs0, cs1, cq0, cq
                 h = (v + cs0) - cs0
                 a0 -= h
                 a1 -= ((v - h) + cs1) - cs1
-                p = v * v
-                g = (p + cq0) - cq0
-                b0 -= g
-                b1 -= (((p - g) + _fma(v, v, -p)) + cq1) - cq1
+                b0 -= _nb_q0(v, c, cq0)
+                b1 -= _nb_q1(v, c, cq0, cq1)
                 m -= 1
             cs += 1
         while ce < e:
@@ -267,10 +284,8 @@ def _nb_binned_var(x, fixed, e0, step, span, start, end, ddof, cs0, cs1, cq0, cq
                 h = (v + cs0) - cs0
                 a0 += h
                 a1 += ((v - h) + cs1) - cs1
-                p = v * v
-                g = (p + cq0) - cq0
-                b0 += g
-                b1 += (((p - g) + _fma(v, v, -p)) + cq1) - cq1
+                b0 += _nb_q0(v, c, cq0)
+                b1 += _nb_q1(v, c, cq0, cq1)
                 m += 1
                 run = run + 1 if v == last else 1
                 last = v
@@ -284,14 +299,13 @@ def _nb_binned_var(x, fixed, e0, step, span, start, end, ddof, cs0, cs1, cq0, cq
         if run >= m:  # one value repeated: D is exactly 0
             out[i] = 0.0
             continue
-        sh = a0 + a1
-        z = sh - a0
-        sl = (a0 - (sh - z)) + (a1 - z)
+        dn = np.float64(m)
+        pc = dn * c
+        sh, sl, se = _nb_fold(-pc, -_fma(dn, c, -pc), dn * es, a0, a1)  # S - n c
         qh = b0 + b1
         z = qh - b0
         ql = (b0 - (qh - z)) + (b1 - z)
-        dn = np.float64(m)
-        q, ok = _nb_cert(sh, sl, dn * es, qh, ql, dn * eq, m, ddof, scale)
+        q, ok = _nb_cert(sh, sl, se, qh, ql, dn * eq, m, ddof, scale)
         out[i] = q
         if not ok:
             bad[i] = True
@@ -312,8 +326,8 @@ def _nb_fold(h, l, err, a0, a1):  # pragma: no cover - compiled
     return hh, (t - (hh - z)) + (w - z), err
 
 
-def _nb_cum_var(x, start, end, ddof, cs0, cs1, cq0, cq1, es, eq, block, scale, out, cnt,
-                bad):  # pragma: no cover - compiled
+def _nb_cum_var(x, start, end, ddof, c, cs0, cs1, cq0, cq1, es, eq, block, scale, out,
+                cnt, bad):  # pragma: no cover - compiled
     """:func:`_nb_binned_var` for windows that share their start and only grow
     (expanding windows): no value leaves, so the bins hold ``block`` values at most
     (fine units whatever the length) and are folded into running pairs of S and Q
@@ -346,10 +360,8 @@ def _nb_cum_var(x, start, end, ddof, cs0, cs1, cq0, cq1, es, eq, block, scale, o
                 h = (v + cs0) - cs0
                 a0 += h
                 a1 += ((v - h) + cs1) - cs1
-                p = v * v
-                g = (p + cq0) - cq0
-                b0 += g
-                b1 += (((p - g) + _fma(v, v, -p)) + cq1) - cq1
+                b0 += _nb_q0(v, c, cq0)
+                b1 += _nb_q1(v, c, cq0, cq1)
                 m += 1
                 k += 1
                 run = run + 1 if v == last else 1
@@ -372,10 +384,12 @@ def _nb_cum_var(x, start, end, ddof, cs0, cs1, cq0, cq1, es, eq, block, scale, o
         if run >= m:
             out[i] = 0.0
             continue
-        th, tl, te = _nb_fold(sh, sl, se, a0, a1)
-        uh, ul, ue = _nb_fold(qh, ql, qe, b0, b1)
         dn = np.float64(m)
-        q, ok = _nb_cert(th, tl, te + dn * es, uh, ul, ue + dn * eq, m, ddof, scale)
+        th, tl, te = _nb_fold(sh, sl, se + dn * es, a0, a1)
+        pc = dn * c
+        th, tl, te = _nb_fold(-pc, -_fma(dn, c, -pc), te, th, tl)  # S - n c
+        uh, ul, ue = _nb_fold(qh, ql, qe, b0, b1)
+        q, ok = _nb_cert(th, tl, te, uh, ul, ue + dn * eq, m, ddof, scale)
         out[i] = q
         if not ok:
             bad[i] = True
@@ -400,6 +414,18 @@ def _grid(e_top: int, lw: int, d: int) -> tuple[float, float, int, int]:
     b0 = max(e_top + lw - 50, -1074)
     b1 = max(b0 - d, -1074)
     return 1.5 * 2.0 ** (b0 + 52), 1.5 * 2.0 ** (b1 + 52), b0, b1
+
+
+def _shift(x: np.ndarray, big: float) -> tuple[float, float]:
+    """(c, a bound of every ``|fl(v - c)|``): Q is kept of ``v - c`` (the variance is
+    the same), with ``c`` the data's midrange when it exceeds the range (an offset:
+    the bins then hold the spread, not the offset's square), else 0."""
+    lo = float(np.fmin.reduce(x)) if x.size else 0.0
+    hi = float(np.fmax.reduce(x)) if x.size else 0.0
+    if not (lo == lo) or abs(0.5 * lo + 0.5 * hi) <= hi - lo:  # all NaN, or no offset
+        return 0.0, big
+    c = 0.5 * lo + 0.5 * hi
+    return c, max(hi - c, c - lo)  # rounding is monotone: fl(v - c) lies between
 
 
 def binned_var(x: np.ndarray, start: Any, end: np.ndarray | None, ddof: int,
@@ -432,17 +458,20 @@ def binned_var(x: np.ndarray, start: Any, end: np.ndarray | None, ddof: int,
     d = 52 - lw if spread is None else min(spread, 52 - lw)
     e_max = int(np.frexp(big)[1]) - 1 if big > 0 else -1074
     lsb = max(int(np.frexp(small)[1]) - 53, -1074) if small < np.inf else e_max
+    c, ymax = _shift(x, big)
+    e_y = int(np.frexp(ymax)[1]) - 1 if ymax > 0 else -1074
     cs0, cs1, _, b1 = _grid(e_max, lw, d)
-    cq0, cq1, bq0, bq1 = _grid(2 * e_max + 1, lw, d)
+    cq0, cq1, bq0, bq1 = _grid(2 * e_y + 1, lw, d)
     es = 0.0 if b1 <= lsb else 2.0 ** (b1 - 1)  # fS(v) = v: the data lies on the grid
-    eq = 2.0 ** bq1 + 2.0 ** (bq0 - 52)
+    eq = 2.0 ** bq1 + 2.0 ** (bq0 - 51) + 4.0 * (_U * ymax) ** 2
     if cum:
-        seen = int(fns["cum_var"](x, start, end, int(ddof), cs0, cs1, cq0, cq1, es, eq,
+        seen = int(fns["cum_var"](x, start, end, int(ddof), c, cs0, cs1, cq0, cq1, es, eq,
                                   CUM_BLOCK, float(scale), out, cnt, bad))
     else:
         e0, step, span = (fw.e0, fw.step, fw.span) if fixed else (0, 1, 0)
-        seen = int(fns["binned_var"](x, fixed, e0, step, span, start, end, int(ddof), cs0,
-                                     cs1, cq0, cq1, es, eq, float(scale), out, cnt, bad))
+        seen = int(fns["binned_var"](x, fixed, e0, step, span, start, end, int(ddof), c,
+                                     cs0, cs1, cq0, cq1, es, eq, float(scale), out, cnt,
+                                     bad))
     if seen >= 0:
         k = int(np.count_nonzero(bad))
         _STATS["fallback"] += k
@@ -456,6 +485,8 @@ def build() -> dict[str, Any]:
     bind(globals(), EXPANSION_HELPERS, kernels("window_sums"))
     sums = kernels("window_sums")
     bind(globals(), ("_nb_two_prod", "_nb_var", "_nb_cert", "_nb_fold"))
+    for name in ("_nb_q0", "_nb_q1"):  # per value: inlined into the kernels
+        globals()[name] = jit(nogil=True, inline="always")(globals()[name])
     return {"var": jit(nogil=True)(_nb_var_columns), "range": sums["range"],
             "binned_var": jit(nogil=True)(_nb_binned_var),
             "cum_var": jit(nogil=True)(_nb_cum_var)}
