@@ -6,14 +6,16 @@ from the total weight), the standard deviation its square root. Every product is
 split exactly into float64 terms (Dekker's two-product, exact for values and
 weights within ``2**-300 .. 2**300``), the terms are summed exactly by
 :func:`nanaccess.core.exactsum.exact_partials`, and each row is rounded once from
-those exact integers. So integer weights give the bits of the unweighted statistic
-of the repeated data, and every permutation of the pairs gives the same bits. Rows
-outside that range (rare: huge or tiny magnitudes, ints beyond ``2**53``) are
-summed with Python fractions instead, element by element for those rows only.
+those exact integers, every row at once (NumPy's object loops over Python ints:
+no Python loop per row or group). So integer weights give the bits of the unweighted
+statistic of the repeated data, and every permutation of the pairs gives the same
+bits. Rows outside that range (rare: huge or tiny magnitudes, ints beyond ``2**53``)
+are summed with Python fractions instead, element by element for those rows only.
 
-The mean and sum of float data first go through :mod:`.certified` (compiled
-double-double sums with a certified rounding): the rows it certifies have these
-exact bits already, and only the others are summed here.
+The mean, sum, var and std of float data (and of ints within ``2**53``, but for an
+integer sum) first go through :mod:`.certified` (compiled double-double sums with a
+certified rounding): the rows it certifies have these exact bits already, and only
+the others are summed here.
 """
 
 from __future__ import annotations
@@ -87,7 +89,7 @@ def weighted_moment(p: Prepared, stat: str, policy, *, ddof: float = 0,
     """Weighted ``stat`` (mean, sum, var, std) of prepared rows: ``(values, missing)``
     with values ``(rows,)``.
 
-    The mean and sum of float data try the certified compiled path first
+    The mean, sum, var and std try the certified compiled path first
     (:mod:`.certified`); only the rows it does not certify are summed exactly here.
     """
     x = p.x
