@@ -6,8 +6,10 @@ Default: 1e6 float64 values with 1 % NaN. Cases and targets (issue 12):
   (<= 1.0 at window 100) and pandas ``rolling().median()`` (<= 0.5);
 * rolling quantile(0.9), window 100: vs pandas (<= 0.5);
 * exact rolling mean and sum, window 100: vs pandas (<= 2.0);
-* exact rolling var / std, window 100, and expanding var: vs pandas (no target: pandas
-  is not exact; the ratio is the price of exactness);
+* exact rolling var / std, window 100, and expanding var: vs pandas (<= 3.0, issue 12's
+  follow-up: certified on fixed bins, the exact kernel for the rest); windows 10 / 1000,
+  float32, data offset by 1e6 and expanding std as rows without a target;
+* rolling mean of float32 (widened exactly; no target);
 * ``resample("D").median()`` of minutely rows: the accessor vs pandas (<= 1.0), and the
   segment path it could take (``window_reduce`` on :func:`segment_bounds`, the bins
   being contiguous) as a second row;
@@ -34,6 +36,7 @@ __all__ = ["run"]
 N = 1_000_000
 WINDOW = 100
 WIDTHS = (10, 100, 1000, 10000)
+MOMENT_WIDTHS = (10, 100, 1000)
 GRID = (365, 180, 360)
 
 
@@ -52,13 +55,30 @@ def _cases(s: pd.Series, x: np.ndarray, window: int, bn: Any) -> dict[str, Any]:
     cases[f"rolling({window}) quantile(0.9)"] = (
         lambda: r.nanstats.quantile(0.9, nan_policy="omit"),
         {"pandas rolling.quantile": (lambda: r.quantile(0.9), 0.5)})
-    for stat, target in (("mean", 2.0), ("sum", 2.0), ("var", None), ("std", None)):
+    for stat, target in (("mean", 2.0), ("sum", 2.0), ("var", 3.0), ("std", 3.0)):
         cases[f"rolling({window}) {stat}"] = (
             lambda stat=stat: getattr(r.nanstats, stat)(nan_policy="omit"),
             {f"pandas rolling.{stat}": (getattr(r, stat), target)})
+    for w in (w for w in MOMENT_WIDTHS if w != window and w <= len(s)):
+        rw = s.rolling(w, min_periods=1)
+        for stat in ("var", "std"):
+            cases[f"rolling({w}) {stat}"] = (
+                lambda rw=rw, stat=stat: getattr(rw.nanstats, stat)(nan_policy="omit"),
+                {f"pandas rolling.{stat}": (getattr(rw, stat), None)})
+    r32 = s.astype(np.float32).rolling(window, min_periods=1)
+    for stat in ("var", "mean"):
+        cases[f"rolling({window}) {stat} float32"] = (
+            lambda stat=stat: getattr(r32.nanstats, stat)(nan_policy="omit"),
+            {f"pandas rolling.{stat}": (getattr(r32, stat), None)})
+    lv = s + 1e6  # an offset: the certified variance shifts Q by the midrange
+    rl = lv.rolling(window, min_periods=1)
+    cases[f"rolling({window}) var, offset 1e6"] = (
+        lambda: rl.nanstats.var(nan_policy="omit"), {"pandas rolling.var": (rl.var, None)})
     e = s.expanding()
-    cases["expanding var"] = (lambda: e.nanstats.var(nan_policy="omit"),
-                              {"pandas expanding.var": (e.var, None)})
+    for stat in ("var", "std"):
+        cases[f"expanding {stat}"] = (
+            lambda stat=stat: getattr(e.nanstats, stat)(nan_policy="omit"),
+            {f"pandas expanding.{stat}": (getattr(e, stat), 3.0 if stat == "var" else None)})
     return cases
 
 
