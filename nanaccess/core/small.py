@@ -41,7 +41,7 @@ import numpy as np
 from .. import _stats
 from ..options import NanPolicy
 from .bits import layout_of
-from .exactsum.certified import F_NAN, F_SNAN, certified_1d_skipnan, certified_var_rows
+from .exactsum.certified import F_NAN, F_SNAN, certified_1d_skipnan, certified_var_1d
 from .exactsum.compiled import compiled_1d
 from .interp import PICK_METHODS, quantile_position
 from .keys import float_keys, integer_keys, keys_to_float
@@ -504,10 +504,10 @@ def _certified_skipnan(x: np.ndarray, stat: str, policy: NanPolicy, ddof: float
             return None
         v, ok, _, f = got
     elif stat in ("var", "std"):
-        rows = certified_var_rows(x[None, :], None, ddof, skipnan=True)
-        if rows is None:
+        got = certified_var_1d(x, ddof, skipnan=True)
+        if got is None:
             return None
-        v, ok, f = rows[0][0], rows[1][0], int(rows[3][0])
+        v, ok, f = got
     else:
         return None
     if not ok or not RULES[policy].drops_silently(bool(f & F_NAN), bool(f & F_SNAN)):
@@ -522,7 +522,8 @@ def moment_plain(x: Any, stat: str, ddof: float = 0) -> np.float64 | None:
 
     More than :data:`SMALL_COMPILED` values: the compiled kernel (when it saw nothing
     special); sums and means of fewer: :func:`array_moment` (``fsum`` is NaN or
-    infinite, or raises, on such data); anything else: ``None``.
+    infinite, or raises, on such data); variances of fewer: the certified kernel
+    (it certifies no NaN, infinity or zero); anything else: ``None``.
 
     Examples
     --------
@@ -536,6 +537,11 @@ def moment_plain(x: Any, stat: str, ddof: float = 0) -> np.float64 | None:
     n = x.size
     if n > SMALL_COMPILED:
         return _compiled_moment(x, stat, ddof, plain_only=True) if n <= SMALL_ARRAY else None
+    if n and stat in ("var", "std"):  # the certified kernel: certified means no NaN or inf
+        got = certified_var_1d(x, ddof)
+        if got is None or not got[1]:
+            return None
+        return np.float64(np.sqrt(got[0]) if stat == "std" else got[0])
     return array_moment(x, stat) if n and stat in MOMENTS else None
 
 
@@ -559,8 +565,8 @@ def moment_small(x: Any, stat: str, policy: NanPolicy, ddof: float = 0) -> np.fl
     if type(x) is not np.ndarray or x.ndim != 1 or x.dtype != np.float64 \
             or not 0 < x.size <= SMALL_ARRAY or not x.dtype.isnative:
         return None
-    if x.size > SMALL_COMPILED:  # one certified pass skips the NaNs and flags them
-        got = _certified_skipnan(x, stat, policy, ddof)
+    if x.size > SMALL_COMPILED or stat in ("var", "std"):
+        got = _certified_skipnan(x, stat, policy, ddof)  # one pass; NaNs skipped, flagged
     else:
         got = moment_plain(x, stat, ddof)
     if got is not None:

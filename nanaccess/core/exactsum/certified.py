@@ -18,7 +18,7 @@ import numpy as np
 from .. import _numba as nb
 
 __all__ = ["certified_1d", "certified_1d_skipnan", "certified_rows", "certified_var_rows",
-           "certified_var_groups",
+           "certified_var_1d", "certified_var_groups",
            "certified_cols", "certified_groups", "uncertified_groups", "stats", "reset_stats",
            "MODE_ALL", "MODE_MASK", "MODE_SKIPNAN", "F_NAN", "F_SNAN"]
 
@@ -268,6 +268,26 @@ def certified_var_rows(x2: np.ndarray, w2: np.ndarray | None, ddof: float, *,
     flags = np.zeros(rows, np.int64)
     return _run_var("var_rows_kernel", x, mask, _bits(x, mode, _DUMMY_BITS2), mode,
                     int(ddof), out, ok, counts, flags)
+
+
+def certified_var_1d(x: np.ndarray, ddof: float, *, skipnan: bool = False
+                     ) -> tuple[float, bool, int] | None:
+    """``(value, certified, flags)`` of the variance of a 1-D float64 array
+    (:func:`certified_var_rows` of its one row; ``skipnan``: NaNs left out and flagged),
+    or None (numba does not serve the call). The lean entry of small data: any size
+    (one kernel call costs less than the NumPy engine's set-up even for ten values)."""
+    if x.dtype != np.float64 or x.ndim != 1 or float(ddof) != int(ddof) \
+            or abs(ddof) >= _MAX_COUNT or x.size > _MAX_COUNT \
+            or nb.choose_engine(size=x.size) != "numba":
+        return None
+    x2 = np.ascontiguousarray(x).reshape(1, -1)
+    mode = MODE_SKIPNAN if skipnan else MODE_ALL
+    got = _run_var("var_rows_kernel", x2, _DUMMY2, _bits(x2, mode, _DUMMY_BITS2), mode,
+                   int(ddof), np.empty(1), np.empty(1, dtype=bool), np.zeros(1, np.int64),
+                   np.zeros(1, np.int64))
+    if got is None:
+        return None
+    return float(got[0][0]), bool(got[1][0]), int(got[3][0])
 
 
 def certified_var_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.ndarray,
