@@ -28,6 +28,7 @@ from typing import Any
 
 import dask.array as da
 import numpy as np
+from dask.base import tokenize
 
 from .. import _stats
 from ..core.axes import normalize_axis
@@ -37,18 +38,7 @@ from ..core.plan import combine, rank_plan
 from ..core.policy import RULES, empty_value
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
-from .buckets import (
-    TOP,
-    hist_block,
-    ident_chunk,
-    maxnan_block,
-    nan_count_block,
-    ones,
-    refine_aggregate,
-    refine_block,
-    refine_combine,
-    ukey_extreme,
-)
+from .buckets import TOP, ident_chunk, refine_aggregate, refine_block, refine_combine
 from .final import (
     apply_keepdims,
     axes_whole,
@@ -59,9 +49,11 @@ from .final import (
     per_block_core,
     whole_axes,
 )
+from .first import first_block, merge_records, record_counts, record_tally
 from .keys import from_ukeys, key_width
 from .stream import as_dask, compute_pass, log, streams
-from .tally import policy_check, raise_from_info
+from .tally import merge_tally as _merge_tally
+from .tally import needs_check, policy_check, raise_from_info
 
 __all__ = ["dask_order_stat", "ORDER_STATS"]
 
@@ -72,15 +64,31 @@ _GATHER_LIMIT = 1 << 21  # a bucket with at most this many keys is gathered and 
 _WIDE = 24  # most bits of a one-row first-pass histogram (16M bins: 128 MB)
 
 
-def _init_state(neff, *info, stat, q, method, policy, shape, relabel):
+def _init_state(neff, *, stat, q, method):
     """State ``[prefix, rank, known bits, bucket count]`` per row and target."""
-    raise_from_info(info[0] if info else None, policy, shape, relabel)
     neff = np.asarray(neff, dtype=np.int64)
     ranks = rank_plan(stat, neff.ravel(), q, method).ranks  # (T, rows): lo then hi
     ranks = np.clip(ranks, 0, None).T.astype(np.uint64)  # (rows, T)
     st = np.zeros(ranks.shape + (4,), dtype=np.uint64)
     st[..., 1] = ranks
     return st.reshape(neff.shape + st.shape[-2:])
+
+
+def _first_state(rec, *, stat, q, method, removes, bits_now):
+    """The state after the first pass, from a reduced :class:`.first.FirstRecord`."""
+    r = np.asarray(rec, dtype=object).reshape(-1)[0]
+    counts = record_counts(rec, removes=removes)
+    st = _init_state(counts[..., 0], stat=stat, q=q, method=method)
+    if r.ext is not None:  # min / max: the extreme key is the answer
+        st[..., 0] = r.ext.reshape(r.kshape)[..., None]
+        return st
+    return _locate(r.hist.reshape(r.kshape + (1, -1)), st, bits_now=bits_now)
+
+
+def _checked(state, *info, policy, shape, relabel):
+    """The state, once the tally (or the caller's check) raised nothing."""
+    raise_from_info(info[0] if info else None, policy, shape, relabel)
+    return state
 
 
 def _locate(hist, state, *, bits_now):
@@ -132,15 +140,8 @@ def _locate_refine(refined, state, *, w):
     return st.reshape(state.shape)
 
 
-def _set_keys(st, e):
-    """State with the extreme key of each row as its prefix (min / max)."""
-    st = np.array(st)
-    st[..., 0] = np.asarray(e)[..., None]
-    return st
-
-
-def _finish_block(state, neff, nnan, nmiss, *extra, stat, q, qshape, method, policy, in_dtype,
-                  res_dtype, has_maxnan):
+def _finish_block(state, counts, *, stat, q, qshape, method, policy, in_dtype, res_dtype,
+                  has_maxnan):
     """Values from the final prefixes (= keys), combined by the core's rank plan."""
     state = np.asarray(state)
     kept_shape = state.shape[:-2]
@@ -150,13 +151,12 @@ def _finish_block(state, neff, nnan, nmiss, *extra, stat, q, qshape, method, pol
     nq = ntargets // 2
     vals = from_ukeys(keys, in_dtype, policy)
     lo_v, hi_v = vals[:nq], vals[nq:]
-    neff = np.asarray(neff, np.int64).reshape(rows)
+    counts = np.asarray(counts, np.int64).reshape(rows, 4)
+    neff, nnan, nmiss, maxkey = counts.T
     plan = rank_plan(stat, neff, q, method)
     res = np.asarray(combine(plan, lo_v, hi_v))
     res = np.array(np.broadcast_to(res, (nq, rows)), dtype=res_dtype)
     empty = neff <= 0
-    nnan = np.asarray(nnan, np.int64).reshape(rows)
-    nmiss = np.asarray(nmiss, np.int64).reshape(rows)
     fill = empty_value(res_dtype, stat) if res_dtype.kind in "fmM" else 0
     r = RULES[policy]
     if r.orders_nans and nmiss.any():  # missing values rank after everything
@@ -166,7 +166,6 @@ def _finish_block(state, neff, nnan, nmiss, *extra, stat, q, qshape, method, pol
         res[:, empty] = fill
     if r.propagates:
         if has_maxnan:
-            maxkey = np.asarray(extra[0]).reshape(rows)
             hit = nnan > 0
             if hit.any():
                 nanv = keys_to_float(maxkey.astype(layout_of(in_dtype).int_dtype), in_dtype)
@@ -177,42 +176,6 @@ def _finish_block(state, neff, nnan, nmiss, *extra, stat, q, qshape, method, pol
         if miss_only.any():
             res[:, miss_only] = fill
     return res.reshape(qshape + kept_shape)
-
-
-def _reduced_chunks(x: da.Array, axes) -> tuple[tuple[float, ...], ...]:
-    """Chunks of a per-block result with the reduced axes kept with length one."""
-    return tuple((1,) * x.numblocks[a] if a in axes else x.chunks[a] for a in range(x.ndim))
-
-
-def _row_counts(x: da.Array, axes, policy, info=None) -> tuple[da.Array, da.Array, da.Array]:
-    """Per-row (n_eff, n_nan, n_missing) over the reduced axes. The NaNs are counted
-    only when the policy needs them (it removes or propagates them); when every axis
-    is reduced, the global tally ``info`` (if built) holds their count already."""
-    kind = x.dtype.kind
-    rules = RULES[policy]
-    if kind == "f" and (rules.removes or rules.propagates):
-        if (len(axes) == x.ndim and info is not None and info.dtype == np.int64
-                and info.shape == (6,)):
-            nnan = info[2]  # NanTally's array form: the count of NaNs
-        else:
-            nnan = da.map_blocks(nan_count_block, x, dtype=np.int64, axes=axes,
-                                 chunks=_reduced_chunks(x, axes),
-                                 meta=np.empty((0,) * x.ndim, np.int64)).sum(axis=axes)
-    else:
-        nnan = da.zeros(tuple(x.shape[a] for a in range(x.ndim) if a not in axes),
-                        dtype=np.int64,
-                        chunks=tuple(x.chunks[a] for a in range(x.ndim) if a not in axes))
-    if kind in "mM":
-        nmiss = da.map_blocks(np.isnat, x, dtype=bool).sum(axis=axes, dtype=np.int64)
-    else:
-        nmiss = da.zeros_like(nnan)
-    if all(not math.isnan(x.shape[a]) for a in axes):
-        n: Any = math.prod(int(x.shape[a]) for a in axes)
-        n = n if RULES[policy].removes else da.full_like(nnan, n)
-    else:  # unknown chunk sizes (e.g. from a dask DataFrame): count lazily
-        n = da.map_blocks(ones, x, dtype=np.int8).sum(axis=axes, dtype=np.int64)
-    neff = n - nnan - nmiss if RULES[policy].removes else n
-    return neff, nnan, nmiss
 
 
 def _max_chunk(chunks: tuple[float, ...]) -> int:
@@ -258,7 +221,7 @@ def _first_bits(x: da.Array, axes: tuple[int, ...]) -> int | None:
 class _Plan:
     """What every pass of one selection shares (index names, targets, parameters)."""
 
-    def __init__(self, x, stat, qarr, method, axes, policy, res_dtype, info, relabel, shape,
+    def __init__(self, x, stat, qarr, method, axes, policy, res_dtype, check, relabel, shape,
                  bits):
         self.nd = nd = x.ndim
         self.axes, self.stat, self.method, self.policy = axes, stat, method, policy
@@ -271,7 +234,9 @@ class _Plan:
         self.w = key_width(x.dtype)
         self.bits = bits
         self.in_dtype, self.res_dtype = x.dtype, res_dtype
-        self.info, self.relabel, self.shape = info, relabel, shape
+        self.check, self.relabel, self.shape = check, relabel, shape
+        # the first pass tallies the NaNs itself unless the caller's check does
+        self.tally = check is None and needs_check(x.dtype, policy)
         self.has_maxnan = RULES[policy].propagates and x.dtype.kind == "f"
 
     @property
@@ -283,48 +248,58 @@ class _Plan:
         return np.empty((0,) * (len(self.ki) + 2), np.uint64)
 
 
-def _first_pass(x, p: _Plan) -> dict[str, Any]:
-    """The lazy first pass: counts per row, the policy check and the state after the
-    first histogram (or the extreme keys of min / max)."""
-    ki = p.ki
-    neff, nnan, nmiss = _row_counts(x, p.axes, p.policy, p.info)
-    init_args: list[Any] = [neff, ki]
-    if p.info is not None:
-        init_args += [p.info, ("info",)]
-    state = da.blockwise(
-        _init_state, ki + ("t", "s"), *init_args,
-        new_axes={"t": p.ntargets, "s": 2}, dtype=np.uint64, concatenate=True,
-        meta=p.state_meta(), stat=p.stat, q=p.qflat, method=p.method,
-        policy=p.policy, shape=p.shape, relabel=p.relabel,
+def _first_pass(x, p: _Plan) -> dict[str, da.Array]:
+    """The lazy first pass: one task per chunk (:func:`.first.first_block`), one tree of
+    records, split into the state after the first histogram (or the extreme keys of
+    min / max) and the counts per row; the state passes the policy check."""
+    ki, kept = p.ki, p.kept
+    rules = RULES[p.policy]
+    kind = x.dtype.kind
+    hist = p.stat not in ("min", "max")
+    nb = 1 << p.bits if hist else 1
+    # the layer keeps the name "hist_block" (the scale benchmark counts passes by it)
+    name = "hist_block-" + tokenize(x, p.stat, p.axes, p.policy, p.bits, p.tally)
+    recs = da.map_blocks(
+        first_block, x, name=name, dtype=object, chunks=tuple((1,) * n for n in x.numblocks),
+        meta=np.empty((0,) * p.nd, dtype=object),
+        kept=kept, axes=p.axes, policy=p.policy, w=p.w, bits=p.bits, stat=p.stat,
+        tally=p.tally, nans=kind == "f" and (rules.removes or rules.propagates),
+        missing=kind in "mM", maxnan=p.has_maxnan,
     )
-    if p.stat in ("min", "max"):
-        ext = da.map_blocks(ukey_extreme, x, dtype=np.uint64, policy=p.policy, which=p.stat)
-        ext = ext.min(axis=p.axes) if p.stat == "min" else ext.max(axis=p.axes)
-        state = da.blockwise(_set_keys, ki + ("t", "s"), state, ki + ("t", "s"), ext, ki,
-                             dtype=np.uint64, concatenate=True, meta=p.state_meta())
-    else:
-        nb = 1 << p.bits
-        hist = da.blockwise(
-            hist_block, p.xi + ("t", "bin"), x, p.xi,
-            new_axes={"bin": nb, "t": 1}, adjust_chunks={p.xi[a]: 1 for a in p.axes},
-            dtype=np.int64, concatenate=True,
-            meta=np.empty((0,) * (p.nd + 2), np.int64),
-            kept=p.kept, axes=p.axes, policy=p.policy, w=p.w, bits=p.bits, nb=nb,
-        )
-        # a tree step concatenates split_every histograms: about one chunk at most
-        per = 8 * nb * max(1, math.prod(_max_chunk(x.chunks[a]) for a in p.kept))
-        every = max(2, min(4, chunk_bytes(x) // per))
-        hist = hist.sum(axis=p.axes, split_every=every)
+    # a tree step merges split_every records: about one chunk at most
+    per = 8 * nb * max(1, math.prod(_max_chunk(x.chunks[a]) for a in kept))
+    every = max(2, min(4, chunk_bytes(x) // per))
+    rec = da.reduction(
+        recs, ident_chunk, merge_records, combine=merge_records, axis=p.axes,
+        keepdims=False, dtype=object, concatenate=True, split_every=every,
+        meta=np.empty((0,) * len(ki), dtype=object),
+    )
+    back = {k: x.chunks[a] for k, a in zip(ki, kept, strict=True)}  # one record a block
+    state = da.blockwise(
+        _first_state, ki + ("t", "s"), rec, ki, new_axes={"t": p.ntargets, "s": 4},
+        adjust_chunks=back, dtype=np.uint64, concatenate=True, meta=p.state_meta(),
+        stat=p.stat, q=p.qflat, method=p.method, removes=rules.removes, bits_now=p.bits,
+    )
+    counts = da.blockwise(
+        record_counts, ki + ("c",), rec, ki, new_axes={"c": 4}, adjust_chunks=back,
+        dtype=np.int64, concatenate=True, meta=np.empty((0,) * (len(ki) + 1), np.int64),
+        removes=rules.removes,
+    )
+    info = p.check
+    if p.tally:
+        info = da.blockwise(record_tally, ki + ("six",), rec, ki, new_axes={"six": 6},
+                            dtype=np.int64, meta=np.empty((0,) * (len(ki) + 1), np.int64))
+        if ki:  # the global tally: merged over the blocks of rows
+            info = da.reduction(info, _merge_tally, _merge_tally, combine=_merge_tally,
+                                axis=tuple(range(len(ki))), keepdims=False, dtype=np.int64,
+                                concatenate=True, meta=np.empty((0,), np.int64))
+    if info is not None:
         state = da.blockwise(
-            _locate, ki + ("t", "s"), hist, ki + ("t", "bin"), state, ki + ("t", "s"),
-            dtype=np.uint64, concatenate=True, meta=p.state_meta(), bits_now=p.bits,
+            _checked, ki + ("t", "s"), state, ki + ("t", "s"), info, ("info",),
+            dtype=np.uint64, concatenate=True, meta=p.state_meta(),
+            policy=p.policy, shape=p.shape, relabel=p.relabel,
         )
-    out = {"state": state, "neff": neff, "nnan": nnan, "nmiss": nmiss}
-    if p.has_maxnan:
-        out["maxnan"] = da.map_blocks(
-            maxnan_block, x, dtype=np.int64, axes=p.axes, chunks=_reduced_chunks(x, p.axes),
-            meta=np.empty((0,) * x.ndim, np.int64)).max(axis=p.axes)
-    return out
+    return {"state": state, "counts": counts, "info": info}
 
 
 def _refine_pass(x, state, p: _Plan):
@@ -361,10 +336,7 @@ def _select(x, p: _Plan):
     for _p in range(p.refinements):
         state = _refine_pass(x, state, p)
     ki = p.ki
-    fin_args: list[Any] = [state, ki + ("t", "s"), first["neff"], ki, first["nnan"], ki,
-                           first["nmiss"], ki]
-    if p.has_maxnan:
-        fin_args += [first["maxnan"], ki]
+    fin_args: list[Any] = [state, ki + ("t", "s"), first["counts"], ki + ("c",)]
     qi = tuple(f"q{i}" for i in range(len(p.qshape)))
     return da.blockwise(
         _finish_block, qi + ki, *fin_args,
@@ -378,10 +350,7 @@ def _stream_select(x, p: _Plan) -> da.Array:
     """The radix selection with each pass its own computation (see :mod:`.stream`):
     the input is read once per pass and only the state between passes is kept."""
     first = _first_pass(x, p)
-    names = ["state", "neff", "nnan", "nmiss"] + (["maxnan"] if p.has_maxnan else [])
-    got = dict(zip(names, compute_pass("histogram", *(first[k] for k in names)),
-                   strict=True))
-    state = got["state"]
+    state, counts = compute_pass("histogram", first["state"], first["counts"])
     chunks = tuple(x.chunks[a] for a in p.kept)
     passes = 1
     for _p in range(p.refinements):
@@ -392,9 +361,7 @@ def _stream_select(x, p: _Plan) -> da.Array:
         passes += 1
     log.info("nanaccess streaming %s of %s: %d passes over %d chunks", p.stat, x.dtype,
              passes, x.npartitions)
-    extra = [got["maxnan"]] if p.has_maxnan else []
-    res = _finish_block(state, got["neff"], got["nnan"], got["nmiss"], *extra,
-                        **_finish_kw(p))
+    res = _finish_block(state, counts, **_finish_kw(p))
     return as_dask(res, tuple((s,) for s in p.qshape) + chunks)
 
 
@@ -468,9 +435,9 @@ def dask_order_stat(
         raise TypeError(f"complex numbers have no order: cannot take the {stat} of {x.dtype}")
     res_dtype = out_dtype(x, stat, axes, **({"q": qarr, "method": method}
                                             if stat == "quantile" else {}))
-    info = policy_check(x, policy, check)
     shape = tuple(0 if math.isnan(s) else int(s) for s in x.shape)
 
+    x0 = x  # the tally's positions are those of the caller's array
     single = axes_whole(x, axes)
     bits = None if single else _first_bits(x, axes)
     if not single and (stat not in _stats.ORDER or x.dtype.kind not in "fiubmM"):
@@ -482,10 +449,12 @@ def dask_order_stat(
         # an input chunk, the core per block (no histogram could fit a task)
         x, single = bounded_whole_axes(x, axes), True
     if single:
+        info = policy_check(x0, policy, check)
         fn = partial(core_order, stat=stat, q=qarr, method=method, policy=policy)
         return per_block_core(x, fn, axes, keepdims, res_dtype, qshape, info, policy,
                               relabel)
-    plan = _Plan(x, stat, qarr, method, axes, policy, res_dtype, info, relabel, shape,
+    check = None if check is None else policy_check(x, policy, check)
+    plan = _Plan(x, stat, qarr, method, axes, policy, res_dtype, check, relabel, shape,
                  0 if bits is None else bits)
     if streams(x, plan.kept):
         res = _stream_select(x, plan)

@@ -22,7 +22,8 @@ from ..core.policy import RULES, NanTally, raise_for
 from ..errors import NaNError
 from ..options import NanPolicy
 
-__all__ = ["global_info", "raise_from_info", "needs_check", "policy_check"]
+__all__ = ["global_info", "merge_tally", "globalize", "raise_from_info", "needs_check",
+           "policy_check"]
 
 # Worker processes of dask.distributed run with MALLOC_TRIM_THRESHOLD_ set, so every
 # large temporary array is fresh memory whose page faults cost more than the arithmetic.
@@ -136,26 +137,32 @@ def block_tally(b: np.ndarray) -> NanTally:
     return NanTally()
 
 
+def globalize(t: NanTally, block_shape: tuple[int, ...], block_info: dict | None) -> NanTally:
+    """A block's tally with its first positions made global (C order over the array
+    whose ``block_info`` dask passed to the block's function)."""
+    if t.first_signaling is None and t.first_nan is None and t.first_missing is None:
+        return t
+    starts = [lo for lo, _ in block_info[0]["array-location"]]
+    shape = block_info[0]["shape"]
+
+    def glob(p: int | None) -> int | None:
+        if p is None or not shape:
+            return None if p is None else 0
+        local = np.unravel_index(p, block_shape)
+        return int(np.ravel_multi_index(
+            tuple(int(i) + s for i, s in zip(local, starts, strict=True)), shape))
+
+    return NanTally(t.signaling, glob(t.first_signaling), t.nan, glob(t.first_nan),
+                    t.missing, glob(t.first_missing))
+
+
 def _info_block(b: np.ndarray, block_info: dict | None = None) -> np.ndarray:
     """The six-int tally of one block, positions global (C order over the array)."""
-    t = block_tally(b)
-    if t.first_nan is not None or t.first_missing is not None:
-        starts = [lo for lo, _ in block_info[0]["array-location"]]
-        shape = block_info[0]["shape"]
-
-        def glob(p: int | None) -> int | None:
-            if p is None or not shape:
-                return None if p is None else 0
-            local = np.unravel_index(p, b.shape)
-            return int(np.ravel_multi_index(
-                tuple(int(i) + s for i, s in zip(local, starts, strict=True)), shape))
-
-        t = NanTally(t.signaling, glob(t.first_signaling), t.nan, glob(t.first_nan),
-                     t.missing, glob(t.first_missing))
+    t = globalize(block_tally(b), b.shape, block_info)
     return t.as_array().reshape((1,) * b.ndim + (6,))
 
 
-def _merge(b: np.ndarray, axis=None, keepdims=True) -> np.ndarray:
+def merge_tally(b: np.ndarray, axis=None, keepdims=True) -> np.ndarray:
     """Tree step: merge the tallies of a group of blocks (the last axis holds them)."""
     b = np.asarray(b, dtype=np.int64)
     flat = b.reshape(-1, 6)
@@ -174,7 +181,7 @@ def global_info(x: da.Array) -> da.Array:
         dtype=np.int64,
         meta=np.empty((0,) * (nd + 1), dtype=np.int64),
     )
-    return da.reduction(info, _merge, _merge, combine=_merge, axis=tuple(range(nd)),
+    return da.reduction(info, merge_tally, merge_tally, combine=merge_tally, axis=tuple(range(nd)),
                         keepdims=False, dtype=np.int64, concatenate=True,
                         meta=np.empty((0,), np.int64))
 
