@@ -117,6 +117,19 @@ def test_lost_low_parts_fall_back():
     assert _bits(a) == _bits(b)
 
 
+def test_accumulated_low_parts_need_their_bound():
+    """65536 pairs a row, the variance about 2**-41 of the squared mean: the float sums
+    of the low parts drift beyond the bound of the pieces of ``W Q - S**2`` alone, so
+    the accumulation bounds are what keeps these rows from wrong bits."""
+    rng = np.random.default_rng(0)
+    for lk in (40, 42):
+        x = 2.0 ** 66 + rng.normal(size=(4, 65536)) * 2.0 ** (66 - lk / 2)
+        w = rng.random((4, 65536))
+        got, ok = _cert(x.reshape(-1), w.reshape(-1), None, 4, "var", 1, row=65536)
+        ref = _exact_rows(x, w, "var", 1)
+        assert _bits(got[ok]) == _bits(ref[ok])
+
+
 def test_certified_is_the_correctly_rounded_fraction():
     rng = np.random.default_rng(3)
     x = rng.normal(3.0, 2.0, (60, 9)) * 10.0 ** rng.integers(-30, 30, (60, 1))
