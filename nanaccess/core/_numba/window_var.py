@@ -416,13 +416,24 @@ def _grid(e_top: int, lw: int, d: int) -> tuple[float, float, int, int]:
     return 1.5 * 2.0 ** (b0 + 52), 1.5 * 2.0 ** (b1 + 52), b0, b1
 
 
-def _shift(x: np.ndarray, big: float) -> tuple[float, float]:
-    """(c, a bound of every ``|fl(v - c)|``): Q is kept of ``v - c`` (the variance is
-    the same), with ``c`` the data's midrange when it exceeds the range (an offset:
-    the bins then hold the spread, not the offset's square), else 0."""
-    lo = float(np.fmin.reduce(x)) if x.size else 0.0
-    hi = float(np.fmax.reduce(x)) if x.size else 0.0
-    if not (lo == lo) or abs(0.5 * lo + 0.5 * hi) <= hi - lo:  # all NaN, or no offset
+def _nb_minmax(x):  # pragma: no cover - compiled
+    """(smallest, largest) non-NaN value (NaN compares false: skipped); (inf, -inf)
+    when there is none."""
+    lo = np.inf
+    hi = -np.inf
+    for j in range(x.shape[0]):
+        v = x[j]
+        lo = v if v < lo else lo
+        hi = v if v > hi else hi
+    return lo, hi
+
+
+def _shift(lo: float, hi: float, big: float) -> tuple[float, float]:
+    """(c, a bound of every ``|fl(v - c)|``) of data in ``[lo, hi]``: Q is kept of
+    ``v - c`` (the variance is the same), with ``c`` the data's midrange when it
+    exceeds the range (an offset: the bins then hold the spread, not the offset's
+    square), else 0."""
+    if not lo <= hi or abs(0.5 * lo + 0.5 * hi) <= hi - lo:  # no value, or no offset
         return 0.0, big
     c = 0.5 * lo + 0.5 * hi
     return c, max(hi - c, c - lo)  # rounding is monotone: fl(v - c) lies between
@@ -430,7 +441,8 @@ def _shift(x: np.ndarray, big: float) -> tuple[float, float]:
 
 def binned_var(x: np.ndarray, start: Any, end: np.ndarray | None, ddof: int,
                out: np.ndarray, cnt: np.ndarray, bad: np.ndarray, *, compiled: bool = True,
-               spread: int | None = None, scale: float = 1.0) -> int:
+               spread: int | None = None, scale: float = 1.0,
+               extent: np.ndarray | None = None) -> int:
     """Fill ``out`` (the certified variance of each window's non-NaN values of a
     native float64 column), ``cnt`` (those values) and ``bad`` (outputs left to the
     exact kernel; False beforehand); see the comment above :func:`_nb_cert`.
@@ -438,11 +450,13 @@ def binned_var(x: np.ndarray, start: Any, end: np.ndarray | None, ddof: int,
     ``start`` may be a :class:`nanaccess.core.window.bounds.FixedWindows` (``end``
     None); windows sharing one start (expanding) take :func:`_nb_cum_var`. ``spread``
     (tests) narrows the bins' spacing below ``52 - log2(width)`` bits, ``scale``
-    (tests) scales the error bound. Returns -1 where the kernels do not apply (an
+    (tests) scales the error bound; ``extent`` (2 floats) receives the largest and the
+    smallest nonzero magnitude of the non-NaN values. Returns -1 where the kernels do not apply (an
     infinity, squares beyond ``2**1000``, decreasing bounds), else bit 0: a NaN
     entered a window, bit 1: an output is left to the exact kernel."""
     fns = kernels("window_var") if compiled else {
-        "range": _nb_range, "binned_var": _nb_binned_var, "cum_var": _nb_cum_var}
+        "range": _nb_range, "binned_var": _nb_binned_var, "cum_var": _nb_cum_var,
+        "minmax": _nb_minmax}
     fixed = end is None
     if fixed:
         fw, start = start, np.zeros(0, np.int64)
@@ -450,6 +464,8 @@ def binned_var(x: np.ndarray, start: Any, end: np.ndarray | None, ddof: int,
     start = np.ascontiguousarray(start, np.int64)
     end = np.ascontiguousarray(end, np.int64)
     big, small, inf, width = fns["range"](x.view(np.int64), start, end)
+    if extent is not None:
+        extent[:] = big, small
     if inf or big >= 2.0 ** 500:
         return -1
     cum = not fixed and start.size and start[0] == start[-1]  # expanding: nothing leaves
@@ -458,7 +474,7 @@ def binned_var(x: np.ndarray, start: Any, end: np.ndarray | None, ddof: int,
     d = 52 - lw if spread is None else min(spread, 52 - lw)
     e_max = int(np.frexp(big)[1]) - 1 if big > 0 else -1074
     lsb = max(int(np.frexp(small)[1]) - 53, -1074) if small < np.inf else e_max
-    c, ymax = _shift(x, big)
+    c, ymax = _shift(*fns["minmax"](x), big)
     e_y = int(np.frexp(ymax)[1]) - 1 if ymax > 0 else -1074
     cs0, cs1, _, b1 = _grid(e_max, lw, d)
     cq0, cq1, bq0, bq1 = _grid(2 * e_y + 1, lw, d)
@@ -489,7 +505,7 @@ def build() -> dict[str, Any]:
         globals()[name] = jit(nogil=True, inline="always")(globals()[name])
     return {"var": jit(nogil=True)(_nb_var_columns), "range": sums["range"],
             "binned_var": jit(nogil=True)(_nb_binned_var),
-            "cum_var": jit(nogil=True)(_nb_cum_var)}
+            "cum_var": jit(nogil=True)(_nb_cum_var), "minmax": jit(nogil=True)(_nb_minmax)}
 
 
 register("window_var", build)

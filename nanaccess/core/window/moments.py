@@ -94,11 +94,13 @@ def fused_moment(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarr
     count = np.empty((nout, ncols), np.int64)
     redo = np.zeros((nout, ncols), bool)
     spread = stat in ("var", "std")
+    extent = np.zeros(2)
     flags = 0
     for c in range(ncols):
         col = np.ascontiguousarray(x2[:, c])
         if spread:
-            got = binned_var(col, start, end, ddof, values[:, c], count[:, c], redo[:, c])
+            got = binned_var(col, start, end, ddof, values[:, c], count[:, c], redo[:, c],
+                             extent=extent)
         else:
             got = binned_sum(col, start, end, values[:, c], count[:, c], redo[:, c],
                              mean=stat == "mean")
@@ -106,7 +108,7 @@ def fused_moment(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarr
             return None
         if spread and got & 2:
             got &= ~2
-            if _exact_var(col, start, end, ddof, values[:, c], redo[:, c]):
+            if _exact_var(col, start, end, ddof, values[:, c], redo[:, c], extent):
                 got |= 2
         flags |= got
     if stat == "std":
@@ -116,18 +118,29 @@ def fused_moment(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarr
 
 
 def _exact_var(col: np.ndarray, start, end, ddof: int, values: np.ndarray,
-               redo: np.ndarray) -> bool:
+               redo: np.ndarray, extent: np.ndarray) -> bool:
     """The outputs ``redo`` marks (not certified) from the exact expansion kernel,
-    which slides over those windows only; ``redo`` keeps what it leaves too (values
-    outside its range): True if any."""
+    which slides over those windows only; ``redo`` keeps what it leaves too (windows
+    holding values outside its range, ``extent`` the data's largest and smallest
+    nonzero magnitude): True if any."""
     rows = np.flatnonzero(redo)
-    if end is None:  # FixedWindows
-        start, end = start.arrays()
-    with np.errstate(invalid="ignore"):
-        a = np.abs(col)
-        take = ~np.isnan(col) & ~((a > HI_OK) | ((a < LO_OK) & (a > 0)))
-    out, flagged = moving_var(col[None], take[None], start[rows], end[rows], ddof)
+    if end is None:  # FixedWindows: the rows' bounds only
+        e = start.e0 + rows * start.step
+        s = np.clip(e - start.span, 0, start.n)
+        e = np.clip(e, 0, start.n)
+        s, e = np.minimum(s, e), e
+    else:
+        s, e = start[rows], end[rows]
+    take = ~np.isnan(col)
+    odd = None
+    if not (extent[0] <= HI_OK and extent[1] >= LO_OK):
+        with np.errstate(invalid="ignore"):
+            a = np.abs(col)
+            odd = (a > HI_OK) | ((a < LO_OK) & (a > 0))
+        take &= ~odd
+    out, flagged = moving_var(col[None], take[None], s, e, ddof)
     values[rows] = out[0]
-    odd = ~take & ~np.isnan(col)  # values the expansion does not take
-    redo[rows] = flagged[0] | (window_counts(odd[:, None], start[rows], end[rows], 1)[:, 0] > 0)
+    redo[rows] = flagged[0]
+    if odd is not None:
+        redo[rows] |= window_counts(odd[:, None], s, e, 1)[:, 0] > 0
     return bool(redo.any())
