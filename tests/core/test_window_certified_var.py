@@ -244,3 +244,16 @@ def test_offsets_certified_through_the_shift(offset):
         bad = check_certified(x, start, end, 1)
         assert bad.mean() < 0.05 and wv.stats()["certified"] > 0.95 * bad.size
         check_entry(x, start, end, "var", 1)
+
+
+def test_fallback_windows_with_values_outside_the_expansion_range():
+    """Near-ties next to a value below 2**-400 (or above 2**400): not certified, and
+    the exact expansion hands those windows on to the reference engine."""
+    a = float(2 ** 27 - 1)
+    for odd in (1e-125, 3e125):
+        x = np.array([0.0, a, odd, 0.0, a, 5.0, np.nan, 0.0, a] * 3)
+        for start, end in (fixed_bounds(len(x), 3), fixed_bounds(len(x), 2),
+                           expanding_bounds(len(x))):
+            wv.reset_stats()
+            check_entry(x, start, end, "var", 0)
+            assert wv.stats()["fallback"] > 0
