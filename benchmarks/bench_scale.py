@@ -85,6 +85,10 @@ class Sampler:
             return {}
 
     def __enter__(self) -> Sampler:
+        from distributed import get_task_stream
+
+        self._ts = get_task_stream(self.client)
+        self._ts.__enter__()
         self.cpu0, self.t0 = self._cpu(), time.perf_counter()
         self._thread.start()
         return self
@@ -92,14 +96,33 @@ class Sampler:
     def __exit__(self, *exc: Any) -> None:
         self.t1 = time.perf_counter()
         self.cpu1 = self._cpu()
+        self._ts.__exit__(None, None, None)
         self._stop.set()
         self._thread.join()
+
+    def tasks_busy(self) -> list[float]:
+        """Each worker's time running tasks over the case's wall time (the task
+        stream; unlike CPU time, not lowered by other processes on the machine)."""
+        wall = max(self.t1 - self.t0, 1e-9)
+        per: dict[str, float] = {}
+        for t in getattr(getattr(self, "_ts", None), "data", None) or []:
+            for ss in t.get("startstops", ()):
+                if ss.get("action") == "compute":
+                    w = ss.get("worker", t.get("worker", "?"))
+                    per[w] = per.get(w, 0.0) + ss["stop"] - ss["start"]
+        return sorted(round(v / wall, 2) for v in per.values())
 
     def busy(self) -> list[float]:
         """Each worker's CPU time over the case's wall time (1.0: busy throughout)."""
         wall = max(self.t1 - self.t0, 1e-9)
         return sorted(round((self.cpu1[k] - self.cpu0.get(k, 0.0)) / wall, 2)
                       for k in self.cpu1)
+
+
+def _load() -> list[float]:
+    import os
+
+    return [round(v, 2) for v in os.getloadavg()]
 
 
 def _cpu_seconds() -> float:
@@ -148,13 +171,15 @@ def _row(case: str, dt: float, ref: str, ref_dt: float, s: Sampler, ref_s: Sampl
                start_rss_per_worker=sorted(s.start.values()),
                peak_rss_growth_chunks=round(max((v - s.start.get(k, v) for k, v in
                                                  s.rss.items()), default=0) / chunk, 2),
-               spilled_bytes=s.spill, worker_busy=s.busy(),
+               spilled_bytes=s.spill, worker_busy=s.busy(), worker_tasks_busy=s.tasks_busy(),
                reference_peak_rss=sorted(ref_s.rss.values()),
                reference_peak_rss_growth_chunks=round(max(
                    (v - ref_s.start.get(k, v) for k, v in ref_s.rss.items()), default=0)
                    / chunk, 2),
                reference_spilled_bytes=ref_s.spill, reference_worker_busy=ref_s.busy()
-               if ref_s.cpu1 else [], passes_mode=_PASSES[0], **extra)
+               if ref_s.cpu1 else [], reference_worker_tasks_busy=ref_s.tasks_busy()
+               if ref_s.cpu1 else [], passes_mode=_PASSES[0], load_average=_load(),
+               **extra)
     print(json.dumps(row))
     return row
 
@@ -318,9 +343,15 @@ def main() -> None:
     p.add_argument("--passes", choices=("graph", "auto", "streaming"), default="graph",
                    help="nanaccess's dask_passes for the grid cases (auto/streaming: slabs "
                         "of cells, one computation each)")
+    p.add_argument("--held-chunks", type=float, default=None,
+                   help="slabs of cells: input chunks a worker may hold (dask.cells.HELD_CHUNKS)")
     p.add_argument("--out", default=None)
     a = p.parse_args()
     _PASSES[0] = a.passes
+    if a.held_chunks:
+        from nanaccess.dask import cells
+
+        cells.HELD_CHUNKS = a.held_chunks
     if a.block_fraction:
         from nanaccess.xarray import grouped_blocks
 
@@ -333,6 +364,7 @@ def main() -> None:
                    tuple(s for s in a.skip.split(",") if s))
     meta = dict(n=int(a.n), grid=list(grid), time_chunk=a.time_chunk, workers=a.workers,
                 memory=memory, lowmem=a.lowmem, rechunk=a.rechunk, passes=a.passes,
+                held_chunks=a.held_chunks,
                 block_fraction=a.block_fraction)
     if a.out:
         path = pathlib.Path(a.out)

@@ -37,7 +37,7 @@ __all__ = ["HELD_CHUNKS", "plan_slabs", "by_slabs", "own_block", "worker_count",
 
 #: input chunks a worker may hold at once for a slab's all-to-all (its working block
 #: and the core's scratch come on top: about two chunks more)
-HELD_CHUNKS = 1.25
+HELD_CHUNKS = 2.0
 
 
 def worker_count() -> int:
