@@ -476,8 +476,10 @@ def binned_var(x: np.ndarray, start: Any, end: np.ndarray | None, ddof: int,
     lsb = max(int(np.frexp(small)[1]) - 53, -1074) if small < np.inf else e_max
     c, ymax = _shift(*fns["minmax"](x), big)
     e_y = int(np.frexp(ymax)[1]) - 1 if ymax > 0 else -1074
-    cs0, cs1, _, b1 = _grid(e_max, lw, d)
+    cs0, cs1, bs0, b1 = _grid(e_max, lw, d)
     cq0, cq1, bq0, bq1 = _grid(2 * e_y + 1, lw, d)
+    if max(bs0, bq0) > 971:  # the bins' constants would overflow (huge values, windows)
+        return -1
     es = 0.0 if b1 <= lsb else 2.0 ** (b1 - 1)  # fS(v) = v: the data lies on the grid
     eq = 2.0 ** bq1 + 2.0 ** (bq0 - 51) + 4.0 * (_U * ymax) ** 2
     if cum:
