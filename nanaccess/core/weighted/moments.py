@@ -162,8 +162,9 @@ def _exact(x: np.ndarray, w: np.ndarray, nan: np.ndarray | None, miss: np.ndarra
 
     negzero = (fin & (xs == 0) & np.signbit(xs)).sum(axis=1) == fin.sum(axis=1)
     integer = kind in "biu" and np.asarray(w == np.floor(w)).all()
-    vals = _round(stat, ddof, s_int, w_int, q_int, posinf, neginf, negzero & fin.any(axis=1)
-                  if stat == "sum" else negzero, integer)
+    unit = _drop_twos((s_int, w_int, q_int), slow)
+    vals = _round(stat, ddof, s_int, w_int, q_int, unit, posinf, neginf,
+                  negzero & fin.any(axis=1) if stat == "sum" else negzero, integer)
     if stat == "std":
         vals = np.sqrt(vals)
     vals = result_dtype(vals, x.dtype, stat)
@@ -171,15 +172,38 @@ def _exact(x: np.ndarray, w: np.ndarray, nan: np.ndarray | None, miss: np.ndarra
     return vals, empty
 
 
+def _drop_twos(sums: tuple[np.ndarray | None, ...], slow: np.ndarray) -> np.ndarray:
+    """Divide, in place, the exact sums of the rows that are Python ints (not the
+    ``slow`` rows' fractions) by their common power of two (at most ``2**1074``), and
+    return each row's unit (``2**1074`` divided the same way): every ratio stays the
+    same, and the products of the variance shrink from thousands of bits to a few
+    hundred (values rarely reach down to ``2**-1074``)."""
+    unit = np.full(slow.shape, 1 << _SCALE, object)
+    ints = np.flatnonzero(~slow)
+    if not ints.size:
+        return unit
+    acc = 0
+    for a in sums:
+        if a is not None:
+            acc |= int(np.bitwise_or.reduce(np.abs(a[ints])))
+    k = min((acc & -acc).bit_length() - 1, _SCALE) if acc else _SCALE
+    if k > 0:
+        for a in sums:
+            if a is not None:
+                a[ints] = a[ints] >> k  # exact: every one is a multiple of 2**k
+        unit[ints] = 1 << (_SCALE - k)
+    return unit
+
+
 def _round(stat: str, ddof: float, s: np.ndarray, wt: np.ndarray, q: np.ndarray | None,
-           posinf: np.ndarray, neginf: np.ndarray, negzero: np.ndarray, integer: bool
-           ) -> np.ndarray:
+           unit: np.ndarray, posinf: np.ndarray, neginf: np.ndarray, negzero: np.ndarray,
+           integer: bool) -> np.ndarray:
     """Every row rounded once from its exact sums (object arrays of Python ints, or
     fractions for the rare rows beyond the safe range), by NumPy's object loops over
-    all rows at once: ``S / 2**1074`` (sum), ``S / W`` (mean), ``(W Q - S**2) / (W (W -
+    all rows at once: ``S / unit`` (sum), ``S / W`` (mean), ``(W Q - S**2) / (W (W -
     ddof))`` (var; the caller takes the std's square root), the infinities and empty
-    rows as the unweighted statistics have them. int64 for an integer ``sum``."""
-    unit = 1 << _SCALE
+    rows as the unweighted statistics have them. ``unit`` per row: ``2**1074`` in the
+    sums' scale (:func:`_drop_twos`). int64 for an integer ``sum``."""
     if stat == "sum" and integer:  # integer data: no infinities
         out = s // unit
         big = [v for v in out.tolist() if not -(1 << 63) <= v < (1 << 63)]
@@ -196,7 +220,7 @@ def _round(stat: str, ddof: float, s: np.ndarray, wt: np.ndarray, q: np.ndarray 
     if stat == "sum":
         out[zero] = signed[zero]
         go = ~inf & ~zero
-        out[go] = _ratios(s[go], np.full(int(go.sum()), unit, object))
+        out[go] = _ratios(s[go], unit[go])
         return out
     go = ~inf & (wt != 0)
     if stat == "mean":
@@ -206,7 +230,7 @@ def _round(stat: str, ddof: float, s: np.ndarray, wt: np.ndarray, q: np.ndarray 
         return out
     da, db = Fraction(ddof).as_integer_ratio()  # ddof = da / db, in units of 2**-1074
     dof = np.zeros(s.shape, object)
-    dof[go] = db * wt[go] - da * unit
+    dof[go] = db * wt[go] - da * unit[go]
     go &= dof > 0
     out[go] = _ratios(db * (wt[go] * q[go] - s[go] * s[go]), wt[go] * dof[go])
     return out
