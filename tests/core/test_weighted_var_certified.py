@@ -290,3 +290,43 @@ def test_degrees_of_freedom_and_empty_rows():
         ref = _exact_rows(x, w, "var", ddof)
         assert _bits(got[ok]) == _bits(ref[ok])
         assert ok[:3].all()  # W == ddof, W < ddof, no weight, one repeated value: settled
+
+
+def _frac_mean(x, w) -> float:
+    pairs = [(Fraction(float(v)), Fraction(float(k))) for v, k in zip(x, w, strict=True)
+             if k > 0]
+    wt = sum((k for _v, k in pairs), Fraction(0))
+    if wt == 0:
+        return float("nan")
+    return float(sum((k * v for v, k in pairs), Fraction(0)) / wt)
+
+
+_MIXED = st.one_of(_SAFE, st.sampled_from([1e-310, -5e-324, 1e300, -1.5e305, 0.0, 2.0]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 6), st.data(), st.sampled_from([0, 1, 0.75]))
+def test_exact_engine_rows_at_once(n, data, ddof):
+    """The exact engine rounds every row in one vectorised pass (its Python ints
+    divided by their common power of two; rows beyond the safe range in fractions,
+    next to them): each row is the correctly rounded fraction."""
+    rows = data.draw(st.integers(1, 5))
+    x = np.array(data.draw(st.lists(_MIXED, min_size=rows * n, max_size=rows * n)))
+    w = np.array(data.draw(st.lists(st.one_of(_WEIGHTS, st.sampled_from([1e-310, 2.0 ** 600])),
+                                    min_size=rows * n, max_size=rows * n)))
+    w = np.where(np.isnan(w) | np.isinf(w), 1.0, w).reshape(rows, n)
+    x = x.reshape(rows, n)
+    var = _exact_rows(x, w, "var", ddof)
+    mean = _exact_rows(x, w, "mean", 0)
+    for r in range(rows):
+        try:
+            want = _frac_var(x[r], w[r], ddof)
+        except OverflowError:
+            want = np.inf
+        assert _bits(var[r]) == _bits(np.float64(want)), (x[r], w[r])
+        try:
+            want = _frac_mean(x[r], w[r])
+        except OverflowError:
+            want = np.inf if sum(Fraction(float(a)) * Fraction(float(b))
+                                 for a, b in zip(x[r], w[r], strict=True)) > 0 else -np.inf
+        assert _bits(mean[r]) == _bits(np.float64(want)), (x[r], w[r])
