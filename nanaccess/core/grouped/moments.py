@@ -15,7 +15,13 @@ import numpy as np
 
 from ...options import NanPolicy
 from ..exactsum import exact_mean, exact_sum, exact_var
-from ..exactsum.certified import F_NAN, F_SNAN, certified_groups, uncertified_groups
+from ..exactsum.certified import (
+    F_NAN,
+    F_SNAN,
+    certified_groups,
+    certified_var_groups,
+    uncertified_groups,
+)
 from ..exactsum.compiled import compiled_groups
 from ..policy import RULES, empty_value, finish
 from .common import greatest_nan, group_counts, radix_argsort_codes
@@ -146,8 +152,10 @@ def _finish(out, counts, col, nan, miss, codes, ngroups, stat, ddof, policy):
 
 
 def certified_columns(x2: np.ndarray, codes: np.ndarray, ngroups: int, stat: str,
-                      policy: NanPolicy, counts_out: list | None = None):
-    """``sum`` / ``mean`` of every float64 column with no NaN scan first, or None.
+                      policy: NanPolicy, counts_out: list | None = None, *,
+                      ddof: float | None = None):
+    """``sum`` / ``mean`` (and ``var`` / ``std`` when the caller passes ``ddof``) of
+    every float64 column with no NaN scan first, or None.
 
     The certified kernel skips the NaNs itself and flags the groups that held one
     (a signaling one among them); when ``policy`` drops those silently, its values
@@ -155,9 +163,13 @@ def certified_columns(x2: np.ndarray, codes: np.ndarray, ngroups: int, stat: str
     left out). Otherwise (an error, a propagated NaN) None: the caller scans and
     reduces as before, so errors and propagated bits come from that one path.
     Returns ``(values, missing)`` with the column last, as the column loop's.
+    ``ddof`` None: variances are not taken here (the caller did not say its ``ddof``).
     """
-    if stat not in ("sum", "mean") or x2.dtype != _F64:
+    var = stat in ("var", "std")
+    if (stat not in ("sum", "mean") and not (var and ddof is not None)) or x2.dtype != _F64:
         return None
+    kind = "var" if var else stat  # what the kernels compute; std is its square root
+    ddof = 0 if ddof is None else ddof
     rules = RULES[policy]
     refuses_nan = not rules.drops_silently(True, False)
     outs, all_counts = [], []
@@ -167,7 +179,8 @@ def certified_columns(x2: np.ndarray, codes: np.ndarray, ngroups: int, stat: str
             with np.errstate(all="ignore"):
                 if np.isnan(np.add.reduce(col)):
                     return None
-        got = certified_groups(col, None, codes, ngroups, stat, skipnan=True)
+        got = certified_var_groups(col, None, codes, ngroups, ddof, skipnan=True) if var \
+            else certified_groups(col, None, codes, ngroups, stat, skipnan=True)
         if got is None:
             return None
         out, ok, counts, flags = got
@@ -177,14 +190,15 @@ def certified_columns(x2: np.ndarray, codes: np.ndarray, ngroups: int, stat: str
         if not ok.all():
             sv, _, sc, bad = uncertified_groups(col, None, codes, ok)
             snan = np.isnan(sv) if held[bad].any() else None
-            sub = compiled_groups(sv, None if snan is None else ~snan, sc, bad.size, stat)
+            sub = compiled_groups(sv, None if snan is None else ~snan, sc, bad.size, kind,
+                                  ddof)
             if sub is None:
-                sub = _numpy_column(sv, snan, None, sc, bad.size, stat, 0)
+                sub = _numpy_column(sv, snan, None, sc, bad.size, kind, ddof)
             out[bad], counts[bad] = sub
         out, counts = _compiled_finish(out, counts, stat)
         all_counts.append(counts)
         # no NaN reaches the result: dropped (the policy removes them) or none held
-        outs.append(_finish(out, counts, col, None, None, codes, ngroups, stat, 0, policy))
+        outs.append(_finish(out, counts, col, None, None, codes, ngroups, stat, ddof, policy))
     if counts_out is not None:
         counts_out.extend(all_counts)
     if not outs:
