@@ -5,7 +5,8 @@ Rows (same-run ratios against pandas' own method on the same object):
 * ``s.nanstats.median()`` of a float64 Series, n = 10, 1000, 1e5: target <= 1.5x
   ``Series.median()`` at n = 1000;
 * the neighbours, reported without a target: int64 and nullable ``Float64`` Series,
-  a float64 Series with 10% NaN under "omit", a 1000x3 float64 DataFrame, ``mean``.
+  a float64 Series with 10% NaN under "omit" (median at n = 100, 1000, 4000; std,
+  mean), a 1000x3 float64 DataFrame, ``mean``, ``std``.
 
 Run alone: ``python benchmarks/bench_accessor_small.py``.
 """
@@ -43,7 +44,15 @@ def _cases(rng: np.random.Generator) -> list[tuple[str, int, Any, str, str, dict
          {}, None),
         ("Series float64 mean", 1000, pd.Series(x), "mean", "raise", {}, None),
         ("Series float64 std", 1000, pd.Series(x), "std", "raise", {"ddof": 1}, None),
+        ("Series float64 10% NaN std", 1000, pd.Series(nan), "std", "omit", {"ddof": 1},
+         None),
+        ("Series float64 10% NaN mean", 1000, pd.Series(nan), "mean", "omit", {}, None),
     ]
+    for n in (100, 4000):  # the median "omit" lane's neighbours (one partition reused)
+        y = rng.normal(size=n)
+        y[::10] = np.nan
+        out.append(("Series float64 10% NaN median", n, pd.Series(y), "median", "omit", {},
+                    None))
     return out
 
 

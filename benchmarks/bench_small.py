@@ -8,7 +8,8 @@ Rows and targets (same-run ratios):
   ``quantile(q=0.3)`` and ``std`` (against ``np.quantile`` / ``np.std``): the
   neighbours of the targets, reported without a target;
 * ``median`` of a list of 10 floats: <= 3x ``statistics.median`` (also with one NaN
-  under "omit" and "propagate", and lists of 10 ``np.float64`` / ``Decimal`` /
+  under "omit" and "propagate", NaN-free lists of 10 ints / ``np.float64`` /
+  ``Decimal``, and lists of 10 ``np.float64`` / ``np.float32`` / ``Decimal`` /
   NumPy-and-Python floats with one NaN under "omit", against ``statistics.median`` of
   the numbers, no target);
 * ``median`` of a list of 1e5 ints / ``np.float64`` / ``np.int64`` / ``np.float32``
@@ -46,6 +47,8 @@ _ARRAY_CASES: list[tuple[str, Callable, str, Callable, float | None, bool]] = [
     ("quantile(0.3) of a float64 array", lambda x: na.quantile(x, 0.3), "np.quantile",
      lambda x: np.quantile(x, 0.3), None, False),
     ("std of a float64 array", na.std, "np.std", np.std, None, False),
+    ("std of a float64 array", lambda x: na.std(x, nan_policy="omit"), "np.nanstd",
+     np.nanstd, None, True),
 ]
 
 
@@ -89,6 +92,7 @@ _NAN_KINDS: list[tuple[str, Callable[[float], Any]]] = [
     ("list of 10 np.float64", np.float64),
     ("list of 10 Decimal", lambda v: Decimal(repr(v))),
     ("list of 10 NumPy/Python floats", float),  # every other element made np.float64
+    ("list of 10 np.float32", np.float32),
 ]
 
 
@@ -109,14 +113,29 @@ def _short_nan_rows(repeats: int) -> list[dict[str, Any]]:
     for case, make in _NAN_KINDS:
         kind = [make(v) if k % 2 or make is not float else np.float64(v)
                 for k, v in enumerate(vals)]
-        kind[4] = Decimal("NaN") if isinstance(kind[0], Decimal) else np.float64("nan")
+        kind[4] = Decimal("NaN") if isinstance(kind[0], Decimal) else type(kind[0])("nan")
         nums = [v for v in kind if v == v]
         t = time_interleaved({"na": lambda d=kind: na.median(d, nan_policy="omit"),
                               "ref": lambda d=nums: statistics.median(d)}, repeats=repeats)
         rows.append(make_row(f"median of a {case}", 10, "omit", t["na"], "statistics.median",
                              t["ref"], nan_pct=10.0))
         log(f"small median of a {case}, one NaN, omit: {t['na'] / t['ref']:.2f}x")
+    for case, make in _SHORT_KINDS:  # NaN-free lists of 10 of other kinds (neighbours)
+        kind = [make(v) for v in numbers + [0.5]]
+        t = time_interleaved({"na": lambda d=kind: na.median(d),
+                              "ref": lambda d=kind: statistics.median(d)}, repeats=repeats)
+        rows.append(make_row(f"median of a {case}", 10, "raise", t["na"], "statistics.median",
+                             t["ref"]))
+        log(f"small median of a {case}: {t['na'] / t['ref']:.2f}x")
     return rows
+
+
+#: NaN-free short lists of other kinds: (case, element builder)
+_SHORT_KINDS: list[tuple[str, Callable[[float], Any]]] = [
+    ("list of 10 ints", lambda v: int(v * 1000)),
+    ("list of 10 np.float64", np.float64),
+    ("list of 10 Decimal", lambda v: Decimal(repr(v))),
+]
 
 
 def run(sizes: tuple[int, ...] = (10, 100, 1000), *, n_list: int = 100_000,
