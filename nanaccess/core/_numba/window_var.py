@@ -502,8 +502,8 @@ def build() -> dict[str, Any]:
     globals()["_fma"] = _fma_intrinsic()
     bind(globals(), EXPANSION_HELPERS, kernels("window_sums"))
     sums = kernels("window_sums")
-    bind(globals(), ("_nb_two_prod", "_nb_var", "_nb_cert", "_nb_fold"))
-    for name in ("_nb_q0", "_nb_q1"):  # per value: inlined into the kernels
+    bind(globals(), ("_nb_two_prod", "_nb_var"))
+    for name in ("_nb_q0", "_nb_q1", "_nb_cert", "_nb_fold"):  # per value: inlined into the kernels
         globals()[name] = jit(nogil=True, inline="always")(globals()[name])
     return {"var": jit(nogil=True)(_nb_var_columns), "range": sums["range"],
             "binned_var": jit(nogil=True)(_nb_binned_var),
