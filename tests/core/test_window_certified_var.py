@@ -192,12 +192,12 @@ def test_bound_matters():
     tests above would catch a bound of 0)."""
     rng = np.random.default_rng(11)
     x = 1000.0 + rng.standard_normal(400)
-    start, end = fixed_bounds(len(x), 9)
-    bad = check_certified(x, start, end, 1, spread=6)
-    assert bad.any() and not bad.all()
-    out, bad0, _ = run(x, start, end, 1, spread=6, scale=0.0)
-    want = np.array([exact_var(x[s:e], 1) for s, e in zip(start, end, strict=True)])
-    assert (out[~bad0] != want[~bad0]).any()
+    for start, end in (fixed_bounds(len(x), 9), expanding_bounds(len(x))):
+        bad = check_certified(x, start, end, 1, spread=6)
+        assert bad.any() and not bad.all()
+        out, bad0, _ = run(x, start, end, 1, spread=6, scale=0.0)
+        want = np.array([exact_var(x[s:e], 1) for s, e in zip(start, end, strict=True)])
+        assert (out[~bad0] != want[~bad0]).any()
 
 
 def test_out_of_range_and_infinities_not_served():

@@ -326,15 +326,18 @@ def _nb_fold(h, l, err, a0, a1):  # pragma: no cover - compiled
     return hh, (t - (hh - z)) + (w - z), err
 
 
-def _nb_cum_var(x, start, end, ddof, c, cs0, cs1, cq0, cq1, es, eq, block, scale, out,
+def _nb_cum_var(x, start, end, ddof, c, cs0, cs1, cq0, cq1, es, eq, et, block, scale, out,
                 cnt, bad):  # pragma: no cover - compiled
     """:func:`_nb_binned_var` for windows that share their start and only grow
     (expanding windows): no value leaves, so the bins hold ``block`` values at most
     (fine units whatever the length) and are folded into running pairs of S and Q
-    (:func:`_nb_fold`, bounds carried). Returns -1 if a start differs or an end
-    decreases, else the flags of :func:`_nb_binned_var`."""
+    (:func:`_nb_fold`, bounds carried). S is kept of ``v - c`` too: ``fl(v - c)`` in
+    the bins (grid error ``es`` each), the TwoSum errors summed in ``ts`` (``et * n**2``
+    bounds that sum's rounding). Returns -1 if a start differs or an end decreases,
+    else the flags of :func:`_nb_binned_var`."""
     a0 = 0.0
     a1 = 0.0
+    ts = 0.0
     b0 = 0.0
     b1 = 0.0
     sh = 0.0
@@ -357,9 +360,12 @@ def _nb_cum_var(x, start, end, ddof, c, cs0, cs1, cq0, cq1, es, eq, block, scale
         while ce < e:
             v = x[ce]
             if v == v:
-                h = (v + cs0) - cs0
+                y = v - c
+                z = y - v
+                ts += (v - (y - z)) - (c + z)
+                h = (y + cs0) - cs0
                 a0 += h
-                a1 += ((v - h) + cs1) - cs1
+                a1 += ((y - h) + cs1) - cs1
                 b0 += _nb_q0(v, c, cq0)
                 b1 += _nb_q1(v, c, cq0, cq1)
                 m += 1
@@ -385,9 +391,9 @@ def _nb_cum_var(x, start, end, ddof, c, cs0, cs1, cq0, cq1, es, eq, block, scale
             out[i] = 0.0
             continue
         dn = np.float64(m)
-        th, tl, te = _nb_fold(sh, sl, se + dn * es, a0, a1)
-        pc = dn * c
-        th, tl, te = _nb_fold(-pc, -_fma(dn, c, -pc), te, th, tl)  # S - n c
+        a1s = a1 + ts
+        th, tl, te = _nb_fold(sh, sl, se + dn * es + dn * dn * et + 2.0 * _U * abs(a1s), a0,
+                              a1s)  # S - n c
         uh, ul, ue = _nb_fold(qh, ql, qe, b0, b1)
         q, ok = _nb_cert(th, tl, te, uh, ul, ue + dn * eq, m, ddof, scale)
         out[i] = q
@@ -439,6 +445,14 @@ def _shift(lo: float, hi: float, big: float) -> tuple[float, float]:
     return c, max(hi - c, c - lo)  # rounding is monotone: fl(v - c) lies between
 
 
+def _last_bit(c: float) -> int:
+    """The exponent of ``c``'s lowest set bit (a large one for 0)."""
+    if c == 0:
+        return 1 << 20
+    num, den = c.as_integer_ratio()
+    return (num & -num).bit_length() - den.bit_length()
+
+
 def binned_var(x: np.ndarray, start: Any, end: np.ndarray | None, ddof: int,
                out: np.ndarray, cnt: np.ndarray, bad: np.ndarray, *, compiled: bool = True,
                spread: int | None = None, scale: float = 1.0,
@@ -476,15 +490,19 @@ def binned_var(x: np.ndarray, start: Any, end: np.ndarray | None, ddof: int,
     lsb = max(int(np.frexp(small)[1]) - 53, -1074) if small < np.inf else e_max
     c, ymax = _shift(*fns["minmax"](x), big)
     e_y = int(np.frexp(ymax)[1]) - 1 if ymax > 0 else -1074
+    if cum:  # S of v - c too: fl(v - c) has no bit below c's or the data's last one
+        lsb = min(lsb, _last_bit(c))
+        e_max = e_y
     cs0, cs1, bs0, b1 = _grid(e_max, lw, d)
     cq0, cq1, bq0, bq1 = _grid(2 * e_y + 1, lw, d)
     if max(bs0, bq0) > 971:  # the bins' constants would overflow (huge values, windows)
         return -1
     es = 0.0 if b1 <= lsb else 2.0 ** (b1 - 1)  # fS(v) = v: the data lies on the grid
     eq = 2.0 ** bq1 + 2.0 ** (bq0 - 51) + 4.0 * (_U * ymax) ** 2
-    if cum:
+    if cum:  # |t| <= u |v - c| each, summed naively: gamma_n n u ymax
         seen = int(fns["cum_var"](x, start, end, int(ddof), c, cs0, cs1, cq0, cq1, es, eq,
-                                  CUM_BLOCK, float(scale), out, cnt, bad))
+                                  1.01 * _U * _U * ymax, CUM_BLOCK, float(scale), out, cnt,
+                                  bad))
     else:
         e0, step, span = (fw.e0, fw.step, fw.span) if fixed else (0, 1, 0)
         seen = int(fns["binned_var"](x, fixed, e0, step, span, start, end, int(ddof), c,
