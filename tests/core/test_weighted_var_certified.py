@@ -16,7 +16,7 @@ from nanaccess.core.grouped import HAVE_NUMBA
 from nanaccess.core.grouped.weighted import grouped_weighted
 from nanaccess.core.weighted import certified, moments
 
-pytestmark = pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+needs_numba = pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
 
 POLICIES = ["omit", "propagate", "raise", "smallest", "largest", "totalorder"]
 
@@ -79,6 +79,7 @@ _WEIGHTS = st.one_of(st.integers(0, 5).map(float), st.floats(0.0, 1e6),
                      _ANY_BITS.map(abs))
 
 
+@needs_numba
 @settings(max_examples=150, deadline=None)
 @given(st.integers(1, 12), st.data(), st.sampled_from([0, 1, 0.5, 3]))
 def test_kernel_matches_exact_engine_over_bit_patterns(n, data, ddof):
@@ -89,6 +90,7 @@ def test_kernel_matches_exact_engine_over_bit_patterns(n, data, ddof):
     _agree_with_exact(x.reshape(rows, n), w.reshape(rows, n), ddof)
 
 
+@needs_numba
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.integers(-8, 8), st.integers(0, 3)), min_size=1, max_size=30),
        st.integers(-60, 60), st.sampled_from([0, 1]))
@@ -100,6 +102,7 @@ def test_near_ties_and_cancellation(pairs, scale, ddof):
     _agree_with_exact(x[None, :], w[None, :].astype(float), ddof)
 
 
+@needs_numba
 def test_lost_low_parts_fall_back():
     """A spread of 2**14 around 2**66 with real weights: the low parts' sums are not
     exact and the variance cancels to about 1e-32 of ``W Q``. Without the bounds the
@@ -117,6 +120,7 @@ def test_lost_low_parts_fall_back():
     assert _bits(a) == _bits(b)
 
 
+@needs_numba
 def test_accumulated_low_parts_need_their_bound():
     """65536 pairs a row, the variance about 2**-41 of the squared mean: the float sums
     of the low parts drift beyond the bound of the pieces of ``W Q - S**2`` alone, so
@@ -130,6 +134,7 @@ def test_accumulated_low_parts_need_their_bound():
         assert _bits(got[ok]) == _bits(ref[ok])
 
 
+@needs_numba
 def test_certified_is_the_correctly_rounded_fraction():
     rng = np.random.default_rng(3)
     x = rng.normal(3.0, 2.0, (60, 9)) * 10.0 ** rng.integers(-30, 30, (60, 1))
@@ -141,6 +146,7 @@ def test_certified_is_the_correctly_rounded_fraction():
         assert _bits(got) == _bits(np.array(ref))
 
 
+@needs_numba
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.floats(-1e6, 1e6), st.integers(0, 4)), min_size=1, max_size=25),
        st.sampled_from([0, 1]))
@@ -162,6 +168,7 @@ def test_integer_weights_repeat_the_values(pairs, ddof):
     assert float(np.sqrt(v)).hex() == s.hex()
 
 
+@needs_numba
 @pytest.mark.parametrize("ddof", [0, 1, 2.5])
 def test_groups_are_their_ungrouped_rows(ddof):
     """One scatter over the groups gives each group the bits of its own ungrouped
@@ -194,6 +201,7 @@ def test_groups_are_their_ungrouped_rows(ddof):
     assert ok[10] and got[10] == 0.0  # one repeated value
 
 
+@needs_numba
 @pytest.mark.parametrize("stat", ["var", "std"])
 @pytest.mark.parametrize("axis", [0, 1, None, (0, 2), -1])
 def test_rows_engine_agrees(stat, axis):
@@ -209,6 +217,7 @@ def test_rows_engine_agrees(stat, axis):
         assert _bits(a) == _bits(b)
 
 
+@needs_numba
 @pytest.mark.parametrize("dtype", ["float32", "float16", "int32", "int64", "bool", "uint8"])
 def test_other_dtypes(dtype):
     rng = np.random.default_rng(4)
@@ -222,6 +231,7 @@ def test_other_dtypes(dtype):
         assert _bits(a) == _bits(b)
 
 
+@needs_numba
 @pytest.mark.parametrize("policy", POLICIES)
 def test_policies_with_nan_data_and_weights(policy):
     rng = np.random.default_rng(5)
@@ -247,6 +257,7 @@ def test_policies_with_nan_data_and_weights(policy):
                 assert _bits(outs[0]) == _bits(outs[1])
 
 
+@needs_numba
 def test_fast_path_runs_and_only_uncertified_rows_fall_back(monkeypatch):
     """The kernel serves every row of ordinary data (the exact engine never runs);
     only the rows it cannot certify reach the exact engine."""
@@ -282,6 +293,7 @@ def test_fast_path_runs_and_only_uncertified_rows_fall_back(monkeypatch):
     assert _bits(a) == _bits(b)
 
 
+@needs_numba
 def test_degrees_of_freedom_and_empty_rows():
     x = np.array([[1.0, 2.0, 0.0], [1.0, 5.0, 9.0], [4.0, 4.0, 4.0], [1.0, 2.0, 3.0]])
     w = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.5, 0.25, 0.25], [0.5, 0.5, 0.5]])
