@@ -257,3 +257,18 @@ def test_fallback_windows_with_values_outside_the_expansion_range():
             wv.reset_stats()
             check_entry(x, start, end, "var", 0)
             assert wv.stats()["fallback"] > 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(data, st.integers(1, 9), st.sampled_from(["sum", "mean", "var", "std"]))
+def test_float32_moments_equal_numpy_engine(x, w, stat):
+    """float32 moments are widened exactly and the float64 result cast (the reference
+    engine's rounding), on the fused kernels."""
+    with np.errstate(over="ignore"):
+        x32 = x.astype(np.float32)
+    params = {"ddof": 1} if stat in ("var", "std") else {}
+    for start, end in (fixed_bounds(len(x), w), expanding_bounds(len(x))):
+        got = window_reduce(x32, start, end, stat, policy="omit", engine="numba", **params)
+        want = window_reduce(x32, start, end, stat, policy="omit", engine="numpy", **params)
+        assert got.values.dtype == want.values.dtype == np.float32
+        assert np.array_equal(got.values.view(np.uint32), want.values.view(np.uint32))
