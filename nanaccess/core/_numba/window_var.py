@@ -9,6 +9,12 @@ rounding (:func:`.window_sums._nb_mean`), so the result is
 values alone: equal to the plain variance of the window bit for bit. Values outside
 ``[2**-400, 2**400]`` (and infinities), quotients the division cannot decide, and
 expansions grown too long are flagged for the reference engine.
+
+The fast path (:func:`binned_var`, see the comment above :func:`_nb_cert`) keeps S
+and Q on fixed bins instead and certifies each quotient from a bound; only the
+outputs it cannot certify (ties, near-ties, cancellation beyond the bins) are left
+to the expansion kernel above (:func:`nanaccess.core.window.moments.fused_moment`
+runs it over those windows only).
 """
 
 from __future__ import annotations

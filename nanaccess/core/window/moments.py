@@ -8,7 +8,9 @@ a window's result is a function of its values alone: a window of zeros after any
 history sums to exactly 0.0, and each output equals :func:`nanaccess.core.reduce.reduce`
 of its window bit for bit. Windows the expansion does not serve (infinities, values
 outside ``[2**-960, 2**1000]``, NaNs or missing values a non-removing policy keeps)
-are handed back for the reference engine.
+are handed back for the reference engine. Variances of native float64 (and widened
+float32) data without missing values are first certified on fixed bins
+(:func:`fused_moment`); the expansion computes the outputs not certified.
 """
 
 from __future__ import annotations
