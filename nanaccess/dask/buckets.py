@@ -240,9 +240,20 @@ class _Refine:
         return (_Refine, (self.e,))
 
 
-def refine_block(b, state, *, kept, axes, policy, w, bits, limit):
-    """One refinement pass over a block (see ``_select``); an object array of ``_Refine``."""
-    state = np.asarray(state)
+def box_block(state: np.ndarray) -> np.ndarray:
+    """The state of a block of rows as one object (what :func:`refine_block` takes)."""
+    out = np.empty((1,) * (state.ndim - 2), dtype=object)
+    out.reshape(-1)[0] = np.asarray(state)
+    return out
+
+
+def refine_block(b, boxed, *, kept, axes, policy, w, bits, limit):
+    """One refinement pass over a block (see ``_select``); an object array of ``_Refine``.
+    ``boxed``: the block's state, ``(rows..., targets, 4)``, boxed by :func:`box_block`
+    (or the state itself)."""
+    state = np.asarray(boxed)
+    if state.dtype == object:
+        state = state.reshape(-1)[0]
     rows = math.prod(b.shape[a] for a in kept)
     T = state.shape[-2]
     st = state.reshape(rows, T, 4)

@@ -38,7 +38,14 @@ from ..core.plan import combine, rank_plan
 from ..core.policy import RULES, empty_value
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
-from .buckets import TOP, ident_chunk, refine_aggregate, refine_block, refine_combine
+from .buckets import (
+    TOP,
+    box_block,
+    ident_chunk,
+    refine_aggregate,
+    refine_block,
+    refine_combine,
+)
 from .final import (
     apply_keepdims,
     axes_whole,
@@ -305,17 +312,36 @@ def _first_pass(x, p: _Plan) -> dict[str, da.Array]:
 def _refine_pass(x, state, p: _Plan):
     """One lazy refinement pass: gather the wanted buckets' keys and select among them,
     or narrow a crowded bucket by 16 more key bits."""
-    parts = da.blockwise(
-        refine_block, p.xi, x, p.xi, state, p.ki + ("t", "s"),
-        adjust_chunks={p.xi[a]: 1 for a in p.axes}, dtype=object, concatenate=True,
-        meta=np.empty((0,) * p.nd, dtype=object),
-        kept=p.kept, axes=p.axes, policy=p.policy, w=p.w, bits=TOP, limit=_GATHER_LIMIT,
-    )
+    kw = dict(kept=p.kept, axes=p.axes, policy=p.policy, w=p.w, bits=TOP, limit=_GATHER_LIMIT)
+    chunks = {p.xi[a]: 1 for a in p.axes}
+    meta = np.empty((0,) * p.nd, dtype=object)
+    if isinstance(state, np.ndarray) and not p.kept:
+        # streaming, all axes reduced: the few state values ride in the task itself, so
+        # the chunk's task is its only dependency (dask fuses even a materialized
+        # input layer, such as dask.array.random's, into a sole dependent)
+        parts = da.blockwise(refine_block, p.xi, x, p.xi, adjust_chunks=chunks,
+                             dtype=object, meta=meta, boxed=state, **kw)
+    else:
+        # the state of each block of rows boxed in one object, indexed by the kept axes
+        # alone: a blockwise layer whose inputs carry indices its output lacks (the
+        # targets) is a reduction to dask, which then never fuses the input chunk's own
+        # tasks into it (the chunk would be a stored task output)
+        if isinstance(state, np.ndarray):
+            state = as_dask(state, tuple(x.chunks[a] for a in p.kept)
+                            + ((p.ntargets,), (4,)))
+        boxed = da.blockwise(
+            box_block, p.ki, state, p.ki + ("t", "s"), adjust_chunks={k: 1 for k in p.ki},
+            dtype=object, concatenate=True, meta=np.empty((0,) * len(p.ki), dtype=object),
+        )
+        parts = da.blockwise(refine_block, p.xi, x, p.xi, boxed, p.ki, align_arrays=False,
+                             adjust_chunks=chunks, dtype=object, meta=meta, **kw)
     refined = da.reduction(
         parts, ident_chunk, refine_aggregate, combine=refine_combine,
         axis=p.axes, keepdims=False, dtype=object, concatenate=True,
         meta=np.empty((0,) * len(p.ki), dtype=object),
     )
+    if isinstance(state, np.ndarray):
+        state = as_dask(state, ((p.ntargets,), (4,)))
     return da.blockwise(
         _locate_refine, p.ki + ("t", "s"), refined, p.ki, state, p.ki + ("t", "s"),
         dtype=np.uint64, concatenate=True, meta=p.state_meta(), w=p.w,
@@ -356,7 +382,7 @@ def _stream_select(x, p: _Plan) -> da.Array:
     for _p in range(p.refinements):
         if (state[..., 2] >= p.w).all():  # every target resolved: no more reads
             break
-        lazy = _refine_pass(x, as_dask(state, chunks + ((p.ntargets,), (4,))), p)
+        lazy = _refine_pass(x, state, p)
         (state,) = compute_pass("refinement", lazy)
         passes += 1
     log.info("nanaccess streaming %s of %s: %d passes over %d chunks", p.stat, x.dtype,

@@ -13,14 +13,13 @@ import dask.array as da
 import numpy as np
 import pytest
 from dask._task_spec import Alias
-from dask.core import flatten
 from test_dask_array import nasty
 
 import nanaccess as na
 from nanaccess.core.keys import float_keys
 from nanaccess.core.policy import NanTally
 from nanaccess.dask.array import dask_order_stat
-from nanaccess.dask.select import _first_bits, _first_pass, _Plan
+from nanaccess.dask.select import _first_bits, _first_pass, _Plan, _refine_pass
 from nanaccess.options import resolve_policy
 
 
@@ -30,10 +29,21 @@ def _sync_scheduler():
         yield
 
 
+def _nan_big(b):
+    return np.where(b > 2.0, np.nan, b)
+
+
 def _lazy(shape, chunks):
     """A lazily generated float64 array with NaNs (blockwise layers only)."""
     x = da.random.default_rng(3).standard_normal(shape, chunks=chunks)
-    return da.where(x > 2.0, np.nan, x)
+    return da.map_blocks(_nan_big, x, dtype=x.dtype)
+
+
+def _stored_input(g, x) -> list:
+    """Keys of ``x``'s own layers (generating or reading its chunks) left in ``g``: a
+    layer fused into its consumer leaves none."""
+    names = set(x.__dask_graph__().layers)
+    return [k for k in g if (k[0] if isinstance(k, tuple) else k) in names]
 
 
 def _plan(x, stat, axes, policy):
@@ -61,8 +71,7 @@ def test_first_pass_one_task_per_chunk(stat, shape, chunks, axes, policy):
     p = _plan(x, stat, axes, policy)
     first = _first_pass(x, p)
     g = _tasks(first["state"], first["counts"])
-    xkeys = set(flatten(x.__dask_keys__()))
-    assert not xkeys & set(g)  # no input chunk is a stored task output
+    assert not _stored_input(g, x)  # no input chunk is a stored task output
     reads = [k for k, v in g.items() if not v.dependencies]
     assert len(reads) == x.npartitions  # one task generates and counts each chunk
 
@@ -104,3 +113,26 @@ def _signaling(xn):
     from nanaccess.dask.tally import signaling_mask
 
     return signaling_mask(xn)[1]
+
+
+@pytest.mark.parametrize(("shape", "chunks", "axes"), [
+    ((4000,), (500,), (0,)),
+    ((6, 900), (3, 300), (1,)),
+])
+def test_refine_pass_one_task_per_chunk(shape, chunks, axes):
+    x = _lazy(shape, chunks)
+    p = _plan(x, "median", axes, "omit")
+    state = _first_pass(x, p)["state"].compute()
+    lazy = _refine_pass(x, state, p)  # as streaming passes it: computed
+    g = _tasks(lazy)
+    if p.kept:
+        # a blockwise input (the rows' state) beside the chunk: dask fuses the chunk's
+        # blockwise layers; the materialized random layer stays (one dependent)
+        g = {k: v for k, v in g.items() if "standard_normal" not in str(k)}
+    assert not _stored_input(g, x)
+    # the tasks that read a chunk depend on nothing or on the boxed state of their rows
+    reads = [k for k, v in g.items()
+             if all("box_block" in str(d) or "standard_normal" in str(d)
+                    for d in v.dependencies) and "box_block" not in str(k)
+             and "array" not in str(k)]
+    assert len(reads) == x.npartitions
