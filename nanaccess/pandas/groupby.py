@@ -28,7 +28,6 @@ from ._groupby_registry import RESAMPLER_CLASSES, grouping_info, selected_obj
 from ._nanagg import NanAgg
 from .columns import (
     empty_is_missing,
-    int_dtype_kept,
     restated,
     subject_of,
     type_error,
@@ -115,10 +114,7 @@ class NanGroupBy(GroupByStatsMixin):
                                    series=is_series) from None
                 except TypeError as err:
                     raise type_error(name, err, is_series) from None
-                values, miss = red.values, red.missing
-                if values.dtype.kind == "f":
-                    values = _exact_ints(values, miss, red.empty, col, codes, ngroups, stat,
-                                         policy, engine, params)
+                values, miss = host_values(red, col)
             empty = None
             if min_count:
                 values, miss = with_min_count(values, miss, wcount if red is None else
@@ -304,29 +300,17 @@ def _with_q_level(index: pd.Index, q: Any) -> pd.MultiIndex:
     return pd.MultiIndex.from_arrays(arrays, names=names + [None])
 
 
-def _exact_ints(values: np.ndarray, miss: np.ndarray | None, empty: np.ndarray, col: Any,
-                codes: np.ndarray, ngroups: int, stat: str, policy: NanPolicy, engine: Any,
-                params: dict) -> np.ndarray:
-    """Per-group picks of a nullable-int column, exact in its integer dtype when some
-    group's result is missing or empty (the core gives those as float NaN, which
-    rounds every other group's values above 2**53): the groups are reduced again with
-    each such group replaced by one zero (its result stays masked)."""
-    if int_dtype_kept(col, stat, policy, **params) is None:
-        return values
-    bad = np.broadcast_to(empty, values.shape[-1:]).copy()
-    if miss is not None:
-        bad |= np.asarray(miss).reshape(-1, values.shape[-1]).any(axis=0)
-    if not bad.any():
-        return values
-    groups = np.flatnonzero(bad)
-    keep = ~np.isin(codes, groups)
-    x = np.concatenate([col.values[keep], np.zeros(groups.size, col.values.dtype)])
-    c = np.concatenate([codes[keep], groups.astype(codes.dtype)])
-    m = None if col.missing is None else np.concatenate(
-        [col.missing[keep], np.zeros(groups.size, bool)])
-    again = grouped_reduce(x, c, ngroups, stat, policy=policy, missing=m, engine=engine,
-                           **params)
-    return again.values if again.values.dtype.kind in "iu" else values
+def host_values(red: Any, col: Any) -> tuple[np.ndarray, np.ndarray | None]:
+    """A grouped result's ``(values, missing)`` in the column's host convention, for
+    int picks with holes (groups with no value): a nullable or Arrow integer column
+    keeps its integers exact with the holes missing (``pd.NA``, as pandas' own
+    groupby gives); a NumPy column gets float64 with NaN in the holes, as pandas
+    gives (the ints then round to float64, as pandas' do)."""
+    holes = getattr(red, "holes", None)  # (the window engine's segments: float data)
+    if holes is None or not (col.has_na and red.exact.dtype.kind in "iu"):
+        return red.values, red.missing
+    miss = holes if red.missing is None else (red.missing | holes)
+    return red.exact, miss
 
 
 # order statistics of resample bins: the bins are contiguous runs of sorted rows, so

@@ -8,14 +8,31 @@ import numpy as np
 from ...options import NanPolicy
 from ..bits import layout_of
 from ..keys import float_keys, integer_keys, keys_to_float, unmap_keys
-from ..policy import RULES, NanTally, raise_for
+from ..policy import RULES, NanTally, empty_value, raise_for
 
 __all__ = ["scan", "keys_of", "values_of_keys", "group_counts", "greatest_nan",
-           "radix_argsort_codes", "raise_in_group", "Rescan"]
+           "radix_argsort_codes", "raise_in_group", "Rescan", "widen"]
 
 
 class Rescan(Exception):
     """A column met what the deferred NaN scan must report: scan (and raise) now."""
+
+
+def widen(values: np.ndarray, holes: np.ndarray | None) -> np.ndarray:
+    """Int / bool picks with ``holes`` (results with no value) as NumPy hosts hold
+    them: float64 with the canonical NaN in each hole, as pandas and xarray give an
+    int column's empty group (the picks round to float64 then); else ``values``.
+
+    Examples
+    --------
+    >>> widen(np.array([3, 0, 2]), np.array([False, True, False]))
+    array([ 3., nan,  2.])
+    """
+    if holes is None or values.dtype.kind in "fmMO" or not holes.any():
+        return values
+    out = values.astype(np.float64)
+    out[holes] = empty_value(out.dtype, "median")
+    return out
 
 
 def raise_in_group(mask: np.ndarray, codes: np.ndarray, one_d: bool, policy: NanPolicy,

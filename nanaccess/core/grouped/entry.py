@@ -10,7 +10,7 @@ from ... import _stats
 from ...options import NanPolicy, resolve_policy
 from .. import _numba
 from ..interp import METHODS
-from .common import Rescan, scan
+from .common import Rescan, scan, widen
 from .moments import certified_columns, moment_column
 from .objects import object_columns
 from .order import defer_scan, order_column
@@ -35,12 +35,14 @@ def grouped_stat(
     missing: Any = None,
     engine: str | None = None,
     counts_out: list | None = None,
+    holes_out: list | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """A statistic of every group, vectorised over groups (one sort, no group loop).
 
     ``counts_out``: a list that receives, for a moment statistic, each column's
     per-group counts of the values taken (the engine has them; ``grouped_reduce``
-    need not count again).
+    need not count again). ``holes_out``: a list that receives the holes (see
+    Notes), the picks then keeping their int / bool dtype.
 
     Parameters
     ----------
@@ -90,9 +92,12 @@ def grouped_stat(
     greatest NaN under totalOrder (exact bits), else missing when the group holds a
     missing value; "smallest"/"largest"/"totalorder" sort missing values after
     everything. An empty group gives the canonical NaN (``sum``: 0, ``count``: 0).
-    Picked values keep the input dtype, except that int/bool picks are float64 when
-    some group has no value; interpolated int results are float64; datetime64 /
-    timedelta64 keep their unit (NaT where missing or empty). ``count`` is int64.
+    Picked values keep the input dtype; interpolated int results are float64;
+    datetime64 / timedelta64 keep their unit (NaT where missing or empty). ``count``
+    is int64. Int and bool picks have no NaN for a group with no value (or a missing
+    one): the engine marks those results, its *holes* (they hold 0), and without
+    ``holes_out`` the picks are returned as NumPy hosts hold them (float64, NaN in
+    the holes: :func:`nanaccess.core.grouped.common.widen`).
 
     Examples
     --------
@@ -141,20 +146,30 @@ def grouped_stat(
 
     q_arr, q_scalar = _check_q(stat, q, method)
     kind = x2.dtype.kind
+    holes = None
     if kind == "O":
         values, vmiss = object_columns(x2, codes, ngroups, stat, q_arr, method, ddof, policy,
                                        miss2)
     else:
         if kind in "cSUV" or (kind == "f" and x2.dtype.itemsize not in (2, 4, 8)):
             raise TypeError(f"cannot compute {stat} of non-numeric or unsupported dtype {x2.dtype}")
-        values, vmiss = _native(x2, codes, ngroups, stat, q_arr, method, ddof, policy, miss2,
-                                engine, one_d, counts_out)
+        values, vmiss, holes = _native(x2, codes, ngroups, stat, q_arr, method, ddof, policy,
+                                       miss2, engine, one_d, counts_out)
+        if holes is not None:
+            if holes_out is None:
+                values, holes = widen(values, holes), None
+            elif not holes.any():
+                holes = None
     if stat in ORDER_STATS and (q_arr is None or q_scalar):  # drop the q axis
         values = values[0]
         vmiss = vmiss[0]
+        holes = None if holes is None else holes[0]
     if one_d:
         values = values[..., 0]
         vmiss = vmiss[..., 0]
+        holes = None if holes is None else holes[..., 0]
+    if holes_out is not None:
+        holes_out.append(holes)
     return values, vmiss if vmiss.any() else None
 
 
@@ -175,7 +190,8 @@ def _check_q(stat: str, q: Any, method: str) -> tuple[np.ndarray | None, bool]:
 
 def _native(x2, codes, ngroups, stat, q_arr, method, ddof, policy, miss2, engine, one_d,
             counts_out=None):
-    """Every column of native-dtype data: ``(values, missing)`` with the column last."""
+    """Every column of native-dtype data: ``(values, missing, holes)`` with the column
+    last (``holes``: None, or where int / bool picks have no value)."""
     dt = x2.dtype
     if dt.kind in "mM":
         nat = np.isnat(x2)
@@ -193,23 +209,25 @@ def _native(x2, codes, ngroups, stat, q_arr, method, ddof, policy, miss2, engine
     if not is_order and miss2 is None:  # float64 sum / mean: the kernel finds the NaNs
         got = certified_columns(x2, codes, ngroups, stat, policy, counts_out)
         if got is not None:
-            return got
+            return (*got, None)
     deferred = defer_scan(x2, is_order, miss2, policy, engine)
     nan, miss = (None, None) if deferred else scan(x2, codes, policy, miss2, one_d)
-    outs, omiss = [], []
+    outs, omiss, oholes = [], [], []
     try:
         for c in range(x2.shape[1]):  # columns, not groups
             col = x2[:, c]
             ncol = None if nan is None else nan[:, c]
             mcol = None if miss is None else miss[:, c]
+            h = None
             if is_order:
-                v, m = order_column(col, ncol, mcol, codes, ngroups, stat, q_arr, method,
-                                    policy, engine, scanned=not deferred)
+                v, m, h = order_column(col, ncol, mcol, codes, ngroups, stat, q_arr, method,
+                                       policy, engine, scanned=not deferred)
             else:
                 v, m = moment_column(col, ncol, mcol, codes, ngroups, stat, ddof, policy,
                                      counts_out=counts_out)
             outs.append(v)
             omiss.append(m)
+            oholes.append(h)
     except Rescan:
         # a signaling NaN (raised here), or numba failed: redo with the scan first
         scan(x2, codes, policy, miss2, one_d)
@@ -220,8 +238,9 @@ def _native(x2, codes, ngroups, stat, q_arr, method, ddof, policy, miss2, engine
     if not outs:  # no columns
         lead = (len(q_arr),) if q_arr is not None else ((1,) if is_order else ())
         values = np.empty(lead + (ngroups, 0), dtype=np.float64 if dt.kind != "f" else dt)
-        return values, np.zeros(values.shape, bool)
-    # int picks of different columns may differ in dtype (float64 where empty): unify
-    if len({o.dtype for o in outs}) > 1:
-        outs = [o.astype(np.float64) for o in outs]
-    return np.stack(outs, axis=-1), np.stack(omiss, axis=-1)
+        return values, np.zeros(values.shape, bool), None
+    holes = None
+    if any(h is not None for h in oholes):
+        holes = np.stack([np.zeros(o.shape, bool) if h is None else h
+                          for o, h in zip(outs, oholes, strict=True)], axis=-1)
+    return np.stack(outs, axis=-1), np.stack(omiss, axis=-1), holes

@@ -110,7 +110,8 @@ def _numpy_rows(col, nan, miss, codes, policy):
 
 def order_column(col, nan, miss, codes, ngroups, stat, q_arr, method, policy, engine,
                  scanned=True):
-    """One column's order statistic: ``(values (nq, ngroups), missing)``.
+    """One column's order statistic: ``(values (nq, ngroups), missing, holes)``
+    (``holes``: see :func:`_tails`).
 
     ``scanned`` False: the NaN scan was deferred (``nan`` is None whatever the data),
     which only the numba engine handles; it raises :class:`Rescan` when the scan must
@@ -174,20 +175,25 @@ def order_column(col, nan, miss, codes, ngroups, stat, q_arr, method, policy, en
 
 
 def _tails(vals, res_miss, empty, col, nan, codes, nmiss, ngroups, policy):
-    """Empty groups and ranks among the missing get the empty fill (int picks become
-    float64 then); under "propagate" a group's greatest NaN, else its missing."""
+    """Empty groups and ranks among the missing get the empty fill; under "propagate"
+    a group's greatest NaN, else its missing. ``(values, missing, holes)``: int and
+    bool picks keep their dtype, and ``holes`` (None for float and time results, which
+    hold their NaN / NaT) marks their results with no value, which hold 0."""
     has_nan = best = has_miss = None
     if RULES[policy].propagates:
         has_nan, best = greatest_nan(col, nan, codes, ngroups)
         has_miss = nmiss > 0
     flags = res_miss | empty
-    if vals.dtype.kind not in "fmM" and (flags.any() or (has_miss is not None
-                                                         and has_miss.any())):
-        vals = vals.astype(np.float64)
-    vals, pmiss = finish(vals, "median", empty=flags,
+    keep = vals.dtype.kind not in "fmM"  # no NaN to fill with: the holes say where
+    vals, pmiss = finish(vals, "median", empty=None if keep else flags,
                          nan_rows=None if has_nan is None else has_nan[None], nan_values=best,
                          missing_rows=None if has_miss is None else has_miss[None])
-    return vals, res_miss if pmiss is None else (res_miss | pmiss)
+    miss = res_miss if pmiss is None else (res_miss | pmiss)
+    if not keep:
+        return vals, miss, None
+    holes = flags | miss
+    vals[holes] = 0
+    return vals, miss, holes
 
 
 def _minmax_keys(kk, cc, ngroups, stat):

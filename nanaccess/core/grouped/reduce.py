@@ -28,6 +28,7 @@ from ..spread import (  # the core's spread rules, shared (not re-written here)
     divide_by_scale,
     object_kinds,
 )
+from .common import widen
 from .entry import grouped_stat
 
 __all__ = ["GroupedReduced", "grouped_reduce", "count_in_groups"]
@@ -39,20 +40,35 @@ _MOMENTS = frozenset(_stats.names("moment", "count"))
 class GroupedReduced:
     """What :func:`grouped_reduce` returns (as :class:`nanaccess.core.reduce.Reduced`).
 
-    ``values``: ``(ngroups,)`` or ``(ngroups, ncols)``, with a leading quantile axis
-    for an array ``q``; ``missing``: ``None`` or a bool array of ``values``' shape
-    marking results that are the host's missing value; ``count``: int64
-    ``(ngroups,)`` or ``(ngroups, ncols)``: how many values each group saw (numbers,
-    plus NaN and missing values unless the policy removes them), computed on first use.
+    ``exact``: ``(ngroups,)`` or ``(ngroups, ncols)``, with a leading quantile axis for
+    an array ``q``: the results in the dtype the statistic keeps, so int and bool
+    picks (min, max, median_low / median_high, the quantile methods that pick an
+    element) keep the input's dtype and bits; ``holes``: None or a bool array of its
+    shape marking the int / bool results with no value (a group with nothing left, a
+    rank among the missing values), which hold 0 there; ``missing``: None or a bool
+    array of that shape marking results that are the host's missing value;
+    ``values``: the results as NumPy hosts hold them (pandas' NumPy columns, xarray):
+    ``exact`` itself, or, with holes, float64 with the canonical NaN in each hole
+    (:func:`nanaccess.core.grouped.common.widen`); ``count``: int64 ``(ngroups,)`` or
+    ``(ngroups, ncols)``: how many values each group saw (numbers, plus NaN and
+    missing values unless the policy removes them), computed on first use.
+
+    Each adapter turns ``exact`` and ``holes`` into its host's convention in one
+    place: a nullable (``pd.NA``) host masks the holes and keeps the integers.
     """
 
-    values: np.ndarray
+    exact: np.ndarray
     missing: np.ndarray | None
+    holes: np.ndarray | None
     _x: np.ndarray = field(repr=False)
     _codes: np.ndarray = field(repr=False)
     _ngroups: int = field(repr=False)
     _in_missing: np.ndarray | None = field(repr=False)
     _policy: NanPolicy = field(repr=False)
+
+    @cached_property
+    def values(self) -> np.ndarray:
+        return widen(self.exact, self.holes)
 
     @cached_property
     def count(self) -> np.ndarray:
@@ -126,7 +142,7 @@ def grouped_reduce(
 
     Signature: ``grouped_reduce(x, codes, ngroups, stat, *, policy, missing=None,
     engine=None, weights=None, weights_missing=None, **params) ->
-    GroupedReduced(values, missing, count)``.
+    GroupedReduced(exact, missing, holes; values, count)``.
 
     Parameters
     ----------
@@ -164,7 +180,8 @@ def grouped_reduce(
     Returns
     -------
     GroupedReduced
-        ``values``, ``missing`` (None or bool) and the lazy ``count`` per group.
+        ``exact`` (int picks in their dtype) and its ``holes``, ``values`` (as NumPy
+        hosts hold them), ``missing`` (None or bool) and the lazy ``count`` per group.
 
     Raises
     ------
@@ -183,6 +200,10 @@ def grouped_reduce(
     ([0.5, 1.0], [2, 3])
     >>> grouped_reduce(x, codes, 2, "mad", policy=NanPolicy.OMIT).values.tolist()
     [0.5, 1.0]
+    >>> big = np.array([2**62 + 1, 7])  # group 1 is empty: a hole, the ints kept
+    >>> r = grouped_reduce(big, np.array([0, 2]), 3, "max", policy=NanPolicy.OMIT)
+    >>> r.exact.tolist(), r.holes.tolist(), r.values.dtype.name
+    ([4611686018427387905, 0, 7], [False, True, False], 'float64')
     """
     entry = _stats.get(stat)
     if stat not in _stats.GROUPED:
@@ -206,15 +227,18 @@ def grouped_reduce(
         counts: list[np.ndarray] = []
         values, miss = grouped_stat(x, codes, ngroups, stat, **common, counts_out=counts,
                                     **params)
-        out = GroupedReduced(values, miss, x, codes, int(ngroups), missing, policy)
+        out = GroupedReduced(values, miss, None, x, codes, int(ngroups), missing, policy)
         ncols = 1 if x.ndim == 1 else x.shape[1]
         if len(counts) == ncols and ncols:
             cnt = np.stack(counts, axis=-1).astype(np.int64, copy=False)
             out.__dict__["count"] = cnt[:, 0] if x.ndim == 1 else cnt
         return out
     else:
-        values, miss = grouped_stat(x, codes, ngroups, stat, **common, **params)
-    return GroupedReduced(values, miss, x, codes, int(ngroups), missing, policy)
+        holes: list[np.ndarray | None] = []
+        values, miss = grouped_stat(x, codes, ngroups, stat, **common, holes_out=holes,
+                                    **params)
+        return GroupedReduced(values, miss, holes[0], x, codes, int(ngroups), missing, policy)
+    return GroupedReduced(values, miss, None, x, codes, int(ngroups), missing, policy)
 
 
 def _weighted(x, codes, ngroups, stat, weights, weights_missing, *, policy, missing, engine,
@@ -234,7 +258,7 @@ def _weighted(x, codes, ngroups, stat, weights, weights_missing, *, policy, miss
     values, miss, count = grouped_weighted_columns(
         x, codes, int(ngroups), stat, weights, policy=policy, missing=missing,
         weights_missing=weights_missing, engine=engine, **params)
-    out = GroupedReduced(values, miss, x, codes, int(ngroups), missing, policy)
+    out = GroupedReduced(values, miss, None, x, codes, int(ngroups), missing, policy)
     out.__dict__["count"] = count  # the pairs seen (the cached property's slot)
     return out
 

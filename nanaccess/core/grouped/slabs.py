@@ -67,7 +67,8 @@ def order_slabs(x2: np.ndarray, codes: np.ndarray, ngroups: int, stat: str,
                 engine: str | None, plan: tuple[np.ndarray, list[np.ndarray]]
                 ) -> tuple[np.ndarray, np.ndarray]:
     """``stat`` of every group and column of ``x2`` (rows, columns) with nothing
-    missing, already scanned: ``(values (nq, ngroups, ncols), missing)``.
+    missing, already scanned: ``(values (nq, ngroups, ncols), missing, holes)``
+    (``holes``: None, or the empty groups of int / bool picks, which hold 0).
 
     ``plan`` is :func:`slab_batches`' answer.
     """
@@ -88,13 +89,19 @@ def order_slabs(x2: np.ndarray, codes: np.ndarray, ngroups: int, stat: str,
     nq = 1 if q_arr is None else q_arr.size
     dtypes = {v.dtype for _, v in parts}
     empty = counts == 0
-    if len(dtypes) > 1 or (empty.any() and next(iter(dtypes)).kind not in "fmM"):
-        dtypes = {np.dtype(np.float64)}  # int picks beside a NaN fill (as the engine)
+    if len(dtypes) > 1:
+        dtypes = {np.dtype(np.float64)}
     dt = dtypes.pop() if dtypes else (x2.dtype if x2.dtype.kind in "fmM" else
                                       np.dtype(np.float64))
     values = np.empty((nq, ngroups, ncols), dt)
+    holes = None
     if empty.any():
-        values[:, empty] = empty_value(dt, stat)
+        if dt.kind in "fmM":
+            values[:, empty] = empty_value(dt, stat)
+        else:  # int picks keep their dtype: the empty groups are holes (as the engine)
+            values[:, empty] = 0
+            holes = np.zeros(values.shape, bool)
+            holes[:, empty] = True
     for gs, v in parts:
         values[:, gs] = v
-    return values, np.zeros(values.shape, bool)
+    return values, np.zeros(values.shape, bool), holes
