@@ -112,28 +112,24 @@ def float_list_median(vals: list, stat: str) -> float | None:
 
 
 def float_list_pick(vals: list, ranks: list[tuple[int, int]],
-                    policy: NanPolicy | None = None) -> float | None:
+                    policy: NanPolicy | None = None, nan_free: bool = False) -> float | None:
     """:func:`float_list_median` of a list with the statistic's ranks table
     (``LIST_RANKS[stat]``) looked up once by the caller: the plain functions' lane.
     With a resolved ``policy``, quiet NaNs are handled as
-    :func:`float_list_nan_median` does."""
+    :func:`float_list_nan_median` does. ``nan_free``: the caller has proved ``vals``
+    a non-empty list of at most :data:`SMALL_LIST` exact floats, none a NaN."""
     n = len(vals)
-    # the cheapest exact-float test: one identity probe per element, no set built (the
-    # first element alone turns other lists away without the pass)
-    if not 0 < n <= SMALL_LIST or type(vals[0]) is not float \
-            or countOf(map(type, vals), float) != n:
-        return None
-    total = sum(vals)
-    if total != total:  # a NaN (or +inf and -inf): the policy, or the generic path
-        return None if policy is None else _nan_pick(vals, ranks, policy)
-    return _sorted_pick(vals, ranks[n])
-
-
-def _sorted_pick(vals: list, ranks: tuple[int, int]) -> float | None:
-    """The median of NaN-free exact floats ``vals`` at ``ranks`` (``LIST_RANKS``' entry
-    for their length), or None when the midpoint overflows or is inf + -inf."""
-    s = sorted(vals)
-    lo, hi = ranks
+    if not nan_free:
+        # the cheapest exact-float test: one identity probe per element, no set built
+        # (the first element alone turns other lists away without the pass)
+        if not 0 < n <= SMALL_LIST or type(vals[0]) is not float \
+                or countOf(map(type, vals), float) != n:
+            return None
+        total = sum(vals)
+        if total != total:  # a NaN (or +inf and -inf): the policy, or the generic path
+            return None if policy is None else _nan_pick(vals, ranks, policy)
+    s = sorted(vals)  # (the pick inline: a call costs a tenth of a 10-value median)
+    lo, hi = ranks[n]
     a, b = s[lo], s[hi]
     if a == 0.0 or b == 0.0:  # sorted() keeps -0.0 and +0.0 in input order
         neg = sum(1 for v in vals if v < 0.0 or (v == 0.0 and math.copysign(1.0, v) < 0))
@@ -182,7 +178,7 @@ def _nan_pick(vals: list, ranks: list[tuple[int, int]], policy: NanPolicy) -> fl
                 nums.remove(v)
         else:
             nums = [v for v in vals if v == v]
-        return _sorted_pick(nums, ranks[len(nums)]) if nums else None
+        return float_list_pick(nums, ranks, nan_free=True) if nums else None
     if r.propagates and not signaling:  # the totalOrder-greatest NaN, as stored
         if len(nans) == 1:
             return nans[0]

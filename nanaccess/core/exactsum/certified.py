@@ -28,6 +28,7 @@ F_NAN, F_SNAN = 1, 2
 MIN_SIZE = 65
 _MAX_COUNT = 1 << 33  # m * u < 1e-6 in the kernel's bound
 _DUMMY2 = np.ones((1, 1), dtype=bool)
+_F64 = np.dtype(np.float64)
 _DUMMY_BITS2 = np.zeros((1, 1), dtype=np.uint64)
 _STATS = {"certified": 0, "fallback": 0}
 
@@ -132,7 +133,7 @@ def certified_1d_skipnan(x: np.ndarray, stat: str) -> tuple[float, bool, int, in
     """``(value, certified, count, flags)`` of the sum or mean of the values of a 1-D
     contiguous float64 array that are not NaN (NaNs counted out and flagged ``F_NAN``,
     ``F_SNAN``), or None (numba does not serve the call): one kernel call, no arrays."""
-    if stat not in ("sum", "mean") or x.size > _MAX_COUNT or x.dtype != np.float64 \
+    if stat not in ("sum", "mean") or x.size > _MAX_COUNT or x.dtype != _F64 \
             or not x.flags.c_contiguous \
             or nb.choose_engine(size=x.size, min_size=MIN_SIZE) != "numba":
         return None
@@ -276,18 +277,20 @@ def certified_var_1d(x: np.ndarray, ddof: float, *, skipnan: bool = False
     (:func:`certified_var_rows` of its one row; ``skipnan``: NaNs left out and flagged),
     or None (numba does not serve the call). The lean entry of small data: any size
     (one kernel call costs less than the NumPy engine's set-up even for ten values)."""
-    if x.dtype != np.float64 or x.ndim != 1 or float(ddof) != int(ddof) \
+    if x.dtype != _F64 or x.ndim != 1 or float(ddof) != int(ddof) \
             or abs(ddof) >= _MAX_COUNT or x.size > _MAX_COUNT \
             or nb.choose_engine(size=x.size) != "numba":
         return None
     x2 = np.ascontiguousarray(x).reshape(1, -1)
     mode = MODE_SKIPNAN if skipnan else MODE_ALL
+    out = np.empty(1)
+    ok = np.empty(1, dtype=bool)
+    ints = np.zeros(2, np.int64)  # the count and the flags, two views of one allocation
     got = _run_var("var_rows_kernel", x2, _DUMMY2, _bits(x2, mode, _DUMMY_BITS2), mode,
-                   int(ddof), np.empty(1), np.empty(1, dtype=bool), np.zeros(1, np.int64),
-                   np.zeros(1, np.int64))
+                   int(ddof), out, ok, ints[:1], ints[1:])
     if got is None:
         return None
-    return float(got[0][0]), bool(got[1][0]), int(got[3][0])
+    return float(out[0]), bool(ok[0]), int(ints[1])
 
 
 def certified_var_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.ndarray,
