@@ -272,3 +272,20 @@ def test_float32_moments_equal_numpy_engine(x, w, stat):
         want = window_reduce(x32, start, end, stat, policy="omit", engine="numpy", **params)
         assert got.values.dtype == want.values.dtype == np.float32
         assert np.array_equal(got.values.view(np.uint32), want.values.view(np.uint32))
+
+
+def test_bursts_recertified_on_local_bins():
+    """A few huge values coarsen the column's bins: the windows away from them are
+    certified again on bins sized to their own values (a second run of the kernel),
+    not sent to the exact kernel, and still equal the NumPy engine."""
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(3000)
+    x[[500, 501, 2200]] = [1e120, -3e119, 1e8]
+    x[rng.random(3000) < 0.02] = np.nan
+    for start, end in (fixed_bounds(len(x), 30), fixed_bounds(len(x), 4)):
+        wv.reset_stats()
+        got = window_reduce(x, start, end, "var", policy="omit", engine="numba", ddof=1)
+        st = wv.stats()
+        assert st["fallback"] > 0 and st["certified"] >= len(start)  # all certified at last
+        want = window_reduce(x, start, end, "var", policy="omit", engine="numpy", ddof=1)
+        assert same_bits(got.values, want.values)

@@ -28,6 +28,8 @@ __all__ = ["slide_moment", "fused_moment", "MOMENTS", "SUMS", "moment_ok"]
 #: the statistics this engine computes (sums and means also on the fixed bins)
 MOMENTS = ("sum", "mean", "var", "std")
 SUMS = ("sum", "mean")
+#: at most this many reruns of the certified variance on finer bins (see _local_bins)
+LOCAL_LEVELS = 3
 
 
 def moment_ok(stat: str, params: dict) -> bool:
@@ -121,10 +123,11 @@ def fused_moment(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarr
 
 def _exact_var(col: np.ndarray, start, end, ddof: int, values: np.ndarray,
                redo: np.ndarray, extent: np.ndarray) -> bool:
-    """The outputs ``redo`` marks (not certified) from the exact expansion kernel,
-    which slides over those windows only; ``redo`` keeps what it leaves too (windows
-    holding values outside its range, ``extent`` the data's largest and smallest
-    nonzero magnitude): True if any."""
+    """The outputs ``redo`` marks (not certified): certified again on bins sized to
+    the values those windows hold (:func:`_local_bins`), then from the exact expansion
+    kernel, which slides over the windows left only; ``redo`` keeps what it leaves too
+    (windows holding values outside its range, ``extent`` the data's largest and
+    smallest nonzero magnitude): True if any."""
     rows = np.flatnonzero(redo)
     if end is None:  # FixedWindows: the rows' bounds only
         e = start.e0 + rows * start.step
@@ -133,6 +136,17 @@ def _exact_var(col: np.ndarray, start, end, ddof: int, values: np.ndarray,
         s, e = np.minimum(s, e), e
     else:
         s, e = start[rows], end[rows]
+    big = extent[0]
+    for _ in range(LOCAL_LEVELS):  # bursts of several sizes: one level each
+        got = _local_bins(col, s, e, ddof, big)
+        if got is None:
+            break
+        out, left, big = got
+        values[rows] = out
+        redo[rows] = left
+        rows, s, e = rows[left], s[left], e[left]
+        if not rows.size:
+            return False
     take = ~np.isnan(col)
     odd = None
     if not (extent[0] <= HI_OK and extent[1] >= LO_OK):
@@ -146,3 +160,25 @@ def _exact_var(col: np.ndarray, start, end, ddof: int, values: np.ndarray,
     if odd is not None:
         redo[rows] |= window_counts(odd[:, None], s, e, 1)[:, 0] > 0
     return bool(redo.any())
+
+
+def _local_bins(col: np.ndarray, s: np.ndarray, e: np.ndarray, ddof: int,
+                big: float) -> tuple[np.ndarray, np.ndarray, float] | None:
+    """``(values, still not certified, their largest magnitude)`` of the windows
+    ``[s, e)`` certified on bins
+    sized to the values they hold: the first bins are sized to the whole column, so
+    a burst of huge values elsewhere (or a wide range) leaves the other windows to
+    the exact kernel. None when those values are not much smaller (no finer bins)."""
+    n = col.size
+    edges = np.bincount(s, minlength=n + 1) - np.bincount(e, minlength=n + 1)
+    sub = np.where(np.cumsum(edges[:n]) > 0, col, np.nan)  # the values in some window
+    with np.errstate(invalid="ignore"):
+        top = np.fmax.reduce(np.abs(sub)) if n else np.nan
+    if not top * 2.0 ** 16 < big:
+        return None
+    out = np.zeros(s.size)
+    cnt = np.zeros(s.size, np.int64)
+    bad = np.zeros(s.size, bool)
+    if binned_var(sub, s, e, ddof, out, cnt, bad) < 0:
+        return None
+    return out, bad, float(top)
