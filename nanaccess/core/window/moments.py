@@ -137,7 +137,8 @@ def _exact_var(col: np.ndarray, start, end, ddof: int, values: np.ndarray,
     else:
         s, e = start[rows], end[rows]
     big = extent[0]
-    for _ in range(LOCAL_LEVELS):  # bursts of several sizes: one level each
+    levels = LOCAL_LEVELS if rows.size * 64 >= redo.size else 0  # few: ties, exact is cheap
+    for _ in range(levels):  # bursts of several sizes: one level each
         got = _local_bins(col, s, e, ddof, big)
         if got is None:
             break
