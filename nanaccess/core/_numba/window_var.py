@@ -224,6 +224,10 @@ def _nb_q1(v, c, cq0, cq1):  # pragma: no cover - compiled
     """The lower bin's piece of ``fQ(v)``: the rest of ``(v - c)**2`` (``v - c = y +
     t`` by TwoSum, ``y*y = p + e`` by fma, ``2 y t`` rounded, ``t*t`` left out) rounded
     to its grid."""
+    if c == 0.0:  # no shift (the common case): no TwoSum, no cross term
+        p = v * v
+        g = (p + cq0) - cq0
+        return (((p - g) + _fma(v, v, -p)) + cq1) - cq1
     y = v - c
     z = y - v
     t = (v - (y - z)) - (c + z)
