@@ -71,7 +71,7 @@ def _nb_part(k, hi, lo, src, a, b, pivot, eq, keyed):  # pragma: no cover - comp
 
 def _nb_group_select(k, hi, lo, src, a, end, tot_h, tot_l, th, tl, tord, bb, out, g,
                      st_b, st_h, st_l, perm, keyed):  # pragma: no cover - compiled
-    """For every target ``(th[j], tl[j])`` (visited in ascending order ``tord``), the
+    """For every target ``(th[j, g], tl[j, g])`` (visited in ascending order ``tord``), the
     source index of the first key of ``[a, end)`` whose exact cumulative weight
     reaches it, into ``out[j, g]``. A quickselect that resumes: the right boundaries
     it leaves behind (with the cumulative weight there) bound the next target's range,
@@ -85,7 +85,7 @@ def _nb_group_select(k, hi, lo, src, a, end, tot_h, tot_l, th, tl, tord, bb, out
     jj = 0
     while jj < nt:
         j = tord[jj]
-        t_h, t_l = th[j], tl[j]
+        t_h, t_l = th[j, g], tl[j, g]
         while sp > 0 and not _nb_reached(st_h[sp - 1], st_l[sp - 1], t_h, t_l, bb):
             sp -= 1
         if sp > 0:
@@ -96,29 +96,26 @@ def _nb_group_select(k, hi, lo, src, a, end, tot_h, tot_l, th, tl, tord, bb, out
             rh, rl = tot_h - ph, tot_l - pl
         while True:
             if b - a <= _SMALL:
-                # the last range of this target (never visited again): sorted by key
-                # with a small permutation (stable: shifts); hi, lo, src stay put
+                # the last range of this target (never visited again): ordered by
+                # key through a small permutation, each entry's place its stable rank
+                # (branch-free counts: no mispredicted shifts); nothing is moved
                 for i in range(a, b):
-                    perm[i - a] = i
-                for i in range(a + 1, b):
-                    x, pv = k[i], perm[i - a]
-                    m = i
-                    while m > a and k[m - 1] > x:
-                        k[m] = k[m - 1]
-                        perm[m - a] = perm[m - 1 - a]
-                        m -= 1
-                    k[m] = x
-                    perm[m - a] = pv
-                for i in range(a, b):
-                    q = perm[i - a]
+                    x = k[i]
+                    c = 0
+                    for j2 in range(a, b):
+                        y = k[j2]
+                        c += (y < x) | ((y == x) & (j2 < i))
+                    perm[c] = i
+                for i in range(b - a):
+                    q = perm[i]
                     ph += hi[q]
                     pl += lo[q]
                     while jj < nt and _nb_reached(ph, pl, t_h, t_l, bb):
-                        out[j, g] = k[i] if keyed else src[q]
+                        out[j, g] = src[q]
                         jj += 1
                         if jj < nt:
                             j = tord[jj]
-                            t_h, t_l = th[j], tl[j]
+                            t_h, t_l = th[j, g], tl[j, g]
                     if jj == nt:
                         return
                 a = b
@@ -154,7 +151,7 @@ def _nb_group_select(k, hi, lo, src, a, end, tot_h, tot_l, th, tl, tord, bb, out
                     jj += 1
                     if jj < nt:
                         j = tord[jj]
-                        t_h, t_l = th[j], tl[j]
+                        t_h, t_l = th[j, g], tl[j, g]
                 if sp < cap:
                     st_b[sp] = b
                     st_h[sp] = ph + rh
@@ -343,7 +340,7 @@ def _nb_select(k, hi, lo, cf, src, starts, B, exact, tot_h, tot_l, th, tl, tf,
                     tord[m] = tord[m - 1]
                     m -= 1
                 tord[m] = j
-            _nb_group_select(k, hi, lo, src, a, b, tot_h[g], tot_l[g], th[:, g], tl[:, g],
+            _nb_group_select(k, hi, lo, src, a, b, tot_h[g], tot_l[g], th, tl,
                              tord, B[g], out, g, st_b, st_h, st_l, perm, keyed)
             continue
         for j in range(nt):
@@ -456,7 +453,7 @@ def _nb_rows_select(keys, fm, sh, w, L, B, exact, last_h, last_l, th, tl,
                     tord[q] = tord[q - 1]
                     q -= 1
                 tord[q] = j
-            _nb_group_select(k, hi, lo, src, 0, m, last_h[r], last_l[r], th[:, r], tl[:, r],
+            _nb_group_select(k, hi, lo, src, 0, m, last_h[r], last_l[r], th, tl,
                              tord, B[r], out, r, st_b, st_h, st_l, perm, False)
             continue
         _nb_sort_float(k, ws, src, 0, m, cf)
