@@ -18,8 +18,7 @@ from hypothesis import strategies as st
 from nanaccess.core import small
 from nanaccess.core.exactsum import certified
 from nanaccess.core.reduce import reduce
-from nanaccess.core.small import LEAN_MOMENTS, MEDIANS, SMALL_COMPILED, moment_small, \
-    order_small
+from nanaccess.core.small import LEAN_MOMENTS, MEDIANS, SMALL_COMPILED, moment_small, order_small
 from nanaccess.options import NanPolicy
 
 
