@@ -6,7 +6,9 @@ first compiled call imports it. One place holds each rule of the accelerator:
 
 * :func:`choose_engine`: numpy or numba for a call (reads the ``engine`` option of
   :mod:`nanaccess.options`); the only place that decides.
-* :func:`jit`: ``numba.njit`` with an on-disk cache where one can be written.
+* :func:`jit`: ``numba.njit`` with an on-disk cache where one can be written,
+  stamped with every source the function binds (:mod:`._cache`: an edit of a
+  helper's module alone recompiles the kernels that call it).
 * :func:`register` / :func:`kernels`: each kernel module registers a builder; the
   kernels compile on first use, once, under :data:`LOCK`.
 * :data:`BROKEN` and :func:`fallback`: when numba fails to import or compile, a
