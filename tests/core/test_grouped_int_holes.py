@@ -145,3 +145,22 @@ def test_bool_picks_and_widen():
     np.testing.assert_array_equal(red.values, [0.0, np.nan, 1.0])
     f = np.array([1.5, 2.5])
     assert widen(f, np.array([True, False])) is f  # floats hold their own NaN
+
+
+@pytest.mark.parametrize("method", ["lower", "higher", "nearest", "inverted_cdf",
+                                    "closest_observation"])
+def test_every_picking_quantile_method(method):
+    """The methods that pick an element keep the ints: each group's pick is the
+    element NumPy's method picks (its index found by that method over 0..n-1)."""
+    x, codes = _data(6, 300, 6)
+    q = [0.15, 0.5, 0.85]
+    red = grouped_reduce(x, codes, 6, "quantile", q=q, method=method, policy=NanPolicy.OMIT)
+    assert red.exact.dtype == np.int64 and red.exact.shape == (3, 6)
+    for g in range(6):
+        vals = sorted(int(v) for v in x[codes == g])
+        for i, qi in enumerate(q):
+            if not vals:
+                assert red.holes[i, g] and red.exact[i, g] == 0
+                continue
+            at = int(np.quantile(np.arange(len(vals)), qi, method=method))
+            assert int(red.exact[i, g]) == vals[at], (g, qi)
