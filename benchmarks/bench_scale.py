@@ -259,15 +259,34 @@ def _grid(shape: tuple[int, int, int], tchunk: int, seed: int = 1) -> xr.DataArr
                         name="v")
 
 
+_REPEAT = [1]  # --repeat: best of N for the grid cases, alternating with the reference
+
+
+def _best_pair(client: Any, ref_lazy: Any, build: Any) -> tuple:
+    """The reference and nanaccess timed in alternation, ``--repeat`` times; the best
+    of each (with its sampler)."""
+    best = ref_best = None
+    for _ in range(_REPEAT[0]):
+        ref = _timed(client, ref_lazy, True)
+        got = _timed_call(client, build)
+        if ref_best is None or ref[1] < ref_best[1]:
+            ref_best = ref
+        if best is None or got[1] < best[1]:
+            best = got
+    return ref_best, best
+
+
 def case_grid(client: Any, shape: tuple[int, int, int], tchunk: int) -> dict:
     a = _grid(shape, tchunk)
     chunk = tchunk * shape[1] * shape[2] * 4
-    ref, ref_dt, ref_s = _timed(client, a.median("time").data, True)
-    got, dt, s = _timed_call(client, lambda: a.nanstats.median("time", nan_policy="omit").data)
+    (_, ref_dt, ref_s), (got, dt, s) = _best_pair(
+        client, a.median("time").data,
+        lambda: a.nanstats.median("time", nan_policy="omit").data)
     sub = client.compute(a.data[:, :4, :5]).result()
     exact = np.asarray(got)[:4, :5].tobytes() == np.median(sub, axis=0).tobytes()
     return _row("median over time", dt, "xarray median('time')", ref_dt, s, ref_s, chunk,
-                shape=list(shape), time_chunk=tchunk, exact_on_sub_block=bool(exact))
+                shape=list(shape), time_chunk=tchunk, exact_on_sub_block=bool(exact),
+                repeat=_REPEAT[0])
 
 
 def case_groups(client: Any, shape: tuple[int, int, int], tchunk: int) -> dict:
@@ -275,9 +294,9 @@ def case_groups(client: Any, shape: tuple[int, int, int], tchunk: int) -> dict:
     chunk = tchunk * shape[1] * shape[2] * 4
     with xr.set_options(use_flox=False):
         ref_lazy = a.groupby("time.month").median().data
-    ref, ref_dt, ref_s = _timed(client, ref_lazy, True)
-    got, dt, s = _timed_call(client, lambda: a.nanstats.groupby("time.month")
-                             .median(nan_policy="omit").data)
+    (_, ref_dt, ref_s), (got, dt, s) = _best_pair(
+        client, ref_lazy,
+        lambda: a.nanstats.groupby("time.month").median(nan_policy="omit").data)
     sub = client.compute(a[:, :3, :4]).result()
     # NumPy per month (xarray's own grouped median of float32 differs by up to an ulp)
     months = sub["time.month"].values
@@ -285,7 +304,7 @@ def case_groups(client: Any, shape: tuple[int, int, int], tchunk: int) -> dict:
     exact = np.asarray(got)[:, :3, :4].tobytes() == want.tobytes()
     return _row("month-grouped median", dt, "xarray groupby median (use_flox=False)",
                 ref_dt, s, ref_s, chunk, shape=list(shape), time_chunk=tchunk,
-                exact_on_sub_block=bool(exact))
+                exact_on_sub_block=bool(exact), repeat=_REPEAT[0])
 
 
 def run(n: int = 10**8, grid: tuple[int, int, int] = (365, 180, 360), tchunk: int = 73,
@@ -309,7 +328,9 @@ def run(n: int = 10**8, grid: tuple[int, int, int] = (365, 180, 360), tchunk: in
     def warm_then_body(c: Any) -> None:
         # a tiny run first: the workers' first call of each path imports and compiles
         # (numba) for minutes on a loaded machine; only the second, full-size run counts
+        repeat, _REPEAT[0] = _REPEAT[0], 1
         run(10**4, (62, 4, 5), 31, skip=skip, client=c)
+        _REPEAT[0] = repeat
         rows.clear()
         body(c)
 
@@ -345,9 +366,12 @@ def main() -> None:
                         "of cells, one computation each)")
     p.add_argument("--held-chunks", type=float, default=None,
                    help="slabs of cells: input chunks a worker may hold (dask.cells.HELD_CHUNKS)")
+    p.add_argument("--repeat", type=int, default=1,
+                   help="grid cases: best of N, timed in alternation with the reference")
     p.add_argument("--out", default=None)
     a = p.parse_args()
     _PASSES[0] = a.passes
+    _REPEAT[0] = a.repeat
     if a.held_chunks:
         from nanaccess.dask import cells
 
