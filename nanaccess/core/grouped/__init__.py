@@ -8,7 +8,8 @@ Modules (one job each):
 
 * :mod:`.entry`: :func:`grouped_stat` (validation, the NaN scan, columns to engines);
 * :mod:`.reduce`: :func:`grouped_reduce`, the grouped counterpart of
-  :func:`nanaccess.core.reduce.reduce` (values, missing, count; iqr and mad);
+  :func:`nanaccess.core.reduce.reduce` (values, missing, count; iqr and mad; int
+  picks exact in their dtype with the groups of no value marked as holes);
 * :mod:`.order`: the sort engine for order statistics (NumPy; the numba engine's
   kernels are in :mod:`nanaccess.core._numba.grouped`);
 * :mod:`.moments`: correctly rounded grouped moments;
