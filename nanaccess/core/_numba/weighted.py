@@ -162,64 +162,103 @@ def _nb_group_select(k, hi, lo, src, a, end, tot_h, tot_l, th, tl, tord, bb, out
             a = gt
 
 
-def _nb_tz(m):  # pragma: no cover - compiled (bound to numba's trailing_zeros)
+def _nb_ctz(m):  # pragma: no cover - compiled
     """Trailing zero bits of a positive int64."""
-    return (int(m) & -int(m)).bit_length() - 1
+    n = 0
+    if (m & 0xFFFFFFFF) == 0:
+        n += 32
+        m >>= 32
+    if (m & 0xFFFF) == 0:
+        n += 16
+        m >>= 16
+    if (m & 0xFF) == 0:
+        n += 8
+        m >>= 8
+    if (m & 0xF) == 0:
+        n += 4
+        m >>= 4
+    if (m & 0x3) == 0:
+        n += 2
+        m >>= 2
+    if (m & 0x1) == 0:
+        n += 1
+    return n
 
 
-def _nb_lz(m):  # pragma: no cover - compiled (bound to numba's leading_zeros)
-    """Leading zero bits of a non-negative int64."""
-    return 64 - int(m).bit_length()
+def _nb_bits_range(wb):  # pragma: no cover - compiled
+    """``(lsb, top)`` of a positive finite float64 from its bits: ``w`` is a multiple
+    of ``2**lsb`` and below ``2**top`` (``top`` as :func:`math.frexp`'s exponent)."""
+    e = (wb >> 52) & 0x7FF
+    m = wb & 0xFFFFFFFFFFFFF
+    if e == 0:  # subnormal
+        return -1074 + _nb_ctz(m), math.frexp(math.ldexp(float(m), -1074))[1]
+    m |= np.int64(1) << 52
+    return e - 1075 + _nb_ctz(m), e - 1022
 
 
-def _nb_group_bits(wsb, a, b):  # pragma: no cover - compiled
+def _nb_group_bits(wsb, a, b, emin, emax):  # pragma: no cover - compiled
     """``(lsb, top)`` of the positive weights with bits ``wsb[a:b]``: all are
-    multiples of ``2**lsb`` and below ``2**top`` (``top`` as :func:`math.frexp`'s
-    exponent). One branch-free pass: per weight, its exponent and the trailing /
-    leading zeros of its integer mantissa (exponent field 0 has the unit of 1)."""
+    multiples of ``2**lsb`` and below ``2**top``. Branch-free: the lowest bit is the
+    trailing zeros of the OR of the mantissas aligned at the smallest exponent (bits
+    shifted past 64 cannot be the lowest: the smallest exponent's mantissa is)."""
     if b == a:
         return 0, 0
+    acc = np.uint64(0)
     one = np.int64(1) << 52
     mask = one - 1
-    lsb = np.int64(1) << 30
-    top = -lsb
     for i in range(a, b):
         v = wsb[i]
         e = (v >> 52) & 0x7FF
         m = (v & mask) | (one if e > 0 else 0)
-        unit = max(e, 1) - 1075
-        lsb = min(lsb, unit + _nb_tz(m))
-        top = max(top, unit + 64 - _nb_lz(m))
-    return lsb, top
+        sh = e - emin
+        if sh < 64:
+            acc |= np.uint64(m) << np.uint64(sh)
+    # subnormals: exponent field 0 has the unit of exponent field 1
+    base = max(emin, 1) - 1075
+    if emin == 0:  # mixed subnormal / normal exponents: the plain per-element route
+        lo_bit = 1 << 30
+        for i in range(a, b):
+            lb, _tp = _nb_bits_range(wsb[i])
+            lo_bit = min(lo_bit, lb)
+        top = emax - 1022 if emax > 0 else _nb_bits_range(wsb[a])[1]
+        if emax == 0:
+            for i in range(a, b):
+                top = max(top, _nb_bits_range(wsb[i])[1])
+        return lo_bit, top
+    return base + _nb_ctz(np.int64(acc & np.uint64(0x7FFFFFFFFFFFFFFF)) if (
+        acc & np.uint64(0x7FFFFFFFFFFFFFFF)) != 0 else 63), emax - 1022
 
 
-def _nb_limbs(wsb, a, b, lsb, top, hi, lo):  # pragma: no cover - compiled
-    """Base and exactness of the positive weights with bits ``wsb[a:b]`` (lowest bit
-    ``lsb``, top ``top``); fills their limbs when exact (``wsb`` may be ``hi``
-    itself: each weight is read before its limbs are written). Returns ``(B, exact,
-    sum of hi, sum of lo)``. Integer shifts of the mantissa: ``u = m * 2**s``
-    (``s >= -52``: ``lsb`` is the lowest bit) split at ``2**B``, the integers the
-    float route ``floor(w * 2**-lsb * 2**-B)`` gives, without a call per group."""
+def _nb_limbs(w, a, b, lsb, top, hi, lo):  # pragma: no cover - compiled
+    """Base and exactness of the positive weights ``w[a:b]`` (lowest bit ``lsb``,
+    top ``top``); fills their limbs when exact. Returns ``(B, exact)``."""
     zero = np.int64(0)
     if b == a:
         return 62, True, zero, zero
-    nb = 64 - _nb_lz(np.int64(b - a))
+    nb = math.frexp(float(b - a))[1]
     base = 62 - nb
     if max(top - lsb - base, 0) + nb > 62:
         return base, False, zero, zero
-    one = np.int64(1) << 52
-    mask = one - 1
-    mb = (np.int64(1) << base) - 1
+    # w * 2**-lsb in two exact power-of-two factors (2**-lsb alone may overflow)
+    e1 = min(-lsb, 1000)
+    f1 = math.ldexp(1.0, e1)
+    f2 = math.ldexp(1.0, -lsb - e1)
+    fb = math.ldexp(1.0, -base)
+    pb = math.ldexp(1.0, base)
     sh = np.int64(0)
     sl = np.int64(0)
-    for i in range(a, b):  # shifts clamped to 63 (a larger one gives 0 here anyway)
-        v = wsb[i]
-        e = (v >> 52) & 0x7FF
-        m = (v & mask) | (one if e > 0 else 0)
-        s = max(e, 1) - 1075 - lsb
-        d = s - base
-        lv = ((m >> min(max(-s, 0), 63)) << min(max(s, 0), 63)) & mb
-        hv = (m << min(max(d, 0), 63)) >> min(max(-d, 0), 63)
+    if top - lsb <= base:  # one limb: every hi is 0
+        for i in range(a, b):
+            v = np.int64((w[i] * f1) * f2)
+            hi[i] = 0
+            lo[i] = v
+            sl += v
+        return base, True, sh, sl
+    for i in range(a, b):
+        u = (w[i] * f1) * f2
+        h = math.floor(u * fb)
+        hv = np.int64(h)
+        lv = np.int64(u - h * pb)
         hi[i] = hv
         lo[i] = lv
         sh += hv
@@ -259,9 +298,9 @@ def _nb_prepare(keys, flip, w, codes, ngroups, k, hi, lo,
     the sort keys, or float64 bits made keys on the fly when ``flip``. ``k``, ``hi``,
     ``lo`` (and ``src_buf`` unless ``flip``): scratch of at least the pairs' length,
     allocated by NumPy (whose large arrays get huge pages: fewer page faults than the
-    kernel's own allocations), filled in group order. The scatter writes each key to
-    ``k`` and its weight's bits to ``hi``; a group's limbs then replace its weights
-    in ``hi`` (each read before its limbs are written)."""
+    kernel's own allocations), filled in group order. The weights are laid out in
+    ``hi`` itself: a group's limbs replace them element by element (each weight read
+    before its limbs are written), and a float group keeps them there, sorted."""
     n = keys.shape[0]
     counts = np.zeros(ngroups, np.int64)
     for i in range(n):
@@ -274,7 +313,7 @@ def _nb_prepare(keys, flip, w, codes, ngroups, k, hi, lo,
     # keyed layout (float64 bits made keys): a key gives back its value, so ``src`` is
     # ``k`` itself and the selections return keys (one array less to scatter and move)
     src = k if flip else src_buf
-    wb = w.view(np.int64)
+    ws = hi.view(np.float64)
     fill = starts[:ngroups].copy()
     imax = np.int64(0x7FFFFFFFFFFFFFFF)
     for i in range(n):
@@ -285,7 +324,7 @@ def _nb_prepare(keys, flip, w, codes, ngroups, k, hi, lo,
             if flip:
                 kv = kv ^ ((kv >> 63) & imax)
             k[j] = kv
-            hi[j] = wb[i]
+            ws[j] = w[i]
             if not flip:
                 src[j] = i
             fill[g] = j + 1
@@ -297,11 +336,18 @@ def _nb_prepare(keys, flip, w, codes, ngroups, k, hi, lo,
     last_l = np.zeros(ngroups, np.int64)
     total = np.zeros(ngroups, np.float64)
     L = np.zeros(ngroups, np.int64)
+    wsb = ws.view(np.int64)
     for g in range(ngroups):
         a, b = starts[g], starts[g + 1]
-        lg, tg = _nb_group_bits(hi, a, b)  # (hi holds the weights' bits here)
+        emin = np.int64(4096)  # the exponent range, from the group's own weights (in a
+        emax = np.int64(-1)  # sequential pass: cheaper than updating it in the scatter)
+        for j in range(a, b):
+            e = (wsb[j] >> 52) & 0x7FF
+            emin = min(emin, e)
+            emax = max(emax, e)
+        lg, tg = _nb_group_bits(wsb, a, b, emin, emax)
         L[g] = lg
-        bg, ex, sh, sl = _nb_limbs(hi, a, b, lg, tg, hi, lo)
+        bg, ex, sh, sl = _nb_limbs(ws, a, b, L[g], tg, hi, lo)
         B[g], exact[g] = bg, ex
         if ex:
             sh += sl >> bg
@@ -311,8 +357,7 @@ def _nb_prepare(keys, flip, w, codes, ngroups, k, hi, lo,
         else:
             if cf.shape[0] == 0:
                 cf = np.zeros(m, np.float64)
-            wf = hi[a:b].copy().view(np.float64)  # the group's weights
-            _nb_sort_float(k[a:b], wf, src[a:b], 0, b - a, cf[a:b])
+            _nb_sort_float(k, ws, src, a, b, cf)
             total[g] = cf[b - 1]
     return k, hi, lo, cf, src, starts, L, B, exact, last_h, last_l, total, counts
 
@@ -358,11 +403,8 @@ def _nb_select(k, hi, lo, cf, src, starts, B, exact, tot_h, tot_l, th, tl, tf,
 
 def build() -> dict[str, Any]:
     """Compile the weighted kernels."""
-    from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
-
-    globals().update(_nb_tz=trailing_zeros, _nb_lz=leading_zeros)  # one instruction each
-    bind(globals(), ("_nb_reached", "_nb_part", "_nb_group_select", "_nb_group_bits",
-                     "_nb_limbs", "_nb_sort_float"))
+    bind(globals(), ("_nb_reached", "_nb_part", "_nb_group_select", "_nb_ctz",
+                     "_nb_bits_range", "_nb_group_bits", "_nb_limbs", "_nb_sort_float"))
     return {"prepare": jit(nogil=True)(_nb_prepare), "select": jit(nogil=True)(_nb_select)}
 
 
@@ -371,9 +413,11 @@ register("weighted", build)
 
 def _nb_row_load(keys, fm, sh, w, r, k, ws, src):  # pragma: no cover - compiled
     """Copy row ``r``'s pairs of positive weight into the scratch arrays (keys made
-    from float bits when ``fm``); returns their number."""
+    from float bits when ``fm``); returns their number and exponent range."""
     n = keys.shape[1]
     m = 0
+    emin = np.int64(4096)
+    emax = np.int64(-1)
     for i in range(n):
         wi = w[r, i]
         if wi > 0:
@@ -382,7 +426,12 @@ def _nb_row_load(keys, fm, sh, w, r, k, ws, src):  # pragma: no cover - compiled
             ws[m] = wi
             src[m] = i
             m += 1
-    return m
+    wsb = ws.view(np.int64)
+    for i in range(m):
+        e = (wsb[i] >> 52) & 0x7FF
+        emin = min(emin, e)
+        emax = max(emax, e)
+    return m, emin, emax
 
 
 def _nb_rows_totals(keys, fm, sh, w):  # pragma: no cover - compiled
@@ -404,11 +453,11 @@ def _nb_rows_totals(keys, fm, sh, w):  # pragma: no cover - compiled
     counts = np.zeros(rows, np.int64)
     wsb = ws.view(np.int64)
     for r in range(rows):
-        m = _nb_row_load(keys, fm, sh, w, r, k, ws, src)
+        m, emin, emax = _nb_row_load(keys, fm, sh, w, r, k, ws, src)
         counts[r] = m
-        lg, tg = _nb_group_bits(wsb, 0, m)
+        lg, tg = _nb_group_bits(wsb, 0, m, emin, emax)
         L[r] = lg
-        bg, ex, s_h, s_l = _nb_limbs(wsb, 0, m, lg, tg, hi, lo)
+        bg, ex, s_h, s_l = _nb_limbs(ws, 0, m, lg, tg, hi, lo)
         B[r], exact[r] = bg, ex
         if ex:
             s_h += s_l >> bg
@@ -440,12 +489,14 @@ def _nb_rows_select(keys, fm, sh, w, L, B, exact, last_h, last_l, th, tl,
     perm = np.empty(_SMALL, np.int64)
     wsb = ws.view(np.int64)
     for r in range(rows):
-        m = _nb_row_load(keys, fm, sh, w, r, k, ws, src)
+        m, emin, emax = _nb_row_load(keys, fm, sh, w, r, k, ws, src)
         if m == 0:
             continue
         if exact[r]:
-            _lg, tg = _nb_group_bits(wsb, 0, m)
-            _nb_limbs(wsb, 0, m, L[r], tg, hi, lo)
+            _lg, tg = _nb_group_bits(wsb, 0, m, emin, emax)
+            _nb_limbs(ws, 0, m, L[r], tg, hi, lo)
+            if tg - L[r] <= B[r]:
+                hi[:m] = 0
             for j in range(nt):  # the targets in ascending order (insertion sort)
                 q = j
                 while q > 0 and (th[tord[q - 1], r] > th[j, r] or (
