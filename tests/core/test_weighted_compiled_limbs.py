@@ -1,12 +1,12 @@
 """The compiled weighted selection gives the NumPy engine's bits on hard weight layouts.
 
-The compiled kernels split each group's weights into exact integer limbs by shifts of
-the mantissas (:mod:`nanaccess.core._numba.weighted`); the NumPy engine does it with
-``frexp`` / ``ldexp`` (:mod:`nanaccess.core.weighted.cumulative`). These cases stress
+The compiled kernels (:mod:`nanaccess.core._numba.weighted`) find each group's lowest
+and top weight bits and split its weights into exact integer limbs on their own; the
+NumPy engine does it in :mod:`nanaccess.core.weighted.cumulative`. These cases stress
 the split: subnormal weights (alone and next to normal ones), weights spanning many
 binades (one limb, two limbs, too wide for the limbs: float groups), integer weights
 with exact ties of the cumulative weight and the targets, groups of one to a few
-hundred pairs (the small-range sort and the quickselect), and keys with ties.
+hundred pairs (the small-range rank sort and the quickselect), and keys with ties.
 """
 
 from __future__ import annotations
