@@ -30,6 +30,8 @@ MOMENTS = ("sum", "mean", "var", "std")
 SUMS = ("sum", "mean")
 #: at most this many reruns of the certified variance on finer bins (see _local_bins)
 LOCAL_LEVELS = 3
+#: columns shorter than this (several of them) take the sliding engine for variances
+VAR_MIN_ROWS = 48
 
 
 def moment_ok(stat: str, params: dict) -> bool:
@@ -94,10 +96,12 @@ def fused_moment(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarr
     removes = RULES[policy].removes
     nout = start.nout if end is None else start.size
     ncols = x2.shape[1]
+    spread = stat in ("var", "std")
+    if spread and ncols > 1 and x2.shape[0] < VAR_MIN_ROWS:
+        return None  # many short columns: the expansion's one call beats a call each
     values = np.empty((nout, ncols), np.float64)
     count = np.empty((nout, ncols), np.int64)
     redo = np.zeros((nout, ncols), bool)
-    spread = stat in ("var", "std")
     extent = np.zeros(2)
     flags = 0
     for c in range(ncols):
