@@ -113,6 +113,7 @@ def _raise_first(errors: list[tuple], policy: NanPolicy, shape: tuple[int, ...],
                 if relabel is None:
                     raise
                 raise relabel(err) from None
+    raise RuntimeError(f"slabs raised {errors} but the policy raises none of them")
 
 
 def by_slabs(x: da.Array, slabs: tuple[int, list[int]], run: Callable[[da.Array], Any],
