@@ -95,3 +95,17 @@ def test_kernel_stamps_cover_compensated(monkeypatch, module, kernel):
     monkeypatch.setattr(_cache, "_file_hash", lambda p: real(p) + (
         b"edited" if p.endswith(os.sep + "window_var.py") else b""))
     assert _cache.source_stamp(fn) == before  # a module it does not bind
+
+
+def test_stamp_follows_closures_and_globals(monkeypatch):
+    from nanaccess.core._numba import _cache
+
+    def make(helper):
+        def kernel(x):
+            return helper(x)
+        return kernel
+
+    local = make(lambda x: x)
+    other = make(os.path.join)  # a helper of another module, captured by the closure
+    assert _cache.source_stamp(other) != _cache.source_stamp(local)
+    assert _cache.source_stamp(other) == _cache.source_stamp(make(os.path.join))

@@ -85,8 +85,8 @@ def _constant(value: Any) -> bytes | None:
 
 def source_stamp(fn: Any) -> bytes:
     """A digest of ``fn``'s source file, the files of every function it names in its
-    globals (compiled dispatchers through their Python function), transitively, and
-    the constants those functions name."""
+    globals or captures in a closure (compiled dispatchers through their Python
+    function), transitively, and the global constants those functions name."""
     h = hashlib.sha256()
     seen: set[int] = set()
     files: set[str] = set()
@@ -100,6 +100,13 @@ def source_stamp(fn: Any) -> bytes:
         if code is None:
             continue
         files.add(code.co_filename)
+        for cell in getattr(f, "__closure__", None) or ():  # helpers captured by a closure
+            try:
+                inner = getattr(cell.cell_contents, "py_func", cell.cell_contents)
+            except ValueError:  # an empty cell
+                continue
+            if isinstance(inner, types.FunctionType):
+                todo.append(inner)
         glob = getattr(f, "__globals__", {})
         for name in sorted(_names(code)):
             if name not in glob:
