@@ -161,7 +161,7 @@ def grouped_weighted(x: Any, codes: Any, ngroups: int, stat: str, weights: Any, 
                                                    tails)
         except Exception as exc:  # a broken numba install: NumPy from here on
             _numba.fallback(exc, engine)
-    if vals is None and not order and eligible(p, stat, engine):
+    if vals is None and not order and eligible(p, stat, engine, ddof=ddof):
         vals, res_miss = _certified_engine(p, codes, ngroups, stat, policy, ddof, tails,
                                            engine)
     if vals is None:
@@ -179,11 +179,11 @@ def grouped_weighted(x: Any, codes: Any, ngroups: int, stat: str, weights: Any, 
 
 
 def _certified_engine(p, codes, ngroups, stat, policy, ddof, tails, engine):
-    """Weighted mean / sum of every group by the certified compiled sums
+    """Weighted mean / sum / var / std of every group by the certified compiled sums
     (:mod:`nanaccess.core.weighted.certified`: one pass over the pairs, no blocks);
     the groups it does not certify go to :func:`_blocks_engine`. ``(None, None)``
     when numba fails."""
-    fast = certified_sums(p.x[0], p.w[0], codes, ngroups, stat, engine)
+    fast = certified_sums(p.x[0], p.w[0], codes, ngroups, stat, engine, ddof=ddof)
     if fast is None:
         return None, None
     got, ok = fast
