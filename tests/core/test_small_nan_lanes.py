@@ -117,3 +117,21 @@ def test_certified_1d_skipnan_counts_and_flags():
     assert ok and val == 1.5 and count == 80
     assert flags == certified.F_NAN | certified.F_SNAN
     assert certified.certified_1d_skipnan(np.full(100, np.nan), "sum")[1] is False
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.one_of(st.integers(0, 2**64 - 1).map(_f), _VALUES,
+                          st.sampled_from(_NANS)), min_size=1, max_size=150),
+       st.sampled_from([0, 1, 2, -1]), st.booleans())
+def test_var_one_kernel_is_the_rows_kernel_of_one_row(vals, ddof, skipnan):
+    """``certified_var_1d`` (the four-argument kernel) against ``certified_var_rows``
+    of the same row: the same value, certification and flags."""
+    x = np.array(vals, dtype=np.float64)
+    one = certified.certified_var_1d(x, ddof, skipnan=skipnan)
+    rows = certified.certified_var_rows(x[None, :], None, ddof, skipnan=skipnan)
+    if one is None or rows is None:  # numba does not serve the call (or below MIN_SIZE)
+        return
+    val, ok, flags = one
+    assert ok == bool(rows[1][0]) and flags == int(rows[3][0])
+    if ok:
+        assert np.float64(val).tobytes() == rows[0][:1].tobytes()

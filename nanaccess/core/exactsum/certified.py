@@ -281,16 +281,15 @@ def certified_var_1d(x: np.ndarray, ddof: float, *, skipnan: bool = False
             or abs(ddof) >= _MAX_COUNT or x.size > _MAX_COUNT \
             or nb.choose_engine(size=x.size) != "numba":
         return None
-    x2 = np.ascontiguousarray(x).reshape(1, -1)
-    mode = MODE_SKIPNAN if skipnan else MODE_ALL
-    out = np.empty(1)
-    ok = np.empty(1, dtype=bool)
-    ints = np.zeros(2, np.int64)  # the count and the flags, two views of one allocation
-    got = _run_var("var_rows_kernel", x2, _DUMMY2, _bits(x2, mode, _DUMMY_BITS2), mode,
-                   int(ddof), out, ok, ints[:1], ints[1:])
-    if got is None:
+    x = np.ascontiguousarray(x)
+    try:
+        val, ok, _, flags = nb.kernels("compensated_var")["var_one_kernel"](
+            x, x.view(np.uint64), skipnan, int(ddof))
+    except Exception as err:  # numba failed: the NumPy engine, from now on
+        nb.fallback(err)
         return None
-    return float(out[0]), bool(ok[0]), int(ints[1])
+    _STATS["certified" if ok else "fallback"] += 1
+    return float(val), bool(ok), int(flags)
 
 
 def certified_var_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.ndarray,
