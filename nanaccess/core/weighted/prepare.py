@@ -162,8 +162,9 @@ def prepare(x: np.ndarray, weights: Any, *, axis: Any, policy, missing=None,
         raise TypeError(f"weights must be real numbers, got dtype {w_in.dtype}")
     # the usual weights (finite, non-negative floats) in two reductions: a NaN makes the
     # minimum NaN, so this also proves there is none (no NaN mask to build)
-    clean = w_in.dtype.kind == "f" and w_in.size > 0 and bool(
-        w_in.min() >= 0) and bool(w_in.max() < np.inf)
+    wmin = w_in.min() if w_in.dtype.kind == "f" and w_in.size else None
+    clean = wmin is not None and bool(wmin >= 0) and bool(w_in.max() < np.inf)
+    positive = clean and bool(wmin > 0)  # every pair present: no mask of them
     wnan, wsig = (None, None) if clean else _float_nan_masks(w_in)
     wmiss = None
     if weights_missing is not None:
@@ -181,7 +182,8 @@ def prepare(x: np.ndarray, weights: Any, *, axis: Any, policy, missing=None,
     wnan_b = None if wnan is None else align_weights(wnan, x.shape, axis)
     wmiss_b = None if wmiss is None else align_weights(wmiss, x.shape, axis)
     with np.errstate(invalid="ignore"):
-        present = wb != 0  # NaN and missing weights included: they decide, not drop
+        # NaN and missing weights included: they decide, not drop
+        present = None if positive else (wb != 0)
     xnan, xsig = _float_nan_masks(x)
     xmiss = None
     if missing is not None:
@@ -191,10 +193,10 @@ def prepare(x: np.ndarray, weights: Any, *, axis: Any, policy, missing=None,
     if x.dtype.kind in "mM":
         nat = np.isnat(x)
         xmiss = nat if xmiss is None else (xmiss | nat)
-    if xnan is not None:
+    if xnan is not None and present is not None:
         xnan, xsig = xnan & present, xsig & present
     if xmiss is not None:
-        xmiss = xmiss & present
+        xmiss = xmiss if present is None else (xmiss & present)
         if not xmiss.any():
             xmiss = None
     raise_for(NanTally.from_masks(nan=xnan, signaling=xsig, missing=xmiss), policy,
@@ -228,12 +230,13 @@ def prepare(x: np.ndarray, weights: Any, *, axis: Any, policy, missing=None,
             has_miss = prop_miss.any(axis=1) & ~has_nan
             if has_miss.any():
                 miss_rows = has_miss
-    seen = red.as_rows(present)
+    seen = None if present is None else red.as_rows(present)
     if drop is not None:
         w = np.where(drop, 0.0, w)  # a new array: the caller's weights stay as they are
         if r.removes:
-            seen = seen & ~drop
-    count = np.count_nonzero(seen, axis=1)
+            seen = ~drop if seen is None else (seen & ~drop)
+    count = np.full(rows.shape[0], rows.shape[1], np.intp) if seen is None else \
+        np.count_nonzero(seen, axis=1)
     keep_miss = xmiss_r if r.orders_nans else None
     keep_nan = xnan_r if r.orders_nans else None
     return Prepared(red, rows, w, keep_miss, keep_nan, nan_rows, nan_values, miss_rows, count,
