@@ -204,8 +204,10 @@ def test_out_of_range_and_infinities_not_served():
     x = np.array([1.0, 2.0, np.inf, 4.0])
     start, end = fixed_bounds(4, 2)
     assert run(x, start, end, 0)[2] == -1
-    assert run(np.array([1e200, 1.0, 2.0]), *fixed_bounds(3, 2), 0)[2] == -1
-    for y in (x, np.array([1e200, 1.0, 2.0, 3.0]), np.array([1e-300, 2e-300, 1.0, 1e-310])):
+    assert run(np.array([1e200, 1.0, 2e-300]), *fixed_bounds(3, 2), 0)[2] == -1  # too wide
+    assert run(np.array([1e200, 1.0, 2.0]), *fixed_bounds(3, 2), 0)[2] >= 0  # rescaled
+    for y in (x, np.array([1e200, 1.0, 2.0, 3.0]), np.array([1e-300, 2e-300, 1.0, 1e-310]),
+              np.array([1e200, 1.0, 2e-300, 5.0])):
         s, e = fixed_bounds(len(y), 2)
         check_entry(y, s, e, "var", 0)
 
@@ -305,3 +307,19 @@ def test_columns_equal_numpy_engine(rows):
             want = window_reduce(x, start, end, stat, policy="omit", engine="numpy", ddof=1)
             assert same_bits(got.values, want.values)
             assert np.array_equal(got.count, want.count)
+
+
+@pytest.mark.parametrize("scale", [1e-150, 1e-165, 3e-310, 1e200, 1e280])
+def test_tiny_and_huge_data_rescaled(scale):
+    """Data outside [2**-200, 2**500) is certified on ``x * 2**k`` and the results
+    scaled back (exact while normal; subnormal variances, as of 1e-165 or 3e-310
+    data, are left to the exact engines)."""
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal(300) * scale
+    x[::29] = np.nan
+    for start, end in (fixed_bounds(len(x), 8), expanding_bounds(len(x))):
+        wv.reset_stats()
+        for stat in ("var", "std"):
+            check_entry(x, start, end, stat, 1)
+        if scale in (1e-150, 1e200):
+            assert wv.stats()["certified"] > 0

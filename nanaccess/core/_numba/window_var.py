@@ -463,6 +463,36 @@ def _last_bit(c: float) -> int:
     return (num & -num).bit_length() - den.bit_length()
 
 
+def _rescaled(x, big, small, start, end, fw, ddof, out, cnt, bad, compiled, spread,
+              scale) -> int:
+    """:func:`binned_var` of ``x * 2**k`` (``big * 2**k`` in ``[1, 2)``: exact while
+    every scaled value stays normal), its results times ``2**(-2k)``: exact where they
+    are normal (the variance scales with the square), the rest left to the exact
+    kernel. -1 where scaling down would lose the smallest values' bits."""
+    k = -(int(np.frexp(big)[1]) - 1)
+    if k < 0 and not small * 2.0 ** k >= 2.0 ** -1022:
+        return -1
+    h = k // 2
+    xs = (x * 2.0 ** h) * 2.0 ** (k - h)  # two steps: 2**k alone may overflow
+    seen = binned_var(xs, fw if fw is not None else start, end, ddof, out, cnt, bad,
+                      compiled=compiled, spread=spread, scale=scale)
+    if seen < 0:
+        return seen
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        for _ in range(2):  # 2**(-2k) in four steps of one sign (exact while normal)
+            out *= 2.0 ** -h
+            out *= 2.0 ** (h - k)
+        odd = ~bad & (out != 0) & ~(np.abs(out) >= 2.0 ** -1022) & ~np.isnan(out)
+        odd |= ~bad & np.isinf(out)
+    if odd.any():  # subnormal (or overflowed) results: rounded twice here
+        bad |= odd
+        k = int(np.count_nonzero(odd))
+        _STATS["certified"] -= k
+        _STATS["fallback"] += k
+        seen |= 2
+    return seen
+
+
 def binned_var(x: np.ndarray, start: Any, end: np.ndarray | None, ddof: int,
                out: np.ndarray, cnt: np.ndarray, bad: np.ndarray, *, compiled: bool = True,
                spread: int | None = None, scale: float = 1.0,
@@ -475,9 +505,11 @@ def binned_var(x: np.ndarray, start: Any, end: np.ndarray | None, ddof: int,
     None); windows sharing one start (expanding) take :func:`_nb_cum_var`. ``spread``
     (tests) narrows the bins' spacing below ``52 - log2(width)`` bits, ``scale``
     (tests) scales the error bound; ``extent`` (2 floats) receives the largest and the
-    smallest nonzero magnitude of the non-NaN values. Returns -1 where the kernels do not apply (an
-    infinity, squares beyond ``2**1000``, decreasing bounds), else bit 0: a NaN
-    entered a window, bit 1: an output is left to the exact kernel."""
+    smallest nonzero magnitude of the non-NaN values. Data whose largest magnitude is
+    outside ``[2**-200, 2**500)`` is rescaled by a power of two (:func:`_rescaled`).
+    Returns -1 where the kernels do not apply (an infinity, a range too wide to
+    rescale, bins that would overflow, decreasing bounds), else bit 0: a NaN entered
+    a window, bit 1: an output is left to the exact kernel."""
     fns = kernels("window_var") if compiled else {
         "range": _nb_range, "binned_var": _nb_binned_var, "cum_var": _nb_cum_var,
         "minmax": _nb_minmax}
@@ -490,8 +522,11 @@ def binned_var(x: np.ndarray, start: Any, end: np.ndarray | None, ddof: int,
     big, small, inf, width = fns["range"](x.view(np.int64), start, end)
     if extent is not None:
         extent[:] = big, small
-    if inf or big >= 2.0 ** 500:
+    if inf:
         return -1
+    if big > 0 and not 2.0 ** -200 <= big < 2.0 ** 500:  # tiny or huge data: rescaled
+        return _rescaled(x, big, small, start, end if not fixed else None,
+                         fw if fixed else None, ddof, out, cnt, bad, compiled, spread, scale)
     cum = not fixed and start.size and start[0] == start[-1]  # expanding: nothing leaves
     width = CUM_BLOCK if cum else fw.width if fixed else int(width)
     lw = int(width + 2).bit_length()  # W + 2 <= 2**lw: headroom of every bin
