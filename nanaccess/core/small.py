@@ -426,7 +426,7 @@ def order_small(x: Any, stat: str, policy: NanPolicy, q: np.ndarray | None = Non
     if kind == "f":
         if x.dtype.itemsize not in (2, 4, 8):
             return None
-        part = None
+        part = nans = nan = None
         if stat in MEDIANS and x.dtype == np.float64:
             part = _median_partition(x, stat)  # NaN-free data needs no mask
             p, lo, hi = part
@@ -434,23 +434,29 @@ def order_small(x: Any, stat: str, policy: NanPolicy, q: np.ndarray | None = Non
                 out = _median_pick(x, float(p[lo]), float(p[hi]), lo, hi)
                 if out is not None:
                     return out
-        nan = np.isnan(x)
-        if nan.any():
+            elif p[hi] == p[hi]:  # every NaN sorts above rank hi: read them there
+                tail = p[hi + 1:]
+                nans = tail[np.isnan(tail)]
+            else:
+                part = None  # NaNs reach the median ranks: the mask path
+        if nans is not None or (nan := np.isnan(x)).any():
             r = RULES[policy]
             if r.nan_raises:
                 return None  # the generic path raises, naming the position
+            if nans is None and (r.propagates or not r.signaling_allowed):
+                nans = x[nan]
             if not r.signaling_allowed:
-                if _any_signaling(x[nan]):
+                if _any_signaling(nans):
                     return None  # a signaling NaN: the generic path raises
             if r.propagates:  # the totalOrder-greatest NaN, as the generic engine
-                pv = keys_to_float(np.array(float_keys(x[nan]).max()), x.dtype)
+                pv = keys_to_float(np.array(float_keys(nans).max()), x.dtype)
                 return np.broadcast_to(pv, () if q is None else q.shape).copy()
             if r.removes:
                 if part is not None:  # the partition above, reused
-                    out = _median_omit(x, part, stat, x.size - int(np.count_nonzero(nan)))
+                    out = _median_omit(x, part, stat, x.size - nans.size)
                     if out is not None:
                         return out
-                x = x[~nan]
+                x = x[~(np.isnan(x) if nan is None else nan)]
                 if not x.size:
                     return None  # nothing left: the generic path's empty result
             elif r.nan_rank != "totalorder":
