@@ -99,3 +99,22 @@ def test_compiled_rows_give_the_numpy_bits(kind):
         with na.option_context(engine="numpy"):
             b = reduce(x, stat, axis=1, weights=w, policy="omit", **kw).values
         assert _bits(a) == _bits(b), (stat, kw)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.dtype(">f8")])
+@pytest.mark.parametrize("policy", ["omit", "propagate", "totalorder", "largest"])
+def test_compiled_narrow_floats_give_the_numpy_bits(dtype, policy):
+    """float32 / float16 / big-endian data (widened to float64 keys in the kernel when
+    no NaN can be picked) keep their dtype and the NumPy engine's bits."""
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 40, 3000)
+    x = rng.normal(size=3000).round(2).astype(dtype)
+    x[::17] = np.nan
+    x[5::29] = -0.0
+    w = _weights("real", rng, 3000)
+    w[::7] = 0.0
+    for stat, kw in CASES:
+        a = grouped_weighted(x, codes, 41, stat, w, policy=policy, engine="numba", **kw)
+        b = grouped_weighted(x, codes, 41, stat, w, policy=policy, engine="numpy", **kw)
+        assert a[0].dtype == b[0].dtype
+        assert _bits(a[0]) == _bits(b[0]), (stat, kw)

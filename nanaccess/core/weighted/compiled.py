@@ -53,10 +53,15 @@ def compiled_order(p: Prepared, codes: np.ndarray | None, ngroups: int, stat: st
     nb = kernels("weighted")
     x = p.x.reshape(-1)
     w = np.ascontiguousarray(p.w, np.float64).reshape(-1)
+    rule = RULES[policy]
     flip = x.dtype == np.float64 and x.dtype.isnative and \
-        RULES[policy].nan_rank not in ("first", "last")
-    if flip:  # totalOrder keys made from the bits inside the kernel
-        keys = np.ascontiguousarray(x).view(np.int64)
+        rule.nan_rank not in ("first", "last")
+    # narrower floats widen exactly to float64 (same order): the keyed layout too, when
+    # no NaN can be picked (widening would quiet a signaling NaN's bits)
+    wide = not flip and x.dtype != np.float64 and not rule.orders_nans
+    if flip or wide:  # totalOrder keys made from the bits inside the kernel
+        keys = (np.ascontiguousarray(x) if flip else x.astype(np.float64)).view(np.int64)
+        flip = True
     else:
         keys = _sort_keys(p, policy).reshape(-1).astype(np.int64, copy=False)
     n = w.shape[0]  # scratch from NumPy: huge pages, fewer page faults (see the kernel)
@@ -72,11 +77,15 @@ def compiled_order(p: Prepared, codes: np.ndarray | None, ngroups: int, stat: st
                        flip)
     nq = s_lo.shape[0]
     i_lo, i_hi = (idx, idx) if same else (idx[:nq], idx[nq:])
+    dt = x.dtype.newbyteorder("=")  # native, as the NumPy engine's results
     if flip:  # the kernels returned keys: their float64 values (empty groups: -0.0)
         a, b = _unkey(i_lo), _unkey(i_hi)
+        if wide:  # back to the data's dtype, exactly: the values of x[index]
+            a, b = a.astype(dt), b.astype(dt)
     else:
         a = x[np.maximum(i_lo, 0)] if x.size else np.zeros(i_lo.shape, x.dtype)
         b = x[np.maximum(i_hi, 0)] if x.size else a
+        a, b = a.astype(dt, copy=False), b.astype(dt, copy=False)
     vals, res_miss = _finish(stat, mode, a, b, t, total, tails)
     return vals, res_miss, counts
 
