@@ -262,10 +262,10 @@ def _median_f64(x: np.ndarray, stat: str) -> np.float64 | None:
     """A median of 1-D float64 ``x``; None when ``x`` holds a NaN (NumPy sorts it last,
     so the partition shows it) or the midpoint overflows."""
     p, lo, hi = _median_partition(x, stat)
-    last = p[x.size - 1]
+    last = p.item(x.size - 1)
     if last != last:
         return None
-    return _median_pick(x, float(p[lo]), float(p[hi]), lo, hi)
+    return _median_pick(x, p.item(lo), p.item(hi), lo, hi)
 
 
 def _median_partition(x: np.ndarray, stat: str) -> tuple[np.ndarray, int, int]:
@@ -300,8 +300,8 @@ def _median_omit(x: np.ndarray, part: tuple[np.ndarray, int, int], stat: str, m:
     lo2, hi2 = median_ranks(stat, m)  # hi2 <= (n - 1) // 2 <= lo
     ks = sorted({k for k in (lo2, hi2) if k < lo})
     q = np.partition(p[:lo], ks) if ks else p
-    a = float(q[lo2] if lo2 < lo else p[lo])
-    b = float(q[hi2] if hi2 < lo else p[lo])
+    a = q.item(lo2) if lo2 < lo else p.item(lo)
+    b = q.item(hi2) if hi2 < lo else p.item(lo)
     return _median_pick(x, a, b, lo2, hi2)  # signed zeros: NaNs count as neither sign
 
 
@@ -430,11 +430,12 @@ def order_small(x: Any, stat: str, policy: NanPolicy, q: np.ndarray | None = Non
         if stat in MEDIANS and x.dtype == np.float64:
             part = _median_partition(x, stat)  # NaN-free data needs no mask
             p, lo, hi = part
-            if p[-1] == p[-1]:
-                out = _median_pick(x, float(p[lo]), float(p[hi]), lo, hi)
+            last, b = p.item(x.size - 1), p.item(hi)  # Python floats: no NumPy scalars
+            if last == last:
+                out = _median_pick(x, p.item(lo), b, lo, hi)
                 if out is not None:
                     return out
-            elif p[hi] == p[hi]:  # every NaN sorts above rank hi: read them there
+            elif b == b:  # every NaN sorts above rank hi: read them there
                 tail = p[hi + 1:]
                 nans = tail[np.isnan(tail)]
             else:
