@@ -32,7 +32,6 @@ from .window_sums import (  # noqa: F401  (bound as this module's globals)
     _nb_cmp_half,
     _nb_grow,
     _nb_mean,
-    _nb_range,
     _nb_round,
     _nb_sign,
     _nb_split,
@@ -432,16 +431,37 @@ def _grid(e_top: int, lw: int, d: int) -> tuple[float, float, int, int]:
     return 1.5 * 2.0 ** (b0 + 52), 1.5 * 2.0 ** (b1 + 52), b0, b1
 
 
-def _nb_minmax(x):  # pragma: no cover - compiled
-    """(smallest, largest) non-NaN value (NaN compares false: skipped); (inf, -inf)
-    when there is none."""
-    lo = np.inf
-    hi = -np.inf
-    for j in range(x.shape[0]):
-        v = x[j]
-        lo = v if v < lo else lo
-        hi = v if v > hi else hi
-    return lo, hi
+def _nb_extent(bits, start, end):  # pragma: no cover - compiled
+    """:func:`.window_sums._nb_range` (largest |x|, smallest nonzero |x|, infinities,
+    widest window) plus the smallest and largest non-NaN value, in one pass of
+    integer reductions on the bits (a sign-folded key orders floats as integers)."""
+    width = 0
+    for i in range(start.shape[0]):
+        width = max(width, end[i] - start[i])
+    mag = 0x7FFFFFFFFFFFFFFF
+    inf_bits = 0x7FF0000000000000
+    big = 0
+    small = mag
+    infs = 0
+    lo = mag
+    hi = -mag - 1
+    for j in range(bits.shape[0]):
+        b = bits[j]
+        a = b & mag
+        num = a <= inf_bits
+        key = b ^ ((b >> 63) & mag)
+        infs += a == inf_bits
+        big = max(big, a if a < inf_bits else 0)
+        small = min(small, a if a != 0 else mag)
+        lo = min(lo, key if num else mag)
+        hi = max(hi, key if num else -mag - 1)
+    if lo > hi:  # no number
+        return 0.0, np.inf, infs > 0, width, np.inf, -np.inf
+    lo = lo ^ ((lo >> 63) & mag)
+    hi = hi ^ ((hi >> 63) & mag)
+    return (np.int64(big).view(np.float64),
+            np.int64(small).view(np.float64) if small < inf_bits else np.inf, infs > 0, width,
+            np.int64(lo).view(np.float64), np.int64(hi).view(np.float64))
 
 
 def _shift(lo: float, hi: float, big: float) -> tuple[float, float]:
@@ -511,15 +531,14 @@ def binned_var(x: np.ndarray, start: Any, end: np.ndarray | None, ddof: int,
     rescale, bins that would overflow, decreasing bounds), else bit 0: a NaN entered
     a window, bit 1: an output is left to the exact kernel."""
     fns = kernels("window_var") if compiled else {
-        "range": _nb_range, "binned_var": _nb_binned_var, "cum_var": _nb_cum_var,
-        "minmax": _nb_minmax}
+        "extent": _nb_extent, "binned_var": _nb_binned_var, "cum_var": _nb_cum_var}
     fixed = end is None
     if fixed:
         fw, start = start, np.zeros(0, np.int64)
         end = start
     start = np.ascontiguousarray(start, np.int64)
     end = np.ascontiguousarray(end, np.int64)
-    big, small, inf, width = fns["range"](x.view(np.int64), start, end)
+    big, small, inf, width, lo, hi = fns["extent"](x.view(np.int64), start, end)
     if extent is not None:
         extent[:] = big, small
     if inf:
@@ -533,7 +552,7 @@ def binned_var(x: np.ndarray, start: Any, end: np.ndarray | None, ddof: int,
     d = 52 - lw if spread is None else min(spread, 52 - lw)
     e_max = int(np.frexp(big)[1]) - 1 if big > 0 else -1074
     lsb = max(int(np.frexp(small)[1]) - 53, -1074) if small < np.inf else e_max
-    c, ymax = _shift(*fns["minmax"](x), big)
+    c, ymax = _shift(lo, hi, big)
     e_y = int(np.frexp(ymax)[1]) - 1 if ymax > 0 else -1074
     if cum:  # S of v - c too: fl(v - c) has no bit below c's or the data's last one
         lsb = min(lsb, _last_bit(c))
@@ -564,13 +583,12 @@ def build() -> dict[str, Any]:
     """Compile the variance kernels (the expansion helpers compiled by window_sums)."""
     globals()["_fma"] = _fma_intrinsic()
     bind(globals(), EXPANSION_HELPERS, kernels("window_sums"))
-    sums = kernels("window_sums")
     bind(globals(), ("_nb_two_prod", "_nb_var"))
     for name in ("_nb_q0", "_nb_q1", "_nb_cert", "_nb_fold"):  # per value: inlined into the kernels
         globals()[name] = jit(nogil=True, inline="always")(globals()[name])
-    return {"var": jit(nogil=True)(_nb_var_columns), "range": sums["range"],
+    return {"var": jit(nogil=True)(_nb_var_columns), "extent": jit(nogil=True)(_nb_extent),
             "binned_var": jit(nogil=True)(_nb_binned_var),
-            "cum_var": jit(nogil=True)(_nb_cum_var), "minmax": jit(nogil=True)(_nb_minmax)}
+            "cum_var": jit(nogil=True)(_nb_cum_var)}
 
 
 register("window_var", build)
