@@ -41,7 +41,13 @@ import numpy as np
 from .. import _stats
 from ..options import NanPolicy
 from .bits import layout_of
-from .exactsum.certified import F_NAN, F_SNAN, certified_1d_skipnan, certified_var_1d
+from .exactsum.certified import (
+    F_NAN,
+    F_SNAN,
+    certified_1d,
+    certified_1d_skipnan,
+    certified_var_1d,
+)
 from .exactsum.compiled import compiled_1d
 from .interp import PICK_METHODS, quantile_position
 from .keys import float_keys, integer_keys, keys_to_float
@@ -568,10 +574,16 @@ def moment_small(x: Any, stat: str, policy: NanPolicy, ddof: float = 0) -> np.fl
     if type(x) is not np.ndarray or x.ndim != 1 or x.dtype != np.float64 \
             or not 0 < x.size <= SMALL_ARRAY or not x.dtype.isnative:
         return None
-    if x.size > SMALL_COMPILED or stat in ("var", "std"):
-        got = _certified_skipnan(x, stat, policy, ddof)  # one pass; NaNs skipped, flagged
+    # sums and means: the plain kernel first (NaN-free data, the common case, is its
+    # fastest pass); then, and for variances at once, one certified pass that skips
+    # the NaNs and flags them
+    if x.size <= SMALL_COMPILED:
+        got = moment_plain(x, stat, ddof) if stat in MOMENTS else None
     else:
-        got = moment_plain(x, stat, ddof)
+        got = certified_1d(np.ascontiguousarray(x), stat) if stat in MOMENTS else None
+        got = None if got is None else np.float64(got)
+    if got is None and (x.size > SMALL_COMPILED or stat in ("var", "std")):
+        got = _certified_skipnan(x, stat, policy, ddof)
     if got is not None:
         return got
     fin = np.isfinite(x)
