@@ -17,10 +17,11 @@ from typing import Any
 
 import numpy as np
 
+from ..core.bits import layout_of
 from ..core.keys import float_keys
 from ..core.policy import NanTally
 from ..options import NanPolicy
-from .buckets import hist_block, maxnan_block, ukey_extreme
+from .buckets import _fast_top, hist_block, maxnan_block, ukey_extreme
 from .tally import block_tally, globalize, raw16, signaling_mask, special_positions
 
 __all__ = ["FirstRecord", "first_block", "merge_records", "record_tally", "record_counts"]
@@ -79,9 +80,23 @@ def first_block(b: np.ndarray, block_info: dict | None = None, *, kept, axes,
     kshape = tuple(b.shape[a] for a in kept)
     rows = math.prod(kshape)
     rec = FirstRecord(kshape, math.prod(b.shape[a] for a in axes))
+    if stat in ("min", "max"):
+        u = ukey_extreme(b, policy=policy, which=stat)
+        red = np.min if stat == "min" else np.max
+        init = _U64_MAX if stat == "min" else 0
+        rec.ext = red(u, axis=axes, initial=init).astype(np.uint64).reshape(rows)
+        rec.which = stat
+    else:
+        nb = 1 << bits
+        h = hist_block(b, kept=kept, axes=axes, policy=policy, w=w, bits=bits, nb=nb)
+        rec.hist = h.reshape(rows, nb)
     raw = raw16(b) if not kept and b.size else None
     if raw is not None and (tally or nans or maxnan):
-        pos = special_positions(raw, b.dtype)
+        if _fast_top(b.dtype, policy) and not _maybe_special(rec.hist, b.dtype, bits):
+            # the histogram counts no infinity or NaN: no scan for them
+            pos = np.zeros(0, np.intp)
+        else:
+            pos = special_positions(raw, b.dtype)
         v = b.reshape(-1)[pos]
         nan, sig = signaling_mask(v)
         if tally:
@@ -104,19 +119,22 @@ def first_block(b: np.ndarray, block_info: dict | None = None, *, kept, axes,
             rec.maxnan = maxnan_block(b, axes).reshape(rows)
     if missing:
         rec.nmiss = np.isnat(b).sum(axis=axes, dtype=np.int64).reshape(rows)
-    if stat in ("min", "max"):
-        u = ukey_extreme(b, policy=policy, which=stat)
-        red = np.min if stat == "min" else np.max
-        init = _U64_MAX if stat == "min" else 0
-        rec.ext = red(u, axis=axes, initial=init).astype(np.uint64).reshape(rows)
-        rec.which = stat
-    else:
-        nb = 1 << bits
-        h = hist_block(b, kept=kept, axes=axes, policy=policy, w=w, bits=bits, nb=nb)
-        rec.hist = h.reshape(rows, nb)
     out = np.empty((1,) * b.ndim, dtype=object)
     out.reshape(-1)[0] = rec
     return out
+
+
+def _maybe_special(hist: np.ndarray | None, dtype: np.dtype, bits: int) -> bool:
+    """Whether a one-row histogram of the top ``bits`` key bits may count an infinity
+    or a NaN: with unshifted keys (:func:`.buckets._fast_top` policies) every one sits
+    in a bucket whose sign-and-exponent bits are all ones (positive, and the quiet NaNs
+    the policy files at the top) or all zeros (negative)."""
+    head = layout_of(dtype).bits - layout_of(dtype).mantissa_bits
+    if hist is None or bits < head:
+        return True
+    h = hist.reshape(-1)
+    span = 1 << (bits - head)  # buckets per sign-and-exponent pattern
+    return bool(h[:span].any() or h[-span:].any())
 
 
 def merge_records(parts, axis=None, keepdims=False) -> np.ndarray:

@@ -18,6 +18,7 @@ from test_dask_array import nasty
 import nanaccess as na
 from nanaccess.core.keys import float_keys
 from nanaccess.core.policy import NanTally
+from nanaccess.core.select import order_stat
 from nanaccess.dask.array import dask_order_stat
 from nanaccess.dask.select import _first_bits, _first_pass, _Plan, _refine_pass
 from nanaccess.options import resolve_policy
@@ -136,3 +137,37 @@ def test_refine_pass_one_task_per_chunk(shape, chunks, axes):
                     for d in v.dependencies) and "box_block" not in str(k)
              and "array" not in str(k)]
     assert len(reads) == x.npartitions
+
+
+@pytest.mark.parametrize("dtype", ["f8", "f4", "f2"])
+@pytest.mark.parametrize("policy", ["omit", "propagate", "raise", "smallest"])
+def test_one_row_blocks_with_and_without_specials(dtype, policy):
+    # the one-row first pass scans for infinities and NaNs only in blocks whose
+    # histogram counts one: clean blocks, a NaN, a -NaN, an infinity, a -infinity
+    rng = np.random.default_rng(9)
+    xn = rng.standard_normal(600).astype(dtype)
+    xn[130] = np.nan
+    xn[260] = -np.nan
+    xn[390] = np.inf
+    xn[520] = -np.inf
+    x = da.from_array(xn, chunks=100)
+    p = _plan(x, "median", (0,), policy)
+    p.tally = True
+    first = _first_pass(x, p)
+    counts, info = dask.compute(first["counts"], first["info"])
+    t = NanTally.from_array(info)
+    assert (t.nan, t.first_nan) == (2, 130)
+    if policy in ("omit", "propagate"):
+        assert counts[1] == 2
+    if policy == "propagate":
+        assert counts[3] == float_keys(xn[[130, 260]]).astype(np.int64).max()
+    if policy != "raise":
+        want = order_stat(xn, "median", policy=policy)[0]
+        got = dask_order_stat(x, "median", policy=policy).compute()
+        assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
+    clean = da.from_array(xn[:100], chunks=50)  # no special anywhere: no scan
+    pc = _plan(clean, "median", (0,), policy)
+    pc.tally = True
+    cf = _first_pass(clean, pc)
+    assert NanTally.from_array(cf["info"].compute()) == NanTally()
+    assert cf["counts"].compute()[:3].tolist() == [100, 0, 0]
