@@ -367,17 +367,3 @@ def maxnan_block(b: np.ndarray, axes) -> np.ndarray:
         return np.full((1,) * b.ndim, m, dtype=np.int64)
     k = np.where(np.isnan(b), float_keys(b).astype(np.int64), low)
     return np.max(k, axis=axes, keepdims=True, initial=low)
-
-
-def nan_count_block(b: np.ndarray, axes) -> np.ndarray:
-    """NaNs per row of a block (reduced axes kept with length 1)."""
-    raw = raw16(b) if len(axes) == b.ndim else None
-    if raw is not None:
-        pos = special_positions(raw, b.dtype)
-        cnt = int(np.count_nonzero(np.isnan(b.reshape(-1)[pos])))
-        return np.full((1,) * b.ndim, cnt, dtype=np.int64)
-    return np.isnan(b).sum(axis=axes, keepdims=True, dtype=np.int64)
-
-
-def ones(b: np.ndarray) -> np.ndarray:
-    return np.ones(b.shape, dtype=np.int8)

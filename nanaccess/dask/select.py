@@ -15,6 +15,10 @@ combined by :func:`nanaccess.core.plan.combine`, so results equal
 :func:`nanaccess.core.select.order_stat` bit for bit, with no rechunk, sort or gather
 of the data. When every reduced axis lies in one chunk the core runs per block.
 
+Each pass reads an input chunk in one task (the first pass's is
+:func:`.first.first_block`: histogram, counts and NaN tally at once), so dask fuses
+the chunk's own generating or reading tasks into it.
+
 The passes run in one lazy graph, or (option ``dask_passes``) each as its own
 computation with the small state between them kept on the client (:mod:`.stream`).
 """
