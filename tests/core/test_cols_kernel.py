@@ -2,7 +2,9 @@
 over the cells: its accumulators must be those of adding each cell's rows one by one
 in order (the sequential Sum2 below, in Python floats), bit for bit, at every number
 of rows (multiples of four or not), for float64 and float32 data of any bit pattern
-(NaN accumulators: NaN, their payload unspecified)."""
+(NaN accumulators: NaN, their payload unspecified; a column whose sum is NaN is never
+certified, so its smallest magnitude is unspecified too: the four-row pass takes the
+minimum pairwise, and a NaN beside a number hides the number)."""
 
 from __future__ import annotations
 
@@ -57,9 +59,11 @@ def test_four_rows_per_pass_equal_the_sequential_sum2(n, m, dt, data):
     x = np.array(raw, dtype=f"u{width // 8}").view(dt).reshape(n, m)
     with np.errstate(all="ignore"):
         got, want = _kernel(x), _sequential(x)
-    for g, w in zip(got, want, strict=True):
+    nan_sum = np.isnan(want[0])
+    for g, w in zip(got[:3], want[:3], strict=True):
         # a NaN accumulator's payload is the hardware's pick (never certified: the
         # exact engine answers such cells); every other value bit for bit
         nan = np.isnan(w)
         assert np.array_equal(np.isnan(g), nan)
         assert g[~nan].tobytes() == w[~nan].tobytes()
+    assert got[3][~nan_sum].tobytes() == want[3][~nan_sum].tobytes()

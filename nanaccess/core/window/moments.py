@@ -21,7 +21,7 @@ from .._numba.window import binned_sum, moving_sum
 from .._numba.window_var import HI_OK, LO_OK, binned_var, moving_var
 from ..policy import RULES
 from .bounds import FixedWindows
-from .scan import Masks, window_counts
+from .scan import Masks, masks_of, window_counts
 
 __all__ = ["slide_moment", "fused_moment", "MOMENTS", "SUMS", "moment_ok"]
 
@@ -82,7 +82,7 @@ def slide_moment(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarra
 
 
 def fused_moment(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarray | None,
-                 stat: str, policy, ddof: int = 0
+                 stat: str, policy, ddof: int = 0, source: np.ndarray | None = None
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
     """``(values, count, redo or None)`` (each ``(nout, ncols)``) of an exact moving sum,
     mean, var or std of native float64 data without missing values, one compiled pass
@@ -92,7 +92,9 @@ def fused_moment(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarr
     the exact expansion kernel here); None where the kernels do not apply or a window
     holds a NaN the policy does not remove. ``start`` may be a
     :class:`.bounds.FixedWindows` (``end`` None). ``redo``: outputs for the reference
-    engine."""
+    engine. ``source``: the data before widening, for its signaling NaNs (a widened
+    float32 sNaN is quiet); None: ``x2``. A column holding a signaling NaN goes the
+    general way, whose scan raises naming the window."""
     removes = RULES[policy].removes
     nout = start.nout if end is None else start.size
     ncols = x2.shape[1]
@@ -114,6 +116,9 @@ def fused_moment(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarr
                              mean=stat == "mean")
         if got < 0 or (got & 1 and not removes):
             return None
+        if got & 1 and masks_of((x2 if source is None else source)[:, c:c + 1],
+                                None).signaling is not None:
+            return None  # refused under every removing policy
         if spread and got & 2:
             got &= ~2
             if _exact_var(col, start, end, ddof, values[:, c], redo[:, c], extent):

@@ -322,8 +322,10 @@ def _fast_moment(x2, miss2, start, end, stat, policy, engine, params, pairs):
     if _numba.choose_engine(engine, size=pairs, min_size=SLIDING_MIN_PAIRS) != "numba":
         return None
     try:
-        got = fused_moment(x2.astype(np.float64, copy=False), start, end, stat, policy,
-                           int(params.get("ddof", 0)))
+        with np.errstate(invalid="ignore"):  # a float32 sNaN widens quietly
+            wide = x2.astype(np.float64, copy=False)
+        got = fused_moment(wide, start, end, stat, policy, int(params.get("ddof", 0)),
+                           source=x2)
     except Exception as exc:  # a broken numba install: the other engines
         _numba.fallback(exc, engine)
         return None
