@@ -3,9 +3,9 @@ grouped var "omit" with pandas' ddof=1): ``certified_columns(..., ddof=...)`` an
 when the policy drops what the groups held; its values, missing masks and counts equal
 the scan path's bit for bit under every policy and ddof.
 
-The grouped entry (``core/grouped/entry.py``) calls ``certified_columns`` without
-``ddof`` (variances then stay on the scan path); here the call is made with the
-statistic's ``ddof``, as the entry would pass it.
+The grouped entry (``core/grouped/entry.py``) passes the statistic's ``ddof`` for
+var / std; the reference here is the same entry with ``ddof=None`` forced (variances
+then stay on the scan path, as before the certified kernels served them).
 """
 
 from __future__ import annotations
@@ -33,9 +33,11 @@ def _run(x, codes, ngroups, stat, policy, ddof):
     return v, m, counts
 
 
-def _with_ddof(monkeypatch, ddof, calls):
-    def wrapped(*args, **kwargs):
-        got = certified_columns(*args, **kwargs, ddof=ddof)
+def _spy(monkeypatch, calls, *, scan_only=False):
+    """Record whether ``certified_columns`` answered; ``scan_only``: as before the
+    certified variances (``ddof=None``: variances on the scan path)."""
+    def wrapped(*args, ddof=None, **kwargs):
+        got = certified_columns(*args, **kwargs, ddof=None if scan_only else ddof)
         calls.append(got is not None)
         return got
 
@@ -49,10 +51,12 @@ def _with_ddof(monkeypatch, ddof, calls):
 def test_equals_scan_path(monkeypatch, policy, stat, ddof, kind, nan_groups):
     x, codes = _data(7, 400, 12, nan_groups, kind)
     args = (x, codes, 12, stat, policy, ddof)
-    scan = _run(*args)  # the entry as committed: variances on the scan path
+    with monkeypatch.context() as mp:
+        _spy(mp, [], scan_only=True)
+        scan = _run(*args)
     calls: list = []
     with monkeypatch.context() as mp:
-        _with_ddof(mp, ddof, calls)
+        _spy(mp, calls)
         got = _run(*args)
     assert _same(got, scan)
     answered = ddof == int(ddof) and (
@@ -78,9 +82,11 @@ def test_single_row_groups_and_fallbacks(monkeypatch):
     for ddof in (0, 1):
         for stat in ("var", "std"):
             args = (x, codes, 6, stat, "omit", ddof)
-            scan = _run(*args)
+            with monkeypatch.context() as mp:
+                _spy(mp, [], scan_only=True)
+                scan = _run(*args)
             calls: list = []
             with monkeypatch.context() as mp:
-                _with_ddof(mp, ddof, calls)
+                _spy(mp, calls)
                 assert _same(_run(*args), scan)
             assert calls == [True]

@@ -206,8 +206,9 @@ def _native(x2, codes, ngroups, stat, q_arr, method, ddof, policy, miss2, engine
     if slabs is not None:
         scan(x2, codes, policy, None, one_d)  # raises as the column engine would
         return order_slabs(x2, codes, ngroups, stat, q_arr, method, policy, engine, slabs)
-    if not is_order and miss2 is None:  # float64 sum / mean: the kernel finds the NaNs
-        got = certified_columns(x2, codes, ngroups, stat, policy, counts_out)
+    if not is_order and miss2 is None:  # float64 moments: the kernel finds the NaNs
+        got = certified_columns(x2, codes, ngroups, stat, policy, counts_out,
+                                ddof=ddof if stat in ("var", "std") else None)
         if got is not None:
             return (*got, None)
     deferred = defer_scan(x2, is_order, miss2, policy, engine)
