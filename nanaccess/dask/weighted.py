@@ -117,8 +117,9 @@ def _weights_record(wb: np.ndarray, *mask: np.ndarray, block_info=None) -> np.nd
     if wb.dtype.kind not in "bu" and wb.size:  # the eager rule (_check_values)
         with np.errstate(invalid="ignore"):
             bad = (wb < 0) | np.isinf(wb) if wb.dtype.kind == "f" else (wb < 0)
-        if wnan is not None:
-            bad &= ~wnan
+        for m in (wnan, wmiss):  # a masked weight's hidden value is not a value
+            if m is not None:
+                bad &= ~m
         flat = np.flatnonzero(bad.ravel())
         if flat.size:
             first = wb.reshape(-1)[flat[0]]

@@ -96,16 +96,21 @@ def _float_nan_masks(a: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | Non
     return nan, sig
 
 
-def _check_values(w: np.ndarray, nan: np.ndarray | None) -> None:
-    """Negative or infinite weights: a ``ValueError`` naming the first position."""
-    if w.dtype.kind == "f" and nan is None and w.size and w.min() >= 0 and w.max() < np.inf:
+def _check_values(w: np.ndarray, nan: np.ndarray | None,
+                  missing: np.ndarray | None = None) -> None:
+    """Negative or infinite weights: a ``ValueError`` naming the first position. NaN
+    and missing weights are not values (the policy decides them): a masked weight's
+    hidden value is never looked at."""
+    if w.dtype.kind == "f" and nan is None and missing is None and w.size and \
+            w.min() >= 0 and w.max() < np.inf:
         return  # two reductions, no masks: the usual case
     if w.dtype.kind in "bu" or not w.size:
         return
     with np.errstate(invalid="ignore"):
         bad = (w < 0) | np.isinf(w) if w.dtype.kind == "f" else (w < 0)
-    if nan is not None:
-        bad &= ~nan
+    for m in (nan, missing):
+        if m is not None:
+            bad &= ~m
     if bad.any():
         flat = np.flatnonzero(bad.ravel())
         raise WeightsValueError(count=flat.size, position=_position(int(flat[0]), w.shape),
@@ -176,7 +181,7 @@ def prepare(x: np.ndarray, weights: Any, *, axis: Any, policy, missing=None,
     check_weights(NanTally.from_masks(nan=wnan, signaling=wsig, missing=wmiss), policy,
                   shape=w_in.shape)
     if not clean:
-        _check_values(w_in, wnan)
+        _check_values(w_in, wnan, wmiss)
 
     wb = align_weights(w_in, x.shape, axis)
     wnan_b = None if wnan is None else align_weights(wnan, x.shape, axis)
