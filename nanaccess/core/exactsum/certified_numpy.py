@@ -1,0 +1,235 @@
+"""The certified fast path of the NumPy engine's 1-D exact sums and means.
+
+Without numba, the exact engine (extraction front end plus digit engine) costs about
+sixteen :func:`numpy.sum` passes. Most data do not need all of it: a float sum
+with a proven error bound decides the correctly rounded result whenever the bound
+puts the exact sum strictly inside one float's rounding interval. This module
+computes such a sum with a few cache-resident NumPy passes and hands every other
+case back (None): the caller then runs the exact engine, so the bits never depend
+on which path answered.
+
+How (Rump, Ogita and Oishi's error-free extraction, "AccSum", SIAM J. Sci. Comput.
+31(1), 2008). The data are read in blocks of ``_R`` rows of ``_W`` values (256 KiB,
+in cache). Per block, with ``a`` its largest magnitude (one max and one min pass),
+``sigma = 2**k``, ``k = e + M``, ``a < 2**e`` and ``2**M >= _W + 2``:
+
+* ``q = (sigma + x) - sigma`` is exact, a multiple of ``2**(k - 53)`` with
+  ``|q| <= 2**e + 2**(k - 53)``, so every partial sum of a row's ``q`` is exact (it
+  stays below ``2**k``): the row sums of ``q`` are exact in any order;
+* ``r = x - q`` is exact (the rounding error of ``sigma + x``), ``|r| <= 2**(k - 53)``;
+  a row's float sum of ``r`` in any order makes at most ``_W - 1`` roundings, so it
+  is off by at most ``gamma(_W - 1) * _W * 2**(k - 53) <= _W**2 * 2**(k - 106)``
+  (additions stay exact when they underflow, so this holds for tiny data too).
+
+With ``levels=2`` the remainders are extracted once more (``k`` becomes
+``k - 53 + M``), which shrinks the bound by ``2**(53 - M)``; a second attempt uses it
+when the first one fails but the data's sum is not close to zero.
+
+The exact sum ``S`` is then the exact sum of the row sums plus an error below the
+total bound ``B``. :func:`math.fsum` (correctly rounded) gives ``s1`` and the residual
+``s2`` of those row sums, so ``S`` lies in ``[s1 + s2 - B', s1 + s2 + B']`` (``B'``
+adds the residual's own rounding). Rounding is monotone: when both ends round to the
+same float, that float is the correctly rounded ``S`` (for a mean, both ends are
+divided by the count exactly, with Python integers, and rounded once). Zeros
+(``-0.0`` rules), subnormal and overflowing results, NaN, infinities and values of
+``2**1008`` or more are never certified: the exact engine decides them.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import frexp, fsum, ldexp
+
+import numpy as np
+
+__all__ = ["certified_numpy_1d", "stats", "reset_stats", "MIN_SIZE"]
+
+#: inputs with fewer elements stay with the exact engine (its Python-int path)
+MIN_SIZE = 65
+_W = 4096  # values per row: a row's float sum of remainders rounds at most _W - 1 times
+_R = 8  # rows per block: _R * _W float64 (256 KiB) stay in cache across the passes
+_M = (_W + 1).bit_length()  # 2**_M >= _W + 2: a row's extracted parts sum exactly
+_A_MAX = 2.0 ** (1021 - _M)  # sigma <= 2**1021: sigma + x stays finite
+_K_MIN = -900  # a larger sigma is always allowed: the bound terms never underflow
+_NORMAL = 2.0**-1022
+#: the bound is multiplied by this (1 + margin for its own float computation); the
+#: tests set it to 0 to prove they see a wrong result, so it is read at every call
+BOUND_SCALE = 1.0 + 2.0**-20
+_STATS = {"certified": 0, "fallback": 0, "second_level": 0}
+_F64 = np.dtype(np.float64)
+
+
+def stats() -> dict[str, int]:
+    """Calls answered by the certified path, calls handed back to the exact engine,
+    and calls that needed the second extraction level, since :func:`reset_stats`."""
+    return dict(_STATS)
+
+
+def reset_stats() -> None:
+    """Zero the counters of :func:`stats`."""
+    for key in _STATS:
+        _STATS[key] = 0
+
+
+def _pieces(x: np.ndarray, buf: np.ndarray):
+    """``(rows, width)`` float64 blocks covering ``x`` in order: views of a native
+    contiguous float64 ``x``, else copies into ``buf`` (widening float16/32 exactly)."""
+    n = x.size
+    sb = _R * _W
+    full = n // sb
+    direct = x.dtype == _F64 and x.flags.c_contiguous
+    flat = buf.reshape(-1)
+    if direct and full:
+        yield from x[: full * sb].reshape(full, _R, _W)
+    elif full:
+        for b in range(full):
+            np.copyto(flat, x[b * sb:(b + 1) * sb])
+            yield buf
+    rest = n - full * sb
+    rows = rest // _W
+    tails = [(full * sb, rows, _W), (full * sb + rows * _W, 1, rest - rows * _W)]
+    for start, r, w in tails:
+        if r and w:
+            if direct:
+                yield x[start:start + r * w].reshape(r, w)
+            else:
+                part = flat[: r * w]
+                np.copyto(part, x[start:start + r * w])
+                yield part.reshape(r, w)
+
+
+def _extract(x: np.ndarray, levels: int, zero_check: bool):
+    """Exact row sums of the extracted parts, float row sums of the remainders, the
+    bound on those sums' total error and whether every remainder row summed to zero;
+    None for NaN, infinities or huge values. ``zero_check``: a block whose remainders
+    are all zero adds nothing to the bound (its sums are exact: narrow data, ties)."""
+    buf = np.empty((_R, _W))
+    t_buf = np.empty((_R, _W))
+    u_buf = np.empty((_R, _W)) if levels > 1 else t_buf
+    add, sub, einsum = np.add, np.subtract, np.einsum
+    vmax, vmin = np.maximum.reduce, np.minimum.reduce
+    parts: list[np.ndarray] = []
+    bound = 0.0
+    r_zero = True
+    for X in _pieces(x, buf):
+        rows, width = X.shape
+        hi = float(vmax(X, axis=None))
+        lo = -float(vmin(X, axis=None))
+        a = hi if hi >= lo else lo
+        if not a < _A_MAX:  # NaN, an infinity or beyond the extraction's range
+            return None
+        m = (width + 1).bit_length()
+        k = max(frexp(a)[1] + m, _K_MIN)
+        T = t_buf[:rows, :width]
+        sigma = ldexp(1.0, k)
+        add(X, sigma, out=T)
+        sub(T, sigma, out=T)
+        # row sums: einsum is NumPy's fastest sum; any order is exact for the
+        # extracted parts and within the bound for the remainders
+        parts.append(einsum("ij->i", T))
+        sub(X, T, out=T)
+        for _ in range(levels - 1):
+            k = max(k - 53 + m, _K_MIN)
+            sigma = ldexp(1.0, k)
+            U = u_buf[:rows, :width]
+            add(T, sigma, out=U)
+            sub(U, sigma, out=U)
+            parts.append(einsum("ij->i", U))
+            sub(T, U, out=T)
+        r_sums = einsum("ij->i", T)
+        parts.append(r_sums)
+        if r_sums.any():
+            r_zero = False
+        elif zero_check and not T.any():
+            continue  # every remainder is zero: this block's sums are exact
+        bound += ldexp(float(rows * width * width), k - 106)
+    return parts, bound, r_zero
+
+
+def _interval(x: np.ndarray, levels: int, zero_check: bool):
+    """``(terms, B, r_zero)``: the exact sum lies within ``B`` of the exact sum of the
+    floats ``terms`` (non-overlapping, largest first; ``B == 0``: it is that sum);
+    ``r_zero``: every remainder row summed to zero. None when the data are not for
+    this path or the row sums overflow."""
+    got = _extract(x, levels, zero_check)
+    if got is None:
+        return None
+    parts, bound, r_zero = got
+    vals = np.concatenate(parts).tolist()
+    terms: list[float] = []
+    try:  # fsum rounds correctly: peel the exact total into floats until nothing is left
+        while (s := fsum(vals)) != 0:
+            terms.append(s)
+            vals.append(-s)
+    except OverflowError:
+        return None
+    return terms, bound * BOUND_SCALE, r_zero
+
+
+def _decide(terms: list[float], b: float, stat: str, n: int) -> float | None:
+    """The one float every value within ``b`` of ``sum(terms)`` rounds to (divided by
+    ``n`` for a mean), or None."""
+    if not terms:
+        return None  # a zero or a sum within the bound of zero: the exact engine
+    try:
+        if stat == "sum":
+            lo, hi = fsum([*terms, -b]), fsum([*terms, b])
+        else:
+            mid = sum(map(Fraction, terms))
+            lo = float((mid - Fraction(b)) / n)
+            hi = float((mid + Fraction(b)) / n) if b else lo
+    except OverflowError:
+        return None
+    if lo != hi or not _NORMAL <= abs(lo) < np.inf:
+        return None
+    return lo
+
+
+def certified_numpy_1d(x: np.ndarray, stat: str) -> float | None:
+    """The correctly rounded sum or mean of the 1-D float array ``x``, or None.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        1-D float16/32/64 data (any byte order or strides); never modified.
+    stat : str
+        "sum" or "mean".
+
+    Returns
+    -------
+    float or None
+        The exact sum (or sum / count) rounded once, half-even, as the exact engine
+        gives it; None when the bound does not prove it (ties and near-ties, heavy
+        cancellation, zero, subnormal or overflowing results), or the data hold NaN,
+        infinities or magnitudes of ``2**1008`` or more, or fewer than
+        :data:`MIN_SIZE` values: the exact engine decides those.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.full(1000, 0.1)
+    >>> certified_numpy_1d(x, "sum"), float(np.sum(x))  # 1000 * 0.1000000000000000055...
+    (100.0, 100.00000000000001)
+    >>> certified_numpy_1d(np.array([1.0, -1.0] * 50), "sum") is None  # zero
+    True
+    """
+    if stat not in ("sum", "mean") or x.ndim != 1 or x.dtype.kind != "f" \
+            or x.size < MIN_SIZE:
+        return None
+    narrow = x.dtype.itemsize < 8  # float16/32: exact sums and ties are common
+    got = _interval(x, 2 if narrow else 1, narrow)
+    if got is None:
+        _STATS["fallback"] += 1
+        return None
+    terms, b, r_zero = got
+    val = _decide(terms, b, stat, x.size)
+    # not proven: the second level shrinks the bound by 2**(53 - M) and drops the
+    # blocks whose remainders vanish; worth a pass when the remainders may all be
+    # zero (a tie of narrow data) or that smaller bound is well below the sum's ulp
+    if val is None and not narrow and terms \
+            and (r_zero or abs(terms[0]) > ldexp(b, 56 - (53 - _M))):
+        _STATS["second_level"] += 1
+        got = _interval(x, 2, True)
+        val = None if got is None else _decide(*got[:2], stat, x.size)
+    _STATS["fallback" if val is None else "certified"] += 1
+    return val
