@@ -13,8 +13,9 @@ Rows and targets (same-run ratios, numba on unless said):
   ``da.nanstats.mean(dim="time")`` of a 365 x 180 x 36 float64 and float32 DataArray:
   <= 1.0x ``da.mean("time")``;
 * ``mean`` of float64 arrays, n = 10, 100, 1000: <= 3.0x ``np.mean``;
-* without numba (``NANACCESS_NO_NUMBA=1``, in a subprocess): 1-D exact sum of 1e6:
-  <= 6x ``np.sum``;
+* without numba (``NANACCESS_NO_NUMBA=1``, in a subprocess): 1-D exact sum of 1e6 and
+  1e7 float64, normal and wide-range data: <= 6x ``np.sum``; a cancelling sum and
+  float32 data at the first size are reported without a target;
 * the first compiled call in a fresh process, numba's cache cold then warm (seconds,
   ``reference_s`` 0.3 s: the warm target; the warm row is the best of 3 fresh
   processes).
@@ -45,6 +46,16 @@ def _wide(n: int, seed: int = 11) -> np.ndarray:
     """Normal values scaled over about 2**-430 .. 2**430 (a wide exponent range)."""
     rng = np.random.default_rng(seed)
     return rng.standard_normal(n) * np.exp(rng.uniform(-300, 300, n))
+
+
+def _cancelling(n: int, seed: int = 12) -> np.ndarray:
+    """Values and their negatives, shuffled, plus 1e-3: a sum far below the values' size
+    (the NumPy engine's certified pass needs its second extraction level)."""
+    rng = np.random.default_rng(seed)
+    y = rng.standard_normal(n // 2)
+    x = np.concatenate([y, -y, [1e-3]])
+    rng.shuffle(x)
+    return x
 
 
 def _ratio_rows(repeats: int, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
@@ -156,12 +167,17 @@ sys.path.insert(0, {here!r})
 import numpy as np
 from common import float_data, time_interleaved
 import nanaccess as na
-from bench_moments import _wide
+from bench_moments import _cancelling, _wide
 out = []
-for label, x in (("normal", float_data({n}, 0.0, seed=1)), ("wide-range", _wide({n}))):
-    t = time_interleaved({{"na": lambda: na.sum(x), "ref": lambda: np.sum(x)}},
-                         repeats={repeats})
-    out.append((label, t["na"], t["ref"]))
+for i, n in enumerate({sizes!r}):
+    cases = [("normal", float_data(n, 0.0, seed=1)), ("wide-range", _wide(n))]
+    if i == 0:  # neighbours without a target, at the first size only
+        cases += [("cancelling", _cancelling(n)),
+                  ("float32", float_data(n, 0.0, seed=1).astype(np.float32))]
+    for label, x in cases:
+        t = time_interleaved({{"na": lambda: na.sum(x), "ref": lambda: np.sum(x)}},
+                             repeats={repeats})
+        out.append((label, n, t["na"], t["ref"]))
 print(json.dumps(out))
 """
 
@@ -178,16 +194,18 @@ print(t2 - t1)
 """
 
 
-def _subprocess_rows(repeats: int, n: int) -> list[dict[str, Any]]:
+def _subprocess_rows(repeats: int, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
     rows = []
     env = dict(os.environ, NANACCESS_NO_NUMBA="1")
-    code = _NO_NUMBA.format(here=str(_HERE), n=n, repeats=repeats)
+    code = _NO_NUMBA.format(here=str(_HERE), sizes=tuple(sizes), repeats=repeats)
     got = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True, cwd=_HERE)
-    for label, t_na, t_ref in json.loads(got.stdout.strip().splitlines()[-1]):
-        rows.append(make_row(f"exact sum without numba, {label} float64", n, "raise", t_na,
-                             "np.sum", t_ref, accel=False, target=6.0))
-        log(f"moments no-numba sum {label}: {t_na / t_ref:.2f}x np.sum")
+    for label, n, t_na, t_ref in json.loads(got.stdout.strip().splitlines()[-1]):
+        dtype = "" if label == "float32" else " float64"
+        rows.append(make_row(f"exact sum without numba, {label}{dtype}", n, "raise", t_na,
+                             "np.sum", t_ref, accel=False,
+                             target=6.0 if label in ("normal", "wide-range") else None))
+        log(f"moments no-numba sum {label} n={n}: {t_na / t_ref:.2f}x np.sum")
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
         env.pop("NANACCESS_NO_NUMBA", None)
@@ -232,7 +250,7 @@ def run(repeats: int = 5, out_dir: Path | str | None = None, name: str = "moment
     rows = _ratio_rows(repeats, sizes)
     rows += _host_rows(repeats, quick)
     rows += _grouped_rows(repeats, n_group, (1000, 100_000) if not quick else (1000,))
-    rows += _subprocess_rows(repeats, sizes[0])
+    rows += _subprocess_rows(repeats, sizes)
     if write:
         from common import write_results
 

@@ -9,7 +9,7 @@ case back (None): the caller then runs the exact engine, so the bits never depen
 on which path answered.
 
 How (Rump, Ogita and Oishi's error-free extraction, "AccSum", SIAM J. Sci. Comput.
-31(1), 2008). The data are read in blocks of ``_R`` rows of ``_W`` values (256 KiB,
+31(1), 2008). The data are read in blocks of ``_R`` rows of ``_W`` values (512 KiB,
 in cache). Per block, with ``a`` its largest magnitude (one max and one min pass),
 ``sigma = 2**k``, ``k = e + M``, ``a < 2**e`` and ``2**M >= _W + 2``:
 
@@ -46,8 +46,8 @@ __all__ = ["certified_numpy_1d", "stats", "reset_stats", "MIN_SIZE"]
 
 #: inputs with fewer elements stay with the exact engine (its Python-int path)
 MIN_SIZE = 65
-_W = 4096  # values per row: a row's float sum of remainders rounds at most _W - 1 times
-_R = 8  # rows per block: _R * _W float64 (256 KiB) stay in cache across the passes
+_W = 8192  # values per row: a row's float sum of remainders rounds at most _W - 1 times
+_R = 8  # rows per block: _R * _W float64 (512 KiB) stay in L2 cache across the passes
 _M = (_W + 1).bit_length()  # 2**_M >= _W + 2: a row's extracted parts sum exactly
 _A_MAX = 2.0 ** (1021 - _M)  # sigma <= 2**1021: sigma + x stays finite
 _K_MIN = -900  # a larger sigma is always allowed: the bound terms never underflow
@@ -111,8 +111,9 @@ def _extract(x: np.ndarray, levels: int, zero_check: bool):
     parts: list[np.ndarray] = []
     bound = 0.0
     r_zero = True
+    full = (_R, _W)
     for X in _pieces(x, buf):
-        rows, width = X.shape
+        rows, width = shape = X.shape
         hi = float(vmax(X, axis=None))
         lo = -float(vmin(X, axis=None))
         a = hi if hi >= lo else lo
@@ -120,7 +121,7 @@ def _extract(x: np.ndarray, levels: int, zero_check: bool):
             return None
         m = (width + 1).bit_length()
         k = max(frexp(a)[1] + m, _K_MIN)
-        T = t_buf[:rows, :width]
+        T = t_buf if shape == full else t_buf[:rows, :width]
         sigma = ldexp(1.0, k)
         add(X, sigma, out=T)
         sub(T, sigma, out=T)
@@ -131,17 +132,18 @@ def _extract(x: np.ndarray, levels: int, zero_check: bool):
         for _ in range(levels - 1):
             k = max(k - 53 + m, _K_MIN)
             sigma = ldexp(1.0, k)
-            U = u_buf[:rows, :width]
+            U = u_buf if shape == full else u_buf[:rows, :width]
             add(T, sigma, out=U)
             sub(U, sigma, out=U)
             parts.append(einsum("ij->i", U))
             sub(T, U, out=T)
         r_sums = einsum("ij->i", T)
         parts.append(r_sums)
-        if r_sums.any():
+        if (r_zero or zero_check) and not r_sums.any():
+            if zero_check and not T.any():
+                continue  # every remainder is zero: this block's sums are exact
+        else:
             r_zero = False
-        elif zero_check and not T.any():
-            continue  # every remainder is zero: this block's sums are exact
         bound += ldexp(float(rows * width * width), k - 106)
     return parts, bound, r_zero
 
