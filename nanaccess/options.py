@@ -58,11 +58,11 @@ VALID_POLICIES = tuple(p.value for p in NanPolicy)
 ENGINES = ("auto", "numpy", "numba")
 #: how the exact order statistics of dask arrays run their passes over the chunks:
 #: "graph" (one lazy graph), "streaming" (each pass its own computation, at call
-#: time), "auto" (streaming unless the input is persisted)
+#: time), "auto" (streaming unless the input is persisted, deferred to compute time)
 DASK_PASSES = ("graph", "streaming", "auto")
 
 _DEFAULTS: dict[str, Any] = {"nan_policy": NanPolicy.RAISE, "engine": "auto",
-                             "dask_passes": "graph"}
+                             "dask_passes": "auto"}
 # process-wide values (what ``set_options(...)`` changes; every thread sees them)
 _global: dict[str, Any] = dict(_DEFAULTS)
 _global_lock = threading.Lock()
@@ -174,15 +174,16 @@ class set_options:  # noqa: N801 - used like a function, as xarray.set_options
         The policy used when a function is called without ``nan_policy``.
     engine : {"auto", "numpy", "numba"}
         Kernels of the grouped and accelerated paths ("auto": numba when it imports).
-    dask_passes : {"graph", "streaming", "auto"}
+    dask_passes : {"auto", "graph", "streaming"}
         How the exact median/quantiles of a dask array over a chunked axis run their
-        passes over the chunks. "graph" (the default): one lazy graph, computed when
-        the result is; a lazily generated input is held (or spilled) until the last
-        pass. "streaming": each pass is its own computation, run when the statistic
-        is called (the result is a dask array of the computed values); chunks are
-        re-read per pass and released, so only the small state between passes is
-        kept. "auto": "streaming" unless the input is persisted (every key of its
-        graph a computed chunk or future), then "graph". See the dask page.
+        passes over the chunks. "auto" (the default): lazy; on an input that is not
+        persisted the result is one task that, when computed, runs each pass as its
+        own computation (chunks re-read per pass and released, only the small state
+        between passes kept); on a persisted input (every key of its graph a computed
+        chunk or future) one lazy graph. "graph": one lazy graph always; a lazily
+        generated input is held (or spilled) until the last pass. "streaming": each
+        pass its own computation, run when the statistic is called (the result is a
+        dask array of the computed values). See the dask page.
 
     Examples
     --------

@@ -31,7 +31,7 @@ from ..core.policy import NanTally, raise_for
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_dask_passes
 from .final import chunk_bytes
-from .stream import as_dask, compute_pass, is_persisted, log
+from .stream import as_dask, compute_pass, is_persisted, log, would_stream
 
 __all__ = ["HELD_CHUNKS", "plan_slabs", "by_slabs", "own_block", "worker_count", "slab"]
 
@@ -65,7 +65,7 @@ def plan_slabs(x: da.Array, axes: tuple[int, ...]) -> tuple[int, list[int]] | No
         return None
     per_worker = x.nbytes / worker_count()
     k = math.ceil(per_worker / (HELD_CHUNKS * chunk_bytes(x)))
-    if k <= 1:
+    if k <= 1 or not would_stream(x):  # the probe of `lazily` notes a slab plan here
         return None
     axis = max(kept, key=lambda a: x.shape[a])
     k = min(k, int(x.shape[axis]))

@@ -38,6 +38,7 @@ from .cells import by_slabs, plan_slabs
 from .final import axes_whole, core_reduce, out_dtype, per_block_core, whole_axes
 from .moments import dask_moment_stat
 from .select import _first_bits, dask_order_stat
+from .stream import defers, lazily
 from .tally import policy_check
 
 __all__ = ["dask_reduce"]
@@ -98,6 +99,9 @@ def dask_reduce(
     unknown = set(params) - set(entry.param_names)
     if unknown:
         raise TypeError(f"{stat}() got unexpected keyword(s) {sorted(unknown)}")
+    if defers():  # "auto": passes that would stream run when the result is computed
+        return lazily(partial(dask_reduce, x, stat, axis=axis, policy=policy,
+                              keepdims=keepdims, relabel=relabel, check=check, **params))
     common: dict[str, Any] = dict(axis=axis, policy=policy, keepdims=keepdims,
                                   relabel=relabel, check=check)
     slabs = _slabs(x, stat, entry.family, axis) if check is None else None

@@ -29,6 +29,7 @@ the first of them is raised at the call.
 from __future__ import annotations
 
 from contextlib import nullcontext
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -142,12 +143,20 @@ def _merge_records(b: np.ndarray, axis: Any = None, keepdims: bool = True) -> np
     return out.reshape((1,) * (np.ndim(b) - 1) + (6,)) if keepdims else out
 
 
+def _raise_records(*records: np.ndarray, policy: NanPolicy,
+                   checks: list[tuple[int, int, Any] | None]) -> None:
+    """Raise the first error record (if any) of each variable in turn (``checks``:
+    each record's rows, columns and relabeller; None: an earlier variable's deferred
+    values, whose own task raised its error already)."""
+    for record, check in zip(records, checks, strict=True):
+        if check is not None:
+            raise_record(record, policy, *check)
+
+
 def _checked(vals: np.ndarray, *records: np.ndarray, policy: NanPolicy,
-             checks: list[tuple[int, int, Any]]) -> np.ndarray:
-    """A block of results, after raising the first error record (if any) of each
-    variable in turn (``checks``: each record's rows, columns and relabeller)."""
-    for record, (nrows, ncols, relabeller) in zip(records, checks, strict=True):
-        raise_record(record, policy, nrows, ncols, relabeller)
+             checks: list[tuple[int, int, Any] | None]) -> np.ndarray:
+    """A block of results, after :func:`_raise_records`."""
+    _raise_records(*records, policy=policy, checks=checks)
     return vals
 
 
@@ -243,23 +252,39 @@ def grouped_dask(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: st
     import dask.array as da
 
     from ..dask.cells import plan_slabs
+    from ..dask.stream import deferred, defers
 
     run = dict(axis=axis, codes=codes, ngroups=ngroups, stat=stat, params=params,
                qshape=qshape)
+    prior = [] if prior is None else prior
     slabs = plan_slabs(data, (axis,)) if data.numblocks[axis] > 1 else None
+    if slabs is not None and defers():  # "auto": the slabs run when computed
+        out = deferred(partial(_by_slabs, data, axis, run, policy, out_dtype, relabeller,
+                               slabs),
+                       qshape + tuple(ngroups if a == axis else int(n)
+                                      for a, n in enumerate(data.shape)),
+                       out_dtype,
+                       tuple((q,) for q in qshape) + tuple(
+                           (ngroups,) if a == axis else c for a, c in enumerate(data.chunks)),
+                       after=[rec for rec, _ in prior],
+                       before=partial(_raise_records, policy=policy,
+                                      checks=[c for _, c in prior]))
+        prior.append((out, None))
+        return out
     if slabs is not None:
         return _by_slabs(data, axis, run, policy, out_dtype, relabeller, slabs)
     shape = tuple(int(s) for s in data.shape)
     nrows = shape[axis]
     ncols = int(np.prod([s for a, s in enumerate(shape) if a != axis], dtype=np.int64))
     vals, first = _lazy_parts(data, axis, run, policy, out_dtype)
-    prior = [] if prior is None else prior
     prior.append((first, (nrows, ncols, relabeller)))
     lead, nd = len(qshape), data.ndim
     ind = tuple(f"d{i}" for i in range(lead + nd))
     args: list[Any] = [vals, ind]
-    for i, (rec, _) in enumerate(prior):
-        args += [rec, (f"rec{i}",)]
+    for i, (rec, check) in enumerate(prior):
+        # an earlier variable's deferred values: the whole array (its task raises)
+        args += [rec, (f"rec{i}",) if check is not None else
+                 tuple(f"rec{i}_{k}" for k in range(rec.ndim))]
     return da.blockwise(_checked, ind, *args, dtype=out_dtype, concatenate=True,
                         meta=np.empty((0,) * (lead + nd), out_dtype), policy=policy,
                         checks=[c for _, c in prior])

@@ -63,6 +63,12 @@ def _cases(x, pdf):
          np.nanmedian(x, axis=0)),
         ("xarray on dask", arr.nanstats.median("t", nan_policy="omit"),
          np.nanmedian(x, axis=0)),
+        # not persisted ("+ 0"): the passes are deferred into one task that runs them on
+        # the cluster when computed (a worker of one thread: the task secedes)
+        ("deferred passes", na.median(da.from_array(x, chunks=(9, 4)) + 0, axis=0,
+                                      nan_policy="omit"), np.nanmedian(x, axis=0)),
+        ("deferred 1-D passes", na.median(da.from_array(x.ravel(), chunks=50) + 0,
+                                          nan_policy="omit"), np.nanmedian(x)),
     ]
 
 

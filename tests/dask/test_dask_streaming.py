@@ -171,7 +171,7 @@ def test_auto_streams_unless_persisted():
         assert streams(p, ())
     with pytest.raises(ValueError, match="dask_passes"):
         na.set_options(dask_passes="twice")
-    assert na.get_options()["dask_passes"] == "graph"
+    assert na.get_options()["dask_passes"] == "auto"
 
 
 def test_streaming_dask_series():

@@ -5,11 +5,12 @@ Worker processes with numpy, pandas, xarray and nanaccess loaded hold about 220 
 before any data, so the process limit here is 400 MiB (a nanny kills a worker past
 98% of it) and the memory a worker may fill with data before spilling to disk
 (``distributed.worker.memory.target``) is 16 MiB: the 128 MiB input is four times the
-cluster's data memory. With ``dask_passes="streaming"`` each pass regenerates each
-chunk inside its one task, so the exact median finishes writing less than an eighth
-of the input to disk (the one-graph mode holds every chunk until its last pass: it writes about
-three times the input). The input is a permutation of ``0.7 * k + 0.25``, so the
-exact median is known.
+cluster's data memory. With the default ``dask_passes="auto"`` the result is lazy
+and, when computed, one task on a worker runs the passes as their own computations on
+the cluster (``worker_client``); each pass regenerates each chunk inside its one task,
+so the exact median finishes writing less than an eighth of the input to disk (the
+one-graph mode holds every chunk until its last pass: it writes about three times the
+input). The input is a permutation of ``0.7 * k + 0.25``, so the exact median is known.
 """
 
 from __future__ import annotations
@@ -71,9 +72,9 @@ def test_streaming_median_of_input_four_times_data_memory(low_memory_client):
     c = low_memory_client
     x = _lazy_input()
     assert x.nbytes >= 4 * 2 * TARGET
-    with na.option_context(dask_passes="streaming"):
-        med = na.median(x, nan_policy="omit")  # the passes run here, on the cluster
-    got = med.compute()
+    med = na.median(x, nan_policy="omit")  # "auto" (the default): lazy, nothing runs
+    assert c.run(_written_to_disk) and not any(c.run(_written_to_disk).values())
+    got = med.compute()  # one task runs the passes, each its own computation
     m = (1 << K) - NAN  # values left: 0.7 * k + 0.25 for k < m
     f = np.float64(0.7) * np.arange(m // 2 - 1, m // 2 + 1, dtype=np.float64) + 0.25
     want = np.median(f) if m % 2 == 0 else f[1]
