@@ -14,6 +14,7 @@ import numpy as np
 
 from .._numba import choose_engine, kernels
 from .._numba import weighted as _kernels  # noqa: F401 - registers the kernels
+from .._numba import weighted_groups as _group_kernels  # noqa: F401 - registers them
 from ..bits import layout_of
 from ..plan import PICK_METHODS
 from ..policy import RULES, finish
@@ -28,6 +29,8 @@ __all__ = ["compiled_order", "use_compiled", "NUMBA_MIN_SIZE"]
 NUMBA_MIN_SIZE = 50_000
 #: rows at least this long go through the group kernels rather than the row kernels
 _LONG_ROW = 1 << 16
+#: groups per chunk of the per-group NumPy work (float64 temporaries of 64 KiB)
+_CHUNK = 8192
 
 
 def use_compiled(p: Prepared, engine: str | None = None) -> bool:
@@ -50,7 +53,7 @@ def compiled_order(p: Prepared, codes: np.ndarray | None, ngroups: int, stat: st
             return _rows_order(p, stat, policy, qa, method, tails)
         # long rows: the group kernels (one pass to lay out, no second load per row)
         codes = np.repeat(np.arange(rows, dtype=np.int64), n)
-    nb = kernels("weighted")
+    nb = kernels("weighted_groups")
     x = p.x.reshape(-1)
     w = np.ascontiguousarray(p.w, np.float64).reshape(-1)
     rule = RULES[policy]
@@ -65,19 +68,42 @@ def compiled_order(p: Prepared, codes: np.ndarray | None, ngroups: int, stat: st
     else:
         keys = _sort_keys(p, policy).reshape(-1).astype(np.int64, copy=False)
     n = w.shape[0]  # scratch from NumPy: huge pages, fewer page faults (see the kernel)
-    k, hi, lo, cf, src, starts, L, B, exact, last_h, last_l, total, counts = nb["prepare"](
-        keys, flip, w, np.asarray(codes, np.int64), int(ngroups), np.empty(n, np.int64),
-        np.empty(n, np.int64), np.empty(n, np.int64),
-        np.empty(0 if flip else n, np.int64))
+    rec = np.empty((n, 2), np.int64)  # (key, weight bits) records: one write stream per group
+    cf, src, starts, L, B, exact, err, last_h, last_l, total, counts = nb["prepare"](
+        keys, flip, w, np.asarray(codes, np.int64), int(ngroups), rec,
+        np.empty(0 if flip else n, np.int64), np.empty(0))
+    dt = x.dtype.newbyteorder("=")  # native, as the NumPy engine's results
+    kern = (rec, cf, src, starts, L, B, exact, err, last_h, last_l, total)
+    parts = []
+    for c0 in range(0, ngroups, _CHUNK) if ngroups else (0,):
+        g = slice(c0, min(c0 + _CHUNK, ngroups))
+        parts.append(_chunk(nb, kern, g, x, flip, wide, dt, stat, qa, method,
+                            tuple(None if v is None else v[g] for v in tails)))
+    if len(parts) == 1:
+        return (*parts[0], counts)
+    vals = np.concatenate([v for v, _m in parts], axis=-1)
+    res_miss = None
+    if any(m is not None for _v, m in parts):
+        res_miss = np.concatenate([np.zeros(v.shape, bool) if m is None else m
+                                   for v, m in parts], axis=-1)
+    return vals, res_miss, counts
+
+
+def _chunk(nb, kern, g, x, flip, wide, dt, stat, qa, method, tails):
+    """Positions, targets, selection and finish of the groups ``g`` (a slice of at
+    most :data:`_CHUNK`: the per-group temporaries stay small, in cache and off fresh
+    pages). Returns ``(values, missing or None)`` of those groups."""
+    rec, cf, src, starts, L, B, exact, err, last_h, last_l, total = kern
+    L, B, exact, err, last_h, last_l, total = (
+        a[g] for a in (L, B, exact, err, last_h, last_l, total))
     s_lo, s_hi, t, mode = _positions(total, stat, qa, method)
     same = (s_hi is s_lo) or bool(np.array_equal(s_hi, s_lo))
     s = s_lo if same else np.concatenate([s_lo, s_hi])  # one resumable selection
     th, tl, tf = _targets(s, L, B, last_h, last_l, total, exact)
-    idx = nb["select"](k, hi, lo, cf, src, starts, B, exact, last_h, last_l, th, tl, tf,
-                       flip)
+    idx = nb["select"](rec, cf, src, starts[g.start:g.stop + 1], L, B, exact, err, last_h,
+                       last_l, total, th, tl, tf, flip)
     nq = s_lo.shape[0]
     i_lo, i_hi = (idx, idx) if same else (idx[:nq], idx[nq:])
-    dt = x.dtype.newbyteorder("=")  # native, as the NumPy engine's results
     if flip:  # the kernels returned keys: their float64 values (empty groups: -0.0)
         a, b = _unkey(i_lo), _unkey(i_hi)
         if wide:  # back to the data's dtype, exactly: the values of x[index]
@@ -86,8 +112,7 @@ def compiled_order(p: Prepared, codes: np.ndarray | None, ngroups: int, stat: st
         a = x[np.maximum(i_lo, 0)] if x.size else np.zeros(i_lo.shape, x.dtype)
         b = x[np.maximum(i_hi, 0)] if x.size else a
         a, b = a.astype(dt, copy=False), b.astype(dt, copy=False)
-    vals, res_miss = _finish(stat, mode, a, b, t, total, tails)
-    return vals, res_miss, counts
+    return _finish(stat, mode, a, b, t, total, tails)
 
 
 def _unkey(keys: np.ndarray) -> np.ndarray:
