@@ -111,7 +111,7 @@ def test_ordinary_data_are_certified():
         got, m = check(x)
         assert got is not None and m is not None
     # per array: the direct sum and mean, and exact_sum / exact_mean through it
-    assert cn.stats() == {"certified": 16, "fallback": 0, "second_level": 0}
+    assert cn.stats() == {"certified": 16, "fallback": 0, "second_level": 0, "skipped": 0}
 
 
 def test_public_functions_use_it():
@@ -134,7 +134,7 @@ def test_near_tie_is_refused():
     must refuse (level 1 and level 2), and the exact engine gives 1 + 2**-52."""
     x = near_tie()
     assert cn.certified_numpy_1d(x, "sum") is None
-    assert cn.stats() == {"certified": 0, "fallback": 1, "second_level": 1}
+    assert cn.stats() == {"certified": 0, "fallback": 1, "second_level": 1, "skipped": 0}
     with option_context(engine="numpy"):
         assert float(exact_sum(x)) == 1.0 + 2.0**-52
 
@@ -188,7 +188,8 @@ def test_specials_go_to_the_exact_engine(special):
     with option_context(engine="numpy"):
         got = float(exact_sum(x))
     assert (math.isnan(got) if math.isnan(special) else got == special)
-    assert cn.stats() == {"certified": 0, "fallback": 2, "second_level": 0}
+    # exact_sum right after the refusal does not try again on the same buffer
+    assert cn.stats() == {"certified": 0, "fallback": 1, "second_level": 0, "skipped": 1}
 
 
 def test_zeros_subnormals_huge_and_overflow_are_refused():
@@ -215,6 +216,20 @@ def test_short_and_other_inputs_are_declined():
     assert cn.certified_numpy_1d(np.ones(100), "var") is None
     assert cn.certified_numpy_1d(np.ones(100, dtype=np.int64), "sum") is None
     assert cn.certified_numpy_1d(np.ones(100), "sum") == 100.0
+
+
+def test_a_refusal_is_not_repeated_but_never_remembered_wrongly():
+    x = np.zeros(1000)
+    x[[1, 2]] = [1.0, -1.0]  # an exact zero: refused
+    assert cn.certified_numpy_1d(x, "sum") is None
+    assert cn.certified_numpy_1d(x, "sum") is None  # skipped: the memo
+    x[5] = 3.0  # the buffer changed: the memo was spent, so it is tried again
+    assert cn.certified_numpy_1d(x, "sum") == 3.0
+    assert cn.certified_numpy_1d(x, "sum") == 3.0
+    y = np.zeros(1000)
+    assert cn.certified_numpy_1d(y, "sum") is None
+    assert cn.certified_numpy_1d(x, "sum") == 3.0  # another buffer: no skip
+    assert cn.stats() == {"certified": 3, "fallback": 2, "second_level": 0, "skipped": 1}
 
 
 def test_input_untouched():

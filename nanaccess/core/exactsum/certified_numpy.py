@@ -37,6 +37,7 @@ divided by the count exactly, with Python integers, and rounded once). Zeros
 
 from __future__ import annotations
 
+import threading
 from fractions import Fraction
 from math import frexp, fsum, ldexp
 
@@ -55,13 +56,15 @@ _NORMAL = 2.0**-1022
 #: the bound is multiplied by this (1 + margin for its own float computation); the
 #: tests set it to 0 to prove they see a wrong result, so it is read at every call
 BOUND_SCALE = 1.0 + 2.0**-20
-_STATS = {"certified": 0, "fallback": 0, "second_level": 0}
+_STATS = {"certified": 0, "fallback": 0, "second_level": 0, "skipped": 0}
+_LOCAL = threading.local()  # the last refused (buffer, statistic) of this thread
 _F64 = np.dtype(np.float64)
 
 
 def stats() -> dict[str, int]:
     """Calls answered by the certified path, calls handed back to the exact engine,
-    and calls that needed the second extraction level, since :func:`reset_stats`."""
+    calls that needed the second extraction level and calls skipped because the same
+    buffer was just refused, since :func:`reset_stats`."""
     return dict(_STATS)
 
 
@@ -204,7 +207,9 @@ def certified_numpy_1d(x: np.ndarray, stat: str) -> float | None:
         gives it; None when the bound does not prove it (ties and near-ties, heavy
         cancellation, zero, subnormal or overflowing results), or the data hold NaN,
         infinities or magnitudes of ``2**1008`` or more, or fewer than
-        :data:`MIN_SIZE` values: the exact engine decides those.
+        :data:`MIN_SIZE` values: the exact engine decides those. A call right after a
+        refusal of the same statistic on the same buffer (in this thread) returns None
+        at once, so a pre-check followed by the exact engine does not run twice.
 
     Examples
     --------
@@ -218,6 +223,14 @@ def certified_numpy_1d(x: np.ndarray, stat: str) -> float | None:
     if stat not in ("sum", "mean") or x.ndim != 1 or x.dtype.kind != "f" \
             or x.size < MIN_SIZE:
         return None
+    # a caller that tried this pass before its NaN scan calls the exact engine next on
+    # the same buffer: a refusal is not repeated (skipping can never change a result)
+    key = (x.__array_interface__["data"][0], x.size, x.strides, x.dtype.str, stat)
+    if getattr(_LOCAL, "refused", None) == key:
+        _LOCAL.refused = None
+        _STATS["skipped"] += 1
+        return None
+    _LOCAL.refused = key
     narrow = x.dtype.itemsize < 8  # float16/32: exact sums and ties are common
     got = _interval(x, 2 if narrow else 1, narrow)
     if got is None:
@@ -234,4 +247,6 @@ def certified_numpy_1d(x: np.ndarray, stat: str) -> float | None:
         got = _interval(x, 2, True)
         val = None if got is None else _decide(*got[:2], stat, x.size)
     _STATS["fallback" if val is None else "certified"] += 1
+    if val is not None:
+        _LOCAL.refused = None
     return val
