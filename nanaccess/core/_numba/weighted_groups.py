@@ -187,21 +187,46 @@ def _nb_fgroup_select(k, ws, src, a, end, tot, err, tf, tk, tord, out, g, st_b, 
     return True
 
 
+def _nb_bit_length(n):  # pragma: no cover - compiled
+    """``int.bit_length`` of a non-negative int64."""
+    c = 0
+    while n > 0:
+        n >>= 1
+        c += 1
+    return c
+
+
+def _nb_pair_total(sh, sl, bg, lg):  # pragma: no cover - compiled
+    """The float64 total of an exact pair, ``ldexp(sh, bg + lg) + ldexp(sl, lg)``
+    (:func:`nanaccess.core.weighted.cumulative.pair_total`'s formula): a product by an
+    exact power of two rounds as ``ldexp`` does, so one libm call serves both terms
+    when ``2**(bg + lg)`` is a normal number."""
+    if -1022 <= bg + lg <= 1023 and lg >= -1074:
+        pl = math.ldexp(1.0, lg)
+        return float(sh) * (float(np.int64(1) << bg) * pl) + float(sl) * pl
+    return math.ldexp(float(sh), bg + lg) + math.ldexp(float(sl), lg)
+
+
 def _nb_limb_sums(ws, a, b, lsb, top):  # pragma: no cover - compiled
     """:mod:`.weighted`'s ``_nb_limbs`` without storing the limbs: ``(B, exact, hi
     sum, lo sum)`` of the positive weights ``ws[a:b]``."""
     zero = np.int64(0)
     if b == a:
         return 62, True, zero, zero
-    nb = math.frexp(float(b - a))[1]
+    nb = _nb_bit_length(b - a)
     base = 62 - nb
     if max(top - lsb - base, 0) + nb > 62:
         return base, False, zero, zero
-    e1 = min(-lsb, 1000)
-    f1 = math.ldexp(1.0, e1)
-    f2 = math.ldexp(1.0, -lsb - e1)
-    fb = math.ldexp(1.0, -base)
-    pb = math.ldexp(1.0, base)
+    # powers of two exactly, with as few libm calls as a small group can afford
+    if -lsb <= 1023:
+        f1 = math.ldexp(1.0, -lsb)
+        f2 = 1.0
+    else:
+        e1 = min(-lsb, 1000)
+        f1 = math.ldexp(1.0, e1)
+        f2 = math.ldexp(1.0, -lsb - e1)
+    pb = float(np.int64(1) << base)
+    fb = 1.0 / pb
     sh = np.int64(0)
     sl = np.int64(0)
     if top - lsb <= base:  # one limb
@@ -275,7 +300,7 @@ def _nb_prepare(keys, flip, w, codes, ngroups, rec, src_buf,
             sh += sl >> bg
             sl &= (np.int64(1) << bg) - 1
             last_h[g], last_l[g] = sh, sl
-            tot = math.ldexp(float(sh), bg + lg) + math.ldexp(float(sl), lg)
+            tot = _nb_pair_total(sh, sl, bg, lg)
             total[g] = tot
             small = (sh < (np.int64(1) << (53 - bg))) if bg < 53 else \
                 (sh == 0 and sl < (np.int64(1) << 53))
@@ -330,9 +355,12 @@ def _nb_select(rec, cf, src_buf, starts, L, B, exact, err, tot_h, tot_l, total, 
                     m -= 1
                 tord[m] = j
             if err[g] >= 0.0:
-                for j in range(nt):  # the exact targets as floats (within the bound)
-                    tg_f[j] = math.ldexp(float(th[j, g]), B[g] + L[g]) + \
-                        math.ldexp(float(tl[j, g]), L[g])
+                # the exact targets as floats (within the bound; exact when err is 0:
+                # below 2**53 units); 2**L is representable whenever err >= 0
+                pbg = float(np.int64(1) << B[g])
+                pl = math.ldexp(1.0, L[g])
+                for j in range(nt):
+                    tg_f[j] = (float(th[j, g]) * pbg + float(tl[j, g])) * pl
                     tg_k[j] = 1 if th[j, g] == tot_h[g] and tl[j, g] == tot_l[g] else (
                         2 if th[j, g] == 0 and tl[j, g] == 1 else 0)
                 if _nb_fgroup_select(k, ws, src, a, b, total[g], err[g], tg_f, tg_k, tord, out,
@@ -384,7 +412,8 @@ def build() -> dict[str, Any]:
     from . import weighted as exact
 
     bind(globals(), _FROM_EXACT, compiled={name: getattr(exact, name) for name in _FROM_EXACT})
-    bind(globals(), ("_nb_decide", "_nb_fpart", "_nb_fgroup_select", "_nb_limb_sums"))
+    bind(globals(), ("_nb_decide", "_nb_fpart", "_nb_fgroup_select", "_nb_bit_length",
+                     "_nb_pair_total", "_nb_limb_sums"))
     return {"prepare": jit(nogil=True)(_nb_prepare), "select": jit(nogil=True)(_nb_select)}
 
 
