@@ -138,7 +138,7 @@ def _import_arraymath() -> None:
 
 
 def choose_engine(engine: str | None = None, *, size: int | None = None,
-                  min_size: int = 0) -> str:
+                  min_size: int = 0, warm: str | None = None) -> str:
     """``"numpy"`` or ``"numba"`` for one call: the only place that decides.
 
     Parameters
@@ -150,6 +150,10 @@ def choose_engine(engine: str | None = None, *, size: int | None = None,
         The input's size; under "auto", inputs smaller than ``min_size`` use NumPy
         (as fast there, and no compilation).
     min_size : int
+    warm : str, optional
+        A kernel family (:func:`kernels`): when it is compiled in this process already,
+        "auto" uses it below ``min_size`` too (numba's load and the compilation, which
+        the threshold keeps off small first calls, are paid already).
 
     Returns
     -------
@@ -175,7 +179,9 @@ def choose_engine(engine: str | None = None, *, size: int | None = None,
             raise ImportError("engine='numba' needs numba installed (and NANACCESS_NO_NUMBA "
                               "unset)")
         return "numba"
-    if not AVAILABLE or BROKEN or (size is not None and size < min_size):
+    if not AVAILABLE or BROKEN:
+        return "numpy"
+    if size is not None and size < min_size and (warm is None or warm not in _COMPILED):
         return "numpy"
     return "numba"
 

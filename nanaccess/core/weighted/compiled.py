@@ -33,12 +33,15 @@ _LONG_ROW = 1 << 16
 _CHUNK = 8192
 
 
-def use_compiled(p: Prepared, engine: str | None = None) -> bool:
+def use_compiled(p: Prepared, engine: str | None = None, *, grouped: bool = True) -> bool:
     """The compiled engine takes float data without kept missing values, when
-    :func:`nanaccess.core._numba.choose_engine` picks numba for its size."""
+    :func:`nanaccess.core._numba.choose_engine` picks numba for its size (or its
+    kernels, ``grouped`` or the rows', are compiled in this process already)."""
     if p.x.dtype.kind != "f" or p.miss is not None or p.x.dtype.itemsize > 8:
         return False
-    return choose_engine(engine, size=p.x.size, min_size=NUMBA_MIN_SIZE) == "numba"
+    warm = "weighted_groups" if grouped or p.x.shape[-1] >= _LONG_ROW else "weighted_rows"
+    return choose_engine(engine, size=p.x.size, min_size=NUMBA_MIN_SIZE,
+                         warm=warm) == "numba"
 
 
 def compiled_order(p: Prepared, codes: np.ndarray | None, ngroups: int, stat: str, policy,

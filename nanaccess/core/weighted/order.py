@@ -135,7 +135,7 @@ def weighted_order(p: Prepared, stat: str, policy, *, q=None, method: str = "lin
     if rows and n:
         from .compiled import compiled_order, use_compiled  # (imports the order helpers)
 
-        if use_compiled(p, engine):
+        if use_compiled(p, engine, grouped=False):
             try:
                 vals, miss, _c = compiled_order(p, None, rows, stat, policy, q, method,
                                                 (p.nan_rows, p.nan_values, p.miss_rows))
