@@ -101,36 +101,44 @@ def _pieces(x: np.ndarray, buf: np.ndarray):
                 yield part.reshape(r, w)
 
 
-def _extract(x: np.ndarray, levels: int, zero_check: bool):
-    """Exact row sums of the extracted parts, float row sums of the remainders, the
-    bound on those sums' total error and whether every remainder row summed to zero;
-    None for NaN, infinities or huge values. ``zero_check``: a block whose remainders
-    are all zero adds nothing to the bound (its sums are exact: narrow data, ties)."""
+def _extract(x: np.ndarray, levels: int, zero_check: bool, prior=None):
+    """One pass over ``x``: ``(firsts, rest, bound, r_zero, ks)`` with the exact row
+    sums of the first level's parts, the row sums of the further levels' parts and
+    of the remainders, the bound on those sums' total error, whether every remainder
+    row summed to zero, and each block's first ``k``; None for NaN, infinities or
+    huge values. ``zero_check``: a block whose remainders are all zero adds nothing
+    to the bound (its sums are exact: narrow data, ties). ``prior``: ``(firsts, ks)``
+    of an earlier pass over the same data, reused (no max/min, no first-level sums)."""
     buf = np.empty((_R, _W))
     t_buf = np.empty((_R, _W))
     u_buf = np.empty((_R, _W)) if levels > 1 else t_buf
     add, sub, einsum = np.add, np.subtract, np.einsum
     vmax, vmin = np.maximum.reduce, np.minimum.reduce
-    parts: list[np.ndarray] = []
+    firsts, ks = ([], []) if prior is None else prior
+    rest: list[np.ndarray] = []
     bound = 0.0
     r_zero = True
     full = (_R, _W)
-    for X in _pieces(x, buf):
+    for i, X in enumerate(_pieces(x, buf)):
         rows, width = shape = X.shape
-        hi = float(vmax(X, axis=None))
-        lo = -float(vmin(X, axis=None))
-        a = hi if hi >= lo else lo
-        if not a < _A_MAX:  # NaN, an infinity or beyond the extraction's range
-            return None
         m = (width + 1).bit_length()
-        k = max(frexp(a)[1] + m, _K_MIN)
+        if prior is None:
+            hi = float(vmax(X, axis=None))
+            lo = -float(vmin(X, axis=None))
+            a = hi if hi >= lo else lo
+            if not a < _A_MAX:  # NaN, an infinity or beyond the extraction's range
+                return None
+            ks.append(k := max(frexp(a)[1] + m, _K_MIN))
+        else:
+            k = ks[i]
         T = t_buf if shape == full else t_buf[:rows, :width]
         sigma = ldexp(1.0, k)
         add(X, sigma, out=T)
         sub(T, sigma, out=T)
         # row sums: einsum is NumPy's fastest sum; any order is exact for the
         # extracted parts and within the bound for the remainders
-        parts.append(einsum("ij->i", T))
+        if prior is None:
+            firsts.append(einsum("ij->i", T))
         sub(X, T, out=T)
         for _ in range(levels - 1):
             k = max(k - 53 + m, _K_MIN)
@@ -138,29 +146,29 @@ def _extract(x: np.ndarray, levels: int, zero_check: bool):
             U = u_buf if shape == full else u_buf[:rows, :width]
             add(T, sigma, out=U)
             sub(U, sigma, out=U)
-            parts.append(einsum("ij->i", U))
+            rest.append(einsum("ij->i", U))
             sub(T, U, out=T)
         r_sums = einsum("ij->i", T)
-        parts.append(r_sums)
+        rest.append(r_sums)
         if (r_zero or zero_check) and not r_sums.any():
             if zero_check and not T.any():
                 continue  # every remainder is zero: this block's sums are exact
         else:
             r_zero = False
         bound += ldexp(float(rows * width * width), k - 106)
-    return parts, bound, r_zero
+    return firsts, rest, bound, r_zero, ks
 
 
-def _interval(x: np.ndarray, levels: int, zero_check: bool):
-    """``(terms, B, r_zero)``: the exact sum lies within ``B`` of the exact sum of the
-    floats ``terms`` (non-overlapping, largest first; ``B == 0``: it is that sum);
-    ``r_zero``: every remainder row summed to zero. None when the data are not for
-    this path or the row sums overflow."""
-    got = _extract(x, levels, zero_check)
+def _interval(x: np.ndarray, levels: int, zero_check: bool, prior=None):
+    """``(terms, B, r_zero, prior)``: the exact sum lies within ``B`` of the exact sum
+    of the floats ``terms`` (non-overlapping, largest first; ``B == 0``: it is that
+    sum); ``r_zero``: every remainder row summed to zero; ``prior``: what a second
+    pass reuses. None when the data are not for this path or the row sums overflow."""
+    got = _extract(x, levels, zero_check, prior)
     if got is None:
         return None
-    parts, bound, r_zero = got
-    vals = np.concatenate(parts).tolist()
+    firsts, rest, bound, r_zero, ks = got
+    vals = np.concatenate(firsts + rest).tolist()
     terms: list[float] = []
     try:  # fsum rounds correctly: peel the exact total into floats until nothing is left
         while (s := fsum(vals)) != 0:
@@ -168,7 +176,7 @@ def _interval(x: np.ndarray, levels: int, zero_check: bool):
             vals.append(-s)
     except OverflowError:
         return None
-    return terms, bound * BOUND_SCALE, r_zero
+    return terms, bound * BOUND_SCALE, r_zero, (firsts, ks)
 
 
 def _decide(terms: list[float], b: float, stat: str, n: int) -> float | None:
@@ -236,7 +244,7 @@ def certified_numpy_1d(x: np.ndarray, stat: str) -> float | None:
     if got is None:
         _STATS["fallback"] += 1
         return None
-    terms, b, r_zero = got
+    terms, b, r_zero, prior = got
     val = _decide(terms, b, stat, x.size)
     # not proven: the second level shrinks the bound by 2**(53 - M) and drops the
     # blocks whose remainders vanish; worth a pass when the remainders may all be
@@ -244,7 +252,7 @@ def certified_numpy_1d(x: np.ndarray, stat: str) -> float | None:
     if val is None and not narrow and terms \
             and (r_zero or abs(terms[0]) > ldexp(b, 56 - (53 - _M))):
         _STATS["second_level"] += 1
-        got = _interval(x, 2, True)
+        got = _interval(x, 2, True, prior)  # the first pass's scales and sums reused
         val = None if got is None else _decide(*got[:2], stat, x.size)
     _STATS["fallback" if val is None else "certified"] += 1
     if val is not None:
