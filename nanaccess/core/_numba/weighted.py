@@ -1,22 +1,22 @@
-"""Weighted selection kernels (the numba engine of the weighted order statistics).
+"""Exact weighted selection: the helpers and the row kernels (the numba engine of the
+weighted order statistics).
 
-Two phases, so that the positions (NumPy's formulas on each group's total weight,
+Two phases, so that the positions (NumPy's formulas on each row's total weight,
 :mod:`nanaccess.core.weighted.positions`) are computed in one place:
 
-* ``prepare``: a counting sort of the pairs of positive weight by group (with float64
-  data, the keys made from the bits stand for the values: no source indices), then per
-  group the exact limbs of :mod:`nanaccess.core.weighted.cumulative` (scale ``L``,
-  base ``B``, ``hi`` / ``lo`` per weight) and the total as a normalised pair; a group
-  too wide for the pairs is sorted by (key, weight) and summed in float64, as the
-  NumPy engine does.
-* ``select``: per group and target, an exact group by a weighted quickselect (a
-  three-way partition around a median-of-three key; the exact pair sum of the lower
-  part decides where the target lies; O(n) on average), a float group by a binary
-  search in its cumulative sums.
+* ``totals``: per row, the exact limbs of :mod:`nanaccess.core.weighted.cumulative`
+  (scale ``L``, base ``B``, ``hi`` / ``lo`` per weight) and the total as a
+  normalised pair; a row too wide for the pairs is sorted by (key, weight) and summed
+  in float64, as the NumPy engine does.
+* ``select``: per row and target, an exact row by a weighted quickselect (a three-way
+  partition around a median-of-three key; the exact pair sum of the lower part
+  decides where the target lies; O(n) on average), a float row by a binary search in
+  its cumulative sums.
 
-Both engines find the smallest key whose cumulative weight reaches the target, so
-they give the same bits. Plain Python over arrays, compiled through
-:mod:`nanaccess.core._numba` on first use.
+Groups go through :mod:`.weighted_groups` (float sums that decide, these exact
+helpers when they cannot). Both engines find the smallest key whose cumulative
+weight reaches the target, so they give the same bits. Plain Python over arrays,
+compiled through :mod:`nanaccess.core._numba` on first use.
 """
 
 from __future__ import annotations
@@ -292,120 +292,11 @@ def _nb_sort_float(k, w, src, a, b, cf):  # pragma: no cover - compiled
         cf[a + i] = c
 
 
-def _nb_prepare(keys, flip, w, codes, ngroups, k, hi, lo,
-                src_buf):  # pragma: no cover - compiled
-    """Counting sort of the positive-weight pairs by group, limbs, totals. ``keys``:
-    the sort keys, or float64 bits made keys on the fly when ``flip``. ``k``, ``hi``,
-    ``lo`` (and ``src_buf`` unless ``flip``): scratch of at least the pairs' length,
-    allocated by NumPy (whose large arrays get huge pages: fewer page faults than the
-    kernel's own allocations), filled in group order. The weights are laid out in
-    ``hi`` itself: a group's limbs replace them element by element (each weight read
-    before its limbs are written), and a float group keeps them there, sorted."""
-    n = keys.shape[0]
-    counts = np.zeros(ngroups, np.int64)
-    for i in range(n):
-        if codes[i] >= 0 and w[i] > 0:
-            counts[codes[i]] += 1
-    starts = np.zeros(ngroups + 1, np.int64)
-    for g in range(ngroups):
-        starts[g + 1] = starts[g] + counts[g]
-    m = starts[ngroups]
-    # keyed layout (float64 bits made keys): a key gives back its value, so ``src`` is
-    # ``k`` itself and the selections return keys (one array less to scatter and move)
-    src = k if flip else src_buf
-    ws = hi.view(np.float64)
-    fill = starts[:ngroups].copy()
-    imax = np.int64(0x7FFFFFFFFFFFFFFF)
-    for i in range(n):
-        g = codes[i]
-        if g >= 0 and w[i] > 0:
-            j = fill[g]
-            kv = keys[i]
-            if flip:
-                kv = kv ^ ((kv >> 63) & imax)
-            k[j] = kv
-            ws[j] = w[i]
-            if not flip:
-                src[j] = i
-            fill[g] = j + 1
-    # every exact group's limbs are written into hi, lo (_nb_limbs)
-    cf = np.zeros(0, np.float64)  # float64 sums: allocated for the first wide group
-    B = np.zeros(ngroups, np.int64)
-    exact = np.zeros(ngroups, np.bool_)
-    last_h = np.zeros(ngroups, np.int64)
-    last_l = np.zeros(ngroups, np.int64)
-    total = np.zeros(ngroups, np.float64)
-    L = np.zeros(ngroups, np.int64)
-    wsb = ws.view(np.int64)
-    for g in range(ngroups):
-        a, b = starts[g], starts[g + 1]
-        emin = np.int64(4096)  # the exponent range, from the group's own weights (in a
-        emax = np.int64(-1)  # sequential pass: cheaper than updating it in the scatter)
-        for j in range(a, b):
-            e = (wsb[j] >> 52) & 0x7FF
-            emin = min(emin, e)
-            emax = max(emax, e)
-        lg, tg = _nb_group_bits(wsb, a, b, emin, emax)
-        L[g] = lg
-        bg, ex, sh, sl = _nb_limbs(ws, a, b, L[g], tg, hi, lo)
-        B[g], exact[g] = bg, ex
-        if ex:
-            sh += sl >> bg
-            sl &= (np.int64(1) << bg) - 1
-            last_h[g], last_l[g] = sh, sl
-            total[g] = math.ldexp(float(sh), bg + L[g]) + math.ldexp(float(sl), L[g])
-        else:
-            if cf.shape[0] == 0:
-                cf = np.zeros(m, np.float64)
-            _nb_sort_float(k, ws, src, a, b, cf)
-            total[g] = cf[b - 1]
-    return k, hi, lo, cf, src, starts, L, B, exact, last_h, last_l, total, counts
-
-
-def _nb_select(k, hi, lo, cf, src, starts, B, exact, tot_h, tot_l, th, tl, tf,
-               keyed):  # pragma: no cover - compiled
-    """Per target and group, the source index of the pair at the target (-1: empty);
-    ``keyed``: ``src`` is ``k`` (the keyed layout of ``prepare``)."""
-    nt, ngroups = th.shape
-    out = np.full((nt, ngroups), -1, np.int64)
-    st_b = np.empty(64, np.int64)
-    st_h = np.empty(64, np.int64)
-    st_l = np.empty(64, np.int64)
-    tord = np.empty(nt, np.int64)
-    perm = np.empty(_SMALL, np.int64)
-    for g in range(ngroups):
-        a, b = starts[g], starts[g + 1]
-        if b == a:
-            continue
-        if exact[g]:
-            for j in range(nt):  # the targets in ascending order (insertion sort)
-                m = j
-                while m > 0 and (th[tord[m - 1], g] > th[j, g] or (
-                        th[tord[m - 1], g] == th[j, g] and tl[tord[m - 1], g] > tl[j, g])):
-                    tord[m] = tord[m - 1]
-                    m -= 1
-                tord[m] = j
-            _nb_group_select(k, hi, lo, src, a, b, tot_h[g], tot_l[g], th, tl,
-                             tord, B[g], out, g, st_b, st_h, st_l, perm, keyed)
-            continue
-        for j in range(nt):
-            t = tf[j, g]
-            lo_i, hi_i = a, b - 1
-            while lo_i < hi_i:  # first cumulative weight >= t
-                mid = (lo_i + hi_i) // 2
-                if cf[mid] < t:
-                    lo_i = mid + 1
-                else:
-                    hi_i = mid
-            out[j, g] = src[lo_i]
-    return out
-
-
 def build() -> dict[str, Any]:
-    """Compile the weighted kernels."""
-    bind(globals(), ("_nb_reached", "_nb_part", "_nb_group_select", "_nb_ctz",
-                     "_nb_bits_range", "_nb_group_bits", "_nb_limbs", "_nb_sort_float"))
-    return {"prepare": jit(nogil=True)(_nb_prepare), "select": jit(nogil=True)(_nb_select)}
+    """Compile the exact helpers (bound here; the row kernels below and the grouped
+    kernels of :mod:`.weighted_groups` call them)."""
+    return bind(globals(), ("_nb_reached", "_nb_part", "_nb_group_select", "_nb_ctz",
+                            "_nb_bits_range", "_nb_group_bits", "_nb_limbs", "_nb_sort_float"))
 
 
 register("weighted", build)

@@ -11,7 +11,8 @@ weighted statistic. "propagate" gives each group its own greatest NaN.
 
 Order statistics of float data go to a compiled kernel when numba is chosen
 (:mod:`nanaccess.core.weighted.compiled`: a counting sort by group, then per group a
-weighted quickselect on the same exact cumulative weights), with the same bits. The
+weighted quickselect deciding on float sums only where the exact cumulative weights
+would decide the same), with the same bits. The
 weighted mean and sum of float data go through the certified compiled sums
 (:mod:`nanaccess.core.weighted.certified`: one pass, no blocks); only the groups they
 do not certify take the blocks.

@@ -1,11 +1,15 @@
 """The compiled engine of the weighted order statistics (float data, groups or one row).
 
-Drives :mod:`nanaccess.core._numba.weighted`: the kernel lays the pairs of positive
-weight out by group with their exact limbs and totals, the positions come from
-:mod:`.positions` (vectorised over groups), the kernel selects the element at each
-reach, and the values are combined and finished as in :mod:`.order`. It finds the
-same elements as the NumPy engine (the smallest key whose cumulative weight reaches
-each position, from the same exact pairs or float64 sums), so it gives the same bits.
+Groups (and rows of at least ``_LONG_ROW`` pairs) go to
+:mod:`nanaccess.core._numba.weighted_groups`: the kernel lays the pairs of positive
+weight out by group as (key, weight) records with each group's exact total and
+rounding bound, the positions come from :mod:`.positions` (vectorised over groups,
+in chunks of :data:`_CHUNK` groups), the kernel selects the element at each reach
+on float sums whose every decision is certain (the exact limbs otherwise), and the
+values are combined and finished as in :mod:`.order`. Shorter rows go to the row
+kernels of :mod:`nanaccess.core._numba.weighted` (exact limbs). Both find the same
+elements as the NumPy engine (the smallest key whose cumulative weight reaches each
+position, from the same exact pairs or float64 sums), so they give the same bits.
 """
 
 from __future__ import annotations
