@@ -14,25 +14,29 @@ in cache). Per block, with ``a`` its largest magnitude (one max and one min pass
 ``sigma = 2**k``, ``k = e + M``, ``a < 2**e`` and ``2**M >= _W + 2``:
 
 * ``q = (sigma + x) - sigma`` is exact, a multiple of ``2**(k - 53)`` with
-  ``|q| <= 2**e + 2**(k - 53)``, so every partial sum of a row's ``q`` is exact (it
-  stays below ``2**k``): the row sums of ``q`` are exact in any order;
+  ``|q| <= max(2**e, 2**(k - 53))`` (``k`` may be raised to ``_K_MIN``), so every
+  partial sum of a row's ``q`` is exact (it stays below ``2**k``): the row sums of
+  ``q`` are exact in any order;
 * ``r = x - q`` is exact (the rounding error of ``sigma + x``), ``|r| <= 2**(k - 53)``;
   a row's float sum of ``r`` in any order makes at most ``_W - 1`` roundings, so it
   is off by at most ``gamma(_W - 1) * _W * 2**(k - 53) <= _W**2 * 2**(k - 106)``
   (additions stay exact when they underflow, so this holds for tiny data too).
 
 With ``levels=2`` the remainders are extracted once more (``k`` becomes
-``k - 53 + M``), which shrinks the bound by ``2**(53 - M)``; a second attempt uses it
-when the first one fails but the data's sum is not close to zero.
+``k - 53 + M``), which shrinks the bound by ``2**(53 - M)``, and a block whose last
+remainders are all zero adds nothing to it. float16/32 data take two levels at once
+(their sums are often exact, or exact ties); float64 data take one, and a second run
+(reusing the first run's block scales and first-level sums) when the first cannot
+decide but the sum is far enough from zero for the smaller bound.
 
 The exact sum ``S`` is then the exact sum of the row sums plus an error below the
-total bound ``B``. :func:`math.fsum` (correctly rounded) gives ``s1`` and the residual
-``s2`` of those row sums, so ``S`` lies in ``[s1 + s2 - B', s1 + s2 + B']`` (``B'``
-adds the residual's own rounding). Rounding is monotone: when both ends round to the
-same float, that float is the correctly rounded ``S`` (for a mean, both ends are
-divided by the count exactly, with Python integers, and rounded once). Zeros
-(``-0.0`` rules), subnormal and overflowing results, NaN, infinities and values of
-``2**1008`` or more are never certified: the exact engine decides them.
+total bound ``B``. :func:`math.fsum` (correctly rounded) peels the row sums' exact
+total into a few non-overlapping floats, so ``S`` lies within ``B`` of their sum.
+Rounding is monotone: when both ends of that interval round to the same float, that
+float is the correctly rounded ``S`` (for a mean, both ends are divided by the count
+exactly, as Fractions, and rounded once). Zeros (``-0.0`` rules), subnormal and
+overflowing results, NaN, infinities and values of ``2**1008`` or more are never
+certified: the exact engine decides them.
 """
 
 from __future__ import annotations
