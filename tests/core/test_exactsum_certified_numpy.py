@@ -238,3 +238,20 @@ def test_input_untouched():
     before = x.copy()
     assert cn.certified_numpy_1d(x, "mean") is not None
     assert np.array_equal(x, before)
+
+
+def test_public_functions_with_nan_and_inf_keep_their_policies():
+    x = np.random.default_rng(10).standard_normal(3000)
+    x[[7, 2000]] = np.nan
+    kept = x[~np.isnan(x)]
+    with option_context(engine="numpy"):
+        assert bits(na.sum(x, nan_policy="omit")) == bits(math.fsum(kept))
+        assert bits(na.mean(x, nan_policy="omit")) == bits(exact_mean_ref(kept))
+        assert math.isnan(na.sum(x, nan_policy="propagate"))
+        with pytest.raises(na.NaNError):
+            na.sum(x)
+        y = kept.copy()
+        y[5] = np.inf
+        assert na.sum(y) == math.inf
+        y[6] = -np.inf
+        assert math.isnan(na.mean(y))
