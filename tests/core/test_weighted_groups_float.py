@@ -145,3 +145,40 @@ def test_groups_in_chunks(monkeypatch, policy):
     w[codes == 20] *= 2.0 ** rng.integers(-40, 40, int((codes == 20).sum()))  # wide
     w[codes == 21] = 2.0 ** 60  # exact floats, err 0
     _same(x, codes, 52, w, policy)
+
+
+def test_kept_scratch_carries_nothing_between_calls_or_threads():
+    """The records' buffer is kept per thread between calls: a larger call, then a
+    smaller one, and calls from several threads at once all give the NumPy bits."""
+    import threading
+
+    from nanaccess.core.weighted import compiled
+
+    rng = np.random.default_rng(24)
+
+    def case(n, groups, seed):
+        r = np.random.default_rng(seed)
+        return r.normal(size=n).round(2), r.integers(0, groups, n), r.random(n), groups
+
+    def check(x, codes, w, groups, out=None):
+        a = grouped_weighted(x, codes, groups, "median", w, policy="omit", engine="numba")
+        b = grouped_weighted(x, codes, groups, "median", w, policy="omit", engine="numpy")
+        ok = _bits(a[0]) == _bits(b[0])
+        if out is None:
+            assert ok
+        else:
+            out.append(ok)
+
+    check(*case(5000, 30, 1))
+    kept = compiled._SCRATCH.buf
+    check(*case(700, 9, 2))
+    assert compiled._SCRATCH.buf is kept  # reused, not reallocated
+    results: list[bool] = []
+    threads = [threading.Thread(target=check, args=(*case(int(rng.integers(500, 4000)), 17,
+                                                         10 + i), results))
+               for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [True] * 4
