@@ -182,3 +182,14 @@ def test_kept_scratch_carries_nothing_between_calls_or_threads():
     for t in threads:
         t.join()
     assert results == [True] * 4
+
+
+@pytest.mark.parametrize("engine", ["numpy", "numba"])
+def test_rows_of_no_group_are_ignored_with_their_weights(engine):
+    """Code -1: the row, its (negative, NaN) weight and its NaN data are never seen."""
+    x = np.array([1.0, 2.0, 3.0, np.nan, 10.0, 20.0])
+    codes = np.array([0, -1, 0, -1, 1, -1])
+    w = np.array([1.0, -5.0, 1.0, 1.0, 1.0, np.nan])
+    vals, miss, count = grouped_weighted(x, codes, 2, "median", w, policy="raise",
+                                         engine=engine)
+    assert vals.tolist() == [2.0, 10.0] and miss is None and count.tolist() == [2, 1]

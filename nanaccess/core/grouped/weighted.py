@@ -136,8 +136,8 @@ def grouped_weighted(x: Any, codes: Any, ngroups: int, stat: str, weights: Any, 
     if x.ndim != 1 or codes.shape != x.shape:
         raise ValueError("grouped weights need 1-D data and one code per value")
     w = np.broadcast_to(np.asarray(weights), x.shape)
-    keep = codes >= 0
-    if not keep.all():  # rows of no group are ignored entirely, their weights too
+    if codes.size and codes.min() < 0:  # rows of no group are ignored entirely, their
+        keep = codes >= 0  # weights too (one reduction when every row has a group)
         x, codes, w = x[keep], codes[keep], w[keep]
         missing = None if missing is None else np.broadcast_to(missing, keep.shape)[keep]
         weights_missing = None if weights_missing is None else \
