@@ -255,3 +255,34 @@ def test_public_functions_with_nan_and_inf_keep_their_policies():
         assert na.sum(y) == math.inf
         y[6] = -np.inf
         assert math.isnan(na.mean(y))
+
+
+def test_long_rows_are_certified_row_by_row(monkeypatch):
+    """Rows of at least one block: each row certified, the refused ones (a zero sum,
+    a NaN) by the exact engine, in place; short rows keep the engine's vector pass."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((2, 2, BLOCK + 100))
+    x[0, 1, :] = 0.0
+    x[0, 1, [5, 9]] = [1.5, -1.5]  # an exact zero: refused
+    x[1, 0, 77] = np.nan
+    with option_context(engine="numpy"):
+        s = exact_sum(x)
+        m = exact_mean(x)
+    st = cn.stats()
+    assert st["certified"] == 4 and st["fallback"] == 4  # 2 rows x (sum, mean) each
+    monkeypatch.setattr(cn, "MIN_SIZE", 1 << 62)  # the exact engine alone, for reference
+    with option_context(engine="numpy"):
+        ref_m = exact_mean(x)
+    assert s.shape == m.shape == (2, 2)
+    for idx in np.ndindex(2, 2):
+        if idx == (1, 0):
+            assert math.isnan(s[idx]) and math.isnan(m[idx])
+            continue
+        assert bits(s[idx]) == bits(math.fsum(x[idx]))
+        assert bits(m[idx]) == bits(ref_m[idx])
+    monkeypatch.undo()
+    cn.reset_stats()
+    with option_context(engine="numpy"):
+        short = rng.standard_normal((3, 1000))
+        assert [bits(v) for v in exact_sum(short)] == [bits(math.fsum(r)) for r in short]
+    assert cn.stats()["certified"] == 0

@@ -47,12 +47,14 @@ from math import frexp, fsum, ldexp
 
 import numpy as np
 
-__all__ = ["certified_numpy_1d", "stats", "reset_stats", "MIN_SIZE"]
+__all__ = ["certified_numpy_1d", "stats", "reset_stats", "MIN_SIZE", "BLOCK"]
 
 #: inputs with fewer elements stay with the exact engine (its Python-int path)
 MIN_SIZE = 65
 _W = 8192  # values per row: a row's float sum of remainders rounds at most _W - 1 times
 _R = 8  # rows per block: _R * _W float64 (512 KiB) stay in L2 cache across the passes
+#: values per block
+BLOCK = _R * _W
 _M = (_W + 1).bit_length()  # 2**_M >= _W + 2: a row's extracted parts sum exactly
 _A_MAX = 2.0 ** (1021 - _M)  # sigma <= 2**1021: sigma + x stays finite
 _K_MIN = -900  # a larger sigma is always allowed: the bound terms never underflow

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .certified_numpy import BLOCK as _CERT_BLOCK
 from .certified_numpy import certified_numpy_1d
 from .common import _CANONICAL_NAN, _counts, _finish, _prepare, _row_label
 from .compiled import compiled_rows
@@ -85,18 +86,40 @@ def exact_sum(x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
             )
         return _finish((hi << 32) + lo, lead)
     got = compiled_rows(x2, w2, "sum")
-    if got is None and rows == 1 and w2 is None:  # the NumPy engine's certified pass
-        got = _certified_row(x2, "sum")
-    if got is not None:
-        return _finish(got, lead)
+    if got is None and w2 is None:  # the NumPy engine's certified pass
+        got = _certified(x2, "sum", _sum_engine)
+    if got is None:
+        got = _sum_engine(x2, w2)
+    return _finish(got, lead)
+
+
+def _sum_engine(x2: np.ndarray, w2: np.ndarray | None) -> np.ndarray:
+    """The NumPy engine's exact row sums of float rows (extraction, digits, specials)."""
     res, sc = _rounded(x2, w2, False, lambda dig, neg, base, rows: _round(dig, base, neg))
-    return _finish(_ieee_specials(res, sc, x2, w2), lead)
+    return _ieee_specials(res, sc, x2, w2)
 
 
-def _certified_row(x2: np.ndarray, stat: str) -> np.ndarray | None:
-    """The one row's certified ``stat`` (:mod:`.certified_numpy`) as a 1-array, or None."""
-    val = certified_numpy_1d(x2[0], stat)
-    return None if val is None else np.array([val])
+#: rows at least this long (one cache block of :mod:`.certified_numpy`) are certified
+#: one by one: the loop runs once per block of values, as the pass itself does
+_ROW_MIN = _CERT_BLOCK
+
+
+def _certified(x2: np.ndarray, stat: str,
+               engine: Callable[[np.ndarray, None], np.ndarray]) -> np.ndarray | None:
+    """Row results of ``stat`` with every row the certified pass
+    (:mod:`.certified_numpy`) proves, ``engine`` on the others; None when it serves
+    no row (one row not proven: the caller's engine runs on ``x2`` itself)."""
+    rows = x2.shape[0]
+    if rows > 1 and x2.shape[1] < _ROW_MIN:
+        return None
+    vals = [certified_numpy_1d(row, stat) for row in x2]
+    bad = [i for i, v in enumerate(vals) if v is None]
+    if len(bad) == rows:
+        return None
+    out = np.array([0.0 if v is None else v for v in vals])
+    if bad:
+        out[bad] = engine(x2[bad], None)
+    return out
 
 
 Rounding = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None], np.ndarray]
@@ -160,25 +183,32 @@ def exact_mean(x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
     x2, w2, lead, kind = _prepare(x, where)
     if x2.size <= _SMALL:
         return _small(x2, w2, lead, kind, "mean")
-    count = _counts(x2, w2)
-    div = np.maximum(count, 1)
     if kind == "int":
+        count = _counts(x2, w2)
+        div = np.maximum(count, 1)
         mant, exp, mb = _hilo_terms(*_int_hilo(x2, w2))
         dig, neg, base = _digits(mant, exp, mb)
         res = _div_round(dig, base, neg, [div])
         return _finish(np.where(count == 0, _CANONICAL_NAN, res), lead)
     got = compiled_rows(x2, w2, "mean")
-    if got is None and x2.shape[0] == 1 and w2 is None:
-        got = _certified_row(x2, "mean")
-    if got is not None:
-        return _finish(got, lead)
+    if got is None and w2 is None:
+        got = _certified(x2, "mean", _mean_engine)
+    if got is None:
+        got = _mean_engine(x2, w2)
+    return _finish(got, lead)
+
+
+def _mean_engine(x2: np.ndarray, w2: np.ndarray | None) -> np.ndarray:
+    """The NumPy engine's exact row means of float rows (count 0: the canonical NaN)."""
+    count = _counts(x2, w2)
+    div = np.maximum(count, 1)
     res, sc = _rounded(
         x2, w2, False,
         lambda dig, neg, base, rows: _div_round(dig, base, neg,
                                                 [div if rows is None else div[rows]]),
     )
     res = _ieee_specials(res, sc, x2, w2)
-    return _finish(np.where(count == 0, _CANONICAL_NAN, res), lead)
+    return np.where(count == 0, _CANONICAL_NAN, res)
 
 
 def _unsigned_sum(x: np.ndarray, where: np.ndarray | None) -> np.ndarray:
