@@ -204,3 +204,27 @@ def test_tiny_and_huge_totals_take_the_exact_limbs(scale):
     x = rng.normal(size=900).round(1)
     w = rng.random(900) * scale
     _same(x, codes, 12, w, "omit")
+
+
+@pytest.mark.parametrize("policy", ["omit", "propagate"])
+def test_dropped_pairs_skipped_by_the_layout(policy):
+    """NaN data, NaN weights and missing weights (whatever their hidden values):
+    the compiled layout skips the pairs the policy drops without a zeroed copy of
+    the weights (``prepare(defer_drop=True)``), with the NumPy bits."""
+    rng = np.random.default_rng(26)
+    n = 3000
+    codes = rng.integers(0, 25, n)
+    x = rng.normal(size=n).round(1)
+    x[::31] = np.nan
+    w = rng.random(n)
+    w[5::37] = np.nan
+    wmiss = np.zeros(n, bool)
+    wmiss[7::41] = True
+    w[7::41] = -3.0  # hidden under the mask
+    for stat, kw in CASES:
+        a = grouped_weighted(x, codes, 25, stat, w, policy=policy, engine="numba",
+                             weights_missing=wmiss, **kw)
+        b = grouped_weighted(x, codes, 25, stat, w, policy=policy, engine="numpy",
+                             weights_missing=wmiss, **kw)
+        assert _bits(a[0]) == _bits(b[0]) and (a[2] == b[2]).all(), (stat, kw)
+    assert not np.isnan(w[0]) and np.isnan(w[5]) and w[7] == -3.0  # the caller's weights

@@ -241,9 +241,10 @@ def _nb_limb_sums(ws, a, b, lsb, top):  # pragma: no cover - compiled
     return base, True, sh, sl
 
 
-def _nb_prepare(keys, flip, w, codes, ngroups, rec, src_buf,
+def _nb_prepare(keys, flip, w, drop, codes, ngroups, rec, src_buf,
                 cf_buf):  # pragma: no cover - compiled
-    """Counting sort of the positive-weight pairs by group; per group the limb base,
+    """Counting sort of the positive-weight pairs (not ``drop``-ped: a mask, or empty
+    for none) by group; per group the limb base,
     exactness, exact total pair, float total and error bound. ``keys``: the sort keys,
     or float64 bits made keys on the fly when ``flip`` (then ``src`` is ``k``).
     ``k``, ``ws`` (and ``src_buf`` unless ``flip``): scratch of the pairs' length from
@@ -253,9 +254,10 @@ def _nb_prepare(keys, flip, w, codes, ngroups, rec, src_buf,
     k = rec[:, 0]
     ws = rec.view(np.float64)[:, 1]
     wsb = rec[:, 1]
+    skip = drop.shape[0] > 0  # pairs the policy dropped (their weights kept in w)
     counts = np.zeros(ngroups, np.int64)
     for i in range(n):
-        if codes[i] >= 0 and w[i] > 0:
+        if codes[i] >= 0 and w[i] > 0 and not (skip and drop[i]):
             counts[codes[i]] += 1
     starts = np.zeros(ngroups + 1, np.int64)
     for g in range(ngroups):
@@ -266,7 +268,7 @@ def _nb_prepare(keys, flip, w, codes, ngroups, rec, src_buf,
     imax = np.int64(0x7FFFFFFFFFFFFFFF)
     for i in range(n):
         g = codes[i]
-        if g >= 0 and w[i] > 0:
+        if g >= 0 and w[i] > 0 and not (skip and drop[i]):
             j = fill[g]
             kv = keys[i]
             if flip:

@@ -144,9 +144,10 @@ def grouped_weighted(x: Any, codes: Any, ngroups: int, stat: str, weights: Any, 
             np.broadcast_to(weights_missing, keep.shape)[keep]
     if x.dtype.kind in "cOUSV" or (x.dtype.kind == "f" and x.dtype.itemsize > 8):
         raise TypeError(f"weighted {stat} needs float, int or bool data, got dtype {x.dtype}")
-    p = prepare(x, w, axis=None, policy=policy, missing=missing,
-                weights_missing=weights_missing)
     order = _stats.get(stat).family == "order"
+    # the compiled order layout skips the dropped pairs itself: no zeroed copy of w
+    p = prepare(x, w, axis=None, policy=policy, missing=missing,
+                weights_missing=weights_missing, defer_drop=order)
     lead: tuple[int, ...] = ()
     qa = None
     if stat == "quantile":
@@ -162,6 +163,8 @@ def grouped_weighted(x: Any, codes: Any, ngroups: int, stat: str, weights: Any, 
                                                    tails)
         except Exception as exc:  # a broken numba install: NumPy from here on
             _numba.fallback(exc, engine)
+    if vals is None:
+        p = p.applied()
     if vals is None and not order and eligible(p, stat, engine, ddof=ddof):
         vals, res_miss = _certified_engine(p, codes, ngroups, stat, policy, ddof, tails,
                                            engine)

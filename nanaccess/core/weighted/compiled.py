@@ -74,6 +74,7 @@ def compiled_order(p: Prepared, codes: np.ndarray | None, ngroups: int, stat: st
     per group (NaN rows, NaN values, missing rows) or Nones. Returns ``(values (Q,
     ngroups), missing or None, pairs of positive weight per group)``."""
     if codes is None:
+        p = p.applied()
         rows, n = p.x.shape
         if n < _LONG_ROW:
             return _rows_order(p, stat, policy, qa, method, tails)
@@ -95,8 +96,9 @@ def compiled_order(p: Prepared, codes: np.ndarray | None, ngroups: int, stat: st
         keys = _sort_keys(p, policy).reshape(-1).astype(np.int64, copy=False)
     n = w.shape[0]  # scratch from NumPy: huge pages, fewer page faults (see the kernel)
     rec = _records(n)  # (key, weight bits) records: one write stream per group
+    drop = np.zeros(0, np.bool_) if p.drop is None else p.drop.reshape(-1)
     cf, src, starts, L, B, exact, err, last_h, last_l, total, counts = nb["prepare"](
-        keys, flip, w, np.asarray(codes, np.int64), int(ngroups), rec,
+        keys, flip, w, drop, np.asarray(codes, np.int64), int(ngroups), rec,
         np.empty(0 if flip else n, np.int64), np.empty(0))
     dt = x.dtype.newbyteorder("=")  # native, as the NumPy engine's results
     kern = (rec, cf, src, starts, L, B, exact, err, last_h, last_l, total)

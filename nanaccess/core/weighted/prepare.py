@@ -11,7 +11,7 @@ with the weight of every dropped pair set to 0.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -51,6 +51,16 @@ class Prepared:
     #: per group rather than per row
     prop_keys: np.ndarray | None = None
     prop_miss: np.ndarray | None = None
+    #: ``prepare(defer_drop=True)``: the pairs whose weight counts as 0 (``w`` keeps
+    #: their weights); None when ``w`` holds the zeros itself
+    drop: np.ndarray | None = None
+
+    def applied(self) -> Prepared:
+        """This with a deferred drop written into ``w`` (a new array; the dropped
+        pairs' weights 0), as every engine but the compiled grouped layout needs."""
+        if self.drop is None:
+            return self
+        return replace(self, w=np.where(self.drop, 0.0, self.w), drop=None)
 
 
 def lay_weights(w: Any, shape: tuple[int, ...], axis: Any) -> Any:
@@ -146,8 +156,12 @@ def _greatest_nan(parts: list[tuple[np.ndarray, np.ndarray]], rows: int) -> np.n
 
 
 def prepare(x: np.ndarray, weights: Any, *, axis: Any, policy, missing=None,
-            weights_missing=None) -> Prepared:
+            weights_missing=None, defer_drop: bool = False) -> Prepared:
     """Check ``weights`` and ``x`` under ``policy`` and lay both out as rows.
+
+    ``defer_drop``: leave the weights of the dropped pairs in ``w`` and return their
+    mask as ``drop`` (no copy of the weights; :meth:`Prepared.applied` writes the
+    zeros) for an engine that skips them itself.
 
     Raises
     ------
@@ -236,7 +250,10 @@ def prepare(x: np.ndarray, weights: Any, *, axis: Any, policy, missing=None,
             if has_miss.any():
                 miss_rows = has_miss
     seen = None if present is None else red.as_rows(present)
-    if drop is not None:
+    deferred = None
+    if drop is not None and defer_drop:
+        deferred = drop
+    elif drop is not None:
         w = np.where(drop, 0.0, w)  # a new array: the caller's weights stay as they are
         if r.removes:
             seen = ~drop if seen is None else (seen & ~drop)
@@ -245,4 +262,4 @@ def prepare(x: np.ndarray, weights: Any, *, axis: Any, policy, missing=None,
     keep_miss = xmiss_r if r.orders_nans else None
     keep_nan = xnan_r if r.orders_nans else None
     return Prepared(red, rows, w, keep_miss, keep_nan, nan_rows, nan_values, miss_rows, count,
-                    prop_keys, prop_miss)
+                    prop_keys, prop_miss, deferred)
