@@ -35,7 +35,7 @@ total into a few non-overlapping floats, so ``S`` lies within ``B`` of their sum
 Rounding is monotone: when both ends of that interval round to the same float, that
 float is the correctly rounded ``S`` (for a mean, both ends are divided by the count
 exactly, as Fractions, and rounded once). Zeros (``-0.0`` rules), subnormal and
-overflowing results, NaN, infinities and values of ``2**1008`` or more are never
+overflowing results, NaN, infinities and values of ``2**1007`` or more are never
 certified: the exact engine decides them.
 """
 
@@ -56,14 +56,14 @@ _R = 8  # rows per block: _R * _W float64 (512 KiB) stay in L2 cache across the 
 #: values per block
 BLOCK = _R * _W
 _M = (_W + 1).bit_length()  # 2**_M >= _W + 2: a row's extracted parts sum exactly
-_A_MAX = 2.0 ** (1021 - _M)  # sigma <= 2**1021: sigma + x stays finite
+_A_MAX = 2.0 ** (1021 - _M)  # 2**1007: sigma <= 2**1021, so sigma + x stays finite
 _K_MIN = -900  # a larger sigma is always allowed: the bound terms never underflow
 _NORMAL = 2.0**-1022
 #: the bound is multiplied by this (1 + margin for its own float computation); the
 #: tests set it to 0 to prove they see a wrong result, so it is read at every call
 BOUND_SCALE = 1.0 + 2.0**-20
 _STATS = {"certified": 0, "fallback": 0, "second_level": 0, "skipped": 0}
-_LOCAL = threading.local()  # the last refused (buffer, statistic) of this thread
+_LOCAL = threading.local()  # per thread: the last refused (buffer, statistic), buffers
 _F64 = np.dtype(np.float64)
 
 
@@ -227,7 +227,7 @@ def certified_numpy_1d(x: np.ndarray, stat: str) -> float | None:
         The exact sum (or sum / count) rounded once, half-even, as the exact engine
         gives it; None when the bound does not prove it (ties and near-ties, heavy
         cancellation, zero, subnormal or overflowing results), or the data hold NaN,
-        infinities or magnitudes of ``2**1008`` or more, or fewer than
+        infinities or magnitudes of ``2**1007`` or more, or fewer than
         :data:`MIN_SIZE` values: the exact engine decides those. A call right after a
         refusal of the same statistic on the same buffer (in this thread) returns None
         at once, so a pre-check followed by the exact engine does not run twice.
