@@ -35,6 +35,8 @@ _SMALL = 16
 #: float path only for group totals in this range (no overflow, no subnormal targets)
 _TINY = 2.0 ** -900
 _HUGE = 2.0 ** 1000
+#: twice the unit roundoff of float64
+_EPS = 2.0 ** -52
 
 
 def _nb_decide(v, c, t, kind, n, err):  # pragma: no cover - compiled
@@ -309,7 +311,7 @@ def _nb_prepare(keys, flip, w, drop, codes, ngroups, rec, src_buf,
             if small and tot <= _HUGE:
                 err[g] = 0.0  # every partial sum below 2**53 units: floats are exact
             elif _TINY <= tot <= _HUGE:
-                err[g] = float(b - a + 4) * 2.0 ** -52 * tot
+                err[g] = float(b - a + 4) * _EPS * tot
         else:
             if cf.shape[0] == 0:
                 cf = np.zeros(m, np.float64)
