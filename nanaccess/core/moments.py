@@ -14,10 +14,12 @@ import numpy as np
 
 from .. import _stats
 from ..options import NanPolicy, resolve_policy
+from ._numba import choose_engine
 from .axes import Reduction
 from .classify import canonical_nan, scan_rows
 from .exactsum import exact_mean, exact_sum, exact_var
 from .exactsum.certified import F_NAN, F_SNAN, certified_cols, certified_rows
+from .exactsum.certified_numpy import certified_numpy_1d
 from .exactsum.compiled import compiled_rows_skipnan
 from .keys import float_keys, keys_to_float
 from .objects import object_rows_moment_stat
@@ -127,6 +129,17 @@ def _one_pass(x: np.ndarray, red: Reduction, stat: str, ddof: float,
     return vals
 
 
+def _numpy_certified(x: np.ndarray, red: Reduction, stat: str) -> np.ndarray | None:
+    """Without numba: the sum or mean of one float row by the NumPy engine's certified
+    pass (:mod:`nanaccess.core.exactsum.certified_numpy`), before the NaN scan. A
+    certified value saw no NaN and no infinity, so every policy gives it; None (the
+    scan and the general path decide) otherwise."""
+    if stat not in ("sum", "mean") or red.rows != 1 or choose_engine(size=x.size) != "numpy":
+        return None
+    val = certified_numpy_1d(red.as_rows(x)[0], stat)
+    return None if val is None else result_dtype(np.array([val]), x.dtype, stat)
+
+
 def moment_stat(
     x: Any,
     stat: str,
@@ -158,6 +171,8 @@ def moment_stat(
     red = Reduction.of(x, axis)
     if missing is None and x.dtype in _ONE_PASS and stat != "count":
         got = _one_pass(x, red, stat, ddof, policy)
+        if got is None:
+            got = _numpy_certified(x, red, stat)
         if got is not None:
             return red.finish(got, keepdims), None
     sc = scan_rows(x, red, policy, missing)

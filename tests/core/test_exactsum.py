@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from nanaccess.core import _numba as NB
 from nanaccess.core.exactsum import (
+    certified_numpy,
     compiled,
     exact_mean,
     exact_sum,
@@ -37,15 +38,20 @@ ENGINES = ["small", "vector", "blocks"] + (["compiled"] if NB.AVAILABLE else [])
 
 @contextlib.contextmanager
 def engine(mode: str):
-    saved = oneshot._SMALL, extraction._BLOCK, compiled.MIN_SIZE
+    saved = (oneshot._SMALL, extraction._BLOCK, compiled.MIN_SIZE,
+             certified_numpy.MIN_SIZE)
     oneshot._SMALL = oneshot._SMALL if mode == "small" else 0
     extraction._BLOCK = 16 if mode == "blocks" else extraction._BLOCK
     compiled.MIN_SIZE = 0
+    # the exact engines themselves, not the NumPy engine's certified front pass
+    # (tests/core/test_exactsum_certified_numpy.py proves that one)
+    certified_numpy.MIN_SIZE = 1 << 62
     try:
         with option_context(engine="numba" if mode == "compiled" else "numpy"):
             yield
     finally:
-        oneshot._SMALL, extraction._BLOCK, compiled.MIN_SIZE = saved
+        (oneshot._SMALL, extraction._BLOCK, compiled.MIN_SIZE,
+         certified_numpy.MIN_SIZE) = saved
 
 
 def bits(v) -> int:
