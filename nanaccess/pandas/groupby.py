@@ -76,14 +76,17 @@ class NanGroupBy(GroupByStatsMixin):
         codes, ngroups, result_index = grouping_info(gb)
         obj = selected_obj(gb)
         w = None
+        skip = None  # the weights' column position: no result column
         if weights is not None:
             frame = gb.obj if isinstance(gb.obj, pd.DataFrame) else None
             w = resolve_weights(weights, obj.index, frame)
             if w.by_label and isinstance(obj, pd.DataFrame) and w.label in obj.columns:
-                obj = obj.drop(columns=[w.label])  # the weights are no result column
+                skip = set(np.flatnonzero(obj.columns == w.label).tolist())
         is_series = isinstance(obj, pd.Series)
-        frame_cols = [obj] if is_series else [obj.iloc[:, i] for i in range(obj.shape[1])]
-        names = [obj.name] if is_series else list(obj.columns)
+        kept = [] if is_series else [i for i in range(obj.shape[1])
+                                     if skip is None or i not in skip]
+        frame_cols = [obj] if is_series else [obj.iloc[:, i] for i in kept]
+        names = [obj.name] if is_series else [obj.columns[i] for i in kept]
         q = params.get("q")
         nq = len(np.atleast_1d(q)) if stat == "quantile" and np.ndim(q) > 0 else None
         keep_names, arrays = [], []
@@ -133,7 +136,7 @@ class NanGroupBy(GroupByStatsMixin):
             out: pd.Series | pd.DataFrame = pd.Series(arrays[0], index=index, name=obj.name)
         else:
             out = pd.DataFrame({j: a for j, a in enumerate(arrays)}, index=index)
-            out.columns = obj.columns[[names.index(n) for n in keep_names]] if len(
+            out.columns = obj.columns[[kept[names.index(n)] for n in keep_names]] if len(
                 set(names)) == len(names) else pd.Index(keep_names)
         if not getattr(gb, "as_index", True):
             out = out.reset_index()

@@ -180,8 +180,7 @@ def grouped_weighted_column(col: Column, name: Hashable | None, index: pd.Index,
     if stat not in available:
         raise TypeError(f"grouped weighted {stat} is not available yet; grouped weighted "
                         f"statistics are {', '.join(available)}")
-    keep = codes >= 0
-    rows = None if keep.all() else np.flatnonzero(keep)
+    rows = None if not codes.size or codes.min() >= 0 else np.flatnonzero(codes >= 0)
 
     def take(a: np.ndarray | None) -> np.ndarray | None:
         return a if a is None or rows is None else a[rows]
