@@ -19,6 +19,7 @@ from nanaccess.core.reduce import reduce
 from nanaccess.core.window import expanding_bounds, fixed_bounds, time_bounds, window_reduce
 
 ENGINES = ["numpy"] + (["numba"] if NB.AVAILABLE else [])
+NEEDS_NUMBA = pytest.mark.skipif(not NB.AVAILABLE, reason="numba is not installed")
 CLOSED = [None, "right", "left", "both", "neither"]
 
 
@@ -349,6 +350,7 @@ def test_missing_values_inside_windows(engine, policy, stat):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("method", ["linear", "lower", "nearest", "midpoint", "hazen",
                                     "averaged_inverted_cdf", "closest_observation"])
+@NEEDS_NUMBA
 def test_fused_kernel_every_method_with_extremes(dtype, method):
     # the fused float kernel (no missing values, NaNs removed): lerp and midpoint next to
     # infinities, overflow of finite neighbours and signed zeros, bit for bit
@@ -364,6 +366,7 @@ def test_fused_kernel_every_method_with_extremes(dtype, method):
                  NanPolicy.TOTALORDER, "numba")
 
 
+@NEEDS_NUMBA
 @pytest.mark.parametrize("scale", [0, 8, 40, 200])
 @pytest.mark.parametrize("stat", ["sum", "mean"])
 def test_binned_sums_every_bin_count(scale, stat):
@@ -383,6 +386,7 @@ def test_binned_sums_every_bin_count(scale, stat):
             assert_exact(x, None, start, end, stat, policy, "numba", min_periods=1)
 
 
+@NEEDS_NUMBA
 @pytest.mark.parametrize("window", [64, 97])
 def test_binned_mean_rounding_of_long_windows(window):
     # full-precision data: the sum's rounding error moves many means by an ulp from
@@ -394,6 +398,7 @@ def test_binned_mean_rounding_of_long_windows(window):
     assert_exact(x, None, start, end, "mean", NanPolicy.OMIT, "numba")
 
 
+@NEEDS_NUMBA
 def test_fused_kernel_wide_windows_binary_search():
     # windows wider than LINEAR_MAX place keys by binary search instead of counting
     from nanaccess.core._numba.window import LINEAR_MAX
@@ -423,6 +428,7 @@ HEAP_CASES = [("median", {}), ("median_low", {}), ("median_high", {}), ("min", {
                               for q in (0.0, 0.37, 0.9, 1.0)]
 
 
+@NEEDS_NUMBA
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_two_heap_kernel_gives_the_buffer_kernels_bits(dtype):
     # one quantile of windows at least HEAP_MIN wide runs on the two heaps: the same
@@ -518,6 +524,7 @@ def test_two_heap_kernel_in_parallel_blocks(monkeypatch):
     assert got[0] == got[1]
 
 
+@NEEDS_NUMBA
 @pytest.mark.parametrize("scale", [0, 1, 30, 300])
 @pytest.mark.parametrize("stat", ["var", "std"])
 def test_moving_variances_exact(scale, stat):
@@ -540,6 +547,7 @@ def test_moving_variances_exact(scale, stat):
                              ddof=ddof)
 
 
+@NEEDS_NUMBA
 def test_moving_variance_of_zeros_after_large_values():
     # the drift cases: a window of equal values after any history has variance 0.0
     x = np.r_[[1e15, -3e14, 7.5e10, 1e-3] * 25, np.full(50, 2.0)]
@@ -548,6 +556,7 @@ def test_moving_variance_of_zeros_after_large_values():
     assert bits(got.values[-40:]) == bits(np.zeros(40))
 
 
+@NEEDS_NUMBA
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_disjoint_windows_by_selection(dtype):
     # resample / coarsen blocks (disjoint windows >= SEGMENT_MIN wide) are reduced by
@@ -583,6 +592,7 @@ def test_segment_bounds_checks_order():
         segment_bounds(np.array([0, -1, 1]), 2)
 
 
+@NEEDS_NUMBA
 @pytest.mark.parametrize("window", [3, 10, 64])
 def test_binned_mean_near_powers_of_two(window):
     # means a few ulps either side of 2**k: the remainder's correction of hi / n crosses

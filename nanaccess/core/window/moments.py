@@ -20,8 +20,9 @@ import numpy as np
 from .._numba.window import binned_sum, moving_sum
 from .._numba.window_var import HI_OK, LO_OK, binned_var, moving_var
 from ..policy import RULES
+from ..small import _any_signaling
 from .bounds import FixedWindows
-from .scan import Masks, masks_of, window_counts
+from .scan import Masks, window_counts
 
 __all__ = ["slide_moment", "fused_moment", "MOMENTS", "SUMS", "moment_ok"]
 
@@ -116,9 +117,10 @@ def fused_moment(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarr
                              mean=stat == "mean")
         if got < 0 or (got & 1 and not removes):
             return None
-        if got & 1 and masks_of((x2 if source is None else source)[:, c:c + 1],
-                                None).signaling is not None:
-            return None  # refused under every removing policy
+        if got & 1:  # a NaN entered: a signaling one is refused under every policy
+            src = (x2 if source is None else source)[:, c]
+            if _any_signaling(src[np.isnan(src)]):
+                return None
         if spread and got & 2:
             got &= ~2
             if _exact_var(col, start, end, ddof, values[:, c], redo[:, c], extent):
