@@ -495,6 +495,7 @@ def test_two_heap_kernel_uncompiled_on_a_small_input():
                           [np.nanmedian(x[0, s:e]) for s, e in zip(start, end, strict=True)])
 
 
+@NEEDS_NUMBA
 def test_two_heap_kernel_in_parallel_blocks(monkeypatch):
     # long inputs run in blocks of outputs on numba's threads: the same bits, and a
     # decreasing bound between blocks is still refused (-1: the general engine)
