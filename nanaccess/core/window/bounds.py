@@ -254,10 +254,16 @@ def segment_bounds(codes: Any, ngroups: int) -> tuple[np.ndarray, np.ndarray]:
     (array([1, 3, 3]), array([3, 3, 6]))
     """
     c = np.asarray(codes, dtype=np.int64)
-    keep = np.flatnonzero(c >= 0)
-    first = int(keep[0]) if keep.size else 0
-    inner = c[first:int(keep[-1]) + 1] if keep.size else c[:0]
-    if inner.size and ((inner < 0).any() or (np.diff(inner) < 0).any()):
+    n = c.size
+    # the kept rows' span: the ends are usually kept (no scan), else the first and
+    # last kept rows by argmax (it stops at the first True)
+    first = 0 if not n or c[0] >= 0 else int(np.argmax(c >= 0))
+    last = n if not n or c[-1] >= 0 else n - int(np.argmax(c[::-1] >= 0))
+    if n and first == 0 and c[0] < 0:  # no row kept
+        first = last = 0
+    inner = c[first:last]
+    # non-decreasing from a kept row: every row between is kept too (one pass of bools)
+    if inner.size > 1 and (inner[1:] < inner[:-1]).any():
         raise ValueError("segment codes must be sorted, with dropped rows only at the ends")
     g = np.arange(ngroups + 1, dtype=np.int64)
     b = np.searchsorted(inner, g, side="left") + first
