@@ -54,8 +54,13 @@ def check_weighted(stat: str) -> None:
 
 
 def weight_label(weights: Any, columns: pd.Index | None) -> bool:
-    """Whether ``weights`` names a column (a scalar label; arrays and Series are data)."""
-    return columns is not None and np.ndim(weights) == 0 and not isinstance(
+    """Whether ``weights`` names a column (a scalar label, or a tuple when the columns
+    are a MultiIndex, as pandas reads ``df[("a", "b")]``; arrays and Series are data)."""
+    if columns is None:
+        return False
+    if isinstance(weights, tuple) and isinstance(columns, pd.MultiIndex):
+        return True
+    return np.ndim(weights) == 0 and not isinstance(
         weights, np.ndarray | pd.Series | pd.api.extensions.ExtensionArray)
 
 

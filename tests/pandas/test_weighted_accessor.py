@@ -191,6 +191,22 @@ def test_frame_weight_column_errors_name_the_column():
         df.nanstats.median(weights="w", axis=1)
 
 
+def test_multiindex_columns_take_a_tuple_weight_label():
+    # pandas reads a tuple as one label of MultiIndex columns: so do the weights,
+    # on the frame and grouped (the weight column is left out of the result)
+    df = _frame(6, n=40)
+    df.columns = pd.MultiIndex.from_tuples([("k", c) for c in df.columns])
+    got = df.nanstats.median(weights=("k", "w"))
+    assert list(got.index) == [("k", "g"), ("k", "x"), ("k", "y")]
+    w = df[("k", "w")].to_numpy()
+    for c in got.index:
+        _same(got[c], na.median(df[c].to_numpy(), weights=w))
+    by = df.groupby(("k", "g")).nanstats.median(weights=("k", "w"))
+    assert list(by.columns) == [("k", "x"), ("k", "y")]
+    with pytest.raises(KeyError, match="is not a column"):
+        df.nanstats.median(weights=("k", "v"))
+
+
 # ----------------------------------------------------------------- GroupBy
 
 
