@@ -63,6 +63,26 @@ def _nb_count(bits, codes, fm, sh, klo, khi, slo, shi, cnt):  # pragma: no cover
     return out
 
 
+def _nb_count_extremes(bits, codes, fm, sh, klo, khi, slo, shi, cnt, lo,
+                       hi):  # pragma: no cover - compiled
+    """:func:`_nb_count`, also keeping each group's smallest and largest taking-part
+    key in ``lo`` / ``hi`` (a min or max needs nothing else: no scatter, no select)."""
+    out = 0
+    for i in range(bits.shape[0]):
+        g = codes[i]
+        if g >= 0:
+            k = _nb_flip(bits[i], fm, sh)
+            if k >= klo and k <= khi:
+                cnt[g] += 1
+                if k < lo[g]:
+                    lo[g] = k
+                if k > hi[g]:
+                    hi[g] = k
+            elif k >= slo and k <= shi:
+                out += 1
+    return out
+
+
 def _nb_scatter(bits, codes, fm, sh, klo, khi, starts, buf):  # pragma: no cover - compiled
     """Counting-sort scatter of the keys of the taking-part rows into their segments."""
     pos = starts.copy()
@@ -213,6 +233,7 @@ def build() -> dict[str, Any]:
     bind(globals(), ("_nb_flip", "_nb_scatter", "_nb_qselect", "_nb_rank_span", "_nb_select_group",
                      "_nb_unflip"))
     return {"count": jit(nogil=True)(_nb_count),
+            "count_extremes": jit(nogil=True)(_nb_count_extremes),
             False: jit(nogil=True)(_nb_select_serial),
             True: jit(nogil=True, parallel=True)(_nb_select_parallel)}
 
@@ -238,7 +259,8 @@ class NumbaSelect:
     machine that delays a thread costs little).
     """
 
-    def __init__(self, bits, flip, codes, ngroups, klo, khi, slo, shi, parallel):
+    def __init__(self, bits, flip, codes, ngroups, klo, khi, slo, shi, parallel,
+                 extremes=False):
         self.kern = _nb_compile()
         self.bits = np.ascontiguousarray(bits)
         width = self.bits.dtype.itemsize * 8
@@ -249,9 +271,25 @@ class NumbaSelect:
         self.klo, self.khi = np.int64(klo), np.int64(khi)
         self.parallel = parallel
         self.counts = np.zeros(ngroups, np.int64)
-        self.signaling = self.kern["count"](self.bits, self.codes, self.fm, self.sh, self.klo,
-                                            self.khi, np.int64(slo), np.int64(shi),
-                                            self.counts)
+        self.lo = self.hi = None
+        if extremes:  # min / max: the counting pass keeps each group's extremes
+            info = np.iinfo(self.bits.dtype)
+            self.lo = np.full(ngroups, info.max, self.bits.dtype)
+            self.hi = np.full(ngroups, info.min, self.bits.dtype)
+            self.signaling = self.kern["count_extremes"](
+                self.bits, self.codes, self.fm, self.sh, self.klo, self.khi,
+                np.int64(slo), np.int64(shi), self.counts, self.lo, self.hi)
+        else:
+            self.signaling = self.kern["count"](self.bits, self.codes, self.fm, self.sh,
+                                                self.klo, self.khi, np.int64(slo),
+                                                np.int64(shi), self.counts)
+
+    def extreme(self, largest: bool) -> np.ndarray:
+        """Each group's smallest or largest taking-part key (made with
+        ``extremes=True``), as the selection returns it: float bits under ``flip``
+        (an empty group holds a sentinel: the caller fills it)."""
+        k = self.hi if largest else self.lo
+        return k ^ ((k >> self.bits.dtype.type(self.sh)) & self.bits.dtype.type(self.fm))
 
     def __call__(self, ranks):
         counts = self.counts

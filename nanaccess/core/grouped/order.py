@@ -62,7 +62,8 @@ def defer_scan(x2: np.ndarray, stat_is_order: bool, miss2, policy: NanPolicy,
             and _engine(engine, x2.shape[0]) == "numba")
 
 
-def _numba_prepare(col, miss, codes, ngroups, policy, scanned) -> nbg.NumbaSelect:
+def _numba_prepare(col, miss, codes, ngroups, policy, scanned,
+                   extremes=False) -> nbg.NumbaSelect:
     """The numba engine's first phase for one column (see
     :class:`~nanaccess.core._numba.grouped.NumbaSelect`).
 
@@ -89,7 +90,8 @@ def _numba_prepare(col, miss, codes, ngroups, policy, scanned) -> nbg.NumbaSelec
         keep = ~miss
         bits, codes = bits[keep], codes[keep]
     return nbg.NumbaSelect(bits, flip, codes, ngroups, klo, khi, slo, shi,
-                           _numba.parallel_ok(bits.shape[0], nbg.PARALLEL_MIN_ROWS))
+                           _numba.parallel_ok(bits.shape[0], nbg.PARALLEL_MIN_ROWS),
+                           extremes=extremes)
 
 
 def _numpy_rows(col, nan, miss, codes, policy):
@@ -119,9 +121,12 @@ def order_column(col, nan, miss, codes, ngroups, stat, q_arr, method, policy, en
     """
     dt = col.dtype
     nb = None
+    sorting = RULES[policy].missing_last
+    # a min / max (no missing values ranked last): the counting pass keeps the extremes
+    extremes = stat in ("min", "max") and not (sorting and miss is not None)
     if _engine(engine, col.size) == "numba":
         try:
-            nb = _numba_prepare(col, miss, codes, ngroups, policy, scanned)
+            nb = _numba_prepare(col, miss, codes, ngroups, policy, scanned, extremes)
         except Exception as exc:  # a broken numba install
             _numba.fallback(exc, engine)
     if not scanned and (nb is None or nb.signaling):
@@ -132,7 +137,6 @@ def order_column(col, nan, miss, codes, ngroups, stat, q_arr, method, policy, en
         kk, cc = _numpy_rows(col, nan, miss, codes, policy)
         m = np.bincount(cc, minlength=ngroups).astype(np.int64)
     nmiss = group_counts(codes, miss, ngroups)
-    sorting = RULES[policy].missing_last
     N = m + nmiss if sorting else m
     plan = rank_plan(stat, N, q_arr, method)
     lo, hi = plan.lo, plan.hi
@@ -149,7 +153,9 @@ def order_column(col, nan, miss, codes, ngroups, stat, q_arr, method, policy, en
     if nb is None or sorting:  # (the numba kernel skips ranks >= count itself)
         np.putmask(want, want >= m[:, None], -1)
     got = None
-    if nb is not None:
+    if nb is not None and nb.lo is not None and not (sorting and nmiss.any()):
+        got = np.repeat(nb.extreme(stat == "max")[:, None], 2 * nq, axis=1)
+    elif nb is not None:
         try:
             got = nb(want)
         except Exception as exc:  # a broken numba install: NumPy from here on
