@@ -20,7 +20,8 @@ Each pass reads an input chunk in one task (the first pass's is
 the chunk's own generating or reading tasks into it.
 
 The passes run in one lazy graph, or (option ``dask_passes``) each as its own
-computation with the small state between them kept on the client (:mod:`.stream`).
+computation with the small state between them kept by the caller: the client under
+"streaming", the result's one deferred task under "auto" (:mod:`.stream`).
 """
 
 from __future__ import annotations
