@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["FloatLayout", "layout_of", "as_bits"]
+__all__ = ["FloatLayout", "layout_of", "as_bits", "any_signaling"]
 
 
 @dataclass(frozen=True)
@@ -89,3 +89,17 @@ def as_bits(x: np.ndarray) -> np.ndarray:
     """Signed-integer view of the bits of a float array (no copy; byte order kept)."""
     lay = layout_of(x.dtype)
     return x.view(lay.int_dtype.newbyteorder(x.dtype.byteorder))
+
+
+#: native float dtype -> (its signed-integer view dtype, the quiet bit in that type)
+_QUIET_OF = {np.dtype(c): (lay.int_dtype, lay.int_dtype.type(lay.quiet_bit))
+             for c in ("f2", "f4", "f8") for lay in (layout_of(np.dtype(c)),)}
+
+
+def any_signaling(nans: np.ndarray) -> bool:
+    """Whether one of the NaNs ``nans`` (a native float16/32/64 array holding only
+    NaNs) is signaling: its layout's quiet bit clear. The dtypes are looked up, not
+    built per call (the small-data paths call this)."""
+    view, quiet = _QUIET_OF[nans.dtype]
+    return bool(((nans.view(view) & quiet) == 0).any())
+

@@ -40,7 +40,7 @@ import numpy as np
 
 from .. import _stats
 from ..options import NanPolicy
-from .bits import layout_of
+from .bits import any_signaling
 from .exactsum.certified import (
     F_NAN,
     F_SNAN,
@@ -83,19 +83,6 @@ LIST_RANKS = {stat: [median_ranks(stat, max(n, 1)) for n in range(SMALL_LIST + 1
 _INT64_MAX = (1 << 63) - 1
 #: up to this many NaNs are removed one by one (a comprehension costs more below it)
 _FEW_NANS = 4
-
-
-#: native float dtype -> (its signed-integer view dtype, the quiet bit in that type)
-_QUIET_OF = {np.dtype(c): (lay.int_dtype, lay.int_dtype.type(lay.quiet_bit))
-             for c in ("f2", "f4", "f8") for lay in (layout_of(np.dtype(c)),)}
-
-
-def _any_signaling(nans: np.ndarray) -> bool:
-    """Whether one of the NaNs ``nans`` (a native float16/32/64 array) is signaling
-    (:func:`~nanaccess.core.bits.layout_of`'s quiet bit clear), without a dtype built
-    per call."""
-    view, quiet = _QUIET_OF[nans.dtype]
-    return bool(((nans.view(view) & quiet) == 0).any())
 
 
 def _mid(a: float, b: float) -> float | None:
@@ -453,7 +440,7 @@ def order_small(x: Any, stat: str, policy: NanPolicy, q: np.ndarray | None = Non
             if nans is None and (r.propagates or not r.signaling_allowed):
                 nans = x[nan]
             if not r.signaling_allowed:
-                if _any_signaling(nans):
+                if any_signaling(nans):
                     return None  # a signaling NaN: the generic path raises
             if r.propagates:  # the totalOrder-greatest NaN, as the generic engine
                 pv = keys_to_float(np.array(float_keys(nans).max()), x.dtype)
@@ -591,7 +578,7 @@ def moment_small(x: Any, stat: str, policy: NanPolicy, ddof: float = 0) -> np.fl
         nan = np.isnan(x)
         if not (nan | fin).all():
             return None  # an infinity: the generic path's rules
-        signaling = _any_signaling(x[nan])
+        signaling = any_signaling(x[nan])
         if not RULES[policy].drops_silently(True, signaling):
             return None  # raised or propagated: the generic path
         x = x[fin]

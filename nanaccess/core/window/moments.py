@@ -19,8 +19,8 @@ import numpy as np
 
 from .._numba.window import binned_sum, moving_sum
 from .._numba.window_var import HI_OK, LO_OK, binned_var, moving_var
+from ..bits import any_signaling
 from ..policy import RULES
-from ..small import _any_signaling
 from .bounds import FixedWindows
 from .scan import Masks, window_counts
 
@@ -119,7 +119,7 @@ def fused_moment(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarr
             return None
         if got & 1:  # a NaN entered: a signaling one is refused under every policy
             src = (x2 if source is None else source)[:, c]
-            if _any_signaling(src[np.isnan(src)]):
+            if any_signaling(src[np.isnan(src)]):
                 return None
         if spread and got & 2:
             got &= ~2
