@@ -123,7 +123,7 @@ def test_broken_numba_warns_once_then_numpy_serves(monkeypatch):
 def test_kernels_compile_once_per_family():
     a = NB.kernels("grouped")
     assert NB.kernels("grouped") is a
-    assert set(a) == {"count", "count_extremes", False, True}
+    assert set(a) == {"count", False, True}
     assert set(NB.kernels("rows")) == {"serial", "parallel"}
 
 

@@ -43,13 +43,16 @@ def _nb_flip(b, fm, sh):  # pragma: no cover - compiled
     return b ^ ((b >> sh) & fm)
 
 
-def _nb_count(bits, codes, fm, sh, klo, khi, slo, shi, cnt):  # pragma: no cover - compiled
+def _nb_count(bits, codes, fm, sh, klo, khi, slo, shi, cnt, lo, hi,
+              extremes):  # pragma: no cover - compiled
     """Count per group the rows that take part; return the number of grouped rows
     whose key lies outside ``[klo, khi]`` but inside ``[slo, shi]``.
 
     The key of a row is ``_nb_flip(bits[i])``: totalOrder keys straight from float
     bits, or the keys themselves. A row takes part when its code is >= 0 and its key
-    lies in ``[klo, khi]``.
+    lies in ``[klo, khi]``. ``extremes``: also keep each group's smallest and largest
+    taking-part key in ``lo`` / ``hi`` (a min or max needs nothing else: no scatter,
+    no select).
     """
     out = 0
     for i in range(bits.shape[0]):
@@ -58,26 +61,11 @@ def _nb_count(bits, codes, fm, sh, klo, khi, slo, shi, cnt):  # pragma: no cover
             k = _nb_flip(bits[i], fm, sh)
             if k >= klo and k <= khi:
                 cnt[g] += 1
-            elif k >= slo and k <= shi:
-                out += 1
-    return out
-
-
-def _nb_count_extremes(bits, codes, fm, sh, klo, khi, slo, shi, cnt, lo,
-                       hi):  # pragma: no cover - compiled
-    """:func:`_nb_count`, also keeping each group's smallest and largest taking-part
-    key in ``lo`` / ``hi`` (a min or max needs nothing else: no scatter, no select)."""
-    out = 0
-    for i in range(bits.shape[0]):
-        g = codes[i]
-        if g >= 0:
-            k = _nb_flip(bits[i], fm, sh)
-            if k >= klo and k <= khi:
-                cnt[g] += 1
-                if k < lo[g]:
-                    lo[g] = k
-                if k > hi[g]:
-                    hi[g] = k
+                if extremes:
+                    if k < lo[g]:
+                        lo[g] = k
+                    if k > hi[g]:
+                        hi[g] = k
             elif k >= slo and k <= shi:
                 out += 1
     return out
@@ -233,7 +221,6 @@ def build() -> dict[str, Any]:
     bind(globals(), ("_nb_flip", "_nb_scatter", "_nb_qselect", "_nb_rank_span", "_nb_select_group",
                      "_nb_unflip"))
     return {"count": jit(nogil=True)(_nb_count),
-            "count_extremes": jit(nogil=True)(_nb_count_extremes),
             False: jit(nogil=True)(_nb_select_serial),
             True: jit(nogil=True, parallel=True)(_nb_select_parallel)}
 
@@ -271,18 +258,15 @@ class NumbaSelect:
         self.klo, self.khi = np.int64(klo), np.int64(khi)
         self.parallel = parallel
         self.counts = np.zeros(ngroups, np.int64)
-        self.lo = self.hi = None
-        if extremes:  # min / max: the counting pass keeps each group's extremes
-            info = np.iinfo(self.bits.dtype)
-            self.lo = np.full(ngroups, info.max, self.bits.dtype)
-            self.hi = np.full(ngroups, info.min, self.bits.dtype)
-            self.signaling = self.kern["count_extremes"](
-                self.bits, self.codes, self.fm, self.sh, self.klo, self.khi,
-                np.int64(slo), np.int64(shi), self.counts, self.lo, self.hi)
-        else:
-            self.signaling = self.kern["count"](self.bits, self.codes, self.fm, self.sh,
-                                                self.klo, self.khi, np.int64(slo),
-                                                np.int64(shi), self.counts)
+        # min / max: the counting pass keeps the extremes (else one-element dummies)
+        info = np.iinfo(self.bits.dtype)
+        size = ngroups if extremes else 1
+        lo = np.full(size, info.max, self.bits.dtype)
+        hi = np.full(size, info.min, self.bits.dtype)
+        self.signaling = self.kern["count"](self.bits, self.codes, self.fm, self.sh, self.klo,
+                                            self.khi, np.int64(slo), np.int64(shi),
+                                            self.counts, lo, hi, extremes)
+        self.lo, self.hi = (lo, hi) if extremes else (None, None)
 
     def extreme(self, largest: bool) -> np.ndarray:
         """Each group's smallest or largest taking-part key (made with

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from . import bind, jit, kernels, register
+from .exact import _bitlen  # noqa: F401 - kernel global (int.bit_length)
 from .weighted import _nb_group_bits, _nb_group_select, _nb_limbs, _nb_sort_float
 
 __all__: list[str] = []
@@ -189,15 +190,6 @@ def _nb_fgroup_select(k, ws, src, a, end, tot, err, tf, tk, tord, out, g, st_b, 
     return True
 
 
-def _nb_bit_length(n):  # pragma: no cover - compiled
-    """``int.bit_length`` of a non-negative int64."""
-    c = 0
-    while n > 0:
-        n >>= 1
-        c += 1
-    return c
-
-
 def _nb_pair_total(sh, sl, bg, lg):  # pragma: no cover - compiled
     """The float64 total of an exact pair, ``ldexp(sh, bg + lg) + ldexp(sl, lg)``
     (:func:`nanaccess.core.weighted.cumulative.pair_total`'s formula): a product by an
@@ -215,7 +207,7 @@ def _nb_limb_sums(ws, a, b, lsb, top):  # pragma: no cover - compiled
     zero = np.int64(0)
     if b == a:
         return 62, True, zero, zero
-    nb = _nb_bit_length(b - a)
+    nb = _bitlen(b - a)
     base = 62 - nb
     if max(top - lsb - base, 0) + nb > 62:
         return base, False, zero, zero
@@ -416,7 +408,7 @@ def build() -> dict[str, Any]:
     from . import weighted as exact
 
     bind(globals(), _FROM_EXACT, compiled={name: getattr(exact, name) for name in _FROM_EXACT})
-    bind(globals(), ("_nb_decide", "_nb_fpart", "_nb_fgroup_select", "_nb_bit_length",
+    bind(globals(), ("_bitlen", "_nb_decide", "_nb_fpart", "_nb_fgroup_select",
                      "_nb_pair_total", "_nb_limb_sums"))
     return {"prepare": jit(nogil=True)(_nb_prepare), "select": jit(nogil=True)(_nb_select)}
 
