@@ -75,16 +75,15 @@ class NanGroupBy(GroupByStatsMixin):
         policy = NanPolicy.TOTALORDER if count else resolve_policy(nan_policy)
         codes, ngroups, result_index = grouping_info(gb)
         obj = selected_obj(gb)
+        is_series = isinstance(obj, pd.Series)
+        kept = [] if is_series else list(range(obj.shape[1]))  # the result's columns
         w = None
-        skip = None  # the weights' column position: no result column
         if weights is not None:
             frame = gb.obj if isinstance(gb.obj, pd.DataFrame) else None
             w = resolve_weights(weights, obj.index, frame)
-            if w.by_label and isinstance(obj, pd.DataFrame) and w.label in obj.columns:
-                skip = set(np.flatnonzero(obj.columns == w.label).tolist())
-        is_series = isinstance(obj, pd.Series)
-        kept = [] if is_series else [i for i in range(obj.shape[1])
-                                     if skip is None or i not in skip]
+            if w.by_label and not is_series and w.label in obj.columns:
+                # the weights are no result column (skipped by position: no copy)
+                kept = np.flatnonzero(~(obj.columns == w.label)).tolist()
         frame_cols = [obj] if is_series else [obj.iloc[:, i] for i in kept]
         names = [obj.name] if is_series else [obj.columns[i] for i in kept]
         q = params.get("q")

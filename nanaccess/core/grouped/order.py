@@ -153,7 +153,7 @@ def order_column(col, nan, miss, codes, ngroups, stat, q_arr, method, policy, en
     if nb is None or sorting:  # (the numba kernel skips ranks >= count itself)
         np.putmask(want, want >= m[:, None], -1)
     got = None
-    if nb is not None and nb.lo is not None and not (sorting and nmiss.any()):
+    if nb is not None and nb.lo is not None:  # the extremes were kept: no selection
         got = np.repeat(nb.extreme(stat == "max")[:, None], 2 * nq, axis=1)
     elif nb is not None:
         try:
