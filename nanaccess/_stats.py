@@ -21,13 +21,29 @@ Families
 ``spread``
     differences of order statistics (iqr, mad): computed from order statistics by
     the core, so every host that reduces gets them.
+
+What else an entry defines
+--------------------------
+``compose``
+    how a derived statistic is built from other entries (a :class:`Compose`: iqr is
+    the difference of two quantiles, mad the median of the deviations from the
+    median); :mod:`nanaccess.core.compose` runs the recipe once for every shape
+    (flat, grouped, windows, dask), so no engine composes by name.
+``dtype``
+    the result-dtype rule (:func:`result_dtype`): a function of the input dtype and
+    the parameters, so no host runs the engine on a probe array to learn it.
+``empty``
+    what a reduction over nothing gives: ``"nan"`` (the missing value) or ``"zero"``
+    (sum and count, as pandas).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Literal
+from typing import Any, Literal
+
+import numpy as np
 
 __all__ = [
     "Statistic",
@@ -45,9 +61,39 @@ __all__ = [
     "MEDIANS",
     "WEIGHTED",
     "WEIGHTS",
+    "Compose",
+    "COMPOSED",
+    "result_dtype",
+    "PICK_METHODS",
 ]
 
 Family = Literal["order", "arg", "moment", "count", "spread"]
+#: result-dtype rules (:func:`result_dtype`)
+DtypeRule = Literal["kept", "interpolated", "quantile", "variance", "deviation", "sum",
+                    "index", "count"]
+
+#: quantile methods whose result is one stored element (kept dtype and bits)
+PICK_METHODS = ("lower", "higher", "nearest", "inverted_cdf", "closest_observation")
+
+
+@dataclass(frozen=True)
+class Compose:
+    """How a derived statistic is built from another entry of the table.
+
+    ``recipe`` names the composition of :mod:`nanaccess.core.compose`:
+
+    ``"difference"``
+        ``of`` at the two quantiles ``rng / 100``, upper minus lower (iqr).
+    ``"deviation"``
+        ``of`` of ``|x - of(x)|`` (each value's deviation from its own output's
+        ``of``), divided by ``scale`` (mad).
+    ``"ratio"``
+        ``of`` divided by the square root of the count of values (sem = std/sqrt(n)).
+    """
+
+    recipe: Literal["difference", "deviation", "ratio"]
+    #: the statistic it is made of
+    of: str
 
 
 @dataclass(frozen=True)
@@ -118,6 +164,12 @@ class Statistic:
     grouped: bool = True
     #: takes frequency ``weights=`` (the weighted engine, :mod:`nanaccess.core.weighted`)
     weighted: bool = False
+    #: how it is built from other entries (None: an engine computes it directly)
+    compose: Compose | None = None
+    #: the result-dtype rule (None: from the family and ``picks``; see :func:`result_dtype`)
+    dtype: DtypeRule | None = None
+    #: a reduction over nothing: ``"nan"`` (the missing value) or ``"zero"``
+    empty: Literal["nan", "zero"] = "nan"
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -127,6 +179,16 @@ class Statistic:
     def weight_params(self) -> tuple[Param, ...]:
         """``(WEIGHTS,)`` for a weighted statistic, else ``()``."""
         return (WEIGHTS,) if self.weighted else ()
+
+    @property
+    def dtype_rule(self) -> DtypeRule:
+        """:attr:`dtype`, or the family's rule when the entry names none."""
+        if self.dtype is not None:
+            return self.dtype
+        if self.picks:
+            return "kept"
+        return {"arg": "index", "count": "count", "spread": "deviation"}.get(
+            self.family, "interpolated")
 
 
 _TABLE = (
@@ -138,7 +200,7 @@ _TABLE = (
               "High median: the larger middle element, as stored.", rank="median_high",
               weighted=True),
     Statistic("quantile", "order", False, "Quantile(s) with NumPy's methods.",
-              (_Q, _METHOD), rank="quantile", weighted=True),
+              (_Q, _METHOD), rank="quantile", weighted=True, dtype="quantile"),
     Statistic("min", "order", True, "Smallest value under the policy's order, as stored.",
               rank="min"),
     Statistic("max", "order", True, "Largest value under the policy's order, as stored.",
@@ -149,17 +211,21 @@ _TABLE = (
               grouped=False),
     Statistic("mean", "moment", False, "Arithmetic mean from the exact sum, rounded once.",
               weighted=True),
-    Statistic("var", "moment", False, "Variance, exactly rounded.", (_DDOF,), weighted=True),
+    Statistic("var", "moment", False, "Variance, exactly rounded.", (_DDOF,), weighted=True,
+              dtype="variance"),
     Statistic("std", "moment", False, "Standard deviation: the square root of var.",
-              (_DDOF,), weighted=True),
-    Statistic("sum", "moment", False, "Exact sum rounded once (as math.fsum).", weighted=True),
-    Statistic("count", "count", False, "Number of numbers (NaN and missing excluded)."),
+              (_DDOF,), weighted=True, dtype="deviation"),
+    Statistic("sum", "moment", False, "Exact sum rounded once (as math.fsum).", weighted=True,
+              dtype="sum", empty="zero"),
+    Statistic("count", "count", False, "Number of numbers (NaN and missing excluded).",
+              empty="zero"),
     Statistic("iqr", "spread", False,
               "Interquartile range: the difference of two quantiles, as scipy.stats.iqr.",
-              (_RNG, _METHOD)),
+              (_RNG, _METHOD), compose=Compose("difference", "quantile")),
     Statistic("mad", "spread", False,
               "Median absolute deviation from the median, as "
-              "scipy.stats.median_abs_deviation.", (_SCALE,)),
+              "scipy.stats.median_abs_deviation.", (_SCALE,),
+              compose=Compose("deviation", "median")),
 )
 
 #: name -> :class:`Statistic`, in the order of the docs
@@ -198,3 +264,50 @@ PICKS = tuple(s.name for s in _TABLE if s.picks)
 MEDIANS = tuple(s.name for s in _TABLE if s.rank in ("median", "median_low", "median_high"))
 #: statistics that take frequency ``weights=``
 WEIGHTED = tuple(s.name for s in _TABLE if s.weighted)
+#: statistics built from other entries (:attr:`Statistic.compose`)
+COMPOSED = tuple(s.name for s in _TABLE if s.compose is not None)
+
+
+def result_dtype(stat: str, dtype: Any, **params: Any) -> np.dtype:
+    """The dtype of ``stat``'s result for input ``dtype`` (its table rule), with no
+    probe run; object input gives object. Results over nothing or missing may widen
+    where the dtype has no missing value (an int pick of nothing is a float NaN): the
+    rule is the dtype of the values the statistic produces.
+
+    ``kept``: the input dtype (a picked element). ``interpolated``: floats kept, ints
+    and bools float64, datetimes and timedeltas kept. ``quantile``: ``kept`` for the
+    methods that pick (:data:`PICK_METHODS`), else ``interpolated``. ``variance``:
+    floats kept, everything else float64. ``deviation``: floats kept, ints and bools
+    float64, datetimes and timedeltas the timedelta of their unit. ``sum``: floats
+    and timedeltas kept, signed ints and bools int64, unsigned uint64. ``index`` and
+    ``count``: int64.
+
+    Examples
+    --------
+    >>> result_dtype("median", "int32"), result_dtype("median_low", "int32")
+    (dtype('float64'), dtype('int32'))
+    >>> result_dtype("quantile", "int8", q=0.5, method="lower")
+    dtype('int8')
+    >>> result_dtype("iqr", "datetime64[s]")
+    dtype('<m8[s]')
+    """
+    dt = np.dtype(dtype)
+    rule = get(stat).dtype_rule
+    if dt.kind == "O":
+        return dt
+    if rule == "quantile":
+        rule = "kept" if params.get("method", "linear") in PICK_METHODS else "interpolated"
+    if rule == "kept":
+        return dt
+    if rule in ("index", "count"):
+        return np.dtype(np.int64)
+    if dt.kind == "f":
+        return dt
+    if rule == "variance" or dt.kind in "biu" and rule != "sum":
+        return np.dtype(np.float64)
+    if rule == "sum":
+        return np.dtype(np.uint64) if dt.kind == "u" else (
+            np.dtype(np.int64) if dt.kind in "bi" else dt)
+    if rule == "deviation" and dt.kind == "M":
+        return np.dtype(dt.str.replace("M8", "m8"))
+    return dt

@@ -21,13 +21,15 @@ import numpy as np
 from .. import _stats
 from ..options import NanPolicy
 from .axes import normalize_axis
+from .compose import compose, not_served
 from .moments import moment_stat
 from .policy import RULES
 from .select import order_stat
-from .spread import MAD_NORMAL_SCALE, divide_by_scale, iqr, mad, object_kinds
+from .spread import MAD_NORMAL_SCALE, deviations, divide_by_scale, object_kinds
 from .weighted import weighted_stat
 
-__all__ = ["Reduced", "reduce", "count_left", "divide_by_scale", "MAD_NORMAL_SCALE"]
+__all__ = ["Reduced", "reduce", "count_left", "divide_by_scale", "MAD_NORMAL_SCALE",
+           "FlatShape"]
 
 
 @dataclass
@@ -155,14 +157,57 @@ def reduce(
         out = Reduced(values, miss, x, missing, axis, policy, keepdims)
         out.__dict__["count"] = count  # positive weights left (the cached property's slot)
         return out
-    if entry.family in ("order", "arg"):
-        values, miss = order_stat(x, stat, **common, **params)
-    elif entry.family in ("moment", "count"):
-        values, miss = moment_stat(x, stat, **common, **params)
-    elif stat == "iqr":
-        values, miss = iqr(x, **common, **params)
+    if entry.compose is not None:
+        values, miss = compose(entry, FlatShape(**common), x, **params)
     else:
-        values, miss = mad(x, **common, **params)
+        values, miss = _engine(entry)(x, stat, **common, **params)
     return Reduced(values, miss, x, missing, axis, policy, keepdims)
+
+
+def _engine(entry: _stats.Statistic):
+    """The in-memory engine of a statistic's family."""
+    if entry.family in ("order", "arg"):
+        return order_stat
+    if entry.family in ("moment", "count"):
+        return moment_stat
+    raise not_served(entry.name, "flat")
+
+
+@dataclass
+class FlatShape:
+    """The flat core as a :class:`nanaccess.core.compose.Shape`: a reduction along
+    ``axis`` of one array."""
+
+    axis: Any
+    policy: NanPolicy
+    missing: np.ndarray | None
+    keepdims: bool
+    name: str = "flat"
+    recipes: frozenset = frozenset({"difference", "deviation", "ratio"})
+
+    def stat(self, name, x, *, center=False, **params):
+        entry = _stats.get(name)
+        return _engine(entry)(x, name, axis=self.axis, policy=self.policy,
+                              missing=self.missing,
+                              keepdims=True if center else self.keepdims, **params)
+
+    def deviations(self, x, center):
+        dev, undefined = deviations(x, center)
+        if undefined is not None:
+            undefined = undefined.any(axis=normalize_axis(self.axis, x.ndim),
+                                      keepdims=self.keepdims)
+        return dev, undefined
+
+    def count(self, x):
+        return count_left(x, self.missing, self.policy, self.axis, self.keepdims)
+
+    def each(self, fn, *arrays, dtype, drop_lead=False, **kw):
+        return fn(*arrays, **kw)
+
+    def center_missing(self, cmiss):
+        if cmiss is None or not cmiss.any():
+            return None
+        return cmiss if self.keepdims else np.squeeze(
+            cmiss, axis=normalize_axis(self.axis, cmiss.ndim))
 
 

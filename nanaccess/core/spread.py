@@ -1,7 +1,8 @@
 """The spread statistics (iqr, mad): differences of order statistics, one set of rules.
 
-:func:`nanaccess.core.reduce.reduce` computes them in memory; the grouped, window
-and dask paths call the same helpers (:func:`difference`, :func:`deviations`,
+The table (:mod:`nanaccess._stats`) says how each is composed and
+:mod:`nanaccess.core.compose` runs the composition once for every shape (flat,
+grouped, windows, dask) with the helpers here (:func:`difference`, :func:`deviations`,
 :func:`divide_by_scale`, :func:`check_rng`, :func:`check_scale`), so each rule below
 is written once.
 
@@ -32,13 +33,10 @@ from typing import Any
 
 import numpy as np
 
-from ..options import NanPolicy
-from .axes import normalize_axis
 from .classify import canonical_nan, quiet
 from .objects import classify_object, object_deviations, object_difference, object_scale
-from .select import order_stat
 
-__all__ = ["MAD_NORMAL_SCALE", "iqr", "mad", "difference", "deviations", "divide_by_scale",
+__all__ = ["MAD_NORMAL_SCALE", "difference", "deviations", "divide_by_scale",
            "check_rng", "check_scale", "object_kinds"]
 
 #: ``scale="normal"`` of :func:`scipy.stats.median_abs_deviation`: the 0.75 quantile
@@ -50,8 +48,6 @@ def object_kinds(x: np.ndarray) -> np.ndarray:
     """"number" / "nan" / "missing" / "other" of every element of an object array."""
     return np.array([classify_object(v)[0] for v in x.ravel().tolist()],
                     dtype=object).reshape(x.shape)
-
-
 
 
 def difference(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
@@ -85,41 +81,12 @@ def check_rng(rng: Any) -> tuple[float, float]:
     return (lo, hi) if lo <= hi else (hi, lo)
 
 
-def iqr(x, *, rng=(25, 75), method="linear", **common):
-    lo_p, hi_p = check_rng(rng)
-    values, miss = order_stat(x, "quantile", q=[lo_p / 100, hi_p / 100], method=method,
-                              **common)
-    res = difference(values[1, ...], values[0, ...])
-    return np.asarray(res), None if miss is None else (miss[0] | miss[1])
-
-
 def check_scale(scale: Any) -> Any:
     if isinstance(scale, str):
         if scale.lower() != "normal":
             raise ValueError(f"scale must be a number or 'normal', got {scale!r}")
         return MAD_NORMAL_SCALE
     return scale
-
-
-def mad(x, *, scale=1.0, axis=None, policy=NanPolicy.RAISE, missing=None, keepdims=False):
-    scale = check_scale(scale)
-    center, cmiss = order_stat(x, "median", axis=axis, policy=policy, missing=missing,
-                               keepdims=True)
-    dev, undefined = deviations(x, center)
-    values, miss = order_stat(dev, "median", axis=axis, policy=policy, missing=missing,
-                              keepdims=keepdims)
-    axes = normalize_axis(axis, x.ndim)
-    if undefined is not None:
-        rows = undefined.any(axis=axes, keepdims=keepdims)
-        if values.dtype.kind == "O":
-            values = np.where(rows, float("nan"), values)
-        else:
-            values = np.where(rows, canonical_nan(values.dtype), values)
-    out = divide_by_scale(values, scale)
-    if cmiss is not None and cmiss.any():
-        cm = cmiss if keepdims else np.squeeze(cmiss, axis=axes)
-        miss = cm if miss is None else (miss | cm)
-    return np.asarray(out), miss
 
 
 def deviations(x: np.ndarray, center: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:

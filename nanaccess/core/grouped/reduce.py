@@ -2,11 +2,10 @@
 
 One entry point for every statistic of :data:`nanaccess._stats.GROUPED`, returning
 the values, the missing mask and the count of values each group saw (so adapters do
-not count again). The spread statistics are composed here from grouped order
-statistics, with the NaN rules of :mod:`nanaccess.core.reduce`: ``iqr`` is the
-difference of two grouped quantiles; ``mad`` takes the grouped median, the deviation
-of every row from its own group's median (one vectorised pass with the codes; a NaN
-keeps its own bits), then the grouped median of the deviations.
+not count again). The composed statistics (iqr, mad) are built by
+:mod:`nanaccess.core.compose` over :class:`GroupedShape`: grouped order statistics,
+and for deviations every row's distance from its own group's center (one vectorised
+pass with the codes; a NaN keeps its own bits).
 """
 
 from __future__ import annotations
@@ -19,19 +18,13 @@ import numpy as np
 
 from ... import _stats
 from ...options import NanPolicy
-from ..policy import RULES, empty_value
-from ..spread import (  # the core's spread rules, shared (not re-written here)
-    check_rng,
-    check_scale,
-    deviations,
-    difference,
-    divide_by_scale,
-    object_kinds,
-)
+from ..compose import compose
+from ..policy import RULES
+from ..spread import deviations, object_kinds
 from .common import widen
 from .entry import grouped_stat
 
-__all__ = ["GroupedReduced", "grouped_reduce", "count_in_groups"]
+__all__ = ["GroupedReduced", "grouped_reduce", "count_in_groups", "GroupedShape"]
 
 _MOMENTS = frozenset(_stats.names("moment", "count"))
 
@@ -218,10 +211,8 @@ def grouped_reduce(
         return _weighted(x, codes, ngroups, stat, weights, weights_missing, policy=policy,
                          missing=missing, engine=engine, **params)
     common = dict(policy=policy, missing=missing, engine=engine)
-    if stat == "iqr":
-        values, miss = _iqr(x, codes, ngroups, **common, **params)
-    elif stat == "mad":
-        values, miss = _mad(x, codes, ngroups, **common, **params)
+    if entry.compose is not None:
+        values, miss = compose(entry, GroupedShape(codes, int(ngroups), **common), x, **params)
     elif stat in _MOMENTS and RULES[policy].removes and x.ndim in (1, 2):
         # the moment engine counts the values it takes: reuse its counts
         counts: list[np.ndarray] = []
@@ -263,26 +254,39 @@ def _weighted(x, codes, ngroups, stat, weights, weights_missing, *, policy, miss
     return out
 
 
-def _iqr(x, codes, ngroups, *, rng=(25, 75), method="linear", **common):
-    lo_p, hi_p = check_rng(rng)
-    (lo, hi), miss = grouped_stat(x, codes, ngroups, "quantile", q=[lo_p / 100, hi_p / 100],
-                                  method=method, **common)
-    return np.asarray(difference(hi, lo)), None if miss is None else miss.any(axis=0)
+@dataclass
+class GroupedShape:
+    """The grouped engine as a :class:`nanaccess.core.compose.Shape`: one output per
+    group of ``codes`` (rows of code -1 belong to none)."""
 
+    codes: np.ndarray
+    ngroups: int
+    policy: NanPolicy
+    missing: Any
+    engine: str | None
+    name: str = "grouped"
+    recipes: frozenset = frozenset({"difference", "deviation", "ratio"})
 
-def _mad(x, codes, ngroups, *, scale=1.0, **common):
-    scale = check_scale(scale)
-    center, cmiss = grouped_stat(x, codes, ngroups, "median", **common)
-    codes = np.asarray(codes, dtype=np.intp)
-    # each row's deviation from its own group's median (rows of no group: ignored)
-    rows = center[np.maximum(codes, 0)] if ngroups else np.zeros(x.shape, center.dtype)
-    dev, undefined = deviations(x, rows)
-    values, miss = grouped_stat(dev, codes, ngroups, "median", **common)
-    if undefined is not None:  # inf - inf in a group: that group's result is NaN
-        # (the undefined entries per group: count the mask's True entries)
-        bad = count_in_groups(undefined, codes, ngroups, missing=~undefined) > 0
-        values = np.where(bad, float("nan") if values.dtype.kind == "O"
-                          else empty_value(values.dtype, "mad"), values)
-    if cmiss is not None:
-        miss = cmiss if miss is None else (miss | cmiss)
-    return divide_by_scale(values, scale), miss
+    def stat(self, name, x, *, center=False, **params):
+        return grouped_stat(x, self.codes, self.ngroups, name, policy=self.policy,
+                            missing=self.missing, engine=self.engine, **params)
+
+    def deviations(self, x, center):
+        codes = np.asarray(self.codes, dtype=np.intp)
+        # each row's deviation from its own group's center (rows of no group: ignored)
+        rows = center[np.maximum(codes, 0)] if self.ngroups else np.zeros(x.shape,
+                                                                          center.dtype)
+        dev, undefined = deviations(x, rows)
+        if undefined is not None:  # inf - inf in a group: that group's result is NaN
+            undefined = count_in_groups(undefined, codes, self.ngroups,
+                                        missing=~undefined) > 0
+        return dev, undefined
+
+    def count(self, x):
+        return count_in_groups(x, self.codes, self.ngroups, self.missing, self.policy)
+
+    def each(self, fn, *arrays, dtype, drop_lead=False, **kw):
+        return fn(*arrays, **kw)
+
+    def center_missing(self, cmiss):
+        return cmiss

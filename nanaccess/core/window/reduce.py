@@ -41,10 +41,10 @@ from ... import _stats
 from ...errors import NaNError
 from ...options import NanPolicy, resolve_policy
 from .. import _numba
+from ..compose import compose
 from ..grouped import grouped_reduce
 from ..interp import validate_q
 from ..policy import RULES, empty_value
-from ..spread import check_rng, difference
 from .bounds import FixedWindows, is_monotone
 from .moments import fused_moment, moment_ok, slide_moment
 from .order import fused_ok, fused_order, slide_order, sliding_ok
@@ -149,6 +149,11 @@ def window_reduce(
     x = np.asarray(x)
     if x.ndim not in (1, 2):
         raise ValueError(f"window_reduce needs 1-D or 2-D data, got shape {x.shape}")
+    if entry.compose is not None and entry.compose.recipe in WindowShape.recipes:
+        shape = WindowShape(start, end, policy, missing, min_periods, engine)
+        values, vmiss = compose(entry, shape, x, **params)
+        got = shape.got
+        return WindowReduced(values, vmiss, got.count, got.short)
     one_d = x.ndim == 1
     x2 = x[:, None] if one_d else x
     n, ncols = x2.shape
@@ -190,6 +195,36 @@ def window_reduce(
     return _result(values, vmiss, count, False, min_periods, one_d)
 
 
+@dataclass
+class WindowShape:
+    """The windows as a :class:`nanaccess.core.compose.Shape` for the recipes that
+    need no per-value center (a value lies in many windows: mad goes through the
+    reference engine, the grouped engine over the expanded windows). ``got`` keeps
+    the last :class:`WindowReduced`, whose counts the composed result shares."""
+
+    start: Any
+    end: Any
+    policy: NanPolicy
+    missing: Any
+    min_periods: int
+    engine: str | None
+    got: WindowReduced | None = None
+    name: str = "window"
+    recipes = frozenset({"difference", "ratio"})
+
+    def stat(self, name, x, *, center=False, **params):
+        self.got = window_reduce(x, self.start, self.end, name, policy=self.policy,
+                                 missing=self.missing, min_periods=self.min_periods,
+                                 engine=self.engine, **params)
+        return self.got.values, self.got.missing
+
+    def count(self, x):
+        return self.got.count
+
+    def each(self, fn, *arrays, dtype, drop_lead=False, **kw):
+        return fn(*arrays, **kw)
+
+
 def _result(values, vmiss, count, filled, min_periods, one_d) -> WindowReduced:
     """The :class:`WindowReduced` of an engine's ``(values, missing, count)`` (2-D
     columns); ``filled``: the short windows hold the empty fill already."""
@@ -223,7 +258,7 @@ def _values(x2, masks, miss2, start, end, stat, family, policy, engine, params):
         return ((end - start)[:, None] - gone).astype(np.int64), None
     pairs = int((end - start).sum()) * x2.shape[1]
     monotone = is_monotone(start, end)
-    if stat in ("iqr", *_stats.ORDER) and sliding_ok(x2, "order", monotone) and \
+    if stat in _stats.ORDER and sliding_ok(x2, "order", monotone) and \
             _numba.choose_engine(engine, size=pairs, min_size=SLIDING_MIN_PAIRS) == "numba":
         try:
             return _sliding(x2, masks, start, end, stat, policy, params, engine)
@@ -273,27 +308,21 @@ def _fast_order(x2, miss2, start, end, stat, policy, engine, params, pairs, widt
     """``((values, None, count, filled) or None)``: the fused kernel of float order
     statistics where it applies (:func:`.order.fused_ok`, monotone bounds, the numba
     engine); ``start`` may be a :class:`.bounds.FixedWindows` (``end`` None)."""
-    if stat not in ("iqr", *_stats.ORDER) or not pairs:
+    if stat not in _stats.ORDER or not pairs:
         return None
     if _numba.choose_engine(engine, size=pairs, min_size=SLIDING_MIN_PAIRS) != "numba" or \
             not fused_ok(x2, miss2):
         return None
-    if stat == "iqr":
-        lo_p, hi_p = check_rng(params.get("rng", (25, 75)))
-        q_arr, method, scalar = np.array([lo_p / 100, hi_p / 100]), "linear", False
-    else:
-        q_arr, method, scalar = _order_params(stat, params)
+    q_arr, method, scalar = _order_params(stat, params)
     try:
-        got = fused_order(x2, start, end, "quantile" if stat == "iqr" else stat, policy,
-                          q_arr, method, width=width, minp=int(min_periods))
+        got = fused_order(x2, start, end, stat, policy, q_arr, method, width=width,
+                          minp=int(min_periods))
     except Exception as exc:  # a broken numba install: the other engines
         _numba.fallback(exc, engine)
         return None
     if got is None:
         return None
     v, count, filled = got
-    if stat == "iqr":
-        return np.asarray(difference(v[1], v[0])), None, count, False
     return (v[0] if scalar else v), None, count, filled
 
 
@@ -343,11 +372,6 @@ def _fast_moment(x2, miss2, start, end, stat, policy, engine, params, pairs):
 
 def _sliding(x2, masks, start, end, stat, policy, params, engine):
     method = params.get("method", "linear")
-    if stat == "iqr":
-        lo_p, hi_p = check_rng(params.get("rng", (25, 75)))
-        v, m = slide_order(x2, masks, start, end, "quantile", policy,
-                           np.array([lo_p / 100, hi_p / 100]), method)
-        return np.asarray(difference(v[1], v[0])), m.any(axis=0)
     q_arr = None
     scalar = True
     if stat == "quantile":
