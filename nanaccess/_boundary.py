@@ -43,7 +43,7 @@ from .core.small import (
     order_small,
 )
 from .errors import NaNError
-from .options import NanPolicy, resolve_policy
+from .options import NanPolicy, resolve_dask_passes, resolve_policy
 
 __all__ = ["Axis", "statistic", "call", "host_of", "labelled_errors", "split_host"]
 
@@ -145,18 +145,10 @@ def _as_list(data: Any) -> list:
 
 def _dask_call(data: Any, stat: str, policy: NanPolicy, axis: Axis, keepdims: bool,
                params: dict) -> Any:
+    # the dask_passes option is read once here, at the boundary, and passed down
     mod = importlib.import_module("nanaccess.dask.array")
-    fn = getattr(mod, "dask_reduce", None)
-    if fn is not None:
-        return fn(data, stat, axis=axis, policy=policy, keepdims=keepdims, **params)
-    family = _stats.get(stat).family
-    if family in ("order", "arg"):
-        return mod.dask_order_stat(data, stat, axis=axis, policy=policy, keepdims=keepdims,
-                                   **params)
-    if family == "moment":
-        return mod.dask_moment_stat(data, stat, axis=axis, policy=policy, keepdims=keepdims,
-                                    ddof=params.get("ddof", 0))
-    raise TypeError(f"{stat} of a dask array needs nanaccess.dask.array.dask_reduce")
+    return mod.dask_reduce(data, stat, axis=axis, policy=policy, keepdims=keepdims,
+                           dask_passes=resolve_dask_passes(None), **params)
 
 
 def _lean_list_median(data: list, stat: str, policy: NanPolicy | None = None) -> Any:

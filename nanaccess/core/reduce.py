@@ -22,14 +22,66 @@ from .. import _stats
 from ..options import NanPolicy
 from .axes import normalize_axis
 from .compose import compose, not_served
+from .interp import METHODS, validate_q
 from .moments import moment_stat
 from .policy import RULES
 from .select import order_stat
-from .spread import MAD_NORMAL_SCALE, deviations, divide_by_scale, object_kinds
+from .spread import (
+    MAD_NORMAL_SCALE,
+    check_rng,
+    check_scale,
+    deviations,
+    divide_by_scale,
+    object_kinds,
+)
 from .weighted import weighted_stat
 
 __all__ = ["Reduced", "reduce", "count_left", "divide_by_scale", "MAD_NORMAL_SCALE",
-           "FlatShape"]
+           "FlatShape", "check_params", "result_dtype"]
+
+
+def check_params(stat: str, dtype: Any, **params: Any) -> _stats.Statistic:
+    """The checks :func:`reduce` makes of ``stat``'s parameters and the input dtype,
+    without data (lazy hosts run them when they build a graph); the table entry.
+
+    Examples
+    --------
+    >>> check_params("quantile", np.float64, q=0.5).name
+    'quantile'
+    >>> check_params("var", "datetime64[ns]")
+    Traceback (most recent call last):
+    TypeError: var of datetime64 data is not defined
+    """
+    entry = _stats.get(stat)
+    unknown = set(params) - set(entry.param_names)
+    if unknown:
+        raise TypeError(f"{stat}() got unexpected keyword(s) {sorted(unknown)}")
+    dt = np.dtype(dtype)
+    if dt.kind not in "fiubmMO":
+        raise TypeError(f"{stat} needs numeric data, got dtype {dt}")
+    if dt.kind == "M" and entry.dtype_rule in ("variance", "sum"):
+        raise TypeError(f"{stat} of datetime64 data is not defined")
+    for p in entry.params:
+        if p.required and params.get(p.name) is None:
+            raise TypeError(f"{stat} needs {p.name}")
+    if params.get("q") is not None:
+        validate_q(params["q"])
+    if params.get("method", "linear") not in METHODS:
+        raise ValueError(f"unknown quantile method {params['method']!r}; expected one of "
+                         f"{METHODS}")
+    if "ddof" in params:
+        float(params["ddof"])
+    if "rng" in params:
+        check_rng(params["rng"])
+    if "scale" in params:
+        check_scale(params["scale"])
+    return entry
+
+
+def result_dtype(stat: str, dtype: Any, **params: Any) -> np.dtype:
+    """The checked parameters' result dtype (:func:`nanaccess._stats.result_dtype`)."""
+    check_params(stat, dtype, **params)
+    return _stats.result_dtype(stat, dtype, **params)
 
 
 @dataclass

@@ -29,9 +29,9 @@ import numpy as np
 
 from ..core.policy import NanTally, raise_for
 from ..errors import NaNError
-from ..options import NanPolicy, resolve_dask_passes
+from ..options import NanPolicy
 from .final import chunk_bytes
-from .stream import as_dask, compute_pass, is_persisted, log, would_stream
+from .stream import Passes, as_dask, compute_pass, is_persisted, log, passes_of, would_stream
 
 __all__ = ["HELD_CHUNKS", "plan_slabs", "by_slabs", "own_block", "worker_count", "slab"]
 
@@ -51,12 +51,14 @@ def worker_count() -> int:
         return 1
 
 
-def plan_slabs(x: da.Array, axes: tuple[int, ...]) -> tuple[int, list[int]] | None:
+def plan_slabs(x: da.Array, axes: tuple[int, ...], passes: str | Passes | None = None
+               ) -> tuple[int, list[int]] | None:
     """``(axis, boundaries)`` of the slabs of kept cells for ``x`` reduced over
     ``axes`` whole, or None when one computation is right: not streaming (option
     ``dask_passes``), unknown chunks, a persisted input (held anyway), or an input
     whose share per worker already fits :data:`HELD_CHUNKS` chunks."""
-    mode = resolve_dask_passes(None)
+    passes = passes_of(passes)
+    mode = passes.mode
     kept = [a for a in range(x.ndim) if a not in axes]
     if (mode == "graph" or not kept or any(math.isnan(s) for s in x.shape)
             or any(math.isnan(c) for cs in x.chunks for c in cs)):
@@ -65,7 +67,7 @@ def plan_slabs(x: da.Array, axes: tuple[int, ...]) -> tuple[int, list[int]] | No
         return None
     per_worker = x.nbytes / worker_count()
     k = math.ceil(per_worker / (HELD_CHUNKS * chunk_bytes(x)))
-    if k <= 1 or not would_stream(x):  # the probe of `lazily` notes a slab plan here
+    if k <= 1 or not would_stream(x, passes):  # the probe of `lazily` notes a slab plan here
         return None
     axis = max(kept, key=lambda a: x.shape[a])
     k = min(k, int(x.shape[axis]))

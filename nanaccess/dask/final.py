@@ -19,7 +19,7 @@ import dask.array as da
 import numpy as np
 
 from ..core.policy import NanTally, raise_for
-from ..core.reduce import reduce
+from ..core.reduce import reduce, result_dtype
 from ..core.select import order_stat
 from ..errors import NaNError
 from ..options import NanPolicy
@@ -32,11 +32,9 @@ __all__ = ["out_dtype", "apply_keepdims", "axes_whole", "whole_axes", "bounded_w
 
 
 def out_dtype(x: da.Array, stat: str, axes: tuple[int, ...], **params: Any) -> np.dtype:
-    """Result dtype, from the core on a tiny sample of the same dtype (also validates
-    ``params`` as the core does, at graph construction)."""
-    sample = np.zeros((2,) * x.ndim, dtype=x.dtype)
-    return np.asarray(reduce(sample, stat, axis=axes, policy=NanPolicy.TOTALORDER,
-                             **params).values).dtype
+    """Result dtype, from the table's rule (:func:`nanaccess.core.reduce.result_dtype`,
+    which validates ``params`` as the core does, at graph construction)."""
+    return result_dtype(stat, x.dtype, **params)
 
 
 def axes_whole(x: da.Array, axes: tuple[int, ...]) -> bool:

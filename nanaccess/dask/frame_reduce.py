@@ -22,7 +22,7 @@ import pandas as pd
 from .. import _stats
 from .._labels import fmt_label, subject
 from ..core.policy import NanTally, raise_for
-from ..options import NanPolicy, resolve_policy
+from ..options import NanPolicy, resolve_dask_passes, resolve_policy
 from .frame_groupby import groupby_stat
 from .reduce import dask_reduce
 from .tally import signaling_mask
@@ -110,7 +110,7 @@ def series_stat(
         return _extension_stat(s, stat, policy, kw)
     # unknown partition lengths are fine: every pass is a tree reduction
     return dask_reduce(s.to_dask_array(), stat, policy=policy, check=_series_check(s, policy),
-                       **kw)
+                       dask_passes=resolve_dask_passes(None), **kw)
 
 
 def _extension_stat(s: dd.Series, stat: str, policy: NanPolicy, kw: dict) -> da.Array:

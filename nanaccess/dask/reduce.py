@@ -1,11 +1,11 @@
 """``dask_reduce``: every statistic of the table on a dask array, lazy and exact.
 
 Order and arg statistics go to :mod:`.select`, moments and counts to :mod:`.moments`.
-The spread statistics are composed as :func:`nanaccess.core.reduce.reduce` composes
-them, from exact lazy order statistics, so they equal the in-memory result bit for
-bit: ``iqr`` is one selection pass for the two quantiles of ``rng``; ``mad`` is the
-exact median, then the deviations ``|x - median|`` (a NaN keeps its own bits, so it
-ranks as in the median of ``x``), then the exact median of those. When every reduced
+The composed statistics are built by :mod:`nanaccess.core.compose` over
+:class:`DaskShape`, from exact lazy order statistics, so they equal the in-memory
+result bit for bit: ``iqr`` is one selection pass for the two quantiles of ``rng``;
+``mad`` is the exact median, then the deviations ``|x - median|`` (a NaN keeps its own
+bits, so it ranks as in the median of ``x``), then the exact median of those. When every reduced
 axis lies in one chunk (or the data are Python objects) the core runs per block.
 When the order statistics would bring the reduced axes whole into blocks of cells (an
 all-to-all rechunk) and the passes stream (option ``dask_passes``), a lazily read
@@ -15,6 +15,7 @@ input is reduced in slabs of cells, one computation each (:mod:`.cells`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -23,22 +24,15 @@ import numpy as np
 
 from .. import _stats
 from ..core.axes import normalize_axis
-from ..core.select import order_stat
-from ..core.spread import (  # the core's spread rules, shared (not re-written here)
-    canonical_nan,
-    check_rng,
-    check_scale,
-    deviations,
-    difference,
-    divide_by_scale,
-)
+from ..core.compose import compose
+from ..core.spread import deviations
 from ..errors import NaNError
-from ..options import NanPolicy, option_context, resolve_policy
+from ..options import NanPolicy, resolve_policy
 from .cells import by_slabs, plan_slabs
 from .final import axes_whole, core_reduce, out_dtype, per_block_core, whole_axes
 from .moments import dask_moment_stat
 from .select import _first_bits, dask_order_stat
-from .stream import defers, lazily
+from .stream import Passes, defers, lazily, passes_of
 from .tally import policy_check
 
 __all__ = ["dask_reduce"]
@@ -53,6 +47,7 @@ def dask_reduce(
     keepdims: bool = False,
     relabel: Callable[[NaNError], NaNError] | None = None,
     check: da.Array | None = None,
+    dask_passes: str | Passes | None = None,
     **params: Any,
 ) -> da.Array:
     """Lazy ``stat`` of a dask array, equal bit for bit to the in-memory core's.
@@ -75,6 +70,9 @@ def dask_reduce(
     check : dask.array.Array, optional
         A one-chunk array whose task does the policy checks itself; replaces the
         built-in check.
+    dask_passes : {"auto", "graph", "streaming"}, optional
+        How the passes of an exact selection run (None: the ``dask_passes`` option,
+        read here once and passed down; see :mod:`.stream`).
     **params
         The statistic's own parameters from the table (``q``, ``method``, ``ddof``,
         ``rng``, ``scale``).
@@ -95,21 +93,23 @@ def dask_reduce(
     1.5
     """
     policy = resolve_policy(policy)
+    passes = passes_of(dask_passes)
     entry = _stats.get(stat)
     unknown = set(params) - set(entry.param_names)
     if unknown:
         raise TypeError(f"{stat}() got unexpected keyword(s) {sorted(unknown)}")
-    if defers():  # "auto": passes that would stream run when the result is computed
+    if defers(passes):  # "auto": passes that would stream run when the result is computed
         return lazily(partial(dask_reduce, x, stat, axis=axis, policy=policy,
-                              keepdims=keepdims, relabel=relabel, check=check, **params))
+                              keepdims=keepdims, relabel=relabel, check=check, **params),
+                      passes)
     common: dict[str, Any] = dict(axis=axis, policy=policy, keepdims=keepdims,
                                   relabel=relabel, check=check)
-    slabs = _slabs(x, stat, entry.family, axis) if check is None else None
+    slabs = _slabs(x, entry, axis, passes) if check is None else None
     if slabs is not None:
         return _by_slabs(x, stat, slabs, common, params)
-    if entry.family in ("order", "arg"):
-        return dask_order_stat(x, stat, **common, **params)
-    if entry.family in ("moment", "count"):
+    if entry.compose is None and entry.family in ("order", "arg"):
+        return dask_order_stat(x, stat, **common, dask_passes=passes, **params)
+    if entry.compose is None:
         return dask_moment_stat(x, stat, **common, **params)
     axes = normalize_axis(axis, x.ndim)
     res_dtype = out_dtype(x, stat, axes, **params)  # validates rng / method / scale
@@ -121,31 +121,31 @@ def dask_reduce(
         fn = partial(core_reduce, stat=stat, policy=policy, params=params)
         return per_block_core(x, fn, axes, keepdims, res_dtype, (), info, policy, relabel)
     common.update(axis=axes, check=info)
-    if stat == "iqr":
-        return _iqr(x, res_dtype, common, **params)
-    return _mad(x, res_dtype, common, **params)
+    return compose(entry, DaskShape(common, passes), x, **params)[0]
 
 
-def _slabs(x: da.Array, stat: str, family: str, axis: Any) -> tuple[int, list[int]] | None:
+def _slabs(x: da.Array, entry: _stats.Statistic, axis: Any, passes: Passes
+           ) -> tuple[int, list[int]] | None:
     """Slabs of cells (:func:`.cells.plan_slabs`) when the statistic would bring the
     reduced axes whole into blocks of cells by an all-to-all rechunk: an order, arg or
-    spread statistic over axes split across chunks whose histograms cannot fit a
+    composed statistic over axes split across chunks whose histograms cannot fit a
     task (:func:`.select._first_bits`)."""
-    if family not in ("order", "arg", "spread") or x.ndim < 2:
+    if entry.family not in ("order", "arg") and entry.compose is None or x.ndim < 2:
         return None
     axes = normalize_axis(axis, x.ndim)
     if axes_whole(x, axes) or len(axes) == x.ndim:
         return None
-    if family == "order" and x.dtype.kind in "fiubmM" and _first_bits(x, axes) is not None:
+    if entry.family == "order" and x.dtype.kind in "fiubmM" and \
+            _first_bits(x, axes) is not None:
         return None  # the selection's histograms fit: no rechunk
-    return plan_slabs(x, axes)
+    return plan_slabs(x, axes, passes)
 
 
 def _slab_stat(xs: da.Array, stat: str, common: dict, params: dict) -> da.Array:
     """One slab's lazy statistic, in one graph, errors unlabelled (the slabs' errors
     are moved into the whole array before they are labelled)."""
-    with option_context(dask_passes="graph"):
-        return dask_reduce(xs, stat, **{**common, "relabel": None}, **params)
+    return dask_reduce(xs, stat, **{**common, "relabel": None}, dask_passes="graph",
+                       **params)
 
 
 def _by_slabs(x: da.Array, stat: str, slabs, common: dict, params: dict) -> da.Array:
@@ -162,41 +162,51 @@ def _by_slabs(x: da.Array, stat: str, slabs, common: dict, params: dict) -> da.A
                     out_axis=out_axis, policy=common["policy"], relabel=common["relabel"])
 
 
-def _iqr(x: da.Array, res_dtype: np.dtype, common: dict, *, rng=(25, 75),
-         method: str = "linear") -> da.Array:
-    lo_p, hi_p = check_rng(rng)
-    qs = dask_order_stat(x, "quantile", q=[lo_p / 100, hi_p / 100], method=method, **common)
-    return da.map_blocks(_iqr_block, qs, drop_axis=0, dtype=res_dtype,
-                         meta=np.empty((0,) * (qs.ndim - 1), res_dtype))
+@dataclass
+class DaskShape:
+    """The lazy exact selection as a :class:`nanaccess.core.compose.Shape` (the
+    reduced axes split across chunks): elementwise steps run block by block."""
 
+    common: dict
+    passes: Passes
+    name: str = "dask"
+    recipes = frozenset({"difference", "deviation", "ratio"})
 
-def _iqr_block(v: np.ndarray) -> np.ndarray:
-    return np.asarray(difference(v[1], v[0]))
+    def stat(self, name, x, *, center=False, **params):
+        common = {**self.common, "keepdims": True} if center else self.common
+        if _stats.get(name).family in ("order", "arg"):
+            return dask_order_stat(x, name, **common, dask_passes=self.passes, **params), None
+        return dask_moment_stat(x, name, **common, **params), None
 
-
-def _mad(x: da.Array, res_dtype: np.dtype, common: dict, *, scale=1.0) -> da.Array:
-    scale = check_scale(scale)
-    axes, keepdims = common["axis"], common["keepdims"]
-    center = dask_order_stat(x, "median", **{**common, "keepdims": True})
-    # the center's kept axes chunked as the data's (the selection may have brought
-    # the reduced axes whole into other blocks of cells), so blocks pair up one to one
-    center = center.rechunk(tuple((1,) if a in axes else x.chunks[a] for a in range(x.ndim)))
-    sample = np.zeros((1,) * x.ndim, dtype=x.dtype)
-    dev_dtype = deviations(sample, order_stat(sample, "median", keepdims=True,
-                                               policy=NanPolicy.TOTALORDER)[0])[0].dtype
-    dev = da.map_blocks(_dev_block, x, center, dtype=dev_dtype,
-                        meta=np.empty((0,) * x.ndim, dev_dtype))
-    med = dask_order_stat(dev, "median", **common)
-    if x.dtype.kind == "f":  # only floats can meet inf - inf
+    def deviations(self, x, center):
+        axes, keepdims = self.common["axis"], self.common["keepdims"]
+        # the center's kept axes chunked as the data's (the selection may have brought
+        # the reduced axes whole into other blocks of cells), so blocks pair up one to one
+        center = center.rechunk(tuple((1,) if a in axes else x.chunks[a]
+                                      for a in range(x.ndim)))
+        dev_dtype = _stats.result_dtype("mad", x.dtype)
+        dev = da.map_blocks(_dev_block, x, center, dtype=dev_dtype,
+                            meta=np.empty((0,) * x.ndim, dev_dtype))
+        if x.dtype.kind != "f":  # only floats can meet inf - inf
+            return dev, None
         und = da.map_blocks(_undefined_block, x, center, axes=axes, dtype=bool,
                             chunks=tuple((1,) * x.numblocks[a] if a in axes else x.chunks[a]
                                          for a in range(x.ndim)),
                             meta=np.empty((0,) * x.ndim, bool))
-        und = und.any(axis=axes, keepdims=keepdims).rechunk(med.chunks)
-    else:
-        und = da.zeros_like(med, dtype=bool)
-    return da.map_blocks(_mad_block, med, und, dtype=res_dtype, scale=scale,
-                         meta=np.empty((0,) * med.ndim, res_dtype))
+        return dev, und.any(axis=axes, keepdims=keepdims)
+
+    def count(self, x):
+        return dask_moment_stat(x, "count", **self.common)
+
+    def each(self, fn, first, *rest, dtype, drop_lead=False, **kw):
+        rest = tuple(r.rechunk(first.chunks[1:] if drop_lead else first.chunks)
+                     for r in rest)
+        nd = first.ndim - (1 if drop_lead else 0)
+        return da.map_blocks(fn, first, *rest, dtype=dtype, drop_axis=0 if drop_lead else None,
+                             meta=np.empty((0,) * nd, dtype), **kw)
+
+    def center_missing(self, cmiss):
+        return None
 
 
 def _dev_block(b: np.ndarray, center: np.ndarray) -> np.ndarray:
@@ -210,11 +220,3 @@ def _undefined_block(b: np.ndarray, center: np.ndarray, *, axes) -> np.ndarray:
         return np.zeros(shape, dtype=bool)
     und = deviations(b, center)[1]
     return np.zeros(shape, bool) if und is None else und.any(axis=axes, keepdims=True)
-
-
-def _mad_block(values: np.ndarray, undefined: np.ndarray, *, scale: Any) -> np.ndarray:
-    """The tail of the core's ``_mad``: undefined rows are the canonical NaN, then
-    :func:`nanaccess.core.reduce.divide_by_scale`."""
-    if undefined.any():
-        values = np.where(undefined, canonical_nan(values.dtype), values)
-    return np.asarray(divide_by_scale(values, scale))  # a 0-d block stays an array

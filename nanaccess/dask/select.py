@@ -63,7 +63,7 @@ from .final import (
 )
 from .first import first_block, merge_records, record_counts, record_tally
 from .keys import from_ukeys, key_width
-from .stream import as_dask, compute_pass, log, streams
+from .stream import Passes, as_dask, compute_pass, log, streams
 from .tally import merge_tally as _merge_tally
 from .tally import needs_check, policy_check, raise_from_info
 
@@ -407,6 +407,7 @@ def dask_order_stat(
     keepdims: bool = False,
     relabel: Callable[[NaNError], NaNError] | None = None,
     check: da.Array | None = None,
+    dask_passes: str | Passes | None = None,
 ) -> da.Array:
     """Exact, lazy order statistic of a dask array.
 
@@ -434,6 +435,8 @@ def dask_order_stat(
     check : dask.array.Array, optional
         A one-chunk bool array whose task does the policy checks itself (the dask
         DataFrame adapter names index labels that way); replaces the built-in check.
+    dask_passes : {"auto", "graph", "streaming"}, optional
+        How the selection's passes run (None: the ``dask_passes`` option).
 
     Returns
     -------
@@ -487,7 +490,7 @@ def dask_order_stat(
     check = None if check is None else policy_check(x, policy, check)
     plan = _Plan(x, stat, qarr, method, axes, policy, res_dtype, check, relabel, shape,
                  0 if bits is None else bits)
-    if streams(x, plan.kept):
+    if streams(x, plan.kept, dask_passes):
         res = _stream_select(x, plan)
     else:
         res = _select(x, plan)

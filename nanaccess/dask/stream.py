@@ -15,6 +15,10 @@ computation, when the result is computed (on a distributed worker through
 ``worker_client``, so the passes run on the cluster). Whether a call would stream is
 found by building its one-graph form under a probe (:func:`lazily`): a statistic that
 needs no passes (a sum, a persisted input) keeps its one lazy graph.
+
+The mode is a parameter (:class:`Passes`), read from the ``dask_passes`` option once
+where a call enters the dask engine (:func:`nanaccess.dask.reduce.dask_reduce`) and
+passed down; no function here sets an option or reads ambient state.
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ import logging
 import math
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
-from contextvars import ContextVar
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import dask
@@ -31,10 +36,10 @@ import dask.array as da
 import numpy as np
 from dask.core import flatten, istask
 
-from ..options import option_context, resolve_dask_passes
+from ..options import resolve_dask_passes
 
 __all__ = ["is_persisted", "streams", "would_stream", "compute_pass", "as_dask",
-           "lazily", "deferred", "defers"]
+           "lazily", "deferred", "defers", "Passes", "passes_of"]
 
 log = logging.getLogger("nanaccess.dask")
 
@@ -56,58 +61,72 @@ def is_persisted(x: da.Array) -> bool:
     return len(graph) == len(keys) and not any(istask(v) for v in graph.values())
 
 
-#: set while :func:`lazily` builds a call's one-graph form: the streaming decisions
-#: append to it (and answer "graph") instead of running passes
-_PROBE: ContextVar[list | None] = ContextVar("nanaccess_stream_probe", default=None)
+@dataclass(frozen=True)
+class Passes:
+    """How the passes of a selection run: ``mode`` is ``"auto"``, ``"graph"`` or
+    ``"streaming"``; ``probe`` is set while :func:`lazily` builds a call's one-graph
+    form: the streaming decisions append to it (and answer "graph") instead of
+    running passes."""
+
+    mode: str
+    probe: list | None = field(default=None, compare=False)
 
 
-def would_stream(x: da.Array) -> bool:
-    """Whether passes over ``x`` stream under the ``dask_passes`` option, when a
-    selection needs them (a persisted input streams only under "streaming"); under
-    the probe of :func:`lazily` the answer is noted and False."""
-    mode = resolve_dask_passes(None)
-    if mode == "graph" or (mode == "auto" and is_persisted(x)):
+def passes_of(passes: str | Passes | None) -> Passes:
+    """``passes`` as a :class:`Passes` (None: the ``dask_passes`` option, read once
+    by the caller that enters the engine)."""
+    if isinstance(passes, Passes):
+        return passes
+    return Passes(resolve_dask_passes(passes))
+
+
+def would_stream(x: da.Array, passes: str | Passes | None = None) -> bool:
+    """Whether passes over ``x`` stream under ``passes``, when a selection needs them
+    (a persisted input streams only under "streaming"); under the probe of
+    :func:`lazily` the answer is noted and False."""
+    p = passes_of(passes)
+    if p.mode == "graph" or (p.mode == "auto" and is_persisted(x)):
         return False
-    probe = _PROBE.get()
-    if probe is not None and mode == "auto":
-        probe.append(True)
+    if p.probe is not None and p.mode == "auto":
+        p.probe.append(True)
         return False
     return True
 
 
-def streams(x: da.Array, kept: tuple[int, ...]) -> bool:
-    """Whether the selection of ``x`` runs streaming, under the ``dask_passes`` option
-    (the result's chunks must be known: they are rebuilt from the computed values)."""
+def streams(x: da.Array, kept: tuple[int, ...], passes: str | Passes | None = None) -> bool:
+    """Whether the selection of ``x`` runs streaming under ``passes`` (the result's
+    chunks must be known: they are rebuilt from the computed values)."""
     if any(math.isnan(c) for a in kept for c in x.chunks[a]):
         return False
-    return would_stream(x)
+    return would_stream(x, passes)
 
 
-def defers() -> bool:
-    """Whether a call made now defers its streaming passes (option "auto", not
-    already inside :func:`lazily`'s probe or a deferred task)."""
-    return resolve_dask_passes(None) == "auto" and _PROBE.get() is None
+def defers(passes: str | Passes | None = None) -> bool:
+    """Whether a call under ``passes`` defers its streaming passes ("auto", not
+    already inside :func:`lazily`'s probe)."""
+    p = passes_of(passes)
+    return p.mode == "auto" and p.probe is None
 
 
-def lazily(build: Callable[[], Any]) -> Any:
-    """``build()`` (a lazy statistic) under ``"auto"``: its one-graph form when no
-    pass would stream, else :func:`deferred` with that form's shape, dtype and chunks.
+def lazily(build: Callable[..., Any], passes: str | Passes | None = None) -> Any:
+    """``build(dask_passes=...)`` (a lazy statistic) under ``"auto"``: its one-graph
+    form when no pass would stream, else :func:`deferred` with that form's shape,
+    dtype and chunks.
 
-    ``build`` is called once here (a graph, nothing computed) and, when deferred, once
-    more in the result's task under ``"streaming"``; it must be picklable for a
-    distributed cluster (a ``functools.partial`` of a module-level function).
+    ``build`` is called once here under a probe (a graph, nothing computed) and,
+    when deferred, once more in the result's task with ``"streaming"``; it must be
+    picklable for a distributed cluster (a ``functools.partial`` of a module-level
+    function).
     """
-    if not defers():
-        return build()
-    token = _PROBE.set([])
-    try:
-        like = build()
-        hit = bool(_PROBE.get())
-    finally:
-        _PROBE.reset(token)
-    if not hit:
+    p = passes_of(passes)
+    if not defers(p):
+        return build(dask_passes=p)
+    probe = Passes("auto", [])
+    like = build(dask_passes=probe)
+    if not probe.probe:
         return like
-    return deferred(build, like.shape, like.dtype, like.chunks)
+    return deferred(partial(build, dask_passes=Passes("streaming")), like.shape, like.dtype,
+                    like.chunks)
 
 
 def deferred(run: Callable[[], Any], shape: tuple[int, ...], dtype: Any,
@@ -137,7 +156,7 @@ def _run_deferred(run: Callable[[], Any], before: Callable[..., None] | None,
     cluster when this runs on a distributed worker."""
     if before is not None:
         before(*after)
-    with option_context(dask_passes="streaming"), _cluster_scheduler():
+    with _cluster_scheduler():
         out = run()
         if dask.is_dask_collection(out):
             (out,) = dask.compute(out)
