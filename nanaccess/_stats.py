@@ -32,6 +32,7 @@ What else an entry defines
 ``dtype``
     the result-dtype rule (:func:`result_dtype`): a function of the input dtype and
     the parameters, so no host runs the engine on a probe array to learn it.
+    ``tests/core/test_result_dtype.py`` holds every engine to it.
 ``empty``
     what a reduction over nothing gives: ``"nan"`` (the missing value) or ``"zero"``
     (sum and count, as pandas).
@@ -292,6 +293,7 @@ def result_dtype(stat: str, dtype: Any, **params: Any) -> np.dtype:
     dtype('<m8[s]')
     """
     dt = np.dtype(dtype)
+    dt = dt if dt.isnative else dt.newbyteorder("=")  # results are native-endian
     rule = get(stat).dtype_rule
     if dt.kind == "O":
         return dt

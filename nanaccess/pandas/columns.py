@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .. import _stats
 from .._conventions import below_min_count
 from .._labels import IndexLocation, fmt_label, relabel, restate, subject
 from ..core.classify import REPORT_KEYS, _report_array, issignaling
@@ -145,8 +146,8 @@ def int_dtype_kept(col: Column, stat: str, policy: NanPolicy, **params: Any) -> 
     """
     if not col.has_na or col.values.dtype.kind not in "iu":
         return None
-    probe = reduce(np.zeros(1, col.values.dtype), stat, policy=policy, **params).values
-    return probe.dtype if probe.dtype.kind in "iu" else None
+    kept = _stats.result_dtype(stat, col.values.dtype, **params)  # the table's rule
+    return kept if kept.kind in "iu" else None
 
 
 def with_min_count(values: np.ndarray, missing: np.ndarray | None, count: Any,

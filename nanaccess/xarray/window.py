@@ -25,6 +25,7 @@ import xarray as xr
 from .. import _stats
 from .._labels import CoordLocation, fmt_label
 from ..core.grouped import grouped_reduce
+from ..core.reduce import result_dtype
 from ..core.window import fixed_windows, segment_bounds, window_reduce
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
@@ -144,6 +145,13 @@ def _rolling_block(block: np.ndarray, axis: int, size: int, center: bool, mp: in
     return np.moveaxis(vals.reshape((x2.shape[0],) + rest), 0, axis)
 
 
+def _block_dtype(stat: str, dtype: Any, params: dict) -> np.dtype:
+    """A block's result dtype from the table's rule (no probe run): ints, uints and
+    bools widen to float64, where a short window or block is NaN."""
+    dt = result_dtype(stat, dtype, **params)
+    return np.dtype(np.float64) if dt.kind in "iub" else dt
+
+
 def _dask_rolling(data: Any, axis: int, size: int, center: bool, mp: int, stat: str,
                   policy: NanPolicy, engine: Any, params: dict, subject: str) -> Any:
     """A lazy rolling statistic: each block with the overlap its windows need
@@ -151,10 +159,9 @@ def _dask_rolling(data: Any, axis: int, size: int, center: bool, mp: int, stat: 
     off = (size - 1) // 2 if (center or size == 0) else 0
     depth = {a: 0 for a in range(data.ndim)}
     depth[axis] = (max(size - 1 - off, 0), off)
-    probe = _rolling_block(np.zeros((2,) * data.ndim, data.dtype), axis, 1, False, 0, stat,
-                           NanPolicy.TOTALORDER, "numpy", params, subject)
+    dt = _block_dtype(stat, data.dtype, params)
     return data.map_overlap(_rolling_block, depth=depth, boundary="none", trim=True,
-                            dtype=probe.dtype, meta=np.empty((0,) * data.ndim, probe.dtype),
+                            dtype=dt, meta=np.empty((0,) * data.ndim, dt),
                             axis=axis, size=size, center=center, mp=mp, stat=stat,
                             policy=policy, engine=engine, params=params, subject=subject)
 
@@ -221,12 +228,11 @@ def _dask_coarsen(data: Any, axis: int, size: int, boundary: str, side: str, sta
     else:
         chunks = [per] * (n // per) + ([n % per] if n % per else [])
     data = data.rechunk({axis: tuple(chunks)})
-    probe = _coarsen_block(np.zeros((1,) * data.ndim, data.dtype), 0, 1, stat,
-                           NanPolicy.TOTALORDER, "numpy", params, subject)
+    dt = _block_dtype(stat, data.dtype, params)
     out_chunks = list(data.chunks)
     out_chunks[axis] = tuple(-(-c // size) for c in chunks)
-    return data.map_blocks(_coarsen_block, dtype=probe.dtype, chunks=tuple(out_chunks),
-                           meta=np.empty((0,) * data.ndim, probe.dtype), axis=axis,
+    return data.map_blocks(_coarsen_block, dtype=dt, chunks=tuple(out_chunks),
+                           meta=np.empty((0,) * data.ndim, dt), axis=axis,
                            size=size, stat=stat, policy=policy, engine=engine,
                            params=params, subject=subject)
 
