@@ -20,6 +20,8 @@ from .api import (
     argmin,
     argsort,
     iqr,
+    isnan,
+    issignaling,
     mad,
     max,
     mean,
@@ -27,6 +29,8 @@ from .api import (
     median_high,
     median_low,
     min,
+    nan_payload,
+    nan_report,
     quantile,
     quantiles,
     rank,
@@ -35,7 +39,7 @@ from .api import (
     sum,
     var,
 )
-from .core.classify import isnan, issignaling, make_nan, nan_payload, nan_report
+from .core.classify import make_nan
 from .core.keys import totalorder_key
 from .errors import NaNError, SignalingNaNError, WeightsValueError
 from .options import NanPolicy, get_options, option_context, set_options

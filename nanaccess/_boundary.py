@@ -26,7 +26,6 @@ from . import _stats
 from ._docparams import add_sections
 from ._labels import fmt_label, subject
 from .core.axes import normalize_axis
-from .core.classify import register_host_split
 from .core.floatlist import float_list_array
 from .core.interp import validate_q
 from .core.lists import MEDIANS, SHORT_LIST, list_median
@@ -85,8 +84,8 @@ def host_of(data: Any) -> str:
 def split_host(data: Any) -> tuple[np.ndarray, np.ndarray | None] | None:
     """``(values, missing)`` of a 1-D pandas object whose dtype is not NumPy's
     (nullable, Arrow, tz-aware, sparse), read by the pandas adapter; None for
-    anything else. Installed in :func:`nanaccess.core.classify.values_and_missing`
-    (the core imports no adapter).
+    anything else. Passed to :func:`nanaccess.core.classify.values_and_missing` as its
+    ``split`` (the core imports no adapter and holds no registry).
 
     Examples
     --------
@@ -104,8 +103,6 @@ def split_host(data: Any) -> tuple[np.ndarray, np.ndarray | None] | None:
     col = column_arrays(data)
     return col.values, col.missing
 
-
-register_host_split(split_host)
 
 
 def _accessor_call(data: Any, name: str, axis: Axis, keepdims: bool, kwargs: dict) -> Any:

@@ -8,20 +8,60 @@ data to the core (see :mod:`nanaccess._boundary`).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
 
 from . import _stats
 from ._boundary import Axis, host_of, labelled_errors, split_host, statistic
+from .core import classify as _classify
 from .core import sorting as _sorting
-from .core.classify import values_and_missing
 from .core.objects import object_order_stat
 from .core.reduce import reduce
 from .options import resolve_policy
 
 __all__ = [*_stats.names("order", "arg", "moment", "spread"), "quantiles", "sort",
-           "argsort", "rank"]
+           "argsort", "rank", "isnan", "issignaling", "nan_payload", "nan_report"]
+
+
+# ------------------------------------------------------------------ classification
+# The core's classification with the host's split (nullable / Arrow pandas columns:
+# values and missing slots read from the buffers) passed as a parameter, and pandas /
+# xarray objects' reports handed to their accessors: the core knows no host.
+
+
+@functools.wraps(_classify.isnan)
+def isnan(x: Any, missing: Any = None) -> Any:
+    x, missing = _classify.values_and_missing(x, missing, split=split_host)
+    return _classify.isnan(x, missing)
+
+
+@functools.wraps(_classify.issignaling)
+def issignaling(x: Any, missing: Any = None) -> Any:
+    x, missing = _classify.values_and_missing(x, missing, split=split_host)
+    return _classify.issignaling(x, missing)
+
+
+@functools.wraps(_classify.nan_payload)
+def nan_payload(x: Any, missing: Any = None) -> Any:
+    x, missing = _classify.values_and_missing(x, missing, split=split_host)
+    return _classify.nan_payload(x, missing)
+
+
+@functools.wraps(_classify.nan_report)
+def nan_report(data: Any) -> dict[str, int]:
+    if host_of(data) in ("pandas", "xarray"):
+        return data.nanstats.nan_report()
+    return _classify.nan_report(data)
+
+def _dask_sort(fn: Any, data: Any, dtype: Any, *, keeps_length: bool = False,
+               **kw: Any) -> Any:
+    """A sort of a dask array: one lazy task (:mod:`nanaccess.dask.sorting`)."""
+    from .dask.sorting import lazy_sort  # the dask host, on demand
+
+    return lazy_sort(fn, data, dtype, keeps_length=keeps_length, **kw)
+
 
 def _sort_args(data: Any) -> tuple[Any, np.ndarray | None, Any]:
     """``(data, missing, host)`` of a sort's input: a masked array's mask, or a pandas
@@ -74,6 +114,8 @@ def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> 
     >>> na.sort(np.array([2.0, np.nan, 1.0]), nan_policy="omit")
     array([1., 2.])
     """
+    if host_of(data) == "dask":
+        return _dask_sort(_sorting.sort, data, data.dtype, axis=axis, nan_policy=nan_policy)
     values, missing, host = _sort_args(data)
     with labelled_errors(data):
         if host is not None:  # the host's own array type, missing slots last
@@ -101,6 +143,8 @@ def argsort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) 
     >>> na.argsort(np.array([0.0, np.nan, -0.0, -np.inf]))
     array([3, 2, 0, 1])
     """
+    if host_of(data) == "dask":
+        return _dask_sort(_sorting.argsort, data, np.intp, axis=axis, nan_policy=nan_policy)
     values, missing, _ = _sort_args(data)
     with labelled_errors(data):
         return _sorting.argsort(values, axis=axis, nan_policy=nan_policy, missing=missing)
@@ -143,6 +187,12 @@ def rank(data: Any, *, axis: int = -1, method: str = "average", nan_policy: str 
     >>> na.rank(np.array([0.0, -0.0]))
     array([2., 1.])
     """
+    if method not in _sorting.RANK_METHODS:
+        raise ValueError(f"unknown rank method {method!r}; expected one of "
+                         f"{_sorting.RANK_METHODS}")
+    if host_of(data) == "dask":
+        return _dask_sort(_sorting.rank, data, np.float64, keeps_length=True, axis=axis,
+                          nan_policy=nan_policy, method=method, ascending=ascending, pct=pct)
     values, missing, _ = _sort_args(data)
     with labelled_errors(data):
         return _sorting.rank(values, axis=axis, method=method, nan_policy=nan_policy,
@@ -280,7 +330,7 @@ def quantiles(data: Any, *, n: int = 4, method: str = "exclusive",
         return da.from_delayed(task, shape=(n - 1 if n > 1 else 0,), dtype=object)
     else:
         # a missing slot (masked, nullable, Arrow) is missing, never NaN
-        arr, missing = values_and_missing(data)
+        arr, missing = _classify.values_and_missing(data, split=split_host)
         arr = np.asarray(arr).ravel()
         if missing is not None:
             missing = np.asarray(missing, dtype=bool).ravel()

@@ -31,7 +31,6 @@ __all__ = [
     "quiet",
     "canonical_nan",
     "values_and_missing",
-    "register_host_split",
 ]
 
 REPORT_KEYS = (
@@ -83,38 +82,25 @@ def _scalar_class(x: Any) -> tuple[str, int, int, bool]:
     return c
 
 
-#: functions splitting a host object (a nullable / Arrow pandas column) into
-#: ``(values, missing)``, or returning None for objects they do not know. The
-#: boundary (:func:`nanaccess._boundary.split_host`) installs them, so the core
-#: imports no adapter.
-_HOST_SPLITS: list[Callable[[Any], tuple[Any, np.ndarray | None] | None]] = []
-
-
-def register_host_split(fn: Callable[[Any], tuple[Any, np.ndarray | None] | None]) -> None:
-    """Install ``fn`` as a host split read by :func:`values_and_missing` (once)."""
-    if fn not in _HOST_SPLITS:
-        _HOST_SPLITS.append(fn)
-
-
-def values_and_missing(data: Any, missing: np.ndarray | None = None
-                       ) -> tuple[Any, np.ndarray | None]:
+def values_and_missing(data: Any, missing: np.ndarray | None = None,
+                       split: Callable[[Any], tuple[Any, np.ndarray | None] | None] | None
+                       = None) -> tuple[Any, np.ndarray | None]:
     """``data``'s values and its missing mask, kept apart (None when nothing is missing).
 
     A masked array's mask is read here; a host object (nullable / Arrow pandas
     columns: their value bits are read from the buffers, so a NaN stays a NaN) by
-    the splits the boundary installed (:func:`register_host_split`). Anything else is
-    returned as is. ``missing`` (a mask the caller already has) is or-ed in.
+    ``split``, the boundary's host split (:func:`nanaccess._boundary.split_host`),
+    passed by the caller: the core knows no host. Anything else is returned as is.
+    ``missing`` (a mask the caller already has) is or-ed in.
     """
     miss = None
     if isinstance(data, np.ma.MaskedArray):
         miss = np.ma.getmaskarray(data)
         data = np.ma.getdata(data)
-    elif not isinstance(data, np.ndarray | np.generic):
-        for split in _HOST_SPLITS:
-            got = split(data)
-            if got is not None:
-                data, miss = got
-                break
+    elif split is not None and not isinstance(data, np.ndarray | np.generic):
+        got = split(data)
+        if got is not None:
+            data, miss = got
     if missing is not None:
         missing = np.asarray(missing, dtype=bool)
         miss = missing if miss is None else (miss | missing)
@@ -322,7 +308,8 @@ def nan_report(data: Any) -> dict[str, int]:
     Parameters
     ----------
     data : array_like or iterable
-        pandas and xarray objects are handled by their ``.nanstats.nan_report()``.
+        :func:`nanaccess.nan_report` hands pandas and xarray objects to their
+        ``.nanstats.nan_report()``.
 
     Returns
     -------
@@ -337,9 +324,6 @@ def nan_report(data: Any) -> dict[str, int]:
     >>> r["nan"], r["negative_nan"], r["distinct_payloads"], r["neginf"], r["missing"]
     (2, 1, 2, 1, 1)
     """
-    mod = type(data).__module__.split(".")[0]
-    if mod in ("pandas", "xarray") and hasattr(data, "nanstats"):
-        return data.nanstats.nan_report()
     if isinstance(data, np.ma.MaskedArray):
         return _report_array(np.ma.getdata(data), np.ma.getmaskarray(data))
     a = data if isinstance(data, np.ndarray) else None

@@ -144,38 +144,12 @@ def _object_argsort(x: np.ndarray, policy: NanPolicy, ascending: bool = True) ->
     return np.array(order, dtype=np.intp)
 
 
-def _is_dask(data: Any) -> bool:
-    return type(data).__module__.split(".")[0] == "dask" and hasattr(data, "dask")
-
-
-def _lazy(fn: Any, data: Any, dtype: Any, *, axis: Any, nan_policy: Any,
-          **kw: Any) -> Any:
-    """``fn`` of a dask array as a lazy dask array (nothing computes before
-    ``.compute()``; errors are raised then). The whole array is sorted in one task:
-    a sort needs every value of its axis; "omit" gives an unknown length."""
-    import dask
-    import dask.array as da
-
-    policy = sort_policy(nan_policy)  # a bad policy is refused now, not at compute
-    drops = RULES[policy].removes and fn is not rank  # a rank keeps every slot
-    if fn is rank:
-        shape = data.shape or (1,)
-    elif axis is None or data.ndim <= 1:
-        shape = (np.nan,) if drops else (int(np.prod(data.shape)),)
-    else:
-        shape = data.shape
-    task = dask.delayed(fn)(data, axis=axis, nan_policy=nan_policy, **kw)
-    return da.from_delayed(task, shape=shape, dtype=np.dtype(dtype))
-
-
 def argsort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None,
             missing: np.ndarray | None = None) -> Any:
     """Array core of :func:`nanaccess.argsort` (documented there); ``missing``: a
     mask of missing entries (checked against the policy, see :func:`sort_policy`).
     Missing entries (masked, nullable / Arrow slots, NaT) come last, or are dropped
     under a policy that removes values. A dask array gives a lazy dask array."""
-    if _is_dask(data):
-        return _lazy(argsort, data, np.intp, axis=axis, nan_policy=nan_policy)
     x, axis, policy, missing, _ = _prepare(data, axis, nan_policy, missing)
     if missing is not None:
         return _missing_last_order(x, axis, policy, missing)
@@ -187,8 +161,6 @@ def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None,
     """Array core of :func:`nanaccess.sort` (documented there); ``missing`` as
     :func:`argsort`. A masked array comes back masked (missing last); a dask array a
     lazy dask array."""
-    if _is_dask(data):
-        return _lazy(sort, data, data.dtype, axis=axis, nan_policy=nan_policy)
     x, axis, policy, missing, masked = _prepare(data, axis, nan_policy, missing)
     if missing is not None or masked is not None:
         miss = np.zeros(x.shape, bool) if missing is None else missing
@@ -229,10 +201,6 @@ def rank(
     :func:`argsort`."""
     if method not in RANK_METHODS:
         raise ValueError(f"unknown rank method {method!r}; expected one of {RANK_METHODS}")
-    if _is_dask(data):
-        out = _lazy(rank, data, np.float64, axis=axis, nan_policy=nan_policy, method=method,
-                    ascending=ascending, pct=pct)
-        return out
     x, missing, _ = _split(data, missing)
     check_orderable(x.dtype)
     policy = sort_policy(nan_policy, missing)

@@ -10,21 +10,19 @@ results with pandas' common-dtype rules.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .. import _stats
-from .._conventions import below_min_count
+from .._hostkit import empty_is_missing, host_reduce, kept_int_dtype
+from .._hostkit import with_min_count as _kit_min_count
 from .._labels import IndexLocation, fmt_label, relabel, restate, subject
 from ..core.classify import REPORT_KEYS, _report_array, issignaling
 from ..core.interp import validate_q
 from ..core.objects import classify_object
-from ..core.policy import empty_value
-from ..core.reduce import Reduced, reduce
+from ..core.reduce import Reduced
 from ..core.small import LEAN_MOMENTS, MOMENTS, ORDERS, array_moment, moment_small, order_small
 from ..errors import NaNError
 from ..options import NanPolicy
@@ -33,6 +31,7 @@ from .dtypes import Column
 __all__ = [
     "REPORT_KEYS",
     "column_reduce",
+    "empty_is_missing",
     "combine",
     "fmt_label",
     "holds_numbers",
@@ -74,12 +73,6 @@ def numbers(col: Column) -> int:
     return int(report(col)["numbers"])
 
 
-def empty_is_missing(stat: str) -> bool:
-    """Whether a result over no values is the host's missing value (pandas gives NA
-    for nullable data) rather than a number (a sum over nothing is 0)."""
-    return bool(np.isnan(empty_value(np.dtype(np.float64), stat)))
-
-
 def column_reduce(
     col: Column,
     name: Hashable | None,
@@ -96,23 +89,9 @@ def column_reduce(
     ``empty`` marks results over no values where the host's missing value belongs
     (nullable and Arrow columns), else None.
     """
-    try:
-        red = reduce(col.values, stat, axis=axis, policy=policy, missing=col.missing,
-                     **params)
-    except NaNError as err:
-        raise restated(err, name, index, series=series) from None
-    except TypeError as err:
-        raise type_error(name, err, series) from None
-    empty = None
-    if col.has_na and empty_is_missing(stat):
-        empty = np.broadcast_to(red.empty, np.shape(red.values))
-    kept = int_dtype_kept(col, stat, policy, **params) if (
-        axis is None and red.values.dtype.kind == "f") else None
-    if kept is not None:
-        # a whole nullable-int column whose result is missing: pd.NA in the column's
-        # integer dtype (the core's float NaN stands for it), never a float result
-        red = dataclasses.replace(red, values=np.zeros(red.values.shape, kept))
-    return red, empty
+    return host_reduce(col.values, stat, policy, missing=col.missing, has_na=col.has_na,
+                       subject=subject_of(name, series=series),
+                       locate=IndexLocation(index, None), axis=axis, **params)
 
 
 def small_column(col: Column, stat: str, policy: NanPolicy, params: dict[str, Any]
@@ -138,23 +117,17 @@ def small_column(col: Column, stat: str, policy: NanPolicy, params: dict[str, An
 
 def int_dtype_kept(col: Column, stat: str, policy: NanPolicy, **params: Any) -> Any:
     """The integer dtype ``stat`` keeps for this nullable / Arrow integer column (a
-    pick: min, max, median_low, quantile(method="lower"), ...), else None.
-
-    The core writes a missing or empty result of integer data as a float NaN; for
-    hosts whose missing value is ``pd.NA`` the picks keep the integer dtype, so an
-    adapter rebuilds them exactly (:func:`nanaccess.pandas.groupby`) instead.
-    """
-    if not col.has_na or col.values.dtype.kind not in "iu":
-        return None
-    kept = _stats.result_dtype(stat, col.values.dtype, **params)  # the table's rule
-    return kept if kept.kind in "iu" else None
+    pick: min, max, median_low, quantile(method="lower"), ...), else None
+    (:func:`nanaccess._hostkit.kept_int_dtype`: the table's dtype rule)."""
+    return kept_int_dtype(stat, col.values.dtype, col.has_na, **params)
 
 
 def with_min_count(values: np.ndarray, missing: np.ndarray | None, count: Any,
                    min_count: int, col: Column) -> tuple[np.ndarray, np.ndarray | None]:
     """(values, missing) with the results over fewer than ``min_count`` values made
     the host's missing value, as pandas' ``sum(min_count=)``: ``pd.NA`` for nullable
-    and Arrow columns (their dtype kept), NaN for NumPy columns (ints become float64).
+    and Arrow columns (their dtype kept), NaN for NumPy columns (ints become float64)
+    (:func:`nanaccess._hostkit.with_min_count`).
 
     Examples
     --------
@@ -164,15 +137,7 @@ def with_min_count(values: np.ndarray, missing: np.ndarray | None, count: Any,
     >>> with_min_count(np.array([3, 0]), None, np.array([2, 0]), 1, col)
     (array([ 3., nan]), array([False,  True]))
     """
-    below = np.broadcast_to(below_min_count(count, min_count), np.shape(values))
-    if not below.any():
-        return values, missing
-    if not col.has_na:
-        dt = values.dtype if values.dtype.kind in "fO" else np.dtype(np.float64)
-        values = np.array(values, dtype=dt)
-        values[below] = np.nan
-    missing = below.copy() if missing is None else (np.asarray(missing) | below)
-    return values, missing
+    return _kit_min_count(values, missing, count, min_count, col.has_na)
 
 
 def q_is_list(q: Any) -> bool:

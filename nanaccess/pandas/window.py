@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _stats
+from .._hostkit import window_length
 from .._labels import IndexLocation, fmt_label
 from ..core.window import (
     FixedWindows,
@@ -167,7 +168,7 @@ def window_bounds(parts: dict[str, Any], obj: Any) -> tuple[
         times = np.asarray(parts["times"])
         if order is not None:
             times = times[order]
-        start, end = time_bounds(times, window, center=parts["center"],
+        start, end = time_bounds(times, window_length(window), center=parts["center"],
                                  closed=parts["closed"], groups=groups)
     elif isinstance(window, int | np.integer) and groups is None:  # bounded by the kernels
         start, end = fixed_windows(n, int(window), center=parts["center"],

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nanaccess import NaNError, NanPolicy, SignalingNaNError, make_nan
+from nanaccess._hostkit import window_length
 from nanaccess._stats import GROUPED
 from nanaccess.core import _numba as NB
 from nanaccess.core._numba.window import slide_select
@@ -55,7 +56,7 @@ def test_time_bounds_as_pandas(seed, window):
         t = t[::-1]  # a decreasing index
     s = pd.Series(np.arange(k, dtype=float), index=t)
     for center, closed in itertools.product([False, True], CLOSED):
-        start, end = time_bounds(t.to_numpy(), window, center=center, closed=closed)
+        start, end = time_bounds(t.to_numpy(), window_length(window), center=center, closed=closed)
         _check_bounds(s.rolling(window, min_periods=0, center=center, closed=closed),
                       start, end)
 
@@ -63,12 +64,12 @@ def test_time_bounds_as_pandas(seed, window):
 def test_time_bounds_other_units_and_errors():
     t = np.array([0, 1, 2, 5, 6], dtype="datetime64[D]")
     s = pd.Series(np.arange(5.0), index=pd.DatetimeIndex(t.astype("datetime64[s]")))
-    start, end = time_bounds(t, "2D")
+    start, end = time_bounds(t, window_length("2D"))
     _check_bounds(s.rolling("2D", min_periods=0), start, end)
     with pytest.raises(ValueError, match="monotonic"):
         time_bounds(t[[0, 2, 1]], "2D")
     with pytest.raises(ValueError, match="closed"):
-        time_bounds(t, "2D", closed="middle")
+        time_bounds(t, window_length("2D"), closed="middle")
 
 
 def test_expanding_bounds_as_pandas():

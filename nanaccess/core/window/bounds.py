@@ -163,13 +163,14 @@ def time_bounds(index: Any, window: Any, *, center: bool = False,
     """Bounds of ``rolling(window)`` with a time offset (``"7D"``) over ``index``.
 
     ``index`` is a monotonic (increasing or decreasing) datetime64 / timedelta64 /
-    integer array; ``window`` a length in its units (a pandas offset, Timedelta or an
-    integer in the index's unit). Row ``i``'s window holds the rows whose time lies
-    in ``(t_i - w, t_i]`` (``closed="right"``, the default), ``[t_i - w, t_i)``,
-    ``[t_i - w, t_i]`` or ``(t_i - w, t_i)``; centered windows ``(t_i - w/2, t_i +
-    w/2]`` likewise. As pandas, row ``i`` is counted by its position for the right
-    end (repeated times included one by one). With sorted ``groups`` each group's
-    rows (increasing times within the group) get the windows of that group alone.
+    integer array; ``window`` a length in its units (a timedelta64 or an integer in
+    the index's unit; hosts parse their offset aliases first). Row ``i``'s window
+    holds the rows whose time lies in ``(t_i - w, t_i]`` (``closed="right"``, the
+    default), ``[t_i - w, t_i)``, ``[t_i - w, t_i]`` or ``(t_i - w, t_i)``; centered
+    windows ``(t_i - w/2, t_i + w/2]`` likewise. As pandas, row ``i`` is counted by
+    its position for the right end (repeated times included one by one). With sorted
+    ``groups`` each group's rows (increasing times within the group) get the windows
+    of that group alone.
 
     Every bound is a ``searchsorted``: on the times alone, or with groups on the
     composite key ``group * K + rank of the time`` (no loop per group).
@@ -227,20 +228,20 @@ def _counter(t: np.ndarray, groups: Any) -> Any:
 
 
 def _window_length(window: Any, unit: str) -> int:
-    """A time window (offset alias, Timedelta, timedelta64; an int is in ``unit``) in ``unit``."""
-    import pandas as pd
-
+    """A time window (timedelta64, ``datetime.timedelta``; an int is in ``unit``) in
+    ``unit``. Offset aliases such as ``"7D"`` are the host's: its adapter parses them
+    (:func:`nanaccess._hostkit.window_length`), so the core imports no host library."""
     if isinstance(window, int | np.integer) and not isinstance(window, np.timedelta64):
         return int(window)  # already in the index's unit
     if isinstance(window, str):
-        off = pd.tseries.frequencies.to_offset(window)
-        try:
-            td = pd.Timedelta(off)
-        except ValueError:
-            raise ValueError(f"{window!r} is not a fixed frequency") from None
-    else:
-        td = pd.Timedelta(window)
-    return int(td / pd.Timedelta(1, unit=unit)) if unit != "ns" else int(td.value)
+        raise TypeError(f"a time window of the core is a timedelta64, got {window!r} "
+                        "(host adapters parse offset aliases: nanaccess._hostkit.window_length)")
+    to64 = getattr(window, "to_timedelta64", None)  # exact ns of host Timedelta types
+    td = to64() if to64 is not None else np.timedelta64(window)
+    if td.dtype == np.dtype("m8"):  # a generic unit: the index's
+        return int(td.astype(np.int64))
+    return int(td.astype("m8[ns]").astype(np.int64) // np.timedelta64(1, unit).astype(
+        "m8[ns]").astype(np.int64))
 
 
 def segment_bounds(codes: Any, ngroups: int) -> tuple[np.ndarray, np.ndarray]:

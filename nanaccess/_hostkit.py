@@ -1,0 +1,159 @@
+"""The host kit: what every host adapter does around the core, written once.
+
+pandas' ``nanops`` shares one prologue and one epilogue across its nan-functions; so
+do nanaccess's hosts. An adapter maps its labels to an array, a missing mask and an
+``axis``, calls a core entry point through :func:`host_reduce`, and gets back the
+result with the after-core steps applied in one place:
+
+* the core's errors restated with the host's subject and labels
+  (:mod:`nanaccess._labels`), ``TypeError`` s prefixed by the subject;
+* which results are over no values where the host's missing value belongs
+  (:func:`empty_is_missing`, from the table's ``empty`` field);
+* the integer dtype a pick keeps for hosts whose missing value is not NaN
+  (:func:`kept_int_dtype`, from the table's result-dtype rule, no probe run);
+* ``min_count`` (:func:`with_min_count`);
+* host window lengths (:func:`window_length`: pandas offset aliases), parsed here so
+  the core's window bounds take NumPy lengths only.
+
+pandas uses it through :mod:`nanaccess.pandas.columns`; xarray, dask and a polars host
+take the same functions. It imports no host library at module level.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import _stats
+from ._conventions import below_min_count
+from ._labels import relabel, restate
+from .core.reduce import Reduced, reduce
+from .errors import NaNError
+from .options import NanPolicy
+
+__all__ = ["host_reduce", "empty_is_missing", "kept_int_dtype", "with_min_count",
+           "window_length", "relabelled"]
+
+
+def empty_is_missing(stat: str) -> bool:
+    """Whether a result over no values is the host's missing value (pandas gives NA
+    for nullable data) rather than a number (a sum over nothing is 0).
+
+    Examples
+    --------
+    >>> empty_is_missing("median"), empty_is_missing("sum")
+    (True, False)
+    """
+    return _stats.get(stat).empty == "nan"
+
+
+def kept_int_dtype(stat: str, dtype: Any, has_na: bool, **params: Any) -> np.dtype | None:
+    """The integer dtype ``stat`` keeps for integer data whose host has a missing
+    value of its own (nullable / Arrow: a pick such as min, median_low or
+    ``quantile(method="lower")``), else None. The core writes a missing or empty
+    result of integer data as a float NaN; such hosts rebuild it in this dtype.
+
+    Examples
+    --------
+    >>> kept_int_dtype("max", np.int32, True), kept_int_dtype("mean", np.int32, True)
+    (dtype('int32'), None)
+    """
+    if not has_na or np.dtype(dtype).kind not in "iu":
+        return None
+    kept = _stats.result_dtype(stat, dtype, **params)
+    return kept if kept.kind in "iu" else None
+
+
+def relabelled(err: Exception, subject: str, locate: Callable | None = None,
+               group: Any = None) -> Exception:
+    """A core error restated for the user: policy errors with the subject and labels,
+    ``TypeError`` s prefixed by the subject; others as they are."""
+    if isinstance(err, NaNError):
+        return relabel(err, subject, locate, group)
+    if isinstance(err, TypeError):
+        return restate(err, subject)
+    return err
+
+
+def host_reduce(values: np.ndarray, stat: str, policy: NanPolicy, *,
+                missing: np.ndarray | None, has_na: bool, subject: str,
+                locate: Callable | None = None, axis: int | None = None,
+                **params: Any) -> tuple[Reduced, np.ndarray | None]:
+    """``reduce(values, stat)`` with the host's after-core steps; ``(result, empty)``.
+
+    ``has_na``: the host has a missing value of its own (nullable / Arrow columns):
+    ``empty`` then marks the results over no values (else None), and a whole-column
+    pick of integer data whose result is missing keeps the integer dtype.
+
+    Examples
+    --------
+    >>> r, empty = host_reduce(np.array([1.0, np.nan]), "median", NanPolicy.OMIT,
+    ...                        missing=None, has_na=False, subject="column 'x'")
+    >>> r.values, empty
+    (array(1.), None)
+    """
+    try:
+        red = reduce(values, stat, axis=axis, policy=policy, missing=missing, **params)
+    except (NaNError, TypeError) as err:
+        raise relabelled(err, subject, locate) from None
+    empty = None
+    if has_na and empty_is_missing(stat):
+        empty = np.broadcast_to(red.empty, np.shape(red.values))
+    kept = kept_int_dtype(stat, values.dtype, has_na, **params) if (
+        axis is None and red.values.dtype.kind == "f") else None
+    if kept is not None:
+        # a whole integer column whose result is missing: the host's NA in the column's
+        # integer dtype (the core's float NaN stands for it), never a float result
+        red = dataclasses.replace(red, values=np.zeros(red.values.shape, kept))
+    return red, empty
+
+
+def with_min_count(values: np.ndarray, missing: np.ndarray | None, count: Any,
+                   min_count: int, has_na: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """(values, missing) with the results over fewer than ``min_count`` values made
+    the host's missing value, as pandas' ``sum(min_count=)``: marked missing (their
+    dtype kept) where the host has a missing value of its own, else NaN (ints become
+    float64).
+
+    Examples
+    --------
+    >>> with_min_count(np.array([3, 0]), None, np.array([2, 0]), 1, has_na=False)
+    (array([ 3., nan]), array([False,  True]))
+    """
+    below = np.broadcast_to(below_min_count(count, min_count), np.shape(values))
+    if not below.any():
+        return values, missing
+    if not has_na:
+        dt = values.dtype if values.dtype.kind in "fO" else np.dtype(np.float64)
+        values = np.array(values, dtype=dt)
+        values[below] = np.nan
+    missing = below.copy() if missing is None else (np.asarray(missing) | below)
+    return values, missing
+
+
+def window_length(window: Any) -> Any:
+    """A host's time-window length as NumPy takes it: an offset alias (``"7D"``), a
+    pandas Timedelta or a ``datetime.timedelta`` becomes ``timedelta64[ns]``; an int
+    (a length in the index's unit) or a ``timedelta64`` is returned as is.
+
+    Examples
+    --------
+    >>> window_length("2D"), window_length(3)
+    (numpy.timedelta64(172800000000000,'ns'), 3)
+    """
+    if isinstance(window, int | np.integer | np.timedelta64):
+        return window
+    import pandas as pd  # the host's offset aliases: parsed by the host library
+
+    if isinstance(window, str):
+        off = pd.tseries.frequencies.to_offset(window)
+        try:
+            td = pd.Timedelta(off)
+        except ValueError:
+            raise ValueError(f"{window!r} is not a fixed frequency") from None
+    else:
+        td = pd.Timedelta(window)
+    return td.to_timedelta64()
