@@ -3,11 +3,12 @@
 :func:`statistic` turns a signature-only function of :mod:`nanaccess.api` into a
 statistic: :func:`call` refuses keywords the function does not take, resolves the
 policy once, validates ``q``, normalises ``axis``, turns a masked array's mask into a
-missing mask and hands array data to :func:`nanaccess.core.reduce.reduce` (small
-NaN-free float data to :mod:`nanaccess.core.small`). Lists and other iterables follow
-the :mod:`statistics` module (Python results, ``StatisticsError`` on empty data);
-pandas and xarray objects go to their ``.nanstats`` accessors; dask arrays to the lazy
-exact path; ``weights=`` to :mod:`nanaccess.core.weighted`.
+missing mask and hands array data to :func:`nanaccess.core.reduce.reduce`, lists to
+:func:`nanaccess.core.iterable.reduce_iterable` (both try the lean small-data paths
+first). Lists and other iterables follow the :mod:`statistics` module (Python
+results, ``StatisticsError`` on empty data); pandas and xarray objects go to their
+``.nanstats`` accessors; dask arrays to the lazy exact path; ``weights=`` to
+:mod:`nanaccess.core.weighted`.
 """
 
 from __future__ import annotations
@@ -15,43 +16,32 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
-import statistics
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
-from . import _stats
 from ._docparams import add_sections
 from ._labels import fmt_label, subject
 from .core.axes import normalize_axis
-from .core.floatlist import float_list_array
 from .core.interp import validate_q
-from .core.lists import MEDIANS, SHORT_LIST, list_median
-from .core.objects import object_moment_stat, object_order_stat
-from .core.reduce import reduce
-from .core.small import (
+from .core.iterable import (
+    LEAN_LIST_STATS,
     LEAN_MOMENTS,
     LIST_RANKS,
-    ORDERS,
-    SMALL_LIST,
-    float_list_pick,
-    moment_plain,
-    moment_small,
-    order_small,
+    array_whole,
+    list_median_lane,
+    plain_moment,
+    reduce_iterable,
 )
+from .core.reduce import reduce
 from .errors import NaNError
 from .options import NanPolicy, resolve_dask_passes, resolve_policy
 
 __all__ = ["Axis", "statistic", "call", "host_of", "labelled_errors", "split_host"]
 
 Axis = int | Sequence[int] | None
-_EMPTY_MSG = {
-    "mean": "mean requires at least one data point",
-    "var": "variance requires at least one data point",
-    "std": "standard deviation requires at least one data point",
-}
 
 
 # ----------------------------------------------------------------------- dispatching
@@ -148,23 +138,13 @@ def _dask_call(data: Any, stat: str, policy: NanPolicy, axis: Axis, keepdims: bo
                            dask_passes=resolve_dask_passes(None), **params)
 
 
-def _lean_list_median(data: list, stat: str, policy: NanPolicy | None = None) -> Any:
-    """A median of a list: short float lists (core/small.py), then short lists of any
-    kind (core/lists.py); None: the boundary's path. ``policy`` None: no policy known
-    (NaN-free lists only)."""
-    out = float_list_pick(data, LIST_RANKS[stat], policy)
-    if out is None and len(data) <= SHORT_LIST:
-        out = list_median(data, stat, policy)
-    return out
-
-
 def call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
          params: dict, *, lean: bool = True) -> Any:
     """The boundary of every statistic function (see the module docstring);
     ``lean=False``: the caller already tried the NaN-free list lane."""
-    if lean and type(data) is list and nan_policy is None and stat in MEDIANS \
+    if lean and type(data) is list and nan_policy is None and stat in LEAN_LIST_STATS \
             and axis is None and not keepdims and params.get("weights") is None:
-        out = _lean_list_median(data, stat)
+        out = list_median_lane(data, stat)
         if out is not None:
             return out
     host = host_of(data)
@@ -180,11 +160,11 @@ def call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
             raise TypeError("axis applies to arrays; got a plain iterable")
         if keepdims:
             raise TypeError("keepdims applies to arrays; got a plain iterable")
-        return _ITERABLE[_stats.get(stat).family](stat, _as_list(data), policy, params)
+        return reduce_iterable(stat, _as_list(data), policy, params)
     if "q" in params:
         params["q"] = validate_q(params["q"])  # validated once, here
     if host == "array" and axis is None and not keepdims:
-        out = _small_array(stat, data, policy, params)
+        out = array_whole(stat, data, policy, params)
         if out is not None:
             return out
     if host == "dask":
@@ -195,16 +175,6 @@ def call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
     r = reduce(np.asarray(data), stat, axis=axis, policy=policy, missing=missing,
                keepdims=keepdims, **params)
     return _scalarize(r.values)
-
-
-def _small_array(stat: str, data: Any, policy: NanPolicy, params: dict) -> Any:
-    """The lean paths of a small 1-D array reduced whole (core/small.py), or None."""
-    if stat in ORDERS:
-        out = order_small(data, stat, policy, params.get("q"), params.get("method", "linear"))
-        return None if out is None else _scalarize(out)
-    if stat in LEAN_MOMENTS and set(params) <= {"ddof"}:
-        return moment_small(data, stat, policy, params.get("ddof", 0))  # exact
-    return None
 
 
 def statistic(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -220,9 +190,9 @@ def statistic(fn: Callable[..., Any]) -> Callable[..., Any]:
     # the statistic's own parameters when the caller passes only data (the common call)
     bare = None if positional else {
         k: v for k, v in defaults.items() if k not in ("axis", "nan_policy", "keepdims")}
-    lean_list = bare is not None and stat in MEDIANS  # the float-list lane, before call()
+    lean_list = bare is not None and stat in LEAN_LIST_STATS  # the list lane, before call()
     ranks = LIST_RANKS.get(stat)
-    # a plain small float64 array's moment needs no policy (core/small.moment_plain)
+    # a plain small float64 array's moment needs no policy (core/iterable.plain_moment)
     lean_moment = bare is not None and stat in LEAN_MOMENTS
     ddof = bare.get("ddof", 0) if bare is not None else 0
     add_sections(fn)  # Parameters and Returns from the signature and the table
@@ -230,22 +200,20 @@ def statistic(fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def wrapper(data: Any, *args: Any, **kwargs: Any) -> Any:
         if type(data) is list and lean_list and not args:
-            if not kwargs:  # the common case, with no call between
-                out = float_list_pick(data, ranks)
-                if out is None and len(data) <= SHORT_LIST:
-                    out = list_median(data, stat)
+            if not kwargs:  # the common case
+                out = list_median_lane(data, stat, None, ranks)
                 if out is not None:
                     return out
                 return call(stat, data, None, None, False, dict(bare), lean=False)
             if len(kwargs) == 1 and "nan_policy" in kwargs:  # a policy, nothing else
                 nan_policy = kwargs["nan_policy"]
-                out = _lean_list_median(data, stat, resolve_policy(nan_policy))
+                out = list_median_lane(data, stat, resolve_policy(nan_policy), ranks)
                 if out is not None:
                     return out
                 return call(stat, data, None, nan_policy, False, dict(bare), lean=False)
         if not args and not kwargs and bare is not None:
             if lean_moment and type(data) is np.ndarray:
-                out = moment_plain(data, stat, ddof)
+                out = plain_moment(data, stat, ddof)
                 if out is not None:
                     return out
             return call(stat, data, None, None, False, dict(bare))
@@ -270,87 +238,6 @@ def statistic(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 # ------------------------------------------------------------------ plain iterables
-
-
-def _iterable_order(stat: str, vals: list, policy: NanPolicy, params: dict) -> Any:
-    """statistics-module behaviour for plain iterables."""
-    arr: Any = False  # not converted yet
-    if stat in MEDIANS:
-        # short float lists (core/small.py), lists of numbers (core/lists.py); a long
-        # list that starts with a float is tried as floats first (list_median would
-        # scan every element's type only to leave a float list to the array path)
-        out = float_list_pick(vals, LIST_RANKS[stat], policy)
-        if out is None:
-            if len(vals) > SMALL_LIST and type(vals[0]) is float:
-                arr = float_list_array(vals)
-            if arr is None or arr is False:
-                out = list_median(vals, stat, policy)
-        if out is not None:
-            return out
-    if arr is False:
-        arr = float_list_array(vals)
-    if arr is not None and stat in ORDERS:
-        q = validate_q(params["q"]) if "q" in params else None
-        out = order_small(arr, stat, policy, q, params.get("method", "linear"))
-        if out is not None:
-            return out.tolist() if out.ndim else out.item()
-    if arr is not None:
-        r = reduce(arr, stat, policy=policy, **params)
-        # a NaN result may mean nothing was left ("omit"): statistics raises then
-        if np.isnan(r.values).any() and not r.count:
-            raise statistics.StatisticsError(f"no {stat} for empty data")
-        return r.values.tolist() if r.values.ndim else r.values.item()
-    if not vals:
-        raise statistics.StatisticsError(f"no {stat} for empty data")
-    out = object_order_stat(vals, stat, policy=policy, statistics_compat=True, **params)
-    if out is None and stat in ("argmin", "argmax"):
-        # decision 6: an arg statistic never points at a missing value (as the array
-        # path): missing values have no place in the order, so they are passed over
-        return object_order_stat(vals, stat, policy=NanPolicy.OMIT, statistics_compat=True,
-                                 **params)
-    return out
-
-
-def _iterable_moment(stat: str, vals: list, policy: NanPolicy, params: dict) -> Any:
-    arr = float_list_array(vals)
-    if arr is not None and stat in LEAN_MOMENTS and set(params) <= {"ddof"}:
-        out = moment_small(arr, stat, policy, params.get("ddof", 0))  # exact (core/small.py)
-        if out is not None:
-            return out.item()
-    if arr is not None:
-        r = reduce(arr, stat, policy=policy, **params)
-        if stat in _EMPTY_MSG and not r.count:  # nothing left ("omit")
-            raise statistics.StatisticsError(_EMPTY_MSG[stat])
-        return r.values.item()
-    if not vals:
-        if stat == "sum":
-            return 0
-        raise statistics.StatisticsError(_EMPTY_MSG[stat])
-    return object_moment_stat(vals, stat, policy=policy, statistics_compat=True, **params)
-
-
-def _iterable_spread(stat: str, vals: list, policy: NanPolicy, params: dict) -> Any:
-    """iqr / mad of an iterable: floats on the float64 path, anything else exactly on
-    the object path (Fraction and Decimal results); nothing left is a
-    ``StatisticsError`` as the statistics module's."""
-    arr = float_list_array(vals)
-    if arr is None:
-        arr = np.empty(len(vals), dtype=object)
-        arr[:] = vals
-    r = reduce(arr, stat, policy=policy, **params)
-    if not r.count:
-        raise statistics.StatisticsError(f"no {stat} for empty data")
-    if r.missing is not None and r.missing.any():
-        return None  # a missing result ("propagate" over missing values), as median's
-    return r.values.item()
-
-
-_ITERABLE: dict[str, Callable[..., Any]] = {
-    "order": _iterable_order,
-    "arg": _iterable_order,
-    "moment": _iterable_moment,
-    "spread": _iterable_spread,
-}
 
 
 @contextmanager

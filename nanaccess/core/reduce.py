@@ -26,6 +26,16 @@ from .interp import METHODS, validate_q
 from .moments import moment_stat
 from .policy import RULES
 from .select import order_stat
+from .small import (
+    LEAN_MOMENTS,
+    MEDIANS,
+    MOMENTS,
+    ORDERS,
+    array_moment,
+    column_medians,
+    moment_small,
+    order_small,
+)
 from .spread import (
     MAD_NORMAL_SCALE,
     check_rng,
@@ -159,6 +169,7 @@ def reduce(
     keepdims: bool = False,
     weights: Any = None,
     weights_missing: np.ndarray | None = None,
+    lean: bool = True,
     **params: Any,
 ) -> Reduced:
     """Reduce ``x`` along ``axis`` with statistic ``stat`` under a resolved ``policy``.
@@ -182,6 +193,9 @@ def reduce(
         ``axis``. Routed to :mod:`nanaccess.core.weighted`; the policy covers them.
     weights_missing : bool ndarray, optional
         Missing entries of ``weights`` (masked / nullable weights).
+    lean : bool, default True
+        Try the lean small-data paths first (:func:`lean_values`); False: the
+        engines alone (the reference the lean paths are tested against).
     **params
         The statistic's own parameters (``q``, ``method``, ``ddof``, ``rng``,
         ``scale``), as listed in the table.
@@ -202,6 +216,10 @@ def reduce(
     unknown = set(params) - set(entry.param_names)
     if unknown:
         raise TypeError(f"{stat}() got unexpected keyword(s) {sorted(unknown)}")
+    if lean and weights is None and missing is None and not keepdims:
+        got = lean_values(x, stat, axis, policy, params)
+        if got is not None:  # small NaN-free data: no blocks, scans nor plans
+            return Reduced(np.asarray(got), None, x, None, axis, policy, False)
     common = dict(axis=axis, policy=policy, missing=missing, keepdims=keepdims)
     if weights is not None:
         values, miss, count = weighted_stat(x, stat, weights, weights_missing=weights_missing,
@@ -214,6 +232,27 @@ def reduce(
     else:
         values, miss = _engine(entry)(x, stat, **common, **params)
     return Reduced(values, miss, x, missing, axis, policy, keepdims)
+
+
+def lean_values(x: np.ndarray, stat: str, axis: Any, policy: NanPolicy,
+                params: dict) -> Any:
+    """The lean small-data paths of :mod:`.small`, tried first by :func:`reduce`: a
+    small 1-D array reduced whole (order statistics under any policy, exact moments),
+    every column's median of a small NaN-free float64 block; None: the engines decide
+    (they own every error, so a NaN under "raise" goes there)."""
+    if x.ndim == 1 and (axis is None or axis == 0 or axis == -1):
+        if stat in ORDERS:
+            q = params.get("q")
+            return order_small(x, stat, policy, None if q is None else validate_q(q),
+                               params.get("method", "linear"))
+        if stat in LEAN_MOMENTS and params.keys() <= {"ddof"}:
+            got = moment_small(x, stat, policy, params.get("ddof", 0))
+            if got is not None or params:
+                return got
+        return array_moment(x, stat) if stat in MOMENTS and not params else None
+    if x.ndim == 2 and axis == 0 and stat in MEDIANS and not params:
+        return column_medians(x, stat)
+    return None
 
 
 def _engine(entry: _stats.Statistic):

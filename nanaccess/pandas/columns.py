@@ -20,10 +20,8 @@ from .._hostkit import empty_is_missing, host_reduce, kept_int_dtype
 from .._hostkit import with_min_count as _kit_min_count
 from .._labels import IndexLocation, fmt_label, relabel, restate, subject
 from ..core.classify import REPORT_KEYS, _report_array, issignaling
-from ..core.interp import validate_q
 from ..core.objects import classify_object
 from ..core.reduce import Reduced
-from ..core.small import LEAN_MOMENTS, MOMENTS, ORDERS, array_moment, moment_small, order_small
 from ..errors import NaNError
 from ..options import NanPolicy
 from .dtypes import Column
@@ -39,7 +37,6 @@ __all__ = [
     "numbers",
     "report",
     "restated",
-    "small_column",
     "subject_of",
     "type_error",
     "with_min_count",
@@ -92,27 +89,6 @@ def column_reduce(
     return host_reduce(col.values, stat, policy, missing=col.missing, has_na=col.has_na,
                        subject=subject_of(name, series=series),
                        locate=IndexLocation(index, None), axis=axis, **params)
-
-
-def small_column(col: Column, stat: str, policy: NanPolicy, params: dict[str, Any]
-                 ) -> np.ndarray | np.generic | None:
-    """The lean paths of :mod:`nanaccess.core.small` for a whole NumPy column (small,
-    1-D, no missing values), as the plain functions take them; None: the generic path
-    decides (it owns every error, so a NaN under "raise" goes there and is labelled)."""
-    if col.missing is not None or col.host not in ("numpy", "masked"):
-        return None  # missing values (or Arrow / object data): the generic path
-    if stat in ORDERS:
-        q = params.get("q")
-        return order_small(col.values, stat, policy, None if q is None else validate_q(q),
-                           params.get("method", "linear"))
-    if stat in LEAN_MOMENTS and set(params) <= {"ddof"}:
-        # the compiled one-row kernel; NaNs the policy drops silently are dropped
-        got = moment_small(col.values, stat, policy, params.get("ddof", 0))
-        if got is not None:
-            return got
-    if stat in MOMENTS and not params:
-        return array_moment(col.values, stat)
-    return None
 
 
 def int_dtype_kept(col: Column, stat: str, policy: NanPolicy, **params: Any) -> Any:

@@ -12,7 +12,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.small import MEDIANS, column_medians
+from .._stats import MEDIANS
+from ..core.reduce import reduce
+from ..errors import NaNError
 from ..options import resolve_policy
 from ._generated import DataFrameStatsMixin
 from ._groupby_registry import column_dtypes
@@ -25,7 +27,6 @@ from .columns import (
     q_index,
     q_is_list,
     report,
-    small_column,
     with_min_count,
 )
 from .describe import describe_frame
@@ -129,16 +130,17 @@ class DataFrameNanStats(DataFrameStatsMixin):
         index = self._obj.index
         if stat in MEDIANS and not params and not min_count and cols and all(
                 c.host == "numpy" and c.values.dtype == np.float64 for c in cols):
-            # one float64 block: every column's median from one partition
+            # one float64 block: every column's median at once (the core tries its lean
+            # path for small blocks first); a policy error: per column, to name it
             block = self._obj.to_numpy(copy=False)
-            got = column_medians(block, stat) if block.shape[1] == len(cols) else None
-            if got is not None:
-                return pd.Series(got, index=names)
+            if block.shape[1] == len(cols):
+                try:
+                    return pd.Series(reduce(block, stat, axis=0, policy=policy).values,
+                                     index=names)
+                except NaNError:
+                    pass
 
         def one(name: Any, col: Column) -> tuple[Any, Any, Any]:
-            small = None if min_count else small_column(col, stat, policy, params)
-            if small is not None:  # small NaN-free column: no blocks, scans nor plans
-                return np.asarray(small), None, None
             red, empty = column_reduce(col, name, index, stat, policy, **params)
             values, miss = red.values, red.missing
             if min_count:

@@ -1,7 +1,8 @@
 """``Series.nanstats``: the Series accessor (see :mod:`nanaccess.pandas.accessor`).
 
 The statistic methods are generated (:mod:`._generated`); the hook ``_reduce`` here
-takes small NaN-free columns through :func:`.columns.small_column`, weights through
+takes small NaN-free columns through the core's lean paths (inside
+:func:`nanaccess.core.reduce.reduce`), weights through
 :mod:`.weighted` and everything else through :func:`.columns.column_reduce`.
 """
 
@@ -22,7 +23,6 @@ from .columns import (
     q_index,
     q_is_list,
     report,
-    small_column,
     type_error,
     with_min_count,
 )
@@ -82,10 +82,6 @@ class SeriesNanStats(SeriesStatsMixin):
                 col, s.name, s.index, stat, policy, resolve_weights(weights, s.index),
                 min_count=min_count, series=True, **params)
             return self._result(values, miss, col, empty, params)
-        if not min_count:
-            small = small_column(col, stat, policy, params)
-            if small is not None:  # small NaN-free data: no blocks, scans nor plans
-                return self._result(np.asarray(small), None, col, None, params)
         red, empty = column_reduce(col, s.name, s.index, stat, policy, series=True, **params)
         if family == "arg":
             return s.index[int(red.values)]

@@ -105,7 +105,7 @@ def test_decimal_lists_equal_generic(vals):
 
 def _spy(monkeypatch: pytest.MonkeyPatch) -> list:
     calls: list = []
-    import nanaccess._boundary as boundary
+    import nanaccess.core.iterable as boundary  # the iterable entry
 
     real = boundary.object_order_stat
 
