@@ -78,11 +78,12 @@ def relabelled(err: Exception, subject: str, locate: Callable | None = None,
     return err
 
 
-def host_reduce(values: np.ndarray, stat: str, policy: NanPolicy, *,
-                missing: np.ndarray | None, has_na: bool, subject: str,
-                locate: Callable | None = None, axis: int | None = None,
-                **params: Any) -> tuple[Reduced, np.ndarray | None]:
-    """``reduce(values, stat)`` with the host's after-core steps; ``(result, empty)``.
+def host_reduce(values: np.ndarray, stat: str, policy: NanPolicy,
+                missing: np.ndarray | None, has_na: bool, axis: int | None = None,
+                params: dict | None = None) -> tuple[Reduced, np.ndarray | None]:
+    """``reduce(values, stat, **params)`` with the host's after-core steps;
+    ``(result, empty)``. Core errors propagate: the host restates them with its
+    labels (:func:`relabelled`), so labels cost nothing on the way through.
 
     ``has_na``: the host has a missing value of its own (nullable / Arrow columns):
     ``empty`` then marks the results over no values (else None), and a whole-column
@@ -91,17 +92,16 @@ def host_reduce(values: np.ndarray, stat: str, policy: NanPolicy, *,
     Examples
     --------
     >>> r, empty = host_reduce(np.array([1.0, np.nan]), "median", NanPolicy.OMIT,
-    ...                        missing=None, has_na=False, subject="column 'x'")
+    ...                        None, False)
     >>> r.values, empty
     (array(1.), None)
     """
-    try:
-        red = reduce(values, stat, axis=axis, policy=policy, missing=missing, **params)
-    except (NaNError, TypeError) as err:
-        raise relabelled(err, subject, locate) from None
-    empty = None
-    if has_na and empty_is_missing(stat):
-        empty = np.broadcast_to(red.empty, np.shape(red.values))
+    params = params or {}
+    red = reduce(values, stat, axis=axis, policy=policy, missing=missing, **params)
+    if not has_na:
+        return red, None
+    empty = np.broadcast_to(red.empty, np.shape(red.values)) if empty_is_missing(stat) \
+        else None
     kept = kept_int_dtype(stat, values.dtype, has_na, **params) if (
         axis is None and red.values.dtype.kind == "f") else None
     if kept is not None:

@@ -94,6 +94,10 @@ def result_dtype(stat: str, dtype: Any, **params: Any) -> np.dtype:
     return _stats.result_dtype(stat, dtype, **params)
 
 
+#: each statistic's own parameter names
+_PARAMS = {name: frozenset(s.param_names) for name, s in _stats.STATISTICS.items()}
+
+
 @dataclass
 class Reduced:
     """What :func:`reduce` returns.
@@ -212,14 +216,18 @@ def reduce(
     (array(1.5), array(3))
     """
     x = np.asarray(x)
-    entry = _stats.get(stat)
-    unknown = set(params) - set(entry.param_names)
-    if unknown:
+    takes = _PARAMS.get(stat)
+    if params and (takes is None or not params.keys() <= takes):
+        entry = _stats.get(stat)  # an unknown statistic: its ValueError
+        unknown = set(params) - set(entry.param_names)
         raise TypeError(f"{stat}() got unexpected keyword(s) {sorted(unknown)}")
-    if lean and weights is None and missing is None and not keepdims:
+    if lean and weights is None and missing is None and not keepdims and takes is not None:
         got = lean_values(x, stat, axis, policy, params)
         if got is not None:  # small NaN-free data: no blocks, scans nor plans
-            return Reduced(np.asarray(got), None, x, None, axis, policy, False)
+            if type(got) is not np.ndarray:
+                got = np.asarray(got)
+            return Reduced(got, None, x, None, axis, policy, False)
+    entry = _stats.get(stat)
     common = dict(axis=axis, policy=policy, missing=missing, keepdims=keepdims)
     if weights is not None:
         values, miss, count = weighted_stat(x, stat, weights, weights_missing=weights_missing,

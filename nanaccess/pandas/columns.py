@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._hostkit import empty_is_missing, host_reduce, kept_int_dtype
+from .._hostkit import empty_is_missing, host_reduce, kept_int_dtype, relabelled
 from .._hostkit import with_min_count as _kit_min_count
 from .._labels import IndexLocation, fmt_label, relabel, restate, subject
 from ..core.classify import REPORT_KEYS, _report_array, issignaling
@@ -86,9 +86,11 @@ def column_reduce(
     ``empty`` marks results over no values where the host's missing value belongs
     (nullable and Arrow columns), else None.
     """
-    return host_reduce(col.values, stat, policy, missing=col.missing, has_na=col.has_na,
-                       subject=subject_of(name, series=series),
-                       locate=IndexLocation(index, None), axis=axis, **params)
+    try:
+        return host_reduce(col.values, stat, policy, col.missing, col.has_na, axis, params)
+    except (NaNError, TypeError) as err:  # labelled only when raised
+        raise relabelled(err, subject_of(name, series=series),
+                         IndexLocation(index, None)) from None
 
 
 def int_dtype_kept(col: Column, stat: str, policy: NanPolicy, **params: Any) -> Any:
