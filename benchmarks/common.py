@@ -132,7 +132,7 @@ def accel_active() -> bool:
     >>> isinstance(accel_active(), bool)
     True
     """
-    from nanaccess.core import accel
+    from nanaccess.core._numba import rows as accel
 
     return accel.select_rows is not None
 

@@ -400,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     log(f"accelerator active: {accel_active()}")
     if accel_active():
-        from nanaccess.core import accel
+        from nanaccess.core._numba import rows as accel
 
         accel.warm_up()  # compile (or load) before anything is timed
     accel_benches = [b for b in cfg.only if b in ACCEL_BENCHES]

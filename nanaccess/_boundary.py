@@ -7,8 +7,8 @@ missing mask and hands array data to :func:`nanaccess.core.reduce.reduce`, lists
 :func:`nanaccess.core.iterable.reduce_iterable` (both try the lean small-data paths
 first). Lists and other iterables follow the :mod:`statistics` module (Python
 results, ``StatisticsError`` on empty data); pandas and xarray objects go to their
-``.nanstats`` accessors; dask arrays to the lazy exact path; ``weights=`` to
-:mod:`nanaccess.core.weighted`.
+``.nanstats`` accessors; dask arrays to the lazy exact path; ``weights=``
+(:func:`weighted_call`) to :mod:`nanaccess.core.weighted`.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import statistics
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -31,6 +32,7 @@ from .core.iterable import (
     LEAN_MOMENTS,
     LIST_RANKS,
     array_whole,
+    list_array,
     list_median_lane,
     plain_moment,
     reduce_iterable,
@@ -150,7 +152,6 @@ def call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
     host = host_of(data)
     weights = params.pop("weights", None)
     if weights is not None:
-        from ._boundary_weighted import weighted_call  # the weighted engine, on demand
         return weighted_call(stat, data, host, weights, axis, nan_policy, keepdims, params)
     if host in ("pandas", "xarray"):
         return _accessor_call(data, stat, axis, keepdims, {"nan_policy": nan_policy, **params})
@@ -238,6 +239,52 @@ def statistic(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 # ------------------------------------------------------------------ plain iterables
+
+
+# ------------------------------------------------------------------ weights=
+
+
+def weighted_call(stat: str, data: Any, host: str, weights: Any, axis: Axis,
+                   nan_policy: Any, keepdims: bool, params: dict) -> Any:
+    """``weights=`` given: the weighted engine (:mod:`nanaccess.core.weighted`) on
+    arrays, masked arrays and iterables of floats, :mod:`nanaccess.dask.weighted` on
+    dask arrays (lazy), ``data.nanstats.<stat>(weights=...)`` on pandas / xarray
+    data; the policy covers the weights."""
+    if host in ("pandas", "xarray"):
+        return _accessor_call(data, stat, axis, keepdims,
+                              {"nan_policy": nan_policy, "weights": weights, **params})
+    policy = resolve_policy(nan_policy)
+    if "q" in params:
+        validate_q(params["q"])
+    if host == "dask":
+        import dask.array as da
+
+        if not isinstance(data, da.Array):
+            raise TypeError(f"{stat}(weights=...) takes dask arrays; got "
+                            f"{type(data).__name__} (use its nanstats accessor)")
+        from .dask.weighted import dask_weighted  # the lazy weighted engine, on demand
+
+        return dask_weighted(data, stat, weights, axis=axis, policy=policy,
+                             keepdims=keepdims, **params)
+    w_missing = None
+    if isinstance(weights, np.ma.MaskedArray):
+        w_missing, weights = np.ma.getmaskarray(weights), np.ma.getdata(weights)
+    missing = None
+    if host == "iterable":
+        if axis is not None or keepdims:
+            raise TypeError("axis and keepdims apply to arrays; got a plain iterable")
+        vals = _as_list(data)
+        arr = list_array(vals)
+        r = reduce(arr, stat, policy=policy, weights=weights, weights_missing=w_missing,
+                   **params)
+        if not r.count.all() and stat != "sum":  # nothing left, as the statistics module
+            raise statistics.StatisticsError(f"no weighted {stat} for empty data")
+        return r.values.tolist() if r.values.ndim else r.values.item()
+    if host == "masked":
+        missing, data = np.ma.getmaskarray(data), np.ma.getdata(data)
+    r = reduce(np.asarray(data), stat, axis=axis, policy=policy, missing=missing,
+               keepdims=keepdims, weights=weights, weights_missing=w_missing, **params)
+    return _scalarize(r.values)
 
 
 @contextmanager

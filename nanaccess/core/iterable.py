@@ -38,7 +38,7 @@ from .small import (
     order_small,
 )
 
-__all__ = ["reduce_iterable", "list_median_lane", "array_whole", "plain_moment",
+__all__ = ["reduce_iterable", "list_median_lane", "array_whole", "plain_moment", "list_array",
            "LEAN_LIST_STATS", "LEAN_MOMENTS", "LIST_RANKS"]
 
 #: statistics with a lean lane for lists (:func:`list_median_lane`)
@@ -76,6 +76,13 @@ def array_whole(stat: str, data: Any, policy: NanPolicy, params: dict) -> Any:
     if stat in LEAN_MOMENTS and set(params) <= {"ddof"}:
         return moment_small(data, stat, policy, params.get("ddof", 0))  # exact
     return None
+
+
+def list_array(vals: list) -> np.ndarray:
+    """A list as an array for the array core: a list of floats with every bit kept
+    (:func:`.floatlist.float_list_array`), anything else as :func:`numpy.asarray`."""
+    arr = float_list_array(vals)
+    return np.asarray(vals) if arr is None else arr
 
 
 def plain_moment(data: np.ndarray, stat: str, ddof: float) -> Any:

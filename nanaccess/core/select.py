@@ -16,7 +16,7 @@ import numpy as np
 from .. import _stats
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
-from . import accel as _accel
+from ._numba import rows as _rows
 from .axes import Reduction
 from .bits import layout_of
 from .classify import scan_rows
@@ -124,10 +124,10 @@ def _gather(keys: np.ndarray, ranks: np.ndarray) -> np.ndarray:
             return np.where(ranks == kth[1], upper[None, :], lower[None, :])
         _partition_at(keys, kth.tolist(), 0, n)
         return keys[:, ranks[:, 0]].T
-    if _accel.select_rows is not None:
+    if _rows.select_rows is not None:
         # compiled per-row quickselect (numba), when installed; same bits by construction
-        return _accel.select_rows(keys, ranks)
-    got = _accel.select_windows(keys, ranks)  # NumPy: ranks in a narrow shared window
+        return _rows.select_rows(keys, ranks)
+    got = _rows.select_windows(keys, ranks)  # NumPy: ranks in a narrow shared window
     if got is not None:
         return got
     kth = np.unique(ranks)

@@ -1,4 +1,4 @@
-"""``DataFrame.nanstats``: the DataFrame accessor (see :mod:`nanaccess.pandas.accessor`).
+"""``DataFrame.nanstats``: the DataFrame accessor (see :mod:`nanaccess.pandas`).
 
 One result per column (``axis=0``), per row (``axis=1``, :mod:`.frame_block`) or over
 every value (``axis=None``); ``weights=`` per row through :mod:`.weighted`.

@@ -1,4 +1,4 @@
-"""``Series.nanstats``: the Series accessor (see :mod:`nanaccess.pandas.accessor`).
+"""``Series.nanstats``: the Series accessor (see :mod:`nanaccess.pandas`).
 
 The statistic methods are generated (:mod:`._generated`); the hook ``_reduce`` here
 takes small NaN-free columns through the core's lean paths (inside

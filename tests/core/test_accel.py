@@ -13,7 +13,7 @@ import pytest
 
 import nanaccess as na
 from nanaccess.core import _numba as NB
-from nanaccess.core import accel
+from nanaccess.core._numba import rows as accel  # the per-row selection kernels
 from nanaccess.core.select import order_stat
 
 POLICIES = ("raise", "propagate", "omit", "smallest", "largest", "totalorder")
@@ -167,7 +167,7 @@ def test_compile_failure_falls_back_to_numpy(monkeypatch):
 
 
 def test_env_var_disables_accelerator():
-    code = ("from nanaccess.core import accel; import nanaccess as na, numpy as np;"
+    code = ("from nanaccess.core._numba import rows as accel; import nanaccess as na, numpy as np;"
             "assert accel.select_rows is None and not accel.ENABLED;"
             "x = np.array([[1.0, np.nan, 3.0], [4.0, 5.0, 6.0]]);"
             "print(na.median(x, axis=1, nan_policy='omit').tolist())")

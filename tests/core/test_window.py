@@ -15,7 +15,7 @@ from nanaccess import NaNError, NanPolicy, SignalingNaNError, make_nan
 from nanaccess._hostkit import window_length
 from nanaccess._stats import GROUPED
 from nanaccess.core import _numba as NB
-from nanaccess.core._numba.window import slide_select
+from nanaccess.core._numba.window_select import slide_select
 from nanaccess.core.reduce import reduce
 from nanaccess.core.window import expanding_bounds, fixed_bounds, time_bounds, window_reduce
 
@@ -402,7 +402,7 @@ def test_binned_mean_rounding_of_long_windows(window):
 @NEEDS_NUMBA
 def test_fused_kernel_wide_windows_binary_search():
     # windows wider than LINEAR_MAX place keys by binary search instead of counting
-    from nanaccess.core._numba.window import LINEAR_MAX
+    from nanaccess.core._numba.window_fused import LINEAR_MAX
 
     rng = np.random.default_rng(21)
     n = 2 * LINEAR_MAX + 300
@@ -435,7 +435,8 @@ def test_two_heap_kernel_gives_the_buffer_kernels_bits(dtype):
     # one quantile of windows at least HEAP_MIN wide runs on the two heaps: the same
     # bits and counts as the sorted-buffer kernel, every method, ties, signed zeros,
     # infinities, NaN runs longer than a window (empty windows), disjoint windows
-    from nanaccess.core._numba.window import fused_select, heap_ok, heap_select
+    from nanaccess.core._numba.window_fused import fused_select
+    from nanaccess.core._numba.window_heap import heap_ok, heap_select
     from nanaccess.core.plan import rank_plan
     from nanaccess.core.window.order import _MODES
 
@@ -478,7 +479,8 @@ def test_two_heap_kernel_gives_the_buffer_kernels_bits(dtype):
 
 
 def test_two_heap_kernel_uncompiled_on_a_small_input():
-    from nanaccess.core._numba.window import fused_select, heap_select
+    from nanaccess.core._numba.window_fused import fused_select
+    from nanaccess.core._numba.window_heap import heap_select
     from nanaccess.core.plan import rank_plan
 
     x = np.array([3.0, np.nan, -1.0, 2.0, 2.0, -0.0, 0.0, 7.0, np.inf, -5.0])[None]
@@ -611,7 +613,7 @@ def test_binned_mean_near_powers_of_two(window):
 @pytest.mark.skipif(not NB.AVAILABLE, reason="numba is not installed")
 def test_binned_sums_on_fixed_windows_compiled_and_not():
     # fixed windows given as numbers (no bound arrays): the arrays' results
-    from nanaccess.core._numba.window import binned_sum
+    from nanaccess.core._numba.window_sums import binned_sum
     from nanaccess.core.window import fixed_windows
 
     rng = np.random.default_rng(4)

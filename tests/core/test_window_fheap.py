@@ -45,8 +45,8 @@ def _data(dtype, n, seed, zeros=(0.0,)):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_float_heaps_give_the_totalorder_heaps_bits(dtype):
-    from nanaccess.core._numba.window import heap_select
     from nanaccess.core._numba.window_fheap import FLAG_ZEROS, fheap_select
+    from nanaccess.core._numba.window_heap import heap_select
     from nanaccess.core.window.order import _MODES
 
     n = 900

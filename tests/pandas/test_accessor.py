@@ -11,7 +11,7 @@ import pytest
 
 import nanaccess as na
 from nanaccess import NaNError, make_nan
-from nanaccess.pandas.accessor import DataFrameNanStats, SeriesNanStats
+from nanaccess.pandas import DataFrameNanStats, SeriesNanStats
 
 
 def u64(x) -> int:

@@ -7,8 +7,7 @@ import pandas as pd
 import pytest
 
 import nanaccess  # noqa: F401  (registers the accessors)
-from nanaccess.pandas import NanGroupBy, _groupby_registry
-from nanaccess.pandas.accessor import DataFrameNanStats, SeriesNanStats
+from nanaccess.pandas import DataFrameNanStats, NanGroupBy, SeriesNanStats, _groupby_registry
 
 
 def test_pandas_still_exports_the_groupby_classes():

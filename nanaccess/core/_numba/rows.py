@@ -168,7 +168,7 @@ def select_windows(keys: np.ndarray, ranks: np.ndarray) -> np.ndarray | None:
     Examples
     --------
     >>> import numpy as np
-    >>> from nanaccess.core.accel import select_windows
+    >>> from nanaccess.core._numba.rows import select_windows
     >>> keys = np.array([[5, 1, 4, 2, 3, 0, 9, 8], [9, 7, 8, 6, 0, 1, 2, 3]])
     >>> select_windows(keys, np.array([[3, 4]])).tolist()
     [[3, 6]]

@@ -9,7 +9,7 @@ with the statistics table and the policy module, bit for bit as
 * :mod:`.reduce`: :func:`window_reduce` (values, missing, count, short) and the
   reference engine (the grouped engine over the expanded windows);
 * :mod:`.order`: the sliding engine of order statistics (numba kernel in
-  :mod:`nanaccess.core._numba.window`);
+  :mod:`nanaccess.core._numba`, modules ``window_*``);
 * :mod:`.scan`: the policy's errors, naming the first offending window.
 """
 

@@ -1,5 +1,5 @@
 """The sliding engine of exact moving sums, means and variances (numba; see
-:func:`nanaccess.core._numba.window.moving_sum` and
+:func:`nanaccess.core._numba.window_sums.moving_sum` and
 :func:`nanaccess.core._numba.window_var.moving_var`).
 
 Each window's exact sum is kept as a Shewchuk expansion that values enter and leave
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba.window import binned_sum, moving_sum
+from .._numba.window_sums import binned_sum, moving_sum
 from .._numba.window_var import HI_OK, LO_OK, binned_var, moving_var
 from ..bits import any_signaling
 from ..policy import RULES
@@ -88,7 +88,7 @@ def fused_moment(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarr
     """``(values, count, redo or None)`` (each ``(nout, ncols)``) of an exact moving sum,
     mean, var or std of native float64 data without missing values, one compiled pass
     per column: sums and means on two fixed bins
-    (:func:`nanaccess.core._numba.window.binned_sum`), variances certified
+    (:func:`nanaccess.core._numba.window_sums.binned_sum`), variances certified
     (:func:`nanaccess.core._numba.window_var.binned_var`; the outputs it leaves go to
     the exact expansion kernel here); None where the kernels do not apply or a window
     holds a NaN the policy does not remove. ``start`` may be a

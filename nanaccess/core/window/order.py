@@ -1,5 +1,5 @@
 """The sliding engine of windowed order statistics (numba; see
-:mod:`nanaccess.core._numba.window`).
+:mod:`nanaccess.core._numba`, modules ``window_*``).
 
 Per column: keys as the grouped engines make them (totalOrder, remapped for
 "smallest"/"largest"), a mask of the elements that take part (numbers, plus NaNs
@@ -24,17 +24,11 @@ from __future__ import annotations
 import numpy as np
 
 from ...options import NanPolicy
-from .._numba.window import (
-    MODE_LERP,
-    MODE_MID,
-    MODE_PICK,
-    fused_select,
-    heap_ok,
-    heap_select,
-    segment_select,
-    slide_select,
-)
 from .._numba.window_fheap import FLAG_ZEROS, fheap_select
+from .._numba.window_fused import MODE_LERP, MODE_MID, MODE_PICK, fused_select
+from .._numba.window_heap import heap_ok, heap_select
+from .._numba.window_segments import segment_select
+from .._numba.window_select import slide_select
 from ..bits import layout_of
 from ..grouped.common import keys_of, values_of_keys
 from ..keys import float_keys, keys_to_float, remap_keys
@@ -145,7 +139,7 @@ def fused_order(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarra
                 ) -> tuple[np.ndarray, np.ndarray, bool] | None:
     """``(values (nq, nout, ncols), count (nout, ncols), filled)`` of an order
     statistic of every window, NaNs taking no rank, in one compiled pass per column
-    (see :func:`nanaccess.core._numba.window.fused_select`), for inputs
+    (see :func:`nanaccess.core._numba.window_fused.fused_select`), for inputs
     :func:`fused_ok` accepts; ``filled``: windows holding fewer than ``minp`` numbers
     are the empty fill already. None where this is not the policy's result (a window
     holds a NaN the policy keeps, or a signaling NaN it refuses: the general path
