@@ -16,12 +16,13 @@ from .. import _stats
 from ..options import NanPolicy, resolve_policy
 from ._numba import choose_engine
 from .axes import Reduction
-from .classify import canonical_nan, scan_rows
+from .classify import canonical_nan
 from .exactsum import exact_mean, exact_sum, exact_var
 from .exactsum.certified import F_NAN, F_SNAN, certified_cols, certified_rows
 from .exactsum.certified_numpy import certified_numpy_1d
 from .exactsum.compiled import compiled_rows_skipnan
 from .keys import float_keys, keys_to_float
+from .nanscan import scan_rows
 from .objects import object_rows_moment_stat
 from .policy import RULES
 

@@ -19,9 +19,9 @@ from ..options import NanPolicy, resolve_policy
 from ._numba import rows as _rows
 from .axes import Reduction
 from .bits import layout_of
-from .classify import scan_rows
 from .interp import validate_q
 from .keys import float_keys, integer_keys, keys_to_float, number_keys, remap_keys, unmap_keys
+from .nanscan import scan_rows
 from .objects import object_rows_order_stat
 from .plan import combine, rank_plan
 from .policy import RULES, finish

@@ -14,8 +14,9 @@ import numpy as np
 
 from ..options import NanPolicy, resolve_policy
 from .axes import Reduction
-from .classify import scan_rows, values_and_missing
+from .classify import values_and_missing
 from .keys import float_keys, integer_keys, remap_keys
+from .nanscan import scan_rows
 from .objects import classify_object, object_order_stat, object_sort_keys
 from .policy import RULES, raise_missing
 from .select import check_orderable, keys_to_values

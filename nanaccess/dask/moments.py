@@ -19,10 +19,11 @@ import numpy as np
 from .. import _stats
 from ..core.axes import Reduction, normalize_axis
 from ..core.bits import layout_of
-from ..core.classify import canonical_nan, scan_rows
+from ..core.classify import canonical_nan
 from ..core.exactsum import ExactPartials, exact_partials, round_mean, round_sum, round_var
 from ..core.keys import float_keys, keys_to_float
 from ..core.moments import result_dtype
+from ..core.nanscan import scan_rows
 from ..core.policy import RULES
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy

@@ -16,7 +16,8 @@ import pandas as pd
 
 from .._conventions import check_na_option
 from ..core.axes import Reduction
-from ..core.classify import isnan, scan_rows
+from ..core.classify import isnan
+from ..core.nanscan import scan_rows
 from ..core.policy import RULES
 from ..core.sorting import _object_argsort, rank, sort_keys, sort_policy
 from ..errors import NaNError

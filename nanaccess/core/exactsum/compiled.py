@@ -26,6 +26,8 @@ from .certified import (
     uncertified_groups,
 )
 from .common import _CANONICAL_NAN
+from .extraction import _negzero_rows
+from .numpy_var import exact_var_numpy
 
 __all__ = ["compiled_rows", "compiled_rows_skipnan", "compiled_groups", "compiled_1d",
            "compiled_digits", "MIN_SIZE", "STATS"]
@@ -201,8 +203,6 @@ def _resolve_rows(x2, w2, stat, ddof, out, counts, flags, skipnan=False):
     """The kernel's row results with the IEEE special cases and the rare rows the
     kernel leaves to the NumPy engine; with ``skipnan`` the selection of those rows
     is their non-NaN values."""
-    from .oneshot import _negzero_rows, exact_var_numpy
-
     def sel(idx):  # the rows idx and their selection
         xr = x2[idx]
         if skipnan:
@@ -324,8 +324,6 @@ def compiled_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.ndar
 
 def _exact_groups(vals, include, codes, ngroups, stat, ddof):
     """:func:`compiled_groups` by the exact kernel alone."""
-    from .oneshot import exact_var_numpy
-
     try:
         kern = _kernels()["grouped"]
         xc = np.ascontiguousarray(_float64(vals))

@@ -18,18 +18,15 @@ from .digits import (
     _int_fits_float,
     _int_hilo,
     _int_square_terms,
-    _min_exp,
-    _normalize,
     _round,
-    _square_digits,
     _square_terms,
 )
 from .extraction import _negzero_rows, _raw_rows, _Scan, _scan
+from .numpy_var import SMALL, exact_var_numpy, numpy_var_rows
 from .small import _small
 
 __all__ = ["exact_sum", "exact_mean", "exact_sum_of_squares", "exact_var", "exact_var_numpy"]
 
-_SMALL = 64  # inputs with at most this many elements take the Python-int path
 
 
 def exact_sum(x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
@@ -72,7 +69,7 @@ def exact_sum(x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
         return _unsigned_sum(x, where)
     x2, w2, lead, kind = _prepare(x, where)
     rows = x2.shape[0]
-    if x2.size <= _SMALL:
+    if x2.size <= SMALL:
         return _small(x2, w2, lead, kind, "sum")
     if kind == "int":
         hi, lo = _int_hilo(x2, w2)
@@ -181,7 +178,7 @@ def exact_mean(x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
     (0.6666666666666666, 0.3333333333333333)
     """
     x2, w2, lead, kind = _prepare(x, where)
-    if x2.size <= _SMALL:
+    if x2.size <= SMALL:
         return _small(x2, w2, lead, kind, "mean")
     if kind == "int":
         count = _counts(x2, w2)
@@ -259,7 +256,7 @@ def exact_sum_of_squares(x: np.ndarray, where: np.ndarray | None = None) -> np.n
     2.0000000000000004
     """
     x2, w2, lead, kind = _prepare(x, where)
-    if x2.size <= _SMALL:
+    if x2.size <= SMALL:
         return _small(x2, w2, lead, kind, "sumsq")
     if kind == "int" and not _int_fits_float(x2, w2):
         xi = x2 if w2 is None else np.where(w2, x2, 0)
@@ -271,32 +268,6 @@ def exact_sum_of_squares(x: np.ndarray, where: np.ndarray | None = None) -> np.n
     res, sc = _rounded(x2, w2, True, lambda dig, neg, base, rows: _round(dig, base, neg))
     res = np.where(sc.posinf | sc.neginf, np.inf, res)
     return _finish(np.where(sc.nan, _CANONICAL_NAN, res), lead)
-
-
-def _var_rows(s_terms, q_terms, count, ddof_int: int | None, ddof: float) -> np.ndarray:
-    """Exactly rounded variance from exact terms of S = sum(x) and Q = sum(x*x)."""
-    s_mant, s_exp, s_mb = s_terms
-    q_mant, q_exp, q_mb = q_terms
-    b = np.minimum(2 * _min_exp(s_mant, s_exp), _min_exp(q_mant, q_exp))
-    bs = b >> 1  # floor(b / 2): base of S, and 2*bs <= both natural bases
-    bq = 2 * bs
-    sd, _, _ = _digits(s_mant, s_exp, s_mb, bs)
-    qd, _, _ = _digits(q_mant, q_exp, q_mb, bq)
-    s2 = _square_digits(sd)
-    P = max(qd.shape[0], s2.shape[0]) + 3
-    num = np.zeros((P, qd.shape[1]), np.int64)
-    num[: qd.shape[0]] = qd * count  # < 2**26 * 2**37
-    num[: s2.shape[0]] -= s2
-    neg = _normalize(num)
-    if neg.any():  # pragma: no cover - n*Q >= S*S always holds exactly
-        raise AssertionError("internal error: negative exact variance numerator")
-    n = np.maximum(count, 1)
-    if ddof_int is not None:
-        den = np.maximum(count - ddof_int, 1)
-        return _div_round(num, bq, neg, [n, den])
-    pop = _div_round(num, bq, neg, [n, n])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return pop * count / (count - ddof)
 
 
 def exact_var(x: np.ndarray, ddof: float = 0, where: np.ndarray | None = None) -> np.ndarray:
@@ -339,38 +310,12 @@ def exact_var(x: np.ndarray, ddof: float = 0, where: np.ndarray | None = None) -
     return _exact_var(x, ddof, where, compiled=True)
 
 
-def exact_var_numpy(x: np.ndarray, ddof: float = 0,
-                    where: np.ndarray | None = None) -> np.ndarray:
-    """:func:`exact_var` by the NumPy engine only (the compiled engine's fallback for
-    rows it cannot take)."""
-    return _exact_var(x, ddof, where, compiled=False)
-
-
 def _exact_var(x, ddof, where, compiled: bool) -> np.ndarray:
     x2, w2, lead, kind = _prepare(x, where)
-    if x2.size <= _SMALL:
+    if x2.size <= SMALL:
         return _small(x2, w2, lead, kind, "var", ddof)
     if compiled and (kind == "float" or _int_fits_float(x2, w2)):
         got = compiled_rows(x2, w2, "var", ddof)
         if got is not None:
             return _finish(got, lead)
-    count = _counts(x2, w2)
-    ddof_int = int(ddof) if float(ddof) == int(ddof) else None
-    if kind == "int" and not _int_fits_float(x2, w2):
-        xi = x2 if w2 is None else np.where(w2, x2, 0)
-        s_terms = _hilo_terms(*_int_hilo(x2, w2))
-        res = _var_rows(s_terms, _int_square_terms(xi), count, ddof_int, ddof)
-        return _finish(np.where(count - ddof <= 0, _CANONICAL_NAN, res), lead)
-    if kind == "int":
-        x2 = x2.astype(np.float64)
-    sc = _scan(x2, w2, want_sum=True, want_sq=True)
-    s_mant, s_exp = _float_terms(sc.t_sum)
-    q_mant, q_exp = _float_terms(sc.t_sq)
-    res = _var_rows((s_mant, s_exp, 53), (q_mant, q_exp, 53), count, ddof_int, ddof)
-    raw = np.flatnonzero(sc.raw & ~sc.nonfinite)
-    if raw.size:
-        xr = _raw_rows(x2, w2, raw)
-        s_mant, s_exp = _float_terms(xr)
-        res[raw] = _var_rows((s_mant, s_exp, 53), _square_terms(xr), count[raw], ddof_int, ddof)
-    bad = sc.nonfinite | (count - ddof <= 0)
-    return _finish(np.where(bad, _CANONICAL_NAN, res), lead)
+    return numpy_var_rows(x2, w2, lead, kind, ddof)

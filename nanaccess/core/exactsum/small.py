@@ -1,4 +1,4 @@
-"""Small inputs (at most ``oneshot._SMALL`` elements in total).
+"""Small inputs (at most ``numpy_var.SMALL`` elements in total).
 
 There a few dozen NumPy calls cost far more than the data: Python integers are exact
 and ``int / int`` is correctly rounded, so this path gives the same bits as the

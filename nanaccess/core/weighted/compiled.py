@@ -25,8 +25,7 @@ from ..bits import layout_of
 from ..plan import PICK_METHODS
 from ..policy import RULES, finish
 from .cumulative import reach_units
-from .order import _combine, _sort_keys
-from .positions import median_positions, weighted_positions
+from .positions import combine_picks, median_positions, sort_keys, weighted_positions
 from .prepare import Prepared
 
 __all__ = ["compiled_order", "use_compiled", "NUMBA_MIN_SIZE"]
@@ -93,7 +92,7 @@ def compiled_order(p: Prepared, codes: np.ndarray | None, ngroups: int, stat: st
         keys = (np.ascontiguousarray(x) if flip else x.astype(np.float64)).view(np.int64)
         flip = True
     else:
-        keys = _sort_keys(p, policy).reshape(-1).astype(np.int64, copy=False)
+        keys = sort_keys(p, policy).reshape(-1).astype(np.int64, copy=False)
     n = w.shape[0]  # scratch from NumPy: huge pages, fewer page faults (see the kernel)
     rec = _records(n)  # (key, weight bits) records: one write stream per group
     drop = np.zeros(0, np.bool_) if p.drop is None else p.drop.reshape(-1)
@@ -180,7 +179,7 @@ def _rows_order(p: Prepared, stat, policy, qa, method, tails):
         keys = x2.view(lay.int_dtype)  # flipped to totalOrder keys inside the kernel
         fm, sh = lay.int_max, lay.bits - 1
     else:
-        keys = np.ascontiguousarray(_sort_keys(p, policy), np.int64)
+        keys = np.ascontiguousarray(sort_keys(p, policy), np.int64)
         fm, sh = 0, 63
     L, B, exact, last_h, last_l, total, counts = nb["totals"](keys, fm, sh, w2)
     s_lo, s_hi, t, mode = _positions(total, stat, qa, method)
@@ -199,7 +198,7 @@ def _rows_order(p: Prepared, stat, policy, qa, method, tails):
 
 def _finish(stat, mode, a, b, t, total, tails):
     """Combine the picked neighbours; empty groups, propagated NaNs and missing."""
-    vals = _combine(stat, mode, a, b, t)
+    vals = combine_picks(stat, mode, a, b, t)
     empty = total == 0
     nan_rows, nan_values, miss_rows = (None if v is None else v[None, :] for v in tails)
     if miss_rows is not None and not miss_rows.any():

@@ -18,25 +18,16 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _numba
-from ..keys import float_keys, integer_keys, remap_keys
-from ..plan import PICK_METHODS, RankPlan, combine
+from ..plan import PICK_METHODS
 from ..policy import finish
+from .compiled import compiled_order, use_compiled
 from .cumulative import cumulative_pairs, first_reaching_pairs, pair_total, reach_units, units_of
-from .positions import median_positions, weighted_positions
+from .positions import combine_picks, median_positions, sort_keys, weighted_positions
 from .prepare import Prepared
 
 __all__ = ["weighted_order"]
 
 _SAMPLE = 256
-
-
-def _sort_keys(p: Prepared, policy) -> np.ndarray:
-    x = p.x
-    if x.dtype.kind == "f":
-        return remap_keys(float_keys(x), x.dtype, policy)
-    if x.dtype.kind in "mM":
-        return x.view(np.int64)
-    return integer_keys(x)
 
 
 def _first_reaching(c: np.ndarray, target: np.ndarray) -> np.ndarray:
@@ -133,7 +124,6 @@ def weighted_order(p: Prepared, stat: str, policy, *, q=None, method: str = "lin
     rows, n = p.w.shape
     lead = np.shape(q) if stat == "quantile" else ()
     if rows and n:
-        from .compiled import compiled_order, use_compiled  # (imports the order helpers)
 
         if use_compiled(p, engine, grouped=False):
             try:
@@ -142,7 +132,7 @@ def weighted_order(p: Prepared, stat: str, policy, *, q=None, method: str = "lin
                 return vals, miss, lead
             except Exception as exc:  # a broken numba install: NumPy from here on
                 _numba.fallback(exc, engine)
-    keys = _sort_keys(p, policy)
+    keys = sort_keys(p, policy)
     if p.miss is not None:  # kept missing values sort after everything
         order = np.lexsort((keys, p.miss), axis=-1)
     else:
@@ -178,7 +168,7 @@ def _finish_rows(p: Prepared, stat, mode, src_lo, src_hi, t, empty, lead):
     combination, and the policy's tails (empty, missing, propagated NaN)."""
     a = np.take_along_axis(p.x, src_lo, axis=1).T
     b = np.take_along_axis(p.x, src_hi, axis=1).T
-    vals = _combine(stat, mode, a, b, t)
+    vals = combine_picks(stat, mode, a, b, t)
 
     missing_rows = None
     if p.miss is not None:
@@ -198,21 +188,3 @@ def _finish_rows(p: Prepared, stat, mode, src_lo, src_hi, t, empty, lead):
         vals, res_missing = finish(vals, stat, empty=empty[None, :], nan_rows=nan_rows,
                                    nan_values=nan_values, missing_rows=missing_rows)
     return vals, res_missing, lead
-
-
-def _combine(stat: str, mode: str, a: np.ndarray, b: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """The rank plan's arithmetic on the picked neighbours. The median takes the
-    unweighted median's midpoint where the weight is 1/2 (so integer weights give
-    the repeated data's bits) and interpolates elsewhere (real weights)."""
-    t = np.broadcast_to(t, a.shape)
-    zeros = np.zeros(a.shape, np.int64)
-    if mode == "pick":
-        return combine(RankPlan(zeros, zeros, t, "pick"), a)
-    lerped = combine(RankPlan(zeros, zeros, t, "lerp"), a, b)
-    if stat != "median":
-        return lerped
-    half = t == 0.5
-    if not half.any():
-        return lerped
-    mid = combine(RankPlan(zeros, np.where(half, 1, 0), t, "mid"), a, b)
-    return np.where(half, mid, lerped)

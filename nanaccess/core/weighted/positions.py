@@ -17,11 +17,15 @@ element of positive weight, ``W`` the last.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..interp import METHODS, virtual_index
+from ..keys import float_keys, integer_keys, remap_keys
+from ..plan import RankPlan, combine
 
-__all__ = ["weighted_positions", "median_positions"]
+__all__ = ["weighted_positions", "median_positions", "sort_keys", "combine_picks"]
 
 
 def _integer_positions(vi: np.ndarray, total: np.ndarray, raw: np.ndarray | None = None):
@@ -88,3 +92,32 @@ def median_positions(total: np.ndarray, stat: str):
     vi = np.floor(mid) if stat == "median_low" else np.ceil(mid)
     s_lo, _s_hi, _t, _c = _integer_positions(vi, n, mid)
     return s_lo, s_lo, np.zeros(s_lo.shape)
+
+
+def sort_keys(p: Any, policy: Any) -> np.ndarray:
+    """totalOrder keys of prepared data ``p`` (:class:`.prepare.Prepared`) under the
+    policy's order: floats remapped, datetimes as int64, ints as they order."""
+    x = p.x
+    if x.dtype.kind == "f":
+        return remap_keys(float_keys(x), x.dtype, policy)
+    if x.dtype.kind in "mM":
+        return x.view(np.int64)
+    return integer_keys(x)
+
+
+def combine_picks(stat: str, mode: str, a: np.ndarray, b: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """The rank plan's arithmetic on the picked neighbours. The median takes the
+    unweighted median's midpoint where the weight is 1/2 (so integer weights give
+    the repeated data's bits) and interpolates elsewhere (real weights)."""
+    t = np.broadcast_to(t, a.shape)
+    zeros = np.zeros(a.shape, np.int64)
+    if mode == "pick":
+        return combine(RankPlan(zeros, zeros, t, "pick"), a)
+    lerped = combine(RankPlan(zeros, zeros, t, "lerp"), a, b)
+    if stat != "median":
+        return lerped
+    half = t == 0.5
+    if not half.any():
+        return lerped
+    mid = combine(RankPlan(zeros, np.where(half, 1, 0), t, "mid"), a, b)
+    return np.where(half, mid, lerped)
