@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .core.classify import _report_array
+from .core.classify import report_array
 from .core.reduce import reduce
 from .options import NanPolicy
 
@@ -134,7 +134,7 @@ def describe_values(
     (1.0, nan, nan)
     """
     qs = percentiles(ps)
-    rep = _report_array(values, missing)
+    rep = report_array(values, missing)
     out = {row: float(rep[key]) for row, key in zip(
         COUNT_ROWS, ("numbers", "nan", "missing"), strict=True)}
 

@@ -46,7 +46,7 @@ def is_float_array(a: np.ndarray) -> bool:
     return a.dtype.kind == "f" and a.dtype.itemsize in (2, 4, 8)
 
 
-def _float_masks(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def float_masks(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(nan, signaling, negative, payload) for a float array, vectorised on the bits."""
     lay = layout_of(a.dtype)
     bits = as_bits(a)
@@ -184,7 +184,7 @@ def issignaling(x: Any, missing: Any = None) -> bool | np.ndarray:
         c = _scalar_class(x)
         return c[0] == "nan" and not c[3]
     if is_float_array(a):
-        out = _float_masks(a)[1]
+        out = float_masks(a)[1]
     elif a.dtype.kind in "biumM":
         out = np.zeros(a.shape, dtype=bool)
     else:
@@ -222,7 +222,7 @@ def nan_payload(x: Any, missing: Any = None) -> int | None | np.ndarray:
         c = _scalar_class(x)
         return c[2] if c[0] == "nan" else None
     if is_float_array(a):
-        out = _float_masks(a)[3]
+        out = float_masks(a)[3]
     elif a.dtype.kind in "biumM":
         out = np.full(a.shape, -1, dtype=np.int64)
     else:
@@ -320,7 +320,7 @@ def nan_report(data: Any) -> dict[str, int]:
     (2, 1, 2, 1, 1)
     """
     if isinstance(data, np.ma.MaskedArray):
-        return _report_array(np.ma.getdata(data), np.ma.getmaskarray(data))
+        return report_array(np.ma.getdata(data), np.ma.getmaskarray(data))
     a = data if isinstance(data, np.ndarray) else None
     if a is None:
         try:
@@ -329,14 +329,14 @@ def nan_report(data: Any) -> dict[str, int]:
             a = np.asarray(list(data), dtype=object)
         if a.dtype.kind in "OUSc":  # keep each object as given (1.0 beside 1j is real)
             a = np.asarray(list(data) if not isinstance(data, np.ndarray) else data, dtype=object)
-    return _report_array(a, missing=None)
+    return report_array(a, missing=None)
 
 
-def _report_array(a: np.ndarray, missing: np.ndarray | None) -> dict[str, int]:
+def report_array(a: np.ndarray, missing: np.ndarray | None) -> dict[str, int]:
     n = int(a.size)
     n_other = 0  # values that are not numbers (strings, complex): no count of their own
     if is_float_array(a):
-        nan, sig, neg, payload = _float_masks(a)
+        nan, sig, neg, payload = float_masks(a)
         if missing is not None:
             nan = nan & ~missing
             sig, neg = sig & ~missing, neg & ~missing

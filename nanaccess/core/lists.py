@@ -37,8 +37,8 @@ from .. import _stats
 from ..options import NanPolicy
 from .floatlist import bool_list_falses
 from .objects.arith import _weighted
-from .objects.classify import _describe, _npfloat_desc, classify_object
-from .objects.scan import _sort_numbers
+from .objects.classify import classify_object, describe, npfloat_desc
+from .objects.scan import sort_numbers
 from .plan import median_ranks
 from .policy import RULES
 from .small import LIST_RANKS, SMALL_LIST, float_list_pick
@@ -108,7 +108,7 @@ def _entry(v: Any, i: int) -> tuple[Any, int, Any]:
     t = type(v)
     if t is int or t is float or t is Fraction or t is Decimal:
         return (v, i, v)
-    return (_describe(v)[5], i, v)
+    return (describe(v)[5], i, v)
 
 
 def _select(vals: list, keys: np.ndarray, ranks: tuple[int, ...], same: bool) -> list:
@@ -126,7 +126,7 @@ def _select(vals: list, keys: np.ndarray, ranks: tuple[int, ...], same: bool) ->
             continue
         run = [_entry(vals[i], i) for i in idx.tolist()]
         if len(run) > 1:
-            _sort_numbers(run)
+            sort_numbers(run)
         out.append(run[k - below][2])
     return out
 
@@ -184,7 +184,7 @@ def _decimal_select(vals: list, ranks: tuple[int, ...]) -> list | None:
         # equal values (1.0 and 1.00) take the generic tie order; sorted() kept the
         # positions' order inside the run, so positions are recovered in that order
         run = _decimal_run(vals, s[k])
-        _sort_numbers(run)
+        sort_numbers(run)
         out.append(run[k - a][2])
     return out
 
@@ -204,7 +204,7 @@ def _signaling(v: Any) -> bool:
     if t is Decimal:
         return v.is_snan()
     if t in _FLOAT_MAX:  # the other NumPy floats: their own bits
-        return not _npfloat_desc(v)[3]
+        return not npfloat_desc(v)[3]
     return not classify_object(v)[3]
 
 
@@ -356,7 +356,7 @@ def _short_keyed(vals: list, stat: str, policy: NanPolicy | None
         # equal keys (equal or float-rounded values, zeros of both signs): the
         # generic order of that run alone
         run = [_entry(vals[i], i) for i, kv in enumerate(keys) if kv == f]
-        _sort_numbers(run)
+        sort_numbers(run)
         picked.append(run[k - below][2])
     return vals, ranks, picked
 
@@ -368,7 +368,7 @@ def _short_mixed(vals: list, ranks: tuple[int, ...]) -> list | None:
         if v != v:
             return None
     entries = list(map(_entry, vals, range(len(vals))))
-    _sort_numbers(entries)
+    sort_numbers(entries)
     return [entries[ranks[0]][2], entries[ranks[1]][2]]
 
 

@@ -116,14 +116,14 @@ def _missing_last_order(x: np.ndarray, axis: int, policy: NanPolicy,
 
 def _order(x: np.ndarray, axis: int, policy: NanPolicy) -> np.ndarray:
     if x.dtype.kind == "O":
-        return _object_argsort(x, policy)
+        return object_argsort(x, policy)
     order = np.argsort(sort_keys(x, policy), axis=axis, kind="stable")
     if RULES[policy].removes and x.dtype.kind == "f":
         order = order[~np.isnan(x[order])]
     return order
 
 
-def _object_argsort(x: np.ndarray, policy: NanPolicy, ascending: bool = True) -> np.ndarray:
+def object_argsort(x: np.ndarray, policy: NanPolicy, ascending: bool = True) -> np.ndarray:
     """Stable argsort of a 1-D object array by the object path's order keys.
 
     ``ascending=False`` reverses the order, ties kept in input order (stable).
@@ -176,7 +176,7 @@ def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None,
             return np.ma.MaskedArray(vals, mask=m)
         return vals  # NaT: missing, and representable in the values
     if x.dtype.kind == "O":
-        return x[_object_argsort(x, policy)]
+        return x[object_argsort(x, policy)]
     k = sort_keys(x, policy)
     k.sort(axis=axis)
     removes = RULES[policy].removes
@@ -283,9 +283,9 @@ def _object_rank(x: np.ndarray, policy: NanPolicy, method: str, ascending: bool,
     """Ranks of a 1-D object array (Decimal, Fraction, huge ints) on exact order keys."""
     vals = x.tolist()
     removes = RULES[policy].removes
-    order = _object_argsort(x, NanPolicy.LARGEST if removes else policy)
+    order = object_argsort(x, NanPolicy.LARGEST if removes else policy)
     if removes:
-        _object_argsort(x, policy)  # the policy's errors
+        object_argsort(x, policy)  # the policy's errors
         order = np.array([i for i in order if classify_object(vals[i])[0] == "number"],
                          dtype=np.intp)
     keys = object_sort_keys(vals, policy)

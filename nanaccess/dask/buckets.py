@@ -32,7 +32,7 @@ def _rows(b: np.ndarray, kept: tuple[int, ...], axes: tuple[int, ...]) -> np.nda
 TOP = 16  # bits of the key prefix the first pass histograms (and the fast path reads)
 
 
-def _fast_top(dtype: np.dtype, policy: NanPolicy) -> bool:
+def fast_top(dtype: np.dtype, policy: NanPolicy) -> bool:
     """Whether the top key bits can be read from the raw float bits (no full keys)."""
     return (dtype.kind == "f" and dtype.isnative
             and RULES[policy].nan_rank not in ("first", "last"))
@@ -71,7 +71,7 @@ class _BlockKeys:
         self.b, self.kept, self.axes, self.policy, self.w = b, kept, axes, policy, w
         self.tb = min(TOP, w)
         self.full = None
-        if _fast_top(b.dtype, policy):
+        if fast_top(b.dtype, policy):
             lay = layout_of(b.dtype)
             raw = as_bits(b)
             k = b.dtype.itemsize // 2
@@ -116,7 +116,7 @@ def hist_block(b, *, kept, axes, policy, w, bits, nb):
         return h.reshape((1,) * b.ndim + (1, nb))
     rows = math.prod(b.shape[a] for a in kept)
     out = np.zeros((1, rows, nb), dtype=np.int64)
-    raw = raw16(b) if not kept and _fast_top(b.dtype, policy) else None
+    raw = raw16(b) if not kept and fast_top(b.dtype, policy) else None
     if raw is not None and b.size:
         # histogram of the raw top 16 bits in place, then mapped to key buckets
         h = np.zeros(1 << 16, dtype=np.int64)
@@ -159,7 +159,7 @@ def _wide_hist(b: np.ndarray, policy: NanPolicy, w: int, bits: int) -> np.ndarra
     data: full keys, shifted.
     """
     nb = 1 << bits
-    top = _rawtop(b) if _fast_top(b.dtype, policy) else None
+    top = _rawtop(b) if fast_top(b.dtype, policy) else None
     if top is None or top.dtype.itemsize * 8 < bits:
         u = ukeys(np.ascontiguousarray(b).reshape(-1), policy) >> np.uint64(w - bits)
         return np.bincount(u.view(np.int64), minlength=nb)
@@ -263,7 +263,7 @@ def refine_block(b, boxed, *, kept, axes, policy, w, bits, limit):
     if active.any():
         gather = st[..., 3] <= np.uint64(limit)
         prefix = np.where(active, st[..., 0], 0).astype(np.int64)  # < 2**63 when active
-        raw = raw16(b) if not kept and _fast_top(b.dtype, policy) else None
+        raw = raw16(b) if not kept and fast_top(b.dtype, policy) else None
         if raw is not None and b.size and (known[active] >= TOP).all():
             k16 = prefix[active] >> (known[active] - TOP)
             c_idx = scan_eq(raw, _key16_to_raw(b.dtype, policy, k16))

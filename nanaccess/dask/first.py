@@ -21,7 +21,7 @@ from ..core.bits import layout_of
 from ..core.keys import float_keys
 from ..core.policy import NanTally
 from ..options import NanPolicy
-from .buckets import _fast_top, hist_block, maxnan_block, ukey_extreme
+from .buckets import fast_top, hist_block, maxnan_block, ukey_extreme
 from .tally import block_tally, globalize, raw16, signaling_mask, special_positions
 
 __all__ = ["FirstRecord", "first_block", "merge_records", "record_tally", "record_counts"]
@@ -92,7 +92,7 @@ def first_block(b: np.ndarray, block_info: dict | None = None, *, kept, axes,
         rec.hist = h.reshape(rows, nb)
     raw = raw16(b) if not kept and b.size else None
     if raw is not None and (tally or nans or maxnan):
-        if _fast_top(b.dtype, policy) and not _maybe_special(rec.hist, b.dtype, bits):
+        if fast_top(b.dtype, policy) and not _maybe_special(rec.hist, b.dtype, bits):
             # the histogram counts no infinity or NaN: no scan for them
             pos = np.zeros(0, np.intp)
         else:

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._describe import COUNT_ROWS, pct_label, percentiles, row_labels
-from ..core.classify import REPORT_KEYS, _float_masks, _report_array
+from ..core.classify import REPORT_KEYS, float_masks, report_array
 from ..core.objects import classify_object
 from ..pandas.describe import describe_policy
 from ..pandas.dtypes import column_arrays
@@ -29,10 +29,10 @@ __all__ = ["series_report", "series_describe", "frame_report", "frame_describe"]
 def _partition_report(part: pd.Series) -> tuple[dict[str, int], set]:
     """(counts of :func:`nanaccess.nan_report`, set of the NaN payloads) of a partition."""
     col = column_arrays(part)
-    counts = _report_array(col.values, col.missing)
+    counts = report_array(col.values, col.missing)
     a = col.values
     if a.dtype.kind == "f":
-        nan, _, _, payload = _float_masks(a)
+        nan, _, _, payload = float_masks(a)
         if col.missing is not None:
             nan &= ~col.missing
         return counts, set(np.unique(payload[nan]).tolist())

@@ -31,7 +31,7 @@ from ..options import NanPolicy, resolve_policy
 from .cells import by_slabs, plan_slabs
 from .final import axes_whole, core_reduce, out_dtype, per_block_core, whole_axes
 from .moments import dask_moment_stat
-from .select import _first_bits, dask_order_stat
+from .select import dask_order_stat, first_bits
 from .stream import Passes, defers, lazily, passes_of
 from .tally import policy_check
 
@@ -136,7 +136,7 @@ def _slabs(x: da.Array, entry: _stats.Statistic, axis: Any, passes: Passes
     if axes_whole(x, axes) or len(axes) == x.ndim:
         return None
     if entry.family == "order" and x.dtype.kind in "fiubmM" and \
-            _first_bits(x, axes) is not None:
+            first_bits(x, axes) is not None:
         return None  # the selection's histograms fit: no rechunk
     return plan_slabs(x, axes, passes)
 

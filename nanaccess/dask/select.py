@@ -207,7 +207,7 @@ def _wanted_bits(x: da.Array) -> int:
     return head + max(int(x.size).bit_length() - (_GATHER_LIMIT.bit_length() - 1) + 1, 0)
 
 
-def _first_bits(x: da.Array, axes: tuple[int, ...]) -> int | None:
+def first_bits(x: da.Array, axes: tuple[int, ...]) -> int | None:
     """Bits of the first-pass histogram, sized to the block: at most 16, and the
     per-row histograms of a chunk (8 bytes a bin) take at most half its bytes, so a
     task (and a tree step adding a few of them) stays near one chunk. None when even
@@ -473,7 +473,7 @@ def dask_order_stat(
 
     x0 = x  # the tally's positions are those of the caller's array
     single = axes_whole(x, axes)
-    bits = None if single else _first_bits(x, axes)
+    bits = None if single else first_bits(x, axes)
     if not single and (stat not in _stats.ORDER or x.dtype.kind not in "fiubmM"):
         # argmin/argmax and object data: bring the reduced axes into one chunk (rows
         # whole: the core's errors name rows of the whole array)

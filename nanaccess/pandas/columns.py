@@ -19,7 +19,7 @@ import pandas as pd
 from .._hostkit import empty_is_missing, host_reduce, kept_int_dtype, relabelled
 from .._hostkit import with_min_count as _kit_min_count
 from .._labels import IndexLocation, fmt_label, relabel, restate, subject
-from ..core.classify import REPORT_KEYS, _report_array, issignaling
+from ..core.classify import REPORT_KEYS, issignaling, report_array
 from ..core.objects import classify_object
 from ..core.reduce import Reduced
 from ..errors import NaNError
@@ -62,7 +62,7 @@ def type_error(name: Hashable | None, err: Exception, series: bool = False) -> E
 
 def report(col: Column) -> dict[str, int]:
     """:func:`nanaccess.nan_report`'s counts of one column."""
-    return _report_array(col.values, col.missing)
+    return report_array(col.values, col.missing)
 
 
 def numbers(col: Column) -> int:

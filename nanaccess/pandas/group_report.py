@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.classify import REPORT_KEYS, _float_masks
+from ..core.classify import REPORT_KEYS, float_masks
 from ..core.objects import classify_object
 from .dtypes import Column
 
@@ -29,7 +29,7 @@ def _element_masks(col: Column) -> dict[str, np.ndarray]:
     zeros = np.zeros(n, bool)
     miss = zeros.copy() if col.missing is None else np.asarray(col.missing, bool).copy()
     if a.dtype.kind == "f":
-        nan, sig, neg, payload = _float_masks(a)
+        nan, sig, neg, payload = float_masks(a)
         nan, sig, neg = nan & ~miss, sig & ~miss, neg & ~miss
         return {"nan": nan, "signaling": sig, "negative": neg, "posinf": a == np.inf,
                 "neginf": a == -np.inf, "missing": miss,

@@ -19,7 +19,7 @@ from ..core.axes import Reduction
 from ..core.classify import isnan
 from ..core.nanscan import scan_rows
 from ..core.policy import RULES
-from ..core.sorting import _object_argsort, rank, sort_keys, sort_policy
+from ..core.sorting import object_argsort, rank, sort_keys, sort_policy
 from ..errors import NaNError
 from ..options import NanPolicy
 from .columns import restated, type_error
@@ -57,7 +57,7 @@ def sort_order(
     vv = v[pos]
     try:
         if vv.dtype.kind == "O":
-            o = _object_argsort(vv, policy, ascending=ascending)
+            o = object_argsort(vv, policy, ascending=ascending)
         else:
             k = sort_keys(vv, policy)
             o = np.argsort(k if ascending else ~k, kind="stable")

@@ -20,7 +20,7 @@ from nanaccess.core.keys import float_keys
 from nanaccess.core.policy import NanTally
 from nanaccess.core.select import order_stat
 from nanaccess.dask.array import dask_order_stat
-from nanaccess.dask.select import _first_bits, _first_pass, _Plan, _refine_pass
+from nanaccess.dask.select import _first_pass, _Plan, _refine_pass, first_bits
 from nanaccess.options import resolve_policy
 
 
@@ -49,7 +49,7 @@ def _stored_input(g, x) -> list:
 
 def _plan(x, stat, axes, policy):
     return _Plan(x, stat, None, "linear", axes, resolve_policy(policy), np.dtype(x.dtype),
-                 None, None, x.shape, _first_bits(x, axes))
+                 None, None, x.shape, first_bits(x, axes))
 
 
 def _tasks(*lazy):

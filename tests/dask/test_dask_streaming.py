@@ -17,7 +17,7 @@ import nanaccess as na
 from nanaccess.core.interp import METHODS
 from nanaccess.core.select import order_stat
 from nanaccess.dask.array import dask_order_stat, dask_reduce
-from nanaccess.dask.select import _first_bits
+from nanaccess.dask.select import first_bits
 from nanaccess.dask.stream import is_persisted, streams
 from nanaccess.errors import NaNError, SignalingNaNError
 
@@ -198,11 +198,11 @@ def test_wide_first_histogram_is_exact(dtype, monkeypatch):
     else:
         x = rng.integers(-(2**31), 2**31 - 1, 2 * n_chunk + 5).astype(dtype)
     dx = da.from_array(x, chunks=n_chunk)
-    assert _first_bits(dx, (0,)) == 17
+    assert first_bits(dx, (0,)) == 17
     if dtype == "f8":  # 1e9 float64 in 100 chunks: 22 bits (32 MiB of 80 MiB chunks)
         monkeypatch.setattr(mod, "_GATHER_LIMIT", 1 << 21)
-        assert _first_bits(da.zeros(10**9, chunks=10**7), (0,)) == 22
-        assert _first_bits(da.zeros(10**7, chunks=10**6), (0,)) == 16
+        assert first_bits(da.zeros(10**9, chunks=10**7), (0,)) == 22
+        assert first_bits(da.zeros(10**7, chunks=10**6), (0,)) == 16
         monkeypatch.setattr(mod, "_GATHER_LIMIT", 1 << 12)
     for policy in ("omit", "propagate", "largest"):
         for stat, kw in (("median", {}), ("quantile", {"q": [0.0, 0.999, 1.0]})):

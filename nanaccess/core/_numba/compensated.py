@@ -77,21 +77,21 @@ MODE_MASK = 1  # values where the mask is True
 MODE_SKIPNAN = 2  # values that are not NaN (NaNs counted and flagged, not summed)
 F_NAN = 1  # a NaN was skipped
 F_SNAN = 2  # one of the skipped NaNs is signaling
-_U = 2.0 ** -53
-_MAX_MU = 1e-6  # m * u beyond this: not certified
-_TINY = 2.0 ** -1072  # covers the underflow of the bound's own roundings
+U = 2.0 ** -53
+MAX_MU = 1e-6  # m * u beyond this: not certified
+TINY = 2.0 ** -1072  # covers the underflow of the bound's own roundings
 _NORMAL_MIN = 2.0 ** -1022
-_MEAN_LO = 2.0 ** -960  # |hi| and |q| inside these: TwoProduct's split is exact
-_MEAN_HI = 2.0 ** 990
+MEAN_LO = 2.0 ** -960  # |hi| and |q| inside these: TwoProduct's split is exact
+MEAN_HI = 2.0 ** 990
 _EXACT_MIN = 2.0 ** -1000  # half a spacing of |hi| above this is a normal float
-_VELTKAMP = 134217729.0  # 2**27 + 1
-_MARGIN = 1.0000001  # relative margin of the certification tests
-_ABS = np.uint64(0x7FFFFFFFFFFFFFFF)
-_INF_BITS = np.uint64(0x7FF0000000000000)
-_QUIET = np.uint64(1 << 51)
+VELTKAMP = 134217729.0  # 2**27 + 1
+MARGIN = 1.0000001  # relative margin of the certification tests
+ABS = np.uint64(0x7FFFFFFFFFFFFFFF)
+INF_BITS = np.uint64(0x7FF0000000000000)
+QUIET = np.uint64(1 << 51)
 
 
-def _lane_add(s, c, b, x):  # pragma: no cover - compiled
+def lane_add(s, c, b, x):  # pragma: no cover - compiled
     """One Sum2 step: TwoSum of ``s + x``, its error into ``c`` and ``|error|`` into
     ``b``."""
     t = s + x
@@ -116,13 +116,13 @@ def _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, la
         for i in range(0, full, LANES):
             for j in range(LANES):
                 v = x[r, i + j]
-                lanes_s[j], lanes_c[j], lanes_b[j] = _lane_add(
+                lanes_s[j], lanes_c[j], lanes_b[j] = lane_add(
                     lanes_s[j], lanes_c[j], lanes_b[j], v)
                 lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
         for i in range(full, n):
             j = i - full
             v = x[r, i]
-            lanes_s[j], lanes_c[j], lanes_b[j] = _lane_add(
+            lanes_s[j], lanes_c[j], lanes_b[j] = lane_add(
                 lanes_s[j], lanes_c[j], lanes_b[j], v)
             lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
         lanes_n[0] = n
@@ -131,31 +131,31 @@ def _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, la
             j = i % LANES
             if mask[r, i]:
                 v = x[r, i]
-                lanes_s[j], lanes_c[j], lanes_b[j] = _lane_add(
+                lanes_s[j], lanes_c[j], lanes_b[j] = lane_add(
                     lanes_s[j], lanes_c[j], lanes_b[j], v)
                 lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
                 lanes_n[j] += 1
     else:
         for i in range(0, full, LANES):
             for j in range(LANES):
-                b = bits[r, i + j] & _ABS
-                isn = b > _INF_BITS
+                b = bits[r, i + j] & ABS
+                isn = b > INF_BITS
                 v = 0.0 if isn else x[r, i + j]
-                lanes_s[j], lanes_c[j], lanes_b[j] = _lane_add(
+                lanes_s[j], lanes_c[j], lanes_b[j] = lane_add(
                     lanes_s[j], lanes_c[j], lanes_b[j], v)
                 lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
                 lanes_n[j] += np.int64(not isn)
-                lanes_f[j] |= np.int64(isn) * (F_NAN | (F_SNAN * np.int64((b & _QUIET) == 0)))
+                lanes_f[j] |= np.int64(isn) * (F_NAN | (F_SNAN * np.int64((b & QUIET) == 0)))
         for i in range(full, n):
             j = i - full
-            b = bits[r, i] & _ABS
-            isn = b > _INF_BITS
+            b = bits[r, i] & ABS
+            isn = b > INF_BITS
             v = 0.0 if isn else x[r, i]
-            lanes_s[j], lanes_c[j], lanes_b[j] = _lane_add(
+            lanes_s[j], lanes_c[j], lanes_b[j] = lane_add(
                 lanes_s[j], lanes_c[j], lanes_b[j], v)
             lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
             lanes_n[j] += np.int64(not isn)
-            lanes_f[j] |= np.int64(isn) * (F_NAN | (F_SNAN * np.int64((b & _QUIET) == 0)))
+            lanes_f[j] |= np.int64(isn) * (F_NAN | (F_SNAN * np.int64((b & QUIET) == 0)))
 
 
 def _lanes_nan(lanes_s):  # pragma: no cover - compiled
@@ -193,7 +193,7 @@ def rows_kernel(x, mask, bits, mode, s_out, c_out, b_out, y_out, counts, flags):
         cnt = lanes_n[0]
         fl = lanes_f[0]
         for j in range(1, LANES):
-            s, c, a = _lane_add(s, c + lanes_c[j], a + lanes_b[j], lanes_s[j])
+            s, c, a = lane_add(s, c + lanes_c[j], a + lanes_b[j], lanes_s[j])
             y = min(y, lanes_y[j])
             cnt += lanes_n[j]
             fl |= lanes_f[j]
@@ -221,17 +221,17 @@ def cols_kernel(x, mask, bits, mode, s_out, c_out, b_out, y_out, counts, flags):
                 v1 = x[i + 1, j]
                 v2 = x[i + 2, j]
                 v3 = x[i + 3, j]
-                s, c, b = _lane_add(s_out[j], c_out[j], b_out[j], v0)
-                s, c, b = _lane_add(s, c, b, v1)
-                s, c, b = _lane_add(s, c, b, v2)
-                s_out[j], c_out[j], b_out[j] = _lane_add(s, c, b, v3)
+                s, c, b = lane_add(s_out[j], c_out[j], b_out[j], v0)
+                s, c, b = lane_add(s, c, b, v1)
+                s, c, b = lane_add(s, c, b, v2)
+                s_out[j], c_out[j], b_out[j] = lane_add(s, c, b, v3)
                 y01 = min(abs(v0) if v0 != 0.0 else np.inf, abs(v1) if v1 != 0.0 else np.inf)
                 y23 = min(abs(v2) if v2 != 0.0 else np.inf, abs(v3) if v3 != 0.0 else np.inf)
                 y_out[j] = min(y_out[j], min(y01, y23))
         for i in range(n4, n):
             for j in range(m):
                 v = x[i, j]
-                s_out[j], c_out[j], b_out[j] = _lane_add(s_out[j], c_out[j], b_out[j], v)
+                s_out[j], c_out[j], b_out[j] = lane_add(s_out[j], c_out[j], b_out[j], v)
                 y_out[j] = min(y_out[j], abs(v) if v != 0.0 else np.inf)
         for j in range(m):
             counts[j] = n
@@ -241,18 +241,18 @@ def cols_kernel(x, mask, bits, mode, s_out, c_out, b_out, y_out, counts, flags):
             for j in range(m):
                 w = mask[i, j]
                 v = x[i, j] if w else 0.0
-                s_out[j], c_out[j], b_out[j] = _lane_add(s_out[j], c_out[j], b_out[j], v)
+                s_out[j], c_out[j], b_out[j] = lane_add(s_out[j], c_out[j], b_out[j], v)
                 y_out[j] = min(y_out[j], abs(v) if v != 0.0 else np.inf)
                 counts[j] += np.int64(w)
         else:
             for j in range(m):
-                b = bits[i, j] & _ABS
-                isn = b > _INF_BITS
+                b = bits[i, j] & ABS
+                isn = b > INF_BITS
                 v = 0.0 if isn else x[i, j]
-                s_out[j], c_out[j], b_out[j] = _lane_add(s_out[j], c_out[j], b_out[j], v)
+                s_out[j], c_out[j], b_out[j] = lane_add(s_out[j], c_out[j], b_out[j], v)
                 y_out[j] = min(y_out[j], abs(v) if v != 0.0 else np.inf)
                 counts[j] += np.int64(not isn)
-                flags[j] |= np.int64(isn) * (F_NAN | (F_SNAN * np.int64((b & _QUIET) == 0)))
+                flags[j] |= np.int64(isn) * (F_NAN | (F_SNAN * np.int64((b & QUIET) == 0)))
 
 
 def grouped_kernel(x, mask, bits, mode, codes, s_out, c_out, b_out, y_out, counts, flags):
@@ -271,9 +271,9 @@ def grouped_kernel(x, mask, bits, mode, codes, s_out, c_out, b_out, y_out, count
             if not mask[i]:
                 continue
         elif mode == MODE_SKIPNAN:
-            b = bits[i] & _ABS
-            if b > _INF_BITS:
-                flags[g] |= F_NAN | (F_SNAN * np.int64((b & _QUIET) == 0))
+            b = bits[i] & ABS
+            if b > INF_BITS:
+                flags[g] |= F_NAN | (F_SNAN * np.int64((b & QUIET) == 0))
                 continue
         v = x[i]
         s = acc[g, 0]
@@ -293,19 +293,19 @@ def grouped_kernel(x, mask, bits, mode, codes, s_out, c_out, b_out, y_out, count
         counts[g] = np.int64(acc[g, 3])
 
 
-def _spacing_below(a):  # pragma: no cover - compiled
+def spacing_below(a):  # pragma: no cover - compiled
     """``a - nextafter(a, 0)`` of a positive normal float64 (exact: Sterbenz)."""
     b = np.int64(np.float64(a).view(np.int64))
     return a - np.int64(b - 1).view(np.float64)
 
 
 def _split(a):  # pragma: no cover - compiled
-    t = _VELTKAMP * a
+    t = VELTKAMP * a
     hi = t - (t - a)
     return hi, a - hi
 
 
-def _two_prod_err(a, b, p):  # pragma: no cover - compiled
+def two_prod_err(a, b, p):  # pragma: no cover - compiled
     """The exact error ``a*b - p`` of ``p = fl(a*b)`` (Dekker, no fma)."""
     ah, al = _split(a)
     bh, bl = _split(b)
@@ -313,7 +313,7 @@ def _two_prod_err(a, b, p):  # pragma: no cover - compiled
 
 
 def two_sum(a, b):  # pragma: no cover - compiled
-    """``a + b == s + e`` exactly (Knuth's TwoSum; :func:`_lane_add` is the same
+    """``a + b == s + e`` exactly (Knuth's TwoSum; :func:`lane_add` is the same
     step with the error's magnitude kept). Kernels elsewhere bind it (weighted)."""
     s = a + b
     z = s - a
@@ -323,7 +323,7 @@ def two_sum(a, b):  # pragma: no cover - compiled
 def two_prod(a, b):  # pragma: no cover - compiled
     """``a * b == p + e`` exactly (Dekker; no overflow or underflow inside)."""
     p = a * b
-    return p, _two_prod_err(a, b, p)
+    return p, two_prod_err(a, b, p)
 
 
 def _spacing_above(a):  # pragma: no cover - compiled
@@ -360,25 +360,25 @@ def _exact_lo(hi, lo, e, y):  # pragma: no cover - compiled
 
 def _certify_one(s, c, b, y, n, mean, lanes):  # pragma: no cover - compiled
     """(value, certified) of one cell's accumulators (see the module docstring)."""
-    m = np.float64(n + lanes + 2) * _U
-    if n <= 0 or m >= _MAX_MU:
+    m = np.float64(n + lanes + 2) * U
+    if n <= 0 or m >= MAX_MU:
         return 0.0, False
     hi = s + c
     z = hi - s
     lo = (s - (hi - z)) + (c - z)
-    e = 2.0 * m * b + _TINY
+    e = 2.0 * m * b + TINY
     ahi = abs(hi)
     if not (ahi >= _NORMAL_MIN and ahi < np.inf and abs(lo) < np.inf and e < np.inf):
         return 0.0, False  # zero, subnormal, NaN, infinite or overflowed
     if not mean:
-        if (abs(lo) + e) * _MARGIN < 0.5 * _spacing_below(ahi):
+        if (abs(lo) + e) * MARGIN < 0.5 * spacing_below(ahi):
             return hi, True
         lx = _exact_lo(hi, lo, e, y)  # a tie or near-tie: settled when S is known
         if not (abs(lx) < np.inf):
             return 0.0, False
         if lx == 0.0:
             return hi, True
-        h = _spacing_above(ahi) if (lx > 0) == (hi > 0) else _spacing_below(ahi)
+        h = _spacing_above(ahi) if (lx > 0) == (hi > 0) else spacing_below(ahi)
         if not (h < np.inf):
             return 0.0, False  # beyond the largest float: the exact engine rounds
         if abs(lx) < 0.5 * h:
@@ -386,22 +386,22 @@ def _certify_one(s, c, b, y, n, mean, lanes):  # pragma: no cover - compiled
         if abs(lx) == 0.5 * h:  # an exact tie: half-even
             return _even(hi, hi + 2.0 * lx), True
         return 0.0, False
-    if not (_MEAN_LO <= ahi <= _MEAN_HI):
+    if not (MEAN_LO <= ahi <= MEAN_HI):
         return 0.0, False
     dn = np.float64(n)
     q = hi / dn
     p = q * dn
-    num = ((hi - p) - _two_prod_err(q, dn, p)) + lo  # (hi - q*n exact) + lo
+    num = ((hi - p) - two_prod_err(q, dn, p)) + lo  # (hi - q*n exact) + lo
     q += num / dn  # the candidate: fl(hi/n) is off by an ulp when lo tips it
     aq = abs(q)
-    if not (aq >= _MEAN_LO):
+    if not (aq >= MEAN_LO):
         return 0.0, False
     p = q * dn
     d1 = hi - p  # exact (Sterbenz: p is within a few ulps of hi)
-    d2 = _two_prod_err(q, dn, p)  # exact: q*n = p + d2
+    d2 = two_prod_err(q, dn, p)  # exact: q*n = p + d2
     num = (d1 - d2) + lo  # hi + lo - q*n, two roundings
-    slack = 3.0 * _U * (abs(d1) + abs(d2) + abs(lo))
-    if (abs(num) + slack + e) * _MARGIN < (0.5 * _spacing_below(aq)) * dn / _MARGIN:
+    slack = 3.0 * U * (abs(d1) + abs(d2) + abs(lo))
+    if (abs(num) + slack + e) * MARGIN < (0.5 * spacing_below(aq)) * dn / MARGIN:
         return q, True
     lx = _exact_lo(hi, lo, e, y)  # a tie or near-tie: settled when S is known
     if not (abs(lx) < np.inf):
@@ -412,7 +412,7 @@ def _certify_one(s, c, b, y, n, mean, lanes):  # pragma: no cover - compiled
     nl = (r - (nh - z)) + (lx - z)
     if nh == 0.0:
         return q, True
-    h = _spacing_above(aq) if (nh > 0) == (q > 0) else _spacing_below(aq)
+    h = _spacing_above(aq) if (nh > 0) == (q > 0) else spacing_below(aq)
     t = 0.5 * h * dn  # exact: a power of two times n
     if abs(nh) < t:
         return q, True
@@ -450,7 +450,7 @@ def one_kernel(x, mean):  # pragma: no cover - compiled
     b = lanes_b[0]
     y = lanes_y[0]
     for j in range(1, LANES):
-        s, c, b = _lane_add(s, c + lanes_c[j], b + lanes_b[j], lanes_s[j])
+        s, c, b = lane_add(s, c + lanes_c[j], b + lanes_b[j], lanes_s[j])
         y = min(y, lanes_y[j])
     return _certify_one(s, c, b, y, lanes_n[0], mean, LANES)
 
@@ -475,7 +475,7 @@ def one_skipnan_kernel(x, bits, mean):  # pragma: no cover - compiled
     n = lanes_n[0]
     f = lanes_f[0]
     for j in range(1, LANES):
-        s, c, b = _lane_add(s, c + lanes_c[j], b + lanes_b[j], lanes_s[j])
+        s, c, b = lane_add(s, c + lanes_c[j], b + lanes_b[j], lanes_s[j])
         y = min(y, lanes_y[j])
         n += lanes_n[j]
         f |= lanes_f[j]
@@ -508,8 +508,8 @@ def compact_kernel(vals, mask, use_mask, codes, ok, renum, sub_vals, sub_mask, s
     return m
 
 
-_HELPERS = ("_lane_add", "_row", "_lanes_nan", "_certify_one", "_spacing_below",
-            "_spacing_above", "_quantum", "_even", "_exact_lo", "_split", "_two_prod_err",
+_HELPERS = ("lane_add", "_row", "_lanes_nan", "_certify_one", "spacing_below",
+            "_spacing_above", "_quantum", "_even", "_exact_lo", "_split", "two_prod_err",
             "two_sum", "two_prod")
 _KERNELS = ("rows_kernel", "cols_kernel", "grouped_kernel", "certify_kernel",
             "compact_kernel", "one_kernel", "one_skipnan_kernel")

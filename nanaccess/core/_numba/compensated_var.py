@@ -19,25 +19,25 @@ import numpy as np
 
 from . import bind, jit, kernels, register
 from .compensated import (
-    _ABS,
-    _INF_BITS,
-    _MARGIN,
-    _MAX_MU,
-    _MEAN_HI,
-    _MEAN_LO,
-    _QUIET,
-    _TINY,
-    _U,
-    _VELTKAMP,
+    ABS,
     F_NAN,
     F_SNAN,
+    INF_BITS,
     LANES,
+    MARGIN,
+    MAX_MU,
+    MEAN_HI,
+    MEAN_LO,
     MODE_ALL,
     MODE_MASK,
     MODE_SKIPNAN,
-    _lane_add,
-    _spacing_below,
-    _two_prod_err,
+    QUIET,
+    TINY,
+    VELTKAMP,
+    U,
+    lane_add,
+    spacing_below,
+    two_prod_err,
 )
 
 __all__ = ["build"]
@@ -48,13 +48,13 @@ _VAR_ABS = 2.0 ** -1000  # covers underflow in the pieces of D
 
 
 def _var_add(s, c, b, qs, qc, qb, v):  # pragma: no cover - compiled
-    """One value into the Sum2 accumulators of S (``s, c, b``, :func:`_lane_add`) and
+    """One value into the Sum2 accumulators of S (``s, c, b``, :func:`lane_add`) and
     of Q: ``v*v = p + ep`` exactly (Dekker's TwoProduct of a square: one split), ``p``
     by TwoSum into ``qs``, its error and ``ep`` into ``qc``, their magnitudes into
     ``qb``."""
-    s, c, b = _lane_add(s, c, b, v)
+    s, c, b = lane_add(s, c, b, v)
     p = v * v
-    vt = _VELTKAMP * v
+    vt = VELTKAMP * v
     vh = vt - (vt - v)
     vl = v - vh
     ep = ((vh * vh - p) + 2.0 * (vh * vl)) + vl * vl
@@ -95,10 +95,10 @@ def _var_row(x, mask, bits, r, mode, ls, lc, lb, lqs, lqc, lqb, ln, lf):
         for i0 in range(0, full, LANES):
             for j in range(LANES):
                 i = i0 + j
-                b = bits[r, i] & _ABS
-                take = b <= _INF_BITS
+                b = bits[r, i] & ABS
+                take = b <= INF_BITS
                 v = np.float64(x[r, i]) if take else 0.0
-                lf[j] |= np.int64(not take) * (F_NAN | (F_SNAN * np.int64((b & _QUIET) == 0)))
+                lf[j] |= np.int64(not take) * (F_NAN | (F_SNAN * np.int64((b & QUIET) == 0)))
                 ln[j] += np.int64(take)
                 ls[j], lc[j], lb[j], lqs[j], lqc[j], lqb[j] = _var_add(
                     ls[j], lc[j], lb[j], lqs[j], lqc[j], lqb[j], v)
@@ -110,10 +110,10 @@ def _var_row(x, mask, bits, r, mode, ls, lc, lb, lqs, lqc, lqb, ln, lf):
             take = mask[r, i]
             v = np.float64(x[r, i]) if take else 0.0
         elif mode == MODE_SKIPNAN:
-            b = bits[r, i] & _ABS
-            take = b <= _INF_BITS
+            b = bits[r, i] & ABS
+            take = b <= INF_BITS
             v = np.float64(x[r, i]) if take else 0.0
-            lf[j] |= np.int64(not take) * (F_NAN | (F_SNAN * np.int64((b & _QUIET) == 0)))
+            lf[j] |= np.int64(not take) * (F_NAN | (F_SNAN * np.int64((b & QUIET) == 0)))
         else:
             v = np.float64(x[r, i])
             take = True
@@ -127,7 +127,7 @@ def _dd_bound(s, c, b, k):  # pragma: no cover - compiled
     hi = s + c
     z = hi - s
     lo = (s - (hi - z)) + (c - z)
-    return hi, lo, 2.0 * (np.float64(k + 2) * _U) * b + _TINY
+    return hi, lo, 2.0 * (np.float64(k + 2) * U) * b + TINY
 
 
 def _certify_var(s, c, b, qs, qc, qb, n, ddof, lanes):
@@ -136,7 +136,7 @@ def _certify_var(s, c, b, qs, qc, qb, n, ddof, lanes):
     :func:`var_rows_kernel`)."""
     m = np.float64(n) * np.float64(n - ddof)
     if n <= 0 or n - ddof <= 0 or not (m < 2.0 ** 53) \
-            or np.float64(2 * n + lanes + 2) * _U >= _MAX_MU:
+            or np.float64(2 * n + lanes + 2) * U >= MAX_MU:
         return 0.0, False
     sh, sl, es = _dd_bound(s, c, b, n + lanes)
     qh, ql, eq = _dd_bound(qs, qc, qb, 2 * n + lanes)
@@ -147,38 +147,38 @@ def _certify_var(s, c, b, qs, qc, qb, n, ddof, lanes):
     dn = np.float64(n)
     # D = n*(qh + ql) - (sh + sl)**2 as exact pieces (TwoProduct) but sl**2 (bounded)
     a1 = dn * qh
-    a2 = _two_prod_err(dn, qh, a1)
+    a2 = two_prod_err(dn, qh, a1)
     b1 = dn * ql
-    b2 = _two_prod_err(dn, ql, b1)
+    b2 = two_prod_err(dn, ql, b1)
     c1 = sh * sh
-    c2 = _two_prod_err(sh, sh, c1)
+    c2 = two_prod_err(sh, sh, c1)
     d1 = (2.0 * sh) * sl
-    d2 = _two_prod_err(2.0 * sh, sl, d1)
-    ds, dc, db = _lane_add(0.0, 0.0, 0.0, a1)
-    ds, dc, db = _lane_add(ds, dc, db, -c1)
-    ds, dc, db = _lane_add(ds, dc, db, a2)
-    ds, dc, db = _lane_add(ds, dc, db, -c2)
-    ds, dc, db = _lane_add(ds, dc, db, b1)
-    ds, dc, db = _lane_add(ds, dc, db, -d1)
-    ds, dc, db = _lane_add(ds, dc, db, b2)
-    ds, dc, db = _lane_add(ds, dc, db, -d2)
+    d2 = two_prod_err(2.0 * sh, sl, d1)
+    ds, dc, db = lane_add(0.0, 0.0, 0.0, a1)
+    ds, dc, db = lane_add(ds, dc, db, -c1)
+    ds, dc, db = lane_add(ds, dc, db, a2)
+    ds, dc, db = lane_add(ds, dc, db, -c2)
+    ds, dc, db = lane_add(ds, dc, db, b1)
+    ds, dc, db = lane_add(ds, dc, db, -d1)
+    ds, dc, db = lane_add(ds, dc, db, b2)
+    ds, dc, db = lane_add(ds, dc, db, -d2)
     dh, dl, ed = _dd_bound(ds, dc, db, 8)
     ash = abs(sh) + abs(sl)
     ed = (ed + dn * eq + (2.0 * ash + es) * es + sl * sl + _VAR_ABS) * 1.0001
-    if not (_MEAN_LO <= dh <= _MEAN_HI and ed < np.inf) or not (dh - abs(dl) - ed > 0.0):
+    if not (MEAN_LO <= dh <= MEAN_HI and ed < np.inf) or not (dh - abs(dl) - ed > 0.0):
         return 0.0, False  # D's interval holds 0, or D near under/overflow
     q = dh / m
     p = q * m
-    num = ((dh - p) - _two_prod_err(q, m, p)) + dl
+    num = ((dh - p) - two_prod_err(q, m, p)) + dl
     q += num / m  # the candidate: fl(dh/m) is off by an ulp when dl tips it
-    if not (q >= _MEAN_LO and q < np.inf):
+    if not (q >= MEAN_LO and q < np.inf):
         return 0.0, False
     p = q * m
     r1 = dh - p  # exact (Sterbenz)
-    r2 = _two_prod_err(q, m, p)
+    r2 = two_prod_err(q, m, p)
     num = (r1 - r2) + dl
-    slack = 3.0 * _U * (abs(r1) + abs(r2) + abs(dl))
-    if (abs(num) + slack + ed) * _MARGIN < (0.5 * _spacing_below(q)) * m / _MARGIN:
+    slack = 3.0 * U * (abs(r1) + abs(r2) + abs(dl))
+    if (abs(num) + slack + ed) * MARGIN < (0.5 * spacing_below(q)) * m / MARGIN:
         return q, True
     return 0.0, False  # a tie or near-tie: the exact engine rounds
 
@@ -224,8 +224,8 @@ def var_rows_kernel(x, mask, bits, mode, ddof, out, ok, counts, flags):
         cnt = ln[0]
         fl = lf[0]
         for j in range(1, LANES):
-            s, c, b = _lane_add(s, c + lc[j], b + lb[j], ls[j])
-            qs, qc, qb = _lane_add(qs, qc + lqc[j], qb + lqb[j], lqs[j])
+            s, c, b = lane_add(s, c + lc[j], b + lb[j], ls[j])
+            qs, qc, qb = lane_add(qs, qc + lqc[j], qb + lqb[j], lqs[j])
             cnt += ln[j]
             fl |= lf[j]
         out[r], ok[r] = _certify_var(s, c, b, qs, qc, qb, cnt, ddof, LANES)
@@ -258,8 +258,8 @@ def var_one_kernel(x, bits, skipnan, ddof):  # pragma: no cover - compiled
     cnt = ln[0]
     fl = lf[0]
     for j in range(1, LANES):
-        s, c, b = _lane_add(s, c + lc[j], b + lb[j], ls[j])
-        qs, qc, qb = _lane_add(qs, qc + lqc[j], qb + lqb[j], lqs[j])
+        s, c, b = lane_add(s, c + lc[j], b + lb[j], ls[j])
+        qs, qc, qb = lane_add(qs, qc + lqc[j], qb + lqb[j], lqs[j])
         cnt += ln[j]
         fl |= lf[j]
     val, ok = _certify_var(s, c, b, qs, qc, qb, cnt, ddof, LANES)
@@ -281,9 +281,9 @@ def var_grouped_kernel(x, mask, bits, mode, codes, ddof, out, ok, counts, flags)
             if not mask[i]:
                 continue
         elif mode == MODE_SKIPNAN:
-            b = bits[i] & _ABS
-            if b > _INF_BITS:
-                flags[g] |= F_NAN | (F_SNAN * np.int64((b & _QUIET) == 0))
+            b = bits[i] & ABS
+            if b > INF_BITS:
+                flags[g] |= F_NAN | (F_SNAN * np.int64((b & QUIET) == 0))
                 continue
         v = np.float64(x[i])
         acc[g, 0], acc[g, 1], acc[g, 2], acc[g, 3], acc[g, 4], acc[g, 5] = _var_add(
@@ -296,7 +296,7 @@ def var_grouped_kernel(x, mask, bits, mode, codes, ddof, out, ok, counts, flags)
         counts[g] = cnt
 
 
-_SHARED = ("_lane_add", "_two_prod_err", "_spacing_below")
+_SHARED = ("lane_add", "two_prod_err", "spacing_below")
 _HELPERS = ("_var_add", "_var_row", "_dd_bound", "_certify_var")
 _KERNELS = ("var_rows_kernel", "var_one_kernel", "var_grouped_kernel")
 

@@ -40,19 +40,19 @@ from .exact_digits import (  # noqa: F401 - kernel globals, bound compiled by bu
     DIGIT_HELPERS,
     ND,
     SCRATCH,
-    _add_chunk,
-    _add_shifted,
-    _bitlen,
     _carry,
-    _copy_up,
     _divide,
-    _finish,
-    _finish_mean,
-    _finish_sum,
-    _finish_var,
     _magnitude,
-    _round_bits,
+    add_chunk,
+    add_shifted,
+    bitlen,
     build_helpers,
+    copy_up,
+    finish,
+    finish_mean,
+    finish_sum,
+    finish_var,
+    round_bits,
 )
 
 __all__ = ["ND", "SCRATCH", "build", "new_state"]
@@ -83,11 +83,11 @@ def _flush_entry(tabs, ntab, e, dig, rng):  # pragma: no cover - compiled
     for t in range(e * _NT, e * _NT + ntab):
         v = tabs[t]
         if v != 0:
-            _add_chunk(dig, v, sh, False, rng)
+            add_chunk(dig, v, sh, False, rng)
             tabs[t] = 0
         v = tabs[t + 2048 * _NT]
         if v != 0:
-            _add_chunk(dig, v, sh, True, rng)
+            add_chunk(dig, v, sh, True, rng)
             tabs[t + 2048 * _NT] = 0
 
 
@@ -245,7 +245,7 @@ def _counted(bits, i, i1, tabs, cnt, dig, rng):  # pragma: no cover - compiled
 
 def _flush_one(tabs, ix, dig, rng):  # pragma: no cover - compiled
     e = ix & 2047
-    _add_chunk(dig, tabs[ix * _NT], e - 1 if e > 0 else 0, ix >= 2048, rng)
+    add_chunk(dig, tabs[ix * _NT], e - 1 if e > 0 else 0, ix >= 2048, rng)
     tabs[ix * _NT] = 0
 
 
@@ -425,10 +425,10 @@ def rows_kernel(bits, mask, use_mask, skipnan, stat, ddof, out, counts, flags, t
         counts[r] = c
         flags[r] = f
         if (f & ~(F_NAN | F_SNAN) if skipnan else f) != 0 or (squares and c - ddof <= 0):
-            _finish(0, dig, rng, qdig, qrng, c, ddof, scr)  # only clears: caller decides
+            finish(0, dig, rng, qdig, qrng, c, ddof, scr)  # only clears: caller decides
             out[r] = 0
         else:
-            out[r] = _finish(stat, dig, rng, qdig, qrng, c, ddof, scr)
+            out[r] = finish(stat, dig, rng, qdig, qrng, c, ddof, scr)
 
 
 def grouped_kernel(bits, mask, use_mask, codes, ngroups, stat, ddof, out, counts, flags,
@@ -458,10 +458,10 @@ def grouped_kernel(bits, mask, use_mask, codes, ngroups, stat, ddof, out, counts
                         squares, dig, qdig, rng, qrng)
         flags[g] = f
         if f != 0 or c == 0 or (squares and c - ddof <= 0):
-            _finish(0, dig, rng, qdig, qrng, c, ddof, scr)
+            finish(0, dig, rng, qdig, qrng, c, ddof, scr)
             out[g] = 0
         else:
-            out[g] = _finish(stat, dig, rng, qdig, qrng, c, ddof, scr)
+            out[g] = finish(stat, dig, rng, qdig, qrng, c, ddof, scr)
 
 
 def digits_kernel(bits, mask, use_mask, squares, sdig, qdig_out, sneg, counts, flags, tabs,

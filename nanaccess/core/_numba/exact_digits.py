@@ -29,7 +29,7 @@ _M32 = 0xFFFFFFFF
 
 # ------------------------------------------------------------------ fixed-point digits
 
-def _add_chunk(dig, v, shift, neg, rng):  # pragma: no cover - compiled
+def add_chunk(dig, v, shift, neg, rng):  # pragma: no cover - compiled
     """Add (or subtract) ``v * 2**shift`` (``v`` < 2**64 unsigned) into ``dig``;
     ``rng[0]``/``rng[1]`` widen to the touched digit range."""
     d = shift >> 5
@@ -85,7 +85,7 @@ def _magnitude(dig, lo, hi):  # pragma: no cover - compiled
     return neg, top
 
 
-def _bitlen(v):  # pragma: no cover - compiled
+def bitlen(v):  # pragma: no cover - compiled
     n = 0
     while v > 0:
         v >>= 1
@@ -93,7 +93,7 @@ def _bitlen(v):  # pragma: no cover - compiled
     return n
 
 
-def _round_bits(dig, lo, top, e0, neg, sticky):  # pragma: no cover - compiled
+def round_bits(dig, lo, top, e0, neg, sticky):  # pragma: no cover - compiled
     """float64 bits of ``(sum_j dig[j] 2**(32 j) + tail) * 2**e0``, rounded half-even.
 
     ``dig[lo:top+1]`` holds non-negative 32-bit digits (``top < lo``: zero); ``sticky``:
@@ -101,7 +101,7 @@ def _round_bits(dig, lo, top, e0, neg, sticky):  # pragma: no cover - compiled
     sign = np.int64(1) << 63 if neg else np.int64(0)
     if top < lo:
         return sign
-    msb = 32 * top + _bitlen(dig[top]) - 1  # bit index of the leading one
+    msb = 32 * top + bitlen(dig[top]) - 1  # bit index of the leading one
     L = msb + e0 - 52
     if L < -1074:
         L = -1074
@@ -152,7 +152,7 @@ def _divide(dig, lo, top, d):  # pragma: no cover - compiled
 
 # ------------------------------------------------------------------ exact finishes
 
-def _copy_up(src, lo, top, dst, sp):  # pragma: no cover - compiled
+def copy_up(src, lo, top, dst, sp):  # pragma: no cover - compiled
     """dst[0:sp] = 0, dst[sp:sp+top-lo+1] = src[lo:top+1]; returns the top index in dst."""
     for i in range(sp):
         dst[i] = 0
@@ -161,7 +161,7 @@ def _copy_up(src, lo, top, dst, sp):  # pragma: no cover - compiled
     return sp + top - lo
 
 
-def _add_shifted(dst, src, nsrc, k, sign):  # pragma: no cover - compiled
+def add_shifted(dst, src, nsrc, k, sign):  # pragma: no cover - compiled
     """dst += sign * (src[0:nsrc] << k bits) (src digits in [0, 2**32))."""
     ds = k >> 5
     r = k & 31
@@ -174,14 +174,14 @@ def _add_shifted(dst, src, nsrc, k, sign):  # pragma: no cover - compiled
             dst[j + ds + 1] += sign * (d >> (32 - r))
 
 
-def _finish_sum(dig, rng):  # pragma: no cover - compiled
+def finish_sum(dig, rng):  # pragma: no cover - compiled
     if rng[0] > rng[1]:
         return np.int64(0)
     neg, top = _magnitude(dig, rng[0], rng[1])
-    return _round_bits(dig, rng[0], top, -1074, neg, False)
+    return round_bits(dig, rng[0], top, -1074, neg, False)
 
 
-def _finish_mean(dig, rng, count, scr):  # pragma: no cover - compiled
+def finish_mean(dig, rng, count, scr):  # pragma: no cover - compiled
     if rng[0] > rng[1] or count == 0:
         return np.int64(0)
     lo = rng[0]
@@ -189,14 +189,14 @@ def _finish_mean(dig, rng, count, scr):  # pragma: no cover - compiled
     if top < lo:
         return np.int64(0)
     sp = 4  # spare digits: the quotient keeps >= 55 significant bits
-    t = _copy_up(dig, lo, top, scr, sp)
+    t = copy_up(dig, lo, top, scr, sp)
     sticky = _divide(scr, 0, t, count)
     while t > 0 and scr[t] == 0:
         t -= 1
-    return _round_bits(scr, 0, t, -1074 + 32 * (lo - sp), neg, sticky)
+    return round_bits(scr, 0, t, -1074 + 32 * (lo - sp), neg, sticky)
 
 
-def _finish_var(dig, rng, qdig, qrng, count, ddof, scr):  # pragma: no cover - compiled
+def finish_var(dig, rng, qdig, qrng, count, ddof, scr):  # pragma: no cover - compiled
     """Exactly rounded (n*Q - S*S) / (n * (n - ddof)) (the caller rules out
     count - ddof <= 0)."""
     if qrng[0] > qrng[1]:
@@ -237,8 +237,8 @@ def _finish_var(dig, rng, qdig, qrng, count, ddof, scr):  # pragma: no cover - c
     ks = es2 - e0 + 32 * sp
     hi = max((kq >> 5) + nnq, (ks >> 5) + nsq) + 2
     num[0:hi + 2] = 0
-    _add_shifted(num, b, nnq, kq, 1)
-    _add_shifted(num, a, nsq, ks, -1)
+    add_shifted(num, b, nnq, kq, 1)
+    add_shifted(num, a, nsq, ks, -1)
     neg, t = _magnitude(num, 0, hi)
     if t < 0:
         return np.int64(0)
@@ -246,18 +246,18 @@ def _finish_var(dig, rng, qdig, qrng, count, ddof, scr):  # pragma: no cover - c
     sticky |= _divide(num, 0, t, count - ddof)
     while t > 0 and num[t] == 0:
         t -= 1
-    return _round_bits(num, 0, t, e0 - 32 * sp, neg, sticky)
+    return round_bits(num, 0, t, e0 - 32 * sp, neg, sticky)
 
 
-def _finish(stat, dig, rng, qdig, qrng, count, ddof, scr):  # pragma: no cover - compiled
+def finish(stat, dig, rng, qdig, qrng, count, ddof, scr):  # pragma: no cover - compiled
     """float64 bits of one segment's statistic (0 sum, 1 mean, 2 var); clears the
     digits."""
     if stat == 0:
-        res = _finish_sum(dig, rng)
+        res = finish_sum(dig, rng)
     elif stat == 1:
-        res = _finish_mean(dig, rng, count, scr)
+        res = finish_mean(dig, rng, count, scr)
     else:
-        res = _finish_var(dig, rng, qdig, qrng, count, ddof, scr)
+        res = finish_var(dig, rng, qdig, qrng, count, ddof, scr)
     if rng[0] <= rng[1]:
         dig[rng[0]:min(rng[1] + 3, dig.shape[0])] = 0
     if qrng[0] <= qrng[1]:
@@ -269,11 +269,11 @@ def _finish(stat, dig, rng, qdig, qrng, count, ddof, scr):  # pragma: no cover -
     return res
 
 
-#: the helpers compiled here, bound by :mod:`.exact` (and ``_bitlen`` by
+#: the helpers compiled here, bound by :mod:`.exact` (and ``bitlen`` by
 #: :mod:`.weighted_groups`)
-DIGIT_HELPERS = ("_add_chunk", "_carry", "_magnitude", "_bitlen", "_round_bits", "_divide",
-                 "_copy_up", "_add_shifted", "_finish_sum", "_finish_mean", "_finish_var",
-                 "_finish")
+DIGIT_HELPERS = ("add_chunk", "_carry", "_magnitude", "bitlen", "round_bits", "_divide",
+                 "copy_up", "add_shifted", "finish_sum", "finish_mean", "finish_var",
+                 "finish")
 
 
 def build_helpers() -> dict[str, Any]:

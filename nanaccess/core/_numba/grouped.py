@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from . import bind, jit, kernels, register
-from .sorting import _insertion, _move_min_to  # noqa: F401 - kernel globals
+from .sorting import _insertion, move_min_to  # noqa: F401 - kernel globals
 
 __all__ = ["NumbaSelect", "SMALL_GROUP", "PARALLEL_MIN_ROWS"]
 
@@ -173,7 +173,7 @@ def _nb_select_group(buf, starts, counts, ranks, out, g, tmp):  # pragma: no cov
             pass
         elif r == prev + 1:
             # the next rank: the minimum of the upper part, moved to t
-            _move_min_to(buf, t, e)
+            move_min_to(buf, t, e)
         else:
             _nb_qselect(buf, lo, e - 1, t)
         out[g, j] = buf[t]
@@ -217,7 +217,7 @@ def _nb_select_parallel(bits, codes, fm, sh, klo, khi, starts, counts, ranks,
 
 def build() -> dict[str, Any]:
     """Compile the grouped kernels (the shared sorting helpers first)."""
-    bind(globals(), ("_insertion", "_move_min_to"), kernels("sorting"))
+    bind(globals(), ("_insertion", "move_min_to"), kernels("sorting"))
     bind(globals(), ("_nb_flip", "_nb_scatter", "_nb_qselect", "_nb_rank_span", "_nb_select_group",
                      "_nb_unflip"))
     return {"count": jit(nogil=True)(_nb_count),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from . import bind, register
 
-HELPERS = ("_sift_down", "_heapsort", "_insertion", "_introselect", "_move_min_to")
+HELPERS = ("_sift_down", "_heapsort", "_insertion", "_introselect", "move_min_to")
 
 
 def _sift_down(a, base, root, end):  # pragma: no cover - compiled
@@ -106,7 +106,7 @@ def _introselect(a, lo, hi, k):  # pragma: no cover - compiled
             return
 
 
-def _move_min_to(a, t, e):  # pragma: no cover - compiled
+def move_min_to(a, t, e):  # pragma: no cover - compiled
     """Swap the minimum of ``a[t:e]`` into ``a[t]``: the rank right after a selected
     one, once everything above it is known to be in ``a[t:e]``."""
     best = t

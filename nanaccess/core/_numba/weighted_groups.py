@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from . import bind, jit, kernels, register
-from .exact import _bitlen  # noqa: F401 - kernel global (int.bit_length)
+from .exact_digits import bitlen as _bitlen  # noqa: F401 - kernel global (int.bit_length)
 from .weighted import _nb_group_bits, _nb_group_select, _nb_limbs, _nb_sort_float
 
 __all__: list[str] = []

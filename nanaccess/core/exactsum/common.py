@@ -7,11 +7,11 @@ import math
 import numpy as np
 
 _CANONICAL_NAN = float(np.array(0x7FF8000000000000, dtype=np.int64).view(np.float64))
-_I64_MAX = (1 << 63) - 1
+I64_MAX = (1 << 63) - 1
 _SCALE = 1074  # 2**-1074 is the smallest float64 step: x * 2**1074 is an integer
 
 
-def _prepare(x, where) -> tuple[np.ndarray, np.ndarray | None, tuple[int, ...], str]:
+def prepare(x, where) -> tuple[np.ndarray, np.ndarray | None, tuple[int, ...], str]:
     """View x as ``(rows, n)``; broadcast ``where``; classify the dtype."""
     x = np.asarray(x)
     if x.ndim == 0:
@@ -36,19 +36,19 @@ def _prepare(x, where) -> tuple[np.ndarray, np.ndarray | None, tuple[int, ...], 
     return x2, w2, lead, kind
 
 
-def _counts(x2: np.ndarray, w2: np.ndarray | None) -> np.ndarray:
+def counts(x2: np.ndarray, w2: np.ndarray | None) -> np.ndarray:
     if w2 is None:
         return np.full(x2.shape[0], x2.shape[1], dtype=np.int64)
     return np.count_nonzero(w2, axis=1).astype(np.int64)
 
 
-def _row_label(r: int, lead: tuple[int, ...]) -> str:
+def row_label(r: int, lead: tuple[int, ...]) -> str:
     if len(lead) <= 1:
         return f"row {r}"
     return f"row {tuple(int(i) for i in np.unravel_index(r, lead))}"
 
 
-def _finish(res: np.ndarray, lead: tuple[int, ...]) -> np.ndarray:
+def finish(res: np.ndarray, lead: tuple[int, ...]) -> np.ndarray:
     return res.reshape(lead)
 
 

@@ -26,7 +26,7 @@ from .certified import (
     uncertified_groups,
 )
 from .common import _CANONICAL_NAN
-from .extraction import _negzero_rows
+from .extraction import negzero_rows
 from .numpy_var import exact_var_numpy
 
 __all__ = ["compiled_rows", "compiled_rows_skipnan", "compiled_groups", "compiled_1d",
@@ -225,7 +225,7 @@ def _resolve_rows(x2, w2, stat, ddof, out, counts, flags, skipnan=False):
     zero = np.flatnonzero((out == 0) & (flags == 0) & (counts > 0))
     if zero.size:
         xr, wr = sel(zero)
-        res[zero] = np.where(_negzero_rows(xr, wr, np.arange(zero.size)), -0.0, 0.0)
+        res[zero] = np.where(negzero_rows(xr, wr, np.arange(zero.size)), -0.0, 0.0)
     if stat == "mean":
         res = np.where(counts == 0, _CANONICAL_NAN, res)
     return res

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import _I64_MAX
+from .common import I64_MAX
 
-_W = 26  # bits per digit: limb products < 2**52 and long division stays in int64
-_MASK = (1 << _W) - 1
+W = 26  # bits per digit: limb products < 2**52 and long division stays in int64
+_MASK = (1 << W) - 1
 _BIN_CHUNK = 1 << 26  # limbs per bincount bin stay exact in float64 below 2**27
 
 
-def _float_terms(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def float_terms(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Finite float64 ``v`` -> (signed int64 mantissa, exponent) with v = m * 2**e."""
     bits = np.ascontiguousarray(v, dtype=np.float64).view(np.int64)
     biased = (bits >> 52) & 0x7FF
@@ -28,17 +28,17 @@ def _float_terms(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.where(bits < 0, -m, m), e
 
 
-def _square_terms(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+def square_terms(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """Exact terms of ``v * v`` for finite float64 v: (mant, exp, mant bits), 3 per value."""
-    m, e = _float_terms(v)
+    m, e = float_terms(v)
     m = np.abs(m)
-    mh, ml = m >> _W, m & _MASK  # mh < 2**27, ml < 2**26
+    mh, ml = m >> W, m & _MASK  # mh < 2**27, ml < 2**26
     mant = np.concatenate([mh * mh, 2 * mh * ml, ml * ml], axis=1)  # each < 2**54
-    exp = np.concatenate([2 * e + 2 * _W, 2 * e + _W, 2 * e], axis=1)
+    exp = np.concatenate([2 * e + 2 * W, 2 * e + W, 2 * e], axis=1)
     return mant, exp, 54
 
 
-def _int_square_terms(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+def int_square_terms(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """Exact terms of ``x * x`` for int64/uint64 x via a 21-bit three-way split."""
     if x.dtype.kind == "u":
         u = x.astype(np.uint64)
@@ -57,11 +57,11 @@ def _int_square_terms(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     return mant, exp, 45
 
 
-def _min_exp(mant: np.ndarray, exp: np.ndarray) -> np.ndarray:
+def min_exp(mant: np.ndarray, exp: np.ndarray) -> np.ndarray:
     """Per-row smallest exponent of a nonzero term (0 for rows without one)."""
     if mant.shape[1] == 0:
         return np.zeros(mant.shape[0], np.int64)
-    big = _I64_MAX
+    big = I64_MAX
     b = np.where(mant != 0, exp, big).min(axis=1)
     return np.where(b == big, 0, b)
 
@@ -75,11 +75,11 @@ def _accumulate(mant: np.ndarray, exp: np.ndarray, base: np.ndarray, mbits: int)
     rows, k = mant.shape
     live = mant != 0
     rel = np.where(live, exp - base[:, None], 0)
-    pos = rel // _W
-    r = rel - pos * _W
-    nl = -(-(mbits + _W - 1) // _W)  # limbs per term
+    pos = rel // W
+    r = rel - pos * W
+    nl = -(-(mbits + W - 1) // W)  # limbs per term
     kk = max(k, 1)
-    head = -(-(min(kk, _BIN_CHUNK).bit_length() + (kk // _BIN_CHUNK + 1).bit_length() + 2) // _W)
+    head = -(-(min(kk, _BIN_CHUNK).bit_length() + (kk // _BIN_CHUNK + 1).bit_length() + 2) // W)
     top = int(pos.max()) if pos.size else 0
     P = top + nl + head + 1
     dig = np.zeros(P * rows, dtype=np.int64)
@@ -92,13 +92,13 @@ def _accumulate(mant: np.ndarray, exp: np.ndarray, base: np.ndarray, mbits: int)
         neg = mant[:, c0:c1] < 0
         rc = r[:, c0:c1]
         idx = pos[:, c0:c1] * rows + rowid
-        lo = _W - rc
+        lo = W - rc
         limb = (a & ((np.int64(1) << lo) - 1)) << rc
         rest = a >> lo
         for j in range(nl):
             if j:
                 limb = rest & _MASK
-                rest = rest >> _W
+                rest = rest >> W
                 idx = idx + rows
             wgt = np.where(neg, -limb, limb).astype(np.float64)
             dig += np.bincount(idx.ravel(), weights=wgt.ravel(), minlength=P * rows).astype(
@@ -110,12 +110,12 @@ def _accumulate(mant: np.ndarray, exp: np.ndarray, base: np.ndarray, mbits: int)
 def _carry(dig: np.ndarray) -> None:
     """Propagate carries in place: digits 0..P-2 into [0, 2**26), signed top digit."""
     for j in range(dig.shape[0] - 1):
-        c = dig[j] >> _W
+        c = dig[j] >> W
         dig[j] &= _MASK
         dig[j + 1] += c
 
 
-def _normalize(dig: np.ndarray) -> np.ndarray:
+def normalize(dig: np.ndarray) -> np.ndarray:
     """Normalise in place to |value| with digits in [0, 2**26); return the sign mask."""
     _carry(dig)
     neg = dig[-1] < 0
@@ -129,13 +129,13 @@ def _normalize(dig: np.ndarray) -> np.ndarray:
 def _digits(mant, exp, mbits, base=None):
     """(normalised |digits| (P, rows), negative mask, base) of the exact per-row sum."""
     if base is None:
-        base = _min_exp(mant, exp)
+        base = min_exp(mant, exp)
     dig = _accumulate(mant, exp, base, mbits)
-    neg = _normalize(dig)
+    neg = normalize(dig)
     return dig, neg, base
 
 
-def _round(dig: np.ndarray, base: np.ndarray, neg: np.ndarray, sticky=None) -> np.ndarray:
+def round_digits(dig: np.ndarray, base: np.ndarray, neg: np.ndarray, sticky=None) -> np.ndarray:
     """Round ``sum_j dig[j] 2**(base + 26 j)`` (+ a sticky tail) to float64, half-even.
 
     ``dig`` is normalised and non-negative; ``sticky`` marks rows whose true value has
@@ -149,17 +149,17 @@ def _round(dig: np.ndarray, base: np.ndarray, neg: np.ndarray, sticky=None) -> n
     h = (P - 1 - np.argmax(nz[::-1], axis=0)).astype(np.int64)
     dh = dig[h, ar]
     nb = np.frexp(dh.astype(np.float64))[1].astype(np.int64)  # bit length of the top digit
-    msb = base + _W * h + nb - 1
+    msb = base + W * h + nb - 1
     L = np.maximum(msb - 52, -1074)  # exponent of the result's last place
     q = np.zeros(rows, dtype=np.int64)
     for k in range(3):
         j = h - k
         d = np.where(j >= 0, dig[np.maximum(j, 0), ar], 0)
-        s = base + _W * j - L
+        s = base + W * j - L
         q += np.where(s >= 0, d << np.minimum(np.maximum(s, 0), 63), d >> np.minimum(-s, 63))
     g = L - 1 - base  # guard bit position relative to base
-    gd = np.maximum(g, 0) // _W
-    gb = np.maximum(g, 0) - gd * _W
+    gd = np.maximum(g, 0) // W
+    gb = np.maximum(g, 0) - gd * W
     # the guard digit may lie above every digit (tiny value, subnormal target): then
     # the guard bit is 0 and every digit is sticky
     inside = (g >= 0) & (gd < P)
@@ -183,7 +183,7 @@ def _divide(dig: np.ndarray, divisor: np.ndarray) -> tuple[np.ndarray, np.ndarra
     out = np.empty_like(dig)
     rem = np.zeros(dig.shape[1], dtype=np.int64)
     for j in range(dig.shape[0] - 1, -1, -1):
-        cur = (rem << _W) + dig[j]
+        cur = (rem << W) + dig[j]
         qj = cur // divisor
         rem = cur - qj * divisor
         out[j] = qj
@@ -192,25 +192,25 @@ def _divide(dig: np.ndarray, divisor: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 def _spare_digits(max_divisor_bits: int) -> int:
     """Zero digits to append below the value so a quotient keeps 55+ significant bits."""
-    return -(-(56 + max_divisor_bits) // _W) + 1
+    return -(-(56 + max_divisor_bits) // W) + 1
 
 
-def _div_round(dig, base, neg, divisors: list[np.ndarray]) -> np.ndarray:
+def div_round(dig, base, neg, divisors: list[np.ndarray]) -> np.ndarray:
     """Correctly rounded ``value / prod(divisors)`` (chained exact long division)."""
     bits = sum(int(d.max()).bit_length() if d.size else 1 for d in divisors)
     e = _spare_digits(bits)
     dig = np.concatenate([np.zeros((e, dig.shape[1]), np.int64), dig])
-    base = base - _W * e
+    base = base - W * e
     sticky = np.zeros(dig.shape[1], dtype=bool)
     for d in divisors:
         if int(d.max(initial=1)) >= 1 << 37:
             raise ValueError("exact division supports counts below 2**37 per row")
         dig, s = _divide(dig, d)
         sticky |= s
-    return _round(dig, base, neg, sticky)
+    return round_digits(dig, base, neg, sticky)
 
 
-def _square_digits(dig: np.ndarray) -> np.ndarray:
+def square_digits(dig: np.ndarray) -> np.ndarray:
     """Schoolbook square of normalised digits (P, rows) -> unnormalised (2P, rows)."""
     P, rows = dig.shape
     out = np.zeros((2 * P, rows), dtype=np.int64)
@@ -223,7 +223,7 @@ def _square_digits(dig: np.ndarray) -> np.ndarray:
 # ------------------------------------------------------------------- integer helpers
 
 
-def _int_hilo(x2: np.ndarray, w2: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+def int_hilo(x2: np.ndarray, w2: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """Exact row sums of integers as (hi, lo): value = hi * 2**32 + lo, 0 <= lo < 2**32."""
     rows, n = x2.shape
     hi = np.zeros(rows, np.int64)
@@ -252,13 +252,13 @@ def _int_hilo(x2: np.ndarray, w2: np.ndarray | None) -> tuple[np.ndarray, np.nda
     return hi, lo
 
 
-def _hilo_terms(hi, lo) -> tuple[np.ndarray, np.ndarray, int]:
+def hilo_terms(hi, lo) -> tuple[np.ndarray, np.ndarray, int]:
     mant = np.stack([hi, lo], axis=1)
     exp = np.broadcast_to(np.array([32, 0], np.int64), mant.shape)
     return mant, exp, 63
 
 
-def _int_fits_float(x2, w2) -> bool:
+def int_fits_float(x2, w2) -> bool:
     """True when every selected integer is exactly representable (|x| <= 2**53)."""
     if x2.dtype.itemsize <= 4 or x2.dtype.kind == "b" or x2.size == 0:
         return True

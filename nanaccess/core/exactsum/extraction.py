@@ -52,7 +52,7 @@ def _pad_stack(parts: list[tuple[int, int, list[np.ndarray]]], rows: int) -> np.
     return T
 
 
-class _Scan:
+class Scan:
     """Result of the front end: level sums, rows needing the digit engine, inf flags."""
 
     def __init__(self, rows: int):
@@ -75,9 +75,9 @@ def _block(x2, w2, r0, r1, c0, c1) -> np.ndarray:
     return blk.astype(np.float64, copy=True)
 
 
-def _scan(x2: np.ndarray, w2: np.ndarray | None, want_sum: bool, want_sq: bool) -> _Scan:
+def scan(x2: np.ndarray, w2: np.ndarray | None, want_sum: bool, want_sq: bool) -> Scan:
     rows, n = x2.shape
-    sc = _Scan(rows)
+    sc = Scan(rows)
     if n == 0 or rows == 0:
         sc.t_sum = np.zeros((rows, 0)) if want_sum else None
         sc.t_sq = np.zeros((rows, 0)) if want_sq else None
@@ -129,7 +129,7 @@ def _scan(x2: np.ndarray, w2: np.ndarray | None, want_sum: bool, want_sq: bool) 
     return sc
 
 
-def _raw_rows(x2, w2, rows_idx) -> np.ndarray:
+def raw_rows(x2, w2, rows_idx) -> np.ndarray:
     """The selected finite values of the given rows as float64, others zero."""
     xr = x2[rows_idx].astype(np.float64)
     if w2 is not None:
@@ -138,7 +138,7 @@ def _raw_rows(x2, w2, rows_idx) -> np.ndarray:
     return xr
 
 
-def _negzero_rows(x2, w2, rows_idx) -> np.ndarray:
+def negzero_rows(x2, w2, rows_idx) -> np.ndarray:
     """Rows (of rows_idx) whose selected elements are all -0.0 (and at least one)."""
     xr = x2[rows_idx]
     isnz = (xr == 0) & np.signbit(xr)

@@ -8,20 +8,20 @@ import numpy as np
 
 from .certified_numpy import BLOCK as _CERT_BLOCK
 from .certified_numpy import certified_numpy_1d
-from .common import _CANONICAL_NAN, _counts, _finish, _prepare, _row_label
+from .common import _CANONICAL_NAN, counts, finish, prepare, row_label
 from .compiled import compiled_rows
 from .digits import (
     _digits,
-    _div_round,
-    _float_terms,
-    _hilo_terms,
-    _int_fits_float,
-    _int_hilo,
-    _int_square_terms,
-    _round,
-    _square_terms,
+    div_round,
+    float_terms,
+    hilo_terms,
+    int_fits_float,
+    int_hilo,
+    int_square_terms,
+    round_digits,
+    square_terms,
 )
-from .extraction import _negzero_rows, _raw_rows, _Scan, _scan
+from .extraction import Scan, negzero_rows, raw_rows, scan
 from .numpy_var import SMALL, exact_var_numpy, numpy_var_rows
 from .small import _small
 
@@ -67,32 +67,32 @@ def exact_sum(x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
     """
     if x.dtype.kind == "u":
         return _unsigned_sum(x, where)
-    x2, w2, lead, kind = _prepare(x, where)
+    x2, w2, lead, kind = prepare(x, where)
     rows = x2.shape[0]
     if x2.size <= SMALL:
         return _small(x2, w2, lead, kind, "sum")
     if kind == "int":
-        hi, lo = _int_hilo(x2, w2)
+        hi, lo = int_hilo(x2, w2)
         bad = (hi < -(1 << 31)) | (hi >= 1 << 31)
         if bad.any():
             r = int(np.flatnonzero(bad)[0])
             value = int(hi[r]) * (1 << 32) + int(lo[r])
             raise OverflowError(
-                f"exact integer sum of {_row_label(r, lead)} is {value}, which does not fit "
+                f"exact integer sum of {row_label(r, lead)} is {value}, which does not fit "
                 f"in int64 ({int(bad.sum())} of {rows} rows overflow)"
             )
-        return _finish((hi << 32) + lo, lead)
+        return finish((hi << 32) + lo, lead)
     got = compiled_rows(x2, w2, "sum")
     if got is None and w2 is None:  # the NumPy engine's certified pass
         got = _certified(x2, "sum", _sum_engine)
     if got is None:
         got = _sum_engine(x2, w2)
-    return _finish(got, lead)
+    return finish(got, lead)
 
 
 def _sum_engine(x2: np.ndarray, w2: np.ndarray | None) -> np.ndarray:
     """The NumPy engine's exact row sums of float rows (extraction, digits, specials)."""
-    res, sc = _rounded(x2, w2, False, lambda dig, neg, base, rows: _round(dig, base, neg))
+    res, sc = _rounded(x2, w2, False, lambda dig, neg, base, rows: round_digits(dig, base, neg))
     return _ieee_specials(res, sc, x2, w2)
 
 
@@ -122,23 +122,23 @@ def _certified(x2: np.ndarray, stat: str,
 Rounding = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None], np.ndarray]
 
 
-def _rounded(x2, w2, squares: bool, rounding: Rounding) -> tuple[np.ndarray, _Scan]:
+def _rounded(x2, w2, squares: bool, rounding: Rounding) -> tuple[np.ndarray, Scan]:
     """Per-row results of float rows: the extraction front end's level sums (of the
     values, or of their squares) rounded by ``rounding(dig, neg, base, rows)``, and
     the rows the front end could not take through the digit engine directly
     (``rows`` is None for all rows, else the row indices)."""
-    sc = _scan(x2, w2, want_sum=not squares, want_sq=squares)
-    mant, exp = _float_terms(sc.t_sq if squares else sc.t_sum)
+    sc = scan(x2, w2, want_sum=not squares, want_sq=squares)
+    mant, exp = float_terms(sc.t_sq if squares else sc.t_sum)
     res = rounding(*_digits(mant, exp, 53), None)
     raw = np.flatnonzero(sc.raw & ~sc.nonfinite)
     if raw.size:
-        xr = _raw_rows(x2, w2, raw)
-        terms = _square_terms(xr) if squares else (*_float_terms(xr), 53)
+        xr = raw_rows(x2, w2, raw)
+        terms = square_terms(xr) if squares else (*float_terms(xr), 53)
         res[raw] = rounding(*_digits(*terms), raw)
     return res, sc
 
 
-def _ieee_specials(res: np.ndarray, sc: _Scan, x2, w2) -> np.ndarray:
+def _ieee_specials(res: np.ndarray, sc: Scan, x2, w2) -> np.ndarray:
     """Infinities and NaNs of the rows (as IEEE addition), and ``-0.0`` where every
     selected element is ``-0.0`` (a sum or mean)."""
     res = np.where(sc.posinf, np.inf, res)
@@ -146,7 +146,7 @@ def _ieee_specials(res: np.ndarray, sc: _Scan, x2, w2) -> np.ndarray:
     res = np.where((sc.posinf & sc.neginf) | sc.nan, _CANONICAL_NAN, res)
     zero = np.flatnonzero((res == 0) & ~np.signbit(res))  # exact zero or + underflow
     if zero.size:
-        res[zero] = np.where(_negzero_rows(x2, w2, zero), -0.0, 0.0)
+        res[zero] = np.where(negzero_rows(x2, w2, zero), -0.0, 0.0)
     return res
 
 
@@ -177,31 +177,31 @@ def exact_mean(x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
     >>> float(exact_mean(big)), float(np.mean(big))  # NumPy rounds to float64 first
     (0.6666666666666666, 0.3333333333333333)
     """
-    x2, w2, lead, kind = _prepare(x, where)
+    x2, w2, lead, kind = prepare(x, where)
     if x2.size <= SMALL:
         return _small(x2, w2, lead, kind, "mean")
     if kind == "int":
-        count = _counts(x2, w2)
+        count = counts(x2, w2)
         div = np.maximum(count, 1)
-        mant, exp, mb = _hilo_terms(*_int_hilo(x2, w2))
+        mant, exp, mb = hilo_terms(*int_hilo(x2, w2))
         dig, neg, base = _digits(mant, exp, mb)
-        res = _div_round(dig, base, neg, [div])
-        return _finish(np.where(count == 0, _CANONICAL_NAN, res), lead)
+        res = div_round(dig, base, neg, [div])
+        return finish(np.where(count == 0, _CANONICAL_NAN, res), lead)
     got = compiled_rows(x2, w2, "mean")
     if got is None and w2 is None:
         got = _certified(x2, "mean", _mean_engine)
     if got is None:
         got = _mean_engine(x2, w2)
-    return _finish(got, lead)
+    return finish(got, lead)
 
 
 def _mean_engine(x2: np.ndarray, w2: np.ndarray | None) -> np.ndarray:
     """The NumPy engine's exact row means of float rows (count 0: the canonical NaN)."""
-    count = _counts(x2, w2)
+    count = counts(x2, w2)
     div = np.maximum(count, 1)
     res, sc = _rounded(
         x2, w2, False,
-        lambda dig, neg, base, rows: _div_round(dig, base, neg,
+        lambda dig, neg, base, rows: div_round(dig, base, neg,
                                                 [div if rows is None else div[rows]]),
     )
     res = _ieee_specials(res, sc, x2, w2)
@@ -255,19 +255,19 @@ def exact_sum_of_squares(x: np.ndarray, where: np.ndarray | None = None) -> np.n
     >>> float(exact_sum_of_squares(np.array([1 + 2**-52, -1.0])))  # (1+u)^2 + 1, exactly
     2.0000000000000004
     """
-    x2, w2, lead, kind = _prepare(x, where)
+    x2, w2, lead, kind = prepare(x, where)
     if x2.size <= SMALL:
         return _small(x2, w2, lead, kind, "sumsq")
-    if kind == "int" and not _int_fits_float(x2, w2):
+    if kind == "int" and not int_fits_float(x2, w2):
         xi = x2 if w2 is None else np.where(w2, x2, 0)
-        mant, exp, mb = _int_square_terms(xi)
+        mant, exp, mb = int_square_terms(xi)
         dig, neg, base = _digits(mant, exp, mb)
-        return _finish(_round(dig, base, neg), lead)
+        return finish(round_digits(dig, base, neg), lead)
     if kind == "int":
         x2 = x2.astype(np.float64)
-    res, sc = _rounded(x2, w2, True, lambda dig, neg, base, rows: _round(dig, base, neg))
+    res, sc = _rounded(x2, w2, True, lambda dig, neg, base, rows: round_digits(dig, base, neg))
     res = np.where(sc.posinf | sc.neginf, np.inf, res)
-    return _finish(np.where(sc.nan, _CANONICAL_NAN, res), lead)
+    return finish(np.where(sc.nan, _CANONICAL_NAN, res), lead)
 
 
 def exact_var(x: np.ndarray, ddof: float = 0, where: np.ndarray | None = None) -> np.ndarray:
@@ -311,11 +311,11 @@ def exact_var(x: np.ndarray, ddof: float = 0, where: np.ndarray | None = None) -
 
 
 def _exact_var(x, ddof, where, compiled: bool) -> np.ndarray:
-    x2, w2, lead, kind = _prepare(x, where)
+    x2, w2, lead, kind = prepare(x, where)
     if x2.size <= SMALL:
         return _small(x2, w2, lead, kind, "var", ddof)
-    if compiled and (kind == "float" or _int_fits_float(x2, w2)):
+    if compiled and (kind == "float" or int_fits_float(x2, w2)):
         got = compiled_rows(x2, w2, "var", ddof)
         if got is not None:
-            return _finish(got, lead)
+            return finish(got, lead)
     return numpy_var_rows(x2, w2, lead, kind, ddof)

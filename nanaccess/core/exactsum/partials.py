@@ -7,10 +7,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .common import _CANONICAL_NAN, _I64_MAX, _SCALE, _counts, _idiv, _prepare, _row_label
+from .common import _CANONICAL_NAN, _SCALE, I64_MAX, _idiv, counts, prepare, row_label
 from .compiled import compiled_digits
-from .digits import _W, _digits, _float_terms, _int_hilo, _int_square_terms, _square_terms
-from .extraction import _negzero_rows, _raw_rows, _scan
+from .digits import W, _digits, float_terms, int_hilo, int_square_terms, square_terms
+from .extraction import negzero_rows, raw_rows, scan
 
 __all__ = [
     "ExactPartials",
@@ -77,7 +77,7 @@ def _terms_to_ints(mant: np.ndarray, exp: np.ndarray, mbits: int, scale: int) ->
     for r in range(rows):
         v = 0
         for d in reversed(cols[r]):
-            v = (v << _W) | d
+            v = (v << W) | d
         sh = int(base[r]) + scale
         if sh >= 0:
             v <<= sh
@@ -121,21 +121,21 @@ def exact_partials(x: np.ndarray, where: np.ndarray | None = None, *,
     >>> float(round_mean(merge_partials(a, b)))
     0.75
     """
-    x2, w2, lead, kind = _prepare(x, where)
+    x2, w2, lead, kind = prepare(x, where)
     rows = x2.shape[0]
-    count = _counts(x2, w2)
+    count = counts(x2, w2)
     posinf = np.zeros(rows, bool)
     neginf = np.zeros(rows, bool)
     nan = np.zeros(rows, bool)
     q = None
     if kind == "int":
-        hi, lo = _int_hilo(x2, w2)
+        hi, lo = int_hilo(x2, w2)
         s = np.empty(rows, dtype=object)
         for r, (h, lw) in enumerate(zip(hi.tolist(), lo.tolist(), strict=True)):
             s[r] = ((h << 32) + lw) << _SCALE
         if squares:
             xi = x2 if w2 is None else np.where(w2, x2, 0)
-            mant, exp, mb = _int_square_terms(xi)
+            mant, exp, mb = int_square_terms(xi)
             q = _terms_to_ints(mant, exp, mb, _Q_SCALE)
         negzero = count == 0
     elif (got := compiled_digits(x2, w2, squares)) is not None:
@@ -147,32 +147,32 @@ def exact_partials(x: np.ndarray, where: np.ndarray | None = None, *,
             q[:] = q_list
             redo = np.flatnonzero(raw & ~(posinf | neginf | nan))
             if redo.size:  # squares beyond the kernel's range: the digit engine
-                mant, exp, mb = _square_terms(_raw_rows(x2, w2, redo))
+                mant, exp, mb = square_terms(raw_rows(x2, w2, redo))
                 q[redo] = _terms_to_ints(mant, exp, mb, _Q_SCALE)
         negzero = count == 0
         zero = np.flatnonzero((s == 0) & ~(posinf | neginf | nan) & (count > 0))
         if zero.size:
-            negzero[zero] = _negzero_rows(x2, w2, zero)
+            negzero[zero] = negzero_rows(x2, w2, zero)
     else:
-        sc = _scan(x2, w2, want_sum=True, want_sq=squares)
-        mant, exp = _float_terms(sc.t_sum)
+        sc = scan(x2, w2, want_sum=True, want_sq=squares)
+        mant, exp = float_terms(sc.t_sum)
         s = _terms_to_ints(mant, exp, 53, _SCALE)
         if squares:
-            mant, exp = _float_terms(sc.t_sq)
+            mant, exp = float_terms(sc.t_sq)
             q = _terms_to_ints(mant, exp, 53, _Q_SCALE)
         raw = np.flatnonzero(sc.raw & ~sc.nonfinite)
         if raw.size:
-            xr = _raw_rows(x2, w2, raw)
-            mant, exp = _float_terms(xr)
+            xr = raw_rows(x2, w2, raw)
+            mant, exp = float_terms(xr)
             s[raw] = _terms_to_ints(mant, exp, 53, _SCALE)
             if squares:
-                mant, exp, mb = _square_terms(xr)
+                mant, exp, mb = square_terms(xr)
                 q[raw] = _terms_to_ints(mant, exp, mb, _Q_SCALE)
         posinf, neginf, nan = sc.posinf, sc.neginf, sc.nan
         negzero = count == 0
         zero = np.flatnonzero((s == 0) & ~sc.nonfinite & (count > 0))
         if zero.size:
-            negzero[zero] = _negzero_rows(x2, w2, zero)
+            negzero[zero] = negzero_rows(x2, w2, zero)
     return ExactPartials(
         s.reshape(lead), None if q is None else q.reshape(lead), count.reshape(lead),
         posinf.reshape(lead), neginf.reshape(lead), nan.reshape(lead),
@@ -274,13 +274,13 @@ def round_sum(p: ExactPartials) -> np.ndarray:
     if p.integer:
         # unsigned data sum to uint64 (as exact_sum), signed to int64
         lo, hi, dt = (0, (1 << 64) - 1, np.uint64) if p.unsigned else (
-            -(1 << 63), _I64_MAX, np.int64)
+            -(1 << 63), I64_MAX, np.int64)
         out = np.empty(s.size, dt)
         for r, v in enumerate(s.tolist()):
             v >>= _SCALE
             if not lo <= v <= hi:
                 raise OverflowError(
-                    f"exact integer sum of {_row_label(r, lead)} is {v}, which does not fit "
+                    f"exact integer sum of {row_label(r, lead)} is {v}, which does not fit "
                     f"in {np.dtype(dt).name}"
                 )
             out[r] = v

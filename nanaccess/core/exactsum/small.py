@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .common import _CANONICAL_NAN, _I64_MAX, _SCALE, _idiv, _row_label
+from .common import _CANONICAL_NAN, _SCALE, I64_MAX, _idiv, row_label
 
 
 class _Row:
@@ -62,9 +62,9 @@ def _small(x2, w2, lead, kind: str, stat: str, ddof: float = 0) -> np.ndarray:
         if a.nan or (a.posinf and a.neginf and stat != "sumsq"):
             out.append(_CANONICAL_NAN)
         elif stat == "sum" and not is_float:
-            if not -(1 << 63) <= a.s <= _I64_MAX:
+            if not -(1 << 63) <= a.s <= I64_MAX:
                 raise OverflowError(
-                    f"exact integer sum of {_row_label(r, lead)} is {a.s}, which does not fit "
+                    f"exact integer sum of {row_label(r, lead)} is {a.s}, which does not fit "
                     "in int64"
                 )
             out.append(a.s)

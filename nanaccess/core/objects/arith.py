@@ -17,28 +17,28 @@ from typing import Any
 
 import numpy as np
 
-from .classify import _DEC, _F64_QUIET, _FLOAT, _FRAC, _INT, _LAYOUT_BY_SIZE, CANONICAL_NAN
+from .classify import CANONICAL_NAN, DEC, F64_QUIET, FLOAT, FRAC, INT, LAYOUT_BY_SIZE
 
 _RANKS: dict[type, int] = {}
 
 
-def _rank_of_type(t: type) -> int:
+def rank_of_type(t: type) -> int:
     rank = _RANKS.get(t)
     if rank is None:
         if issubclass(t, (int, np.integer, np.bool_)):
-            rank = _INT
+            rank = INT
         elif issubclass(t, Decimal):
-            rank = _DEC
+            rank = DEC
         elif issubclass(t, (float, np.floating)):
-            rank = _FLOAT
+            rank = FLOAT
         else:
-            rank = _FRAC
+            rank = FRAC
         _RANKS[t] = rank
     return rank
 
 
 def _rank_of(v: Any) -> int:
-    return _rank_of_type(type(v))
+    return rank_of_type(type(v))
 
 
 def _arith(v: Any) -> Any:
@@ -50,7 +50,7 @@ def _arith(v: Any) -> Any:
     return v
 
 
-def _is_inf(v: Any) -> bool:
+def is_inf(v: Any) -> bool:
     if isinstance(v, Decimal):
         return v.is_infinite()
     if isinstance(v, (float, np.floating)):
@@ -85,7 +85,7 @@ def _float_type(a: Any, b: Any) -> type:
     return type(a) if fa else type(b) if fb else float
 
 
-def _convert(
+def convert(
     r: Fraction | int,
     rank: int,
     ftype: type = float,
@@ -97,13 +97,13 @@ def _convert(
     Ints become floats unless ``keep_int`` and ``r`` is integral (``statistics.mean``);
     where the float conversion overflows the exact ``Fraction`` is returned.
     """
-    if rank == _FRAC:
+    if rank == FRAC:
         return Fraction(r)
-    if rank == _DEC:
+    if rank == DEC:
         r = Fraction(r)
         dt = dtype or Decimal
         return dt(r.numerator) / dt(r.denominator)
-    if rank == _INT and keep_int and Fraction(r).denominator == 1:
+    if rank == INT and keep_int and Fraction(r).denominator == 1:
         return int(r)
     try:
         f = float(r)
@@ -112,12 +112,12 @@ def _convert(
     return ftype(f) if ftype is not float else f
 
 
-def _inf_result(cands: list[Any], top: int) -> Any:
+def inf_result(cands: list[Any], top: int) -> Any:
     """Result of a weighted mean whose terms (with non-zero weight) include infinities."""
-    infs = [x for x in cands if _is_inf(x)]
+    infs = [x for x in cands if is_inf(x)]
     if any(x > 0 for x in infs) and any(x < 0 for x in infs):
         # inf - inf: a NaN of the result's type (Decimal data give a Decimal NaN)
-        return Decimal("NaN") if top == _DEC else CANONICAL_NAN
+        return Decimal("NaN") if top == DEC else CANONICAL_NAN
     x = infs[-1]
     if _rank_of(x) == top:
         return x
@@ -132,12 +132,12 @@ def _weighted(a: Any, wa: int, b: Any, wb: int, d: int) -> Any:
     Overflow and type mixtures the standard library cannot do go exact.
     """
     top = max(_rank_of(a), _rank_of(b))
-    ia, ib = _is_inf(a), _is_inf(b)
+    ia, ib = is_inf(a), is_inf(b)
     if ib and wb == 0:
         b, ib = 0, False
-        top = _rank_of(a) if _rank_of(a) != _INT else _FLOAT
+        top = _rank_of(a) if _rank_of(a) != INT else FLOAT
     if ia or ib:
-        return _inf_result([a, b] if wb else [a], top)
+        return inf_result([a, b] if wb else [a], top)
     x, y = _arith(a), _arith(b)
     r: Any = None
     try:
@@ -156,7 +156,7 @@ def _weighted(a: Any, wa: int, b: Any, wb: int, d: int) -> Any:
         if not _is_float_nan_or_inf(r):
             return r
     exact = (_exact(a) * wa + _exact(b) * wb) / Fraction(d)
-    return _convert(exact, top, _float_type(a, b), _decimal_type(a, b))
+    return convert(exact, top, _float_type(a, b), _decimal_type(a, b))
 
 
 def _decimal_type(a: Any, b: Any) -> type | None:
@@ -172,8 +172,8 @@ def _lerp(a: Any, b: Any, t: Fraction) -> Any:
     Two floats: NumPy's formula in their float type; otherwise exact, rounded once.
     """
     top = max(_rank_of(a), _rank_of(b))
-    if _is_inf(a) or _is_inf(b):
-        return _inf_result([a, b], top)
+    if is_inf(a) or is_inf(b):
+        return inf_result([a, b], top)
     fa = isinstance(a, (float, np.floating))
     fb = isinstance(b, (float, np.floating))
     if fa and fb:
@@ -187,12 +187,12 @@ def _lerp(a: Any, b: Any, t: Fraction) -> Any:
             return r
     ea, eb = _exact(a), _exact(b)
     exact = ea + (eb - ea) * t
-    if top == _INT:
-        top = _FLOAT  # interpolated ints are floats (NumPy, statistics)
-    return _convert(exact, top, _float_type(a, b), _decimal_type(a, b))
+    if top == INT:
+        top = FLOAT  # interpolated ints are floats (NumPy, statistics)
+    return convert(exact, top, _float_type(a, b), _decimal_type(a, b))
 
 
-def _as_interpolated(v: Any) -> Any:
+def as_interpolated(v: Any) -> Any:
     """A pick that stands for an interpolation: ints become floats (exact Fraction
     if too large), everything else is returned as stored."""
     if isinstance(v, (int, np.integer, np.bool_)):
@@ -212,12 +212,12 @@ def _quiet(v: Any) -> Any:
         return type(v)((t.sign, t.digits, "n"))
     if isinstance(v, float) and type(v) is float:
         bits = struct.unpack("<Q", struct.pack("<d", v))[0]
-        if bits & _F64_QUIET:
+        if bits & F64_QUIET:
             return v
-        return struct.unpack("<d", struct.pack("<Q", bits | _F64_QUIET))[0]
+        return struct.unpack("<d", struct.pack("<Q", bits | F64_QUIET))[0]
     if isinstance(v, (np.floating, float)):
         arr = np.asarray(v)
-        lay = _LAYOUT_BY_SIZE.get(arr.dtype.itemsize)
+        lay = LAYOUT_BY_SIZE.get(arr.dtype.itemsize)
         if lay is None:
             return v
         bits = int(arr.view(lay.uint_dtype))

@@ -23,21 +23,21 @@ __all__ = ["classify_object", "CANONICAL_NAN"]
 #: The canonical positive quiet NaN, bits 0x7FF8000000000000.
 _F64 = layout_of(np.dtype(np.float64))
 CANONICAL_NAN: float = struct.unpack("<d", struct.pack("<Q", _F64.canonical_nan))[0]
-_F64_QUIET = _F64.quiet_bit
+F64_QUIET = _F64.quiet_bit
 _F64_PAYLOAD = _F64.payload_mask
 #: the IEEE layouts of NumPy float scalars by size (extended precision has none)
-_LAYOUT_BY_SIZE = {lay.bits // 8: lay for lay in map(layout_of, ("f2", "f4", "f8"))}
+LAYOUT_BY_SIZE = {lay.bits // 8: lay for lay in map(layout_of, ("f2", "f4", "f8"))}
 
 # type ranks of the fixed order (equal values: int < Fraction < Decimal < float)
-_INT, _FRAC, _DEC, _FLOAT = 0, 1, 2, 3
+INT, FRAC, DEC, FLOAT = 0, 1, 2, 3
 
 # element codes after classification
-_NUM, _NAN, _MISS = 0, 1, 2
+NUM, NAN, MISS = 0, 1, 2
 
 _TYPE_NAMES: dict[type, str] = {}
 
 
-def _tname(t: type) -> str:
+def tname(t: type) -> str:
     name = _TYPE_NAMES.get(t)
     if name is None:
         name = _TYPE_NAMES[t] = f"{t.__module__}.{t.__qualname__}"
@@ -53,53 +53,53 @@ _OTHER_DESC = ("other", 0, 0, False, -1, None)
 
 def _float64_desc(v: float) -> tuple:
     if v == v:
-        return ("number", 1 if math.copysign(1.0, v) < 0 else 0, 0, False, _FLOAT, float(v))
+        return ("number", 1 if math.copysign(1.0, v) < 0 else 0, 0, False, FLOAT, float(v))
     bits = struct.unpack("<Q", struct.pack("<d", v))[0]
-    return ("nan", bits >> 63, bits & _F64_PAYLOAD, bool(bits & _F64_QUIET), _FLOAT, None)
+    return ("nan", bits >> 63, bits & _F64_PAYLOAD, bool(bits & F64_QUIET), FLOAT, None)
 
 
 def _decimal_desc(v: Decimal) -> tuple:
     if v.is_nan():
         digits = v.as_tuple().digits
         payload = int("".join(map(str, digits))) if digits else 0
-        return ("nan", int(v.is_signed()), payload, v.is_qnan(), _DEC, None)
-    return ("number", int(v.is_signed()), 0, False, _DEC, v)
+        return ("nan", int(v.is_signed()), payload, v.is_qnan(), DEC, None)
+    return ("number", int(v.is_signed()), 0, False, DEC, v)
 
 
-def _npfloat_desc(v: np.floating) -> tuple:
-    lay = _LAYOUT_BY_SIZE.get(v.dtype.itemsize)
+def npfloat_desc(v: np.floating) -> tuple:
+    lay = LAYOUT_BY_SIZE.get(v.dtype.itemsize)
     if lay is not None:
         bits = int(v.view(lay.uint_dtype))
         sign = bits >> (lay.bits - 1)
         if v == v:
-            return ("number", sign, 0, False, _FLOAT, float(v))
-        return ("nan", sign, bits & lay.payload_mask, bool(bits & lay.quiet_bit), _FLOAT, None)
+            return ("number", sign, 0, False, FLOAT, float(v))
+        return ("nan", sign, bits & lay.payload_mask, bool(bits & lay.quiet_bit), FLOAT, None)
     # extended precision: no portable bit layout; exact value, NaNs without payload
     sign = int(np.signbit(v))
     if v != v:
-        return ("nan", sign, 0, True, _FLOAT, None)
+        return ("nan", sign, 0, True, FLOAT, None)
     if np.isinf(v):
-        return ("number", sign, 0, False, _FLOAT, float(v))
-    return ("number", sign, 0, False, _FLOAT, Fraction(*v.as_integer_ratio()))
+        return ("number", sign, 0, False, FLOAT, float(v))
+    return ("number", sign, 0, False, FLOAT, Fraction(*v.as_integer_ratio()))
 
 
 def _describe_slow(v: Any, t: type) -> tuple:
     if isinstance(v, (np.datetime64, np.timedelta64)):  # timedelta64 is an np.integer
         return _MISSING_DESC if np.isnat(v) else _OTHER_DESC
     if isinstance(v, (bool, np.bool_)):
-        return ("number", 0, 0, False, _INT, int(v))
+        return ("number", 0, 0, False, INT, int(v))
     if isinstance(v, (int, np.integer)):
         iv = int(v)
-        return ("number", int(iv < 0), 0, False, _INT, iv)
+        return ("number", int(iv < 0), 0, False, INT, iv)
     if isinstance(v, float):  # float subclasses, np.float64
         return _float64_desc(v)
     if isinstance(v, np.floating):
-        return _npfloat_desc(v)
+        return npfloat_desc(v)
     if isinstance(v, Decimal):
         return _decimal_desc(v)
     if isinstance(v, numbers.Rational):
         fv = Fraction(v.numerator, v.denominator)
-        return ("number", int(fv < 0), 0, False, _FRAC, fv)
+        return ("number", int(fv < 0), 0, False, FRAC, fv)
     if t.__name__ in ("NAType", "NaTType") and t.__module__.startswith("pandas"):
         return _MISSING_DESC
     if isinstance(v, numbers.Real):
@@ -108,21 +108,21 @@ def _describe_slow(v: Any, t: type) -> tuple:
         except (TypeError, ValueError, OverflowError):
             return _OTHER_DESC
         if fv != fv:
-            return ("nan", int(math.copysign(1.0, fv) < 0), 0, True, _FLOAT, None)
-        return ("number", int(math.copysign(1.0, fv) < 0), 0, False, _FLOAT, fv)
+            return ("nan", int(math.copysign(1.0, fv) < 0), 0, True, FLOAT, None)
+        return ("number", int(math.copysign(1.0, fv) < 0), 0, False, FLOAT, fv)
     return _OTHER_DESC
 
 
-def _describe(v: Any) -> tuple:
+def describe(v: Any) -> tuple:
     t = type(v)
     if t is float:
         return _float64_desc(v)
     if t is int:
-        return ("number", int(v < 0), 0, False, _INT, v)
+        return ("number", int(v < 0), 0, False, INT, v)
     if t is bool:
-        return ("number", 0, 0, False, _INT, int(v))
+        return ("number", 0, 0, False, INT, int(v))
     if t is Fraction:
-        return ("number", int(v < 0), 0, False, _FRAC, v)
+        return ("number", int(v < 0), 0, False, FRAC, v)
     if t is Decimal:
         return _decimal_desc(v)
     if v is None:
@@ -169,4 +169,4 @@ def classify_object(v: Any) -> tuple[str, int, int, bool]:
     >>> classify_object("1.0")
     ('other', 0, 0, False)
     """
-    return _describe(v)[:4]
+    return describe(v)[:4]

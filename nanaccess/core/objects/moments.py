@@ -17,8 +17,8 @@ import numpy as np
 from ... import _stats
 from ...options import NanPolicy, resolve_policy
 from ..policy import RULES, raise_for
-from .arith import _arith, _convert, _exact, _inf_result, _is_inf, _rank_of_type
-from .classify import _DEC, _INT, CANONICAL_NAN
+from .arith import _arith, _exact, convert, inf_result, is_inf, rank_of_type
+from .classify import CANONICAL_NAN, DEC, INT
 from .scan import Check, _scan
 
 __all__ = ["object_moment_stat", "MOMENT_STATS"]
@@ -48,7 +48,7 @@ def _result_type(nums: list[Any]) -> tuple[int, type, type | None]:
     """(rank, float type, Decimal type) of a moment's result: the highest type rank
     present (``statistics`` where it can coerce, extended to every mixture)."""
     types = {type(v) for v in nums}
-    rank = max((_rank_of_type(t) for t in types), default=_INT)
+    rank = max((rank_of_type(t) for t in types), default=INT)
     ftypes = {t for t in types if issubclass(t, (float, np.floating))}
     ftype = ftypes.pop() if len(ftypes) == 1 else float
     dtypes = {t for t in types if issubclass(t, Decimal)}
@@ -112,16 +112,16 @@ def _own_moment(nums: list[Any], stat: str, ddof: int | Fraction) -> Any:
     """Exact moments for what the standard library cannot do (type mixtures it does
     not coerce, overflow, arbitrary ``ddof``)."""
     rank, ftype, dtype = _result_type(nums)
-    infs = [v for v in nums if _is_inf(v)]
+    infs = [v for v in nums if is_inf(v)]
     if stat in ("sum", "mean"):
         if infs:
-            return _inf_result(infs, rank)
+            return inf_result(infs, rank)
         total = _exact_sum(nums)
-        if stat == "sum" and rank == _INT:
+        if stat == "sum" and rank == INT:
             return int(total)
         if stat == "mean":
             total = Fraction(total) / len(nums)
-        return _convert(total, rank, ftype, dtype, keep_int=True)
+        return convert(total, rank, ftype, dtype, keep_int=True)
     if infs:
         return CANONICAL_NAN
     sx_p: dict[int, int] = defaultdict(int)
@@ -137,8 +137,8 @@ def _own_moment(nums: list[Any], stat: str, ddof: int | Fraction) -> Any:
     ss = (count * sxx - sx * sx) / count
     ms = ss / (count - ddof)
     if stat == "var":
-        return _convert(ms, rank, ftype, dtype, keep_int=True)
-    if rank == _DEC:
+        return convert(ms, rank, ftype, dtype, keep_int=True)
+    if rank == DEC:
         return _decimal_sqrt_of_frac(ms.numerator, ms.denominator, dtype or Decimal)
     return _float_sqrt_of_frac(ms.numerator, ms.denominator)
 
@@ -251,9 +251,9 @@ def _moment_stat(
                 f"{stat} with ddof={ddof} requires at least {need} data points"
             )
         return CANONICAL_NAN
-    if stat in ("var", "std") and any(_is_inf(v) for v in nums):
+    if stat in ("var", "std") and any(is_inf(v) for v in nums):
         return CANONICAL_NAN  # inf - inf: undefined (statistics gives inf or fails)
-    if stat == "mean" and any(_is_inf(v) for v in nums):
+    if stat == "mean" and any(is_inf(v) for v in nums):
         return _canonical_if_nan(_own_moment(nums, "mean", 0))
     fn = _DELEGATE.get((stat, 0 if stat == "mean" else ddof))
     if fn is not None:

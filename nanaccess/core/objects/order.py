@@ -22,9 +22,9 @@ from ... import _stats
 from ...options import NanPolicy, resolve_policy
 from ..plan import rank_plan
 from ..policy import RULES, raise_for
-from .arith import _arith, _as_interpolated, _lerp, _quiet, _weighted
-from .classify import _MISS, _NAN, _NUM, CANONICAL_NAN
-from .scan import Check, _extreme_number, _first, _Scan, _scan, _sort_numbers
+from .arith import _arith, _lerp, _quiet, _weighted, as_interpolated
+from .classify import CANONICAL_NAN, MISS, NAN, NUM
+from .scan import Check, Scan, _first, _scan, extreme_number, sort_numbers
 
 __all__ = ["object_order_stat", "ORDER_STATS", "QUANTILE_METHODS"]
 
@@ -168,26 +168,26 @@ def _positions(nn: int, q: float | Fraction, method: str) -> Plan:
 
 
 def _pick(item: tuple[Any, int]) -> Any:
-    return None if item[1] == _MISS else item[0]
+    return None if item[1] == MISS else item[0]
 
 
 def _pick_interp(item: tuple[Any, int]) -> Any:
     v, code = item
-    if code == _MISS:
+    if code == MISS:
         return None
-    if code == _NAN:
+    if code == NAN:
         return v
-    return _as_interpolated(v)
+    return as_interpolated(v)
 
 
 def _nan_neighbours(x: tuple[Any, int], y: tuple[Any, int]) -> tuple[bool, Any]:
     """Shared rules for interpolating two sorted items: missing wins as None, then
     NaN (quieted; the higher-ranked one if both are NaN)."""
-    if x[1] == _MISS or y[1] == _MISS:
+    if x[1] == MISS or y[1] == MISS:
         return True, None
-    if y[1] == _NAN:
+    if y[1] == NAN:
         return True, _quiet(y[0])
-    if x[1] == _NAN:
+    if x[1] == NAN:
         return True, _quiet(x[0])
     return False, None
 
@@ -232,9 +232,9 @@ def _stat_quantiles(s: list[tuple[Any, int]], n: int, method: str) -> list[Any]:
             delta = i * m - j * n
             x, y = s[j - 1], s[j]
         if delta == 0:
-            if x[1] != _NUM:
+            if x[1] != NUM:
                 out.append(_pick(x))
-            elif y[1] == _NUM:
+            elif y[1] == NUM:
                 out.append(_weighted(x[0], n, y[0], 0, n))
             else:
                 out.append(_weighted(x[0], n, 0, 0, n))
@@ -391,12 +391,12 @@ def _order_stat(
             return e[1] if is_arg else e[2]
 
         nums = sc.nums
-        _sort_numbers(nums)
+        sort_numbers(nums)
         s = (
-            [(e[2], _NAN) for e in low]
-            + [(e[2], _NUM) for e in nums]
-            + [(e[2], _NAN) for e in high]
-            + [(None, _MISS)] * nmiss
+            [(e[2], NAN) for e in low]
+            + [(e[2], NUM) for e in nums]
+            + [(e[2], NAN) for e in high]
+            + [(None, MISS)] * nmiss
         )
 
         if stat == "median":
@@ -418,7 +418,7 @@ def _order_stat(
         return _stat_quantiles(s, n, method)
 
 
-def _placed_nans(sc: _Scan, nan_rank: str | None) -> tuple[list, list, int]:
+def _placed_nans(sc: Scan, nan_rank: str | None) -> tuple[list, list, int]:
     """The NaNs below and above the numbers in the policy's order, and how many
     missing values follow them (none of either where the policy gives them no place)."""
     if nan_rank is None:
@@ -434,18 +434,18 @@ def _placed_nans(sc: _Scan, nan_rank: str | None) -> tuple[list, list, int]:
     return low, high, len(sc.miss)
 
 
-def _extreme(sc: _Scan, low: list, high: list, nmiss: int, smallest: bool) -> tuple | None:
+def _extreme(sc: Scan, low: list, high: list, nmiss: int, smallest: bool) -> tuple | None:
     """The first smallest / largest entry of the policy's order (``None``: missing)."""
     if smallest:
         if low:
             return low[0]
         if sc.nums:
-            return _extreme_number(sc.nums, "min")
+            return extreme_number(sc.nums, "min")
         return high[0] if high else None
     if nmiss:
         return None
     if high:
         return high[-1]
     if sc.nums:
-        return _extreme_number(sc.nums, "max")
+        return extreme_number(sc.nums, "max")
     return low[-1]

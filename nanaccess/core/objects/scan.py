@@ -2,7 +2,7 @@
 
 :func:`_scan` classifies every element once and hands what it found to
 :func:`nanaccess.core.policy.raise_for` (the policy's errors); the number keys and
-:func:`_sort_numbers` realise the fixed order (numbers by value, then type rank and
+:func:`sort_numbers` realise the fixed order (numbers by value, then type rank and
 bits inside runs of equal values; NaNs by totalOrder; missing values last), and
 :func:`object_sort_keys` gives one key per element for the sorts.
 """
@@ -20,21 +20,21 @@ import numpy as np
 
 from ...options import NanPolicy, resolve_policy
 from ..policy import RULES, NanTally, raise_for
-from .classify import _DEC, _FLOAT, _describe, _tname
+from .classify import DEC, FLOAT, describe, tname
 
 
 def _number_key(v: Any, sign: int, rank: int, value: Any) -> tuple:
-    if rank == _FLOAT:
-        sub: Any = (1 - sign, _tname(type(v)))
-    elif rank == _DEC:
+    if rank == FLOAT:
+        sub: Any = (1 - sign, tname(type(v)))
+    elif rank == DEC:
         exp = v.as_tuple().exponent
         if not isinstance(exp, int):  # infinities
             exp = 0
         # compare_total among equal values: -0 < +0; positive: smaller exponent first,
         # negative: mirrored
-        sub = (1 - sign, -exp if sign else exp, _tname(type(v)))
+        sub = (1 - sign, -exp if sign else exp, tname(type(v)))
     else:
-        sub = _tname(type(v))
+        sub = tname(type(v))
     # the sign before the type: among equal values (zeros) every negative zero
     # (-0.0, Decimal("-0")) sorts below every non-negative one, whatever its type
     return (1, value, 1 - sign, rank, sub)
@@ -43,8 +43,8 @@ def _number_key(v: Any, sign: int, rank: int, value: Any) -> tuple:
 def _nan_order(v: Any, sign: int, payload: int, quiet: bool, rank: int) -> tuple:
     """totalOrder among NaNs (a key whose first element is the sign)."""
     if sign:
-        return (0, -int(quiet), -payload, rank, _tname(type(v)))
-    return (1, int(quiet), payload, rank, _tname(type(v)))
+        return (0, -int(quiet), -payload, rank, tname(type(v)))
+    return (1, int(quiet), payload, rank, tname(type(v)))
 
 
 def _key(v: Any, desc: tuple, nan_rank: str | None) -> tuple:
@@ -62,13 +62,13 @@ def _key(v: Any, desc: tuple, nan_rank: str | None) -> tuple:
         else:  # last (and "omit" sort keys: dropped by the caller)
             group = 2
         return (group, *tk)
-    return (3, _tname(type(v)))  # missing: last; by type only so the order is fixed
+    return (3, tname(type(v)))  # missing: last; by type only so the order is fixed
 
 
 # ------------------------------------------------------- one classification pass
 
 
-class _Scan:
+class Scan:
     """What one classification pass found.
 
     ``nums`` holds ``(value, position, object)`` with ``value`` exactly comparable
@@ -115,10 +115,10 @@ def _type_error(v: Any, i: int, what: str) -> TypeError:
 Check = Callable[[NanTally, NanPolicy], None]
 
 
-def _scan(values: Iterable, policy: NanPolicy, what: str, check: Check = raise_for) -> _Scan:
+def _scan(values: Iterable, policy: NanPolicy, what: str, check: Check = raise_for) -> Scan:
     """Classify every element once; ``TypeError`` for a non-number, and ``check`` the
     tally of signaling NaNs, NaNs and missing values (the policy's errors)."""
-    sc = _Scan()
+    sc = Scan()
     nums_append = sc.nums.append
     sig_count = 0
     first_sig = None
@@ -135,7 +135,7 @@ def _scan(values: Iterable, policy: NanPolicy, what: str, check: Check = raise_f
         elif t is Decimal and not v.is_nan():
             nums_append((v, i, v))
             continue
-        desc = _describe(v)
+        desc = describe(v)
         cls = desc[0]
         if cls == "number":
             nums_append((desc[5], i, v))
@@ -162,7 +162,7 @@ def _scan(values: Iterable, policy: NanPolicy, what: str, check: Check = raise_f
 def _full_key(e: tuple[Any, int, Any]) -> tuple:
     """The complete number key of a ``(value, position, object)`` entry."""
     v = e[2]
-    desc = _describe(v)
+    desc = describe(v)
     return _number_key(v, desc[1], desc[4], e[0])
 
 
@@ -180,7 +180,7 @@ def _plain_run(run: list[tuple[Any, int, Any]]) -> bool:
     return False
 
 
-def _sort_numbers(nums: list[tuple[Any, int, Any]]) -> None:
+def sort_numbers(nums: list[tuple[Any, int, Any]]) -> None:
     """Sort entries in place into the fixed order: by value, then (only inside runs of
     equal values, where type and bits can differ) by the full key."""
     nums.sort(key=_first)
@@ -200,7 +200,7 @@ def _sort_numbers(nums: list[tuple[Any, int, Any]]) -> None:
         k = j
 
 
-def _extreme_number(nums: list[tuple[Any, int, Any]], which: str) -> tuple[Any, int, Any]:
+def extreme_number(nums: list[tuple[Any, int, Any]], which: str) -> tuple[Any, int, Any]:
     """min/max entry in the fixed order; among identical ones the first position."""
     pick = min if which == "min" else max
     target = pick(nums, key=_first)[0]
@@ -253,4 +253,4 @@ def object_sort_keys(values: Sequence, policy: NanPolicy | str) -> list[tuple]:
         )
     values = list(values)
     _scan(values, policy, "sorts")  # the policy checks
-    return [_key(v, _describe(v), rules.nan_rank) for v in values]
+    return [_key(v, describe(v), rules.nan_rank) for v in values]

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .arith import _arith, _is_inf, _quiet
+from .arith import _arith, _quiet, is_inf
 from .classify import CANONICAL_NAN, classify_object
 
 __all__ = ["object_difference", "object_deviations", "object_scale"]
@@ -39,8 +39,8 @@ def _kind(v: Any) -> str:
 def _inf_difference(a: Any, b: Any) -> Any:
     """``a - b`` where one of them is infinite: that infinity (negated for ``b``), in
     its own type; two infinities of the same sign give the canonical NaN."""
-    sa = (1 if a > 0 else -1) if _is_inf(a) else 0
-    sb = (1 if b > 0 else -1) if _is_inf(b) else 0
+    sa = (1 if a > 0 else -1) if is_inf(a) else 0
+    sb = (1 if b > 0 else -1) if is_inf(b) else 0
     if sa and sb and sa == sb:
         return CANONICAL_NAN
     return a if sa else -b
@@ -51,7 +51,7 @@ def exact_difference(a: Any, b: Any) -> Any:
     (a float result is rounded once), Decimals at full precision, Decimals mixed with
     floats or Fractions as a Fraction; a float overflow gives the exact Fraction."""
     a, b = _arith(a), _arith(b)
-    if _is_inf(a) or _is_inf(b):
+    if is_inf(a) or is_inf(b):
         return _inf_difference(a, b)
     if isinstance(a, Decimal) or isinstance(b, Decimal):
         if isinstance(a, Decimal | int) and isinstance(b, Decimal | int):
@@ -149,7 +149,7 @@ def _scaled(v: Any, scale: Any) -> Any:
         return _quiet(v)  # as a float NaN divided
     if k != "number":
         return v
-    if _is_inf(v):
+    if is_inf(v):
         return v if scale > 0 else -v
     v = _arith(v)
     if isinstance(v, Fraction):
