@@ -7,7 +7,7 @@ holding no NaN (or quiet NaNs that the policy removes), only the elements at the
 median ranks matter. They are found on an array of keys, and only the run of
 elements *equal* to a selected key is ordered the generic way
 (:func:`~nanaccess.core.objects.scan._sort_numbers`), so the same stored object is
-returned and the midpoint is the same call (:func:`~nanaccess.core.objects.arith._weighted`).
+returned and the midpoint is the same call (:func:`~nanaccess.core.objects.arith.weighted_mean_of`).
 
 Keys are exact where they can be (ints that fit int64, a list of one NumPy scalar
 type converted to its own dtype) and otherwise ``float(v)`` (one C pass,
@@ -36,7 +36,7 @@ import numpy as np
 from .. import _stats
 from ..options import NanPolicy
 from .floatlist import bool_list_falses
-from .objects.arith import _weighted
+from .objects.arith import weighted_mean_of
 from .objects.classify import classify_object, describe, npfloat_desc
 from .objects.scan import sort_numbers
 from .plan import median_ranks
@@ -318,10 +318,10 @@ def list_median(vals: list, stat: str, policy: NanPolicy | None = None) -> Any:
     if mid is not None:
         return mid
     if Decimal not in types:
-        return _weighted(a, 1, b, 1, 2)
+        return weighted_mean_of(a, 1, b, 1, 2)
     with localcontext() as ctx:  # the generic path's context
         ctx.traps[FloatOperation] = False
-        return _weighted(a, 1, b, 1, 2)
+        return weighted_mean_of(a, 1, b, 1, 2)
 
 
 def _short_keyed(vals: list, stat: str, policy: NanPolicy | None
@@ -373,14 +373,14 @@ def _short_mixed(vals: list, ranks: tuple[int, ...]) -> list | None:
 
 
 def _plain_mid(a: Any, b: Any) -> Any:
-    """``_weighted(a, 1, b, 1, 2)`` for two ints or two NumPy floats of one type when
+    """``weighted_mean_of(a, 1, b, 1, 2)`` for two ints or two NumPy floats of one type when
     nothing can overflow (the same expression, without its checks), else None."""
     t = type(a)
     if t is not type(b):
         if t in _PY_NUMBERS and type(b) in _PY_NUMBERS:  # int / bool beside float
             try:
                 r = (a + b) / 2
-            except OverflowError:  # an int beyond float: _weighted's exact path
+            except OverflowError:  # an int beyond float: weighted_mean_of's exact path
                 return None
             return r if math.isfinite(r) else None
         fa, fb = _FLOAT_MAX.get(t), _FLOAT_MAX.get(type(b))
@@ -390,7 +390,7 @@ def _plain_mid(a: Any, b: Any) -> Any:
     if t in _INT_TYPES or t is np.uint64:
         try:
             return (int(a) + int(b)) / 2  # ints as Python ints: no wrap-around
-        except OverflowError:  # beyond float: _weighted's exact path
+        except OverflowError:  # beyond float: weighted_mean_of's exact path
             return None
     if t is Decimal:  # the same expression in the caller's context, when finite
         return (a + b) / 2 if a.is_finite() and b.is_finite() else None

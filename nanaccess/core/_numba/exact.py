@@ -40,18 +40,18 @@ from .exact_digits import (  # noqa: F401 - kernel globals, bound compiled by bu
     DIGIT_HELPERS,
     ND,
     SCRATCH,
-    _carry,
-    _divide,
-    _magnitude,
     add_chunk,
     add_shifted,
     bitlen,
     build_helpers,
+    carry_digits,
     copy_up,
+    divide_digits,
     finish,
     finish_mean,
     finish_sum,
     finish_var,
+    magnitude_of,
     round_bits,
 )
 
@@ -387,9 +387,9 @@ def _segment(bits, mask, use_mask, skipnan, i0, i1, tabs, cnt, qtabs, squares, d
         i = j1
         if (j1 - i0) % (1 << 26) < block:  # keep every digit far from overflow
             if rng[0] <= rng[1]:
-                rng[1] = _carry(dig, rng[0], rng[1]) + 1
+                rng[1] = carry_digits(dig, rng[0], rng[1]) + 1
             if squares and qrng[0] <= qrng[1]:
-                qrng[1] = _carry(qdig, qrng[0], qrng[1]) + 1
+                qrng[1] = carry_digits(qdig, qrng[0], qrng[1]) + 1
     return count, flags
 
 
@@ -477,12 +477,12 @@ def digits_kernel(bits, mask, use_mask, squares, sdig, qdig_out, sneg, counts, f
         counts[r] = c
         flags[r] = f
         if rng[0] <= rng[1]:
-            neg, _ = _magnitude(dig, rng[0], rng[1])
+            neg, _ = magnitude_of(dig, rng[0], rng[1])
             sneg[r] = neg
             sdig[r, :] = dig
             dig[:] = 0
         if squares and qrng[0] <= qrng[1]:
-            _magnitude(qdig, qrng[0], qrng[1])
+            magnitude_of(qdig, qrng[0], qrng[1])
             qdig_out[r, :] = qdig
             qdig[:] = 0
         rng[0] = ND

@@ -55,7 +55,7 @@ def add_chunk(dig, v, shift, neg, rng):  # pragma: no cover - compiled
         rng[1] = d + 2
 
 
-def _carry(dig, lo, hi):  # pragma: no cover - compiled
+def carry_digits(dig, lo, hi):  # pragma: no cover - compiled
     """Signed carry propagation over ``dig[lo:hi+1]`` (room above ``hi`` for the carry):
     digits below the top in [0, 2**32); returns the new top index (the sign digit)."""
     for j in range(lo, hi + 1):
@@ -71,15 +71,15 @@ def _carry(dig, lo, hi):  # pragma: no cover - compiled
     return top
 
 
-def _magnitude(dig, lo, hi):  # pragma: no cover - compiled
+def magnitude_of(dig, lo, hi):  # pragma: no cover - compiled
     """Normalise ``dig[lo:hi+1]`` (signed) to its magnitude in place; returns
     (negative, top digit index or lo - 1 when zero)."""
-    top = _carry(dig, lo, hi)
+    top = carry_digits(dig, lo, hi)
     neg = dig[top] < 0
     if neg:
         for j in range(lo, top + 1):
             dig[j] = -dig[j]
-        top = _carry(dig, lo, top)
+        top = carry_digits(dig, lo, top)
     while top >= lo and dig[top] == 0:
         top -= 1
     return neg, top
@@ -139,7 +139,7 @@ def round_bits(dig, lo, top, e0, neg, sticky):  # pragma: no cover - compiled
     return bits | sign
 
 
-def _divide(dig, lo, top, d):  # pragma: no cover - compiled
+def divide_digits(dig, lo, top, d):  # pragma: no cover - compiled
     """``dig[lo:top+1] //= d`` in place (d < 2**31); returns remainder != 0."""
     rem = np.int64(0)
     for j in range(top, lo - 1, -1):
@@ -177,7 +177,7 @@ def add_shifted(dst, src, nsrc, k, sign):  # pragma: no cover - compiled
 def finish_sum(dig, rng):  # pragma: no cover - compiled
     if rng[0] > rng[1]:
         return np.int64(0)
-    neg, top = _magnitude(dig, rng[0], rng[1])
+    neg, top = magnitude_of(dig, rng[0], rng[1])
     return round_bits(dig, rng[0], top, -1074, neg, False)
 
 
@@ -185,12 +185,12 @@ def finish_mean(dig, rng, count, scr):  # pragma: no cover - compiled
     if rng[0] > rng[1] or count == 0:
         return np.int64(0)
     lo = rng[0]
-    neg, top = _magnitude(dig, lo, rng[1])
+    neg, top = magnitude_of(dig, lo, rng[1])
     if top < lo:
         return np.int64(0)
     sp = 4  # spare digits: the quotient keeps >= 55 significant bits
     t = copy_up(dig, lo, top, scr, sp)
-    sticky = _divide(scr, 0, t, count)
+    sticky = divide_digits(scr, 0, t, count)
     while t > 0 and scr[t] == 0:
         t -= 1
     return round_bits(scr, 0, t, -1074 + 32 * (lo - sp), neg, sticky)
@@ -202,13 +202,13 @@ def finish_var(dig, rng, qdig, qrng, count, ddof, scr):  # pragma: no cover - co
     if qrng[0] > qrng[1]:
         return np.int64(0)
     lq = qrng[0]
-    _, tq = _magnitude(qdig, lq, qrng[1])
+    _, tq = magnitude_of(qdig, lq, qrng[1])
     if tq < lq:
         return np.int64(0)
     ls = rng[0] if rng[0] <= rng[1] else lq
     ts = ls - 1
     if rng[0] <= rng[1]:
-        _, ts = _magnitude(dig, ls, rng[1])
+        _, ts = magnitude_of(dig, ls, rng[1])
     nsq = 2 * (ts - ls + 1) + 1
     a = scr[0:nsq + 1]  # S*S, base 2**(2 * (-1074 + 32 ls))
     a[:] = 0
@@ -218,7 +218,7 @@ def finish_var(dig, rng, qdig, qrng, count, ddof, scr):  # pragma: no cover - co
             p = di * np.uint64(dig[j])
             a[i + j - 2 * ls] += np.int64(p & np.uint64(_M32))
             a[i + j - 2 * ls + 1] += np.int64(p >> np.uint64(32))
-    _carry(a, 0, nsq - 1)
+    carry_digits(a, 0, nsq - 1)
     nnq = tq - lq + 2
     b = scr[nsq + 1:nsq + 1 + nnq + 1]  # n*Q, base 2**(-1074 + 32 lq)
     b[:] = 0
@@ -226,7 +226,7 @@ def finish_var(dig, rng, qdig, qrng, count, ddof, scr):  # pragma: no cover - co
         p = qdig[j] * count  # < 2**63
         b[j - lq] += p & _M32
         b[j - lq + 1] += p >> 32
-    _carry(b, 0, nnq - 1)
+    carry_digits(b, 0, nnq - 1)
     es2 = 2 * (-1074 + 32 * ls)
     eq = -1074 + 32 * lq
     e0 = min(es2, eq)
@@ -239,11 +239,11 @@ def finish_var(dig, rng, qdig, qrng, count, ddof, scr):  # pragma: no cover - co
     num[0:hi + 2] = 0
     add_shifted(num, b, nnq, kq, 1)
     add_shifted(num, a, nsq, ks, -1)
-    neg, t = _magnitude(num, 0, hi)
+    neg, t = magnitude_of(num, 0, hi)
     if t < 0:
         return np.int64(0)
-    sticky = _divide(num, 0, t, count)
-    sticky |= _divide(num, 0, t, count - ddof)
+    sticky = divide_digits(num, 0, t, count)
+    sticky |= divide_digits(num, 0, t, count - ddof)
     while t > 0 and num[t] == 0:
         t -= 1
     return round_bits(num, 0, t, e0 - 32 * sp, neg, sticky)
@@ -271,9 +271,9 @@ def finish(stat, dig, rng, qdig, qrng, count, ddof, scr):  # pragma: no cover - 
 
 #: the helpers compiled here, bound by :mod:`.exact` (and ``bitlen`` by
 #: :mod:`.weighted_groups`)
-DIGIT_HELPERS = ("add_chunk", "_carry", "_magnitude", "bitlen", "round_bits", "_divide",
-                 "copy_up", "add_shifted", "finish_sum", "finish_mean", "finish_var",
-                 "finish")
+DIGIT_HELPERS = ("add_chunk", "carry_digits", "magnitude_of", "bitlen", "round_bits",
+                 "divide_digits", "copy_up", "add_shifted", "finish_sum", "finish_mean",
+                 "finish_var", "finish")
 
 
 def build_helpers() -> dict[str, Any]:

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from . import bind, jit, kernels, register
-from .sorting import _insertion, move_min_to  # noqa: F401 - kernel globals
+from .sorting import insertion_sort, move_min_to  # noqa: F401 - kernel globals
 
 __all__ = ["NumbaSelect", "SMALL_GROUP", "PARALLEL_MIN_ROWS"]
 
@@ -89,7 +89,7 @@ def _nb_qselect(a, lo, hi, k):  # pragma: no cover - compiled
     # keys cannot make it quadratic
     while hi > lo:
         if hi - lo < 16:
-            _insertion(a, lo, hi)
+            insertion_sort(a, lo, hi)
             return
         mid = (lo + hi) >> 1
         x, y, z = a[lo], a[mid], a[hi]
@@ -217,7 +217,7 @@ def _nb_select_parallel(bits, codes, fm, sh, klo, khi, starts, counts, ranks,
 
 def build() -> dict[str, Any]:
     """Compile the grouped kernels (the shared sorting helpers first)."""
-    bind(globals(), ("_insertion", "move_min_to"), kernels("sorting"))
+    bind(globals(), ("insertion_sort", "move_min_to"), kernels("sorting"))
     bind(globals(), ("_nb_flip", "_nb_scatter", "_nb_qselect", "_nb_rank_span", "_nb_select_group",
                      "_nb_unflip"))
     return {"count": jit(nogil=True)(_nb_count),

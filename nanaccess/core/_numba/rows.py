@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import AVAILABLE, bind, choose_engine, fallback, jit, kernels, parallel_ok, register
-from .sorting import _insertion, _introselect, move_min_to  # noqa: F401 - kernel globals
+from .sorting import insertion_sort, move_min_to, select_kth  # noqa: F401 - kernel globals
 
 __all__ = ["select_rows", "select_windows", "warm_up", "ENABLED", "PARALLEL_MIN_SIZE",
            "WINDOW_MAX_FRACTION"]
@@ -55,7 +55,7 @@ def _select_row(a, want, order, out, row):  # pragma: no cover - compiled
                 # next rank right after the last one: the minimum of the rest
                 move_min_to(a, lo, n)
             else:
-                _introselect(a, lo, n - 1, r)
+                select_kth(a, lo, n - 1, r)
             prev = r
             lo = r + 1
         out[j, row] = a[r]
@@ -186,7 +186,7 @@ def select_windows(keys: np.ndarray, ranks: np.ndarray) -> np.ndarray | None:
 
 def build() -> dict:
     """Compile the per-row kernels (the sorting helpers first)."""
-    bind(globals(), ("_insertion", "_introselect", "move_min_to"), kernels("sorting"))
+    bind(globals(), ("insertion_sort", "select_kth", "move_min_to"), kernels("sorting"))
     bind(globals(), ("_select_row", "_rank_order"))
     return {"serial": jit(nogil=True)(_select_rows_serial),
             "parallel": jit(nogil=True, parallel=True)(_select_rows_parallel)}

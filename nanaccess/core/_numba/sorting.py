@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from . import bind, register
 
-HELPERS = ("_sift_down", "_heapsort", "_insertion", "_introselect", "move_min_to")
+HELPERS = ("_sift_down", "_heapsort", "insertion_sort", "select_kth", "move_min_to")
 
 
 def _sift_down(a, base, root, end):  # pragma: no cover - compiled
@@ -39,7 +39,7 @@ def _heapsort(a, lo, hi):  # pragma: no cover - compiled
         _sift_down(a, lo, 0, end)
 
 
-def _insertion(a, lo, hi):  # pragma: no cover - compiled
+def insertion_sort(a, lo, hi):  # pragma: no cover - compiled
     for i in range(lo + 1, hi + 1):
         v = a[i]
         j = i - 1
@@ -49,7 +49,7 @@ def _insertion(a, lo, hi):  # pragma: no cover - compiled
         a[j + 1] = v
 
 
-def _introselect(a, lo, hi, k):  # pragma: no cover - compiled
+def select_kth(a, lo, hi, k):  # pragma: no cover - compiled
     """Put the element of rank ``k`` (within ``a[lo:hi + 1]``) at ``a[k]``.
 
     Hoare partitioning around a median-of-three pivot (as bottleneck's Wirth
@@ -63,7 +63,7 @@ def _introselect(a, lo, hi, k):  # pragma: no cover - compiled
         m >>= 1
     while hi > lo:
         if hi - lo < 16:
-            _insertion(a, lo, hi)
+            insertion_sort(a, lo, hi)
             return
         if budget == 0:
             _heapsort(a, lo, hi)

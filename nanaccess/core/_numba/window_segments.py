@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from . import bind, jit, kernels, register
-from .sorting import _introselect  # noqa: F401 - kernel global (compiled: bound in build)
+from .sorting import select_kth  # noqa: F401 - kernel global (compiled: bound in build)
 from .window_fused import MODE_MID, MODE_PICK, _nb_lerp, _nb_mid, fused_args
 
 __all__ = ["segment_select"]
@@ -46,7 +46,7 @@ def _nb_segments(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t,
         for t in range(nq):
             lo = lo_t[t, m]
             hi = hi_t[t, m]
-            _introselect(buf, 0, m - 1, lo)
+            select_kth(buf, 0, m - 1, lo)
             ka = buf[lo]
             scb[0] = ka ^ ((ka >> 63) & imax)
             a = sc[0]
@@ -58,7 +58,7 @@ def _nb_segments(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t,
                 for j in range(lo + 2, m):
                     kb = min(kb, buf[j])
             else:
-                _introselect(buf, 0, m - 1, hi)
+                select_kth(buf, 0, m - 1, hi)
                 kb = buf[hi]
             scb[1] = kb ^ ((kb >> 63) & imax)
             b = sc[1]
@@ -84,7 +84,7 @@ def build() -> dict[str, Any]:
     """Compile the segment kernel."""
     for name in ("_nb_mid", "_nb_lerp"):  # per output: inlined
         globals()[name] = jit(nogil=True, inline="always")(globals()[name])
-    bind(globals(), ("_introselect",), kernels("sorting"))  # the shared selection
+    bind(globals(), ("select_kth",), kernels("sorting"))  # the shared selection
     bind(globals(), ("_nb_segments",))
     return {"segments": jit(nogil=True)(_nb_segments_columns)}
 

@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 
-_CANONICAL_NAN = float(np.array(0x7FF8000000000000, dtype=np.int64).view(np.float64))
+CANONICAL_NAN = float(np.array(0x7FF8000000000000, dtype=np.int64).view(np.float64))
 I64_MAX = (1 << 63) - 1
-_SCALE = 1074  # 2**-1074 is the smallest float64 step: x * 2**1074 is an integer
+SCALE = 1074  # 2**-1074 is the smallest float64 step: x * 2**1074 is an integer
 
 
 def prepare(x, where) -> tuple[np.ndarray, np.ndarray | None, tuple[int, ...], str]:
@@ -53,7 +53,7 @@ def finish(res: np.ndarray, lead: tuple[int, ...]) -> np.ndarray:
 
 
 
-def _idiv(a: int, b: int) -> float:
+def idiv(a: int, b: int) -> float:
     """Correctly rounded a / b for Python ints (b > 0), overflow -> +-inf."""
     try:
         return a / b

@@ -25,7 +25,7 @@ from .certified import (
     certified_var_rows,
     uncertified_groups,
 )
-from .common import _CANONICAL_NAN
+from .common import CANONICAL_NAN
 from .extraction import negzero_rows
 from .numpy_var import exact_var_numpy
 
@@ -79,10 +79,10 @@ def _specials(res, flags, stat):
     neg = (flags & f_neg) != 0
     nan = (flags & f_nan) != 0
     if stat == "var":
-        return np.where(pos | neg | nan, _CANONICAL_NAN, res)
+        return np.where(pos | neg | nan, CANONICAL_NAN, res)
     res = np.where(pos, np.inf, res)
     res = np.where(neg, -np.inf, res)
-    return np.where((pos & neg) | nan, _CANONICAL_NAN, res)
+    return np.where((pos & neg) | nan, CANONICAL_NAN, res)
 
 
 def _float64(x):
@@ -219,7 +219,7 @@ def _resolve_rows(x2, w2, stat, ddof, out, counts, flags, skipnan=False):
         if raw.size:
             xr, wr = sel(raw)
             res[raw] = exact_var_numpy(xr, ddof, wr)
-        res = np.where(counts - ddof <= 0, _CANONICAL_NAN, res)
+        res = np.where(counts - ddof <= 0, CANONICAL_NAN, res)
         return _specials(res, flags, stat)
     res = _specials(res, flags, stat)
     zero = np.flatnonzero((out == 0) & (flags == 0) & (counts > 0))
@@ -227,7 +227,7 @@ def _resolve_rows(x2, w2, stat, ddof, out, counts, flags, skipnan=False):
         xr, wr = sel(zero)
         res[zero] = np.where(negzero_rows(xr, wr, np.arange(zero.size)), -0.0, 0.0)
     if stat == "mean":
-        res = np.where(counts == 0, _CANONICAL_NAN, res)
+        res = np.where(counts == 0, CANONICAL_NAN, res)
     return res
 
 
@@ -350,7 +350,7 @@ def _exact_groups(vals, include, codes, ngroups, stat, ddof):
                 res = res * counts / (counts - ddof)
         for g in raw.tolist():  # values beyond 2**+-480: rare, per group
             res[g] = float(exact_var_numpy(xc[selected() & (codes == g)], ddof))
-        res = np.where(counts - ddof <= 0, _CANONICAL_NAN, res)
+        res = np.where(counts - ddof <= 0, CANONICAL_NAN, res)
         return _specials(res, flags, stat), counts
     res = _specials(res, flags, stat)
     zero = (out == 0) & (flags == 0) & (counts > 0)
@@ -359,7 +359,7 @@ def _exact_groups(vals, include, codes, ngroups, stat, ddof):
         allneg = np.bincount(codes[nz], minlength=ngroups) == counts
         res = np.where(zero & allneg, -0.0, res)
     if stat == "mean":
-        res = np.where(counts == 0, _CANONICAL_NAN, res)
+        res = np.where(counts == 0, CANONICAL_NAN, res)
     return res, counts
 
 

@@ -126,7 +126,7 @@ def normalize(dig: np.ndarray) -> np.ndarray:
     return neg
 
 
-def _digits(mant, exp, mbits, base=None):
+def digits_of(mant, exp, mbits, base=None):
     """(normalised |digits| (P, rows), negative mask, base) of the exact per-row sum."""
     if base is None:
         base = min_exp(mant, exp)

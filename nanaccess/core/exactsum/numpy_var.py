@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import _CANONICAL_NAN, counts, finish, prepare
+from .common import CANONICAL_NAN, counts, finish, prepare
 from .digits import (
-    _digits,
+    digits_of,
     div_round,
     float_terms,
     hilo_terms,
@@ -25,7 +25,7 @@ from .digits import (
     square_terms,
 )
 from .extraction import raw_rows, scan
-from .small import _small
+from .small import small_stat
 
 __all__ = ["exact_var_numpy", "numpy_var_rows", "var_of_terms", "SMALL"]
 
@@ -39,7 +39,7 @@ def exact_var_numpy(x: np.ndarray, ddof: float = 0,
     compiled engine's fallback for rows it cannot take)."""
     x2, w2, lead, kind = prepare(x, where)
     if x2.size <= SMALL:
-        return _small(x2, w2, lead, kind, "var", ddof)
+        return small_stat(x2, w2, lead, kind, "var", ddof)
     return numpy_var_rows(x2, w2, lead, kind, ddof)
 
 
@@ -51,7 +51,7 @@ def numpy_var_rows(x2, w2, lead, kind, ddof) -> np.ndarray:
         xi = x2 if w2 is None else np.where(w2, x2, 0)
         s_terms = hilo_terms(*int_hilo(x2, w2))
         res = var_of_terms(s_terms, int_square_terms(xi), count, ddof_int, ddof)
-        return finish(np.where(count - ddof <= 0, _CANONICAL_NAN, res), lead)
+        return finish(np.where(count - ddof <= 0, CANONICAL_NAN, res), lead)
     if kind == "int":
         x2 = x2.astype(np.float64)
     sc = scan(x2, w2, want_sum=True, want_sq=True)
@@ -64,7 +64,7 @@ def numpy_var_rows(x2, w2, lead, kind, ddof) -> np.ndarray:
         s_mant, s_exp = float_terms(xr)
         res[raw] = var_of_terms((s_mant, s_exp, 53), square_terms(xr), count[raw], ddof_int, ddof)
     bad = sc.nonfinite | (count - ddof <= 0)
-    return finish(np.where(bad, _CANONICAL_NAN, res), lead)
+    return finish(np.where(bad, CANONICAL_NAN, res), lead)
 
 
 def var_of_terms(s_terms, q_terms, count, ddof_int: int | None, ddof: float) -> np.ndarray:
@@ -74,8 +74,8 @@ def var_of_terms(s_terms, q_terms, count, ddof_int: int | None, ddof: float) -> 
     b = np.minimum(2 * min_exp(s_mant, s_exp), min_exp(q_mant, q_exp))
     bs = b >> 1  # floor(b / 2): base of S, and 2*bs <= both natural bases
     bq = 2 * bs
-    sd, _, _ = _digits(s_mant, s_exp, s_mb, bs)
-    qd, _, _ = _digits(q_mant, q_exp, q_mb, bq)
+    sd, _, _ = digits_of(s_mant, s_exp, s_mb, bs)
+    qd, _, _ = digits_of(q_mant, q_exp, q_mb, bq)
     s2 = square_digits(sd)
     P = max(qd.shape[0], s2.shape[0]) + 3
     num = np.zeros((P, qd.shape[1]), np.int64)

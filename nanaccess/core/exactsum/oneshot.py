@@ -8,10 +8,10 @@ import numpy as np
 
 from .certified_numpy import BLOCK as _CERT_BLOCK
 from .certified_numpy import certified_numpy_1d
-from .common import _CANONICAL_NAN, counts, finish, prepare, row_label
+from .common import CANONICAL_NAN, counts, finish, prepare, row_label
 from .compiled import compiled_rows
 from .digits import (
-    _digits,
+    digits_of,
     div_round,
     float_terms,
     hilo_terms,
@@ -23,7 +23,7 @@ from .digits import (
 )
 from .extraction import Scan, negzero_rows, raw_rows, scan
 from .numpy_var import SMALL, exact_var_numpy, numpy_var_rows
-from .small import _small
+from .small import small_stat
 
 __all__ = ["exact_sum", "exact_mean", "exact_sum_of_squares", "exact_var", "exact_var_numpy"]
 
@@ -70,7 +70,7 @@ def exact_sum(x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
     x2, w2, lead, kind = prepare(x, where)
     rows = x2.shape[0]
     if x2.size <= SMALL:
-        return _small(x2, w2, lead, kind, "sum")
+        return small_stat(x2, w2, lead, kind, "sum")
     if kind == "int":
         hi, lo = int_hilo(x2, w2)
         bad = (hi < -(1 << 31)) | (hi >= 1 << 31)
@@ -129,12 +129,12 @@ def _rounded(x2, w2, squares: bool, rounding: Rounding) -> tuple[np.ndarray, Sca
     (``rows`` is None for all rows, else the row indices)."""
     sc = scan(x2, w2, want_sum=not squares, want_sq=squares)
     mant, exp = float_terms(sc.t_sq if squares else sc.t_sum)
-    res = rounding(*_digits(mant, exp, 53), None)
+    res = rounding(*digits_of(mant, exp, 53), None)
     raw = np.flatnonzero(sc.raw & ~sc.nonfinite)
     if raw.size:
         xr = raw_rows(x2, w2, raw)
         terms = square_terms(xr) if squares else (*float_terms(xr), 53)
-        res[raw] = rounding(*_digits(*terms), raw)
+        res[raw] = rounding(*digits_of(*terms), raw)
     return res, sc
 
 
@@ -143,7 +143,7 @@ def _ieee_specials(res: np.ndarray, sc: Scan, x2, w2) -> np.ndarray:
     selected element is ``-0.0`` (a sum or mean)."""
     res = np.where(sc.posinf, np.inf, res)
     res = np.where(sc.neginf, -np.inf, res)
-    res = np.where((sc.posinf & sc.neginf) | sc.nan, _CANONICAL_NAN, res)
+    res = np.where((sc.posinf & sc.neginf) | sc.nan, CANONICAL_NAN, res)
     zero = np.flatnonzero((res == 0) & ~np.signbit(res))  # exact zero or + underflow
     if zero.size:
         res[zero] = np.where(negzero_rows(x2, w2, zero), -0.0, 0.0)
@@ -179,14 +179,14 @@ def exact_mean(x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
     """
     x2, w2, lead, kind = prepare(x, where)
     if x2.size <= SMALL:
-        return _small(x2, w2, lead, kind, "mean")
+        return small_stat(x2, w2, lead, kind, "mean")
     if kind == "int":
         count = counts(x2, w2)
         div = np.maximum(count, 1)
         mant, exp, mb = hilo_terms(*int_hilo(x2, w2))
-        dig, neg, base = _digits(mant, exp, mb)
+        dig, neg, base = digits_of(mant, exp, mb)
         res = div_round(dig, base, neg, [div])
-        return finish(np.where(count == 0, _CANONICAL_NAN, res), lead)
+        return finish(np.where(count == 0, CANONICAL_NAN, res), lead)
     got = compiled_rows(x2, w2, "mean")
     if got is None and w2 is None:
         got = _certified(x2, "mean", _mean_engine)
@@ -205,7 +205,7 @@ def _mean_engine(x2: np.ndarray, w2: np.ndarray | None) -> np.ndarray:
                                                 [div if rows is None else div[rows]]),
     )
     res = _ieee_specials(res, sc, x2, w2)
-    return np.where(count == 0, _CANONICAL_NAN, res)
+    return np.where(count == 0, CANONICAL_NAN, res)
 
 
 def _unsigned_sum(x: np.ndarray, where: np.ndarray | None) -> np.ndarray:
@@ -257,17 +257,17 @@ def exact_sum_of_squares(x: np.ndarray, where: np.ndarray | None = None) -> np.n
     """
     x2, w2, lead, kind = prepare(x, where)
     if x2.size <= SMALL:
-        return _small(x2, w2, lead, kind, "sumsq")
+        return small_stat(x2, w2, lead, kind, "sumsq")
     if kind == "int" and not int_fits_float(x2, w2):
         xi = x2 if w2 is None else np.where(w2, x2, 0)
         mant, exp, mb = int_square_terms(xi)
-        dig, neg, base = _digits(mant, exp, mb)
+        dig, neg, base = digits_of(mant, exp, mb)
         return finish(round_digits(dig, base, neg), lead)
     if kind == "int":
         x2 = x2.astype(np.float64)
     res, sc = _rounded(x2, w2, True, lambda dig, neg, base, rows: round_digits(dig, base, neg))
     res = np.where(sc.posinf | sc.neginf, np.inf, res)
-    return finish(np.where(sc.nan, _CANONICAL_NAN, res), lead)
+    return finish(np.where(sc.nan, CANONICAL_NAN, res), lead)
 
 
 def exact_var(x: np.ndarray, ddof: float = 0, where: np.ndarray | None = None) -> np.ndarray:
@@ -313,7 +313,7 @@ def exact_var(x: np.ndarray, ddof: float = 0, where: np.ndarray | None = None) -
 def _exact_var(x, ddof, where, compiled: bool) -> np.ndarray:
     x2, w2, lead, kind = prepare(x, where)
     if x2.size <= SMALL:
-        return _small(x2, w2, lead, kind, "var", ddof)
+        return small_stat(x2, w2, lead, kind, "var", ddof)
     if compiled and (kind == "float" or int_fits_float(x2, w2)):
         got = compiled_rows(x2, w2, "var", ddof)
         if got is not None:

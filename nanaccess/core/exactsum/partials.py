@@ -7,9 +7,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .common import _CANONICAL_NAN, _SCALE, I64_MAX, _idiv, counts, prepare, row_label
+from .common import CANONICAL_NAN, I64_MAX, SCALE, counts, idiv, prepare, row_label
 from .compiled import compiled_digits
-from .digits import W, _digits, float_terms, int_hilo, int_square_terms, square_terms
+from .digits import W, digits_of, float_terms, int_hilo, int_square_terms, square_terms
 from .extraction import negzero_rows, raw_rows, scan
 
 __all__ = [
@@ -63,7 +63,7 @@ class ExactPartials(NamedTuple):
     unsigned: bool = False
 
 
-_Q_SCALE = 2 * _SCALE
+_Q_SCALE = 2 * SCALE
 
 
 def _terms_to_ints(mant: np.ndarray, exp: np.ndarray, mbits: int, scale: int) -> np.ndarray:
@@ -72,7 +72,7 @@ def _terms_to_ints(mant: np.ndarray, exp: np.ndarray, mbits: int, scale: int) ->
     out = np.empty(rows, dtype=object)
     if rows == 0:
         return out
-    dig, neg, base = _digits(mant, exp, mbits)
+    dig, neg, base = digits_of(mant, exp, mbits)
     cols = dig.T.tolist()
     for r in range(rows):
         v = 0
@@ -132,7 +132,7 @@ def exact_partials(x: np.ndarray, where: np.ndarray | None = None, *,
         hi, lo = int_hilo(x2, w2)
         s = np.empty(rows, dtype=object)
         for r, (h, lw) in enumerate(zip(hi.tolist(), lo.tolist(), strict=True)):
-            s[r] = ((h << 32) + lw) << _SCALE
+            s[r] = ((h << 32) + lw) << SCALE
         if squares:
             xi = x2 if w2 is None else np.where(w2, x2, 0)
             mant, exp, mb = int_square_terms(xi)
@@ -156,7 +156,7 @@ def exact_partials(x: np.ndarray, where: np.ndarray | None = None, *,
     else:
         sc = scan(x2, w2, want_sum=True, want_sq=squares)
         mant, exp = float_terms(sc.t_sum)
-        s = _terms_to_ints(mant, exp, 53, _SCALE)
+        s = _terms_to_ints(mant, exp, 53, SCALE)
         if squares:
             mant, exp = float_terms(sc.t_sq)
             q = _terms_to_ints(mant, exp, 53, _Q_SCALE)
@@ -164,7 +164,7 @@ def exact_partials(x: np.ndarray, where: np.ndarray | None = None, *,
         if raw.size:
             xr = raw_rows(x2, w2, raw)
             mant, exp = float_terms(xr)
-            s[raw] = _terms_to_ints(mant, exp, 53, _SCALE)
+            s[raw] = _terms_to_ints(mant, exp, 53, SCALE)
             if squares:
                 mant, exp, mb = square_terms(xr)
                 q[raw] = _terms_to_ints(mant, exp, mb, _Q_SCALE)
@@ -234,13 +234,13 @@ def _round_rows(s, divisors, posinf, neginf, nan, negzero) -> np.ndarray:
     out = np.empty(s.size, np.float64)
     for r, (v, d) in enumerate(zip(s.tolist(), divisors, strict=True)):
         if nan[r] or (posinf[r] and neginf[r]):
-            out[r] = _CANONICAL_NAN
+            out[r] = CANONICAL_NAN
         elif posinf[r] or neginf[r]:
             out[r] = math.inf if posinf[r] else -math.inf
         elif v == 0:
             out[r] = -0.0 if negzero[r] else 0.0
         else:
-            out[r] = _idiv(v, d)
+            out[r] = idiv(v, d)
     return out
 
 
@@ -277,7 +277,7 @@ def round_sum(p: ExactPartials) -> np.ndarray:
             -(1 << 63), I64_MAX, np.int64)
         out = np.empty(s.size, dt)
         for r, v in enumerate(s.tolist()):
-            v >>= _SCALE
+            v >>= SCALE
             if not lo <= v <= hi:
                 raise OverflowError(
                     f"exact integer sum of {row_label(r, lead)} is {v}, which does not fit "
@@ -285,7 +285,7 @@ def round_sum(p: ExactPartials) -> np.ndarray:
                 )
             out[r] = v
         return out.reshape(lead)
-    divisors = [1 << _SCALE] * s.size
+    divisors = [1 << SCALE] * s.size
     return _round_rows(s, divisors, posinf, neginf, nan, negzero & (count > 0)).reshape(lead)
 
 
@@ -310,7 +310,7 @@ def round_mean(p: ExactPartials) -> np.ndarray:
     3.333333333333333e+307
     """
     shape, s, _q, count, (posinf, neginf, nan, negzero) = _flat(p)
-    divisors = [int(n) << _SCALE for n in count.tolist()]
+    divisors = [int(n) << SCALE for n in count.tolist()]
     out = _round_rows(s, divisors, posinf, neginf, nan | (count == 0),
                       negzero & (not p.integer))
     return out.reshape(tuple(shape))
@@ -348,13 +348,13 @@ def round_var(p: ExactPartials, ddof: float = 0) -> np.ndarray:
     for r, (sv, qv) in enumerate(zip(s.tolist(), q.tolist(), strict=True)):
         n = int(count[r])
         if nan[r] or posinf[r] or neginf[r] or n - ddof <= 0:
-            out[r] = _CANONICAL_NAN
+            out[r] = CANONICAL_NAN
             continue
         num = n * qv - sv * sv
         if ddof_int is not None:
-            out[r] = _idiv(num, (n * (n - ddof_int)) << _Q_SCALE)
+            out[r] = idiv(num, (n * (n - ddof_int)) << _Q_SCALE)
         else:
-            out[r] = _idiv(num, (n * n) << _Q_SCALE)
+            out[r] = idiv(num, (n * n) << _Q_SCALE)
             frac[r] = True
     if frac.any():
         with np.errstate(divide="ignore", invalid="ignore"):

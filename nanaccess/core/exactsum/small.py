@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .common import _CANONICAL_NAN, _SCALE, I64_MAX, _idiv, row_label
+from .common import CANONICAL_NAN, I64_MAX, SCALE, idiv, row_label
 
 
 class _Row:
@@ -34,7 +34,7 @@ class _Row:
                 if self.negzero and not (v == 0 and math.copysign(1.0, v) < 0):
                     self.negzero = False
                 num, den = v.as_integer_ratio()
-                k = num << (_SCALE + 1 - den.bit_length())
+                k = num << (SCALE + 1 - den.bit_length())
             else:
                 k = int(v)
             self.s += k
@@ -52,15 +52,15 @@ def _small_rows(x2, w2) -> list[list]:
     ]
 
 
-def _small(x2, w2, lead, kind: str, stat: str, ddof: float = 0) -> np.ndarray:
+def small_stat(x2, w2, lead, kind: str, stat: str, ddof: float = 0) -> np.ndarray:
     is_float = kind == "float"
-    scale = _SCALE if is_float else 0
+    scale = SCALE if is_float else 0
     out = []
     for r, row in enumerate(_small_rows(x2, w2)):
         a = _Row(row, is_float, stat in ("sumsq", "var"))
         n = a.count
         if a.nan or (a.posinf and a.neginf and stat != "sumsq"):
-            out.append(_CANONICAL_NAN)
+            out.append(CANONICAL_NAN)
         elif stat == "sum" and not is_float:
             if not -(1 << 63) <= a.s <= I64_MAX:
                 raise OverflowError(
@@ -70,22 +70,22 @@ def _small(x2, w2, lead, kind: str, stat: str, ddof: float = 0) -> np.ndarray:
             out.append(a.s)
         elif stat == "var":
             if a.posinf or a.neginf or n - ddof <= 0:
-                out.append(_CANONICAL_NAN)
+                out.append(CANONICAL_NAN)
                 continue
             num = n * a.q - a.s * a.s
             if float(ddof) == int(ddof):
-                out.append(_idiv(num, (n * (n - int(ddof))) << (2 * scale)))
+                out.append(idiv(num, (n * (n - int(ddof))) << (2 * scale)))
             else:
-                out.append(_idiv(num, (n * n) << (2 * scale)) * n / (n - ddof))
+                out.append(idiv(num, (n * n) << (2 * scale)) * n / (n - ddof))
         elif a.posinf or a.neginf:
             out.append(math.inf if stat == "sumsq" or a.posinf else -math.inf)
         elif stat == "sumsq":
-            out.append(_idiv(a.q, 1 << (2 * scale)))
+            out.append(idiv(a.q, 1 << (2 * scale)))
         elif stat == "mean" and n == 0:
-            out.append(_CANONICAL_NAN)
+            out.append(CANONICAL_NAN)
         elif a.s == 0:
             out.append(-0.0 if a.negzero else 0.0)
         else:
-            out.append(_idiv(a.s, (n if stat == "mean" else 1) << scale))
+            out.append(idiv(a.s, (n if stat == "mean" else 1) << scale))
     dtype = np.int64 if (stat == "sum" and not is_float) else np.float64
     return np.array(out, dtype=dtype).reshape(lead)

@@ -41,7 +41,7 @@ def _rank_of(v: Any) -> int:
     return rank_of_type(type(v))
 
 
-def _arith(v: Any) -> Any:
+def as_arith(v: Any) -> Any:
     """NumPy integers/bools as Python ints (no wrap-around), everything else as is."""
     if isinstance(v, np.bool_):
         return bool(v)
@@ -66,8 +66,8 @@ def _is_float_nan_or_inf(r: Any) -> bool:
     return False
 
 
-def _exact(v: Any) -> Fraction | int:
-    v = _arith(v)
+def as_exact(v: Any) -> Fraction | int:
+    v = as_arith(v)
     if isinstance(v, int):
         return v
     if isinstance(v, Fraction):
@@ -124,7 +124,7 @@ def inf_result(cands: list[Any], top: int) -> Any:
     return math.inf if x > 0 else -math.inf  # Decimal inf next to a float
 
 
-def _weighted(a: Any, wa: int, b: Any, wb: int, d: int) -> Any:
+def weighted_mean_of(a: Any, wa: int, b: Any, wb: int, d: int) -> Any:
     """``(a*wa + b*wb) / d`` as :mod:`statistics` computes it, with the repairs.
 
     ``a`` and ``b`` are numbers (finite or infinite); ``wa >= 1``; ``wb >= 0``. A zero
@@ -138,7 +138,7 @@ def _weighted(a: Any, wa: int, b: Any, wb: int, d: int) -> Any:
         top = _rank_of(a) if _rank_of(a) != INT else FLOAT
     if ia or ib:
         return inf_result([a, b] if wb else [a], top)
-    x, y = _arith(a), _arith(b)
+    x, y = as_arith(a), as_arith(b)
     r: Any = None
     try:
         with np.errstate(all="ignore"):
@@ -155,7 +155,7 @@ def _weighted(a: Any, wa: int, b: Any, wb: int, d: int) -> Any:
             r = x / 2 + y / 2  # float midpoint whose sum overflowed
         if not _is_float_nan_or_inf(r):
             return r
-    exact = (_exact(a) * wa + _exact(b) * wb) / Fraction(d)
+    exact = (as_exact(a) * wa + as_exact(b) * wb) / Fraction(d)
     return convert(exact, top, _float_type(a, b), _decimal_type(a, b))
 
 
@@ -166,7 +166,7 @@ def _decimal_type(a: Any, b: Any) -> type | None:
     return None
 
 
-def _lerp(a: Any, b: Any, t: Fraction) -> Any:
+def lerp_numbers(a: Any, b: Any, t: Fraction) -> Any:
     """``a + (b - a) * t`` for numbers ``a <= b`` and ``0 < t < 1``.
 
     Two floats: NumPy's formula in their float type; otherwise exact, rounded once.
@@ -185,7 +185,7 @@ def _lerp(a: Any, b: Any, t: Fraction) -> Any:
             r = x + diff * tf if t < Fraction(1, 2) else y - diff * (1 - tf)
         if not _is_float_nan_or_inf(r):
             return r
-    ea, eb = _exact(a), _exact(b)
+    ea, eb = as_exact(a), as_exact(b)
     exact = ea + (eb - ea) * t
     if top == INT:
         top = FLOAT  # interpolated ints are floats (NumPy, statistics)
@@ -203,7 +203,7 @@ def as_interpolated(v: Any) -> Any:
     return v
 
 
-def _quiet(v: Any) -> Any:
+def quiet_nan(v: Any) -> Any:
     """The quiet version of NaN ``v``: sign and payload kept; ``v`` itself if quiet."""
     if isinstance(v, Decimal):
         if v.is_qnan():

@@ -17,9 +17,9 @@ import numpy as np
 from ... import _stats
 from ...options import NanPolicy, resolve_policy
 from ..policy import RULES, raise_for
-from .arith import _arith, _exact, convert, inf_result, is_inf, rank_of_type
+from .arith import as_arith, as_exact, convert, inf_result, is_inf, rank_of_type
 from .classify import CANONICAL_NAN, DEC, INT
-from .scan import Check, _scan
+from .scan import Check, scan_values
 
 __all__ = ["object_moment_stat", "MOMENT_STATS"]
 
@@ -34,7 +34,7 @@ def _exact_sum(nums: list[Any]) -> Fraction | int:
         try:
             num, den = v.as_integer_ratio()
         except AttributeError:
-            e = _exact(v)
+            e = as_exact(v)
             num, den = (e, 1) if isinstance(e, int) else (e.numerator, e.denominator)
         partials[den] = get(den, 0) + num
     if not partials:
@@ -127,7 +127,7 @@ def _own_moment(nums: list[Any], stat: str, ddof: int | Fraction) -> Any:
     sx_p: dict[int, int] = defaultdict(int)
     sxx_p: dict[int, int] = defaultdict(int)
     for v in nums:
-        e = _exact(v)
+        e = as_exact(v)
         num, den = (e, 1) if isinstance(e, int) else (e.numerator, e.denominator)
         sx_p[den] += num
         sxx_p[den] += num * num
@@ -214,11 +214,11 @@ def object_moment_stat(
     >>> object_moment_stat([1, 2, None], "mean", policy="propagate") is None
     True
     """
-    return _moment_stat(values, stat, ddof=ddof, policy=resolve_policy(policy),
+    return moment_of_values(values, stat, ddof=ddof, policy=resolve_policy(policy),
                         statistics_compat=statistics_compat)
 
 
-def _moment_stat(
+def moment_of_values(
     values: Iterable,
     stat: str,
     *,
@@ -232,11 +232,11 @@ def _moment_stat(
     if stat not in MOMENT_STATS:
         raise ValueError(f"unknown moment statistic {stat!r}; expected one of {MOMENT_STATS}")
     ddof = _check_ddof(ddof)
-    sc = _scan(values, policy, "moment statistics", check)
+    sc = scan_values(values, policy, "moment statistics", check)
     if not RULES[policy].removes and (sc.nans or sc.miss):
         best = sc.best_nan()
         return best[2] if best is not None else None
-    nums = [_arith(e[2]) for e in sc.nums]
+    nums = [as_arith(e[2]) for e in sc.nums]
     count = len(nums)
 
     if stat == "sum":

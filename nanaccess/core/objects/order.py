@@ -22,9 +22,9 @@ from ... import _stats
 from ...options import NanPolicy, resolve_policy
 from ..plan import rank_plan
 from ..policy import RULES, raise_for
-from .arith import _arith, _lerp, _quiet, _weighted, as_interpolated
+from .arith import as_arith, as_interpolated, lerp_numbers, quiet_nan, weighted_mean_of
 from .classify import CANONICAL_NAN, MISS, NAN, NUM
-from .scan import Check, Scan, _first, _scan, extreme_number, sort_numbers
+from .scan import Check, Scan, extreme_number, first_of, scan_values, sort_numbers
 
 __all__ = ["object_order_stat", "ORDER_STATS", "QUANTILE_METHODS"]
 
@@ -73,7 +73,7 @@ def _q_scalar(q: Any) -> float | Fraction:
             raise ValueError(f"Quantiles must be in the range [0, 1], got {q!r}")
         return qf
     try:
-        qe = Fraction(_arith(q))
+        qe = Fraction(as_arith(q))
     except (TypeError, ValueError, OverflowError, ArithmeticError):
         raise ValueError(f"Quantiles must be real numbers in the range [0, 1], got {q!r}") from None
     if not (0 <= qe <= 1):
@@ -186,9 +186,9 @@ def _nan_neighbours(x: tuple[Any, int], y: tuple[Any, int]) -> tuple[bool, Any]:
     if x[1] == MISS or y[1] == MISS:
         return True, None
     if y[1] == NAN:
-        return True, _quiet(y[0])
+        return True, quiet_nan(y[0])
     if x[1] == NAN:
-        return True, _quiet(x[0])
+        return True, quiet_nan(x[0])
     return False, None
 
 
@@ -198,7 +198,7 @@ def _median(s: list[tuple[Any, int]]) -> Any:
         return _pick(s[lo])
     x, y = s[lo], s[hi]
     done, r = _nan_neighbours(x, y)
-    return r if done else _weighted(x[0], 1, y[0], 1, 2)
+    return r if done else weighted_mean_of(x[0], 1, y[0], 1, 2)
 
 
 def _quantile_one(s: list[tuple[Any, int]], q: float | Fraction, method: str) -> Any:
@@ -212,8 +212,8 @@ def _quantile_one(s: list[tuple[Any, int]], q: float | Fraction, method: str) ->
     if done:
         return r
     if mode == "mid":
-        return _weighted(x[0], 1, y[0], 1, 2)
-    return _lerp(x[0], y[0], t)
+        return weighted_mean_of(x[0], 1, y[0], 1, 2)
+    return lerp_numbers(x[0], y[0], t)
 
 
 def _stat_quantiles(s: list[tuple[Any, int]], n: int, method: str) -> list[Any]:
@@ -235,12 +235,12 @@ def _stat_quantiles(s: list[tuple[Any, int]], n: int, method: str) -> list[Any]:
             if x[1] != NUM:
                 out.append(_pick(x))
             elif y[1] == NUM:
-                out.append(_weighted(x[0], n, y[0], 0, n))
+                out.append(weighted_mean_of(x[0], n, y[0], 0, n))
             else:
-                out.append(_weighted(x[0], n, 0, 0, n))
+                out.append(weighted_mean_of(x[0], n, 0, 0, n))
             continue
         done, r = _nan_neighbours(x, y)
-        out.append(r if done else _weighted(x[0], n - delta, y[0], delta, n))
+        out.append(r if done else weighted_mean_of(x[0], n - delta, y[0], delta, n))
     return out
 
 
@@ -335,11 +335,11 @@ def object_order_stat(
     ...                   method="exclusive")
     [1.5, 3.0, 4.5]
     """
-    return _order_stat(values, stat, q=q, method=method, policy=resolve_policy(policy),
+    return order_of_values(values, stat, q=q, method=method, policy=resolve_policy(policy),
                        statistics_compat=statistics_compat, n=n)
 
 
-def _order_stat(
+def order_of_values(
     values: Iterable,
     stat: str,
     *,
@@ -368,7 +368,7 @@ def _order_stat(
     with localcontext() as ctx:
         # mixed Decimal/float ordering must not trip a user's FloatOperation trap
         ctx.traps[FloatOperation] = False
-        sc = _scan(values, policy, "order statistics", check)
+        sc = scan_values(values, policy, "order statistics", check)
 
         if rules.propagates and (sc.nans or sc.miss):
             best = sc.best_nan()
@@ -423,7 +423,7 @@ def _placed_nans(sc: Scan, nan_rank: str | None) -> tuple[list, list, int]:
     missing values follow them (none of either where the policy gives them no place)."""
     if nan_rank is None:
         return [], [], 0
-    nans = sorted(sc.nans, key=_first)
+    nans = sorted(sc.nans, key=first_of)
     if nan_rank == "first":
         low, high = nans, []
     elif nan_rank == "totalorder":

@@ -17,9 +17,9 @@ from ...options import NanPolicy
 from ..axes import Reduction
 from ..policy import RULES, NanTally, raise_for
 from .classify import classify_object
-from .moments import _moment_stat
-from .order import _order_stat
-from .scan import Check, _scan
+from .moments import moment_of_values
+from .order import order_of_values
+from .scan import Check, scan_values
 
 __all__ = ["object_rows_order_stat", "object_rows_moment_stat"]
 
@@ -89,7 +89,7 @@ def object_rows_order_stat(x, stat, *, q=None, method="linear", axis=None,
     qq = None if qa is None else (qa.tolist() if qa.ndim else qa.item())
 
     def fn(vals: list, check: Check) -> Any:
-        return _order_stat(vals, stat, q=qq, method=method, policy=policy, check=check)
+        return order_of_values(vals, stat, q=qq, method=method, policy=policy, check=check)
 
     return _run(x, axis, missing, keepdims, fn, () if qa is None else qa.shape)
 
@@ -103,7 +103,7 @@ def object_rows_moment_stat(x, stat, *, ddof=0, axis=None, policy: NanPolicy, mi
     def fn(vals: list, check: Check) -> Any:
         if stat == "count":
             return _count_numbers(vals, policy, check)
-        return _moment_stat(vals, stat, ddof=ddof, policy=policy, check=check)
+        return moment_of_values(vals, stat, ddof=ddof, policy=policy, check=check)
 
     return _run(x, axis, missing, keepdims, fn)
 
@@ -113,7 +113,7 @@ def _count_numbers(vals: list, policy: NanPolicy, check: Check) -> int:
     where the policy raises for NaN or missing values."""
     rules = RULES[policy]
     if rules.nan_raises or rules.missing_raises:
-        return len(_scan(vals, policy, "order statistics", check).nums)
+        return len(scan_values(vals, policy, "order statistics", check).nums)
     classes = [classify_object(v)[0] for v in vals]
     bad = [i for i, c in enumerate(classes) if c == "other"]
     if bad:

@@ -1,6 +1,6 @@
 """The fixed total order of the object path and the one classification pass.
 
-:func:`_scan` classifies every element once and hands what it found to
+:func:`scan_values` classifies every element once and hands what it found to
 :func:`nanaccess.core.policy.raise_for` (the policy's errors); the number keys and
 :func:`sort_numbers` realise the fixed order (numbers by value, then type rank and
 bits inside runs of equal values; NaNs by totalOrder; missing values last), and
@@ -115,7 +115,7 @@ def _type_error(v: Any, i: int, what: str) -> TypeError:
 Check = Callable[[NanTally, NanPolicy], None]
 
 
-def _scan(values: Iterable, policy: NanPolicy, what: str, check: Check = raise_for) -> Scan:
+def scan_values(values: Iterable, policy: NanPolicy, what: str, check: Check = raise_for) -> Scan:
     """Classify every element once; ``TypeError`` for a non-number, and ``check`` the
     tally of signaling NaNs, NaNs and missing values (the policy's errors)."""
     sc = Scan()
@@ -166,7 +166,7 @@ def _full_key(e: tuple[Any, int, Any]) -> tuple:
     return _number_key(v, desc[1], desc[4], e[0])
 
 
-def _first(e: tuple) -> Any:
+def first_of(e: tuple) -> Any:
     return e[0]
 
 
@@ -183,7 +183,7 @@ def _plain_run(run: list[tuple[Any, int, Any]]) -> bool:
 def sort_numbers(nums: list[tuple[Any, int, Any]]) -> None:
     """Sort entries in place into the fixed order: by value, then (only inside runs of
     equal values, where type and bits can differ) by the full key."""
-    nums.sort(key=_first)
+    nums.sort(key=first_of)
     n = len(nums)
     k = 0
     while k < n - 1:
@@ -203,7 +203,7 @@ def sort_numbers(nums: list[tuple[Any, int, Any]]) -> None:
 def extreme_number(nums: list[tuple[Any, int, Any]], which: str) -> tuple[Any, int, Any]:
     """min/max entry in the fixed order; among identical ones the first position."""
     pick = min if which == "min" else max
-    target = pick(nums, key=_first)[0]
+    target = pick(nums, key=first_of)[0]
     ties = [e for e in nums if e[0] == target]
     if len(ties) == 1 or _plain_run(ties):
         return ties[0]
@@ -252,5 +252,5 @@ def object_sort_keys(values: Sequence, policy: NanPolicy | str) -> list[tuple]:
             '"smallest", "largest", "omit" or "raise"'
         )
     values = list(values)
-    _scan(values, policy, "sorts")  # the policy checks
+    scan_values(values, policy, "sorts")  # the policy checks
     return [_key(v, describe(v), rules.nan_rank) for v in values]

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .arith import _arith, _quiet, is_inf
+from .arith import as_arith, is_inf, quiet_nan
 from .classify import CANONICAL_NAN, classify_object
 
 __all__ = ["object_difference", "object_deviations", "object_scale"]
@@ -50,7 +50,7 @@ def exact_difference(a: Any, b: Any) -> Any:
     """``a - b`` of two numbers, exactly: Python's types for int, Fraction and float
     (a float result is rounded once), Decimals at full precision, Decimals mixed with
     floats or Fractions as a Fraction; a float overflow gives the exact Fraction."""
-    a, b = _arith(a), _arith(b)
+    a, b = as_arith(a), as_arith(b)
     if is_inf(a) or is_inf(b):
         return _inf_difference(a, b)
     if isinstance(a, Decimal) or isinstance(b, Decimal):
@@ -80,9 +80,9 @@ def _map(fn: Callable[..., Any], *arrays: np.ndarray) -> np.ndarray:
 def _difference(hi: Any, lo: Any) -> Any:
     kh, kl = _kind(hi), _kind(lo)
     if kh == "nan":
-        return _quiet(hi)
+        return quiet_nan(hi)
     if kl == "nan":
-        return _quiet(lo)
+        return quiet_nan(lo)
     if kh != "number" or kl != "number":
         return None
     return exact_difference(hi, lo)
@@ -129,7 +129,7 @@ def object_deviations(x: np.ndarray, center: np.ndarray) -> tuple[np.ndarray, np
             continue
         kc = _kind(c)
         if kc == "nan":
-            dev.append(_quiet(c))
+            dev.append(quiet_nan(c))
         elif kc != "number":
             dev.append(v)
         else:
@@ -146,12 +146,12 @@ def object_deviations(x: np.ndarray, center: np.ndarray) -> tuple[np.ndarray, np
 def _scaled(v: Any, scale: Any) -> Any:
     k = _kind(v)
     if k == "nan":
-        return _quiet(v)  # as a float NaN divided
+        return quiet_nan(v)  # as a float NaN divided
     if k != "number":
         return v
     if is_inf(v):
         return v if scale > 0 else -v
-    v = _arith(v)
+    v = as_arith(v)
     if isinstance(v, Fraction):
         return v / Fraction(scale)
     if isinstance(v, Decimal):

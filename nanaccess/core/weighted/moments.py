@@ -25,7 +25,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..exactsum import exact_partials
-from ..exactsum.common import _CANONICAL_NAN, _SCALE, _idiv
+from ..exactsum.common import CANONICAL_NAN, SCALE, idiv
 from ..moments import result_dtype
 from ..policy import RULES
 from .certified import certified_rows
@@ -61,7 +61,7 @@ def _ints(terms: np.ndarray) -> np.ndarray:
 def _fraction_rows(x: np.ndarray, w: np.ndarray, want_sq: bool):
     """Exact S, W, Q (times 2**1074, as the vectorised path) of a few rows."""
     out = []
-    unit = 1 << _SCALE
+    unit = 1 << SCALE
     for xr, wr in zip(x.tolist(), w.tolist(), strict=True):
         s = wt = sq = Fraction(0)
         for v, k in zip(xr, wr, strict=True):
@@ -79,9 +79,9 @@ def _fraction_rows(x: np.ndarray, w: np.ndarray, want_sq: bool):
 def _ratio(a, b) -> float:
     """Correctly rounded a / b (b > 0) for Python ints, or fractions (slow rows)."""
     if type(a) is int and type(b) is int:
-        return _idiv(a, b)
+        return idiv(a, b)
     v = Fraction(a) / Fraction(b)
-    return _idiv(v.numerator, v.denominator)
+    return idiv(v.numerator, v.denominator)
 
 
 def weighted_moment(p: Prepared, stat: str, policy, *, ddof: float = 0,
@@ -178,7 +178,7 @@ def _drop_twos(sums: tuple[np.ndarray | None, ...], slow: np.ndarray) -> np.ndar
     return each row's unit (``2**1074`` divided the same way): every ratio stays the
     same, and the products of the variance shrink from thousands of bits to a few
     hundred (values rarely reach down to ``2**-1074``)."""
-    unit = np.full(slow.shape, 1 << _SCALE, object)
+    unit = np.full(slow.shape, 1 << SCALE, object)
     ints = np.flatnonzero(~slow)
     if not ints.size:
         return unit
@@ -186,12 +186,12 @@ def _drop_twos(sums: tuple[np.ndarray | None, ...], slow: np.ndarray) -> np.ndar
     for a in sums:
         if a is not None:
             acc |= int(np.bitwise_or.reduce(np.abs(a[ints])))
-    k = min((acc & -acc).bit_length() - 1, _SCALE) if acc else _SCALE
+    k = min((acc & -acc).bit_length() - 1, SCALE) if acc else SCALE
     if k > 0:
         for a in sums:
             if a is not None:
                 a[ints] = a[ints] >> k  # exact: every one is a multiple of 2**k
-        unit[ints] = 1 << (_SCALE - k)
+        unit[ints] = 1 << (SCALE - k)
     return unit
 
 
@@ -210,7 +210,7 @@ def _round(stat: str, ddof: float, s: np.ndarray, wt: np.ndarray, q: np.ndarray 
         if big:
             raise OverflowError(f"exact integer weighted sum {big[0]} does not fit in int64")
         return out.astype(np.int64)
-    out = np.full(s.shape, _CANONICAL_NAN)  # both infinities, nothing left, var of inf
+    out = np.full(s.shape, CANONICAL_NAN)  # both infinities, nothing left, var of inf
     inf = posinf | neginf
     if stat != "var" and stat != "std":
         one = inf & ~(posinf & neginf)
@@ -270,6 +270,6 @@ def _tails(p: Prepared, vals: np.ndarray, policy, empty: np.ndarray, stat: str):
     if miss_rows is not None and miss_rows.any():
         if vals.dtype.kind != "f":
             vals = vals.astype(np.float64)
-        vals = np.where(miss_rows, vals.dtype.type(_CANONICAL_NAN), vals)
+        vals = np.where(miss_rows, vals.dtype.type(CANONICAL_NAN), vals)
         res_missing = miss_rows
     return vals, res_missing
