@@ -22,6 +22,7 @@ from nanaccess.core.exactsum import (
     exact_sum_of_squares,
     exact_var,
     extraction,
+    numpy_var,
     oneshot,
 )
 from nanaccess.options import option_context
@@ -38,9 +39,9 @@ ENGINES = ["small", "vector", "blocks"] + (["compiled"] if NB.AVAILABLE else [])
 
 @contextlib.contextmanager
 def engine(mode: str):
-    saved = (oneshot._SMALL, extraction._BLOCK, compiled.MIN_SIZE,
+    saved = (oneshot.SMALL, numpy_var.SMALL, extraction._BLOCK, compiled.MIN_SIZE,
              certified_numpy.MIN_SIZE)
-    oneshot._SMALL = oneshot._SMALL if mode == "small" else 0
+    oneshot.SMALL = numpy_var.SMALL = oneshot.SMALL if mode == "small" else 0
     extraction._BLOCK = 16 if mode == "blocks" else extraction._BLOCK
     compiled.MIN_SIZE = 0
     # the exact engines themselves, not the NumPy engine's certified front pass
@@ -50,7 +51,7 @@ def engine(mode: str):
         with option_context(engine="numba" if mode == "compiled" else "numpy"):
             yield
     finally:
-        (oneshot._SMALL, extraction._BLOCK, compiled.MIN_SIZE,
+        (oneshot.SMALL, numpy_var.SMALL, extraction._BLOCK, compiled.MIN_SIZE,
          certified_numpy.MIN_SIZE) = saved
 
 
