@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _stats
 from ._docparams import add_sections
 from ._labels import fmt_label, subject
 from .core.axes import normalize_axis
@@ -277,7 +278,7 @@ def weighted_call(stat: str, data: Any, host: str, weights: Any, axis: Axis,
         arr = list_array(vals)
         r = reduce(arr, stat, policy=policy, weights=weights, weights_missing=w_missing,
                    **params)
-        if not r.count.all() and stat != "sum":  # nothing left, as the statistics module
+        if not r.count.all() and stat not in _stats.SUMS:  # nothing left, as the statistics module
             raise statistics.StatisticsError(f"no weighted {stat} for empty data")
         return r.values.tolist() if r.values.ndim else r.values.item()
     if host == "masked":

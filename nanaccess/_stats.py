@@ -66,6 +66,17 @@ __all__ = [
     "COMPOSED",
     "result_dtype",
     "PICK_METHODS",
+    "served_by",
+    "SUMS",
+    "MEANS",
+    "LINEAR",
+    "SQUARES",
+    "ROOTS",
+    "VARIANCES",
+    "COUNTS",
+    "TAKES_Q",
+    "EXTREMES",
+    "MIDPOINT_MEDIANS",
 ]
 
 Family = Literal["order", "arg", "moment", "count", "spread"]
@@ -171,6 +182,12 @@ class Statistic:
     dtype: DtypeRule | None = None
     #: a reduction over nothing: ``"nan"`` (the missing value) or ``"zero"``
     empty: Literal["nan", "zero"] = "nan"
+    #: the kernel family that serves it (None: the family's): ``"select"`` (order
+    #: statistics), ``"arg"``, ``"sum"``, ``"mean"``, ``"var"`` (sums of squares;
+    #: std too), ``"count"``; composed statistics have none
+    kernel: Literal["select", "arg", "sum", "mean", "var", "count"] | None = None
+    #: the kernel's result is square-rooted (std of the var kernel)
+    root: bool = False
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -180,6 +197,13 @@ class Statistic:
     def weight_params(self) -> tuple[Param, ...]:
         """``(WEIGHTS,)`` for a weighted statistic, else ``()``."""
         return (WEIGHTS,) if self.weighted else ()
+
+    @property
+    def kernel_family(self) -> str | None:
+        """:attr:`kernel`, or the family's kernel (None for a composed statistic)."""
+        if self.kernel is not None or self.compose is not None:
+            return self.kernel
+        return {"order": "select", "arg": "arg", "count": "count"}.get(self.family)
 
     @property
     def dtype_rule(self) -> DtypeRule:
@@ -211,13 +235,13 @@ _TABLE = (
     Statistic("argmax", "arg", False, "Position of the first largest value.", rank="max",
               grouped=False),
     Statistic("mean", "moment", False, "Arithmetic mean from the exact sum, rounded once.",
-              weighted=True),
+              weighted=True, kernel="mean"),
     Statistic("var", "moment", False, "Variance, exactly rounded.", (_DDOF,), weighted=True,
-              dtype="variance"),
+              dtype="variance", kernel="var"),
     Statistic("std", "moment", False, "Standard deviation: the square root of var.",
-              (_DDOF,), weighted=True, dtype="deviation"),
+              (_DDOF,), weighted=True, dtype="deviation", kernel="var", root=True),
     Statistic("sum", "moment", False, "Exact sum rounded once (as math.fsum).", weighted=True,
-              dtype="sum", empty="zero"),
+              dtype="sum", empty="zero", kernel="sum"),
     Statistic("count", "count", False, "Number of numbers (NaN and missing excluded).",
               empty="zero"),
     Statistic("iqr", "spread", False,
@@ -267,6 +291,34 @@ MEDIANS = tuple(s.name for s in _TABLE if s.rank in ("median", "median_low", "me
 WEIGHTED = tuple(s.name for s in _TABLE if s.weighted)
 #: statistics built from other entries (:attr:`Statistic.compose`)
 COMPOSED = tuple(s.name for s in _TABLE if s.compose is not None)
+
+
+def served_by(kernel: str) -> frozenset[str]:
+    """Names of the statistics the kernel family ``kernel`` serves (engines read these
+    sets, never lists of names)."""
+    return frozenset(s.name for s in _TABLE if s.kernel_family == kernel)
+
+
+#: the exact-sum kernel's statistics (the sum itself)
+SUMS = served_by("sum")
+#: the mean kernel's
+MEANS = served_by("mean")
+#: sum and mean: first powers only (no squares)
+LINEAR = SUMS | MEANS
+#: the sum-of-squares kernel's (var, std)
+SQUARES = served_by("var")
+#: results the kernel square-roots (std)
+ROOTS = frozenset(s.name for s in _TABLE if s.root)
+#: the variance itself (squares, no root)
+VARIANCES = SQUARES - ROOTS
+#: the counting statistics
+COUNTS = served_by("count")
+#: order statistics that take ``q`` (quantile)
+TAKES_Q = frozenset(s.name for s in _TABLE if any(p.name == "q" for p in s.params))
+#: the smallest and largest value (rank rules min / max)
+EXTREMES = frozenset(s.name for s in _TABLE if s.family == "order" and s.rank in ("min", "max"))
+#: the median that averages its two middle values (rank rule median)
+MIDPOINT_MEDIANS = frozenset(s.name for s in _TABLE if s.rank == "median")
 
 
 def result_dtype(stat: str, dtype: Any, **params: Any) -> np.dtype:

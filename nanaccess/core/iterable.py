@@ -133,7 +133,7 @@ def _iterable_order(stat: str, vals: list, policy: NanPolicy, params: dict) -> A
     if not vals:
         raise statistics.StatisticsError(f"no {stat} for empty data")
     out = object_order_stat(vals, stat, policy=policy, statistics_compat=True, **params)
-    if out is None and stat in ("argmin", "argmax"):
+    if out is None and stat in _stats.ARG:
         # decision 6: an arg statistic never points at a missing value (as the array
         # path): missing values have no place in the order, so they are passed over
         return object_order_stat(vals, stat, policy=NanPolicy.OMIT, statistics_compat=True,
@@ -153,7 +153,7 @@ def _iterable_moment(stat: str, vals: list, policy: NanPolicy, params: dict) -> 
             raise statistics.StatisticsError(_EMPTY_MSG[stat])
         return r.values.item()
     if not vals:
-        if stat == "sum":
+        if stat in _stats.SUMS:
             return 0
         raise statistics.StatisticsError(_EMPTY_MSG[stat])
     return object_moment_stat(vals, stat, policy=policy, statistics_compat=True, **params)

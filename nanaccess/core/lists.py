@@ -312,7 +312,7 @@ def list_median(vals: list, stat: str, policy: NanPolicy | None = None) -> Any:
         same = t in _SORTABLE and (t not in _PLAIN_INTS or keys.dtype.kind != "f")
         picked = _select(vals, keys, ranks, same)
     a, b = picked
-    if stat != "median" or ranks[0] == ranks[1]:
+    if stat not in _stats.MIDPOINT_MEDIANS or ranks[0] == ranks[1]:
         return a
     mid = _plain_mid(a, b)
     if mid is not None:

@@ -38,7 +38,7 @@ def _check_dtype(dtype: np.dtype, stat: str) -> None:
         raise TypeError(f"complex data ({dtype}) is not supported by nanaccess")
     if kind == "f" and dtype.itemsize not in (2, 4, 8):
         raise TypeError(f"dtype {dtype}: convert to float64 or an object array of Decimals")
-    if kind == "M" and stat not in ("mean", "count", "std"):
+    if kind == "M" and _stats.get(stat).dtype_rule in ("variance", "sum"):
         raise TypeError(f"{stat} of datetime64 data is not defined")
     if kind not in "fiubmMO":
         raise TypeError(f"{stat} needs numeric data, got dtype {dtype}")
@@ -53,13 +53,13 @@ def result_dtype(vals: np.ndarray, dtype: np.dtype, stat: str) -> np.ndarray:
     native = dtype.newbyteorder("=")
     if kind == "f":
         return vals.astype(native)
-    if kind in "mM" and stat in ("mean", "sum"):
+    if kind in "mM" and stat in _stats.LINEAR:
         bad = ~np.isfinite(vals.astype(np.float64)) if vals.dtype.kind == "f" else None
         iv = np.rint(vals).astype(np.int64) if vals.dtype.kind == "f" else vals.astype(np.int64)
         if bad is not None and bad.any():
             iv[bad] = np.iinfo(np.int64).min
         return iv.view(native)
-    if kind in "mM" and stat == "std":
+    if kind in "mM" and stat in _stats.ROOTS:
         # a spread of times is a duration in the data's unit, as pandas' Timedelta:
         # truncated toward zero as pandas casts it; NaT where not finite
         unit = np.datetime_data(native)[0]
@@ -80,7 +80,7 @@ def _leading(x: np.ndarray, red: Reduction, stat: str,
     or along rows of float32 data. The values when every cell is certified (float64:
     NaNs found in the same pass and left to the policy as in :func:`_one_pass`; cells
     not certified go to the exact kernel), else None (the general path)."""
-    if stat not in ("sum", "mean"):
+    if stat not in _stats.LINEAR:
         return None
     skipnan = x.dtype == np.float64
     if red.axes and red.axes == tuple(range(len(red.axes))) and red.rows > 1 \
@@ -118,13 +118,13 @@ def _one_pass(x: np.ndarray, red: Reduction, stat: str, ddof: float,
     got = _leading(x, red, stat, policy)
     if got is not None or x.dtype != np.float64:
         return got
-    got = compiled_rows_skipnan(red.as_rows(x), "var" if stat == "std" else stat, ddof)
+    got = compiled_rows_skipnan(red.as_rows(x), "var" if stat in _stats.ROOTS else stat, ddof)
     if got is None:
         return None
     vals, nan, sig = got
     if not RULES[policy].drops_silently(bool(nan.any()), bool(sig.any())):
         return None
-    if stat == "std":
+    if stat in _stats.ROOTS:
         with np.errstate(invalid="ignore"):
             vals = np.sqrt(vals)
     return vals
@@ -135,7 +135,7 @@ def _numpy_certified(x: np.ndarray, red: Reduction, stat: str) -> np.ndarray | N
     pass (:mod:`nanaccess.core.exactsum.certified_numpy`), before the NaN scan. A
     certified value saw no NaN and no infinity, so every policy gives it; None (the
     scan and the general path decide) otherwise."""
-    if stat not in ("sum", "mean") or red.rows != 1 or choose_engine(size=x.size) != "numpy":
+    if stat not in _stats.LINEAR or red.rows != 1 or choose_engine(size=x.size) != "numpy":
         return None
     val = certified_numpy_1d(red.as_rows(x)[0], stat)
     return None if val is None else result_dtype(np.array([val]), x.dtype, stat)
@@ -170,7 +170,7 @@ def moment_stat(
         return object_rows_moment_stat(x, stat, ddof=ddof, axis=axis, policy=policy,
                                        missing=missing, keepdims=keepdims)
     red = Reduction.of(x, axis)
-    if missing is None and x.dtype in _ONE_PASS and stat != "count":
+    if missing is None and x.dtype in _ONE_PASS and stat not in _stats.COUNTS:
         got = _one_pass(x, red, stat, ddof, policy)
         if got is None:
             got = _numpy_certified(x, red, stat)
@@ -180,7 +180,7 @@ def moment_stat(
     removed = sc.removed
     where = None if removed is None else ~removed
     count = red.n - sc.nnan - sc.nmiss
-    if stat == "count":
+    if stat in _stats.COUNTS:
         return red.finish(count, keepdims), None
 
     kind = x.dtype.kind
@@ -190,14 +190,14 @@ def moment_stat(
         rows = rows.view(np.int64)
     elif kind == "b":
         rows = rows.astype(np.int64)
-    if stat == "sum":
+    if stat in _stats.SUMS:
         vals = exact_sum(rows, where)
-    elif stat == "mean":
+    elif stat in _stats.MEANS:
         vals = exact_mean(rows, where)
     else:
         with np.errstate(invalid="ignore"):
             vals = exact_var(rows, ddof, where)
-            if stat == "std":
+            if stat in _stats.ROOTS:
                 vals = np.sqrt(vals)
     vals = np.asarray(vals)
     if vals.ndim == 0:

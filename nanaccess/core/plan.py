@@ -13,6 +13,7 @@ from typing import Literal
 
 import numpy as np
 
+from .. import _stats
 from .interp import PICK_METHODS, lerp, midpoint, quantile_positions
 
 __all__ = ["RankPlan", "rank_plan", "median_ranks", "combine", "PICK_METHODS"]
@@ -72,23 +73,25 @@ def rank_plan(stat: str, n: np.ndarray, q: np.ndarray | None = None,
     """
     n = np.asarray(n, dtype=np.int64)
     last = np.maximum(n - 1, 0)
-    if stat == "quantile":
+    if stat in _stats.TAKES_Q:
         if q is None:
             raise TypeError("quantile needs q")
         lo, hi, t = quantile_positions(n, np.asarray(q, np.float64).ravel(), method)
         # quantile "midpoint" is lerp with weight 0.5 (NumPy's formula), not median's mid
         return RankPlan(lo, hi, np.asarray(t), "pick" if method in PICK_METHODS else "lerp")
-    if stat in ("min", "argmin"):
+    entry = _stats.STATISTICS.get(stat)
+    rank = None if entry is None else entry.rank  # the table's rank rule
+    if rank == "min":
         lo = np.zeros((1, n.size), np.int64)
         return RankPlan(lo, lo, _zero(n), "pick")
-    if stat in ("max", "argmax"):
+    if rank == "max":
         return RankPlan(last[None], last[None], _zero(n), "pick")
     lo, hi = (last >> 1)[None], np.minimum(n >> 1, last)[None]
-    if stat == "median_low":
+    if rank == "median_low":
         return RankPlan(lo, lo, _zero(n), "pick")
-    if stat == "median_high":
+    if rank == "median_high":
         return RankPlan(hi, hi, _zero(n), "pick")
-    if stat == "median":
+    if stat in _stats.MIDPOINT_MEDIANS:
         # an even count has two middle ranks: weight 0.5 each, else a pick
         return RankPlan(lo, hi, (lo != hi) * 0.5, "mid")
     raise ValueError(f"{stat!r} is not an order statistic")
@@ -108,9 +111,10 @@ def median_ranks(stat: str, n: int) -> tuple[int, int]:
     ((1, 2), (1, 1), (2, 2))
     """
     lo, hi = (n - 1) >> 1, n >> 1
-    if stat == "median_low":
+    rank = _stats.STATISTICS[stat].rank
+    if rank == "median_low":
         return lo, lo
-    if stat == "median_high":
+    if rank == "median_high":
         return hi, hi
     return lo, hi
 

@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from .. import _stats
 from ..errors import NaNError, SignalingNaNError, WeightsValueError
 from ..options import NanPolicy
 from .bits import layout_of
@@ -349,7 +350,8 @@ def empty_value(dtype: np.dtype, stat: str) -> Any:
     """What a reduction over nothing gives: 0 for sum and count (as pandas), else the
     canonical NaN of a float dtype, NaT of a datetime, float64 NaN otherwise."""
     dtype = np.dtype(dtype)
-    if stat in ("sum", "count"):
+    entry = _stats.STATISTICS.get(stat)
+    if entry is not None and entry.empty == "zero":  # sum and count of nothing: 0, as pandas
         return dtype.type(0) if dtype.kind in "biuf" else 0
     if dtype.kind in "mM":
         return np.array("NaT", dtype=dtype)[()]

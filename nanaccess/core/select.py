@@ -246,7 +246,7 @@ def order_stat(
         return object_rows_order_stat(x, stat, q=q, method=method, axis=axis, policy=policy,
                                       missing=missing, keepdims=keepdims)
     red = Reduction.of(x, axis)
-    if stat in ("argmin", "argmax"):
+    if stat in _stats.ARG:
         return _arg(x, red, stat, policy, missing, keepdims)
     if _chunked and red.rows > 1 and x.size > _ROW_CHUNK and red.out_shape:
         try:
@@ -256,12 +256,12 @@ def order_stat(
             pass  # the whole array again: the error then names its position in x
 
     q_arr = None
-    if stat == "quantile":
+    if stat in _stats.TAKES_Q:
         if q is None:
             raise TypeError("quantile needs q")
         q_arr = validate_q(q)
     r = RULES[policy]
-    sc, placed = _place(x, red, policy, missing, fill_low=stat == "max")
+    sc, placed = _place(x, red, policy, missing, fill_low=_stats.get(stat).rank == "max")
     keys, m, tail, prop = placed.keys, placed.m, placed.tail, placed.prop
     if prop is not None and bool((sc.nnan > 0).all()):
         # every row propagates a NaN: nothing to select
@@ -271,9 +271,10 @@ def order_stat(
         return red.finish(np.ascontiguousarray(vals), keepdims, lead), None
     fast = placed.order is None  # min/max read off the keys, no selection
     plan = rank_plan(stat, m, q_arr, method)
-    if fast and stat in ("min", "max"):
+    if fast and stat in _stats.EXTREMES:
         if red.n:
-            sel_lo = (keys.min(axis=1) if stat == "min" else keys.max(axis=1))[None, :]
+            low = _stats.get(stat).rank == "min"
+            sel_lo = (keys.min(axis=1) if low else keys.max(axis=1))[None, :]
         else:
             sel_lo = np.zeros_like(plan.lo, dtype=keys.dtype)
         sel_hi = sel_lo
@@ -350,7 +351,7 @@ def _by_row_chunks(x, red: Reduction, stat: str, *, q, method, policy, missing, 
 def _arg(x, red: Reduction, stat: str, policy: NanPolicy, missing, keepdims: bool):
     """argmin / argmax: index (in the reduced axes, flattened as numpy) of the first
     element holding the selected key; missing values never count."""
-    fill_low = stat == "argmax"
+    fill_low = _stats.get(stat).rank == "max"
     sc, placed = _place(x, red, policy, missing, fill_low)
     keys, m, prop = placed.keys, placed.m, placed.prop
     if placed.order is not None:

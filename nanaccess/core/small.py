@@ -229,7 +229,7 @@ def array_moment(x: Any, stat: str) -> np.float64 | None:
         return None
     if s == 0.0 or not math.isfinite(s):  # signed zeros, NaN, infinities: generic
         return None
-    if stat == "sum":
+    if stat in _stats.SUMS:
         return np.float64(s)
     xs.append(-s)
     e = math.fsum(xs)
@@ -357,7 +357,7 @@ def _median_int(x: np.ndarray, stat: str) -> Any:
     lo, hi = median_ranks(stat, x.size)
     p = np.partition(x, (lo, hi) if lo != hi else lo)
     a = p[lo]
-    if stat != "median":
+    if stat not in _stats.MIDPOINT_MEDIANS:
         return a
     if lo == hi:
         return np.float64(a)
@@ -465,7 +465,7 @@ def order_small(x: Any, stat: str, policy: NanPolicy, q: np.ndarray | None = Non
         out = None
         if stat in MEDIANS:
             out = _median_f64(x, stat)
-        elif stat == "quantile" and q is not None and q.ndim == 0:
+        elif stat in _stats.TAKES_Q and q is not None and q.ndim == 0:
             out = _quantile_f64(x, float(q), method)
         if out is not None:
             return out
@@ -480,12 +480,12 @@ def _compiled_moment(x: np.ndarray, stat: str, ddof: float, *,
                      plain_only: bool) -> np.float64 | None:
     """The compiled kernel's one-row entry (no scan, no layout; the NumPy engine's
     bits) for more than :data:`SMALL_COMPILED` values, or None."""
-    if x.size <= SMALL_COMPILED or stat not in ("sum", "mean", "var", "std"):
+    if x.size <= SMALL_COMPILED or stat not in _stats.LINEAR and stat not in _stats.SQUARES:
         return None
-    got = compiled_1d(x, "var" if stat == "std" else stat, ddof, plain_only=plain_only)
+    got = compiled_1d(x, "var" if stat in _stats.ROOTS else stat, ddof, plain_only=plain_only)
     if got is None:
         return None
-    return np.float64(np.sqrt(got) if stat == "std" else got)
+    return np.float64(np.sqrt(got) if stat in _stats.ROOTS else got)
 
 
 def _certified_skipnan(x: np.ndarray, stat: str, policy: NanPolicy, ddof: float
@@ -499,7 +499,7 @@ def _certified_skipnan(x: np.ndarray, stat: str, policy: NanPolicy, ddof: float
         if got is None:
             return None
         v, ok, _, f = got
-    elif stat in ("var", "std"):
+    elif stat in _stats.SQUARES:
         got = certified_var_1d(x, ddof, skipnan=True)
         if got is None:
             return None
@@ -508,7 +508,7 @@ def _certified_skipnan(x: np.ndarray, stat: str, policy: NanPolicy, ddof: float
         return None
     if not ok or not RULES[policy].drops_silently(bool(f & F_NAN), bool(f & F_SNAN)):
         return None
-    return np.float64(np.sqrt(v) if stat == "std" else v)
+    return np.float64(np.sqrt(v) if stat in _stats.ROOTS else v)
 
 
 def moment_plain(x: Any, stat: str, ddof: float = 0) -> np.float64 | None:
@@ -533,11 +533,11 @@ def moment_plain(x: Any, stat: str, ddof: float = 0) -> np.float64 | None:
     n = x.size
     if n > SMALL_COMPILED:
         return _compiled_moment(x, stat, ddof, plain_only=True) if n <= SMALL_ARRAY else None
-    if n and stat in ("var", "std"):  # the certified kernel: certified means no NaN or inf
+    if n and stat in _stats.SQUARES:  # the certified kernel: certified means no NaN or inf
         got = certified_var_1d(x, ddof)
         if got is None or not got[1]:
             return None
-        return np.float64(np.sqrt(got[0]) if stat == "std" else got[0])
+        return np.float64(np.sqrt(got[0]) if stat in _stats.ROOTS else got[0])
     return array_moment(x, stat) if n and stat in MOMENTS else None
 
 
@@ -569,7 +569,7 @@ def moment_small(x: Any, stat: str, policy: NanPolicy, ddof: float = 0) -> np.fl
     else:
         got = certified_1d(np.ascontiguousarray(x), stat) if stat in MOMENTS else None
         got = None if got is None else np.float64(got)
-    if got is None and (x.size > SMALL_COMPILED or stat in ("var", "std")):
+    if got is None and (x.size > SMALL_COMPILED or stat in _stats.SQUARES):
         got = _certified_skipnan(x, stat, policy, ddof)
     if got is not None:
         return got
@@ -592,9 +592,9 @@ def moment_small(x: Any, stat: str, policy: NanPolicy, ddof: float = 0) -> np.fl
     if stat in MOMENTS:
         out = array_moment(x, stat)
         if out is None:
-            out = (exact_sum if stat == "sum" else exact_mean)(x[None, :])[0]
+            out = (exact_sum if stat in _stats.SUMS else exact_mean)(x[None, :])[0]
         return np.float64(out)
-    if stat not in ("var", "std"):
+    if stat not in _stats.SQUARES:
         return None
     v = exact_var(x[None, :], ddof)[0]
-    return np.float64(np.sqrt(v) if stat == "std" else v)
+    return np.float64(np.sqrt(v) if stat in _stats.ROOTS else v)

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _stats
 from ..core.bits import layout_of
 from ..core.keys import float_keys
 from ..core.policy import NanTally
@@ -80,10 +81,11 @@ def first_block(b: np.ndarray, block_info: dict | None = None, *, kept, axes,
     kshape = tuple(b.shape[a] for a in kept)
     rows = math.prod(kshape)
     rec = FirstRecord(kshape, math.prod(b.shape[a] for a in axes))
-    if stat in ("min", "max"):
+    if stat in _stats.EXTREMES:
         u = ukey_extreme(b, policy=policy, which=stat)
-        red = np.min if stat == "min" else np.max
-        init = _U64_MAX if stat == "min" else 0
+        low = _stats.get(stat).rank == "min"
+        red = np.min if low else np.max
+        init = _U64_MAX if low else 0
         rec.ext = red(u, axis=axes, initial=init).astype(np.uint64).reshape(rows)
         rec.which = stat
     else:

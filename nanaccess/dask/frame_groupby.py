@@ -172,7 +172,7 @@ def groupby_stat(ddf: dd.DataFrame, by: Any, dropna: bool, stat: str, **kw: Any)
     >>> float(groupby_stat(ddf, "k", True, "mean").compute()["x"].iloc[0])
     2.0
     """
-    if stat == "quantile" and np.ndim(kw.get("q", 0.5)):
+    if stat in _stats.TAKES_Q and np.ndim(kw.get("q", 0.5)):
         raise ValueError("dask groupby quantile takes a scalar q")
     opts = dict(by=by, dropna=dropna, stat=stat, kw=kw)
     meta = grouped_partition(ddf._meta, **opts)

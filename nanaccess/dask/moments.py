@@ -84,7 +84,7 @@ def _moment_chunk(b, axis=None, keepdims=True, *, stat, squares):
     sc = scan_rows(b, red, NanPolicy.TOTALORDER)  # classification only: never raises
     removed = sc.removed
     nrows = red.rows
-    if stat == "count":
+    if stat in _stats.COUNTS:
         cnt = red.n - sc.nnan - sc.nmiss
         z = [0] * nrows
         f = [False] * nrows
@@ -130,7 +130,7 @@ def _moment_finish(parts, axis=None, keepdims=False, *, stat, ddof, policy, dtyp
     count = np.array([p.count for p in flat], dtype=np.int64)
     nnan = np.array([p.nnan for p in flat], dtype=np.int64)
     nmiss = np.array([p.nmiss for p in flat], dtype=np.int64)
-    if stat == "count":
+    if stat in _stats.COUNTS:
         return count.reshape(shape)
     obj = np.empty(len(flat), dtype=object)
     obj[:] = [p.s for p in flat]
@@ -144,14 +144,14 @@ def _moment_finish(parts, axis=None, keepdims=False, *, stat, ddof, policy, dtyp
         np.array([p.nan for p in flat], bool), np.array([p.negzero for p in flat], bool),
         kind in "iubmM", kind == "u",
     )
-    if stat == "sum":
+    if stat in _stats.SUMS:
         vals = round_sum(ep)
-    elif stat == "mean":
+    elif stat in _stats.MEANS:
         vals = round_mean(ep)
     else:
         with np.errstate(invalid="ignore"):
             vals = round_var(ep, ddof)
-            if stat == "std":
+            if stat in _stats.ROOTS:
                 vals = np.sqrt(vals)
     vals = result_dtype(vals, np.dtype(native), stat)
     if not RULES[policy].removes:  # a NaN or missing value shows in the result

@@ -254,7 +254,7 @@ class _Plan:
     @property
     def refinements(self) -> int:
         """Most refinement passes a selection can need (16 more key bits each)."""
-        return 0 if self.stat in ("min", "max") else -(-(self.w - self.bits) // TOP)
+        return 0 if self.stat in _stats.EXTREMES else -(-(self.w - self.bits) // TOP)
 
     def state_meta(self) -> np.ndarray:
         return np.empty((0,) * (len(self.ki) + 2), np.uint64)
@@ -267,7 +267,7 @@ def _first_pass(x, p: _Plan) -> dict[str, da.Array]:
     ki, kept = p.ki, p.kept
     rules = RULES[p.policy]
     kind = x.dtype.kind
-    hist = p.stat not in ("min", "max")
+    hist = p.stat not in _stats.EXTREMES
     nb = 1 << p.bits if hist else 1
     # the layer keeps the name "hist_block" (the scale benchmark counts passes by it)
     name = "hist_block-" + tokenize(x, p.stat, p.axes, p.policy, p.bits, p.tally)
@@ -458,7 +458,7 @@ def dask_order_stat(
     if stat not in ORDER_STATS:
         raise ValueError(f"unknown order statistic {stat!r}; expected one of {ORDER_STATS}")
     axes = normalize_axis(axis, x.ndim)
-    if stat == "quantile":
+    if stat in _stats.TAKES_Q:
         if q is None:
             raise TypeError("quantile needs q")
         qarr = np.asarray(q, dtype=np.float64)
@@ -468,7 +468,7 @@ def dask_order_stat(
     if x.dtype.kind == "c" and stat in _stats.ORDER:
         raise TypeError(f"complex numbers have no order: cannot take the {stat} of {x.dtype}")
     res_dtype = out_dtype(x, stat, axes, **({"q": qarr, "method": method}
-                                            if stat == "quantile" else {}))
+                                            if stat in _stats.TAKES_Q else {}))
     shape = tuple(0 if math.isnan(s) else int(s) for s in x.shape)
 
     x0 = x  # the tally's positions are those of the caller's array

@@ -24,6 +24,7 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
+from .. import _stats
 from ..core.axes import normalize_axis
 from ..core.policy import RULES, NanTally, check_weights, raise_for
 from ..core.reduce import reduce
@@ -261,7 +262,7 @@ def dask_weighted(x: da.Array, stat: str, weights: Any, *, axis: Any = None, pol
         masks.append(da.transpose(_weights_like(w_mask, x.shape, axis), perm)
                      .rechunk(xt.chunks))
     q = params.get("q")
-    lead = () if stat != "quantile" or np.ndim(q) == 0 else np.shape(q)
+    lead = () if stat not in _stats.TAKES_Q or np.ndim(q) == 0 else np.shape(q)
     dtype = _result_dtype(x, w, stat, policy, params)
     out = da.map_blocks(_block, xt, wt, *masks, stat=stat, nred=len(axes), policy=policy,
                         out_dtype=dtype, dtype=dtype, params=params,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import _stats
 from .. import _numba as nb
 
 __all__ = ["certified_1d", "certified_1d_skipnan", "certified_rows", "certified_var_rows",
@@ -82,7 +83,7 @@ def _certify(s, c, b, y, counts, stat: str):
     ok = np.empty(s.shape[0], dtype=bool)
     from .._numba.compensated import LANES
 
-    _kernels()["certify_kernel"](s, c, b, y, counts, stat == "mean", LANES, out, ok)
+    _kernels()["certify_kernel"](s, c, b, y, counts, stat in _stats.MEANS, LANES, out, ok)
     _count(ok)
     return out, ok
 
@@ -106,7 +107,7 @@ def _run(kind: str, stat: str, *args):
 
 
 def _usable(x: np.ndarray, n: int, stat: str, mode: int) -> bool:
-    if stat not in ("sum", "mean") or n > _MAX_COUNT or x.dtype.kind != "f":
+    if stat not in _stats.LINEAR or n > _MAX_COUNT or x.dtype.kind != "f":
         return False
     if nb.choose_engine(size=x.size, min_size=MIN_SIZE) != "numba":
         return False
@@ -117,11 +118,11 @@ def _usable(x: np.ndarray, n: int, stat: str, mode: int) -> bool:
 def certified_1d(x: np.ndarray, stat: str) -> float | None:
     """The certified sum or mean of a 1-D contiguous float64 array, or None (not
     proven, or numba does not serve the call): the lean entry, one kernel call."""
-    if stat not in ("sum", "mean") or x.size > _MAX_COUNT \
+    if stat not in _stats.LINEAR or x.size > _MAX_COUNT \
             or nb.choose_engine(size=x.size, min_size=MIN_SIZE) != "numba":
         return None
     try:
-        val, ok = _kernels()["one_kernel"](x, stat == "mean")
+        val, ok = _kernels()["one_kernel"](x, stat in _stats.MEANS)
     except Exception as err:  # numba failed: the NumPy engine, from now on
         nb.fallback(err)
         return None
@@ -133,13 +134,13 @@ def certified_1d_skipnan(x: np.ndarray, stat: str) -> tuple[float, bool, int, in
     """``(value, certified, count, flags)`` of the sum or mean of the values of a 1-D
     contiguous float64 array that are not NaN (NaNs counted out and flagged ``F_NAN``,
     ``F_SNAN``), or None (numba does not serve the call): one kernel call, no arrays."""
-    if stat not in ("sum", "mean") or x.size > _MAX_COUNT or x.dtype != _F64 \
+    if stat not in _stats.LINEAR or x.size > _MAX_COUNT or x.dtype != _F64 \
             or not x.flags.c_contiguous \
             or nb.choose_engine(size=x.size, min_size=MIN_SIZE) != "numba":
         return None
     try:
         val, ok, count, flags = _kernels()["one_skipnan_kernel"](x, x.view(np.uint64),
-                                                                 stat == "mean")
+                                                                 stat in _stats.MEANS)
     except Exception as err:  # numba failed: the NumPy engine, from now on
         nb.fallback(err)
         return None

@@ -47,6 +47,8 @@ from math import frexp, fsum, ldexp
 
 import numpy as np
 
+from ... import _stats
+
 __all__ = ["certified_numpy_1d", "stats", "reset_stats", "MIN_SIZE", "BLOCK"]
 
 #: inputs with fewer elements stay with the exact engine (its Python-int path)
@@ -198,7 +200,7 @@ def _decide(terms: list[float], b: float, stat: str, n: int) -> float | None:
     if not terms:
         return None  # a zero or a sum within the bound of zero: the exact engine
     try:
-        if stat == "sum":
+        if stat in _stats.SUMS:
             lo, hi = fsum([*terms, -b]), fsum([*terms, b])
         else:
             mid = sum(map(Fraction, terms))
@@ -241,7 +243,7 @@ def certified_numpy_1d(x: np.ndarray, stat: str) -> float | None:
     >>> certified_numpy_1d(np.array([1.0, -1.0] * 50), "sum") is None  # zero
     True
     """
-    if stat not in ("sum", "mean") or x.ndim != 1 or x.dtype.kind != "f" \
+    if stat not in _stats.LINEAR or x.ndim != 1 or x.dtype.kind != "f" \
             or x.size < MIN_SIZE:
         return None
     # a caller that tried this pass before its NaN scan calls the exact engine next on

@@ -14,6 +14,7 @@ import threading
 
 import numpy as np
 
+from ... import _stats
 from .. import _numba as nb
 from .certified import F_NAN as _C_NAN
 from .certified import F_SNAN as _C_SNAN
@@ -78,7 +79,7 @@ def _specials(res, flags, stat):
     pos = (flags & f_pos) != 0
     neg = (flags & f_neg) != 0
     nan = (flags & f_nan) != 0
-    if stat == "var":
+    if stat in _stats.VARIANCES:
         return np.where(pos | neg | nan, CANONICAL_NAN, res)
     res = np.where(pos, np.inf, res)
     res = np.where(neg, -np.inf, res)
@@ -109,7 +110,8 @@ def compiled_rows(x2: np.ndarray, w2: np.ndarray | None, stat: str,
         float64 ``(rows,)`` equal bit for bit to the NumPy engine, or None when the
         NumPy engine should run.
     """
-    cert = certified_var_rows(x2, w2, ddof) if stat == "var" else certified_rows(x2, w2, stat)
+    cert = certified_var_rows(x2, w2, ddof) if stat in _stats.VARIANCES \
+        else certified_rows(x2, w2, stat)
     if cert is not None:
         vals, ok = cert[:2]
         if ok.all():
@@ -148,7 +150,7 @@ def compiled_rows_skipnan(x2: np.ndarray, stat: str, ddof: float = 0
     """
     if x2.dtype != np.float64:
         return None  # a conversion would quiet signaling NaNs
-    cert = certified_var_rows(x2, None, ddof, skipnan=True) if stat == "var" \
+    cert = certified_var_rows(x2, None, ddof, skipnan=True) if stat in _stats.VARIANCES \
         else certified_rows(x2, None, stat, skipnan=True)
     if cert is not None:
         vals, ok, _, cflags = cert
@@ -210,7 +212,7 @@ def _resolve_rows(x2, w2, stat, ddof, out, counts, flags, skipnan=False):
         return xr, None if w2 is None else w2[idx]
 
     res = out.view(np.float64)
-    if stat == "var":
+    if stat in _stats.VARIANCES:
         f_raw = _flags()[3]
         raw = np.flatnonzero((flags == f_raw) & (counts - ddof > 0))
         if float(ddof) != int(ddof):
@@ -226,7 +228,7 @@ def _resolve_rows(x2, w2, stat, ddof, out, counts, flags, skipnan=False):
     if zero.size:
         xr, wr = sel(zero)
         res[zero] = np.where(negzero_rows(xr, wr, np.arange(zero.size)), -0.0, 0.0)
-    if stat == "mean":
+    if stat in _stats.MEANS:
         res = np.where(counts == 0, CANONICAL_NAN, res)
     return res
 
@@ -252,9 +254,10 @@ def compiled_1d(x: np.ndarray, stat: str, ddof: float = 0, *,
     """
     if x.dtype != np.float64 or x.ndim != 1 or not _engine(x.size) or x.size > _MAX_COUNT:
         return None
-    if stat != "var" and (got := certified_1d(np.ascontiguousarray(x), stat)) is not None:
+    var = stat in _stats.VARIANCES
+    if not var and (got := certified_1d(np.ascontiguousarray(x), stat)) is not None:
         return got
-    if stat == "var" and (cert := certified_var_rows(x.reshape(1, -1), None, ddof)) is not None \
+    if var and (cert := certified_var_rows(x.reshape(1, -1), None, ddof)) is not None \
             and cert[1][0]:
         return float(cert[0][0])
     if plain_only:  # not certified: an answer only for plain data, so look before the
@@ -305,7 +308,7 @@ def compiled_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.ndar
     """
     if not _engine(vals.size) or vals.size > _MAX_COUNT:
         return None
-    cert = certified_var_groups(vals, include, codes, ngroups, ddof) if stat == "var" \
+    cert = certified_var_groups(vals, include, codes, ngroups, ddof) if stat in _stats.VARIANCES \
         else certified_groups(vals, include, codes, ngroups, stat)
     if cert is not None:
         res, ok, counts = cert[:3]
@@ -343,7 +346,7 @@ def _exact_groups(vals, include, codes, ngroups, stat, ddof):
     def selected():
         return (codes >= 0) if include is None else (codes >= 0) & include
 
-    if stat == "var":
+    if stat in _stats.VARIANCES:
         raw = np.flatnonzero((flags == _flags()[3]) & (counts - ddof > 0))
         if float(ddof) != int(ddof):
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -358,7 +361,7 @@ def _exact_groups(vals, include, codes, ngroups, stat, ddof):
         nz = selected() & (xc == 0) & np.signbit(xc)
         allneg = np.bincount(codes[nz], minlength=ngroups) == counts
         res = np.where(zero & allneg, -0.0, res)
-    if stat == "mean":
+    if stat in _stats.MEANS:
         res = np.where(counts == 0, CANONICAL_NAN, res)
     return res, counts
 

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from ... import _stats
 from .common import CANONICAL_NAN, I64_MAX, SCALE, idiv, row_label
 
 
@@ -61,14 +62,14 @@ def small_stat(x2, w2, lead, kind: str, stat: str, ddof: float = 0) -> np.ndarra
         n = a.count
         if a.nan or (a.posinf and a.neginf and stat != "sumsq"):
             out.append(CANONICAL_NAN)
-        elif stat == "sum" and not is_float:
+        elif stat in _stats.SUMS and not is_float:
             if not -(1 << 63) <= a.s <= I64_MAX:
                 raise OverflowError(
                     f"exact integer sum of {row_label(r, lead)} is {a.s}, which does not fit "
                     "in int64"
                 )
             out.append(a.s)
-        elif stat == "var":
+        elif stat in _stats.VARIANCES:
             if a.posinf or a.neginf or n - ddof <= 0:
                 out.append(CANONICAL_NAN)
                 continue
@@ -81,11 +82,11 @@ def small_stat(x2, w2, lead, kind: str, stat: str, ddof: float = 0) -> np.ndarra
             out.append(math.inf if stat == "sumsq" or a.posinf else -math.inf)
         elif stat == "sumsq":
             out.append(idiv(a.q, 1 << (2 * scale)))
-        elif stat == "mean" and n == 0:
+        elif stat in _stats.MEANS and n == 0:
             out.append(CANONICAL_NAN)
         elif a.s == 0:
             out.append(-0.0 if a.negzero else 0.0)
         else:
-            out.append(idiv(a.s, (n if stat == "mean" else 1) << scale))
-    dtype = np.int64 if (stat == "sum" and not is_float) else np.float64
+            out.append(idiv(a.s, (n if stat in _stats.MEANS else 1) << scale))
+    dtype = np.int64 if (stat in _stats.SUMS and not is_float) else np.float64
     return np.array(out, dtype=dtype).reshape(lead)

@@ -174,7 +174,7 @@ def grouped_stat(
 
 
 def _check_q(stat: str, q: Any, method: str) -> tuple[np.ndarray | None, bool]:
-    if stat != "quantile":
+    if stat not in _stats.TAKES_Q:
         return None, False
     if method not in METHODS:
         raise ValueError(f"unknown quantile method {method!r}; expected one of {METHODS}")
@@ -208,7 +208,7 @@ def _native(x2, codes, ngroups, stat, q_arr, method, ddof, policy, miss2, engine
         return order_slabs(x2, codes, ngroups, stat, q_arr, method, policy, engine, slabs)
     if not is_order and miss2 is None:  # float64 moments: the kernel finds the NaNs
         got = certified_columns(x2, codes, ngroups, stat, policy, counts_out,
-                                ddof=ddof if stat in ("var", "std") else None)
+                                ddof=ddof if stat in _stats.SQUARES else None)
         if got is not None:
             return (*got, None)
     deferred = defer_scan(x2, is_order, miss2, policy, engine)

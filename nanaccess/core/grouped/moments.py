@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import _stats
 from ...options import NanPolicy
 from ..exactsum import exact_mean, exact_sum, exact_var
 from ..exactsum.certified import (
@@ -69,25 +70,25 @@ def _numpy_column(col, nan, miss, codes, ngroups, stat, ddof):
     vals = col[include]
     cc = codes[include]
     counts = np.bincount(cc, minlength=ngroups).astype(np.int64)
-    if stat == "count":
+    if stat in _stats.COUNTS:
         return None, counts
     work = vals.view(np.int64) if dt.kind in "mM" else vals
     if dt.kind == "f" and dt != np.float64:
         work = work.astype(np.float64)  # exact: every float16/32 is a float64
-    if stat == "sum":
+    if stat in _stats.SUMS:
         # exact sums of unsigned data are uint64 (as NumPy / pandas), of other ints int64
         out = np.zeros(ngroups, np.uint64 if work.dtype.kind == "u" else
                        np.int64 if work.dtype.kind in "ib" else np.float64)
     else:
         out = np.full(ngroups, empty_value(_F64, stat), np.float64)
     for gids, block, where in _size_blocks(work, cc, counts):
-        if stat == "sum":
+        if stat in _stats.SUMS:
             out[gids] = exact_sum(block, where=where)
-        elif stat == "mean":
+        elif stat in _stats.MEANS:
             out[gids] = exact_mean(block, where=where)
         else:
             v = exact_var(block, ddof=ddof, where=where)
-            out[gids] = np.sqrt(v) if stat == "std" else v
+            out[gids] = np.sqrt(v) if stat in _stats.ROOTS else v
     return out, counts
 
 
@@ -97,13 +98,13 @@ def moment_column(col, nan, miss, codes, ngroups, stat, ddof, policy: NanPolicy,
     its per-group counts of the values taken are appended to ``counts_out``."""
     dt = col.dtype
     got = None
-    if stat != "count" and dt.kind == "f":
+    if stat not in _stats.COUNTS and dt.kind == "f":
         sel = None
         for m in (nan, miss):
             if m is not None:
                 sel = ~m if sel is None else sel & ~m
         got = compiled_groups(col, sel, codes, ngroups,
-                              "var" if stat in ("var", "std") else stat, ddof)
+                              "var" if stat in _stats.SQUARES else stat, ddof)
     if got is not None:
         out, counts = _compiled_finish(*got, stat)
     else:
@@ -115,9 +116,9 @@ def moment_column(col, nan, miss, codes, ngroups, stat, ddof, policy: NanPolicy,
 
 def _compiled_finish(out, counts, stat):
     """The compiled engines' float64 ``(values, counts)`` as the NumPy engine's."""
-    if stat == "mean":
+    if stat in _stats.MEANS:
         out = np.where(counts == 0, empty_value(_F64, stat), out)
-    if stat == "std":
+    if stat in _stats.ROOTS:
         with np.errstate(invalid="ignore"):
             out = np.sqrt(out)
     return out, counts
@@ -126,15 +127,15 @@ def _compiled_finish(out, counts, stat):
 def _finish(out, counts, col, nan, miss, codes, ngroups, stat, ddof, policy):
     """Empty groups, the input dtype and the policy's NaN or missing value."""
     dt = col.dtype
-    if stat == "count":
+    if stat in _stats.COUNTS:
         return counts, np.zeros(counts.shape, bool)
-    if stat in ("var", "std"):
+    if stat in _stats.SQUARES:
         out = np.where(counts - ddof <= 0, empty_value(_F64, stat), out)
     if dt.kind == "f" and dt != np.float64:
         nanout = np.isnan(out)
         out = out.astype(dt)
         out[nanout] = empty_value(dt.newbyteorder("="), "mean")  # canonical NaN (sum too)
-    if dt.kind in "mM" and stat in ("sum", "mean"):
+    if dt.kind in "mM" and stat in _stats.LINEAR:
         nat = np.isnan(out) if out.dtype.kind == "f" else np.zeros(ngroups, bool)
         ints = np.round(np.where(nat, 0, out)).astype(np.int64) if out.dtype.kind == "f" else out
         fill = np.array("NaT", dtype=dt.newbyteorder("="))
@@ -165,8 +166,8 @@ def certified_columns(x2: np.ndarray, codes: np.ndarray, ngroups: int, stat: str
     Returns ``(values, missing)`` with the column last, as the column loop's.
     ``ddof`` None: variances are not taken here (the caller did not say its ``ddof``).
     """
-    var = stat in ("var", "std")
-    if (stat not in ("sum", "mean") and not (var and ddof is not None)) or x2.dtype != _F64:
+    var = stat in _stats.SQUARES
+    if (stat not in _stats.LINEAR and not (var and ddof is not None)) or x2.dtype != _F64:
         return None
     kind = "var" if var else stat  # what the kernels compute; std is its square root
     ddof = 0 if ddof is None else ddof

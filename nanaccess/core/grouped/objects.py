@@ -49,12 +49,12 @@ def object_columns(x2, codes, ngroups, stat, q_arr, method, ddof, policy: NanPol
             idx = order[starts[g] : starts[g] + counts[g]]
             seq = colv[idx].tolist()
             try:
-                if stat == "count":
+                if stat in _stats.COUNTS:
                     r = sum(classify_object(v)[0] == "number" for v in seq)
                 elif not is_order:
                     # ddof passes through as given: a fractional ddof is used exactly
                     r = object_moment_stat(seq, stat, ddof=ddof, policy=policy) if seq else (
-                        0 if stat == "sum" else float("nan"))
+                        0 if stat in _stats.SUMS else float("nan"))
                 elif not seq:
                     r = [float("nan")] * len(q_arr) if q_arr is not None else float("nan")
                 else:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import _stats
 from ...options import NanPolicy
 from .. import _numba
 from .._numba import grouped as nbg
@@ -123,7 +124,7 @@ def order_column(col, nan, miss, codes, ngroups, stat, q_arr, method, policy, en
     nb = None
     sorting = RULES[policy].missing_last
     # a min / max (no missing values ranked last): the counting pass keeps the extremes
-    extremes = stat in ("min", "max") and not (sorting and miss is not None)
+    extremes = stat in _stats.EXTREMES and not (sorting and miss is not None)
     if _engine(engine, col.size) == "numba":
         try:
             nb = _numba_prepare(col, miss, codes, ngroups, policy, scanned, extremes)
@@ -154,7 +155,7 @@ def order_column(col, nan, miss, codes, ngroups, stat, q_arr, method, policy, en
         np.putmask(want, want >= m[:, None], -1)
     got = None
     if nb is not None and nb.lo is not None:  # the extremes were kept: no selection
-        got = np.repeat(nb.extreme(stat == "max")[:, None], 2 * nq, axis=1)
+        got = np.repeat(nb.extreme(_stats.get(stat).rank == "max")[:, None], 2 * nq, axis=1)
     elif nb is not None:
         try:
             got = nb(want)
@@ -166,7 +167,7 @@ def order_column(col, nan, miss, codes, ngroups, stat, q_arr, method, policy, en
             np.putmask(want, want >= m[:, None], -1)
             kk, cc = _numpy_rows(col, nan, miss, codes, policy)
     if got is None:
-        if stat in ("min", "max") and not sorting:
+        if stat in _stats.EXTREMES and not sorting:
             got = np.repeat(_minmax_keys(kk, cc, ngroups, stat)[:, None], 2 * nq, axis=1)
         else:
             got = _select_numpy(kk, cc, m, want)
@@ -204,7 +205,7 @@ def _tails(vals, res_miss, empty, col, nan, codes, nmiss, ngroups, policy):
 
 def _minmax_keys(kk, cc, ngroups, stat):
     info = np.iinfo(kk.dtype)
-    if stat == "min":
+    if _stats.get(stat).rank == "min":
         out = np.full(ngroups, info.max, kk.dtype)
         np.minimum.at(out, cc, kk)
     else:

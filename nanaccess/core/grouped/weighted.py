@@ -150,7 +150,7 @@ def grouped_weighted(x: Any, codes: Any, ngroups: int, stat: str, weights: Any, 
                 weights_missing=weights_missing, defer_drop=order)
     lead: tuple[int, ...] = ()
     qa = None
-    if stat == "quantile":
+    if stat in _stats.TAKES_Q:
         if q is None:
             raise TypeError("quantile needs q")
         qa = validate_q(q)

@@ -113,13 +113,13 @@ def _own_moment(nums: list[Any], stat: str, ddof: int | Fraction) -> Any:
     not coerce, overflow, arbitrary ``ddof``)."""
     rank, ftype, dtype = _result_type(nums)
     infs = [v for v in nums if is_inf(v)]
-    if stat in ("sum", "mean"):
+    if stat in _stats.LINEAR:
         if infs:
             return inf_result(infs, rank)
         total = _exact_sum(nums)
-        if stat == "sum" and rank == INT:
+        if stat in _stats.SUMS and rank == INT:
             return int(total)
-        if stat == "mean":
+        if stat in _stats.MEANS:
             total = Fraction(total) / len(nums)
         return convert(total, rank, ftype, dtype, keep_int=True)
     if infs:
@@ -136,7 +136,7 @@ def _own_moment(nums: list[Any], stat: str, ddof: int | Fraction) -> Any:
     sxx = sum((Fraction(a, d * d) for d, a in sxx_p.items()), Fraction(0))
     ss = (count * sxx - sx * sx) / count
     ms = ss / (count - ddof)
-    if stat == "var":
+    if stat in _stats.VARIANCES:
         return convert(ms, rank, ftype, dtype, keep_int=True)
     if rank == DEC:
         return _decimal_sqrt_of_frac(ms.numerator, ms.denominator, dtype or Decimal)
@@ -239,23 +239,23 @@ def moment_of_values(
     nums = [as_arith(e[2]) for e in sc.nums]
     count = len(nums)
 
-    if stat == "sum":
+    if stat in _stats.SUMS:
         return _own_moment(nums, "sum", 0) if nums else 0
-    need = 1 if stat == "mean" else math.floor(ddof) + 1
-    if count == 0 or (stat != "mean" and count - ddof <= 0):
+    need = 1 if stat in _stats.MEANS else math.floor(ddof) + 1
+    if count == 0 or (stat not in _stats.MEANS and count - ddof <= 0):
         if statistics_compat:
-            fn = _DELEGATE.get((stat, ddof if stat != "mean" else 0))
+            fn = _DELEGATE.get((stat, ddof if stat not in _stats.MEANS else 0))
             if fn is not None:
                 fn(nums)  # raises with the standard library's message
             raise statistics.StatisticsError(
                 f"{stat} with ddof={ddof} requires at least {need} data points"
             )
         return CANONICAL_NAN
-    if stat in ("var", "std") and any(is_inf(v) for v in nums):
+    if stat in _stats.SQUARES and any(is_inf(v) for v in nums):
         return CANONICAL_NAN  # inf - inf: undefined (statistics gives inf or fails)
-    if stat == "mean" and any(is_inf(v) for v in nums):
+    if stat in _stats.MEANS and any(is_inf(v) for v in nums):
         return _canonical_if_nan(_own_moment(nums, "mean", 0))
-    fn = _DELEGATE.get((stat, 0 if stat == "mean" else ddof))
+    fn = _DELEGATE.get((stat, 0 if stat in _stats.MEANS else ddof))
     if fn is not None:
         try:
             with localcontext() as ctx:

@@ -58,7 +58,7 @@ def _check_quantile_args(stat: str, method: str | None, n: int) -> str:
             raise statistics.StatisticsError("n must be at least 1")
         return method
     method = {None: "linear", "weibull": "exclusive"}.get(method, method)
-    if stat == "quantile" and method not in QUANTILE_METHODS:
+    if stat in _stats.TAKES_Q and method not in QUANTILE_METHODS:
         raise ValueError(
             f"unknown quantile method {method!r}; expected one of {QUANTILE_METHODS} "
             '("weibull" is accepted for "exclusive")'
@@ -123,7 +123,7 @@ def _planned(stat: str, nn: int, q: float | None = None, method: str = "linear")
     t = Fraction(float(p.weight[0, 0]))  # h - floor(h) in float64: exact
     if t == 0:
         return lo, lo, t, "pick"
-    return lo, hi, t, "mid" if stat == "median" or method == "midpoint" else "lerp"
+    return lo, hi, t, "mid" if stat in _stats.MIDPOINT_MEDIANS or method == "midpoint" else "lerp"
 
 
 def _positions(nn: int, q: float | Fraction, method: str) -> Plan:
@@ -246,14 +246,14 @@ def _stat_quantiles(s: list[tuple[Any, int]], n: int, method: str) -> list[Any]:
 
 def _empty_order(stat: str, statistics_compat: bool, q: Any, method: str, n: int) -> Any:
     if statistics_compat:
-        if stat in ("median", "median_low", "median_high"):
+        if stat in _stats.MEDIANS:
             getattr(statistics, stat)([])
         if stat == "quantiles":
             statistics.quantiles([], n=n, method=method)
         raise statistics.StatisticsError(f"no {stat} for empty data")
     if stat in _stats.ARG:
         raise ValueError(f"attempt to get {stat} of an empty sequence")
-    if stat == "quantile":
+    if stat in _stats.TAKES_Q:
         scalar, qs = _q_structure(q)
         return CANONICAL_NAN if scalar else _q_map(qs, lambda _: CANONICAL_NAN)
     if stat == "quantiles":
@@ -359,7 +359,7 @@ def order_of_values(
         raise ValueError('quantiles() takes method="exclusive" or "inclusive" (as '
                          'statistics.quantiles); "inclusive" is NumPy\'s "linear"')
     method = _check_quantile_args(stat, method, n)
-    if stat == "quantile":
+    if stat in _stats.TAKES_Q:
         q_scalar, qs = _q_structure(q)
     rules = RULES[policy]
     is_arg = stat in _stats.ARG
@@ -375,7 +375,7 @@ def order_of_values(
             r: Any = best[2] if best is not None else None
             if is_arg:
                 return best[1] if best is not None else None
-            if stat == "quantile":
+            if stat in _stats.TAKES_Q:
                 return r if q_scalar else _q_map(qs, lambda _: r)
             if stat == "quantiles":
                 return [r] * (n - 1)
@@ -399,11 +399,11 @@ def order_of_values(
             + [(None, MISS)] * nmiss
         )
 
-        if stat == "median":
+        if stat in _stats.MIDPOINT_MEDIANS:
             return _median(s)
-        if stat in ("median_low", "median_high"):
+        if stat in _stats.MEDIANS and stat not in _stats.MIDPOINT_MEDIANS:
             return _pick(s[_planned(stat, len(s))[0]])
-        if stat == "quantile":
+        if stat in _stats.TAKES_Q:
             if q_scalar:
                 return _quantile_one(s, qs, method)
             return _q_map(qs, lambda qq: _quantile_one(s, qq, method))

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import _stats
 from ...options import NanPolicy
 from ..axes import Reduction
 from ..policy import RULES, NanTally, raise_for
@@ -101,7 +102,7 @@ def object_rows_moment_stat(x, stat, *, ddof=0, axis=None, policy: NanPolicy, mi
     :func:`nanaccess.core.moments.moment_stat`."""
 
     def fn(vals: list, check: Check) -> Any:
-        if stat == "count":
+        if stat in _stats.COUNTS:
             return _count_numbers(vals, policy, check)
         return moment_of_values(vals, stat, ddof=ddof, policy=policy, check=check)
 

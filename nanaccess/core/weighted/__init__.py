@@ -68,7 +68,7 @@ def weighted_stat(x: np.ndarray, stat: str, weights: Any, *, axis: Any = None, p
     count = p.count
     if entry.family == "order":
         q = params.get("q")
-        if stat == "quantile":
+        if stat in _stats.TAKES_Q:
             if q is None:
                 raise TypeError("quantile needs q")
             q = validate_q(q)

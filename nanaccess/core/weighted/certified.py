@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import _stats
 from .. import _numba
 from .._numba import choose_engine, kernels
 from .._numba import weighted_moments as _kernels  # noqa: F401 - registers the kernels
@@ -43,13 +44,13 @@ def eligible(p: Prepared, stat: str, engine: str | None = None, *,
     as the mean), no kept missing values, and the compiled engine chosen for the
     size."""
     spread = stat in _SPREAD and ddof is not None and _exact_float(ddof)
-    if not (stat in ("mean", "sum") or spread) or p.miss is not None:
+    if not (stat in _stats.LINEAR or spread) or p.miss is not None:
         return False
     kind = p.x.dtype.kind
     if kind == "f":
         if p.x.dtype.itemsize > 8:
             return False
-    elif not (stat != "sum" and kind in "biu"):
+    elif not (stat not in _stats.SUMS and kind in "biu"):
         return False  # an integer weighted sum may be exact int64: the exact engine's
     elif kind in "iu" and p.x.size and np.abs(p.x.astype(np.float64)).max() >= 2.0 ** 53:
         return False
@@ -74,11 +75,11 @@ def certified_sums(x: np.ndarray, w: np.ndarray, codes: np.ndarray | None, ngrou
         if stat in _SPREAD:
             got, ok = kernels("weighted_var")["group_var"](xs, ws, codes, int(ngroups),
                                                           float(ddof), int(row))
-            if stat == "std":
+            if stat in _stats.ROOTS:
                 got = np.sqrt(got)
             return got, ok
         return kernels("weighted_moments")["group_moments"](
-            xs, ws, codes, int(ngroups), stat == "sum", int(row))
+            xs, ws, codes, int(ngroups), stat in _stats.SUMS, int(row))
     except Exception as exc:  # a broken numba install: the exact engine from here on
         _numba.fallback(exc, engine)
         return None

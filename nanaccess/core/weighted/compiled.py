@@ -18,6 +18,7 @@ import threading
 
 import numpy as np
 
+from ... import _stats
 from .._numba import choose_engine, kernels
 from .._numba import weighted as _kernels  # noqa: F401 - registers the kernels
 from .._numba import weighted_groups as _group_kernels  # noqa: F401 - registers them
@@ -150,11 +151,11 @@ def _unkey(keys: np.ndarray) -> np.ndarray:
 
 def _positions(total, stat, qa, method):
     """Reaches and weights of the statistic (:mod:`.positions`) and the plan's mode."""
-    if stat == "quantile":
+    if stat in _stats.TAKES_Q:
         s_lo, s_hi, t = weighted_positions(total, np.asarray(qa, np.float64).ravel(), method)
         return s_lo, s_hi, t, "pick" if method in PICK_METHODS else "lerp"
     s_lo, s_hi, t = median_positions(total, stat)
-    return s_lo, s_hi, t, "lerp" if stat == "median" else "pick"
+    return s_lo, s_hi, t, "lerp" if stat in _stats.MIDPOINT_MEDIANS else "pick"
 
 
 def _targets(s, L, B, last_h, last_l, total, exact):

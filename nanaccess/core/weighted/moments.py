@@ -24,6 +24,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ... import _stats
 from ..exactsum import exact_partials
 from ..exactsum.common import CANONICAL_NAN, SCALE, idiv
 from ..moments import result_dtype
@@ -138,7 +139,7 @@ def _exact(x: np.ndarray, w: np.ndarray, nan: np.ndarray | None, miss: np.ndarra
     if kind in "iu":
         safe &= np.abs(x.astype(np.float64)) < 2.0 ** 53
     slow = ~safe.all(axis=1)
-    want_sq = stat in ("var", "std")
+    want_sq = stat in _stats.SQUARES
     if slow.any():  # those rows are summed below, with fractions
         xs, ws_fast = np.where(slow[:, None], 0.0, xs), np.where(slow[:, None], 0.0, ws)
     else:
@@ -164,8 +165,8 @@ def _exact(x: np.ndarray, w: np.ndarray, nan: np.ndarray | None, miss: np.ndarra
     integer = kind in "biu" and np.asarray(w == np.floor(w)).all()
     unit = _drop_twos((s_int, w_int, q_int), slow)
     vals = _round(stat, ddof, s_int, w_int, q_int, unit, posinf, neginf,
-                  negzero & fin.any(axis=1) if stat == "sum" else negzero, integer)
-    if stat == "std":
+                  negzero & fin.any(axis=1) if stat in _stats.SUMS else negzero, integer)
+    if stat in _stats.ROOTS:
         vals = np.sqrt(vals)
     vals = result_dtype(vals, x.dtype, stat)
     empty = (w_int == 0) & ~(posinf | neginf)
@@ -204,7 +205,7 @@ def _round(stat: str, ddof: float, s: np.ndarray, wt: np.ndarray, q: np.ndarray 
     ddof))`` (var; the caller takes the std's square root), the infinities and empty
     rows as the unweighted statistics have them. ``unit`` per row: ``2**1074`` in the
     sums' scale (:func:`_drop_twos`). int64 for an integer ``sum``."""
-    if stat == "sum" and integer:  # integer data: no infinities
+    if stat in _stats.SUMS and integer:  # integer data: no infinities
         out = s // unit
         big = [v for v in out.tolist() if not -(1 << 63) <= v < (1 << 63)]
         if big:
@@ -212,18 +213,18 @@ def _round(stat: str, ddof: float, s: np.ndarray, wt: np.ndarray, q: np.ndarray 
         return out.astype(np.int64)
     out = np.full(s.shape, CANONICAL_NAN)  # both infinities, nothing left, var of inf
     inf = posinf | neginf
-    if stat != "var" and stat != "std":
+    if stat not in _stats.VARIANCES and stat not in _stats.ROOTS:
         one = inf & ~(posinf & neginf)
         out[one] = np.where(posinf[one], np.inf, -np.inf)
     zero = (s == 0) & ~inf
     signed = np.where(negzero, -0.0, 0.0)
-    if stat == "sum":
+    if stat in _stats.SUMS:
         out[zero] = signed[zero]
         go = ~inf & ~zero
         out[go] = _ratios(s[go], unit[go])
         return out
     go = ~inf & (wt != 0)
-    if stat == "mean":
+    if stat in _stats.MEANS:
         out[go & zero] = signed[go & zero]
         go &= ~zero
         out[go] = _ratios(s[go], wt[go])
@@ -253,7 +254,7 @@ def _tails(p: Prepared, vals: np.ndarray, policy, empty: np.ndarray, stat: str):
     """Propagated NaNs and missing results; an empty sum is 0 (as unweighted)."""
     r = RULES[policy]
     res_missing = None
-    if stat == "sum" and empty.any():
+    if stat in _stats.SUMS and empty.any():
         vals = np.where(empty, vals.dtype.type(0), vals)
     nan_rows, nan_values, miss_rows = p.nan_rows, p.nan_values, p.miss_rows
     if r.moment_propagates and not r.propagates and p.nan is not None:

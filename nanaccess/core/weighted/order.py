@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import _stats
 from .. import _numba
 from ..plan import PICK_METHODS
 from ..policy import finish
@@ -122,7 +123,7 @@ def weighted_order(p: Prepared, stat: str, policy, *, q=None, method: str = "lin
     the compiled selection (:mod:`.compiled`, the same bits) when numba is chosen.
     """
     rows, n = p.w.shape
-    lead = np.shape(q) if stat == "quantile" else ()
+    lead = np.shape(q) if stat in _stats.TAKES_Q else ()
     if rows and n:
 
         if use_compiled(p, engine, grouped=False):
@@ -142,14 +143,14 @@ def weighted_order(p: Prepared, stat: str, policy, *, q=None, method: str = "lin
     order, total = cum.order, cum.total
 
     lead: tuple[int, ...] = ()
-    if stat == "quantile":
+    if stat in _stats.TAKES_Q:
         qa = np.asarray(q, np.float64)
         lead = qa.shape
         s_lo, s_hi, t = weighted_positions(total, qa.ravel(), method)
         mode = "pick" if method in PICK_METHODS else "lerp"
     else:
         s_lo, s_hi, t = median_positions(total, stat)
-        mode = "lerp" if stat == "median" else "pick"
+        mode = "lerp" if stat in _stats.MIDPOINT_MEDIANS else "pick"
     empty = total == 0
     if n == 0:
         vals = np.zeros(s_lo.shape, p.x.dtype if p.x.dtype.kind == "f" else np.float64)

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import _stats
 from ..interp import METHODS, virtual_index
 from ..keys import float_keys, integer_keys, remap_keys
 from ..plan import RankPlan, combine
@@ -85,11 +86,11 @@ def weighted_positions(total: np.ndarray, q: np.ndarray, method: str):
 def median_positions(total: np.ndarray, stat: str):
     """Reaches and weight of ``median`` (the weighted quantile 0.5, linear),
     ``median_low`` (floor of the middle position) or ``median_high`` (its ceiling)."""
-    if stat == "median":
+    if stat in _stats.MIDPOINT_MEDIANS:
         return weighted_positions(total, np.array([0.5]), "linear")
     n = np.asarray(total, np.float64)[None, :]
     mid = (n - 1) * 0.5
-    vi = np.floor(mid) if stat == "median_low" else np.ceil(mid)
+    vi = np.floor(mid) if _stats.get(stat).rank == "median_low" else np.ceil(mid)
     s_lo, _s_hi, _t, _c = _integer_positions(vi, n, mid)
     return s_lo, s_lo, np.zeros(s_lo.shape)
 
@@ -114,7 +115,7 @@ def combine_picks(stat: str, mode: str, a: np.ndarray, b: np.ndarray, t: np.ndar
     if mode == "pick":
         return combine(RankPlan(zeros, zeros, t, "pick"), a)
     lerped = combine(RankPlan(zeros, zeros, t, "lerp"), a, b)
-    if stat != "median":
+    if stat not in _stats.MIDPOINT_MEDIANS:
         return lerped
     half = t == 0.5
     if not half.any():
