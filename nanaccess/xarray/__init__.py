@@ -17,13 +17,18 @@ import wrapt
 from .accessor import DataArrayNanStats, DatasetNanStats
 from .groupby import NanGroupBy, grouped_dataarray
 from .reduction import arg_reduce, nan_report, quantile, reduce
+from .weighted import register_weighted_accessors
 from .window import NanXrWindow, register_groupby_accessors, register_window_accessors
 
 # xarray imports its rolling module (which imports numbagg, scipy and numba: 0.15 s+)
-# on the first ``.rolling``/``.coarsen``; register then (at once if it is imported).
-# The module moved from xarray.core to xarray.computation in 2025.
-for _rolling in ("xarray.computation.rolling", "xarray.core.rolling"):
-    wrapt.register_post_import_hook(lambda module: register_window_accessors(), _rolling)
+# on the first ``.rolling``/``.coarsen``, and its weighted module on the first
+# ``.weighted``: register each then (at once if it is imported). Both moved from
+# xarray.core to xarray.computation in 2025; a hook on a module that never comes is inert.
+for _package in ("xarray.computation", "xarray.core"):
+    wrapt.register_post_import_hook(lambda module: register_window_accessors(),
+                                    f"{_package}.rolling")
+    wrapt.register_post_import_hook(lambda module: register_weighted_accessors(),
+                                    f"{_package}.weighted")
 register_groupby_accessors()
 
 __all__ = [

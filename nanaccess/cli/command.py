@@ -10,7 +10,7 @@ NetCDF variables are described each over its own dimensions (with their dims and
 attributes; coordinates listed apart). Missing values (CSV tokens ``""``, ``NA``,
 ``N/A``, ``NULL``, ``None``, ``#N/A``; Parquet nulls; NetCDF ``_FillValue`` /
 ``missing_value``) are counted apart from NaN (``nan``, ``-nan``: the sign is kept).
-``--format csv|json`` writes tidy records (see :mod:`nanaccess._cli_output`).
+``--format csv|json`` writes tidy records (see :mod:`nanaccess.cli.output`).
 
 Exit codes: 0 done (a column with stray text tokens is reported and left out, not
 fatal); 2 bad usage or unreadable input (missing file, unknown format, a requested
@@ -28,18 +28,18 @@ from typing import Any, TextIO
 
 import pandas as pd
 
-from ._cli_output import (
+from .._version import __version__
+from ..options import VALID_POLICIES
+from .output import (
     records_of,
     show_csv,
     show_json,
     show_table,
     tidy,
 )
-from ._cli_stats import SIMPLE_STATS, count_records, grouped_records, quantile_of, stat_records
-from ._readers import PROGRESS_BYTES, CLIError, CSVOptions, Table, _check_columns, _progress
-from ._readers import read_table as read_table
-from ._version import __version__
-from .options import VALID_POLICIES
+from .readers import PROGRESS_BYTES, CLIError, CSVOptions, Table, _check_columns, _progress
+from .readers import read_table as read_table
+from .stats import SIMPLE_STATS, count_records, grouped_records, quantile_of, stat_records
 
 __all__ = ["main", "describe", "CLIError", "read_table"]
 
@@ -164,7 +164,7 @@ def describe(
     if fmt not in _FORMATS:
         raise CLIError(f"unknown format {fmt!r}; choose from {', '.join(_FORMATS)}")
     if path is None:
-        from .data import sample_path
+        from ..data import sample_path
 
         path = sample_path("sensors.csv")
     table = read_table(path, progress=progress, options=options)

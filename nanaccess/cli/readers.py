@@ -20,8 +20,8 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
-from ._read_csv import CSVOptions, Stray, data_lines, read_csv_text, sniff_sep
-from ._read_netcdf import Variable, group_keys, read_netcdf
+from .readers_csv import CSVOptions, Stray, data_lines, read_csv_text, sniff_sep
+from .readers_netcdf import Variable, group_keys, read_netcdf
 
 __all__ = ["CLIError", "CSVOptions", "Table", "read_table", "PROGRESS_BYTES"]
 
@@ -183,9 +183,9 @@ def read_table(
     """Read a CSV, Parquet or NetCDF file (or ``"-"``: stdin) into a :class:`Table`.
 
     Missing values stay apart from NaN (nullable columns) and NaN bits are kept:
-    CSV missing tokens and ``nan``/``-nan`` as :mod:`nanaccess._read_csv` says,
+    CSV missing tokens and ``nan``/``-nan`` as :mod:`nanaccess.cli.readers_csv` says,
     Parquet nulls (float and integer), NetCDF ``_FillValue``/``missing_value`` (each
-    variable over its own dimensions, :mod:`nanaccess._read_netcdf`).
+    variable over its own dimensions, :mod:`nanaccess.cli.readers_netcdf`).
 
     Parameters
     ----------
