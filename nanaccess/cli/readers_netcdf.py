@@ -1,21 +1,24 @@
 """Reading NetCDF for the command line: each data variable over its own dimensions.
 
-Variables are never broadcast into one table: ``temp(t, x)`` gives ``t*x`` values and
-``elev(t)`` gives ``t`` values. The file is opened with ``mask_and_scale=False`` and the
-mask is applied here, so that
+One reader, netCDF4 (NetCDF3 classic and 64-bit, NetCDF4/HDF5; files and bytes from
+stdin), with its own CF decoding (``set_auto_maskandscale``). Variables are never
+broadcast into one table: ``temp(t, x)`` gives ``t*x`` values and ``elev(t)`` gives
+``t`` values. What the library masks (entries equal to ``_FillValue`` or
+``missing_value``, outside ``valid_range``) is *missing*: a nullable column. A NaN
+stored in the file is not missing: it stays NaN, bits and sign included, even where
+the fill value is NaN itself (as xarray writes by default for floats, so that fill
+marks nothing missing) and under ``scale_factor`` / ``add_offset``, which the library
+applies to the other numbers.
 
-* entries equal to ``_FillValue`` or ``missing_value`` are *missing* (a nullable column),
-* a NaN stored in the file stays NaN, bits and sign included (a NaN ``_FillValue``, as
-  xarray writes by default for floats, therefore marks nothing missing),
-* ``scale_factor`` / ``add_offset`` are applied to the other numbers.
+Coordinates are the variables that name a dimension or that another variable lists in
+its ``coordinates`` attribute; times with CF units (``days since ...``) become dates.
 
 Examples
 --------
 >>> import numpy as np
->>> raw = np.array([1, -999, 3], dtype=np.int16)
->>> values = unpack(raw, {"_FillValue": -999, "scale_factor": 0.5})
->>> values.dtype, values.isna().tolist(), float(values[2])
-(Float64Dtype(), [False, True, False], 1.5)
+>>> values = as_series(np.ma.masked_array([1.0, -999.0, np.nan], [False, True, False]))
+>>> values.dtype, values.isna().tolist()
+(Float64Dtype(), [False, True, False])
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["Variable", "read_netcdf", "unpack", "fill_mask"]
+__all__ = ["Variable", "read_netcdf", "as_series", "group_keys"]
 
 
 @dataclass
@@ -39,59 +42,87 @@ class Variable:
     attrs: dict[str, Any] = field(default_factory=dict)
 
 
-def fill_mask(raw: np.ndarray, attrs: dict[str, Any]) -> np.ndarray | None:
-    """Where ``raw`` equals ``_FillValue`` or a ``missing_value`` (NaN fills: nowhere).
-
-    Examples
-    --------
-    >>> fill_mask(np.array([1.0, -9.0, np.nan]), {"_FillValue": np.nan, "missing_value": -9.0})
-    array([False,  True, False])
-    """
-    if raw.dtype.kind not in "iufb":
-        return None
-    fills = [
-        v
-        for key in ("_FillValue", "missing_value")
-        if key in attrs
-        for v in np.atleast_1d(np.asarray(attrs[key])).ravel().tolist()
-    ]
-    fills = [v for v in fills if not (isinstance(v, float) and np.isnan(v))]
-    if not fills:
-        return None
-    return np.isin(raw, np.asarray(fills, dtype=raw.dtype))
+def _open(src: Any) -> Any:
+    try:
+        import netCDF4
+    except ImportError:
+        raise ImportError(
+            'reading NetCDF needs netCDF4: pip install "nanaccess[io]" (or pip install netCDF4)'
+        ) from None
+    if isinstance(src, bytes | bytearray | memoryview):
+        return netCDF4.Dataset("<stdin>.nc", mode="r", memory=bytes(src))
+    return netCDF4.Dataset(str(src), mode="r")
 
 
-def unpack(raw: np.ndarray, attrs: dict[str, Any]) -> pd.Series:
-    """Flat values of a variable: fills masked as missing, scale and offset applied."""
-    flat = np.ravel(raw)
-    mask = fill_mask(flat, attrs)
-    scale, offset = attrs.get("scale_factor"), attrs.get("add_offset")
-    if flat.dtype.kind in "iuf" and (scale is not None or offset is not None):
-        values = flat.astype(np.result_type(flat.dtype, np.float32, np.asarray(scale or 1.0)))
-        ok = ~np.isnan(values)  # a NaN in the file stays bit for bit
-        if mask is not None:
-            ok &= ~mask
-        values[ok] = values[ok] * (1 if scale is None else scale) + (offset or 0)
-        flat = values
-    if mask is None or not mask.any():
+def _decoded(var: Any) -> np.ndarray | np.ma.MaskedArray:
+    """The library's decoding of ``var``; stored NaNs unmasked and bit for bit."""
+    var.set_auto_maskandscale(True)
+    var.set_always_mask(False)
+    values = var[...]
+    if values.dtype.kind != "f" or var.dtype.kind != "f":
+        return values
+    data = np.ma.getdata(values)
+    nan = np.isnan(data)
+    if not nan.any():
+        return values
+    if {"scale_factor", "add_offset"} & set(var.ncattrs()):  # scaled NaNs: the stored bits
+        var.set_auto_maskandscale(False)
+        data[nan] = np.asarray(var[...], dtype=data.dtype)[nan]
+        var.set_auto_maskandscale(True)
+    if isinstance(values, np.ma.MaskedArray):  # a NaN fill value masks stored NaNs
+        values = np.ma.masked_array(data, np.ma.getmaskarray(values) & ~nan)
+    return values
+
+
+def as_series(values: np.ndarray | np.ma.MaskedArray) -> pd.Series:
+    """Flat values; masked entries missing (a nullable column), the rest bit for bit."""
+    flat = np.ravel(np.ma.getdata(values))
+    mask = np.ravel(np.ma.getmaskarray(values)) if np.ma.is_masked(values) else None
+    if mask is None or flat.dtype.kind not in "iufb":
         return pd.Series(flat)
-    values = flat.copy()
-    values[mask] = 0  # a missing slot's bits mean nothing
-    if values.dtype.kind == "f":
-        arr = pd.arrays.FloatingArray(values.astype(np.float64, copy=False), mask)
-    elif values.dtype.kind in "iu":
-        arr = pd.arrays.IntegerArray(values, mask)
+    flat = flat.copy()
+    flat[mask] = 0  # a missing slot's bits mean nothing
+    if flat.dtype.kind == "f":
+        arr = pd.arrays.FloatingArray(flat.astype(np.float64, copy=False), mask)
+    elif flat.dtype.kind in "iu":
+        arr = pd.arrays.IntegerArray(flat, mask)
     else:
-        arr = pd.arrays.BooleanArray(values, mask)
+        arr = pd.arrays.BooleanArray(flat, mask)
     return pd.Series(arr)
 
 
-def _index(ds: Any, dims: tuple[str, ...]) -> pd.Index:
+def _times(var: Any, values: Any) -> Any:
+    """CF times as dates (a DatetimeIndex-able array); other values unchanged."""
+    units = getattr(var, "units", None)
+    if not isinstance(units, str) or " since " not in units:
+        return values
+    try:
+        import cftime
+
+        dates = cftime.num2date(values, units, getattr(var, "calendar", "standard"),
+                                only_use_cftime_datetimes=False,
+                                only_use_python_datetimes=True)
+        return pd.to_datetime(np.ravel(dates)).values.reshape(np.shape(values))
+    except Exception:  # noqa: BLE001 - a calendar pandas cannot hold: the numbers
+        return values
+
+
+def _coordinate_names(ds: Any) -> set[str]:
+    names = {n for n in ds.variables if n in ds.dimensions}
+    for var in ds.variables.values():
+        names |= set(str(getattr(var, "coordinates", "")).split())
+    return names & set(ds.variables)
+
+
+def _index(dims: tuple[str, ...], sizes: dict[str, int], arrays: dict) -> pd.Index:
     """The labels of a variable's flattened values (dims' coordinates, C order)."""
-    levels = [
-        pd.Index(ds.indexes[d], name=d) if d in ds.indexes else pd.RangeIndex(ds.sizes[d], name=d)
-        for d in dims
-    ]
+    levels = []
+    for d in dims:
+        coord = arrays.get(d)
+        if coord is not None and coord[0] == (d,):
+            levels.append(pd.Index(np.ma.getdata(coord[1]), name=d))
+        else:
+            levels.append(pd.RangeIndex(sizes[d], name=d))
     if not levels:
         return pd.RangeIndex(1)
     if len(levels) == 1:
@@ -99,32 +130,46 @@ def _index(ds: Any, dims: tuple[str, ...]) -> pd.Index:
     return pd.MultiIndex.from_product(levels, names=list(dims))
 
 
+def _attrs(var: Any) -> dict[str, Any]:
+    return {k: var.getncattr(k) for k in var.ncattrs()}
+
+
+def _describe(name: str, var: Any, values: Any, sizes: dict[str, int]) -> Variable:
+    # a char array read as strings (``_Encoding``) loses its last, string-length dim
+    dims = tuple(str(d) for d in var.dimensions)[: np.ndim(values)]
+    dtype = "object" if var.dtype is str else str(np.dtype(var.dtype))
+    return Variable(name, {d: sizes[d] for d in dims}, dtype, _attrs(var))
+
+
 def read_netcdf(
     src: Any, bar: Any
 ) -> tuple[dict[str, pd.Series], dict[str, Variable], dict[str, Variable], dict[str, Any]]:
     """(values per data variable, data variables, coordinates, coordinate arrays).
 
-    ``bar(names)`` wraps the variable loop (a progress bar or the plain list).
+    ``src`` is a path or the file's bytes; ``bar(names)`` wraps the variable loop (a
+    progress bar or the plain list). A coordinate array is ``(dims, values)``.
     """
-    import xarray as xr
-
-    ds = xr.open_dataset(src, mask_and_scale=False, decode_times=True)
-    with ds:
-        names = [str(v) for v in ds.data_vars]
+    with _open(src) as ds:
+        sizes = {str(d): len(dim) for d, dim in ds.dimensions.items()}
+        coord_names = _coordinate_names(ds)
+        coords: dict[str, Variable] = {}
+        arrays: dict[str, Any] = {}
+        for c in sorted(coord_names, key=list(ds.variables).index):
+            var = ds.variables[c]
+            values = _decoded(var)
+            coords[c] = _describe(c, var, values, sizes)
+            arrays[c] = (tuple(coords[c].dims), _times(var, values))
+        names = [str(v) for v in ds.variables if v not in coord_names]
         data: dict[str, pd.Series] = {}
         variables: dict[str, Variable] = {}
         for name in bar(names):
-            var = ds[name]
-            variables[name] = Variable(name, dict(var.sizes), str(var.dtype), dict(var.attrs))
-            s = unpack(var.values, dict(var.attrs))
-            s.index = _index(ds, var.dims)
+            var = ds.variables[name]
+            values = _decoded(var)
+            variables[name] = _describe(name, var, values, sizes)
+            s = as_series(values)
+            s.index = _index(tuple(variables[name].dims), sizes, arrays)
             s.name = name
             data[name] = s
-        coords = {
-            str(c): Variable(str(c), dict(ds[c].sizes), str(ds[c].dtype), dict(ds[c].attrs))
-            for c in ds.coords
-        }
-        arrays = {str(c): ds[c].load() for c in ds.coords}
     return data, variables, coords, arrays
 
 
@@ -136,7 +181,11 @@ def group_keys(series: pd.Series, var: Variable, by: str, arrays: dict) -> Any:
         index = series.index
         return index.get_level_values(by) if isinstance(index, pd.MultiIndex) else index
     coord = arrays.get(by)
-    if coord is None or not set(coord.dims) <= set(dims):
+    if coord is None or not set(coord[0]) <= set(dims):
         return None
-    extra = {d: n for d, n in var.dims.items() if d not in coord.dims}
-    return np.ravel(coord.expand_dims(extra).transpose(*dims).values)
+    cdims, values = coord
+    values = np.ma.getdata(values)
+    order = [cdims.index(d) for d in dims if d in cdims]  # the variable's dim order
+    values = np.transpose(values, order)
+    shape = [var.dims[d] if d in cdims else 1 for d in dims]
+    return np.ravel(np.broadcast_to(values.reshape(shape), tuple(var.dims.values())))
