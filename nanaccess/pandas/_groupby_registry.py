@@ -7,7 +7,8 @@ This module is the only place that touches them:
 
 * ``.nanstats`` is set on the classes exported by :mod:`pandas.api.typing`
   (``DataFrameGroupBy``, ``SeriesGroupBy``) as a non-caching descriptor;
-* :func:`grouping_info` reads ``gb._grouper.ids`` / ``result_index`` / ``ngroups``;
+* :func:`grouping_info` reads ``gb._grouper.ids`` (``group_info[0]`` before pandas 3)
+  / ``result_index`` / ``ngroups``;
 * :func:`selected_obj` reads ``gb._obj_with_exclusions``;
 * :func:`column_dtypes` reads ``DataFrame._mgr.get_dtypes()`` (``df.dtypes`` builds a
   Series indexed by the columns: more than a small frame's median costs);
@@ -82,15 +83,23 @@ def grouping_info(gb: Any) -> tuple[np.ndarray, int, pd.Index]:
     """
     try:
         grouper = gb._grouper
-        ids = grouper.ids
+        codes = _grouper_codes(grouper)
         result_index = grouper.result_index
         ngroups = int(grouper.ngroups)
     except AttributeError as exc:
         raise _internals_error("the group codes (_grouper.ids/result_index)") from exc
-    codes = np.asarray(ids, dtype=np.intp)
     if len(result_index) != ngroups:
         raise _internals_error("a result index matching ngroups")
     return codes, ngroups, result_index
+
+
+def _grouper_codes(grouper: Any) -> np.ndarray:
+    """A grouper's row codes (intp, -1 = dropped): ``ids`` since pandas 3.0, the first
+    item of ``group_info`` before."""
+    ids = getattr(grouper, "ids", None)
+    if ids is None:
+        ids = grouper.group_info[0]
+    return np.asarray(ids, dtype=np.intp)
 
 
 def selected_obj(gb: Any) -> pd.DataFrame | pd.Series:
@@ -181,8 +190,7 @@ def window_parts(w: Any) -> dict[str, Any]:
 def grouper_info(grouper: Any) -> tuple[np.ndarray, int, pd.Index]:
     """(row codes, number of groups, result index) of a window GroupBy's grouper."""
     try:
-        codes = np.asarray(grouper.ids, dtype=np.intp)
-        return codes, int(grouper.ngroups), grouper.result_index
+        return _grouper_codes(grouper), int(grouper.ngroups), grouper.result_index
     except AttributeError as exc:
         raise _internals_error("the window GroupBy's group codes (_grouper.ids)") from exc
 
