@@ -7,8 +7,7 @@ This module is the only place that touches them:
 
 * ``.nanstats`` is set on the classes exported by :mod:`pandas.api.typing`
   (``DataFrameGroupBy``, ``SeriesGroupBy``) as a non-caching descriptor;
-* :func:`grouping_info` reads ``gb._grouper.ids`` (``group_info[0]`` before pandas 3)
-  / ``result_index`` / ``ngroups``;
+* :func:`grouping_info` reads ``gb._grouper.ids`` / ``result_index`` / ``ngroups``;
 * :func:`selected_obj` reads ``gb._obj_with_exclusions``;
 * :func:`column_dtypes` reads ``DataFrame._mgr.get_dtypes()`` (``df.dtypes`` builds a
   Series indexed by the columns: more than a small frame's median costs);
@@ -94,12 +93,8 @@ def grouping_info(gb: Any) -> tuple[np.ndarray, int, pd.Index]:
 
 
 def _grouper_codes(grouper: Any) -> np.ndarray:
-    """A grouper's row codes (intp, -1 = dropped): ``ids`` since pandas 3.0, the first
-    item of ``group_info`` before."""
-    ids = getattr(grouper, "ids", None)
-    if ids is None:
-        ids = grouper.group_info[0]
-    return np.asarray(ids, dtype=np.intp)
+    """A grouper's row codes (intp, -1 = dropped; ``ids``, pandas 3.0 and later)."""
+    return np.asarray(grouper.ids, dtype=np.intp)
 
 
 def selected_obj(gb: Any) -> pd.DataFrame | pd.Series:
@@ -126,9 +121,9 @@ except ImportError as exc:  # pragma: no cover - exercised only if pandas moves 
 def _grouped_window_classes() -> tuple[type, ...]:
     """The classes of ``gb.rolling(...)`` and ``gb.expanding()``.
 
-    :mod:`pandas.api.typing` spells them ``RollingGroupby`` in pandas 2.2,
-    ``RollingGroupBy`` later, and some 3.0 releases do not export them: the classes
-    of two tiny public-API instances are the same in every version.
+    :mod:`pandas.api.typing` spells them ``RollingGroupby`` up to pandas 3.0 and
+    ``RollingGroupBy`` from 3.1: the classes of two tiny public-API instances are the
+    same in every version.
     """
     gb = pd.Series([0.0]).groupby([0])
     return type(gb.rolling(1)), type(gb.expanding())
