@@ -110,6 +110,7 @@ def test_describe_engine_does_not_change_a_bit(monkeypatch):
 
 
 def test_warm_compiles_each_step_and_reports(monkeypatch):
+    _fresh_notes(monkeypatch)
     calls = []
     monkeypatch.setattr(warm_module, "STEPS", [("min", lambda df: calls.append(
         (df["x"].dtype, df["x"].nanstats.min())))])
@@ -120,6 +121,7 @@ def test_warm_compiles_each_step_and_reports(monkeypatch):
         assert [str(d) for d, _ in calls] == ["float64", "float32"]
         assert all(np.isfinite(v) for _, v in calls)
         assert "float32  min" in text and "kernels cached in" in text
+        assert not NB.compile_notice(5.0, "k")  # warm itself asks for no note
     else:
         assert calls == [] and "compiles nothing" in text
 

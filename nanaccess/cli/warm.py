@@ -80,6 +80,7 @@ def warm(dtypes: tuple[str, ...] = ("float64",), *, out: TextIO | None = None) -
         print("nanaccess warm: numba is not installed (or NANACCESS_NO_NUMBA is set): "
               "the NumPy engine compiles nothing", file=out)
         return 0
+    _numba._NOTIFIED.append("nanaccess warm")  # compiling is the point: no note about it
     start = time.perf_counter()
     with na.option_context(engine="numba", nan_policy="omit"):
         for dtype in dtypes:

@@ -234,8 +234,8 @@ def _window_length(window: Any, unit: str) -> int:
         return int(window)  # already in the index's unit
     if isinstance(window, str):
         off = pd.tseries.frequencies.to_offset(window)
-        try:
-            td = pd.Timedelta(off)
+        try:  # .nanos, not Timedelta(off): pandas 3.0 refuses Timedelta(Day()), as pandas does
+            td = pd.Timedelta(off.nanos, unit="ns")
         except ValueError:
             raise ValueError(f"{window!r} is not a fixed frequency") from None
     else:
