@@ -1,9 +1,11 @@
 """nanaccess: explicit, correct and fast NaN handling for statistics.
 
 ``import nanaccess`` registers the ``.nanstats`` accessors on pandas Series /
-DataFrame (and their GroupBy objects), xarray DataArray / Dataset and dask DataFrames
-(those once ``dask.dataframe`` is imported, before or after nanaccess: dask itself is
-never imported by nanaccess). Keep the import even if a linter calls it unused::
+DataFrame (and their GroupBy, window and resample objects). xarray DataArray / Dataset
+and dask DataFrames get theirs the moment ``xarray`` / ``dask.dataframe`` is imported,
+before or after nanaccess (a post-import hook, see :mod:`nanaccess._register`):
+nanaccess itself imports neither, nor numba until a compiled kernel first runs. Keep
+the import even if a linter calls it unused::
 
     import nanaccess  # noqa: F401
 """
@@ -11,9 +13,9 @@ never imported by nanaccess). Keep the import even if a linter calls it unused::
 from __future__ import annotations
 
 import importlib
-import importlib.util
 
-from ._hooks import when_imported
+from . import pandas as _pandas_adapter  # noqa: F401  (registers the pandas accessors)
+from ._register import register_accessors_on_import
 from ._version import __version__
 from .api import (
     argmax,
@@ -81,18 +83,7 @@ __all__ = [
 ]
 
 
-def _register_adapters() -> None:
-    """Import the adapters; each registers its accessors on import."""
-    for name in ("pandas", "xarray"):
-        if importlib.util.find_spec(f"nanaccess.{name}") is not None:
-            importlib.import_module(f"nanaccess.{name}")
-    if importlib.util.find_spec("dask") is not None:
-        # dask takes about a second to import: register its accessors when the user
-        # imports dask.dataframe (dask arrays are dispatched lazily by the api)
-        when_imported("dask.dataframe", lambda: importlib.import_module("nanaccess.dask"))
-
-
-_register_adapters()
+register_accessors_on_import()
 
 
 def __dir__() -> list[str]:

@@ -150,8 +150,8 @@ def window_length(window: Any) -> Any:
 
     if isinstance(window, str):
         off = pd.tseries.frequencies.to_offset(window)
-        try:
-            td = pd.Timedelta(off)
+        try:  # .nanos, not Timedelta(off): pandas 3.0 refuses Timedelta(Day())
+            td = pd.Timedelta(off.nanos, unit="ns")
         except ValueError:
             raise ValueError(f"{window!r} is not a fixed frequency") from None
     else:

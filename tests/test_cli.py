@@ -51,7 +51,7 @@ def run_here(capsys: pytest.CaptureFixture, *args: str | os.PathLike) -> tuple[i
 def parse_csv_output(stdout: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(NaN kinds, statistics) as text tables, from the tidy ``--format csv`` records
     (one per column x policy x statistic; counts have an empty policy)."""
-    from nanaccess._cli_output import FIELDS, REPORT_COLUMNS
+    from nanaccess.cli.output import FIELDS, REPORT_COLUMNS
 
     tidy = pd.read_csv(io.StringIO(stdout), dtype=str, keep_default_na=False)
     lead = [c for c in tidy.columns if c not in FIELDS]  # the --groupby column
@@ -270,7 +270,8 @@ def test_progress_bar_on_request(small_csv: Path, capsys: pytest.CaptureFixture)
 def test_progress_bar_shown_for_large_files(
     small_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
 ):
-    from nanaccess import _readers, cli
+    from nanaccess.cli import command as cli
+    from nanaccess.cli import readers as _readers
 
     monkeypatch.setattr(cli, "PROGRESS_BYTES", 16)  # every test file counts as large
     monkeypatch.setattr(_readers, "PROGRESS_BYTES", 16)  # (reading and describing)

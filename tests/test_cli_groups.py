@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 import nanaccess as na
-from nanaccess import _cli_stats
 from nanaccess.cli import main
+from nanaccess.cli import stats as _cli_stats
 
 POLICIES = ["raise", "propagate", "omit", "smallest", "largest", "totalorder"]
 STATS = ["count", "mean", "std", "min", "median", "max", "q25"]

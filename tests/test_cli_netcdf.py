@@ -156,3 +156,47 @@ def test_reader_keeps_variables_apart(mixed: Path):
     assert table.frame is None
     assert {k: len(v) for k, v in table.data.items()} == {"temp": 24, "elev": 6, "packed": 6}
     assert str(table.data["elev"].dtype) == "Int32"
+
+
+@pytest.mark.parametrize("fmt", ["NETCDF3_CLASSIC", "NETCDF3_64BIT_OFFSET", "NETCDF4"])
+def test_every_format_from_a_file_and_from_stdin(tmp_path: Path, fmt: str):
+    """One reader (netCDF4) for NetCDF3 and NetCDF4, from a path or stdin's bytes."""
+    import io
+
+    path = tmp_path / "f.nc"
+    with netCDF4.Dataset(path, "w", format=fmt) as d:
+        d.createDimension("t", 4)
+        v = d.createVariable("v", "f8", ("t",), fill_value=-1.0)
+        v.set_auto_mask(False)
+        v[:] = np.array([1.0, -1.0, np.nan, 4.0])
+    for table in (read_table(path), read_table("-", stdin=io.BytesIO(path.read_bytes()))):
+        v = table.data["v"]
+        assert str(v.dtype) == "Float64" and v.isna().tolist() == [False, True, False, False]
+        assert np.isnan(v.array._data[2]) and v.array._data[3] == 4.0
+
+
+def test_nan_fill_value_and_scaled_nan_keep_stored_nan_bits(tmp_path: Path):
+    """A NaN _FillValue (xarray's default for floats) marks no stored NaN missing, and
+    NaN payload and sign survive scale_factor / add_offset; times become dates."""
+    bits = np.array([0x7FF8000000000007, 0xFFF8000000000000, 0x4000000000000000],
+                    dtype=np.uint64)
+    path = tmp_path / "nanfill.nc"
+    with netCDF4.Dataset(path, "w") as d:
+        d.createDimension("time", 3)
+        t = d.createVariable("time", "f8", ("time",))
+        t.units, t.calendar = "days since 2024-01-01", "proleptic_gregorian"
+        t[:] = [0.0, 1.0, 2.0]
+        for name in ("nanfill", "scaled"):
+            v = d.createVariable(name, "f8", ("time",), fill_value=np.nan)
+            v.set_auto_maskandscale(False)
+            if name == "scaled":
+                v.scale_factor, v.add_offset = 2.0, 1.0
+            v[:] = bits.view(np.float64)
+    table = read_table(path)
+    for name, last in (("nanfill", 2.0), ("scaled", 5.0)):
+        s = table.data[name]
+        assert s.dtype == np.float64  # nothing missing: a plain float column
+        assert s.to_numpy()[:2].view(np.uint64).tolist() == bits[:2].tolist()
+        assert s.iloc[2] == last
+    assert list(table.data["nanfill"].index) == list(
+        np.array(["2024-01-01", "2024-01-02", "2024-01-03"], dtype="datetime64[ns]"))

@@ -1,5 +1,5 @@
-"""``import nanaccess`` stays light: dask is imported only when the user imports it,
-and ``ddf.nanstats`` exists whichever of the two is imported first."""
+"""``import nanaccess`` stays light: it imports neither dask, numba nor xarray, and the
+accessors of xarray and dask exist whichever of the host and nanaccess is imported first."""
 
 from __future__ import annotations
 
@@ -8,8 +8,6 @@ import sys
 
 import pytest
 
-from nanaccess._hooks import when_imported
-
 
 def _run(code: str) -> str:
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -17,8 +15,32 @@ def _run(code: str) -> str:
     return res.stdout.strip()
 
 
-def test_import_does_not_import_dask():
-    assert _run("import sys, nanaccess; print('dask' in sys.modules)") == "False"
+def test_import_imports_no_optional_host_nor_numba():
+    out = _run("import sys, nanaccess, pandas as pd\n"
+               "print(sorted(m for m in ('dask', 'numba', 'xarray', 'llvmlite') "
+               "if m in sys.modules), hasattr(pd.Series, 'nanstats'))")
+    assert out == "[] True"
+
+
+def test_a_first_statistic_on_pandas_still_imports_no_host():
+    out = _run("import sys, nanaccess, pandas as pd\n"
+               "s = pd.Series([1.0, float('nan'), 3.0])\n"
+               "r = s.nanstats.median(nan_policy='omit')\n"
+               "print(r, sorted(m for m in ('dask', 'xarray') if m in sys.modules))")
+    assert out == "2.0 []"
+
+
+@pytest.mark.parametrize("order", ["nanaccess first", "xarray first"])
+def test_xarray_accessors_in_either_order(order):
+    imports = ("import nanaccess; import xarray as xr" if order == "nanaccess first"
+               else "import xarray as xr; import nanaccess")
+    code = (f"{imports}\n"
+            "da = xr.DataArray([1.0, float('nan'), 3.0, 5.0], dims='t')\n"
+            "print(da.nanstats.median(nan_policy='omit').item(),\n"
+            "      da.rolling(t=2, min_periods=1).nanstats.max(nan_policy='omit').values,\n"
+            "      da.groupby(xr.DataArray([0, 0, 1, 1], dims='t')).nanstats.min(\n"
+            "          nan_policy='omit').values)")
+    assert _run(code) == "3.0 [1. 1. 3. 5.] [1. 3.]"
 
 
 @pytest.mark.parametrize("order", ["nanaccess first", "dask first"])
@@ -33,18 +55,13 @@ def test_dask_dataframe_accessor_in_either_order(order):
     assert _run(code) == "2.0"
 
 
-def test_when_imported_runs_after_the_module_executes(monkeypatch):
-    seen = []
-    when_imported("json", lambda: seen.append("now"))  # already imported: at once
-    assert seen == ["now"]
-    when_imported("nanaccess._version", lambda: seen.append("version"))
-    assert seen == ["now", "version"]
-    # a module not imported yet: the callback waits for it, then sees it complete
-    monkeypatch.delitem(sys.modules, "colorsys", raising=False)
-    when_imported("colorsys", lambda: seen.append(sys.modules["colorsys"].rgb_to_hsv))
-    assert len(seen) == 2
-    import colorsys
-
-    assert seen[-1] is colorsys.rgb_to_hsv
-    assert not [f for f in sys.meta_path if type(f).__name__ == "_AfterImport"
-                and f.name == "colorsys"]
+def test_a_failing_registration_warns_and_leaves_the_host_import_working():
+    code = ("import sys, warnings\n"
+            "sys.modules['nanaccess.xarray'] = None  # importing the adapter fails\n"
+            "import nanaccess\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always')\n"
+            "    import xarray\n"
+            "print(hasattr(xarray.DataArray, 'nanstats'),\n"
+            "      [str(x.message).split(' (')[0] for x in w if 'nanaccess' in str(x.message)])")
+    assert _run(code) == ("False ['nanaccess could not register its xarray accessors']")

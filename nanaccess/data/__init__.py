@@ -7,10 +7,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import xarray as xr
+
+if TYPE_CHECKING:  # xarray is imported by sensors_dataarray's caller's .to_xarray()
+    import xarray as xr
 
 __all__ = [
     "sample_path",
@@ -142,14 +145,12 @@ def load_forensic(dtype_backend: str = "pyarrow") -> pd.DataFrame:
 
 def _column_to_numpy(col) -> np.ndarray:
     """float64 values of an Arrow column, bit for bit; nulls become canonical NaN."""
-    import pyarrow as pa
+    from .._arrow import float_values
 
-    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
-    values = np.frombuffer(arr.buffers()[1], dtype=np.float64, count=len(arr) + arr.offset)
-    values = values[arr.offset :].copy()
-    if arr.null_count:
-        values[~np.asarray(arr.is_valid())] = np.nan
-    return values
+    values, nulls = float_values(col)
+    if nulls is not None:
+        values[nulls] = np.nan
+    return values.astype(np.float64, copy=False)
 
 
 def sensors_dataarray(variable: str = "temp_c") -> xr.DataArray:

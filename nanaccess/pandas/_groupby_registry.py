@@ -82,15 +82,19 @@ def grouping_info(gb: Any) -> tuple[np.ndarray, int, pd.Index]:
     """
     try:
         grouper = gb._grouper
-        ids = grouper.ids
+        codes = _grouper_codes(grouper)
         result_index = grouper.result_index
         ngroups = int(grouper.ngroups)
     except AttributeError as exc:
         raise _internals_error("the group codes (_grouper.ids/result_index)") from exc
-    codes = np.asarray(ids, dtype=np.intp)
     if len(result_index) != ngroups:
         raise _internals_error("a result index matching ngroups")
     return codes, ngroups, result_index
+
+
+def _grouper_codes(grouper: Any) -> np.ndarray:
+    """A grouper's row codes (intp, -1 = dropped; ``ids``, pandas 3.0 and later)."""
+    return np.asarray(grouper.ids, dtype=np.intp)
 
 
 def selected_obj(gb: Any) -> pd.DataFrame | pd.Series:
@@ -106,12 +110,27 @@ def selected_obj(gb: Any) -> pd.DataFrame | pd.Series:
 # pandas has no public accessor registry for its window and resampler objects either.
 
 try:
-    from pandas.api.typing import Expanding, Resampler, Rolling, RollingGroupBy
+    from pandas.api.typing import Expanding, Resampler, Rolling
 except ImportError as exc:  # pragma: no cover - exercised only if pandas moves them
     raise ImportError(
-        f"nanaccess needs pandas.api.typing.Rolling / Expanding / RollingGroupBy / "
-        f"Resampler (pandas {pd.__version__} does not export them)"
+        f"nanaccess needs pandas.api.typing.Rolling / Expanding / Resampler "
+        f"(pandas {pd.__version__} does not export them)"
     ) from exc
+
+
+def _grouped_window_classes() -> tuple[type, ...]:
+    """The classes of ``gb.rolling(...)`` and ``gb.expanding()``.
+
+    :mod:`pandas.api.typing` spells them ``RollingGroupby`` up to pandas 3.0 and
+    ``RollingGroupBy`` from 3.1: the classes of two tiny public-API instances are the
+    same in every version.
+    """
+    gb = pd.Series([0.0]).groupby([0])
+    return type(gb.rolling(1)), type(gb.expanding())
+
+
+#: ``RollingGroupBy`` and ``ExpandingGroupBy`` (whatever this pandas calls them)
+WINDOW_GROUPBY_CLASSES = _grouped_window_classes()
 
 #: the window classes ``.nanstats`` is set on (their GroupBy forms subclass them)
 WINDOW_CLASSES = (Rolling, Expanding)
@@ -144,7 +163,7 @@ def window_parts(w: Any) -> dict[str, Any]:
         obj = w._selected_obj
         freq = getattr(w, "_win_freq_i8", None) is not None
         times = w._on if freq else None
-        grouper = w._grouper if isinstance(w, RollingGroupBy) or hasattr(
+        grouper = w._grouper if isinstance(w, WINDOW_GROUPBY_CLASSES) or hasattr(
             w, "_as_index") else None
     except AttributeError as exc:
         raise _internals_error("the window's data (_selected_obj, _on, _win_freq_i8)") from exc
@@ -166,8 +185,7 @@ def window_parts(w: Any) -> dict[str, Any]:
 def grouper_info(grouper: Any) -> tuple[np.ndarray, int, pd.Index]:
     """(row codes, number of groups, result index) of a window GroupBy's grouper."""
     try:
-        codes = np.asarray(grouper.ids, dtype=np.intp)
-        return codes, int(grouper.ngroups), grouper.result_index
+        return _grouper_codes(grouper), int(grouper.ngroups), grouper.result_index
     except AttributeError as exc:
         raise _internals_error("the window GroupBy's group codes (_grouper.ids)") from exc
 

@@ -1,6 +1,7 @@
 """xarray adapter: registers ``DataArray.nanstats`` and ``Dataset.nanstats``.
 
-Importing this module (``import nanaccess`` does it) registers the accessors; the
+Importing this module registers the accessors; ``import nanaccess`` imports it the
+moment the user imports xarray (:mod:`nanaccess._register`), never earlier. The
 same statistics are available as functions for users who prefer them
 (:func:`reduce`, :func:`quantile`, :func:`arg_reduce`, :func:`nan_report`).
 
@@ -11,21 +12,23 @@ rendered by ``tools/generate_api.py``), :mod:`._common` (helpers both use) and
 :mod:`._xr_internals` (the only module touching xarray internals).
 """
 
-import sys
+import wrapt
 
-from .._hooks import when_imported
 from .accessor import DataArrayNanStats, DatasetNanStats
 from .groupby import NanGroupBy, grouped_dataarray
 from .reduction import arg_reduce, nan_report, quantile, reduce
+from .weighted import register_weighted_accessors
 from .window import NanXrWindow, register_groupby_accessors, register_window_accessors
 
 # xarray imports its rolling module (which imports numbagg, scipy and numba: 0.15 s+)
-# on the first ``.rolling``/``.coarsen``; register then, so ``import nanaccess`` stays lean
-_ROLLING = "xarray.computation.rolling"
-if _ROLLING in sys.modules:
-    register_window_accessors()
-else:
-    when_imported(_ROLLING, register_window_accessors)
+# on the first ``.rolling``/``.coarsen``, and its weighted module on the first
+# ``.weighted``: register each then (at once if it is imported). Both moved from
+# xarray.core to xarray.computation in 2025; a hook on a module that never comes is inert.
+for _package in ("xarray.computation", "xarray.core"):
+    wrapt.register_post_import_hook(lambda module: register_window_accessors(),
+                                    f"{_package}.rolling")
+    wrapt.register_post_import_hook(lambda module: register_weighted_accessors(),
+                                    f"{_package}.weighted")
 register_groupby_accessors()
 
 __all__ = [

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import xarray as xr
+from packaging.version import Version
 
 __all__ = [
     "default_keep_attrs",
@@ -62,12 +63,17 @@ def _internals_error(what: str) -> InternalsError:
 
 
 def default_keep_attrs() -> bool:
-    """xarray's ``keep_attrs`` option as its reductions read it (True by default)."""
+    """xarray's ``keep_attrs`` option as its reductions read it (True by default since
+    xarray 2025.11, False before)."""
     try:
         from xarray.core.options import _get_keep_attrs
     except ImportError as exc:
         raise _internals_error("xarray.core.options._get_keep_attrs") from exc
-    return bool(_get_keep_attrs(default=True))
+    return bool(_get_keep_attrs(default=_KEEP_ATTRS_DEFAULT))
+
+
+#: xarray's reductions keep attributes by default from 2025.11 on
+_KEEP_ATTRS_DEFAULT = Version(xr.__version__) >= Version("2025.11")
 
 
 def replace_with_new_dims(ds: xr.Dataset, variables: dict[Hashable, xr.Variable], *,

@@ -18,21 +18,15 @@ import xarray as xr
 
 from .. import _labels, _stats
 from .._describe import pct_label, percentiles, row_labels
-from .._hooks import when_imported
 from ..errors import NaNError
 from ..options import resolve_policy
 from ._common import is_dask, variable_subject
 from ._generated import DataArrayStatsMixin, DatasetStatsMixin
-from ._xr_internals import WEIGHTED_MODULE
 from .groupby import NanGroupBy, factorized_groupby, null_below
 from .reduction import arg_reduce, nan_report, quantile, reduce
-from .weighted import register_weighted_accessors
 
 __all__ = ["DataArrayNanStats", "DatasetNanStats", "reduce", "quantile", "nan_report"]
 
-# ``obj.weighted(w).nanstats``: xarray imports its weighted module on the first
-# ``.weighted``; register then (or now, if it is imported already)
-when_imported(WEIGHTED_MODULE, register_weighted_accessors)
 
 
 class _NanStatsBase:

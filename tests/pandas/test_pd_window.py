@@ -36,11 +36,15 @@ def check(ours, theirs):
 
 
 def test_pandas_still_exports_the_window_classes():
-    from pandas.api.typing import Expanding, Resampler, Rolling, RollingGroupBy
+    from pandas.api.typing import Expanding, Resampler, Rolling
 
     s = pd.Series([1.0, 2.0], index=pd.date_range("2024", periods=2))
     assert isinstance(s.rolling(2), Rolling) and isinstance(s.expanding(), Expanding)
-    assert isinstance(s.groupby([0, 0]).rolling(2), RollingGroupBy)
+    # pandas.api.typing says RollingGroupby up to pandas 3.0, RollingGroupBy from 3.1
+    rolling_gb, expanding_gb = _groupby_registry.WINDOW_GROUPBY_CLASSES
+    assert type(s.groupby([0, 0]).rolling(2)) is rolling_gb
+    assert issubclass(rolling_gb, Rolling) and issubclass(expanding_gb, Expanding)
+    assert type(s.groupby([0, 0]).expanding()) is expanding_gb
     assert isinstance(s.resample("D"), Resampler)
     assert _groupby_registry.WINDOW_CLASSES == (Rolling, Expanding)
     assert isinstance(s.rolling(2).nanstats, NanWindow)

@@ -6,9 +6,12 @@ first compiled call imports it. One place holds each rule of the accelerator:
 
 * :func:`choose_engine`: numpy or numba for a call (reads the ``engine`` option of
   :mod:`nanaccess.options`); the only place that decides.
-* :func:`jit`: ``numba.njit`` with an on-disk cache where one can be written,
-  stamped with every source the function binds (:mod:`._cache`: an edit of a
+* :func:`jit`: ``numba.njit`` with an on-disk cache where one can be written, in a
+  directory named by every source the function binds (:mod:`._cache`: an edit of a
   helper's module alone recompiles the kernels that call it).
+* :func:`compile_notice`: a compilation that takes over a second says so, once per
+  process, as a ``WARNING`` record of the ``nanaccess`` logger (silence it with
+  ``logging.getLogger("nanaccess").setLevel(logging.ERROR)``).
 * :func:`register` / :func:`kernels`: each kernel module registers a builder; the
   kernels compile on first use, once, under :data:`LOCK`.
 * :data:`BROKEN` and :func:`fallback`: when numba fails to import or compile, a
@@ -26,9 +29,11 @@ from __future__ import annotations
 import gc
 import importlib
 import importlib.util
+import logging
 import os
 import sys
 import threading
+import time
 import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -48,6 +53,7 @@ __all__ = [
     "register",
     "kernels",
     "parallel_ok",
+    "compile_notice",
 ]
 
 #: the environment switch honoured at import
@@ -102,8 +108,76 @@ def _load_numba() -> Any:
     finally:
         if paused:
             gc.enable()
+    _time_compilations()
     _LOADED.append(True)
     return nb
+
+
+#: a compilation (cache miss) longer than this says so, once per process
+NOTICE_SECONDS = 1.0
+LOG = logging.getLogger("nanaccess")
+_NOTIFIED: list[str] = []
+
+
+def compile_notice(seconds: float, what: str) -> bool:
+    """Log, once per process, that compiling ``what`` took ``seconds`` (when over
+    :data:`NOTICE_SECONDS`): first calls are slow on a new machine or after an upgrade,
+    and the reader should know why and what helps. Returns whether it logged."""
+    if seconds < NOTICE_SECONDS or any(n != "numpy engine" for n in _NOTIFIED):
+        return False
+    _NOTIFIED.append(what)
+    LOG.warning(
+        "nanaccess: compiling the numba kernel %s took %.1f s. Compiled kernels are "
+        "cached on disk (%s), so later runs load them in milliseconds; run `nanaccess "
+        "warm` once to compile the common ones ahead. Silence this note with "
+        "logging.getLogger('nanaccess').setLevel(logging.ERROR).",
+        what, seconds, _cache.cache_base())
+    return True
+
+
+#: a call at least this large (elements; a window's: values x window) on the NumPy
+#: engine because numba is not installed says so, once per process
+SLOW_NOTICE_SIZE = 1_000_000
+
+
+def _numpy_notice() -> None:
+    if "numpy engine" in _NOTIFIED:
+        return
+    _NOTIFIED.append("numpy engine")
+    LOG.warning(
+        "nanaccess: numba is not installed, so this large call runs on the NumPy engine: "
+        "the same results, but slower, above all for rolling windows (35-800x slower "
+        "than with numba). `pip install numba` where your platform has wheels. Silence "
+        "this note with logging.getLogger('nanaccess').setLevel(logging.ERROR).")
+
+
+def _time_compilations() -> None:
+    """Time each compilation of a nanaccess kernel (numba's public event API: a
+    ``numba:compile`` event is a cache miss; the outermost one includes its helpers)."""
+    try:
+        from numba.core import event
+    except ImportError:  # pragma: no cover - a numba without the event API: no note
+        return
+
+    class _Timer(event.Listener):
+        def __init__(self) -> None:
+            self.depth, self.start = 0, 0.0
+
+        def on_start(self, ev: Any) -> None:
+            if self.depth == 0:
+                self.start = time.perf_counter()
+            self.depth += 1
+
+        def on_end(self, ev: Any) -> None:
+            self.depth -= 1
+            if self.depth:
+                return
+            fn = getattr((ev.data or {}).get("dispatcher"), "py_func", None)
+            if fn is not None and getattr(fn, "__module__", "").startswith("nanaccess."):
+                compile_notice(time.perf_counter() - self.start,
+                               f"{fn.__module__.rsplit('.', 1)[-1]}.{fn.__name__}")
+
+    event.register("numba:compile", _Timer())
 
 
 def _blas_on_disk() -> None:
@@ -180,6 +254,8 @@ def choose_engine(engine: str | None = None, *, size: int | None = None,
                               "unset)")
         return "numba"
     if not AVAILABLE or BROKEN:
+        if size is not None and size >= SLOW_NOTICE_SIZE and not DISABLED and not BROKEN:
+            _numpy_notice()
         return "numpy"
     if size is not None and size < min_size and (warm is None or warm not in _COMPILED):
         return "numpy"
@@ -203,18 +279,16 @@ def fallback(exc: BaseException, engine: str | None = None, *, stacklevel: int =
 def jit(**options: Any) -> Callable[[Callable], Any]:
     """``numba.njit`` with an on-disk cache where one can be written, else in memory.
 
-    The cache of a function compiled here is stamped with the sources it binds, not
-    only its own file (:mod:`._cache`): a kernel that calls a helper of another module
-    is compiled again when that module changes.
+    The cache of a function compiled here lives in a directory named by the sources
+    it binds, not only its own file (:mod:`._cache`): a kernel that calls a helper of
+    another module is compiled again when that module changes.
     """
     nb = numba()
-    _cache.install()
 
     def deco(fn: Callable) -> Any:
         fn = getattr(fn, "py_func", fn)  # a helper another module bound already
-        _cache.mark(fn)
         try:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), _cache.located(fn, nb.config):
                 warnings.simplefilter("ignore")
                 return nb.njit(cache=True, **options)(fn)
         except Exception:  # no cache locator (read-only install): compile in memory

@@ -1,21 +1,22 @@
-"""numba's on-disk cache, stamped with every source a kernel binds.
+"""numba's on-disk cache, in a directory named by every source a kernel binds.
 
-numba keys a cached function by its own bytecode and stamps the cache index with a
-hash of its own source file only (``numba.core.caching``: ``Cache._index_key`` and
-the locator's ``get_source_stamp``). A kernel that calls a helper compiled from
-another module (``compensated_var`` and ``weighted_moments`` call
-:mod:`.compensated`'s TwoSum and TwoProduct) links the helper's machine code into its
-own cache entry, so after an edit of the helper's module alone numba would load the
-kernel with the old helper's bits.
+numba keys a cached function by its own bytecode and stamps the cache index with its
+own source file only. A kernel that calls a helper compiled from another module
+(``compensated_var`` and ``weighted_moments`` call :mod:`.compensated`'s TwoSum and
+TwoProduct) links the helper's machine code into its own cache entry, so after an edit
+of the helper's module alone numba would load the kernel with the old helper's bits.
 
-:func:`install` puts locators in front of numba's own (``CacheImpl._locator_classes``,
-consulted in order): for a function compiled through :func:`nanaccess.core._numba.jit`
-(:func:`mark`) they find the same cache directory as numba's locator would, and their
-source stamp also covers, transitively, every function the kernel's code names in its
-globals (a compiled dispatcher or a plain function: its file's hash) and every
-constant it names (numba freezes global numbers, strings, tuples and arrays into the
-machine code). Any change to those gives another stamp, and numba's index then drops
-the stale entries. Other functions fall through to numba's own locators unchanged.
+Only numba's public cache options are used: ``cache=True`` and the cache directory
+(``NUMBA_CACHE_DIR``, :data:`numba.config.CACHE_DIR`). :func:`located` sets the
+directory while a function is decorated (numba picks a function's cache location
+then) to ``<base>/nanaccess-<stamp>``, where the stamp (:func:`source_stamp`) covers,
+transitively, every function the kernel's code names in its globals or closure (a
+compiled dispatcher or a plain function: its file's hash) and every constant it names
+(numba freezes global numbers, strings, tuples and arrays into the machine code). Any
+change to those gives another directory, hence a fresh compile. ``<base>`` is the
+user's ``NUMBA_CACHE_DIR`` when set, else the user cache directory
+(``$XDG_CACHE_HOME/nanaccess`` or ``~/.cache/nanaccess``; ``%LOCALAPPDATA%`` on Windows);
+where it cannot be written, numba's own default location and stamps apply.
 
 The stamp is computed once per compiled function, when it is decorated (file hashes
 memoised on path, mtime and size): no cost on calls.
@@ -23,29 +24,22 @@ memoised on path, mtime and size): no cost on calls.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
 import sys
+import threading
 import types
-import weakref
+from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["install", "mark", "source_stamp"]
+__all__ = ["located", "cache_base", "source_stamp"]
 
-#: the functions compiled through ``jit`` (their caches take the bound stamp)
-_MARKED: weakref.WeakSet = weakref.WeakSet()
-_INSTALLED: list[type] = []
+#: one decoration at a time sets numba's cache directory
+_LOCK = threading.RLock()
 #: global values numba compiles in as constants (hashed by their repr)
 _CONSTANTS = (bool, int, float, complex, str, bytes, type(None))
-
-
-def mark(fn: Any) -> None:
-    """Have ``fn``'s on-disk cache stamped with what it binds (:func:`source_stamp`)."""
-    try:
-        _MARKED.add(fn)
-    except TypeError:  # not weakly referenceable: numba's own stamp
-        pass
 
 
 def _file_hash(path: str) -> bytes:
@@ -125,42 +119,36 @@ def source_stamp(fn: Any) -> bytes:
     return h.digest()
 
 
-def _bound(base: type) -> type:
-    """A locator of ``base``'s cache directory for marked functions, with the bound
-    stamp; None (the next locator) for every other function."""
-
-    class Bound(base):  # type: ignore[misc, valid-type]
-        def __init__(self, py_func: Any, py_file: str) -> None:
-            super().__init__(py_func, py_file)
-            self._stamp = source_stamp(py_func)
-
-        def get_source_stamp(self) -> Any:
-            return ("nanaccess-bound", self._stamp)
-
-        @classmethod
-        def from_function(cls, py_func: Any, py_file: str) -> Any:
-            if py_func not in _MARKED or getattr(sys, "frozen", False):
-                return None
-            return super().from_function(py_func, py_file)
-
-    Bound.__name__ = Bound.__qualname__ = f"Bound{base.__name__}"
-    return Bound
+def cache_base() -> str:
+    """Where nanaccess's numba caches live: the user's ``NUMBA_CACHE_DIR`` if set, else
+    the user cache directory."""
+    user = os.environ.get("NUMBA_CACHE_DIR", "").strip()
+    if user:
+        return user
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        return os.path.join(os.environ["LOCALAPPDATA"], "nanaccess", "numba")
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(root, "nanaccess", "numba")
 
 
-def install() -> None:
-    """Put the bound locators in front of numba's (once); a no-op when numba's cache
-    module has another layout (numba's own stamps then apply)."""
-    if _INSTALLED:
+@contextlib.contextmanager
+def located(fn: Any, config: Any) -> Iterator[None]:
+    """Within: numba's ``config.CACHE_DIR`` is ``<base>/nanaccess-<stamp of fn>``
+    (numba reads it when ``njit(cache=True)`` decorates ``fn``); restored after. When
+    the directory cannot be made, numba's own location is left in place."""
+    if getattr(sys, "frozen", False):
+        yield
         return
-    from numba.core import caching
-
-    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
-    classes = getattr(impl, "_locator_classes", None)
-    bases = [getattr(caching, n, None) or getattr(caching, "_" + n, None) for n in (
-        "UserProvidedCacheLocator", "InTreeCacheLocator", "UserWideCacheLocator")]
-    if not isinstance(classes, list) or any(b is None for b in bases):
-        _INSTALLED.append(type(None))
+    path = os.path.join(cache_base(), "nanaccess-" + source_stamp(fn).hex()[:20])
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError:
+        yield
         return
-    ours = [_bound(b) for b in bases]
-    classes[:0] = ours
-    _INSTALLED.extend(ours)
+    with _LOCK:
+        before = config.CACHE_DIR
+        config.CACHE_DIR = path
+        try:
+            yield
+        finally:
+            config.CACHE_DIR = before

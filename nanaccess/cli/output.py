@@ -73,7 +73,7 @@ def value_fields(value: Any) -> tuple[int | float | None, str]:
 
 
 def _nan_text(value: Any) -> str:
-    from .core.bits import layout_of
+    from ..core.bits import layout_of
 
     a = np.asarray(value).reshape(1)
     lay = layout_of(a.dtype)

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import _stats
-from ._cli_output import COUNT_NAMES, value_fields
-from ._labels import fmt_label, relabel
+from .. import _stats
+from .._labels import fmt_label, relabel
+from .output import COUNT_NAMES, value_fields
 
 __all__ = ["SIMPLE_STATS", "quantile_of", "count_records", "stat_records", "grouped_records"]
 
@@ -79,7 +79,7 @@ def _compute(stat: str, s: pd.Series, policy: str, noun: str = "column",
              group: Any = None) -> Cell:
     import nanaccess as na
 
-    from .errors import NaNError
+    from ..errors import NaNError
 
     try:
         if stat == "count":
@@ -142,7 +142,7 @@ def _group_label(key: Any) -> Any:
 
 def _refuses(report: pd.DataFrame, policy: str) -> np.ndarray:
     """Per group: does ``policy`` refuse its values (the order of ``raise_for``)."""
-    from .core.policy import rules
+    from ..core.policy import rules
 
     out = np.zeros(len(report), dtype=bool)
     for kind in rules(policy).refused:

@@ -10,7 +10,7 @@ NetCDF variables are described each over its own dimensions (with their dims and
 attributes; coordinates listed apart). Missing values (CSV tokens ``""``, ``NA``,
 ``N/A``, ``NULL``, ``None``, ``#N/A``; Parquet nulls; NetCDF ``_FillValue`` /
 ``missing_value``) are counted apart from NaN (``nan``, ``-nan``: the sign is kept).
-``--format csv|json`` writes tidy records (see :mod:`nanaccess._cli_output`).
+``--format csv|json`` writes tidy records (see :mod:`nanaccess.cli.output`).
 
 Exit codes: 0 done (a column with stray text tokens is reported and left out, not
 fatal); 2 bad usage or unreadable input (missing file, unknown format, a requested
@@ -28,18 +28,18 @@ from typing import Any, TextIO
 
 import pandas as pd
 
-from ._cli_output import (
+from .._version import __version__
+from ..options import VALID_POLICIES, get_options, option_context
+from .output import (
     records_of,
     show_csv,
     show_json,
     show_table,
     tidy,
 )
-from ._cli_stats import SIMPLE_STATS, count_records, grouped_records, quantile_of, stat_records
-from ._readers import PROGRESS_BYTES, CLIError, CSVOptions, Table, _check_columns, _progress
-from ._readers import read_table as read_table
-from ._version import __version__
-from .options import VALID_POLICIES
+from .readers import PROGRESS_BYTES, CLIError, CSVOptions, Table, _check_columns, _progress
+from .readers import read_table as read_table
+from .stats import SIMPLE_STATS, count_records, grouped_records, quantile_of, stat_records
 
 __all__ = ["main", "describe", "CLIError", "read_table"]
 
@@ -88,6 +88,40 @@ def _one_char(text: str) -> str:
     if len(text) != 1:
         raise argparse.ArgumentTypeError(f"expected one character, got {text!r}")
     return text
+
+
+#: below this many values in every described column, ``describe`` computes with the
+#: NumPy engine (the same bits): compiling numba kernels would cost more than it saves
+NUMBA_FROM_VALUES = 1_000_000
+
+
+def _engine_for(table: Table, cols: list[str]) -> str:
+    """The engine of one ``describe``: the option's, except "auto" on small columns."""
+    engine = get_options()["engine"]
+    longest = max((len(table.data[c]) for c in cols), default=0)
+    return "numpy" if engine == "auto" and longest < NUMBA_FROM_VALUES else engine
+
+
+def _describe_columns(table: Table, cols: list[str], groupby: str | None,
+                      policies: list[str], stats: Sequence[str], show: bool,
+                      counts: list[dict], group_counts: list[dict], stat_rows: list[dict],
+                      errors: list[BaseException], ungrouped: list[str]) -> None:
+    """Fill the records of each column (and group) under each policy."""
+    noun = table.noun
+    for c in _progress(cols, enabled=show, desc="describing", unit="column"):
+        s = table.data[c].rename(c)
+        counts.extend(count_records(s, c, {}))
+        if groupby is None:
+            stat_rows.extend(stat_records(s, c, {}, policies, stats, noun, None, errors))
+            continue
+        keys = table.keys(c, groupby)
+        if keys is None:
+            ungrouped.append(c)
+            continue
+        g_counts, g_rows = grouped_records(s, keys, c, str(groupby), policies, stats, noun,
+                                           errors)
+        group_counts.extend(g_counts)
+        stat_rows.extend(g_rows)
 
 
 def describe(
@@ -164,35 +198,22 @@ def describe(
     if fmt not in _FORMATS:
         raise CLIError(f"unknown format {fmt!r}; choose from {', '.join(_FORMATS)}")
     if path is None:
-        from .data import sample_path
+        from ..data import sample_path
 
         path = sample_path("sensors.csv")
     table = read_table(path, progress=progress, options=options)
     cols = _check_columns(table, columns, groupby)
     show = progress == "always" or (progress == "auto" and table.size >= PROGRESS_BYTES)
     policies = list(VALID_POLICIES) if policy == "all" else [policy]
-    noun = table.noun
 
     counts: list[dict] = []
     group_counts: list[dict] = []
     stat_rows: list[dict] = []
     errors: list[BaseException] = []
     ungrouped: list[str] = []
-    for c in _progress(cols, enabled=show, desc="describing", unit="column"):
-        s = table.data[c].rename(c)
-        counts.extend(count_records(s, c, {}))
-        if groupby is None:
-            stat_rows.extend(stat_records(s, c, {}, policies, stats, noun, None, errors))
-            continue
-        keys = table.keys(c, groupby)
-        if keys is None:
-            ungrouped.append(c)
-            continue
-        g_counts, g_rows = grouped_records(s, keys, c, str(groupby), policies, stats, noun,
-                                           errors)
-        group_counts.extend(g_counts)
-        stat_rows.extend(g_rows)
-
+    with option_context(engine=_engine_for(table, cols)):
+        _describe_columns(table, cols, groupby, policies, stats, show, counts, group_counts,
+                          stat_rows, errors, ungrouped)
     notes = _notes(table, columns, groupby, ungrouped, errors)
     counts_f = tidy(counts, None)
     groups_f = tidy(group_counts, groupby) if groupby is not None else None
@@ -216,7 +237,7 @@ def describe(
             f"nanaccess describe: {table.name} ({table.fmt}, {table.shape_text()})",
             counts_f, groups_f, stats_f,
             stat_names=list(stats), groupby=groupby, one_policy=policy != "all", title=title,
-            noun=noun,
+            noun=table.noun,
             sections=_netcdf_sections(table), notes=notes,
         )
     return EXIT_POLICY if errors and policy != "all" else EXIT_OK
@@ -375,6 +396,16 @@ def build_parser() -> argparse.ArgumentParser:
                           metavar="A,B", help="more fields that mean a missing value")
     csv_opts.add_argument("--encoding", type=_encoding, default="utf-8",
                           help="text encoding (default: utf-8)")
+    w = sub.add_parser(
+        "warm",
+        help="compile (and cache on disk) the numba kernels of the common statistics",
+        description="Compile the numba kernels of the common statistics (median, "
+        "quantiles, min/max, sum/mean, var/std, describe; flat, grouped and rolling) and "
+        "cache them on disk, so that first calls in later processes are fast. Results "
+        "do not depend on it.",
+    )
+    w.add_argument("--dtypes", type=_comma_list, default=["float64"], metavar="A,B",
+                   help="float dtypes to compile for: float64 (default), float32")
     return parser
 
 
@@ -405,6 +436,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    if args.command == "warm":
+        bad = [d for d in args.dtypes if d not in ("float64", "float32")]
+        if bad:
+            parser.error(f"--dtypes: {bad[0]!r} is not float64 or float32")
+        from .warm import warm
+
+        return warm(tuple(args.dtypes))
     if args.sep is not None and args.sep == args.decimal:
         parser.error("--sep and --decimal must differ")
     options = CSVOptions(

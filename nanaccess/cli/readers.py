@@ -20,8 +20,9 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
-from ._read_csv import CSVOptions, Stray, data_lines, read_csv_text, sniff_sep
-from ._read_netcdf import Variable, group_keys, read_netcdf
+from .._arrow import float_values
+from .readers_csv import CSVOptions, Stray, data_lines, read_csv_text, sniff_sep
+from .readers_netcdf import Variable, group_keys, read_netcdf
 
 __all__ = ["CLIError", "CSVOptions", "Table", "read_table", "PROGRESS_BYTES"]
 
@@ -183,9 +184,9 @@ def read_table(
     """Read a CSV, Parquet or NetCDF file (or ``"-"``: stdin) into a :class:`Table`.
 
     Missing values stay apart from NaN (nullable columns) and NaN bits are kept:
-    CSV missing tokens and ``nan``/``-nan`` as :mod:`nanaccess._read_csv` says,
+    CSV missing tokens and ``nan``/``-nan`` as :mod:`nanaccess.cli.readers_csv` says,
     Parquet nulls (float and integer), NetCDF ``_FillValue``/``missing_value`` (each
-    variable over its own dimensions, :mod:`nanaccess._read_netcdf`).
+    variable over its own dimensions, :mod:`nanaccess.cli.readers_netcdf`).
 
     Parameters
     ----------
@@ -207,7 +208,7 @@ def read_table(
     ------
     CLIError
         Missing file, unknown format, unreadable content, or a missing optional
-        reader (pyarrow for Parquet, netCDF4 / h5netcdf for NetCDF).
+        reader (pyarrow for Parquet, netCDF4 for NetCDF).
 
     Examples
     --------
@@ -240,7 +241,7 @@ def read_table(
         elif fmt == "Parquet":
             table.frame = _read_parquet(io.BytesIO(raw) if raw is not None else path, name, show)
         else:
-            _read_nc(table, io.BytesIO(raw) if raw is not None else path, name, show)
+            _read_nc(table, raw if raw is not None else path, name, show)
     except CLIError:
         raise
     except ImportError as err:
@@ -315,13 +316,6 @@ def _read_csv(
     table.frame = frame
 
 
-def _arrow_float_to_numpy(arr) -> np.ndarray:
-    """float values of a pyarrow float array, bit for bit (nulls' slots included)."""
-    np_type = arr.type.to_pandas_dtype()
-    buf = np.frombuffer(arr.buffers()[1], dtype=np_type)
-    return buf[arr.offset : arr.offset + len(arr)].copy()
-
-
 def _read_parquet(path: Any, name: str, show: bool) -> pd.DataFrame:
     try:
         import pyarrow as pa
@@ -342,11 +336,11 @@ def _read_parquet(path: Any, name: str, show: bool) -> pd.DataFrame:
         col = table.column(col_name).combine_chunks()
         if pa.types.is_floating(col.type) or pa.types.is_integer(col.type):
             if pa.types.is_floating(col.type):  # to_pandas may canonicalise NaN bits
-                values = _arrow_float_to_numpy(col)
+                values, mask = float_values(col)
             else:
                 values = np.array(col.fill_null(0).to_numpy(zero_copy_only=False))
-            if col.null_count:  # nulls are missing, apart from NaN: a nullable column
-                mask = col.is_null().to_numpy(zero_copy_only=False)
+                mask = col.is_null().to_numpy(zero_copy_only=False) if col.null_count else None
+            if mask is not None:  # nulls are missing, apart from NaN: a nullable column
                 values[mask] = 0
                 kind = pd.arrays.FloatingArray if values.dtype.kind == "f" else (
                     pd.arrays.IntegerArray)
@@ -359,12 +353,6 @@ def _read_parquet(path: Any, name: str, show: bool) -> pd.DataFrame:
 
 
 def _read_nc(table: Table, src: Any, name: str, show: bool) -> None:
-    import xarray as xr
-
-    engines = set(xr.backends.list_engines())
-    if not engines & {"netcdf4", "h5netcdf", "scipy"}:
-        raise CLIError('reading NetCDF needs netCDF4: pip install netCDF4 (or "nanaccess[io]")')
-
     def bar(names: list[str]) -> Any:
         return _progress(names, enabled=show, desc=f"reading {name}", unit="variable")
 

@@ -1,0 +1,51 @@
+"""Register the accessors on host libraries that ``import nanaccess`` does not import.
+
+pandas is always there (nanaccess needs it), so its accessors are set on import. xarray
+(about 0.1 s) and dask (about 1 s) are optional and slow to import: their accessors are
+set by a post-import hook (:func:`wrapt.register_post_import_hook`) the moment the user
+imports ``xarray`` or ``dask.dataframe``, before or after nanaccess (at once if the
+library is already imported). Nothing is imported before the user asks for it.
+
+A failure while registering never breaks the user's own ``import xarray``: it becomes a
+warning naming the library and the error.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import warnings
+
+import wrapt
+
+__all__ = ["register_accessors_on_import", "register_xarray", "register_dask"]
+
+
+def register_xarray(module: object = None) -> None:
+    """Set ``.nanstats`` on xarray's DataArray, Dataset and their GroupBy / window objects."""
+    _register("xarray", "nanaccess.xarray")
+
+
+def register_dask(module: object = None) -> None:
+    """Set ``.nanstats`` on dask DataFrames and Series."""
+    _register("dask.dataframe", "nanaccess.dask")
+
+
+def _register(library: str, adapter: str) -> None:
+    try:
+        importlib.import_module(adapter)
+    except Exception as exc:  # never break the user's import of the host library
+        warnings.warn(
+            f"nanaccess could not register its {library} accessors ({type(exc).__name__}: "
+            f"{exc}); {library} works, but without .nanstats",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+
+
+def register_accessors_on_import() -> None:
+    """Hook the optional hosts: each registers once it is imported (now if it is)."""
+    if importlib.util.find_spec("xarray") is not None:
+        wrapt.register_post_import_hook(register_xarray, "xarray")
+    if importlib.util.find_spec("dask") is not None:
+        wrapt.register_post_import_hook(register_dask, "dask.dataframe")
