@@ -29,6 +29,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..options import get_options, option_context
 from ..pandas._generated_window import WindowStatsMixin
 
 __all__ = ["NanDaskWindow", "register_window_accessor", "overlap_of"]
@@ -61,9 +62,13 @@ def overlap_of(window: Any, center: bool) -> tuple[Any, Any]:
 
 def _chunk(part: Any, window: Any, min_periods: Any, center: bool, stat: str,
            kwargs: dict[str, Any], groupby: dict[str, Any] | None = None,
-           columns: Any = None) -> Any:
+           columns: Any = None, options: dict[str, Any] | None = None) -> Any:
     """One extended partition through the pandas window accessor (grouped first, and
-    ordered by the index as dask's groupby-rolling, when ``groupby`` is given)."""
+    ordered by the index as dask's groupby-rolling, when ``groupby`` is given), under
+    ``options``: the nanaccess options in force when the graph was built."""
+    if options is not None:
+        with option_context(**options):
+            return _chunk(part, window, min_periods, center, stat, kwargs, groupby, columns)
     if groupby is None:
         return part.rolling(window, min_periods=min_periods,
                             center=center).nanstats._reduce(stat, **kwargs)
@@ -113,7 +118,10 @@ class NanDaskWindow(WindowStatsMixin):
         groupby, columns = _groupby_of(r)
         obj, window, center = r.obj, r.window, bool(r.center)
         before, after = overlap_of(window, center)
-        args = (window, r.min_periods, center, stat, kwargs, groupby, columns)
+        # the options are read now, when the graph is built (docs/dask.md), not when
+        # and where a partition is computed
+        args = (window, r.min_periods, center, stat, kwargs, groupby, columns,
+                get_options())
         meta = _chunk(obj._meta, *args)  # the result's columns and dtypes, lazily
         return obj.map_overlap(_chunk, before, after, *args, meta=meta)
 
