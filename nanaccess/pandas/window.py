@@ -93,18 +93,17 @@ class NanWindow(WindowStatsMixin):
                 raise _restated(err, name, obj.index, order, index, is_series) from None
             except TypeError as err:
                 raise type_error(name, err, is_series) from None
-            vals = _as_pandas_values(red.values)
+            vals, vmiss = _host_values(red, col, count)
             empty = red.short
             if col.host in ("masked", "arrow") and empty_is_missing(stat):
                 empty = red.empty
             if nq is None:
                 out_cols.append((pos, name, to_pandas_array(
-                    vals, red.missing, col, np.broadcast_to(empty, vals.shape))))
+                    vals, vmiss, col, np.broadcast_to(empty, vals.shape))))
             else:
                 for j, qj in enumerate(np.atleast_1d(q)):
                     out_cols.append((pos, (name, float(qj)), to_pandas_array(
-                        vals[j], None if red.missing is None else red.missing[j], col,
-                        empty)))
+                        vals[j], None if vmiss is None else vmiss[j], col, empty)))
         out = _assemble(out_cols, index, obj, is_series, nq, q)
         if not parts["as_index"] and parts["grouper"] is not None:
             # pandas' as_index=False: the group keys become columns, the rows keep
@@ -113,12 +112,26 @@ class NanWindow(WindowStatsMixin):
         return out
 
 
-def _as_pandas_values(values: np.ndarray) -> np.ndarray:
-    """Integer and bool results as float64 (pandas' window results); floats, datetimes
-    and objects as they are (picked floats keep their dtype and bits)."""
+def _host_values(red: Any, col: Any, count: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """(values, missing) of a window result as this column's host holds them.
+
+    Integer picks and exact integer sums stay integers (as the non-window paths
+    keep them): on a nullable or Arrow column always (a result with no value is
+    missing), on a NumPy column where every window has a value (else float64 with
+    NaN, pandas' window result). Bool results are float64 on a NumPy column (pandas'
+    window result), as counts are (pandas' ``count``); floats, datetimes and objects
+    as they are (picked floats keep their dtype and bits)."""
+    exact, holes = (None, None) if count else (red.exact, red.holes)
+    if exact is not None and col.has_na and col.host in ("masked", "arrow"):
+        if holes is None:
+            return exact, red.missing
+        return exact, holes if red.missing is None else (holes | red.missing)
+    if exact is not None and exact.dtype.kind in "iu" and holes is None:
+        return exact, red.missing
+    values = red.values
     if values.dtype.kind in "iub":
-        return values.astype(np.float64)
-    return values
+        values = values.astype(np.float64)
+    return values, red.missing
 
 
 def _on_column(s: pd.Series, order: np.ndarray | None, index: pd.Index) -> Any:

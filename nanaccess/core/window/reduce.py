@@ -42,10 +42,12 @@ from ...errors import NaNError
 from ...options import NanPolicy, resolve_policy
 from .. import _numba
 from ..grouped import grouped_reduce
+from ..grouped.common import widen
 from ..interp import validate_q
 from ..policy import RULES, empty_value
 from ..spread import check_rng, difference
 from .bounds import FixedWindows, is_monotone
+from .intsum import int_window_sum
 from .moments import fused_moment, moment_ok, slide_moment
 from .order import fused_ok, fused_order, slide_order, sliding_ok
 from .scan import Masks, check, masks_of, window_counts
@@ -57,6 +59,8 @@ CHUNK = 1 << 22
 #: fixed windows are passed to the kernels as numbers from this many outputs (fewer:
 #: as bound arrays, which every engine reads)
 FIXED_MIN_OUTPUTS = 4096
+#: integer data widened exactly to float64 for these (the float engines serve them)
+WIDENED = ("mean", "var", "std")
 #: under "auto", the sliding engine serves inputs whose windows hold at least this
 #: many elements in all (below, the reference engine is as fast and needs no JIT)
 SLIDING_MIN_PAIRS = 20_000
@@ -67,17 +71,24 @@ class WindowReduced:
     """What :func:`window_reduce` returns.
 
     ``values``: ``(nout,)`` or ``(nout, ncols)``, with a leading quantile axis for an
-    array ``q``; ``missing``: None or a bool array of ``values``' shape (results that
+    array ``q``, as NumPy hosts hold them (float64 with NaN where an integer result
+    has no value); ``missing``: None or a bool array of ``values``' shape (results that
     are the host's missing value); ``count``: int64 ``(nout,)`` / ``(nout, ncols)``,
     the values each window holds after the policy (numbers, plus NaN and missing
     values unless the policy removes them); ``short``: bool, the count's shape,
     windows with fewer than ``min_periods`` values (their value is the empty fill).
+    ``exact``: the results in the dtype the statistic keeps (as
+    :class:`nanaccess.core.grouped.GroupedReduced`): integer and bool picks and exact
+    integer sums stay integers, ``holes`` (None or bool, ``values``' shape) marking
+    those with no value (short windows, missing results; 0 there); None: ``values``.
     """
 
     values: np.ndarray
     missing: np.ndarray | None
     count: np.ndarray
     short: np.ndarray
+    exact: np.ndarray | None = None
+    holes: np.ndarray | None = None
 
     @property
     def empty(self) -> np.ndarray:
@@ -158,6 +169,10 @@ def window_reduce(
         if mm.shape != x.shape:
             raise ValueError(f"missing must have the shape of x {x.shape}, got {mm.shape}")
         miss2 = mm[:, None] if one_d else mm
+    if stat in WIDENED and x2.dtype.kind in "iub" and _fits_float(x2, miss2):
+        # every integer an exact double: the float engines' exactly rounded mean and
+        # variance are those of the same numbers
+        x2 = x2.astype(np.float64)
     if isinstance(start, FixedWindows):
         if end is not None or start.n != n:
             raise ValueError(f"FixedWindows over {n} rows go with end=None")
@@ -185,23 +200,50 @@ def window_reduce(
     masks = masks_of(x2, miss2)
     check(masks, start, end, policy, x.shape)
     count = _count(masks, start, end, ncols, policy)
-    values, vmiss = _values(x2, masks, miss2, start, end, stat, entry.family, policy,
-                            engine, params)
-    return _result(values, vmiss, count, False, min_periods, one_d)
+    values, vmiss, holes = _values(x2, masks, miss2, start, end, stat, entry.family,
+                                   policy, engine, params)
+    return _result(values, vmiss, count, False, min_periods, one_d, holes)
 
 
-def _result(values, vmiss, count, filled, min_periods, one_d) -> WindowReduced:
+def _fits_float(x2: np.ndarray, miss2: np.ndarray | None) -> bool:
+    """Every (present) integer of ``x2`` is an exact double (``|v| <= 2**53``)."""
+    if x2.dtype.itemsize < 8 or x2.dtype.kind == "b" or not x2.size:
+        return True
+    v = x2 if miss2 is None else x2[~miss2]
+    if not v.size:
+        return True
+    return int(v.max()) <= 2**53 and (x2.dtype.kind == "u" or int(v.min()) >= -2**53)
+
+
+def _result(values, vmiss, count, filled, min_periods, one_d, holes=None) -> WindowReduced:
     """The :class:`WindowReduced` of an engine's ``(values, missing, count)`` (2-D
-    columns); ``filled``: the short windows hold the empty fill already."""
+    columns); ``filled``: the short windows hold the empty fill already; ``holes``:
+    integer results with no value (``values`` then holds them as integers)."""
     short = count < int(min_periods)
-    if not filled and short.any():
+    exact = None
+    if values.dtype.kind in "iub":  # integers kept in exact; values as NumPy hosts
+        gap = np.broadcast_to(short, values.shape)
+        for extra in (holes, vmiss):
+            if extra is not None:
+                gap = gap | extra
+        exact, holes = values, (gap if gap.any() else None)
+        if holes is not None and (vmiss is not None or short.any()):
+            exact = values.copy()
+            exact[holes] = 0
+        values = widen(exact, holes)
+        if vmiss is not None:
+            vmiss = vmiss & ~np.broadcast_to(short, vmiss.shape)
+    elif not filled and short.any():
         values, vmiss = _fill_short(values, vmiss, short)
     if one_d:
         values, vmiss = values[..., 0], None if vmiss is None else vmiss[..., 0]
         count, short = count[:, 0], short[:, 0]
+        if exact is not None:
+            exact = exact[..., 0]
+            holes = None if holes is None else holes[..., 0]
     if vmiss is not None and not vmiss.any():
         vmiss = None
-    return WindowReduced(values, vmiss, count, short)
+    return WindowReduced(values, vmiss, count, short, exact, holes)
 
 
 def _count(masks: Masks, start, end, ncols, policy) -> np.ndarray:
@@ -216,11 +258,16 @@ def _count(masks: Masks, start, end, ncols, policy) -> np.ndarray:
 
 
 def _values(x2, masks, miss2, start, end, stat, family, policy, engine, params):
-    """``(values (..., nout, ncols), missing)`` of every window."""
+    """``(values (..., nout, ncols), missing, holes)`` of every window (``holes``:
+    integer results with no value, see :class:`WindowReduced`)."""
     if family == "count":
         gone = window_counts(masks.nan, start, end, x2.shape[1]) + window_counts(
             masks.missing, start, end, x2.shape[1])
-        return ((end - start)[:, None] - gone).astype(np.int64), None
+        return ((end - start)[:, None] - gone).astype(np.int64), None, None
+    if stat == "sum" and x2.dtype.kind in "iub":  # prefix sums of two halves: O(n)
+        got = int_window_sum(x2, miss2, start, end, not RULES[policy].removes)
+        if got is not None:
+            return got[0], got[1], None
     pairs = int((end - start).sum()) * x2.shape[1]
     monotone = is_monotone(start, end)
     if stat in ("iqr", *_stats.ORDER) and sliding_ok(x2, "order", monotone) and \
@@ -243,13 +290,13 @@ def _values(x2, masks, miss2, start, end, stat, family, policy, engine, params):
             rows = np.flatnonzero(redo.any(axis=1))
             vmiss = None
             if rows.size:  # outputs the expansion does not serve: the reference engine
-                ref, rmiss = _reference(x2, miss2, start[rows], end[rows], stat, policy,
-                                        engine, params)
+                ref, rmiss, _ = _reference(x2, miss2, start[rows], end[rows], stat,
+                                           policy, engine, params)
                 values[rows] = ref
                 if rmiss is not None:
                     vmiss = np.zeros(values.shape, bool)
                     vmiss[rows] = rmiss
-            return values, vmiss
+            return values, vmiss, None
     return _reference(x2, miss2, start, end, stat, policy, engine, params)
 
 
@@ -345,9 +392,9 @@ def _sliding(x2, masks, start, end, stat, policy, params, engine):
     method = params.get("method", "linear")
     if stat == "iqr":
         lo_p, hi_p = check_rng(params.get("rng", (25, 75)))
-        v, m = slide_order(x2, masks, start, end, "quantile", policy,
-                           np.array([lo_p / 100, hi_p / 100]), method)
-        return np.asarray(difference(v[1], v[0])), m.any(axis=0)
+        v, m, _ = slide_order(x2, masks, start, end, "quantile", policy,
+                              np.array([lo_p / 100, hi_p / 100]), method)
+        return np.asarray(difference(v[1], v[0])), m.any(axis=0), None
     q_arr = None
     scalar = True
     if stat == "quantile":
@@ -360,14 +407,15 @@ def _sliding(x2, masks, start, end, stat, policy, params, engine):
 
     if method not in METHODS:
         raise ValueError(f"unknown quantile method {method!r}; expected one of {METHODS}")
-    v, m = slide_order(x2, masks, start, end, stat, policy, q_arr, method)
+    v, m, h = slide_order(x2, masks, start, end, stat, policy, q_arr, method)
     if scalar:
-        v, m = v[0], m[0]
-    return v, m
+        v, m, h = v[0], m[0], None if h is None else h[0]
+    return v, m, h
 
 
 def _reference(x2, miss2, start, end, stat, policy, engine, params):
-    """The grouped engine over the expanded windows, in chunks of outputs."""
+    """``(values, missing, holes)``: the grouped engine over the expanded windows, in
+    chunks of outputs (integer picks and sums kept as the grouped engine keeps them)."""
     lengths = end - start
     nout = start.size
     bounds = [0]
@@ -380,7 +428,7 @@ def _reference(x2, miss2, start, end, stat, policy, engine, params):
             nb = max(nb, b + 1)
             bounds.append(nb)
             b = nb
-    vals, miss = [], []
+    vals, miss, holes = [], [], []
     for b0, b1 in zip(bounds[:-1], bounds[1:], strict=True):
         ln = lengths[b0:b1]
         codes = np.repeat(np.arange(b1 - b0, dtype=np.intp), ln)
@@ -393,18 +441,25 @@ def _reference(x2, miss2, start, end, stat, policy, engine, params):
                                  missing=sub_miss, engine=engine, **params)
         except NaNError as err:  # object data: restate in x's frame
             raise _in_frame(err, idx, b0, x2.shape[1]) from None
-        vals.append(red.values)
+        vals.append(red.exact)
         miss.append(red.missing)
+        holes.append(red.holes)
     if not vals:
-        return _no_outputs(x2, stat, params)
+        return (*_no_outputs(x2, stat, params), None)
     lead = vals[0].ndim - 2
-    if len({v.dtype for v in vals}) > 1:
-        vals = [v.astype(np.float64) for v in vals]
+    if len({v.dtype for v in vals}) > 1:  # chunks of several dtypes: as NumPy hosts
+        vals = [widen(v, h).astype(np.float64) for v, h in zip(vals, holes, strict=True)]
+        holes = [None]
     out = np.concatenate(vals, axis=lead)
-    if all(m is None for m in miss):
-        return out, None
-    return out, np.concatenate([np.zeros(v.shape, bool) if m is None else m
-                                for v, m in zip(vals, miss, strict=True)], axis=lead)
+    return out, _joined(miss, vals, lead), _joined(holes, vals, lead)
+
+
+def _joined(masks: list, vals: list, lead: int) -> np.ndarray | None:
+    """Per-chunk bool masks (None: all False) as one array along the outputs."""
+    if all(m is None for m in masks):
+        return None
+    return np.concatenate([np.zeros(v.shape, bool) if m is None else m
+                           for v, m in zip(vals, masks, strict=True)], axis=lead)
 
 
 def _no_outputs(x2, stat, params):
