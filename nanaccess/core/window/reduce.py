@@ -278,12 +278,15 @@ def _values(x2, masks, miss2, start, end, stat, family, policy, engine, params):
             raise
         except Exception as exc:  # a broken numba install: the reference engine
             _numba.fallback(exc, engine)
-    if moment_ok(stat, params) and x2.dtype == np.float64 and monotone and \
+    if moment_ok(stat, params) and x2.dtype in (np.float64, np.float32) and monotone and \
             x2.dtype.isnative and \
             _numba.choose_engine(engine, size=pairs, min_size=SLIDING_MIN_PAIRS) == "numba":
-        try:
-            values, redo = slide_moment(x2, masks, start, end, stat, policy,
+        try:  # float32 widened exactly, the float64 result cast (as the reference)
+            with np.errstate(invalid="ignore"):  # a float32 sNaN widens quietly
+                wide = x2.astype(np.float64, copy=False)
+            values, redo = slide_moment(wide, masks, start, end, stat, policy,
                                         int(params.get("ddof", 0)))
+            values = values.astype(x2.dtype, copy=False)
         except Exception as exc:  # a broken numba install: the reference engine
             _numba.fallback(exc, engine)
         else:
