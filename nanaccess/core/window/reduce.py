@@ -286,7 +286,8 @@ def _values(x2, masks, miss2, start, end, stat, family, policy, engine, params):
                 wide = x2.astype(np.float64, copy=False)
             values, redo = slide_moment(wide, masks, start, end, stat, policy,
                                         int(params.get("ddof", 0)))
-            values = values.astype(x2.dtype, copy=False)
+            with np.errstate(over="ignore"):  # float32 overflows to inf, as rounded
+                values = values.astype(x2.dtype, copy=False)
         except Exception as exc:  # a broken numba install: the reference engine
             _numba.fallback(exc, engine)
         else:
@@ -388,7 +389,9 @@ def _fast_moment(x2, miss2, start, end, stat, policy, engine, params, pairs):
             start, end = start.arrays()
         values[rows] = _reference(x2, None, start[rows], end[rows], stat, policy, engine,
                                   params)[0]
-    return values.astype(x2.dtype, copy=False), None, count, False
+    with np.errstate(over="ignore"):  # float32 overflows to inf, as rounded
+        values = values.astype(x2.dtype, copy=False)
+    return values, None, count, False
 
 
 def _sliding(x2, masks, start, end, stat, policy, params, engine):
