@@ -45,7 +45,7 @@ from ..grouped import grouped_reduce
 from ..grouped.common import widen
 from ..interp import validate_q
 from ..policy import RULES, empty_value
-from ..spread import check_rng, difference
+from ..spread import check_rng, check_scale, difference, divide_by_scale
 from .bounds import FixedWindows, is_monotone
 from .intsum import int_window_sum
 from .moments import fused_moment, moment_ok, slide_moment
@@ -60,7 +60,7 @@ CHUNK = 1 << 22
 #: as bound arrays, which every engine reads)
 FIXED_MIN_OUTPUTS = 4096
 #: integer data widened exactly to float64 for these (the float engines serve them)
-WIDENED = ("mean", "var", "std")
+WIDENED = ("mean", "var", "std", "mad")
 #: under "auto", the sliding engine serves inputs whose windows hold at least this
 #: many elements in all (below, the reference engine is as fast and needs no JIT)
 SLIDING_MIN_PAIRS = 20_000
@@ -301,7 +301,44 @@ def _values(x2, masks, miss2, start, end, stat, family, policy, engine, params):
                     vmiss = np.zeros(values.shape, bool)
                     vmiss[rows] = rmiss
             return values, vmiss, None
+    if stat == "mad" and x2.dtype in (np.float64, np.float32) and x2.dtype.isnative and \
+            monotone and \
+            _numba.choose_engine(engine, size=pairs, min_size=SLIDING_MIN_PAIRS) == "numba":
+        try:
+            return _sliding_mad(x2, masks, miss2, start, end, policy, engine, params)
+        except Exception as exc:  # a broken numba install: the reference engine
+            _numba.fallback(exc, engine)
     return _reference(x2, miss2, start, end, stat, policy, engine, params)
+
+
+def _sliding_mad(x2, masks, miss2, start, end, policy, engine, params):
+    """``(values, missing, None)`` of a moving mad: the sorted-buffer kernel
+    (:func:`nanaccess.core._numba.window_mad.slide_mad`, O(n log w)) over the
+    numbers; windows holding a NaN or missing value the policy keeps, or an
+    infinity, from the reference engine."""
+    from .._numba.window_mad import slide_mad
+
+    ncols = x2.shape[1]
+    gone = None
+    for mask in (masks.nan, masks.missing):
+        if mask is not None:
+            gone = mask if gone is None else (gone | mask)
+    take = np.ones(x2.shape, bool) if gone is None else ~gone
+    out, redo = slide_mad(x2.T, take.T, start, end)
+    values, redo = out.T.copy(), redo.T
+    if gone is not None and not RULES[policy].removes:
+        redo = redo | (window_counts(gone, start, end, ncols) > 0)
+    values = divide_by_scale(values, check_scale(params.get("scale", 1.0)))
+    rows = np.flatnonzero(redo.any(axis=1))
+    vmiss = None
+    if rows.size:
+        ref, rmiss, _ = _reference(x2, miss2, start[rows], end[rows], "mad", policy,
+                                   engine, params)
+        values[rows] = ref
+        if rmiss is not None:
+            vmiss = np.zeros(values.shape, bool)
+            vmiss[rows] = rmiss
+    return values, vmiss, None
 
 
 def _order_params(stat, params):
