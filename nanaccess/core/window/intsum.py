@@ -41,7 +41,7 @@ def int_window_sum(x2: np.ndarray, miss2: np.ndarray | None, start: np.ndarray,
     >>> s, e = np.array([0, 0, 1, 2]), np.array([1, 2, 3, 4])
     >>> int_window_sum(x, None, s, e, False)[0].ravel().tolist()
     [4.611686018427388e+18, 9.223372036854776e+18, 4.611686018427388e+18, -4.0]
-    >>> int_window_sum(x[2:], None, s[:2], e[:2] - 2, False)[0].ravel().tolist()
+    >>> int_window_sum(x[2:], None, s[:2], e[:2], False)[0].ravel().tolist()
     [-5, -4]
     """
     n = x2.shape[0]
