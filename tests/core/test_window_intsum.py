@@ -190,3 +190,30 @@ def test_xarray_int_window_sums_exact():
     # xarray's window results are floats: each exact integer sum rounded once
     assert got.values.tolist() == [float(2**53 + 1), float(2**53 + 2), float(2**62 + 1),
                                    float(2**63)]
+
+
+@pytest.mark.parametrize("policy", ["omit", "propagate"])
+@pytest.mark.parametrize("stat", ["mean", "var", "std"])
+def test_huge_int_moments_with_missing_equal_reference(policy, stat):
+    rng = np.random.default_rng(8)
+    kw = {} if stat == "mean" else {"ddof": 1}
+    for x in (rng.integers(-(2**63), 2**63 - 1, 120, dtype=np.int64),
+              rng.integers(0, 2**64 - 1, 120, dtype=np.uint64)):
+        miss = rng.random(120) < 0.15
+        for s, e in shapes(120).values():
+            got = window_reduce(x, s, e, stat, policy=policy, missing=miss, **kw)
+            want, _ = reference(x, s, e, stat, policy, miss, **kw)
+            assert same_bits(got.values, want[:, 0])
+
+
+def test_long_huge_int_expanding_variance_is_linear(monkeypatch):
+    spy = _Spy(monkeypatch)
+    n = 30_000
+    x = np.random.default_rng(9).integers(-(2**62), 2**62, n)
+    s, e = expanding_bounds(n)
+    got = window_reduce(x, s, e, "var", policy="omit", ddof=1)
+    assert spy.pairs <= 1  # the first window (one value, ddof=1) at most
+    xs = [int(v) for v in x]
+    mean_num = sum(xs)
+    exact = (n * sum(v * v for v in xs) - mean_num * mean_num) / (n * (n - 1))
+    assert got.values[-1] == exact

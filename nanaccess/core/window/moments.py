@@ -276,18 +276,23 @@ def bigint_moment(x2: np.ndarray, take: np.ndarray, start: np.ndarray, end: np.n
     variance of the windows ``rows`` from prefix sums of exact integers (every
     finite double is an integer number of 2**-1074; Python's integer division rounds
     correctly), for any magnitudes: O(n) integer operations a column, whatever the
-    widths. ``take``: the values that take part (finite, not removed); ``served``:
-    False where a window's count leaves the result to the reference engine (nothing
-    taking part; ``ddof`` or fewer values for a variance)."""
+    widths. Integer data (any magnitude) are their own exact integers. ``take``: the
+    values that take part (finite, not removed); ``served``: False where a window's
+    count leaves the result to the reference engine (nothing taking part; ``ddof`` or
+    fewer values for a variance)."""
     n, ncols = x2.shape
+    integer = x2.dtype.kind in "iub"
+    unit = 0 if integer else 1074  # the exact integers count units of 2**-unit
     s, e = start[rows], end[rows]
     values = np.zeros((rows.size, ncols), np.float64)
     served = np.zeros((rows.size, ncols), bool)
     spread = stat in ("var", "std")
     for c in range(ncols):
         t = take[:, c]
-        v = np.where(t, x2[:, c], 0.0)
-        ints = _exact_ints(v)
+        if integer:
+            ints = np.where(t, x2[:, c], 0).astype(object)
+        else:
+            ints = _exact_ints(np.where(t, x2[:, c], 0.0))
         ps = np.zeros(n + 1, dtype=object)
         ps[0] = 0
         ps[1:] = np.cumsum(ints)
@@ -305,11 +310,11 @@ def bigint_moment(x2: np.ndarray, take: np.ndarray, start: np.ndarray, end: np.n
             pq[1:] = np.cumsum(ints * ints)
             sq = (pq[e] - pq[s])[ok]
             sm = total[ok]
-            num = kk * sq - sm * sm  # n Q - S S, in units of 2**-2148
-            den = kk * (kk - ddof) * (1 << 2148)
+            num = kk * sq - sm * sm  # n Q - S S, in units of 2**-(2 unit)
+            den = kk * (kk - ddof) * (1 << (2 * unit))
         else:
             num = total[ok]
-            den = (kk if stat == "mean" else np.ones(kk.size, dtype=object)) * (1 << 1074)
+            den = (kk if stat == "mean" else np.ones(kk.size, dtype=object)) * (1 << unit)
         values[ok, c] = _DIVIDE(num, den).astype(np.float64)
         served[ok, c] = True
     if stat == "std":

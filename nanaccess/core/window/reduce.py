@@ -268,6 +268,9 @@ def _values(x2, masks, miss2, start, end, stat, family, policy, engine, params):
         got = int_window_sum(x2, miss2, start, end, not RULES[policy].removes)
         if got is not None:
             return got[0], got[1], None
+    if stat in WIDENED and stat != "mad" and x2.dtype.kind in "iu" and \
+            moment_ok(stat, params):  # beyond 2**53 (else widened): exact integers, O(n)
+        return _int_moment(x2, masks, miss2, start, end, stat, policy, engine, params)
     pairs = int((end - start).sum()) * x2.shape[1]
     monotone = is_monotone(start, end)
     if stat in ("iqr", *_stats.ORDER) and sliding_ok(x2, "order", monotone) and \
@@ -309,6 +312,33 @@ def _values(x2, masks, miss2, start, end, stat, family, policy, engine, params):
         except Exception as exc:  # a broken numba install: the reference engine
             _numba.fallback(exc, engine)
     return _reference(x2, miss2, start, end, stat, policy, engine, params)
+
+
+def _int_moment(x2, masks, miss2, start, end, stat, policy, engine, params):
+    """``(values, missing, None)``: means and variances of integers of any magnitude
+    from prefix sums of Python integers (:func:`.moments.bigint_moment`), rounded once;
+    windows holding a missing value the policy keeps (or too few values for ``ddof``)
+    from the reference engine."""
+    from .moments import bigint_moment
+
+    gone = masks.missing
+    take = np.ones(x2.shape, bool) if gone is None else ~gone
+    rows = np.arange(start.size)
+    values, served = bigint_moment(x2, take, start, end, rows, stat,
+                                   int(params.get("ddof", 0)))
+    redo = ~served
+    if gone is not None and not RULES[policy].removes:
+        redo |= window_counts(gone, start, end, x2.shape[1]) > 0
+    rows = np.flatnonzero(redo.any(axis=1))
+    vmiss = None
+    if rows.size:
+        ref, rmiss, _ = _reference(x2, miss2, start[rows], end[rows], stat, policy,
+                                   engine, params)
+        values[rows] = ref
+        if rmiss is not None:
+            vmiss = np.zeros(values.shape, bool)
+            vmiss[rows] = rmiss
+    return values, vmiss, None
 
 
 def _sliding_mad(x2, masks, miss2, start, end, policy, engine, params):
