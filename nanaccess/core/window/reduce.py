@@ -517,8 +517,14 @@ def _reference(x2, miss2, start, end, stat, policy, engine, params):
         vals.append(red.exact)
         miss.append(red.missing)
         holes.append(red.holes)
-    if not vals:
-        return (*_no_outputs(x2, stat, params), None)
+    if not vals:  # no window: the dtype the grouped engine gives (int picks kept)
+        try:
+            red = grouped_reduce(x2[:0], np.zeros(0, np.intp), 0, stat, policy=policy,
+                                 missing=None if miss2 is None else miss2[:0],
+                                 engine=engine, **params)
+            return red.exact, None, None
+        except (TypeError, ValueError):
+            return (*_no_outputs(x2, stat, params), None)
     lead = vals[0].ndim - 2
     if len({v.dtype for v in vals}) > 1:  # chunks of several dtypes: as NumPy hosts
         vals = [widen(v, h).astype(np.float64) for v, h in zip(vals, holes, strict=True)]
