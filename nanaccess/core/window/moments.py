@@ -6,11 +6,13 @@ Each window's exact sum is kept as a Shewchuk expansion that values enter and le
 without rounding; every output rounds once (a mean divides with correct rounding), so
 a window's result is a function of its values alone: a window of zeros after any
 history sums to exactly 0.0, and each output equals :func:`nanaccess.core.reduce.reduce`
-of its window bit for bit. Windows the expansion does not serve (infinities, values
-outside ``[2**-960, 2**1000]``, NaNs or missing values a non-removing policy keeps)
-are handed back for the reference engine. Variances of native float64 (and widened
-float32) data without missing values are first certified on fixed bins
-(:func:`fused_moment`); the expansion computes the outputs not certified.
+of its window bit for bit. Windows holding an infinity are answered from counts
+(:func:`_infinite`); windows holding values outside ``[2**-960, 2**1000]`` from prefix
+sums of exact integers (:func:`bigint_moment`) where many long windows hold them;
+the rest the expansion does not serve (NaNs or missing values a non-removing policy
+keeps, a few short windows) are handed back for the reference engine. Variances of
+native float64 (and widened float32) data without missing values are first certified
+on fixed bins (:func:`fused_moment`); the expansion computes the outputs not certified.
 """
 
 from __future__ import annotations

@@ -25,6 +25,16 @@ sliding (numba; order statistics of native data, sums and means of float64)
     rounded once per output. Chosen by :func:`nanaccess.core._numba.choose_engine`
     (the ``engine`` option).
 
+integer sums (NumPy; any engine)
+    :mod:`.intsum`: prefix sums of two 32-bit halves, exact, ``O(n)``; a column past
+    int64 becomes float64 (each sum rounded once), as pandas. Integer means and
+    variances are widened exactly to float64 (``|v| <= 2**53``) or summed as Python
+    integers (:func:`.moments.bigint_moment`); integer picks and sums keep their
+    dtype in ``WindowReduced.exact``.
+mad (numba)
+    :mod:`nanaccess.core._numba.window_mad`: one sorted buffer, the deviations'
+    median by selection in two sorted runs, ``O(n log w)``.
+
 Counts (``count``, and ``min_periods``) come from prefix sums: ``O(n)``.
 The policy's errors are raised before any engine runs (:mod:`.scan`), naming the
 first window that holds a forbidden value (``err.group``) and the value's position.
