@@ -13,6 +13,9 @@ Default: 1e6 float64 values with 1 % NaN. Cases and targets (issue 12):
 * ``resample("D").median()`` of minutely rows: the accessor vs pandas (<= 1.0), and the
   segment path it could take (``window_reduce`` on :func:`segment_bounds`, the bins
   being contiguous) as a second row;
+* expanding sum of int64, expanding mean holding an infinity and rolling mad (issue
+  25: inputs that took the O(n w) reference engine; rows without a target, mad
+  against pandas' rolling median as a yardstick);
 * xarray ``rolling(time=7).median()`` of a float32 (time, lat, lon) grid (365 x 180 x 360
   by default; ``grid=`` to shrink it) vs xarray (<= 1.0).
 
@@ -79,6 +82,18 @@ def _cases(s: pd.Series, x: np.ndarray, window: int, bn: Any) -> dict[str, Any]:
         cases[f"expanding {stat}"] = (
             lambda stat=stat: getattr(e.nanstats, stat)(nan_policy="omit"),
             {f"pandas expanding.{stat}": (getattr(e, stat), 3.0 if stat == "var" else None)})
+    # issue 25: the inputs that used to take the O(n w) reference engine (no target)
+    si = pd.Series(np.random.default_rng(4).integers(-(2**40), 2**40, len(s)))
+    cases["expanding sum int64"] = (lambda: si.expanding().nanstats.sum(),
+                                    {"pandas expanding.sum": (si.expanding().sum, None)})
+    ei = s.where(s.index != len(s) // 3, np.inf).expanding()  # one infinity
+    cases["expanding mean, an infinity"] = (
+        lambda: ei.nanstats.mean(nan_policy="omit"),
+        {"pandas expanding.mean": (ei.mean, None)})
+    rm = s.rolling(window, min_periods=1)
+    cases[f"rolling({window}) mad"] = (
+        lambda: rm.nanstats.mad(nan_policy="omit"),
+        {"pandas rolling.median": (rm.median, None)})
     return cases
 
 

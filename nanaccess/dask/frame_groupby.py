@@ -27,7 +27,7 @@ from .. import _stats
 from .._labels import IndexLocation, relabel, subject
 from ..core.policy import RULES, NanTally, raise_for
 from ..errors import NaNError
-from ..options import NanPolicy, resolve_policy
+from ..options import NanPolicy, get_options, option_context, resolve_policy
 from ..pandas.dtypes import column_arrays, is_numeric_column
 from .tally import signaling_mask
 
@@ -129,12 +129,17 @@ def group_check(infos: list, *, columns: list, policy: NanPolicy) -> bool:
 
 
 def grouped_partition(pdf: pd.DataFrame, checked: Any = True, *, by: Any, dropna: bool,
-                      stat: str, kw: dict) -> Any:
+                      stat: str, kw: dict, options: dict | None = None) -> Any:
     """The in-memory grouped kernel on one (shuffled) partition: ``stat`` names a
     method of the pandas GroupBy accessor (a statistic, "describe", "nan_report" or
     "agg"); ``checked`` is the result of :func:`group_check` (a dependency: the check
-    raises first)."""
-    return getattr(pdf.groupby(by, sort=True, dropna=dropna).nanstats, stat)(**kw)
+    raises first); ``options``: the nanaccess options in force when the graph was
+    built (``get_options()``), in force again here, whenever and wherever it runs."""
+    gb = pdf.groupby(by, sort=True, dropna=dropna).nanstats
+    if options is None:
+        return getattr(gb, stat)(**kw)
+    with option_context(**options):
+        return getattr(gb, stat)(**kw)
 
 
 def _check(ddf: dd.DataFrame, by: Any, dropna: bool, stat: str, kw: dict) -> Any:
@@ -174,7 +179,9 @@ def groupby_stat(ddf: dd.DataFrame, by: Any, dropna: bool, stat: str, **kw: Any)
     """
     if stat in _stats.TAKES_Q and np.ndim(kw.get("q", 0.5)):
         raise ValueError("dask groupby quantile takes a scalar q")
-    opts = dict(by=by, dropna=dropna, stat=stat, kw=kw)
+    # the options are read now, when the graph is built (docs/dask.md), not when and
+    # where a partition is computed
+    opts = dict(by=by, dropna=dropna, stat=stat, kw=kw, options=get_options())
     meta = grouped_partition(ddf._meta, **opts)
     check = _check(ddf, by, dropna, stat, kw)
     shuffled = ddf.shuffle(on=by)

@@ -27,8 +27,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from ..options import get_options, option_context
 from ..pandas._generated_window import WindowStatsMixin
 
 __all__ = ["NanDaskWindow", "register_window_accessor", "overlap_of"]
@@ -61,18 +63,36 @@ def overlap_of(window: Any, center: bool) -> tuple[Any, Any]:
 
 def _chunk(part: Any, window: Any, min_periods: Any, center: bool, stat: str,
            kwargs: dict[str, Any], groupby: dict[str, Any] | None = None,
-           columns: Any = None) -> Any:
+           columns: Any = None, options: dict[str, Any] | None = None) -> Any:
     """One extended partition through the pandas window accessor (grouped first, and
-    ordered by the index as dask's groupby-rolling, when ``groupby`` is given)."""
+    ordered by the index as dask's groupby-rolling, when ``groupby`` is given), under
+    ``options``: the nanaccess options in force when the graph was built."""
+    if options is not None:
+        with option_context(**options):
+            return _chunk(part, window, min_periods, center, stat, kwargs, groupby, columns)
     if groupby is None:
-        return part.rolling(window, min_periods=min_periods,
-                            center=center).nanstats._reduce(stat, **kwargs)
+        return _numpy_ints_as_floats(part.rolling(
+            window, min_periods=min_periods, center=center).nanstats._reduce(stat, **kwargs))
     g = part.groupby(**groupby)
     if columns is not None:
         g = g[columns]
     out = g.rolling(window, min_periods=min_periods, center=center).nanstats._reduce(
         stat, **kwargs)
-    return out.sort_index(level=-1)
+    return _numpy_ints_as_floats(out.sort_index(level=-1))
+
+
+def _numpy_ints_as_floats(out: Any) -> Any:
+    """NumPy integer result columns as float64 (pandas' and dask's window dtype).
+
+    On pandas an integer pick or sum stays int64 where every window has a value; a
+    partition cannot know whether another partition's windows do, so every partition
+    (and the meta) gives float64 and the partitions agree. Nullable columns keep
+    their integers (a window without a value is ``<NA>`` in any partition)."""
+    if isinstance(out, pd.Series):
+        return out.astype(np.float64) if out.dtype.kind in "iu" and isinstance(
+            out.dtype, np.dtype) else out
+    ints = [c for c, dt in out.dtypes.items() if isinstance(dt, np.dtype) and dt.kind in "iu"]
+    return out.astype(dict.fromkeys(ints, np.float64)) if ints else out
 
 
 def _groupby_of(r: Any) -> tuple[dict[str, Any] | None, Any]:
@@ -113,7 +133,10 @@ class NanDaskWindow(WindowStatsMixin):
         groupby, columns = _groupby_of(r)
         obj, window, center = r.obj, r.window, bool(r.center)
         before, after = overlap_of(window, center)
-        args = (window, r.min_periods, center, stat, kwargs, groupby, columns)
+        # the options are read now, when the graph is built (docs/dask.md), not when
+        # and where a partition is computed
+        args = (window, r.min_periods, center, stat, kwargs, groupby, columns,
+                get_options())
         meta = _chunk(obj._meta, *args)  # the result's columns and dtypes, lazily
         return obj.map_overlap(_chunk, before, after, *args, meta=meta)
 

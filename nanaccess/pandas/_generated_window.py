@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._conventions import interpolation_method
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -226,6 +228,7 @@ class WindowStatsMixin:
         *,
         method: str = "linear",
         numeric_only: bool = False,
+        interpolation: str | None = None,
         nan_policy: str | None = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
@@ -250,6 +253,9 @@ class WindowStatsMixin:
             "closest_observation" pick a stored value; a weight of exactly zero is a pick too.
         numeric_only : bool, default False
             Leave out non-numeric columns (otherwise they raise TypeError).
+        interpolation : str, optional
+            pandas' name of ``method`` (the same choices). ``method`` left at "linear" yields to it;
+            any other ``method`` that disagrees: ValueError.
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -292,7 +298,7 @@ class WindowStatsMixin:
         return self._reduce(
             "quantile",
             q=q,
-            method=method,
+            method=interpolation_method(interpolation, method),
             numeric_only=numeric_only,
             nan_policy=nan_policy,
             engine=engine,

@@ -80,6 +80,8 @@ def grouping_info(gb: Any) -> tuple[np.ndarray, int, pd.Index]:
     The codes index into the result index exactly as pandas' own aggregations use it
     (``sort``, ``dropna``, ``observed`` and categorical keys included).
     """
+    if _is_grouped_resampler(gb):
+        return _grouped_resample_info(gb)
     try:
         grouper = gb._grouper
         codes = _grouper_codes(grouper)
@@ -98,11 +100,64 @@ def _grouper_codes(grouper: Any) -> np.ndarray:
 
 
 def selected_obj(gb: Any) -> pd.DataFrame | pd.Series:
-    """The Series / DataFrame a GroupBy aggregates (grouping columns excluded)."""
+    """The Series / DataFrame a GroupBy aggregates (grouping columns excluded; a
+    grouped resample's ``on`` column too, as pandas leaves it out)."""
+    if _is_grouped_resampler(gb):
+        obj = selected_obj(gb._groupby)
+        key = gb._timegrouper.key
+        if key is not None and isinstance(obj, pd.DataFrame):
+            obj = obj.loc[:, obj.columns != key]
+        return obj
     try:
         return gb._obj_with_exclusions
     except AttributeError as exc:
         raise _internals_error("the selected columns (_obj_with_exclusions)") from exc
+
+
+def _is_grouped_resampler(gb: Any) -> bool:
+    """``df.groupby(k).resample(f)`` (pandas' ``_GroupByMixin`` resamplers): a
+    resampler holding the GroupBy it resamples group by group."""
+    return isinstance(gb, Resampler) and hasattr(gb, "_groupby") and \
+        hasattr(gb, "_timegrouper")
+
+
+def _grouped_resample_info(gb: Any) -> tuple[np.ndarray, int, pd.Index]:
+    """:func:`grouping_info` of ``df.groupby(k).resample(f)``: each group's rows in
+    time order fill that group's bins in order (a bin is a span of time), so the
+    sizes pandas gives each bin (``gb.size()``, its result index) number the rows,
+    sorted by (group, time), bin by bin; rows whose key or time is missing are left
+    out (-1), as pandas leaves them out."""
+    try:
+        outer = gb._groupby
+        tg = gb._timegrouper
+        frame = outer.obj
+    except AttributeError as exc:
+        raise _internals_error("the grouped resampler's GroupBy (_groupby, "
+                               "_timegrouper)") from exc
+    ocodes, _, okeys = grouping_info(outer)
+    if tg.key is not None:
+        times = pd.Index(frame[tg.key])
+    elif tg.level is not None:
+        times = frame.index.get_level_values(tg.level)
+    else:
+        times = frame.index
+    sizes = gb.size()
+    result_index = sizes.index
+    counts = np.asarray(sizes, dtype=np.int64)
+    kept = np.flatnonzero((ocodes >= 0) & ~np.asarray(pd.isna(times)))
+    by_time = kept[np.asarray(times.take(kept).argsort(kind="stable"))]
+    order = by_time[np.argsort(ocodes[by_time], kind="stable")]
+    codes = np.full(ocodes.size, -1, np.intp)
+    if int(counts.sum()) != order.size:
+        raise _internals_error("bin sizes matching the grouped rows")
+    codes[order] = np.repeat(np.arange(counts.size, dtype=np.intp), counts)
+    # each non-empty bin's group (the levels before the time) is its rows' group
+    full = np.flatnonzero(counts)
+    firsts = order[np.cumsum(counts)[full] - counts[full]]
+    bin_keys = result_index.droplevel(-1).take(full) if result_index.nlevels > 1 else None
+    if bin_keys is None or not bin_keys.equals(okeys.take(ocodes[firsts])):
+        raise _internals_error("bins in the order of the groups")
+    return codes, int(counts.size), result_index
 
 
 # ------------------------------------------------------------------------- windows
@@ -157,7 +212,8 @@ def window_parts(w: Any) -> dict[str, Any]:
     Keys: ``obj`` (the selected Series / DataFrame), ``expanding`` (bool), ``window``
     (int, offset or BaseIndexer), ``freq`` (bool: a time-based window), ``min_periods``,
     ``center``, ``closed``, ``step``, ``times`` (the index or ``on`` column of a
-    time-based window) and ``grouper`` (a GroupBy's grouper, else None).
+    time-based window), ``grouper`` (a GroupBy's grouper, else None) and ``as_index``
+    (False: a ``groupby(..., as_index=False)`` window, whose keys become columns).
     """
     try:
         obj = w._selected_obj
@@ -179,6 +235,7 @@ def window_parts(w: Any) -> dict[str, Any]:
         "on": getattr(w, "on", None),
         "times": times,
         "grouper": grouper,
+        "as_index": bool(getattr(w, "_as_index", True)),
     }
 
 

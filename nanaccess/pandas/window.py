@@ -37,7 +37,7 @@ from ._groupby_registry import grouper_info, window_parts
 from .columns import empty_is_missing, subject_of, type_error
 from .dtypes import column_arrays, is_numeric_column, to_pandas_array
 
-__all__ = ["NanWindow", "window_bounds"]
+__all__ = ["NanWindow", "window_bounds", "time_values"]
 
 
 class NanWindow(WindowStatsMixin):
@@ -72,10 +72,11 @@ class NanWindow(WindowStatsMixin):
         q = params.get("q")
         nq = len(np.atleast_1d(q)) if stat == "quantile" and np.ndim(q) > 0 else None
         on = parts["on"] if not is_series else None
-        out_cols: dict[Any, Any] = {}
-        for name, s in zip(names, cols, strict=True):
+        # (column position, key, array): a list, so duplicate column names all stay
+        out_cols: list[tuple[int, Any, Any]] = []
+        for pos, (name, s) in enumerate(zip(names, cols, strict=True)):
             if on is not None and name == on:
-                out_cols[name] = _on_column(s, order, index)
+                out_cols.append((pos, name, _on_column(s, order, index)))
                 continue
             if numeric_only and not is_numeric_column(s.dtype):
                 continue
@@ -93,26 +94,45 @@ class NanWindow(WindowStatsMixin):
                 raise _restated(err, name, obj.index, order, index, is_series) from None
             except TypeError as err:
                 raise type_error(name, err, is_series) from None
-            vals = _as_pandas_values(red.values)
+            vals, vmiss = _host_values(red, col, count)
             empty = red.short
             if col.host in ("masked", "arrow") and empty_is_missing(stat):
                 empty = red.empty
             if nq is None:
-                out_cols[name] = to_pandas_array(vals, red.missing, col,
-                                                 np.broadcast_to(empty, vals.shape))
+                out_cols.append((pos, name, to_pandas_array(
+                    vals, vmiss, col, np.broadcast_to(empty, vals.shape))))
             else:
                 for j, qj in enumerate(np.atleast_1d(q)):
-                    out_cols[(name, float(qj))] = to_pandas_array(
-                        vals[j], None if red.missing is None else red.missing[j], col, empty)
-        return _assemble(out_cols, index, obj, is_series, nq, q)
+                    out_cols.append((pos, (name, float(qj)), to_pandas_array(
+                        vals[j], None if vmiss is None else vmiss[j], col, empty)))
+        out = _assemble(out_cols, index, obj, is_series, nq, q)
+        if not parts["as_index"] and parts["grouper"] is not None:
+            # pandas' as_index=False: the group keys become columns, the rows keep
+            # pandas' own index (BaseWindowGroupBy._apply's reset_index)
+            out = out.reset_index(level=list(range(index.nlevels - obj.index.nlevels)))
+        return out
 
 
-def _as_pandas_values(values: np.ndarray) -> np.ndarray:
-    """Integer and bool results as float64 (pandas' window results); floats, datetimes
-    and objects as they are (picked floats keep their dtype and bits)."""
+def _host_values(red: Any, col: Any, count: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """(values, missing) of a window result as this column's host holds them.
+
+    Integer picks and exact integer sums stay integers (as the non-window paths
+    keep them): on a nullable or Arrow column always (a result with no value is
+    missing), on a NumPy column where every window has a value (else float64 with
+    NaN, pandas' window result). Bool results are float64 on a NumPy column (pandas'
+    window result), as counts are (pandas' ``count``); floats, datetimes and objects
+    as they are (picked floats keep their dtype and bits)."""
+    exact, holes = (None, None) if count else (red.exact, red.holes)
+    if exact is not None and col.has_na and col.host in ("masked", "arrow"):
+        if holes is None:
+            return exact, red.missing
+        return exact, holes if red.missing is None else (holes | red.missing)
+    if exact is not None and exact.dtype.kind in "iu" and holes is None:
+        return exact, red.missing
+    values = red.values
     if values.dtype.kind in "iub":
-        return values.astype(np.float64)
-    return values
+        values = values.astype(np.float64)
+    return values, red.missing
 
 
 def _on_column(s: pd.Series, order: np.ndarray | None, index: pd.Index) -> Any:
@@ -120,24 +140,19 @@ def _on_column(s: pd.Series, order: np.ndarray | None, index: pd.Index) -> Any:
     return s.array if order is None else s.array.take(order)
 
 
-def _assemble(out_cols: dict, index: pd.Index, obj: Any, is_series: bool, nq: int | None,
-              q: Any) -> pd.Series | pd.DataFrame:
+def _assemble(out_cols: list[tuple[int, Any, Any]], index: pd.Index, obj: Any,
+              is_series: bool, nq: int | None, q: Any) -> pd.Series | pd.DataFrame:
+    """The result of ``(column position, key, array)`` triples, labelled as pandas."""
     if is_series and nq is None:
         # fresh arrays of the engine: no copy
-        return pd.Series(next(iter(out_cols.values())), index=index, name=obj.name,
-                         copy=False)
+        return pd.Series(out_cols[0][2], index=index, name=obj.name, copy=False)
+    frame = pd.DataFrame(dict(enumerate(a for _, _, a in out_cols)), index=index)
     if is_series:
-        frame = pd.DataFrame({k[1]: v for k, v in out_cols.items()}, index=index)
         frame.columns = pd.Index(np.asarray(np.atleast_1d(q), np.float64))
-        return frame
-    frame = pd.DataFrame({i: v for i, v in enumerate(out_cols.values())}, index=index)
-    keys = list(out_cols)
-    if nq is None:
-        pos = {k: i for i, k in enumerate(obj.columns)} if obj.columns.is_unique else None
-        frame.columns = obj.columns[[pos[k] for k in keys]] if pos is not None else \
-            pd.Index(keys)
+    elif nq is None:  # the kept columns' own labels (duplicates and dtype kept)
+        frame.columns = obj.columns[[pos for pos, _, _ in out_cols]]
     else:
-        frame.columns = pd.MultiIndex.from_tuples(keys)
+        frame.columns = pd.MultiIndex.from_tuples([key for _, key, _ in out_cols])
     return frame
 
 
@@ -165,7 +180,7 @@ def window_bounds(parts: dict[str, Any], obj: Any) -> tuple[
     if parts["expanding"]:
         start, end = expanding_bounds(n, groups)
     elif parts["freq"]:
-        times = np.asarray(parts["times"])
+        times = time_values(parts["times"])
         if order is not None:
             times = times[order]
         start, end = time_bounds(times, window_length(window), center=parts["center"],
@@ -190,6 +205,23 @@ def window_bounds(parts: dict[str, Any], obj: Any) -> tuple[
     if step not in (None, 1) and order is None:
         index = index[::step]
     return order, index, start, end, 0 if min_periods is None else int(min_periods)
+
+
+def time_values(times: Any) -> np.ndarray:
+    """The times of a time-based window as a datetime64 / timedelta64 array: a
+    tz-aware index (or ``on`` column) as its UTC instants, as pandas' own windows
+    measure it (wall-clock times would shift across a DST change); Arrow timestamps
+    and durations as NumPy's."""
+    idx = pd.Index(times)
+    dt = idx.dtype
+    if isinstance(dt, pd.ArrowDtype):
+        kind = dt.kind
+        idx = pd.DatetimeIndex(idx) if kind == "M" else pd.TimedeltaIndex(idx) \
+            if kind == "m" else idx
+        dt = idx.dtype
+    if isinstance(dt, pd.DatetimeTZDtype):
+        idx = idx.tz_convert(None)
+    return np.asarray(idx)
 
 
 def _group_index(result_index: pd.Index, groups: np.ndarray, rows: pd.Index) -> pd.Index:

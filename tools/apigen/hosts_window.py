@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .hosts_pandas import PANDAS_METHOD, _picks
+from .hosts_pandas import INTERPOLATION, PANDAS_METHOD, _picks
 from .render import STATS, Example, HostParam, HostSpec, package_functions
 
 _FUNCS = package_functions()
@@ -67,8 +67,9 @@ HOSTS = [
         title="Statistic methods of the pandas window accessors (Rolling, Expanding).",
         doc=("The statistics of ``obj.rolling(...).nanstats`` and "
              "``obj.expanding(...).nanstats``: one value per window and column."),
-        params=(NUMERIC_ONLY, ENGINE),
-        order=("q", "ddof", "*", "numeric_only", "nan_policy", "engine"),
+        params=(NUMERIC_ONLY, INTERPOLATION, ENGINE),
+        order=("q", "ddof", "*", "numeric_only", "interpolation", "nan_policy", "engine"),
+        imports=("from .._conventions import interpolation_method",),
         pandas_defaults=True,
         defaults={"q": 0.5},
         param_docs=_Q,

@@ -6,14 +6,18 @@ Each window's exact sum is kept as a Shewchuk expansion that values enter and le
 without rounding; every output rounds once (a mean divides with correct rounding), so
 a window's result is a function of its values alone: a window of zeros after any
 history sums to exactly 0.0, and each output equals :func:`nanaccess.core.reduce.reduce`
-of its window bit for bit. Windows the expansion does not serve (infinities, values
-outside ``[2**-960, 2**1000]``, NaNs or missing values a non-removing policy keeps)
-are handed back for the reference engine. Variances of native float64 (and widened
-float32) data without missing values are first certified on fixed bins
-(:func:`fused_moment`); the expansion computes the outputs not certified.
+of its window bit for bit. Windows holding an infinity are answered from counts
+(:func:`_infinite`); windows holding values outside ``[2**-960, 2**1000]`` from prefix
+sums of exact integers (:func:`bigint_moment`) where many long windows hold them;
+the rest the expansion does not serve (NaNs or missing values a non-removing policy
+keeps, a few short windows) are handed back for the reference engine. Variances of
+native float64 (and widened float32) data without missing values are first certified
+on fixed bins (:func:`fused_moment`); the expansion computes the outputs not certified.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -54,32 +58,76 @@ def slide_moment(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarra
     a = np.abs(x2)
     spread = stat in ("var", "std")
     lo_ok, hi_ok = (LO_OK, HI_OK) if spread else (2.0 ** -960, 2.0 ** 1000)
-    with np.errstate(invalid="ignore"):
-        odd = (a > hi_ok) | ((a < lo_ok) & (a > 0))  # infinities too
     gone = None
     for mask in (masks.nan, masks.missing):
         if mask is not None:
             gone = mask if gone is None else (gone | mask)
+    with np.errstate(invalid="ignore"):
+        inf = a == np.inf
+        odd = (a > hi_ok) | ((a < lo_ok) & (a > 0))  # infinities too
+    wide = odd & ~inf  # finite values outside the kernels' range
+    if gone is not None:
+        inf &= ~gone
+        wide &= ~gone
     take = ~odd if gone is None else ~odd & ~gone
     take &= ~np.isnan(x2)
-    redo = window_counts(odd, start, end, ncols) > 0
+    redo = window_counts(wide, start, end, ncols) > 0
+    kept = None
     if gone is not None and not RULES[policy].removes:  # a kept NaN or missing value
-        redo |= window_counts(gone, start, end, ncols) > 0
+        kept = window_counts(gone, start, end, ncols) > 0
     if spread:
         out, flagged = moving_var(x2.T, take.T, start, end, ddof)
-        values, redo = out.T.copy(), redo | flagged.T
-        if stat == "std":
-            with np.errstate(invalid="ignore"):
-                np.sqrt(values, out=values)
-        return values, redo
-    out, flagged = moving_sum(x2.T, take.T, start, end, mean=stat == "mean")
+    else:
+        out, flagged = moving_sum(x2.T, take.T, start, end, mean=stat == "mean")
     values, redo = out.T.copy(), redo | flagged.T
-    negzero = take & (x2 == 0) & np.signbit(x2)
-    if negzero.any():  # -0.0 only when every value taking part is -0.0
-        nz = window_counts(negzero, start, end, ncols)
-        cnt = window_counts(take, start, end, ncols)
-        values = np.where((nz == cnt) & (cnt > 0), -0.0, values)
+    if spread and stat == "std":
+        with np.errstate(invalid="ignore"):
+            np.sqrt(values, out=values)
+    hit = _infinite(x2, inf, take, start, end, spread, ddof) if inf.any() else None
+    left = redo if hit is None else redo & ~hit[0]
+    if kept is not None:
+        left = left & ~kept
+    rows = np.flatnonzero(left.any(axis=1))
+    if rows.size and int((end[rows] - start[rows]).sum()) >= BIGINT_MIN_RATIO * x2.shape[0]:
+        # many long windows left (values of a very wide range, ties): exact integers
+        got, served = bigint_moment(x2, take | wide, start, end, rows, stat, ddof)
+        served &= left[rows]
+        values[rows] = np.where(served, got, values[rows])
+        redo[rows] &= ~served
+    if not spread:
+        negzero = take & (x2 == 0) & np.signbit(x2)
+        if negzero.any():  # -0.0 only when every value taking part is -0.0
+            nz = window_counts(negzero, start, end, ncols)
+            cnt = window_counts(take | wide, start, end, ncols)
+            values = np.where((nz == cnt) & (cnt > 0), -0.0, values)
+    if hit is not None:
+        mask, fill = hit
+        values[mask] = fill[mask]
+        redo &= ~mask
+    if kept is not None:
+        redo |= kept
     return values, redo
+
+
+def _infinite(x2: np.ndarray, inf: np.ndarray, take: np.ndarray, start: np.ndarray,
+              end: np.ndarray, spread: bool, ddof: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(windows holding an infinity, their values)`` from counts alone (O(n)): a
+    sum or mean is +inf or -inf, or the canonical NaN where both signs meet
+    (``inf - inf``, as the reduction gives it); a variance is the canonical NaN
+    (``inf - inf`` in its deviations) where the window holds more than ``ddof``
+    values (else left to the reference engine's rule)."""
+    ncols = x2.shape[1]
+    pos = window_counts(inf & (x2 > 0), start, end, ncols)
+    neg = window_counts(inf & (x2 < 0), start, end, ncols)
+    hit = (pos > 0) | (neg > 0)
+    fill = np.full(hit.shape, np.nan)
+    if spread:
+        hit &= window_counts(take, start, end, ncols) + pos + neg > ddof
+    else:
+        fill[neg == 0] = np.inf
+        fill[pos == 0] = -np.inf
+        fill[(pos > 0) & (neg > 0)] = np.nan
+    return hit, fill
 
 
 def fused_moment(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarray | None,
@@ -194,3 +242,83 @@ def _local_bins(col: np.ndarray, s: np.ndarray, e: np.ndarray, ddof: int,
     if binned_var(sub, s, e, ddof, out, cnt, bad) < 0:
         return None
     return out, bad, float(top)
+
+
+#: the exact integer path serves the windows left over when they hold at least this
+#: many values per row of the column in all (fewer: the reference engine is cheaper)
+BIGINT_MIN_RATIO = 4
+
+
+def _divide(num: int, den: int) -> float:
+    """``num / den`` of Python integers rounded once (CPython's true division), an
+    infinity where that rounds past the largest double (IEEE 754 overflow)."""
+    try:
+        return num / den
+    except OverflowError:
+        return math.inf if (num > 0) == (den > 0) else -math.inf
+
+
+_DIVIDE = np.frompyfunc(_divide, 2, 1)
+
+
+def _exact_ints(col: np.ndarray) -> np.ndarray:
+    """Each finite double of ``col`` as the exact Python integer ``v * 2**1074``
+    (object array): every double is an integer number of 2**-1074."""
+    m, e = np.frexp(col)
+    mant = (m * 2.0 ** 53).astype(np.int64)  # exact: 53 bits
+    shift = e.astype(np.int64) + (1074 - 53)
+    up = np.maximum(shift, 0).astype(object)
+    down = np.maximum(-shift, 0).astype(object)  # subnormals: their low bits are zero
+    return (mant.astype(object) << up) >> down
+
+
+def bigint_moment(x2: np.ndarray, take: np.ndarray, start: np.ndarray, end: np.ndarray,
+                  rows: np.ndarray, stat: str, ddof: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(values (len(rows), ncols), served)``: the exactly rounded sum, mean or
+    variance of the windows ``rows`` from prefix sums of exact integers (every
+    finite double is an integer number of 2**-1074; Python's integer division rounds
+    correctly), for any magnitudes: O(n) integer operations a column, whatever the
+    widths. Integer data (any magnitude) are their own exact integers. ``take``: the
+    values that take part (finite, not removed); ``served``: False where a window's
+    count leaves the result to the reference engine (nothing taking part; ``ddof`` or
+    fewer values for a variance)."""
+    n, ncols = x2.shape
+    integer = x2.dtype.kind in "iub"
+    unit = 0 if integer else 1074  # the exact integers count units of 2**-unit
+    s, e = start[rows], end[rows]
+    values = np.zeros((rows.size, ncols), np.float64)
+    served = np.zeros((rows.size, ncols), bool)
+    spread = stat in ("var", "std")
+    for c in range(ncols):
+        t = take[:, c]
+        if integer:
+            ints = np.where(t, x2[:, c], 0).astype(object)
+        else:
+            ints = _exact_ints(np.where(t, x2[:, c], 0.0))
+        ps = np.zeros(n + 1, dtype=object)
+        ps[0] = 0
+        ps[1:] = np.cumsum(ints)
+        cnt = np.zeros(n + 1, np.int64)
+        np.cumsum(t, out=cnt[1:])
+        k = cnt[e] - cnt[s]
+        total = ps[e] - ps[s]
+        ok = k > (ddof if spread else 0)
+        if not ok.any():
+            continue
+        kk = k[ok].astype(object)
+        if spread:
+            pq = np.zeros(n + 1, dtype=object)
+            pq[0] = 0
+            pq[1:] = np.cumsum(ints * ints)
+            sq = (pq[e] - pq[s])[ok]
+            sm = total[ok]
+            num = kk * sq - sm * sm  # n Q - S S, in units of 2**-(2 unit)
+            den = kk * (kk - ddof) * (1 << (2 * unit))
+        else:
+            num = total[ok]
+            den = (kk if stat == "mean" else np.ones(kk.size, dtype=object)) * (1 << unit)
+        values[ok, c] = _DIVIDE(num, den).astype(np.float64)
+        served[ok, c] = True
+    if stat == "std":
+        np.sqrt(values, out=values)
+    return values, served

@@ -46,8 +46,9 @@ SLIDING_KINDS = "fiubmM"
 def slide_order(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarray,
                 stat: str, policy: NanPolicy, q_arr: np.ndarray | None, method: str,
                 compiled: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """``(values (nq, nout, ncols), missing)`` of an order statistic of every window
-    (every column in one kernel call)."""
+    """``(values (nq, nout, ncols), missing, holes)`` of an order statistic of every
+    window (every column in one kernel call); integer picks keep their dtype, with
+    ``holes`` (None or bool) marking the windows with no value (0 there)."""
     r = RULES[policy]
     dt = x2.dtype
     nout, ncols = start.size, x2.shape[1]
@@ -95,14 +96,18 @@ def slide_order(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarray
             best = keys_to_float(np.where(has_nan, top, lay.int_dtype.type(lay.int_min)),
                                  dt.newbyteorder("=")).copy()
     flags = res_miss | empty
-    if vals.dtype.kind not in "fmM" and (flags.any() or (has_miss is not None
-                                                         and has_miss.any())):
-        vals = vals.astype(np.float64)
+    holes = None
+    if vals.dtype.kind in "iub":  # integer picks keep their dtype; no value: a hole
+        holes = flags if flags.any() else None
+        if holes is not None:
+            vals = vals.copy()
+            vals[holes] = 0
+        flags = None
     vals, pmiss = finish(vals, "median", empty=flags,
                          nan_rows=None if has_nan is None else has_nan[None],
                          nan_values=None if best is None else best[None],
                          missing_rows=None if has_miss is None else has_miss[None])
-    return vals, res_miss if pmiss is None else (res_miss | pmiss)
+    return vals, res_miss if pmiss is None else (res_miss | pmiss), holes
 
 
 def sliding_ok(x2: np.ndarray, stat_family: str, monotone: bool) -> bool:

@@ -25,6 +25,16 @@ sliding (numba; order statistics of native data, sums and means of float64)
     rounded once per output. Chosen by :func:`nanaccess.core._numba.choose_engine`
     (the ``engine`` option).
 
+integer sums (NumPy; any engine)
+    :mod:`.intsum`: prefix sums of two 32-bit halves, exact, ``O(n)``; a column past
+    int64 becomes float64 (each sum rounded once), as pandas. Integer means and
+    variances are widened exactly to float64 (``|v| <= 2**53``) or summed as Python
+    integers (:func:`.moments.bigint_moment`); integer picks and sums keep their
+    dtype in ``WindowReduced.exact``.
+mad (numba)
+    :mod:`nanaccess.core._numba.window_mad`: one sorted buffer, the deviations'
+    median by selection in two sorted runs, ``O(n log w)``.
+
 Counts (``count``, and ``min_periods``) come from prefix sums: ``O(n)``.
 The policy's errors are raised before any engine runs (:mod:`.scan`), naming the
 first window that holds a forbidden value (``err.group``) and the value's position.
@@ -43,9 +53,12 @@ from ...options import NanPolicy, resolve_policy
 from .. import _numba
 from ..compose import compose
 from ..grouped import grouped_reduce
+from ..grouped.common import widen
 from ..interp import validate_q
 from ..policy import RULES, empty_value
+from ..spread import check_scale, divide_by_scale
 from .bounds import FixedWindows, is_monotone
+from .intsum import int_window_sum
 from .moments import fused_moment, moment_ok, slide_moment
 from .order import fused_ok, fused_order, slide_order, sliding_ok
 from .scan import Masks, check, masks_of, window_counts
@@ -57,6 +70,8 @@ CHUNK = 1 << 22
 #: fixed windows are passed to the kernels as numbers from this many outputs (fewer:
 #: as bound arrays, which every engine reads)
 FIXED_MIN_OUTPUTS = 4096
+#: integer data widened exactly to float64 for these (the float engines serve them)
+WIDENED = ("mean", "var", "std", "mad")
 #: under "auto", the sliding engine serves inputs whose windows hold at least this
 #: many elements in all (below, the reference engine is as fast and needs no JIT)
 SLIDING_MIN_PAIRS = 20_000
@@ -67,17 +82,24 @@ class WindowReduced:
     """What :func:`window_reduce` returns.
 
     ``values``: ``(nout,)`` or ``(nout, ncols)``, with a leading quantile axis for an
-    array ``q``; ``missing``: None or a bool array of ``values``' shape (results that
+    array ``q``, as NumPy hosts hold them (float64 with NaN where an integer result
+    has no value); ``missing``: None or a bool array of ``values``' shape (results that
     are the host's missing value); ``count``: int64 ``(nout,)`` / ``(nout, ncols)``,
     the values each window holds after the policy (numbers, plus NaN and missing
     values unless the policy removes them); ``short``: bool, the count's shape,
     windows with fewer than ``min_periods`` values (their value is the empty fill).
+    ``exact``: the results in the dtype the statistic keeps (as
+    :class:`nanaccess.core.grouped.GroupedReduced`): integer and bool picks and exact
+    integer sums stay integers, ``holes`` (None or bool, ``values``' shape) marking
+    those with no value (short windows, missing results; 0 there); None: ``values``.
     """
 
     values: np.ndarray
     missing: np.ndarray | None
     count: np.ndarray
     short: np.ndarray
+    exact: np.ndarray | None = None
+    holes: np.ndarray | None = None
 
     @property
     def empty(self) -> np.ndarray:
@@ -163,6 +185,10 @@ def window_reduce(
         if mm.shape != x.shape:
             raise ValueError(f"missing must have the shape of x {x.shape}, got {mm.shape}")
         miss2 = mm[:, None] if one_d else mm
+    if stat in WIDENED and x2.dtype.kind in "iub" and _fits_float(x2, miss2):
+        # every integer an exact double: the float engines' exactly rounded mean and
+        # variance are those of the same numbers
+        x2 = x2.astype(np.float64)
     if isinstance(start, FixedWindows):
         if end is not None or start.n != n:
             raise ValueError(f"FixedWindows over {n} rows go with end=None")
@@ -190,9 +216,9 @@ def window_reduce(
     masks = masks_of(x2, miss2)
     check(masks, start, end, policy, x.shape)
     count = _count(masks, start, end, ncols, policy)
-    values, vmiss = _values(x2, masks, miss2, start, end, stat, entry.family, policy,
-                            engine, params)
-    return _result(values, vmiss, count, False, min_periods, one_d)
+    values, vmiss, holes = _values(x2, masks, miss2, start, end, stat, entry.family,
+                                   policy, engine, params)
+    return _result(values, vmiss, count, False, min_periods, one_d, holes)
 
 
 @dataclass
@@ -225,18 +251,45 @@ class WindowShape:
         return fn(*arrays, **kw)
 
 
-def _result(values, vmiss, count, filled, min_periods, one_d) -> WindowReduced:
+def _fits_float(x2: np.ndarray, miss2: np.ndarray | None) -> bool:
+    """Every (present) integer of ``x2`` is an exact double (``|v| <= 2**53``)."""
+    if x2.dtype.itemsize < 8 or x2.dtype.kind == "b" or not x2.size:
+        return True
+    v = x2 if miss2 is None else x2[~miss2]
+    if not v.size:
+        return True
+    return int(v.max()) <= 2**53 and (x2.dtype.kind == "u" or int(v.min()) >= -2**53)
+
+
+def _result(values, vmiss, count, filled, min_periods, one_d, holes=None) -> WindowReduced:
     """The :class:`WindowReduced` of an engine's ``(values, missing, count)`` (2-D
-    columns); ``filled``: the short windows hold the empty fill already."""
+    columns); ``filled``: the short windows hold the empty fill already; ``holes``:
+    integer results with no value (``values`` then holds them as integers)."""
     short = count < int(min_periods)
-    if not filled and short.any():
+    exact = None
+    if values.dtype.kind in "iub":  # integers kept in exact; values as NumPy hosts
+        gap = np.broadcast_to(short, values.shape)
+        for extra in (holes, vmiss):
+            if extra is not None:
+                gap = gap | extra
+        exact, holes = values, (gap if gap.any() else None)
+        if holes is not None and (vmiss is not None or short.any()):
+            exact = values.copy()
+            exact[holes] = 0
+        values = widen(exact, holes)
+        if vmiss is not None:
+            vmiss = vmiss & ~np.broadcast_to(short, vmiss.shape)
+    elif not filled and short.any():
         values, vmiss = _fill_short(values, vmiss, short)
     if one_d:
         values, vmiss = values[..., 0], None if vmiss is None else vmiss[..., 0]
         count, short = count[:, 0], short[:, 0]
+        if exact is not None:
+            exact = exact[..., 0]
+            holes = None if holes is None else holes[..., 0]
     if vmiss is not None and not vmiss.any():
         vmiss = None
-    return WindowReduced(values, vmiss, count, short)
+    return WindowReduced(values, vmiss, count, short, exact, holes)
 
 
 def _count(masks: Masks, start, end, ncols, policy) -> np.ndarray:
@@ -251,11 +304,19 @@ def _count(masks: Masks, start, end, ncols, policy) -> np.ndarray:
 
 
 def _values(x2, masks, miss2, start, end, stat, family, policy, engine, params):
-    """``(values (..., nout, ncols), missing)`` of every window."""
+    """``(values (..., nout, ncols), missing, holes)`` of every window (``holes``:
+    integer results with no value, see :class:`WindowReduced`)."""
     if family == "count":
         gone = window_counts(masks.nan, start, end, x2.shape[1]) + window_counts(
             masks.missing, start, end, x2.shape[1])
-        return ((end - start)[:, None] - gone).astype(np.int64), None
+        return ((end - start)[:, None] - gone).astype(np.int64), None, None
+    if stat == "sum" and x2.dtype.kind in "iub":  # prefix sums of two halves: O(n)
+        got = int_window_sum(x2, miss2, start, end, not RULES[policy].removes)
+        if got is not None:
+            return got[0], got[1], None
+    if stat in WIDENED and stat != "mad" and x2.dtype.kind in "iu" and \
+            moment_ok(stat, params):  # beyond 2**53 (else widened): exact integers, O(n)
+        return _int_moment(x2, masks, miss2, start, end, stat, policy, engine, params)
     pairs = int((end - start).sum()) * x2.shape[1]
     monotone = is_monotone(start, end)
     if stat in _stats.ORDER and sliding_ok(x2, "order", monotone) and \
@@ -266,26 +327,94 @@ def _values(x2, masks, miss2, start, end, stat, family, policy, engine, params):
             raise
         except Exception as exc:  # a broken numba install: the reference engine
             _numba.fallback(exc, engine)
-    if moment_ok(stat, params) and x2.dtype == np.float64 and monotone and \
+    if moment_ok(stat, params) and x2.dtype in (np.float64, np.float32) and monotone and \
             x2.dtype.isnative and \
             _numba.choose_engine(engine, size=pairs, min_size=SLIDING_MIN_PAIRS) == "numba":
-        try:
-            values, redo = slide_moment(x2, masks, start, end, stat, policy,
+        try:  # float32 widened exactly, the float64 result cast (as the reference)
+            with np.errstate(invalid="ignore"):  # a float32 sNaN widens quietly
+                wide = x2.astype(np.float64, copy=False)
+            values, redo = slide_moment(wide, masks, start, end, stat, policy,
                                         int(params.get("ddof", 0)))
+            with np.errstate(over="ignore"):  # float32 overflows to inf, as rounded
+                values = values.astype(x2.dtype, copy=False)
         except Exception as exc:  # a broken numba install: the reference engine
             _numba.fallback(exc, engine)
         else:
             rows = np.flatnonzero(redo.any(axis=1))
             vmiss = None
             if rows.size:  # outputs the expansion does not serve: the reference engine
-                ref, rmiss = _reference(x2, miss2, start[rows], end[rows], stat, policy,
-                                        engine, params)
+                ref, rmiss, _ = _reference(x2, miss2, start[rows], end[rows], stat,
+                                           policy, engine, params)
                 values[rows] = ref
                 if rmiss is not None:
                     vmiss = np.zeros(values.shape, bool)
                     vmiss[rows] = rmiss
-            return values, vmiss
+            return values, vmiss, None
+    if stat == "mad" and x2.dtype in (np.float64, np.float32) and x2.dtype.isnative and \
+            monotone and \
+            _numba.choose_engine(engine, size=pairs, min_size=SLIDING_MIN_PAIRS) == "numba":
+        try:
+            return _sliding_mad(x2, masks, miss2, start, end, policy, engine, params)
+        except Exception as exc:  # a broken numba install: the reference engine
+            _numba.fallback(exc, engine)
     return _reference(x2, miss2, start, end, stat, policy, engine, params)
+
+
+def _int_moment(x2, masks, miss2, start, end, stat, policy, engine, params):
+    """``(values, missing, None)``: means and variances of integers of any magnitude
+    from prefix sums of Python integers (:func:`.moments.bigint_moment`), rounded once;
+    windows holding a missing value the policy keeps (or too few values for ``ddof``)
+    from the reference engine."""
+    from .moments import bigint_moment
+
+    gone = masks.missing
+    take = np.ones(x2.shape, bool) if gone is None else ~gone
+    rows = np.arange(start.size)
+    values, served = bigint_moment(x2, take, start, end, rows, stat,
+                                   int(params.get("ddof", 0)))
+    redo = ~served
+    if gone is not None and not RULES[policy].removes:
+        redo |= window_counts(gone, start, end, x2.shape[1]) > 0
+    rows = np.flatnonzero(redo.any(axis=1))
+    vmiss = None
+    if rows.size:
+        ref, rmiss, _ = _reference(x2, miss2, start[rows], end[rows], stat, policy,
+                                   engine, params)
+        values[rows] = ref
+        if rmiss is not None:
+            vmiss = np.zeros(values.shape, bool)
+            vmiss[rows] = rmiss
+    return values, vmiss, None
+
+
+def _sliding_mad(x2, masks, miss2, start, end, policy, engine, params):
+    """``(values, missing, None)`` of a moving mad: the sorted-buffer kernel
+    (:func:`nanaccess.core._numba.window_mad.slide_mad`, O(n log w)) over the
+    numbers; windows holding a NaN or missing value the policy keeps, or an
+    infinity, from the reference engine."""
+    from .._numba.window_mad import slide_mad
+
+    ncols = x2.shape[1]
+    gone = None
+    for mask in (masks.nan, masks.missing):
+        if mask is not None:
+            gone = mask if gone is None else (gone | mask)
+    take = np.ones(x2.shape, bool) if gone is None else ~gone
+    out, redo = slide_mad(x2.T, take.T, start, end)
+    values, redo = out.T.copy(), redo.T
+    if gone is not None and not RULES[policy].removes:
+        redo = redo | (window_counts(gone, start, end, ncols) > 0)
+    values = divide_by_scale(values, check_scale(params.get("scale", 1.0)))
+    rows = np.flatnonzero(redo.any(axis=1))
+    vmiss = None
+    if rows.size:
+        ref, rmiss, _ = _reference(x2, miss2, start[rows], end[rows], "mad", policy,
+                                   engine, params)
+        values[rows] = ref
+        if rmiss is not None:
+            vmiss = np.zeros(values.shape, bool)
+            vmiss[rows] = rmiss
+    return values, vmiss, None
 
 
 def _order_params(stat, params):
@@ -367,7 +496,9 @@ def _fast_moment(x2, miss2, start, end, stat, policy, engine, params, pairs):
             start, end = start.arrays()
         values[rows] = _reference(x2, None, start[rows], end[rows], stat, policy, engine,
                                   params)[0]
-    return values.astype(x2.dtype, copy=False), None, count, False
+    with np.errstate(over="ignore"):  # float32 overflows to inf, as rounded
+        values = values.astype(x2.dtype, copy=False)
+    return values, None, count, False
 
 
 def _sliding(x2, masks, start, end, stat, policy, params, engine):
@@ -384,14 +515,15 @@ def _sliding(x2, masks, start, end, stat, policy, params, engine):
 
     if method not in METHODS:
         raise ValueError(f"unknown quantile method {method!r}; expected one of {METHODS}")
-    v, m = slide_order(x2, masks, start, end, stat, policy, q_arr, method)
+    v, m, h = slide_order(x2, masks, start, end, stat, policy, q_arr, method)
     if scalar:
-        v, m = v[0], m[0]
-    return v, m
+        v, m, h = v[0], m[0], None if h is None else h[0]
+    return v, m, h
 
 
 def _reference(x2, miss2, start, end, stat, policy, engine, params):
-    """The grouped engine over the expanded windows, in chunks of outputs."""
+    """``(values, missing, holes)``: the grouped engine over the expanded windows, in
+    chunks of outputs (integer picks and sums kept as the grouped engine keeps them)."""
     lengths = end - start
     nout = start.size
     bounds = [0]
@@ -404,7 +536,7 @@ def _reference(x2, miss2, start, end, stat, policy, engine, params):
             nb = max(nb, b + 1)
             bounds.append(nb)
             b = nb
-    vals, miss = [], []
+    vals, miss, holes = [], [], []
     for b0, b1 in zip(bounds[:-1], bounds[1:], strict=True):
         ln = lengths[b0:b1]
         codes = np.repeat(np.arange(b1 - b0, dtype=np.intp), ln)
@@ -417,18 +549,31 @@ def _reference(x2, miss2, start, end, stat, policy, engine, params):
                                  missing=sub_miss, engine=engine, **params)
         except NaNError as err:  # object data: restate in x's frame
             raise _in_frame(err, idx, b0, x2.shape[1]) from None
-        vals.append(red.values)
+        vals.append(red.exact)
         miss.append(red.missing)
-    if not vals:
-        return _no_outputs(x2, stat, params)
+        holes.append(red.holes)
+    if not vals:  # no window: the dtype the grouped engine gives (int picks kept)
+        try:
+            red = grouped_reduce(x2[:0], np.zeros(0, np.intp), 0, stat, policy=policy,
+                                 missing=None if miss2 is None else miss2[:0],
+                                 engine=engine, **params)
+            return red.exact, None, None
+        except (TypeError, ValueError):
+            return (*_no_outputs(x2, stat, params), None)
     lead = vals[0].ndim - 2
-    if len({v.dtype for v in vals}) > 1:
-        vals = [v.astype(np.float64) for v in vals]
+    if len({v.dtype for v in vals}) > 1:  # chunks of several dtypes: as NumPy hosts
+        vals = [widen(v, h).astype(np.float64) for v, h in zip(vals, holes, strict=True)]
+        holes = [None]
     out = np.concatenate(vals, axis=lead)
-    if all(m is None for m in miss):
-        return out, None
-    return out, np.concatenate([np.zeros(v.shape, bool) if m is None else m
-                                for v, m in zip(vals, miss, strict=True)], axis=lead)
+    return out, _joined(miss, vals, lead), _joined(holes, vals, lead)
+
+
+def _joined(masks: list, vals: list, lead: int) -> np.ndarray | None:
+    """Per-chunk bool masks (None: all False) as one array along the outputs."""
+    if all(m is None for m in masks):
+        return None
+    return np.concatenate([np.zeros(v.shape, bool) if m is None else m
+                           for v, m in zip(vals, masks, strict=True)], axis=lead)
 
 
 def _no_outputs(x2, stat, params):

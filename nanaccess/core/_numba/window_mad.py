@@ -1,0 +1,161 @@
+"""The sliding median absolute deviation: one sorted buffer of the window's values,
+the center and the median of the deviations found by binary search.
+
+A window's deviations ``|x - c|`` from its median ``c`` are two sorted runs of the
+sorted buffer: ``c - x`` for the values below ``c`` (read from ``c`` outwards) and
+``x - c`` for the others. Rounding is monotone, so both runs stay sorted as
+computed, and the ``k``-th smallest deviation is a selection in two sorted arrays:
+O(log w). A step of the window costs the buffer's O(log w) search plus a shift of
+the keys between the two places (:mod:`.window_select`'s helpers), so a window
+statistic is O(n log w) in all, where the reference engine is O(n w).
+
+The arithmetic is :func:`nanaccess.core.spread.deviations` and
+:func:`nanaccess.core.interp.midpoint` in the data's own float dtype (``two`` is a
+2 of that dtype: float32 stays float32), so each output has the reference engine's
+bits. Windows holding an infinity are flagged for the reference engine (their
+deviations may be undefined: ``inf - inf``). Plain Python over arrays, compiled
+through :mod:`nanaccess.core._numba`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import bind, jit, kernels, register
+from .window_select import (  # noqa: F401  (bound as this module's globals)
+    BUFFER_HELPERS,
+    _nb_insert,
+    _nb_lower,
+    _nb_remove,
+    _nb_replace,
+)
+
+__all__ = ["slide_mad"]
+
+
+def _nb_mid(a, b, two):  # pragma: no cover - compiled
+    """``(a + b) / 2``, or ``a / 2 + b / 2`` where ``a + b`` overflows (``midpoint``)."""
+    s = a + b
+    if np.isinf(s) and np.isfinite(a) and np.isfinite(b):
+        return a / two + b / two
+    return s / two
+
+
+def _nb_dev(buf, m, p, c, j):  # pragma: no cover - compiled
+    """The ``j``-th of the below-center run (``j < p``) or the ``(j - p)``-th of the
+    other run of deviations, as ``abs(x - c)`` rounds them."""
+    if j < p:
+        return abs(buf[p - 1 - j] - c)
+    return abs(buf[j] - c)
+
+
+def _nb_kth(buf, m, p, c, k):  # pragma: no cover - compiled
+    """The ``k``-th smallest deviation (0-based) of the two sorted runs: run A is
+    ``c - buf[p-1-j]`` (``p`` of them), run B is ``buf[p+j] - c`` (``m - p``)."""
+    na = p
+    nb = m - p
+    lo = k + 1 - nb
+    if lo < 0:
+        lo = 0
+    hi = k + 1
+    if hi > na:
+        hi = na
+    while lo < hi:  # a: how many of the k + 1 smallest come from run A
+        a = (lo + hi) >> 1
+        b = k + 1 - a
+        if b > 0 and _nb_dev(buf, m, p, c, p + b - 1) > _nb_dev(buf, m, p, c, a):
+            lo = a + 1
+        else:
+            hi = a
+    a = lo
+    b = k + 1 - a
+    if a == 0:
+        return _nb_dev(buf, m, p, c, p + b - 1)
+    if b == 0:
+        return _nb_dev(buf, m, p, c, a - 1)
+    da = _nb_dev(buf, m, p, c, a - 1)
+    db = _nb_dev(buf, m, p, c, p + b - 1)
+    return da if da > db else db
+
+
+def _nb_mad(x, take, start, end, two, out, redo, buf):  # pragma: no cover - compiled
+    """The median absolute deviation of each window's taking-part values (``out``);
+    ``redo[i]``: window ``i`` holds an infinity (left to the reference engine)."""
+    cs = 0
+    ce = 0
+    m = 0
+    for i in range(start.shape[0]):
+        s = start[i]
+        e = end[i]
+        if s >= ce:  # disjoint from the previous window: start afresh
+            m = 0
+            cs = s
+            ce = s
+        while cs < s and ce < e:  # one leaves, one enters: a single shift
+            if take[cs] and take[ce]:
+                _nb_replace(buf, m, x[cs], x[ce])
+            elif take[cs]:
+                m = _nb_remove(buf, m, x[cs])
+            elif take[ce]:
+                m = _nb_insert(buf, m, x[ce])
+            cs += 1
+            ce += 1
+        while cs < s:
+            if take[cs]:
+                m = _nb_remove(buf, m, x[cs])
+            cs += 1
+        while ce < e:
+            if take[ce]:
+                m = _nb_insert(buf, m, x[ce])
+            ce += 1
+        if m == 0:
+            continue  # an empty window: the caller's empty fill
+        if np.isinf(buf[0]) or np.isinf(buf[m - 1]):
+            redo[i] = True
+            continue
+        h = m >> 1
+        c = buf[h] if m & 1 else _nb_mid(buf[h - 1], buf[h], two)
+        p = _nb_lower(buf, m, c)  # values below the center: run A
+        if m & 1:
+            out[i] = _nb_kth(buf, m, p, c, h)
+        else:
+            out[i] = _nb_mid(_nb_kth(buf, m, p, c, h - 1), _nb_kth(buf, m, p, c, h), two)
+
+
+def _nb_mad_columns(x, take, start, end, two, out, redo, buf):  # pragma: no cover
+    """:func:`_nb_mad` for every column (``x[c]``, ``out[c]``, ``redo[c]``)."""
+    for c in range(x.shape[0]):
+        _nb_mad(x[c], take[c], start, end, two, out[c], redo[c], buf)
+
+
+def build() -> dict[str, Any]:
+    """Compile the sliding mad kernel (the buffer helpers of :mod:`.window_select`)."""
+    helpers = bind(globals(), BUFFER_HELPERS, kernels("window_select"))
+    bind(globals(), ("_nb_mid", "_nb_dev", "_nb_kth", "_nb_mad"))
+    return {"mad": jit(nogil=True)(_nb_mad_columns), **helpers}
+
+
+register("window_mad", build)
+
+
+def slide_mad(x: np.ndarray, take: np.ndarray, start: np.ndarray, end: np.ndarray, *,
+              compiled: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """``(mad (ncols, nout), redo (ncols, nout))`` of each window's taking-part values
+    of float ``x`` ``(ncols, n)`` (no NaN among them) over monotone bounds, before any
+    ``scale``; empty windows hold the dtype's canonical NaN. ``compiled`` False runs
+    the kernel as plain Python (tests of tiny inputs)."""
+    x = np.ascontiguousarray(x)
+    take = np.ascontiguousarray(take, dtype=np.bool_)
+    start = np.ascontiguousarray(start, dtype=np.int64)
+    end = np.ascontiguousarray(end, dtype=np.int64)
+    out = np.full((x.shape[0], start.size), np.nan, x.dtype)
+    redo = np.zeros((x.shape[0], start.size), np.bool_)
+    buf = np.empty(int((end - start).max(initial=0)) + 1, x.dtype)
+    two = x.dtype.type(2)
+    if compiled:
+        kernels("window_mad")["mad"](x, take, start, end, two, out, redo, buf)
+    else:
+        _nb_mad_columns(x, take, start, end, two, out, redo, buf)
+    return out, redo
