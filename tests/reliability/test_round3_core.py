@@ -61,3 +61,135 @@ def test_float16_scalar_q_matches_numpy():
     for v, q in _f32_cases()[:60]:
         v = v.astype(np.float16)
         assert na.quantile(v, q, nan_policy="omit") == np.quantile(v, q)
+
+
+# ------------------------------------ 8. weighted quantiles from the exact total
+
+
+def _first_reaching_exact(x, w, q):
+    """The value whose exact cumulative weight first reaches ``W q`` (Fractions; ``W q``
+    rounded to float64 when the exact total ``W`` is a float64, as NumPy's ``n q``)."""
+    from fractions import Fraction
+
+    order = np.argsort(x, kind="stable")
+    total = sum(Fraction(float(v)) for v in w)
+    target = total * Fraction(float(q))
+    if Fraction(float(total)) == total:
+        target = Fraction(float(total) * float(q))
+    c = Fraction(0)
+    for i in order:
+        if w[i] <= 0:
+            continue
+        c += Fraction(float(w[i]))
+        if c >= target:
+            return x[i]
+    return x[order[-1]]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_inverted_cdf_compares_the_exact_target(engine):
+    x, w = np.array([1.0, 2.0, 3.0, 4.0]), np.array([0.3, 0.3, 1.1, 0.7])
+    with na.set_options(engine=engine):
+        # the float total 2.4 rounds down: 0.25 * 2.4 == 0.3 + 0.3 in floats, not exactly
+        assert na.quantile(x, 0.25, weights=w, method="inverted_cdf") == 3.0
+        assert np.quantile(x, 0.25, weights=w, method="inverted_cdf") == 3.0
+        # a float64 total keeps NumPy's n q: unit weights repeat the unweighted quantile
+        ten = np.arange(10.0)
+        assert na.quantile(ten, 0.9, weights=np.ones(10), method="inverted_cdf") == \
+            np.quantile(ten, 0.9, method="inverted_cdf") == 8.0
+        rng = np.random.default_rng(8)
+        for _ in range(60):
+            n = int(rng.integers(1, 9))
+            xs = rng.integers(0, 5, n).astype(np.float64)
+            ws = np.round(rng.random(n), int(rng.integers(1, 4)))
+            if ws.sum() == 0:
+                continue
+            for q in (0.0, 0.1, 0.25, 0.3, 0.5, 0.7, 0.75, 0.9, 1.0):
+                assert na.quantile(xs, q, weights=ws, method="inverted_cdf") == \
+                    _first_reaching_exact(xs, ws, q), (xs, ws, q)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_inverted_cdf_exact_on_every_host(engine):
+    import dask.array as da
+    import xarray as xr
+
+    import nanaccess.pandas  # noqa: F401
+    import nanaccess.xarray  # noqa: F401
+
+    x, w = np.array([1.0, 2.0, 3.0, 4.0]), np.array([0.3, 0.3, 1.1, 0.7])
+    kw = dict(weights=w, method="inverted_cdf")
+    with na.set_options(engine=engine):
+        assert pd.Series(x).nanstats.quantile(0.25, **kw) == 3.0
+        df = pd.DataFrame({"g": [1, 1, 1, 1, 2, 2, 2, 2], "x": np.r_[x, x],
+                           "w": np.r_[w, w]})
+        got = df.groupby("g").nanstats.quantile(0.25, weights="w", method="inverted_cdf")
+        assert got["x"].tolist() == [3.0, 3.0]
+        rows = na.quantile(np.tile(x, (3, 1)), [0.25, 0.5], axis=1,
+                           weights=np.tile(w, (3, 1)), method="inverted_cdf")
+        assert rows.tolist() == [[3.0] * 3, [3.0] * 3]
+        arr = xr.DataArray(np.tile(x, (2, 1)), dims=("r", "t"))
+        got = arr.nanstats.quantile(0.25, "t", weights=xr.DataArray(w, dims="t"),
+                                    method="inverted_cdf")
+        assert got.values.tolist() == [3.0, 3.0]
+        got = na.quantile(da.from_array(x, chunks=2), 0.25, weights=w,
+                          method="inverted_cdf")
+        assert float(got.compute()) == 3.0
+
+
+def _repeated_pick(x, w, pos):
+    """The value at 0-based position ``pos`` of the data repeated by integer weights
+    (Python ints: exact beyond 2**53)."""
+    order = np.argsort(x, kind="stable")
+    c = 0
+    for i in order:
+        c += int(w[i])
+        if c >= pos + 1:
+            return x[i]
+    raise AssertionError
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_integer_weights_beyond_2_53_keep_the_median(engine):
+    big = 2 ** 53
+    x = np.array([1.0, 2.0, 3.0])
+    cases = [
+        np.array([big, 1, big], np.float64),  # total 2**54 + 1: the middle is the 2
+        np.array([big + 2, 3, big - 2], np.float64),
+        np.array([2.0 ** 60, 5, 2.0 ** 60 - 2 ** 8], np.float64),
+    ]
+    with na.set_options(engine=engine):
+        for w in cases:
+            W = sum(int(v) for v in w)
+            assert na.median_low(x, weights=w) == _repeated_pick(x, w, (W - 1) // 2)
+            assert na.median_high(x, weights=w) == _repeated_pick(x, w, -(-(W - 1) // 2))
+            if (W - 1) % 2 == 0:
+                assert na.median(x, weights=w) == _repeated_pick(x, w, (W - 1) // 2)
+            for q in (0.25, 0.5, 0.75):
+                from fractions import Fraction
+
+                vi = (W - 1) * Fraction(q)
+                lo = int(vi.__floor__())
+                assert na.quantile(x, q, weights=w, method="lower") == \
+                    _repeated_pick(x, w, lo)
+                assert na.quantile(x, q, weights=w, method="higher") == \
+                    _repeated_pick(x, w, int(vi.__ceil__()))
+                assert na.quantile(x, q, weights=w, method="nearest") == \
+                    _repeated_pick(x, w, round(vi))
+                assert na.quantile(x, q, weights=w, method="inverted_cdf") == \
+                    _repeated_pick(x, w, max(int((W * Fraction(q)).__ceil__()), 1) - 1)
+            # permutation invariance holds on the exact path too
+            p = np.array([2, 0, 1])
+            assert na.median(x[p], weights=w[p]) == na.median(x, weights=w)
+
+
+def test_integer_weights_beyond_2_53_in_groups():
+    import nanaccess.pandas  # noqa: F401
+
+    big = 2.0 ** 53
+    df = pd.DataFrame({"g": [0, 0, 0, 1, 1, 1], "x": [1.0, 2.0, 3.0] * 2,
+                       "w": [big, 1.0, big, 1.0, 1.0, 1.0]})
+    for engine in ENGINES:
+        with na.set_options(engine=engine):
+            got = df.groupby("g").nanstats.median(weights="w")
+            assert got["x"].tolist() == [2.0, 2.0]
