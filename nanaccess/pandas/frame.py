@@ -115,12 +115,12 @@ class DataFrameNanStats(DataFrameStatsMixin):
         names, cols = self._columns(numeric_only)
         if family == "count":
             return pd.Series([numbers(c) for c in cols], index=names, dtype=np.int64)
-        if family == "arg":
+        if family == "arg":  # positions, as Series.argmax (idxmax: the labels)
             df = self._obj
-            labels = [SeriesNanStats(df.iloc[:, i] if not df.columns.is_unique else df[n]
-                                     )._reduce(stat, nan_policy=nan_policy)
-                      for i, n in enumerate(names)]
-            return pd.Series(labels, index=names, dtype=df.index.dtype if labels else object)
+            pos = [SeriesNanStats(df.iloc[:, i] if not df.columns.is_unique else df[n]
+                                  )._reduce(stat, nan_policy=nan_policy)
+                   for i, n in enumerate(names)]
+            return pd.Series(pos, index=names, dtype=np.int64)
         policy = resolve_policy(nan_policy)
         if axis is None:
             return whole(self._obj.index, stat, names, cols, policy, min_count, **params)
@@ -184,9 +184,66 @@ class DataFrameNanStats(DataFrameStatsMixin):
             return out
         return combine(arrays, names, name=q if stat == "quantile" else None)
 
-    #: aliases, as pandas names them (``DataFrame.idxmin`` / ``idxmax``)
-    idxmin = DataFrameStatsMixin.argmin
-    idxmax = DataFrameStatsMixin.argmax
+    def _labels(self, pos: pd.Series, axis: Any) -> pd.Series:
+        """The index (``axis=0``) or column (``axis=1``) labels at positions ``pos``."""
+        labels = self._obj.columns if _axis_number(axis, "idxmax") == 1 else self._obj.index
+        return pd.Series(labels[pos.to_numpy()], index=pos.index, dtype=labels.dtype)
+
+    def idxmin(self, axis: Any = 0, numeric_only: bool = False, *,
+               nan_policy: str | None = None, skipna: bool | None = None) -> pd.Series:
+        """Label of each column's (``axis=1``: row's) first smallest value, as
+        ``DataFrame.idxmin``: the labels at :meth:`argmin`'s positions.
+
+        Parameters
+        ----------
+        axis, numeric_only, nan_policy, skipna
+            As :meth:`argmin`.
+
+        Returns
+        -------
+        Series
+            Index labels (``axis=1``: column labels), one per column (row).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0], "b": [2, 5, 3]}, index=list("xyz"))
+        >>> df.nanstats.idxmin(nan_policy="omit")
+        a    z
+        b    x
+        dtype: str
+        """
+        pos = self.argmin(axis=axis, numeric_only=numeric_only, nan_policy=nan_policy,
+                          skipna=skipna)
+        return self._labels(pos, axis)
+
+    def idxmax(self, axis: Any = 0, numeric_only: bool = False, *,
+               nan_policy: str | None = None, skipna: bool | None = None) -> pd.Series:
+        """Label of each column's (``axis=1``: row's) first largest value, as
+        ``DataFrame.idxmax``: the labels at :meth:`argmax`'s positions.
+
+        Parameters
+        ----------
+        axis, numeric_only, nan_policy, skipna
+            As :meth:`argmax`.
+
+        Returns
+        -------
+        Series
+            Index labels (``axis=1``: column labels), one per column (row).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0], "b": [2, 5, 3]}, index=list("xyz"))
+        >>> df.nanstats.idxmax(nan_policy="omit")
+        a    x
+        b    y
+        dtype: str
+        """
+        pos = self.argmax(axis=axis, numeric_only=numeric_only, nan_policy=nan_policy,
+                          skipna=skipna)
+        return self._labels(pos, axis)
 
     def rank(
         self,
@@ -202,8 +259,8 @@ class DataFrameNanStats(DataFrameStatsMixin):
         """Ranks of each column (or row) as ``DataFrame.rank``, on totalOrder keys.
 
         Each column is ranked as :meth:`SeriesNanStats.rank` ranks a Series; the
-        default policy is "totalorder" (a ranking must place every value), whatever
-        ``set_options(nan_policy=...)`` says.
+        default policy is "omit" (a NaN ranks NaN, pandas' ``na_option="keep"``),
+        whatever ``set_options(nan_policy=...)`` says.
 
         Parameters
         ----------
@@ -220,7 +277,7 @@ class DataFrameNanStats(DataFrameStatsMixin):
             pandas' placement of NaN and missing values (see
             :meth:`SeriesNanStats.rank`); not together with ``nan_policy``.
         nan_policy : str, optional
-            As :meth:`SeriesNanStats.sort_values` (default "totalorder").
+            As :meth:`SeriesNanStats.rank` (default "omit").
 
         Returns
         -------

@@ -18,7 +18,7 @@ from .._conventions import check_na_option
 from ..core.axes import Reduction
 from ..core.classify import isnan, scan_rows
 from ..core.policy import RULES
-from ..core.sorting import _object_argsort, rank, sort_keys, sort_policy
+from ..core.sorting import RANK_DEFAULT, SORT_DEFAULT, _object_argsort, rank, sort_keys, sort_policy
 from ..errors import NaNError
 from ..options import NanPolicy
 from .columns import restated, type_error
@@ -37,9 +37,9 @@ def _missing(col: Column) -> np.ndarray | None:
 
 
 def _policy(col: Column, name: Any, index: pd.Index, nan_policy: Any,
-            missing: np.ndarray | None) -> NanPolicy:
+            missing: np.ndarray | None, default: NanPolicy = SORT_DEFAULT) -> NanPolicy:
     try:
-        return sort_policy(nan_policy, missing)
+        return sort_policy(nan_policy, missing, default=default)
     except NaNError as err:
         raise restated(err, name, index, series=True) from None
 
@@ -86,7 +86,7 @@ def rank_values(
     if na_option is not None:
         return _pandas_na_rank(col, name, index, method, ascending, pct, na_option)
     missing = _missing(col)
-    policy = _policy(col, name, index, nan_policy, missing)
+    policy = _policy(col, name, index, nan_policy, missing, RANK_DEFAULT)
     v = col.values
     if RULES[policy].removes and v.dtype.kind == "f":
         # TODO(core.sorting.rank): a descending rank under "omit" ties -inf with the

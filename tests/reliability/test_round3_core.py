@@ -193,3 +193,93 @@ def test_integer_weights_beyond_2_53_in_groups():
         with na.set_options(engine=engine):
             got = df.groupby("g").nanstats.median(weights="w")
             assert got["x"].tolist() == [2.0, 2.0]
+
+
+# -------------------------------------- 10. temporal means: exact, toward zero
+
+
+def _trunc_mean_ns(vals):
+    s, n = sum(int(v) for v in vals), len(vals)
+    return s // n + (1 if s < 0 and s % n else 0)
+
+
+TD_CASES = [[1, 2], [-1, -2], [-1, -2, -2], [1, 1, 2], [0, -3], [4, -7, -8], [5]]
+
+
+@pytest.mark.parametrize("vals", TD_CASES)
+def test_timedelta_mean_truncates_as_numpy_and_pandas(vals):
+    import nanaccess.pandas  # noqa: F401
+
+    t = np.array(vals, dtype="m8[s]")
+    want = np.mean(t)  # NumPy and pandas: toward zero (1.5 s is 1 s, -1.5 s is -1 s)
+    assert want == pd.Series(t).mean()
+    assert na.mean(t) == want
+    assert pd.Series(t).nanstats.mean() == want
+    assert pd.DataFrame({"a": t}).nanstats.mean()["a"] == want
+    assert int(na.mean(t).astype(np.int64)) == _trunc_mean_ns(vals)
+
+
+def test_datetime_mean_keeps_every_nanosecond_on_every_host():
+    import dask.array as da
+    import dask.dataframe as dd
+    import xarray as xr
+
+    import nanaccess.pandas  # noqa: F401
+    import nanaccess.xarray  # noqa: F401
+
+    ns = [1704067200123456789, 1704067200123456790, 1704067200123456790]
+    x = np.array(ns, dtype="M8[ns]")
+    want = np.datetime64(_trunc_mean_ns(ns), "ns")  # ...789, as xarray's own mean
+    assert xr.DataArray(x).mean().values == want
+    assert pd.Series(x).mean() != want  # pandas passes through float64
+    got = {
+        "function": na.mean(x),
+        "series": pd.Series(x).nanstats.mean(),
+        "frame": pd.DataFrame({"t": x}).nanstats.mean()["t"],
+        "groupby": pd.DataFrame({"t": x, "k": 0}).groupby("k").nanstats.mean()["t"].iloc[0],
+        "dataarray": xr.DataArray(x).nanstats.mean().values,
+        "dask": na.mean(da.from_array(x, chunks=2)).compute(),
+        "dask_xarray": xr.DataArray(x).chunk(2).nanstats.mean().values,
+        "dask_series": dd.from_pandas(pd.Series(x), npartitions=2).nanstats.mean().compute(),
+    }
+    assert {k: pd.Timestamp(np.asarray(v)[()]).value for k, v in got.items()} == \
+        {k: _trunc_mean_ns(ns) for k in got}
+
+
+def test_grouped_and_dask_timedelta_means_truncate():
+    import dask.array as da
+    import dask.dataframe as dd
+
+    import nanaccess.pandas  # noqa: F401
+
+    t = np.array([1, 2, 4, -7, -8, 3], dtype="m8[s]")
+    k = [0, 0, 1, 1, 1, 2]
+    want = pd.Series(t).groupby(k).mean()
+    pd.testing.assert_series_equal(pd.Series(t).groupby(k).nanstats.mean(), want)
+    ddf = dd.from_pandas(pd.DataFrame({"t": t, "k": k}), npartitions=2)
+    got = ddf.groupby("k").nanstats.mean().compute()["t"].sort_index()
+    assert got.tolist() == want.tolist()
+    assert na.mean(da.from_array(t, chunks=2)).compute() == np.mean(t)
+    # NaT is missing: omitted, and an all-NaT row is NaT
+    tn = np.array(["NaT", 1, 2], dtype="m8[s]")
+    assert na.mean(tn, nan_policy="omit") == np.timedelta64(1, "s")
+    assert na.mean(da.from_array(tn, chunks=2), nan_policy="omit").compute() == \
+        np.timedelta64(1, "s")
+    assert np.isnat(na.mean(np.array(["NaT"], dtype="m8[s]"), nan_policy="omit"))
+
+
+def test_temporal_mean_rows_and_extremes():
+    # rows of an N-D array, and sums far past int64 (exact limbs, no overflow)
+    big = np.iinfo(np.int64).max - 10
+    x = np.array([[big, big - 1, big - 3], [-big, -big + 1, -big + 2]], dtype="m8[ns]")
+    got = na.mean(x, axis=1).astype(np.int64).tolist()
+    assert got == [_trunc_mean_ns(r) for r in x.astype(np.int64).tolist()]
+    from nanaccess.core.moments import temporal_mean
+
+    rng = np.random.default_rng(10)
+    v = rng.integers(-2 ** 62, 2 ** 62, (5, 7))
+    w = rng.random((5, 7)) < 0.7
+    got = temporal_mean(v, w)
+    want = [_trunc_mean_ns(r[m]) if m.any() else np.iinfo(np.int64).min
+            for r, m in zip(v.tolist(), w, strict=True) for r in [np.array(r)]]
+    assert got.tolist() == want
