@@ -212,7 +212,9 @@ def test_tz_aware_datetime_describe_as_pandas():
     want = TZ.describe()
     for row in ("mean", "min", "25%", "50%", "75%", "max"):
         assert got[row] == want[row], row
-    assert got["count"] == 4 and got["std"] == TZ.std()
+    assert got["count"] == 4
+    # pandas 3 describes datetimes without a std row (issue 25, class 11)
+    assert [r for r in got.index if r not in ("nan", "missing")] == list(want.index)
 
 
 def test_timedelta_describe_rows_are_timedeltas():

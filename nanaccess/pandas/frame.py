@@ -196,7 +196,13 @@ class DataFrameNanStats(DataFrameStatsMixin):
 
         Parameters
         ----------
-        axis, numeric_only, nan_policy, skipna
+        axis : {0, 1, "index", "columns", "rows"}, default 0
+            0: the index label of each column's value; 1: the column label of each row's.
+        numeric_only : bool, default False
+            As :meth:`argmin`.
+        nan_policy : str, optional
+            As :meth:`argmin` (None: the ``nan_policy`` option).
+        skipna : bool, optional
             As :meth:`argmin`.
 
         Returns
@@ -224,7 +230,13 @@ class DataFrameNanStats(DataFrameStatsMixin):
 
         Parameters
         ----------
-        axis, numeric_only, nan_policy, skipna
+        axis : {0, 1, "index", "columns", "rows"}, default 0
+            0: the index label of each column's value; 1: the column label of each row's.
+        numeric_only : bool, default False
+            As :meth:`argmax`.
+        nan_policy : str, optional
+            As :meth:`argmax` (None: the ``nan_policy`` option).
+        skipna : bool, optional
             As :meth:`argmax`.
 
         Returns
@@ -315,22 +327,27 @@ class DataFrameNanStats(DataFrameStatsMixin):
         *,
         nan_policy: str | None = None,
     ) -> pd.DataFrame:
-        """Summary of the numeric columns as ``DataFrame.describe``, with NaN counts.
+        """Summary of the numeric and datetime columns as ``DataFrame.describe``, with
+        NaN counts.
 
         The counts report every kind of value (numbers, NaN, missing); the statistics
         are computed under "omit" unless ``nan_policy`` says otherwise, so describe
-        does not raise by default. Object columns that hold numbers (Decimal,
-        Fraction, huge ints) are described too; other object and string columns are
-        left out, as pandas does, unless ``include`` names them.
+        does not raise by default. Columns and rows are pandas 3's: numeric,
+        timedelta and (tz-naive) datetime columns by default, datetimes without a
+        ``std`` row (which then goes last, as pandas orders the rows). Object columns
+        that hold numbers (Decimal, Fraction, huge ints) are described too; other
+        object and string columns are left out, as pandas does, unless ``include``
+        names them.
 
         Parameters
         ----------
         percentiles : sequence of float, optional
-            In [0, 1]; default 0.25, 0.5, 0.75 (0.5 is always added, as pandas).
+            In [0, 1]; default 0.25, 0.5, 0.75; otherwise exactly those (as pandas 3).
         include : "all", list of dtypes or None
             As pandas: "all" describes every column (columns holding no numbers get
             their counts and NaN statistics), a list selects by dtype as
-            ``DataFrame.select_dtypes``; None: the numeric columns.
+            ``DataFrame.select_dtypes`` (ValueError when nothing matches); None: the
+            numeric and datetime columns (every column when there is none).
         exclude : list of dtypes or None
             Dtypes left out, as pandas.
         nan_policy : str, optional
@@ -341,7 +358,8 @@ class DataFrameNanStats(DataFrameStatsMixin):
         Returns
         -------
         DataFrame
-            float64, one column per described column, the rows of
+            One column per described column (float64 unless a datetime or timedelta
+            column is described, then object as pandas), the rows of
             :func:`nanaccess._describe.row_labels`.
 
         Examples

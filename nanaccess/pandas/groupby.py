@@ -157,7 +157,7 @@ class NanGroupBy(GroupByStatsMixin):
         Parameters
         ----------
         percentiles : sequence of float, optional
-            In [0, 1]; default 0.25, 0.5, 0.75 (0.5 is always added, as pandas).
+            In [0, 1]; default 0.25, 0.5, 0.75; otherwise exactly those (as pandas 3).
         nan_policy : str, optional
             The policy of the statistic rows; None: "omit" (see :doc:`/semantics`).
 

@@ -112,7 +112,11 @@ class SeriesNanStats(SeriesStatsMixin):
 
         Parameters
         ----------
-        axis, nan_policy, skipna
+        axis : {None, 0, "index", "rows"}, default None
+            As :meth:`argmin`.
+        nan_policy : str, optional
+            As :meth:`argmin` (None: the ``nan_policy`` option).
+        skipna : bool, optional
             As :meth:`argmin`.
 
         Returns
@@ -137,7 +141,11 @@ class SeriesNanStats(SeriesStatsMixin):
 
         Parameters
         ----------
-        axis, nan_policy, skipna
+        axis : {None, 0, "index", "rows"}, default None
+            As :meth:`argmax`.
+        nan_policy : str, optional
+            As :meth:`argmax` (None: the ``nan_policy`` option).
+        skipna : bool, optional
             As :meth:`argmax`.
 
         Returns
@@ -172,7 +180,7 @@ class SeriesNanStats(SeriesStatsMixin):
         Parameters
         ----------
         percentiles : sequence of float, optional
-            In [0, 1]; default 0.25, 0.5, 0.75 (0.5 is always added, as pandas).
+            In [0, 1]; default 0.25, 0.5, 0.75; otherwise exactly those (as pandas 3).
         nan_policy : str, optional
             The policy of the statistic rows (see :doc:`/semantics`); None: "omit".
             describe never raises by default, whatever ``set_options`` says: it

@@ -283,3 +283,69 @@ def test_temporal_mean_rows_and_extremes():
     want = [_trunc_mean_ns(r[m]) if m.any() else np.iinfo(np.int64).min
             for r, m in zip(v.tolist(), w, strict=True) for r in [np.array(r)]]
     assert got.tolist() == want
+
+
+# --------------------------------------------------- 11. describe as pandas 3
+
+
+def _pandas_rows(got):
+    return [r for r in got.index if r not in ("nan", "missing")]
+
+
+@pytest.mark.parametrize("ps", [None, [0.1], [], [0.9, 0.1, 0.5], (0.25,)])
+def test_frame_describe_columns_and_rows_as_pandas(ps):
+    import nanaccess.pandas  # noqa: F401
+
+    df = pd.DataFrame({
+        "a": [1.0, 2.0, np.nan, 4.0],
+        "t": pd.date_range("2024", periods=4, freq="12h"),
+        "tz": pd.date_range("2024", periods=4, tz="UTC"),
+        "d": pd.to_timedelta([1, 2, None, 4], unit="s"),
+        "s": list("wxyz"),
+        "i": pd.array([1, None, 3, 4], dtype="Int64"),
+        "b": [True, False, True, True],
+    })
+    want = df.describe(percentiles=ps)
+    got = df.nanstats.describe(percentiles=ps)
+    assert list(got.columns) == list(want.columns) == ["a", "t", "d", "i"]
+    assert _pandas_rows(got) == list(want.index)
+    assert got.loc[["nan", "missing"], "d"].tolist() == [0, 1]
+    for row in want.index:
+        for c in ("t", "d"):
+            w, g = want.loc[row, c], got.loc[row, c]
+            assert (pd.isna(w) and pd.isna(g)) or w == g, (row, c)
+        assert got.loc[row, "a"] == pytest.approx(want.loc[row, "a"], nan_ok=True)
+
+
+def test_frame_describe_include_exclude_as_pandas():
+    import nanaccess.pandas  # noqa: F401
+
+    df = pd.DataFrame({"a": [1.0, 2.0], "t": pd.date_range("2024", periods=2),
+                       "s": ["x", "y"]})
+    for kw in ({"include": "all"}, {"exclude": ["datetime"]}, {"include": ["datetime"]},
+               {"include": [np.number]}):
+        assert list(df.nanstats.describe(**kw).columns) == list(df.describe(**kw).columns)
+    with pytest.raises(ValueError, match="No columns match"):
+        df.nanstats.describe(include=["timedelta"])
+    with pytest.raises(ValueError, match="duplicates"):
+        df.nanstats.describe(percentiles=[0.5, 0.5])
+    # numeric only: float64, no std moved; the 50% row only when asked for
+    d = df[["a"]].nanstats.describe(percentiles=[0.1])
+    assert d.dtypes.tolist() == [np.float64]
+    assert list(d.index) == ["count", "nan", "missing", "mean", "std", "min", "10%", "max"]
+    # strings only: every column, counts only (pandas describes them too)
+    assert list(df[["s"]].nanstats.describe().columns) == ["s"]
+
+
+def test_series_and_groupby_describe_percentiles_as_pandas():
+    import nanaccess.pandas  # noqa: F401
+
+    s = pd.Series([1.0, 2.0, np.nan, 4.0])
+    assert _pandas_rows(s.nanstats.describe(percentiles=[0.3])) == \
+        list(s.describe(percentiles=[0.3]).index)
+    t = pd.Series(pd.date_range("2024", periods=3))
+    assert _pandas_rows(t.nanstats.describe()) == list(t.describe().index)
+    g = pd.DataFrame({"k": [0, 0, 1], "x": [1.0, 2.0, 3.0]}).groupby("k")
+    got = g.nanstats.describe(percentiles=[0.1])
+    assert [c for c in got["x"].columns if c not in ("nan", "missing")] == \
+        list(g.describe(percentiles=[0.1])["x"].columns)
