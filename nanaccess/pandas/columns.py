@@ -20,6 +20,7 @@ import pandas as pd
 from .._conventions import below_min_count
 from .._labels import IndexLocation, fmt_label, relabel, restate, subject
 from ..core.classify import REPORT_KEYS, _report_array, issignaling
+from ..core.exactsum.common import SumOverflowError
 from ..core.interp import validate_q
 from ..core.objects import classify_object
 from ..core.policy import empty_value
@@ -79,6 +80,15 @@ def empty_is_missing(stat: str) -> bool:
     return bool(np.isnan(empty_value(np.dtype(np.float64), stat)))
 
 
+def overflow_named(err: SumOverflowError, name: Hashable | None, *, series: bool = False,
+                   group: Any = None) -> SumOverflowError:
+    """An integer sum's OverflowError naming the column (and group), not "row 0"."""
+    where = subject_of(name, series=series)
+    if group is not None:
+        where += f" in group {fmt_label(group)}"
+    return err.naming(where)
+
+
 def column_reduce(
     col: Column,
     name: Hashable | None,
@@ -102,6 +112,8 @@ def column_reduce(
         raise restated(err, name, index, series=series) from None
     except TypeError as err:
         raise type_error(name, err, series) from None
+    except SumOverflowError as err:
+        raise overflow_named(err, name, series=series) from None
     empty = None
     if col.has_na and empty_is_missing(stat):
         empty = np.broadcast_to(red.empty, np.shape(red.values))
@@ -125,13 +137,16 @@ def small_column(col: Column, stat: str, policy: NanPolicy, params: dict[str, An
         q = params.get("q")
         return order_small(col.values, stat, policy, None if q is None else validate_q(q),
                            params.get("method", "linear"))
-    if stat in LEAN_MOMENTS and set(params) <= {"ddof"}:
-        # the compiled one-row kernel; NaNs the policy drops silently are dropped
-        got = moment_small(col.values, stat, policy, params.get("ddof", 0))
-        if got is not None:
-            return got
-    if stat in MOMENTS and not params:
-        return array_moment(col.values, stat)
+    try:
+        if stat in LEAN_MOMENTS and set(params) <= {"ddof"}:
+            # the compiled one-row kernel; NaNs the policy drops silently are dropped
+            got = moment_small(col.values, stat, policy, params.get("ddof", 0))
+            if got is not None:
+                return got
+        if stat in MOMENTS and not params:
+            return array_moment(col.values, stat)
+    except SumOverflowError:
+        return None  # the generic path raises it again, naming the column
     return None
 
 

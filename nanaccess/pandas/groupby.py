@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _stats
+from ..core.exactsum.common import SumOverflowError
 from ..core.grouped import grouped_reduce
 from ..core.window import segment_bounds, window_reduce
 from ..errors import NaNError
@@ -28,6 +29,7 @@ from ._groupby_registry import RESAMPLER_CLASSES, grouping_info, selected_obj
 from ._nanagg import NanAgg
 from .columns import (
     empty_is_missing,
+    overflow_named,
     restated,
     subject_of,
     type_error,
@@ -116,6 +118,10 @@ class NanGroupBy(GroupByStatsMixin):
                                    series=is_series) from None
                 except TypeError as err:
                     raise type_error(name, err, is_series) from None
+                except SumOverflowError as err:
+                    g = getattr(err, "group", None)
+                    raise overflow_named(err, name, series=is_series, group=None if g is None
+                                         else result_index[g]) from None
                 values, miss = host_values(red, col)
             empty = None
             if min_count:

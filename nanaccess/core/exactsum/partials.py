@@ -7,7 +7,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .common import _CANONICAL_NAN, _I64_MAX, _SCALE, _counts, _idiv, _prepare, _row_label
+from .common import (
+    _CANONICAL_NAN,
+    _I64_MAX,
+    _SCALE,
+    SumOverflowError,
+    _counts,
+    _idiv,
+    _prepare,
+)
 from .compiled import compiled_digits
 from .digits import _W, _digits, _float_terms, _int_hilo, _int_square_terms, _square_terms
 from .extraction import _negzero_rows, _raw_rows, _scan
@@ -279,10 +287,7 @@ def round_sum(p: ExactPartials) -> np.ndarray:
         for r, v in enumerate(s.tolist()):
             v >>= _SCALE
             if not lo <= v <= hi:
-                raise OverflowError(
-                    f"exact integer sum of {_row_label(r, lead)} is {v}, which does not fit "
-                    f"in {np.dtype(dt).name}"
-                )
+                raise SumOverflowError(r, lead, v, np.dtype(dt).name)
             out[r] = v
         return out.reshape(lead)
     divisors = [1 << _SCALE] * s.size

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .common import _CANONICAL_NAN, _I64_MAX, _SCALE, _idiv, _row_label
+from .common import _CANONICAL_NAN, _I64_MAX, _SCALE, SumOverflowError, _idiv
 
 
 class _Row:
@@ -63,10 +63,7 @@ def _small(x2, w2, lead, kind: str, stat: str, ddof: float = 0) -> np.ndarray:
             out.append(_CANONICAL_NAN)
         elif stat == "sum" and not is_float:
             if not -(1 << 63) <= a.s <= _I64_MAX:
-                raise OverflowError(
-                    f"exact integer sum of {_row_label(r, lead)} is {a.s}, which does not fit "
-                    "in int64"
-                )
+                raise SumOverflowError(r, lead, a.s)
             out.append(a.s)
         elif stat == "var":
             if a.posinf or a.neginf or n - ddof <= 0:

@@ -22,6 +22,7 @@ from ..exactsum.certified import (
     certified_var_groups,
     uncertified_groups,
 )
+from ..exactsum.common import SumOverflowError
 from ..exactsum.compiled import compiled_groups
 from ..moments import temporal_mean as _temporal_mean
 from ..policy import RULES, empty_value, finish
@@ -86,7 +87,11 @@ def _numpy_column(col, nan, miss, codes, ngroups, stat, ddof):
         out = np.full(ngroups, empty_value(_F64, stat), np.float64)
     for gids, block, where in _size_blocks(work, cc, counts):
         if stat == "sum":
-            out[gids] = exact_sum(block, where=where)
+            try:
+                out[gids] = exact_sum(block, where=where)
+            except SumOverflowError as err:  # name the group (its code), not the row
+                err.group = int(np.asarray(gids).reshape(-1)[err.row])
+                raise
         elif temporal_mean:
             out[gids] = _temporal_mean(block, where)
         elif stat == "mean":
