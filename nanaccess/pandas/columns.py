@@ -80,6 +80,14 @@ def empty_is_missing(stat: str) -> bool:
     return bool(np.isnan(empty_value(np.dtype(np.float64), stat)))
 
 
+def undefined_spread(count: Any, stat: str, params: dict[str, Any]) -> Any:
+    """Where a var / std has too few values for its ``ddof`` (``count - ddof <= 0``):
+    pandas gives its missing value there for nullable data (``pd.NA``), not NaN."""
+    if stat not in ("var", "std"):
+        return False
+    return np.asarray(count) - params.get("ddof", 0) <= 0
+
+
 def overflow_named(err: SumOverflowError, name: Hashable | None, *, series: bool = False,
                    group: Any = None) -> SumOverflowError:
     """An integer sum's OverflowError naming the column (and group), not "row 0"."""
@@ -116,7 +124,8 @@ def column_reduce(
         raise overflow_named(err, name, series=series) from None
     empty = None
     if col.has_na and empty_is_missing(stat):
-        empty = np.broadcast_to(red.empty, np.shape(red.values))
+        empty = np.broadcast_to(red.empty | undefined_spread(red.count, stat, params),
+                                np.shape(red.values))
     kept = int_dtype_kept(col, stat, policy, **params) if (
         axis is None and red.values.dtype.kind == "f") else None
     if kept is not None:
@@ -133,6 +142,8 @@ def small_column(col: Column, stat: str, policy: NanPolicy, params: dict[str, An
     decides (it owns every error, so a NaN under "raise" goes there and is labelled)."""
     if col.missing is not None or col.host not in ("numpy", "masked"):
         return None  # missing values (or Arrow / object data): the generic path
+    if col.has_na and undefined_spread(col.values.size, stat, params):
+        return None  # too few values for the ddof: pd.NA, from the generic path
     if stat in ORDERS:
         q = params.get("q")
         return order_small(col.values, stat, policy, None if q is None else validate_q(q),
@@ -203,12 +214,15 @@ def combine(arrays: list[Any], index: pd.Index, name: Any = None) -> pd.Series:
         return pd.Series([], index=index, dtype=np.float64, name=name)
     if all(isinstance(a, np.ndarray) for a in arrays):
         kinds = {a.dtype.kind for a in arrays}
+        # bools beside numbers: pandas' common type is object ([False, 3], not [0, 3])
+        mixed_bool = "b" in kinds and len(kinds) > 1
         if len({a.dtype for a in arrays}) == 1 or (
-                kinds <= set("fiub") and not _widening_quiets(arrays)):
+                kinds <= set("fiub") and not mixed_bool and not _widening_quiets(arrays)):
             return pd.Series(np.concatenate(arrays), index=index, name=name)
         if kinds <= set("fiub"):
             # a picked signaling NaN of a narrower float column would be quieted by
-            # the common dtype: keep each value exactly as stored (object Series)
+            # the common dtype, and a bool would become a number: keep each value
+            # exactly as stored (object Series)
             vals = np.empty(sum(a.size for a in arrays), dtype=object)
             vals[:] = [x for a in arrays for x in a.ravel()]
             return pd.Series(vals, index=index, name=name, dtype=object)

@@ -33,6 +33,7 @@ from .columns import (
     restated,
     subject_of,
     type_error,
+    undefined_spread,
     with_min_count,
 )
 from .describe import describe_groups
@@ -128,7 +129,8 @@ class NanGroupBy(GroupByStatsMixin):
                 values, miss = with_min_count(values, miss, wcount if red is None else
                                               red.count, min_count, col)
             if col.has_na and empty_is_missing(stat):
-                empty = np.broadcast_to(wcount == 0 if red is None else red.empty,
+                empty = np.broadcast_to(wcount == 0 if red is None else
+                                        red.empty | undefined_spread(red.count, stat, params),
                                         values.shape)
             if nq is not None:  # (nq, ngroups) -> group-major, as pandas
                 values = values.T.reshape(-1)

@@ -227,7 +227,14 @@ class SeriesNanStats(SeriesStatsMixin):
         >>> int(r["missing"]), int(r["numbers"])
         (2, 1)
         """
-        return pd.Series(report(self._col()), name=self._obj.name, dtype=np.int64)
+        s = self._obj
+        if isinstance(s.dtype, np.dtype) and s.dtype.kind == "c":  # counted, not reduced
+            from ..core.classify import _report_array
+
+            counts = _report_array(s.to_numpy(), None)
+        else:
+            counts = report(self._col())
+        return pd.Series(counts, name=s.name, dtype=np.int64)
 
     # -- sorting
     def sort_values(

@@ -349,3 +349,148 @@ def test_series_and_groupby_describe_percentiles_as_pandas():
     got = g.nanstats.describe(percentiles=[0.1])
     assert [c for c in got["x"].columns if c not in ("nan", "missing")] == \
         list(g.describe(percentiles=[0.1])["x"].columns)
+
+
+# ---------------------------------------------------- 15. messages, odd values
+
+
+def test_integer_sum_overflow_names_the_column_and_group():
+    import nanaccess.pandas  # noqa: F401
+
+    big = np.array([2 ** 62, 2 ** 62], dtype=np.int64)
+    with pytest.raises(OverflowError, match="column 'big' is 9223372036854775808") as info:
+        pd.DataFrame({"big": big}).nanstats.sum()
+    assert "row" not in str(info.value)
+    with pytest.raises(OverflowError, match="column 'big'"):
+        pd.Series(big, name="big").nanstats.sum()
+    with pytest.raises(OverflowError, match="column 'nb'"):
+        pd.Series(pd.array(big, dtype="Int64"), name="nb").nanstats.sum()
+    df = pd.DataFrame({"k": ["b", "a", "a"], "big": np.r_[1, big]})
+    with pytest.raises(OverflowError, match="column 'big' in group 'a'"):
+        df.groupby("k").nanstats.sum()
+    with pytest.raises(OverflowError, match="column 'big' in group 'a'"):
+        df.groupby("k")["big"].nanstats.sum()
+    # the array function still says which row
+    with pytest.raises(OverflowError, match="row 1"):
+        na.sum(np.array([[1, 2], big]), axis=1)
+
+
+def test_list_var_and_std_beyond_float64_are_exact():
+    from fractions import Fraction
+
+    x = [1e170, -1e170]
+    assert na.std(x) == 1e170 == na.std([np.float64(v) for v in x])
+    assert na.var(x) == Fraction(1e170) ** 2  # exact, as the statistics module's types
+    assert na.std(x + [float("nan")], nan_policy="omit") == 1e170
+    assert np.isnan(na.std(x + [float("nan")], nan_policy="propagate"))
+    assert np.isnan(na.std(x + [float("inf")]))
+    assert na.var([1.0, 2.0]) == 0.25  # ordinary data keep the float path
+
+
+def test_nan_report_counts_complex_numbers():
+    import nanaccess.pandas  # noqa: F401
+
+    r = na.nan_report([1 + 0j, 2.0, float("nan"), complex(float("nan"), 1), "x"])
+    assert (r["numbers"], r["nan"]) == (2, 2)
+    r = na.nan_report(np.array([1 + 0j, 2 + 1j, complex(0, np.nan)]))
+    assert (r["numbers"], r["nan"]) == (2, 1)
+    r = pd.Series([1 + 0j, complex(np.nan, 0)]).nanstats.nan_report()
+    assert (r["numbers"], r["nan"]) == (1, 1)
+
+
+@pytest.mark.parametrize("dtype", ["Float64", "Int64", "float64[pyarrow]"])
+def test_nullable_var_of_too_few_values_is_na(dtype):
+    import nanaccess.pandas  # noqa: F401
+
+    s = pd.Series([1.5 if dtype != "Int64" else 1], dtype=dtype)
+    for stat in ("var", "std"):
+        assert getattr(s.nanstats, stat)() is pd.NA
+        assert getattr(s, stat)() is pd.NA
+        got = getattr(pd.DataFrame({"a": s}).nanstats, stat)()
+        assert got["a"] is pd.NA
+        g = getattr(pd.Series(np.r_[s.to_numpy(), s.to_numpy()], dtype=dtype)
+                    .groupby([0, 1]).nanstats, stat)()
+        assert g.isna().all()
+    assert s.nanstats.var(ddof=0) == 0  # defined with ddof=0
+    assert np.isnan(pd.Series([1.5]).nanstats.var())  # NumPy floats keep NaN
+
+
+@pytest.mark.parametrize("dtype", ["Int64", "Float64", "int64[pyarrow]"])
+def test_median_of_empty_nullable_column_is_na(dtype):
+    import nanaccess.pandas  # noqa: F401
+
+    s = pd.Series([], dtype=dtype)
+    assert s.nanstats.median() is pd.NA and s.median() is pd.NA
+    got = pd.DataFrame({"a": s}).nanstats.median()
+    assert got["a"] is pd.NA
+    assert pd.Series([None], dtype=dtype).nanstats.median(nan_policy="omit") is pd.NA
+
+
+def test_bool_beside_int_columns_keep_their_values_as_pandas():
+    import nanaccess.pandas  # noqa: F401
+
+    df = pd.DataFrame({"a": [True, False], "b": [3, 4]})
+    for stat in ("min", "max"):
+        got, want = getattr(df.nanstats, stat)(), getattr(df, stat)()
+        assert got.dtype == want.dtype == object
+        assert got.tolist() == want.tolist()
+        assert [type(v) for v in got] == [type(v) for v in want]
+    assert df.nanstats.median_low().tolist()[0] is np.False_
+    assert df.nanstats.mean().dtype == np.float64
+
+
+def test_argmin_of_dataarray_with_an_axis_is_the_array():
+    import xarray as xr
+
+    import nanaccess.xarray  # noqa: F401
+
+    d = xr.DataArray(np.array([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]]), dims=("x", "y"))
+    for fn, own in ((na.argmin, d.argmin), (na.argmax, d.argmax)):
+        for axis in (0, 1, "y", -1):
+            got = fn(d, axis=axis)
+            want = own(axis=axis) if not isinstance(axis, str) else own(dim=axis)
+            assert isinstance(got, xr.DataArray)
+            xr.testing.assert_equal(got, want)
+    assert isinstance(na.argmin(d, axis=[1]), dict)  # a list of dims: xarray's dict
+
+
+# ------------------------------------------------- 16. positions, labels, defaults
+
+
+def test_argmax_is_a_position_idxmax_a_label_on_a_labelled_index():
+    import nanaccess.pandas  # noqa: F401
+
+    idx = pd.date_range("2024", periods=4, tz="UTC")
+    s = pd.Series([1.0, 7.0, np.nan, 7.0], index=idx)
+    assert s.nanstats.argmax(nan_policy="omit") == s.argmax() == 1
+    assert s.iloc[s.nanstats.argmax(nan_policy="omit")] == 7.0
+    assert s.nanstats.idxmax(nan_policy="omit") == s.idxmax() == idx[1]
+    assert s.nanstats.idxmin(nan_policy="omit") == s.idxmin()
+    dup = pd.Series([3.0, 1.0, 2.0], index=["a", "a", "b"])
+    assert dup.nanstats.argmin() == 1 and dup.nanstats.idxmin() == "a"
+    df = pd.DataFrame({"x": [1.0, 5.0, 2.0], "y": [9, 0, 3]}, index=list("pqr"))
+    assert df.nanstats.argmax().tolist() == [1, 0]
+    pd.testing.assert_series_equal(df.nanstats.idxmax(), df.idxmax())
+    pd.testing.assert_series_equal(df.nanstats.idxmin(axis=1), df.idxmin(axis=1))
+    assert df.nanstats.argmin(axis=1).tolist() == [0, 1, 0]
+
+
+def test_default_sort_puts_arithmetic_nans_last_and_rank_omits_them():
+    import nanaccess.pandas  # noqa: F401
+
+    with np.errstate(invalid="ignore"):
+        neg = np.float64(0) / 0  # a negative NaN on x86 (the sign does not matter here)
+        made = np.array([3.0, neg, np.inf - np.inf, 1.0, np.nan, 2.0])
+    assert na.argsort(made)[:3].tolist() == np.argsort(made)[:3].tolist() == [3, 5, 0]
+    assert np.isnan(na.sort(made)[3:]).all()
+    s = pd.Series(made, index=list("abcdef"))
+    out = s.nanstats.sort_values()
+    assert out.index[:3].tolist() == ["d", "f", "a"] and out.iloc[3:].isna().all()
+    pd.testing.assert_series_equal(s.nanstats.rank(), s.rank())
+    np.testing.assert_array_equal(na.rank(made), s.rank().to_numpy())
+    # NaNs among themselves in totalOrder: -NaN before +NaN, payloads kept
+    bits = na.sort(np.array([na.make_nan(5), 1.0, na.make_nan(2, negative=True)]))
+    assert bits[0] == 1.0 and np.signbit(bits[1]) and na.nan_payload(bits[2]) == 5
+    # "totalorder" by name keeps the sign-split order
+    assert na.argsort(np.array([1.0, na.make_nan(negative=True)]),
+                      nan_policy="totalorder").tolist() == [1, 0]
