@@ -152,6 +152,80 @@ class NanGroupBy(GroupByStatsMixin):
 
     # -- what is not table-shaped
 
+    def idxmin(self, *, numeric_only: bool = False, nan_policy: str | None = None,
+               skipna: bool | None = None) -> pd.Series | pd.DataFrame:
+        """Index label of each group's first smallest value, as ``GroupBy.idxmin``.
+
+        The smallest value is :meth:`min`'s under the policy's order; the label is
+        that of the first row of the group holding it (a group with nothing to point
+        at gives NaN).
+
+        Parameters
+        ----------
+        numeric_only : bool, default False
+            Only the numeric columns.
+        nan_policy : str, optional
+            As :meth:`min` (None: the ``nan_policy`` option).
+        skipna : bool, optional
+            pandas' spelling: True is "omit", False "propagate".
+
+        Returns
+        -------
+        Series or DataFrame
+            Index labels, indexed by group as pandas' ``GroupBy.idxmin``.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> df = pd.DataFrame({"g": list("aabb"), "x": [4.0, 1.0, np.nan, 3.0]},
+        ...                   index=list("pqrs"))
+        >>> df.groupby("g").nanstats.idxmin(nan_policy="omit")
+           x
+        g
+        a  q
+        b  s
+        """
+        from .group_idx import labels_of_extreme
+
+        return labels_of_extreme(self._obj, "min", nan_policy, skipna, numeric_only)
+
+    def idxmax(self, *, numeric_only: bool = False, nan_policy: str | None = None,
+               skipna: bool | None = None) -> pd.Series | pd.DataFrame:
+        """Index label of each group's first largest value, as ``GroupBy.idxmax``.
+
+        The largest value is :meth:`max`'s under the policy's order; the label is
+        that of the first row of the group holding it (a group with nothing to point
+        at gives NaN).
+
+        Parameters
+        ----------
+        numeric_only : bool, default False
+            Only the numeric columns.
+        nan_policy : str, optional
+            As :meth:`max` (None: the ``nan_policy`` option).
+        skipna : bool, optional
+            pandas' spelling: True is "omit", False "propagate".
+
+        Returns
+        -------
+        Series or DataFrame
+            Index labels, indexed by group as pandas' ``GroupBy.idxmax``.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> df = pd.DataFrame({"g": list("aabb"), "x": [4.0, 1.0, np.nan, 3.0]},
+        ...                   index=list("pqrs"))
+        >>> df.groupby("g").nanstats.idxmax(nan_policy="omit")
+           x
+        g
+        a  p
+        b  s
+        """
+        from .group_idx import labels_of_extreme
+
+        return labels_of_extreme(self._obj, "max", nan_policy, skipna, numeric_only)
+
     def describe(self, percentiles: Sequence[float] | None = None, *,
                  nan_policy: str | None = None) -> pd.DataFrame:
         """describe's rows per group and column, as pandas' ``GroupBy.describe``.

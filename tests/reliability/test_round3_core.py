@@ -494,3 +494,23 @@ def test_default_sort_puts_arithmetic_nans_last_and_rank_omits_them():
     # "totalorder" by name keeps the sign-split order
     assert na.argsort(np.array([1.0, na.make_nan(negative=True)]),
                       nan_policy="totalorder").tolist() == [1, 0]
+
+
+def test_groupby_idxmax_idxmin_are_labels_as_pandas():
+    import nanaccess.pandas  # noqa: F401
+
+    idx = pd.date_range("2024", periods=6, tz="UTC")
+    df = pd.DataFrame({"g": list("aabbcc"), "x": [4.0, 1.0, np.nan, 3.0, 2.0, 2.0],
+                       "i": pd.array([1, 5, 5, None, 0, 0], dtype="Int64")}, index=idx)
+    g = df.groupby("g")
+    for which in ("idxmax", "idxmin"):
+        got = getattr(g.nanstats, which)(nan_policy="omit")
+        pd.testing.assert_frame_equal(got, getattr(g, which)(), check_dtype=False)
+        one = getattr(g["x"].nanstats, which)(skipna=True)
+        pd.testing.assert_series_equal(one, getattr(g["x"], which)(), check_dtype=False)
+    # "propagate" points at the NaN it propagates; "raise" names the group
+    assert g.nanstats.idxmax(nan_policy="propagate")["x"]["b"] == idx[2]
+    with pytest.raises(na.NaNError, match="group 'b'"):
+        g.nanstats.idxmax()
+    flat = df.groupby("g", as_index=False).nanstats.idxmin(nan_policy="omit")
+    assert flat.columns.tolist() == ["g", "x", "i"]

@@ -275,7 +275,7 @@ HOSTS = [
         type_imports=_TYPES,
         docs_module="pandas.api.typing",
         docs_prefix="DataFrameGroupBy.nanstats.",
-        docs_extra=("describe", "nan_report", "agg"),
+        docs_extra=("idxmin", "idxmax", "describe", "nan_report", "agg"),
     ),
     HostSpec(
         key="pandas.agg",
