@@ -187,7 +187,10 @@ class DataFrameNanStats(DataFrameStatsMixin):
     def _labels(self, pos: pd.Series, axis: Any) -> pd.Series:
         """The index (``axis=0``) or column (``axis=1``) labels at positions ``pos``."""
         labels = self._obj.columns if _axis_number(axis, "idxmax") == 1 else self._obj.index
-        return pd.Series(labels[pos.to_numpy()], index=pos.index, dtype=labels.dtype)
+        got = labels.take(pos.to_numpy())
+        if isinstance(got, pd.MultiIndex):  # tuples, as pandas' idxmax
+            return pd.Series(got.tolist(), index=pos.index, dtype=object)
+        return pd.Series(got, index=pos.index, dtype=labels.dtype)
 
     def idxmin(self, axis: Any = 0, numeric_only: bool = False, *,
                nan_policy: str | None = None, skipna: bool | None = None) -> pd.Series:

@@ -14,23 +14,32 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._labels import fmt_label
+from ..core.classify import isnan
 from ..core.grouped import grouped_reduce
+from ..core.policy import RULES
 from ..errors import NaNError
 from ..options import NanPolicy
 from ._groupby_registry import grouping_info, selected_obj
-from .columns import restated, type_error
+from .columns import restated, subject_of, type_error
 from .dtypes import column_arrays, is_numeric_column
 
 __all__ = ["group_labels_of_extreme", "labels_of_extreme"]
 
 
 def _first_rows(v: np.ndarray, miss: np.ndarray | None, codes: np.ndarray, ngroups: int,
-                best: np.ndarray, best_missing: np.ndarray | None) -> np.ndarray:
-    """Per group, the first row position holding ``best[group]`` (``len(v)``: none)."""
+                best: np.ndarray, best_missing: np.ndarray | None,
+                drop_nan: bool) -> np.ndarray:
+    """Per group, the first row position holding ``best[group]`` (``len(v)``: none);
+    ``drop_nan``: NaN rows are no candidates (the policy removed them)."""
     n = v.shape[0]
+    if not v.dtype.isnative:  # compare bits in the byte order of the extremes
+        v = v.astype(v.dtype.newbyteorder("="))
     ok = codes >= 0
     if miss is not None:
         ok &= ~miss
+    if drop_nan and v.dtype.kind in "fO":
+        ok &= ~np.asarray(isnan(v), dtype=bool)
     c = np.where(ok, codes, 0)
     target = best[c]
     if v.dtype.kind == "f" and target.dtype == v.dtype:
@@ -52,8 +61,8 @@ def _first_rows(v: np.ndarray, miss: np.ndarray | None, codes: np.ndarray, ngrou
 def group_labels_of_extreme(gb: Any, which: str, policy: NanPolicy,
                             numeric_only: bool = False) -> pd.Series | pd.DataFrame:
     """The index label of each group's first ``which`` ("min" / "max") value, per
-    column, labelled as pandas' ``GroupBy.idxmin`` / ``idxmax`` (a group with no
-    value to point at gives NaN)."""
+    column, labelled as pandas' ``GroupBy.idxmin`` / ``idxmax``; a group with no
+    value to point at is a ValueError naming it (decision 7, as pandas)."""
     codes, ngroups, result_index = grouping_info(gb)
     obj = selected_obj(gb)
     is_series = isinstance(obj, pd.Series)
@@ -76,12 +85,15 @@ def group_labels_of_extreme(gb: Any, which: str, policy: NanPolicy,
         best = np.asarray(red.values).reshape(ngroups)
         bm = None if red.missing is None else np.asarray(red.missing).reshape(ngroups)
         pos = _first_rows(col.values, col.missing, np.asarray(codes, np.int64), ngroups,
-                          best, bm)
-        found = pos < len(labels)
-        got = labels.take(np.where(found, pos, 0))
-        arr = np.asarray(got, dtype=object) if not found.all() else got
-        if not found.all():
-            arr[~found] = np.nan
+                          best, bm, RULES[policy].removes)
+        if (pos >= len(labels)).any():  # decision 7, as pandas: nothing to point at
+            g = int(np.flatnonzero(pos >= len(labels))[0])
+            raise ValueError(
+                f"{subject_of(name, series=is_series)} in group "
+                f"{fmt_label(result_index[g])} has no value to point at (empty, or only "
+                f"NaN or missing values under nan_policy=\"{policy.value}\")")
+        got = labels.take(pos)
+        arr = got.tolist() if isinstance(got, pd.MultiIndex) else got
         out.append(pd.Series(arr, index=result_index, name=name))
         kept.append(name)
     if is_series:

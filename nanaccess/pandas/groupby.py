@@ -158,7 +158,7 @@ class NanGroupBy(GroupByStatsMixin):
 
         The smallest value is :meth:`min`'s under the policy's order; the label is
         that of the first row of the group holding it (a group with nothing to point
-        at gives NaN).
+        at is a ``ValueError`` naming it, as pandas).
 
         Parameters
         ----------
@@ -195,7 +195,7 @@ class NanGroupBy(GroupByStatsMixin):
 
         The largest value is :meth:`max`'s under the policy's order; the label is
         that of the first row of the group holding it (a group with nothing to point
-        at gives NaN).
+        at is a ``ValueError`` naming it, as pandas).
 
         Parameters
         ----------

@@ -181,7 +181,10 @@ def stat_of_numbers(name: str, nums: list, *, dtype: Any, form: str, q: Any = 0.
         if name in ("argmax", "idxmax"):  # first occurrence of the largest
             top = Fraction(nums[pick])
             pick = min(i for i in range(n) if Fraction(nums[i]) == top)
-        return value(labels[pick] if labels is not None else positions[pick])
+        # argmin / argmax are positions on every host (issue 25); idxmin / idxmax labels
+        if name.startswith("idx"):
+            return value(ANYTHING) if labels is None else value(labels[pick])
+        return value(positions[pick])
     if obj_path or form == "list" and not all(isinstance(x, float) for x in nums):
         return _object_reference(name, nums, q=q, method=method, ddof=ddof)
     a = np.asarray(nums, dtype=dtype)
@@ -310,7 +313,9 @@ def policy_reference(ep: EntryPoint, elems: list, policy: str, *, host: str, for
         # decision 6: points at the propagating NaN (all NaNs here share their bits)
         first = classes.index("nan")
         if classes.count("nan") == len(classes) or classes.count("nan") == 1:
-            return value(labels[first] if labels is not None else first)
+            if name.startswith("idx"):  # labels; argmax: positions
+                return value(ANYTHING) if labels is None else value(labels[first])
+            return value(first)
         return value(ANYTHING)
     if policy == "propagate" and has_miss and fam == "arg" and "num" not in classes:
         # decision 6: never points at a missing value -> nothing to point at

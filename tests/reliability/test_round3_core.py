@@ -509,7 +509,9 @@ def test_groupby_idxmax_idxmin_are_labels_as_pandas():
         one = getattr(g["x"].nanstats, which)(skipna=True)
         pd.testing.assert_series_equal(one, getattr(g["x"], which)(), check_dtype=False)
     # "propagate" points at the NaN it propagates; "raise" names the group
-    assert g.nanstats.idxmax(nan_policy="propagate")["x"]["b"] == idx[2]
+    assert g[["x"]].nanstats.idxmax(nan_policy="propagate")["x"]["b"] == idx[2]
+    with pytest.raises(ValueError, match="column 'i' in group 'b' has no value"):
+        g.nanstats.idxmax(nan_policy="propagate")  # a missing extreme: nothing to point at
     with pytest.raises(na.NaNError, match="group 'b'"):
         g.nanstats.idxmax()
     flat = df.groupby("g", as_index=False).nanstats.idxmin(nan_policy="omit")
