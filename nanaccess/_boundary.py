@@ -114,6 +114,11 @@ def _accessor_call(data: Any, name: str, axis: Axis, keepdims: bool, kwargs: dic
             else:
                 axes = normalize_axis(axis, data.ndim)
                 kwargs["dim"] = [data.dims[a] for a in axes]
+            if _stats.get(name).family == "arg" and len(kwargs.get("dim", ())) == 1 \
+                    and not isinstance(axis, list | tuple):
+                # one axis gives the array, as DataArray.argmin(axis=1); a list of dims
+                # gives xarray's dict of arrays
+                kwargs["dim"] = kwargs["dim"][0]
         else:
             kwargs["axis"] = axis
     if keepdims:

@@ -1,7 +1,8 @@
 """``describe``: the same rows on every host, computed per column by the core.
 
 Rows: ``count`` (numbers), ``nan``, ``missing``, ``mean``, ``std``, ``min``, the
-percentiles (default 25%, 50%, 75%; 50% is always there, as pandas) and ``max``.
+percentiles (default 25%, 50%, 75%; exactly those asked for otherwise, as pandas 3:
+no 50% is added, and ``[]`` gives none) and ``max``.
 The counts come from :func:`nanaccess.core.classify`'s report, the statistics from
 :func:`nanaccess.core.reduce.reduce` under the caller's policy; every value is a
 float64 (describe is a table). A host (pandas, xarray, dask) calls
@@ -37,17 +38,20 @@ _LEADING = ("mean", "std", "min")
 
 
 def percentiles(ps: Sequence[float] | None) -> list[float]:
-    """The sorted percentiles describe shows (0.5 added, as pandas); ValueError
-    outside [0, 1].
+    """The sorted percentiles describe shows: the default 0.25, 0.5, 0.75, else those
+    given (no 0.5 added, as pandas 3); ValueError outside [0, 1] or for duplicates.
 
     Examples
     --------
-    >>> percentiles(None), percentiles([0.9, 0.1])
-    ([0.25, 0.5, 0.75], [0.1, 0.5, 0.9])
+    >>> percentiles(None), percentiles([0.9, 0.1]), percentiles([])
+    ([0.25, 0.5, 0.75], [0.1, 0.9], [])
     """
-    out = [0.25, 0.5, 0.75] if ps is None else sorted(set(map(float, ps)))
-    if ps is not None and 0.5 not in out:
-        out = sorted(out + [0.5])
+    if ps is None:
+        return [0.25, 0.5, 0.75]
+    given = [float(p) for p in (np.atleast_1d(ps) if np.ndim(ps) == 0 else ps)]
+    out = sorted(set(given))
+    if len(out) < len(given):
+        raise ValueError("percentiles cannot contain duplicates")
     for p in out:
         if not 0 <= p <= 1:
             raise ValueError("percentiles should all be in the interval [0, 1]")
@@ -144,10 +148,12 @@ def describe_values(
     for name in _LEADING:
         r = stat(name, ddof=ddof) if name == "std" else stat(name)
         out[name] = _as_float(r.values, r.missing, subject, name)
-    r = stat("quantile", q=qs)
-    for j, p in enumerate(qs):
-        out[pct_label(p)] = _as_float(r.values[j], None if r.missing is None else r.missing[j],
-                                      subject, pct_label(p))
+    if qs:
+        r = stat("quantile", q=qs)
+        for j, p in enumerate(qs):
+            out[pct_label(p)] = _as_float(r.values[j],
+                                          None if r.missing is None else r.missing[j],
+                                          subject, pct_label(p))
     r = stat("max")
     out["max"] = _as_float(r.values, r.missing, subject, "max")
     return out

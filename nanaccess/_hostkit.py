@@ -78,6 +78,21 @@ def relabelled(err: Exception, subject: str, locate: Callable | None = None,
     return err
 
 
+def undefined_spread(count: Any, stat: str, params: dict[str, Any]) -> Any:
+    """Where a var / std has too few values for its ``ddof`` (``count - ddof <= 0``): a
+    host with a missing value of its own gives it there (pandas' ``pd.NA`` for nullable
+    data), not NaN.
+
+    Examples
+    --------
+    >>> undefined_spread(np.array([1, 3]), "var", {"ddof": 1}).tolist()
+    [True, False]
+    """
+    if stat not in _stats.SQUARES:
+        return False
+    return np.asarray(count) - params.get("ddof", 0) <= 0
+
+
 def host_reduce(values: np.ndarray, stat: str, policy: NanPolicy,
                 missing: np.ndarray | None, has_na: bool, axis: int | None = None,
                 params: dict | None = None) -> tuple[Reduced, np.ndarray | None]:
@@ -100,8 +115,8 @@ def host_reduce(values: np.ndarray, stat: str, policy: NanPolicy,
     red = reduce(values, stat, axis=axis, policy=policy, missing=missing, **params)
     if not has_na:
         return red, None
-    empty = np.broadcast_to(red.empty, np.shape(red.values)) if empty_is_missing(stat) \
-        else None
+    empty = np.broadcast_to(red.empty | undefined_spread(red.count, stat, params),
+                            np.shape(red.values)) if empty_is_missing(stat) else None
     kept = kept_int_dtype(stat, values.dtype, has_na, **params) if (
         axis is None and red.values.dtype.kind == "f") else None
     if kept is not None:

@@ -84,9 +84,14 @@ def _sort_args(data: Any) -> tuple[Any, np.ndarray | None, Any]:
 def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> np.ndarray:
     """A sorted copy of ``data``, every bit kept (NaN payloads, signed zeros).
 
-    ``nan_policy`` defaults to "totalorder"; "smallest"/"largest" put NaNs first/last,
-    "omit" drops them (1-D only), "raise" raises, "propagate" is a ``ValueError``.
-    Object data (Decimal, Fraction, huge ints, mixtures) is ordered exactly.
+    ``nan_policy`` defaults to "largest": every NaN after every number (where NumPy,
+    pandas and polars put them, whatever sign the CPU gave a NaN made by arithmetic),
+    the NaNs among themselves in totalOrder (-NaN before +NaN, then by payload).
+    "smallest" puts NaNs first, "totalorder" is IEEE 754 totalOrder (-NaN first, +NaN
+    last: for when the sign of a NaN should count), "omit" drops them (1-D only),
+    "raise" raises, "propagate" is a ``ValueError``. Signaling NaNs raise except under
+    "totalorder". Object data (Decimal, Fraction, huge ints, mixtures) is ordered
+    exactly.
 
     Parameters
     ----------
@@ -96,8 +101,8 @@ def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> 
         mixtures) is ordered exactly.
     axis : int or None, default -1
         Axis to sort along; None sorts the flattened data.
-    nan_policy : {"totalorder", "smallest", "largest", "omit", "raise", "propagate"}, optional
-        Where NaNs go; None means "totalorder" (a sort must place every value, so the
+    nan_policy : {"largest", "smallest", "totalorder", "omit", "raise", "propagate"}, optional
+        Where NaNs go; None means "largest" (a sort must place every value, so the
         ``nan_policy`` option does not govern it).
 
     Returns
@@ -110,6 +115,8 @@ def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> 
     --------
     >>> import nanaccess as na
     >>> na.sort(np.array([1.0, np.nan, -0.0, 0.0, -np.nan]))
+    array([-0.,  0.,  1., nan, nan])
+    >>> na.sort(np.array([1.0, np.nan, -0.0, 0.0, -np.nan]), nan_policy="totalorder")
     array([nan, -0.,  0.,  1., nan])
     >>> na.sort(np.array([2.0, np.nan, 1.0]), nan_policy="omit")
     array([1., 2.])
@@ -125,7 +132,7 @@ def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> 
 
 
 def argsort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> np.ndarray:
-    """Indices that sort ``data`` under ``nan_policy`` (default "totalorder"), stably.
+    """Indices that sort ``data`` under ``nan_policy`` (default "largest"), stably.
 
     Parameters
     ----------
@@ -142,6 +149,10 @@ def argsort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) 
     >>> import nanaccess as na
     >>> na.argsort(np.array([0.0, np.nan, -0.0, -np.inf]))
     array([3, 2, 0, 1])
+    >>> with np.errstate(invalid="ignore"):  # 0/0: a negative NaN on x86
+    ...     x = np.array([2.0, np.float64(0) / 0, 1.0])
+    >>> na.argsort(x)  # NaNs last whatever their sign
+    array([2, 0, 1])
     """
     if host_of(data) == "dask":
         return _dask_sort(_sorting.argsort, data, np.intp, axis=axis, nan_policy=nan_policy)
@@ -154,9 +165,9 @@ def rank(data: Any, *, axis: int = -1, method: str = "average", nan_policy: str 
          ascending: bool = True, pct: bool = False) -> np.ndarray:
     """Ranks (1-based, float64) as pandas' ``rank(method=...)``, on totalOrder keys.
 
-    Under "omit" NaNs keep a NaN rank (pandas' ``na_option="keep"``); "smallest" and
-    "largest" rank them first / last; "totalorder" ranks -0.0 below +0.0 and NaNs by
-    sign and payload.
+    The default "omit" gives NaNs and missing values a NaN rank (pandas'
+    ``na_option="keep"``); "smallest" and "largest" rank them first / last;
+    "totalorder" ranks NaNs by sign and payload (-NaN first). -0.0 ranks below +0.0.
 
     Parameters
     ----------
@@ -166,9 +177,9 @@ def rank(data: Any, *, axis: int = -1, method: str = "average", nan_policy: str 
         Axis to rank along.
     method : {"average", "min", "max", "first", "dense"}, default "average"
         How ties are ranked, as pandas' ``rank(method=...)``.
-    nan_policy : {"totalorder", "smallest", "largest", "omit", "raise", "propagate"}, optional
-        How NaNs are ranked; None means "totalorder" (not governed by the
-        ``nan_policy`` option).
+    nan_policy : {"omit", "smallest", "largest", "totalorder", "raise", "propagate"}, optional
+        How NaNs are ranked; None means "omit" (not governed by the ``nan_policy``
+        option).
     ascending : bool, default True
         Rank from the smallest (True) or the largest.
     pct : bool, default False
@@ -182,8 +193,10 @@ def rank(data: Any, *, axis: int = -1, method: str = "average", nan_policy: str 
     Examples
     --------
     >>> import nanaccess as na
-    >>> na.rank(np.array([3.0, np.nan, 1.0, 3.0]), nan_policy="omit")
+    >>> na.rank(np.array([3.0, np.nan, 1.0, 3.0]))
     array([2.5, nan, 1. , 2.5])
+    >>> na.rank(np.array([3.0, np.nan, 1.0, 3.0]), nan_policy="largest")
+    array([2.5, 4. , 1. , 2.5])
     >>> na.rank(np.array([0.0, -0.0]))
     array([2., 1.])
     """

@@ -311,11 +311,17 @@ def test_rank_na_option_refuses_a_policy_and_signaling_nans():
         snan.nanstats.rank(na_option="keep")
 
 
-def test_rank_default_is_totalorder_not_the_global_option():
+def test_rank_default_is_omit_not_the_global_option():
     s = pd.Series([1.0, np.nan, na.make_nan(negative=True), 0.0])
     with na.set_options(nan_policy="raise"):
         r = s.nanstats.rank()
-    assert r.tolist() == [3.0, 4.0, 1.0, 2.0]
+        srt = s.nanstats.sort_values()
+    # a NaN ranks NaN (pandas' na_option="keep"), whatever its sign
+    np.testing.assert_array_equal(r.to_numpy(), [2.0, np.nan, np.nan, 1.0])
+    pd.testing.assert_series_equal(r, s.rank())
+    # sorts: every NaN last ("largest"), -NaN before +NaN
+    assert srt.index.tolist() == [3, 0, 2, 1]
+    assert s.nanstats.rank(nan_policy="totalorder").tolist() == [3.0, 4.0, 1.0, 2.0]
 
 
 # --------------------------------------------------------------------- describe

@@ -81,8 +81,10 @@ def test_masked_array_rank_omit_gives_missing_a_nan_rank():
 def test_masked_2d_array_argsort_axis_puts_masked_last():
     m = np.ma.array([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]], mask=[[0, 0, 1], [1, 0, 0]])
     np.testing.assert_array_equal(na.argsort(m, axis=1), [[1, 0, 2], [2, 1, 0]])
-    r = na.rank(m, axis=1)
+    r = na.rank(m, axis=1, nan_policy="largest")
     np.testing.assert_array_equal(r, [[2.0, 1.0, 3.0], [3.0, 2.0, 1.0]])
+    r = na.rank(m, axis=1)  # default "omit": a missing value ranks NaN (pandas' "keep")
+    np.testing.assert_array_equal(r, [[2.0, 1.0, np.nan], [np.nan, 2.0, 1.0]])
 
 
 @pytest.mark.parametrize("kind", sorted(NULLABLE))
@@ -93,8 +95,8 @@ def test_nullable_series_sort_keeps_na_last(kind):
     assert pd.isna(out[-1]) and list(out[:2]) == [1, 3]
     assert na.argsort(s).tolist() == [2, 0, 1]
     assert na.argsort(s, nan_policy="omit").tolist() == [2, 0]
-    np.testing.assert_array_equal(na.rank(s), [2.0, 3.0, 1.0])
-    np.testing.assert_array_equal(na.rank(s, nan_policy="omit"), [2.0, np.nan, 1.0])
+    np.testing.assert_array_equal(na.rank(s, nan_policy="largest"), [2.0, 3.0, 1.0])
+    np.testing.assert_array_equal(na.rank(s), [2.0, np.nan, 1.0])  # default "omit"
     kept = na.sort(s, nan_policy="omit")  # the host's type, the missing slot dropped
     assert kept.dtype == s.dtype and list(kept) == [1, 3]
 
@@ -112,7 +114,8 @@ def test_core_sort_takes_numpy_values_and_a_mask():
 def test_datetime_nat_sorts_last():
     x = np.array(["NaT", "2020-01-02", "2020-01-01"], dtype="M8[D]")
     assert na.argsort(x).tolist() == [2, 1, 0]
-    np.testing.assert_array_equal(na.rank(x), [3.0, 2.0, 1.0])
+    np.testing.assert_array_equal(na.rank(x, nan_policy="largest"), [3.0, 2.0, 1.0])
+    np.testing.assert_array_equal(na.rank(x), [np.nan, 2.0, 1.0])
 
 
 def test_frame_nullable_beside_numpy_float_keeps_nan_payload():
@@ -209,7 +212,9 @@ def test_tz_aware_datetime_describe_as_pandas():
     want = TZ.describe()
     for row in ("mean", "min", "25%", "50%", "75%", "max"):
         assert got[row] == want[row], row
-    assert got["count"] == 4 and got["std"] == TZ.std()
+    assert got["count"] == 4
+    # pandas 3 describes datetimes without a std row (issue 25, class 11)
+    assert [r for r in got.index if r not in ("nan", "missing")] == list(want.index)
 
 
 def test_timedelta_describe_rows_are_timedeltas():
@@ -279,7 +284,8 @@ def test_complex_with_nan_part_isnan(v):
     assert na.isnan(v) is True and cmath.isnan(complex(v))
     assert na.isnan(np.array([v, 1j])).tolist() == [True, False]
     rep = na.nan_report([v, 1j, 1.0])
-    assert (rep["nan"], rep["numbers"], rep["values"]) == (1, 1, 3)
+    # a complex number without a NaN part is a number (issue 25, class 15)
+    assert (rep["nan"], rep["numbers"], rep["values"]) == (1, 2, 3)
 
 
 def test_complex_still_refused_by_order_statistics():

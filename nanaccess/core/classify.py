@@ -334,7 +334,7 @@ def nan_report(data: Any) -> dict[str, int]:
 
 def report_array(a: np.ndarray, missing: np.ndarray | None) -> dict[str, int]:
     n = int(a.size)
-    n_other = 0  # values that are not numbers (strings, complex): no count of their own
+    n_other = 0  # values that are not numbers (strings): no count of their own
     if is_float_array(a):
         nan, sig, neg, payload = float_masks(a)
         if missing is not None:
@@ -358,11 +358,13 @@ def report_array(a: np.ndarray, missing: np.ndarray | None) -> dict[str, int]:
         mflat = missing.ravel().tolist() if missing is not None else [False] * n
         nnan = nsig = nneg = posinf = neginf = nmiss = nother = 0
         payloads = set()
-        for (cls, sign, pay, q), m in zip(classes, mflat, strict=True):
+        flat = a.ravel().tolist()
+        for v, (cls, sign, pay, q), m in zip(flat, classes, mflat, strict=True):
             if m or cls == "missing":
                 nmiss += 1
-            elif cls == "other":
-                nother += 1  # strings, complex numbers: values, not numbers
+            elif cls == "other" and not isinstance(v, complex | np.complexfloating):
+                nother += 1  # strings and the like: values, not numbers
+            # a complex number without a NaN part (1+0j) is a number; with one, a NaN
             elif cls == "nan":
                 nnan += 1
                 nsig += not q

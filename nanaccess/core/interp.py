@@ -210,17 +210,20 @@ def lerp(a: np.ndarray, b: np.ndarray, t: np.ndarray) -> np.ndarray:
     if kind != "f":
         a, b = a.astype(np.float64), b.astype(np.float64)
     ft = t.astype(a.dtype)
+    # 1 - t in float64, then cast: NumPy's ``_lerp`` with a scalar q subtracts from the
+    # Python float (float32 data: 1 - float32(t) can be an ulp away from it)
+    omt = (1.0 - t).astype(a.dtype)
     with np.errstate(all="ignore"):
         diff = b - a
         res = a + diff * ft
-        alt = b - diff * (a.dtype.type(1) - ft)
+        alt = b - diff * omt
         res = np.where(t >= 0.5, alt, res)
         if np.isfinite(diff).all():  # finite a and b, no overflow: only picks to apply
             return np.where(pick, a, res).astype(a.dtype)
         # numpy's formula overflows when b - a does; the exact blend cannot
         bad = ~np.isfinite(diff) & np.isfinite(a) & np.isfinite(b)
         if bad.any():
-            res = np.where(bad, a * (a.dtype.type(1) - ft) + b * ft, res)
+            res = np.where(bad, a * omt + b * ft, res)
         # between equal infinities every blend is that infinity (numpy says nan)
         res = np.where(np.isinf(a) & (a == b), a, res)
     return _fix_nans(np.asarray(res, dtype=a.dtype), a, b, np.broadcast_to(pick, res.shape))

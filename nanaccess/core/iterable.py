@@ -141,17 +141,27 @@ def _iterable_order(stat: str, vals: list, policy: NanPolicy, params: dict) -> A
     return out
 
 
+def _overflowed(stat: str, out: Any, arr: np.ndarray) -> bool:
+    """A float64 var / std of finite floats that overflowed (the exact value does not
+    fit, or only its square does): the list then takes the exact object path, which
+    returns the exact value (var) or the square root of it (std), as lists of
+    ``np.float64`` scalars do."""
+    return stat in _stats.SQUARES and out == np.inf \
+        and not np.isinf(arr).any()
+
+
 def _iterable_moment(stat: str, vals: list, policy: NanPolicy, params: dict) -> Any:
     arr = float_list_array(vals)
     if arr is not None and stat in LEAN_MOMENTS and set(params) <= {"ddof"}:
         out = moment_small(arr, stat, policy, params.get("ddof", 0))  # exact (core/small.py)
-        if out is not None:
+        if out is not None and not _overflowed(stat, out.item(), arr):
             return out.item()
     if arr is not None:
         r = reduce(arr, stat, policy=policy, **params)
         if stat in _EMPTY_MSG and not r.count:  # nothing left ("omit")
             raise statistics.StatisticsError(_EMPTY_MSG[stat])
-        return r.values.item()
+        if not _overflowed(stat, r.values.item(), arr):
+            return r.values.item()
     if not vals:
         if stat in _stats.SUMS:
             return 0

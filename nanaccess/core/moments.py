@@ -44,6 +44,40 @@ def _check_dtype(dtype: np.dtype, stat: str) -> None:
         raise TypeError(f"{stat} needs numeric data, got dtype {dtype}")
 
 
+def temporal_mean(rows: np.ndarray, where: np.ndarray | None) -> np.ndarray:
+    """Mean of int64 (datetime/timedelta) rows in exact integers, truncated toward
+    zero as NumPy's and pandas' timedelta means: ``trunc(S / n)`` of the exact row sum
+    ``S`` (two int64 limbs, no float64 pass: every nanosecond of a present-day
+    datetime64[ns] kept). Rows with nothing selected give NaT's integer."""
+    from .exactsum.common import _counts
+    from .exactsum.digits import _int_hilo
+
+    x2 = rows.reshape(-1, rows.shape[-1]) if rows.ndim else rows.reshape(1, 1)
+    w2 = None if where is None else np.broadcast_to(where, rows.shape).reshape(x2.shape)
+    n = _counts(x2, w2)
+    hi, lo = _int_hilo(x2, w2)  # S = hi * 2**32 + lo, 0 <= lo < 2**32
+    nat = np.iinfo(np.int64).min
+    if (n >= 1 << 31).any():  # remainders times 2**32 could pass int64: Python ints
+        sums = [(int(h) << 32) + int(low) for h, low in zip(hi, lo, strict=True)]
+        return temporal_mean_of_sums(sums, n.tolist()).reshape(rows.shape[:-1])
+    d = np.maximum(n, 1)
+    q1 = hi // d  # floor division of S by d in two steps, limb by limb
+    r1 = hi - q1 * d
+    rem = (r1 << 32) + lo
+    q0 = rem // d
+    mean = (q1 << 32) + q0  # floor(S / d): within int64, as the values are
+    mean = mean + ((hi < 0) & (rem - q0 * d != 0))  # toward zero, as NumPy and pandas
+    return np.where(n == 0, nat, mean).reshape(rows.shape[:-1])
+
+
+def temporal_mean_of_sums(sums: list[int], counts: list[int]) -> np.ndarray:
+    """:func:`temporal_mean` from exact integer sums (Python ints) and counts: the
+    merged partials of the dask path."""
+    nat = np.iinfo(np.int64).min
+    return np.array([nat if c == 0 else (s // c) + (1 if s < 0 and s % c else 0)
+                     for s, c in zip(sums, counts, strict=True)], np.int64)
+
+
 def result_dtype(vals: np.ndarray, dtype: np.dtype, stat: str) -> np.ndarray:
     """Cast exact float64/int64 results to NumPy's result dtype for ``dtype`` data:
     floats keep theirs; datetime/timedelta means and sums keep theirs (NaT where not
@@ -192,6 +226,8 @@ def moment_stat(
         rows = rows.astype(np.int64)
     if stat in _stats.SUMS:
         vals = exact_sum(rows, where)
+    elif stat in _stats.MEANS and kind in "mM":
+        vals = temporal_mean(rows, where)
     elif stat in _stats.MEANS:
         vals = exact_mean(rows, where)
     else:

@@ -21,16 +21,26 @@ from .objects import classify_object, object_order_stat, object_sort_keys
 from .policy import RULES, raise_missing
 from .select import check_orderable, keys_to_values
 
-__all__ = ["sort_keys", "sort", "argsort", "rank"]
+__all__ = ["sort_keys", "sort", "argsort", "rank", "SORT_DEFAULT", "RANK_DEFAULT"]
 
 RANK_METHODS = ("average", "min", "max", "first", "dense")
 
 
-def sort_policy(policy: Any, missing: np.ndarray | None = None) -> NanPolicy:
-    """The resolved policy of a sort (default "totalorder"); a ``ValueError`` for a
+#: the default policy of sort / argsort / sort_values (spec section 5): every NaN after
+#: every number whatever its sign (x86 makes 0/0 negative), NaNs among themselves in
+#: totalOrder, as NumPy, pandas and polars place them
+SORT_DEFAULT = NanPolicy.LARGEST
+#: the default policy of rank: a NaN ranks NaN (pandas' na_option="keep")
+RANK_DEFAULT = NanPolicy.OMIT
+
+
+def sort_policy(policy: Any, missing: np.ndarray | None = None, *,
+                default: NanPolicy = SORT_DEFAULT) -> NanPolicy:
+    """The resolved policy of a sort (None: ``default``, "largest" for sorts, "omit"
+    for ranks; the ``nan_policy`` option does not govern them); a ``ValueError`` for a
     policy that cannot sort. ``missing`` (e.g. a masked array's mask) is checked
     first: a masked entry is missing, and "raise" says so (sorts keep no mask)."""
-    policy = resolve_policy(NanPolicy.TOTALORDER if policy is None else policy)
+    policy = resolve_policy(default if policy is None else policy)
     if missing is not None:
         raise_missing(missing, policy)
     if not RULES[policy].can_sort:
@@ -204,7 +214,7 @@ def rank(
         raise ValueError(f"unknown rank method {method!r}; expected one of {RANK_METHODS}")
     x, missing, _ = _split(data, missing)
     check_orderable(x.dtype)
-    policy = sort_policy(nan_policy, missing)
+    policy = sort_policy(nan_policy, missing, default=RANK_DEFAULT)
     if x.ndim == 0:
         x = x.reshape(1)
         missing = None if missing is None else missing.reshape(1)

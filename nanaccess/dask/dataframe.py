@@ -64,7 +64,7 @@ class DaskSeriesNanStats(DaskSeriesStatsMixin):
         Parameters
         ----------
         percentiles : sequence of float, optional
-            In [0, 1]; default 0.25, 0.5, 0.75 (0.5 is always added, as pandas).
+            In [0, 1]; default 0.25, 0.5, 0.75; otherwise exactly those (as pandas 3).
         nan_policy : str, optional
             The policy of the statistic rows; None: "omit".
 
@@ -127,7 +127,7 @@ class DaskDataFrameNanStats(DaskDataFrameStatsMixin):
         Parameters
         ----------
         percentiles : sequence of float, optional
-            In [0, 1]; default 0.25, 0.5, 0.75 (0.5 is always added, as pandas).
+            In [0, 1]; default 0.25, 0.5, 0.75; otherwise exactly those (as pandas 3).
         nan_policy : str, optional
             The policy of the statistic rows; None: "omit".
 
@@ -255,7 +255,7 @@ class DaskNanGroupBy(DaskGroupByStatsMixin):
         Parameters
         ----------
         percentiles : sequence of float, optional
-            In [0, 1]; default 0.25, 0.5, 0.75 (0.5 is always added, as pandas).
+            In [0, 1]; default 0.25, 0.5, 0.75; otherwise exactly those (as pandas 3).
         nan_policy : str, optional
             The policy of the statistic rows; None: "omit".
 

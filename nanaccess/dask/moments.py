@@ -21,8 +21,9 @@ from ..core.axes import Reduction, normalize_axis
 from ..core.bits import layout_of
 from ..core.classify import canonical_nan
 from ..core.exactsum import ExactPartials, exact_partials, round_mean, round_sum, round_var
+from ..core.exactsum.common import SCALE
 from ..core.keys import float_keys, keys_to_float
-from ..core.moments import result_dtype
+from ..core.moments import result_dtype, temporal_mean_of_sums
 from ..core.nanscan import scan_rows
 from ..core.policy import RULES
 from ..errors import NaNError
@@ -146,6 +147,9 @@ def _moment_finish(parts, axis=None, keepdims=False, *, stat, ddof, policy, dtyp
     )
     if stat in _stats.SUMS:
         vals = round_sum(ep)
+    elif stat in _stats.MEANS and kind in "mM":  # exact, toward zero, as moment_stat
+        vals = temporal_mean_of_sums([int(s) >> SCALE for s in obj.tolist()],
+                                     count.tolist())
     elif stat in _stats.MEANS:
         vals = round_mean(ep)
     else:

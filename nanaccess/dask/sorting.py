@@ -13,7 +13,7 @@ import dask.array as da
 import numpy as np
 
 from ..core.policy import RULES
-from ..core.sorting import sort_policy
+from ..core.sorting import RANK_DEFAULT, SORT_DEFAULT, sort_policy
 
 __all__ = ["lazy_sort"]
 
@@ -32,7 +32,9 @@ def lazy_sort(fn: Callable[..., Any], data: Any, dtype: Any, *, keeps_length: bo
     ...           nan_policy="omit").compute()
     array([1., 2.])
     """
-    policy = sort_policy(nan_policy)  # a bad policy is refused now, not at compute
+    # a bad policy is refused now, not at compute; a rank keeps every slot (its default
+    # is "omit"), a sort's default is "largest" (spec section 5)
+    policy = sort_policy(nan_policy, default=RANK_DEFAULT if keeps_length else SORT_DEFAULT)
     drops = RULES[policy].removes and not keeps_length
     if keeps_length:
         shape = data.shape or (1,)

@@ -22,12 +22,13 @@ Decisions where the spec is silent:
   the canonical NaN.
 * ``describe`` adds the rows ``nan`` and ``missing`` after ``count``; ``count`` counts
   numbers (neither NaN nor missing), as pandas' count does for float data.
-* ``argmin`` / ``argmax`` return index labels (as ``idxmin`` / ``idxmax``, which are
-  aliases).
+* ``argmin`` / ``argmax`` return positions (as pandas' ``Series.argmax``);
+  ``idxmin`` / ``idxmax`` the index labels there (issue 25).
 * ``rank`` gives missing values a NaN rank (pandas' ``na_option="keep"``), or places
   them as pandas' ``na_option`` says; ``sort_values`` puts missing values last under
-  every policy but "omit", which drops them with the NaNs. Both default to
-  "totalorder", not to ``set_options(nan_policy=...)``: a sort must place every value.
+  every policy but "omit", which drops them with the NaNs. ``sort_values`` defaults to
+  "largest" and ``rank`` to "omit", not to ``set_options(nan_policy=...)``: a sort
+  must place every value (spec section 5).
 * ``describe`` (:mod:`.describe`) computes under "omit" unless a policy is passed.
 * ``axis=1`` and ``axis=None`` reduce the columns as one block (:mod:`.frame_block`).
 * ``weights=`` (issue 13) are one per row: an array, a Series aligned on the index or

@@ -16,10 +16,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._hostkit import empty_is_missing, host_reduce, kept_int_dtype, relabelled
+from .._hostkit import (
+    empty_is_missing,
+    host_reduce,
+    kept_int_dtype,
+    relabelled,
+    undefined_spread,
+)
 from .._hostkit import with_min_count as _kit_min_count
 from .._labels import IndexLocation, fmt_label, relabel, restate, subject
 from ..core.classify import REPORT_KEYS, issignaling, report_array
+from ..core.exactsum.common import SumOverflowError
 from ..core.objects import classify_object
 from ..core.reduce import Reduced
 from ..errors import NaNError
@@ -35,7 +42,9 @@ __all__ = [
     "holds_numbers",
     "int_dtype_kept",
     "numbers",
+    "overflow_named",
     "report",
+    "undefined_spread",
     "restated",
     "subject_of",
     "type_error",
@@ -70,6 +79,15 @@ def numbers(col: Column) -> int:
     return int(report(col)["numbers"])
 
 
+def overflow_named(err: SumOverflowError, name: Hashable | None, *, series: bool = False,
+                   group: Any = None) -> SumOverflowError:
+    """An integer sum's OverflowError naming the column (and group), not "row 0"."""
+    where = subject_of(name, series=series)
+    if group is not None:
+        where += f" in group {fmt_label(group)}"
+    return err.naming(where)
+
+
 def column_reduce(
     col: Column,
     name: Hashable | None,
@@ -88,6 +106,8 @@ def column_reduce(
     """
     try:
         return host_reduce(col.values, stat, policy, col.missing, col.has_na, axis, params)
+    except SumOverflowError as err:
+        raise overflow_named(err, name, series=series) from None
     except (NaNError, TypeError) as err:  # labelled only when raised
         raise relabelled(err, subject_of(name, series=series),
                          IndexLocation(index, None)) from None
@@ -132,12 +152,15 @@ def combine(arrays: list[Any], index: pd.Index, name: Any = None) -> pd.Series:
         return pd.Series([], index=index, dtype=np.float64, name=name)
     if all(isinstance(a, np.ndarray) for a in arrays):
         kinds = {a.dtype.kind for a in arrays}
+        # bools beside numbers: pandas' common type is object ([False, 3], not [0, 3])
+        mixed_bool = "b" in kinds and len(kinds) > 1
         if len({a.dtype for a in arrays}) == 1 or (
-                kinds <= set("fiub") and not _widening_quiets(arrays)):
+                kinds <= set("fiub") and not mixed_bool and not _widening_quiets(arrays)):
             return pd.Series(np.concatenate(arrays), index=index, name=name)
         if kinds <= set("fiub"):
             # a picked signaling NaN of a narrower float column would be quieted by
-            # the common dtype: keep each value exactly as stored (object Series)
+            # the common dtype, and a bool would become a number: keep each value
+            # exactly as stored (object Series)
             vals = np.empty(sum(a.size for a in arrays), dtype=object)
             vals[:] = [x for a in arrays for x in a.ravel()]
             return pd.Series(vals, index=index, name=name, dtype=object)

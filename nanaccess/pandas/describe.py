@@ -59,6 +59,8 @@ def describe_column(col: Column, name: Any, index: pd.Index, policy: NanPolicy,
     except TypeError as err:
         raise type_error(name, err, True) from None
     if col.values.dtype.kind in "mM":
+        if col.values.dtype.kind == "M":
+            rows.pop("std")  # pandas describes datetimes without a std row
         return _temporal_rows(col, name, index, policy, ps, rows)
     return pd.Series(list(rows.values()), index=list(rows), name=name, dtype=np.float64)
 
@@ -84,21 +86,36 @@ def _temporal_rows(col: Column, name: Any, index: pd.Index, policy: NanPolicy, p
 
 
 def _selected(df: pd.DataFrame, include: Any, exclude: Any) -> list[int]:
-    """Positions of the columns describe shows, as pandas' ``describe`` picks them:
-    by default the numeric columns (and object columns holding numbers, which are
-    data to nanaccess); ``include="all"`` every column; else ``select_dtypes``."""
+    """Positions of the columns describe shows, as pandas 3's ``describe`` picks them:
+    by default ``select_dtypes(include=[np.number, "datetime"])`` (numbers, timedeltas
+    and tz-naive datetimes: pandas leaves tz-aware ones out) and object columns
+    holding numbers (data to nanaccess), every column when there is none;
+    ``include="all"`` every column; else ``select_dtypes`` (a ValueError when nothing
+    matches, as pandas)."""
     if include is None and exclude is None:
-        keep = [i for i in range(df.shape[1]) if is_numeric_column(df.dtypes.iloc[i])
+        keep = [i for i in range(df.shape[1])
+                if df.iloc[:, [i]].select_dtypes(include=[np.number, "datetime"]).shape[1]
                 or holds_numbers(df.iloc[:, i])]
-        # no numbers: pandas describes the other columns; the times are data here
-        return keep or [i for i in range(df.shape[1]) if _is_temporal(df.dtypes.iloc[i])]
+        return keep or list(range(df.shape[1]))
     if isinstance(include, str) and include == "all":
         if exclude is not None:
             raise ValueError("exclude must be None when include is 'all'")
         return list(range(df.shape[1]))
     # per column (duplicate names stay apart); select_dtypes validates the dtypes
-    return [i for i in range(df.shape[1])
+    keep = [i for i in range(df.shape[1])
             if df.iloc[:, [i]].select_dtypes(include=include, exclude=exclude).shape[1]]
+    if not keep:
+        raise ValueError("No columns match the specified include or exclude data types")
+    return keep
+
+
+def _row_order(parts: list[pd.Series]) -> list[str]:
+    """The rows of the table as pandas orders them: the shortest column's rows first
+    (a datetime column has no std), then the rows the longer ones add, in order."""
+    names: list[str] = []
+    for rows in sorted((list(p.index) for p in parts), key=len):
+        names += [r for r in rows if r not in names]
+    return names
 
 
 def _is_temporal(dtype: Any) -> bool:
@@ -115,10 +132,9 @@ def describe_frame(df: pd.DataFrame, ps: Any, include: Any, exclude: Any,
                    nan_policy: Any) -> pd.DataFrame:
     """The describe table of a DataFrame (one column per described column)."""
     policy = describe_policy(nan_policy)
+    if df.shape[1] == 0:
+        raise ValueError("Cannot describe a DataFrame without columns")
     keep = _selected(df, include, exclude)
-    if not keep:
-        raise TypeError("describe needs at least one numeric column (include='all' "
-                        "describes every column)")
     parts = []
     for i in keep:
         s = df.iloc[:, i]
@@ -135,7 +151,10 @@ def describe_frame(df: pd.DataFrame, ps: Any, include: Any, exclude: Any,
             parts.append(_counts_only(col, name, ps))
         else:
             parts.append(describe_column(col, name, df.index, policy, ps))
-    out = pd.DataFrame({j: p.to_numpy() for j, p in enumerate(parts)}, index=parts[0].index)
+    rows = _row_order(parts)
+    out = pd.DataFrame({j: p.reindex(rows) for j, p in enumerate(parts)}, index=rows)
+    if all(p.dtype == np.float64 for p in parts):
+        out = out.astype(np.float64)
     out.columns = df.columns[keep]
     return out
 

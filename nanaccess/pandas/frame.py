@@ -116,12 +116,12 @@ class DataFrameNanStats(DataFrameStatsMixin):
         names, cols = self._columns(numeric_only)
         if family == "count":
             return pd.Series([numbers(c) for c in cols], index=names, dtype=np.int64)
-        if family == "arg":
+        if family == "arg":  # positions, as Series.argmax (idxmax: the labels)
             df = self._obj
-            labels = [SeriesNanStats(df.iloc[:, i] if not df.columns.is_unique else df[n]
-                                     )._reduce(stat, nan_policy=nan_policy)
-                      for i, n in enumerate(names)]
-            return pd.Series(labels, index=names, dtype=df.index.dtype if labels else object)
+            pos = [SeriesNanStats(df.iloc[:, i] if not df.columns.is_unique else df[n]
+                                  )._reduce(stat, nan_policy=nan_policy)
+                   for i, n in enumerate(names)]
+            return pd.Series(pos, index=names, dtype=np.int64)
         policy = resolve_policy(nan_policy)
         if axis is None:
             return whole(self._obj.index, stat, names, cols, policy, min_count, **params)
@@ -186,9 +186,81 @@ class DataFrameNanStats(DataFrameStatsMixin):
             return out
         return combine(arrays, names, name=q if stat == "quantile" else None)
 
-    #: aliases, as pandas names them (``DataFrame.idxmin`` / ``idxmax``)
-    idxmin = DataFrameStatsMixin.argmin
-    idxmax = DataFrameStatsMixin.argmax
+    def _labels(self, pos: pd.Series, axis: Any) -> pd.Series:
+        """The index (``axis=0``) or column (``axis=1``) labels at positions ``pos``."""
+        labels = self._obj.columns if _axis_number(axis, "idxmax") == 1 else self._obj.index
+        got = labels.take(pos.to_numpy())
+        if isinstance(got, pd.MultiIndex):  # tuples, as pandas' idxmax
+            return pd.Series(got.tolist(), index=pos.index, dtype=object)
+        return pd.Series(got, index=pos.index, dtype=labels.dtype)
+
+    def idxmin(self, axis: Any = 0, numeric_only: bool = False, *,
+               nan_policy: str | None = None, skipna: bool | None = None) -> pd.Series:
+        """Label of each column's (``axis=1``: row's) first smallest value, as
+        ``DataFrame.idxmin``: the labels at :meth:`argmin`'s positions.
+
+        Parameters
+        ----------
+        axis : {0, 1, "index", "columns", "rows"}, default 0
+            0: the index label of each column's value; 1: the column label of each row's.
+        numeric_only : bool, default False
+            As :meth:`argmin`.
+        nan_policy : str, optional
+            As :meth:`argmin` (None: the ``nan_policy`` option).
+        skipna : bool, optional
+            As :meth:`argmin`.
+
+        Returns
+        -------
+        Series
+            Index labels (``axis=1``: column labels), one per column (row).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0], "b": [2, 5, 3]}, index=list("xyz"))
+        >>> df.nanstats.idxmin(nan_policy="omit")
+        a    z
+        b    x
+        dtype: str
+        """
+        pos = self.argmin(axis=axis, numeric_only=numeric_only, nan_policy=nan_policy,
+                          skipna=skipna)
+        return self._labels(pos, axis)
+
+    def idxmax(self, axis: Any = 0, numeric_only: bool = False, *,
+               nan_policy: str | None = None, skipna: bool | None = None) -> pd.Series:
+        """Label of each column's (``axis=1``: row's) first largest value, as
+        ``DataFrame.idxmax``: the labels at :meth:`argmax`'s positions.
+
+        Parameters
+        ----------
+        axis : {0, 1, "index", "columns", "rows"}, default 0
+            0: the index label of each column's value; 1: the column label of each row's.
+        numeric_only : bool, default False
+            As :meth:`argmax`.
+        nan_policy : str, optional
+            As :meth:`argmax` (None: the ``nan_policy`` option).
+        skipna : bool, optional
+            As :meth:`argmax`.
+
+        Returns
+        -------
+        Series
+            Index labels (``axis=1``: column labels), one per column (row).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0], "b": [2, 5, 3]}, index=list("xyz"))
+        >>> df.nanstats.idxmax(nan_policy="omit")
+        a    x
+        b    y
+        dtype: str
+        """
+        pos = self.argmax(axis=axis, numeric_only=numeric_only, nan_policy=nan_policy,
+                          skipna=skipna)
+        return self._labels(pos, axis)
 
     def rank(
         self,
@@ -204,8 +276,8 @@ class DataFrameNanStats(DataFrameStatsMixin):
         """Ranks of each column (or row) as ``DataFrame.rank``, on totalOrder keys.
 
         Each column is ranked as :meth:`SeriesNanStats.rank` ranks a Series; the
-        default policy is "totalorder" (a ranking must place every value), whatever
-        ``set_options(nan_policy=...)`` says.
+        default policy is "omit" (a NaN ranks NaN, pandas' ``na_option="keep"``),
+        whatever ``set_options(nan_policy=...)`` says.
 
         Parameters
         ----------
@@ -222,7 +294,7 @@ class DataFrameNanStats(DataFrameStatsMixin):
             pandas' placement of NaN and missing values (see
             :meth:`SeriesNanStats.rank`); not together with ``nan_policy``.
         nan_policy : str, optional
-            As :meth:`SeriesNanStats.sort_values` (default "totalorder").
+            As :meth:`SeriesNanStats.rank` (default "omit").
 
         Returns
         -------
@@ -260,22 +332,27 @@ class DataFrameNanStats(DataFrameStatsMixin):
         *,
         nan_policy: str | None = None,
     ) -> pd.DataFrame:
-        """Summary of the numeric columns as ``DataFrame.describe``, with NaN counts.
+        """Summary of the numeric and datetime columns as ``DataFrame.describe``, with
+        NaN counts.
 
         The counts report every kind of value (numbers, NaN, missing); the statistics
         are computed under "omit" unless ``nan_policy`` says otherwise, so describe
-        does not raise by default. Object columns that hold numbers (Decimal,
-        Fraction, huge ints) are described too; other object and string columns are
-        left out, as pandas does, unless ``include`` names them.
+        does not raise by default. Columns and rows are pandas 3's: numeric,
+        timedelta and (tz-naive) datetime columns by default, datetimes without a
+        ``std`` row (which then goes last, as pandas orders the rows). Object columns
+        that hold numbers (Decimal, Fraction, huge ints) are described too; other
+        object and string columns are left out, as pandas does, unless ``include``
+        names them.
 
         Parameters
         ----------
         percentiles : sequence of float, optional
-            In [0, 1]; default 0.25, 0.5, 0.75 (0.5 is always added, as pandas).
+            In [0, 1]; default 0.25, 0.5, 0.75; otherwise exactly those (as pandas 3).
         include : "all", list of dtypes or None
             As pandas: "all" describes every column (columns holding no numbers get
             their counts and NaN statistics), a list selects by dtype as
-            ``DataFrame.select_dtypes``; None: the numeric columns.
+            ``DataFrame.select_dtypes`` (ValueError when nothing matches); None: the
+            numeric and datetime columns (every column when there is none).
         exclude : list of dtypes or None
             Dtypes left out, as pandas.
         nan_policy : str, optional
@@ -286,7 +363,8 @@ class DataFrameNanStats(DataFrameStatsMixin):
         Returns
         -------
         DataFrame
-            float64, one column per described column, the rows of
+            One column per described column (float64 unless a datetime or timedelta
+            column is described, then object as pandas), the rows of
             :func:`nanaccess._describe.row_labels`.
 
         Examples

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _stats
+from ..core.exactsum.common import SumOverflowError
 from ..core.grouped import grouped_reduce
 from ..core.window import segment_bounds, window_reduce
 from ..errors import NaNError
@@ -28,9 +29,11 @@ from ._groupby_registry import RESAMPLER_CLASSES, grouping_info, selected_obj
 from ._nanagg import NanAgg
 from .columns import (
     empty_is_missing,
+    overflow_named,
     restated,
     subject_of,
     type_error,
+    undefined_spread,
     with_min_count,
 )
 from .describe import describe_groups
@@ -116,13 +119,18 @@ class NanGroupBy(GroupByStatsMixin):
                                    series=is_series) from None
                 except TypeError as err:
                     raise type_error(name, err, is_series) from None
+                except SumOverflowError as err:
+                    g = getattr(err, "group", None)
+                    raise overflow_named(err, name, series=is_series, group=None if g is None
+                                         else result_index[g]) from None
                 values, miss = host_values(red, col)
             empty = None
             if min_count:
                 values, miss = with_min_count(values, miss, wcount if red is None else
                                               red.count, min_count, col)
             if col.has_na and empty_is_missing(stat):
-                empty = np.broadcast_to(wcount == 0 if red is None else red.empty,
+                empty = np.broadcast_to(wcount == 0 if red is None else
+                                        red.empty | undefined_spread(red.count, stat, params),
                                         values.shape)
             if nq is not None:  # (nq, ngroups) -> group-major, as pandas
                 values = values.T.reshape(-1)
@@ -144,6 +152,80 @@ class NanGroupBy(GroupByStatsMixin):
 
     # -- what is not table-shaped
 
+    def idxmin(self, *, numeric_only: bool = False, nan_policy: str | None = None,
+               skipna: bool | None = None) -> pd.Series | pd.DataFrame:
+        """Index label of each group's first smallest value, as ``GroupBy.idxmin``.
+
+        The smallest value is :meth:`min`'s under the policy's order; the label is
+        that of the first row of the group holding it (a group with nothing to point
+        at is a ``ValueError`` naming it, as pandas).
+
+        Parameters
+        ----------
+        numeric_only : bool, default False
+            Only the numeric columns.
+        nan_policy : str, optional
+            As :meth:`min` (None: the ``nan_policy`` option).
+        skipna : bool, optional
+            pandas' spelling: True is "omit", False "propagate".
+
+        Returns
+        -------
+        Series or DataFrame
+            Index labels, indexed by group as pandas' ``GroupBy.idxmin``.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> df = pd.DataFrame({"g": list("aabb"), "x": [4.0, 1.0, np.nan, 3.0]},
+        ...                   index=list("pqrs"))
+        >>> df.groupby("g").nanstats.idxmin(nan_policy="omit")
+           x
+        g
+        a  q
+        b  s
+        """
+        from .group_idx import labels_of_extreme
+
+        return labels_of_extreme(self._obj, "min", nan_policy, skipna, numeric_only)
+
+    def idxmax(self, *, numeric_only: bool = False, nan_policy: str | None = None,
+               skipna: bool | None = None) -> pd.Series | pd.DataFrame:
+        """Index label of each group's first largest value, as ``GroupBy.idxmax``.
+
+        The largest value is :meth:`max`'s under the policy's order; the label is
+        that of the first row of the group holding it (a group with nothing to point
+        at is a ``ValueError`` naming it, as pandas).
+
+        Parameters
+        ----------
+        numeric_only : bool, default False
+            Only the numeric columns.
+        nan_policy : str, optional
+            As :meth:`max` (None: the ``nan_policy`` option).
+        skipna : bool, optional
+            pandas' spelling: True is "omit", False "propagate".
+
+        Returns
+        -------
+        Series or DataFrame
+            Index labels, indexed by group as pandas' ``GroupBy.idxmax``.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> df = pd.DataFrame({"g": list("aabb"), "x": [4.0, 1.0, np.nan, 3.0]},
+        ...                   index=list("pqrs"))
+        >>> df.groupby("g").nanstats.idxmax(nan_policy="omit")
+           x
+        g
+        a  p
+        b  s
+        """
+        from .group_idx import labels_of_extreme
+
+        return labels_of_extreme(self._obj, "max", nan_policy, skipna, numeric_only)
+
     def describe(self, percentiles: Sequence[float] | None = None, *,
                  nan_policy: str | None = None) -> pd.DataFrame:
         """describe's rows per group and column, as pandas' ``GroupBy.describe``.
@@ -157,7 +239,7 @@ class NanGroupBy(GroupByStatsMixin):
         Parameters
         ----------
         percentiles : sequence of float, optional
-            In [0, 1]; default 0.25, 0.5, 0.75 (0.5 is always added, as pandas).
+            In [0, 1]; default 0.25, 0.5, 0.75; otherwise exactly those (as pandas 3).
         nan_policy : str, optional
             The policy of the statistic rows; None: "omit" (see :doc:`/semantics`).
 

@@ -83,8 +83,8 @@ class SeriesNanStats(SeriesStatsMixin):
                 min_count=min_count, series=True, **params)
             return self._result(values, miss, col, empty, params)
         red, empty = column_reduce(col, s.name, s.index, stat, policy, series=True, **params)
-        if family == "arg":
-            return s.index[int(red.values)]
+        if family == "arg":  # a position, as pandas' Series.argmax (idxmax: the label)
+            return np.int64(red.values)
         values, miss = red.values, red.missing
         if min_count:
             values, miss = with_min_count(values, miss, red.count, min_count, col)
@@ -100,9 +100,63 @@ class SeriesNanStats(SeriesStatsMixin):
         m = bool(miss) if miss is not None and np.ndim(miss) == 0 else False
         return to_scalar(values, m, col, bool(empty) if empty is not None else False)
 
-    #: aliases, as pandas names them (``Series.idxmin`` / ``idxmax``)
-    idxmin = SeriesStatsMixin.argmin
-    idxmax = SeriesStatsMixin.argmax
+    def idxmin(self, *, axis: Any = None, nan_policy: str | None = None,
+               skipna: bool | None = None) -> Any:
+        """Index label of the first smallest value, as ``Series.idxmin``.
+
+        The label at :meth:`argmin`'s position (``s.index[s.nanstats.argmin()]``).
+
+        Parameters
+        ----------
+        axis : {None, 0, "index", "rows"}, default None
+            As :meth:`argmin`.
+        nan_policy : str, optional
+            As :meth:`argmin` (None: the ``nan_policy`` option).
+        skipna : bool, optional
+            As :meth:`argmin`.
+
+        Returns
+        -------
+        label
+            The index label of the first smallest value under the policy's order.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> s = pd.Series([4.0, np.nan, 1.0], index=list("abc"))
+        >>> s.nanstats.idxmin(nan_policy="omit"), s.nanstats.argmin(nan_policy="omit")
+        ('c', np.int64(2))
+        """
+        return self._obj.index[self.argmin(axis=axis, nan_policy=nan_policy, skipna=skipna)]
+
+    def idxmax(self, *, axis: Any = None, nan_policy: str | None = None,
+               skipna: bool | None = None) -> Any:
+        """Index label of the first largest value, as ``Series.idxmax``.
+
+        The label at :meth:`argmax`'s position (``s.index[s.nanstats.argmax()]``).
+
+        Parameters
+        ----------
+        axis : {None, 0, "index", "rows"}, default None
+            As :meth:`argmax`.
+        nan_policy : str, optional
+            As :meth:`argmax` (None: the ``nan_policy`` option).
+        skipna : bool, optional
+            As :meth:`argmax`.
+
+        Returns
+        -------
+        label
+            The index label of the first largest value under the policy's order.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> s = pd.Series([4.0, np.nan, 10.0], index=list("abc"))
+        >>> s.nanstats.idxmax(nan_policy="omit"), s.nanstats.argmax(nan_policy="omit")
+        ('c', np.int64(2))
+        """
+        return self._obj.index[self.argmax(axis=axis, nan_policy=nan_policy, skipna=skipna)]
 
     # -- reports
     def describe(
@@ -122,7 +176,7 @@ class SeriesNanStats(SeriesStatsMixin):
         Parameters
         ----------
         percentiles : sequence of float, optional
-            In [0, 1]; default 0.25, 0.5, 0.75 (0.5 is always added, as pandas).
+            In [0, 1]; default 0.25, 0.5, 0.75; otherwise exactly those (as pandas 3).
         nan_policy : str, optional
             The policy of the statistic rows (see :doc:`/semantics`); None: "omit".
             describe never raises by default, whatever ``set_options`` says: it
@@ -169,7 +223,14 @@ class SeriesNanStats(SeriesStatsMixin):
         >>> int(r["missing"]), int(r["numbers"])
         (2, 1)
         """
-        return pd.Series(report(self._col()), name=self._obj.name, dtype=np.int64)
+        s = self._obj
+        if isinstance(s.dtype, np.dtype) and s.dtype.kind == "c":  # counted, not reduced
+            from ..core.classify import _report_array
+
+            counts = _report_array(s.to_numpy(), None)
+        else:
+            counts = report(self._col())
+        return pd.Series(counts, name=s.name, dtype=np.int64)
 
     # -- sorting
     def sort_values(
@@ -179,12 +240,14 @@ class SeriesNanStats(SeriesStatsMixin):
         ignore_index: bool = False,
         nan_policy: str | None = None,
     ) -> pd.Series:
-        """A stably sorted copy, every bit kept (default policy "totalorder").
+        """A stably sorted copy, every bit kept (default policy "largest").
 
-        The default is "totalorder" (a sort must place every value), whatever
-        ``set_options(nan_policy=...)`` says. "smallest" / "largest" put NaNs first /
-        last, "omit" drops NaNs and missing values, "raise" raises; missing values go
-        last otherwise.
+        The default is "largest" (a sort must place every value), whatever
+        ``set_options(nan_policy=...)`` says: every NaN after every number, as
+        ``Series.sort_values``, the NaNs among themselves in totalOrder. "smallest"
+        puts NaNs first, "totalorder" orders them by sign (-NaN first, +NaN last),
+        "omit" drops NaNs and missing values, "raise" raises; missing values go last
+        otherwise.
 
         Parameters
         ----------
@@ -193,7 +256,7 @@ class SeriesNanStats(SeriesStatsMixin):
         ignore_index : bool, default False
             Number the result 0, 1, ... instead of keeping the index.
         nan_policy : str, optional
-            "totalorder" (default here), "smallest", "largest", "omit" or "raise";
+            "largest" (default here), "smallest", "totalorder", "omit" or "raise";
             "propagate" has no meaning for a sort (ValueError).
 
         Returns
@@ -233,10 +296,11 @@ class SeriesNanStats(SeriesStatsMixin):
     ) -> pd.Series:
         """Ranks as ``Series.rank(method=...)`` on totalOrder keys.
 
-        The default policy is "totalorder" (as every sort: a ranking must place every
-        value), whatever ``set_options(nan_policy=...)`` says: NaNs are ranked by
-        sign and payload (-NaN first, +NaN last). Missing values get a NaN rank;
-        under "omit" so do NaNs. ``na_option`` gives pandas' placement instead.
+        The default policy is "omit", whatever ``set_options(nan_policy=...)`` says:
+        NaNs and missing values get a NaN rank (pandas' ``na_option="keep"``).
+        "largest" / "smallest" rank NaNs last / first, "totalorder" by sign and
+        payload (-NaN first, +NaN last). ``na_option`` gives pandas' placement
+        instead.
 
         Parameters
         ----------
@@ -251,7 +315,7 @@ class SeriesNanStats(SeriesStatsMixin):
             "keep" gives them a NaN rank, "top" / "bottom" the first / last ranks.
             Not together with ``nan_policy`` (ValueError); signaling NaNs raise.
         nan_policy : str, optional
-            As :meth:`sort_values` (default "totalorder").
+            As :meth:`sort_values`, but the default is "omit".
 
         Returns
         -------
@@ -264,7 +328,7 @@ class SeriesNanStats(SeriesStatsMixin):
         >>> pd.Series([0.0, -0.0, np.nan]).nanstats.rank()
         0    2.0
         1    1.0
-        2    3.0
+        2    NaN
         dtype: float64
         """
         s = self._obj

@@ -19,7 +19,14 @@ from ..core.axes import Reduction
 from ..core.classify import isnan
 from ..core.nanscan import scan_rows
 from ..core.policy import RULES
-from ..core.sorting import object_argsort, rank, sort_keys, sort_policy
+from ..core.sorting import (
+    RANK_DEFAULT,
+    SORT_DEFAULT,
+    object_argsort,
+    rank,
+    sort_keys,
+    sort_policy,
+)
 from ..errors import NaNError
 from ..options import NanPolicy
 from .columns import restated, type_error
@@ -38,9 +45,9 @@ def _missing(col: Column) -> np.ndarray | None:
 
 
 def _policy(col: Column, name: Any, index: pd.Index, nan_policy: Any,
-            missing: np.ndarray | None) -> NanPolicy:
+            missing: np.ndarray | None, default: NanPolicy = SORT_DEFAULT) -> NanPolicy:
     try:
-        return sort_policy(nan_policy, missing)
+        return sort_policy(nan_policy, missing, default=default)
     except NaNError as err:
         raise restated(err, name, index, series=True) from None
 
@@ -87,7 +94,7 @@ def rank_values(
     if na_option is not None:
         return _pandas_na_rank(col, name, index, method, ascending, pct, na_option)
     missing = _missing(col)
-    policy = _policy(col, name, index, nan_policy, missing)
+    policy = _policy(col, name, index, nan_policy, missing, RANK_DEFAULT)
     v = col.values
     if RULES[policy].removes and v.dtype.kind == "f":
         # TODO(core.sorting.rank): a descending rank under "omit" ties -inf with the

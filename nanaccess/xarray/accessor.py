@@ -121,13 +121,14 @@ class _NanStatsBase:
         return out.assign_coords(statistic=rows)
 
     def sortby(self, variables: Any = None, ascending: bool = True, *,
-               nan_policy: str = "totalorder") -> Any:
+               nan_policy: str | None = None) -> Any:
         """Reorder along the dimension of 1-D ``variables`` by their values, as
         :meth:`xarray.DataArray.sortby`, under an explicit ``nan_policy`` (default
-        "totalorder": -NaN first, +NaN last, -0.0 before +0.0; "smallest"/"largest" put
-        every NaN first/last). Ties keep their order (stable); with several keys the
+        "largest": every NaN after every number, NaNs among themselves in totalOrder;
+        "smallest" puts them first, "totalorder" orders -NaN first and +NaN last; -0.0
+        before +0.0 always). Ties keep their order (stable); with several keys the
         first is the primary one, as in xarray. ``ascending=False`` reverses the whole
-        order (so under "totalorder" +NaN comes first).
+        order (so NaNs then come first).
 
         Parameters
         ----------
@@ -137,7 +138,7 @@ class _NanStatsBase:
         ascending : bool, default True
             Sort ascending; False reverses the whole order.
         nan_policy : {"totalorder", "smallest", "largest", "raise", "propagate", "omit"}
-            Where NaNs go; default "totalorder" (a sort must place every value, so it
+            Where NaNs go; None means "largest" (a sort must place every value, so it
             is not governed by ``set_options(nan_policy=...)``).
 
         Returns

@@ -80,16 +80,35 @@ def test_rank_matches_oracle(width, policy, data):
     np.testing.assert_array_equal(r, np.array(want))
 
 
-def test_sort_default_is_totalorder_and_keeps_bits():
+def test_sort_totalorder_keeps_bits():
     b = [0x7FF8000000000005, 0x8000000000000000, 0x0000000000000000, 0xFFF8000000000003,
          0x3FF0000000000000, 0x7FF0000000000001, 0xFFF0000000000000]
     x = oracle.from_bits(b, np.float64)
-    s = na.sort(x)
+    s = na.sort(x, nan_policy="totalorder")
     assert oracle.bits_list(s) == [0xFFF8000000000003, 0xFFF0000000000000,
                                    0x8000000000000000, 0x0000000000000000,
                                    0x3FF0000000000000, 0x7FF0000000000001,
                                    0x7FF8000000000005]
-    assert na.argsort(x).tolist() == [3, 6, 1, 2, 4, 5, 0]
+    assert na.argsort(x, nan_policy="totalorder").tolist() == [3, 6, 1, 2, 4, 5, 0]
+
+
+def test_sort_default_is_largest_and_keeps_bits():
+    """Spec section 5: every NaN after every number whatever its sign (x86 makes 0/0
+    negative), the NaNs among themselves in totalOrder, payloads kept."""
+    b = [0x7FF8000000000005, 0x8000000000000000, 0x0000000000000000, 0xFFF8000000000003,
+         0x3FF0000000000000, 0xFFF0000000000000, 0x7FF8000000000000]
+    x = oracle.from_bits(b, np.float64)
+    assert oracle.bits_list(na.sort(x)) == [0xFFF0000000000000, 0x8000000000000000,
+                                            0x0000000000000000, 0x3FF0000000000000,
+                                            0xFFF8000000000003, 0x7FF8000000000000,
+                                            0x7FF8000000000005]
+    assert na.argsort(x).tolist() == [5, 1, 2, 4, 3, 6, 0]
+    with np.errstate(invalid="ignore"):
+        made = np.array([np.float64(0) / 0, np.inf - np.inf, 2.0, np.nan, 1.0])
+    # arithmetic NaNs (negative on x86) sort after the numbers, as np.sort puts them
+    assert np.isnan(na.sort(made)[2:]).all()
+    assert na.sort(made)[:2].tolist() == [1.0, 2.0]
+    assert na.argsort(made)[:2].tolist() == [4, 2]
 
 
 def test_sort_signed_zeros_and_payloads_float32_float16():
@@ -178,10 +197,10 @@ def test_sort_big_endian_strided_readonly():
 
 def test_signaling_nan_sort():
     x = np.array([1.0, na.make_nan(2, signaling=True)])
-    for p in ("smallest", "largest", "omit", "raise"):
+    for p in ("smallest", "largest", "omit", "raise", None):  # None: "largest"
         with pytest.raises(na.SignalingNaNError):
             na.sort(x, nan_policy=p)
-    assert oracle.bits_list(na.sort(x))[-1] == 0x7FF0000000000002
+    assert oracle.bits_list(na.sort(x, nan_policy="totalorder"))[-1] == 0x7FF0000000000002
 
 
 def test_integer_and_datetime_sort():

@@ -263,10 +263,14 @@ def test_sort_values_and_rank():
     assert np.isnan(m.nanstats.rank()[1])
 
 
-def test_argmin_argmax_give_labels(frame):
-    got = frame[["x", "i"]].nanstats.argmin(nan_policy="omit")
+def test_argmin_argmax_give_positions_idx_give_labels(frame):
+    got = frame[["x", "i"]].nanstats.idxmin(nan_policy="omit")
     pd.testing.assert_series_equal(got, frame[["x", "i"]].idxmin())
     assert frame["x"].nanstats.idxmax(nan_policy="omit") == frame["x"].idxmax()
+    assert frame["x"].nanstats.argmax(nan_policy="omit") == frame["x"].argmax()
+    pos = frame[["x", "i"]].nanstats.argmin(nan_policy="omit")
+    assert pos.dtype == np.int64
+    assert pos.tolist() == [frame["x"].argmin(), frame["i"].argmin()]
 
 
 def test_names_and_index_names_kept():

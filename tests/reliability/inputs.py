@@ -181,7 +181,10 @@ def stat_of_numbers(name: str, nums: list, *, dtype: Any, form: str, q: Any = 0.
         if name in ("argmax", "idxmax"):  # first occurrence of the largest
             top = Fraction(nums[pick])
             pick = min(i for i in range(n) if Fraction(nums[i]) == top)
-        return value(labels[pick] if labels is not None else positions[pick])
+        # argmin / argmax are positions on every host (issue 25); idxmin / idxmax labels
+        if name.startswith("idx"):
+            return value(ANYTHING) if labels is None else value(labels[pick])
+        return value(positions[pick])
     if obj_path or form == "list" and not all(isinstance(x, float) for x in nums):
         return _object_reference(name, nums, q=q, method=method, ddof=ddof)
     a = np.asarray(nums, dtype=dtype)
@@ -307,10 +310,15 @@ def policy_reference(ep: EntryPoint, elems: list, policy: str, *, host: str, for
             return value(NAN)
         return value(NA if nullable else MISSING_ANY)
     if policy == "propagate" and has_nan and fam == "arg":
-        # decision 6: points at the propagating NaN (all NaNs here share their bits)
-        first = classes.index("nan")
+        # decision 6: points at the propagating NaN, the greatest under totalOrder
+        # (first of them): x86's arithmetic NaNs are negative, np.nan positive
+        nans = [i for i, c in enumerate(classes) if c == "nan"]
+        keys = [int(na.totalorder_key(np.float64(elems[i]))) for i in nans]
+        first = nans[keys.index(max(keys))]
         if classes.count("nan") == len(classes) or classes.count("nan") == 1:
-            return value(labels[first] if labels is not None else first)
+            if name.startswith("idx"):  # labels; argmax: positions
+                return value(ANYTHING) if labels is None else value(labels[first])
+            return value(first)
         return value(ANYTHING)
     if policy == "propagate" and has_miss and fam == "arg" and "num" not in classes:
         # decision 6: never points at a missing value -> nothing to point at
@@ -1267,3 +1275,8 @@ KINDS: list[InputKind] = [
     InputKind("nan_group_keys", GROUPED_HOSTS, _nan_keys,
               dict.fromkeys(UNGROUPED_HOSTS, NOT_GROUPED)),
 ]
+
+# the kinds of issue 25 (round 3) live in their own module (this one is long enough)
+from .inputs_round3 import ROUND3_KINDS  # noqa: E402
+
+KINDS += ROUND3_KINDS

@@ -14,9 +14,19 @@ PATH = "nanaccess/pandas/_generated.py"
 #: pandas' own method of the same statistic (for "as pandas' ..." and See Also)
 PANDAS_METHOD = {
     "median": "median", "quantile": "quantile", "min": "min", "max": "max",
-    "argmin": "idxmin", "argmax": "idxmax", "mean": "mean", "var": "var", "std": "std",
+    "argmin": "argmin", "argmax": "argmax", "mean": "mean", "var": "var", "std": "std",
     "sum": "sum", "count": "count",
 }
+#: pandas methods that a host lacks (DataFrame has idxmax, no argmax)
+_NOT_ON = {"DataFrame": {"argmin", "argmax"}, "GroupBy": {"argmin", "argmax"}}
+
+
+def _own(kind: str, stat: Any) -> str | None:
+    """pandas' own method of ``stat`` on ``kind`` (None when it has none)."""
+    if stat.name in _NOT_ON.get(kind.split(".")[-1].replace("DataFrameGroupBy", "GroupBy"),
+                                ()):
+        return None
+    return PANDAS_METHOD.get(stat.name)
 
 _FUNCS = package_functions()
 
@@ -32,8 +42,11 @@ def _picks(stat: Any) -> str:
 
 def _extended(kind: str) -> Any:
     def extended(stat: Any) -> str:
-        own = PANDAS_METHOD.get(stat.name)
+        own = _own(kind, stat)
         text = f"Labelled as pandas' ``{kind}.{own}``. " if own else ""
+        if stat.family == "arg":
+            text = (f"A position (0-based), as pandas' ``Series.{stat.name}``; "
+                    f"``idx{stat.name[3:]}`` gives the label. ")
         if stat.name == "sum":
             text += "A sum over no values is 0, as pandas. "
         if stat.family == "count":
@@ -47,7 +60,7 @@ def _see_also(kind: str) -> Any:
         out = []
         if stat.name in _FUNCS:
             out.append((f"nanaccess.{stat.name}", "The same statistic of any array-like."))
-        own = PANDAS_METHOD.get(stat.name)
+        own = _own(kind, stat)
         if own:
             out.append((f"pandas.{kind}.{own}", "pandas' own method (NaN-blind)."))
         return out
@@ -105,8 +118,8 @@ CONVENTION_PARAMS = (SKIPNA, INTERPOLATION, MIN_COUNT)
 
 def _series_returns(stat: Any) -> tuple[str, str]:
     if stat.family == "arg":
-        return "Hashable", ("label\n    The index label of the first such value (as "
-                            f"``Series.{PANDAS_METHOD[stat.name]}``).")
+        return "int", ("numpy.int64\n    The position of the first such value (as "
+                            f"``Series.{stat.name}``).")
     if stat.family == "count":
         return "int", "int"
     if stat.name == "quantile":
@@ -122,7 +135,8 @@ def _frame_returns(stat: Any) -> tuple[str, str]:
             "Series or DataFrame\n    One value per column (or row), named ``q``; a "
             "sequence ``q`` gives a DataFrame indexed by ``q``.")
     if stat.family == "arg":
-        return "pd.Series", "Series\n    The index label of each column's first such value."
+        return "pd.Series", ("Series\n    The position (int64) of each column's (``axis=1``: "
+                             "row's) first such value.")
     return "pd.Series", ("Series\n    One value per column (``axis=0``) or row "
                          "(``axis=1``), with pandas' common-dtype rules.")
 
@@ -261,7 +275,7 @@ HOSTS = [
         type_imports=_TYPES,
         docs_module="pandas.api.typing",
         docs_prefix="DataFrameGroupBy.nanstats.",
-        docs_extra=("describe", "nan_report", "agg"),
+        docs_extra=("idxmin", "idxmax", "describe", "nan_report", "agg"),
     ),
     HostSpec(
         key="pandas.agg",

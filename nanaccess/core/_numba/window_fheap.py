@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from . import bind, jit, kernels, numba, parallel_ok, register
-from .window_fused import MODE_MID, MODE_PICK, _nb_lerp, _nb_mid
+from .window_fused import MODE_MID, MODE_PICK, _nb_lerp, _nb_mid, weight_tables
 
 __all__ = ["fheap_select", "FLAG_ZEROS", "PARALLEL_MIN_OUTPUTS"]
 
@@ -293,7 +293,7 @@ def _nb_fheap(x, bits, quiet, fixed, e0, step, span, n, start, end, lo_t, hi_t, 
         if mode == MODE_MID:
             out[i] = _nb_mid(a, b, half, nanv)
         else:
-            out[i] = _nb_lerp(a, b, w_t[0, m], ft_t[0, m], one, nanv)
+            out[i] = _nb_lerp(a, b, w_t[0, m], ft_t[0, m], ft_t[1, m], nanv)
     return seen
 
 
@@ -378,6 +378,6 @@ def fheap_select(x: np.ndarray, bounds: tuple, nout: int, lo_t: np.ndarray,
     fn(x, x.view(it), it.type(quiet), fixed, np.int64(e0), np.int64(step), np.int64(span),
        np.int64(n), start, end, np.ascontiguousarray(lo_t, np.int64),
        np.ascontiguousarray(hi_t, np.int64), np.ascontiguousarray(w_t, np.float64),
-       np.ascontiguousarray(w_t.astype(dt)), int(mode), nanv, dt.type(1), dt.type(0.5),
+       weight_tables(w_t, dt), int(mode), nanv, dt.type(1), dt.type(0.5),
        np.int64(minp), out, cnt, hk, hn, pos, bnd, flags)
     return -1 if (flags < 0).any() else int(np.bitwise_or.reduce(flags))

@@ -29,8 +29,8 @@ from .window_select import (  # noqa: F401  (bound as this module's globals)
     _shift,
 )
 
-__all__ = ["fused_select", "fused_args", "MODE_PICK", "MODE_MID", "MODE_LERP", "LINEAR_MAX",
-           "HEAP_MIN"]
+__all__ = ["fused_select", "fused_args", "weight_tables", "MODE_PICK", "MODE_MID",
+           "MODE_LERP", "LINEAR_MAX", "HEAP_MIN"]
 
 MODE_PICK, MODE_MID, MODE_LERP = 0, 1, 2
 #: widest window placed by counting (wider: binary search)
@@ -51,19 +51,20 @@ def _nb_mid(a, b, half, nanv):  # pragma: no cover - compiled
     return nanv if r != r else r
 
 
-def _nb_lerp(a, b, t, ft, one, nanv):  # pragma: no cover - compiled
-    """interp.lerp of two numbers (``t`` the float64 weight, ``ft`` it in a's dtype)."""
+def _nb_lerp(a, b, t, ft, omt, nanv):  # pragma: no cover - compiled
+    """interp.lerp of two numbers (``t`` the float64 weight, ``ft`` it in a's dtype,
+    ``omt`` ``1 - t`` computed in float64, then cast, as NumPy's scalar-q lerp)."""
     if t == 0:
         return a
     diff = b - a
     if t >= 0.5:
-        res = b - diff * (one - ft)
+        res = b - diff * omt
     else:
         res = a + diff * ft
     if diff - diff == 0:
         return res
     if (a - a == 0) and (b - b == 0):
-        res = a * (one - ft) + b * ft
+        res = a * omt + b * ft
     if (a - a != 0) and a == b:  # between equal infinities
         res = a
     return nanv if res != res else res
@@ -189,7 +190,7 @@ def _nb_fused(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t, w_
             if mode == MODE_MID:
                 out[t, i] = _nb_mid(a, b, half, nanv)
             else:
-                out[t, i] = _nb_lerp(a, b, w_t[t, m], ft_t[t, m], one, nanv)
+                out[t, i] = _nb_lerp(a, b, w_t[t, m], ft_t[t, m], ft_t[nq + t, m], nanv)
     return seen
 
 def _nb_fused_columns(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t, w_t,
@@ -221,6 +222,13 @@ def build() -> dict[str, Any]:
 register("window_fused", build)
 
 
+def weight_tables(w_t: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """The ``(2 nq, W + 1)`` table of the weights ``t`` in ``dt`` above ``1 - t``
+    (computed in float64, then cast: NumPy's lerp with a scalar q) for the kernels."""
+    w = np.asarray(w_t, np.float64)
+    return np.ascontiguousarray(np.concatenate([w.astype(dt), (1.0 - w).astype(dt)]))
+
+
 def fused_args(x: np.ndarray, start: np.ndarray, end: np.ndarray, lo_t: np.ndarray,
                hi_t: np.ndarray, w_t: np.ndarray, mode: int) -> tuple:
     """The kernels' arguments after the data and its bits (``sc`` to ``half``), shared
@@ -236,7 +244,7 @@ def fused_args(x: np.ndarray, start: np.ndarray, end: np.ndarray, lo_t: np.ndarr
             np.ascontiguousarray(start, dtype=np.int64),
             np.ascontiguousarray(end, dtype=np.int64),
             np.ascontiguousarray(lo_t, np.int64), np.ascontiguousarray(hi_t, np.int64),
-            np.ascontiguousarray(w_t, np.float64), np.ascontiguousarray(w_t.astype(dt)),
+            np.ascontiguousarray(w_t, np.float64), weight_tables(w_t, dt),
             int(mode), nanv, dt.type(1), dt.type(0.5))
 
 

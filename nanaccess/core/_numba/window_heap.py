@@ -243,7 +243,7 @@ def _nb_heap(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t, w_t
         if mode == MODE_MID:
             out[0, i] = _nb_mid(a, b, half, nanv)
         else:
-            out[0, i] = _nb_lerp(a, b, w_t[0, m], ft_t[0, m], one, nanv)
+            out[0, i] = _nb_lerp(a, b, w_t[0, m], ft_t[0, m], ft_t[1, m], nanv)
     return seen
 
 

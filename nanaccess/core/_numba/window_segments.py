@@ -65,7 +65,7 @@ def _nb_segments(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t,
             if mode == MODE_MID:
                 out[t, g] = _nb_mid(a, b, half, nanv)
             else:
-                out[t, g] = _nb_lerp(a, b, w_t[t, m], ft_t[t, m], one, nanv)
+                out[t, g] = _nb_lerp(a, b, w_t[t, m], ft_t[t, m], ft_t[nq + t, m], nanv)
     return seen
 
 

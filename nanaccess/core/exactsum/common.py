@@ -42,6 +42,27 @@ def counts(x2: np.ndarray, w2: np.ndarray | None) -> np.ndarray:
     return np.count_nonzero(w2, axis=1).astype(np.int64)
 
 
+class SumOverflowError(OverflowError):
+    """An exact integer sum that does not fit its integer dtype. ``row`` is the flat
+    row of the reduction, ``value`` the exact sum and ``dtype`` its name, so a host
+    can name the column or group instead of the row (:meth:`naming`)."""
+
+    def __init__(self, row: int, lead: tuple[int, ...], value: int, dtype: str = "int64",
+                 extra: str = "") -> None:
+        self.row, self.lead, self.value, self.dtype, self.extra = row, lead, value, dtype, extra
+        super().__init__(self._text(row_label(row, lead)))
+
+    def _text(self, where: str) -> str:
+        return (f"exact integer sum of {where} is {self.value}, which does not fit in "
+                f"{self.dtype}{self.extra}; sum a float copy for a rounded value")
+
+    def naming(self, where: str) -> SumOverflowError:
+        """The same error, its message naming ``where`` (e.g. "column 'x'")."""
+        out = SumOverflowError(self.row, self.lead, self.value, self.dtype, self.extra)
+        out.args = (out._text(where),)
+        return out
+
+
 def row_label(r: int, lead: tuple[int, ...]) -> str:
     if len(lead) <= 1:
         return f"row {r}"

@@ -8,7 +8,7 @@ import numpy as np
 
 from .certified_numpy import BLOCK as _CERT_BLOCK
 from .certified_numpy import certified_numpy_1d
-from .common import CANONICAL_NAN, counts, finish, prepare, row_label
+from .common import CANONICAL_NAN, SumOverflowError, counts, finish, prepare
 from .compiled import compiled_rows
 from .digits import (
     digits_of,
@@ -77,10 +77,8 @@ def exact_sum(x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
         if bad.any():
             r = int(np.flatnonzero(bad)[0])
             value = int(hi[r]) * (1 << 32) + int(lo[r])
-            raise OverflowError(
-                f"exact integer sum of {row_label(r, lead)} is {value}, which does not fit "
-                f"in int64 ({int(bad.sum())} of {rows} rows overflow)"
-            )
+            more = f" ({int(bad.sum())} of {rows} rows overflow)" if rows > 1 else ""
+            raise SumOverflowError(r, lead, value, "int64", more)
         return finish((hi << 32) + lo, lead)
     got = compiled_rows(x2, w2, "sum")
     if got is None and w2 is None:  # the NumPy engine's certified pass

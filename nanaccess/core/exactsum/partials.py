@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .common import CANONICAL_NAN, I64_MAX, SCALE, counts, idiv, prepare, row_label
+from .common import CANONICAL_NAN, I64_MAX, SCALE, SumOverflowError, counts, idiv, prepare
 from .compiled import compiled_digits
 from .digits import W, digits_of, float_terms, int_hilo, int_square_terms, square_terms
 from .extraction import negzero_rows, raw_rows, scan
@@ -279,10 +279,7 @@ def round_sum(p: ExactPartials) -> np.ndarray:
         for r, v in enumerate(s.tolist()):
             v >>= SCALE
             if not lo <= v <= hi:
-                raise OverflowError(
-                    f"exact integer sum of {row_label(r, lead)} is {v}, which does not fit "
-                    f"in {np.dtype(dt).name}"
-                )
+                raise SumOverflowError(r, lead, v, np.dtype(dt).name)
             out[r] = v
         return out.reshape(lead)
     divisors = [1 << SCALE] * s.size

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from ... import _stats
-from .common import CANONICAL_NAN, I64_MAX, SCALE, idiv, row_label
+from .common import CANONICAL_NAN, I64_MAX, SCALE, SumOverflowError, idiv
 
 
 class _Row:
@@ -64,10 +64,7 @@ def small_stat(x2, w2, lead, kind: str, stat: str, ddof: float = 0) -> np.ndarra
             out.append(CANONICAL_NAN)
         elif stat in _stats.SUMS and not is_float:
             if not -(1 << 63) <= a.s <= I64_MAX:
-                raise OverflowError(
-                    f"exact integer sum of {row_label(r, lead)} is {a.s}, which does not fit "
-                    "in int64"
-                )
+                raise SumOverflowError(r, lead, a.s)
             out.append(a.s)
         elif stat in _stats.VARIANCES:
             if a.posinf or a.neginf or n - ddof <= 0:

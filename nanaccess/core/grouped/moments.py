@@ -23,7 +23,9 @@ from ..exactsum.certified import (
     certified_var_groups,
     uncertified_groups,
 )
+from ..exactsum.common import SumOverflowError
 from ..exactsum.compiled import compiled_groups
+from ..moments import temporal_mean as _temporal_mean
 from ..policy import RULES, empty_value, finish
 from .common import greatest_nan, group_counts, radix_argsort_codes
 
@@ -75,15 +77,24 @@ def _numpy_column(col, nan, miss, codes, ngroups, stat, ddof):
     work = vals.view(np.int64) if dt.kind in "mM" else vals
     if dt.kind == "f" and dt != np.float64:
         work = work.astype(np.float64)  # exact: every float16/32 is a float64
+    temporal_mean = stat in _stats.MEANS and dt.kind in "mM"
     if stat in _stats.SUMS:
         # exact sums of unsigned data are uint64 (as NumPy / pandas), of other ints int64
         out = np.zeros(ngroups, np.uint64 if work.dtype.kind == "u" else
                        np.int64 if work.dtype.kind in "ib" else np.float64)
+    elif temporal_mean:  # exact integers truncated toward zero; NaT for empty groups
+        out = np.full(ngroups, np.iinfo(np.int64).min, np.int64)
     else:
         out = np.full(ngroups, empty_value(_F64, stat), np.float64)
     for gids, block, where in _size_blocks(work, cc, counts):
         if stat in _stats.SUMS:
-            out[gids] = exact_sum(block, where=where)
+            try:
+                out[gids] = exact_sum(block, where=where)
+            except SumOverflowError as err:  # name the group (its code), not the row
+                err.group = int(np.asarray(gids).reshape(-1)[err.row])
+                raise
+        elif temporal_mean:
+            out[gids] = _temporal_mean(block, where)
         elif stat in _stats.MEANS:
             out[gids] = exact_mean(block, where=where)
         else:
@@ -136,7 +147,7 @@ def _finish(out, counts, col, nan, miss, codes, ngroups, stat, ddof, policy):
         out = out.astype(dt)
         out[nanout] = empty_value(dt.newbyteorder("="), "mean")  # canonical NaN (sum too)
     if dt.kind in "mM" and stat in _stats.LINEAR:
-        nat = np.isnan(out) if out.dtype.kind == "f" else np.zeros(ngroups, bool)
+        nat = np.isnan(out) if out.dtype.kind == "f" else (out == np.iinfo(np.int64).min)
         ints = np.round(np.where(nat, 0, out)).astype(np.int64) if out.dtype.kind == "f" else out
         fill = np.array("NaT", dtype=dt.newbyteorder("="))
         out = np.where(nat, fill, ints.view(fill.dtype))

@@ -26,6 +26,7 @@ from ..bits import layout_of
 from ..plan import PICK_METHODS
 from ..policy import RULES, finish
 from .cumulative import reach_units
+from .exact_reach import exact_reaches
 from .positions import combine_picks, median_positions, sort_keys, weighted_positions
 from .prepare import Prepared
 
@@ -125,9 +126,8 @@ def _chunk(nb, kern, g, x, flip, wide, dt, stat, qa, method, tails):
     L, B, exact, err, last_h, last_l, total = (
         a[g] for a in (L, B, exact, err, last_h, last_l, total))
     s_lo, s_hi, t, mode = _positions(total, stat, qa, method)
-    same = (s_hi is s_lo) or bool(np.array_equal(s_hi, s_lo))
-    s = s_lo if same else np.concatenate([s_lo, s_hi])  # one resumable selection
-    th, tl, tf = _targets(s, L, B, last_h, last_l, total, exact)
+    same, t, th, tl, tf = _targets(s_lo, s_hi, t, (stat, qa, method), L, B, last_h, last_l,
+                                   total, exact)
     idx = nb["select"](rec, cf, src, starts[g.start:g.stop + 1], L, B, exact, err, last_h,
                        last_l, total, th, tl, tf, flip)
     nq = s_lo.shape[0]
@@ -158,14 +158,33 @@ def _positions(total, stat, qa, method):
     return s_lo, s_hi, t, "lerp" if stat in _stats.MIDPOINT_MEDIANS else "pick"
 
 
-def _targets(s, L, B, last_h, last_l, total, exact):
-    """Exact target pairs and float targets of the reaches ``s`` (see :mod:`.order`);
-    the float targets only when a group is not exact (else ``s``: never read)."""
+def _targets(s_lo, s_hi, t, what, L, B, last_h, last_l, total, exact):
+    """Exact target pairs and float targets of the reaches ``s_lo`` and ``s_hi`` (one
+    resumable selection: stacked unless equal; see :mod:`.order`), with the groups
+    whose float total misleads replaced by :func:`.exact_reach.exact_reaches` (``what``:
+    stat, q, method). The float targets only when a group is not exact (else ``s``:
+    never read). Returns ``(same, t, th, tl, tf)``."""
+    stat, qa, method = what
+    over = exact_reaches(stat, qa, "linear" if stat == "median" else method, L, B, last_h,
+                         last_l, total, exact)
+    same = (s_hi is s_lo) or bool(np.array_equal(s_hi, s_lo))
+    if over is not None:
+        rows, th_lo, tl_lo, th_hi, tl_hi, ex_t = over
+        t = np.array(np.broadcast_to(t, s_lo.shape))
+        t[:, rows] = ex_t
+        same = same and bool(np.array_equal(th_lo, th_hi) and np.array_equal(tl_lo, tl_hi))
+    s = s_lo if same else np.concatenate([s_lo, s_hi])
     with np.errstate(invalid="ignore", over="ignore"):
         th, tl = reach_units(s, L, B, last_h, last_l)
+    if over is not None:
+        nq = s_lo.shape[0]
+        th[:nq, rows], tl[:nq, rows] = th_lo, tl_lo
+        if not same:
+            th[nq:, rows], tl[nq:, rows] = th_hi, tl_hi
     tf = s if exact.all() else \
         np.where(s <= 0, np.nextafter(0.0, 1.0), np.minimum(s, total[None, :]))
-    return np.ascontiguousarray(th), np.ascontiguousarray(tl), np.ascontiguousarray(tf)
+    return same, t, np.ascontiguousarray(th), np.ascontiguousarray(tl), \
+        np.ascontiguousarray(tf)
 
 
 def _rows_order(p: Prepared, stat, policy, qa, method, tails):
@@ -184,9 +203,8 @@ def _rows_order(p: Prepared, stat, policy, qa, method, tails):
         fm, sh = 0, 63
     L, B, exact, last_h, last_l, total, counts = nb["totals"](keys, fm, sh, w2)
     s_lo, s_hi, t, mode = _positions(total, stat, qa, method)
-    same = (s_hi is s_lo) or bool(np.array_equal(s_hi, s_lo))
-    s = s_lo if same else np.concatenate([s_lo, s_hi])
-    th, tl, tf = _targets(s, L, B, last_h, last_l, total, exact)
+    same, t, th, tl, tf = _targets(s_lo, s_hi, t, (stat, qa, method), L, B, last_h, last_l,
+                                   total, exact)
     idx = nb["select"](keys, fm, sh, w2, L, B, exact, last_h, last_l, th, tl, tf)
     nq = s_lo.shape[0]
     i_lo, i_hi = (idx, idx) if same else (idx[:nq], idx[nq:])

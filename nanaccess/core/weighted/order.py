@@ -23,6 +23,7 @@ from ..plan import PICK_METHODS
 from ..policy import finish
 from .compiled import compiled_order, use_compiled
 from .cumulative import cumulative_pairs, first_reaching_pairs, pair_total, reach_units, units_of
+from .exact_reach import exact_reaches
 from .positions import combine_picks, median_positions, sort_keys, weighted_positions
 from .prepare import Prepared
 
@@ -96,9 +97,22 @@ class _Cumulative:
             order[F] = fo
             self.order = order
 
-    def first(self, s: np.ndarray) -> np.ndarray:
+    def exact(self, stat: str, q, method: str):
+        """:func:`.exact_reach.exact_reaches` of the rows whose float total misleads
+        (None: none): ``(rows, (th_lo, tl_lo), (th_hi, tl_hi), t)``, rows global."""
+        if self.kind == "int" or not self.E.size:  # "int": totals are float64s
+            return None
+        got = exact_reaches(stat, q, "linear" if stat == "median" else method, self.L,
+                            self.B, *self.last, self.total[self.E], np.ones(self.E.size, bool))
+        if got is None:
+            return None
+        rows, th_lo, tl_lo, th_hi, tl_hi, t = got
+        return self.E[rows], (th_lo, tl_lo), (th_hi, tl_hi), t
+
+    def first(self, s: np.ndarray, exact=None) -> np.ndarray:
         """Per row, the index (in sorted order) of the element at 1-based reach ``s``
-        ((Q, rows)): 0 means the first positive weight, ``>= W`` the last."""
+        ((Q, rows)): 0 means the first positive weight, ``>= W`` the last. ``exact``:
+        ``(rows, (th, tl))`` exact target pairs replacing the reach of those rows."""
         if self.kind == "int":
             last = self.total[None, :]
             t = np.where(s <= 0, 1.0, np.minimum(np.ceil(s), last))
@@ -106,6 +120,9 @@ class _Cumulative:
         out = np.empty(s.shape, np.int64)
         if self.E.size:
             th, tl = reach_units(s[:, self.E], self.L, self.B, *self.last)
+            if exact is not None:
+                at = np.searchsorted(self.E, exact[0])
+                th[:, at], tl[:, at] = exact[1]
             out[:, self.E] = first_reaching_pairs(self.H, self.Lo, th, tl)
         if self.F.size:
             last = self.total[self.F][None, :]
@@ -157,8 +174,13 @@ def weighted_order(p: Prepared, stat: str, policy, *, q=None, method: str = "lin
         vals, miss = finish(vals, stat, empty=empty[None, :])
         return vals, miss, lead
 
-    i_lo = np.minimum(cum.first(s_lo), n - 1)
-    i_hi = np.minimum(cum.first(s_hi), n - 1)
+    over = cum.exact(stat, q, method)
+    if over is not None:
+        rows, ex_lo, ex_hi, ex_t = over
+        t = np.array(np.broadcast_to(t, s_lo.shape))
+        t[:, rows] = ex_t
+    i_lo = np.minimum(cum.first(s_lo, None if over is None else (rows, ex_lo)), n - 1)
+    i_hi = np.minimum(cum.first(s_hi, None if over is None else (rows, ex_hi)), n - 1)
     src_lo = np.take_along_axis(order, i_lo.T, axis=1)  # (rows, Q) positions in x rows
     src_hi = np.take_along_axis(order, i_hi.T, axis=1)
     return _finish_rows(p, stat, mode, src_lo, src_hi, t, empty, lead)
