@@ -225,9 +225,9 @@ class SeriesNanStats(SeriesStatsMixin):
         """
         s = self._obj
         if isinstance(s.dtype, np.dtype) and s.dtype.kind == "c":  # counted, not reduced
-            from ..core.classify import _report_array
+            from ..core.classify import report_array
 
-            counts = _report_array(s.to_numpy(), None)
+            counts = report_array(s.to_numpy(), None)
         else:
             counts = report(self._col())
         return pd.Series(counts, name=s.name, dtype=np.int64)
