@@ -11,6 +11,7 @@ import pytest
 import xarray as xr
 
 from nanaccess.plotting import (
+    _KIND_COLORS,
     KIND_NAMES,
     classify_kinds,
     plot_nan_map,
@@ -270,3 +271,79 @@ def test_accessors_delegate_to_plot_nan_map():
 
 def test_kind_names_match_codes():
     assert KIND_NAMES == ("number", "quiet NaN", "negative NaN", "signaling NaN", "missing")
+
+
+def _strip_colours(ax, n_strips):
+    """The RGB colours drawn in the middle row of each strip of a rendered NaN map."""
+    fig = ax.figure
+    fig.canvas.draw()
+    pixels = np.asarray(fig.canvas.buffer_rgba())[..., :3]
+    height = pixels.shape[0]
+    box = ax.get_window_extent()
+    x0, x1 = int(np.ceil(box.x0)) + 1, int(np.floor(box.x1)) - 1
+    colours = []
+    for k in range(n_strips):  # strip k is drawn from the top (origin "upper")
+        y = box.y1 - (k + 0.5) * box.height / n_strips
+        row = pixels[height - int(round(y)), x0:x1]
+        colours.append({tuple(c) for c in row})
+    return colours
+
+
+def test_nan_map_never_hides_a_lone_nan_at_the_default_size():
+    # 8,784 hourly rows (a leap year), single isolated NaNs in two of four columns:
+    # subsampling rows used to drop them from the picture.
+    n = 8784
+    rng = np.random.default_rng(0)
+    values = rng.normal(size=(n, 4))
+    values[5_001, 1] = np.nan  # x: one quiet NaN
+    with np.errstate(invalid="ignore"):
+        made = np.float64(np.inf) - np.float64(np.inf)  # z: a NaN made by arithmetic,
+    values[77, 3] = -abs(made)  # negative as x86 makes it (pandas' setitem would quiet the sign)
+    df = pd.DataFrame(
+        values,
+        columns=["w", "x", "y", "z"],
+        index=pd.date_range("2024-01-01", periods=n, freq="h", tz="UTC", name="time"),
+    )
+    df["y"] = df["y"].astype("Float64")
+    df.iloc[8_000, 2] = pd.NA  # y: one missing value
+    ax = plot_nan_map(df)
+    image = np.asarray(ax.images[0].get_array())
+    assert image.shape[1] <= 400 and ax.get_xlabel() == "time (22 per cell)"
+    assert [(image[j] != NUMBER).sum() for j in range(4)] == [0, 1, 1, 1]
+    assert (image[1] == QUIET).any() and (image[2] == MISSING).any()
+    assert (image[3] == NEGATIVE).any()
+
+    from matplotlib.colors import to_rgb
+
+    colours = _strip_colours(ax, 4)
+    rgb = {k: tuple(int(round(255 * c)) for c in to_rgb(col)) for k, col in enumerate(_KIND_COLORS)}
+    assert rgb[QUIET] not in colours[0] and rgb[QUIET] in colours[1]
+    assert rgb[MISSING] in colours[2] and rgb[NEGATIVE] in colours[3]
+    plt.close(ax.figure)
+
+
+def test_nan_map_pixel_takes_the_most_telling_kind():
+    x = np.zeros(10)
+    x[3] = np.nan
+    x[4] = from_bits([0x7FF0000000000001], "f8")[0]
+    ax = plot_nan_map(pd.Series(x, dtype="float64"), max_cells=2)
+    assert np.asarray(ax.images[0].get_array()).tolist() == [[SIGNALING, NUMBER]]
+    assert ax.get_xlabel() == "position (5 per cell)"
+    with pytest.raises(ValueError, match="max_cells"):
+        plot_nan_map(x, max_cells=0)
+    plt.close("all")
+
+
+def test_nan_map_puts_north_at_the_top_as_xarray_does():
+    lat = np.array([-60.0, 0.0, 60.0])  # ascending, as most grids store it
+    data = np.zeros((3, 2))
+    data[2, 0] = np.nan  # the northernmost row
+    da = xr.DataArray(data, dims=("lat", "lon"), coords={"lat": lat, "lon": [0.0, 1.0]})
+    ax = plot_nan_map(da)
+    assert ax.images[0].origin == "lower"
+    ylim = ax.get_ylim()
+    assert ylim[1] > ylim[0]  # row 2 (lat 60) is drawn at the top
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["-60.0", "0.0", "60.0"]
+    descending = da.isel(lat=slice(None, None, -1))
+    assert plot_nan_map(descending).images[0].origin == "upper"  # row 0 (lat 60) at the top
+    plt.close("all")

@@ -18,6 +18,7 @@ from ..errors import NaNError
 from ..options import resolve_policy
 from ._generated import DataFrameStatsMixin
 from ._groupby_registry import column_dtypes
+from .agg_forms import frame_agg
 from .columns import (
     REPORT_KEYS,
     column_reduce,
@@ -387,6 +388,10 @@ class DataFrameNanStats(DataFrameStatsMixin):
     def nan_report(self) -> pd.DataFrame:
         """One row per column with the counts of :func:`nanaccess.nan_report`.
 
+        Columns that hold no numbers (text, categories of strings, ...) have no NaN
+        kinds to count: they are left out of the rows and named, with the reason, in
+        the result's ``attrs["skipped"]``.
+
         Returns
         -------
         pandas.DataFrame
@@ -396,18 +401,31 @@ class DataFrameNanStats(DataFrameStatsMixin):
         Examples
         --------
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
-        >>> df = pd.DataFrame({"a": [1.0, np.nan], "b": [1, 2]})
-        >>> df.nanstats.nan_report()[["values", "nan", "missing"]]
+        >>> df = pd.DataFrame({"a": [1.0, np.nan], "b": [1, 2], "s": ["x", None]})
+        >>> out = df.nanstats.nan_report()
+        >>> out[["values", "nan", "missing"]]
            values  nan  missing
         a       2    1        0
         b       2    0        0
+        >>> out.attrs["skipped"]
+        {'s': 'non-numeric dtype str'}
         """
-        names, cols = self._columns(numeric_only=False)
-        rows = [report(c) for c in cols]
-        return pd.DataFrame(
-            [[r[k] for k in REPORT_KEYS] for r in rows], index=names, columns=list(REPORT_KEYS),
-            dtype=np.int64,
+        df = self._obj
+        keep, rows, skipped = [], [], {}
+        for i in range(df.shape[1]):
+            s = df.iloc[:, i]
+            try:
+                rows.append(report(column_arrays(s, df.columns[i])))
+            except TypeError:
+                skipped[df.columns[i]] = f"non-numeric dtype {s.dtype}"
+                continue
+            keep.append(i)
+        out = pd.DataFrame(
+            [[r[k] for k in REPORT_KEYS] for r in rows], index=df.columns[keep],
+            columns=list(REPORT_KEYS), dtype=np.int64,
         )
+        out.attrs["skipped"] = skipped
+        return out
 
     # -- grouping / plotting
     def groupby(self, by: Any = None, **kwargs: Any) -> Any:
@@ -459,3 +477,62 @@ class DataFrameNanStats(DataFrameStatsMixin):
         from ..plotting import plot_nan_map  # drawing is optional: not at import
 
         return plot_nan_map(self._obj, ax=ax)
+
+    # -- several statistics at once
+    def agg(self, func: Any = None, axis: Any = 0, **kwargs: Any) -> Any:
+        """Several statistics at once, as ``DataFrame.agg``.
+
+        Parameters
+        ----------
+        func : str, nanaccess.agg callable, list of them, or dict
+            A statistic of the table ("median", "iqr", ...); a list gives one row per
+            statistic; a dict maps columns to a statistic or a list of them. Omit it
+            for named aggregation: ``name=(column, statistic)`` or ``pd.NamedAgg``.
+        axis : {0, "index", 1, "columns"}, default 0
+            0 applies each statistic to each column; 1 to each row (of the
+            transposed frame, as pandas does).
+        **kwargs
+            Keywords for every statistic that takes them (``nan_policy``, ``skipna``,
+            ``q``, ``ddof``, ``numeric_only``, ...), and named aggregations.
+
+        Returns
+        -------
+        scalar, Series or DataFrame
+            As ``DataFrame.agg``: one statistic gives a Series by column; a list a
+            DataFrame indexed by statistic; a dict of single statistics a Series by
+            column; a dict with lists, or named aggregation, a DataFrame with missing
+            cells where a column was not asked for a statistic.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> df = pd.DataFrame({"x": [1.0, np.nan, 3.0], "y": [4.0, 5.0, 9.0]})
+        >>> df.nanstats.agg(["median", "max"], nan_policy="omit")
+                  x    y
+        median  2.0  5.0
+        max     3.0  9.0
+        >>> df.nanstats.agg({"x": "min", "y": ["min", "mean"]}, nan_policy="omit")
+                x    y
+        min   1.0  4.0
+        mean  NaN  6.0
+        >>> df.nanstats.agg(lo=("x", "min"), mid=("y", "median"), nan_policy="omit")
+               x    y
+        lo   1.0  NaN
+        mid  NaN  5.0
+        """
+        if axis in (1, "columns"):  # pandas: the statistics become the columns
+            out = self._obj.T.nanstats.agg(func, **kwargs)
+            return out.T if isinstance(out, pd.DataFrame) else out
+        if axis not in (0, "index"):
+            raise ValueError(f"agg: axis must be 0, 'index', 1 or 'columns', got {axis!r}")
+        return frame_agg(self, func, kwargs, self._column_accessor)
+
+    aggregate = agg
+
+    def _column_accessor(self, label: Any) -> Any:
+        column = self._obj[label]
+        if isinstance(column, pd.DataFrame):
+            raise ValueError(f"agg: the label {label!r} names {column.shape[1]} columns; "
+                             "a dict or named aggregation needs unique column labels")
+        return column.nanstats
+

@@ -27,11 +27,11 @@ from ..options import NanPolicy, resolve_policy
 from ._generated import GroupByStatsMixin
 from ._groupby_registry import RESAMPLER_CLASSES, grouping_info, selected_obj
 from ._nanagg import NanAgg
+from .agg_forms import broadcast_to_rows, check_keywords, label_of, named_aggregation
 from .columns import (
     empty_is_missing,
     overflow_named,
     restated,
-    subject_of,
     type_error,
     undefined_spread,
     with_min_count,
@@ -321,24 +321,33 @@ class NanGroupBy(GroupByStatsMixin):
         """
         gb = self._obj
         obj = selected_obj(gb)
+        named, kwargs = named_aggregation(kwargs)
+        if func is None and named:  # name=(column, statistic) or pd.NamedAgg
+            if isinstance(obj, pd.Series):
+                raise TypeError("named aggregation of a SeriesGroupBy takes name=statistic "
+                                "pairs in pandas' spelling: use agg({name: statistic})")
+            absent = [c for c, _ in named.values() if c not in obj.columns]
+            if absent:
+                raise KeyError(f"agg: column(s) {absent} do not exist (named aggregation)")
+            out = pd.concat({name: _as_series(NanGroupBy(gb[c])._one(f, kwargs))
+                             for name, (c, f) in named.items()}, axis=1)
+            return out
         if func is None:  # pandas: "Must provide 'func'"; say which data it was for
-            cols = [obj.name] if isinstance(obj, pd.Series) else list(obj.columns)
-            raise TypeError(f"agg of {', '.join(subject_of(c) for c in cols)} needs func: "
-                            f"names of statistics ({', '.join(_stats.GROUPED)})")
+            raise TypeError("agg needs func: names of statistics "
+                            f"({', '.join(_stats.GROUPED)}), a list or dict of them, or "
+                            "named aggregations (name=(column, statistic))")
         names = [func] if isinstance(func, str) or callable(func) else [
             g for f in (func.values() if isinstance(func, dict) else func)
             for g in (f if isinstance(f, list | tuple) else [f])]
-        taken = {k for f in names if isinstance(f, str) and hasattr(self, f)
-                 for k in inspect.signature(getattr(self, f)).parameters}
-        unknown = sorted(set(kwargs) - taken)
-        if unknown:
-            raise TypeError(f"agg: no statistic of {names} takes {unknown}")
+        check_keywords(self, names, kwargs, "agg")
         if isinstance(func, str) or callable(func):
             return self._one(func, kwargs)
+        if isinstance(func, dict) and isinstance(obj, pd.Series):  # {label: statistic}
+            return pd.concat({k: self._one(f, kwargs) for k, f in func.items()}, axis=1)
         if isinstance(func, dict):
             plan = [(c, f) for c, f in func.items()]
         elif isinstance(obj, pd.Series):
-            out = pd.concat({_label(f): self._one(f, kwargs) for f in func}, axis=1)
+            out = pd.concat({label_of(f): self._one(f, kwargs) for f in func}, axis=1)
             return out
         else:
             plan = [(c, list(func)) for c in obj.columns]
@@ -347,10 +356,59 @@ class NanGroupBy(GroupByStatsMixin):
         for column, fs in plan:
             sub = NanGroupBy(gb[column])
             for f in (fs if isinstance(fs, list | tuple) else [fs]):
-                blocks[(column, _label(f)) if nested else column] = sub._one(f, kwargs)
+                blocks[(column, label_of(f)) if nested else column] = sub._one(f, kwargs)
         out = pd.concat(blocks, axis=1)
         if nested:
             out.columns = pd.MultiIndex.from_tuples(list(blocks))
+        return out
+
+    aggregate = agg
+
+    def transform(self, func: Any, **kwargs: Any) -> pd.Series | pd.DataFrame:
+        """A grouped statistic broadcast back to every row, as ``GroupBy.transform``.
+
+        Parameters
+        ----------
+        func : str or nanaccess.agg callable
+            A statistic of the table ("median", "mean", "iqr", ...) that gives one value
+            per group (``quantile`` with one ``q``).
+        **kwargs
+            The statistic's keywords (``nan_policy``, ``q``, ``ddof``, ...).
+
+        Returns
+        -------
+        Series or DataFrame
+            Indexed like the grouped object (its row order and labels, duplicates
+            kept); the grouping columns are left out; rows without a group (a NaN key
+            with ``dropna=True``) are missing, as pandas gives.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> df = pd.DataFrame({"g": list("abab"), "x": [1.0, np.nan, 3.0, 5.0]})
+        >>> df.groupby("g").nanstats.transform("median", nan_policy="omit")
+             x
+        0  2.0
+        1  5.0
+        2  2.0
+        3  5.0
+        """
+        gb = self._obj
+        if not (isinstance(func, str | NanAgg)):
+            raise ValueError(f"transform takes the name of a statistic or a nanaccess.agg "
+                             f"callable, got {func!r}")
+        check_keywords(self, [func], kwargs, "transform")
+        codes, ngroups, _ = grouping_info(gb)
+        result = self._one(func, kwargs)
+        if len(result) != ngroups:
+            raise ValueError(f"transform needs one value per group; {label_of(func)} "
+                             f"with {kwargs} gives {len(result)} rows for {ngroups} groups")
+        obj = selected_obj(gb)
+        keys = [k for k in np.atleast_1d(getattr(gb, "keys", None) or []).tolist()
+                if isinstance(k, str | int)] if isinstance(obj, pd.DataFrame) else []
+        out = broadcast_to_rows(result, codes, obj.index, keys)
+        if isinstance(out, pd.Series):
+            out.name = obj.name if isinstance(obj, pd.Series) else out.name
         return out
 
     def _one(self, func: Any, kwargs: dict[str, Any]) -> Any:
@@ -366,8 +424,10 @@ class NanGroupBy(GroupByStatsMixin):
         return method(**{k: v for k, v in kwargs.items() if k in takes})
 
 
-def _label(func: Any) -> str:
-    return getattr(func, "__name__", func) if not isinstance(func, str) else func
+def _as_series(result: Any) -> pd.Series:
+    """One statistic of one column as a Series (a one-column frame of as_index=False
+    keeps only its values column)."""
+    return result.iloc[:, -1] if isinstance(result, pd.DataFrame) else result
 
 
 def _with_q_level(index: pd.Index, q: Any) -> pd.MultiIndex:

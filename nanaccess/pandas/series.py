@@ -17,6 +17,7 @@ import pandas as pd
 from .. import _stats
 from ..options import resolve_policy
 from ._generated import SeriesStatsMixin
+from .agg_forms import series_agg
 from .columns import (
     column_reduce,
     numbers,
@@ -387,3 +388,36 @@ class SeriesNanStats(SeriesStatsMixin):
         from ..plotting import plot_nan_map  # drawing is optional: not at import
 
         return plot_nan_map(self._obj, ax=ax)
+
+    # -- several statistics at once
+    def agg(self, func: Any = None, **kwargs: Any) -> Any:
+        """Several statistics at once, as ``Series.agg``.
+
+        Parameters
+        ----------
+        func : str, nanaccess.agg callable, list of them, or dict
+            A statistic of the table ("median", "iqr", ...); a list gives one value per
+            statistic; a dict ``{label: statistic}`` names the results.
+        **kwargs
+            Keywords for every statistic that takes them (``nan_policy``, ``skipna``,
+            ``q``, ``ddof``, ...); a keyword no requested statistic takes is a TypeError.
+
+        Returns
+        -------
+        scalar or Series
+            One statistic: its value; a list or dict: a Series indexed by the
+            statistics' names (or the dict's labels), as pandas.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> s = pd.Series([1.0, np.nan, 3.0, 5.0], name="x")
+        >>> s.nanstats.agg(["median", "max"], nan_policy="omit")
+        median    3.0
+        max       5.0
+        Name: x, dtype: float64
+        """
+        return series_agg(self, func, kwargs)
+
+    aggregate = agg
+
