@@ -27,7 +27,6 @@ from ._common import (
     holds_numbers,
     is_dask,
     labelled_errors,
-    numeric_only_default,
     variable_relabel,
     variable_subject,
 )
@@ -139,7 +138,6 @@ def _dataset_reduce(
     keep_attrs: bool | None,
     keepdims: bool,
     policy: NanPolicy,
-    numeric_only: bool,
     names: dict[Hashable, Hashable] | None = None,
     params: dict[str, Any],
     weights: Any = None,
@@ -157,8 +155,10 @@ def _dataset_reduce(
         if not reduce_dims and var.ndim:
             variables[name] = var
             continue
-        if numeric_only and not (names or holds_numbers(var)):
-            # a DataArray (names given) is the data itself: never dropped
+        if not (names or holds_numbers(var)):
+            # strings (and other objects that are not numbers) are left out, never
+            # raised on, whatever the statistic (decision 16); a DataArray (names
+            # given) is the data itself: never dropped
             continue
         label = (names or {}).get(name, name)
         relabel = variable_relabel(label, var, ds.indexes)
@@ -222,8 +222,8 @@ def reduce(
         broadcast by dimension names (coordinates equal to the data's), or an array of
         a DataArray's shape; NumPy-backed data only.
     numeric_only : bool, optional
-        For Datasets: drop non-numeric variables (``None``: as xarray's reduction of
-        the same kind, see :func:`numeric_only_default`).
+        Accepted for xarray's signature: a Dataset's variables that do not hold
+        numbers (strings) are always left out, never raised on (decision 16).
     **params
         The statistic's own parameters (``q``, ``method``, ``ddof`` (default 0, as
         xarray), ``rng``, ``scale``); any other keyword raises TypeError.
@@ -255,13 +255,11 @@ def reduce(
         if keepdims:
             raise TypeError("quantile() does not take keepdims (as xarray's quantile)")
     policy = resolve_policy(nan_policy)
-    if numeric_only is None:
-        numeric_only = numeric_only_default(stat)
     if weights is not None:
         check_weighted(stat, None)
         weights = aligned_weights(obj, weights)
     return _on_dataset(obj, _dataset_reduce, stat=stat, dim=dim, keep_attrs=keep_attrs,
-                       keepdims=bool(keepdims), policy=policy, numeric_only=numeric_only,
+                       keepdims=bool(keepdims), policy=policy,
                        params=params, weights=weights)
 
 
@@ -289,7 +287,8 @@ def quantile(
     nan_policy : str, optional
     keep_attrs : bool, optional
     numeric_only : bool, default False
-        For Datasets: drop non-numeric variables (as xarray's ``Dataset.quantile``).
+        Accepted for xarray's signature: variables that do not hold numbers are
+        always left out.
 
     Returns
     -------
