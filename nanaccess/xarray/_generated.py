@@ -3096,8 +3096,9 @@ class WeightedStatsMixin:
         Returns
         -------
         DataArray or Dataset
-            As the weighted object's data, reduced over ``dim`` (NumPy-backed data; dask-backed data
-            raises TypeError).
+            As the weighted object's data, reduced over ``dim`` (dask-backed data or weights: lazy,
+            equal bit for bit to the in-memory result; policy errors are raised when it is
+            computed).
 
         See Also
         --------
@@ -3153,8 +3154,9 @@ class WeightedStatsMixin:
         Returns
         -------
         DataArray or Dataset
-            As the weighted object's data, reduced over ``dim`` (NumPy-backed data; dask-backed data
-            raises TypeError).
+            As the weighted object's data, reduced over ``dim`` (dask-backed data or weights: lazy,
+            equal bit for bit to the in-memory result; policy errors are raised when it is
+            computed).
 
         See Also
         --------
@@ -3210,8 +3212,9 @@ class WeightedStatsMixin:
         Returns
         -------
         DataArray or Dataset
-            As the weighted object's data, reduced over ``dim`` (NumPy-backed data; dask-backed data
-            raises TypeError).
+            As the weighted object's data, reduced over ``dim`` (dask-backed data or weights: lazy,
+            equal bit for bit to the in-memory result; policy errors are raised when it is
+            computed).
 
         See Also
         --------
@@ -3284,8 +3287,9 @@ class WeightedStatsMixin:
         Returns
         -------
         DataArray or Dataset
-            As the weighted object's data, reduced over ``dim`` (NumPy-backed data; dask-backed data
-            raises TypeError).
+            As the weighted object's data, reduced over ``dim`` (dask-backed data or weights: lazy,
+            equal bit for bit to the in-memory result; policy errors are raised when it is
+            computed).
 
         See Also
         --------
@@ -3344,8 +3348,9 @@ class WeightedStatsMixin:
         Returns
         -------
         DataArray or Dataset
-            As the weighted object's data, reduced over ``dim`` (NumPy-backed data; dask-backed data
-            raises TypeError).
+            As the weighted object's data, reduced over ``dim`` (dask-backed data or weights: lazy,
+            equal bit for bit to the in-memory result; policy errors are raised when it is
+            computed).
 
         See Also
         --------
@@ -3405,8 +3410,9 @@ class WeightedStatsMixin:
         Returns
         -------
         DataArray or Dataset
-            As the weighted object's data, reduced over ``dim`` (NumPy-backed data; dask-backed data
-            raises TypeError).
+            As the weighted object's data, reduced over ``dim`` (dask-backed data or weights: lazy,
+            equal bit for bit to the in-memory result; policy errors are raised when it is
+            computed).
 
         See Also
         --------
@@ -3467,8 +3473,9 @@ class WeightedStatsMixin:
         Returns
         -------
         DataArray or Dataset
-            As the weighted object's data, reduced over ``dim`` (NumPy-backed data; dask-backed data
-            raises TypeError).
+            As the weighted object's data, reduced over ``dim`` (dask-backed data or weights: lazy,
+            equal bit for bit to the in-memory result; policy errors are raised when it is
+            computed).
 
         See Also
         --------
@@ -3526,8 +3533,9 @@ class WeightedStatsMixin:
         Returns
         -------
         DataArray or Dataset
-            As the weighted object's data, reduced over ``dim`` (NumPy-backed data; dask-backed data
-            raises TypeError).
+            As the weighted object's data, reduced over ``dim`` (dask-backed data or weights: lazy,
+            equal bit for bit to the in-memory result; policy errors are raised when it is
+            computed).
 
         See Also
         --------

@@ -296,8 +296,9 @@ class NanGroupBy(GroupByStatsMixin):
         vals = _grouped_array(var.data, axis, g.codes, g.ngroups, stat, policy=policy,
                               params=params, relabeller=relabeller, prior=prior)
         at = lead + axis
-        if g.has_empty and vals.dtype.kind in "iubf":
-            # a group without rows is NaN for every statistic, as xarray
+        if g.has_empty and vals.dtype.kind in "iubf" and stat != "count":
+            # a group without rows is NaN, as xarray; its count stays an exact 0 (int64,
+            # as pandas' count of an empty bin)
             present = np.bincount(g.codes[g.codes >= 0], minlength=g.ngroups) > 0
             shape = [1] * vals.ndim
             shape[at] = g.ngroups

@@ -59,7 +59,8 @@ def array_stat(
     **params: Any,
 ) -> Any:
     """One statistic of a NumPy or dask array (dask stays lazy), errors relabelled;
-    ``weights`` (NumPy data only) through the weighted core, their errors labelled.
+    ``weights`` through the weighted core (lazy where data or weights are dask), the
+    in-memory path's errors labelled.
 
     Examples
     --------
@@ -68,6 +69,16 @@ def array_stat(
     2.0
     """
     policy = resolve_policy(policy)
+    if weights is not None and (is_dask(data) or is_dask(weights.values)):
+        # lazy and bit-equal to the in-memory weighted path; its errors are raised when
+        # computed, with the global count and first position
+        import dask.array as dsa
+
+        from ..dask.weighted import dask_weighted
+
+        return dask_weighted(data if is_dask(data) else dsa.from_array(np.asarray(data)), stat,
+                             weights.values, axis=axis, policy=policy, keepdims=keepdims,
+                             relabel=relabel, relabel_weights=weights.relabel, **params)
     if weights is not None:
         def data_only(err: NaNError) -> NaNError:
             # the weights' errors are labelled by the weights' coordinates below
@@ -120,7 +131,7 @@ def _variable_stat(var: xr.Variable, stat: str, reduce_dims: Sequence[Hashable],
     axes = tuple(var.get_axis_num(d) for d in reduce_dims)
     vw = None
     if weights is not None:
-        check_weighted(stat, var.data)
+        check_weighted(stat)
         vw = variable_weights(weights, var, name, indexes or {})
     values = array_stat(var.data, stat, axes if var.ndim else None, policy=policy,
                         relabel=relabel, keepdims=keepdims, weights=vw, **params)
@@ -220,7 +231,8 @@ def reduce(
     weights : DataArray or array_like, optional
         Frequency weights of the weighted statistics (:mod:`.weighted`): a DataArray
         broadcast by dimension names (coordinates equal to the data's), or an array of
-        a DataArray's shape; NumPy-backed data only.
+        a DataArray's shape; NumPy- or dask-backed (then lazy, bit-equal to the
+        in-memory result).
     numeric_only : bool, optional
         Accepted for xarray's signature: a Dataset's variables that do not hold
         numbers (strings) are always left out, never raised on (decision 16).
@@ -256,7 +268,7 @@ def reduce(
             raise TypeError("quantile() does not take keepdims (as xarray's quantile)")
     policy = resolve_policy(nan_policy)
     if weights is not None:
-        check_weighted(stat, None)
+        check_weighted(stat)
         weights = aligned_weights(obj, weights)
     return _on_dataset(obj, _dataset_reduce, stat=stat, dim=dim, keep_attrs=keep_attrs,
                        keepdims=bool(keepdims), policy=policy,

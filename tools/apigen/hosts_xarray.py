@@ -274,7 +274,8 @@ HOSTS = [
         statistics=STATS.WEIGHTED,
         returns=lambda stat: ("xr.DataArray | xr.Dataset", (
             "DataArray or Dataset\n    As the weighted object's data, reduced over ``dim`` "
-            "(NumPy-backed data; dask-backed data raises TypeError).")),
+            "(dask-backed data or weights: lazy, equal bit for bit to the in-memory "
+            "result; policy errors are raised when it is computed).")),
         extended=_weighted_extended,
         see_also=lambda stat: [(f"xarray.DataArray.nanstats.{stat.name}",
                                 "The same with ``weights=``.")],
