@@ -133,7 +133,8 @@ class NanGroupBy(GroupByStatsMixin):
                              min_count)
         return out
 
-    def describe(self, percentiles: Any = None, *, nan_policy: str | None = None,
+    def describe(self, percentiles: Any = None, dim: Any = None, *,
+                 nan_policy: str | None = None,
                  ddof: float = 1) -> xr.DataArray | xr.Dataset:
         """describe's rows per group, as ``obj.nanstats.describe`` per group.
 
@@ -141,7 +142,8 @@ class NanGroupBy(GroupByStatsMixin):
         (:mod:`nanaccess._describe`): count, nan, missing, mean, std (``ddof=1`` as
         pandas), min, the percentiles and max, all float64. The counts report every kind
         of value; the statistics are computed under "omit" unless ``nan_policy`` says
-        otherwise (describe does not raise by default). Lazy on dask data.
+        otherwise (describe does not raise by default). ``dim`` as the statistics'
+        (default: the dims the groups span). Lazy on dask data.
 
         Examples
         --------
@@ -160,17 +162,18 @@ class NanGroupBy(GroupByStatsMixin):
         qs = _pcts(percentiles)
         nan, missing = _kind_masks(self._obj)
         parts = {
-            "count": self.count(),
-            "nan": NanGroupBy(nan, self._gb, self._resample).sum(),
-            "missing": NanGroupBy(missing, self._gb, self._resample).sum(),
-            "mean": self.mean(nan_policy=policy),
-            "std": self.std(ddof=ddof, nan_policy=policy),
-            "min": self.min(nan_policy=policy),
+            "count": self.count(dim),
+            # counts of the masks: 0 in an empty group, as the count row
+            "nan": NanGroupBy(nan, self._gb, self._resample).sum(dim).fillna(0),
+            "missing": NanGroupBy(missing, self._gb, self._resample).sum(dim).fillna(0),
+            "mean": self.mean(dim, nan_policy=policy),
+            "std": self.std(dim, ddof=ddof, nan_policy=policy),
+            "min": self.min(dim, nan_policy=policy),
         }
-        qv = self.quantile(qs, nan_policy=policy)
+        qv = self.quantile(qs, dim, nan_policy=policy)
         for q in qs:
             parts[pct_label(q)] = qv.sel(quantile=q, drop=True)
-        parts["max"] = self.max(nan_policy=policy)
+        parts["max"] = self.max(dim, nan_policy=policy)
         rows = row_labels(percentiles)
         cast = [parts[r].astype(np.float64) for r in rows]
         out = xr.concat(cast, dim="statistic", coords="minimal", compat="override",

@@ -191,3 +191,14 @@ def test_dataset_with_strings_leaves_them_out_everywhere():
     # a DataArray of strings is refused: it is the data itself
     with pytest.raises(TypeError, match="variable 's'"):
         ds["s"].nanstats.min()
+
+
+def test_grouped_describe_takes_dim_and_keeps_empty_bins():
+    da = make()
+    d = da.groupby_bins("lat", [0, 15, 17, 100]).nanstats.describe(dim=["lat", "time"])
+    assert d.dims == ("statistic", "lat_bins", "lon")
+    empty = d.sel(lat_bins=pd.Interval(15, 17))
+    assert empty.sel(statistic=["count", "nan", "missing"]).values.tolist() == [[0.0] * 4] * 3
+    assert np.isnan(empty.sel(statistic="50%").values).all()
+    one = d.sel(lat_bins=pd.Interval(0, 15), statistic="50%")
+    np.testing.assert_array_equal(one.values, da.sel(lat=10.0).median("time").values)
