@@ -206,7 +206,7 @@ class NanGroupBy(GroupByStatsMixin):
             index = pd.Index(index, name=g.names[0])
         frames = {}
         for name, var in ds.data_vars.items():
-            if g.rdim not in var.dims or not _holds_numbers(var.variable):
+            if g.rdim not in var.dims:
                 continue
             v = np.moveaxis(np.asarray(var.values), var.get_axis_num(g.rdim), 0)
             rest = int(np.prod(v.shape[1:], dtype=np.int64))
