@@ -59,7 +59,12 @@ def test_groupby_bins_keeps_interval_index_and_empty_bins(stat, kw, dtype):
     got, want = _both(call, stat, kw)
     assert isinstance(got.indexes["lat_bins"], pd.IntervalIndex)
     assert got.sizes["lat_bins"] == 4  # the empty (15, 17] bin is kept
-    assert np.isnan(got.sel(lat_bins=pd.Interval(15, 17)).values).all()
+    empty = got.sel(lat_bins=pd.Interval(15, 17)).values
+    if stat == "count":  # an exact 0 (int64, as pandas); xarray's flox fills NaN there
+        assert got.dtype == np.int64 and (empty == 0).all()
+        want = want.fillna(0).astype(np.int64)
+    else:
+        assert np.isnan(empty).all()
     assert_matches_xarray(got, want)
 
 
