@@ -156,8 +156,10 @@ def plan(obj: Any, gb: Any, dim: Any = None, axis: Any = None, *,
     ngroups = len(full_index)
     if int(np.prod(sizes, dtype=np.int64)) != ngroups:  # pragma: no cover - xarray moved
         raise RuntimeError("the groupers' full indexes do not compose the group index")
+    # a key whose full index is a RangeIndex (a dim without coordinate) gets none, as
+    # xarray drops it
     coords = {name: xr.IndexVariable(name, index, attrs=dict(c.attrs))
-              for name, index, c, _ in parts}
+              for name, index, c, _ in parts if not isinstance(index, pd.RangeIndex)}
     counts = np.bincount(codes[codes >= 0], minlength=ngroups)
     object_dims = gb_dims(obj_dims=orig_dims, code_dims=code_dims)
     return Grouping(obj=obj, rdim=rdim, codes=codes, ngroups=ngroups, reduced=reduced,

@@ -207,3 +207,31 @@ def test_grouped_describe_takes_dim_and_keeps_empty_bins():
     assert np.isnan(empty.sel(statistic="50%").values).all()
     one = d.sel(lat_bins=pd.Interval(0, 15), statistic="50%")
     np.testing.assert_array_equal(one.values, da.sel(lat=10.0).median("time").values)
+
+
+@pytest.mark.parametrize("case", ["unindexed dim", "nan keys", "duplicate dim labels",
+                                  "UniqueGrouper", "BinGrouper", "two keys, two dims",
+                                  "two keys, one dim", "2-D group"])
+@pytest.mark.parametrize("kind", ["DataArray", "Dataset"])
+def test_grouping_spellings_as_xarray(kind, case):
+    from xarray.groupers import BinGrouper, UniqueGrouper
+
+    da = xr.DataArray(np.arange(12.0).reshape(3, 4), dims=("x", "y"), name="v")
+    obj = da if kind == "DataArray" else da.to_dataset().assign(w=("y", np.arange(4.0)))
+    k = ("y", [3, 1, 3, 1])
+    spell = {
+        "unindexed dim": lambda o: o.groupby("x"),
+        "nan keys": lambda o: o.assign_coords(k=("y", [1.0, np.nan, 1.0, 2.0])).groupby("k"),
+        "duplicate dim labels": lambda o: o.assign_coords(y=[1, 1, 2, 2]).groupby("y"),
+        "UniqueGrouper": lambda o: o.assign_coords(k=k).groupby(k=UniqueGrouper()),
+        "BinGrouper": lambda o: o.assign_coords(k=k).groupby(k=BinGrouper(bins=[0, 2, 4, 6])),
+        "two keys, two dims": lambda o: o.assign_coords(
+            a=("x", [0, 0, 1]), b=("y", [5, 6, 5, 6])).groupby(["a", "b"]),
+        "two keys, one dim": lambda o: o.assign_coords(
+            a=("y", [0, 0, 1, 1]), b=("y", [5, 6, 5, 6])).groupby(["a", "b"]),
+        "2-D group": lambda o: o.assign_coords(
+            lab=(("x", "y"), np.arange(12).reshape(3, 4) % 3)).groupby("lab"),
+    }[case]
+    for stat, kw in (("median", {}), ("quantile", {"q": [0.5]}), ("max", {})):
+        assert_matches_xarray(getattr(spell(obj).nanstats, stat)(**kw),
+                              getattr(spell(obj), stat)(**kw))
