@@ -20,7 +20,7 @@ from .._describe import pct_label, percentiles, row_labels
 from .._hooks import when_imported
 from ..errors import NaNError
 from ..options import resolve_policy
-from ._common import is_dask, variable_subject
+from ._common import holds_numbers, is_dask, variable_subject
 from ._generated import DataArrayStatsMixin, DatasetStatsMixin
 from ._xr_internals import WEIGHTED_MODULE
 from .groupby import NanGroupBy, factorized_groupby, null_below
@@ -318,6 +318,8 @@ def _kind_masks(obj: xr.DataArray | xr.Dataset) -> tuple[Any, Any]:
             data = _masks(v.values)
         return xr.DataArray(data, dims=("_kind",) + v.dims, coords=v.coords)
 
+    if isinstance(obj, xr.Dataset):  # strings are left out, as by the statistics
+        obj = obj[[k for k, v in obj.data_vars.items() if holds_numbers(v.variable)]]
     both = masks(obj) if isinstance(obj, xr.DataArray) else obj.map(masks)
     return both.isel(_kind=0), both.isel(_kind=1)
 

@@ -235,3 +235,11 @@ def test_grouping_spellings_as_xarray(kind, case):
     for stat, kw in (("median", {}), ("quantile", {"q": [0.5]}), ("max", {})):
         assert_matches_xarray(getattr(spell(obj).nanstats, stat)(**kw),
                               getattr(spell(obj), stat)(**kw))
+
+
+def test_describe_leaves_strings_out():
+    t = pd.date_range("2024-01-01", periods=6, freq="D")
+    ds = xr.Dataset({"a": ("time", [1.0, 2.0, np.nan, 4.0, 5.0, 6.0]),
+                     "s": ("time", list("abcdef"))}, coords={"time": t})
+    assert list(ds.nanstats.describe().data_vars) == ["a"]
+    assert list(ds.groupby("time.month").nanstats.describe().data_vars) == ["a"]
