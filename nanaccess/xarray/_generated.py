@@ -2095,17 +2095,17 @@ class GroupByStatsMixin:
 
         Dims, coords, name and attrs as xarray's ``GroupBy.median``. Every group of the full index
         is kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
-        keys give NaN, as xarray); several keys give one dimension each. A Dataset's variables that
-        do not hold numbers (strings) are left out, never raised on (object variables holding
-        Decimals, Fractions or huge ints are kept).
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept).
 
         Parameters
         ----------
         dim : str, sequence of str, ... or None, default None
             Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
             the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
-            within each group. A ``dim`` that leaves out a dimension the groups span raises
-            ValueError.
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
         axis : int, sequence of int or None, default None
             Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
             dimensions in ``dim`` (give one of ``dim`` and ``axis``).
@@ -2169,18 +2169,18 @@ class GroupByStatsMixin:
 
         Dims, coords, name and attrs as xarray's reductions keep them. Every group of the full index
         is kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
-        keys give NaN, as xarray); several keys give one dimension each. A Dataset's variables that
-        do not hold numbers (strings) are left out, never raised on (object variables holding
-        Decimals, Fractions or huge ints are kept). The result is one of the values exactly as
-        stored (dtype and NaN payload bits kept).
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept). The result is one of the
+        values exactly as stored (dtype and NaN payload bits kept).
 
         Parameters
         ----------
         dim : str, sequence of str, ... or None, default None
             Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
             the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
-            within each group. A ``dim`` that leaves out a dimension the groups span raises
-            ValueError.
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
         axis : int, sequence of int or None, default None
             Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
             dimensions in ``dim`` (give one of ``dim`` and ``axis``).
@@ -2242,18 +2242,18 @@ class GroupByStatsMixin:
 
         Dims, coords, name and attrs as xarray's reductions keep them. Every group of the full index
         is kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
-        keys give NaN, as xarray); several keys give one dimension each. A Dataset's variables that
-        do not hold numbers (strings) are left out, never raised on (object variables holding
-        Decimals, Fractions or huge ints are kept). The result is one of the values exactly as
-        stored (dtype and NaN payload bits kept).
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept). The result is one of the
+        values exactly as stored (dtype and NaN payload bits kept).
 
         Parameters
         ----------
         dim : str, sequence of str, ... or None, default None
             Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
             the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
-            within each group. A ``dim`` that leaves out a dimension the groups span raises
-            ValueError.
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
         axis : int, sequence of int or None, default None
             Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
             dimensions in ``dim`` (give one of ``dim`` and ``axis``).
@@ -2319,9 +2319,9 @@ class GroupByStatsMixin:
         Dims, coords, name and attrs as xarray's ``GroupBy.quantile``. A sequence ``q`` adds a
         ``quantile`` dimension, as xarray. Every group of the full index is kept (empty bins of
         ``groupby_bins`` and ``resample``, absent key combinations of several keys give NaN, as
-        xarray); several keys give one dimension each. A Dataset's variables that do not hold
-        numbers (strings) are left out, never raised on (object variables holding Decimals,
-        Fractions or huge ints are kept).
+        xarray; a count gives 0 there); several keys give one dimension each. A Dataset's variables
+        that do not hold numbers (strings) are left out, never raised on (object variables holding
+        Decimals, Fractions or huge ints are kept).
 
         Parameters
         ----------
@@ -2330,8 +2330,8 @@ class GroupByStatsMixin:
         dim : str, sequence of str, ... or None, default None
             Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
             the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
-            within each group. A ``dim`` that leaves out a dimension the groups span raises
-            ValueError.
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
         axis : int, sequence of int or None, default None
             Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
             dimensions in ``dim`` (give one of ``dim`` and ``axis``).
@@ -2408,18 +2408,18 @@ class GroupByStatsMixin:
 
         Dims, coords, name and attrs as xarray's ``GroupBy.min``. Every group of the full index is
         kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
-        keys give NaN, as xarray); several keys give one dimension each. A Dataset's variables that
-        do not hold numbers (strings) are left out, never raised on (object variables holding
-        Decimals, Fractions or huge ints are kept). The result is one of the values exactly as
-        stored (dtype and NaN payload bits kept).
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept). The result is one of the
+        values exactly as stored (dtype and NaN payload bits kept).
 
         Parameters
         ----------
         dim : str, sequence of str, ... or None, default None
             Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
             the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
-            within each group. A ``dim`` that leaves out a dimension the groups span raises
-            ValueError.
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
         axis : int, sequence of int or None, default None
             Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
             dimensions in ``dim`` (give one of ``dim`` and ``axis``).
@@ -2483,18 +2483,18 @@ class GroupByStatsMixin:
 
         Dims, coords, name and attrs as xarray's ``GroupBy.max``. Every group of the full index is
         kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
-        keys give NaN, as xarray); several keys give one dimension each. A Dataset's variables that
-        do not hold numbers (strings) are left out, never raised on (object variables holding
-        Decimals, Fractions or huge ints are kept). The result is one of the values exactly as
-        stored (dtype and NaN payload bits kept).
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept). The result is one of the
+        values exactly as stored (dtype and NaN payload bits kept).
 
         Parameters
         ----------
         dim : str, sequence of str, ... or None, default None
             Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
             the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
-            within each group. A ``dim`` that leaves out a dimension the groups span raises
-            ValueError.
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
         axis : int, sequence of int or None, default None
             Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
             dimensions in ``dim`` (give one of ``dim`` and ``axis``).
@@ -2557,17 +2557,17 @@ class GroupByStatsMixin:
 
         Dims, coords, name and attrs as xarray's ``GroupBy.mean``. Every group of the full index is
         kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
-        keys give NaN, as xarray); several keys give one dimension each. A Dataset's variables that
-        do not hold numbers (strings) are left out, never raised on (object variables holding
-        Decimals, Fractions or huge ints are kept).
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept).
 
         Parameters
         ----------
         dim : str, sequence of str, ... or None, default None
             Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
             the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
-            within each group. A ``dim`` that leaves out a dimension the groups span raises
-            ValueError.
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
         axis : int, sequence of int or None, default None
             Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
             dimensions in ``dim`` (give one of ``dim`` and ``axis``).
@@ -2628,17 +2628,17 @@ class GroupByStatsMixin:
 
         Dims, coords, name and attrs as xarray's ``GroupBy.var``. Every group of the full index is
         kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
-        keys give NaN, as xarray); several keys give one dimension each. A Dataset's variables that
-        do not hold numbers (strings) are left out, never raised on (object variables holding
-        Decimals, Fractions or huge ints are kept).
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept).
 
         Parameters
         ----------
         dim : str, sequence of str, ... or None, default None
             Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
             the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
-            within each group. A ``dim`` that leaves out a dimension the groups span raises
-            ValueError.
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
         axis : int, sequence of int or None, default None
             Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
             dimensions in ``dim`` (give one of ``dim`` and ``axis``).
@@ -2702,17 +2702,17 @@ class GroupByStatsMixin:
 
         Dims, coords, name and attrs as xarray's ``GroupBy.std``. Every group of the full index is
         kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
-        keys give NaN, as xarray); several keys give one dimension each. A Dataset's variables that
-        do not hold numbers (strings) are left out, never raised on (object variables holding
-        Decimals, Fractions or huge ints are kept).
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept).
 
         Parameters
         ----------
         dim : str, sequence of str, ... or None, default None
             Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
             the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
-            within each group. A ``dim`` that leaves out a dimension the groups span raises
-            ValueError.
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
         axis : int, sequence of int or None, default None
             Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
             dimensions in ``dim`` (give one of ``dim`` and ``axis``).
@@ -2776,17 +2776,17 @@ class GroupByStatsMixin:
 
         Dims, coords, name and attrs as xarray's ``GroupBy.sum``. Every group of the full index is
         kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
-        keys give NaN, as xarray); several keys give one dimension each. A Dataset's variables that
-        do not hold numbers (strings) are left out, never raised on (object variables holding
-        Decimals, Fractions or huge ints are kept).
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept).
 
         Parameters
         ----------
         dim : str, sequence of str, ... or None, default None
             Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
             the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
-            within each group. A ``dim`` that leaves out a dimension the groups span raises
-            ValueError.
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
         axis : int, sequence of int or None, default None
             Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
             dimensions in ``dim`` (give one of ``dim`` and ``axis``).
@@ -2848,17 +2848,17 @@ class GroupByStatsMixin:
 
         Dims, coords, name and attrs as xarray's ``GroupBy.count``. Every group of the full index is
         kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
-        keys give NaN, as xarray); several keys give one dimension each. A Dataset's variables that
-        do not hold numbers (strings) are left out, never raised on (object variables holding
-        Decimals, Fractions or huge ints are kept).
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept).
 
         Parameters
         ----------
         dim : str, sequence of str, ... or None, default None
             Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
             the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
-            within each group. A ``dim`` that leaves out a dimension the groups span raises
-            ValueError.
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
         axis : int, sequence of int or None, default None
             Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
             dimensions in ``dim`` (give one of ``dim`` and ``axis``).
@@ -2903,17 +2903,17 @@ class GroupByStatsMixin:
 
         Dims, coords, name and attrs as xarray's reductions keep them. Every group of the full index
         is kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
-        keys give NaN, as xarray); several keys give one dimension each. A Dataset's variables that
-        do not hold numbers (strings) are left out, never raised on (object variables holding
-        Decimals, Fractions or huge ints are kept).
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept).
 
         Parameters
         ----------
         dim : str, sequence of str, ... or None, default None
             Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
             the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
-            within each group. A ``dim`` that leaves out a dimension the groups span raises
-            ValueError.
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
         rng : tuple of two floats, default (25, 75)
             Percentiles (0-100) whose difference is returned, as :func:`scipy.stats.iqr`.
         axis : int, sequence of int or None, default None
@@ -2987,17 +2987,17 @@ class GroupByStatsMixin:
 
         Dims, coords, name and attrs as xarray's reductions keep them. Every group of the full index
         is kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
-        keys give NaN, as xarray); several keys give one dimension each. A Dataset's variables that
-        do not hold numbers (strings) are left out, never raised on (object variables holding
-        Decimals, Fractions or huge ints are kept).
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept).
 
         Parameters
         ----------
         dim : str, sequence of str, ... or None, default None
             Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
             the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
-            within each group. A ``dim`` that leaves out a dimension the groups span raises
-            ValueError.
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
         scale : float or "normal", default 1.0
             Divide the median absolute deviation by this, as
             :func:`scipy.stats.median_abs_deviation` ("normal" is 0.67449, so the result estimates

@@ -50,8 +50,9 @@ GROUP_DIM = HostParam(
     "dim", "None", "str, sequence of str, ... or None",
     "Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the "
     "dimension(s) the groups span, ``...`` every dimension; dimensions beyond the "
-    "groups' are reduced within each group. A ``dim`` that leaves out a dimension the "
-    "groups span raises ValueError.",
+    "groups' are reduced within each group. A ``dim`` that misses every dimension of the "
+    "groups is the plain reduction (as xarray); one that leaves out only some of them "
+    "raises ValueError.",
     annotation="Any",
 )
 GROUP_AXIS = HostParam(
@@ -96,7 +97,8 @@ def _extended(kind: str) -> Any:
         if kind == "GroupBy":
             text += ("Every group of the full index is kept (empty bins of ``groupby_bins`` "
                      "and ``resample``, absent key combinations of several keys give NaN, "
-                     "as xarray); several keys give one dimension each. ")
+                     "as xarray; a count gives 0 there); several keys give one dimension "
+                     "each. ")
         if kind in ("Dataset", "GroupBy"):
             text += ("A Dataset's variables that do not hold numbers (strings) are left "
                      "out, never raised on (object variables holding Decimals, Fractions "
