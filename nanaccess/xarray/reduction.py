@@ -78,7 +78,7 @@ def array_stat(
 
         return dask_weighted(data if is_dask(data) else dsa.from_array(np.asarray(data)), stat,
                              weights.values, axis=axis, policy=policy, keepdims=keepdims,
-                             relabel=relabel, relabel_weights=weights.relabel, **params)
+                             relabel=relabel, relabel_weights=weights.labeller(), **params)
     if weights is not None:
         def data_only(err: NaNError) -> NaNError:
             # the weights' errors are labelled by the weights' coordinates below

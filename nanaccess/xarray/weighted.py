@@ -19,6 +19,7 @@ the object is made; dask-backed weights are checked by the policy here).
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -68,6 +69,10 @@ class VariableWeights:
     def relabel(self, err: Exception) -> Exception:
         """A core error on the weights with their coordinates; others unchanged."""
         return relabel_weights(err, "weights", self.locate)
+
+    def labeller(self) -> Any:
+        """:meth:`relabel` without the weights' values (shipped in a dask graph)."""
+        return partial(relabel_weights, subject="weights", location_of_position=self.locate)
 
 
 def variable_weights(weights: Any, var: xr.Variable, name: Hashable | None,
