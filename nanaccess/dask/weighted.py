@@ -184,8 +184,23 @@ def _records(fn, merge, width: int, *arrays: da.Array) -> da.Array:
 
 
 def _checked(vals: np.ndarray, wrec: np.ndarray, *xrec: np.ndarray, policy,
-             wshape: tuple[int, ...], wkind: str, xshape: tuple[int, ...]) -> np.ndarray:
-    """A block of results, after raising from the global records in the eager order."""
+             wshape: tuple[int, ...], wkind: str, xshape: tuple[int, ...],
+             relabel: Any = None, relabel_weights: Any = None) -> np.ndarray:
+    """A block of results, after raising from the global records in the eager order
+    (restated by the host's ``relabel`` (data) / ``relabel_weights`` when given)."""
+    try:
+        return _checked_raw(vals, wrec, *xrec, policy=policy, wshape=wshape, wkind=wkind,
+                            xshape=xshape)
+    except (NaNError, WeightsValueError) as err:
+        on_weights = isinstance(err, WeightsValueError) or err.subject == "weights"
+        fix = relabel_weights if on_weights else relabel
+        if fix is None:
+            raise
+        raise fix(err) from None
+
+
+def _checked_raw(vals: np.ndarray, wrec: np.ndarray, *xrec: np.ndarray, policy,
+                 wshape: tuple[int, ...], wkind: str, xshape: tuple[int, ...]) -> np.ndarray:
     wrec = np.asarray(wrec, np.int64).ravel()
     check_weights(NanTally.from_array(wrec[:6]), policy, shape=wshape)
     if wrec[6]:
@@ -233,9 +248,12 @@ def _result_dtype(x: da.Array, w: da.Array, stat: str, policy, params: dict) -> 
 
 
 def dask_weighted(x: da.Array, stat: str, weights: Any, *, axis: Any = None, policy,
-                  keepdims: bool = False, **params: Any) -> da.Array:
+                  keepdims: bool = False, relabel: Any = None, relabel_weights: Any = None,
+                  **params: Any) -> da.Array:
     """Lazy weighted ``stat`` of the dask array ``x`` along ``axis``, equal bit for bit
     to :func:`nanaccess.core.reduce.reduce` with ``weights`` on the computed data.
+    ``relabel`` / ``relabel_weights`` (picklable) restate the errors on the data / the
+    weights with the host's labels when the result is computed.
 
     Examples
     --------
@@ -278,7 +296,8 @@ def dask_weighted(x: da.Array, stat: str, weights: Any, *, axis: Any = None, pol
         args += [xrec, ("x",)]
     out = da.blockwise(_checked, ind, *args, dtype=dtype, concatenate=True,
                        meta=np.empty((0,) * out.ndim, dtype), policy=policy, wshape=wshape,
-                       wkind=wkind, xshape=tuple(int(s) for s in x.shape))
+                       wkind=wkind, xshape=tuple(int(s) for s in x.shape), relabel=relabel,
+                       relabel_weights=relabel_weights)
     if keepdims:
         shape = lead + tuple(1 if a in axes else x.shape[a] for a in range(ndim))
         out = out.reshape(shape)

@@ -13,12 +13,11 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from .. import _stats
 from .._labels import CoordLocation, Relabeller, restate, subject
 from ..errors import NaNError
 from ._xr_internals import default_keep_attrs
 
-__all__ = ["is_dask", "keep_attrs", "numeric", "holds_numbers", "numeric_only_default",
+__all__ = ["is_dask", "keep_attrs", "numeric", "holds_numbers",
            "variable_subject", "variable_relabel", "labelled_errors"]
 
 
@@ -56,19 +55,6 @@ def holds_numbers(var: xr.Variable) -> bool:
     from ..core.objects import classify_object
 
     return all(classify_object(v)[0] != "other" for v in np.asarray(var.values).ravel())
-
-
-def numeric_only_default(stat: str, *, grouped: bool = False) -> bool:
-    """Whether a Dataset leaves out its non-numeric variables, as xarray's reduction of
-    the same kind does: arithmetic statistics do; min, max, count and the arg
-    statistics (defined on any ordered data) do not, nor does an ungrouped quantile
-    (xarray's ``Dataset.quantile`` has ``numeric_only=False``)."""
-    entry = _stats.get(stat)
-    if entry.family in ("moment", "spread"):
-        return True
-    if entry.family != "order" or entry.rank in ("min", "max"):
-        return False
-    return grouped or entry.rank != "quantile"
 
 
 def variable_subject(name: Hashable | None) -> str:

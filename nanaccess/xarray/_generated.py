@@ -1078,9 +1078,9 @@ class DatasetStatsMixin:
     ) -> xr.Dataset:
         """Median (the mean of the two middle values).
 
-        Dims, coords, name and attrs as xarray's ``Dataset.median``. Variables that are not numbers
-        are left out, as xarray (object variables holding Decimals, Fractions or huge ints are
-        kept).
+        Dims, coords, name and attrs as xarray's ``Dataset.median``. A Dataset's variables that do
+        not hold numbers (strings) are left out, never raised on (object variables holding Decimals,
+        Fractions or huge ints are kept).
 
         Parameters
         ----------
@@ -1157,10 +1157,10 @@ class DatasetStatsMixin:
     ) -> xr.Dataset:
         """Low median: the smaller middle element, as stored.
 
-        Dims, coords, name and attrs as xarray's reductions keep them. Variables that are not
-        numbers are left out, as xarray (object variables holding Decimals, Fractions or huge ints
-        are kept). The result is one of the values exactly as stored (dtype and NaN payload bits
-        kept).
+        Dims, coords, name and attrs as xarray's reductions keep them. A Dataset's variables that do
+        not hold numbers (strings) are left out, never raised on (object variables holding Decimals,
+        Fractions or huge ints are kept). The result is one of the values exactly as stored (dtype
+        and NaN payload bits kept).
 
         Parameters
         ----------
@@ -1235,10 +1235,10 @@ class DatasetStatsMixin:
     ) -> xr.Dataset:
         """High median: the larger middle element, as stored.
 
-        Dims, coords, name and attrs as xarray's reductions keep them. Variables that are not
-        numbers are left out, as xarray (object variables holding Decimals, Fractions or huge ints
-        are kept). The result is one of the values exactly as stored (dtype and NaN payload bits
-        kept).
+        Dims, coords, name and attrs as xarray's reductions keep them. A Dataset's variables that do
+        not hold numbers (strings) are left out, never raised on (object variables holding Decimals,
+        Fractions or huge ints are kept). The result is one of the values exactly as stored (dtype
+        and NaN payload bits kept).
 
         Parameters
         ----------
@@ -1316,8 +1316,9 @@ class DatasetStatsMixin:
         """Quantile(s) with NumPy's methods.
 
         Dims, coords, name and attrs as xarray's ``Dataset.quantile``. A sequence ``q`` adds a
-        ``quantile`` dimension first, as xarray. Variables that are not numbers are left out, as
-        xarray (object variables holding Decimals, Fractions or huge ints are kept).
+        ``quantile`` dimension first, as xarray. A Dataset's variables that do not hold numbers
+        (strings) are left out, never raised on (object variables holding Decimals, Fractions or
+        huge ints are kept).
 
         Parameters
         ----------
@@ -1405,8 +1406,10 @@ class DatasetStatsMixin:
     ) -> xr.Dataset:
         """Smallest value under the policy's order, as stored.
 
-        Dims, coords, name and attrs as xarray's ``Dataset.min``. The result is one of the values
-        exactly as stored (dtype and NaN payload bits kept).
+        Dims, coords, name and attrs as xarray's ``Dataset.min``. A Dataset's variables that do not
+        hold numbers (strings) are left out, never raised on (object variables holding Decimals,
+        Fractions or huge ints are kept). The result is one of the values exactly as stored (dtype
+        and NaN payload bits kept).
 
         Parameters
         ----------
@@ -1471,8 +1474,10 @@ class DatasetStatsMixin:
     ) -> xr.Dataset:
         """Largest value under the policy's order, as stored.
 
-        Dims, coords, name and attrs as xarray's ``Dataset.max``. The result is one of the values
-        exactly as stored (dtype and NaN payload bits kept).
+        Dims, coords, name and attrs as xarray's ``Dataset.max``. A Dataset's variables that do not
+        hold numbers (strings) are left out, never raised on (object variables holding Decimals,
+        Fractions or huge ints are kept). The result is one of the values exactly as stored (dtype
+        and NaN payload bits kept).
 
         Parameters
         ----------
@@ -1538,9 +1543,9 @@ class DatasetStatsMixin:
     ) -> xr.Dataset:
         """Arithmetic mean from the exact sum, rounded once.
 
-        Dims, coords, name and attrs as xarray's ``Dataset.mean``. Variables that are not numbers
-        are left out, as xarray (object variables holding Decimals, Fractions or huge ints are
-        kept).
+        Dims, coords, name and attrs as xarray's ``Dataset.mean``. A Dataset's variables that do not
+        hold numbers (strings) are left out, never raised on (object variables holding Decimals,
+        Fractions or huge ints are kept).
 
         Parameters
         ----------
@@ -1618,8 +1623,9 @@ class DatasetStatsMixin:
     ) -> xr.Dataset:
         """Variance, exactly rounded.
 
-        Dims, coords, name and attrs as xarray's ``Dataset.var``. Variables that are not numbers are
-        left out, as xarray (object variables holding Decimals, Fractions or huge ints are kept).
+        Dims, coords, name and attrs as xarray's ``Dataset.var``. A Dataset's variables that do not
+        hold numbers (strings) are left out, never raised on (object variables holding Decimals,
+        Fractions or huge ints are kept).
 
         Parameters
         ----------
@@ -1701,8 +1707,9 @@ class DatasetStatsMixin:
     ) -> xr.Dataset:
         """Standard deviation: the square root of var.
 
-        Dims, coords, name and attrs as xarray's ``Dataset.std``. Variables that are not numbers are
-        left out, as xarray (object variables holding Decimals, Fractions or huge ints are kept).
+        Dims, coords, name and attrs as xarray's ``Dataset.std``. A Dataset's variables that do not
+        hold numbers (strings) are left out, never raised on (object variables holding Decimals,
+        Fractions or huge ints are kept).
 
         Parameters
         ----------
@@ -1785,8 +1792,8 @@ class DatasetStatsMixin:
         """Exact sum rounded once (as math.fsum).
 
         Dims, coords, name and attrs as xarray's ``Dataset.sum``. A sum over no values is 0, as
-        xarray. Variables that are not numbers are left out, as xarray (object variables holding
-        Decimals, Fractions or huge ints are kept).
+        xarray. A Dataset's variables that do not hold numbers (strings) are left out, never raised
+        on (object variables holding Decimals, Fractions or huge ints are kept).
 
         Parameters
         ----------
@@ -1865,7 +1872,9 @@ class DatasetStatsMixin:
     ) -> xr.Dataset:
         """Number of numbers (NaN and missing excluded).
 
-        Dims, coords, name and attrs as xarray's ``Dataset.count``.
+        Dims, coords, name and attrs as xarray's ``Dataset.count``. A Dataset's variables that do
+        not hold numbers (strings) are left out, never raised on (object variables holding Decimals,
+        Fractions or huge ints are kept).
 
         Parameters
         ----------
@@ -1922,9 +1931,9 @@ class DatasetStatsMixin:
     ) -> xr.Dataset:
         """Interquartile range: the difference of two quantiles, as scipy.stats.iqr.
 
-        Dims, coords, name and attrs as xarray's reductions keep them. Variables that are not
-        numbers are left out, as xarray (object variables holding Decimals, Fractions or huge ints
-        are kept).
+        Dims, coords, name and attrs as xarray's reductions keep them. A Dataset's variables that do
+        not hold numbers (strings) are left out, never raised on (object variables holding Decimals,
+        Fractions or huge ints are kept).
 
         Parameters
         ----------
@@ -1999,9 +2008,9 @@ class DatasetStatsMixin:
     ) -> xr.Dataset:
         """Median absolute deviation from the median, as scipy.stats.median_abs_deviation.
 
-        Dims, coords, name and attrs as xarray's reductions keep them. Variables that are not
-        numbers are left out, as xarray (object variables holding Decimals, Fractions or huge ints
-        are kept).
+        Dims, coords, name and attrs as xarray's reductions keep them. A Dataset's variables that do
+        not hold numbers (strings) are left out, never raised on (object variables holding Decimals,
+        Fractions or huge ints are kept).
 
         Parameters
         ----------
@@ -2074,7 +2083,9 @@ class GroupByStatsMixin:
 
     def median(
         self,
+        dim: Any = None,
         *,
+        axis: int | Sequence[int] | None = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -2082,10 +2093,22 @@ class GroupByStatsMixin:
     ) -> xr.DataArray | xr.Dataset:
         """Median (the mean of the two middle values).
 
-        Dims, coords, name and attrs as xarray's ``GroupBy.median``.
+        Dims, coords, name and attrs as xarray's ``GroupBy.median``. Every group of the full index
+        is kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept).
 
         Parameters
         ----------
+        dim : str, sequence of str, ... or None, default None
+            Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
+            the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
+        axis : int, sequence of int or None, default None
+            Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
+            dimensions in ``dim`` (give one of ``dim`` and ``axis``).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -2125,6 +2148,8 @@ class GroupByStatsMixin:
         """
         return self._reduce(
             "median",
+            dim=dim,
+            axis=axis,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             engine=engine,
@@ -2132,7 +2157,9 @@ class GroupByStatsMixin:
 
     def median_low(
         self,
+        dim: Any = None,
         *,
+        axis: int | Sequence[int] | None = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -2140,11 +2167,23 @@ class GroupByStatsMixin:
     ) -> xr.DataArray | xr.Dataset:
         """Low median: the smaller middle element, as stored.
 
-        Dims, coords, name and attrs as xarray's reductions keep them. The result is one of the
+        Dims, coords, name and attrs as xarray's reductions keep them. Every group of the full index
+        is kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept). The result is one of the
         values exactly as stored (dtype and NaN payload bits kept).
 
         Parameters
         ----------
+        dim : str, sequence of str, ... or None, default None
+            Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
+            the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
+        axis : int, sequence of int or None, default None
+            Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
+            dimensions in ``dim`` (give one of ``dim`` and ``axis``).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -2182,6 +2221,8 @@ class GroupByStatsMixin:
         """
         return self._reduce(
             "median_low",
+            dim=dim,
+            axis=axis,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             engine=engine,
@@ -2189,7 +2230,9 @@ class GroupByStatsMixin:
 
     def median_high(
         self,
+        dim: Any = None,
         *,
+        axis: int | Sequence[int] | None = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -2197,11 +2240,23 @@ class GroupByStatsMixin:
     ) -> xr.DataArray | xr.Dataset:
         """High median: the larger middle element, as stored.
 
-        Dims, coords, name and attrs as xarray's reductions keep them. The result is one of the
+        Dims, coords, name and attrs as xarray's reductions keep them. Every group of the full index
+        is kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept). The result is one of the
         values exactly as stored (dtype and NaN payload bits kept).
 
         Parameters
         ----------
+        dim : str, sequence of str, ... or None, default None
+            Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
+            the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
+        axis : int, sequence of int or None, default None
+            Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
+            dimensions in ``dim`` (give one of ``dim`` and ``axis``).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -2239,6 +2294,8 @@ class GroupByStatsMixin:
         """
         return self._reduce(
             "median_high",
+            dim=dim,
+            axis=axis,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             engine=engine,
@@ -2247,7 +2304,9 @@ class GroupByStatsMixin:
     def quantile(
         self,
         q: float | Sequence[float],
+        dim: Any = None,
         *,
+        axis: int | Sequence[int] | None = None,
         method: str = "linear",
         interpolation: str | None = None,
         nan_policy: str | None = None,
@@ -2258,12 +2317,24 @@ class GroupByStatsMixin:
         """Quantile(s) with NumPy's methods.
 
         Dims, coords, name and attrs as xarray's ``GroupBy.quantile``. A sequence ``q`` adds a
-        ``quantile`` dimension, as xarray.
+        ``quantile`` dimension, as xarray. Every group of the full index is kept (empty bins of
+        ``groupby_bins`` and ``resample``, absent key combinations of several keys give NaN, as
+        xarray; a count gives 0 there); several keys give one dimension each. A Dataset's variables
+        that do not hold numbers (strings) are left out, never raised on (object variables holding
+        Decimals, Fractions or huge ints are kept).
 
         Parameters
         ----------
         q : float or sequence of float
             Quantile(s) in [0, 1]. A sequence adds a leading quantile dimension.
+        dim : str, sequence of str, ... or None, default None
+            Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
+            the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
+        axis : int, sequence of int or None, default None
+            Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
+            dimensions in ``dim`` (give one of ``dim`` and ``axis``).
         method : str, default "linear"
             One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
             "weibull", "hazen", "median_unbiased", "normal_unbiased", "inverted_cdf",
@@ -2315,6 +2386,8 @@ class GroupByStatsMixin:
         return self._reduce(
             "quantile",
             q=q,
+            dim=dim,
+            axis=axis,
             method=interpolation_method(interpolation, method),
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
@@ -2323,7 +2396,9 @@ class GroupByStatsMixin:
 
     def min(
         self,
+        dim: Any = None,
         *,
+        axis: int | Sequence[int] | None = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -2331,11 +2406,23 @@ class GroupByStatsMixin:
     ) -> xr.DataArray | xr.Dataset:
         """Smallest value under the policy's order, as stored.
 
-        Dims, coords, name and attrs as xarray's ``GroupBy.min``. The result is one of the values
-        exactly as stored (dtype and NaN payload bits kept).
+        Dims, coords, name and attrs as xarray's ``GroupBy.min``. Every group of the full index is
+        kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept). The result is one of the
+        values exactly as stored (dtype and NaN payload bits kept).
 
         Parameters
         ----------
+        dim : str, sequence of str, ... or None, default None
+            Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
+            the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
+        axis : int, sequence of int or None, default None
+            Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
+            dimensions in ``dim`` (give one of ``dim`` and ``axis``).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -2375,6 +2462,8 @@ class GroupByStatsMixin:
         """
         return self._reduce(
             "min",
+            dim=dim,
+            axis=axis,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             engine=engine,
@@ -2382,7 +2471,9 @@ class GroupByStatsMixin:
 
     def max(
         self,
+        dim: Any = None,
         *,
+        axis: int | Sequence[int] | None = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -2390,11 +2481,23 @@ class GroupByStatsMixin:
     ) -> xr.DataArray | xr.Dataset:
         """Largest value under the policy's order, as stored.
 
-        Dims, coords, name and attrs as xarray's ``GroupBy.max``. The result is one of the values
-        exactly as stored (dtype and NaN payload bits kept).
+        Dims, coords, name and attrs as xarray's ``GroupBy.max``. Every group of the full index is
+        kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept). The result is one of the
+        values exactly as stored (dtype and NaN payload bits kept).
 
         Parameters
         ----------
+        dim : str, sequence of str, ... or None, default None
+            Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
+            the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
+        axis : int, sequence of int or None, default None
+            Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
+            dimensions in ``dim`` (give one of ``dim`` and ``axis``).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -2434,6 +2537,8 @@ class GroupByStatsMixin:
         """
         return self._reduce(
             "max",
+            dim=dim,
+            axis=axis,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             engine=engine,
@@ -2441,17 +2546,31 @@ class GroupByStatsMixin:
 
     def mean(
         self,
+        dim: Any = None,
         *,
+        axis: int | Sequence[int] | None = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
     ) -> xr.DataArray | xr.Dataset:
         """Arithmetic mean from the exact sum, rounded once.
 
-        Dims, coords, name and attrs as xarray's ``GroupBy.mean``.
+        Dims, coords, name and attrs as xarray's ``GroupBy.mean``. Every group of the full index is
+        kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept).
 
         Parameters
         ----------
+        dim : str, sequence of str, ... or None, default None
+            Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
+            the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
+        axis : int, sequence of int or None, default None
+            Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
+            dimensions in ``dim`` (give one of ``dim`` and ``axis``).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -2489,13 +2608,17 @@ class GroupByStatsMixin:
         """
         return self._reduce(
             "mean",
+            dim=dim,
+            axis=axis,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
         )
 
     def var(
         self,
+        dim: Any = None,
         *,
+        axis: int | Sequence[int] | None = None,
         ddof: float = 0,
         nan_policy: str | None = None,
         skipna: bool | None = None,
@@ -2503,10 +2626,22 @@ class GroupByStatsMixin:
     ) -> xr.DataArray | xr.Dataset:
         """Variance, exactly rounded.
 
-        Dims, coords, name and attrs as xarray's ``GroupBy.var``.
+        Dims, coords, name and attrs as xarray's ``GroupBy.var``. Every group of the full index is
+        kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept).
 
         Parameters
         ----------
+        dim : str, sequence of str, ... or None, default None
+            Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
+            the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
+        axis : int, sequence of int or None, default None
+            Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
+            dimensions in ``dim`` (give one of ``dim`` and ``axis``).
         ddof : float, default 0
             Delta degrees of freedom: the divisor is ``N - ddof`` (fractional values are allowed).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
@@ -2546,6 +2681,8 @@ class GroupByStatsMixin:
         """
         return self._reduce(
             "var",
+            dim=dim,
+            axis=axis,
             ddof=ddof,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
@@ -2553,7 +2690,9 @@ class GroupByStatsMixin:
 
     def std(
         self,
+        dim: Any = None,
         *,
+        axis: int | Sequence[int] | None = None,
         ddof: float = 0,
         nan_policy: str | None = None,
         skipna: bool | None = None,
@@ -2561,10 +2700,22 @@ class GroupByStatsMixin:
     ) -> xr.DataArray | xr.Dataset:
         """Standard deviation: the square root of var.
 
-        Dims, coords, name and attrs as xarray's ``GroupBy.std``.
+        Dims, coords, name and attrs as xarray's ``GroupBy.std``. Every group of the full index is
+        kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept).
 
         Parameters
         ----------
+        dim : str, sequence of str, ... or None, default None
+            Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
+            the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
+        axis : int, sequence of int or None, default None
+            Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
+            dimensions in ``dim`` (give one of ``dim`` and ``axis``).
         ddof : float, default 0
             Delta degrees of freedom: the divisor is ``N - ddof`` (fractional values are allowed).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
@@ -2604,6 +2755,8 @@ class GroupByStatsMixin:
         """
         return self._reduce(
             "std",
+            dim=dim,
+            axis=axis,
             ddof=ddof,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
@@ -2611,7 +2764,9 @@ class GroupByStatsMixin:
 
     def sum(
         self,
+        dim: Any = None,
         *,
+        axis: int | Sequence[int] | None = None,
         min_count: int = 0,
         nan_policy: str | None = None,
         skipna: bool | None = None,
@@ -2619,11 +2774,22 @@ class GroupByStatsMixin:
     ) -> xr.DataArray | xr.Dataset:
         """Exact sum rounded once (as math.fsum).
 
-        Dims, coords, name and attrs as xarray's ``GroupBy.sum``. A sum over no values is 0, as
-        xarray.
+        Dims, coords, name and attrs as xarray's ``GroupBy.sum``. Every group of the full index is
+        kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept).
 
         Parameters
         ----------
+        dim : str, sequence of str, ... or None, default None
+            Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
+            the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
+        axis : int, sequence of int or None, default None
+            Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
+            dimensions in ``dim`` (give one of ``dim`` and ``axis``).
         min_count : int, default 0
             As pandas' ``sum``: a result over fewer than ``min_count`` values (after the policy
             removed what it removes) is NaN, or ``pd.NA`` for nullable data.
@@ -2664,18 +2830,38 @@ class GroupByStatsMixin:
         """
         return self._reduce(
             "sum",
+            dim=dim,
+            axis=axis,
             min_count=min_count,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
         )
 
-    def count(self, *, keep_attrs: bool | None = None) -> xr.DataArray | xr.Dataset:
+    def count(
+        self,
+        dim: Any = None,
+        *,
+        axis: int | Sequence[int] | None = None,
+        keep_attrs: bool | None = None,
+    ) -> xr.DataArray | xr.Dataset:
         """Number of numbers (NaN and missing excluded).
 
-        Dims, coords, name and attrs as xarray's ``GroupBy.count``.
+        Dims, coords, name and attrs as xarray's ``GroupBy.count``. Every group of the full index is
+        kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept).
 
         Parameters
         ----------
+        dim : str, sequence of str, ... or None, default None
+            Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
+            the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
+        axis : int, sequence of int or None, default None
+            Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
+            dimensions in ``dim`` (give one of ``dim`` and ``axis``).
         keep_attrs : bool, optional
             Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
             default).
@@ -2699,12 +2885,14 @@ class GroupByStatsMixin:
         >>> da.nanstats.groupby("g").count().values
         array([1, 3])
         """
-        return self._reduce("count", keep_attrs=keep_attrs)
+        return self._reduce("count", dim=dim, axis=axis, keep_attrs=keep_attrs)
 
     def iqr(
         self,
+        dim: Any = None,
         *,
         rng: tuple[float, float] = (25, 75),
+        axis: int | Sequence[int] | None = None,
         method: str = "linear",
         nan_policy: str | None = None,
         skipna: bool | None = None,
@@ -2713,12 +2901,24 @@ class GroupByStatsMixin:
     ) -> xr.DataArray | xr.Dataset:
         """Interquartile range: the difference of two quantiles, as scipy.stats.iqr.
 
-        Dims, coords, name and attrs as xarray's reductions keep them.
+        Dims, coords, name and attrs as xarray's reductions keep them. Every group of the full index
+        is kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept).
 
         Parameters
         ----------
+        dim : str, sequence of str, ... or None, default None
+            Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
+            the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
         rng : tuple of two floats, default (25, 75)
             Percentiles (0-100) whose difference is returned, as :func:`scipy.stats.iqr`.
+        axis : int, sequence of int or None, default None
+            Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
+            dimensions in ``dim`` (give one of ``dim`` and ``axis``).
         method : str, default "linear"
             One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
             "weibull", "hazen", "median_unbiased", "normal_unbiased", "inverted_cdf",
@@ -2763,7 +2963,9 @@ class GroupByStatsMixin:
         """
         return self._reduce(
             "iqr",
+            dim=dim,
             rng=rng,
+            axis=axis,
             method=method,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
@@ -2772,8 +2974,10 @@ class GroupByStatsMixin:
 
     def mad(
         self,
+        dim: Any = None,
         *,
         scale: float | str = 1.0,
+        axis: int | Sequence[int] | None = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -2781,14 +2985,26 @@ class GroupByStatsMixin:
     ) -> xr.DataArray | xr.Dataset:
         """Median absolute deviation from the median, as scipy.stats.median_abs_deviation.
 
-        Dims, coords, name and attrs as xarray's reductions keep them.
+        Dims, coords, name and attrs as xarray's reductions keep them. Every group of the full index
+        is kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept).
 
         Parameters
         ----------
+        dim : str, sequence of str, ... or None, default None
+            Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
+            the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
         scale : float or "normal", default 1.0
             Divide the median absolute deviation by this, as
             :func:`scipy.stats.median_abs_deviation` ("normal" is 0.67449, so the result estimates
             the standard deviation of normal data).
+        axis : int, sequence of int or None, default None
+            Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
+            dimensions in ``dim`` (give one of ``dim`` and ``axis``).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -2826,7 +3042,9 @@ class GroupByStatsMixin:
         """
         return self._reduce(
             "mad",
+            dim=dim,
             scale=scale,
+            axis=axis,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             engine=engine,
@@ -2878,8 +3096,9 @@ class WeightedStatsMixin:
         Returns
         -------
         DataArray or Dataset
-            As the weighted object's data, reduced over ``dim`` (NumPy-backed data; dask-backed data
-            raises TypeError).
+            As the weighted object's data, reduced over ``dim`` (dask-backed data or weights: lazy,
+            equal bit for bit to the in-memory result; policy errors are raised when it is
+            computed).
 
         See Also
         --------
@@ -2935,8 +3154,9 @@ class WeightedStatsMixin:
         Returns
         -------
         DataArray or Dataset
-            As the weighted object's data, reduced over ``dim`` (NumPy-backed data; dask-backed data
-            raises TypeError).
+            As the weighted object's data, reduced over ``dim`` (dask-backed data or weights: lazy,
+            equal bit for bit to the in-memory result; policy errors are raised when it is
+            computed).
 
         See Also
         --------
@@ -2992,8 +3212,9 @@ class WeightedStatsMixin:
         Returns
         -------
         DataArray or Dataset
-            As the weighted object's data, reduced over ``dim`` (NumPy-backed data; dask-backed data
-            raises TypeError).
+            As the weighted object's data, reduced over ``dim`` (dask-backed data or weights: lazy,
+            equal bit for bit to the in-memory result; policy errors are raised when it is
+            computed).
 
         See Also
         --------
@@ -3066,8 +3287,9 @@ class WeightedStatsMixin:
         Returns
         -------
         DataArray or Dataset
-            As the weighted object's data, reduced over ``dim`` (NumPy-backed data; dask-backed data
-            raises TypeError).
+            As the weighted object's data, reduced over ``dim`` (dask-backed data or weights: lazy,
+            equal bit for bit to the in-memory result; policy errors are raised when it is
+            computed).
 
         See Also
         --------
@@ -3126,8 +3348,9 @@ class WeightedStatsMixin:
         Returns
         -------
         DataArray or Dataset
-            As the weighted object's data, reduced over ``dim`` (NumPy-backed data; dask-backed data
-            raises TypeError).
+            As the weighted object's data, reduced over ``dim`` (dask-backed data or weights: lazy,
+            equal bit for bit to the in-memory result; policy errors are raised when it is
+            computed).
 
         See Also
         --------
@@ -3187,8 +3410,9 @@ class WeightedStatsMixin:
         Returns
         -------
         DataArray or Dataset
-            As the weighted object's data, reduced over ``dim`` (NumPy-backed data; dask-backed data
-            raises TypeError).
+            As the weighted object's data, reduced over ``dim`` (dask-backed data or weights: lazy,
+            equal bit for bit to the in-memory result; policy errors are raised when it is
+            computed).
 
         See Also
         --------
@@ -3249,8 +3473,9 @@ class WeightedStatsMixin:
         Returns
         -------
         DataArray or Dataset
-            As the weighted object's data, reduced over ``dim`` (NumPy-backed data; dask-backed data
-            raises TypeError).
+            As the weighted object's data, reduced over ``dim`` (dask-backed data or weights: lazy,
+            equal bit for bit to the in-memory result; policy errors are raised when it is
+            computed).
 
         See Also
         --------
@@ -3308,8 +3533,9 @@ class WeightedStatsMixin:
         Returns
         -------
         DataArray or Dataset
-            As the weighted object's data, reduced over ``dim`` (NumPy-backed data; dask-backed data
-            raises TypeError).
+            As the weighted object's data, reduced over ``dim`` (dask-backed data or weights: lazy,
+            equal bit for bit to the in-memory result; policy errors are raised when it is
+            computed).
 
         See Also
         --------

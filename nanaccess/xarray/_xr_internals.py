@@ -15,7 +15,8 @@ pandas); this module is the only place that touches them:
   classes xarray hands out for ``.rolling``/``.coarsen``/``.groupby``/``.resample``
   from ``xarray.computation.rolling``, ``xarray.core.groupby`` and
   ``xarray.core.resample`` (by name: an instance would import dask);
-* :func:`grouped_object` reads ``GroupBy.groupers[0].obj``;
+* :func:`grouped_object` reads ``GroupBy.groupers[0].obj`` and :func:`group_parts`
+  each grouper's ``name``, ``full_index``, ``codes`` and ``group``;
 * :func:`weighted_classes` reads ``DataArrayWeighted`` / ``DatasetWeighted`` of
   :data:`WEIGHTED_MODULE` (``.weighted`` imports it on first use) and
   :func:`weighted_parts` their ``obj`` and ``weights`` attributes.
@@ -44,6 +45,7 @@ __all__ = [
     "groupby_classes",
     "resample_classes",
     "grouped_object",
+    "group_parts",
     "weighted_classes",
     "weighted_parts",
     "WEIGHTED_MODULE",
@@ -208,3 +210,14 @@ def weighted_parts(wobj: Any) -> tuple[Any, xr.DataArray]:
     except AttributeError as exc:  # pragma: no cover - xarray moved them
         raise _internals_error("the weighted object's data and weights (.obj, .weights)"
                                ) from exc
+
+
+def group_parts(gb: Any) -> list[tuple[Hashable, pd.Index, xr.DataArray, tuple]]:
+    """(name, full index, codes, group dims) of each grouper of an xarray ``GroupBy`` /
+    ``Resample`` (``gb.groupers``: one per key; several keys are composed by xarray
+    into ``gb.encoded`` with codes raveled over the full indexes' sizes)."""
+    try:
+        return [(g.name, g.full_index, g.codes, tuple(g.group.dims)) for g in gb.groupers]
+    except AttributeError as exc:
+        raise _internals_error("the groupers (GroupBy.groupers: name, full_index, codes, "
+                               "group)") from exc

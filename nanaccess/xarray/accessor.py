@@ -13,14 +13,13 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import xarray as xr
 
 from .. import _labels, _stats
 from .._describe import pct_label, percentiles, row_labels
 from ..errors import NaNError
 from ..options import resolve_policy
-from ._common import is_dask, variable_subject
+from ._common import holds_numbers, is_dask, variable_subject
 from ._generated import DataArrayStatsMixin, DatasetStatsMixin
 from .groupby import NanGroupBy, factorized_groupby, null_below
 from .reduction import arg_reduce, nan_report, quantile, reduce
@@ -193,23 +192,41 @@ class _NanStatsBase:
                 raise
             raise _labels.restate(err, variable_subject(name)) from None
 
-    def nan_report(self) -> pd.Series | pd.DataFrame:
+    def nan_report(self, dim: Hashable | Sequence[Hashable] | None = None) -> Any:
         """Counts of numbers, NaNs by kind, infinities and missing values.
+
+        Parameters
+        ----------
+        dim : str, sequence of str or ``...``, optional
+            Dimension(s) to count over, keeping the others (``...``: every
+            dimension). Not given: the whole object, as a pandas table.
 
         Returns
         -------
-        pandas.Series or pandas.DataFrame
-            For a DataArray, a Series indexed by kind (``numbers``, ``nan``,
-            ``signaling``, ``negative_nan``, ``inf``, ``missing``, ...); for a
-            Dataset, a DataFrame with one row per data variable.
+        pandas.Series, pandas.DataFrame, DataArray or Dataset
+            Without ``dim``: for a DataArray, a Series indexed by kind (``values``,
+            ``numbers``, ``nan``, ``quiet_nan``, ``signaling_nan``, ``negative_nan``,
+            ``distinct_payloads``, ``posinf``, ``neginf``, ``missing``); for a
+            Dataset, a DataFrame with one row per data variable. With ``dim``: the
+            same counts per cell of the kept dims, int64, with a new leading ``kind``
+            dimension labelled by those keys (as ``describe``'s ``statistic``): a
+            DataArray for a DataArray, a Dataset (one count variable per data
+            variable, strings included) for a Dataset; lazy on dask data.
 
         Examples
         --------
         >>> import numpy as np, xarray as xr, nanaccess.xarray
-        >>> int(xr.DataArray([1.0, np.nan], dims="t").nanstats.nan_report()["nan"])
-        1
+        >>> da = xr.DataArray([[1.0, np.nan], [np.nan, np.nan]], dims=("x", "t"))
+        >>> int(da.nanstats.nan_report()["nan"])
+        3
+        >>> da.nanstats.nan_report(dim="t").sel(kind="nan").values
+        array([1, 2])
         """
-        return nan_report(self._obj)
+        if dim is None:
+            return nan_report(self._obj)
+        from .report import report_over
+
+        return report_over(self._obj, dim)
 
     def groupby(self, group: Any, **kwargs: Any) -> NanGroupBy:
         """Grouped statistics: ``da.nanstats.groupby("time.month").median(...)``.
@@ -296,6 +313,8 @@ def _kind_masks(obj: xr.DataArray | xr.Dataset) -> tuple[Any, Any]:
             data = _masks(v.values)
         return xr.DataArray(data, dims=("_kind",) + v.dims, coords=v.coords)
 
+    if isinstance(obj, xr.Dataset):  # strings are left out, as by the statistics
+        obj = obj[[k for k, v in obj.data_vars.items() if holds_numbers(v.variable)]]
     both = masks(obj) if isinstance(obj, xr.DataArray) else obj.map(masks)
     return both.isel(_kind=0), both.isel(_kind=1)
 

@@ -30,15 +30,13 @@ from ..options import NanPolicy, resolve_policy
 from ._common import holds_numbers as _holds_numbers
 from ._common import is_dask as _is_dask
 from ._common import keep_attrs as _keep_attrs
-from ._common import numeric_only_default, variable_subject
+from ._common import variable_subject
 from ._generated import GroupByStatsMixin
-from ._xr_internals import encoded_groups, from_temp_dataset, to_temp_dataset
+from ._xr_internals import from_temp_dataset, to_temp_dataset
 from .grouped_blocks import grouped_dask, kernel, run_block
+from .grouped_layout import Grouping, plan
 
 __all__ = ["NanGroupBy", "grouped_dataarray", "null_below"]
-
-_STACKED = "__nanaccess_stacked_group_dims__"
-
 
 class _GroupRelabel:
     """Relabel a grouped-kernel error: variable, group label and coordinates.
@@ -47,8 +45,13 @@ class _GroupRelabel:
     it is mapped back to the variable's own dims before the coordinates are read.
     """
 
-    def __init__(self, name, dims, labels, gaxis, rest_shape, codes, full_index):
+    def __init__(self, name, dims, labels, gaxis, rest_shape, codes, full_index,
+                 stacked=None):
         self.subject = variable_subject(name)
+        self.stacked = stacked  # (dims, sizes, labels) of the dims stacked at gaxis
+        if stacked is not None:
+            dims = (*dims[:gaxis], *stacked[0], *dims[gaxis + 1:])
+            labels = [*labels[:gaxis], *stacked[2], *labels[gaxis + 1:]]
         self.location = CoordLocation(dims, labels)
         self.gaxis = gaxis
         self.rest_shape = rest_shape
@@ -62,7 +65,10 @@ class _GroupRelabel:
         i = int(pos[0])
         j = int(pos[1]) if len(pos) > 1 else 0
         full = [int(r) for r in np.unravel_index(j, self.rest_shape)] if self.rest_shape else []
-        full.insert(self.gaxis, i)
+        if self.stacked is not None:
+            full[self.gaxis:self.gaxis] = [int(r) for r in np.unravel_index(i, self.stacked[1])]
+        else:
+            full.insert(self.gaxis, i)
         code = int(self.codes[i])
         group = self.full_index[code] if code >= 0 else None
         return relabel(err, self.subject, lambda _pos: self.location(tuple(full)), group)
@@ -115,40 +121,20 @@ class NanGroupBy(GroupByStatsMixin):
 
     # -- machinery -------------------------------------------------------------------
 
-    def _groups(self) -> tuple[Any, Hashable, Hashable, np.ndarray, int, xr.Variable,
-                               np.ndarray]:
-        codes_da, full_index, ucoord = encoded_groups(self._gb)
-        obj = self._obj
-        if codes_da.ndim != 1:
-            # a group over several dims: stack them into one, as xarray's own groupby
-            # does (same layout, variables lacking those dims broadcast the same way)
-            over = {_STACKED: codes_da.dims}
-            codes_da = codes_da.stack(over, create_index=False)
-            obj = obj.stack(over, create_index=False)
-        gdim = codes_da.dims[0]
-        codes = np.asarray(codes_da.values).astype(np.intp)
-        ngroups = len(full_index)
-        if self._resample:
-            new_dim = gdim
-            keep = np.arange(ngroups)
-            coord = xr.Variable(new_dim, np.asarray(full_index))
-        else:
-            new_dim = ucoord.dims[0]
-            uvals = pd.Index(np.asarray(ucoord.values))
-            keep = np.asarray(pd.Index(full_index).get_indexer(uvals), dtype=np.intp)
-            coord = xr.Variable(new_dim, np.asarray(ucoord.values), attrs=ucoord.attrs)
-        return obj, gdim, new_dim, codes, ngroups, coord, keep
-
-    def _reduce(self, stat: str, *, nan_policy: Any = None, keep_attrs: bool | None = None,
-                min_count: int = 0, **params: Any) -> xr.DataArray | xr.Dataset:
+    def _reduce(self, stat: str, *, dim: Any = None, axis: Any = None, nan_policy: Any = None,
+                keep_attrs: bool | None = None, min_count: int = 0,
+                **params: Any) -> xr.DataArray | xr.Dataset:
         """The hook of every generated statistic: the grouped kernel per variable,
         laid out as xarray's own GroupBy result."""
-        out = self._grouped(stat, nan_policy=nan_policy, keep_attrs=keep_attrs, **params)
+        out = self._grouped(stat, dim=dim, axis=axis, nan_policy=nan_policy,
+                            keep_attrs=keep_attrs, **params)
         if min_count:
-            out = null_below(out, self.count(keep_attrs=keep_attrs), min_count)
+            out = null_below(out, self.count(dim, axis=axis, keep_attrs=keep_attrs),
+                             min_count)
         return out
 
-    def describe(self, percentiles: Any = None, *, nan_policy: str | None = None,
+    def describe(self, percentiles: Any = None, dim: Any = None, *,
+                 nan_policy: str | None = None,
                  ddof: float = 1) -> xr.DataArray | xr.Dataset:
         """describe's rows per group, as ``obj.nanstats.describe`` per group.
 
@@ -156,7 +142,8 @@ class NanGroupBy(GroupByStatsMixin):
         (:mod:`nanaccess._describe`): count, nan, missing, mean, std (``ddof=1`` as
         pandas), min, the percentiles and max, all float64. The counts report every kind
         of value; the statistics are computed under "omit" unless ``nan_policy`` says
-        otherwise (describe does not raise by default). Lazy on dask data.
+        otherwise (describe does not raise by default). ``dim`` as the statistics'
+        (default: the dims the groups span). Lazy on dask data.
 
         Examples
         --------
@@ -175,28 +162,31 @@ class NanGroupBy(GroupByStatsMixin):
         qs = _pcts(percentiles)
         nan, missing = _kind_masks(self._obj)
         parts = {
-            "count": self.count(),
-            "nan": NanGroupBy(nan, self._gb, self._resample).sum(),
-            "missing": NanGroupBy(missing, self._gb, self._resample).sum(),
-            "mean": self.mean(nan_policy=policy),
-            "std": self.std(ddof=ddof, nan_policy=policy),
-            "min": self.min(nan_policy=policy),
+            "count": self.count(dim),
+            # counts of the masks: 0 in an empty group, as the count row
+            "nan": NanGroupBy(nan, self._gb, self._resample).sum(dim).fillna(0),
+            "missing": NanGroupBy(missing, self._gb, self._resample).sum(dim).fillna(0),
+            "mean": self.mean(dim, nan_policy=policy),
+            "std": self.std(dim, ddof=ddof, nan_policy=policy),
+            "min": self.min(dim, nan_policy=policy),
         }
-        qv = self.quantile(qs, nan_policy=policy)
+        qv = self.quantile(qs, dim, nan_policy=policy)
         for q in qs:
             parts[pct_label(q)] = qv.sel(quantile=q, drop=True)
-        parts["max"] = self.max(nan_policy=policy)
+        parts["max"] = self.max(dim, nan_policy=policy)
         rows = row_labels(percentiles)
         cast = [parts[r].astype(np.float64) for r in rows]
         out = xr.concat(cast, dim="statistic", coords="minimal", compat="override",
                         join="override")
         return out.assign_coords(statistic=rows)
 
-    def nan_report(self) -> pd.DataFrame:
+    def nan_report(self, dim: Any = None) -> pd.DataFrame:
         """The counts of :func:`nanaccess.nan_report` per group (as pandas GroupBy
-        ``nanstats.nan_report``): a DataFrame indexed by group, one column per report
-        key for a DataArray, (variable, key) columns for a Dataset. Dask data is
-        computed (the report is a small in-memory table).
+        ``nanstats.nan_report``): a DataFrame indexed by group (every group of the full
+        index, as the statistics; a MultiIndex for several keys), one column per report
+        key for a DataArray, (variable, key) columns for a Dataset. ``dim`` as the
+        statistics' (default: the dims the groups span). Dask data is computed (the
+        report is a small in-memory table).
 
         Examples
         --------
@@ -209,95 +199,119 @@ class NanGroupBy(GroupByStatsMixin):
         from ..pandas.dtypes import Column
         from ..pandas.group_report import grouped_report
 
-        obj, gdim, new_dim, codes, ngroups, coord, keep = self._groups()
-        ds = to_temp_dataset(obj) if isinstance(obj, xr.DataArray) else obj
-        index = pd.Index(np.asarray(coord.values), name=new_dim)
+        g = self._plan(dim, None)
+        ds = to_temp_dataset(g.obj) if isinstance(g.obj, xr.DataArray) else g.obj
+        index = g.full_index
+        if not isinstance(index, pd.MultiIndex):
+            index = pd.Index(index, name=g.names[0])
         frames = {}
         for name, var in ds.data_vars.items():
-            if gdim not in var.dims:
+            if g.rdim not in var.dims:
                 continue
-            v = np.moveaxis(np.asarray(var.values), var.get_axis_num(gdim), 0)
+            v = np.moveaxis(np.asarray(var.values), var.get_axis_num(g.rdim), 0)
             rest = int(np.prod(v.shape[1:], dtype=np.int64))
             flat = v.reshape(-1)
             col = Column(flat, None, "object" if flat.dtype.kind == "O" else "numpy", flat.dtype)
-            rep = grouped_report(col, np.repeat(codes, rest), ngroups)
-            frames[name] = pd.DataFrame({k: np.asarray(c)[keep] for k, c in rep.items()},
+            rep = grouped_report(col, np.repeat(g.codes, rest), g.ngroups)
+            frames[name] = pd.DataFrame({k: np.asarray(c) for k, c in rep.items()},
                                         index=index)
-        if isinstance(obj, xr.DataArray):
+        if isinstance(self._obj, xr.DataArray):
             return next(iter(frames.values()))
         return pd.concat(frames, axis=1)
 
-    def _grouped(self, stat: str, *, nan_policy: Any = None, keep_attrs: bool | None = None,
+    def _plan(self, dim: Any, axis: Any) -> Grouping:
+        g = plan(self._obj, self._gb, dim, axis, resample=self._resample)
+        if isinstance(g, tuple):
+            raise ValueError(f"dim={dim!r} reduces none of the dims the groups span")
+        return g
+
+    def _grouped(self, stat: str, *, dim: Any = None, axis: Any = None,
+                 nan_policy: Any = None, keep_attrs: bool | None = None,
                  **params: Any) -> xr.DataArray | xr.Dataset:
         # a grouped count takes no policy (as pandas'): it counts the numbers, and
         # "totalorder" is the policy under which nothing raises
         policy = NanPolicy.TOTALORDER if stat in _stats.names("count") else \
             resolve_policy(nan_policy)
         keep = _keep_attrs(keep_attrs)
-        obj, gdim, new_dim, codes, ngroups, coord, keep_idx = self._groups()
-        full_index = encoded_groups(self._gb)[1]
+        g = plan(self._obj, self._gb, dim, axis, resample=self._resample)
+        if isinstance(g, tuple):  # no dim of the groups reduced: the plain reduction
+            from .reduction import reduce
+
+            params.pop("engine", None)
+            return reduce(self._obj, stat, g, nan_policy=policy, keep_attrs=keep_attrs,
+                          **params)
         qarr = None
         if "q" in params:
             qarr = np.asarray(params["q"], dtype=np.float64)
             if qarr.ndim > 1:
                 raise ValueError(f"q must be a scalar or 1-D, got shape {qarr.shape}")
             params = {**params, "q": qarr}
-        is_ds = not isinstance(obj, xr.DataArray)
-        numeric_only = is_ds and numeric_only_default(stat, grouped=True)
-        ds = to_temp_dataset(obj) if isinstance(obj, xr.DataArray) else obj
-        name_of = ({n: obj.name for n in ds.data_vars} if isinstance(obj, xr.DataArray)
-                   else {n: n for n in ds.data_vars})
+        is_ds = isinstance(self._obj, xr.Dataset)
+        ds = g.obj if is_ds else to_temp_dataset(g.obj)
+        templates = self._obj if is_ds else to_temp_dataset(self._obj)
+        name_of = ({n: n for n in ds.data_vars} if is_ds
+                   else {n: self._obj.name for n in ds.data_vars})
+        lead = int(qarr is not None and qarr.ndim == 1)
         variables: dict[Hashable, xr.Variable] = {}
-        lead = 0 if qarr is None or qarr.ndim == 0 else 1
-        # xarray's layout: a DataArray keeps the group dim in place, a Dataset puts it
-        # first (in place when several dims were stacked into it) and broadcasts the
-        # variables lacking it along it; a list of q adds "quantile" last
-        group_first = is_ds and gdim != _STACKED
-        broadcast: list[Hashable] = []
         prior: list = []  # dask: the earlier variables' error checks (raised first)
         for name, var in ds.data_vars.items():
             var = var.variable
-            if gdim not in var.dims:
-                if is_ds:
-                    broadcast.append(name)
-                else:
-                    variables[name] = var
+            if g.rdim not in var.dims:
+                # no reduced dim (a Dataset's): expanded along the keys it lacks, as xarray
+                missing = {n: s for n, s in zip(g.names, g.sizes, strict=True)
+                           if n not in var.dims}
+                if lead:  # xarray's grouped quantile adds its dim there too
+                    missing["quantile"] = qarr.size
+                variables[name] = var.set_dims({**missing, **var.sizes}).copy(deep=False)
+                if not keep:
+                    variables[name].attrs = {}
                 continue
-            if numeric_only and not _holds_numbers(var):
-                continue  # a Dataset's non-numeric variables are left out, as xarray
-            axis = var.get_axis_num(gdim)
-            rest = tuple(s for d, s in zip(var.dims, var.shape, strict=True) if d != gdim)
-            relabeller = _GroupRelabel(
-                name_of[name], var.dims,
-                [ds.indexes[d] if d in ds.indexes else None for d in var.dims],
-                axis, rest, codes, full_index)
-            vals = _grouped_array(
-                var.data, axis, codes, ngroups, stat, policy=policy, params=params,
-                relabeller=relabeller, prior=prior)
-            if len(keep_idx) != ngroups or not np.array_equal(keep_idx, np.arange(ngroups)):
-                vals = vals[(slice(None),) * (lead + axis) + (keep_idx,)]
-            dims = tuple(new_dim if d == gdim else d for d in var.dims)
-            if lead:
-                dims = ("quantile",) + dims
-            out_var = xr.Variable(dims, vals, attrs=var.attrs if keep else None)
-            order = [d for d in dims if d != "quantile"]
-            if group_first:
-                order = [new_dim] + [d for d in order if d != new_dim]
-            variables[name] = out_var.transpose(*order, *(("quantile",) if lead else ()))
-        for name in broadcast:
-            var = ds[name].variable
-            extra = {new_dim: coord.size, **({"quantile": qarr.size} if lead else {})}
-            variables[name] = var.set_dims({**extra, **var.sizes}).copy(deep=False)
-            if not keep:
-                variables[name].attrs = {}
-        coords = {k: v.variable for k, v in ds.coords.items() if gdim not in v.dims}
-        coords[new_dim] = coord
-        out = xr.Dataset(variables, coords=coords, attrs=ds.attrs if keep else None)
+            if is_ds and not _holds_numbers(var):
+                continue  # strings are left out, never raised on (decision 16)
+            variables[name] = self._one(g, stat, name_of[name], var, templates[name].dims,
+                                        ds, policy=policy, params=params, prior=prior,
+                                        lead=lead, keep=keep, dataset=is_ds)
+        coords = {k: v.variable for k, v in self._obj.coords.items()
+                  if not set(v.dims) & set(g.reduced) and k not in g.names}
+        coords.update(g.coords)
+        out = xr.Dataset(variables, coords=coords,
+                         attrs=self._obj.attrs if keep and is_ds else None)
         if qarr is not None:
             out = out.assign_coords(quantile=qarr)
-        if isinstance(obj, xr.DataArray):
-            return from_temp_dataset(obj, out)
+        if not is_ds:
+            return from_temp_dataset(self._obj, out)
         return out
+
+    @staticmethod
+    def _one(g: Grouping, stat: str, label: Hashable, var: xr.Variable, template: tuple,
+             ds: xr.Dataset, *, policy: NanPolicy, params: dict, prior: list, lead: int,
+             keep: bool, dataset: bool) -> xr.Variable:
+        """One variable reduced per group: the key dims in place of the reduced dim,
+        then in xarray's order."""
+        axis = var.get_axis_num(g.rdim)
+        rest = tuple(s for d, s in zip(var.dims, var.shape, strict=True) if d != g.rdim)
+        stacked = None
+        if len(g.rows) > 1:
+            stacked = (g.rows, g.row_sizes, [g.indexes.get(d) for d in g.rows])
+        relabeller = _GroupRelabel(
+            label, var.dims, [ds.indexes[d] if d in ds.indexes else None for d in var.dims],
+            axis, rest, g.codes, g.full_index, stacked)
+        vals = _grouped_array(var.data, axis, g.codes, g.ngroups, stat, policy=policy,
+                              params=params, relabeller=relabeller, prior=prior)
+        at = lead + axis
+        if g.has_empty and vals.dtype.kind in "iubf" and stat != "count":
+            # a group without rows is NaN, as xarray; its count stays an exact 0 (int64,
+            # as pandas' count of an empty bin)
+            present = np.bincount(g.codes[g.codes >= 0], minlength=g.ngroups) > 0
+            shape = [1] * vals.ndim
+            shape[at] = g.ngroups
+            vals = np.where(present.reshape(shape), vals, np.nan)
+        if len(g.sizes) > 1:
+            vals = vals.reshape(vals.shape[:at] + g.sizes + vals.shape[at + 1:])
+        dims = (("quantile",) * lead + var.dims[:axis] + g.names + var.dims[axis + 1:])
+        out = xr.Variable(dims, vals, attrs=var.attrs if keep else None)
+        loop = tuple(d for d in var.dims if d != g.rdim)
+        return out.transpose(*g.dims_of(loop, template, dataset=dataset, quantile=bool(lead)))
 
 
 def null_below(out: Any, count: Any, min_count: int) -> Any:
@@ -336,8 +350,17 @@ class _Factorized:
     Python loop over every element (about 1 s per million rows), which the grouped
     kernel never needs."""
 
-    def __init__(self, encoded: _Encoded) -> None:
+    def __init__(self, encoded: _Encoded, group: xr.DataArray) -> None:
         self.encoded = encoded
+        self.groupers = [_Grouper(encoded, group)]
+
+
+class _Grouper:
+    """The parts of xarray's ``ResolvedGrouper`` that :func:`.grouped_layout.plan` reads."""
+
+    def __init__(self, encoded: _Encoded, group: xr.DataArray) -> None:
+        self.name, self.full_index = encoded.full_index.name, encoded.full_index
+        self.codes, self.group = encoded.codes, group
 
 
 def factorized_groupby(obj: xr.DataArray | xr.Dataset, group: Any) -> _Factorized | None:
@@ -363,5 +386,6 @@ def factorized_groupby(obj: xr.DataArray | xr.Dataset, group: Any) -> _Factorize
     name = key.name
     full_index = pd.Index(uniques, name=name)
     unique_coord = xr.Variable(name, np.asarray(uniques), attrs=key.attrs)
-    codes_da = xr.DataArray(codes.astype(np.intp), dims=key.dims)
-    return _Factorized(_Encoded(codes_da, full_index, unique_coord))
+    codes_da = xr.DataArray(codes.astype(np.intp), dims=key.dims, name=name,
+                            attrs=key.attrs)
+    return _Factorized(_Encoded(codes_da, full_index, unique_coord), key)

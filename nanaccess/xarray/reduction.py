@@ -27,7 +27,6 @@ from ._common import (
     holds_numbers,
     is_dask,
     labelled_errors,
-    numeric_only_default,
     variable_relabel,
     variable_subject,
 )
@@ -60,7 +59,8 @@ def array_stat(
     **params: Any,
 ) -> Any:
     """One statistic of a NumPy or dask array (dask stays lazy), errors relabelled;
-    ``weights`` (NumPy data only) through the weighted core, their errors labelled.
+    ``weights`` through the weighted core (lazy where data or weights are dask), the
+    in-memory path's errors labelled.
 
     Examples
     --------
@@ -69,6 +69,16 @@ def array_stat(
     2.0
     """
     policy = resolve_policy(policy)
+    if weights is not None and (is_dask(data) or is_dask(weights.values)):
+        # lazy and bit-equal to the in-memory weighted path; its errors are raised when
+        # computed, with the global count and first position
+        import dask.array as dsa
+
+        from ..dask.weighted import dask_weighted
+
+        return dask_weighted(data if is_dask(data) else dsa.from_array(np.asarray(data)), stat,
+                             weights.values, axis=axis, policy=policy, keepdims=keepdims,
+                             relabel=relabel, relabel_weights=weights.labeller(), **params)
     if weights is not None:
         def data_only(err: NaNError) -> NaNError:
             # the weights' errors are labelled by the weights' coordinates below
@@ -121,7 +131,7 @@ def _variable_stat(var: xr.Variable, stat: str, reduce_dims: Sequence[Hashable],
     axes = tuple(var.get_axis_num(d) for d in reduce_dims)
     vw = None
     if weights is not None:
-        check_weighted(stat, var.data)
+        check_weighted(stat)
         vw = variable_weights(weights, var, name, indexes or {})
     values = array_stat(var.data, stat, axes if var.ndim else None, policy=policy,
                         relabel=relabel, keepdims=keepdims, weights=vw, **params)
@@ -139,7 +149,6 @@ def _dataset_reduce(
     keep_attrs: bool | None,
     keepdims: bool,
     policy: NanPolicy,
-    numeric_only: bool,
     names: dict[Hashable, Hashable] | None = None,
     params: dict[str, Any],
     weights: Any = None,
@@ -157,8 +166,10 @@ def _dataset_reduce(
         if not reduce_dims and var.ndim:
             variables[name] = var
             continue
-        if numeric_only and not (names or holds_numbers(var)):
-            # a DataArray (names given) is the data itself: never dropped
+        if not (names or holds_numbers(var)):
+            # strings (and other objects that are not numbers) are left out, never
+            # raised on, whatever the statistic (decision 16); a DataArray (names
+            # given) is the data itself: never dropped
             continue
         label = (names or {}).get(name, name)
         relabel = variable_relabel(label, var, ds.indexes)
@@ -220,10 +231,11 @@ def reduce(
     weights : DataArray or array_like, optional
         Frequency weights of the weighted statistics (:mod:`.weighted`): a DataArray
         broadcast by dimension names (coordinates equal to the data's), or an array of
-        a DataArray's shape; NumPy-backed data only.
+        a DataArray's shape; NumPy- or dask-backed (then lazy, bit-equal to the
+        in-memory result).
     numeric_only : bool, optional
-        For Datasets: drop non-numeric variables (``None``: as xarray's reduction of
-        the same kind, see :func:`numeric_only_default`).
+        Accepted for xarray's signature: a Dataset's variables that do not hold
+        numbers (strings) are always left out, never raised on (decision 16).
     **params
         The statistic's own parameters (``q``, ``method``, ``ddof`` (default 0, as
         xarray), ``rng``, ``scale``); any other keyword raises TypeError.
@@ -255,13 +267,11 @@ def reduce(
         if keepdims:
             raise TypeError("quantile() does not take keepdims (as xarray's quantile)")
     policy = resolve_policy(nan_policy)
-    if numeric_only is None:
-        numeric_only = numeric_only_default(stat)
     if weights is not None:
-        check_weighted(stat, None)
+        check_weighted(stat)
         weights = aligned_weights(obj, weights)
     return _on_dataset(obj, _dataset_reduce, stat=stat, dim=dim, keep_attrs=keep_attrs,
-                       keepdims=bool(keepdims), policy=policy, numeric_only=numeric_only,
+                       keepdims=bool(keepdims), policy=policy,
                        params=params, weights=weights)
 
 
@@ -289,7 +299,8 @@ def quantile(
     nan_policy : str, optional
     keep_attrs : bool, optional
     numeric_only : bool, default False
-        For Datasets: drop non-numeric variables (as xarray's ``Dataset.quantile``).
+        Accepted for xarray's signature: variables that do not hold numbers are
+        always left out.
 
     Returns
     -------

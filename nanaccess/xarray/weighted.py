@@ -5,7 +5,10 @@ xarray's ``weighted``; its coordinates must equal the data's, and every dimensio
 the weights must be one of the variable's), or, for a DataArray, an array of the
 data's shape (or 1-D along a single reduced dimension, as :func:`numpy.quantile`).
 The numbers come from the weighted core (:func:`nanaccess.core.reduce.reduce` with
-``weights=``); the policy covers the weights there. Errors on the weights name
+``weights=``), or, where the data or the weights are dask-backed, from its lazy form
+(:func:`nanaccess.dask.weighted.dask_weighted`: equal bit for bit, errors raised when
+the result is computed, naming positions rather than coordinates); the policy covers
+the weights there. Errors on the weights name
 "weights" and the coordinates of the first offending weight.
 
 ``da.weighted(w).nanstats`` sits next to xarray's own weighted methods: the same
@@ -16,6 +19,7 @@ the object is made; dask-backed weights are checked by the policy here).
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -31,14 +35,11 @@ __all__ = ["VariableWeights", "variable_weights", "aligned_weights", "NanWeighte
            "register_weighted_accessors", "check_weighted"]
 
 
-def check_weighted(stat: str, data: Any) -> None:
-    """A statistic without weights, or dask data: TypeError saying what works."""
+def check_weighted(stat: str) -> None:
+    """A statistic without weights: TypeError saying which have them."""
     if not _stats.get(stat).weighted:
         raise TypeError(f"{stat}() takes no weights; weighted statistics are "
                         f"{', '.join(_stats.WEIGHTED)}")
-    if is_dask(data):
-        raise TypeError(f"{stat}(weights=...) needs NumPy-backed data; compute the dask "
-                        "data first (.compute()) or call nanaccess's plain functions")
 
 
 def aligned_weights(obj: Any, weights: Any) -> Any:
@@ -51,8 +52,6 @@ def aligned_weights(obj: Any, weights: Any) -> Any:
             raise TypeError("weights of a Dataset must be a DataArray (broadcast by "
                             "dimension names)")
         return np.asarray(weights)
-    if is_dask(weights.data):
-        weights = weights.compute()
     try:
         xr.align(obj, weights, join="exact", copy=False)
     except ValueError as err:
@@ -71,6 +70,10 @@ class VariableWeights:
         """A core error on the weights with their coordinates; others unchanged."""
         return relabel_weights(err, "weights", self.locate)
 
+    def labeller(self) -> Any:
+        """:meth:`relabel` without the weights' values (shipped in a dask graph)."""
+        return partial(relabel_weights, subject="weights", location_of_position=self.locate)
+
 
 def variable_weights(weights: Any, var: xr.Variable, name: Hashable | None,
                      indexes: Mapping[Hashable, Any]) -> VariableWeights:
@@ -85,7 +88,9 @@ def variable_weights(weights: Any, var: xr.Variable, name: Hashable | None,
         raise ValueError(f"weights have dimension(s) {tuple(extra)} that "
                          f"{variable_subject(name)} lacks {tuple(var.dims)}")
     dims = tuple(d for d in var.dims if d in weights.dims)
-    w = np.asarray(weights.transpose(*dims).values)
+    w = weights.transpose(*dims).data  # dask weights stay lazy
+    if not is_dask(w):
+        w = np.asarray(w)
     shape = tuple(weights.sizes[d] if d in weights.dims else 1 for d in var.dims)
     missing = None
     if w.dtype.kind in "mMO":

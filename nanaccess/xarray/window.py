@@ -29,10 +29,19 @@ from ..core.reduce import result_dtype
 from ..core.window import fixed_windows, segment_bounds, window_reduce
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
-from ._common import is_dask, variable_subject
+from ._common import holds_numbers, is_dask, variable_subject
 from ._common import keep_attrs as _keep_attrs
 from ._generated_window import XrWindowStatsMixin
 from ._xr_internals import groupby_classes, grouped_object, resample_classes, window_classes
+from .window_nd import (
+    box_reduce,
+    coarsen_boxes,
+    coarsen_chunks,
+    coarsen_codes,
+    dask_coarsen_nd,
+    dask_rolling_nd,
+    rolling_boxes,
+)
 
 __all__ = ["NanXrWindow", "register_window_accessors", "register_groupby_accessors"]
 
@@ -60,69 +69,162 @@ class NanXrWindow(XrWindowStatsMixin):
         policy = NanPolicy.TOTALORDER if _stats.get(stat).family == "count" else \
             resolve_policy(nan_policy)
         keep = _keep_attrs(keep_attrs)
-        coarsen = hasattr(w, "boundary")
+        spec = _Spec(w)
         obj = w.obj
-        if coarsen:
-            dim, size = _one(w.windows.items())
-            template = _coarsen_template(w, dim)
-        else:
-            dim, size = _one(zip(w.dim, w.window, strict=True))
-            template = None
+        template = _coarsen_template(w, spec) if spec.coarsen else None
         q = params.get("q")
         if q is not None:
             params = {**params, "q": np.asarray(q, dtype=np.float64)}
         lead = stat == "quantile" and np.ndim(q) > 0
+        run = dict(stat=stat, policy=policy, engine=engine, params=params, lead=lead)
 
         def one(name: Hashable | None, var: xr.Variable, indexes: Any) -> xr.Variable:
-            if dim not in var.dims:
+            mine = [d for d in spec.dims if d in var.dims]
+            if not mine:
                 return var
-            axis = var.get_axis_num(dim)
-            if is_dask(var.data):
-                lazy = _dask_window(var.data, axis, w, dim, size, coarsen, stat, policy,
-                                    engine, params, variable_subject(name), lead)
-                dims = (("quantile",) if lead else ()) + var.dims
-                return xr.Variable(dims, lazy, attrs=var.attrs if keep else None)
-            data = np.moveaxis(np.asarray(var.values), axis, 0)
-            rest = data.shape[1:]
-            x2 = data.reshape(data.shape[0], -1)
-            labels = [indexes[d] if d in indexes else None for d in var.dims]
-            try:
-                if coarsen:
-                    vals, nout = _coarsen_values(x2, w, dim, size, stat, policy, engine,
-                                                 params)
-                else:
-                    n = x2.shape[0]
-                    start, end = fixed_windows(n, size, center=bool(w.center[0])), None
-                    mp = size if w.min_periods is None else int(w.min_periods)
-                    red = window_reduce(x2, start, end, stat, policy=policy,
-                                        min_periods=mp, engine=engine, **params)
-                    vals, nout = red.values, n
-                    if stat == "count":  # xarray: min_periods counts the numbers
-                        vals = np.where(vals < mp, np.nan, vals.astype(np.float64))
-            except NaNError as err:
-                raise _restated(err, name, var.dims, labels, axis, rest, out_labels_of(
-                    coarsen, template, dim, labels[axis])) from None
-            if vals.dtype.kind in "iub":
-                vals = vals.astype(np.float64)
-            qs = vals.shape[:-2] if lead else ()
-            vals = vals.reshape(qs + (nout,) + rest)
-            vals = np.moveaxis(vals, len(qs), len(qs) + axis)
+            if len(mine) == 1:
+                vals = _one_dim(name, var, indexes, spec, mine[0], template, **run)
+            else:
+                vals = _several_dims(name, var, indexes, spec, mine, template, **run)
             dims = (("quantile",) if lead else ()) + var.dims
             return xr.Variable(dims, vals, attrs=var.attrs if keep else None)
 
+        indexes = obj.indexes
         if isinstance(obj, xr.DataArray):
-            indexes = obj.indexes
             var = one(obj.name, obj.variable, indexes)
-            coords = _coords(obj, template, dim)
-            out = xr.DataArray(var, coords=coords, name=obj.name)
+            out = xr.DataArray(var, coords=_coords(obj, template, spec.dims), name=obj.name)
         else:
-            indexes = obj.indexes
-            data_vars = {k: one(k, v.variable, indexes) for k, v in obj.data_vars.items()}
-            out = xr.Dataset(data_vars, coords=_coords(obj, template, dim),
+            data_vars = {k: one(k, v.variable, indexes) for k, v in obj.data_vars.items()
+                         if holds_numbers(v.variable)}  # strings left out (decision 16)
+            out = xr.Dataset(data_vars, coords=_coords(obj, template, spec.dims),
                              attrs=obj.attrs if keep else None)
         if lead:
             out = out.assign_coords(quantile=np.atleast_1d(params["q"]))
         return out
+
+
+class _Spec:
+    """The window of an xarray rolling / coarsen object, per dim."""
+
+    def __init__(self, w: Any) -> None:
+        self.coarsen = hasattr(w, "boundary")
+        if self.coarsen:
+            self.dims = list(w.windows)
+            self.sizes = {d: int(s) for d, s in w.windows.items()}
+            side = w.side
+            self.side = {d: (side.get(d, "left") if isinstance(side, dict) else side)
+                         for d in self.dims}
+            self.boundary = {d: (w.boundary.get(d, "exact") if isinstance(w.boundary, dict)
+                                 else w.boundary) for d in self.dims}
+            self.min_periods = 0
+        else:
+            self.dims = list(w.dim)
+            self.sizes = {d: int(s) for d, s in zip(w.dim, w.window, strict=True)}
+            centers = list(w.center)
+            # xarray keeps a list ``center`` once per dim: the dim's own entry
+            self.center = {d: bool(c[i] if isinstance(c, list | tuple) else c)
+                           for i, (d, c) in enumerate(zip(self.dims, centers, strict=True))}
+            self.min_periods = int(w.min_periods)
+            # xarray's default (None) is the whole box; a Dataset variable rolled over
+            # only some of the dims then needs its own box's size, as xarray's
+            self.default_mp = self.min_periods == int(np.prod(list(self.sizes.values())))
+
+    def periods(self, dims: list) -> int:
+        """``min_periods`` of a variable rolled over ``dims``."""
+        if self.coarsen or not self.default_mp:
+            return self.min_periods
+        return int(np.prod([self.sizes[d] for d in dims]))
+
+
+def _one_dim(name: Any, var: xr.Variable, indexes: Any, spec: _Spec, dim: Hashable,
+             template: Any, *, stat: str, policy: NanPolicy, engine: Any, params: dict,
+             lead: bool) -> Any:
+    """A window along one dim: the sliding engines (rolling) or contiguous segments
+    (coarsen), no copy of the data; lazy on dask."""
+    axis = var.get_axis_num(dim)
+    size = spec.sizes[dim]
+    if is_dask(var.data):
+        return _dask_window(var.data, axis, spec, dim, stat, policy, engine, params,
+                            variable_subject(name), lead)
+    data = np.moveaxis(np.asarray(var.values), axis, 0)
+    rest = data.shape[1:]
+    x2 = data.reshape(data.shape[0], -1)
+    labels = [indexes[d] if d in indexes else None for d in var.dims]
+    try:
+        if spec.coarsen:
+            codes, nout = coarsen_codes(x2.shape[0], size, spec.boundary[dim], spec.side[dim],
+                                        dim)
+            start, end = segment_bounds(codes, nout)
+            vals = window_reduce(x2, start, end, stat, policy=policy, engine=engine,
+                                 **params).values
+        else:
+            nout = x2.shape[0]
+            start, end = fixed_windows(nout, size, center=spec.center[dim]), None
+            mp = spec.periods([dim])
+            vals = window_reduce(x2, start, end, stat, policy=policy, min_periods=mp,
+                                 engine=engine, **params).values
+            if stat == "count":  # xarray: min_periods counts the numbers
+                vals = np.where(vals < mp, np.nan, vals.astype(np.float64))
+    except NaNError as err:
+        raise _restated(err, name, var.dims, labels, axis, rest, out_labels_of(
+            spec.coarsen, template, dim, labels[axis])) from None
+    if vals.dtype.kind in "iub":
+        vals = vals.astype(np.float64)
+    qs = vals.shape[:-2] if lead else ()
+    vals = vals.reshape(qs + (nout,) + rest)
+    return np.moveaxis(vals, len(qs), len(qs) + axis)
+
+
+def _several_dims(name: Any, var: xr.Variable, indexes: Any, spec: _Spec, dims: list,
+                  template: Any, *, stat: str, policy: NanPolicy, engine: Any, params: dict,
+                  lead: bool) -> Any:
+    """A box over several dims (:mod:`.window_nd`); lazy on dask."""
+    axes = [var.get_axis_num(d) for d in dims]
+    sizes = [spec.sizes[d] for d in dims]
+    subject = variable_subject(name)
+    if is_dask(var.data):
+        def single(p: dict) -> Any:
+            if spec.coarsen:
+                pairs = list(zip(axes, dims, strict=True))
+                return dask_coarsen_nd(var.data, axes, sizes,
+                                       {a: spec.boundary[d] for a, d in pairs},
+                                       {a: spec.side[d] for a, d in pairs},
+                                       stat, policy, engine, p, subject)
+            return dask_rolling_nd(var.data, axes, sizes, [spec.center[d] for d in dims],
+                                   spec.periods(dims), stat, policy, engine, p, subject)
+
+        if not lead:
+            return single(params)
+        import dask.array as dsa
+
+        return dsa.stack([single({**params, "q": float(qj)}) for qj in params["q"]], axis=0)
+    shape = [var.shape[a] for a in axes]
+    if spec.coarsen:
+        per_dim = [coarsen_codes(var.shape[a], spec.sizes[d], spec.boundary[d], spec.side[d],
+                                 d) for a, d in zip(axes, dims, strict=True)]
+        gather, start, end, out_shape = coarsen_boxes(per_dim)
+    else:
+        gather, start, end = rolling_boxes(shape, sizes, [spec.center[d] for d in dims])
+        out_shape = tuple(shape)
+    labels = {d: indexes[d] if d in indexes else None for d in var.dims}
+    rest_dims = [d for d in var.dims if d not in dims]
+
+    def locate(err: NaNError, grid: tuple, rest: tuple) -> NaNError:
+        pos = dict(zip(dims, grid, strict=True)) | dict(zip(rest_dims, rest, strict=True))
+        full = tuple(pos[d] for d in var.dims)
+        location = CoordLocation(var.dims, [labels[d] for d in var.dims])(full)
+        box = None
+        if err.group is not None:
+            box = np.unravel_index(int(err.group), out_shape)
+            out_labels = [out_labels_of(spec.coarsen, template, d, labels[d]) for d in dims]
+            box = ", ".join(f"{d}={fmt_label(lab[int(i)]) if lab is not None else int(i)}"
+                            for d, lab, i in zip(dims, out_labels, box, strict=True))
+        where = subject if box is None else f"{subject} in window {box}"
+        return err.relabel(where, location, group=box)
+
+    return box_reduce(np.asarray(var.values), axes, gather, start, end, out_shape, stat,
+                      policy=policy, min_periods=spec.periods(dims), engine=engine,
+                      params=params, locate=locate)
 
 
 def _rolling_block(block: np.ndarray, axis: int, size: int, center: bool, mp: int, stat: str,
@@ -166,21 +268,21 @@ def _dask_rolling(data: Any, axis: int, size: int, center: bool, mp: int, stat: 
                             policy=policy, engine=engine, params=params, subject=subject)
 
 
-def _dask_window(data: Any, axis: int, w: Any, dim: Hashable, size: int, coarsen: bool,
-                 stat: str, policy: NanPolicy, engine: Any, params: dict, subject: str,
+def _dask_window(data: Any, axis: int, spec: Any, dim: Hashable, stat: str,
+                 policy: NanPolicy, engine: Any, params: dict, subject: str,
                  lead: bool) -> Any:
-    """A lazy rolling or coarsen statistic of dask data; a list of ``q`` is one lazy
-    pass per quantile, stacked on a leading axis."""
+    """A lazy rolling or coarsen statistic of dask data along one dim; a list of ``q``
+    is one lazy pass per quantile, stacked on a leading axis."""
     import dask.array as dsa
 
+    size = spec.sizes[dim]
+
     def single(p: dict) -> Any:
-        if coarsen:
-            side = w.side.get(dim, "left") if isinstance(w.side, dict) else w.side
-            return _dask_coarsen(data, axis, size, w.boundary, side, stat, policy, engine,
-                                 p, subject)
-        mp = size if w.min_periods is None else int(w.min_periods)
-        return _dask_rolling(data, axis, size, bool(w.center[0]), mp, stat, policy,
-                             engine, p, subject)
+        if spec.coarsen:
+            return _dask_coarsen(data, axis, size, spec.boundary[dim], spec.side[dim], stat,
+                                 policy, engine, p, subject)
+        return _dask_rolling(data, axis, size, spec.center[dim], spec.periods([dim]), stat,
+                             policy, engine, p, subject)
 
     if not lead:
         return single(params)
@@ -211,23 +313,7 @@ def _dask_coarsen(data: Any, axis: int, size: int, boundary: str, side: str, sta
     """A lazy coarsen: the dimension rechunked to whole coarsen blocks (the remainder
     trimmed, refused or left as a short block at the ``side`` end by ``boundary``), one
     reduction per chunk."""
-    n = data.shape[axis]
-    rem = n % size
-    if boundary == "exact" and rem:
-        raise ValueError(f"Could not coarsen a dimension of size {n} with window {size} "
-                         "and boundary='exact'. Try a different 'boundary' option.")
-    right = side == "right"
-    if boundary == "trim" and rem:
-        cut = slice(rem, n) if right else slice(0, n - rem)
-        data = data[(slice(None),) * axis + (cut,)]
-        n, rem = n - rem, 0
-    per = max(int(max(data.chunks[axis], default=size)) // size, 1) * size
-    if right and rem:  # the short block first, then whole ones
-        body = n - rem
-        chunks = [rem] + [per] * (body // per) + ([body % per] if body % per else [])
-    else:
-        chunks = [per] * (n // per) + ([n % per] if n % per else [])
-    data = data.rechunk({axis: tuple(chunks)})
+    data, chunks = coarsen_chunks(data, axis, size, boundary, side)
     dt = _block_dtype(stat, data.dtype, params)
     out_chunks = list(data.chunks)
     out_chunks[axis] = tuple(-(-c // size) for c in chunks)
@@ -243,60 +329,22 @@ def out_labels_of(coarsen: bool, template: Any, dim: Hashable, labels: Any) -> A
     return labels
 
 
-def _one(items: Any) -> tuple[Hashable, int]:
-    items = list(items)
-    if len(items) != 1:
-        raise NotImplementedError("nanstats windows over several dimensions at once are not "
-                                  "supported; roll one dimension at a time")
-    dim, size = items[0]
-    return dim, int(size)
-
-
-def _coarsen_template(w: Any, dim: Hashable) -> Any:
+def _coarsen_template(w: Any, spec: _Spec) -> Any:
     """xarray's own coarsen of the coordinates (its ``coord_func``, boundary and side):
-    the labels of the result, from a count of a one-dimensional stand-in."""
-    obj = w.obj
-    n = obj.sizes[dim]
-    coords = {k: v for k, v in obj.coords.items() if dim in v.dims and v.dims == (dim,)}
-    stand_in = xr.DataArray(np.zeros(n), dims=dim, coords=coords)
-    return stand_in.coarsen({dim: w.windows[dim]}, boundary=w.boundary, side=w.side,
-                            coord_func=w.coord_func).count()
+    the labels of the result, from a count of a stand-in over the coarsened dims (a
+    ``side`` dict lacking a dim: "left" there)."""
+    obj, dims = w.obj, spec.dims
+    shape = tuple(obj.sizes[d] for d in dims)
+    coords = {k: v for k, v in obj.coords.items() if v.dims and set(v.dims) <= set(dims)}
+    stand_in = xr.DataArray(np.broadcast_to(np.float64(0), shape), dims=dims, coords=coords)
+    return stand_in.coarsen({d: w.windows[d] for d in dims}, boundary=w.boundary,
+                            side=dict(spec.side), coord_func=w.coord_func).count()
 
 
-def _coarsen_codes(n: int, size: int, boundary: str, side: Any, dim: Hashable) -> tuple[
-        np.ndarray, int]:
-    """Block of each row (-1: trimmed), and the number of blocks."""
-    side = side.get(dim, "left") if isinstance(side, dict) else side
-    rem = n % size
-    if boundary == "exact" and rem:
-        raise ValueError(f"Could not coarsen a dimension of size {n} with window {size} "
-                         "and boundary='exact'. Try a different 'boundary' option.")
-    pos = np.arange(n)
-    if side == "right" and rem:
-        pos = pos - rem + size  # blocks aligned at the end: the first block is short
-    codes = pos // size
-    nblocks = n // size
-    if boundary == "trim" and rem:
-        codes = codes - 1 if side == "right" else codes
-        codes[(codes < 0) | (codes >= nblocks)] = -1
-    else:
-        nblocks = int(codes.max(initial=-1)) + 1
-    return codes.astype(np.intp), nblocks
-
-
-def _coarsen_values(x2, w, dim, size, stat, policy, engine, params):
-    """Coarsen blocks as windows over their contiguous rows (window_reduce reduces
-    disjoint windows by selection)."""
-    codes, nblocks = _coarsen_codes(x2.shape[0], size, w.boundary, w.side, dim)
-    start, end = segment_bounds(codes, nblocks)
-    red = window_reduce(x2, start, end, stat, policy=policy, engine=engine, **params)
-    return red.values, nblocks
-
-
-def _coords(obj: Any, template: Any, dim: Hashable) -> dict:
+def _coords(obj: Any, template: Any, dims: list) -> dict:
     if template is None:
         return dict(obj.coords)
-    coords = {k: v for k, v in obj.coords.items() if dim not in v.dims}
+    coords = {k: v for k, v in obj.coords.items() if not set(v.dims) & set(dims)}
     coords.update({k: v for k, v in template.coords.items()})
     return coords
 

@@ -750,12 +750,17 @@ class InputKind:
 
 
 def _type_error_cases(ep: EntryPoint, col: Any, list_col: list | None, func_regex: str,
-                      policies: tuple[str, ...] = ("raise", "omit")) -> list[Case]:
-    """Non-numeric data: statistics raise TypeError naming the column / position."""
+                      policies: tuple[str, ...] = ("raise", "omit"), *,
+                      left_out: bool = False) -> list[Case]:
+    """Non-numeric data: statistics raise TypeError naming the column / position;
+    ``left_out``: a Dataset's statistics leave the variable out, never raising
+    (strings and other objects that are not numbers, decision 16; issue 25)."""
     lab_regex = f"'{NAME}'"
     regex = func_regex if ep.host == "function" else lab_regex
     if ep.family in ("report", "count", "classify", "unknown"):
         exp = value(ANYTHING, also_raises=(TypeError,), also_match=regex)
+    elif ep.host == "dataset" and left_out and ep.family != "sort":
+        exp = value(ABSENT)
     elif ep.host == "dataset":
         # xarray's Dataset reductions leave non-numeric variables out (numeric_only)
         exp = value(ABSENT, also_raises=(TypeError,), also_match=regex)
@@ -777,9 +782,9 @@ def _type_error_cases(ep: EntryPoint, col: Any, list_col: list | None, func_rege
 
 def _strings(ep: EntryPoint) -> list[Case]:
     return (_type_error_cases(ep, np.array(["b", "a", "c"]), ["b", "a", "c"],
-                              r"str|non-numeric|dtype|<U")
+                              r"str|non-numeric|dtype|<U", left_out=True)
             + _type_error_cases(ep, np.array(["b", None, "a"], dtype=object), None,
-                                r"str|non-numeric|position"))
+                                r"str|non-numeric|position", left_out=True))
 
 
 def _complex(ep: EntryPoint) -> list[Case]:
@@ -794,7 +799,7 @@ def _complex(ep: EntryPoint) -> list[Case]:
 def _mixed(ep: EntryPoint) -> list[Case]:
     vals = [1.0, "a", (2,), None]
     return _type_error_cases(ep, np.array(vals, dtype=object), vals,
-                             r"position|'a'|str|tuple|non-numeric")
+                             r"position|'a'|str|tuple|non-numeric", left_out=True)
 
 
 def _empty(ep: EntryPoint) -> list[Case] | Skip:

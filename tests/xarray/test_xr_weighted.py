@@ -143,11 +143,43 @@ def test_bad_weights():
         da.to_dataset().nanstats.median("t", weights=w.values)
 
 
-def test_dask_data_is_refused():
+def test_dask_data_and_weights_lazy_and_bit_equal():
+    """issue 27: weights= on dask-backed data (and dask weights) is lazy and equal bit
+    for bit to the in-memory weighted path; errors name what the eager path names."""
     pytest.importorskip("dask.array")
-    da, w = _data(12)
-    with pytest.raises(TypeError, match="NumPy-backed"):
-        da.chunk({"t": 4}).nanstats.median("t", weights=w)
+    from xr_helpers import raise_if_dask_computes
+
+    da, w = _data(12, nan=True)
+    w[2] = 2.0  # the NaN at t index 2 carries weight
+    x = da.values.copy()
+    x[0, 5] = np.inf - np.inf  # a NaN made by arithmetic (negative on x86)
+    da = da.copy(data=x)
+    for stat, kw in [("median", {}), ("quantile", {"q": [0.1, 0.9]}), ("mean", {}),
+                     ("sum", {}), ("var", {"ddof": 1}), ("std", {})]:
+        want = getattr(da.nanstats, stat)(dim="t", weights=w, nan_policy="omit", **kw)
+        with raise_if_dask_computes():
+            lazy = getattr(da.chunk({"t": 4}).nanstats, stat)(dim="t", weights=w.chunk(5),
+                                                               nan_policy="omit", **kw)
+            via = getattr(da.chunk({"t": 4}).weighted(w).nanstats, stat)(
+                dim="t", nan_policy="omit", **kw)
+        xr.testing.assert_identical(lazy.compute(), want)
+        xr.testing.assert_identical(via.compute(), want)
+        np.testing.assert_array_equal(lazy.values.view(np.uint8), want.values.view(np.uint8))
+    for dtype in (np.float32, np.int64):  # integer data: no NaN, weights still lazy
+        d = da.fillna(1.0).astype(dtype)
+        want = d.nanstats.median("t", weights=w)
+        xr.testing.assert_identical(d.chunk({"t": 3}).nanstats.median("t", weights=w).compute(),
+                                    want)
+    eager_msg = lazy_msg = None
+    try:
+        da.nanstats.median("t", weights=w, nan_policy="raise")
+    except NaNError as err:
+        eager_msg = str(err)
+    try:
+        da.chunk({"t": 4}).nanstats.median("t", weights=w, nan_policy="raise").compute()
+    except NaNError as err:
+        lazy_msg = str(err)
+    assert eager_msg is not None and eager_msg == lazy_msg
 
 
 def test_inputs_are_not_modified():

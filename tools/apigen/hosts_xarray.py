@@ -46,6 +46,21 @@ KEEPDIMS = HostParam(
     annotation="bool",
     applies=lambda stat: stat.family != "arg" and stat.name != "quantile",
 )
+GROUP_DIM = HostParam(
+    "dim", "None", "str, sequence of str, ... or None",
+    "Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the "
+    "dimension(s) the groups span, ``...`` every dimension; dimensions beyond the "
+    "groups' are reduced within each group. A ``dim`` that misses every dimension of the "
+    "groups is the plain reduction (as xarray); one that leaves out only some of them "
+    "raises ValueError.",
+    annotation="Any",
+)
+GROUP_AXIS = HostParam(
+    "axis", "None", "int, sequence of int or None",
+    "Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their "
+    "dimensions in ``dim`` (give one of ``dim`` and ``axis``).",
+    annotation="int | Sequence[int] | None",
+)
 COUNT_POLICY = HostParam(
     "nan_policy", '"omit"',
     "{" + ", ".join(f'"{p}"' for p in ("raise", "propagate", "omit", "smallest", "largest",
@@ -77,11 +92,17 @@ def _extended(kind: str) -> Any:
         if stat.family == "arg":
             text += ("Integer positions along ``dim`` (a flat index for ``dim=None``, as "
                      "``DataArray.argmin`` with ``axis=None``). ")
-        if stat.name == "sum":
+        if stat.name == "sum" and kind != "GroupBy":
             text += "A sum over no values is 0, as xarray. "
-        if kind == "Dataset" and stat.name not in ("min", "max", "count"):
-            text += ("Variables that are not numbers are left out, as xarray (object "
-                     "variables holding Decimals, Fractions or huge ints are kept). ")
+        if kind == "GroupBy":
+            text += ("Every group of the full index is kept (empty bins of ``groupby_bins`` "
+                     "and ``resample``, absent key combinations of several keys give NaN, "
+                     "as xarray; a count gives 0 there); several keys give one dimension "
+                     "each. ")
+        if kind in ("Dataset", "GroupBy"):
+            text += ("A Dataset's variables that do not hold numbers (strings) are left "
+                     "out, never raised on (object variables holding Decimals, Fractions "
+                     "or huge ints are kept). ")
         return (text + _picks(stat)).strip()
     return extended
 
@@ -229,9 +250,9 @@ HOSTS = [
         name="GroupByStatsMixin",
         doc=("The statistics of ``obj.nanstats.groupby(...)`` and "
              "``obj.nanstats.resample(...)``: one value per group."),
-        params=(KEEP_ATTRS, ENGINE, *CONVENTION_PARAMS),
-        order=("q", "*", "method", "interpolation", "ddof", "min_count", "nan_policy",
-               "skipna", "keep_attrs", "engine"),
+        params=(GROUP_DIM, GROUP_AXIS, KEEP_ATTRS, ENGINE, *CONVENTION_PARAMS),
+        order=("q", "dim", "*", "axis", "method", "interpolation", "ddof", "min_count",
+               "nan_policy", "skipna", "keep_attrs", "engine"),
         statistics=STATS.GROUPED,
         returns=_returns("GroupBy"),
         extended=_extended("GroupBy"),
@@ -255,7 +276,8 @@ HOSTS = [
         statistics=STATS.WEIGHTED,
         returns=lambda stat: ("xr.DataArray | xr.Dataset", (
             "DataArray or Dataset\n    As the weighted object's data, reduced over ``dim`` "
-            "(NumPy-backed data; dask-backed data raises TypeError).")),
+            "(dask-backed data or weights: lazy, equal bit for bit to the in-memory "
+            "result; policy errors are raised when it is computed).")),
         extended=_weighted_extended,
         see_also=lambda stat: [(f"xarray.DataArray.nanstats.{stat.name}",
                                 "The same with ``weights=``.")],
