@@ -15,6 +15,7 @@ import pandas as pd
 from ..core.small import MEDIANS, column_medians
 from ..options import resolve_policy
 from ._generated import DataFrameStatsMixin
+from .bivariate import FrameBivariate
 from ._groupby_registry import column_dtypes
 from .columns import (
     REPORT_KEYS,
@@ -50,7 +51,7 @@ def _axis_number(axis: Any, stat: str) -> int | None:
         return None
     raise ValueError(f"No axis named {axis!r} for object type DataFrame")
 
-class DataFrameNanStats(DataFrameStatsMixin):
+class DataFrameNanStats(FrameBivariate, DataFrameStatsMixin):
     """NaN-explicit statistics of a pandas DataFrame (``df.nanstats``).
 
     Methods take ``axis=0|1`` and ``numeric_only=`` and label results as the

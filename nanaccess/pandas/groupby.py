@@ -24,6 +24,7 @@ from ..core.window import segment_bounds, window_reduce
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
 from ._generated import GroupByStatsMixin
+from .bivariate import GroupByBivariate
 from ._groupby_registry import RESAMPLER_CLASSES, grouping_info, selected_obj
 from ._nanagg import NanAgg
 from .columns import (
@@ -41,7 +42,7 @@ from .weighted import grouped_weighted_column, resolve_weights
 __all__ = ["NanGroupBy"]
 
 
-class NanGroupBy(GroupByStatsMixin):
+class NanGroupBy(GroupByBivariate, GroupByStatsMixin):
     """NaN-explicit statistics of a pandas GroupBy (``gb.nanstats``).
 
     Examples

@@ -16,6 +16,7 @@ import pandas as pd
 from .. import _stats
 from ..options import resolve_policy
 from ._generated import SeriesStatsMixin
+from .bivariate import SeriesBivariate
 from .columns import (
     column_reduce,
     numbers,
@@ -43,7 +44,7 @@ def _series_axis(axis: Any) -> None:
 def _family(stat: str) -> str:
     return _stats.get(stat).family
 
-class SeriesNanStats(SeriesStatsMixin):
+class SeriesNanStats(SeriesBivariate, SeriesStatsMixin):
     """NaN-explicit statistics of a pandas Series (``s.nanstats``).
 
     Registered on ``import nanaccess``. Each statistic returns what ``Series.<method>``
