@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
+from ._corr import corr, cov
 from ._hooks import when_imported
 from ._version import __version__
 from .api import (
@@ -50,6 +51,8 @@ __all__ = [
     "argmax",
     "argmin",
     "argsort",
+    "corr",
+    "cov",
     "get_options",
     "iqr",
     "isnan",

@@ -15,8 +15,8 @@ import pandas as pd
 from ..core.small import MEDIANS, column_medians
 from ..options import resolve_policy
 from ._generated import DataFrameStatsMixin
-from .bivariate import FrameBivariate
 from ._groupby_registry import column_dtypes
+from .bivariate import FrameBivariate
 from .columns import (
     REPORT_KEYS,
     column_reduce,

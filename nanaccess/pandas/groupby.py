@@ -24,9 +24,9 @@ from ..core.window import segment_bounds, window_reduce
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
 from ._generated import GroupByStatsMixin
-from .bivariate import GroupByBivariate
 from ._groupby_registry import RESAMPLER_CLASSES, grouping_info, selected_obj
 from ._nanagg import NanAgg
+from .bivariate import GroupByBivariate
 from .columns import (
     empty_is_missing,
     restated,

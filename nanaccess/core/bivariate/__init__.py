@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from .matrix import all_pairs, corr_matrix, corr_pair
 from .pairwise import METHODS, Paired, pairwise, segments_of
+from .sums import Segments
 
-__all__ = ["METHODS", "Paired", "all_pairs", "corr_matrix", "corr_pair", "pairwise",
-           "segments_of"]
+__all__ = ["METHODS", "Paired", "Segments", "all_pairs", "corr_matrix", "corr_pair",
+           "pairwise", "segments_of"]
