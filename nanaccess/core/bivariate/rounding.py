@@ -22,10 +22,14 @@ _NAN = float("nan")
 
 
 def ratio(num: int, den: int, shift: int = 0) -> float:
-    """``num * 2**shift / den`` correctly rounded (``den > 0``)."""
-    if shift >= 0:
-        return (num << shift) / den
-    return num / (den << -shift)
+    """``num * 2**shift / den`` correctly rounded (``den > 0``); beyond the float64
+    range, the infinity of its sign (as correct rounding gives)."""
+    try:
+        if shift >= 0:
+            return (num << shift) / den
+        return num / (den << -shift)
+    except OverflowError:
+        return math.inf if num > 0 else -math.inf
 
 
 def sqrt_ratio(num: int, den: int) -> float:
