@@ -244,14 +244,45 @@ def _scatter(tab: np.ndarray, idx: np.ndarray, val: np.ndarray) -> None:
 
 def table_ints(tabs: np.ndarray) -> np.ndarray:
     """Each table (last axis) as the exact Python int ``sum_k t[k] * 2**k`` (object
-    array of the leading shape)."""
+    array of the leading shape).
+
+    Vectorised over tables: the entries are folded into 32-bit digits (an entry at bit
+    ``k`` lands on digits ``k // 32`` and the next two, split as signed high and low
+    halves), carries are propagated over the digits, and each table's digits become
+    one int through :meth:`int.from_bytes` (the signed top digit added apart).
+    """
     lead = tabs.shape[:-1]
     flat = tabs.reshape(-1, tabs.shape[-1])
-    out = np.empty(flat.shape[0], dtype=object)
-    for r in range(flat.shape[0]):
-        nz = np.flatnonzero(flat[r])
-        vals = flat[r, nz].tolist()
-        out[r] = sum((int(v) << int(k) for k, v in zip(nz.tolist(), vals, strict=True)), 0)
+    rows, w = flat.shape
+    out = np.empty(rows, dtype=object)
+    if rows == 0:
+        return out.reshape(lead)
+    ngrp = -(-w // 32)
+    live = flat.any(axis=0)
+    pad = np.zeros((32, rows, ngrp), np.int64)  # [bit in digit, table, digit]
+    for k in np.flatnonzero(live).tolist():
+        pad[k & 31, :, k >> 5] = flat[:, k]
+    dig = np.zeros((rows, ngrp + 3), np.int64)
+    m32 = np.int64(0xFFFFFFFF)
+    for r in range(32):
+        v = pad[r]
+        if not live[r::32].any():
+            continue
+        t0 = (v & m32) << r
+        t1 = (v >> 32) << r
+        dig[:, :ngrp] += t0 & m32
+        dig[:, 1:ngrp + 1] += (t0 >> 32) + (t1 & m32)
+        dig[:, 2:ngrp + 2] += t1 >> 32
+    for j in range(dig.shape[1] - 1):
+        c = dig[:, j] >> 32
+        dig[:, j] -= c << 32
+        dig[:, j + 1] += c
+    low = np.ascontiguousarray(dig[:, :-1]).astype("<u4").tobytes()
+    width = 4 * (dig.shape[1] - 1)
+    top = dig[:, -1].tolist()
+    shift = 32 * (dig.shape[1] - 1)
+    for i in range(rows):
+        out[i] = int.from_bytes(low[i * width:(i + 1) * width], "little") + (top[i] << shift)
     return out.reshape(lead)
 
 
