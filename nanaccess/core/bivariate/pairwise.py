@@ -392,6 +392,10 @@ def _ranked(cols, valid, pairs, method, policy, seg, todo, values, counts, engin
             counts[g, p] = m
             if m < 2:
                 continue
+            if i == j:  # a column against itself: 1 unless its ranks are all tied
+                r = full[i][member]
+                values[g, p] = 1.0 if r.min() != r.max() else _NAN
+                continue
             if method == "spearman":
                 ri = subset_ranks(full[i], member).astype(np.float64)
                 rj = subset_ranks(full[j], member).astype(np.float64)

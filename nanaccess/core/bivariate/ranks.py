@@ -95,7 +95,7 @@ _KERNEL: list = []
 
 
 def _inversions(a: np.ndarray, engine: str | None) -> int:
-    use = nb.choose_engine(engine, size=a.size, min_size=2048)
+    use = nb.choose_engine(engine, size=a.size, min_size=256)
     if use == "numba":
         try:
             if not _KERNEL:
