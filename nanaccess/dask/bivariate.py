@@ -22,18 +22,29 @@ from ..options import NanPolicy, resolve_policy
 __all__ = ["dask_pair"]
 
 
-def _as_array(x: Any) -> Any:
+def _parts(x: Any, y: Any) -> list[tuple[Any, Any]] | None:
+    """Aligned (x, y) blocks as delayed objects, in order: chunks of dask arrays
+    (``y`` rechunked like ``x``) or partitions of dask Series of equal divisions."""
     import dask.array as da
 
-    if isinstance(x, da.Array):
-        return x
-    if hasattr(x, "to_dask_array"):  # dask Series
-        return x.to_dask_array(lengths=True)
-    return da.asarray(x)
+    if hasattr(x, "divisions") and hasattr(y, "divisions"):  # dask Series
+        if x.npartitions != y.npartitions or x.divisions != y.divisions:
+            raise ValueError("dask Series must share their partitions (divisions)")
+        return list(zip(x.to_delayed(), y.to_delayed(), strict=True))
+    x, y = da.asarray(x), da.asarray(y)
+    if x.ndim != 1 or y.ndim != 1 or x.shape[0] != y.shape[0]:
+        raise ValueError(f"x and y must be 1-D of one length, not {x.shape} and {y.shape}")
+    y = y.rechunk(x.chunks)
+    return list(zip(x.to_delayed().ravel(), y.to_delayed().ravel(), strict=True))
 
 
-def _chunk(x: np.ndarray, y: np.ndarray, offset: int):
-    return pair_partial(x, y, offset=offset)
+def _chunk(x: Any, y: Any):
+    if hasattr(x, "array"):  # a pandas partition: nullable data keeps NA apart
+        from ..pandas.dtypes import column_arrays
+
+        cx, cy = column_arrays(x, x.name), column_arrays(y, y.name)
+        return pair_partial(cx.values, cy.values, cx.missing, cy.missing)
+    return pair_partial(x, y)
 
 
 def _merge(*parts):
@@ -45,8 +56,10 @@ def _finish(p, stat: str, policy: str, ddof: Any, min_periods: Any) -> np.ndarra
     return np.float64(val)
 
 
-def _whole(x, y, stat, method, policy, ddof, min_periods) -> np.ndarray:
-    val, _ = corr_pair(np.asarray(x), np.asarray(y), stat=stat, method=method, ddof=ddof,
+def _whole(xs, ys, stat, method, policy, ddof, min_periods) -> np.ndarray:
+    x = np.concatenate([np.asarray(v) for v in xs])
+    y = np.concatenate([np.asarray(v) for v in ys])
+    val, _ = corr_pair(x, y, stat=stat, method=method, ddof=ddof,
                        min_periods=min_periods, nan_policy=NanPolicy(policy),
                        subjects=["x", "y"])
     return np.float64(val)
@@ -54,7 +67,8 @@ def _whole(x, y, stat, method, policy, ddof, min_periods) -> np.ndarray:
 
 def dask_pair(stat: str, x: Any, y: Any, *, method: str = "pearson", ddof: Any = 1,
               min_periods: Any = None, nan_policy: Any = None) -> Any:
-    """A 0-d dask array: the covariance / correlation of two 1-D dask arrays.
+    """A 0-d dask array: the covariance / correlation of two 1-D dask arrays (or two
+    dask Series of the same partitions).
 
     Examples
     --------
@@ -69,16 +83,12 @@ def dask_pair(stat: str, x: Any, y: Any, *, method: str = "pearson", ddof: Any =
     if y is None:
         raise ValueError("dask inputs need two 1-D arrays (x, y)")
     policy = resolve_policy(nan_policy).value
-    x, y = _as_array(x), _as_array(y)
-    if x.ndim != 1 or y.ndim != 1 or x.shape[0] != y.shape[0]:
-        raise ValueError(f"x and y must be 1-D of one length, not {x.shape} and {y.shape}")
-    y = y.rechunk(x.chunks)
+    blocks = _parts(x, y)
     if stat == "corr" and method != "pearson":
-        task = dask.delayed(_whole)(x, y, stat, method, policy, ddof, min_periods)
+        task = dask.delayed(_whole)([b[0] for b in blocks], [b[1] for b in blocks], stat,
+                                    method, policy, ddof, min_periods)
         return da.from_delayed(task, shape=(), dtype=np.float64)
-    offsets = np.concatenate([[0], np.cumsum(x.chunks[0])[:-1]]).tolist()
-    parts = [dask.delayed(_chunk)(xb, yb, off) for xb, yb, off in
-             zip(x.to_delayed().ravel(), y.to_delayed().ravel(), offsets, strict=True)]
+    parts = [dask.delayed(_chunk)(xb, yb) for xb, yb in blocks]
     while len(parts) > 1:  # a tree of merges, 8 at a time
         parts = [dask.delayed(_merge)(*parts[i:i + 8]) for i in range(0, len(parts), 8)]
     task = dask.delayed(_finish)(parts[0], stat, policy, ddof, min_periods)

@@ -44,3 +44,14 @@ def test_ranked_methods(data):
         lazy = na.corr(da.from_array(x, chunks=100), da.from_array(y, chunks=100),
                        method=method, nan_policy="omit")
         assert lazy.compute() == na.corr(x, y, method=method, nan_policy="omit")
+
+
+def test_dask_series(data):
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    x, y = data
+    ddf = dd.from_pandas(pd.DataFrame({"x": x, "y": y}), npartitions=4)
+    lazy = na.corr(ddf["x"], ddf["y"], nan_policy="omit")
+    assert lazy.compute() == na.corr(x, y, nan_policy="omit")
+    with pytest.raises(NaNError, match="position 7"):
+        na.cov(ddf["x"], ddf["y"], nan_policy="raise").compute()

@@ -23,6 +23,11 @@ from .sums import object_sums, pair_tables
 __all__ = ["PairPartial", "pair_partial", "merge_partials", "finish_partial"]
 
 class PairPartial(NamedTuple):
+    """Exact sums of one part of a pair (see the module docstring); ``rows`` counts
+    every row of the part (NaN and missing included), so a following part's error
+    positions shift by it when the two merge."""
+
+    rows: int
     n: int
     lbase: int
     sums: tuple[int, int, int, int, int]
@@ -46,7 +51,8 @@ def _key(c) -> int | None:
 
 def pair_partial(x: np.ndarray, y: np.ndarray, mx: Any = None, my: Any = None, *,
                  offset: int = 0) -> PairPartial:
-    """The partial of one chunk (``offset``: its first row in the whole data)."""
+    """The partial of one chunk (``offset``: its first row, where known; parts merged
+    in order shift the later one's positions by the earlier one's rows anyway)."""
     cx, cy = _column(np.asarray(x).ravel(), mx), _column(np.asarray(y).ravel(), my)
     vx = np.ones(cx.values.size, bool)
     vy = np.ones(cy.values.size, bool)
@@ -63,11 +69,11 @@ def pair_partial(x: np.ndarray, y: np.ndarray, mx: Any = None, my: Any = None, *
         t = pair_tables(np.stack([cx.values.astype(np.float64), cy.values.astype(np.float64)]),
                         np.stack([vx, vy]), np.array([[0, 1]]), 0)
         s = tuple(int(v) for v in t.ints()[0, 0])
-        return PairPartial(int(t.counts[0, 0]), t.lbase, s, bool(t.inf[0, 0]), tallies, keys,
-                           miss)
+        return PairPartial(cx.values.size, int(t.counts[0, 0]), t.lbase, s,
+                           bool(t.inf[0, 0]), tallies, keys, miss)
     both = vx & vy
     s = object_sums(cx.values[both], cy.values[both])
-    return PairPartial(int(both.sum()), 0, s, False, tallies, keys, miss)
+    return PairPartial(cx.values.size, int(both.sum()), 0, s, False, tallies, keys, miss)
 
 
 def _shift(s: tuple[int, ...], d: int) -> tuple[int, ...]:
@@ -79,12 +85,15 @@ def _maxkey(a: int | None, b: int | None) -> int | None:
 
 
 def merge_partials(a: PairPartial, b: PairPartial) -> PairPartial:
-    """Both partials together (associative and commutative)."""
+    """Both partials together, ``b``'s rows following ``a``'s (associative; the sums
+    do not depend on the order, the error positions do)."""
     lo = min(a.lbase, b.lbase)
     sa, sb = _shift(a.sums, a.lbase - lo), _shift(b.sums, b.lbase - lo)
-    return PairPartial(a.n + b.n, lo, tuple(p + q for p, q in zip(sa, sb, strict=True)),
-                       a.inf or b.inf,
-                       (a.tallies[0].merge(b.tallies[0]), a.tallies[1].merge(b.tallies[1])),
+    shift = a.rows
+    return PairPartial(a.rows + b.rows, a.n + b.n, lo,
+                       tuple(p + q for p, q in zip(sa, sb, strict=True)), a.inf or b.inf,
+                       (a.tallies[0].merge(b.tallies[0].offset(shift)),
+                        a.tallies[1].merge(b.tallies[1].offset(shift))),
                        (_maxkey(a.keys[0], b.keys[0]), _maxkey(a.keys[1], b.keys[1])),
                        (a.missing[0] or b.missing[0], a.missing[1] or b.missing[1]))
 
