@@ -281,3 +281,19 @@ def test_grouped_segments_equal_per_group(engine):
 def test_sqrt_ratio_rounds_correctly():
     for num, den in ((2, 1), (1, 3), (10**40 + 1, 10**40), (1, 2**200), (7**50, 3**70)):
         assert _is_correct_sqrt(sqrt_ratio(num, den), Fraction(num, den))
+
+
+def test_table_digits_engines_agree_with_python_ints():
+    from nanaccess.core.bivariate.sums import _numpy_digits, table_ints
+
+    rng = np.random.default_rng(9)
+    flat = rng.integers(-(2**40), 2**40, (50, 150))
+    flat[:, ::7] = 0
+    ref = [sum(int(v) << k for k, v in enumerate(row)) for row in flat.tolist()]
+    assert table_ints(flat).tolist() == ref
+    dig = np.zeros((50, 5 + 3), np.int64)
+    _numpy_digits(flat, dig, 5)
+    if nb.AVAILABLE:
+        cdig = np.zeros_like(dig)
+        nb.kernels("bivariate")["table_digits"](flat, cdig)
+        assert (cdig == dig).all()

@@ -34,7 +34,7 @@ from . import bind, jit, register
 
 prange = range  # numba's prange once compiled (bound by build)
 
-__all__ = ["CHUNK", "LIMB", "TABLES", "build", "pair_tables"]
+__all__ = ["CHUNK", "LIMB", "TABLES", "build", "pair_tables", "table_digits"]
 
 #: rows per call: a table entry takes < 2**38 per row, so 2**24 rows stay below 2**62
 CHUNK = 1 << 24
@@ -177,6 +177,29 @@ def pair_tables(bits, valid, rows, use_rows, starts, pairs, mode, lbase, pbase, 
         flags[g, p] |= f
 
 
+def table_digits(flat, dig):  # pragma: no cover - compiled
+    """Fold each table row ``sum_k flat[r, k] * 2**k`` into 32-bit digits ``dig[r]``
+    (int64; all but the last in [0, 2**32), the last signed), exactly."""
+    m32 = np.int64(0xFFFFFFFF)
+    for r in range(flat.shape[0]):
+        d = dig[r]
+        for k in range(flat.shape[1]):
+            v = flat[r, k]
+            if v == 0:
+                continue
+            j = k >> 5
+            s = k & 31
+            t0 = (v & m32) << s
+            t1 = (v >> 32) << s
+            d[j] += t0 & m32
+            d[j + 1] += (t0 >> 32) + (t1 & m32)
+            d[j + 2] += t1 >> 32
+        for j in range(d.shape[0] - 1):
+            c = d[j] >> 32
+            d[j] -= c << 32
+            d[j + 1] += c
+
+
 _HELPERS = ("_split", "_add_linear", "_add_product", "_one_side", "_column", "_joint")
 
 
@@ -191,7 +214,8 @@ def build() -> dict[str, Any]:
     bind(ns, [h for h in _HELPERS if h not in _INLINE])
     return {"pair_tables": jit(nogil=True)(pair_tables),
             "pair_tables_parallel": jit(nogil=True, parallel=True)(pair_tables),
-            "exp_range": jit(nogil=True)(exp_range)}
+            "exp_range": jit(nogil=True)(exp_range),
+            "table_digits": jit(nogil=True)(table_digits)}
 
 
 register("bivariate", build)

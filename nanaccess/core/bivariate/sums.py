@@ -258,16 +258,42 @@ def table_ints(tabs: np.ndarray) -> np.ndarray:
     if rows == 0:
         return out.reshape(lead)
     ngrp = -(-w // 32)
+    dig = np.zeros((rows, ngrp + 3), np.int64)
+    if not _compiled_digits(flat, dig):
+        _numpy_digits(flat, dig, ngrp)
+    low = np.ascontiguousarray(dig[:, :-1]).astype("<u4").tobytes()
+    width = 4 * (dig.shape[1] - 1)
+    top = dig[:, -1].tolist()
+    shift = 32 * (dig.shape[1] - 1)
+    for i in range(rows):
+        out[i] = int.from_bytes(low[i * width:(i + 1) * width], "little") + (top[i] << shift)
+    return out.reshape(lead)
+
+
+def _compiled_digits(flat: np.ndarray, dig: np.ndarray) -> bool:
+    if nb.choose_engine(None, size=flat.size, min_size=1 << 16, warm="bivariate") != "numba":
+        return False
+    try:
+        nb.kernels("bivariate")["table_digits"](np.ascontiguousarray(flat), dig)
+        return True
+    except Exception as err:  # numba failed: NumPy from now on
+        nb.fallback(err)
+        dig[...] = 0
+        return False
+
+
+def _numpy_digits(flat: np.ndarray, dig: np.ndarray, ngrp: int) -> None:
+    """The NumPy reference of the compiled ``table_digits``."""
+    rows = flat.shape[0]
     live = flat.any(axis=0)
     pad = np.zeros((32, rows, ngrp), np.int64)  # [bit in digit, table, digit]
     for k in np.flatnonzero(live).tolist():
         pad[k & 31, :, k >> 5] = flat[:, k]
-    dig = np.zeros((rows, ngrp + 3), np.int64)
     m32 = np.int64(0xFFFFFFFF)
     for r in range(32):
-        v = pad[r]
         if not live[r::32].any():
             continue
+        v = pad[r]
         t0 = (v & m32) << r
         t1 = (v >> 32) << r
         dig[:, :ngrp] += t0 & m32
@@ -277,13 +303,6 @@ def table_ints(tabs: np.ndarray) -> np.ndarray:
         c = dig[:, j] >> 32
         dig[:, j] -= c << 32
         dig[:, j + 1] += c
-    low = np.ascontiguousarray(dig[:, :-1]).astype("<u4").tobytes()
-    width = 4 * (dig.shape[1] - 1)
-    top = dig[:, -1].tolist()
-    shift = 32 * (dig.shape[1] - 1)
-    for i in range(rows):
-        out[i] = int.from_bytes(low[i * width:(i + 1) * width], "little") + (top[i] << shift)
-    return out.reshape(lead)
 
 
 def object_sums(x: np.ndarray, y: np.ndarray) -> tuple[int, int, int, int, int]:
