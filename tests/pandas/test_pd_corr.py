@@ -141,3 +141,37 @@ def test_bad_arguments(frame):
     got = pd.DataFrame({"s": ["x", "y"], "n": [1.0, 2.0]}).nanstats.corr(
         numeric_only=True, nan_policy="omit")
     assert list(got.columns) == ["n"]
+
+
+@pytest.mark.parametrize("stat", ["corr", "cov"])
+def test_rolling_and_expanding_match_pandas(stat):
+    rng = np.random.default_rng(8)
+    x = pd.Series(rng.standard_normal(300), index=pd.date_range("2024", periods=300))
+    y = 0.5 * x + rng.standard_normal(300)
+    x[rng.random(300) < 0.05] = np.nan
+    for win in (x.rolling(20), x.rolling(20, min_periods=5), x.expanding(3),
+                x.rolling("10D")):
+        got = getattr(win.nanstats, stat)(y, nan_policy="omit")
+        pd.testing.assert_series_equal(got, getattr(win, stat)(y), rtol=1e-12)
+    df = pd.DataFrame({"a": x, "b": y * 2})
+    pd.testing.assert_frame_equal(getattr(df.rolling(15).nanstats, stat)(y, nan_policy="omit"),
+                                  getattr(df.rolling(15), stat)(y), rtol=1e-12)
+
+
+def test_rolling_corr_is_exact_on_collinear_windows_and_bounded():
+    rng = np.random.default_rng(2)
+    xx = np.arange(20.0)
+    x = pd.Series(np.r_[1e10 + rng.standard_normal(100) * 0.001, xx])
+    y = pd.Series(np.r_[rng.standard_normal(100), 3 * xx + 1e7])
+    r = x.rolling(10).nanstats.corr(y, nan_policy="omit")
+    assert (r.iloc[-11:] == 1.0).all()
+    assert (r.dropna().abs() <= 1).all()
+
+
+def test_rolling_raise_and_propagate():
+    x = pd.Series([1.0, 2.0, np.nan, 4.0, 5.0, 7.0], index=list("abcdef"))
+    y = pd.Series([2.0, 1.0, 3.0, 5.0, 4.0, 9.0], index=list("abcdef"))
+    with pytest.raises(NaNError, match="index 'c'"):
+        x.rolling(3).nanstats.corr(y, nan_policy="raise")
+    got = x.rolling(3).nanstats.corr(y, nan_policy="propagate")
+    assert got.isna().tolist() == [True, True, True, True, True, False]
