@@ -33,9 +33,9 @@ from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
 from ._generated_window import WindowStatsMixin
 from ._groupby_registry import grouper_info, window_parts
-from .bivariate import WindowBivariate
 from .columns import empty_is_missing, subject_of, type_error
 from .dtypes import column_arrays, is_numeric_column, to_pandas_array
+from .window_bivariate import WindowBivariate
 
 __all__ = ["NanWindow", "window_bounds"]
 
