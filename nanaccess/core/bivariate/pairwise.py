@@ -30,7 +30,7 @@ from ..bits import as_bits, layout_of
 from ..keys import float_keys
 from ..policy import RULES, NanTally, raise_for
 from ..sorting import rank as core_rank
-from .ranks import dense, kendall_counts, subset_ranks
+from .ranks import kendall_counts, subset_ranks
 from .rounding import corr_from, cov_from, tau_from
 from .sums import PairTables, Segments, exponent_bounds, object_sums, pair_tables
 
@@ -379,11 +379,12 @@ def _ranked(cols, valid, pairs, method, policy, seg, todo, values, counts, engin
     G = seg.starts.size - 1
     for g in range(G):
         rows = _rows(seg, g)
-        full = {}
+        full = {}  # dense integer ranks of each column (-1: not ranked)
         for k in sorted(set(pairs.ravel().tolist())):
             c = cols[k]
             m = None if c.missing is None else c.missing[rows]
-            full[k] = core_rank(c.values[rows], nan_policy=rank_policy, missing=m)
+            r = core_rank(c.values[rows], method="dense", nan_policy=rank_policy, missing=m)
+            full[k] = np.where(np.isnan(r), 0, r).astype(np.int64) - 1
         for p, (i, j) in enumerate(pairs.tolist()):
             if not todo[g, p]:
                 continue
@@ -404,6 +405,5 @@ def _ranked(cols, valid, pairs, method, policy, seg, todo, values, counts, engin
                 s = t.ints()[0, 0]
                 values[g, p] = _finish("corr", 0, m, *s, shift=t.lbase)
             else:
-                sc, tot, xt, yt = kendall_counts(dense(full[i], member), dense(full[j], member),
-                                                 engine)
+                sc, tot, xt, yt = kendall_counts(full[i][member], full[j][member], engine)
                 values[g, p] = tau_from(sc, tot, xt, yt)

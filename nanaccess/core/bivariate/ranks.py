@@ -24,13 +24,20 @@ def dense(full_ranks: np.ndarray, member: np.ndarray) -> np.ndarray:
     return inv.astype(np.int64)
 
 
-def subset_ranks(full_ranks: np.ndarray, member: np.ndarray) -> np.ndarray:
-    """Twice the average ranks (1-based) of ``full_ranks[member]`` among themselves
-    (int64): the members keep their order and ties, ranks are renumbered."""
-    d = dense(full_ranks, member)
-    cnt = np.bincount(d)
+def subset_ranks(keys: np.ndarray, member: np.ndarray) -> np.ndarray:
+    """Twice the average ranks (1-based) of the members among themselves (int64), from
+    the column's dense integer ranks ``keys`` (values in ``[0, n)``): the members keep
+    their order and ties, ranks are renumbered. O(n), no sort."""
+    d = keys[member]
+    cnt = np.bincount(d, minlength=int(keys.max(initial=0)) + 1)
     before = np.cumsum(cnt) - cnt
     return (2 * before + cnt + 1)[d]
+
+
+def _tied_pairs(vals: np.ndarray) -> int:
+    """sum t (t - 1) / 2 over the tie groups of non-negative integers (O(n))."""
+    t = np.bincount(vals)
+    return int((t * (t - 1) // 2).sum())
 
 
 def _runs_pairs(sorted_vals: np.ndarray) -> int:
@@ -111,9 +118,9 @@ def _inversions(a: np.ndarray, engine: str | None) -> int:
 
 def kendall_counts(x: np.ndarray, y: np.ndarray, engine: str | None = None
                    ) -> tuple[int, int, int, int]:
-    """``(S, tot, xtie, ytie)`` for dense int ranks ``x``, ``y``: ``S`` concordant minus
-    discordant pairs, ``tot = n (n - 1) / 2``, ``xtie`` / ``ytie`` the pairs tied in x /
-    y; tau-b is ``S / sqrt((tot - xtie) (tot - ytie))``.
+    """``(S, tot, xtie, ytie)`` for non-negative integer ranks ``x``, ``y`` (ties
+    equal): ``S`` concordant minus discordant pairs, ``tot = n (n - 1) / 2``, ``xtie`` /
+    ``ytie`` the pairs tied in x / y; tau-b is ``S / sqrt((tot - xtie) (tot - ytie))``.
 
     Examples
     --------
@@ -122,11 +129,15 @@ def kendall_counts(x: np.ndarray, y: np.ndarray, engine: str | None = None
     (1, 3, 0, 0)
     """
     n = int(x.size)
-    order = np.lexsort((y, x))
-    xs, ys = x[order], y[order]
-    xtie = _runs_pairs(xs)
-    ytie = _runs_pairs(np.sort(y))
-    both = _runs_pairs(xs * (int(y.max()) + 1 if n else 1) + ys)
+    if n < 2:
+        return 0, 0, 0, 0
+    span = int(y.max()) + 1
+    key = x * span + y  # the order of (x, y)
+    order = np.argsort(key, kind="stable")
+    ys = y[order]
+    xtie = _tied_pairs(x)
+    ytie = _tied_pairs(y)
+    both = _runs_pairs(key[order])
     dis = _inversions(np.ascontiguousarray(ys), engine)
     tot = n * (n - 1) // 2
     return tot - xtie - ytie + both - 2 * dis, tot, xtie, ytie
