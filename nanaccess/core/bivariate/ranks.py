@@ -133,7 +133,7 @@ def kendall_counts(x: np.ndarray, y: np.ndarray, engine: str | None = None
         return 0, 0, 0, 0
     span = int(y.max()) + 1
     key = x * span + y  # the order of (x, y)
-    order = np.argsort(key, kind="stable")
+    order = np.argsort(key)  # equal keys are tied pairs: any order among them
     ys = y[order]
     xtie = _tied_pairs(x)
     ytie = _tied_pairs(y)
