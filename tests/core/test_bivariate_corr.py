@@ -297,3 +297,21 @@ def test_table_digits_engines_agree_with_python_ints():
         cdig = np.zeros_like(dig)
         nb.kernels("bivariate")["table_digits"](flat, cdig)
         assert (cdig == dig).all()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_grouped_matrix_with_infinity_and_nans_equals_per_group(engine):
+    rng = np.random.default_rng(11)
+    n = 400
+    codes = rng.integers(0, 5, n)
+    cols = [rng.standard_normal(n) * 10.0 ** k for k in (-3, 0, 4)]
+    cols[0][rng.random(n) < 0.1] = np.nan
+    cols[2][np.flatnonzero(codes == 3)[0]] = np.inf
+    pairs = np.array([[i, j] for i in range(3) for j in range(i, 3)])
+    for stat in ("corr", "cov"):
+        res = pairwise(cols, pairs, stat=stat, segments=segments_of(codes, 5), engine=engine)
+        for g in range(5):
+            sel = codes == g
+            for p, (i, j) in enumerate(pairs.tolist()):
+                ref, _ = corr_pair(cols[i][sel], cols[j][sel], stat=stat, nan_policy="omit")
+                assert _bits(res.values[g, p]) == _bits(ref), (stat, g, i, j)

@@ -314,8 +314,7 @@ def _float_pairs(cols, valid, pairs, sel, stat, ddof, seg, values, counts, todo,
         vals[where[k]] = cols[k].values
         ok[where[k]] = valid[k]
     local = np.array([[where[i], where[j]] for i, j in pairs.tolist()], np.int64)
-    grouped = seg.rows is not None or seg.starts.size != 2
-    ints, cnt, inf, lo = _sums(vals, ok, local, seg, grouped, engine)
+    ints, cnt, inf, lo = _sums(vals, ok, local, seg, engine)
     for q, p in enumerate(sel):
         for g in range(seg.starts.size - 1):
             if not todo[g, p]:
@@ -325,49 +324,55 @@ def _float_pairs(cols, valid, pairs, sel, stat, ddof, seg, values, counts, todo,
                                                           *ints[g, q], shift=lo)
 
 
-def _sums(vals, ok, local, seg, grouped, engine):
+def _sums(vals, ok, local, seg, engine):
     """Exact ``(X, Y, XX, YY, XY)`` per (segment, pair) as Python ints, the joint
-    counts, infinity flags and the unit exponent: ungrouped, column sums once
-    (mode 2) and each pair's products with corrections for the rows only one side
-    has (mode 1); grouped, or with an infinity, each pair in full (mode 0)."""
+    counts, infinity flags and the unit exponent. With at least as many pairs of two
+    columns as columns (a matrix): column sums once (mode 2) and each pair's products
+    with corrections for the rows only one side has (mode 1); otherwise, and for
+    columns holding an infinity, each pair in full (mode 0)."""
     K = vals.shape[0]
+    G = seg.starts.size - 1
+    P = local.shape[0]
     bounds = exponent_bounds(vals, ok, engine)
-    if grouped:
+    off = [p for p, (i, j) in enumerate(local.tolist()) if i != j]
+    if len(off) < K and len(off) == P:  # few pairs of many columns: one pass each
         t = pair_tables(vals, ok, local, 0, seg, engine, bounds)
         return t.ints(), t.counts, t.inf, t.lbase
     diag = np.stack([np.arange(K), np.arange(K)], axis=1)
     col: PairTables = pair_tables(vals, ok, diag, 2, seg, engine, bounds)
-    cints = col.ints()[0]
-    cinf = col.inf[0]
-    P = local.shape[0]
-    out = np.empty((1, P, 5), dtype=object)
-    counts = np.zeros((1, P), np.int64)
-    inf = np.zeros((1, P), bool)
-    off = [p for p, (i, j) in enumerate(local.tolist()) if i != j]
+    cints = col.ints()  # (G, K, 5)
+    cinf = col.inf.any(axis=0)  # a column with an infinity in any segment: mode 0
+    out = np.empty((G, P, 5), dtype=object)
+    counts = np.zeros((G, P), np.int64)
+    inf = np.zeros((G, P), bool)
     cross = [p for p in off if not (cinf[local[p, 0]] or cinf[local[p, 1]])]
     full = [p for p in off if p not in cross]
     for p, (i, j) in enumerate(local.tolist()):
         if i == j:
-            x, xx = cints[i, 0], cints[i, 2]
-            out[0, p] = (x, x, xx, xx, xx)
-            counts[0, p] = col.counts[0, i]
-            inf[0, p] = cinf[i]
+            x, xx = cints[:, i, 0], cints[:, i, 2]
+            for t_, v in enumerate((x, x, xx, xx, xx)):
+                out[:, p, t_] = v
+            counts[:, p] = col.counts[:, i]
+            inf[:, p] = col.inf[:, i]
     if cross:
         t = pair_tables(vals, ok, local[cross], 1, seg, engine, bounds)
-        ti = t.ints()[0]
+        ti = t.ints()  # (G, len(cross), 5)
         for q, p in enumerate(cross):
             i, j = local[p]
-            out[0, p] = (cints[i, 0] - ti[q, 0], cints[j, 0] - ti[q, 1],
-                         cints[i, 2] - ti[q, 2], cints[j, 2] - ti[q, 3], ti[q, 4])
-            counts[0, p] = t.counts[0, q]
-            inf[0, p] = t.inf[0, q]
+            out[:, p, 0] = cints[:, i, 0] - ti[:, q, 0]
+            out[:, p, 1] = cints[:, j, 0] - ti[:, q, 1]
+            out[:, p, 2] = cints[:, i, 2] - ti[:, q, 2]
+            out[:, p, 3] = cints[:, j, 2] - ti[:, q, 3]
+            out[:, p, 4] = ti[:, q, 4]
+            counts[:, p] = t.counts[:, q]
+            inf[:, p] = t.inf[:, q]
     if full:
         t = pair_tables(vals, ok, local[full], 0, seg, engine, bounds)
-        ti = t.ints()[0]
+        ti = t.ints()
         for q, p in enumerate(full):
-            out[0, p] = tuple(ti[q])
-            counts[0, p] = t.counts[0, q]
-            inf[0, p] = t.inf[0, q]
+            out[:, p, :] = ti[:, q, :]
+            counts[:, p] = t.counts[:, q]
+            inf[:, p] = t.inf[:, q]
     return out, counts, inf, col.lbase
 
 
