@@ -315,3 +315,17 @@ def test_grouped_matrix_with_infinity_and_nans_equals_per_group(engine):
             for p, (i, j) in enumerate(pairs.tolist()):
                 ref, _ = corr_pair(cols[i][sel], cols[j][sel], stat=stat, nan_policy="omit")
                 assert _bits(res.values[g, p]) == _bits(ref), (stat, g, i, j)
+
+
+def test_threaded_ranked_pairs_equal_serial(monkeypatch):
+    from nanaccess.core.bivariate import pairwise as pw
+
+    rng = np.random.default_rng(12)
+    data = rng.integers(0, 20, (300, 4)).astype(float)
+    data[rng.random((300, 4)) < 0.05] = np.nan
+    serial = {m: corr_matrix(data, method=m, nan_policy="omit")[0]
+              for m in ("spearman", "kendall")}
+    monkeypatch.setattr(pw, "_THREAD_ROWS", 10)
+    for m, ref in serial.items():
+        got = corr_matrix(data, method=m, nan_policy="omit")[0]
+        assert got.tobytes() == ref.tobytes()

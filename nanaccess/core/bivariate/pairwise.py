@@ -390,6 +390,7 @@ def _ranked(cols, valid, pairs, method, policy, seg, todo, values, counts, engin
             m = None if c.missing is None else c.missing[rows]
             r = core_rank(c.values[rows], method="dense", nan_policy=rank_policy, missing=m)
             full[k] = np.where(np.isnan(r), 0, r).astype(np.int64) - 1
+        jobs = []
         for p, (i, j) in enumerate(pairs.tolist()):
             if not todo[g, p]:
                 continue
@@ -402,13 +403,39 @@ def _ranked(cols, valid, pairs, method, policy, seg, todo, values, counts, engin
                 r = full[i][member]
                 values[g, p] = 1.0 if r.min() != r.max() else _NAN
                 continue
-            if method == "spearman":
-                ri = subset_ranks(full[i], member).astype(np.float64)
-                rj = subset_ranks(full[j], member).astype(np.float64)
-                t = pair_tables(np.stack([ri, rj]), np.ones((2, m), bool),
-                                np.array([[0, 1]]), 0, None, engine)
-                s = t.ints()[0, 0]
-                values[g, p] = _finish("corr", 0, m, *s, shift=t.lbase)
-            else:
-                sc, tot, xt, yt = kendall_counts(full[i][member], full[j][member], engine)
-                values[g, p] = tau_from(sc, tot, xt, yt)
+            jobs.append((p, full[i], full[j], member, m))
+        for p, v in _run_jobs(_one_ranked, jobs, method, engine):
+            values[g, p] = v
+
+
+def _one_ranked(job, method, engine) -> tuple[int, float]:
+    """One pair's Spearman / Kendall from the columns' dense ranks and its rows."""
+    p, ki, kj, member, m = job
+    if method == "spearman":
+        ri = subset_ranks(ki, member).astype(np.float64)
+        rj = subset_ranks(kj, member).astype(np.float64)
+        t = pair_tables(np.stack([ri, rj]), np.ones((2, m), bool), np.array([[0, 1]]), 0,
+                        None, engine)
+        return p, _finish("corr", 0, m, *t.ints()[0, 0], shift=t.lbase)
+    sc, tot, xt, yt = kendall_counts(ki[member], kj[member], engine)
+    return p, tau_from(sc, tot, xt, yt)
+
+
+#: pairs of at least this many rows are spread over threads (sorts and the compiled
+#: inversion count release the GIL)
+_THREAD_ROWS = 50_000
+
+
+def _run_jobs(fn, jobs, method, engine):
+    """``fn`` over the jobs: on threads for large pairs on the main thread (never
+    nested inside a dask worker's thread), else in turn."""
+    import threading
+
+    big = len(jobs) > 1 and min(j[4] for j in jobs) >= _THREAD_ROWS
+    if not big or threading.current_thread() is not threading.main_thread():
+        return [fn(j, method, engine) for j in jobs]
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as ex:
+        return list(ex.map(lambda j: fn(j, method, engine), jobs))
