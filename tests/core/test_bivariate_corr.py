@@ -318,7 +318,9 @@ def test_grouped_matrix_with_infinity_and_nans_equals_per_group(engine):
 
 
 def test_threaded_ranked_pairs_equal_serial(monkeypatch):
-    from nanaccess.core.bivariate import pairwise as pw
+    import importlib
+
+    pw = importlib.import_module("nanaccess.core.bivariate.pairwise")
 
     rng = np.random.default_rng(12)
     data = rng.integers(0, 20, (300, 4)).astype(float)
