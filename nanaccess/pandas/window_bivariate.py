@@ -88,7 +88,8 @@ class WindowBivariate:
         other : pandas.Series or pandas.DataFrame
             Aligned on the index; a DataFrame pairs columns of the same label.
         pairwise : bool, optional
-            Only ``None`` / ``False`` (pairs of the same column).
+            Every pair of columns (pandas' layout: rows by window label and column of
+            ``other``); the default for a DataFrame without ``other``.
         ddof : int, default 1
             Accepted as pandas does (r does not depend on it).
         nan_policy : str, optional
@@ -117,7 +118,7 @@ class WindowBivariate:
         ----------
         other : pandas.Series or pandas.DataFrame
         pairwise : bool, optional
-            Only ``None`` / ``False``.
+            As :meth:`corr`.
         ddof : int, default 1
         nan_policy : str, optional
 
@@ -138,15 +139,18 @@ class WindowBivariate:
         from ._groupby_registry import window_parts
         from .window import window_bounds
 
-        if pairwise:
-            raise NotImplementedError("pairwise=True windows are not supported yet; pass "
-                                      "pairs of columns (other=...)")
         parts = window_parts(self._obj)
         obj = parts["obj"]
         if parts["grouper"] is not None:
             raise NotImplementedError("grouped windows of corr/cov are not supported yet")
         policy = resolve_policy(nan_policy)
+        # pandas: a DataFrame without other, or pairwise=True, gives every pair
+        every = isinstance(obj, pd.DataFrame) and (pairwise or (other is None and
+                                                                pairwise is None))
+        same = other is None
         other = obj if other is None else other
+        if every and isinstance(other, pd.Series):
+            other = other.to_frame()
         left, right = obj.align(other, join="inner", axis=0)
         if len(left) != len(obj) or not left.index.equals(obj.index):
             raise ValueError("other must hold the window's index labels")
@@ -154,6 +158,9 @@ class WindowBivariate:
         if end is None:
             start, end = start.arrays()
         mp = max(int(min_periods or 1), 1)
+        kw = {"stat": stat, "ddof": ddof, "min_periods": mp, "policy": policy}
+        if every:
+            return _every_pair(left, right, same, start, end, index, kw)
         if isinstance(left, pd.Series) and isinstance(right, pd.Series):
             pairs_ = [(left, right, left.name)]
         elif isinstance(left, pd.DataFrame) and isinstance(right, pd.Series):
@@ -176,3 +183,34 @@ class WindowBivariate:
         frame = pd.DataFrame({i: v for i, v in enumerate(out.values())}, index=index)
         frame.columns = pd.Index(list(out))
         return frame
+
+
+def _every_pair(left: pd.DataFrame, right: pd.DataFrame, same: bool, start: np.ndarray,
+                end: np.ndarray, index: pd.Index, kw: dict[str, Any]) -> pd.DataFrame:
+    """pandas' pairwise layout: rows (window label, column of ``right``), columns
+    those of ``left``; a frame against itself computes each pair once."""
+    lc = [column_arrays(left.iloc[:, i], left.columns[i]) for i in range(left.shape[1])]
+    rc = lc if same else [column_arrays(right.iloc[:, j], right.columns[j])
+                          for j in range(right.shape[1])]
+    nwin, k, k2 = len(index), len(lc), len(rc)
+    out = np.full((nwin, k2, k), np.nan)
+    miss = np.zeros((nwin, k2, k), bool)
+    for j in range(k2):
+        for i in range(k):
+            if same and i > j:  # mirrored below
+                continue
+            vals, m = window_pairs(lc[i], rc[j], start, end,
+                                   names=[left.columns[i], right.columns[j]],
+                                   index=left.index, series=False, **kw)
+            out[:, j, i] = vals
+            if m is not None:
+                miss[:, j, i] = m
+    if same:
+        low = np.tril_indices(k, -1)  # (i > j): the pair (j, i) computed above
+        out[:, low[1], low[0]] = out[:, low[0], low[1]]
+        miss[:, low[1], low[0]] = miss[:, low[0], low[1]]
+    out[miss] = np.nan
+    rows = pd.MultiIndex.from_arrays(
+        [index.repeat(k2), right.columns.take(np.tile(np.arange(k2), nwin))],
+        names=[index.name, None])
+    return pd.DataFrame(out.reshape(nwin * k2, k), index=rows, columns=left.columns)

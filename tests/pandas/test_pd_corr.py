@@ -175,3 +175,18 @@ def test_rolling_raise_and_propagate():
         x.rolling(3).nanstats.corr(y, nan_policy="raise")
     got = x.rolling(3).nanstats.corr(y, nan_policy="propagate")
     assert got.isna().tolist() == [True, True, True, True, True, False]
+
+
+@pytest.mark.parametrize("stat", ["corr", "cov"])
+def test_rolling_pairwise_frames_match_pandas(stat):
+    rng = np.random.default_rng(13)
+    idx = pd.date_range("2024-01-01", periods=60)
+    df = pd.DataFrame(rng.standard_normal((60, 3)), columns=list("abc"), index=idx)
+    df.iloc[rng.random(60) < 0.1, 1] = np.nan
+    other = pd.DataFrame(rng.standard_normal((60, 2)), columns=["x", "b"], index=idx)
+    win = df.rolling(10)
+    pd.testing.assert_frame_equal(getattr(win.nanstats, stat)(nan_policy="omit"),
+                                  getattr(win, stat)(), rtol=1e-12)
+    pd.testing.assert_frame_equal(
+        getattr(win.nanstats, stat)(other, pairwise=True, nan_policy="omit"),
+        getattr(win, stat)(other, pairwise=True), rtol=1e-12)
