@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib
 
 from . import pandas as _pandas_adapter  # noqa: F401  (registers the pandas accessors)
+from ._corr import corr, cov
 from ._register import register_accessors_on_import
 from ._version import __version__
 from .api import (
@@ -56,6 +57,8 @@ __all__ = [
     "argmax",
     "argmin",
     "argsort",
+    "corr",
+    "cov",
     "get_options",
     "iqr",
     "isnan",

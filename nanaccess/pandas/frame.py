@@ -19,6 +19,7 @@ from ..options import resolve_policy
 from ._generated import DataFrameStatsMixin
 from ._groupby_registry import column_dtypes
 from .agg_forms import frame_agg
+from .bivariate import FrameBivariate
 from .columns import (
     REPORT_KEYS,
     column_reduce,
@@ -52,7 +53,7 @@ def _axis_number(axis: Any, stat: str) -> int | None:
         return None
     raise ValueError(f"No axis named {axis!r} for object type DataFrame")
 
-class DataFrameNanStats(DataFrameStatsMixin):
+class DataFrameNanStats(FrameBivariate, DataFrameStatsMixin):
     """NaN-explicit statistics of a pandas DataFrame (``df.nanstats``).
 
     Methods take ``axis=0|1`` and ``numeric_only=`` and label results as the

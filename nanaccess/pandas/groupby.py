@@ -28,6 +28,7 @@ from ._generated import GroupByStatsMixin
 from ._groupby_registry import RESAMPLER_CLASSES, grouping_info, selected_obj
 from ._nanagg import NanAgg
 from .agg_forms import broadcast_to_rows, check_keywords, label_of, named_aggregation
+from .bivariate import GroupByBivariate
 from .columns import (
     empty_is_missing,
     overflow_named,
@@ -44,7 +45,7 @@ from .weighted import grouped_weighted_column, resolve_weights
 __all__ = ["NanGroupBy"]
 
 
-class NanGroupBy(GroupByStatsMixin):
+class NanGroupBy(GroupByBivariate, GroupByStatsMixin):
     """NaN-explicit statistics of a pandas GroupBy (``gb.nanstats``).
 
     Examples

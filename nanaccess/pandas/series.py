@@ -18,6 +18,7 @@ from .. import _stats
 from ..options import resolve_policy
 from ._generated import SeriesStatsMixin
 from .agg_forms import series_agg
+from .bivariate import SeriesBivariate
 from .columns import (
     column_reduce,
     numbers,
@@ -44,7 +45,7 @@ def _series_axis(axis: Any) -> None:
 def _family(stat: str) -> str:
     return _stats.get(stat).family
 
-class SeriesNanStats(SeriesStatsMixin):
+class SeriesNanStats(SeriesBivariate, SeriesStatsMixin):
     """NaN-explicit statistics of a pandas Series (``s.nanstats``).
 
     Registered on ``import nanaccess``. Each statistic returns what ``Series.<method>``

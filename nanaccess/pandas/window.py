@@ -36,11 +36,12 @@ from ._generated_window import WindowStatsMixin
 from ._groupby_registry import grouper_info, window_parts
 from .columns import empty_is_missing, subject_of, type_error
 from .dtypes import column_arrays, is_numeric_column, to_pandas_array
+from .window_bivariate import WindowBivariate
 
 __all__ = ["NanWindow", "window_bounds", "time_values"]
 
 
-class NanWindow(WindowStatsMixin):
+class NanWindow(WindowBivariate, WindowStatsMixin):
     """NaN-explicit statistics of a pandas window (``obj.rolling(...).nanstats``).
 
     Examples

@@ -21,6 +21,7 @@ from ..errors import NaNError
 from ..options import resolve_policy
 from ._common import holds_numbers, is_dask, variable_subject
 from ._generated import DataArrayStatsMixin, DatasetStatsMixin
+from .bivariate import DataArrayBivariate
 from .groupby import NanGroupBy, factorized_groupby, null_below
 from .reduction import arg_reduce, nan_report, quantile, reduce
 
@@ -320,7 +321,7 @@ def _kind_masks(obj: xr.DataArray | xr.Dataset) -> tuple[Any, Any]:
 
 
 @xr.register_dataarray_accessor("nanstats")
-class DataArrayNanStats(_NanStatsBase, DataArrayStatsMixin):
+class DataArrayNanStats(DataArrayBivariate, _NanStatsBase, DataArrayStatsMixin):
     """``DataArray.nanstats``: exact, NaN-explicit statistics (see the NaN semantics page).
 
     Examples

@@ -218,7 +218,7 @@ HOSTS = [
         docs_module="pandas",
         docs_prefix="Series.nanstats.",
         docs_extra=("idxmin", "idxmax", "describe", "nan_report", "sort_values", "rank",
-                    "groupby", "plot_nan_map"),
+                    "groupby", "plot_nan_map", "corr", "cov"),
     ),
     HostSpec(
         key="pandas.DataFrame",
@@ -246,7 +246,7 @@ HOSTS = [
         docs_module="pandas",
         docs_prefix="DataFrame.nanstats.",
         docs_extra=("idxmin", "idxmax", "describe", "nan_report", "rank", "groupby",
-                    "plot_nan_map"),
+                    "plot_nan_map", "corr", "cov", "corrwith"),
     ),
     HostSpec(
         key="pandas.GroupBy",
@@ -275,7 +275,7 @@ HOSTS = [
         type_imports=_TYPES,
         docs_module="pandas.api.typing",
         docs_prefix="DataFrameGroupBy.nanstats.",
-        docs_extra=("idxmin", "idxmax", "describe", "nan_report", "agg"),
+        docs_extra=("idxmin", "idxmax", "describe", "nan_report", "agg", "corr", "cov"),
     ),
     HostSpec(
         key="pandas.agg",

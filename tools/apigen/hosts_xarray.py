@@ -218,7 +218,7 @@ HOSTS = [
         docs_module="xarray",
         docs_prefix="DataArray.nanstats.",
         docs_extra=("describe", "sortby", "nan_report", "groupby", "resample",
-                    "plot_nan_map"),
+                    "plot_nan_map", "corr", "cov"),
     ),
     HostSpec(
         key="xarray.Dataset",
