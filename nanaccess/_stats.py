@@ -21,6 +21,8 @@ Families
 ``spread``
     differences of order statistics (iqr, mad): computed from order statistics by
     the core, so every host that reduces gets them.
+``higher``
+    exact power sums and products (skew, kurt, sem, prod): :mod:`nanaccess.core.higher`.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ __all__ = [
     "ARG",
     "MOMENT",
     "SPREAD",
+    "HIGHER",
     "REDUCTIONS",
     "GROUPED",
     "PICKS",
@@ -47,7 +50,7 @@ __all__ = [
     "WEIGHTS",
 ]
 
-Family = Literal["order", "arg", "moment", "count", "spread"]
+Family = Literal["order", "arg", "moment", "count", "spread", "higher"]
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,15 @@ _DDOF = Param("ddof", 0, "float",
               "are allowed).", pandas_default=1)
 _RNG = Param("rng", (25, 75), "tuple of two floats",
              "Percentiles (0-100) whose difference is returned, as :func:`scipy.stats.iqr`.")
+_BIAS = Param("bias", False, "bool",
+              "False (the default, as pandas): the bias-corrected sample statistic "
+              "(scipy's ``bias=False``); True: the biased moment ratio.")
+_FISHER = Param("fisher", True, "bool",
+                "True: excess kurtosis (normal data give 0.0), as pandas and scipy; False: "
+                "Pearson's kurtosis (normal data give 3.0).")
+_SEM_DDOF = Param("ddof", 1, "float",
+                  "Delta degrees of freedom of the variance: ``sqrt(var(ddof) / N)``, as "
+                  "pandas and :func:`scipy.stats.sem`.")
 _SCALE = Param("scale", 1.0, 'float or "normal"',
                "Divide the median absolute deviation by this, as "
                ":func:`scipy.stats.median_abs_deviation` (\"normal\" is 0.67449, so the "
@@ -160,6 +172,15 @@ _TABLE = (
     Statistic("mad", "spread", False,
               "Median absolute deviation from the median, as "
               "scipy.stats.median_abs_deviation.", (_SCALE,)),
+    Statistic("skew", "higher", False,
+              "Skewness from the exact power sums, within 1 ulp (correctly rounded).",
+              (_BIAS,)),
+    Statistic("kurt", "higher", False,
+              "Kurtosis from the exact power sums, correctly rounded.", (_BIAS, _FISHER)),
+    Statistic("sem", "higher", False,
+              "Standard error of the mean from the exact sums, correctly rounded.",
+              (_SEM_DDOF,)),
+    Statistic("prod", "higher", False, "Product, correctly rounded (overflow gives inf)."),
 )
 
 #: name -> :class:`Statistic`, in the order of the docs
@@ -188,6 +209,7 @@ ORDER = names("order")
 ARG = names("arg")
 MOMENT = names("moment")
 SPREAD = names("spread")
+HIGHER = names("higher")
 #: every statistic that reduces data to one value per output cell
 REDUCTIONS = tuple(STATISTICS)
 #: statistics the grouped engines compute (one pass over all groups)

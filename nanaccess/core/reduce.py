@@ -21,6 +21,7 @@ import numpy as np
 from .. import _stats
 from ..options import NanPolicy
 from .axes import normalize_axis
+from .higher import higher_stat
 from .moments import moment_stat
 from .policy import RULES
 from .select import order_stat
@@ -159,6 +160,8 @@ def reduce(
         values, miss = order_stat(x, stat, **common, **params)
     elif entry.family in ("moment", "count"):
         values, miss = moment_stat(x, stat, **common, **params)
+    elif entry.family == "higher":
+        values, miss = higher_stat(x, stat, **common, **params)
     elif stat == "iqr":
         values, miss = iqr(x, **common, **params)
     else:
