@@ -296,3 +296,32 @@ def test_grouped_equals_per_group(stat):
 def test_reduce_entry_counts():
     r = reduce(np.array([1.0, np.nan, 3.0, 4.0]), "skew", policy=NanPolicy.OMIT)
     assert r.count == 3
+
+
+def test_products_engines_agree():
+    from nanaccess.core.higher.product import _exact_products, group_products
+
+    rng = np.random.default_rng(8)
+    v = rng.uniform(0.5, 2.0, size=2000) * np.where(rng.random(2000) < 0.5, -1, 1)
+    v[::7] *= 2.0 ** rng.integers(-300, 300, size=v[::7].size)
+    v[5] = 5e-324  # a subnormal factor
+    g = rng.integers(0, 30, size=2000)
+    with options.option_context(engine="numba"):
+        a = group_products(v, g, 30)
+    b = _exact_products(v, g, 30)
+    assert a.tobytes() == b.tobytes()
+    for k in (0, 7, 29):
+        assert b[k] == ref("prod", v[g == k])
+
+
+def test_power_sums_beyond_the_kernel_range():
+    rng = np.random.default_rng(9)
+    x = rng.normal(size=600)
+    x[10] = 1e-250  # outside [2**-200, 2**250]: that group goes to the digit engine
+    g = np.repeat([0, 1], 300)
+    with options.option_context(engine="numba"):
+        t = power_sums(x, g, 2, 4)
+    for k in range(1, 5):
+        for grp in (0, 1):
+            exact = sum(Fraction(float(v)) ** k for v in x[g == grp]) * 2 ** (1074 * k)
+            assert t[k - 1][grp] == exact

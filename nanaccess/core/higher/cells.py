@@ -81,12 +81,27 @@ def cell_values(vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str,
     array([1.13762437])
     """
     p = check_params(stat, params)
+    if rows is not None and rows.dtype.kind == "f":
+        # whole rows: excluded values become the operation's identity (0 adds
+        # nothing to a power sum, 1 nothing to a product), so the rows stay
+        # rectangular and the compiled kernel can take them
+        rows = rows.astype(np.float64, copy=False)
+        if stat == "prod":
+            if rows_keep is not None:
+                rows = np.where(rows_keep, rows, 1.0)
+            gid = np.repeat(np.arange(ncells, dtype=np.int64), rows.shape[1])
+            return group_products(rows.reshape(-1), gid, ncells)
+        counts = np.full(ncells, rows.shape[1], np.int64) if rows_keep is None \
+            else np.count_nonzero(rows_keep, axis=1).astype(np.int64)
+        if rows_keep is not None:
+            rows = np.where(rows_keep, rows, 0.0)
+        _, t, bad = cell_sums(rows.reshape(-1), None, ncells, KMAX[stat], rows, False)
+        return finish_cells(stat, counts, t, bad, p)
     if rows is not None:
         vals = rows.reshape(-1) if rows_keep is None else rows[rows_keep]
         gid = np.repeat(np.arange(ncells, dtype=np.int64), rows.shape[1])
         if rows_keep is not None:
             gid = gid[rows_keep.reshape(-1)]
-            rows = None
     vals = np.asarray(vals)
     gid = np.asarray(gid, np.int64)
     big_int = vals.dtype.kind in "iu" and vals.size and \
@@ -95,8 +110,7 @@ def cell_values(vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str,
         if big_int:
             return _int_products(vals, gid, ncells)
         return group_products(vals.astype(np.float64), gid, ncells)
-    kmax = KMAX[stat]
-    counts, t, bad = cell_sums(vals, gid, ncells, kmax, rows, big_int)
+    counts, t, bad = cell_sums(vals, gid, ncells, KMAX[stat], None, big_int)
     return finish_cells(stat, counts, t, bad, p)
 
 
@@ -107,16 +121,16 @@ def cell_sums(vals: np.ndarray, gid: np.ndarray, ncells: int, kmax: int,
     if big_int is None:
         big_int = vals.dtype.kind in "iu" and bool(vals.size) and \
             int(np.abs(vals.astype(object)).max()) > _EXACT_INT
-    counts = np.bincount(gid, minlength=ncells).astype(np.int64)
+    counts = None if gid is None else np.bincount(gid, minlength=ncells).astype(np.int64)
     if big_int:
         return counts, _int_sums(vals, gid, ncells, kmax), np.zeros(ncells, bool)
     v = vals.astype(np.float64)
     inf = np.isinf(v)
     bad = np.zeros(ncells, bool)
     if inf.any():  # an infinity makes every moment of its cell NaN
-        bad[gid[inf]] = True
+        cells = np.repeat(np.arange(ncells), rows.shape[1]) if gid is None else gid
+        bad[cells[inf]] = True
         v = np.where(inf, 0.0, v)
-        rows = None
     if rows is not None:
         return counts, power_sums(None, None, ncells, kmax, rows=v.reshape(rows.shape)), bad
     return counts, power_sums(v, gid, ncells, kmax), bad

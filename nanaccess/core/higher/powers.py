@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exactsum.compiled import compiled_digits
+from .. import _numba as nb
+from ..exactsum.compiled import _ints
 from ..exactsum.digits import _W, _float_terms, _normalize
 
 __all__ = ["power_sums", "power_terms", "SCALE", "float_terms_ok"]
@@ -34,6 +35,7 @@ _LO, _HI = 2.0 ** -200, 2.0 ** 250
 _LIMB = 13
 _NLIMB = 5
 _BIN_CHUNK = 1 << 26
+_MIN_SIZE = 256  # fewer values: the NumPy engine (no compile for tiny data)
 
 
 def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -165,23 +167,36 @@ def power_terms(vals: np.ndarray, gid: np.ndarray, k: int,
     return m.reshape(-1), e.reshape(-1), np.repeat(gid, m.shape[-1]), 60
 
 
-def _compiled_rows(x2: np.ndarray, kmax: int) -> list[np.ndarray] | None:
-    """The power sums of float rows (zeros where excluded) by the compiled kernel."""
-    got = compiled_digits(x2, None, True)
-    if got is None:
+def compiled_power_sums(vals: np.ndarray, starts: np.ndarray,
+                        kmax: int) -> tuple[list[np.ndarray], np.ndarray] | None:
+    """``([T_1..T_kmax], flagged)`` of the segments ``vals[starts[s]:starts[s+1]]`` by
+    the compiled kernel (:mod:`nanaccess.core._numba.powers`); ``flagged`` segments hold
+    a value outside its exact range (their sums are not computed). None: no numba."""
+    if not vals.size or nb.choose_engine(size=vals.size, min_size=_MIN_SIZE) != "numba":
         return None
-    s, q = got[0], got[1]
-    if np.asarray(got[6]).any():  # squares the kernel could not take
+    from .._numba.exact import ND
+
+    nseg = starts.size - 1
+    try:
+        kern = nb.kernels("powers")["segments"]
+        v = np.ascontiguousarray(vals, dtype=np.float64)
+        out = np.zeros((nseg, kmax, ND + 2), np.int64)
+        sneg = np.zeros((nseg, kmax), np.bool_)
+        flags = np.zeros(nseg, np.int64)
+        tabs = np.zeros((kmax, 4096 * 8), np.uint64)
+        digs = np.zeros((kmax, ND + 2), np.int64)
+        rngs = np.tile(np.array([ND, -1], np.int64), (kmax, 1))
+        kern(v, v.view(np.uint64), np.ascontiguousarray(starts, np.int64), kmax, out, sneg,
+             flags, tabs, digs, rngs)
+    except Exception as err:  # numba failed: the NumPy engine, from now on
+        nb.fallback(err)
         return None
-    out = [np.array(s, dtype=object), np.array(q, dtype=object)]
-    rows = x2.shape[0]
-    for k in range(3, kmax + 1):
-        t = float_power_terms(x2, k).reshape(rows, -1)
-        got = compiled_digits(t, None, False)
-        if got is None:
-            return None
-        out.append(np.array(got[0], dtype=object) * (1 << ((k - 1) * SCALE)))
-    return out
+    t = []
+    for k in range(kmax):
+        col = np.empty(nseg, dtype=object)
+        col[:] = _ints(out[:, k, :], sneg[:, k], k * SCALE)
+        t.append(col)
+    return t, flags != 0
 
 
 def power_sums(vals: np.ndarray, gid: np.ndarray | None, ngroups: int, kmax: int,
@@ -206,16 +221,32 @@ def power_sums(vals: np.ndarray, gid: np.ndarray | None, ngroups: int, kmax: int
     [3.5, 5.25]
     """
     if rows is not None:
-        ok = float_terms_ok(rows)
-        if ok and rows.shape[1] >= 65:
-            got = _compiled_rows(np.ascontiguousarray(rows), kmax)
-            if got is not None:
-                return got
+        n = rows.shape[1]
         ngroups = rows.shape[0]
-        gid = np.repeat(np.arange(ngroups, dtype=np.int64), rows.shape[1])
         vals = rows.reshape(-1)
+        gid = np.repeat(np.arange(ngroups, dtype=np.int64), n)
+        got = compiled_power_sums(vals, np.arange(ngroups + 1) * n, kmax)
+    elif gid.size < 2 or bool((gid[1:] >= gid[:-1]).all()):
+        got = compiled_power_sums(vals, np.searchsorted(gid, np.arange(ngroups + 1)), kmax)
     else:
-        ok = float_terms_ok(vals)
+        order = np.argsort(gid, kind="stable")
+        starts = np.searchsorted(gid[order], np.arange(ngroups + 1))
+        got = compiled_power_sums(vals[order], starts, kmax)
+    if got is not None:
+        t, flagged = got
+        if flagged.any():  # values beyond the kernel's exact range: the digit engine
+            redo = np.flatnonzero(flagged)
+            sel = np.isin(gid, redo)
+            sub = _numpy_sums(vals[sel], np.searchsorted(redo, gid[sel]), redo.size, kmax)
+            for k in range(kmax):
+                t[k][redo] = sub[k]
+        return t
+    return _numpy_sums(vals, gid, ngroups, kmax)
+
+
+def _numpy_sums(vals: np.ndarray, gid: np.ndarray, ngroups: int, kmax: int) -> list[np.ndarray]:
+    """The NumPy engine (the reference): float or limb terms through the digit engine."""
+    ok = float_terms_ok(vals)
     out = []
     for k in range(1, kmax + 1):
         m, e, g, mb = power_terms(vals, gid, k, ok)

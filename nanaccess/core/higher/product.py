@@ -8,7 +8,9 @@ groups on object arrays of Python ints) whose partial products are truncated to
 the same float64, that float is the correctly rounded product; otherwise ``P`` is
 doubled. Odd mantissas make every partial product no longer than the exact one, so
 once ``P`` reaches the exact product's length nothing is truncated and ties are
-decided exactly. Zeros, infinities and signs follow IEEE multiplication (``0 * inf``
+decided exactly. With numba, a certified double-double product
+(:mod:`nanaccess.core._numba.products`) answers first and only the groups it cannot
+certify go to the tree. Zeros, infinities and signs follow IEEE multiplication (``0 * inf``
 is NaN); a product beyond the float64 range is ``+-inf`` and one below it rounds to a
 subnormal or ``+-0.0``, as correct rounding does.
 """
@@ -17,11 +19,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _numba as nb
 from ..exactsum.digits import _float_terms
 
 __all__ = ["group_products"]
 
 _P0 = 128
+_MIN_SIZE = 256  # fewer values: the exact tree (no compile for tiny data)
 
 
 def _to_float(m: int, k: int) -> float:
@@ -99,6 +103,40 @@ def group_products(vals: np.ndarray, gid: np.ndarray, ngroups: int) -> np.ndarra
     """
     vals = np.asarray(vals, np.float64)
     gid = np.asarray(gid, np.int64)
+    got = _compiled(vals, gid, ngroups)
+    if got is not None:
+        res, flagged = got
+        if flagged.any():  # not certified: the exact tree decides those groups
+            redo = np.flatnonzero(flagged)
+            sel = np.isin(gid, redo)
+            res[redo] = _exact_products(vals[sel], np.searchsorted(redo, gid[sel]), redo.size)
+        return res
+    return _exact_products(vals, gid, ngroups)
+
+
+def _compiled(vals: np.ndarray, gid: np.ndarray, ngroups: int):
+    """``(products, flagged)`` by the certified compiled kernel, or None (NumPy)."""
+    if nb.choose_engine(size=vals.size, min_size=_MIN_SIZE) != "numba":
+        return None
+    if gid.size < 2 or bool((gid[1:] >= gid[:-1]).all()):  # rows: already in order
+        v, sg = np.ascontiguousarray(vals), gid
+    else:
+        order = np.argsort(gid, kind="stable")
+        v, sg = np.ascontiguousarray(vals[order]), gid[order]
+    starts = np.searchsorted(sg, np.arange(ngroups + 1))
+    out = np.empty(ngroups, np.float64)
+    flags = np.zeros(ngroups, np.int64)
+    try:
+        nb.kernels("products")["products"](v.view(np.uint64), starts.astype(np.int64), out,
+                                           flags)
+    except Exception as err:  # numba failed: the NumPy engine, from now on
+        nb.fallback(err)
+        return None
+    return out, flags != 0
+
+
+def _exact_products(vals: np.ndarray, gid: np.ndarray, ngroups: int) -> np.ndarray:
+    """The exact product tree (the reference engine)."""
     neg = np.zeros(ngroups, np.int64)
     np.add.at(neg, gid, np.signbit(vals).astype(np.int64))
     zero = np.zeros(ngroups, bool)
@@ -135,5 +173,5 @@ def group_products(vals: np.ndarray, gid: np.ndarray, ngroups: int) -> np.ndarra
         p = None if p is None or p >= 1 << 16 else 4 * p
     res = np.where(zero, 0.0, res)
     res = np.where(inf, np.inf, res)
-    res = np.where(zero & inf, np.nan, res)
-    return np.where(neg % 2 == 1, -res, res)
+    res = np.where(neg % 2 == 1, -res, res)
+    return np.where(zero & inf, np.nan, res)  # 0 * inf: the canonical NaN
