@@ -33,6 +33,7 @@ from .columns import (
     type_error,
     with_min_count,
 )
+from .cumulative import GroupedCumulativeMixin  # cumsum, ... (issue 23)
 from .describe import describe_groups
 from .dtypes import column_arrays, is_numeric_column, to_pandas_array
 from .group_report import grouped_report, report_frame
@@ -41,7 +42,7 @@ from .weighted import grouped_weighted_column, resolve_weights
 __all__ = ["NanGroupBy"]
 
 
-class NanGroupBy(GroupByStatsMixin):
+class NanGroupBy(GroupByStatsMixin, GroupedCumulativeMixin):
     """NaN-explicit statistics of a pandas GroupBy (``gb.nanstats``).
 
     Examples
