@@ -168,7 +168,12 @@ def cumulative(x: Any, stat: str, *, axis: int = -1, policy: NanPolicy | str | N
         return np.moveaxis(out.reshape(shape), -1, ax), None
 
     ordered = rules.orders_nans and stat in ("cummax", "cummin")
-    if stat in ("cummax", "cummin"):
+    if stat in ("cummax", "cummin") and kind == "f" and not ordered and miss is None:
+        # NaN-skipping running extremes (NumPy's fmax/fmin keep the values as stored);
+        # the NaN positions are put back below (omit) or overridden (propagate)
+        acc = np.fmax if stat == "cummax" else np.fmin
+        out = acc.accumulate(rows, axis=1)
+    elif stat in ("cummax", "cummin"):
         keep = None if ordered else (None if gone is None else ~gone)
         if ordered and miss is not None:
             keep = ~miss
