@@ -6,6 +6,9 @@ from typing import Any
 
 from .render import STATS, Example, HostParam, HostSpec, package_functions, takes_policy
 
+#: the hand-written cumulative methods (nanaccess/pandas/cumulative.py, issue 23)
+_CUMULATIVE = ("cumsum", "cumprod", "cummax", "cummin", "cumcount")
+
 #: the hook's keyword folding of the host aliases (see :mod:`nanaccess._conventions`)
 CONVENTIONS = "from .._conventions import interpolation_method, skipna_policy"
 
@@ -204,7 +207,7 @@ HOSTS = [
         docs_module="pandas",
         docs_prefix="Series.nanstats.",
         docs_extra=("idxmin", "idxmax", "describe", "nan_report", "sort_values", "rank",
-                    "groupby", "plot_nan_map"),
+                    "groupby", "plot_nan_map", *_CUMULATIVE),
     ),
     HostSpec(
         key="pandas.DataFrame",
@@ -232,7 +235,7 @@ HOSTS = [
         docs_module="pandas",
         docs_prefix="DataFrame.nanstats.",
         docs_extra=("idxmin", "idxmax", "describe", "nan_report", "rank", "groupby",
-                    "plot_nan_map"),
+                    "plot_nan_map", *_CUMULATIVE),
     ),
     HostSpec(
         key="pandas.GroupBy",
@@ -261,7 +264,7 @@ HOSTS = [
         type_imports=_TYPES,
         docs_module="pandas.api.typing",
         docs_prefix="DataFrameGroupBy.nanstats.",
-        docs_extra=("describe", "nan_report", "agg"),
+        docs_extra=("describe", "nan_report", "agg", *_CUMULATIVE),
     ),
     HostSpec(
         key="pandas.agg",
