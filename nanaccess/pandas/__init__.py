@@ -16,6 +16,7 @@ from ._groupby_registry import (
     register_window_accessor,
 )
 from .accessor import DataFrameNanStats, SeriesNanStats
+from .ewm import register_ewm_accessor  # s.ewm(...).nanstats (issue 23)
 from .groupby import NanGroupBy
 from .window import NanWindow
 
@@ -36,6 +37,7 @@ def _register() -> None:
     register_window_accessor("nanstats", NanWindow, WINDOW_CLASSES)
     # a resample is a grouped reduction over contiguous groups: the GroupBy accessor
     register_window_accessor("nanstats", NanGroupBy, RESAMPLER_CLASSES)
+    register_ewm_accessor()
 
 
 _register()
