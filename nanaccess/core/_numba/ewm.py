@@ -124,10 +124,11 @@ def ewm_kernel(v, starts, fh, fl, deltas, use_deltas, adjust, nanmode, minp, wan
                     if obs:
                         omh, oml = mh, ml
                         th, tl = _dd_add(owh, owl, new_h, new_l)
-                        ah, al = _dd_mul(owh, owl, mh, ml)
-                        bh, bl = _dd_mul(new_h, new_l, cur, 0.0)
-                        ah, al = _dd_add(ah, al, bh, bl)
-                        mh, ml = _dd_div(ah, al, th, tl)
+                        if mh != cur or ml != 0.0:  # equal: the exact mean stays
+                            ah, al = _dd_mul(owh, owl, mh, ml)
+                            bh, bl = _dd_mul(new_h, new_l, cur, 0.0)
+                            ah, al = _dd_add(ah, al, bh, bl)
+                            mh, ml = _dd_div(ah, al, th, tl)
                         if want_var:
                             # cov = (ow (cov + (om - m)**2) + nw (cur - m)**2) / (ow + nw)
                             dmh, dml = _dd_add(omh, oml, -mh, -ml)

@@ -68,9 +68,9 @@ def _deltas(times: Any, halflife: Any, n: int) -> np.ndarray:
         ti = t.astype("datetime64[ns]").view(np.int64)
         if (t != t).any():
             raise ValueError("times must not contain NaT")
-        hl = np.timedelta64(halflife) if not isinstance(halflife, np.timedelta64) \
-            else halflife
-        hl_ns = float(hl.astype("timedelta64[ns]").view(np.int64))
+        import pandas as pd  # a duration as pandas reads it ("2 days", Timedelta, ...)
+
+        hl_ns = float(pd.Timedelta(halflife).value)
     else:
         ti = t.astype(np.float64)
         hl_ns = float(halflife)
