@@ -6,6 +6,8 @@ Rows and targets (same-run ratios, 1 % NaN, ``nan_policy="omit"``, numba on):
 * ``df.groupby(k).nanstats.skew()`` (1e3 groups) vs ``df.groupby(k).skew()``: <= 1.5x;
 * ``s.nanstats.cumsum()`` (every prefix correctly rounded) vs ``Series.cumsum()``:
   <= 1.5x; ``cummax`` vs ``Series.cummax()``: <= 1.0x;
+* ``s.ewm(alpha=0.1, ignore_na=True).nanstats.mean/var/std()`` vs pandas: mean <= 1.0x,
+  var/std <= 1.5x;
 * the neighbours: 0 % and 30 % NaN, float32, 1e4 rows (no target).
 
 Run alone: ``python benchmarks/bench_higher.py [--quick]``.
@@ -49,6 +51,22 @@ def _series_rows(n: int, nan_pct: float, repeats: int, dtype=np.float64,
     return rows
 
 
+def _ewm_rows(n: int, repeats: int) -> list[dict]:
+    s = pd.Series(float_data(n, 1.0))
+    rows = []
+    for st, target in (("mean", 1.0), ("var", 1.5), ("std", 1.5)):
+        t = time_interleaved({
+            "na": lambda st=st: getattr(s.ewm(alpha=0.1, ignore_na=True).nanstats, st)(
+                nan_policy="omit"),
+            "pd": lambda st=st: getattr(s.ewm(alpha=0.1, ignore_na=True), st)()},
+            repeats=repeats)
+        rows.append(make_row(f"ewm {st}", n, "omit", t["na"], f"ewm().{st}", t["pd"],
+                             accel=accel_active(), nan_pct=1.0,
+                             target=target if n >= 10**6 else None))
+        log(rows[-1])
+    return rows
+
+
 def _grouped_rows(n: int, ngroups: int, repeats: int) -> list[dict]:
     rng = np.random.default_rng(3)
     df = pd.DataFrame({"k": rng.integers(0, ngroups, n), "v": float_data(n, 1.0)})
@@ -73,6 +91,7 @@ def run(repeats: int = 3, out_dir: Path | str | None = None, name: str = "higher
         rows += _series_rows(big, pct, repeats, stats=("skew", "cumsum"))
     rows += _series_rows(big, 1.0, repeats, dtype=np.float32, stats=("skew", "cumsum"))
     rows += _grouped_rows(big, max(1, min(1000, big // 100)), repeats)
+    rows += _ewm_rows(big, repeats)
     if write:
         from common import write_results
 

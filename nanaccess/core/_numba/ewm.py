@@ -117,9 +117,10 @@ def ewm_kernel(v, starts, fh, fl, deltas, use_deltas, adjust, nanmode, minp, wan
                         dh, dl = math.pow(0.5, deltas[i - 1]), 0.0
                     else:
                         dh, dl = fh, fl
-                    swh, swl = _dd_mul(swh, swl, dh, dl)
-                    d2h, d2l = _dd_mul(dh, dl, dh, dl)
-                    sw2h, sw2l = _dd_mul(sw2h, sw2l, d2h, d2l)
+                    if want_var:  # the weight sums of the bias correction
+                        swh, swl = _dd_mul(swh, swl, dh, dl)
+                        d2h, d2l = _dd_mul(dh, dl, dh, dl)
+                        sw2h, sw2l = _dd_mul(sw2h, sw2l, d2h, d2l)
                     owh, owl = _dd_mul(owh, owl, dh, dl)
                     if obs:
                         omh, oml = mh, ml
@@ -140,14 +141,16 @@ def ewm_kernel(v, starts, fh, fl, deltas, use_deltas, adjust, nanmode, minp, wan
                             bh, bl = _dd_mul(new_h, new_l, sqh, sql)
                             ah, al = _dd_add(ah, al, bh, bl)
                             ch, cl = _dd_div(ah, al, th, tl)
-                        swh, swl = _dd_add(swh, swl, new_h, new_l)
-                        n2h, n2l = _dd_mul(new_h, new_l, new_h, new_l)
-                        sw2h, sw2l = _dd_add(sw2h, sw2l, n2h, n2l)
-                        owh, owl = _dd_add(owh, owl, new_h, new_l)
+                        if want_var:
+                            swh, swl = _dd_add(swh, swl, new_h, new_l)
+                            n2h, n2l = _dd_mul(new_h, new_l, new_h, new_l)
+                            sw2h, sw2l = _dd_add(sw2h, sw2l, n2h, n2l)
+                        owh, owl = th, tl  # old_wt + new_wt
                         if not adjust:
-                            swh, swl = _dd_div(swh, swl, owh, owl)
-                            o2h, o2l = _dd_mul(owh, owl, owh, owl)
-                            sw2h, sw2l = _dd_div(sw2h, sw2l, o2h, o2l)
+                            if want_var:
+                                swh, swl = _dd_div(swh, swl, owh, owl)
+                                o2h, o2l = _dd_mul(owh, owl, owh, owl)
+                                sw2h, sw2l = _dd_div(sw2h, sw2l, o2h, o2l)
                             owh, owl = 1.0, 0.0
             elif obs:
                 mh, ml = cur, 0.0
