@@ -26,6 +26,7 @@ from ._generated import DataArrayStatsMixin, DatasetStatsMixin
 from ._xr_internals import WEIGHTED_MODULE
 from .groupby import NanGroupBy, factorized_groupby, null_below
 from .reduction import arg_reduce, nan_report, quantile, reduce
+from .running import RunningMixin  # cumsum, ewm, ... along a dim (issue 23)
 from .weighted import register_weighted_accessors
 
 __all__ = ["DataArrayNanStats", "DatasetNanStats", "reduce", "quantile", "nan_report"]
@@ -306,7 +307,7 @@ def _kind_masks(obj: xr.DataArray | xr.Dataset) -> tuple[Any, Any]:
 
 
 @xr.register_dataarray_accessor("nanstats")
-class DataArrayNanStats(_NanStatsBase, DataArrayStatsMixin):
+class DataArrayNanStats(_NanStatsBase, DataArrayStatsMixin, RunningMixin):
     """``DataArray.nanstats``: exact, NaN-explicit statistics (see the NaN semantics page).
 
     Examples
@@ -343,7 +344,7 @@ class DataArrayNanStats(_NanStatsBase, DataArrayStatsMixin):
 
 
 @xr.register_dataset_accessor("nanstats")
-class DatasetNanStats(_NanStatsBase, DatasetStatsMixin):
+class DatasetNanStats(_NanStatsBase, DatasetStatsMixin, RunningMixin):
     """``Dataset.nanstats``: the statistics per data variable.
 
     Examples
