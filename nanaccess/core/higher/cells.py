@@ -109,7 +109,9 @@ def cell_values(vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str,
     if stat == "prod":
         if big_int:
             return _int_products(vals, gid, ncells)
-        return group_products(vals.astype(np.float64), gid, ncells)
+        out = group_products(vals.astype(np.float64), gid, ncells)
+        # integers have no signed zero: a zero product of ints is +0.0
+        return np.where(out == 0, 0.0, out) if vals.dtype.kind in "iub" else out
     counts, t, bad = cell_sums(vals, gid, ncells, KMAX[stat], None, big_int)
     return finish_cells(stat, counts, t, bad, p)
 
