@@ -11,6 +11,15 @@ Rows and targets (same-run ratios, 1 % NaN, ``nan_policy="omit"``, numba on):
 * the neighbours: 0 % and 30 % NaN, float32, 1e4 rows (no target).
 
 Run alone: ``python benchmarks/bench_higher.py [--quick]``.
+
+Measured (2026-12-04, shared 2-core machine under load, numba on, 1e6 float64, 1 % NaN,
+"omit", median of 3; nanaccess ms / pandas ms = ratio): skew 61.6 / 1.8 = 34x,
+kurt 88.1 / 3.5 = 25x, sem 38.8 / 15.9 = 2.4x, prod 54.8 / 7.7 = 7.1x,
+cumsum 44.1 / 13.3 = 3.3x (0 % NaN: 1.7x), cummax 30.8 / 31.0 = 0.99x,
+grouped skew (1e3 groups) 450 / 13.5 = 33x, ewm mean 197 / 43 = 4.6x,
+ewm var 605 / 39 = 15x, ewm std 608 / 35 = 18x. Only cummax meets its target: the
+exact power sums cost about 13 exact accumulations per value where pandas makes one
+floating-point pass; see the issue 23 report.
 """
 
 from __future__ import annotations
