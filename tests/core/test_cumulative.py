@@ -178,3 +178,23 @@ def test_grouped_skewed_sizes_and_errors():
     with pytest.raises(na.NaNError) as info:
         grouped_cumulative(x, codes, 300, "cumsum", policy="raise")
     assert info.value.group == 0
+
+
+@pytest.mark.parametrize("engine_name", ["numpy", "numba"])
+def test_omit_lane_exact_with_nans_zeros_and_infinities(engine_name):
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=300) * 10.0 ** rng.integers(-20, 20, size=300)
+    x[rng.integers(0, 300, 30)] = np.nan
+    x[:3] = [-0.0, np.nan, -0.0]
+    with options.option_context(engine=engine_name):
+        got = cumulative(x, "cumsum", policy="omit")[0]
+        keep = ~np.isnan(x)
+        want = np.full(x.size, np.nan)
+        want[keep] = fraction_prefix(x[keep])
+        want[:3] = [-0.0, np.nan, -0.0]
+        assert np.array_equal(np.isnan(got), ~keep)
+        assert got[keep].tobytes() == want[keep].tobytes()
+        y = x.copy()
+        y[100] = np.inf  # the compiled lane hands this row to the general path
+        got = cumulative(y, "cumsum", policy="omit")[0]
+        assert got[99] == want[99] and (got[100:][keep[100:]] == np.inf).all()

@@ -14,6 +14,7 @@ which ``r`` already breaks to even). ``e`` and the half-way distance are multipl
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -41,21 +42,30 @@ def _round3(hi, lo, lo2):  # pragma: no cover - compiled
     return r
 
 
-def prefix_kernel(v, starts, out, bad):  # pragma: no cover - compiled
+def prefix_kernel(v, starts, out, bad, skipnan):  # pragma: no cover - compiled
     """``out``: the correctly rounded prefix sums of each segment; ``bad[s] = 1`` when
-    the segment's carried sum stopped being exact (the caller's reference sums it)."""
+    the segment's carried sum stopped being exact (the caller's reference sums it).
+    ``skipnan``: a NaN is skipped and keeps its place (bits as stored). A zero prefix
+    is -0.0 only when every value so far is -0.0 (IEEE addition)."""
     for s in range(starts.size - 1):
         hi = 0.0
         lo = 0.0
         lo2 = 0.0
+        negz = True
         for i in range(starts[s], starts[s + 1]):
-            hi, e1 = _two_sum(hi, v[i])
+            x = v[i]
+            if skipnan and x != x:
+                out[i] = x
+                continue
+            hi, e1 = _two_sum(hi, x)
             lo, e2 = _two_sum(lo, e1)
             lo2, e3 = _two_sum(lo2, e2)
             if e3 != 0.0 or not np.isfinite(hi):
                 bad[s] = 1
                 break
-            out[i] = _round3(hi, lo, lo2)
+            negz = negz and x == 0.0 and math.copysign(1.0, x) < 0.0
+            r = _round3(hi, lo, lo2)
+            out[i] = -0.0 if (negz and r == 0.0) else r
 
 
 _HELPERS = ("_two_sum", "_round3")

@@ -24,7 +24,7 @@ import numpy as np
 from .. import _numba as nb
 from ..exactsum.digits import _W, _float_terms, _normalize, _round
 
-__all__ = ["exact_prefix", "prefix_sums"]
+__all__ = ["exact_prefix", "prefix_sums", "skipnan_prefix"]
 
 _MASK = (1 << _W) - 1
 _BLOCK = 1 << 15
@@ -102,7 +102,8 @@ def prefix_sums(v: np.ndarray, starts: np.ndarray) -> np.ndarray:
         try:
             out = np.empty(v.size, np.float64)
             bad = np.zeros(starts.size - 1, np.int64)
-            nb.kernels("cumulative")["prefix"](v, np.asarray(starts, np.int64), out, bad)
+            nb.kernels("cumulative")["prefix"](v, np.asarray(starts, np.int64), out, bad,
+                                               False)
         except Exception as err:  # numba failed: the NumPy engine, from now on
             nb.fallback(err)
             out = None
@@ -115,3 +116,22 @@ def prefix_sums(v: np.ndarray, starts: np.ndarray) -> np.ndarray:
     for s in redo.tolist():  # the rare segments the kernel could not certify
         out[starts[s]:starts[s + 1]] = exact_prefix(v[starts[s]:starts[s + 1]])
     return out
+
+
+def skipnan_prefix(rows: np.ndarray) -> np.ndarray | None:
+    """Prefix sums of float64 rows skipping NaNs (each keeps its place and bits), in one
+    compiled pass; None when numba does not serve or a row needs more (an infinity, a
+    sum the triple-double cannot hold exactly): the general path decides."""
+    if rows.size < _MIN_SIZE or nb.choose_engine(size=rows.size, min_size=_MIN_SIZE) != "numba":
+        return None
+    r, n = rows.shape
+    v = np.ascontiguousarray(rows, dtype=np.float64).reshape(-1)
+    out = np.empty(v.size, np.float64)
+    bad = np.zeros(r, np.int64)
+    try:
+        nb.kernels("cumulative")["prefix"](v, np.arange(r + 1, dtype=np.int64) * n, out, bad,
+                                           True)
+    except Exception as err:  # numba failed: the NumPy engine, from now on
+        nb.fallback(err)
+        return None
+    return None if bad.any() else out.reshape(r, n)

@@ -28,7 +28,7 @@ from ..axes import Reduction
 from ..classify import scan_rows
 from ..keys import float_keys, keys_to_float, remap_keys, unmap_keys
 from ..policy import RULES
-from .prefix import prefix_sums
+from .prefix import prefix_sums, skipnan_prefix
 
 __all__ = ["cumulative", "CUMULATIVE"]
 
@@ -167,6 +167,10 @@ def cumulative(x: Any, stat: str, *, axis: int = -1, policy: NanPolicy | str | N
         out = np.cumsum(counted, axis=1)
         return np.moveaxis(out.reshape(shape), -1, ax), None
 
+    if stat == "cumsum" and rows.dtype == np.float64 and miss is None and rules.removes:
+        fast = skipnan_prefix(rows)  # "omit": one compiled pass, NaNs kept in place
+        if fast is not None:
+            return np.moveaxis(fast.reshape(shape), -1, ax), None
     ordered = rules.orders_nans and stat in ("cummax", "cummin")
     if stat in ("cummax", "cummin") and kind == "f" and not ordered and miss is None:
         # NaN-skipping running extremes (NumPy's fmax/fmin keep the values as stored);
