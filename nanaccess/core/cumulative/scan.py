@@ -44,8 +44,9 @@ def _running_nan(rows: np.ndarray, nan: np.ndarray) -> tuple[np.ndarray, np.ndar
     return seen, keys_to_float(best, rows.dtype.newbyteorder("="))
 
 
-def _sums(vals: np.ndarray) -> np.ndarray:
-    """Exact prefix sums of float rows (NaN-free; infinities counted apart)."""
+def _sums(vals: np.ndarray, skipped: np.ndarray | None = None) -> np.ndarray:
+    """Exact prefix sums of float rows (NaN-free; infinities counted apart);
+    ``skipped``: positions whose (zeroed) value takes no part in the sign of a zero."""
     r, n = vals.shape
     v = vals.astype(np.float64)
     inf = np.isinf(v)
@@ -58,7 +59,10 @@ def _sums(vals: np.ndarray) -> np.ndarray:
         has = pos | neg
     out = prefix_sums(v.reshape(-1), np.arange(r + 1) * n).reshape(r, n)
     # a zero prefix is -0.0 only when every value so far is -0.0 (IEEE addition)
-    negzero = np.logical_and.accumulate((v == 0) & np.signbit(v), axis=1)
+    nz = (v == 0) & np.signbit(v)
+    if skipped is not None:
+        nz |= skipped
+    negzero = np.logical_and.accumulate(nz, axis=1)
     out = np.where((out == 0) & negzero, -0.0, out)
     if out_inf is not None:
         out = np.where(has, out_inf, out)
@@ -191,7 +195,7 @@ def cumulative(x: Any, stat: str, *, axis: int = -1, policy: NanPolicy | str | N
             out = _extremes(rows, keep, stat, policy)
     elif stat == "cumsum":
         if kind == "f":
-            out = _sums(np.where(gone, 0.0, rows) if gone is not None else rows)
+            out = _sums(np.where(gone, 0.0, rows) if gone is not None else rows, gone)
             out = out.astype(rows.dtype.newbyteorder("="), copy=False)
         else:
             out = _int_sums(np.where(miss, 0, rows) if miss is not None else rows)
