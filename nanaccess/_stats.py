@@ -36,6 +36,8 @@ What else an entry defines
 ``empty``
     what a reduction over nothing gives: ``"nan"`` (the missing value) or ``"zero"``
     (sum and count, as pandas).
+``higher``
+    exact power sums and products (skew, kurt, sem, prod): :mod:`nanaccess.core.higher`.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ __all__ = [
     "ARG",
     "MOMENT",
     "SPREAD",
+    "HIGHER",
     "REDUCTIONS",
     "GROUPED",
     "PICKS",
@@ -79,7 +82,7 @@ __all__ = [
     "MIDPOINT_MEDIANS",
 ]
 
-Family = Literal["order", "arg", "moment", "count", "spread"]
+Family = Literal["order", "arg", "moment", "count", "spread", "higher"]
 #: result-dtype rules (:func:`result_dtype`)
 DtypeRule = Literal["kept", "interpolated", "quantile", "variance", "deviation", "sum",
                     "index", "count"]
@@ -141,6 +144,15 @@ _DDOF = Param("ddof", 0, "float",
               "are allowed).", pandas_default=1)
 _RNG = Param("rng", (25, 75), "tuple of two floats",
              "Percentiles (0-100) whose difference is returned, as :func:`scipy.stats.iqr`.")
+_BIAS = Param("bias", False, "bool",
+              "False (the default, as pandas): the bias-corrected sample statistic "
+              "(scipy's ``bias=False``); True: the biased moment ratio.")
+_FISHER = Param("fisher", True, "bool",
+                "True: excess kurtosis (normal data give 0.0), as pandas and scipy; False: "
+                "Pearson's kurtosis (normal data give 3.0).")
+_SEM_DDOF = Param("ddof", 1, "float",
+                  "Delta degrees of freedom of the variance: ``sqrt(var(ddof) / N)``, as "
+                  "pandas and :func:`scipy.stats.sem`.")
 _SCALE = Param("scale", 1.0, 'float or "normal"',
                "Divide the median absolute deviation by this, as "
                ":func:`scipy.stats.median_abs_deviation` (\"normal\" is 0.67449, so the "
@@ -184,8 +196,9 @@ class Statistic:
     empty: Literal["nan", "zero"] = "nan"
     #: the kernel family that serves it (None: the family's): ``"select"`` (order
     #: statistics), ``"arg"``, ``"sum"``, ``"mean"``, ``"var"`` (sums of squares;
-    #: std too), ``"count"``; composed statistics have none
-    kernel: Literal["select", "arg", "sum", "mean", "var", "count"] | None = None
+    #: std too), ``"count"``, ``"higher"`` (exact power sums and products:
+    #: skew, kurt, sem, prod); composed statistics have none
+    kernel: Literal["select", "arg", "sum", "mean", "var", "count", "higher"] | None = None
     #: the kernel's result is square-rooted (std of the var kernel)
     root: bool = False
 
@@ -203,7 +216,8 @@ class Statistic:
         """:attr:`kernel`, or the family's kernel (None for a composed statistic)."""
         if self.kernel is not None or self.compose is not None:
             return self.kernel
-        return {"order": "select", "arg": "arg", "count": "count"}.get(self.family)
+        return {"order": "select", "arg": "arg", "count": "count",
+                "higher": "higher"}.get(self.family)
 
     @property
     def dtype_rule(self) -> DtypeRule:
@@ -251,6 +265,15 @@ _TABLE = (
               "Median absolute deviation from the median, as "
               "scipy.stats.median_abs_deviation.", (_SCALE,),
               compose=Compose("deviation", "median")),
+    Statistic("skew", "higher", False,
+              "Skewness from the exact power sums, within 1 ulp (correctly rounded).",
+              (_BIAS,)),
+    Statistic("kurt", "higher", False,
+              "Kurtosis from the exact power sums, correctly rounded.", (_BIAS, _FISHER)),
+    Statistic("sem", "higher", False,
+              "Standard error of the mean from the exact sums, correctly rounded.",
+              (_SEM_DDOF,)),
+    Statistic("prod", "higher", False, "Product, correctly rounded (overflow gives inf)."),
 )
 
 #: name -> :class:`Statistic`, in the order of the docs
@@ -279,6 +302,7 @@ ORDER = names("order")
 ARG = names("arg")
 MOMENT = names("moment")
 SPREAD = names("spread")
+HIGHER = names("higher")
 #: every statistic that reduces data to one value per output cell
 REDUCTIONS = tuple(STATISTICS)
 #: statistics the grouped engines compute (one pass over all groups)

@@ -598,3 +598,151 @@ def mad(data: Any, *, axis: Axis = None, scale: float | str = 1.0,
     >>> round(na.mad([1.0, 2.0, 3.0, 4.0, 100.0], scale="normal"), 4)
     1.4826
     """
+
+
+# ------------------------------------------------- higher moments and products (issue 23)
+
+
+@statistic
+def skew(data: Any, *, axis: Axis = None, bias: bool = False, nan_policy: str | None = None,
+         keepdims: bool = False) -> Any:
+    """Skewness from the exact power sums, correctly rounded (pandas' and scipy's).
+
+    The sums of ``x``, ``x**2`` and ``x**3`` are computed exactly and the skewness
+    rounded once, so the result is a permutation-invariant function of the values,
+    unharmed by a large offset (values near 1e9 with unit spread).
+
+    Parameters
+    ----------
+    data : iterable or array_like
+        Numbers (float16/32/64, ints, bools); pandas and xarray objects go to their
+        ``.nanstats`` accessors.
+    axis : None, int or tuple of ints
+        Axes to reduce (arrays only). None reduces all.
+    bias : bool
+        False (default, as ``Series.skew``): the adjusted Fisher-Pearson coefficient
+        ``G1``, NaN below 3 values; True: the biased ``g1`` of :func:`scipy.stats.skew`.
+        Constant data give 0.0 (False, as pandas) or NaN (True, as scipy).
+    nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}
+        What NaNs mean; default from :func:`nanaccess.get_options` ("raise"). A policy
+        that keeps NaNs gives the NaN greatest under totalOrder, as stored.
+    keepdims : bool
+        Keep reduced axes with length one (arrays only).
+
+    Returns
+    -------
+    scalar or ndarray
+        float64 (float32 data give float32); an infinity in the data gives NaN.
+
+    Examples
+    --------
+    >>> import nanaccess as na
+    >>> na.skew([1.0, 2.0, 4.0, 8.0, float("nan")], nan_policy="omit")
+    1.1376243669576889
+    >>> float(na.skew(np.array([1e9 + 1, 1e9 + 2, 1e9 + 4]), bias=True))
+    0.3818017741606063
+    """
+
+
+@statistic
+def kurt(data: Any, *, axis: Axis = None, bias: bool = False, fisher: bool = True,
+         nan_policy: str | None = None, keepdims: bool = False) -> Any:
+    """Kurtosis from the exact power sums, correctly rounded (pandas' and scipy's).
+
+    Parameters
+    ----------
+    data : iterable or array_like
+        As :func:`skew`.
+    axis : None, int or tuple of ints
+        Axes to reduce (arrays only). None reduces all.
+    bias : bool
+        False (default, as ``Series.kurt``): the bias-corrected excess kurtosis ``G2``,
+        NaN below 4 values; True: the biased moment ratio of :func:`scipy.stats.kurtosis`.
+    fisher : bool
+        True (default): excess kurtosis (normal data give 0.0); False: Pearson's (3.0).
+    nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}
+        As :func:`skew`.
+    keepdims : bool
+        Keep reduced axes with length one (arrays only).
+
+    Returns
+    -------
+    scalar or ndarray
+        As :func:`skew`.
+
+    Examples
+    --------
+    >>> import nanaccess as na
+    >>> na.kurt([1.0, 2.0, 4.0, 8.0, 3.0])
+    2.0210170763745543
+    >>> na.kurt([1.0, 2.0, 4.0, 8.0, 3.0], bias=True, fisher=False)
+    2.505254269093639
+    """
+
+
+@statistic
+def sem(data: Any, *, axis: Axis = None, ddof: float = 1, nan_policy: str | None = None,
+        keepdims: bool = False) -> Any:
+    """Standard error of the mean, ``sqrt(var(ddof) / N)``, correctly rounded.
+
+    Parameters
+    ----------
+    data : iterable or array_like
+        As :func:`skew`.
+    axis : None, int or tuple of ints
+        Axes to reduce (arrays only). None reduces all.
+    ddof : float
+        Delta degrees of freedom of the variance (default 1, as pandas and
+        :func:`scipy.stats.sem`); ``N - ddof <= 0`` gives NaN.
+    nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}
+        As :func:`skew`.
+    keepdims : bool
+        Keep reduced axes with length one (arrays only).
+
+    Returns
+    -------
+    scalar or ndarray
+        As :func:`skew`.
+
+    Examples
+    --------
+    >>> import nanaccess as na
+    >>> na.sem([1.0, 2.0, 3.0, 4.0])
+    0.6454972243679028
+    """
+
+
+@statistic
+def prod(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
+         keepdims: bool = False) -> Any:
+    """Product, correctly rounded: the exact product of the values rounded once.
+
+    A product beyond the float64 range is ``+-inf`` and one below it a subnormal or
+    zero, as correct rounding gives (NumPy's running product may overflow on the way
+    to a representable result; this one does not); ``0 * inf`` is NaN; an empty
+    product is 1.0.
+
+    Parameters
+    ----------
+    data : iterable or array_like
+        As :func:`skew`; ints beyond 2**53 are multiplied exactly too.
+    axis : None, int or tuple of ints
+        Axes to reduce (arrays only). None reduces all.
+    nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}
+        As :func:`skew`.
+    keepdims : bool
+        Keep reduced axes with length one (arrays only).
+
+    Returns
+    -------
+    scalar or ndarray
+        float64 (float32 data give float32).
+
+    Examples
+    --------
+    >>> import nanaccess as na
+    >>> na.prod([3.0, 0.1, 0.1, 0.1])  # NumPy's running product: 0.003000000000000001
+    0.0030000000000000005
+    >>> na.prod([1e200, 1e200, 1e-200])
+    1e+200
+    """

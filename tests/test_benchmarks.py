@@ -142,3 +142,11 @@ def test_moments_bodies():
     rows = bench_moments._ratio_rows(1, (2_000,)) + bench_moments._grouped_rows(1, 2_000, (10,))
     rows += bench_moments._host_rows(1, True)
     assert rows and all(SCHEMA <= set(r) and r["ratio"] > 0 for r in rows)
+
+
+def test_higher(tmp_path):
+    import bench_higher
+
+    rows = bench_higher.run(repeats=1, out_dir=tmp_path, sizes=(300,))
+    _check_rows(rows, tmp_path / "higher.json")
+    assert {"skew", "cumsum", "grouped skew"} <= {r["case"] for r in rows}

@@ -185,9 +185,20 @@ def _iterable_spread(stat: str, vals: list, policy: NanPolicy, params: dict) -> 
     return r.values.item()
 
 
+def _iterable_higher(stat: str, vals: list, policy: NanPolicy, params: dict) -> Any:
+    """skew / kurt / sem / prod of an iterable of numbers (floats, ints, bools)."""
+    arr = float_list_array(vals)
+    if arr is None:
+        arr = np.asarray(vals)
+        if arr.dtype.kind not in "fiub":
+            raise TypeError(f"{stat} of an iterable needs numbers (float, int, bool)")
+    return reduce(arr, stat, policy=policy, **params).values.item()
+
+
 _ITERABLE: dict[str, Callable[..., Any]] = {  # by family
     "order": _iterable_order,
     "arg": _iterable_order,
     "moment": _iterable_moment,
     "spread": _iterable_spread,
+    "higher": _iterable_higher,
 }

@@ -22,6 +22,7 @@ from .. import _stats
 from ..options import NanPolicy
 from .axes import normalize_axis
 from .compose import compose, not_served
+from .higher import higher_stat
 from .interp import METHODS, validate_q
 from .moments import moment_stat
 from .policy import RULES
@@ -269,6 +270,8 @@ def _engine(entry: _stats.Statistic):
         return order_stat
     if entry.family in ("moment", "count"):
         return moment_stat
+    if entry.kernel_family == "higher":  # exact power sums and products (issue 23)
+        return higher_stat
     raise not_served(entry.name, "flat")
 
 

@@ -489,6 +489,158 @@ class DaskSeriesStatsMixin:
         """
         return self._reduce("mad", scale=scale, nan_policy=nan_policy)
 
+    def skew(self, *, bias: Any = False, nan_policy: str | None = None) -> Any:
+        """Skewness from the exact power sums, within 1 ulp (correctly rounded).
+
+        Policy errors are raised when the result is computed, naming the column and the index label
+        of the first offending value. The result equals the in-memory pandas accessor's, bit for
+        bit.
+
+        Parameters
+        ----------
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        dask Scalar
+            Lazy, as ``dask Series.sum``: ``.compute()`` gives what pandas' own method returns (a
+            NumPy scalar).
+
+        See Also
+        --------
+        pandas.Series.nanstats.skew
+            The same, in memory.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
+        >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
+        >>> s.nanstats.skew(nan_policy="omit").compute()
+        np.float64(1.3770607453181927)
+        >>> s.nanstats.skew(nan_policy="propagate").compute()
+        np.float64(nan)
+        """
+        return self._reduce("skew", bias=bias, nan_policy=nan_policy)
+
+    def kurt(self, *, bias: Any = False, fisher: Any = True, nan_policy: str | None = None) -> Any:
+        """Kurtosis from the exact power sums, correctly rounded.
+
+        Policy errors are raised when the result is computed, naming the column and the index label
+        of the first offending value. The result equals the in-memory pandas accessor's, bit for
+        bit.
+
+        Parameters
+        ----------
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        fisher : bool, default True
+            True: excess kurtosis (normal data give 0.0), as pandas and scipy; False: Pearson's
+            kurtosis (normal data give 3.0).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        dask Scalar
+            Lazy, as ``dask Series.sum``: ``.compute()`` gives what pandas' own method returns (a
+            NumPy scalar).
+
+        See Also
+        --------
+        pandas.Series.nanstats.kurt
+            The same, in memory.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
+        >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
+        >>> s.nanstats.kurt(nan_policy="omit").compute()
+        np.float64(2.3555555555555556)
+        >>> s.nanstats.kurt(nan_policy="propagate").compute()
+        np.float64(nan)
+        """
+        return self._reduce("kurt", bias=bias, fisher=fisher, nan_policy=nan_policy)
+
+    def sem(self, *, ddof: float = 1, nan_policy: str | None = None) -> Any:
+        """Standard error of the mean from the exact sums, correctly rounded.
+
+        Policy errors are raised when the result is computed, naming the column and the index label
+        of the first offending value. The result equals the in-memory pandas accessor's, bit for
+        bit.
+
+        Parameters
+        ----------
+        ddof : float, default 1
+            Delta degrees of freedom of the variance: ``sqrt(var(ddof) / N)``, as pandas and
+            :func:`scipy.stats.sem`.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        dask Scalar
+            Lazy, as ``dask Series.sum``: ``.compute()`` gives what pandas' own method returns (a
+            NumPy scalar).
+
+        See Also
+        --------
+        pandas.Series.nanstats.sem
+            The same, in memory.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
+        >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
+        >>> s.nanstats.sem(nan_policy="omit").compute()
+        np.float64(1.9364916731037085)
+        >>> s.nanstats.sem(nan_policy="propagate").compute()
+        np.float64(nan)
+        """
+        return self._reduce("sem", ddof=ddof, nan_policy=nan_policy)
+
+    def prod(self, *, nan_policy: str | None = None) -> Any:
+        """Product, correctly rounded (overflow gives inf).
+
+        Policy errors are raised when the result is computed, naming the column and the index label
+        of the first offending value. The result equals the in-memory pandas accessor's, bit for
+        bit.
+
+        Parameters
+        ----------
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        dask Scalar
+            Lazy, as ``dask Series.sum``: ``.compute()`` gives what pandas' own method returns (a
+            NumPy scalar).
+
+        See Also
+        --------
+        pandas.Series.nanstats.prod
+            The same, in memory.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
+        >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
+        >>> s.nanstats.prod(nan_policy="omit").compute()
+        np.float64(120.0)
+        >>> s.nanstats.prod(nan_policy="propagate").compute()
+        np.float64(nan)
+        """
+        return self._reduce("prod", nan_policy=nan_policy)
+
 
 class DaskDataFrameStatsMixin:
     """The statistics of a dask ``DataFrame.nanstats``: one lazy value per column.
@@ -1099,6 +1251,212 @@ class DaskDataFrameStatsMixin:
         """
         return self._reduce("mad", scale=scale, numeric_only=numeric_only, nan_policy=nan_policy)
 
+    def skew(
+        self,
+        *,
+        bias: Any = False,
+        numeric_only: bool = False,
+        nan_policy: str | None = None,
+    ) -> dd.Series | dd.DataFrame:
+        """Skewness from the exact power sums, within 1 ulp (correctly rounded).
+
+        Policy errors are raised when the result is computed, naming the column and the index label
+        of the first offending value. The result equals the in-memory pandas accessor's, bit for
+        bit.
+
+        Parameters
+        ----------
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        numeric_only : bool, default False
+            Leave out non-numeric columns (otherwise they raise TypeError).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        dask.dataframe.Series
+            One value per column, lazy.
+
+        See Also
+        --------
+        pandas.DataFrame.nanstats.skew
+            The same, in memory.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
+        >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
+        >>> ddf = dd.from_pandas(df, npartitions=2)
+        >>> ddf.nanstats.skew(nan_policy="omit").compute()
+        a   -0.935220
+        b    0.752837
+        dtype: float64
+        >>> ddf.nanstats.skew(nan_policy="propagate").compute()
+        a         NaN
+        b    0.752837
+        dtype: float64
+        """
+        return self._reduce("skew", bias=bias, numeric_only=numeric_only, nan_policy=nan_policy)
+
+    def kurt(
+        self,
+        *,
+        bias: Any = False,
+        fisher: Any = True,
+        numeric_only: bool = False,
+        nan_policy: str | None = None,
+    ) -> dd.Series | dd.DataFrame:
+        """Kurtosis from the exact power sums, correctly rounded.
+
+        Policy errors are raised when the result is computed, naming the column and the index label
+        of the first offending value. The result equals the in-memory pandas accessor's, bit for
+        bit.
+
+        Parameters
+        ----------
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        fisher : bool, default True
+            True: excess kurtosis (normal data give 0.0), as pandas and scipy; False: Pearson's
+            kurtosis (normal data give 3.0).
+        numeric_only : bool, default False
+            Leave out non-numeric columns (otherwise they raise TypeError).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        dask.dataframe.Series
+            One value per column, lazy.
+
+        See Also
+        --------
+        pandas.DataFrame.nanstats.kurt
+            The same, in memory.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
+        >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
+        >>> ddf = dd.from_pandas(df, npartitions=2)
+        >>> ddf.nanstats.kurt(nan_policy="omit").compute()
+        a         NaN
+        b    0.342857
+        dtype: float64
+        >>> ddf.nanstats.kurt(nan_policy="propagate").compute()
+        a         NaN
+        b    0.342857
+        dtype: float64
+        """
+        return self._reduce(
+            "kurt",
+            bias=bias,
+            fisher=fisher,
+            numeric_only=numeric_only,
+            nan_policy=nan_policy,
+        )
+
+    def sem(
+        self,
+        *,
+        ddof: float = 1,
+        numeric_only: bool = False,
+        nan_policy: str | None = None,
+    ) -> dd.Series | dd.DataFrame:
+        """Standard error of the mean from the exact sums, correctly rounded.
+
+        Policy errors are raised when the result is computed, naming the column and the index label
+        of the first offending value. The result equals the in-memory pandas accessor's, bit for
+        bit.
+
+        Parameters
+        ----------
+        ddof : float, default 1
+            Delta degrees of freedom of the variance: ``sqrt(var(ddof) / N)``, as pandas and
+            :func:`scipy.stats.sem`.
+        numeric_only : bool, default False
+            Leave out non-numeric columns (otherwise they raise TypeError).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        dask.dataframe.Series
+            One value per column, lazy.
+
+        See Also
+        --------
+        pandas.DataFrame.nanstats.sem
+            The same, in memory.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
+        >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
+        >>> ddf = dd.from_pandas(df, npartitions=2)
+        >>> ddf.nanstats.sem(nan_policy="omit").compute()
+        a    0.881917
+        b    0.853913
+        dtype: float64
+        >>> ddf.nanstats.sem(nan_policy="propagate").compute()
+        a         NaN
+        b    0.853913
+        dtype: float64
+        """
+        return self._reduce("sem", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
+
+    def prod(
+        self,
+        *,
+        numeric_only: bool = False,
+        nan_policy: str | None = None,
+    ) -> dd.Series | dd.DataFrame:
+        """Product, correctly rounded (overflow gives inf).
+
+        Policy errors are raised when the result is computed, naming the column and the index label
+        of the first offending value. The result equals the in-memory pandas accessor's, bit for
+        bit.
+
+        Parameters
+        ----------
+        numeric_only : bool, default False
+            Leave out non-numeric columns (otherwise they raise TypeError).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        dask.dataframe.Series
+            One value per column, lazy.
+
+        See Also
+        --------
+        pandas.DataFrame.nanstats.prod
+            The same, in memory.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
+        >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
+        >>> ddf = dd.from_pandas(df, npartitions=2)
+        >>> ddf.nanstats.prod(nan_policy="omit").compute()
+        a    12.0
+        b    30.0
+        dtype: float64
+        >>> ddf.nanstats.prod(nan_policy="propagate").compute()
+        a     NaN
+        b    30.0
+        dtype: float64
+        """
+        return self._reduce("prod", numeric_only=numeric_only, nan_policy=nan_policy)
+
 
 class DaskGroupByStatsMixin:
     """The statistics of ``ddf.groupby(by).nanstats`` and ``ddf.nanstats.groupby(by)``: each group
@@ -1630,3 +1988,181 @@ class DaskGroupByStatsMixin:
         b  2.965204
         """
         return self._reduce("mad", scale=scale, nan_policy=nan_policy)
+
+    def skew(self, *, bias: Any = False, nan_policy: str | None = None) -> dd.DataFrame:
+        """Skewness from the exact power sums, within 1 ulp (correctly rounded).
+
+        Exact, and equal bit for bit to the pandas GroupBy result.
+
+        Parameters
+        ----------
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        dask.dataframe.DataFrame
+            One row per group, lazy; groups follow the shuffle (``.compute().sort_index()`` for
+            pandas' order).
+
+        See Also
+        --------
+        pandas.api.typing.DataFrameGroupBy.nanstats.skew
+            The same, in memory.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
+        >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
+        >>> ddf = dd.from_pandas(df, npartitions=2)
+        >>> ddf.groupby("g").nanstats.skew(nan_policy="omit").compute().sort_index()
+                  x
+        g
+        a       NaN
+        b  1.389636
+        >>> ddf.groupby("g").nanstats.skew(nan_policy="propagate").compute().sort_index()
+                  x
+        g
+        a       NaN
+        b  1.389636
+        """
+        return self._reduce("skew", bias=bias, nan_policy=nan_policy)
+
+    def kurt(
+        self,
+        *,
+        bias: Any = False,
+        fisher: Any = True,
+        nan_policy: str | None = None,
+    ) -> dd.DataFrame:
+        """Kurtosis from the exact power sums, correctly rounded.
+
+        Exact, and equal bit for bit to the pandas GroupBy result.
+
+        Parameters
+        ----------
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        fisher : bool, default True
+            True: excess kurtosis (normal data give 0.0), as pandas and scipy; False: Pearson's
+            kurtosis (normal data give 3.0).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        dask.dataframe.DataFrame
+            One row per group, lazy; groups follow the shuffle (``.compute().sort_index()`` for
+            pandas' order).
+
+        See Also
+        --------
+        pandas.api.typing.DataFrameGroupBy.nanstats.kurt
+            The same, in memory.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
+        >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
+        >>> ddf = dd.from_pandas(df, npartitions=2)
+        >>> ddf.groupby("g").nanstats.kurt(nan_policy="omit").compute().sort_index()
+            x
+        g
+        a NaN
+        b NaN
+        >>> ddf.groupby("g").nanstats.kurt(nan_policy="propagate").compute().sort_index()
+            x
+        g
+        a NaN
+        b NaN
+        """
+        return self._reduce("kurt", bias=bias, fisher=fisher, nan_policy=nan_policy)
+
+    def sem(self, *, ddof: float = 1, nan_policy: str | None = None) -> dd.DataFrame:
+        """Standard error of the mean from the exact sums, correctly rounded.
+
+        Exact, and equal bit for bit to the pandas GroupBy result.
+
+        Parameters
+        ----------
+        ddof : float, default 1
+            Delta degrees of freedom of the variance: ``sqrt(var(ddof) / N)``, as pandas and
+            :func:`scipy.stats.sem`.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        dask.dataframe.DataFrame
+            One row per group, lazy; groups follow the shuffle (``.compute().sort_index()`` for
+            pandas' order).
+
+        See Also
+        --------
+        pandas.api.typing.DataFrameGroupBy.nanstats.sem
+            The same, in memory.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
+        >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
+        >>> ddf = dd.from_pandas(df, npartitions=2)
+        >>> ddf.groupby("g").nanstats.sem(nan_policy="omit").compute().sort_index()
+                  x
+        g
+        a       NaN
+        b  2.728451
+        >>> ddf.groupby("g").nanstats.sem(nan_policy="propagate").compute().sort_index()
+                  x
+        g
+        a       NaN
+        b  2.728451
+        """
+        return self._reduce("sem", ddof=ddof, nan_policy=nan_policy)
+
+    def prod(self, *, nan_policy: str | None = None) -> dd.DataFrame:
+        """Product, correctly rounded (overflow gives inf).
+
+        Exact, and equal bit for bit to the pandas GroupBy result.
+
+        Parameters
+        ----------
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        dask.dataframe.DataFrame
+            One row per group, lazy; groups follow the shuffle (``.compute().sort_index()`` for
+            pandas' order).
+
+        See Also
+        --------
+        pandas.api.typing.DataFrameGroupBy.nanstats.prod
+            The same, in memory.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
+        >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
+        >>> ddf = dd.from_pandas(df, npartitions=2)
+        >>> ddf.groupby("g").nanstats.prod(nan_policy="omit").compute().sort_index()
+              x
+        g
+        a   4.0
+        b  30.0
+        >>> ddf.groupby("g").nanstats.prod(nan_policy="propagate").compute().sort_index()
+              x
+        g
+        a   NaN
+        b  30.0
+        """
+        return self._reduce("prod", nan_policy=nan_policy)

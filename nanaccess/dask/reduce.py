@@ -111,6 +111,10 @@ def dask_reduce(
         return dask_order_stat(x, stat, **common, dask_passes=passes, **params)
     if entry.compose is None:
         return dask_moment_stat(x, stat, **common, **params)
+    if entry.family == "higher":
+        from .higher import dask_higher_stat  # skew, kurt, sem, prod (issue 23)
+
+        return dask_higher_stat(x, stat, **common, **params)
     axes = normalize_axis(axis, x.ndim)
     res_dtype = out_dtype(x, stat, axes, **params)  # validates rng / method / scale
     info = policy_check(x, policy, check)

@@ -46,6 +46,7 @@ from ._groupby_registry import (
     register_groupby_accessor,
     register_window_accessor,
 )
+from .ewm import register_ewm_accessor  # s.ewm(...).nanstats (issue 23)
 from .frame import DataFrameNanStats
 from .groupby import NanGroupBy
 from .series import SeriesNanStats
@@ -68,6 +69,7 @@ def _register() -> None:
     register_window_accessor("nanstats", NanWindow, WINDOW_CLASSES)
     # a resample is a grouped reduction over contiguous groups: the GroupBy accessor
     register_window_accessor("nanstats", NanGroupBy, RESAMPLER_CLASSES)
+    register_ewm_accessor()
 
 
 _register()

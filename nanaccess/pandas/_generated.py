@@ -894,6 +894,210 @@ class SeriesStatsMixin:
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 
+    def skew(
+        self,
+        *,
+        bias: Any = False,
+        axis: Any = None,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+    ) -> Any:
+        """Skewness from the exact power sums, within 1 ulp (correctly rounded).
+
+        Parameters
+        ----------
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        axis : {None, 0, "index", "rows"}, default None
+            Accepted as by pandas' Series methods; any other axis raises ValueError.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+
+        Returns
+        -------
+        scalar
+            A NumPy scalar (float64 for interpolated integers); ``pd.NA`` for a missing result of a
+            nullable Series.
+
+        See Also
+        --------
+        nanaccess.skew
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
+        >>> s.nanstats.skew(nan_policy="omit")
+        np.float64(1.3770607453181927)
+        >>> s.nanstats.skew(nan_policy="propagate")
+        np.float64(nan)
+        """
+        return self._reduce(
+            "skew",
+            bias=bias,
+            axis=axis,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
+
+    def kurt(
+        self,
+        *,
+        bias: Any = False,
+        fisher: Any = True,
+        axis: Any = None,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+    ) -> Any:
+        """Kurtosis from the exact power sums, correctly rounded.
+
+        Parameters
+        ----------
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        fisher : bool, default True
+            True: excess kurtosis (normal data give 0.0), as pandas and scipy; False: Pearson's
+            kurtosis (normal data give 3.0).
+        axis : {None, 0, "index", "rows"}, default None
+            Accepted as by pandas' Series methods; any other axis raises ValueError.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+
+        Returns
+        -------
+        scalar
+            A NumPy scalar (float64 for interpolated integers); ``pd.NA`` for a missing result of a
+            nullable Series.
+
+        See Also
+        --------
+        nanaccess.kurt
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
+        >>> s.nanstats.kurt(nan_policy="omit")
+        np.float64(2.3555555555555556)
+        >>> s.nanstats.kurt(nan_policy="propagate")
+        np.float64(nan)
+        """
+        return self._reduce(
+            "kurt",
+            bias=bias,
+            fisher=fisher,
+            axis=axis,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
+
+    def sem(
+        self,
+        *,
+        ddof: float = 1,
+        axis: Any = None,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+    ) -> Any:
+        """Standard error of the mean from the exact sums, correctly rounded.
+
+        Parameters
+        ----------
+        ddof : float, default 1
+            Delta degrees of freedom of the variance: ``sqrt(var(ddof) / N)``, as pandas and
+            :func:`scipy.stats.sem`.
+        axis : {None, 0, "index", "rows"}, default None
+            Accepted as by pandas' Series methods; any other axis raises ValueError.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+
+        Returns
+        -------
+        scalar
+            A NumPy scalar (float64 for interpolated integers); ``pd.NA`` for a missing result of a
+            nullable Series.
+
+        See Also
+        --------
+        nanaccess.sem
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
+        >>> s.nanstats.sem(nan_policy="omit")
+        np.float64(1.9364916731037085)
+        >>> s.nanstats.sem(nan_policy="propagate")
+        np.float64(nan)
+        """
+        return self._reduce(
+            "sem",
+            ddof=ddof,
+            axis=axis,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
+
+    def prod(
+        self,
+        *,
+        axis: Any = None,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+    ) -> Any:
+        """Product, correctly rounded (overflow gives inf).
+
+        Parameters
+        ----------
+        axis : {None, 0, "index", "rows"}, default None
+            Accepted as by pandas' Series methods; any other axis raises ValueError.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+
+        Returns
+        -------
+        scalar
+            A NumPy scalar (float64 for interpolated integers); ``pd.NA`` for a missing result of a
+            nullable Series.
+
+        See Also
+        --------
+        nanaccess.prod
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
+        >>> s.nanstats.prod(nan_policy="omit")
+        np.float64(120.0)
+        >>> s.nanstats.prod(nan_policy="propagate")
+        np.float64(nan)
+        """
+        return self._reduce("prod", axis=axis, nan_policy=skipna_policy(skipna, nan_policy))
+
 
 class DataFrameStatsMixin:
     """The statistics of ``DataFrame.nanstats``: one value per column or row.
@@ -1887,6 +2091,242 @@ class DataFrameStatsMixin:
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 
+    def skew(
+        self,
+        axis: Any = 0,
+        numeric_only: bool = False,
+        *,
+        bias: Any = False,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+    ) -> pd.Series:
+        """Skewness from the exact power sums, within 1 ulp (correctly rounded).
+
+        Parameters
+        ----------
+        axis : {0, 1, "index", "columns", "rows"}, default 0
+            0: one result per column; 1: one result per row (the columns' common dtype).
+        numeric_only : bool, default False
+            Leave out non-numeric columns (otherwise they raise TypeError).
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+
+        Returns
+        -------
+        Series
+            One value per column (``axis=0``) or row (``axis=1``), with pandas' common-dtype rules.
+
+        See Also
+        --------
+        nanaccess.skew
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
+        >>> df.nanstats.skew(nan_policy="omit")
+        a   -0.935220
+        b    0.752837
+        dtype: float64
+        >>> df.nanstats.skew(nan_policy="propagate")
+        a         NaN
+        b    0.752837
+        dtype: float64
+        """
+        return self._reduce(
+            "skew",
+            axis=axis,
+            numeric_only=numeric_only,
+            bias=bias,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
+
+    def kurt(
+        self,
+        axis: Any = 0,
+        numeric_only: bool = False,
+        *,
+        bias: Any = False,
+        fisher: Any = True,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+    ) -> pd.Series:
+        """Kurtosis from the exact power sums, correctly rounded.
+
+        Parameters
+        ----------
+        axis : {0, 1, "index", "columns", "rows"}, default 0
+            0: one result per column; 1: one result per row (the columns' common dtype).
+        numeric_only : bool, default False
+            Leave out non-numeric columns (otherwise they raise TypeError).
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        fisher : bool, default True
+            True: excess kurtosis (normal data give 0.0), as pandas and scipy; False: Pearson's
+            kurtosis (normal data give 3.0).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+
+        Returns
+        -------
+        Series
+            One value per column (``axis=0``) or row (``axis=1``), with pandas' common-dtype rules.
+
+        See Also
+        --------
+        nanaccess.kurt
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
+        >>> df.nanstats.kurt(nan_policy="omit")
+        a         NaN
+        b    0.342857
+        dtype: float64
+        >>> df.nanstats.kurt(nan_policy="propagate")
+        a         NaN
+        b    0.342857
+        dtype: float64
+        """
+        return self._reduce(
+            "kurt",
+            axis=axis,
+            numeric_only=numeric_only,
+            bias=bias,
+            fisher=fisher,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
+
+    def sem(
+        self,
+        axis: Any = 0,
+        ddof: float = 1,
+        numeric_only: bool = False,
+        *,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+    ) -> pd.Series:
+        """Standard error of the mean from the exact sums, correctly rounded.
+
+        Parameters
+        ----------
+        axis : {0, 1, "index", "columns", "rows"}, default 0
+            0: one result per column; 1: one result per row (the columns' common dtype).
+        ddof : float, default 1
+            Delta degrees of freedom of the variance: ``sqrt(var(ddof) / N)``, as pandas and
+            :func:`scipy.stats.sem`.
+        numeric_only : bool, default False
+            Leave out non-numeric columns (otherwise they raise TypeError).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+
+        Returns
+        -------
+        Series
+            One value per column (``axis=0``) or row (``axis=1``), with pandas' common-dtype rules.
+
+        See Also
+        --------
+        nanaccess.sem
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
+        >>> df.nanstats.sem(nan_policy="omit")
+        a    0.881917
+        b    0.853913
+        dtype: float64
+        >>> df.nanstats.sem(nan_policy="propagate")
+        a         NaN
+        b    0.853913
+        dtype: float64
+        """
+        return self._reduce(
+            "sem",
+            axis=axis,
+            ddof=ddof,
+            numeric_only=numeric_only,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
+
+    def prod(
+        self,
+        axis: Any = 0,
+        numeric_only: bool = False,
+        *,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+    ) -> pd.Series:
+        """Product, correctly rounded (overflow gives inf).
+
+        Parameters
+        ----------
+        axis : {0, 1, "index", "columns", "rows"}, default 0
+            0: one result per column; 1: one result per row (the columns' common dtype).
+        numeric_only : bool, default False
+            Leave out non-numeric columns (otherwise they raise TypeError).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+
+        Returns
+        -------
+        Series
+            One value per column (``axis=0``) or row (``axis=1``), with pandas' common-dtype rules.
+
+        See Also
+        --------
+        nanaccess.prod
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
+        >>> df.nanstats.prod(nan_policy="omit")
+        a    12.0
+        b    30.0
+        dtype: float64
+        >>> df.nanstats.prod(nan_policy="propagate")
+        a     NaN
+        b    30.0
+        dtype: float64
+        """
+        return self._reduce(
+            "prod",
+            axis=axis,
+            numeric_only=numeric_only,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
+
 
 class GroupByStatsMixin:
     """The statistics of ``df.groupby(...).nanstats``: one value per group and column (Series and
@@ -2788,4 +3228,236 @@ class GroupByStatsMixin:
             numeric_only=numeric_only,
             nan_policy=skipna_policy(skipna, nan_policy),
             engine=engine,
+        )
+
+    def skew(
+        self,
+        *,
+        bias: Any = False,
+        numeric_only: bool = False,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+    ) -> pd.Series | pd.DataFrame:
+        """Skewness from the exact power sums, within 1 ulp (correctly rounded).
+
+        Parameters
+        ----------
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        numeric_only : bool, default False
+            Leave out non-numeric columns (otherwise they raise TypeError).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+
+        Returns
+        -------
+        Series or DataFrame
+            Indexed by group exactly as pandas' own GroupBy result (``as_index``, ``observed``,
+            ``dropna`` honoured).
+
+        See Also
+        --------
+        nanaccess.skew
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
+        >>> df.groupby("g").nanstats.skew(nan_policy="omit")
+                  x
+        g
+        a       NaN
+        b  1.389636
+        >>> df.groupby("g").nanstats.skew(nan_policy="propagate")
+                  x
+        g
+        a       NaN
+        b  1.389636
+        """
+        return self._reduce(
+            "skew",
+            bias=bias,
+            numeric_only=numeric_only,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
+
+    def kurt(
+        self,
+        *,
+        bias: Any = False,
+        fisher: Any = True,
+        numeric_only: bool = False,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+    ) -> pd.Series | pd.DataFrame:
+        """Kurtosis from the exact power sums, correctly rounded.
+
+        Parameters
+        ----------
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        fisher : bool, default True
+            True: excess kurtosis (normal data give 0.0), as pandas and scipy; False: Pearson's
+            kurtosis (normal data give 3.0).
+        numeric_only : bool, default False
+            Leave out non-numeric columns (otherwise they raise TypeError).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+
+        Returns
+        -------
+        Series or DataFrame
+            Indexed by group exactly as pandas' own GroupBy result (``as_index``, ``observed``,
+            ``dropna`` honoured).
+
+        See Also
+        --------
+        nanaccess.kurt
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
+        >>> df.groupby("g").nanstats.kurt(nan_policy="omit")
+            x
+        g
+        a NaN
+        b NaN
+        >>> df.groupby("g").nanstats.kurt(nan_policy="propagate")
+            x
+        g
+        a NaN
+        b NaN
+        """
+        return self._reduce(
+            "kurt",
+            bias=bias,
+            fisher=fisher,
+            numeric_only=numeric_only,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
+
+    def sem(
+        self,
+        ddof: float = 1,
+        *,
+        numeric_only: bool = False,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+    ) -> pd.Series | pd.DataFrame:
+        """Standard error of the mean from the exact sums, correctly rounded.
+
+        Parameters
+        ----------
+        ddof : float, default 1
+            Delta degrees of freedom of the variance: ``sqrt(var(ddof) / N)``, as pandas and
+            :func:`scipy.stats.sem`.
+        numeric_only : bool, default False
+            Leave out non-numeric columns (otherwise they raise TypeError).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+
+        Returns
+        -------
+        Series or DataFrame
+            Indexed by group exactly as pandas' own GroupBy result (``as_index``, ``observed``,
+            ``dropna`` honoured).
+
+        See Also
+        --------
+        nanaccess.sem
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
+        >>> df.groupby("g").nanstats.sem(nan_policy="omit")
+                  x
+        g
+        a       NaN
+        b  2.728451
+        >>> df.groupby("g").nanstats.sem(nan_policy="propagate")
+                  x
+        g
+        a       NaN
+        b  2.728451
+        """
+        return self._reduce(
+            "sem",
+            ddof=ddof,
+            numeric_only=numeric_only,
+            nan_policy=skipna_policy(skipna, nan_policy),
+        )
+
+    def prod(
+        self,
+        *,
+        numeric_only: bool = False,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+    ) -> pd.Series | pd.DataFrame:
+        """Product, correctly rounded (overflow gives inf).
+
+        Parameters
+        ----------
+        numeric_only : bool, default False
+            Leave out non-numeric columns (otherwise they raise TypeError).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+
+        Returns
+        -------
+        Series or DataFrame
+            Indexed by group exactly as pandas' own GroupBy result (``as_index``, ``observed``,
+            ``dropna`` honoured).
+
+        See Also
+        --------
+        nanaccess.prod
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
+        >>> df.groupby("g").nanstats.prod(nan_policy="omit")
+              x
+        g
+        a   4.0
+        b  30.0
+        >>> df.groupby("g").nanstats.prod(nan_policy="propagate")
+              x
+        g
+        a   NaN
+        b  30.0
+        """
+        return self._reduce(
+            "prod",
+            numeric_only=numeric_only,
+            nan_policy=skipna_policy(skipna, nan_policy),
         )

@@ -28,6 +28,10 @@ __all__ = [
     "count",
     "iqr",
     "mad",
+    "skew",
+    "kurt",
+    "sem",
+    "prod",
 ]
 
 
@@ -659,3 +663,157 @@ def mad(
     b  2.0
     """
     return make("mad", scale=scale, nan_policy=skipna_policy(skipna, nan_policy))
+
+
+def skew(*, bias: Any = False, nan_policy: str | None = None, skipna: bool | None = None) -> NanAgg:
+    """Skewness from the exact power sums, within 1 ulp (correctly rounded).
+
+    For pandas' ``.agg``: the callable computes ``Series.nanstats.skew`` with these keywords.
+
+    Parameters
+    ----------
+    bias : bool, default False
+        False (the default, as pandas): the bias-corrected sample statistic (scipy's
+        ``bias=False``); True: the biased moment ratio.
+    nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+        How NaN and missing values are treated (see :doc:`/semantics`); None uses
+        ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+    skipna : bool, optional
+        pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+        ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+        with a ``nan_policy`` that means something else: ValueError.
+
+    Returns
+    -------
+    NanAgg
+        A callable on a Series for pandas' ``.agg``; its ``__name__`` is "skew", so pandas
+        labels the result by it.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, nanaccess as na
+    >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
+    >>> df.groupby("g").agg(na.agg.skew(nan_policy="omit"))
+              x
+    g
+    a       NaN
+    b  1.389636
+    """
+    return make("skew", bias=bias, nan_policy=skipna_policy(skipna, nan_policy))
+
+
+def kurt(
+    *,
+    bias: Any = False,
+    fisher: Any = True,
+    nan_policy: str | None = None,
+    skipna: bool | None = None,
+) -> NanAgg:
+    """Kurtosis from the exact power sums, correctly rounded.
+
+    For pandas' ``.agg``: the callable computes ``Series.nanstats.kurt`` with these keywords.
+
+    Parameters
+    ----------
+    bias : bool, default False
+        False (the default, as pandas): the bias-corrected sample statistic (scipy's
+        ``bias=False``); True: the biased moment ratio.
+    fisher : bool, default True
+        True: excess kurtosis (normal data give 0.0), as pandas and scipy; False: Pearson's
+        kurtosis (normal data give 3.0).
+    nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+        How NaN and missing values are treated (see :doc:`/semantics`); None uses
+        ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+    skipna : bool, optional
+        pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+        ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+        with a ``nan_policy`` that means something else: ValueError.
+
+    Returns
+    -------
+    NanAgg
+        A callable on a Series for pandas' ``.agg``; its ``__name__`` is "kurt", so pandas
+        labels the result by it.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, nanaccess as na
+    >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
+    >>> df.groupby("g").agg(na.agg.kurt(nan_policy="omit"))
+        x
+    g
+    a NaN
+    b NaN
+    """
+    return make("kurt", bias=bias, fisher=fisher, nan_policy=skipna_policy(skipna, nan_policy))
+
+
+def sem(*, ddof: float = 1, nan_policy: str | None = None, skipna: bool | None = None) -> NanAgg:
+    """Standard error of the mean from the exact sums, correctly rounded.
+
+    For pandas' ``.agg``: the callable computes ``Series.nanstats.sem`` with these keywords.
+
+    Parameters
+    ----------
+    ddof : float, default 1
+        Delta degrees of freedom of the variance: ``sqrt(var(ddof) / N)``, as pandas and
+        :func:`scipy.stats.sem`.
+    nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+        How NaN and missing values are treated (see :doc:`/semantics`); None uses
+        ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+    skipna : bool, optional
+        pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+        ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+        with a ``nan_policy`` that means something else: ValueError.
+
+    Returns
+    -------
+    NanAgg
+        A callable on a Series for pandas' ``.agg``; its ``__name__`` is "sem", so pandas labels
+        the result by it.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, nanaccess as na
+    >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
+    >>> df.groupby("g").agg(na.agg.sem(nan_policy="omit"))
+              x
+    g
+    a       NaN
+    b  2.728451
+    """
+    return make("sem", ddof=ddof, nan_policy=skipna_policy(skipna, nan_policy))
+
+
+def prod(*, nan_policy: str | None = None, skipna: bool | None = None) -> NanAgg:
+    """Product, correctly rounded (overflow gives inf).
+
+    For pandas' ``.agg``: the callable computes ``Series.nanstats.prod`` with these keywords.
+
+    Parameters
+    ----------
+    nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+        How NaN and missing values are treated (see :doc:`/semantics`); None uses
+        ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+    skipna : bool, optional
+        pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+        ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+        with a ``nan_policy`` that means something else: ValueError.
+
+    Returns
+    -------
+    NanAgg
+        A callable on a Series for pandas' ``.agg``; its ``__name__`` is "prod", so pandas
+        labels the result by it.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, nanaccess as na
+    >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
+    >>> df.groupby("g").agg(na.agg.prod(nan_policy="omit"))
+          x
+    g
+    a   4.0
+    b  30.0
+    """
+    return make("prod", nan_policy=skipna_policy(skipna, nan_policy))

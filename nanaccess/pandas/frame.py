@@ -31,6 +31,7 @@ from .columns import (
     report,
     with_min_count,
 )
+from .cumulative import CumulativeMixin  # cumsum, cummax, ... (issue 23)
 from .describe import describe_frame
 from .dtypes import Column, column_arrays, is_numeric_column, to_pandas_array
 from .frame_block import rows, whole
@@ -53,7 +54,7 @@ def _axis_number(axis: Any, stat: str) -> int | None:
         return None
     raise ValueError(f"No axis named {axis!r} for object type DataFrame")
 
-class DataFrameNanStats(FrameBivariate, DataFrameStatsMixin):
+class DataFrameNanStats(FrameBivariate, DataFrameStatsMixin, CumulativeMixin):
     """NaN-explicit statistics of a pandas DataFrame (``df.nanstats``).
 
     Methods take ``axis=0|1`` and ``numeric_only=`` and label results as the

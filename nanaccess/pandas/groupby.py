@@ -37,6 +37,7 @@ from .columns import (
     undefined_spread,
     with_min_count,
 )
+from .cumulative import GroupedCumulativeMixin  # cumsum, ... (issue 23)
 from .describe import describe_groups
 from .dtypes import column_arrays, is_numeric_column, to_pandas_array
 from .group_report import grouped_report, report_frame
@@ -45,7 +46,7 @@ from .weighted import grouped_weighted_column, resolve_weights
 __all__ = ["NanGroupBy"]
 
 
-class NanGroupBy(GroupByBivariate, GroupByStatsMixin):
+class NanGroupBy(GroupByBivariate, GroupByStatsMixin, GroupedCumulativeMixin):
     """NaN-explicit statistics of a pandas GroupBy (``gb.nanstats``).
 
     Examples

@@ -28,6 +28,7 @@ from .columns import (
     type_error,
     with_min_count,
 )
+from .cumulative import CumulativeMixin  # cumsum, cummax, ... (issue 23)
 from .describe import describe_column, describe_policy
 from .dtypes import Column, column_arrays, to_pandas_array, to_scalar
 from .groupby import NanGroupBy
@@ -45,7 +46,7 @@ def _series_axis(axis: Any) -> None:
 def _family(stat: str) -> str:
     return _stats.get(stat).family
 
-class SeriesNanStats(SeriesBivariate, SeriesStatsMixin):
+class SeriesNanStats(SeriesBivariate, SeriesStatsMixin, CumulativeMixin):
     """NaN-explicit statistics of a pandas Series (``s.nanstats``).
 
     Registered on ``import nanaccess``. Each statistic returns what ``Series.<method>``

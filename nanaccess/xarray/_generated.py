@@ -1053,6 +1053,262 @@ class DataArrayStatsMixin:
             keepdims=keepdims,
         )
 
+    def skew(
+        self,
+        dim: Hashable | Sequence[Hashable] | None = None,
+        *,
+        bias: Any = False,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+        keep_attrs: bool | None = None,
+        keepdims: bool = False,
+    ) -> xr.DataArray:
+        """Skewness from the exact power sums, within 1 ulp (correctly rounded).
+
+        Dims, coords, name and attrs as xarray's reductions keep them.
+
+        Parameters
+        ----------
+        dim : str, sequence of str or None, default None
+            Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
+            ValueError, as in xarray.
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+        keep_attrs : bool, optional
+            Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
+            default).
+        keepdims : bool, default False
+            Keep the reduced dimensions with length one, as xarray's reductions do.
+
+        Returns
+        -------
+        DataArray
+            NumPy- or dask-backed as the input (dask stays lazy; policy errors are raised when it is
+            computed).
+
+        See Also
+        --------
+        nanaccess.skew
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
+        >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
+        >>> da.nanstats.skew("t", nan_policy="omit").values
+        array([       nan, 0.93521953])
+        >>> da.nanstats.skew(nan_policy="propagate").values
+        array(nan)
+        """
+        return self._reduce(
+            "skew",
+            dim=dim,
+            bias=bias,
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
+            keepdims=keepdims,
+        )
+
+    def kurt(
+        self,
+        dim: Hashable | Sequence[Hashable] | None = None,
+        *,
+        bias: Any = False,
+        fisher: Any = True,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+        keep_attrs: bool | None = None,
+        keepdims: bool = False,
+    ) -> xr.DataArray:
+        """Kurtosis from the exact power sums, correctly rounded.
+
+        Dims, coords, name and attrs as xarray's reductions keep them.
+
+        Parameters
+        ----------
+        dim : str, sequence of str or None, default None
+            Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
+            ValueError, as in xarray.
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        fisher : bool, default True
+            True: excess kurtosis (normal data give 0.0), as pandas and scipy; False: Pearson's
+            kurtosis (normal data give 3.0).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+        keep_attrs : bool, optional
+            Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
+            default).
+        keepdims : bool, default False
+            Keep the reduced dimensions with length one, as xarray's reductions do.
+
+        Returns
+        -------
+        DataArray
+            NumPy- or dask-backed as the input (dask stays lazy; policy errors are raised when it is
+            computed).
+
+        See Also
+        --------
+        nanaccess.kurt
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
+        >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
+        >>> da.nanstats.kurt("t", nan_policy="omit").values
+        array([nan, nan])
+        >>> da.nanstats.kurt(nan_policy="propagate").values
+        array(nan)
+        """
+        return self._reduce(
+            "kurt",
+            dim=dim,
+            bias=bias,
+            fisher=fisher,
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
+            keepdims=keepdims,
+        )
+
+    def sem(
+        self,
+        dim: Hashable | Sequence[Hashable] | None = None,
+        *,
+        ddof: float = 1,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+        keep_attrs: bool | None = None,
+        keepdims: bool = False,
+    ) -> xr.DataArray:
+        """Standard error of the mean from the exact sums, correctly rounded.
+
+        Dims, coords, name and attrs as xarray's reductions keep them.
+
+        Parameters
+        ----------
+        dim : str, sequence of str or None, default None
+            Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
+            ValueError, as in xarray.
+        ddof : float, default 1
+            Delta degrees of freedom of the variance: ``sqrt(var(ddof) / N)``, as pandas and
+            :func:`scipy.stats.sem`.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+        keep_attrs : bool, optional
+            Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
+            default).
+        keepdims : bool, default False
+            Keep the reduced dimensions with length one, as xarray's reductions do.
+
+        Returns
+        -------
+        DataArray
+            NumPy- or dask-backed as the input (dask stays lazy; policy errors are raised when it is
+            computed).
+
+        See Also
+        --------
+        nanaccess.sem
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
+        >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
+        >>> da.nanstats.sem("t", nan_policy="omit").values
+        array([1.5      , 0.8819171])
+        >>> da.nanstats.sem(nan_policy="propagate").values
+        array(nan)
+        """
+        return self._reduce(
+            "sem",
+            dim=dim,
+            ddof=ddof,
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
+            keepdims=keepdims,
+        )
+
+    def prod(
+        self,
+        dim: Hashable | Sequence[Hashable] | None = None,
+        *,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+        keep_attrs: bool | None = None,
+        keepdims: bool = False,
+    ) -> xr.DataArray:
+        """Product, correctly rounded (overflow gives inf).
+
+        Dims, coords, name and attrs as xarray's reductions keep them.
+
+        Parameters
+        ----------
+        dim : str, sequence of str or None, default None
+            Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
+            ValueError, as in xarray.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+        keep_attrs : bool, optional
+            Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
+            default).
+        keepdims : bool, default False
+            Keep the reduced dimensions with length one, as xarray's reductions do.
+
+        Returns
+        -------
+        DataArray
+            NumPy- or dask-backed as the input (dask stays lazy; policy errors are raised when it is
+            computed).
+
+        See Also
+        --------
+        nanaccess.prod
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
+        >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
+        >>> da.nanstats.prod("t", nan_policy="omit").values
+        array([ 4., 30.])
+        >>> da.nanstats.prod(nan_policy="propagate").values
+        array(nan)
+        """
+        return self._reduce(
+            "prod",
+            dim=dim,
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
+            keepdims=keepdims,
+        )
+
 
 class DatasetStatsMixin:
     """The statistics of ``Dataset.nanstats``: each data variable reduced over ``dim``.
@@ -2067,6 +2323,286 @@ class DatasetStatsMixin:
             keepdims=keepdims,
         )
 
+    def skew(
+        self,
+        dim: Hashable | Sequence[Hashable] | None = None,
+        *,
+        bias: Any = False,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+        keep_attrs: bool | None = None,
+        keepdims: bool = False,
+    ) -> xr.Dataset:
+        """Skewness from the exact power sums, within 1 ulp (correctly rounded).
+
+        Dims, coords, name and attrs as xarray's reductions keep them. Variables that are not
+        numbers are left out, as xarray (object variables holding Decimals, Fractions or huge ints
+        are kept).
+
+        Parameters
+        ----------
+        dim : str, sequence of str or None, default None
+            Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
+            ValueError, as in xarray.
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+        keep_attrs : bool, optional
+            Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
+            default).
+        keepdims : bool, default False
+            Keep the reduced dimensions with length one, as xarray's reductions do.
+
+        Returns
+        -------
+        Dataset
+            One reduced variable per data variable; NumPy- or dask-backed as the input (dask stays
+            lazy; policy errors are raised when it is computed).
+
+        See Also
+        --------
+        nanaccess.skew
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
+        >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
+        >>> ds.nanstats.skew("t", nan_policy="omit").to_pandas()
+        a   -0.935220
+        b    0.752837
+        dtype: float64
+        >>> ds.nanstats.skew(nan_policy="propagate").to_pandas()
+        a         NaN
+        b    0.752837
+        dtype: float64
+        """
+        return self._reduce(
+            "skew",
+            dim=dim,
+            bias=bias,
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
+            keepdims=keepdims,
+        )
+
+    def kurt(
+        self,
+        dim: Hashable | Sequence[Hashable] | None = None,
+        *,
+        bias: Any = False,
+        fisher: Any = True,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+        keep_attrs: bool | None = None,
+        keepdims: bool = False,
+    ) -> xr.Dataset:
+        """Kurtosis from the exact power sums, correctly rounded.
+
+        Dims, coords, name and attrs as xarray's reductions keep them. Variables that are not
+        numbers are left out, as xarray (object variables holding Decimals, Fractions or huge ints
+        are kept).
+
+        Parameters
+        ----------
+        dim : str, sequence of str or None, default None
+            Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
+            ValueError, as in xarray.
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        fisher : bool, default True
+            True: excess kurtosis (normal data give 0.0), as pandas and scipy; False: Pearson's
+            kurtosis (normal data give 3.0).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+        keep_attrs : bool, optional
+            Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
+            default).
+        keepdims : bool, default False
+            Keep the reduced dimensions with length one, as xarray's reductions do.
+
+        Returns
+        -------
+        Dataset
+            One reduced variable per data variable; NumPy- or dask-backed as the input (dask stays
+            lazy; policy errors are raised when it is computed).
+
+        See Also
+        --------
+        nanaccess.kurt
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
+        >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
+        >>> ds.nanstats.kurt("t", nan_policy="omit").to_pandas()
+        a         NaN
+        b    0.342857
+        dtype: float64
+        >>> ds.nanstats.kurt(nan_policy="propagate").to_pandas()
+        a         NaN
+        b    0.342857
+        dtype: float64
+        """
+        return self._reduce(
+            "kurt",
+            dim=dim,
+            bias=bias,
+            fisher=fisher,
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
+            keepdims=keepdims,
+        )
+
+    def sem(
+        self,
+        dim: Hashable | Sequence[Hashable] | None = None,
+        *,
+        ddof: float = 1,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+        keep_attrs: bool | None = None,
+        keepdims: bool = False,
+    ) -> xr.Dataset:
+        """Standard error of the mean from the exact sums, correctly rounded.
+
+        Dims, coords, name and attrs as xarray's reductions keep them. Variables that are not
+        numbers are left out, as xarray (object variables holding Decimals, Fractions or huge ints
+        are kept).
+
+        Parameters
+        ----------
+        dim : str, sequence of str or None, default None
+            Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
+            ValueError, as in xarray.
+        ddof : float, default 1
+            Delta degrees of freedom of the variance: ``sqrt(var(ddof) / N)``, as pandas and
+            :func:`scipy.stats.sem`.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+        keep_attrs : bool, optional
+            Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
+            default).
+        keepdims : bool, default False
+            Keep the reduced dimensions with length one, as xarray's reductions do.
+
+        Returns
+        -------
+        Dataset
+            One reduced variable per data variable; NumPy- or dask-backed as the input (dask stays
+            lazy; policy errors are raised when it is computed).
+
+        See Also
+        --------
+        nanaccess.sem
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
+        >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
+        >>> ds.nanstats.sem("t", nan_policy="omit").to_pandas()
+        a    0.881917
+        b    0.853913
+        dtype: float64
+        >>> ds.nanstats.sem(nan_policy="propagate").to_pandas()
+        a         NaN
+        b    0.853913
+        dtype: float64
+        """
+        return self._reduce(
+            "sem",
+            dim=dim,
+            ddof=ddof,
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
+            keepdims=keepdims,
+        )
+
+    def prod(
+        self,
+        dim: Hashable | Sequence[Hashable] | None = None,
+        *,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+        keep_attrs: bool | None = None,
+        keepdims: bool = False,
+    ) -> xr.Dataset:
+        """Product, correctly rounded (overflow gives inf).
+
+        Dims, coords, name and attrs as xarray's reductions keep them. Variables that are not
+        numbers are left out, as xarray (object variables holding Decimals, Fractions or huge ints
+        are kept).
+
+        Parameters
+        ----------
+        dim : str, sequence of str or None, default None
+            Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
+            ValueError, as in xarray.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+        keep_attrs : bool, optional
+            Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
+            default).
+        keepdims : bool, default False
+            Keep the reduced dimensions with length one, as xarray's reductions do.
+
+        Returns
+        -------
+        Dataset
+            One reduced variable per data variable; NumPy- or dask-backed as the input (dask stays
+            lazy; policy errors are raised when it is computed).
+
+        See Also
+        --------
+        nanaccess.prod
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
+        >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
+        >>> ds.nanstats.prod("t", nan_policy="omit").to_pandas()
+        a    12.0
+        b    30.0
+        dtype: float64
+        >>> ds.nanstats.prod(nan_policy="propagate").to_pandas()
+        a     NaN
+        b    30.0
+        dtype: float64
+        """
+        return self._reduce(
+            "prod",
+            dim=dim,
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
+            keepdims=keepdims,
+        )
+
 
 class GroupByStatsMixin:
     """The statistics of ``obj.nanstats.groupby(...)`` and ``obj.nanstats.resample(...)``: one
@@ -3048,6 +3584,234 @@ class GroupByStatsMixin:
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             engine=engine,
+        )
+
+    def skew(
+        self,
+        *,
+        bias: Any = False,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+        keep_attrs: bool | None = None,
+    ) -> xr.DataArray | xr.Dataset:
+        """Skewness from the exact power sums, within 1 ulp (correctly rounded).
+
+        Dims, coords, name and attrs as xarray's reductions keep them.
+
+        Parameters
+        ----------
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+        keep_attrs : bool, optional
+            Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
+            default).
+
+        Returns
+        -------
+        DataArray or Dataset
+            One value per group along the new group dimension, laid out as xarray's own GroupBy
+            result; NumPy- or dask-backed as the input (dask stays lazy; policy errors are raised
+            when it is computed).
+
+        See Also
+        --------
+        nanaccess.skew
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
+        >>> g = xr.DataArray(list("aabbb"), dims="t")
+        >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
+        >>> da.nanstats.groupby("g").skew(nan_policy="omit").values
+        array([       nan, 1.38963614])
+        >>> da.nanstats.groupby("g").skew(nan_policy="propagate").values
+        array([       nan, 1.38963614])
+        """
+        return self._reduce(
+            "skew",
+            bias=bias,
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
+        )
+
+    def kurt(
+        self,
+        *,
+        bias: Any = False,
+        fisher: Any = True,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+        keep_attrs: bool | None = None,
+    ) -> xr.DataArray | xr.Dataset:
+        """Kurtosis from the exact power sums, correctly rounded.
+
+        Dims, coords, name and attrs as xarray's reductions keep them.
+
+        Parameters
+        ----------
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        fisher : bool, default True
+            True: excess kurtosis (normal data give 0.0), as pandas and scipy; False: Pearson's
+            kurtosis (normal data give 3.0).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+        keep_attrs : bool, optional
+            Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
+            default).
+
+        Returns
+        -------
+        DataArray or Dataset
+            One value per group along the new group dimension, laid out as xarray's own GroupBy
+            result; NumPy- or dask-backed as the input (dask stays lazy; policy errors are raised
+            when it is computed).
+
+        See Also
+        --------
+        nanaccess.kurt
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
+        >>> g = xr.DataArray(list("aabbb"), dims="t")
+        >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
+        >>> da.nanstats.groupby("g").kurt(nan_policy="omit").values
+        array([nan, nan])
+        >>> da.nanstats.groupby("g").kurt(nan_policy="propagate").values
+        array([nan, nan])
+        """
+        return self._reduce(
+            "kurt",
+            bias=bias,
+            fisher=fisher,
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
+        )
+
+    def sem(
+        self,
+        *,
+        ddof: float = 1,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+        keep_attrs: bool | None = None,
+    ) -> xr.DataArray | xr.Dataset:
+        """Standard error of the mean from the exact sums, correctly rounded.
+
+        Dims, coords, name and attrs as xarray's reductions keep them.
+
+        Parameters
+        ----------
+        ddof : float, default 1
+            Delta degrees of freedom of the variance: ``sqrt(var(ddof) / N)``, as pandas and
+            :func:`scipy.stats.sem`.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+        keep_attrs : bool, optional
+            Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
+            default).
+
+        Returns
+        -------
+        DataArray or Dataset
+            One value per group along the new group dimension, laid out as xarray's own GroupBy
+            result; NumPy- or dask-backed as the input (dask stays lazy; policy errors are raised
+            when it is computed).
+
+        See Also
+        --------
+        nanaccess.sem
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
+        >>> g = xr.DataArray(list("aabbb"), dims="t")
+        >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
+        >>> da.nanstats.groupby("g").sem(nan_policy="omit").values
+        array([       nan, 2.72845092])
+        >>> da.nanstats.groupby("g").sem(nan_policy="propagate").values
+        array([       nan, 2.72845092])
+        """
+        return self._reduce(
+            "sem",
+            ddof=ddof,
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
+        )
+
+    def prod(
+        self,
+        *,
+        nan_policy: str | None = None,
+        skipna: bool | None = None,
+        keep_attrs: bool | None = None,
+    ) -> xr.DataArray | xr.Dataset:
+        """Product, correctly rounded (overflow gives inf).
+
+        Dims, coords, name and attrs as xarray's reductions keep them.
+
+        Parameters
+        ----------
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+        keep_attrs : bool, optional
+            Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
+            default).
+
+        Returns
+        -------
+        DataArray or Dataset
+            One value per group along the new group dimension, laid out as xarray's own GroupBy
+            result; NumPy- or dask-backed as the input (dask stays lazy; policy errors are raised
+            when it is computed).
+
+        See Also
+        --------
+        nanaccess.prod
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
+        >>> g = xr.DataArray(list("aabbb"), dims="t")
+        >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
+        >>> da.nanstats.groupby("g").prod(nan_policy="omit").values
+        array([ 4., 30.])
+        >>> da.nanstats.groupby("g").prod(nan_policy="propagate").values
+        array([nan, 30.])
+        """
+        return self._reduce(
+            "prod",
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
         )
 
 

@@ -24,6 +24,7 @@ from ._generated import DataArrayStatsMixin, DatasetStatsMixin
 from .bivariate import DataArrayBivariate
 from .groupby import NanGroupBy, factorized_groupby, null_below
 from .reduction import arg_reduce, nan_report, quantile, reduce
+from .running import RunningMixin  # cumsum, ewm, ... along a dim (issue 23)
 
 __all__ = ["DataArrayNanStats", "DatasetNanStats", "reduce", "quantile", "nan_report"]
 
@@ -321,7 +322,7 @@ def _kind_masks(obj: xr.DataArray | xr.Dataset) -> tuple[Any, Any]:
 
 
 @xr.register_dataarray_accessor("nanstats")
-class DataArrayNanStats(DataArrayBivariate, _NanStatsBase, DataArrayStatsMixin):
+class DataArrayNanStats(DataArrayBivariate, _NanStatsBase, DataArrayStatsMixin, RunningMixin):
     """``DataArray.nanstats``: exact, NaN-explicit statistics (see the NaN semantics page).
 
     Examples
@@ -358,7 +359,7 @@ class DataArrayNanStats(DataArrayBivariate, _NanStatsBase, DataArrayStatsMixin):
 
 
 @xr.register_dataset_accessor("nanstats")
-class DatasetNanStats(_NanStatsBase, DatasetStatsMixin):
+class DatasetNanStats(_NanStatsBase, DatasetStatsMixin, RunningMixin):
     """``Dataset.nanstats``: the statistics per data variable.
 
     Examples

@@ -6,6 +6,9 @@ from typing import Any
 
 from .render import STATS, Example, HostParam, HostSpec, package_functions, takes_policy
 
+#: the hand-written cumulative methods (nanaccess/pandas/cumulative.py, issue 23)
+_CUMULATIVE = ("cumsum", "cumprod", "cummax", "cummin", "cumcount")
+
 #: the hook's keyword folding of the host aliases (see :mod:`nanaccess._conventions`)
 CONVENTIONS = "from .._conventions import interpolation_method, skipna_policy"
 
@@ -218,7 +221,7 @@ HOSTS = [
         docs_module="pandas",
         docs_prefix="Series.nanstats.",
         docs_extra=("idxmin", "idxmax", "describe", "nan_report", "sort_values", "rank",
-                    "groupby", "plot_nan_map", "corr", "cov"),
+                    "groupby", "plot_nan_map", "corr", "cov", *_CUMULATIVE),
     ),
     HostSpec(
         key="pandas.DataFrame",
@@ -246,7 +249,7 @@ HOSTS = [
         docs_module="pandas",
         docs_prefix="DataFrame.nanstats.",
         docs_extra=("idxmin", "idxmax", "describe", "nan_report", "rank", "groupby",
-                    "plot_nan_map", "corr", "cov", "corrwith"),
+                    "plot_nan_map", "corr", "cov", "corrwith", *_CUMULATIVE),
     ),
     HostSpec(
         key="pandas.GroupBy",
@@ -275,7 +278,8 @@ HOSTS = [
         type_imports=_TYPES,
         docs_module="pandas.api.typing",
         docs_prefix="DataFrameGroupBy.nanstats.",
-        docs_extra=("idxmin", "idxmax", "describe", "nan_report", "agg", "corr", "cov"),
+        docs_extra=("idxmin", "idxmax", "describe", "nan_report", "agg", "corr", "cov",
+                    *_CUMULATIVE),
     ),
     HostSpec(
         key="pandas.agg",

@@ -8,6 +8,9 @@ from typing import Any
 from .hosts_pandas import INTERPOLATION, PANDAS_METHOD, _picks
 from .render import STATS, Example, HostParam, HostSpec, package_functions
 
+#: the window engines compute every grouped statistic but the higher family (issue 23)
+_WINDOWED = tuple(n for n in STATS.GROUPED if STATS.get(n).family != "higher")
+
 _FUNCS = package_functions()
 
 _SETUP = "import numpy as np, pandas as pd, nanaccess  # noqa: F401"
@@ -73,7 +76,7 @@ HOSTS = [
         pandas_defaults=True,
         defaults={"q": 0.5},
         param_docs=_Q,
-        statistics=STATS.GROUPED,
+        statistics=_WINDOWED,
         returns=_returns,
         extended=_extended,
         see_also=_see_also,
@@ -118,7 +121,7 @@ HOSTS.append(
              "``obj.coarsen(dim=w).nanstats``: one value per window (or block)."),
         params=(XR_KEEP_ATTRS, ENGINE),
         order=("q", "*", "ddof", "keep_attrs", "nan_policy", "engine"),
-        statistics=STATS.GROUPED,
+        statistics=_WINDOWED,
         returns=_xr_returns,
         extended=_xr_extended,
         see_also=lambda stat: ([(f"nanaccess.{stat.name}", "The same statistic of any "

@@ -14,6 +14,9 @@ from typing import Any
 from .hosts_pandas import CONVENTION_PARAMS, CONVENTIONS, ENGINE, INTERPOLATION, SKIPNA
 from .render import STATS, Example, HostParam, HostSpec, package_functions
 
+#: the hand-written running statistics (nanaccess/xarray/running.py, issue 23)
+_RUNNING = ("cumsum", "cumprod", "cummax", "cummin", "ewm")
+
 PATH = "nanaccess/xarray/_generated.py"
 
 #: xarray's own method of the same statistic (for See Also)
@@ -218,7 +221,7 @@ HOSTS = [
         docs_module="xarray",
         docs_prefix="DataArray.nanstats.",
         docs_extra=("describe", "sortby", "nan_report", "groupby", "resample",
-                    "plot_nan_map", "corr", "cov"),
+                    "plot_nan_map", "corr", "cov", *_RUNNING),
     ),
     HostSpec(
         key="xarray.Dataset",
@@ -241,7 +244,7 @@ HOSTS = [
         type_imports=_TYPES,
         docs_module="xarray",
         docs_prefix="Dataset.nanstats.",
-        docs_extra=("describe", "sortby", "nan_report", "groupby", "resample"),
+        docs_extra=("describe", "sortby", "nan_report", "groupby", "resample", *_RUNNING),
     ),
     HostSpec(
         key="xarray.GroupBy",

@@ -211,6 +211,12 @@ def grouped_reduce(
         return _weighted(x, codes, ngroups, stat, weights, weights_missing, policy=policy,
                          missing=missing, engine=engine, **params)
     common = dict(policy=policy, missing=missing, engine=engine)
+    if entry.family == "higher":
+        from ..higher import grouped_higher  # skew, kurt, sem, prod (issue 23)
+
+        values, miss = grouped_higher(x, codes, ngroups, stat, policy=policy, missing=missing,
+                                      **params)
+        return GroupedReduced(values, miss, None, x, codes, int(ngroups), missing, policy)
     if entry.compose is not None:
         values, miss = compose(entry, GroupedShape(codes, int(ngroups), **common), x, **params)
     elif stat in _MOMENTS and RULES[policy].removes and x.ndim in (1, 2):

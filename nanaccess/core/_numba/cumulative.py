@@ -1,0 +1,80 @@
+"""Compiled exact prefix sums: the fast path of :mod:`nanaccess.core.cumulative.prefix`.
+
+Per segment the running sum is carried *exactly* as a triple-double ``hi + lo + lo2``
+(TwoSum of the running ``hi`` and the value, TwoSum of its error into ``lo``, TwoSum
+of that error into ``lo2``); the segment is flagged for the reference engine the
+moment the third TwoSum leaves an error (the carried sum would stop being exact) or a
+value overflows. Each prefix is then rounded once from the exact triple: ``a + b =
+hi + lo`` (TwoSum), ``c + d = b + lo2``, ``r + e = a + c``; ``r`` is the correctly
+rounded sum unless ``a + c`` lies exactly half-way between ``r`` and its neighbour
+on ``e``'s side, where the sign of the remainder ``d`` decides (``d = 0``: the tie,
+which ``r`` already breaks to even). ``e`` and the half-way distance are multiples of
+``ulp(c)`` and ``|d| <= ulp(c) / 2``, so no other case can cross a rounding boundary.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from . import bind, jit, register
+
+__all__ = ["build"]
+
+
+def _two_sum(a, b):  # pragma: no cover - compiled
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _round3(hi, lo, lo2):  # pragma: no cover - compiled
+    """``hi + lo + lo2`` (exact reals) rounded once to the nearest double, ties even."""
+    a, b = _two_sum(hi, lo)
+    c, d = _two_sum(b, lo2)
+    r, e = _two_sum(a, c)
+    if d != 0.0 and e != 0.0:
+        nb = np.nextafter(r, np.inf if e > 0 else -np.inf)
+        if e == (nb - r) * 0.5 and (d > 0) == (e > 0):
+            return nb
+    return r
+
+
+def prefix_kernel(v, starts, out, bad, skipnan):  # pragma: no cover - compiled
+    """``out``: the correctly rounded prefix sums of each segment; ``bad[s] = 1`` when
+    the segment's carried sum stopped being exact (the caller's reference sums it).
+    ``skipnan``: a NaN is skipped and keeps its place (bits as stored). A zero prefix
+    is -0.0 only when every value so far is -0.0 (IEEE addition)."""
+    for s in range(starts.size - 1):
+        hi = 0.0
+        lo = 0.0
+        lo2 = 0.0
+        negz = True
+        for i in range(starts[s], starts[s + 1]):
+            x = v[i]
+            if skipnan and x != x:
+                out[i] = x
+                continue
+            hi, e1 = _two_sum(hi, x)
+            lo, e2 = _two_sum(lo, e1)
+            lo2, e3 = _two_sum(lo2, e2)
+            if e3 != 0.0 or not np.isfinite(hi):
+                bad[s] = 1
+                break
+            negz = negz and x == 0.0 and math.copysign(1.0, x) < 0.0
+            r = _round3(hi, lo, lo2)
+            out[i] = -0.0 if (negz and r == 0.0) else r
+
+
+_HELPERS = ("_two_sum", "_round3")
+
+
+def build() -> dict[str, Any]:
+    """Compile the kernel."""
+    bind(globals(), _HELPERS)
+    return {"prefix": jit(nogil=True)(prefix_kernel)}
+
+
+register("cumulative", build)

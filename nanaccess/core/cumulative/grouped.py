@@ -1,0 +1,86 @@
+"""Cumulative statistics within groups: ``df.groupby(k).nanstats.cumsum()``.
+
+The rows of each group, in their order, become one row of a padded matrix; the
+statistic runs along the rows (:func:`.scan.cumulative`: a running statistic never
+looks ahead, so the padding after a group's last value changes nothing) and the
+results return to the rows' places. Groups are padded in buckets of similar length
+(lengths within a factor of two), so the padding stays below the data's size and the
+work is a loop over buckets, never over groups. The policy's errors are raised first
+by the grouped scan, naming the group and the row.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...options import NanPolicy, resolve_policy
+from ..grouped.common import scan
+from .scan import cumulative
+
+__all__ = ["grouped_cumulative"]
+
+
+def grouped_cumulative(x: Any, codes: Any, ngroups: int, stat: str, *,
+                       policy: NanPolicy | str | None = None,
+                       missing: Any = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """``stat`` running within each group of the 1-D ``x`` (rows of code -1: NaN, or
+    missing for a nullable column): ``(values, missing)`` of ``x``'s length.
+
+    Examples
+    --------
+    >>> x = np.array([1.0, 10.0, np.nan, 2.0, 20.0])
+    >>> grouped_cumulative(x, np.array([0, 1, 0, 0, 1]), 2, "cumsum", policy="omit")[0]
+    array([ 1., 10., nan,  3., 30.])
+    """
+    policy = resolve_policy(policy)
+    x = np.asarray(x)
+    codes = np.asarray(codes).astype(np.intp, copy=False)
+    miss = None if missing is None else np.asarray(missing, bool)
+    scan(x[:, None], codes, policy, None if miss is None else miss[:, None], True)
+    n = x.size
+    ingroup = codes >= 0
+    order = np.argsort(np.where(ingroup, codes, ngroups), kind="stable")
+    order = order[:np.count_nonzero(ingroup)]
+    g = codes[order]
+    sizes = np.bincount(g, minlength=ngroups)
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    rank = np.arange(order.size) - starts[g]
+    out = None
+    out_miss = np.zeros(n, bool) if miss is not None else None
+    # buckets of groups whose lengths share a power of two: bounded padding
+    bucket = np.zeros(ngroups, np.int64)
+    bucket[:] = np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.int64)
+    for b in np.unique(bucket[sizes > 0]).tolist():  # at most log2(n) buckets
+        grp = np.flatnonzero((bucket == b) & (sizes > 0))
+        width = int(sizes[grp].max())
+        slot = np.full(ngroups, -1, np.int64)
+        slot[grp] = np.arange(grp.size)
+        sel = slot[g] >= 0
+        rows_at = slot[g[sel]]
+        cols_at = rank[sel]
+        src = order[sel]
+        pad = np.zeros((grp.size, width), x.dtype)
+        pad[rows_at, cols_at] = x[src]
+        pmiss = np.ones((grp.size, width), bool)  # the padding is missing (never read)
+        pmiss[rows_at, cols_at] = False if miss is None else miss[src]
+        # the scan above raised what "raise" refuses; the padding must not raise
+        run = NanPolicy.OMIT if policy == NanPolicy.RAISE else policy
+        vals, vmiss = cumulative(pad, stat, axis=1, policy=run, missing=pmiss)
+        if out is None:
+            out = np.full(n, np.nan, vals.dtype if vals.dtype.kind == "f" else np.float64)
+            if vals.dtype.kind in "iu" and ingroup.all():
+                out = np.zeros(n, vals.dtype)
+        if out.dtype != vals.dtype and out.dtype.kind != "f":
+            out = out.astype(np.float64)
+        out[src] = vals[rows_at, cols_at]
+        if out_miss is not None and vmiss is not None:
+            out_miss[src] = vmiss[rows_at, cols_at]
+    if out is None:
+        out = np.full(n, np.nan)
+    if out_miss is not None:
+        out_miss |= ~ingroup
+        if not out_miss.any():
+            out_miss = None
+    return out, out_miss

@@ -1,0 +1,173 @@
+"""The policy and parameter layer of the exponentially weighted statistics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...options import NanPolicy, resolve_policy
+from .. import _numba as nb
+from ..axes import Reduction
+from ..classify import scan_rows
+from ..policy import RULES
+
+__all__ = ["EWM_STATS", "ewm_alpha", "ewm_stat"]
+
+EWM_STATS = ("mean", "var", "std")
+_MIN_SIZE = 64
+
+
+def ewm_alpha(com: float | None = None, span: float | None = None,
+              halflife: Any = None, alpha: float | None = None, *,
+              times: bool = False) -> float:
+    """The smoothing factor alpha as pandas computes it (exactly one of ``com``,
+    ``span``, ``halflife``, ``alpha``; with ``times``, ``halflife`` is a duration and
+    alpha is 0.5 per half-life).
+
+    Examples
+    --------
+    >>> ewm_alpha(span=3), ewm_alpha(com=1.0), ewm_alpha(alpha=0.25)
+    (0.5, 0.5, 0.25)
+    """
+    given = [k for k, v in (("com", com), ("span", span), ("halflife", halflife),
+                            ("alpha", alpha)) if v is not None]
+    if times:
+        if halflife is None or com is not None or span is not None or alpha is not None:
+            raise ValueError("times= needs halflife= (a duration) and none of com, span, "
+                             "alpha")
+        return 0.5
+    if len(given) != 1:
+        raise ValueError("comass, span, halflife, and alpha are mutually exclusive"
+                         if given else "Must pass one of comass, span, halflife, or alpha")
+    if com is not None:
+        if com < 0:
+            raise ValueError("comass must satisfy: comass >= 0")
+        c = float(com)
+    elif span is not None:
+        if span < 1:
+            raise ValueError("span must satisfy: span >= 1")
+        c = (span - 1) / 2
+    elif halflife is not None:
+        if halflife <= 0:
+            raise ValueError("halflife must satisfy: halflife > 0")
+        decay = 1 - np.exp(np.log(0.5) / halflife)
+        c = 1 / decay - 1
+    else:
+        if alpha <= 0 or alpha > 1:
+            raise ValueError("alpha must satisfy: 0 < alpha <= 1")
+        c = (1 - alpha) / alpha
+    return 1.0 / (1.0 + float(c))
+
+
+def _deltas(times: Any, halflife: Any, n: int) -> np.ndarray:
+    t = np.asarray(times)
+    if t.shape != (n,):
+        raise ValueError(f"times must have one entry per value ({n}), got shape {t.shape}")
+    if t.dtype.kind == "M":
+        ti = t.astype("datetime64[ns]").view(np.int64)
+        if (t != t).any():
+            raise ValueError("times must not contain NaT")
+        import pandas as pd  # a duration as pandas reads it ("2 days", Timedelta, ...)
+
+        hl_ns = float(pd.Timedelta(halflife).value)
+    else:
+        ti = t.astype(np.float64)
+        hl_ns = float(halflife)
+    d = np.diff(ti).astype(np.float64)
+    if (d < 0).any():
+        raise ValueError("times must be monotonically increasing")
+    return np.concatenate([d / hl_ns, [0.0]])
+
+
+def _run(v: np.ndarray, starts: np.ndarray, alpha: float, deltas: np.ndarray | None,
+         adjust: bool, nanmode: int, minp: int, want_var: bool, bias: bool) -> np.ndarray:
+    fh, fl = 1.0 - alpha, 0.0
+    fl = (1.0 - fh) - alpha  # 1 - alpha exactly: fh + fl (Sterbenz: fh is within 2x of 1)
+    out = np.empty(v.size, np.float64)
+    d = np.zeros(1) if deltas is None else deltas
+    args = (v, starts, fh, fl, d, deltas is not None, bool(adjust), nanmode, int(minp),
+            want_var, bool(bias), out)
+    if nb.choose_engine(size=v.size, min_size=_MIN_SIZE) == "numba":
+        try:
+            nb.kernels("ewm")["ewm"](*args)
+            return out
+        except Exception as err:  # numba failed: the NumPy engine, from now on
+            nb.fallback(err)
+    from .._numba.ewm import ewm_kernel  # plain Python: the uncompiled reference
+
+    ewm_kernel(*args)
+    return out
+
+
+def ewm_stat(x: Any, stat: str, *, axis: int = -1, com: float | None = None,
+             span: float | None = None, halflife: Any = None, alpha: float | None = None,
+             times: Any = None, adjust: bool = True, ignore_na: bool = True,
+             min_periods: int = 0, bias: bool = False,
+             policy: NanPolicy | str | None = None,
+             missing: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Exponentially weighted ``stat`` (mean, var, std) running along ``axis``.
+
+    "omit" skips NaN and missing values (their positions get the running value, as
+    pandas; with ``ignore_na=False`` the weights still decay over them, as pandas'
+    default); "propagate" and the ordering policies give, from the first NaN on, that
+    NaN (missing values: missing); "raise" names the first NaN.
+
+    Returns
+    -------
+    values : ndarray of float64
+        ``x``'s shape.
+    missing : ndarray of bool or None
+
+    Examples
+    --------
+    >>> ewm_stat(np.array([1.0, np.nan, 3.0]), "mean", alpha=0.5, policy="omit")[0]
+    array([1.        , 1.        , 2.33333333])
+    >>> ewm_stat(np.full(5, 0.1), "mean", alpha=0.3, policy="raise")[0].tolist()
+    [0.1, 0.1, 0.1, 0.1, 0.1]
+    """
+    if stat not in EWM_STATS:
+        raise ValueError(f"unknown ewm statistic {stat!r}; expected one of {EWM_STATS}")
+    policy = resolve_policy(policy)
+    x = np.asarray(x)
+    if x.dtype.kind not in "fiub":
+        raise TypeError(f"ewm {stat} needs float, int or bool data, got dtype {x.dtype}")
+    if x.ndim == 0:
+        x = x.reshape(1)
+    a = ewm_alpha(com, span, halflife, alpha, times=times is not None)
+    if min_periods is None:
+        min_periods = 0
+    if int(min_periods) < 0:
+        raise ValueError("min_periods must be >= 0")
+    ax = axis % x.ndim
+    scan_rows(x, Reduction.of(x, ax), policy, missing)  # raise / signaling NaNs
+    xm = np.moveaxis(x, ax, -1)
+    shape = xm.shape
+    n = shape[-1]
+    rows = np.array(xm, dtype=np.float64).reshape(-1, n)  # a copy: the caller's is kept
+    miss = None
+    if missing is not None:
+        miss = np.moveaxis(np.asarray(missing, bool), ax, -1).reshape(rows.shape)
+        rows[miss] = np.nan  # skipped as a NaN would be
+        if not miss.any():
+            miss = None
+    rules = RULES[policy]
+    nanmode = (0 if ignore_na else 1) if rules.removes else 2
+    deltas = None
+    if times is not None:
+        deltas = np.tile(_deltas(times, halflife, n), rows.shape[0])
+    starts = np.arange(rows.shape[0] + 1) * n
+    out = _run(rows.reshape(-1), starts, a, deltas, adjust, nanmode,
+               max(int(min_periods), 1), stat != "mean", bias).reshape(rows.shape)
+    if stat == "std":
+        with np.errstate(invalid="ignore"):
+            out = np.sqrt(out)
+    res_miss = None
+    if miss is not None and nanmode == 2:
+        nan_seen = np.logical_or.accumulate(np.isnan(np.where(miss, 0.0, rows)), axis=1)
+        res_miss = np.logical_or.accumulate(miss, axis=1) & ~nan_seen
+        out = np.where(res_miss, np.nan, out)
+    out = np.moveaxis(out.reshape(shape), -1, ax)
+    if res_miss is not None:
+        res_miss = np.moveaxis(res_miss.reshape(shape), -1, ax)
+    return out, res_miss

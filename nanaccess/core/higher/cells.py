@@ -1,0 +1,151 @@
+"""skew, kurt, sem and prod of NaN-free values per cell (a row or a group).
+
+The policy is the caller's job (:mod:`.stat` for rows, :mod:`.grouped` for groups);
+here every value given counts. Values arrive flat with the cell of each, so rows and
+groups share one vectorised engine (no loop per row or group before the O(1) final
+rounding of each cell).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .finish import kurt_values, sem_values, skew_values
+from .powers import SCALE, power_sums
+from .product import group_products
+
+__all__ = ["HIGHER", "KMAX", "cell_values", "cell_sums", "finish_cells", "check_params"]
+
+#: the statistics of this engine, with their parameters and defaults
+HIGHER = {"skew": {"bias": False}, "kurt": {"bias": False, "fisher": True},
+          "sem": {"ddof": 1}, "prod": {}}
+_EXACT_INT = 2 ** 53
+#: the highest power sum each statistic needs
+KMAX = {"sem": 2, "skew": 3, "kurt": 4}
+
+
+def check_params(stat: str, params: dict) -> dict:
+    """The statistic's parameters with defaults, checked."""
+    unknown = set(params) - set(HIGHER[stat])
+    if unknown:
+        raise TypeError(f"{stat}() got unexpected keyword(s) {sorted(unknown)}")
+    out = {**HIGHER[stat], **params}
+    for b in ("bias", "fisher"):
+        if b in out and not isinstance(out[b], (bool, np.bool_)):
+            raise TypeError(f"{b} must be True or False, got {out[b]!r}")
+    if "ddof" in out:
+        d = out["ddof"]
+        if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, float, np.number)) \
+                or not math.isfinite(float(d)):
+            raise TypeError(f"ddof must be a finite number, got {d!r}")
+    return out
+
+
+def _int_sums(vals: np.ndarray, gid: np.ndarray, ncells: int, kmax: int) -> list[np.ndarray]:
+    """Power sums of integers beyond 2**53 (Python ints, scaled as the float ones)."""
+    obj = vals.astype(object)
+    out = []
+    for k in range(1, kmax + 1):
+        t = np.zeros(ncells, dtype=object)
+        np.add.at(t, gid, obj ** k)
+        out.append(t * (1 << (k * SCALE)))
+    return out
+
+
+def _int_products(vals: np.ndarray, gid: np.ndarray, ncells: int) -> np.ndarray:
+    t = np.ones(ncells, dtype=object)
+    np.multiply.at(t, gid, vals.astype(object))
+    out = np.empty(ncells, np.float64)
+    for i, v in enumerate(t.tolist()):
+        try:
+            out[i] = float(v)
+        except OverflowError:
+            out[i] = math.copysign(math.inf, v)
+    return out
+
+
+def cell_values(vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str,
+                params: dict, rows: np.ndarray | None = None,
+                rows_keep: np.ndarray | None = None) -> np.ndarray:
+    """float64 ``stat`` of each cell of ``vals`` (1-D, NaN-free, ``gid`` its cells).
+
+    ``rows`` (``(ncells, n)``, with ``rows_keep`` its selection or None) may replace
+    ``vals``/``gid`` for whole rows, which lets the compiled kernel take them.
+
+    Examples
+    --------
+    >>> cell_values(np.array([1.0, 2.0, 4.0, 8.0]), np.zeros(4, np.int64), 1, "skew",
+    ...             {"bias": False})
+    array([1.13762437])
+    """
+    p = check_params(stat, params)
+    if rows is not None and rows.dtype.kind == "f":
+        # whole rows: excluded values become the operation's identity (0 adds
+        # nothing to a power sum, 1 nothing to a product), so the rows stay
+        # rectangular and the compiled kernel can take them
+        rows = rows.astype(np.float64, copy=False)
+        if stat == "prod":
+            if rows_keep is not None:
+                rows = np.where(rows_keep, rows, 1.0)
+            gid = np.repeat(np.arange(ncells, dtype=np.int64), rows.shape[1])
+            return group_products(rows.reshape(-1), gid, ncells)
+        counts = np.full(ncells, rows.shape[1], np.int64) if rows_keep is None \
+            else np.count_nonzero(rows_keep, axis=1).astype(np.int64)
+        if rows_keep is not None:
+            rows = np.where(rows_keep, rows, 0.0)
+        _, t, bad = cell_sums(rows.reshape(-1), None, ncells, KMAX[stat], rows, False)
+        return finish_cells(stat, counts, t, bad, p)
+    if rows is not None:
+        vals = rows.reshape(-1) if rows_keep is None else rows[rows_keep]
+        gid = np.repeat(np.arange(ncells, dtype=np.int64), rows.shape[1])
+        if rows_keep is not None:
+            gid = gid[rows_keep.reshape(-1)]
+    vals = np.asarray(vals)
+    gid = np.asarray(gid, np.int64)
+    big_int = vals.dtype.kind in "iu" and vals.size and \
+        int(np.abs(vals.astype(object)).max()) > _EXACT_INT
+    if stat == "prod":
+        if big_int:
+            return _int_products(vals, gid, ncells)
+        out = group_products(vals.astype(np.float64), gid, ncells)
+        # integers have no signed zero: a zero product of ints is +0.0
+        return np.where(out == 0, 0.0, out) if vals.dtype.kind in "iub" else out
+    counts, t, bad = cell_sums(vals, gid, ncells, KMAX[stat], None, big_int)
+    return finish_cells(stat, counts, t, bad, p)
+
+
+def cell_sums(vals: np.ndarray, gid: np.ndarray, ncells: int, kmax: int,
+              rows: np.ndarray | None = None, big_int: bool | None = None):
+    """``(counts, [T_1..T_kmax], bad)`` per cell: mergeable exact partials (the ints
+    add across chunks); ``bad`` marks cells holding an infinity."""
+    if big_int is None:
+        big_int = vals.dtype.kind in "iu" and bool(vals.size) and \
+            int(np.abs(vals.astype(object)).max()) > _EXACT_INT
+    counts = None if gid is None else np.bincount(gid, minlength=ncells).astype(np.int64)
+    if big_int:
+        return counts, _int_sums(vals, gid, ncells, kmax), np.zeros(ncells, bool)
+    v = vals.astype(np.float64)
+    inf = np.isinf(v)
+    bad = np.zeros(ncells, bool)
+    if inf.any():  # an infinity makes every moment of its cell NaN
+        cells = np.repeat(np.arange(ncells), rows.shape[1]) if gid is None else gid
+        bad[cells[inf]] = True
+        v = np.where(inf, 0.0, v)
+    if rows is not None:
+        return counts, power_sums(None, None, ncells, kmax, rows=v.reshape(rows.shape)), bad
+    return counts, power_sums(v, gid, ncells, kmax), bad
+
+
+def finish_cells(stat: str, counts: np.ndarray, t: list, bad: np.ndarray,
+                 p: dict) -> np.ndarray:
+    """The statistic of each cell from its exact partials (rounded once)."""
+    if stat == "skew":
+        out = skew_values(counts, t, bool(p["bias"]))
+    elif stat == "kurt":
+        out = kurt_values(counts, t, bool(p["bias"]), bool(p["fisher"]))
+    else:
+        out = sem_values(counts, t, float(p["ddof"]))
+    out[bad] = np.nan
+    return out

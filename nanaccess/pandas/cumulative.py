@@ -1,0 +1,193 @@
+"""``s.nanstats.cumsum()`` and friends: cumulative statistics of Series and DataFrames.
+
+Hand-written (they are not reductions): each method runs
+:func:`nanaccess.core.cumulative.cumulative` on every column and returns what pandas'
+own method returns (same index, columns and name), with the NaN policy made explicit
+(:mod:`nanaccess.core.cumulative.scan` states the rules). Nullable columns keep
+``pd.NA`` where the result is missing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ..core.cumulative import cumulative
+from ..errors import NaNError
+from ..options import resolve_policy
+from .columns import restated, type_error
+from .dtypes import column_arrays, to_pandas_array
+
+__all__ = ["CumulativeMixin", "GroupedCumulativeMixin", "cumulative_series",
+           "grouped_cumulative_frame"]
+
+_DOC = """{summary}
+
+    Parameters
+    ----------
+    nan_policy : {{"raise", "propagate", "omit", "smallest", "largest", "totalorder"}}, optional
+        "omit" is pandas' ``skipna=True`` (a NaN position stays NaN, as stored, and the
+        running value skips it); "propagate" gives, from the first NaN on, the NaN
+        greatest under totalOrder so far (payload kept); {order}"raise" raises
+        ``NaNError`` naming the first NaN. None: the current default
+        (:func:`nanaccess.get_options`).
+
+    Returns
+    -------
+    Series or DataFrame
+        The same labels as ``obj.{name}()``.{returns}
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+    >>> s = pd.Series([{example}])
+    >>> s.nanstats.{name}(nan_policy="omit").tolist()
+    {omit}
+    >>> s.nanstats.{name}(nan_policy="propagate").tolist()
+    {propagate}
+"""
+
+
+def cumulative_series(s: pd.Series, stat: str, nan_policy: Any) -> pd.Series:
+    """One column's cumulative statistic as a Series of the same index and name."""
+    policy = resolve_policy(nan_policy)
+    try:
+        col = column_arrays(s)
+    except TypeError as err:
+        raise type_error(s.name, err, True) from None
+    try:
+        values, miss = cumulative(col.values, stat, policy=policy, missing=col.missing)
+    except NaNError as err:
+        raise restated(err, s.name, s.index, series=True) from None
+    except TypeError as err:
+        raise type_error(s.name, err, True) from None
+    if col.has_na:
+        arr = to_pandas_array(values, miss, col)
+    else:
+        arr = values
+    return pd.Series(arr, index=s.index, name=s.name, copy=False)
+
+
+def _frame(df: pd.DataFrame, stat: str, nan_policy: Any) -> pd.DataFrame:
+    cols = {i: cumulative_series(df.iloc[:, i], stat, nan_policy) for i in range(df.shape[1])}
+    out = pd.DataFrame({i: c for i, c in cols.items()}, index=df.index)
+    out.columns = df.columns
+    return out
+
+
+def _method(stat: str, summary: str, example: str, omit: str, propagate: str,
+            order: str = "", returns: str = ""):
+    def method(self, *, nan_policy: str | None = None):
+        obj = self._obj
+        if isinstance(obj, pd.DataFrame):
+            return _frame(obj, stat, nan_policy)
+        return cumulative_series(obj, stat, nan_policy)
+
+    method.__name__ = stat
+    method.__qualname__ = f"CumulativeMixin.{stat}"
+    method.__doc__ = _DOC.format(summary=summary, name=stat, example=example, omit=omit,
+                                 propagate=propagate, order=order, returns=returns)
+    return method
+
+
+_ORDER = ('"smallest" / "largest" / "totalorder" place each NaN by their order\n'
+          '        (payload kept); ')
+
+
+class CumulativeMixin:
+    """Cumulative statistics of ``Series.nanstats`` and ``DataFrame.nanstats``."""
+
+    _obj: Any
+
+    cumsum = _method(
+        "cumsum",
+        "Cumulative sum, each prefix its exact sum rounded once (as ``math.fsum``).",
+        "0.1, 0.1, np.nan, 0.1", "[0.1, 0.2, nan, 0.30000000000000004]",
+        "[0.1, 0.2, nan, nan]",
+        returns=" Unlike pandas' running float sum, every position is correctly "
+                "rounded: ten 0.1 give exactly 1.0.")
+    cumprod = _method(
+        "cumprod", "Cumulative product (each step rounded, as pandas).",
+        "2.0, np.nan, 3.0", "[2.0, nan, 6.0]", "[2.0, nan, nan]")
+    cummax = _method(
+        "cummax", "Cumulative maximum under the policy's order (values as stored).",
+        "1.0, np.nan, 3.0", "[1.0, nan, 3.0]", "[1.0, nan, nan]", order=_ORDER)
+    cummin = _method(
+        "cummin", "Cumulative minimum under the policy's order (values as stored).",
+        "1.0, np.nan, 0.5", "[1.0, nan, 0.5]", "[1.0, nan, nan]", order=_ORDER)
+    cumcount = _method(
+        "cumcount",
+        "Running count of the values the policy counts (1 at the first).",
+        "1.0, np.nan, 3.0", "[1, 1, 2]", "[1, 2, 3]",
+        returns=" int64. pandas' ``GroupBy.cumcount`` numbers rows from 0; this counts "
+                "values from 1 (under \"omit\" the NaNs are not counted).")
+
+
+def grouped_cumulative_frame(gb: Any, stat: str, nan_policy: Any) -> pd.Series | pd.DataFrame:
+    """``gb.<stat>()`` as pandas labels it: the selected columns, the original index."""
+    from ..core.cumulative import grouped_cumulative
+    from ._groupby_registry import grouping_info, selected_obj
+
+    policy = resolve_policy(nan_policy)
+    codes, ngroups, result_index = grouping_info(gb)
+    obj = selected_obj(gb)
+    is_series = isinstance(obj, pd.Series)
+    cols = [obj] if is_series else [obj.iloc[:, i] for i in range(obj.shape[1])]
+    out = {}
+    for i, s in enumerate(cols):
+        name = s.name
+        try:
+            col = column_arrays(s, name)
+        except TypeError as err:
+            raise type_error(name, err, is_series) from None
+        try:
+            values, miss = grouped_cumulative(col.values, codes, ngroups, stat, policy=policy,
+                                              missing=col.missing)
+        except NaNError as err:
+            raise restated(err, name, obj.index, group=result_index[err.group],
+                           series=is_series) from None
+        arr = to_pandas_array(values, miss, col) if col.has_na else values
+        out[i] = pd.Series(arr, index=obj.index, name=name, copy=False)
+    if is_series:
+        return out[0]
+    res = pd.DataFrame(out, index=obj.index)
+    res.columns = obj.columns
+    return res
+
+
+def _grouped_method(stat: str):
+    def method(self, *, nan_policy: str | None = None):
+        return grouped_cumulative_frame(self._obj, stat, nan_policy)
+
+    method.__name__ = stat
+    method.__qualname__ = f"GroupedCumulativeMixin.{stat}"
+    method.__doc__ = (
+        f"``{stat}`` within each group, labelled as ``GroupBy.{stat}()`` (the original "
+        "index; rows of a dropped key are NaN).\n\n    Parameters\n    ----------\n"
+        "    nan_policy : str, optional\n        As ``Series.nanstats." + stat + "``; "
+        "\"raise\" names the column, the group and the row.\n\n    Returns\n    -------\n"
+        "    Series or DataFrame\n\n    Examples\n    --------\n"
+        "    >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401\n"
+        "    >>> df = pd.DataFrame({\"k\": [1, 2, 1, 1], \"v\": [0.1, 5.0, np.nan, 0.2]})\n"
+        f"    >>> df.groupby(\"k\").nanstats.{stat}(nan_policy=\"omit\")[\"v\"].tolist()\n"
+        f"    {_GROUPED_EXAMPLE[stat]}\n")
+    return method
+
+
+_GROUPED_EXAMPLE = {"cumsum": "[0.1, 5.0, nan, 0.30000000000000004]",
+                    "cumprod": "[0.1, 5.0, nan, 0.020000000000000004]",
+                    "cummax": "[0.1, 5.0, nan, 0.2]", "cummin": "[0.1, 5.0, nan, 0.1]",
+                    "cumcount": "[1, 1, 1, 2]"}
+
+
+class GroupedCumulativeMixin:
+    """Cumulative statistics of ``GroupBy.nanstats``."""
+
+    _obj: Any
+
+    cumsum = _grouped_method("cumsum")
+    cumprod = _grouped_method("cumprod")
+    cummax = _grouped_method("cummax")
+    cummin = _grouped_method("cummin")
+    cumcount = _grouped_method("cumcount")

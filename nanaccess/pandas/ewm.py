@@ -1,0 +1,166 @@
+"""``s.ewm(...).nanstats``: exponentially weighted statistics with an explicit policy.
+
+Registered on pandas' ``ExponentialMovingWindow`` (and its GroupBy form) by
+:func:`register_ewm_accessor`. The smoothing parameters are read from the ewm object's
+public attributes (``com``, ``span``, ``halflife``, ``alpha``, ``times``, ``adjust``,
+``ignore_na``, ``min_periods``); the statistic runs in
+:func:`nanaccess.core.ewm.ewm_stat` (double-double recurrences, no drift).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..core.ewm import ewm_stat
+from ..errors import NaNError
+from ..options import resolve_policy
+from ._groupby_registry import register_window_accessor
+from .columns import restated, type_error
+from .dtypes import column_arrays
+
+__all__ = ["NanEwm", "register_ewm_accessor"]
+
+
+def _params(w: Any) -> dict[str, Any]:
+    times = getattr(w, "times", None)
+    if isinstance(times, str):  # a column label, as pandas allows
+        times = w.obj[times]
+    if times is not None:
+        times = np.asarray(times)
+    return {"com": w.com, "span": w.span, "halflife": w.halflife, "alpha": w.alpha,
+            "times": times, "adjust": bool(w.adjust), "ignore_na": bool(w.ignore_na),
+            "min_periods": int(w.min_periods or 0)}
+
+
+class NanEwm:
+    """NaN-explicit exponentially weighted statistics of ``obj.ewm(...)``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+    >>> s = pd.Series([1.0, np.nan, 3.0])
+    >>> s.ewm(alpha=0.5, ignore_na=True).nanstats.mean(nan_policy="omit").tolist()
+    [1.0, 1.0, 2.3333333333333335]
+    >>> s.ewm(alpha=0.5).nanstats.mean(nan_policy="propagate").tolist()
+    [1.0, nan, nan]
+    """
+
+    def __init__(self, obj: Any) -> None:
+        self._obj = obj
+
+    def _run(self, stat: str, nan_policy: Any, bias: bool = False) -> pd.Series | pd.DataFrame:
+        w = self._obj
+        policy = resolve_policy(nan_policy)
+        p = _params(w)
+        if type(w).__name__.lower().startswith("exponentialmovingwindowgroup"):
+            raise NotImplementedError("groupby(...).ewm(...).nanstats is not available yet; "
+                                      "apply s.ewm(...).nanstats per group")
+        obj = w.obj
+        is_series = isinstance(obj, pd.Series)
+        cols = [obj] if is_series else [obj.iloc[:, i] for i in range(obj.shape[1])]
+        out = {}
+        for i, s in enumerate(cols):
+            try:
+                col = column_arrays(s)
+            except TypeError as err:
+                raise type_error(s.name, err, is_series) from None
+            try:
+                vals, miss = ewm_stat(col.values, stat, policy=policy, missing=col.missing,
+                                      bias=bias, **p)
+            except NaNError as err:
+                raise restated(err, s.name, obj.index, series=is_series) from None
+            if miss is not None:
+                vals = pd.array(np.where(miss, 0.0, vals), dtype="Float64")
+                vals[miss] = pd.NA
+            out[i] = pd.Series(vals, index=obj.index, name=s.name)
+        if is_series:
+            return out[0]
+        res = pd.DataFrame(out, index=obj.index)
+        res.columns = obj.columns
+        return res
+
+    def mean(self, *, nan_policy: str | None = None) -> pd.Series | pd.DataFrame:
+        """Exponentially weighted mean, as ``ewm(...).mean()`` with an explicit policy.
+
+        "omit" skips NaN and missing values (their positions carry the running mean;
+        the weights decay over them unless ``ignore_na=True``, as pandas);
+        "propagate" gives the first NaN from its position on; "raise" raises
+        ``NaNError`` naming it. The recurrence runs in double-double arithmetic: long
+        series keep to the exact weighted mean within an ulp, constant data give the
+        constant at every step.
+
+        Parameters
+        ----------
+        nan_policy : str, optional
+            See above; None: the current default.
+
+        Returns
+        -------
+        Series or DataFrame
+            float64, the labels of ``ewm(...).mean()``.
+
+        Examples
+        --------
+        >>> import pandas as pd, nanaccess  # noqa: F401
+        >>> pd.Series([0.1] * 4).ewm(span=3).nanstats.mean(nan_policy="raise").tolist()
+        [0.1, 0.1, 0.1, 0.1]
+        """
+        return self._run("mean", nan_policy)
+
+    def var(self, *, bias: bool = False, nan_policy: str | None = None
+            ) -> pd.Series | pd.DataFrame:
+        """Exponentially weighted variance, as ``ewm(...).var(bias=)``.
+
+        Parameters
+        ----------
+        bias : bool
+            False (default): the bias-corrected variance, as pandas.
+        nan_policy : str, optional
+            As :meth:`mean`.
+
+        Returns
+        -------
+        Series or DataFrame
+
+        Examples
+        --------
+        >>> import pandas as pd, nanaccess  # noqa: F401
+        >>> s = pd.Series([1.0, 2.0, 4.0])
+        >>> s.ewm(alpha=0.5).nanstats.var(nan_policy="raise").round(6).tolist()
+        [nan, 0.5, 2.5]
+        """
+        return self._run("var", nan_policy, bias)
+
+    def std(self, *, bias: bool = False, nan_policy: str | None = None
+            ) -> pd.Series | pd.DataFrame:
+        """Exponentially weighted standard deviation: the square root of :meth:`var`.
+
+        Parameters
+        ----------
+        bias : bool
+            As :meth:`var`.
+        nan_policy : str, optional
+            As :meth:`mean`.
+
+        Returns
+        -------
+        Series or DataFrame
+
+        Examples
+        --------
+        >>> import pandas as pd, nanaccess  # noqa: F401
+        >>> s = pd.Series([1.0, 2.0, 4.0])
+        >>> s.ewm(alpha=0.5).nanstats.std(nan_policy="raise").round(6).tolist()
+        [nan, 0.707107, 1.581139]
+        """
+        return self._run("std", nan_policy, bias)
+
+
+def register_ewm_accessor() -> None:
+    """Put ``.nanstats`` on pandas' ``ExponentialMovingWindow``."""
+    from pandas.api.typing import ExponentialMovingWindow
+
+    register_window_accessor("nanstats", NanEwm, (ExponentialMovingWindow,))
