@@ -49,13 +49,13 @@ def temporal_mean(rows: np.ndarray, where: np.ndarray | None) -> np.ndarray:
     zero as NumPy's and pandas' timedelta means: ``trunc(S / n)`` of the exact row sum
     ``S`` (two int64 limbs, no float64 pass: every nanosecond of a present-day
     datetime64[ns] kept). Rows with nothing selected give NaT's integer."""
-    from .exactsum.common import _counts
-    from .exactsum.digits import _int_hilo
+    from .exactsum.common import counts
+    from .exactsum.digits import int_hilo
 
     x2 = rows.reshape(-1, rows.shape[-1]) if rows.ndim else rows.reshape(1, 1)
     w2 = None if where is None else np.broadcast_to(where, rows.shape).reshape(x2.shape)
-    n = _counts(x2, w2)
-    hi, lo = _int_hilo(x2, w2)  # S = hi * 2**32 + lo, 0 <= lo < 2**32
+    n = counts(x2, w2)
+    hi, lo = int_hilo(x2, w2)  # S = hi * 2**32 + lo, 0 <= lo < 2**32
     nat = np.iinfo(np.int64).min
     if (n >= 1 << 31).any():  # remainders times 2**32 could pass int64: Python ints
         sums = [(int(h) << 32) + int(low) for h, low in zip(hi, lo, strict=True)]

@@ -21,9 +21,10 @@ import numpy as np
 
 from ..core.axes import Reduction, normalize_axis
 from ..core.bits import layout_of
-from ..core.classify import canonical_nan, scan_rows
+from ..core.classify import canonical_nan
 from ..core.higher.cells import KMAX, cell_sums, cell_values, check_params, finish_cells
 from ..core.keys import float_keys, keys_to_float
+from ..core.nanscan import scan_rows
 from ..core.policy import RULES
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from ..core.classify import _float_masks
+from ..core.classify import float_masks
 from ..core.classify import nan_report as plain_report
 from ._common import is_dask
 
@@ -45,7 +45,7 @@ def report_counts(a: np.ndarray) -> np.ndarray:
     out[0] = a.shape[-1]
     kind = a.dtype.kind
     if kind == "f" and a.dtype.itemsize in (2, 4, 8):
-        nan, sig, neg, payload = _float_masks(a)
+        nan, sig, neg, payload = float_masks(a)
         nnan, nsig = nan.sum(-1), sig.sum(-1)
         p = np.sort(payload, axis=-1)  # -1 marks a number; payloads sort together
         new = np.ones(p.shape, bool)

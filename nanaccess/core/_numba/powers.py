@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from . import bind, jit, kernels, register
-from .exact import _flush, _magnitude  # bound to .exact's compiled helpers by build
+from .exact import _flush, magnitude_of  # bound to .exact's compiled helpers by build
 
 __all__ = ["build"]
 
@@ -119,7 +119,7 @@ def segments_kernel(vals, ubits, starts, kmax, out, sneg, flags, tabs, digs,
             i = j1
         for k in range(kmax):
             if rngs[k, 0] <= rngs[k, 1]:
-                neg, _ = _magnitude(digs[k], rngs[k, 0], rngs[k, 1])
+                neg, _ = magnitude_of(digs[k], rngs[k, 0], rngs[k, 1])
                 sneg[s, k] = neg
                 for d in range(nd):
                     out[s, k, d] = digs[k, d]
@@ -129,7 +129,7 @@ def segments_kernel(vals, ubits, starts, kmax, out, sneg, flags, tabs, digs,
 
 
 _HELPERS = ("_two_product", "_put", "_flush_all")
-_SHARED = ("_flush", "_magnitude")
+_SHARED = ("_flush", "magnitude_of")
 
 
 def build() -> dict[str, Any]:

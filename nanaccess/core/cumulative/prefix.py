@@ -22,11 +22,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _numba as nb
-from ..exactsum.digits import _W, _float_terms, _normalize, _round
+from ..exactsum.digits import W, float_terms, normalize, round_digits
 
 __all__ = ["exact_prefix", "prefix_sums", "skipnan_prefix"]
 
-_MASK = (1 << _W) - 1
+_MASK = (1 << W) - 1
 _BLOCK = 1 << 15
 _MIN_SIZE = 64
 
@@ -48,22 +48,22 @@ def exact_prefix(v: np.ndarray, starts: np.ndarray | None = None) -> np.ndarray:
     out = np.zeros(n, np.float64)
     if n == 0:
         return out
-    m, e = _float_terms(v)
+    m, e = float_terms(v)
     live = m != 0
     if not live.any():
         return out
     base = int(e[live].min())
     rel = np.where(live, e - base, 0)
-    pos = rel // _W
-    r = rel - pos * _W
+    pos = rel // W
+    r = rel - pos * W
     a = np.abs(m)
     sign = np.where(m < 0, -1, 1)
-    lo_bits = _W - r
+    lo_bits = W - r
     limbs = [((a & ((np.int64(1) << lo_bits) - 1)) << r) * sign]
     rest = a >> lo_bits
     limbs.append((rest & _MASK) * sign)
-    limbs.append((rest >> _W) * sign)
-    head = -(-(n.bit_length() + 2) // _W) + 1
+    limbs.append((rest >> W) * sign)
+    head = -(-(n.bit_length() + 2) // W) + 1
     P = int(pos.max()) + 3 + head
     carry = np.zeros(P, np.int64)
     seg_base = np.zeros(P, np.int64)  # running digits before the current segment
@@ -87,8 +87,8 @@ def exact_prefix(v: np.ndarray, starts: np.ndarray | None = None) -> np.ndarray:
             bases = np.concatenate([seg_base[:, None], prev[:, f]], axis=1)
             d -= bases[:, seg]
             seg_base = bases[:, -1].copy()
-        neg = _normalize(d)
-        out[c0:c1] = _round(d, np.full(w, base, np.int64), neg)
+        neg = normalize(d)
+        out[c0:c1] = round_digits(d, np.full(w, base, np.int64), neg)
     return out
 
 

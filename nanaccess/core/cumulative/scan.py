@@ -25,8 +25,8 @@ import numpy as np
 
 from ...options import NanPolicy, resolve_policy
 from ..axes import Reduction
-from ..classify import scan_rows
 from ..keys import float_keys, keys_to_float, remap_keys, unmap_keys
+from ..nanscan import scan_rows
 from ..policy import RULES
 from .prefix import prefix_sums, skipnan_prefix
 

@@ -9,7 +9,7 @@ import numpy as np
 from ...options import NanPolicy, resolve_policy
 from .. import _numba as nb
 from ..axes import Reduction
-from ..classify import scan_rows
+from ..nanscan import scan_rows
 from ..policy import RULES
 
 __all__ = ["EWM_STATS", "ewm_alpha", "ewm_stat"]

@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import _numba as nb
 from ..exactsum.compiled import _ints
-from ..exactsum.digits import _W, _float_terms, _normalize
+from ..exactsum.digits import W, float_terms, normalize
 
 __all__ = ["power_sums", "power_terms", "SCALE", "float_terms_ok"]
 
@@ -92,7 +92,7 @@ def _poly_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def limb_power_terms(v: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Exact terms ``(mant, exp)`` of ``v**k`` for any finite float64 ``v`` (last axis:
     the terms of one value; every mant below ``2**60``)."""
-    m, e = _float_terms(v)
+    m, e = float_terms(v)
     sign = np.sign(m) if k % 2 else np.ones_like(m)
     limbs = _limbs(np.abs(m))
     p = limbs
@@ -120,11 +120,11 @@ def _group_ints(mant: np.ndarray, exp: np.ndarray, gid: np.ndarray, ngroups: int
     np.minimum.at(base, gid, exp)
     base = np.where(base == np.iinfo(np.int64).max, 0, base)
     rel = exp - base[gid]
-    pos = rel // _W
-    r = rel - pos * _W
-    nl = -(-(mbits + _W - 1) // _W)
+    pos = rel // W
+    r = rel - pos * W
+    nl = -(-(mbits + W - 1) // W)
     n = mant.size
-    head = -(-(min(n, _BIN_CHUNK).bit_length() + (n // _BIN_CHUNK + 1).bit_length() + 2) // _W)
+    head = -(-(min(n, _BIN_CHUNK).bit_length() + (n // _BIN_CHUNK + 1).bit_length() + 2) // W)
     P = int(pos.max()) + nl + head + 1
     dig = np.zeros(P * ngroups, np.int64)
     for c0 in range(0, n, _BIN_CHUNK):
@@ -133,22 +133,22 @@ def _group_ints(mant: np.ndarray, exp: np.ndarray, gid: np.ndarray, ngroups: int
         neg = mant[sl] < 0
         rc = r[sl]
         idx = pos[sl] * ngroups + gid[sl]
-        lo = _W - rc
+        lo = W - rc
         limb = (a & ((np.int64(1) << lo) - 1)) << rc
         rest = a >> lo
         for j in range(nl):
             if j:
-                limb = rest & ((1 << _W) - 1)
-                rest = rest >> _W
+                limb = rest & ((1 << W) - 1)
+                rest = rest >> W
                 idx = idx + ngroups
             w = np.where(neg, -limb, limb).astype(np.float64)
             dig += np.bincount(idx, weights=w, minlength=P * ngroups).astype(np.int64)
     dig = dig.reshape(P, ngroups)
-    negs = _normalize(dig)
+    negs = normalize(dig)
     top = np.flatnonzero(dig.any(axis=1))
     v = np.zeros(ngroups, dtype=object)
     for j in range(int(top.max()), -1, -1) if top.size else ():
-        v = v * (1 << _W) + dig[j].astype(object)
+        v = v * (1 << W) + dig[j].astype(object)
     shift = base + scale
     if (shift < 0).any():  # pragma: no cover - every term is a multiple of 2**-scale
         raise AssertionError("internal error: power sum below the fixed scale")
@@ -161,7 +161,7 @@ def power_terms(vals: np.ndarray, gid: np.ndarray, k: int,
     """Flat exact terms of ``vals**k``: ``(mant, exp, gid, mant bits)``."""
     if float_ok:
         t = float_power_terms(vals, k)
-        m, e = _float_terms(t.reshape(-1))
+        m, e = float_terms(t.reshape(-1))
         return m, e, np.repeat(gid, t.shape[-1]), 53
     m, e = limb_power_terms(vals, k)
     return m.reshape(-1), e.reshape(-1), np.repeat(gid, m.shape[-1]), 60

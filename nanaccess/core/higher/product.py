@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _numba as nb
-from ..exactsum.digits import _float_terms
+from ..exactsum.digits import float_terms
 
 __all__ = ["group_products"]
 
@@ -144,7 +144,7 @@ def _exact_products(vals: np.ndarray, gid: np.ndarray, ngroups: int) -> np.ndarr
     zero[gid[vals == 0]] = True
     inf[gid[np.isinf(vals)]] = True
     fin = np.isfinite(vals) & (vals != 0)
-    m, e = _float_terms(vals[fin])
+    m, e = float_terms(vals[fin])
     g = gid[fin]
     m = np.abs(m)
     tz = np.zeros(m.size, np.int64)  # strip trailing zeros: odd mantissas

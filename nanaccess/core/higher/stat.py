@@ -15,9 +15,10 @@ import numpy as np
 
 from ...options import NanPolicy, resolve_policy
 from ..axes import Reduction
-from ..classify import canonical_nan, scan_rows
+from ..classify import canonical_nan
 from ..grouped.common import greatest_nan, group_counts, scan
 from ..keys import float_keys, keys_to_float
+from ..nanscan import scan_rows
 from ..policy import RULES, finish
 from .cells import HIGHER, cell_values, check_params
 
