@@ -58,6 +58,10 @@ _EMPTY_MSG = {
 # ----------------------------------------------------------------------- dispatching
 
 
+#: top-level modules of array types that go to :mod:`nanaccess.arrayapi`
+_ARRAYAPI = frozenset({"cupy", "torch", "jax", "jaxlib", "array_api_strict"})
+
+
 def host_of(data: Any) -> str:
     t = type(data)
     if t is list or t is tuple:  # the common cases first: this runs on every call
@@ -73,6 +77,9 @@ def host_of(data: Any) -> str:
         return "pandas"
     if isinstance(data, np.ma.MaskedArray):
         return "masked"
+    if mod in _ARRAYAPI or hasattr(data, "__array_namespace__") and not isinstance(
+            data, np.ndarray | np.generic):
+        return "arrayapi"  # CuPy, torch, JAX, array_api_strict: nanaccess.arrayapi
     if isinstance(data, np.ndarray | np.generic) or hasattr(data, "__array__"):
         return "array"
     if isinstance(data, str | bytes):
@@ -179,6 +186,9 @@ def call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
         if out is not None:
             return out
     host = host_of(data)
+    if host == "arrayapi":  # on the data's device, same bits (nanaccess.arrayapi)
+        from .arrayapi import arrayapi_call
+        return arrayapi_call(stat, data, axis, nan_policy, keepdims, params)
     weights = params.pop("weights", None)
     if weights is not None:
         from ._boundary_weighted import weighted_call  # the weighted engine, on demand
