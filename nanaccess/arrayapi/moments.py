@@ -62,9 +62,9 @@ def _square_ints(x64: Any, xp: Any, finite: Any) -> list[int]:
 def exact_partials_xp(x2: Any, xp: Any, keep: Any, squares: bool) -> ExactPartials:
     """:class:`ExactPartials` of the rows of ``x2`` ((rows, n) float32/64, device)
     over the entries where ``keep`` (device bool, or None: all) holds."""
+    if keep is not None:  # dropped entries add nothing (and no NaN is cast)
+        x2 = xp.where(keep, x2, xp.zeros_like(x2))
     x64 = x2 if np_dtype(x2) == np.float64 else xp.astype(x2, xp.float64)
-    if keep is not None:
-        x64 = xp.where(keep, x64, xp.zeros_like(x64))  # dropped entries add nothing
     bits = bits_view(x64, xp)
     rows = x2.shape[0]
     s = exact_ints(bits, xp)
