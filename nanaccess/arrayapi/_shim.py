@@ -8,6 +8,7 @@ standard functions of the namespace ``xp`` that :func:`namespace` returns.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -133,6 +134,8 @@ def partition(keys: Any, k: int) -> Any | None:
     """``keys`` (rows, n) partitioned along axis 1 so rank ``k`` of every row is in
     place (NumPy, CuPy), or None where the library has no partition (sort instead)."""
     lib = library(keys)
+    if os.environ.get("NANACCESS_XP_SORT") == "1":  # benchmarks: a sort instead
+        return None
     if lib == "numpy":
         return np.partition(keys, k, axis=1)
     if lib == "cupy":

@@ -51,13 +51,13 @@ def _portable(bits: Any, xp: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     row = from_numpy(np.arange(rows, dtype=np.int64)[:, None] * NBINS, like=bits)
     key = xp.reshape(row + sh, (-1,))
     order = xp.argsort(key)
-    ks = xp.take(key, order)
-    hs = xp.cumulative_sum(xp.take(hi, order))
-    ls = xp.cumulative_sum(xp.take(lo, order))
+    ks = xp.take(key, order, axis=0)
+    hs = xp.cumulative_sum(xp.take(hi, order, axis=0))
+    ls = xp.cumulative_sum(xp.take(lo, order, axis=0))
     ends = xp.nonzero(ks[1:] != ks[:-1])[0]
     last = from_numpy(np.array([rows * n - 1], np.int64), like=bits)
     ends = xp.concat([xp.astype(ends, xp.int64), last])
-    k, h, low = (to_numpy(xp.take(a, ends)).astype(np.int64) for a in (ks, hs, ls))
+    k, h, low = (to_numpy(xp.take(a, ends, axis=0)).astype(np.int64) for a in (ks, hs, ls))
     return k, np.diff(h, prepend=0), np.diff(low, prepend=0)
 
 

@@ -42,9 +42,9 @@ def sort_by_group(keys: Any, codes: Any, xp: Any, ngroups: int, width: int) -> t
         composite = xp.sort(composite)
         return xp.astype((composite & 0xFFFFFFFF) - (1 << 31), xp.int32), composite >> 32
     order = xp.argsort(keys)
-    c1 = xp.take(codes, order)
+    c1 = xp.take(codes, order, axis=0)
     o2 = xp.argsort(c1, stable=True)
-    return xp.take(xp.take(keys, order), o2), xp.take(c1, o2)
+    return xp.take(xp.take(keys, order, axis=0), o2, axis=0), xp.take(c1, o2, axis=0)
 
 
 def _segment_counts(flag: Any, xp: Any, starts: np.ndarray, ends: np.ndarray,
@@ -52,7 +52,7 @@ def _segment_counts(flag: Any, xp: Any, starts: np.ndarray, ends: np.ndarray,
     """How many ``flag`` entries each segment ``[starts, ends)`` holds."""
     c = xp.cumulative_sum(xp.astype(flag, xp.int64), include_initial=True)
     idx = from_numpy(np.concatenate([starts, ends]), like=like)
-    got = to_numpy(xp.take(c, idx)).astype(np.int64)
+    got = to_numpy(xp.take(c, idx, axis=0)).astype(np.int64)
     return got[starts.size:] - got[:starts.size]
 
 
@@ -62,7 +62,7 @@ def grouped_order_xp(x: Any, codes: Any, ngroups: int, stat: str, *,
     """Per-group order statistic of 1-D array-API ``x`` grouped by ``codes``.
 
     The values of :func:`nanaccess.core.grouped.grouped_reduce` (``.values``: the
-    groups first, quantiles last; NaN for a group with nothing left), as an array of
+    quantiles first, then the groups; NaN for a group with nothing left), as an array of
     ``x``'s namespace on its device, bit for bit.
 
     Parameters
@@ -151,10 +151,10 @@ def _grouped(x, codes, ngroups, stat, policy, q, method) -> np.ndarray:
     vals = vals.astype(np.float64) if vals.dtype.kind != "f" else vals
     if q_arr is None or q_arr.ndim == 0:
         return vals.reshape(ngroups)
-    return np.moveaxis(vals.reshape(q_arr.shape + (ngroups,)), -1, 0)
+    return vals.reshape(q_arr.shape + (ngroups,))  # quantiles first, as grouped_reduce
 
 
 def _take(keys: Any, xp: Any, idx: np.ndarray, like: Any) -> np.ndarray:
     if keys.shape[0] == 0:
         return np.zeros(idx.shape, dtype=np_dtype(keys))
-    return to_numpy(xp.take(keys, from_numpy(idx.astype(np.int64), like=like)))
+    return to_numpy(xp.take(keys, from_numpy(idx.astype(np.int64), like=like), axis=0))

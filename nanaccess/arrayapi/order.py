@@ -55,7 +55,7 @@ def select_ranks(keys: Any, xp: Any, ranks: np.ndarray) -> np.ndarray:
     ordered = xp.sort(keys, axis=1)
     flat = xp.reshape(ordered, (-1,))
     idx = (np.arange(rows, dtype=np.int64)[None, :] * n + ranks).reshape(-1)
-    got = to_numpy(xp.take(flat, from_numpy(idx, like=keys)))
+    got = to_numpy(xp.take(flat, from_numpy(idx, like=keys), axis=0))
     return got.reshape(ranks.shape)
 
 
