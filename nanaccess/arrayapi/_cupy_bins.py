@@ -1,11 +1,14 @@
-"""The CuPy engine of :mod:`.bins`: one CUDA kernel, per-block shared-memory bins.
+"""The CuPy engine of :mod:`.bins`: one CUDA kernel pass per row block.
 
-Each block takes a stretch of one row, adds the signed 26-bit mantissa halves of its
-finite values into 2 x 2048 int64 bins in shared memory (integer atomics: exact and
-order-free), then adds its nonzero bins into the row's global bins. Only integer
-operations touch the data, so no compiler flag (FMA contraction, fast math) can
-change a bit. :func:`cupy_bins` returns None when the kernel cannot be built or run,
-and :mod:`.bins` then uses its portable engine (same integers).
+Each block takes a stretch of one row and, in shared memory, adds the signed 26-bit
+halves of the integer mantissas of its finite values into 2 x 2048 int64 bins (one
+per binary64 exponent: float32 values land on the bins of their float64 exponents)
+and counts NaNs, signaling NaNs, +inf, -inf and the values that are not ``-0.0``;
+then it adds its nonzero bins and counts into the row's global ones. Integer atomics
+are exact and order-free, and only integer operations touch the data, so no compiler
+flag (FMA contraction, fast math) can change a bit. :func:`cupy_summary` returns
+None when the kernel cannot be built or run; :mod:`.bins` then uses its portable
+engine (the same integers, which the GPU tests compare).
 """
 
 from __future__ import annotations
@@ -14,54 +17,92 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["cupy_bins"]
+__all__ = ["cupy_summary", "device_bins", "NFLAGS"]
 
-_SOURCE = r"""
+#: per-row counts after the bins: NaN, signaling NaN, +inf, -inf, not -0.0 (numbers)
+NFLAGS = 5
+
+_TEMPLATE = r"""
 extern "C" __global__
-void nanaccess_exact_bins(const long long* __restrict__ bits, const long long n,
-                          unsigned long long* __restrict__ out)
+void @NAME@(const @BITS@* __restrict__ bits, const long long n,
+          unsigned long long* __restrict__ out, unsigned long long* __restrict__ flags)
 {
     __shared__ unsigned long long hi[2048];
     __shared__ unsigned long long lo[2048];
+    __shared__ unsigned long long cnt[5];
     for (int i = threadIdx.x; i < 2048; i += blockDim.x) { hi[i] = 0ULL; lo[i] = 0ULL; }
+    for (int i = threadIdx.x; i < 5; i += blockDim.x) cnt[i] = 0ULL;
     __syncthreads();
     const long long row = blockIdx.y;
-    const long long* p = bits + row * n;
+    const @BITS@* p = bits + row * n;
     const long long stride = (long long)gridDim.x * blockDim.x;
+    unsigned long long nnan = 0, nsig = 0, npinf = 0, nninf = 0, nnum = 0;
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        const long long b = p[i];
-        const int e = (int)((b >> 52) & 0x7FF);
-        if (e == 0x7FF) continue;
-        const long long m = (b & 0xFFFFFFFFFFFFFLL) | ((long long)(e > 0) << 52);
+        const @BITS@ b = p[i];
+        const int e = (int)((b >> @MBITS@) & @EMAX@);
+        const long long frac = (long long)(b & @MMASK@);
+        if (e == @EMAX@) {
+            if (frac == 0) { if (b < 0) nninf++; else npinf++; nnum++; }
+            else { nnan++; if ((frac & @QUIET@) == 0) nsig++; }
+            continue;
+        }
+        if (b != @SIGNMIN@) nnum++;
+        const long long m = frac | ((long long)(e > 0) << @MBITS@);
         if (m == 0) continue;
-        const int sh = e > 0 ? e - 1 : 0;
+        const int sh = (e > 0 ? e : 1) + @OFFSET@;
         long long h = m >> 26, l = m & 0x3FFFFFFLL;
         if (b < 0) { h = -h; l = -l; }
-        atomicAdd(&hi[sh], (unsigned long long)h);
+        if (h) atomicAdd(&hi[sh], (unsigned long long)h);
         if (l) atomicAdd(&lo[sh], (unsigned long long)l);
     }
+    if (nnan) atomicAdd(&cnt[0], nnan);
+    if (nsig) atomicAdd(&cnt[1], nsig);
+    if (npinf) atomicAdd(&cnt[2], npinf);
+    if (nninf) atomicAdd(&cnt[3], nninf);
+    if (nnum) atomicAdd(&cnt[4], nnum);
     __syncthreads();
     unsigned long long* o = out + row * 4096;
     for (int i = threadIdx.x; i < 2048; i += blockDim.x) {
         if (hi[i]) atomicAdd(&o[i], hi[i]);
         if (lo[i]) atomicAdd(&o[2048 + i], lo[i]);
     }
+    for (int i = threadIdx.x; i < 5; i += blockDim.x)
+        if (cnt[i]) atomicAdd(&flags[row * 5 + i], cnt[i]);
 }
 """
-_KERNEL: list[Any] = []
+
+#: per float width: C type of the bits, mantissa bits, exponent all-ones, the
+#: bin offset (float64 bins: ``sh = max(e, 1) - 1``; float32: ``max(e, 1) + 924``),
+#: the quiet bit and the bits of -0.0
+_LAYOUTS = {
+    8: dict(NAME="nanaccess_bins64", BITS="long long", MBITS="52", EMAX="0x7FF",
+            MMASK="0xFFFFFFFFFFFFFLL", OFFSET="(-1)", QUIET="(1LL << 51)",
+            SIGNMIN="((long long)0x8000000000000000ULL)"),
+    4: dict(NAME="nanaccess_bins32", BITS="int", MBITS="23", EMAX="0xFF", MMASK="0x7FFFFF",
+            OFFSET="924", QUIET="(1LL << 22)", SIGNMIN="((int)0x80000000U)"),
+}
+_KERNELS: dict[int, Any] = {}
 _THREADS = 256
 
 
-def _kernel() -> Any:
-    if not _KERNEL:
+def _source(width: int) -> str:
+    src = _TEMPLATE
+    for key, val in _LAYOUTS[width].items():
+        src = src.replace(f"@{key}@", val)
+    return src
+
+
+def _kernel(width: int) -> Any:
+    if width not in _KERNELS:
         import cupy
 
-        _KERNEL.append(cupy.RawKernel(_SOURCE, "nanaccess_exact_bins"))
-    return _KERNEL[0]
+        _KERNELS[width] = cupy.RawKernel(_source(width), _LAYOUTS[width]["NAME"])
+    return _KERNELS[width]
 
 
-def device_bins(bits: Any) -> Any:
-    """The (rows, 2, 2048) int64 bins on the device (hi halves, then lo halves)."""
+def device_bins(bits: Any) -> tuple[Any, Any]:
+    """The (rows, 2, 2048) int64 bins (hi halves, then lo halves) and the (rows, 5)
+    counts of ``bits`` ((rows, n) int32/int64 bit patterns of float32/float64)."""
     import cupy
 
     rows, n = bits.shape
@@ -69,19 +110,20 @@ def device_bins(bits: Any) -> Any:
         raise ValueError("more rows than a grid's y dimension")
     bits = cupy.ascontiguousarray(bits)
     out = cupy.zeros((rows, 2, 2048), dtype=cupy.uint64)
-    dev = cupy.cuda.Device()
-    sms = dev.attributes.get("MultiProcessorCount", 108)
+    flags = cupy.zeros((rows, NFLAGS), dtype=cupy.uint64)
+    sms = cupy.cuda.Device().attributes.get("MultiProcessorCount", 108)
     per_row = max(1, min(-(-n // (_THREADS * 16)), max(1, (sms * 8) // rows)))
-    _kernel()((per_row, rows), (_THREADS,), (bits, np.int64(n), out))
-    return out.view(cupy.int64)
+    _kernel(bits.dtype.itemsize)((per_row, rows), (_THREADS,), (bits, np.int64(n), out, flags))
+    return out.view(cupy.int64), flags.view(cupy.int64)
 
 
-def cupy_bins(bits: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """(bin key, hi sum, lo sum) of the nonempty bins, as :func:`.bins._portable`;
-    None when the kernel is unavailable."""
+def cupy_summary(bits: Any) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None:
+    """((bin key, hi sum, lo sum) of the nonempty bins, as :func:`.bins._portable`;
+    the (rows, 5) counts) or None when the kernel is unavailable."""
     try:
-        b = device_bins(bits).get()
+        b, f = device_bins(bits)
+        b, f = b.get(), f.get()
     except Exception:  # noqa: BLE001 - no compiler, no device: the portable engine
         return None
     r, sh = np.nonzero((b[:, 0] != 0) | (b[:, 1] != 0))
-    return r * 2048 + sh, b[r, 0, sh], b[r, 1, sh]
+    return (r * 2048 + sh, b[r, 0, sh], b[r, 1, sh]), f

@@ -16,13 +16,15 @@ kernel with per-block shared-memory bins (:mod:`._cupy_bins`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ._shim import from_numpy, library, to_numpy
+from ..core.bits import layout_of
+from ._shim import bits_view, from_numpy, library, np_dtype, to_numpy
 
-__all__ = ["exact_ints", "NBINS", "last_engine"]
+__all__ = ["exact_ints", "summarize", "Summary", "NBINS", "last_engine"]
 
 NBINS = 2048
 _M52 = (1 << 52) - 1
@@ -61,6 +63,60 @@ def _portable(bits: Any, xp: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return k, np.diff(h, prepend=0), np.diff(low, prepend=0)
 
 
+@dataclass
+class Summary:
+    """One pass over ``(rows, n)`` float data: ``s``, per row the exact sum of the
+    finite values times ``2**1074`` (Python ints); NumPy per-row ``nnan`` (NaNs),
+    ``nsig`` (signaling NaNs), ``posinf`` / ``neginf`` (an infinity of that sign is
+    there) and ``negzero`` (every non-NaN value is ``-0.0``; true for none)."""
+
+    s: list[int]
+    nnan: np.ndarray
+    nsig: np.ndarray
+    posinf: np.ndarray
+    neginf: np.ndarray
+    negzero: np.ndarray
+
+
+def summarize(x2: Any, xp: Any) -> Summary:
+    """:class:`Summary` of float32/float64 rows ``x2`` (device): the CUDA kernel for
+    CuPy (one pass), standard operations elsewhere."""
+    dtype = np_dtype(x2)
+    lay = layout_of(dtype)
+    bits = bits_view(x2, xp)
+    if library(x2) == "cupy" and x2.shape[0] * x2.shape[1]:
+        from ._cupy_bins import cupy_summary
+
+        got = cupy_summary(bits)
+        if got is not None:
+            _LAST[0] = "cupy-kernel"
+            (keys, hi, lo), f = got
+            return Summary(_assemble(keys, hi, lo, x2.shape[0]), f[:, 0], f[:, 1],
+                           f[:, 2] > 0, f[:, 3] > 0, f[:, 4] == 0)
+    nan = xp.isnan(x2)
+    nnan = to_numpy(xp.count_nonzero(nan, axis=1)).astype(np.int64)
+    nsig = np.zeros_like(nnan)
+    if nnan.any():
+        nsig = to_numpy(xp.count_nonzero(nan & ((bits & lay.quiet_bit) == 0),
+                                         axis=1)).astype(np.int64)
+        x2 = xp.where(nan, xp.zeros_like(x2), x2)  # no NaN is cast or summed
+    x64 = x2 if dtype == np.float64 else xp.astype(x2, xp.float64)
+    b64 = bits_view(x64, xp)
+    posinf = to_numpy(xp.any(x64 == np.inf, axis=1)).astype(bool)
+    neginf = to_numpy(xp.any(x64 == -np.inf, axis=1)).astype(bool)
+    negzero = to_numpy(xp.all((b64 == -(1 << 63)) | nan, axis=1)).astype(bool)
+    return Summary(exact_ints(b64, xp), nnan, nsig, posinf, neginf, negzero)
+
+
+def _assemble(keys: np.ndarray, hi: np.ndarray, lo: np.ndarray, rows: int) -> list[int]:
+    out = [0] * rows
+    for k, h, low in zip(keys.tolist(), hi.tolist(), lo.tolist(), strict=True):
+        if h or low:
+            r, sh = divmod(k, NBINS)
+            out[r] += ((h << _HALF) + low) << sh
+    return out
+
+
 def exact_ints(bits: Any, xp: Any) -> list[int]:
     """Per row of ``bits`` ((rows, n) int64 bit patterns of float64 data, device),
     the exact sum of its finite values times ``2**1074``, as Python ints."""
@@ -69,18 +125,13 @@ def exact_ints(bits: Any, xp: Any) -> list[int]:
         return [0] * rows
     got = None
     if library(bits) == "cupy":
-        from ._cupy_bins import cupy_bins
+        from ._cupy_bins import cupy_summary
 
-        got = cupy_bins(bits)
+        got = cupy_summary(bits)
     if got is None:
-        got = _portable(bits, xp)
+        keys, hi, lo = _portable(bits, xp)
         _LAST[0] = "portable"
     else:
+        (keys, hi, lo), _ = got
         _LAST[0] = "cupy-kernel"
-    keys, hi, lo = got
-    out = [0] * rows
-    for k, h, low in zip(keys.tolist(), hi.tolist(), lo.tolist(), strict=True):
-        if h or low:
-            r, sh = divmod(k, NBINS)
-            out[r] += ((h << _HALF) + low) << sh
-    return out
+    return _assemble(keys, hi, lo, rows)

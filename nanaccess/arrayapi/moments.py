@@ -1,7 +1,8 @@
 """Exact moments (sum, mean, var, std, count) of array-API data.
 
-The device reduces the data to exact integers (:mod:`.bins`): the sum ``S`` of each
-row's finite selected values and, for var/std, the sum ``Q`` of their squares, each
+The device reduces the data to exact integers in one pass (:mod:`.bins`, which also
+counts the NaNs and flags infinities and all-``-0.0`` rows): the sum ``S`` of each
+row's finite values (NaNs never enter a bin) and, for var/std, the sum ``Q`` of their squares, each
 square first split exactly into three float64 terms (Veltkamp:
 ``x*x = xh*xh + 2*xh*xl + xl*xl``, every product exact for ``2**-480 <= |x| <=
 2**480``; data outside that range go to the host). The host puts ``S``, ``Q``, the
@@ -25,11 +26,11 @@ from ..core.moments import result_dtype
 from ..core.policy import RULES
 from ..options import NanPolicy
 from ._shim import bits_view, np_dtype, to_numpy
-from .bins import exact_ints
+from .bins import exact_ints, summarize
 from .common import as_rows, survey
 from .order import HostNeeded
 
-__all__ = ["moment_xp", "exact_partials_xp"]
+__all__ = ["moment_xp"]
 
 _SPLIT = float(2**27 + 1)  # Veltkamp's constant for binary64
 _SQ_LO, _SQ_HI = 2.0**-480, 2.0**480
@@ -41,15 +42,17 @@ def _obj(values: list[int]) -> np.ndarray:
     return out
 
 
-def _square_ints(x64: Any, xp: Any, finite: Any) -> list[int]:
+def _square_ints(x2: Any, xp: Any) -> list[int]:
     """Per row, the exact sum of squares of the finite values times ``2**2148``."""
-    mag = xp.where(finite, xp.abs(x64), xp.zeros_like(x64))
+    finite = xp.isfinite(x2)
+    v = xp.where(finite, x2, xp.zeros_like(x2))  # no NaN is cast
+    v = v if np_dtype(v) == np.float64 else xp.astype(v, xp.float64)
+    mag = xp.abs(v)
     big = float(to_numpy(xp.max(mag)))
     small = float(to_numpy(xp.min(xp.where(mag > 0, mag, xp.full_like(mag, np.inf)))))
     if big > _SQ_HI or small < _SQ_LO:
         raise HostNeeded("squares beyond the exact split's range")
-    v = xp.where(finite, x64, xp.zeros_like(x64))
-    t = v * _SPLIT
+    t = v * _SPLIT  # one operation per kernel: nothing is fused or contracted
     xh = t - (t - v)
     xl = v - xh
     total = None
@@ -57,32 +60,6 @@ def _square_ints(x64: Any, xp: Any, finite: Any) -> list[int]:
         ints = exact_ints(bits_view(term, xp), xp)
         total = ints if total is None else [a + b for a, b in zip(total, ints, strict=True)]
     return [s << _SCALE for s in total]
-
-
-def exact_partials_xp(x2: Any, xp: Any, keep: Any, squares: bool) -> ExactPartials:
-    """:class:`ExactPartials` of the rows of ``x2`` ((rows, n) float32/64, device)
-    over the entries where ``keep`` (device bool, or None: all) holds."""
-    if keep is not None:  # dropped entries add nothing (and no NaN is cast)
-        x2 = xp.where(keep, x2, xp.zeros_like(x2))
-    x64 = x2 if np_dtype(x2) == np.float64 else xp.astype(x2, xp.float64)
-    bits = bits_view(x64, xp)
-    rows = x2.shape[0]
-    s = exact_ints(bits, xp)
-    posinf = to_numpy(xp.any(x64 == np.inf, axis=1)).astype(bool)
-    neginf = to_numpy(xp.any(x64 == -np.inf, axis=1)).astype(bool)
-    negzero_each = bits == -(1 << 63)
-    if keep is not None:
-        negzero_each = negzero_each | ~keep
-    negzero = to_numpy(xp.all(negzero_each, axis=1)).astype(bool)
-    if keep is None:
-        count = np.full(rows, x2.shape[1], np.int64)
-    else:
-        count = to_numpy(xp.sum(xp.astype(keep, xp.int64), axis=1)).astype(np.int64)
-    q = None
-    if squares:
-        q = _obj(_square_ints(x64, xp, xp.isfinite(x64)))
-    return ExactPartials(_obj(s), q, count, posinf, neginf, np.zeros(rows, bool), negzero,
-                         False, False)
 
 
 def moment_xp(x: Any, xp: Any, stat: str, red: Reduction, policy: NanPolicy, *,
@@ -96,12 +73,17 @@ def moment_xp(x: Any, xp: Any, stat: str, red: Reduction, policy: NanPolicy, *,
     r = RULES[policy]
     dtype = np_dtype(x).newbyteorder("=")
     x2 = as_rows(x, xp, red)
-    sv = survey(x2, xp)
-    if sv.has_nan and (r.nan_raises or (sv.signaling and not r.signaling_allowed)):
-        raise HostNeeded("the policy raises")
+    sm = summarize(x2, xp)  # one pass: exact sums and the NaN counts
+    has_nan = bool(sm.nnan.any())
+    if has_nan and (r.nan_raises or (bool(sm.nsig.any()) and not r.signaling_allowed)):
+        raise HostNeeded("the policy raises")  # the NumPy core names the position
+    count = red.n - sm.nnan
     if stat == "count":
-        return red.finish(red.n - sv.nnan, keepdims), None
-    p = exact_partials_xp(x2, xp, ~sv.nan if sv.has_nan else None, stat in ("var", "std"))
+        return red.finish(count, keepdims), None
+    q = _obj(_square_ints(x2, xp)) if stat in ("var", "std") else None
+    rows = x2.shape[0]
+    p = ExactPartials(_obj(sm.s), q, count, sm.posinf, sm.neginf, np.zeros(rows, bool),
+                      sm.negzero, False, False)
     if stat == "sum":
         vals = round_sum(p)
     elif stat == "mean":
@@ -112,8 +94,9 @@ def moment_xp(x: Any, xp: Any, stat: str, red: Reduction, policy: NanPolicy, *,
             if stat == "std":
                 vals = np.sqrt(vals)
     vals = result_dtype(np.asarray(vals).reshape(-1), dtype, stat)
-    if r.moment_propagates and sv.has_nan:  # the NaN greatest under totalOrder, as stored
+    if r.moment_propagates and has_nan:  # the NaN greatest under totalOrder, as stored
+        sv = survey(x2, xp)
         best = to_numpy(xp.max(xp.where(sv.nan, sv.keys, sv.lay.int_min), axis=1))
         pv = keys_to_float(best.astype(sv.lay.int_dtype), dtype)
-        vals = np.where(sv.nnan > 0, pv.astype(vals.dtype), vals)
+        vals = np.where(sm.nnan > 0, pv.astype(vals.dtype), vals)
     return red.finish(vals, keepdims), None

@@ -115,12 +115,33 @@ def test_bins_cancel_exactly_on_every_library(lib):
 def test_cupy_kernel_matches_the_portable_engine(lib):
     if lib.name != "cupy":
         pytest.skip("the CUDA kernel needs CuPy on a device")
-    from nanaccess.arrayapi._cupy_bins import cupy_bins
+    from nanaccess.arrayapi._cupy_bins import cupy_summary
 
     x = messy("float64", (5, 3000), seed=12, wide=True)
     x[np.isnan(x)] = 0.0
     bits = lib.asarray(x.view(np.int64))
-    got, ref = cupy_bins(bits), _portable(bits, namespace(bits))
+    got, ref = cupy_summary(bits), _portable(bits, namespace(bits))
     assert got is not None
-    for a, b in zip(got, ref, strict=True):
+    for a, b in zip(got[0], ref, strict=True):
         assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("nans", ["none", "quiet", "signaling"])
+def test_summary_counts(lib, dtype, nans):
+    """The one-pass summary (the CUDA kernel on CuPy) against NumPy's counts."""
+    from nanaccess.arrayapi.bins import summarize
+
+    x = messy(dtype, (3, 301), seed=13, nans=nans, wide=True)
+    xa = lib.asarray(x)
+    sm = summarize(xa, namespace(xa))
+    nan = np.isnan(x)
+    quiet = 1 << (51 if dtype == "float64" else 22)
+    u = x.view(f"u{x.dtype.itemsize}")
+    assert sm.nnan.tolist() == nan.sum(1).tolist()
+    assert sm.nsig.tolist() == (nan & ((u & quiet) == 0)).sum(1).tolist()
+    assert sm.posinf.tolist() == (x == np.inf).any(1).tolist()
+    assert sm.neginf.tolist() == (x == -np.inf).any(1).tolist()
+    assert sm.negzero.tolist() == ((x == 0) & np.signbit(x) | nan).all(1).tolist()
+    finite = np.where(np.isfinite(x), x, 0)
+    assert sm.s == _fraction_rows(finite.astype(np.float64))
