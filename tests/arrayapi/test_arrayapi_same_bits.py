@@ -59,16 +59,9 @@ def _reference(x, stat, axis, policy, params):
         return None, err
 
 
-def _count(x, *, axis, nan_policy, **params):
-    """count has no public function: the array-API entry itself."""
-    from nanaccess.arrayapi import reduce_xp
-
-    return reduce_xp(x, "count", axis=axis, policy=NanPolicy(nan_policy), **params)
-
-
 def _check(lib, x, stat, axis, policy, params):
     want, err = _reference(x, stat, axis, policy, params)
-    fn = getattr(na, stat, None) or _count
+    fn = lib.fn(stat)
     if err is not None:
         with pytest.raises(type(err)) as got:
             fn(lib.asarray(x), axis=axis, nan_policy=policy, **params)
@@ -114,14 +107,14 @@ def test_three_dimensional_axes_keepdims(lib, stat):
     for axis in ((0, 2), (2, 0), 1, (-1,)):
         want = reduce(x, stat, axis=axis, policy=NanPolicy.OMIT, keepdims=True,
                       **params).values
-        got = getattr(na, stat)(lib.asarray(x), axis=axis, nan_policy="omit", keepdims=True,
-                                **params)
+        got = lib.fn(stat)(lib.asarray(x), axis=axis, nan_policy="omit", keepdims=True,
+                           **params)
         assert same_bits(lib.back(got), want)
 
 
 def test_full_reduction_is_a_zero_d_array(lib):
     x = lib.asarray(np.array([3.0, 1.0, 2.0]))
-    r = na.median(x)
+    r = lib.fn("median")(x)
     lib.check_type(r)
     assert lib.back(r).shape == ()
     assert float(lib.back(r)) == 2.0
@@ -135,10 +128,10 @@ def test_payload_and_negative_nan_kept_by_propagate(lib):
         pos = nan_of(dtype, "payload")
         x = np.array([1.0, neg, 2.0], dtype=dtype)
         for stat in ("median", "sum", "mean", "max", "std"):
-            got = lib.back(getattr(na, stat)(lib.asarray(x), nan_policy="propagate"))
+            got = lib.back(lib.fn(stat)(lib.asarray(x), nan_policy="propagate"))
             assert same_bits(got, np.array(neg, dtype=dtype)), stat
         x = np.array([neg, 1.0, pos], dtype=dtype)  # the greater NaN under totalOrder
-        got = lib.back(na.median(lib.asarray(x), nan_policy="propagate"))
+        got = lib.back(lib.fn("median")(lib.asarray(x), nan_policy="propagate"))
         assert same_bits(got, np.array(pos, dtype=dtype))
 
 
@@ -148,8 +141,8 @@ def test_signaling_nan_raises_except_totalorder(lib):
     x = np.array([1.0, nan_of("float64", "snan"), 2.0])
     for policy in ("omit", "propagate", "smallest", "largest"):
         with pytest.raises(na.SignalingNaNError):
-            na.median(lib.asarray(x), nan_policy=policy)
-    got = lib.back(na.max(lib.asarray(x), nan_policy="totalorder"))
+            lib.fn("median")(lib.asarray(x), nan_policy=policy)
+    got = lib.back(lib.fn("max")(lib.asarray(x), nan_policy="totalorder"))
     assert same_bits(got, x[1])
 
 
@@ -160,19 +153,19 @@ def test_int_and_bool_data_take_the_host(lib):
         x = xp.asarray([3, 1, 2, 7], dtype=xp.int64)
     else:
         x = lib.asarray(np.array([3, 1, 2, 7], dtype=np.int64))
-    assert int(lib.back(na.median_low(x))) == 2
-    assert float(lib.back(na.mean(x))) == 3.25
+    assert int(lib.back(lib.fn("median_low")(x))) == 2
+    assert float(lib.back(lib.fn("mean")(x))) == 3.25
 
 
 def test_weights_on_the_host(lib):
     x = np.array([1.0, 2.0, 3.0, np.nan])
     w = np.array([1.0, 0.0, 3.0, 1.0])
     want = reduce(x, "mean", policy=NanPolicy.OMIT, weights=w).values
-    got = na.mean(lib.asarray(x), weights=lib.asarray(w), nan_policy="omit")
+    got = lib.fn("mean")(lib.asarray(x), weights=lib.asarray(w), nan_policy="omit")
     lib.check_type(got)
     assert same_bits(lib.back(got), want)
 
 
 def test_unknown_keyword_is_a_type_error(lib):
     with pytest.raises(TypeError):
-        na.median(lib.asarray(np.array([1.0])), q=0.5)
+        lib.fn("median")(lib.asarray(np.array([1.0])), q=0.5)
