@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["library", "namespace", "device_of", "to_numpy", "from_numpy", "np_dtype",
-           "bits_view", "partition", "is_arrayapi"]
+           "bits_view", "partition", "bincount", "is_arrayapi"]
 
 #: top-level modules of the array types that go through this path (NumPy arrays take
 #: the NumPy core directly); any other object with ``__array_namespace__`` also does
@@ -142,4 +142,21 @@ def partition(keys: Any, k: int) -> Any | None:
         import cupy
 
         return cupy.partition(keys, k, axis=1)
+    return None
+
+
+def bincount(x: Any, minlength: int) -> Any | None:
+    """Counts of the non-negative ints ``x`` (1-D, device) in ``minlength`` bins (NumPy,
+    CuPy, PyTorch), or None where the library has none (the standard has none)."""
+    lib = library(x)
+    if lib == "numpy":
+        return np.bincount(x, minlength=minlength)
+    if lib == "cupy":
+        import cupy
+
+        return cupy.bincount(x, minlength=minlength)
+    if lib == "torch":
+        import torch
+
+        return torch.bincount(x, minlength=minlength)
     return None

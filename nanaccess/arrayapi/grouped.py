@@ -43,7 +43,8 @@ def sort_by_group(keys: Any, codes: Any, xp: Any, ngroups: int, width: int) -> t
         return xp.astype((composite & 0xFFFFFFFF) - (1 << 31), xp.int32), composite >> 32
     order = xp.argsort(keys)
     c1 = xp.take(codes, order, axis=0)
-    o2 = xp.argsort(c1, stable=True)
+    narrow = xp.astype(c1, xp.int32) if ngroups < 2**31 - 1 else c1  # fewer radix passes
+    o2 = xp.argsort(narrow, stable=True)
     return xp.take(xp.take(keys, order, axis=0), o2, axis=0), xp.take(c1, o2, axis=0)
 
 

@@ -169,3 +169,28 @@ def test_weights_on_the_host(lib):
 def test_unknown_keyword_is_a_type_error(lib):
     with pytest.raises(TypeError):
         lib.fn("median")(lib.asarray(np.array([1.0])), q=0.5)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("data", ["messy", "ties", "wide"])
+def test_histogram_selection_of_one_long_row(lib, monkeypatch, dtype, data):
+    """The histogram step (used from 2**20 elements) on short rows: every policy, the
+    even-median pair, far-apart quantiles, a bucket holding every key."""
+    from nanaccess.arrayapi import order
+
+    monkeypatch.setattr(order, "HIST_MIN", 0)
+    used = []
+    real = order._hist_select
+    monkeypatch.setattr(order, "_hist_select", lambda *a: used.append(1) or real(*a))
+    if data == "ties":
+        x = np.full(40, 2.5, dtype=dtype)
+        x[::7] = np.nan
+    else:
+        x = messy(dtype, (60,), seed=21, nans="quiet", wide=data == "wide")
+    for policy in POLICIES:
+        for stat, params in (("median", {}), ("median_low", {}), ("max", {}),
+                             ("quantile", {"q": [0.0, 0.01, 0.5, 0.51, 0.99, 1.0]}),
+                             ("quantile", {"q": 0.3, "method": "nearest"})):
+            _check(lib, x, stat, None, policy, params)
+            _check(lib, x[:-1], stat, None, policy, params)  # odd and even counts
+    assert used or lib.name == "strict"  # the standard has no bincount: a sort there
