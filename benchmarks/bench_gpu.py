@@ -45,7 +45,7 @@ from nanaccess.arrayapi import grouped_order_xp  # noqa: E402
 from nanaccess.arrayapi._shim import to_numpy  # noqa: E402
 from nanaccess.core.grouped import grouped_reduce  # noqa: E402
 from nanaccess.core.reduce import reduce  # noqa: E402
-from nanaccess.options import NanPolicy  # noqa: E402
+from nanaccess.options import NanPolicy, option_context  # noqa: E402
 
 POLICIES = ("raise", "propagate", "omit", "smallest", "largest", "totalorder")
 
@@ -139,8 +139,14 @@ def _row(case: str, n: int, policy: str, t: float, ref: str, t_ref: float,
             "target": target, "bit_equal_cpu": bits, **extra}
 
 
+#: the CPU engine of the bit checks: the NumPy engine is the project's reference (the
+#: numba engines give the same bits) and needs no compile on a fresh machine
+CPU_ENGINE = os.environ.get("NANACCESS_BENCH_CPU_ENGINE", "numpy")
+
+
 def _cpu(x: Any, stat: str, policy: str, **params: Any) -> np.ndarray:
-    return reduce(to_numpy(x), stat, policy=NanPolicy(policy), **params).values
+    with option_context(engine=CPU_ENGINE):
+        return reduce(to_numpy(x), stat, policy=NanPolicy(policy), **params).values
 
 
 def _check(xp: Any, x: Any, stat: str, policy: str, check_n: int, got: Any,
@@ -191,8 +197,9 @@ def grouped_rows(xp: Any, cp: Any, n: int, groups: int, repeats: int) -> list[di
             got = grouped_order_xp(x, codes, groups, "median", policy=policy)
             t = timer(cp, partial(grouped_order_xp, x, codes, groups, "median",
                                       policy=policy), repeats)
-            want = grouped_reduce(to_numpy(x), to_numpy(codes), groups, "median",
-                                  policy=NanPolicy(policy)).values
+            with option_context(engine=CPU_ENGINE):
+                want = grouped_reduce(to_numpy(x), to_numpy(codes), groups, "median",
+                                      policy=NanPolicy(policy)).values
             ok = same_bits(to_numpy(got), want)
             rows.append(_row("grouped median", n, policy, t, "target 10 ms", 0.010, 1.0, ok,
                              groups=groups))
@@ -211,7 +218,7 @@ def moment_rows(xp: Any, cp: Any, n: int, repeats: int, check_n: int) -> list[di
         try:
             fn = getattr(na, stat)
             got = fn(x)
-            engine = _bins.last_engine()
+            engine = _bins.last_engine() if cp is not None else "NumPy core"
             t = timer(cp, partial(fn, x), repeats)
             ref = getattr(xp, stat)
             t_ref = timer(cp, partial(ref, x), repeats)
@@ -250,6 +257,7 @@ def run(n: int = 10**8, n_grouped: int = 10**7, groups: int = 1000, repeats: int
     xp = np if cp is None else cp
     info = device_info(cp)
     print(info, flush=True)
+    info["cpu_reference_engine"] = CPU_ENGINE
     info["selection"] = "sort" if os.environ.get("NANACCESS_XP_SORT") == "1" else "partition"
     rows: list[dict] = []
     steps = (("order", lambda: order_rows(xp, cp, n, repeats, check_n)),
