@@ -182,6 +182,18 @@ def order_rows(xp: Any, cp: Any, n: int, repeats: int, check_n: int) -> list[dic
                                  None, error=f"{type(err).__name__}: {err}"))
                 traceback.print_exc()
             print(rows[-1], flush=True)
+    try:  # the selection without the histogram step (partition or sort), for comparison
+        os.environ["NANACCESS_XP_HIST"] = "0"
+        t = timer(cp, partial(na.median, nans, nan_policy="omit"), repeats)
+        t_ref = timer(cp, partial(xp.nanmedian, nans), repeats)
+        rows.append(_row("median, no histogram step", n, "omit", t, f"{xp.__name__}.nanmedian",
+                         t_ref, None, None))
+    except Exception as err:  # noqa: BLE001
+        rows.append(_row("median, no histogram step", n, "omit", float("nan"), "nanmedian",
+                         float("nan"), None, None, error=f"{type(err).__name__}: {err}"))
+    finally:
+        os.environ.pop("NANACCESS_XP_HIST", None)
+    print(rows[-1], flush=True)
     return rows
 
 
