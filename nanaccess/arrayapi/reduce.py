@@ -1,12 +1,13 @@
 """The one door of array-API data: :func:`arrayapi_call` (from the boundary) and
 :func:`reduce_xp` (statistic by statistic: the device engines or the host).
 
-float32/float64 order statistics and moments run on the data's device
+float32/float64 order statistics, moments, iqr and mad run on the data's device
 (:mod:`.order`, :mod:`.moments`); everything else (other dtypes, argmin/argmax,
-iqr/mad, weights, errors to raise with the NumPy core's message and position, empty
-axes) copies the data to the host, runs :func:`nanaccess.core.reduce.reduce` and
-copies the result back. Either way the result is an array of the caller's namespace,
-on the caller's device, with the bits NumPy input gives.
+weights, mad's NaN deviations outside "omit", errors to raise with the NumPy core's
+message and position, empty axes) copies the data to the host, runs
+:func:`nanaccess.core.reduce.reduce` and copies the result back. Either way the
+result is an array of the caller's namespace, on the caller's device, with the bits
+NumPy input gives.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ import numpy as np
 from .. import _stats
 from ..core.axes import Reduction, normalize_axis
 from ..core.interp import validate_q
+from ..core.policy import RULES
 from ..core.reduce import reduce
+from ..core.spread import check_rng, check_scale, difference, divide_by_scale
 from ..options import NanPolicy, resolve_policy
 from ._shim import from_numpy, namespace, np_dtype, to_numpy
 from .common import DEVICE_DTYPES
@@ -68,9 +71,34 @@ def _device(x, stat, family, axis, policy, keepdims, params) -> np.ndarray:
     elif family in ("moment", "count"):
         vals, _ = moment_xp(x, xp, stat, red, policy, ddof=params.get("ddof", 0),
                             keepdims=keepdims)
+    elif stat == "iqr":
+        lo_p, hi_p = check_rng(params.get("rng", (25, 75)))
+        qs, _ = order_xp(x, xp, "quantile", red, policy, q=[lo_p / 100, hi_p / 100],
+                         method=params.get("method", "linear"), keepdims=keepdims)
+        vals = np.asarray(difference(qs[1, ...], qs[0, ...]))
+    elif stat == "mad":
+        vals = _mad(x, xp, red, policy, check_scale(params.get("scale", 1.0)), keepdims)
     else:
-        raise HostNeeded("arg and spread statistics")
+        raise HostNeeded("arg statistics")
     return vals
+
+
+def _mad(x, xp, red, policy, scale, keepdims) -> np.ndarray:
+    """mad on the device where the deviations need no NaN rule: ``|x - center|`` is
+    one correctly rounded subtraction per element on any IEEE device; deviations that
+    are NaN (NaN data, a NaN center, ``inf - inf``) take the host unless the policy
+    drops every NaN and no ``inf - inf`` arose (then any NaN bits are dropped alike)."""
+    center, _ = order_xp(x, xp, "median", red, policy, keepdims=True)
+    c = from_numpy(center.reshape(red.keep_shape), like=x)
+    with np.errstate(invalid="ignore", over="ignore"):  # NumPy-backed namespaces warn
+        dev = xp.abs(x - c)
+    bad = xp.isnan(dev)
+    if bool(to_numpy(xp.any(bad))):
+        undefined = bad & ~xp.isnan(x) & ~xp.isnan(c)
+        if not RULES[policy].removes or bool(to_numpy(xp.any(undefined))):
+            raise HostNeeded("deviations with the NaN rules of core.spread")
+    vals, _ = order_xp(dev, xp, "median", red, policy, keepdims=keepdims)
+    return np.asarray(divide_by_scale(vals, scale))
 
 
 def arrayapi_call(stat: str, data: Any, axis: Any, nan_policy: Any, keepdims: bool,
