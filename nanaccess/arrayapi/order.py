@@ -27,7 +27,7 @@ from ..options import NanPolicy
 from ._shim import bincount, from_numpy, np_dtype, partition, to_numpy
 from .common import Survey, as_rows, survey
 
-__all__ = ["order_xp", "HostNeeded", "select_ranks"]
+__all__ = ["order_xp", "arg_xp", "HostNeeded", "select_ranks"]
 
 
 class HostNeeded(Exception):  # noqa: N818 - a signal, not an error
@@ -161,3 +161,53 @@ def order_xp(x: Any, xp: Any, stat: str, red: Reduction, policy: NanPolicy, *,
                                    nan_values=nan_values)
     out = red.finish(vals, keepdims, lead)
     return out, None if res_missing is None else red.finish(res_missing, keepdims, lead)
+
+
+def _remap(keys: Any, lay: Any, rank: str) -> Any:
+    """:func:`nanaccess.core.keys.remap_keys` in standard operations: "largest"
+    rotates the negative-NaN block above the numbers, "smallest" the positive one
+    below them (two's-complement wrap-around, as the NumPy code)."""
+    nps = lay.nan_per_sign
+    lo, hi = lay.int_min + nps, lay.int_max - nps
+    if rank == "last":
+        neg_nan = keys < lo
+        return xp_where3(neg_nan, keys - 2 * nps, keys <= hi, keys - nps, keys)
+    pos_nan = keys > hi
+    return xp_where3(pos_nan, keys + 2 * nps, keys >= lo, keys + nps, keys)
+
+
+def xp_where3(c1: Any, a: Any, c2: Any, b: Any, other: Any) -> Any:
+    """``a`` where ``c1``, else ``b`` where ``c2``, else ``other``."""
+    from ._shim import namespace
+
+    xp = namespace(other)
+    return xp.where(c1, a, xp.where(c2, b, other))
+
+
+def arg_xp(x: Any, xp: Any, stat: str, red: Reduction, policy: NanPolicy, *,
+           keepdims: bool = False) -> np.ndarray:
+    """argmin / argmax with the positions :func:`nanaccess.core.select.order_stat`
+    gives (the first element holding the selected key); :class:`HostNeeded` for the
+    errors (a row with nothing left, the policy's raises)."""
+    if red.n == 0:
+        raise HostNeeded("empty reduction")
+    r = RULES[policy]
+    sv: Survey = survey(as_rows(x, xp, red), xp)
+    if sv.has_nan and (r.nan_raises or (sv.signaling and not r.signaling_allowed)):
+        raise HostNeeded("the policy raises")
+    keys, lay = sv.keys, sv.lay
+    fill_low = stat == "argmax"
+    if sv.has_nan and not r.orders_nans:
+        left = red.n - sv.nnan
+        if (left == 0).any() and not r.propagates:
+            raise HostNeeded("a row with nothing left")  # the NumPy core's ValueError
+        keys = xp.where(sv.nan, lay.int_min if fill_low else lay.int_max, keys)
+    elif sv.has_nan and r.nan_rank in ("first", "last"):
+        keys = _remap(keys, lay, r.nan_rank)
+    idx = to_numpy(xp.argmax(keys, axis=1) if fill_low else xp.argmin(keys, axis=1))
+    idx = idx.astype(np.int64)
+    if r.propagates and sv.has_nan:  # point at the NaN that propagates
+        prop = xp.max(xp.where(sv.nan, sv.keys, lay.int_min), axis=1)
+        hit = to_numpy(xp.argmax(xp.astype(sv.keys == prop[:, None], xp.int8), axis=1))
+        idx = np.where(sv.nnan > 0, hit.astype(np.int64), idx)
+    return red.finish(idx.astype(np.intp), keepdims)

@@ -1,10 +1,10 @@
 """The one door of array-API data: :func:`arrayapi_call` (from the boundary) and
 :func:`reduce_xp` (statistic by statistic: the device engines or the host).
 
-float32/float64 order statistics, moments, iqr and mad run on the data's device
-(:mod:`.order`, :mod:`.moments`); everything else (other dtypes, argmin/argmax,
-weights, mad's NaN deviations outside "omit", errors to raise with the NumPy core's
-message and position, empty axes) copies the data to the host, runs
+float32/float64 order and arg statistics, moments, iqr and mad run on the data's
+device (:mod:`.order`, :mod:`.moments`); everything else (other dtypes, weights,
+mad's NaN deviations outside "omit", errors to raise with the NumPy core's message
+and position, empty axes) copies the data to the host, runs
 :func:`nanaccess.core.reduce.reduce` and copies the result back. Either way the
 result is an array of the caller's namespace, on the caller's device, with the bits
 NumPy input gives.
@@ -26,7 +26,7 @@ from ..options import NanPolicy, resolve_policy
 from ._shim import from_numpy, namespace, np_dtype, to_numpy
 from .common import DEVICE_DTYPES
 from .moments import moment_xp
-from .order import HostNeeded, order_xp
+from .order import HostNeeded, arg_xp, order_xp
 
 __all__ = ["reduce_xp", "arrayapi_call", "host_reduce"]
 
@@ -79,7 +79,7 @@ def _device(x, stat, family, axis, policy, keepdims, params) -> np.ndarray:
     elif stat == "mad":
         vals = _mad(x, xp, red, policy, check_scale(params.get("scale", 1.0)), keepdims)
     else:
-        raise HostNeeded("arg statistics")
+        vals = arg_xp(x, xp, stat, red, policy, keepdims=keepdims)
     return vals
 
 

@@ -79,8 +79,8 @@ def _check(lib, x, stat, axis, policy, params):
 @pytest.mark.parametrize("nans", ["none", "quiet", "signaling", "all"])
 def test_every_statistic_every_policy(lib, host_calls, dtype, stat, nans):
     x = messy(dtype, (4, 9), seed=len(stat) + 7 * len(nans), nans=nans)
-    device_family = _stats.get(stat).family in ("order", "moment", "count") or stat == "iqr" \
-        or (stat == "mad" and nans == "none")
+    device_family = _stats.get(stat).family in ("order", "arg", "moment", "count") \
+        or stat == "iqr" or (stat == "mad" and nans == "none")
     for policy in POLICIES:
         for axis in (None, 0, 1, (0, 1)):
             every = _params(stat)  # every method / ddof along the rows of unequal counts
@@ -195,3 +195,20 @@ def test_histogram_selection_of_one_long_row(lib, monkeypatch, dtype, data):
             _check(lib, x, stat, None, policy, params)
             _check(lib, x[:-1], stat, None, policy, params)  # odd and even counts
     assert used or lib.name == "strict"  # the standard has no bincount: a sort there
+
+
+def test_boundary_sends_array_api_data_through_one_door(monkeypatch):
+    """host_of names array-API arrays; NumPy arrays keep the NumPy core."""
+    import array_api_strict as xp
+
+    from nanaccess import _boundary
+    from nanaccess.arrayapi import reduce as door
+
+    assert _boundary.host_of(xp.asarray([1.0])) == "arrayapi"
+    assert _boundary.host_of(np.array([1.0])) == "array"
+    seen = []
+    real = door.reduce_xp
+    monkeypatch.setattr(door, "reduce_xp", lambda *a, **k: seen.append(a[1]) or real(*a, **k))
+    na.quantile(xp.asarray([1.0, 2.0]), 0.5, nan_policy="omit")
+    na.quantile(np.array([1.0, 2.0]), 0.5, nan_policy="omit")
+    assert seen == ["quantile"]
