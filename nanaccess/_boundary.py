@@ -7,7 +7,9 @@ missing mask and hands array data to :func:`nanaccess.core.reduce.reduce` (small
 NaN-free float data to :mod:`nanaccess.core.small`). Lists and other iterables follow
 the :mod:`statistics` module (Python results, ``StatisticsError`` on empty data);
 pandas and xarray objects go to their ``.nanstats`` accessors; dask arrays to the lazy
-exact path; ``weights=`` to :mod:`nanaccess.core.weighted`.
+exact path; arrays of other array-API libraries (CuPy, torch, JAX, ``array_api_strict``)
+to :mod:`nanaccess.arrayapi`, on their device; ``weights=`` to
+:mod:`nanaccess.core.weighted`.
 """
 
 from __future__ import annotations

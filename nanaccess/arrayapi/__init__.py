@@ -2,7 +2,9 @@
 PyTorch, JAX, ``array_api_strict``), on their device, with NumPy's bits.
 
 The boundary (:func:`nanaccess._boundary.call`) sends such arrays here through one
-door, :func:`arrayapi_call`; results are arrays of the caller's namespace on the
+door, :func:`arrayapi_call` (:func:`nanaccess._boundary.host_of` says which arrays:
+CuPy, torch, JAX, ``array_api_strict`` and any non-NumPy array with
+``__array_namespace__``); results are arrays of the caller's namespace on the
 caller's device. See ``docs/gpu.md``.
 
 Modules (one job each):
@@ -19,8 +21,7 @@ Modules (one job each):
 
 from __future__ import annotations
 
-from ._shim import is_arrayapi
 from .grouped import grouped_order_xp
 from .reduce import arrayapi_call, host_reduce, reduce_xp
 
-__all__ = ["arrayapi_call", "reduce_xp", "host_reduce", "grouped_order_xp", "is_arrayapi"]
+__all__ = ["arrayapi_call", "reduce_xp", "host_reduce", "grouped_order_xp"]

@@ -14,26 +14,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["library", "namespace", "device_of", "to_numpy", "from_numpy", "np_dtype",
-           "bits_view", "partition", "bincount", "is_arrayapi"]
-
-#: top-level modules of the array types that go through this path (NumPy arrays take
-#: the NumPy core directly); any other object with ``__array_namespace__`` also does
-_KNOWN = frozenset({"cupy", "torch", "jax", "jaxlib", "array_api_strict"})
-
-
-def is_arrayapi(data: Any) -> bool:
-    """Whether ``data`` is a non-NumPy array of a library implementing the standard.
-
-    Examples
-    --------
-    >>> is_arrayapi(np.arange(3.0))
-    False
-    """
-    if isinstance(data, np.ndarray | np.generic):
-        return False
-    mod = type(data).__module__.split(".")[0]
-    return mod in _KNOWN or hasattr(data, "__array_namespace__")
-
+           "bits_view", "partition", "bincount"]
 
 def library(x: Any) -> str:
     """``"numpy"``, ``"cupy"``, ``"torch"``, ``"jax"``, ``"strict"`` or ``"other"``."""
