@@ -11,7 +11,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 OUT=${OUT:-$ROOT/benchmarks/results}
 mkdir -p "$OUT"
-PY=${PYTHON:-python}
+PY=${PYTHON:-$(command -v python || command -v python3)}
 export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
 START=$(date +%s)
 
