@@ -14,7 +14,7 @@ import numpy as np
 
 from ..core.axes import Reduction
 from ..core.bits import FloatLayout, layout_of
-from ._shim import bits_view, library, np_dtype, to_numpy
+from ._shim import bits_view, np_dtype, to_numpy
 
 __all__ = ["DEVICE_DTYPES", "as_rows", "float_keys", "Survey", "survey"]
 
@@ -59,34 +59,11 @@ class Survey:
         return bool(self.nnan.any())
 
 
-_CUPY_KEYS: list[Any] = []
-
-
-def _cupy_keys_nan(bits: Any, lay: FloatLayout) -> tuple[Any, Any] | None:
-    """Keys and the NaN mask in one CuPy kernel (integer operations only), or None."""
-    try:
-        import cupy
-
-        if not _CUPY_KEYS:
-            _CUPY_KEYS.append(cupy.ElementwiseKernel(
-                "T b, T imax, T emask", "T k, bool nan",
-                "k = b ^ ((b >> (sizeof(T) * 8 - 1)) & imax); nan = (b & imax) > emask;",
-                "nanaccess_keys_nan"))
-        t = bits.dtype.type
-        return _CUPY_KEYS[0](bits, t(lay.int_max), t(lay.exp_mask))
-    except Exception:  # noqa: BLE001 - standard operations instead
-        return None
-
-
 def survey(x2: Any, xp: Any) -> Survey:
     """Keys and NaN counts of ``(rows, n)`` float data (one sync: the counts)."""
     lay = layout_of(np_dtype(x2))
     bits = bits_view(x2, xp)
-    got = _cupy_keys_nan(bits, lay) if library(x2) == "cupy" else None
-    if got is None:
-        keys, nan = float_keys(bits, lay), xp.isnan(x2)
-    else:
-        keys, nan = got
+    keys, nan = float_keys(bits, lay), xp.isnan(x2)
     nnan = to_numpy(xp.count_nonzero(nan, axis=1)).astype(np.int64)
     signaling = False
     if nnan.any():
