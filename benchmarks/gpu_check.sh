@@ -65,6 +65,10 @@ try:
     z = cp.asarray(np.array([-0.0, 0.0, -1.0, 1.0, -np.inf]))
     from nanaccess.arrayapi.common import survey
     print("keys of -0, +0, -1, 1, -inf:", survey(z.reshape(1, -1), namespace(z)).keys.get())
+    from nanaccess.arrayapi._cupy_select import hist_select
+    k = survey(cp.asarray(np.random.default_rng(1).standard_normal((1, 10**6))), namespace(x)).keys[0]
+    kth = np.array([0, 499999, 500000, 999999])
+    print("histogram selection == sort:", np.array_equal(hist_select(k, kth), cp.sort(k)[cp.asarray(kth)].get()))
 except Exception as e:
     import traceback; traceback.print_exc()
 try:  # partition or sort for the selection: whichever is faster here

@@ -24,7 +24,7 @@ from ..core.plan import combine, rank_plan
 from ..core.policy import RULES, finish
 from ..core.select import _Placed
 from ..options import NanPolicy
-from ._shim import bincount, from_numpy, np_dtype, partition, to_numpy
+from ._shim import bincount, from_numpy, library, np_dtype, partition, to_numpy
 from .common import Survey, as_rows, survey
 
 __all__ = ["order_xp", "arg_xp", "HostNeeded", "select_ranks"]
@@ -45,6 +45,10 @@ def _hist_select(row: Any, xp: Any, kth: np.ndarray) -> np.ndarray | None:
     keys per value of their top 16 bits, then sort only the bucket(s) holding the
     ranks (a few thousand keys for most data, never more than the row). None where
     the library has no bincount."""
+    if library(row) == "cupy":  # a CUDA kernel (cupy.bincount's global atomics crowd)
+        from ._cupy_select import hist_select
+
+        return hist_select(row, kth)
     width = np_dtype(row).itemsize * 8
     top = (row >> (width - 16)) + (_BUCKETS // 2)  # in [0, 2**16): the key order
     hist = bincount(xp.astype(top, xp.int64, copy=False), _BUCKETS)
