@@ -233,7 +233,12 @@ def grouped_rows(xp: Any, cp: Any, n: int, groups: int, repeats: int) -> list[di
 def moment_rows(xp: Any, cp: Any, n: int, repeats: int, check_n: int) -> list[dict]:
     rows = []
     x = _data(xp, n, 0.0, 5)
-    for stat, target in (("sum", 3.0), ("mean", None), ("std", None)):
+    cases = [("sum", 3.0, None), ("mean", None, None), ("std", None, None)]
+    if cp is not None:  # the warp-aggregated bins kernel, for comparison
+        cases.insert(1, ("sum", 3.0, "warp"))
+    for stat, target, bins in cases:
+        if bins:
+            os.environ["NANACCESS_XP_BINS"] = bins
         try:
             fn = getattr(na, stat)
             got = fn(x)
@@ -243,11 +248,13 @@ def moment_rows(xp: Any, cp: Any, n: int, repeats: int, check_n: int) -> list[di
             t_ref = timer(cp, partial(ref, x), repeats)
             ok = _check(xp, x, stat, "raise", check_n, got)
             rows.append(_row(stat, n, "raise", t, f"{xp.__name__}.{stat}", t_ref, target, ok,
-                             engine=engine))
+                             engine=engine + (f" ({bins} bins)" if bins else "")))
         except Exception as err:  # noqa: BLE001
             rows.append(_row(stat, n, "raise", float("nan"), stat, float("nan"), target, None,
                              error=f"{type(err).__name__}: {err}"))
             traceback.print_exc()
+        finally:
+            os.environ.pop("NANACCESS_XP_BINS", None)
         print(rows[-1], flush=True)
     return rows
 

@@ -62,6 +62,11 @@ try:
     device_bins(b)  # raises if the kernel does not build
     k1 = cupy_summary(b)[0]; k2 = _portable(b, namespace(b))
     print("kernel sums == portable sums:", _assemble(*k1, 3) == _assemble(*k2, 3))
+    import os
+    os.environ["NANACCESS_XP_BINS"] = "warp"
+    k3 = cupy_summary(b)[0]
+    del os.environ["NANACCESS_XP_BINS"]
+    print("warp-aggregated kernel sums == portable sums:", _assemble(*k3, 3) == _assemble(*k2, 3))
     z = cp.asarray(np.array([-0.0, 0.0, -1.0, 1.0, -np.inf]))
     from nanaccess.arrayapi.common import survey
     print("keys of -0, +0, -1, 1, -inf:", survey(z.reshape(1, -1), namespace(z)).keys.get())

@@ -13,6 +13,7 @@ engine (the same integers, which the GPU tests compare).
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -41,19 +42,21 @@ void @NAME@(const @BITS@* __restrict__ bits, const long long n,
         const @BITS@ b = p[i];
         const int e = (int)((b >> @MBITS@) & @EMAX@);
         const long long frac = (long long)(b & @MMASK@);
+        int sh = -1;  /* no bin: NaN, infinity or zero */
+        long long h = 0, l = 0;
         if (e == @EMAX@) {
             if (frac == 0) { if (b < 0) nninf++; else npinf++; nnum++; }
             else { nnan++; if ((frac & @QUIET@) == 0) nsig++; }
-            continue;
+        } else {
+            if (b != @SIGNMIN@) nnum++;
+            const long long m = frac | ((long long)(e > 0) << @MBITS@);
+            if (m != 0) {
+                sh = (e > 0 ? e : 1) + @OFFSET@;
+                h = m >> 26; l = m & 0x3FFFFFFLL;
+                if (b < 0) { h = -h; l = -l; }
+            }
         }
-        if (b != @SIGNMIN@) nnum++;
-        const long long m = frac | ((long long)(e > 0) << @MBITS@);
-        if (m == 0) continue;
-        const int sh = (e > 0 ? e : 1) + @OFFSET@;
-        long long h = m >> 26, l = m & 0x3FFFFFFLL;
-        if (b < 0) { h = -h; l = -l; }
-        if (h) atomicAdd(&hi[sh], (unsigned long long)h);
-        if (l) atomicAdd(&lo[sh], (unsigned long long)l);
+@ADD@
     }
     if (nnan) atomicAdd(&cnt[0], nnan);
     if (nsig) atomicAdd(&cnt[1], nsig);
@@ -81,23 +84,54 @@ _LAYOUTS = {
     4: dict(NAME="nanaccess_bins32", BITS="int", MBITS="23", EMAX="0xFF", MMASK="0x7FFFFF",
             OFFSET="924", QUIET="(1LL << 22)", SIGNMIN="((int)0x80000000U)"),
 }
-_KERNELS: dict[int, Any] = {}
+#: each lane adds its own halves (shared-memory atomics)
+_ADD_PLAIN = r"""
+        if (sh >= 0) {
+            if (h) atomicAdd(&hi[sh], (unsigned long long)h);
+            if (l) atomicAdd(&lo[sh], (unsigned long long)l);
+        }"""
+#: the lanes of a warp holding one bin add their halves first (every active lane
+#: reads every lane's halves; only its bin's peers count), one atomic per bin: data
+#: crowded in a few exponents does not serialise on them
+_ADD_WARP = r"""
+        {
+            const unsigned int active = __activemask();
+            const unsigned int peers = __match_any_sync(active, sh);
+            long long hs = 0, ls = 0;
+            for (int j = 0; j < 32; ++j) {
+                const long long hv = __shfl_sync(active, h, j);
+                const long long lv = __shfl_sync(active, l, j);
+                if ((peers >> j) & 1u) { hs += hv; ls += lv; }
+            }
+            if (sh >= 0 && (int)(threadIdx.x & 31) == __ffs(peers) - 1) {
+                if (hs) atomicAdd(&hi[sh], (unsigned long long)hs);
+                if (ls) atomicAdd(&lo[sh], (unsigned long long)ls);
+            }
+        }"""
+_KERNELS: dict[tuple[int, bool], Any] = {}
 _THREADS = 256
 
 
-def _source(width: int) -> str:
-    src = _TEMPLATE
+def warp_aggregated() -> bool:
+    """Whether the warp-aggregated kernel is chosen (``NANACCESS_XP_BINS=warp``, for
+    benchmarks); the plain kernel otherwise."""
+    return os.environ.get("NANACCESS_XP_BINS") == "warp"
+
+
+def _source(width: int, warp: bool = False) -> str:
+    src = _TEMPLATE.replace("@ADD@", _ADD_WARP if warp else _ADD_PLAIN)
     for key, val in _LAYOUTS[width].items():
-        src = src.replace(f"@{key}@", val)
+        src = src.replace(f"@{key}@", val + ("_warp" if warp and key == "NAME" else ""))
     return src
 
 
-def _kernel(width: int) -> Any:
-    if width not in _KERNELS:
+def _kernel(width: int, warp: bool) -> Any:
+    if (width, warp) not in _KERNELS:
         import cupy
 
-        _KERNELS[width] = cupy.RawKernel(_source(width), _LAYOUTS[width]["NAME"])
-    return _KERNELS[width]
+        name = _LAYOUTS[width]["NAME"] + ("_warp" if warp else "")
+        _KERNELS[width, warp] = cupy.RawKernel(_source(width, warp), name)
+    return _KERNELS[width, warp]
 
 
 def device_bins(bits: Any) -> tuple[Any, Any]:
@@ -113,7 +147,8 @@ def device_bins(bits: Any) -> tuple[Any, Any]:
     flags = cupy.zeros((rows, NFLAGS), dtype=cupy.uint64)
     sms = cupy.cuda.Device().attributes.get("MultiProcessorCount", 108)
     per_row = max(1, min(-(-n // (_THREADS * 16)), max(1, (sms * 8) // rows)))
-    _kernel(bits.dtype.itemsize)((per_row, rows), (_THREADS,), (bits, np.int64(n), out, flags))
+    _kernel(bits.dtype.itemsize, warp_aggregated())((per_row, rows), (_THREADS,),
+                                                    (bits, np.int64(n), out, flags))
     return out.view(cupy.int64), flags.view(cupy.int64)
 
 

@@ -128,11 +128,18 @@ def test_cupy_kernel_matches_the_portable_engine(lib):
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("nans", ["none", "quiet", "signaling"])
-def test_summary_counts(lib, dtype, nans):
-    """The one-pass summary (the CUDA kernel on CuPy) against NumPy's counts."""
+@pytest.mark.parametrize("bins", ["plain", "warp"])
+def test_summary_counts(lib, monkeypatch, dtype, nans, bins):
+    """The one-pass summary (the CUDA kernel on CuPy, plain or warp-aggregated)
+    against NumPy's counts and Fraction sums."""
     from nanaccess.arrayapi.bins import summarize
 
-    x = messy(dtype, (3, 301), seed=13, nans=nans, wide=True)
+    if bins == "warp":
+        if lib.name != "cupy":
+            pytest.skip("the warp-aggregated kernel is CuPy's")
+        monkeypatch.setenv("NANACCESS_XP_BINS", "warp")
+
+    x = messy(dtype, (3, 3001), seed=13, nans=nans, wide=True)
     xa = lib.asarray(x)
     sm = summarize(xa, namespace(xa))
     nan = np.isnan(x)
