@@ -69,7 +69,16 @@ try:
     print("warp-aggregated kernel sums == portable sums:", _assemble(*k3, 3) == _assemble(*k2, 3))
     z = cp.asarray(np.array([-0.0, 0.0, -1.0, 1.0, -np.inf]))
     from nanaccess.arrayapi.common import survey
+    from nanaccess.core.keys import float_keys
     print("keys of -0, +0, -1, 1, -inf:", survey(z.reshape(1, -1), namespace(z)).keys.get())
+    import sys; sys.path.insert(0, "tests")
+    from arrayapi.helpers import messy
+    for dt in ("float64", "float32"):
+        for nans in ("quiet", "all"):
+            xm = messy(dt, (4, 9), seed=9, nans=nans, wide=True)
+            dk = survey(cp.asarray(xm).reshape(1, -1), namespace(z)).keys.get()
+            print(f"device keys == CPU keys ({dt}, {nans}):",
+                  np.array_equal(dk.ravel(), float_keys(xm).ravel()))
     from nanaccess.arrayapi._cupy_select import hist_select
     k = survey(cp.asarray(np.random.default_rng(1).standard_normal((1, 10**6))), namespace(x)).keys[0]
     kth = np.array([0, 499999, 500000, 999999])
