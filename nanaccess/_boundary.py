@@ -7,8 +7,10 @@ missing mask and hands array data to :func:`nanaccess.core.reduce.reduce`, lists
 :func:`nanaccess.core.iterable.reduce_iterable` (both try the lean small-data paths
 first). Lists and other iterables follow the :mod:`statistics` module (Python
 results, ``StatisticsError`` on empty data); pandas and xarray objects go to their
-``.nanstats`` accessors; dask arrays to the lazy exact path; ``weights=``
-(:func:`weighted_call`) to :mod:`nanaccess.core.weighted`.
+``.nanstats`` accessors; dask arrays to the lazy exact path; arrays of other
+array-API libraries (CuPy, torch, JAX, ``array_api_strict``) to
+:mod:`nanaccess.arrayapi`, on their device; ``weights=`` (:func:`weighted_call`) to
+:mod:`nanaccess.core.weighted`.
 """
 
 from __future__ import annotations
@@ -50,6 +52,10 @@ Axis = int | Sequence[int] | None
 # ----------------------------------------------------------------------- dispatching
 
 
+#: top-level modules of array types that go to :mod:`nanaccess.arrayapi`
+_ARRAYAPI = frozenset({"cupy", "torch", "jax", "jaxlib", "array_api_strict"})
+
+
 def host_of(data: Any) -> str:
     t = type(data)
     if t is list or t is tuple:  # the common cases first: this runs on every call
@@ -65,6 +71,9 @@ def host_of(data: Any) -> str:
         return "pandas"
     if isinstance(data, np.ma.MaskedArray):
         return "masked"
+    if mod in _ARRAYAPI or hasattr(data, "__array_namespace__") and not isinstance(
+            data, np.ndarray | np.generic):
+        return "arrayapi"  # CuPy, torch, JAX, array_api_strict: nanaccess.arrayapi
     if isinstance(data, np.ndarray | np.generic) or hasattr(data, "__array__"):
         return "array"
     if isinstance(data, str | bytes):
@@ -156,6 +165,9 @@ def call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
         if out is not None:
             return out
     host = host_of(data)
+    if host == "arrayapi":  # on the data's device, same bits (nanaccess.arrayapi)
+        from .arrayapi import arrayapi_call
+        return arrayapi_call(stat, data, axis, nan_policy, keepdims, params)
     weights = params.pop("weights", None)
     if weights is not None:
         return weighted_call(stat, data, host, weights, axis, nan_policy, keepdims, params)

@@ -1,0 +1,164 @@
+"""The CuPy engine of :mod:`.bins`: one CUDA kernel pass per row block.
+
+Each block takes a stretch of one row and, in shared memory, adds the signed 26-bit
+halves of the integer mantissas of its finite values into 2 x 2048 int64 bins (one
+per binary64 exponent: float32 values land on the bins of their float64 exponents)
+and counts NaNs, signaling NaNs, +inf, -inf and the values that are not ``-0.0``;
+then it adds its nonzero bins and counts into the row's global ones. Integer atomics
+are exact and order-free, and only integer operations touch the data, so no compiler
+flag (FMA contraction, fast math) can change a bit. :func:`cupy_summary` returns
+None when the kernel cannot be built or run; :mod:`.bins` then uses its portable
+engine (the same integers, which the GPU tests compare).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+__all__ = ["cupy_summary", "device_bins", "NFLAGS"]
+
+#: per-row counts after the bins: NaN, signaling NaN, +inf, -inf, not -0.0 (numbers)
+NFLAGS = 5
+
+_TEMPLATE = r"""
+extern "C" __global__
+void @NAME@(const @BITS@* __restrict__ bits, const long long n,
+          unsigned long long* __restrict__ out, unsigned long long* __restrict__ flags)
+{
+    __shared__ unsigned long long hi[2048];
+    __shared__ unsigned long long lo[2048];
+    __shared__ unsigned long long cnt[5];
+    for (int i = threadIdx.x; i < 2048; i += blockDim.x) { hi[i] = 0ULL; lo[i] = 0ULL; }
+    for (int i = threadIdx.x; i < 5; i += blockDim.x) cnt[i] = 0ULL;
+    __syncthreads();
+    const long long row = blockIdx.y;
+    const @BITS@* p = bits + row * n;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    unsigned long long nnan = 0, nsig = 0, npinf = 0, nninf = 0, nnum = 0;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        const @BITS@ b = p[i];
+        const int e = (int)((b >> @MBITS@) & @EMAX@);
+        const long long frac = (long long)(b & @MMASK@);
+        int sh = -1;  /* no bin: NaN, infinity or zero */
+        long long h = 0, l = 0;
+        if (e == @EMAX@) {
+            if (frac == 0) { if (b < 0) nninf++; else npinf++; nnum++; }
+            else { nnan++; if ((frac & @QUIET@) == 0) nsig++; }
+        } else {
+            if (b != @SIGNMIN@) nnum++;
+            const long long m = frac | ((long long)(e > 0) << @MBITS@);
+            if (m != 0) {
+                sh = (e > 0 ? e : 1) + @OFFSET@;
+                h = m >> 26; l = m & 0x3FFFFFFLL;
+                if (b < 0) { h = -h; l = -l; }
+            }
+        }
+@ADD@
+    }
+    if (nnan) atomicAdd(&cnt[0], nnan);
+    if (nsig) atomicAdd(&cnt[1], nsig);
+    if (npinf) atomicAdd(&cnt[2], npinf);
+    if (nninf) atomicAdd(&cnt[3], nninf);
+    if (nnum) atomicAdd(&cnt[4], nnum);
+    __syncthreads();
+    unsigned long long* o = out + row * 4096;
+    for (int i = threadIdx.x; i < 2048; i += blockDim.x) {
+        if (hi[i]) atomicAdd(&o[i], hi[i]);
+        if (lo[i]) atomicAdd(&o[2048 + i], lo[i]);
+    }
+    for (int i = threadIdx.x; i < 5; i += blockDim.x)
+        if (cnt[i]) atomicAdd(&flags[row * 5 + i], cnt[i]);
+}
+"""
+
+#: per float width: C type of the bits, mantissa bits, exponent all-ones, the
+#: bin offset (float64 bins: ``sh = max(e, 1) - 1``; float32: ``max(e, 1) + 924``),
+#: the quiet bit and the bits of -0.0
+_LAYOUTS = {
+    8: dict(NAME="nanaccess_bins64", BITS="long long", MBITS="52", EMAX="0x7FF",
+            MMASK="0xFFFFFFFFFFFFFLL", OFFSET="(-1)", QUIET="(1LL << 51)",
+            SIGNMIN="((long long)0x8000000000000000ULL)"),
+    4: dict(NAME="nanaccess_bins32", BITS="int", MBITS="23", EMAX="0xFF", MMASK="0x7FFFFF",
+            OFFSET="924", QUIET="(1LL << 22)", SIGNMIN="((int)0x80000000U)"),
+}
+#: each lane adds its own halves (shared-memory atomics)
+_ADD_PLAIN = r"""
+        if (sh >= 0) {
+            if (h) atomicAdd(&hi[sh], (unsigned long long)h);
+            if (l) atomicAdd(&lo[sh], (unsigned long long)l);
+        }"""
+#: the lanes of a warp holding one bin add their halves first (every active lane
+#: reads every lane's halves; only its bin's peers count), one atomic per bin: data
+#: crowded in a few exponents does not serialise on them
+_ADD_WARP = r"""
+        {
+            const unsigned int active = __activemask();
+            const unsigned int peers = __match_any_sync(active, sh);
+            long long hs = 0, ls = 0;
+            for (int j = 0; j < 32; ++j) {
+                const long long hv = __shfl_sync(active, h, j);
+                const long long lv = __shfl_sync(active, l, j);
+                if ((peers >> j) & 1u) { hs += hv; ls += lv; }
+            }
+            if (sh >= 0 && (int)(threadIdx.x & 31) == __ffs(peers) - 1) {
+                if (hs) atomicAdd(&hi[sh], (unsigned long long)hs);
+                if (ls) atomicAdd(&lo[sh], (unsigned long long)ls);
+            }
+        }"""
+_KERNELS: dict[tuple[int, bool], Any] = {}
+_THREADS = 256
+
+
+def warp_aggregated() -> bool:
+    """Whether the warp-aggregated kernel is chosen (``NANACCESS_XP_BINS=warp``, for
+    benchmarks); the plain kernel otherwise."""
+    return os.environ.get("NANACCESS_XP_BINS") == "warp"
+
+
+def _source(width: int, warp: bool = False) -> str:
+    src = _TEMPLATE.replace("@ADD@", _ADD_WARP if warp else _ADD_PLAIN)
+    for key, val in _LAYOUTS[width].items():
+        src = src.replace(f"@{key}@", val + ("_warp" if warp and key == "NAME" else ""))
+    return src
+
+
+def _kernel(width: int, warp: bool) -> Any:
+    if (width, warp) not in _KERNELS:
+        import cupy
+
+        name = _LAYOUTS[width]["NAME"] + ("_warp" if warp else "")
+        _KERNELS[width, warp] = cupy.RawKernel(_source(width, warp), name)
+    return _KERNELS[width, warp]
+
+
+def device_bins(bits: Any) -> tuple[Any, Any]:
+    """The (rows, 2, 2048) int64 bins (hi halves, then lo halves) and the (rows, 5)
+    counts of ``bits`` ((rows, n) int32/int64 bit patterns of float32/float64)."""
+    import cupy
+
+    rows, n = bits.shape
+    if rows > 65535:
+        raise ValueError("more rows than a grid's y dimension")
+    bits = cupy.ascontiguousarray(bits)
+    out = cupy.zeros((rows, 2, 2048), dtype=cupy.uint64)
+    flags = cupy.zeros((rows, NFLAGS), dtype=cupy.uint64)
+    sms = cupy.cuda.Device().attributes.get("MultiProcessorCount", 108)
+    per_row = max(1, min(-(-n // (_THREADS * 16)), max(1, (sms * 8) // rows)))
+    _kernel(bits.dtype.itemsize, warp_aggregated())((per_row, rows), (_THREADS,),
+                                                    (bits, np.int64(n), out, flags))
+    return out.view(cupy.int64), flags.view(cupy.int64)
+
+
+def cupy_summary(bits: Any) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None:
+    """((bin key, hi sum, lo sum) of the nonempty bins, as :func:`.bins._portable`;
+    the (rows, 5) counts) or None when the kernel is unavailable."""
+    try:
+        b, f = device_bins(bits)
+        b, f = b.get(), f.get()
+    except Exception:  # noqa: BLE001 - no compiler, no device: the portable engine
+        return None
+    r, sh = np.nonzero((b[:, 0] != 0) | (b[:, 1] != 0))
+    return (r * 2048 + sh, b[r, 0, sh], b[r, 1, sh]), f
