@@ -86,6 +86,9 @@ def _register_adapters() -> None:
         # dask takes about a second to import: register its accessors when the user
         # imports dask.dataframe (dask arrays are dispatched lazily by the api)
         when_imported("dask.dataframe", lambda: importlib.import_module("nanaccess.dask"))
+    if importlib.util.find_spec("polars") is not None:
+        # polars' namespaces, registered once polars is imported (before or after us)
+        when_imported("polars", lambda: importlib.import_module("nanaccess.polars").register())
 
 
 _register_adapters()
