@@ -142,3 +142,12 @@ def test_moments_bodies():
     rows = bench_moments._ratio_rows(1, (2_000,)) + bench_moments._grouped_rows(1, 2_000, (10,))
     rows += bench_moments._host_rows(1, True)
     assert rows and all(SCHEMA <= set(r) and r["ratio"] > 0 for r in rows)
+
+
+def test_polars(tmp_path):
+    pytest.importorskip("polars")
+    import bench_polars
+
+    rows = bench_polars.run(n=2_000, groups=10, window=5, repeats=1, neighbours=False,
+                            out_dir=tmp_path)
+    _check_rows(rows, tmp_path / "polars.json")

@@ -1428,10 +1428,11 @@ class LazyFrameStatsMixin:
         Examples
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
-        >>> lf = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]}).lazy()
-        >>> lf.select("x").nanstats.median(nan_policy="omit").collect()["x"].to_list()
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> lf = df.lazy().select("x")
+        >>> lf.nanstats.median(nan_policy="omit").collect()["x"].to_list()
         [3.0]
-        >>> lf.select("x").nanstats.median(nan_policy="largest").collect()["x"].to_list()
+        >>> lf.nanstats.median(nan_policy="largest").collect()["x"].to_list()
         [3.5]
         """
         return self._reduce("median", numeric_only=numeric_only, nan_policy=nan_policy)
@@ -1464,10 +1465,11 @@ class LazyFrameStatsMixin:
         Examples
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
-        >>> lf = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]}).lazy()
-        >>> lf.select("x").nanstats.median_low(nan_policy="omit").collect()["x"].to_list()
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> lf = df.lazy().select("x")
+        >>> lf.nanstats.median_low(nan_policy="omit").collect()["x"].to_list()
         [3.0]
-        >>> lf.select("x").nanstats.median_low(nan_policy="largest").collect()["x"].to_list()
+        >>> lf.nanstats.median_low(nan_policy="largest").collect()["x"].to_list()
         [3.0]
         """
         return self._reduce("median_low", numeric_only=numeric_only, nan_policy=nan_policy)
@@ -1500,10 +1502,11 @@ class LazyFrameStatsMixin:
         Examples
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
-        >>> lf = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]}).lazy()
-        >>> lf.select("x").nanstats.median_high(nan_policy="omit").collect()["x"].to_list()
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> lf = df.lazy().select("x")
+        >>> lf.nanstats.median_high(nan_policy="omit").collect()["x"].to_list()
         [3.0]
-        >>> lf.select("x").nanstats.median_high(nan_policy="largest").collect()["x"].to_list()
+        >>> lf.nanstats.median_high(nan_policy="largest").collect()["x"].to_list()
         [4.0]
         """
         return self._reduce("median_high", numeric_only=numeric_only, nan_policy=nan_policy)
@@ -1551,8 +1554,9 @@ class LazyFrameStatsMixin:
         Examples
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
-        >>> lf = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]}).lazy()
-        >>> lf.select("x").nanstats.quantile(0.5, nan_policy="omit").collect()["x"].to_list()
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> lf = df.lazy().select("x")
+        >>> lf.nanstats.quantile(0.5, nan_policy="omit").collect()["x"].to_list()
         [3.0]
         """
         return self._reduce(
@@ -1586,10 +1590,11 @@ class LazyFrameStatsMixin:
         Examples
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
-        >>> lf = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]}).lazy()
-        >>> lf.select("x").nanstats.min(nan_policy="omit").collect()["x"].to_list()
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> lf = df.lazy().select("x")
+        >>> lf.nanstats.min(nan_policy="omit").collect()["x"].to_list()
         [1.0]
-        >>> lf.select("x").nanstats.min(nan_policy="largest").collect()["x"].to_list()
+        >>> lf.nanstats.min(nan_policy="largest").collect()["x"].to_list()
         [1.0]
         """
         return self._reduce("min", numeric_only=numeric_only, nan_policy=nan_policy)
@@ -1617,10 +1622,11 @@ class LazyFrameStatsMixin:
         Examples
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
-        >>> lf = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]}).lazy()
-        >>> lf.select("x").nanstats.max(nan_policy="omit").collect()["x"].to_list()
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> lf = df.lazy().select("x")
+        >>> lf.nanstats.max(nan_policy="omit").collect()["x"].to_list()
         [4.0]
-        >>> lf.select("x").nanstats.max(nan_policy="largest").collect()["x"].to_list()
+        >>> lf.nanstats.max(nan_policy="largest").collect()["x"].to_list()
         [nan]
         """
         return self._reduce("max", numeric_only=numeric_only, nan_policy=nan_policy)
@@ -1647,10 +1653,11 @@ class LazyFrameStatsMixin:
         Examples
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
-        >>> lf = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]}).lazy()
-        >>> lf.select("x").nanstats.argmin(nan_policy="omit").collect()["x"].to_list()
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> lf = df.lazy().select("x")
+        >>> lf.nanstats.argmin(nan_policy="omit").collect()["x"].to_list()
         [2]
-        >>> lf.select("x").nanstats.argmin(nan_policy="largest").collect()["x"].to_list()
+        >>> lf.nanstats.argmin(nan_policy="largest").collect()["x"].to_list()
         [2]
         """
         return self._reduce("argmin", numeric_only=numeric_only, nan_policy=nan_policy)
@@ -1677,10 +1684,11 @@ class LazyFrameStatsMixin:
         Examples
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
-        >>> lf = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]}).lazy()
-        >>> lf.select("x").nanstats.argmax(nan_policy="omit").collect()["x"].to_list()
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> lf = df.lazy().select("x")
+        >>> lf.nanstats.argmax(nan_policy="omit").collect()["x"].to_list()
         [0]
-        >>> lf.select("x").nanstats.argmax(nan_policy="largest").collect()["x"].to_list()
+        >>> lf.nanstats.argmax(nan_policy="largest").collect()["x"].to_list()
         [1]
         """
         return self._reduce("argmax", numeric_only=numeric_only, nan_policy=nan_policy)
@@ -1707,10 +1715,11 @@ class LazyFrameStatsMixin:
         Examples
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
-        >>> lf = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]}).lazy()
-        >>> lf.select("x").nanstats.mean(nan_policy="omit").collect()["x"].to_list()
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> lf = df.lazy().select("x")
+        >>> lf.nanstats.mean(nan_policy="omit").collect()["x"].to_list()
         [2.6666666666666665]
-        >>> lf.select("x").nanstats.mean(nan_policy="largest").collect()["x"].to_list()
+        >>> lf.nanstats.mean(nan_policy="largest").collect()["x"].to_list()
         [nan]
         """
         return self._reduce("mean", numeric_only=numeric_only, nan_policy=nan_policy)
@@ -1745,10 +1754,11 @@ class LazyFrameStatsMixin:
         Examples
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
-        >>> lf = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]}).lazy()
-        >>> lf.select("x").nanstats.var(nan_policy="omit").collect()["x"].to_list()
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> lf = df.lazy().select("x")
+        >>> lf.nanstats.var(nan_policy="omit").collect()["x"].to_list()
         [2.3333333333333335]
-        >>> lf.select("x").nanstats.var(nan_policy="largest").collect()["x"].to_list()
+        >>> lf.nanstats.var(nan_policy="largest").collect()["x"].to_list()
         [nan]
         """
         return self._reduce("var", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
@@ -1783,10 +1793,11 @@ class LazyFrameStatsMixin:
         Examples
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
-        >>> lf = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]}).lazy()
-        >>> lf.select("x").nanstats.std(nan_policy="omit").collect()["x"].to_list()
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> lf = df.lazy().select("x")
+        >>> lf.nanstats.std(nan_policy="omit").collect()["x"].to_list()
         [1.5275252316519468]
-        >>> lf.select("x").nanstats.std(nan_policy="largest").collect()["x"].to_list()
+        >>> lf.nanstats.std(nan_policy="largest").collect()["x"].to_list()
         [nan]
         """
         return self._reduce("std", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
@@ -1821,10 +1832,11 @@ class LazyFrameStatsMixin:
         Examples
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
-        >>> lf = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]}).lazy()
-        >>> lf.select("x").nanstats.sum(nan_policy="omit").collect()["x"].to_list()
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> lf = df.lazy().select("x")
+        >>> lf.nanstats.sum(nan_policy="omit").collect()["x"].to_list()
         [8.0]
-        >>> lf.select("x").nanstats.sum(nan_policy="largest").collect()["x"].to_list()
+        >>> lf.nanstats.sum(nan_policy="largest").collect()["x"].to_list()
         [nan]
         """
         return self._reduce(
@@ -1853,8 +1865,9 @@ class LazyFrameStatsMixin:
         Examples
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
-        >>> lf = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]}).lazy()
-        >>> lf.select("x").nanstats.count().collect()["x"].to_list()
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> lf = df.lazy().select("x")
+        >>> lf.nanstats.count().collect()["x"].to_list()
         [3]
         """
         return self._reduce("count", numeric_only=numeric_only)
@@ -1897,10 +1910,11 @@ class LazyFrameStatsMixin:
         Examples
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
-        >>> lf = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]}).lazy()
-        >>> lf.select("x").nanstats.iqr(nan_policy="omit").collect()["x"].to_list()
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> lf = df.lazy().select("x")
+        >>> lf.nanstats.iqr(nan_policy="omit").collect()["x"].to_list()
         [1.5]
-        >>> lf.select("x").nanstats.iqr(nan_policy="largest").collect()["x"].to_list()
+        >>> lf.nanstats.iqr(nan_policy="largest").collect()["x"].to_list()
         [nan]
         """
         return self._reduce(
@@ -1943,10 +1957,11 @@ class LazyFrameStatsMixin:
         Examples
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
-        >>> lf = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]}).lazy()
-        >>> lf.select("x").nanstats.mad(nan_policy="omit").collect()["x"].to_list()
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> lf = df.lazy().select("x")
+        >>> lf.nanstats.mad(nan_policy="omit").collect()["x"].to_list()
         [1.0]
-        >>> lf.select("x").nanstats.mad(nan_policy="largest").collect()["x"].to_list()
+        >>> lf.nanstats.mad(nan_policy="largest").collect()["x"].to_list()
         [1.5]
         """
         return self._reduce("mad", scale=scale, numeric_only=numeric_only, nan_policy=nan_policy)
@@ -1992,9 +2007,11 @@ class ExprStatsMixin:
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.median(nan_policy="omit"))["x"].to_list()
+        >>> g = df.group_by("k", maintain_order=True)
+        >>> x = pl.col("x")
+        >>> g.agg(x.nanstats.median(nan_policy="omit"))["x"].to_list()
         [4.0, 2.0]
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.median(nan_policy="largest"))["x"].to_list()
+        >>> g.agg(x.nanstats.median(nan_policy="largest"))["x"].to_list()
         [nan, 2.0]
         """
         return self._reduce("median", nan_policy=nan_policy)
@@ -2023,9 +2040,11 @@ class ExprStatsMixin:
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.median_low(nan_policy="omit"))["x"].to_list()
+        >>> g = df.group_by("k", maintain_order=True)
+        >>> x = pl.col("x")
+        >>> g.agg(x.nanstats.median_low(nan_policy="omit"))["x"].to_list()
         [4.0, 1.0]
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.median_low(nan_policy="largest"))["x"].to_list()
+        >>> g.agg(x.nanstats.median_low(nan_policy="largest"))["x"].to_list()
         [4.0, 1.0]
         """
         return self._reduce("median_low", nan_policy=nan_policy)
@@ -2054,9 +2073,11 @@ class ExprStatsMixin:
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.median_high(nan_policy="omit"))["x"].to_list()
+        >>> g = df.group_by("k", maintain_order=True)
+        >>> x = pl.col("x")
+        >>> g.agg(x.nanstats.median_high(nan_policy="omit"))["x"].to_list()
         [4.0, 3.0]
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.median_high(nan_policy="largest"))["x"].to_list()
+        >>> g.agg(x.nanstats.median_high(nan_policy="largest"))["x"].to_list()
         [nan, 3.0]
         """
         return self._reduce("median_high", nan_policy=nan_policy)
@@ -2109,7 +2130,9 @@ class ExprStatsMixin:
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.quantile(0.5, nan_policy="omit"))["x"].to_list()
+        >>> g = df.group_by("k", maintain_order=True)
+        >>> x = pl.col("x")
+        >>> g.agg(x.nanstats.quantile(0.5, nan_policy="omit"))["x"].to_list()
         [4.0, 2.0]
         """
         return self._reduce(
@@ -2148,9 +2171,11 @@ class ExprStatsMixin:
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.min(nan_policy="omit"))["x"].to_list()
+        >>> g = df.group_by("k", maintain_order=True)
+        >>> x = pl.col("x")
+        >>> g.agg(x.nanstats.min(nan_policy="omit"))["x"].to_list()
         [4.0, 1.0]
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.min(nan_policy="largest"))["x"].to_list()
+        >>> g.agg(x.nanstats.min(nan_policy="largest"))["x"].to_list()
         [4.0, 1.0]
         """
         return self._reduce("min", nan_policy=nan_policy)
@@ -2184,9 +2209,11 @@ class ExprStatsMixin:
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.max(nan_policy="omit"))["x"].to_list()
+        >>> g = df.group_by("k", maintain_order=True)
+        >>> x = pl.col("x")
+        >>> g.agg(x.nanstats.max(nan_policy="omit"))["x"].to_list()
         [4.0, 3.0]
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.max(nan_policy="largest"))["x"].to_list()
+        >>> g.agg(x.nanstats.max(nan_policy="largest"))["x"].to_list()
         [nan, 3.0]
         """
         return self._reduce("max", nan_policy=nan_policy)
@@ -2219,9 +2246,11 @@ class ExprStatsMixin:
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.argmin(nan_policy="omit"))["x"].to_list()
+        >>> g = df.group_by("k", maintain_order=True)
+        >>> x = pl.col("x")
+        >>> g.agg(x.nanstats.argmin(nan_policy="omit"))["x"].to_list()
         [0, 0]
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.argmin(nan_policy="largest"))["x"].to_list()
+        >>> g.agg(x.nanstats.argmin(nan_policy="largest"))["x"].to_list()
         [0, 0]
         """
         return self._reduce("argmin", nan_policy=nan_policy)
@@ -2254,9 +2283,11 @@ class ExprStatsMixin:
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.argmax(nan_policy="omit"))["x"].to_list()
+        >>> g = df.group_by("k", maintain_order=True)
+        >>> x = pl.col("x")
+        >>> g.agg(x.nanstats.argmax(nan_policy="omit"))["x"].to_list()
         [0, 1]
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.argmax(nan_policy="largest"))["x"].to_list()
+        >>> g.agg(x.nanstats.argmax(nan_policy="largest"))["x"].to_list()
         [1, 1]
         """
         return self._reduce("argmax", nan_policy=nan_policy)
@@ -2289,9 +2320,11 @@ class ExprStatsMixin:
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.mean(nan_policy="omit"))["x"].to_list()
+        >>> g = df.group_by("k", maintain_order=True)
+        >>> x = pl.col("x")
+        >>> g.agg(x.nanstats.mean(nan_policy="omit"))["x"].to_list()
         [4.0, 2.0]
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.mean(nan_policy="largest"))["x"].to_list()
+        >>> g.agg(x.nanstats.mean(nan_policy="largest"))["x"].to_list()
         [nan, 2.0]
         """
         return self._reduce("mean", nan_policy=nan_policy)
@@ -2326,9 +2359,11 @@ class ExprStatsMixin:
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.var(nan_policy="omit"))["x"].to_list()
+        >>> g = df.group_by("k", maintain_order=True)
+        >>> x = pl.col("x")
+        >>> g.agg(x.nanstats.var(nan_policy="omit"))["x"].to_list()
         [nan, 2.0]
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.var(nan_policy="largest"))["x"].to_list()
+        >>> g.agg(x.nanstats.var(nan_policy="largest"))["x"].to_list()
         [nan, 2.0]
         """
         return self._reduce("var", ddof=ddof, nan_policy=nan_policy)
@@ -2363,9 +2398,11 @@ class ExprStatsMixin:
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.std(nan_policy="omit"))["x"].to_list()
+        >>> g = df.group_by("k", maintain_order=True)
+        >>> x = pl.col("x")
+        >>> g.agg(x.nanstats.std(nan_policy="omit"))["x"].to_list()
         [nan, 1.4142135623730951]
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.std(nan_policy="largest"))["x"].to_list()
+        >>> g.agg(x.nanstats.std(nan_policy="largest"))["x"].to_list()
         [nan, 1.4142135623730951]
         """
         return self._reduce("std", ddof=ddof, nan_policy=nan_policy)
@@ -2400,9 +2437,11 @@ class ExprStatsMixin:
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.sum(nan_policy="omit"))["x"].to_list()
+        >>> g = df.group_by("k", maintain_order=True)
+        >>> x = pl.col("x")
+        >>> g.agg(x.nanstats.sum(nan_policy="omit"))["x"].to_list()
         [4.0, 4.0]
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.sum(nan_policy="largest"))["x"].to_list()
+        >>> g.agg(x.nanstats.sum(nan_policy="largest"))["x"].to_list()
         [nan, 4.0]
         """
         return self._reduce("sum", min_count=min_count, nan_policy=nan_policy)
@@ -2429,7 +2468,9 @@ class ExprStatsMixin:
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.count())["x"].to_list()
+        >>> g = df.group_by("k", maintain_order=True)
+        >>> x = pl.col("x")
+        >>> g.agg(x.nanstats.count())["x"].to_list()
         [1, 2]
         """
         return self._reduce("count")
@@ -2472,9 +2513,11 @@ class ExprStatsMixin:
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.iqr(nan_policy="omit"))["x"].to_list()
+        >>> g = df.group_by("k", maintain_order=True)
+        >>> x = pl.col("x")
+        >>> g.agg(x.nanstats.iqr(nan_policy="omit"))["x"].to_list()
         [0.0, 1.0]
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.iqr(nan_policy="largest"))["x"].to_list()
+        >>> g.agg(x.nanstats.iqr(nan_policy="largest"))["x"].to_list()
         [nan, 1.0]
         """
         return self._reduce("iqr", rng=rng, method=method, nan_policy=nan_policy)
@@ -2506,9 +2549,11 @@ class ExprStatsMixin:
         --------
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.mad(nan_policy="omit"))["x"].to_list()
+        >>> g = df.group_by("k", maintain_order=True)
+        >>> x = pl.col("x")
+        >>> g.agg(x.nanstats.mad(nan_policy="omit"))["x"].to_list()
         [0.0, 1.0]
-        >>> df.group_by("k", maintain_order=True).agg(pl.col("x").nanstats.mad(nan_policy="largest"))["x"].to_list()
+        >>> g.agg(x.nanstats.mad(nan_policy="largest"))["x"].to_list()
         [nan, 1.0]
         """
         return self._reduce("mad", scale=scale, nan_policy=nan_policy)

@@ -133,7 +133,8 @@ class SeriesNanStats(SeriesStatsMixin):
         ----------
         stat : str
             One of ``median``, ``quantile``, ``min``, ``max``, ``mean``, ``sum``,
-            ``var``, ``std`` (and the other grouped statistics of the table).
+            ``var``, ``std`` (and the other grouped statistics of the table); var
+            and std take ``ddof`` (default 1, as polars' ``rolling_var``).
         window_size : int
             Rows per window.
         min_samples : int, optional
@@ -236,6 +237,8 @@ def _rolling(s: pl.Series, stat: str, window_size: int, min_samples: int | None,
     n = len(col.values)
     policy = resolve_policy(nan_policy)
     min_periods = window_size if min_samples is None else min_samples
+    if stat in ("var", "std", "sem"):
+        params = {"ddof": 1, **params}  # polars' rolling_var / rolling_std
     try:
         out = window_reduce(col.values, fixed_windows(n, window_size, center=center), None,
                             stat, policy=policy, missing=col.missing,
@@ -335,18 +338,22 @@ class NanGroupBy(GroupByStatsMixin):
         self._maintain_order = maintain_order
 
     def _codes(self) -> tuple[np.ndarray, int, np.ndarray]:
-        """(row codes, number of groups, first row of each group)."""
+        """(row codes, number of groups, first row of each group), in one factorisation
+        per key (pandas' hash tables; a null key is a group, as polars')."""
         sort = not self._maintain_order
-        codes = None
+        codes, ngroups = None, 1
         for k in self._keys:
             c, uniques = pd.factorize(self._df.get_column(k).to_numpy(), sort=sort,
                                       use_na_sentinel=False)
             codes = c if codes is None else codes * len(uniques) + c
-        codes, uniques = pd.factorize(codes, sort=sort)
-        ngroups = len(uniques)
-        first = np.full(ngroups, len(codes), dtype=np.int64)
-        np.minimum.at(first, codes, np.arange(len(codes)))
-        return codes.astype(np.intp), ngroups, first
+            ngroups = len(uniques)
+        if len(self._keys) > 1:  # dense codes of the key combinations that occur
+            codes, uniques = pd.factorize(codes, sort=sort)
+            ngroups = len(uniques)
+        n = len(codes)
+        first = np.empty(ngroups, dtype=np.intp)
+        first[codes[::-1]] = np.arange(n - 1, -1, -1)  # the last write is the first row
+        return codes.astype(np.intp, copy=False), ngroups, first
 
     def _reduce(self, stat: str, *, numeric_only: bool = False, **kw: Any) -> pl.DataFrame:
         codes, ngroups, first = self._codes()
