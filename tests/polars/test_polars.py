@@ -231,3 +231,18 @@ def test_polars_median_bug_is_answered_by_every_policy():
     assert s.nanstats.median(nan_policy="smallest") == 1.0
     assert s.nanstats.median(nan_policy="largest") == 7.0  # polars' answer, now by choice
     assert np.isnan(s.nanstats.median(nan_policy="propagate"))
+
+
+@pytest.mark.parametrize("order", ["nanaccess first", "polars first"])
+def test_namespaces_are_registered_whichever_is_imported_first(order):
+    import subprocess
+    import sys
+
+    first, second = ("nanaccess", "polars") if order == "nanaccess first" else \
+        ("polars", "nanaccess")
+    code = (f"import sys, {first}; loaded = 'polars' in sys.modules; import {second}; "
+            "import polars as pl; "
+            "print(loaded, pl.Series([1.0, float('nan')]).nanstats.max(nan_policy='omit'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == (["False", "1.0"] if order == "nanaccess first" else ["True", "1.0"])
