@@ -19,12 +19,13 @@ import polars as pl
 
 from .. import _stats
 from .._conventions import below_min_count
+from .._describe import describe_values, row_labels
 from ..core.grouped import grouped_reduce
 from ..core.policy import empty_value
 from ..core.reduce import reduce
 from ..core.window import fixed_windows, window_reduce
 from ..errors import NaNError
-from ..options import resolve_policy
+from ..options import NanPolicy, resolve_policy
 from ._generated import (
     DataFrameStatsMixin,
     ExprStatsMixin,
@@ -287,6 +288,80 @@ class DataFrameNanStats(DataFrameStatsMixin):
             qs = pl.Series("quantile", np.asarray(q, dtype=np.float64).ravel())
             return pl.DataFrame([qs, *out])
         return pl.DataFrame(out)
+
+    def describe(self, percentiles: Sequence[float] | None = None, *,
+                 nan_policy: str | None = None) -> pl.DataFrame:
+        """Counts and summary statistics of every numeric column, as ``df.describe``.
+
+        Parameters
+        ----------
+        percentiles : sequence of float, optional
+            In [0, 1]; default 0.25, 0.5, 0.75 (0.5 is always added).
+        nan_policy : str, optional
+            The policy of the statistic rows; None: "omit" (describe reports the NaNs
+            and nulls in its ``nan`` and ``missing`` rows).
+
+        Returns
+        -------
+        polars.DataFrame
+            A ``statistic`` column (``count`` of numbers, ``nan``, ``missing``,
+            ``mean``, ``std``, ``min``, the percentiles, ``max``), then one Float64
+            column per numeric column (datetimes as their int64 nanoseconds).
+
+        Examples
+        --------
+        >>> import polars as pl, nanaccess  # noqa: F401
+        >>> df = pl.DataFrame({"x": [1.0, float("nan"), 3.0, None]})
+        >>> df.nanstats.describe()["x"].to_list()[:4]
+        [2.0, 1.0, 1.0, 2.0]
+        """
+        policy = NanPolicy.OMIT if nan_policy is None else resolve_policy(nan_policy)
+        out = [pl.Series("statistic", row_labels(percentiles))]
+        for i in range(self._obj.width):
+            s = self._obj.to_series(i)
+            if not (s.dtype.is_numeric() or s.dtype.is_temporal() or s.dtype == pl.Boolean):
+                continue
+            col = column_of(s)
+            try:
+                rows = describe_values(col.values, col.missing, policy, percentiles,
+                                       subject=f"column {s.name!r}")
+            except NaNError as err:
+                raise relabelled(err, s.name, len(s)) from None
+            out.append(pl.Series(s.name, list(rows.values()), dtype=pl.Float64))
+        return pl.DataFrame(out)
+
+    def nan_report(self) -> pl.DataFrame:
+        """The counts of :func:`nanaccess.nan_report` of every numeric column.
+
+        Returns
+        -------
+        polars.DataFrame
+            A ``column`` column, then one Int64 column per kind (``values``,
+            ``numbers``, ``nan``, ``quiet_nan``, ``signaling_nan``, ``negative_nan``,
+            ``distinct_payloads``, ``posinf``, ``neginf``, ``missing``); nulls count as
+            missing, never as NaN.
+
+        Examples
+        --------
+        >>> import polars as pl, nanaccess  # noqa: F401
+        >>> df = pl.DataFrame({"x": [1.0, float("nan"), None]})
+        >>> df.nanstats.nan_report().select("column", "nan", "missing").rows()
+        [('x', 1, 1)]
+        """
+        import nanaccess
+
+        rows = []
+        for i in range(self._obj.width):
+            s = self._obj.to_series(i)
+            try:
+                col = column_of(s)
+            except TypeError:
+                continue
+            masked = col.values if col.missing is None else \
+                np.ma.masked_array(col.values, mask=col.missing)
+            rep = nanaccess.nan_report(masked)
+            rows.append({"column": s.name, **{k: int(v) for k, v in rep.items()}})
+        return pl.DataFrame(rows)
 
     def group_by(self, *by: Any, maintain_order: bool = True) -> NanGroupBy:
         """Group the rows for NaN-explicit statistics of every group at once.

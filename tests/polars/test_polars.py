@@ -246,3 +246,18 @@ def test_namespaces_are_registered_whichever_is_imported_first(order):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == (["False", "1.0"] if order == "nanaccess first" else ["True", "1.0"])
+
+
+def test_describe_and_nan_report():
+    df = pl.DataFrame({"x": [1.0, float("nan"), 3.0, None], "n": [1, 2, None, 4],
+                       "s": ["a", "b", "c", "d"]})
+    d = df.nanstats.describe()
+    assert d.columns == ["statistic", "x", "n"]
+    rows = dict(zip(d["statistic"].to_list(), d["x"].to_list(), strict=True))
+    assert (rows["count"], rows["nan"], rows["missing"], rows["50%"]) == (2.0, 1.0, 1.0, 2.0)
+    strict = df.nanstats.describe(nan_policy="propagate")
+    assert np.isnan(strict["x"][4])  # the std row propagates the NaN
+    with pytest.raises(na.NaNError, match="column 'x'"):
+        df.nanstats.describe(nan_policy="raise")
+    rep = df.nanstats.nan_report()
+    assert rep.select("column", "nan", "missing").rows() == [("x", 1, 1), ("n", 0, 1)]
