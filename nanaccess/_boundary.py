@@ -193,7 +193,18 @@ def call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
         missing, data = np.ma.getmaskarray(data), np.ma.getdata(data)
     r = reduce(np.asarray(data), stat, axis=axis, policy=policy, missing=missing,
                keepdims=keepdims, **params)
-    return _scalarize(r.values)
+    return _scalarize(_missing_as_nan(r.values, r.missing))
+
+
+def _missing_as_nan(values: np.ndarray, missing: np.ndarray | None) -> np.ndarray:
+    """A NumPy host's missing result is the canonical NaN (spec 2): an integer result
+    the core marks missing (the sum of masked ints under "propagate") becomes float64
+    NaN there, as the integer max of the same data already is."""
+    if missing is None or not np.any(missing) or values.dtype.kind not in "iubf":
+        return values
+    out = values.astype(np.float64) if values.dtype.kind in "iub" else values.copy()
+    out[np.broadcast_to(missing, out.shape)] = np.nan
+    return out
 
 
 def statistic(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -536,3 +536,12 @@ def test_small_arrays_match_numpy():
     assert type(na.median(x)) is np.float64
     assert na.mean(x) == statistics.mean(x.tolist())
     assert na.sum(x) == math.fsum(x.tolist())
+
+
+def test_masked_int_sum_under_propagate_is_the_canonical_nan():
+    # the core marks the result missing; the integer sum of the numbers (9) was returned
+    data = np.ma.masked_array([1, 2, 3, 4], mask=[True, False, False, False])
+    got = na.sum(data, nan_policy="propagate")
+    assert np.isnan(got) and np.float64(got).view(np.uint64) == 0x7FF8000000000000
+    assert na.sum(data, nan_policy="omit") == 9
+    assert np.isnan(na.max(data, nan_policy="propagate"))

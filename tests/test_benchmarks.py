@@ -150,3 +150,12 @@ def test_higher(tmp_path):
     rows = bench_higher.run(repeats=1, out_dir=tmp_path, sizes=(300,))
     _check_rows(rows, tmp_path / "higher.json")
     assert {"skew", "cumsum", "grouped skew"} <= {r["case"] for r in rows}
+
+
+def test_polars(tmp_path):
+    pytest.importorskip("polars")
+    import bench_polars
+
+    rows = bench_polars.run(n=2_000, groups=10, window=5, repeats=1, neighbours=False,
+                            out_dir=tmp_path)
+    _check_rows(rows, tmp_path / "polars.json")

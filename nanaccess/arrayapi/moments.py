@@ -20,7 +20,7 @@ import numpy as np
 
 from ..core.axes import Reduction
 from ..core.exactsum import ExactPartials, round_mean, round_sum, round_var
-from ..core.exactsum.common import _SCALE
+from ..core.exactsum.common import SCALE as _SCALE
 from ..core.keys import keys_to_float
 from ..core.moments import result_dtype
 from ..core.policy import RULES
