@@ -20,8 +20,9 @@ import polars as pl
 from .. import _stats
 from .._conventions import below_min_count
 from .._describe import describe_values, row_labels
+from .._hostkit import empty_is_missing, kept_int_dtype, undefined_spread
+from ..core.exactsum.common import SumOverflowError
 from ..core.grouped import grouped_reduce
-from ..core.policy import empty_value
 from ..core.reduce import reduce
 from ..core.window import fixed_windows, window_reduce
 from ..errors import NaNError
@@ -47,24 +48,9 @@ __all__ = [
 ROLLING = ("median", "quantile", "min", "max", "mean", "sum", "var", "std")
 
 
-def _empty_is_null(stat: str) -> bool:
-    """A result over nothing left is null (polars' ``median`` of no values), except the
-    statistics whose value over nothing is a number (a sum is 0)."""
-    return bool(np.isnan(empty_value(np.dtype(np.float64), stat)))
-
-
 def _policy_of(stat: str, nan_policy: Any) -> Any:
     """The resolved policy; a count takes none (it counts the numbers: "omit")."""
     return resolve_policy("omit" if _stats.get(stat).family == "count" else nan_policy)
-
-
-def _kept_dtype(col: PolarsColumn, stat: str, policy: Any, params: dict) -> Any:
-    """The integer dtype an int pick keeps (its missing result is a null of that
-    dtype, never a float NaN), else None."""
-    if col.values.dtype.kind not in "iub":
-        return None
-    probe = reduce(np.zeros(1, col.values.dtype), stat, policy=policy, **params).values
-    return probe.dtype if probe.dtype.kind in "iub" else None
 
 
 def column_reduce(col: PolarsColumn, stat: str, nan_policy: Any = None, min_count: int = 0,
@@ -78,13 +64,17 @@ def column_reduce(col: PolarsColumn, stat: str, nan_policy: Any = None, min_coun
         raise relabelled(err, col.name, n) from None
     except TypeError as err:
         raise type_error(col.name, err) from None
+    except SumOverflowError as err:  # name the column, not "row 0"
+        raise err.naming(f"column {col.name!r}") from None
     values, missing = red.values, red.missing
     null = np.zeros(np.shape(values), bool) if missing is None else np.asarray(missing)
-    if _empty_is_null(stat):
-        null = null | np.broadcast_to(red.empty, np.shape(values))
+    if empty_is_missing(stat):  # nothing left, or too few values for the ddof: null
+        null = null | np.broadcast_to(red.empty | undefined_spread(red.count, stat, params),
+                                      np.shape(values))
     if min_count:
         null = null | np.broadcast_to(below_min_count(red.count, min_count), np.shape(values))
-    kept = _kept_dtype(col, stat, policy, params) if values.dtype.kind == "f" else None
+    kept = kept_int_dtype(stat, col.values.dtype, True, **params) \
+        if values.dtype.kind == "f" else None
     if kept is not None and null.all():
         values = np.zeros(np.shape(values), kept)
     return values, (null if null.any() else None)
@@ -246,7 +236,7 @@ def _rolling(s: pl.Series, stat: str, window_size: int, min_samples: int | None,
                             min_periods=min_periods, **params)
     except NaNError as err:
         raise relabelled(err, col.name, n) from None
-    null = out.short | (out.count == 0) if _empty_is_null(stat) else out.short
+    null = out.short | (out.count == 0) if empty_is_missing(stat) else out.short
     if out.missing is not None:
         null = null | out.missing
     values = out.values
@@ -453,7 +443,7 @@ class NanGroupBy(GroupByStatsMixin):
             exact, null = red.exact, red.holes
             if red.missing is not None:
                 null = red.missing if null is None else (null | red.missing)
-            if _empty_is_null(stat):
+            if empty_is_missing(stat):
                 empty = np.broadcast_to(red.count == 0, exact.shape)
                 null = empty if null is None else (null | empty)
             if min_count:
