@@ -30,6 +30,7 @@ from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
 from .cells import by_slabs, plan_slabs
 from .final import axes_whole, core_reduce, out_dtype, per_block_core, whole_axes
+from .higher import dask_higher_stat
 from .moments import dask_moment_stat
 from .select import dask_order_stat, first_bits
 from .stream import Passes, defers, lazily, passes_of
@@ -107,14 +108,12 @@ def dask_reduce(
     slabs = _slabs(x, entry, axis, passes) if check is None else None
     if slabs is not None:
         return _by_slabs(x, stat, slabs, common, params)
+    if entry.kernel_family == "higher":  # skew, kurt, sem, prod: power-sum partials
+        return dask_higher_stat(x, stat, **common, **params)
     if entry.compose is None and entry.family in ("order", "arg"):
         return dask_order_stat(x, stat, **common, dask_passes=passes, **params)
     if entry.compose is None:
         return dask_moment_stat(x, stat, **common, **params)
-    if entry.family == "higher":
-        from .higher import dask_higher_stat  # skew, kurt, sem, prod (issue 23)
-
-        return dask_higher_stat(x, stat, **common, **params)
     axes = normalize_axis(axis, x.ndim)
     res_dtype = out_dtype(x, stat, axes, **params)  # validates rng / method / scale
     info = policy_check(x, policy, check)

@@ -77,10 +77,6 @@ def median(
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.median(nan_policy="omit"))
-         x
-    g
-    a  4.0
-    b  3.0
     """
     return make("median", weights=weights, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -128,10 +124,6 @@ def median_low(
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.median_low(nan_policy="omit"))
-         x
-    g
-    a  4.0
-    b  3.0
     """
     return make("median_low", weights=weights, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -179,10 +171,6 @@ def median_high(
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.median_high(nan_policy="omit"))
-         x
-    g
-    a  4.0
-    b  3.0
     """
     return make("median_high", weights=weights, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -245,15 +233,7 @@ def quantile(
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.quantile(0.5, nan_policy="omit"))
-         x
-    g
-    a  4.0
-    b  3.0
     >>> df.groupby("g").agg(na.agg.quantile(0.9, nan_policy="omit"))
-         x
-    g
-    a  4.0
-    b  8.6
     """
     return make(
         "quantile",
@@ -290,10 +270,6 @@ def min(*, nan_policy: str | None = None, skipna: bool | None = None) -> NanAgg:
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.min(nan_policy="omit"))
-         x
-    g
-    a  4.0
-    b  1.0
     """
     return make("min", nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -324,10 +300,6 @@ def max(*, nan_policy: str | None = None, skipna: bool | None = None) -> NanAgg:
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.max(nan_policy="omit"))
-          x
-    g
-    a   4.0
-    b  10.0
     """
     return make("max", nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -374,10 +346,6 @@ def mean(
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.mean(nan_policy="omit"))
-              x
-    g
-    a  4.000000
-    b  4.666667
     """
     return make("mean", weights=weights, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -428,10 +396,6 @@ def var(
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.var(nan_policy="omit"))
-               x
-    g
-    a        NaN
-    b  22.333333
     """
     return make("var", ddof=ddof, weights=weights, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -482,10 +446,6 @@ def std(
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.std(nan_policy="omit"))
-              x
-    g
-    a       NaN
-    b  4.725816
     """
     return make("std", ddof=ddof, weights=weights, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -536,10 +496,6 @@ def sum(
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.sum(nan_policy="omit"))
-          x
-    g
-    a   4.0
-    b  14.0
     """
     return make(
         "sum",
@@ -565,10 +521,6 @@ def count() -> NanAgg:
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.count())
-       x
-    g
-    a  1
-    b  3
     """
     return make("count")
 
@@ -614,10 +566,6 @@ def iqr(
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.iqr(nan_policy="omit"))
-         x
-    g
-    a  0.0
-    b  4.5
     """
     return make("iqr", rng=rng, method=method, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -657,10 +605,6 @@ def mad(
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.mad(nan_policy="omit"))
-         x
-    g
-    a  0.0
-    b  2.0
     """
     return make("mad", scale=scale, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -694,10 +638,6 @@ def skew(*, bias: Any = False, nan_policy: str | None = None, skipna: bool | Non
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.skew(nan_policy="omit"))
-              x
-    g
-    a       NaN
-    b  1.389636
     """
     return make("skew", bias=bias, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -740,10 +680,6 @@ def kurt(
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.kurt(nan_policy="omit"))
-        x
-    g
-    a NaN
-    b NaN
     """
     return make("kurt", bias=bias, fisher=fisher, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -777,10 +713,6 @@ def sem(*, ddof: float = 1, nan_policy: str | None = None, skipna: bool | None =
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.sem(nan_policy="omit"))
-              x
-    g
-    a       NaN
-    b  2.728451
     """
     return make("sem", ddof=ddof, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -811,9 +743,5 @@ def prod(*, nan_policy: str | None = None, skipna: bool | None = None) -> NanAgg
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.prod(nan_policy="omit"))
-          x
-    g
-    a   4.0
-    b  30.0
     """
     return make("prod", nan_policy=skipna_policy(skipna, nan_policy))

@@ -65,9 +65,7 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.median(nan_policy="omit")
-        np.float64(4.0)
         >>> s.nanstats.median(nan_policy="largest")
-        np.float64(10.0)
         """
         return self._reduce("median", nan_policy=nan_policy)
 
@@ -95,9 +93,7 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.median_low(nan_policy="omit")
-        np.float64(4.0)
         >>> s.nanstats.median_low(nan_policy="largest")
-        np.float64(10.0)
         """
         return self._reduce("median_low", nan_policy=nan_policy)
 
@@ -125,9 +121,7 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.median_high(nan_policy="omit")
-        np.float64(4.0)
         >>> s.nanstats.median_high(nan_policy="largest")
-        np.float64(10.0)
         """
         return self._reduce("median_high", nan_policy=nan_policy)
 
@@ -178,7 +172,6 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.quantile(0.5, nan_policy="omit")
-        np.float64(4.0)
         """
         return self._reduce(
             "quantile",
@@ -216,9 +209,7 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.min(nan_policy="omit")
-        np.float64(1.0)
         >>> s.nanstats.min(nan_policy="largest")
-        np.float64(1.0)
         """
         return self._reduce("min", nan_policy=nan_policy)
 
@@ -251,7 +242,6 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.max(nan_policy="omit")
-        np.float64(10.0)
         >>> s.nanstats.max(nan_policy="largest")
         """
         return self._reduce("max", nan_policy=nan_policy)
@@ -284,9 +274,7 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.argmin(nan_policy="omit")
-        np.int64(2)
         >>> s.nanstats.argmin(nan_policy="largest")
-        np.int64(2)
         """
         return self._reduce("argmin", nan_policy=nan_policy)
 
@@ -318,9 +306,7 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.argmax(nan_policy="omit")
-        np.int64(4)
         >>> s.nanstats.argmax(nan_policy="largest")
-        np.int64(1)
         """
         return self._reduce("argmax", nan_policy=nan_policy)
 
@@ -352,9 +338,7 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.mean(nan_policy="omit")
-        np.float64(5.0)
         >>> s.nanstats.mean(nan_policy="largest")
-        np.float64(nan)
         """
         return self._reduce("mean", nan_policy=nan_policy)
 
@@ -388,9 +372,7 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.var(nan_policy="omit")
-        np.float64(21.0)
         >>> s.nanstats.var(nan_policy="largest")
-        np.float64(nan)
         """
         return self._reduce("var", ddof=ddof, nan_policy=nan_policy)
 
@@ -424,9 +406,7 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.std(nan_policy="omit")
-        np.float64(4.58257569495584)
         >>> s.nanstats.std(nan_policy="largest")
-        np.float64(nan)
         """
         return self._reduce("std", ddof=ddof, nan_policy=nan_policy)
 
@@ -460,9 +440,7 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.sum(nan_policy="omit")
-        np.float64(15.0)
         >>> s.nanstats.sum(nan_policy="largest")
-        np.float64(nan)
         """
         return self._reduce("sum", min_count=min_count, nan_policy=nan_policy)
 
@@ -488,7 +466,6 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.count()
-        np.int64(3)
         """
         return self._reduce("count")
 
@@ -530,9 +507,7 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.iqr(nan_policy="omit")
-        np.float64(4.5)
         >>> s.nanstats.iqr(nan_policy="largest")
-        np.float64(nan)
         """
         return self._reduce("iqr", rng=rng, method=method, nan_policy=nan_policy)
 
@@ -563,11 +538,129 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.mad(nan_policy="omit")
-        np.float64(3.0)
         >>> s.nanstats.mad(nan_policy="largest")
-        np.float64(9.0)
         """
         return self._reduce("mad", scale=scale, nan_policy=nan_policy)
+
+    def skew(self, *, bias: Any = False, nan_policy: str | None = None) -> Any:
+        """Skewness from the exact power sums, within 1 ulp (correctly rounded).
+
+        null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
+        names the column and the row of the first one.
+
+        Parameters
+        ----------
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        scalar
+            A NumPy scalar in the column's dtype (float64 for interpolated integers); None for a
+            missing (null) result.
+
+        Examples
+        --------
+        >>> import polars as pl, nanaccess  # noqa: F401
+        >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
+        >>> s.nanstats.skew(nan_policy="omit")
+        >>> s.nanstats.skew(nan_policy="largest")
+        """
+        return self._reduce("skew", bias=bias, nan_policy=nan_policy)
+
+    def kurt(self, *, bias: Any = False, fisher: Any = True, nan_policy: str | None = None) -> Any:
+        """Kurtosis from the exact power sums, correctly rounded.
+
+        null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
+        names the column and the row of the first one.
+
+        Parameters
+        ----------
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        fisher : bool, default True
+            True: excess kurtosis (normal data give 0.0), as pandas and scipy; False: Pearson's
+            kurtosis (normal data give 3.0).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        scalar
+            A NumPy scalar in the column's dtype (float64 for interpolated integers); None for a
+            missing (null) result.
+
+        Examples
+        --------
+        >>> import polars as pl, nanaccess  # noqa: F401
+        >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
+        >>> s.nanstats.kurt(nan_policy="omit")
+        >>> s.nanstats.kurt(nan_policy="largest")
+        """
+        return self._reduce("kurt", bias=bias, fisher=fisher, nan_policy=nan_policy)
+
+    def sem(self, *, ddof: float = 1, nan_policy: str | None = None) -> Any:
+        """Standard error of the mean from the exact sums, correctly rounded.
+
+        null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
+        names the column and the row of the first one.
+
+        Parameters
+        ----------
+        ddof : float, default 1
+            Delta degrees of freedom of the variance: ``sqrt(var(ddof) / N)``, as pandas and
+            :func:`scipy.stats.sem`.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        scalar
+            A NumPy scalar in the column's dtype (float64 for interpolated integers); None for a
+            missing (null) result.
+
+        Examples
+        --------
+        >>> import polars as pl, nanaccess  # noqa: F401
+        >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
+        >>> s.nanstats.sem(nan_policy="omit")
+        >>> s.nanstats.sem(nan_policy="largest")
+        """
+        return self._reduce("sem", ddof=ddof, nan_policy=nan_policy)
+
+    def prod(self, *, nan_policy: str | None = None) -> Any:
+        """Product, correctly rounded (overflow gives inf).
+
+        null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
+        names the column and the row of the first one.
+
+        Parameters
+        ----------
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        scalar
+            A NumPy scalar in the column's dtype (float64 for interpolated integers); None for a
+            missing (null) result.
+
+        Examples
+        --------
+        >>> import polars as pl, nanaccess  # noqa: F401
+        >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
+        >>> s.nanstats.prod(nan_policy="omit")
+        >>> s.nanstats.prod(nan_policy="largest")
+        """
+        return self._reduce("prod", nan_policy=nan_policy)
 
 
 class DataFrameStatsMixin:
@@ -612,23 +705,7 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.median(nan_policy="omit")
-        shape: (1, 1)
-        ┌─────┐
-        │ x   │
-        │ --- │
-        │ f64 │
-        ╞═════╡
-        │ 3.0 │
-        └─────┘
         >>> df.select("x").nanstats.median(nan_policy="largest")
-        shape: (1, 1)
-        ┌─────┐
-        │ x   │
-        │ --- │
-        │ f64 │
-        ╞═════╡
-        │ 3.5 │
-        └─────┘
         """
         return self._reduce("median", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -663,23 +740,7 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.median_low(nan_policy="omit")
-        shape: (1, 1)
-        ┌─────┐
-        │ x   │
-        │ --- │
-        │ f64 │
-        ╞═════╡
-        │ 3.0 │
-        └─────┘
         >>> df.select("x").nanstats.median_low(nan_policy="largest")
-        shape: (1, 1)
-        ┌─────┐
-        │ x   │
-        │ --- │
-        │ f64 │
-        ╞═════╡
-        │ 3.0 │
-        └─────┘
         """
         return self._reduce("median_low", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -714,23 +775,7 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.median_high(nan_policy="omit")
-        shape: (1, 1)
-        ┌─────┐
-        │ x   │
-        │ --- │
-        │ f64 │
-        ╞═════╡
-        │ 3.0 │
-        └─────┘
         >>> df.select("x").nanstats.median_high(nan_policy="largest")
-        shape: (1, 1)
-        ┌─────┐
-        │ x   │
-        │ --- │
-        │ f64 │
-        ╞═════╡
-        │ 4.0 │
-        └─────┘
         """
         return self._reduce("median_high", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -785,14 +830,6 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.quantile(0.5, nan_policy="omit")
-        shape: (1, 1)
-        ┌─────┐
-        │ x   │
-        │ --- │
-        │ f64 │
-        ╞═════╡
-        │ 3.0 │
-        └─────┘
         """
         return self._reduce(
             "quantile",
@@ -833,23 +870,7 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.min(nan_policy="omit")
-        shape: (1, 1)
-        ┌─────┐
-        │ x   │
-        │ --- │
-        │ f64 │
-        ╞═════╡
-        │ 1.0 │
-        └─────┘
         >>> df.select("x").nanstats.min(nan_policy="largest")
-        shape: (1, 1)
-        ┌─────┐
-        │ x   │
-        │ --- │
-        │ f64 │
-        ╞═════╡
-        │ 1.0 │
-        └─────┘
         """
         return self._reduce("min", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -884,23 +905,7 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.max(nan_policy="omit")
-        shape: (1, 1)
-        ┌─────┐
-        │ x   │
-        │ --- │
-        │ f64 │
-        ╞═════╡
-        │ 4.0 │
-        └─────┘
         >>> df.select("x").nanstats.max(nan_policy="largest")
-        shape: (1, 1)
-        ┌─────┐
-        │ x   │
-        │ --- │
-        │ f64 │
-        ╞═════╡
-        │ NaN │
-        └─────┘
         """
         return self._reduce("max", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -934,23 +939,7 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.argmin(nan_policy="omit")
-        shape: (1, 1)
-        ┌─────┐
-        │ x   │
-        │ --- │
-        │ i64 │
-        ╞═════╡
-        │ 2   │
-        └─────┘
         >>> df.select("x").nanstats.argmin(nan_policy="largest")
-        shape: (1, 1)
-        ┌─────┐
-        │ x   │
-        │ --- │
-        │ i64 │
-        ╞═════╡
-        │ 2   │
-        └─────┘
         """
         return self._reduce("argmin", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -984,23 +973,7 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.argmax(nan_policy="omit")
-        shape: (1, 1)
-        ┌─────┐
-        │ x   │
-        │ --- │
-        │ i64 │
-        ╞═════╡
-        │ 0   │
-        └─────┘
         >>> df.select("x").nanstats.argmax(nan_policy="largest")
-        shape: (1, 1)
-        ┌─────┐
-        │ x   │
-        │ --- │
-        │ i64 │
-        ╞═════╡
-        │ 1   │
-        └─────┘
         """
         return self._reduce("argmax", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1034,23 +1007,7 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.mean(nan_policy="omit")
-        shape: (1, 1)
-        ┌──────────┐
-        │ x        │
-        │ ---      │
-        │ f64      │
-        ╞══════════╡
-        │ 2.666667 │
-        └──────────┘
         >>> df.select("x").nanstats.mean(nan_policy="largest")
-        shape: (1, 1)
-        ┌─────┐
-        │ x   │
-        │ --- │
-        │ f64 │
-        ╞═════╡
-        │ NaN │
-        └─────┘
         """
         return self._reduce("mean", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1092,23 +1049,7 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.var(nan_policy="omit")
-        shape: (1, 1)
-        ┌──────────┐
-        │ x        │
-        │ ---      │
-        │ f64      │
-        ╞══════════╡
-        │ 2.333333 │
-        └──────────┘
         >>> df.select("x").nanstats.var(nan_policy="largest")
-        shape: (1, 1)
-        ┌─────┐
-        │ x   │
-        │ --- │
-        │ f64 │
-        ╞═════╡
-        │ NaN │
-        └─────┘
         """
         return self._reduce("var", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1150,23 +1091,7 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.std(nan_policy="omit")
-        shape: (1, 1)
-        ┌──────────┐
-        │ x        │
-        │ ---      │
-        │ f64      │
-        ╞══════════╡
-        │ 1.527525 │
-        └──────────┘
         >>> df.select("x").nanstats.std(nan_policy="largest")
-        shape: (1, 1)
-        ┌─────┐
-        │ x   │
-        │ --- │
-        │ f64 │
-        ╞═════╡
-        │ NaN │
-        └─────┘
         """
         return self._reduce("std", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1208,23 +1133,7 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.sum(nan_policy="omit")
-        shape: (1, 1)
-        ┌─────┐
-        │ x   │
-        │ --- │
-        │ f64 │
-        ╞═════╡
-        │ 8.0 │
-        └─────┘
         >>> df.select("x").nanstats.sum(nan_policy="largest")
-        shape: (1, 1)
-        ┌─────┐
-        │ x   │
-        │ --- │
-        │ f64 │
-        ╞═════╡
-        │ NaN │
-        └─────┘
         """
         return self._reduce(
             "sum",
@@ -1260,14 +1169,6 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.count()
-        shape: (1, 1)
-        ┌─────┐
-        │ x   │
-        │ --- │
-        │ i64 │
-        ╞═════╡
-        │ 3   │
-        └─────┘
         """
         return self._reduce("count", numeric_only=numeric_only)
 
@@ -1312,23 +1213,7 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.iqr(nan_policy="omit")
-        shape: (1, 1)
-        ┌─────┐
-        │ x   │
-        │ --- │
-        │ f64 │
-        ╞═════╡
-        │ 1.5 │
-        └─────┘
         >>> df.select("x").nanstats.iqr(nan_policy="largest")
-        shape: (1, 1)
-        ┌─────┐
-        │ x   │
-        │ --- │
-        │ f64 │
-        ╞═════╡
-        │ NaN │
-        └─────┘
         """
         return self._reduce(
             "iqr",
@@ -1373,25 +1258,162 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.mad(nan_policy="omit")
-        shape: (1, 1)
-        ┌─────┐
-        │ x   │
-        │ --- │
-        │ f64 │
-        ╞═════╡
-        │ 1.0 │
-        └─────┘
         >>> df.select("x").nanstats.mad(nan_policy="largest")
-        shape: (1, 1)
-        ┌─────┐
-        │ x   │
-        │ --- │
-        │ f64 │
-        ╞═════╡
-        │ 1.5 │
-        └─────┘
         """
         return self._reduce("mad", scale=scale, numeric_only=numeric_only, nan_policy=nan_policy)
+
+    def skew(
+        self,
+        *,
+        bias: Any = False,
+        numeric_only: bool = False,
+        nan_policy: str | None = None,
+    ) -> pl.DataFrame:
+        """Skewness from the exact power sums, within 1 ulp (correctly rounded).
+
+        null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
+        names the column and the row of the first one.
+
+        Parameters
+        ----------
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        numeric_only : bool, default False
+            Leave out non-numeric columns (otherwise they raise TypeError).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        polars.DataFrame
+            One row (as polars' ``df.median()``); a sequence ``q`` gives one row per ``q`` and a
+            ``quantile`` column first.
+
+        Examples
+        --------
+        >>> import polars as pl, nanaccess  # noqa: F401
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> df.select("x").nanstats.skew(nan_policy="omit")
+        >>> df.select("x").nanstats.skew(nan_policy="largest")
+        """
+        return self._reduce("skew", bias=bias, numeric_only=numeric_only, nan_policy=nan_policy)
+
+    def kurt(
+        self,
+        *,
+        bias: Any = False,
+        fisher: Any = True,
+        numeric_only: bool = False,
+        nan_policy: str | None = None,
+    ) -> pl.DataFrame:
+        """Kurtosis from the exact power sums, correctly rounded.
+
+        null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
+        names the column and the row of the first one.
+
+        Parameters
+        ----------
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        fisher : bool, default True
+            True: excess kurtosis (normal data give 0.0), as pandas and scipy; False: Pearson's
+            kurtosis (normal data give 3.0).
+        numeric_only : bool, default False
+            Leave out non-numeric columns (otherwise they raise TypeError).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        polars.DataFrame
+            One row (as polars' ``df.median()``); a sequence ``q`` gives one row per ``q`` and a
+            ``quantile`` column first.
+
+        Examples
+        --------
+        >>> import polars as pl, nanaccess  # noqa: F401
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> df.select("x").nanstats.kurt(nan_policy="omit")
+        >>> df.select("x").nanstats.kurt(nan_policy="largest")
+        """
+        return self._reduce(
+            "kurt",
+            bias=bias,
+            fisher=fisher,
+            numeric_only=numeric_only,
+            nan_policy=nan_policy,
+        )
+
+    def sem(
+        self,
+        *,
+        ddof: float = 1,
+        numeric_only: bool = False,
+        nan_policy: str | None = None,
+    ) -> pl.DataFrame:
+        """Standard error of the mean from the exact sums, correctly rounded.
+
+        null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
+        names the column and the row of the first one.
+
+        Parameters
+        ----------
+        ddof : float, default 1
+            Delta degrees of freedom of the variance: ``sqrt(var(ddof) / N)``, as pandas and
+            :func:`scipy.stats.sem`.
+        numeric_only : bool, default False
+            Leave out non-numeric columns (otherwise they raise TypeError).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        polars.DataFrame
+            One row (as polars' ``df.median()``); a sequence ``q`` gives one row per ``q`` and a
+            ``quantile`` column first.
+
+        Examples
+        --------
+        >>> import polars as pl, nanaccess  # noqa: F401
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> df.select("x").nanstats.sem(nan_policy="omit")
+        >>> df.select("x").nanstats.sem(nan_policy="largest")
+        """
+        return self._reduce("sem", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
+
+    def prod(self, *, numeric_only: bool = False, nan_policy: str | None = None) -> pl.DataFrame:
+        """Product, correctly rounded (overflow gives inf).
+
+        null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
+        names the column and the row of the first one.
+
+        Parameters
+        ----------
+        numeric_only : bool, default False
+            Leave out non-numeric columns (otherwise they raise TypeError).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        polars.DataFrame
+            One row (as polars' ``df.median()``); a sequence ``q`` gives one row per ``q`` and a
+            ``quantile`` column first.
+
+        Examples
+        --------
+        >>> import polars as pl, nanaccess  # noqa: F401
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> df.select("x").nanstats.prod(nan_policy="omit")
+        >>> df.select("x").nanstats.prod(nan_policy="largest")
+        """
+        return self._reduce("prod", numeric_only=numeric_only, nan_policy=nan_policy)
 
 
 class LazyFrameStatsMixin:
@@ -1431,9 +1453,7 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.median(nan_policy="omit").collect()["x"].to_list()
-        [3.0]
         >>> lf.nanstats.median(nan_policy="largest").collect()["x"].to_list()
-        [3.5]
         """
         return self._reduce("median", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1468,9 +1488,7 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.median_low(nan_policy="omit").collect()["x"].to_list()
-        [3.0]
         >>> lf.nanstats.median_low(nan_policy="largest").collect()["x"].to_list()
-        [3.0]
         """
         return self._reduce("median_low", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1505,9 +1523,7 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.median_high(nan_policy="omit").collect()["x"].to_list()
-        [3.0]
         >>> lf.nanstats.median_high(nan_policy="largest").collect()["x"].to_list()
-        [4.0]
         """
         return self._reduce("median_high", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1557,7 +1573,6 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.quantile(0.5, nan_policy="omit").collect()["x"].to_list()
-        [3.0]
         """
         return self._reduce(
             "quantile",
@@ -1593,9 +1608,7 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.min(nan_policy="omit").collect()["x"].to_list()
-        [1.0]
         >>> lf.nanstats.min(nan_policy="largest").collect()["x"].to_list()
-        [1.0]
         """
         return self._reduce("min", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1625,9 +1638,7 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.max(nan_policy="omit").collect()["x"].to_list()
-        [4.0]
         >>> lf.nanstats.max(nan_policy="largest").collect()["x"].to_list()
-        [nan]
         """
         return self._reduce("max", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1656,9 +1667,7 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.argmin(nan_policy="omit").collect()["x"].to_list()
-        [2]
         >>> lf.nanstats.argmin(nan_policy="largest").collect()["x"].to_list()
-        [2]
         """
         return self._reduce("argmin", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1687,9 +1696,7 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.argmax(nan_policy="omit").collect()["x"].to_list()
-        [0]
         >>> lf.nanstats.argmax(nan_policy="largest").collect()["x"].to_list()
-        [1]
         """
         return self._reduce("argmax", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1718,9 +1725,7 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.mean(nan_policy="omit").collect()["x"].to_list()
-        [2.6666666666666665]
         >>> lf.nanstats.mean(nan_policy="largest").collect()["x"].to_list()
-        [nan]
         """
         return self._reduce("mean", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1757,9 +1762,7 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.var(nan_policy="omit").collect()["x"].to_list()
-        [2.3333333333333335]
         >>> lf.nanstats.var(nan_policy="largest").collect()["x"].to_list()
-        [nan]
         """
         return self._reduce("var", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1796,9 +1799,7 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.std(nan_policy="omit").collect()["x"].to_list()
-        [1.5275252316519468]
         >>> lf.nanstats.std(nan_policy="largest").collect()["x"].to_list()
-        [nan]
         """
         return self._reduce("std", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1835,9 +1836,7 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.sum(nan_policy="omit").collect()["x"].to_list()
-        [8.0]
         >>> lf.nanstats.sum(nan_policy="largest").collect()["x"].to_list()
-        [nan]
         """
         return self._reduce(
             "sum",
@@ -1868,7 +1867,6 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.count().collect()["x"].to_list()
-        [3]
         """
         return self._reduce("count", numeric_only=numeric_only)
 
@@ -1913,9 +1911,7 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.iqr(nan_policy="omit").collect()["x"].to_list()
-        [1.5]
         >>> lf.nanstats.iqr(nan_policy="largest").collect()["x"].to_list()
-        [nan]
         """
         return self._reduce(
             "iqr",
@@ -1960,11 +1956,162 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.mad(nan_policy="omit").collect()["x"].to_list()
-        [1.0]
         >>> lf.nanstats.mad(nan_policy="largest").collect()["x"].to_list()
-        [1.5]
         """
         return self._reduce("mad", scale=scale, numeric_only=numeric_only, nan_policy=nan_policy)
+
+    def skew(
+        self,
+        *,
+        bias: Any = False,
+        numeric_only: bool = False,
+        nan_policy: str | None = None,
+    ) -> pl.LazyFrame:
+        """Skewness from the exact power sums, within 1 ulp (correctly rounded).
+
+        null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
+        names the column and the row of the first one.
+
+        Parameters
+        ----------
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        numeric_only : bool, default False
+            Leave out non-numeric columns (otherwise they raise TypeError).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        polars.LazyFrame
+            One row, computed at ``collect()`` (errors of the policy are raised there).
+
+        Examples
+        --------
+        >>> import polars as pl, nanaccess  # noqa: F401
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> lf = df.lazy().select("x")
+        >>> lf.nanstats.skew(nan_policy="omit").collect()["x"].to_list()
+        >>> lf.nanstats.skew(nan_policy="largest").collect()["x"].to_list()
+        """
+        return self._reduce("skew", bias=bias, numeric_only=numeric_only, nan_policy=nan_policy)
+
+    def kurt(
+        self,
+        *,
+        bias: Any = False,
+        fisher: Any = True,
+        numeric_only: bool = False,
+        nan_policy: str | None = None,
+    ) -> pl.LazyFrame:
+        """Kurtosis from the exact power sums, correctly rounded.
+
+        null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
+        names the column and the row of the first one.
+
+        Parameters
+        ----------
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        fisher : bool, default True
+            True: excess kurtosis (normal data give 0.0), as pandas and scipy; False: Pearson's
+            kurtosis (normal data give 3.0).
+        numeric_only : bool, default False
+            Leave out non-numeric columns (otherwise they raise TypeError).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        polars.LazyFrame
+            One row, computed at ``collect()`` (errors of the policy are raised there).
+
+        Examples
+        --------
+        >>> import polars as pl, nanaccess  # noqa: F401
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> lf = df.lazy().select("x")
+        >>> lf.nanstats.kurt(nan_policy="omit").collect()["x"].to_list()
+        >>> lf.nanstats.kurt(nan_policy="largest").collect()["x"].to_list()
+        """
+        return self._reduce(
+            "kurt",
+            bias=bias,
+            fisher=fisher,
+            numeric_only=numeric_only,
+            nan_policy=nan_policy,
+        )
+
+    def sem(
+        self,
+        *,
+        ddof: float = 1,
+        numeric_only: bool = False,
+        nan_policy: str | None = None,
+    ) -> pl.LazyFrame:
+        """Standard error of the mean from the exact sums, correctly rounded.
+
+        null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
+        names the column and the row of the first one.
+
+        Parameters
+        ----------
+        ddof : float, default 1
+            Delta degrees of freedom of the variance: ``sqrt(var(ddof) / N)``, as pandas and
+            :func:`scipy.stats.sem`.
+        numeric_only : bool, default False
+            Leave out non-numeric columns (otherwise they raise TypeError).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        polars.LazyFrame
+            One row, computed at ``collect()`` (errors of the policy are raised there).
+
+        Examples
+        --------
+        >>> import polars as pl, nanaccess  # noqa: F401
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> lf = df.lazy().select("x")
+        >>> lf.nanstats.sem(nan_policy="omit").collect()["x"].to_list()
+        >>> lf.nanstats.sem(nan_policy="largest").collect()["x"].to_list()
+        """
+        return self._reduce("sem", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
+
+    def prod(self, *, numeric_only: bool = False, nan_policy: str | None = None) -> pl.LazyFrame:
+        """Product, correctly rounded (overflow gives inf).
+
+        null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
+        names the column and the row of the first one.
+
+        Parameters
+        ----------
+        numeric_only : bool, default False
+            Leave out non-numeric columns (otherwise they raise TypeError).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        polars.LazyFrame
+            One row, computed at ``collect()`` (errors of the policy are raised there).
+
+        Examples
+        --------
+        >>> import polars as pl, nanaccess  # noqa: F401
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> lf = df.lazy().select("x")
+        >>> lf.nanstats.prod(nan_policy="omit").collect()["x"].to_list()
+        >>> lf.nanstats.prod(nan_policy="largest").collect()["x"].to_list()
+        """
+        return self._reduce("prod", numeric_only=numeric_only, nan_policy=nan_policy)
 
 
 class ExprStatsMixin:
@@ -2010,9 +2157,7 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.median(nan_policy="omit"))["x"].to_list()
-        [4.0, 2.0]
         >>> g.agg(x.nanstats.median(nan_policy="largest"))["x"].to_list()
-        [nan, 2.0]
         """
         return self._reduce("median", nan_policy=nan_policy)
 
@@ -2043,9 +2188,7 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.median_low(nan_policy="omit"))["x"].to_list()
-        [4.0, 1.0]
         >>> g.agg(x.nanstats.median_low(nan_policy="largest"))["x"].to_list()
-        [4.0, 1.0]
         """
         return self._reduce("median_low", nan_policy=nan_policy)
 
@@ -2076,9 +2219,7 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.median_high(nan_policy="omit"))["x"].to_list()
-        [4.0, 3.0]
         >>> g.agg(x.nanstats.median_high(nan_policy="largest"))["x"].to_list()
-        [nan, 3.0]
         """
         return self._reduce("median_high", nan_policy=nan_policy)
 
@@ -2133,7 +2274,6 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.quantile(0.5, nan_policy="omit"))["x"].to_list()
-        [4.0, 2.0]
         """
         return self._reduce(
             "quantile",
@@ -2174,9 +2314,7 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.min(nan_policy="omit"))["x"].to_list()
-        [4.0, 1.0]
         >>> g.agg(x.nanstats.min(nan_policy="largest"))["x"].to_list()
-        [4.0, 1.0]
         """
         return self._reduce("min", nan_policy=nan_policy)
 
@@ -2212,9 +2350,7 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.max(nan_policy="omit"))["x"].to_list()
-        [4.0, 3.0]
         >>> g.agg(x.nanstats.max(nan_policy="largest"))["x"].to_list()
-        [nan, 3.0]
         """
         return self._reduce("max", nan_policy=nan_policy)
 
@@ -2249,9 +2385,7 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.argmin(nan_policy="omit"))["x"].to_list()
-        [0, 0]
         >>> g.agg(x.nanstats.argmin(nan_policy="largest"))["x"].to_list()
-        [0, 0]
         """
         return self._reduce("argmin", nan_policy=nan_policy)
 
@@ -2286,9 +2420,7 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.argmax(nan_policy="omit"))["x"].to_list()
-        [0, 1]
         >>> g.agg(x.nanstats.argmax(nan_policy="largest"))["x"].to_list()
-        [1, 1]
         """
         return self._reduce("argmax", nan_policy=nan_policy)
 
@@ -2323,9 +2455,7 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.mean(nan_policy="omit"))["x"].to_list()
-        [4.0, 2.0]
         >>> g.agg(x.nanstats.mean(nan_policy="largest"))["x"].to_list()
-        [nan, 2.0]
         """
         return self._reduce("mean", nan_policy=nan_policy)
 
@@ -2362,9 +2492,7 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.var(nan_policy="omit"))["x"].to_list()
-        [nan, 2.0]
         >>> g.agg(x.nanstats.var(nan_policy="largest"))["x"].to_list()
-        [nan, 2.0]
         """
         return self._reduce("var", ddof=ddof, nan_policy=nan_policy)
 
@@ -2401,9 +2529,7 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.std(nan_policy="omit"))["x"].to_list()
-        [nan, 1.4142135623730951]
         >>> g.agg(x.nanstats.std(nan_policy="largest"))["x"].to_list()
-        [nan, 1.4142135623730951]
         """
         return self._reduce("std", ddof=ddof, nan_policy=nan_policy)
 
@@ -2440,9 +2566,7 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.sum(nan_policy="omit"))["x"].to_list()
-        [4.0, 4.0]
         >>> g.agg(x.nanstats.sum(nan_policy="largest"))["x"].to_list()
-        [nan, 4.0]
         """
         return self._reduce("sum", min_count=min_count, nan_policy=nan_policy)
 
@@ -2471,7 +2595,6 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.count())["x"].to_list()
-        [1, 2]
         """
         return self._reduce("count")
 
@@ -2516,9 +2639,7 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.iqr(nan_policy="omit"))["x"].to_list()
-        [0.0, 1.0]
         >>> g.agg(x.nanstats.iqr(nan_policy="largest"))["x"].to_list()
-        [nan, 1.0]
         """
         return self._reduce("iqr", rng=rng, method=method, nan_policy=nan_policy)
 
@@ -2552,11 +2673,147 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.mad(nan_policy="omit"))["x"].to_list()
-        [0.0, 1.0]
         >>> g.agg(x.nanstats.mad(nan_policy="largest"))["x"].to_list()
-        [nan, 1.0]
         """
         return self._reduce("mad", scale=scale, nan_policy=nan_policy)
+
+    def skew(self, *, bias: Any = False, nan_policy: str | None = None) -> pl.Expr:
+        """Skewness from the exact power sums, within 1 ulp (correctly rounded).
+
+        null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
+        names the column and the row of the first one. Inside ``group_by().agg`` polars calls it
+        once per group; ``df.nanstats.group_by(...)`` computes every group in one pass.
+
+        Parameters
+        ----------
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        polars.Expr
+            One value (per group inside ``group_by().agg``), for ``select``, ``with_columns`` and
+            ``agg``.
+
+        Examples
+        --------
+        >>> import polars as pl, nanaccess  # noqa: F401
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> g = df.group_by("k", maintain_order=True)
+        >>> x = pl.col("x")
+        >>> g.agg(x.nanstats.skew(nan_policy="omit"))["x"].to_list()
+        >>> g.agg(x.nanstats.skew(nan_policy="largest"))["x"].to_list()
+        """
+        return self._reduce("skew", bias=bias, nan_policy=nan_policy)
+
+    def kurt(
+        self,
+        *,
+        bias: Any = False,
+        fisher: Any = True,
+        nan_policy: str | None = None,
+    ) -> pl.Expr:
+        """Kurtosis from the exact power sums, correctly rounded.
+
+        null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
+        names the column and the row of the first one. Inside ``group_by().agg`` polars calls it
+        once per group; ``df.nanstats.group_by(...)`` computes every group in one pass.
+
+        Parameters
+        ----------
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        fisher : bool, default True
+            True: excess kurtosis (normal data give 0.0), as pandas and scipy; False: Pearson's
+            kurtosis (normal data give 3.0).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        polars.Expr
+            One value (per group inside ``group_by().agg``), for ``select``, ``with_columns`` and
+            ``agg``.
+
+        Examples
+        --------
+        >>> import polars as pl, nanaccess  # noqa: F401
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> g = df.group_by("k", maintain_order=True)
+        >>> x = pl.col("x")
+        >>> g.agg(x.nanstats.kurt(nan_policy="omit"))["x"].to_list()
+        >>> g.agg(x.nanstats.kurt(nan_policy="largest"))["x"].to_list()
+        """
+        return self._reduce("kurt", bias=bias, fisher=fisher, nan_policy=nan_policy)
+
+    def sem(self, *, ddof: float = 1, nan_policy: str | None = None) -> pl.Expr:
+        """Standard error of the mean from the exact sums, correctly rounded.
+
+        null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
+        names the column and the row of the first one. Inside ``group_by().agg`` polars calls it
+        once per group; ``df.nanstats.group_by(...)`` computes every group in one pass.
+
+        Parameters
+        ----------
+        ddof : float, default 1
+            Delta degrees of freedom of the variance: ``sqrt(var(ddof) / N)``, as pandas and
+            :func:`scipy.stats.sem`.
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        polars.Expr
+            One value (per group inside ``group_by().agg``), for ``select``, ``with_columns`` and
+            ``agg``.
+
+        Examples
+        --------
+        >>> import polars as pl, nanaccess  # noqa: F401
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> g = df.group_by("k", maintain_order=True)
+        >>> x = pl.col("x")
+        >>> g.agg(x.nanstats.sem(nan_policy="omit"))["x"].to_list()
+        >>> g.agg(x.nanstats.sem(nan_policy="largest"))["x"].to_list()
+        """
+        return self._reduce("sem", ddof=ddof, nan_policy=nan_policy)
+
+    def prod(self, *, nan_policy: str | None = None) -> pl.Expr:
+        """Product, correctly rounded (overflow gives inf).
+
+        null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
+        names the column and the row of the first one. Inside ``group_by().agg`` polars calls it
+        once per group; ``df.nanstats.group_by(...)`` computes every group in one pass.
+
+        Parameters
+        ----------
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        polars.Expr
+            One value (per group inside ``group_by().agg``), for ``select``, ``with_columns`` and
+            ``agg``.
+
+        Examples
+        --------
+        >>> import polars as pl, nanaccess  # noqa: F401
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> g = df.group_by("k", maintain_order=True)
+        >>> x = pl.col("x")
+        >>> g.agg(x.nanstats.prod(nan_policy="omit"))["x"].to_list()
+        >>> g.agg(x.nanstats.prod(nan_policy="largest"))["x"].to_list()
+        """
+        return self._reduce("prod", nan_policy=nan_policy)
 
 
 class GroupByStatsMixin:
@@ -2596,9 +2853,7 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").median(nan_policy="omit")["x"].to_list()
-        [4.0, 2.0]
         >>> df.nanstats.group_by("k").median(nan_policy="largest")["x"].to_list()
-        [nan, 2.0]
         """
         return self._reduce("median", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -2632,9 +2887,7 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").median_low(nan_policy="omit")["x"].to_list()
-        [4.0, 1.0]
         >>> df.nanstats.group_by("k").median_low(nan_policy="largest")["x"].to_list()
-        [4.0, 1.0]
         """
         return self._reduce("median_low", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -2668,9 +2921,7 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").median_high(nan_policy="omit")["x"].to_list()
-        [4.0, 3.0]
         >>> df.nanstats.group_by("k").median_high(nan_policy="largest")["x"].to_list()
-        [nan, 3.0]
         """
         return self._reduce("median_high", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -2719,7 +2970,6 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").quantile(0.5, nan_policy="omit")["x"].to_list()
-        [4.0, 2.0]
         """
         return self._reduce(
             "quantile",
@@ -2754,9 +3004,7 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").min(nan_policy="omit")["x"].to_list()
-        [4.0, 1.0]
         >>> df.nanstats.group_by("k").min(nan_policy="largest")["x"].to_list()
-        [4.0, 1.0]
         """
         return self._reduce("min", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -2785,9 +3033,7 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").max(nan_policy="omit")["x"].to_list()
-        [4.0, 3.0]
         >>> df.nanstats.group_by("k").max(nan_policy="largest")["x"].to_list()
-        [nan, 3.0]
         """
         return self._reduce("max", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -2815,9 +3061,7 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").mean(nan_policy="omit")["x"].to_list()
-        [4.0, 2.0]
         >>> df.nanstats.group_by("k").mean(nan_policy="largest")["x"].to_list()
-        [nan, 2.0]
         """
         return self._reduce("mean", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -2853,9 +3097,7 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").var(nan_policy="omit")["x"].to_list()
-        [nan, 2.0]
         >>> df.nanstats.group_by("k").var(nan_policy="largest")["x"].to_list()
-        [nan, 2.0]
         """
         return self._reduce("var", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -2891,9 +3133,7 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").std(nan_policy="omit")["x"].to_list()
-        [nan, 1.4142135623730951]
         >>> df.nanstats.group_by("k").std(nan_policy="largest")["x"].to_list()
-        [nan, 1.4142135623730951]
         """
         return self._reduce("std", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -2929,9 +3169,7 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").sum(nan_policy="omit")["x"].to_list()
-        [4.0, 4.0]
         >>> df.nanstats.group_by("k").sum(nan_policy="largest")["x"].to_list()
-        [nan, 4.0]
         """
         return self._reduce(
             "sum",
@@ -2961,7 +3199,6 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").count()["x"].to_list()
-        [1, 2]
         """
         return self._reduce("count", numeric_only=numeric_only)
 
@@ -3005,9 +3242,7 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").iqr(nan_policy="omit")["x"].to_list()
-        [0.0, 1.0]
         >>> df.nanstats.group_by("k").iqr(nan_policy="largest")["x"].to_list()
-        [nan, 1.0]
         """
         return self._reduce(
             "iqr",
@@ -3051,8 +3286,155 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").mad(nan_policy="omit")["x"].to_list()
-        [0.0, 1.0]
         >>> df.nanstats.group_by("k").mad(nan_policy="largest")["x"].to_list()
-        [nan, 1.0]
         """
         return self._reduce("mad", scale=scale, numeric_only=numeric_only, nan_policy=nan_policy)
+
+    def skew(
+        self,
+        *,
+        bias: Any = False,
+        numeric_only: bool = False,
+        nan_policy: str | None = None,
+    ) -> pl.DataFrame:
+        """Skewness from the exact power sums, within 1 ulp (correctly rounded).
+
+        null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
+        names the column and the row of the first one.
+
+        Parameters
+        ----------
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        numeric_only : bool, default False
+            Leave out non-numeric columns (otherwise they raise TypeError).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        polars.DataFrame
+            One row per group: the key columns first, then one column per value column.
+
+        Examples
+        --------
+        >>> import polars as pl, nanaccess  # noqa: F401
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> df.nanstats.group_by("k").skew(nan_policy="omit")["x"].to_list()
+        >>> df.nanstats.group_by("k").skew(nan_policy="largest")["x"].to_list()
+        """
+        return self._reduce("skew", bias=bias, numeric_only=numeric_only, nan_policy=nan_policy)
+
+    def kurt(
+        self,
+        *,
+        bias: Any = False,
+        fisher: Any = True,
+        numeric_only: bool = False,
+        nan_policy: str | None = None,
+    ) -> pl.DataFrame:
+        """Kurtosis from the exact power sums, correctly rounded.
+
+        null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
+        names the column and the row of the first one.
+
+        Parameters
+        ----------
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        fisher : bool, default True
+            True: excess kurtosis (normal data give 0.0), as pandas and scipy; False: Pearson's
+            kurtosis (normal data give 3.0).
+        numeric_only : bool, default False
+            Leave out non-numeric columns (otherwise they raise TypeError).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        polars.DataFrame
+            One row per group: the key columns first, then one column per value column.
+
+        Examples
+        --------
+        >>> import polars as pl, nanaccess  # noqa: F401
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> df.nanstats.group_by("k").kurt(nan_policy="omit")["x"].to_list()
+        >>> df.nanstats.group_by("k").kurt(nan_policy="largest")["x"].to_list()
+        """
+        return self._reduce(
+            "kurt",
+            bias=bias,
+            fisher=fisher,
+            numeric_only=numeric_only,
+            nan_policy=nan_policy,
+        )
+
+    def sem(
+        self,
+        *,
+        ddof: float = 1,
+        numeric_only: bool = False,
+        nan_policy: str | None = None,
+    ) -> pl.DataFrame:
+        """Standard error of the mean from the exact sums, correctly rounded.
+
+        null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
+        names the column and the row of the first one.
+
+        Parameters
+        ----------
+        ddof : float, default 1
+            Delta degrees of freedom of the variance: ``sqrt(var(ddof) / N)``, as pandas and
+            :func:`scipy.stats.sem`.
+        numeric_only : bool, default False
+            Leave out non-numeric columns (otherwise they raise TypeError).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        polars.DataFrame
+            One row per group: the key columns first, then one column per value column.
+
+        Examples
+        --------
+        >>> import polars as pl, nanaccess  # noqa: F401
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> df.nanstats.group_by("k").sem(nan_policy="omit")["x"].to_list()
+        >>> df.nanstats.group_by("k").sem(nan_policy="largest")["x"].to_list()
+        """
+        return self._reduce("sem", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
+
+    def prod(self, *, numeric_only: bool = False, nan_policy: str | None = None) -> pl.DataFrame:
+        """Product, correctly rounded (overflow gives inf).
+
+        null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
+        names the column and the row of the first one.
+
+        Parameters
+        ----------
+        numeric_only : bool, default False
+            Leave out non-numeric columns (otherwise they raise TypeError).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+
+        Returns
+        -------
+        polars.DataFrame
+            One row per group: the key columns first, then one column per value column.
+
+        Examples
+        --------
+        >>> import polars as pl, nanaccess  # noqa: F401
+        >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
+        >>> df.nanstats.group_by("k").prod(nan_policy="omit")["x"].to_list()
+        >>> df.nanstats.group_by("k").prod(nan_policy="largest")["x"].to_list()
+        """
+        return self._reduce("prod", numeric_only=numeric_only, nan_policy=nan_policy)

@@ -91,9 +91,7 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.median("t", nan_policy="omit").values
-        array([2.5, 3. ])
         >>> da.nanstats.median(nan_policy="propagate").values
-        array(nan)
         """
         return self._reduce(
             "median",
@@ -163,9 +161,7 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.median_low("t", nan_policy="omit").values
-        array([1., 3.])
         >>> da.nanstats.median_low(nan_policy="propagate").values
-        array(nan)
         """
         return self._reduce(
             "median_low",
@@ -235,9 +231,7 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.median_high("t", nan_policy="omit").values
-        array([4., 3.])
         >>> da.nanstats.median_high(nan_policy="propagate").values
-        array(nan)
         """
         return self._reduce(
             "median_high",
@@ -321,10 +315,7 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.quantile([0.25, 0.75], "t", nan_policy="omit").values
-        array([[1.75, 2.5 ],
-               [3.25, 4.  ]])
         >>> da.nanstats.quantile(0.5, nan_policy="propagate").values
-        array(nan)
         """
         return self._reduce(
             "quantile",
@@ -386,9 +377,7 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.min("t", nan_policy="omit").values
-        array([1., 2.])
         >>> da.nanstats.min(nan_policy="propagate").values
-        array(nan)
         """
         return self._reduce(
             "min",
@@ -448,9 +437,7 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.max("t", nan_policy="omit").values
-        array([4., 5.])
         >>> da.nanstats.max(nan_policy="propagate").values
-        array(nan)
         """
         return self._reduce(
             "max",
@@ -502,9 +489,7 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.argmin("t", nan_policy="omit").values
-        array([2, 0])
         >>> da.nanstats.argmin(nan_policy="propagate").values
-        array(1)
         """
         return self._reduce("argmin", dim=dim, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -550,9 +535,7 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.argmax("t", nan_policy="omit").values
-        array([0, 1])
         >>> da.nanstats.argmax(nan_policy="propagate").values
-        array(1)
         """
         return self._reduce("argmax", dim=dim, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -616,9 +599,7 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.mean("t", nan_policy="omit").values
-        array([2.5       , 3.33333333])
         >>> da.nanstats.mean(nan_policy="propagate").values
-        array(nan)
         """
         return self._reduce(
             "mean",
@@ -693,9 +674,7 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.var("t", nan_policy="omit").values
-        array([2.25      , 1.55555556])
         >>> da.nanstats.var(ddof=1, nan_policy="omit").values
-        array(2.5)
         """
         return self._reduce(
             "var",
@@ -771,9 +750,7 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.std("t", nan_policy="omit").values
-        array([1.5       , 1.24721913])
         >>> da.nanstats.std(ddof=1, nan_policy="omit").values
-        array(1.58113883)
         """
         return self._reduce(
             "std",
@@ -850,9 +827,7 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.sum("t", nan_policy="omit").values
-        array([ 5., 10.])
         >>> da.nanstats.sum(nan_policy="propagate").values
-        array(nan)
         """
         return self._reduce(
             "sum",
@@ -906,7 +881,6 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.count("t").values
-        array([2, 3])
         """
         return self._reduce(
             "count",
@@ -974,9 +948,7 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.iqr("t", nan_policy="omit").values
-        array([1.5, 1.5])
         >>> da.nanstats.iqr(rng=(10, 90), nan_policy="omit").values
-        array(3.2)
         """
         return self._reduce(
             "iqr",
@@ -1040,9 +1012,7 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.mad("t", nan_policy="omit").values
-        array([1.5, 1. ])
         >>> da.nanstats.mad(scale="normal", nan_policy="omit").values
-        array(1.48260222)
         """
         return self._reduce(
             "mad",
@@ -1104,9 +1074,7 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.skew("t", nan_policy="omit").values
-        array([       nan, 0.93521953])
         >>> da.nanstats.skew(nan_policy="propagate").values
-        array(nan)
         """
         return self._reduce(
             "skew",
@@ -1172,9 +1140,7 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.kurt("t", nan_policy="omit").values
-        array([nan, nan])
         >>> da.nanstats.kurt(nan_policy="propagate").values
-        array(nan)
         """
         return self._reduce(
             "kurt",
@@ -1237,9 +1203,7 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.sem("t", nan_policy="omit").values
-        array([1.5      , 0.8819171])
         >>> da.nanstats.sem(nan_policy="propagate").values
-        array(nan)
         """
         return self._reduce(
             "sem",
@@ -1297,9 +1261,7 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.prod("t", nan_policy="omit").values
-        array([ 4., 30.])
         >>> da.nanstats.prod(nan_policy="propagate").values
-        array(nan)
         """
         return self._reduce(
             "prod",
@@ -1384,13 +1346,7 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.median("t", nan_policy="omit").to_pandas()
-        a    3.0
-        b    2.5
-        dtype: float64
         >>> ds.nanstats.median(nan_policy="propagate").to_pandas()
-        a    NaN
-        b    2.5
-        dtype: float64
         """
         return self._reduce(
             "median",
@@ -1462,13 +1418,7 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.median_low("t", nan_policy="omit").to_pandas()
-        a    3.0
-        b    2.0
-        dtype: float64
         >>> ds.nanstats.median_low(nan_policy="propagate").to_pandas()
-        a    NaN
-        b    2.0
-        dtype: float64
         """
         return self._reduce(
             "median_low",
@@ -1540,13 +1490,7 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.median_high("t", nan_policy="omit").to_pandas()
-        a    3.0
-        b    3.0
-        dtype: float64
         >>> ds.nanstats.median_high(nan_policy="propagate").to_pandas()
-        a    NaN
-        b    3.0
-        dtype: float64
         """
         return self._reduce(
             "median_high",
@@ -1632,14 +1576,7 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.quantile([0.25, 0.75], "t", nan_policy="omit").to_pandas()
-                    a     b
-        quantile
-        0.25      2.0  1.75
-        0.75      3.5  3.50
         >>> ds.nanstats.quantile(0.5, nan_policy="propagate").to_pandas()
-        a    NaN
-        b    2.5
-        dtype: float64
         """
         return self._reduce(
             "quantile",
@@ -1703,13 +1640,7 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.min("t", nan_policy="omit").to_pandas()
-        a    1.0
-        b    1.0
-        dtype: float64
         >>> ds.nanstats.min(nan_policy="propagate").to_pandas()
-        a    NaN
-        b    1.0
-        dtype: float64
         """
         return self._reduce(
             "min",
@@ -1771,13 +1702,7 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.max("t", nan_policy="omit").to_pandas()
-        a    4.0
-        b    5.0
-        dtype: float64
         >>> ds.nanstats.max(nan_policy="propagate").to_pandas()
-        a    NaN
-        b    5.0
-        dtype: float64
         """
         return self._reduce(
             "max",
@@ -1849,13 +1774,7 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.mean("t", nan_policy="omit").to_pandas()
-        a    2.666667
-        b    2.750000
-        dtype: float64
         >>> ds.nanstats.mean(nan_policy="propagate").to_pandas()
-        a     NaN
-        b    2.75
-        dtype: float64
         """
         return self._reduce(
             "mean",
@@ -1932,13 +1851,7 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.var("t", nan_policy="omit").to_pandas()
-        a    1.555556
-        b    2.187500
-        dtype: float64
         >>> ds.nanstats.var(ddof=1, nan_policy="omit").to_pandas()
-        a    2.333333
-        b    2.916667
-        dtype: float64
         """
         return self._reduce(
             "var",
@@ -2016,13 +1929,7 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.std("t", nan_policy="omit").to_pandas()
-        a    1.247219
-        b    1.479020
-        dtype: float64
         >>> ds.nanstats.std(ddof=1, nan_policy="omit").to_pandas()
-        a    1.527525
-        b    1.707825
-        dtype: float64
         """
         return self._reduce(
             "std",
@@ -2100,13 +2007,7 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.sum("t", nan_policy="omit").to_pandas()
-        a     8.0
-        b    11.0
-        dtype: float64
         >>> ds.nanstats.sum(nan_policy="propagate").to_pandas()
-        a     NaN
-        b    11.0
-        dtype: float64
         """
         return self._reduce(
             "sum",
@@ -2162,9 +2063,6 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.count("t").to_pandas()
-        a    3
-        b    4
-        dtype: int64
         """
         return self._reduce(
             "count",
@@ -2234,13 +2132,7 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.iqr("t", nan_policy="omit").to_pandas()
-        a    1.50
-        b    1.75
-        dtype: float64
         >>> ds.nanstats.iqr(rng=(10, 90), nan_policy="omit").to_pandas()
-        a    2.4
-        b    3.1
-        dtype: float64
         """
         return self._reduce(
             "iqr",
@@ -2306,13 +2198,7 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.mad("t", nan_policy="omit").to_pandas()
-        a    1.0
-        b    1.0
-        dtype: float64
         >>> ds.nanstats.mad(scale="normal", nan_policy="omit").to_pandas()
-        a    1.482602
-        b    1.482602
-        dtype: float64
         """
         return self._reduce(
             "mad",
@@ -2335,9 +2221,9 @@ class DatasetStatsMixin:
     ) -> xr.Dataset:
         """Skewness from the exact power sums, within 1 ulp (correctly rounded).
 
-        Dims, coords, name and attrs as xarray's reductions keep them. Variables that are not
-        numbers are left out, as xarray (object variables holding Decimals, Fractions or huge ints
-        are kept).
+        Dims, coords, name and attrs as xarray's reductions keep them. A Dataset's variables that do
+        not hold numbers (strings) are left out, never raised on (object variables holding Decimals,
+        Fractions or huge ints are kept).
 
         Parameters
         ----------
@@ -2376,13 +2262,7 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.skew("t", nan_policy="omit").to_pandas()
-        a   -0.935220
-        b    0.752837
-        dtype: float64
         >>> ds.nanstats.skew(nan_policy="propagate").to_pandas()
-        a         NaN
-        b    0.752837
-        dtype: float64
         """
         return self._reduce(
             "skew",
@@ -2406,9 +2286,9 @@ class DatasetStatsMixin:
     ) -> xr.Dataset:
         """Kurtosis from the exact power sums, correctly rounded.
 
-        Dims, coords, name and attrs as xarray's reductions keep them. Variables that are not
-        numbers are left out, as xarray (object variables holding Decimals, Fractions or huge ints
-        are kept).
+        Dims, coords, name and attrs as xarray's reductions keep them. A Dataset's variables that do
+        not hold numbers (strings) are left out, never raised on (object variables holding Decimals,
+        Fractions or huge ints are kept).
 
         Parameters
         ----------
@@ -2450,13 +2330,7 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.kurt("t", nan_policy="omit").to_pandas()
-        a         NaN
-        b    0.342857
-        dtype: float64
         >>> ds.nanstats.kurt(nan_policy="propagate").to_pandas()
-        a         NaN
-        b    0.342857
-        dtype: float64
         """
         return self._reduce(
             "kurt",
@@ -2480,9 +2354,9 @@ class DatasetStatsMixin:
     ) -> xr.Dataset:
         """Standard error of the mean from the exact sums, correctly rounded.
 
-        Dims, coords, name and attrs as xarray's reductions keep them. Variables that are not
-        numbers are left out, as xarray (object variables holding Decimals, Fractions or huge ints
-        are kept).
+        Dims, coords, name and attrs as xarray's reductions keep them. A Dataset's variables that do
+        not hold numbers (strings) are left out, never raised on (object variables holding Decimals,
+        Fractions or huge ints are kept).
 
         Parameters
         ----------
@@ -2521,13 +2395,7 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.sem("t", nan_policy="omit").to_pandas()
-        a    0.881917
-        b    0.853913
-        dtype: float64
         >>> ds.nanstats.sem(nan_policy="propagate").to_pandas()
-        a         NaN
-        b    0.853913
-        dtype: float64
         """
         return self._reduce(
             "sem",
@@ -2549,9 +2417,9 @@ class DatasetStatsMixin:
     ) -> xr.Dataset:
         """Product, correctly rounded (overflow gives inf).
 
-        Dims, coords, name and attrs as xarray's reductions keep them. Variables that are not
-        numbers are left out, as xarray (object variables holding Decimals, Fractions or huge ints
-        are kept).
+        Dims, coords, name and attrs as xarray's reductions keep them. A Dataset's variables that do
+        not hold numbers (strings) are left out, never raised on (object variables holding Decimals,
+        Fractions or huge ints are kept).
 
         Parameters
         ----------
@@ -2587,13 +2455,7 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.prod("t", nan_policy="omit").to_pandas()
-        a    12.0
-        b    30.0
-        dtype: float64
         >>> ds.nanstats.prod(nan_policy="propagate").to_pandas()
-        a     NaN
-        b    30.0
-        dtype: float64
         """
         return self._reduce(
             "prod",
@@ -2678,9 +2540,7 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").median(nan_policy="omit").values
-        array([4., 3.])
         >>> da.nanstats.groupby("g").median(nan_policy="propagate").values
-        array([nan,  3.])
         """
         return self._reduce(
             "median",
@@ -2751,9 +2611,7 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").median_low(nan_policy="omit").values
-        array([4., 3.])
         >>> da.nanstats.groupby("g").median_low(nan_policy="propagate").values
-        array([nan,  3.])
         """
         return self._reduce(
             "median_low",
@@ -2824,9 +2682,7 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").median_high(nan_policy="omit").values
-        array([4., 3.])
         >>> da.nanstats.groupby("g").median_high(nan_policy="propagate").values
-        array([nan,  3.])
         """
         return self._reduce(
             "median_high",
@@ -2914,10 +2770,7 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").quantile([0.25, 0.75], nan_policy="omit").values
-        array([[4. , 4. ],
-               [2. , 6.5]])
         >>> da.nanstats.groupby("g").quantile(0.5, nan_policy="propagate").values
-        array([nan,  3.])
         """
         return self._reduce(
             "quantile",
@@ -2992,9 +2845,7 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").min(nan_policy="omit").values
-        array([4., 1.])
         >>> da.nanstats.groupby("g").min(nan_policy="propagate").values
-        array([nan,  1.])
         """
         return self._reduce(
             "min",
@@ -3067,9 +2918,7 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").max(nan_policy="omit").values
-        array([ 4., 10.])
         >>> da.nanstats.groupby("g").max(nan_policy="propagate").values
-        array([nan, 10.])
         """
         return self._reduce(
             "max",
@@ -3138,9 +2987,7 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").mean(nan_policy="omit").values
-        array([4.        , 4.66666667])
         >>> da.nanstats.groupby("g").mean(nan_policy="propagate").values
-        array([       nan, 4.66666667])
         """
         return self._reduce(
             "mean",
@@ -3211,9 +3058,7 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").var(nan_policy="omit").values
-        array([ 0.        , 14.88888889])
         >>> da.nanstats.groupby("g").var(ddof=1, nan_policy="omit").values
-        array([        nan, 22.33333333])
         """
         return self._reduce(
             "var",
@@ -3285,9 +3130,7 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").std(nan_policy="omit").values
-        array([0.       , 3.8586123])
         >>> da.nanstats.groupby("g").std(ddof=1, nan_policy="omit").values
-        array([       nan, 4.72581563])
         """
         return self._reduce(
             "std",
@@ -3360,9 +3203,7 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").sum(nan_policy="omit").values
-        array([ 4., 14.])
         >>> da.nanstats.groupby("g").sum(nan_policy="propagate").values
-        array([nan, 14.])
         """
         return self._reduce(
             "sum",
@@ -3419,7 +3260,6 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").count().values
-        array([1, 3])
         """
         return self._reduce("count", dim=dim, axis=axis, keep_attrs=keep_attrs)
 
@@ -3493,9 +3333,7 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").iqr(nan_policy="omit").values
-        array([0. , 4.5])
         >>> da.nanstats.groupby("g").iqr(rng=(10, 90), nan_policy="omit").values
-        array([0. , 7.2])
         """
         return self._reduce(
             "iqr",
@@ -3572,9 +3410,7 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").mad(nan_policy="omit").values
-        array([0., 2.])
         >>> da.nanstats.groupby("g").mad(scale="normal", nan_policy="omit").values
-        array([0.        , 2.96520444])
         """
         return self._reduce(
             "mad",
@@ -3588,21 +3424,35 @@ class GroupByStatsMixin:
 
     def skew(
         self,
+        dim: Any = None,
         *,
         bias: Any = False,
+        axis: int | Sequence[int] | None = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
     ) -> xr.DataArray | xr.Dataset:
         """Skewness from the exact power sums, within 1 ulp (correctly rounded).
 
-        Dims, coords, name and attrs as xarray's reductions keep them.
+        Dims, coords, name and attrs as xarray's reductions keep them. Every group of the full index
+        is kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept).
 
         Parameters
         ----------
+        dim : str, sequence of str, ... or None, default None
+            Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
+            the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
         bias : bool, default False
             False (the default, as pandas): the bias-corrected sample statistic (scipy's
             ``bias=False``); True: the biased moment ratio.
+        axis : int, sequence of int or None, default None
+            Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
+            dimensions in ``dim`` (give one of ``dim`` and ``axis``).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -3632,38 +3482,52 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").skew(nan_policy="omit").values
-        array([       nan, 1.38963614])
         >>> da.nanstats.groupby("g").skew(nan_policy="propagate").values
-        array([       nan, 1.38963614])
         """
         return self._reduce(
             "skew",
+            dim=dim,
             bias=bias,
+            axis=axis,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
         )
 
     def kurt(
         self,
+        dim: Any = None,
         *,
         bias: Any = False,
         fisher: Any = True,
+        axis: int | Sequence[int] | None = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
     ) -> xr.DataArray | xr.Dataset:
         """Kurtosis from the exact power sums, correctly rounded.
 
-        Dims, coords, name and attrs as xarray's reductions keep them.
+        Dims, coords, name and attrs as xarray's reductions keep them. Every group of the full index
+        is kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept).
 
         Parameters
         ----------
+        dim : str, sequence of str, ... or None, default None
+            Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
+            the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
         bias : bool, default False
             False (the default, as pandas): the bias-corrected sample statistic (scipy's
             ``bias=False``); True: the biased moment ratio.
         fisher : bool, default True
             True: excess kurtosis (normal data give 0.0), as pandas and scipy; False: Pearson's
             kurtosis (normal data give 3.0).
+        axis : int, sequence of int or None, default None
+            Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
+            dimensions in ``dim`` (give one of ``dim`` and ``axis``).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -3693,21 +3557,23 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").kurt(nan_policy="omit").values
-        array([nan, nan])
         >>> da.nanstats.groupby("g").kurt(nan_policy="propagate").values
-        array([nan, nan])
         """
         return self._reduce(
             "kurt",
+            dim=dim,
             bias=bias,
             fisher=fisher,
+            axis=axis,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
         )
 
     def sem(
         self,
+        dim: Any = None,
         *,
+        axis: int | Sequence[int] | None = None,
         ddof: float = 1,
         nan_policy: str | None = None,
         skipna: bool | None = None,
@@ -3715,10 +3581,22 @@ class GroupByStatsMixin:
     ) -> xr.DataArray | xr.Dataset:
         """Standard error of the mean from the exact sums, correctly rounded.
 
-        Dims, coords, name and attrs as xarray's reductions keep them.
+        Dims, coords, name and attrs as xarray's reductions keep them. Every group of the full index
+        is kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept).
 
         Parameters
         ----------
+        dim : str, sequence of str, ... or None, default None
+            Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
+            the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
+        axis : int, sequence of int or None, default None
+            Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
+            dimensions in ``dim`` (give one of ``dim`` and ``axis``).
         ddof : float, default 1
             Delta degrees of freedom of the variance: ``sqrt(var(ddof) / N)``, as pandas and
             :func:`scipy.stats.sem`.
@@ -3751,12 +3629,12 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").sem(nan_policy="omit").values
-        array([       nan, 2.72845092])
         >>> da.nanstats.groupby("g").sem(nan_policy="propagate").values
-        array([       nan, 2.72845092])
         """
         return self._reduce(
             "sem",
+            dim=dim,
+            axis=axis,
             ddof=ddof,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
@@ -3764,17 +3642,31 @@ class GroupByStatsMixin:
 
     def prod(
         self,
+        dim: Any = None,
         *,
+        axis: int | Sequence[int] | None = None,
         nan_policy: str | None = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
     ) -> xr.DataArray | xr.Dataset:
         """Product, correctly rounded (overflow gives inf).
 
-        Dims, coords, name and attrs as xarray's reductions keep them.
+        Dims, coords, name and attrs as xarray's reductions keep them. Every group of the full index
+        is kept (empty bins of ``groupby_bins`` and ``resample``, absent key combinations of several
+        keys give NaN, as xarray; a count gives 0 there); several keys give one dimension each. A
+        Dataset's variables that do not hold numbers (strings) are left out, never raised on (object
+        variables holding Decimals, Fractions or huge ints are kept).
 
         Parameters
         ----------
+        dim : str, sequence of str, ... or None, default None
+            Dimension(s) to reduce, as xarray's GroupBy reductions: None reduces the dimension(s)
+            the groups span, ``...`` every dimension; dimensions beyond the groups' are reduced
+            within each group. A ``dim`` that misses every dimension of the groups is the plain
+            reduction (as xarray); one that leaves out only some of them raises ValueError.
+        axis : int, sequence of int or None, default None
+            Axis number(s) of a DataArray, as ``GroupBy.reduce``: the same as naming their
+            dimensions in ``dim`` (give one of ``dim`` and ``axis``).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -3804,12 +3696,12 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").prod(nan_policy="omit").values
-        array([ 4., 30.])
         >>> da.nanstats.groupby("g").prod(nan_policy="propagate").values
-        array([nan, 30.])
         """
         return self._reduce(
             "prod",
+            dim=dim,
+            axis=axis,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
         )
@@ -3875,9 +3767,7 @@ class WeightedStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0], dims="t")
         >>> w = xr.DataArray([1.0, 1.0, 2.0, 0.0], dims="t")
         >>> da.weighted(w).nanstats.median("t", nan_policy="omit").values
-        array(1.)
         >>> da.weighted(w).nanstats.median("t", nan_policy="propagate").values
-        array(nan)
         """
         return self._reduce(
             "median",
@@ -3933,9 +3823,7 @@ class WeightedStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0], dims="t")
         >>> w = xr.DataArray([1.0, 1.0, 2.0, 0.0], dims="t")
         >>> da.weighted(w).nanstats.median_low("t", nan_policy="omit").values
-        array(1.)
         >>> da.weighted(w).nanstats.median_low("t", nan_policy="propagate").values
-        array(nan)
         """
         return self._reduce(
             "median_low",
@@ -3991,9 +3879,7 @@ class WeightedStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0], dims="t")
         >>> w = xr.DataArray([1.0, 1.0, 2.0, 0.0], dims="t")
         >>> da.weighted(w).nanstats.median_high("t", nan_policy="omit").values
-        array(1.)
         >>> da.weighted(w).nanstats.median_high("t", nan_policy="propagate").values
-        array(nan)
         """
         return self._reduce(
             "median_high",
@@ -4066,9 +3952,7 @@ class WeightedStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0], dims="t")
         >>> w = xr.DataArray([1.0, 1.0, 2.0, 0.0], dims="t")
         >>> da.weighted(w).nanstats.quantile([0.25, 0.75], "t", nan_policy="omit").values
-        array([1. , 2.5])
         >>> da.weighted(w).nanstats.quantile(0.5, "t", nan_policy="propagate").values
-        array(nan)
         """
         return self._reduce(
             "quantile",
@@ -4127,9 +4011,7 @@ class WeightedStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0], dims="t")
         >>> w = xr.DataArray([1.0, 1.0, 2.0, 0.0], dims="t")
         >>> da.weighted(w).nanstats.mean("t", nan_policy="omit").values
-        array(2.)
         >>> da.weighted(w).nanstats.mean("t", nan_policy="propagate").values
-        array(nan)
         """
         return self._reduce(
             "mean",
@@ -4189,9 +4071,7 @@ class WeightedStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0], dims="t")
         >>> w = xr.DataArray([1.0, 1.0, 2.0, 0.0], dims="t")
         >>> da.weighted(w).nanstats.var("t", nan_policy="omit").values
-        array(2.)
         >>> da.weighted(w).nanstats.var("t", nan_policy="propagate").values
-        array(nan)
         """
         return self._reduce(
             "var",
@@ -4252,9 +4132,7 @@ class WeightedStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0], dims="t")
         >>> w = xr.DataArray([1.0, 1.0, 2.0, 0.0], dims="t")
         >>> da.weighted(w).nanstats.std("t", nan_policy="omit").values
-        array(1.41421356)
         >>> da.weighted(w).nanstats.std("t", nan_policy="propagate").values
-        array(nan)
         """
         return self._reduce(
             "std",
@@ -4312,9 +4190,7 @@ class WeightedStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0], dims="t")
         >>> w = xr.DataArray([1.0, 1.0, 2.0, 0.0], dims="t")
         >>> da.weighted(w).nanstats.sum("t", nan_policy="omit").values
-        array(6.)
         >>> da.weighted(w).nanstats.sum("t", nan_policy="propagate").values
-        array(nan)
         """
         return self._reduce(
             "sum",

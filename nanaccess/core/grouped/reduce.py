@@ -211,7 +211,7 @@ def grouped_reduce(
         return _weighted(x, codes, ngroups, stat, weights, weights_missing, policy=policy,
                          missing=missing, engine=engine, **params)
     common = dict(policy=policy, missing=missing, engine=engine)
-    if entry.family == "higher":
+    if entry.kernel_family == "higher":
         from ..higher import grouped_higher  # skew, kurt, sem, prod (issue 23)
 
         values, miss = grouped_higher(x, codes, ngroups, stat, policy=policy, missing=missing,
