@@ -58,7 +58,9 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.median(nan_policy="omit").compute()
+        np.float64(3.5)
         >>> s.nanstats.median(nan_policy="propagate").compute()
+        np.float64(nan)
         """
         return self._reduce("median", nan_policy=nan_policy)
 
@@ -91,7 +93,9 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.median_low(nan_policy="omit").compute()
+        np.float64(3.0)
         >>> s.nanstats.median_low(nan_policy="propagate").compute()
+        np.float64(nan)
         """
         return self._reduce("median_low", nan_policy=nan_policy)
 
@@ -124,7 +128,9 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.median_high(nan_policy="omit").compute()
+        np.float64(4.0)
         >>> s.nanstats.median_high(nan_policy="propagate").compute()
+        np.float64(nan)
         """
         return self._reduce("median_high", nan_policy=nan_policy)
 
@@ -172,7 +178,11 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.quantile([0.25, 0.75], nan_policy="omit").compute()
+        0.25    2.5
+        0.75    5.5
+        dtype: float64
         >>> s.nanstats.quantile(0.5, nan_policy="propagate").compute()
+        np.float64(nan)
         """
         return self._reduce("quantile", q=q, method=method, nan_policy=nan_policy)
 
@@ -205,7 +215,9 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.min(nan_policy="omit").compute()
+        np.float64(1.0)
         >>> s.nanstats.min(nan_policy="propagate").compute()
+        np.float64(nan)
         """
         return self._reduce("min", nan_policy=nan_policy)
 
@@ -238,7 +250,9 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.max(nan_policy="omit").compute()
+        np.float64(10.0)
         >>> s.nanstats.max(nan_policy="propagate").compute()
+        np.float64(nan)
         """
         return self._reduce("max", nan_policy=nan_policy)
 
@@ -271,7 +285,9 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.mean(nan_policy="omit").compute()
+        np.float64(4.5)
         >>> s.nanstats.mean(nan_policy="propagate").compute()
+        np.float64(nan)
         """
         return self._reduce("mean", nan_policy=nan_policy)
 
@@ -306,7 +322,9 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.var(nan_policy="omit").compute()
+        np.float64(15.0)
         >>> s.nanstats.var(ddof=0, nan_policy="omit").compute()
+        np.float64(11.25)
         """
         return self._reduce("var", ddof=ddof, nan_policy=nan_policy)
 
@@ -341,7 +359,9 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.std(nan_policy="omit").compute()
+        np.float64(3.872983346207417)
         >>> s.nanstats.std(ddof=0, nan_policy="omit").compute()
+        np.float64(3.3541019662496847)
         """
         return self._reduce("std", ddof=ddof, nan_policy=nan_policy)
 
@@ -374,7 +394,9 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.sum(nan_policy="omit").compute()
+        np.float64(18.0)
         >>> s.nanstats.sum(nan_policy="propagate").compute()
+        np.float64(nan)
         """
         return self._reduce("sum", nan_policy=nan_policy)
 
@@ -422,7 +444,9 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.iqr(nan_policy="omit").compute()
+        np.float64(3.0)
         >>> s.nanstats.iqr(rng=(10, 90), nan_policy="omit").compute()
+        np.float64(6.600000000000001)
         """
         return self._reduce("iqr", rng=rng, method=method, nan_policy=nan_policy)
 
@@ -459,7 +483,9 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.mad(nan_policy="omit").compute()
+        np.float64(1.5)
         >>> s.nanstats.mad(scale="normal", nan_policy="omit").compute()
+        np.float64(2.223903327758403)
         """
         return self._reduce("mad", scale=scale, nan_policy=nan_policy)
 
@@ -495,7 +521,9 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.skew(nan_policy="omit").compute()
+        np.float64(1.3770607453181927)
         >>> s.nanstats.skew(nan_policy="propagate").compute()
+        np.float64(nan)
         """
         return self._reduce("skew", bias=bias, nan_policy=nan_policy)
 
@@ -534,7 +562,9 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.kurt(nan_policy="omit").compute()
+        np.float64(2.3555555555555556)
         >>> s.nanstats.kurt(nan_policy="propagate").compute()
+        np.float64(nan)
         """
         return self._reduce("kurt", bias=bias, fisher=fisher, nan_policy=nan_policy)
 
@@ -570,7 +600,9 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.sem(nan_policy="omit").compute()
+        np.float64(1.9364916731037085)
         >>> s.nanstats.sem(nan_policy="propagate").compute()
+        np.float64(nan)
         """
         return self._reduce("sem", ddof=ddof, nan_policy=nan_policy)
 
@@ -603,7 +635,9 @@ class DaskSeriesStatsMixin:
         >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask  # noqa: F401
         >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0, 10.0]), npartitions=2)
         >>> s.nanstats.prod(nan_policy="omit").compute()
+        np.float64(120.0)
         >>> s.nanstats.prod(nan_policy="propagate").compute()
+        np.float64(nan)
         """
         return self._reduce("prod", nan_policy=nan_policy)
 
@@ -656,7 +690,13 @@ class DaskDataFrameStatsMixin:
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.nanstats.median(nan_policy="omit").compute()
+        a    3.0
+        b    2.5
+        dtype: float64
         >>> ddf.nanstats.median(nan_policy="propagate").compute()
+        a    NaN
+        b    2.5
+        dtype: float64
         """
         return self._reduce("median", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -696,7 +736,13 @@ class DaskDataFrameStatsMixin:
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.nanstats.median_low(nan_policy="omit").compute()
+        a    3.0
+        b    2.0
+        dtype: float64
         >>> ddf.nanstats.median_low(nan_policy="propagate").compute()
+        a    NaN
+        b    2.0
+        dtype: float64
         """
         return self._reduce("median_low", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -736,7 +782,13 @@ class DaskDataFrameStatsMixin:
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.nanstats.median_high(nan_policy="omit").compute()
+        a    3.0
+        b    3.0
+        dtype: float64
         >>> ddf.nanstats.median_high(nan_policy="propagate").compute()
+        a    NaN
+        b    3.0
+        dtype: float64
         """
         return self._reduce("median_high", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -787,7 +839,13 @@ class DaskDataFrameStatsMixin:
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.nanstats.quantile([0.25, 0.75], nan_policy="omit").compute()
+                a     b
+        0.25  2.0  1.75
+        0.75  3.5  3.50
         >>> ddf.nanstats.quantile(0.5, nan_policy="propagate").compute()
+        a    NaN
+        b    2.5
+        dtype: float64
         """
         return self._reduce(
             "quantile",
@@ -833,7 +891,13 @@ class DaskDataFrameStatsMixin:
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.nanstats.min(nan_policy="omit").compute()
+        a    1.0
+        b    1.0
+        dtype: float64
         >>> ddf.nanstats.min(nan_policy="propagate").compute()
+        a    NaN
+        b    1.0
+        dtype: float64
         """
         return self._reduce("min", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -873,7 +937,13 @@ class DaskDataFrameStatsMixin:
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.nanstats.max(nan_policy="omit").compute()
+        a    4.0
+        b    5.0
+        dtype: float64
         >>> ddf.nanstats.max(nan_policy="propagate").compute()
+        a    NaN
+        b    5.0
+        dtype: float64
         """
         return self._reduce("max", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -913,7 +983,13 @@ class DaskDataFrameStatsMixin:
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.nanstats.mean(nan_policy="omit").compute()
+        a    2.666667
+        b    2.750000
+        dtype: float64
         >>> ddf.nanstats.mean(nan_policy="propagate").compute()
+        a     NaN
+        b    2.75
+        dtype: float64
         """
         return self._reduce("mean", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -956,7 +1032,13 @@ class DaskDataFrameStatsMixin:
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.nanstats.var(nan_policy="omit").compute()
+        a    2.333333
+        b    2.916667
+        dtype: float64
         >>> ddf.nanstats.var(ddof=0, nan_policy="omit").compute()
+        a    1.555556
+        b    2.187500
+        dtype: float64
         """
         return self._reduce("var", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -999,7 +1081,13 @@ class DaskDataFrameStatsMixin:
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.nanstats.std(nan_policy="omit").compute()
+        a    1.527525
+        b    1.707825
+        dtype: float64
         >>> ddf.nanstats.std(ddof=0, nan_policy="omit").compute()
+        a    1.247219
+        b    1.479020
+        dtype: float64
         """
         return self._reduce("std", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1039,7 +1127,13 @@ class DaskDataFrameStatsMixin:
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.nanstats.sum(nan_policy="omit").compute()
+        a     8.0
+        b    11.0
+        dtype: float64
         >>> ddf.nanstats.sum(nan_policy="propagate").compute()
+        a     NaN
+        b    11.0
+        dtype: float64
         """
         return self._reduce("sum", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1090,7 +1184,13 @@ class DaskDataFrameStatsMixin:
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.nanstats.iqr(nan_policy="omit").compute()
+        a    1.50
+        b    1.75
+        dtype: float64
         >>> ddf.nanstats.iqr(rng=(10, 90), nan_policy="omit").compute()
+        a    2.4
+        b    3.1
+        dtype: float64
         """
         return self._reduce(
             "iqr",
@@ -1141,7 +1241,13 @@ class DaskDataFrameStatsMixin:
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.nanstats.mad(nan_policy="omit").compute()
+        a    1.0
+        b    1.0
+        dtype: float64
         >>> ddf.nanstats.mad(scale="normal", nan_policy="omit").compute()
+        a    1.482602
+        b    1.482602
+        dtype: float64
         """
         return self._reduce("mad", scale=scale, numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1185,7 +1291,13 @@ class DaskDataFrameStatsMixin:
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.nanstats.skew(nan_policy="omit").compute()
+        a   -0.935220
+        b    0.752837
+        dtype: float64
         >>> ddf.nanstats.skew(nan_policy="propagate").compute()
+        a         NaN
+        b    0.752837
+        dtype: float64
         """
         return self._reduce("skew", bias=bias, numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1233,7 +1345,13 @@ class DaskDataFrameStatsMixin:
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.nanstats.kurt(nan_policy="omit").compute()
+        a         NaN
+        b    0.342857
+        dtype: float64
         >>> ddf.nanstats.kurt(nan_policy="propagate").compute()
+        a         NaN
+        b    0.342857
+        dtype: float64
         """
         return self._reduce(
             "kurt",
@@ -1283,7 +1401,13 @@ class DaskDataFrameStatsMixin:
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.nanstats.sem(nan_policy="omit").compute()
+        a    0.881917
+        b    0.853913
+        dtype: float64
         >>> ddf.nanstats.sem(nan_policy="propagate").compute()
+        a         NaN
+        b    0.853913
+        dtype: float64
         """
         return self._reduce("sem", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1323,7 +1447,13 @@ class DaskDataFrameStatsMixin:
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.nanstats.prod(nan_policy="omit").compute()
+        a    12.0
+        b    30.0
+        dtype: float64
         >>> ddf.nanstats.prod(nan_policy="propagate").compute()
+        a     NaN
+        b    30.0
+        dtype: float64
         """
         return self._reduce("prod", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1369,7 +1499,15 @@ class DaskGroupByStatsMixin:
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.groupby("g").nanstats.median(nan_policy="omit").compute().sort_index()
+             x
+        g
+        a  4.0
+        b  3.0
         >>> ddf.groupby("g").nanstats.median(nan_policy="propagate").compute().sort_index()
+             x
+        g
+        a  NaN
+        b  3.0
         """
         return self._reduce("median", nan_policy=nan_policy)
 
@@ -1401,7 +1539,15 @@ class DaskGroupByStatsMixin:
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.groupby("g").nanstats.median_low(nan_policy="omit").compute().sort_index()
+             x
+        g
+        a  4.0
+        b  3.0
         >>> ddf.groupby("g").nanstats.median_low(nan_policy="propagate").compute().sort_index()
+             x
+        g
+        a  NaN
+        b  3.0
         """
         return self._reduce("median_low", nan_policy=nan_policy)
 
@@ -1433,7 +1579,15 @@ class DaskGroupByStatsMixin:
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.groupby("g").nanstats.median_high(nan_policy="omit").compute().sort_index()
+             x
+        g
+        a  4.0
+        b  3.0
         >>> ddf.groupby("g").nanstats.median_high(nan_policy="propagate").compute().sort_index()
+             x
+        g
+        a  NaN
+        b  3.0
         """
         return self._reduce("median_high", nan_policy=nan_policy)
 
@@ -1480,7 +1634,15 @@ class DaskGroupByStatsMixin:
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.groupby("g").nanstats.quantile(0.5, nan_policy="omit").compute().sort_index()
+             x
+        g
+        a  4.0
+        b  3.0
         >>> ddf.groupby("g").nanstats.quantile(0.9, nan_policy="omit").compute().sort_index()
+             x
+        g
+        a  4.0
+        b  8.6
         """
         return self._reduce("quantile", q=q, method=method, nan_policy=nan_policy)
 
@@ -1512,7 +1674,15 @@ class DaskGroupByStatsMixin:
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.groupby("g").nanstats.min(nan_policy="omit").compute().sort_index()
+             x
+        g
+        a  4.0
+        b  1.0
         >>> ddf.groupby("g").nanstats.min(nan_policy="propagate").compute().sort_index()
+             x
+        g
+        a  NaN
+        b  1.0
         """
         return self._reduce("min", nan_policy=nan_policy)
 
@@ -1544,7 +1714,15 @@ class DaskGroupByStatsMixin:
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.groupby("g").nanstats.max(nan_policy="omit").compute().sort_index()
+              x
+        g
+        a   4.0
+        b  10.0
         >>> ddf.groupby("g").nanstats.max(nan_policy="propagate").compute().sort_index()
+              x
+        g
+        a   NaN
+        b  10.0
         """
         return self._reduce("max", nan_policy=nan_policy)
 
@@ -1576,7 +1754,15 @@ class DaskGroupByStatsMixin:
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.groupby("g").nanstats.mean(nan_policy="omit").compute().sort_index()
+                  x
+        g
+        a  4.000000
+        b  4.666667
         >>> ddf.groupby("g").nanstats.mean(nan_policy="propagate").compute().sort_index()
+                  x
+        g
+        a       NaN
+        b  4.666667
         """
         return self._reduce("mean", nan_policy=nan_policy)
 
@@ -1610,7 +1796,15 @@ class DaskGroupByStatsMixin:
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.groupby("g").nanstats.var(nan_policy="omit").compute().sort_index()
+                   x
+        g
+        a        NaN
+        b  22.333333
         >>> ddf.groupby("g").nanstats.var(ddof=0, nan_policy="omit").compute().sort_index()
+                   x
+        g
+        a   0.000000
+        b  14.888889
         """
         return self._reduce("var", ddof=ddof, nan_policy=nan_policy)
 
@@ -1644,7 +1838,15 @@ class DaskGroupByStatsMixin:
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.groupby("g").nanstats.std(nan_policy="omit").compute().sort_index()
+                  x
+        g
+        a       NaN
+        b  4.725816
         >>> ddf.groupby("g").nanstats.std(ddof=0, nan_policy="omit").compute().sort_index()
+                  x
+        g
+        a  0.000000
+        b  3.858612
         """
         return self._reduce("std", ddof=ddof, nan_policy=nan_policy)
 
@@ -1676,7 +1878,15 @@ class DaskGroupByStatsMixin:
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.groupby("g").nanstats.sum(nan_policy="omit").compute().sort_index()
+              x
+        g
+        a   4.0
+        b  14.0
         >>> ddf.groupby("g").nanstats.sum(nan_policy="propagate").compute().sort_index()
+              x
+        g
+        a   NaN
+        b  14.0
         """
         return self._reduce("sum", nan_policy=nan_policy)
 
@@ -1723,7 +1933,15 @@ class DaskGroupByStatsMixin:
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.groupby("g").nanstats.iqr(nan_policy="omit").compute().sort_index()
+             x
+        g
+        a  0.0
+        b  4.5
         >>> ddf.groupby("g").nanstats.iqr(rng=(10, 90), nan_policy="omit").compute().sort_index()
+             x
+        g
+        a  0.0
+        b  7.2
         """
         return self._reduce("iqr", rng=rng, method=method, nan_policy=nan_policy)
 
@@ -1759,7 +1977,15 @@ class DaskGroupByStatsMixin:
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.groupby("g").nanstats.mad(nan_policy="omit").compute().sort_index()
+             x
+        g
+        a  0.0
+        b  2.0
         >>> ddf.groupby("g").nanstats.mad(scale="normal", nan_policy="omit").compute().sort_index()
+                  x
+        g
+        a  0.000000
+        b  2.965204
         """
         return self._reduce("mad", scale=scale, nan_policy=nan_policy)
 
@@ -1794,7 +2020,15 @@ class DaskGroupByStatsMixin:
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.groupby("g").nanstats.skew(nan_policy="omit").compute().sort_index()
+                  x
+        g
+        a       NaN
+        b  1.389636
         >>> ddf.groupby("g").nanstats.skew(nan_policy="propagate").compute().sort_index()
+                  x
+        g
+        a       NaN
+        b  1.389636
         """
         return self._reduce("skew", bias=bias, nan_policy=nan_policy)
 
@@ -1838,7 +2072,15 @@ class DaskGroupByStatsMixin:
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.groupby("g").nanstats.kurt(nan_policy="omit").compute().sort_index()
+            x
+        g
+        a NaN
+        b NaN
         >>> ddf.groupby("g").nanstats.kurt(nan_policy="propagate").compute().sort_index()
+            x
+        g
+        a NaN
+        b NaN
         """
         return self._reduce("kurt", bias=bias, fisher=fisher, nan_policy=nan_policy)
 
@@ -1873,7 +2115,15 @@ class DaskGroupByStatsMixin:
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.groupby("g").nanstats.sem(nan_policy="omit").compute().sort_index()
+                  x
+        g
+        a       NaN
+        b  2.728451
         >>> ddf.groupby("g").nanstats.sem(nan_policy="propagate").compute().sort_index()
+                  x
+        g
+        a       NaN
+        b  2.728451
         """
         return self._reduce("sem", ddof=ddof, nan_policy=nan_policy)
 
@@ -1905,6 +2155,14 @@ class DaskGroupByStatsMixin:
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> ddf = dd.from_pandas(df, npartitions=2)
         >>> ddf.groupby("g").nanstats.prod(nan_policy="omit").compute().sort_index()
+              x
+        g
+        a   4.0
+        b  30.0
         >>> ddf.groupby("g").nanstats.prod(nan_policy="propagate").compute().sort_index()
+              x
+        g
+        a   NaN
+        b  30.0
         """
         return self._reduce("prod", nan_policy=nan_policy)

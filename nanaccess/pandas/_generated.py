@@ -83,7 +83,9 @@ class SeriesStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.nanstats.median(nan_policy="omit")
+        np.float64(3.5)
         >>> s.nanstats.median(nan_policy="propagate")
+        np.float64(nan)
         """
         return self._reduce(
             "median",
@@ -142,7 +144,9 @@ class SeriesStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.nanstats.median_low(nan_policy="omit")
+        np.float64(3.0)
         >>> s.nanstats.median_low(nan_policy="propagate")
+        np.float64(nan)
         """
         return self._reduce(
             "median_low",
@@ -201,7 +205,9 @@ class SeriesStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.nanstats.median_high(nan_policy="omit")
+        np.float64(4.0)
         >>> s.nanstats.median_high(nan_policy="propagate")
+        np.float64(nan)
         """
         return self._reduce(
             "median_high",
@@ -276,7 +282,11 @@ class SeriesStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.nanstats.quantile([0.25, 0.75], nan_policy="omit")
+        0.25    2.5
+        0.75    5.5
+        dtype: float64
         >>> s.nanstats.quantile(0.5, nan_policy="propagate")
+        np.float64(nan)
         """
         return self._reduce(
             "quantile",
@@ -329,7 +339,9 @@ class SeriesStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.nanstats.min(nan_policy="omit")
+        np.float64(1.0)
         >>> s.nanstats.min(nan_policy="propagate")
+        np.float64(nan)
         """
         return self._reduce("min", axis=axis, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -375,7 +387,9 @@ class SeriesStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.nanstats.max(nan_policy="omit")
+        np.float64(10.0)
         >>> s.nanstats.max(nan_policy="propagate")
+        np.float64(nan)
         """
         return self._reduce("max", axis=axis, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -419,7 +433,9 @@ class SeriesStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.nanstats.argmin(nan_policy="omit")
+        np.int64(2)
         >>> s.nanstats.argmin(nan_policy="propagate")
+        np.int64(1)
         """
         return self._reduce("argmin", axis=axis, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -463,7 +479,9 @@ class SeriesStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.nanstats.argmax(nan_policy="omit")
+        np.int64(4)
         >>> s.nanstats.argmax(nan_policy="propagate")
+        np.int64(1)
         """
         return self._reduce("argmax", axis=axis, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -519,7 +537,9 @@ class SeriesStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.nanstats.mean(nan_policy="omit")
+        np.float64(4.5)
         >>> s.nanstats.mean(nan_policy="propagate")
+        np.float64(nan)
         """
         return self._reduce(
             "mean",
@@ -584,7 +604,9 @@ class SeriesStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.nanstats.var(nan_policy="omit")
+        np.float64(15.0)
         >>> s.nanstats.var(ddof=0, nan_policy="omit")
+        np.float64(11.25)
         """
         return self._reduce(
             "var",
@@ -650,7 +672,9 @@ class SeriesStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.nanstats.std(nan_policy="omit")
+        np.float64(3.872983346207417)
         >>> s.nanstats.std(ddof=0, nan_policy="omit")
+        np.float64(3.3541019662496847)
         """
         return self._reduce(
             "std",
@@ -716,7 +740,9 @@ class SeriesStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.nanstats.sum(nan_policy="omit")
+        np.float64(18.0)
         >>> s.nanstats.sum(nan_policy="propagate")
+        np.float64(nan)
         """
         return self._reduce(
             "sum",
@@ -751,6 +777,7 @@ class SeriesStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.nanstats.count()
+        4
         """
         return self._reduce("count", axis=axis)
 
@@ -802,7 +829,9 @@ class SeriesStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.nanstats.iqr(nan_policy="omit")
+        np.float64(3.0)
         >>> s.nanstats.iqr(rng=(10, 90), nan_policy="omit")
+        np.float64(6.600000000000001)
         """
         return self._reduce(
             "iqr",
@@ -854,7 +883,9 @@ class SeriesStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.nanstats.mad(nan_policy="omit")
+        np.float64(1.5)
         >>> s.nanstats.mad(scale="normal", nan_policy="omit")
+        np.float64(2.223903327758403)
         """
         return self._reduce(
             "mad",
@@ -904,7 +935,9 @@ class SeriesStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.nanstats.skew(nan_policy="omit")
+        np.float64(1.3770607453181927)
         >>> s.nanstats.skew(nan_policy="propagate")
+        np.float64(nan)
         """
         return self._reduce(
             "skew",
@@ -958,7 +991,9 @@ class SeriesStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.nanstats.kurt(nan_policy="omit")
+        np.float64(2.3555555555555556)
         >>> s.nanstats.kurt(nan_policy="propagate")
+        np.float64(nan)
         """
         return self._reduce(
             "kurt",
@@ -1009,7 +1044,9 @@ class SeriesStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.nanstats.sem(nan_policy="omit")
+        np.float64(1.9364916731037085)
         >>> s.nanstats.sem(nan_policy="propagate")
+        np.float64(nan)
         """
         return self._reduce(
             "sem",
@@ -1055,7 +1092,9 @@ class SeriesStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.nanstats.prod(nan_policy="omit")
+        np.float64(120.0)
         >>> s.nanstats.prod(nan_policy="propagate")
+        np.float64(nan)
         """
         return self._reduce("prod", axis=axis, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -1126,7 +1165,13 @@ class DataFrameStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> df.nanstats.median(nan_policy="omit")
+        a    3.0
+        b    2.5
+        dtype: float64
         >>> df.nanstats.median(nan_policy="propagate")
+        a    NaN
+        b    2.5
+        dtype: float64
         """
         return self._reduce(
             "median",
@@ -1188,7 +1233,13 @@ class DataFrameStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> df.nanstats.median_low(nan_policy="omit")
+        a    3.0
+        b    2.0
+        dtype: float64
         >>> df.nanstats.median_low(nan_policy="propagate")
+        a    NaN
+        b    2.0
+        dtype: float64
         """
         return self._reduce(
             "median_low",
@@ -1250,7 +1301,13 @@ class DataFrameStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> df.nanstats.median_high(nan_policy="omit")
+        a    3.0
+        b    3.0
+        dtype: float64
         >>> df.nanstats.median_high(nan_policy="propagate")
+        a    NaN
+        b    3.0
+        dtype: float64
         """
         return self._reduce(
             "median_high",
@@ -1330,7 +1387,13 @@ class DataFrameStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> df.nanstats.quantile([0.25, 0.75], nan_policy="omit")
+                a     b
+        0.25  2.0  1.75
+        0.75  3.5  3.50
         >>> df.nanstats.quantile(0.5, nan_policy="propagate")
+        a    NaN
+        b    2.5
+        Name: 0.5, dtype: float64
         """
         return self._reduce(
             "quantile",
@@ -1386,7 +1449,13 @@ class DataFrameStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> df.nanstats.min(nan_policy="omit")
+        a    1.0
+        b    1.0
+        dtype: float64
         >>> df.nanstats.min(nan_policy="propagate")
+        a    NaN
+        b    1.0
+        dtype: float64
         """
         return self._reduce(
             "min",
@@ -1439,7 +1508,13 @@ class DataFrameStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> df.nanstats.max(nan_policy="omit")
+        a    4.0
+        b    5.0
+        dtype: float64
         >>> df.nanstats.max(nan_policy="propagate")
+        a    NaN
+        b    5.0
+        dtype: float64
         """
         return self._reduce(
             "max",
@@ -1489,7 +1564,13 @@ class DataFrameStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> df.nanstats.argmin(nan_policy="omit")
+        a    2
+        b    2
+        dtype: int64
         >>> df.nanstats.argmin(nan_policy="propagate")
+        a    1
+        b    2
+        dtype: int64
         """
         return self._reduce(
             "argmin",
@@ -1539,7 +1620,13 @@ class DataFrameStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> df.nanstats.argmax(nan_policy="omit")
+        a    0
+        b    1
+        dtype: int64
         >>> df.nanstats.argmax(nan_policy="propagate")
+        a    1
+        b    1
+        dtype: int64
         """
         return self._reduce(
             "argmax",
@@ -1602,7 +1689,13 @@ class DataFrameStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> df.nanstats.mean(nan_policy="omit")
+        a    2.666667
+        b    2.750000
+        dtype: float64
         >>> df.nanstats.mean(nan_policy="propagate")
+        a     NaN
+        b    2.75
+        dtype: float64
         """
         return self._reduce(
             "mean",
@@ -1670,7 +1763,13 @@ class DataFrameStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> df.nanstats.var(nan_policy="omit")
+        a    2.333333
+        b    2.916667
+        dtype: float64
         >>> df.nanstats.var(ddof=0, nan_policy="omit")
+        a    1.555556
+        b    2.187500
+        dtype: float64
         """
         return self._reduce(
             "var",
@@ -1739,7 +1838,13 @@ class DataFrameStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> df.nanstats.std(nan_policy="omit")
+        a    1.527525
+        b    1.707825
+        dtype: float64
         >>> df.nanstats.std(ddof=0, nan_policy="omit")
+        a    1.247219
+        b    1.479020
+        dtype: float64
         """
         return self._reduce(
             "std",
@@ -1808,7 +1913,13 @@ class DataFrameStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> df.nanstats.sum(nan_policy="omit")
+        a     8.0
+        b    11.0
+        dtype: float64
         >>> df.nanstats.sum(nan_policy="propagate")
+        a     NaN
+        b    11.0
+        dtype: float64
         """
         return self._reduce(
             "sum",
@@ -1847,6 +1958,9 @@ class DataFrameStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> df.nanstats.count()
+        a    3
+        b    4
+        dtype: int64
         """
         return self._reduce("count", axis=axis, numeric_only=numeric_only)
 
@@ -1900,7 +2014,13 @@ class DataFrameStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> df.nanstats.iqr(nan_policy="omit")
+        a    1.50
+        b    1.75
+        dtype: float64
         >>> df.nanstats.iqr(rng=(10, 90), nan_policy="omit")
+        a    2.4
+        b    3.1
+        dtype: float64
         """
         return self._reduce(
             "iqr",
@@ -1955,7 +2075,13 @@ class DataFrameStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> df.nanstats.mad(nan_policy="omit")
+        a    1.0
+        b    1.0
+        dtype: float64
         >>> df.nanstats.mad(scale="normal", nan_policy="omit")
+        a    1.482602
+        b    1.482602
+        dtype: float64
         """
         return self._reduce(
             "mad",
@@ -2008,7 +2134,13 @@ class DataFrameStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> df.nanstats.skew(nan_policy="omit")
+        a   -0.935220
+        b    0.752837
+        dtype: float64
         >>> df.nanstats.skew(nan_policy="propagate")
+        a         NaN
+        b    0.752837
+        dtype: float64
         """
         return self._reduce(
             "skew",
@@ -2065,7 +2197,13 @@ class DataFrameStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> df.nanstats.kurt(nan_policy="omit")
+        a         NaN
+        b    0.342857
+        dtype: float64
         >>> df.nanstats.kurt(nan_policy="propagate")
+        a         NaN
+        b    0.342857
+        dtype: float64
         """
         return self._reduce(
             "kurt",
@@ -2119,7 +2257,13 @@ class DataFrameStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> df.nanstats.sem(nan_policy="omit")
+        a    0.881917
+        b    0.853913
+        dtype: float64
         >>> df.nanstats.sem(nan_policy="propagate")
+        a         NaN
+        b    0.853913
+        dtype: float64
         """
         return self._reduce(
             "sem",
@@ -2168,7 +2312,13 @@ class DataFrameStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [2.0, 5.0, 1.0, 3.0]})
         >>> df.nanstats.prod(nan_policy="omit")
+        a    12.0
+        b    30.0
+        dtype: float64
         >>> df.nanstats.prod(nan_policy="propagate")
+        a     NaN
+        b    30.0
+        dtype: float64
         """
         return self._reduce(
             "prod",
@@ -2246,7 +2396,15 @@ class GroupByStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> df.groupby("g").nanstats.median(nan_policy="omit")
+             x
+        g
+        a  4.0
+        b  3.0
         >>> df.groupby("g").nanstats.median(nan_policy="propagate")
+             x
+        g
+        a  NaN
+        b  3.0
         """
         return self._reduce(
             "median",
@@ -2309,7 +2467,15 @@ class GroupByStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> df.groupby("g").nanstats.median_low(nan_policy="omit")
+             x
+        g
+        a  4.0
+        b  3.0
         >>> df.groupby("g").nanstats.median_low(nan_policy="propagate")
+             x
+        g
+        a  NaN
+        b  3.0
         """
         return self._reduce(
             "median_low",
@@ -2372,7 +2538,15 @@ class GroupByStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> df.groupby("g").nanstats.median_high(nan_policy="omit")
+             x
+        g
+        a  4.0
+        b  3.0
         >>> df.groupby("g").nanstats.median_high(nan_policy="propagate")
+             x
+        g
+        a  NaN
+        b  3.0
         """
         return self._reduce(
             "median_high",
@@ -2452,7 +2626,17 @@ class GroupByStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> df.groupby("g").nanstats.quantile([0.25, 0.75], nan_policy="omit")
+                  x
+        g
+        a 0.25  4.0
+          0.75  4.0
+        b 0.25  2.0
+          0.75  6.5
         >>> df.groupby("g").nanstats.quantile(0.5, nan_policy="propagate")
+             x
+        g
+        a  NaN
+        b  3.0
         """
         return self._reduce(
             "quantile",
@@ -2509,7 +2693,15 @@ class GroupByStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> df.groupby("g").nanstats.min(nan_policy="omit")
+             x
+        g
+        a  4.0
+        b  1.0
         >>> df.groupby("g").nanstats.min(nan_policy="propagate")
+             x
+        g
+        a  NaN
+        b  1.0
         """
         return self._reduce(
             "min",
@@ -2563,7 +2755,15 @@ class GroupByStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> df.groupby("g").nanstats.max(nan_policy="omit")
+              x
+        g
+        a   4.0
+        b  10.0
         >>> df.groupby("g").nanstats.max(nan_policy="propagate")
+              x
+        g
+        a   NaN
+        b  10.0
         """
         return self._reduce(
             "max",
@@ -2624,7 +2824,15 @@ class GroupByStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> df.groupby("g").nanstats.mean(nan_policy="omit")
+                  x
+        g
+        a  4.000000
+        b  4.666667
         >>> df.groupby("g").nanstats.mean(nan_policy="propagate")
+                  x
+        g
+        a       NaN
+        b  4.666667
         """
         return self._reduce(
             "mean",
@@ -2689,7 +2897,15 @@ class GroupByStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> df.groupby("g").nanstats.var(nan_policy="omit")
+                   x
+        g
+        a        NaN
+        b  22.333333
         >>> df.groupby("g").nanstats.var(ddof=0, nan_policy="omit")
+                   x
+        g
+        a   0.000000
+        b  14.888889
         """
         return self._reduce(
             "var",
@@ -2755,7 +2971,15 @@ class GroupByStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> df.groupby("g").nanstats.std(nan_policy="omit")
+                  x
+        g
+        a       NaN
+        b  4.725816
         >>> df.groupby("g").nanstats.std(ddof=0, nan_policy="omit")
+                  x
+        g
+        a  0.000000
+        b  3.858612
         """
         return self._reduce(
             "std",
@@ -2821,7 +3045,15 @@ class GroupByStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> df.groupby("g").nanstats.sum(nan_policy="omit")
+              x
+        g
+        a   4.0
+        b  14.0
         >>> df.groupby("g").nanstats.sum(nan_policy="propagate")
+              x
+        g
+        a   NaN
+        b  14.0
         """
         return self._reduce(
             "sum",
@@ -2858,6 +3090,10 @@ class GroupByStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> df.groupby("g").nanstats.count()
+           x
+        g
+        a  1
+        b  3
         """
         return self._reduce("count", numeric_only=numeric_only)
 
@@ -2912,7 +3148,15 @@ class GroupByStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> df.groupby("g").nanstats.iqr(nan_policy="omit")
+             x
+        g
+        a  0.0
+        b  4.5
         >>> df.groupby("g").nanstats.iqr(rng=(10, 90), nan_policy="omit")
+             x
+        g
+        a  0.0
+        b  7.2
         """
         return self._reduce(
             "iqr",
@@ -2968,7 +3212,15 @@ class GroupByStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> df.groupby("g").nanstats.mad(nan_policy="omit")
+             x
+        g
+        a  0.0
+        b  2.0
         >>> df.groupby("g").nanstats.mad(scale="normal", nan_policy="omit")
+                  x
+        g
+        a  0.000000
+        b  2.965204
         """
         return self._reduce(
             "mad",
@@ -3019,7 +3271,15 @@ class GroupByStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> df.groupby("g").nanstats.skew(nan_policy="omit")
+                  x
+        g
+        a       NaN
+        b  1.389636
         >>> df.groupby("g").nanstats.skew(nan_policy="propagate")
+                  x
+        g
+        a       NaN
+        b  1.389636
         """
         return self._reduce(
             "skew",
@@ -3073,7 +3333,15 @@ class GroupByStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> df.groupby("g").nanstats.kurt(nan_policy="omit")
+            x
+        g
+        a NaN
+        b NaN
         >>> df.groupby("g").nanstats.kurt(nan_policy="propagate")
+            x
+        g
+        a NaN
+        b NaN
         """
         return self._reduce(
             "kurt",
@@ -3124,7 +3392,15 @@ class GroupByStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> df.groupby("g").nanstats.sem(nan_policy="omit")
+                  x
+        g
+        a       NaN
+        b  2.728451
         >>> df.groupby("g").nanstats.sem(nan_policy="propagate")
+                  x
+        g
+        a       NaN
+        b  2.728451
         """
         return self._reduce(
             "sem",
@@ -3170,7 +3446,15 @@ class GroupByStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
         >>> df.groupby("g").nanstats.prod(nan_policy="omit")
+              x
+        g
+        a   4.0
+        b  30.0
         >>> df.groupby("g").nanstats.prod(nan_policy="propagate")
+              x
+        g
+        a   NaN
+        b  30.0
         """
         return self._reduce(
             "prod",

@@ -77,6 +77,10 @@ def median(
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.median(nan_policy="omit"))
+         x
+    g
+    a  4.0
+    b  3.0
     """
     return make("median", weights=weights, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -124,6 +128,10 @@ def median_low(
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.median_low(nan_policy="omit"))
+         x
+    g
+    a  4.0
+    b  3.0
     """
     return make("median_low", weights=weights, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -171,6 +179,10 @@ def median_high(
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.median_high(nan_policy="omit"))
+         x
+    g
+    a  4.0
+    b  3.0
     """
     return make("median_high", weights=weights, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -233,7 +245,15 @@ def quantile(
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.quantile(0.5, nan_policy="omit"))
+         x
+    g
+    a  4.0
+    b  3.0
     >>> df.groupby("g").agg(na.agg.quantile(0.9, nan_policy="omit"))
+         x
+    g
+    a  4.0
+    b  8.6
     """
     return make(
         "quantile",
@@ -270,6 +290,10 @@ def min(*, nan_policy: str | None = None, skipna: bool | None = None) -> NanAgg:
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.min(nan_policy="omit"))
+         x
+    g
+    a  4.0
+    b  1.0
     """
     return make("min", nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -300,6 +324,10 @@ def max(*, nan_policy: str | None = None, skipna: bool | None = None) -> NanAgg:
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.max(nan_policy="omit"))
+          x
+    g
+    a   4.0
+    b  10.0
     """
     return make("max", nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -346,6 +374,10 @@ def mean(
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.mean(nan_policy="omit"))
+              x
+    g
+    a  4.000000
+    b  4.666667
     """
     return make("mean", weights=weights, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -396,6 +428,10 @@ def var(
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.var(nan_policy="omit"))
+               x
+    g
+    a        NaN
+    b  22.333333
     """
     return make("var", ddof=ddof, weights=weights, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -446,6 +482,10 @@ def std(
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.std(nan_policy="omit"))
+              x
+    g
+    a       NaN
+    b  4.725816
     """
     return make("std", ddof=ddof, weights=weights, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -496,6 +536,10 @@ def sum(
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.sum(nan_policy="omit"))
+          x
+    g
+    a   4.0
+    b  14.0
     """
     return make(
         "sum",
@@ -521,6 +565,10 @@ def count() -> NanAgg:
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.count())
+       x
+    g
+    a  1
+    b  3
     """
     return make("count")
 
@@ -566,6 +614,10 @@ def iqr(
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.iqr(nan_policy="omit"))
+         x
+    g
+    a  0.0
+    b  4.5
     """
     return make("iqr", rng=rng, method=method, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -605,6 +657,10 @@ def mad(
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.mad(nan_policy="omit"))
+         x
+    g
+    a  0.0
+    b  2.0
     """
     return make("mad", scale=scale, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -638,6 +694,10 @@ def skew(*, bias: Any = False, nan_policy: str | None = None, skipna: bool | Non
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.skew(nan_policy="omit"))
+              x
+    g
+    a       NaN
+    b  1.389636
     """
     return make("skew", bias=bias, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -680,6 +740,10 @@ def kurt(
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.kurt(nan_policy="omit"))
+        x
+    g
+    a NaN
+    b NaN
     """
     return make("kurt", bias=bias, fisher=fisher, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -713,6 +777,10 @@ def sem(*, ddof: float = 1, nan_policy: str | None = None, skipna: bool | None =
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.sem(nan_policy="omit"))
+              x
+    g
+    a       NaN
+    b  2.728451
     """
     return make("sem", ddof=ddof, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -743,5 +811,9 @@ def prod(*, nan_policy: str | None = None, skipna: bool | None = None) -> NanAgg
     >>> import numpy as np, pandas as pd, nanaccess as na
     >>> df = pd.DataFrame({"g": list("aabbb"), "x": [4.0, np.nan, 1.0, 3.0, 10.0]})
     >>> df.groupby("g").agg(na.agg.prod(nan_policy="omit"))
+          x
+    g
+    a   4.0
+    b  30.0
     """
     return make("prod", nan_policy=skipna_policy(skipna, nan_policy))

@@ -75,7 +75,19 @@ class WindowStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.rolling(3, min_periods=1).nanstats.median(nan_policy="omit")
+        a    4.0
+        b    4.0
+        c    2.5
+        d    2.0
+        e    3.0
+        dtype: float64
         >>> s.rolling(3, min_periods=1).nanstats.median(nan_policy="propagate")
+        a    4.0
+        b    NaN
+        c    NaN
+        d    NaN
+        e    3.0
+        dtype: float64
         """
         return self._reduce(
             "median",
@@ -126,7 +138,19 @@ class WindowStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.rolling(3, min_periods=1).nanstats.median_low(nan_policy="omit")
+        a    4.0
+        b    4.0
+        c    1.0
+        d    1.0
+        e    3.0
+        dtype: float64
         >>> s.rolling(3, min_periods=1).nanstats.median_low(nan_policy="propagate")
+        a    4.0
+        b    NaN
+        c    NaN
+        d    NaN
+        e    3.0
+        dtype: float64
         """
         return self._reduce(
             "median_low",
@@ -177,7 +201,19 @@ class WindowStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.rolling(3, min_periods=1).nanstats.median_high(nan_policy="omit")
+        a    4.0
+        b    4.0
+        c    4.0
+        d    3.0
+        e    3.0
+        dtype: float64
         >>> s.rolling(3, min_periods=1).nanstats.median_high(nan_policy="propagate")
+        a    4.0
+        b    NaN
+        c    NaN
+        d    NaN
+        e    3.0
+        dtype: float64
         """
         return self._reduce(
             "median_high",
@@ -245,7 +281,19 @@ class WindowStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.rolling(3, min_periods=1).nanstats.quantile([0.25, 0.75], nan_policy="omit")
+           0.25  0.75
+        a  4.00  4.00
+        b  4.00  4.00
+        c  1.75  3.25
+        d  1.50  2.50
+        e  2.00  6.50
         >>> s.rolling(3, min_periods=1).nanstats.quantile(0.5, nan_policy="propagate")
+        a    4.0
+        b    NaN
+        c    NaN
+        d    NaN
+        e    3.0
+        dtype: float64
         """
         return self._reduce(
             "quantile",
@@ -300,7 +348,19 @@ class WindowStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.rolling(3, min_periods=1).nanstats.min(nan_policy="omit")
+        a    4.0
+        b    4.0
+        c    1.0
+        d    1.0
+        e    1.0
+        dtype: float64
         >>> s.rolling(3, min_periods=1).nanstats.min(nan_policy="propagate")
+        a    4.0
+        b    NaN
+        c    NaN
+        d    NaN
+        e    1.0
+        dtype: float64
         """
         return self._reduce("min", numeric_only=numeric_only, nan_policy=nan_policy, engine=engine)
 
@@ -348,7 +408,19 @@ class WindowStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.rolling(3, min_periods=1).nanstats.max(nan_policy="omit")
+        a     4.0
+        b     4.0
+        c     4.0
+        d     3.0
+        e    10.0
+        dtype: float64
         >>> s.rolling(3, min_periods=1).nanstats.max(nan_policy="propagate")
+        a     4.0
+        b     NaN
+        c     NaN
+        d     NaN
+        e    10.0
+        dtype: float64
         """
         return self._reduce("max", numeric_only=numeric_only, nan_policy=nan_policy, engine=engine)
 
@@ -395,7 +467,19 @@ class WindowStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.rolling(3, min_periods=1).nanstats.mean(nan_policy="omit")
+        a    4.000000
+        b    4.000000
+        c    2.500000
+        d    2.000000
+        e    4.666667
+        dtype: float64
         >>> s.rolling(3, min_periods=1).nanstats.mean(nan_policy="propagate")
+        a    4.000000
+        b         NaN
+        c         NaN
+        d         NaN
+        e    4.666667
+        dtype: float64
         """
         return self._reduce("mean", numeric_only=numeric_only, nan_policy=nan_policy, engine=engine)
 
@@ -445,7 +529,19 @@ class WindowStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.rolling(3, min_periods=1).nanstats.var(nan_policy="omit")
+        a          NaN
+        b          NaN
+        c     4.500000
+        d     2.000000
+        e    22.333333
+        dtype: float64
         >>> s.rolling(3, min_periods=1).nanstats.var(ddof=0, nan_policy="omit")
+        a     0.000000
+        b     0.000000
+        c     2.250000
+        d     1.000000
+        e    14.888889
+        dtype: float64
         """
         return self._reduce(
             "var",
@@ -501,7 +597,19 @@ class WindowStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.rolling(3, min_periods=1).nanstats.std(nan_policy="omit")
+        a         NaN
+        b         NaN
+        c    2.121320
+        d    1.414214
+        e    4.725816
+        dtype: float64
         >>> s.rolling(3, min_periods=1).nanstats.std(ddof=0, nan_policy="omit")
+        a    0.000000
+        b    0.000000
+        c    1.500000
+        d    1.000000
+        e    3.858612
+        dtype: float64
         """
         return self._reduce(
             "std",
@@ -554,7 +662,19 @@ class WindowStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.rolling(3, min_periods=1).nanstats.sum(nan_policy="omit")
+        a     4.0
+        b     4.0
+        c     5.0
+        d     4.0
+        e    14.0
+        dtype: float64
         >>> s.rolling(3, min_periods=1).nanstats.sum(nan_policy="propagate")
+        a     4.0
+        b     NaN
+        c     NaN
+        d     NaN
+        e    14.0
+        dtype: float64
         """
         return self._reduce("sum", numeric_only=numeric_only, nan_policy=nan_policy, engine=engine)
 
@@ -596,6 +716,12 @@ class WindowStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.rolling(3, min_periods=1).nanstats.count()
+        a    1.0
+        b    1.0
+        c    2.0
+        d    2.0
+        e    3.0
+        dtype: float64
         """
         return self._reduce("count", numeric_only=numeric_only, engine=engine)
 
@@ -651,7 +777,19 @@ class WindowStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.rolling(3, min_periods=1).nanstats.iqr(nan_policy="omit")
+        a    0.0
+        b    0.0
+        c    1.5
+        d    1.0
+        e    4.5
+        dtype: float64
         >>> s.rolling(3, min_periods=1).nanstats.iqr(rng=(10, 90), nan_policy="omit")
+        a    0.0
+        b    0.0
+        c    2.4
+        d    1.6
+        e    7.2
+        dtype: float64
         """
         return self._reduce(
             "iqr",
@@ -708,7 +846,19 @@ class WindowStatsMixin:
         >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
         >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
         >>> s.rolling(3, min_periods=1).nanstats.mad(nan_policy="omit")
+        a    0.0
+        b    0.0
+        c    1.5
+        d    1.0
+        e    2.0
+        dtype: float64
         >>> s.rolling(3, min_periods=1).nanstats.mad(scale="normal", nan_policy="omit")
+        a    0.000000
+        b    0.000000
+        c    2.223903
+        d    1.482602
+        e    2.965204
+        dtype: float64
         """
         return self._reduce(
             "mad",

@@ -65,7 +65,9 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.median(nan_policy="omit")
+        np.float64(4.0)
         >>> s.nanstats.median(nan_policy="largest")
+        np.float64(10.0)
         """
         return self._reduce("median", nan_policy=nan_policy)
 
@@ -93,7 +95,9 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.median_low(nan_policy="omit")
+        np.float64(4.0)
         >>> s.nanstats.median_low(nan_policy="largest")
+        np.float64(10.0)
         """
         return self._reduce("median_low", nan_policy=nan_policy)
 
@@ -121,7 +125,9 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.median_high(nan_policy="omit")
+        np.float64(4.0)
         >>> s.nanstats.median_high(nan_policy="largest")
+        np.float64(10.0)
         """
         return self._reduce("median_high", nan_policy=nan_policy)
 
@@ -172,6 +178,7 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.quantile(0.5, nan_policy="omit")
+        np.float64(4.0)
         """
         return self._reduce(
             "quantile",
@@ -209,7 +216,9 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.min(nan_policy="omit")
+        np.float64(1.0)
         >>> s.nanstats.min(nan_policy="largest")
+        np.float64(1.0)
         """
         return self._reduce("min", nan_policy=nan_policy)
 
@@ -242,6 +251,7 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.max(nan_policy="omit")
+        np.float64(10.0)
         >>> s.nanstats.max(nan_policy="largest")
         """
         return self._reduce("max", nan_policy=nan_policy)
@@ -274,7 +284,9 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.argmin(nan_policy="omit")
+        np.int64(2)
         >>> s.nanstats.argmin(nan_policy="largest")
+        np.int64(2)
         """
         return self._reduce("argmin", nan_policy=nan_policy)
 
@@ -306,7 +318,9 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.argmax(nan_policy="omit")
+        np.int64(4)
         >>> s.nanstats.argmax(nan_policy="largest")
+        np.int64(1)
         """
         return self._reduce("argmax", nan_policy=nan_policy)
 
@@ -338,7 +352,9 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.mean(nan_policy="omit")
+        np.float64(5.0)
         >>> s.nanstats.mean(nan_policy="largest")
+        np.float64(nan)
         """
         return self._reduce("mean", nan_policy=nan_policy)
 
@@ -372,7 +388,9 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.var(nan_policy="omit")
+        np.float64(21.0)
         >>> s.nanstats.var(nan_policy="largest")
+        np.float64(nan)
         """
         return self._reduce("var", ddof=ddof, nan_policy=nan_policy)
 
@@ -406,7 +424,9 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.std(nan_policy="omit")
+        np.float64(4.58257569495584)
         >>> s.nanstats.std(nan_policy="largest")
+        np.float64(nan)
         """
         return self._reduce("std", ddof=ddof, nan_policy=nan_policy)
 
@@ -440,7 +460,9 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.sum(nan_policy="omit")
+        np.float64(15.0)
         >>> s.nanstats.sum(nan_policy="largest")
+        np.float64(nan)
         """
         return self._reduce("sum", min_count=min_count, nan_policy=nan_policy)
 
@@ -466,6 +488,7 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.count()
+        np.int64(3)
         """
         return self._reduce("count")
 
@@ -507,7 +530,9 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.iqr(nan_policy="omit")
+        np.float64(4.5)
         >>> s.nanstats.iqr(nan_policy="largest")
+        np.float64(nan)
         """
         return self._reduce("iqr", rng=rng, method=method, nan_policy=nan_policy)
 
@@ -538,7 +563,9 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.mad(nan_policy="omit")
+        np.float64(3.0)
         >>> s.nanstats.mad(nan_policy="largest")
+        np.float64(9.0)
         """
         return self._reduce("mad", scale=scale, nan_policy=nan_policy)
 
@@ -568,7 +595,9 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.skew(nan_policy="omit")
+        np.float64(0.9352195295828245)
         >>> s.nanstats.skew(nan_policy="largest")
+        np.float64(nan)
         """
         return self._reduce("skew", bias=bias, nan_policy=nan_policy)
 
@@ -601,7 +630,9 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.kurt(nan_policy="omit")
+        np.float64(nan)
         >>> s.nanstats.kurt(nan_policy="largest")
+        np.float64(nan)
         """
         return self._reduce("kurt", bias=bias, fisher=fisher, nan_policy=nan_policy)
 
@@ -631,7 +662,9 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.sem(nan_policy="omit")
+        np.float64(2.6457513110645907)
         >>> s.nanstats.sem(nan_policy="largest")
+        np.float64(nan)
         """
         return self._reduce("sem", ddof=ddof, nan_policy=nan_policy)
 
@@ -658,7 +691,9 @@ class SeriesStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> s = pl.Series("x", [4.0, float("nan"), 1.0, None, 10.0])
         >>> s.nanstats.prod(nan_policy="omit")
+        np.float64(40.0)
         >>> s.nanstats.prod(nan_policy="largest")
+        np.float64(nan)
         """
         return self._reduce("prod", nan_policy=nan_policy)
 
@@ -705,7 +740,23 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.median(nan_policy="omit")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ f64 │
+        ╞═════╡
+        │ 3.0 │
+        └─────┘
         >>> df.select("x").nanstats.median(nan_policy="largest")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ f64 │
+        ╞═════╡
+        │ 3.5 │
+        └─────┘
         """
         return self._reduce("median", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -740,7 +791,23 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.median_low(nan_policy="omit")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ f64 │
+        ╞═════╡
+        │ 3.0 │
+        └─────┘
         >>> df.select("x").nanstats.median_low(nan_policy="largest")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ f64 │
+        ╞═════╡
+        │ 3.0 │
+        └─────┘
         """
         return self._reduce("median_low", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -775,7 +842,23 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.median_high(nan_policy="omit")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ f64 │
+        ╞═════╡
+        │ 3.0 │
+        └─────┘
         >>> df.select("x").nanstats.median_high(nan_policy="largest")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ f64 │
+        ╞═════╡
+        │ 4.0 │
+        └─────┘
         """
         return self._reduce("median_high", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -830,6 +913,14 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.quantile(0.5, nan_policy="omit")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ f64 │
+        ╞═════╡
+        │ 3.0 │
+        └─────┘
         """
         return self._reduce(
             "quantile",
@@ -870,7 +961,23 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.min(nan_policy="omit")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ f64 │
+        ╞═════╡
+        │ 1.0 │
+        └─────┘
         >>> df.select("x").nanstats.min(nan_policy="largest")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ f64 │
+        ╞═════╡
+        │ 1.0 │
+        └─────┘
         """
         return self._reduce("min", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -905,7 +1012,23 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.max(nan_policy="omit")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ f64 │
+        ╞═════╡
+        │ 4.0 │
+        └─────┘
         >>> df.select("x").nanstats.max(nan_policy="largest")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ f64 │
+        ╞═════╡
+        │ NaN │
+        └─────┘
         """
         return self._reduce("max", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -939,7 +1062,23 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.argmin(nan_policy="omit")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ i64 │
+        ╞═════╡
+        │ 2   │
+        └─────┘
         >>> df.select("x").nanstats.argmin(nan_policy="largest")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ i64 │
+        ╞═════╡
+        │ 2   │
+        └─────┘
         """
         return self._reduce("argmin", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -973,7 +1112,23 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.argmax(nan_policy="omit")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ i64 │
+        ╞═════╡
+        │ 0   │
+        └─────┘
         >>> df.select("x").nanstats.argmax(nan_policy="largest")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ i64 │
+        ╞═════╡
+        │ 1   │
+        └─────┘
         """
         return self._reduce("argmax", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1007,7 +1162,23 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.mean(nan_policy="omit")
+        shape: (1, 1)
+        ┌──────────┐
+        │ x        │
+        │ ---      │
+        │ f64      │
+        ╞══════════╡
+        │ 2.666667 │
+        └──────────┘
         >>> df.select("x").nanstats.mean(nan_policy="largest")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ f64 │
+        ╞═════╡
+        │ NaN │
+        └─────┘
         """
         return self._reduce("mean", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1049,7 +1220,23 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.var(nan_policy="omit")
+        shape: (1, 1)
+        ┌──────────┐
+        │ x        │
+        │ ---      │
+        │ f64      │
+        ╞══════════╡
+        │ 2.333333 │
+        └──────────┘
         >>> df.select("x").nanstats.var(nan_policy="largest")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ f64 │
+        ╞═════╡
+        │ NaN │
+        └─────┘
         """
         return self._reduce("var", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1091,7 +1278,23 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.std(nan_policy="omit")
+        shape: (1, 1)
+        ┌──────────┐
+        │ x        │
+        │ ---      │
+        │ f64      │
+        ╞══════════╡
+        │ 1.527525 │
+        └──────────┘
         >>> df.select("x").nanstats.std(nan_policy="largest")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ f64 │
+        ╞═════╡
+        │ NaN │
+        └─────┘
         """
         return self._reduce("std", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1133,7 +1336,23 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.sum(nan_policy="omit")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ f64 │
+        ╞═════╡
+        │ 8.0 │
+        └─────┘
         >>> df.select("x").nanstats.sum(nan_policy="largest")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ f64 │
+        ╞═════╡
+        │ NaN │
+        └─────┘
         """
         return self._reduce(
             "sum",
@@ -1169,6 +1388,14 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.count()
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ i64 │
+        ╞═════╡
+        │ 3   │
+        └─────┘
         """
         return self._reduce("count", numeric_only=numeric_only)
 
@@ -1213,7 +1440,23 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.iqr(nan_policy="omit")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ f64 │
+        ╞═════╡
+        │ 1.5 │
+        └─────┘
         >>> df.select("x").nanstats.iqr(nan_policy="largest")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ f64 │
+        ╞═════╡
+        │ NaN │
+        └─────┘
         """
         return self._reduce(
             "iqr",
@@ -1258,7 +1501,23 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.mad(nan_policy="omit")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ f64 │
+        ╞═════╡
+        │ 1.0 │
+        └─────┘
         >>> df.select("x").nanstats.mad(nan_policy="largest")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ f64 │
+        ╞═════╡
+        │ 1.5 │
+        └─────┘
         """
         return self._reduce("mad", scale=scale, numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1296,7 +1555,23 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.skew(nan_policy="omit")
+        shape: (1, 1)
+        ┌──────────┐
+        │ x        │
+        │ ---      │
+        │ f64      │
+        ╞══════════╡
+        │ -0.93522 │
+        └──────────┘
         >>> df.select("x").nanstats.skew(nan_policy="largest")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ f64 │
+        ╞═════╡
+        │ NaN │
+        └─────┘
         """
         return self._reduce("skew", bias=bias, numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1338,7 +1613,23 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.kurt(nan_policy="omit")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ f64 │
+        ╞═════╡
+        │ NaN │
+        └─────┘
         >>> df.select("x").nanstats.kurt(nan_policy="largest")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ f64 │
+        ╞═════╡
+        │ NaN │
+        └─────┘
         """
         return self._reduce(
             "kurt",
@@ -1382,7 +1673,23 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.sem(nan_policy="omit")
+        shape: (1, 1)
+        ┌──────────┐
+        │ x        │
+        │ ---      │
+        │ f64      │
+        ╞══════════╡
+        │ 0.881917 │
+        └──────────┘
         >>> df.select("x").nanstats.sem(nan_policy="largest")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ f64 │
+        ╞═════╡
+        │ NaN │
+        └─────┘
         """
         return self._reduce("sem", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1411,7 +1718,23 @@ class DataFrameStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.select("x").nanstats.prod(nan_policy="omit")
+        shape: (1, 1)
+        ┌──────┐
+        │ x    │
+        │ ---  │
+        │ f64  │
+        ╞══════╡
+        │ 12.0 │
+        └──────┘
         >>> df.select("x").nanstats.prod(nan_policy="largest")
+        shape: (1, 1)
+        ┌─────┐
+        │ x   │
+        │ --- │
+        │ f64 │
+        ╞═════╡
+        │ NaN │
+        └─────┘
         """
         return self._reduce("prod", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1453,7 +1776,9 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.median(nan_policy="omit").collect()["x"].to_list()
+        [3.0]
         >>> lf.nanstats.median(nan_policy="largest").collect()["x"].to_list()
+        [3.5]
         """
         return self._reduce("median", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1488,7 +1813,9 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.median_low(nan_policy="omit").collect()["x"].to_list()
+        [3.0]
         >>> lf.nanstats.median_low(nan_policy="largest").collect()["x"].to_list()
+        [3.0]
         """
         return self._reduce("median_low", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1523,7 +1850,9 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.median_high(nan_policy="omit").collect()["x"].to_list()
+        [3.0]
         >>> lf.nanstats.median_high(nan_policy="largest").collect()["x"].to_list()
+        [4.0]
         """
         return self._reduce("median_high", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1573,6 +1902,7 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.quantile(0.5, nan_policy="omit").collect()["x"].to_list()
+        [3.0]
         """
         return self._reduce(
             "quantile",
@@ -1608,7 +1938,9 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.min(nan_policy="omit").collect()["x"].to_list()
+        [1.0]
         >>> lf.nanstats.min(nan_policy="largest").collect()["x"].to_list()
+        [1.0]
         """
         return self._reduce("min", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1638,7 +1970,9 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.max(nan_policy="omit").collect()["x"].to_list()
+        [4.0]
         >>> lf.nanstats.max(nan_policy="largest").collect()["x"].to_list()
+        [nan]
         """
         return self._reduce("max", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1667,7 +2001,9 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.argmin(nan_policy="omit").collect()["x"].to_list()
+        [2]
         >>> lf.nanstats.argmin(nan_policy="largest").collect()["x"].to_list()
+        [2]
         """
         return self._reduce("argmin", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1696,7 +2032,9 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.argmax(nan_policy="omit").collect()["x"].to_list()
+        [0]
         >>> lf.nanstats.argmax(nan_policy="largest").collect()["x"].to_list()
+        [1]
         """
         return self._reduce("argmax", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1725,7 +2063,9 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.mean(nan_policy="omit").collect()["x"].to_list()
+        [2.6666666666666665]
         >>> lf.nanstats.mean(nan_policy="largest").collect()["x"].to_list()
+        [nan]
         """
         return self._reduce("mean", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1762,7 +2102,9 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.var(nan_policy="omit").collect()["x"].to_list()
+        [2.3333333333333335]
         >>> lf.nanstats.var(nan_policy="largest").collect()["x"].to_list()
+        [nan]
         """
         return self._reduce("var", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1799,7 +2141,9 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.std(nan_policy="omit").collect()["x"].to_list()
+        [1.5275252316519468]
         >>> lf.nanstats.std(nan_policy="largest").collect()["x"].to_list()
+        [nan]
         """
         return self._reduce("std", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1836,7 +2180,9 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.sum(nan_policy="omit").collect()["x"].to_list()
+        [8.0]
         >>> lf.nanstats.sum(nan_policy="largest").collect()["x"].to_list()
+        [nan]
         """
         return self._reduce(
             "sum",
@@ -1867,6 +2213,7 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.count().collect()["x"].to_list()
+        [3]
         """
         return self._reduce("count", numeric_only=numeric_only)
 
@@ -1911,7 +2258,9 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.iqr(nan_policy="omit").collect()["x"].to_list()
+        [1.5]
         >>> lf.nanstats.iqr(nan_policy="largest").collect()["x"].to_list()
+        [nan]
         """
         return self._reduce(
             "iqr",
@@ -1956,7 +2305,9 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.mad(nan_policy="omit").collect()["x"].to_list()
+        [1.0]
         >>> lf.nanstats.mad(nan_policy="largest").collect()["x"].to_list()
+        [1.5]
         """
         return self._reduce("mad", scale=scale, numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -1994,7 +2345,9 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.skew(nan_policy="omit").collect()["x"].to_list()
+        [-0.9352195295828245]
         >>> lf.nanstats.skew(nan_policy="largest").collect()["x"].to_list()
+        [nan]
         """
         return self._reduce("skew", bias=bias, numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -2036,7 +2389,9 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.kurt(nan_policy="omit").collect()["x"].to_list()
+        [nan]
         >>> lf.nanstats.kurt(nan_policy="largest").collect()["x"].to_list()
+        [nan]
         """
         return self._reduce(
             "kurt",
@@ -2080,7 +2435,9 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.sem(nan_policy="omit").collect()["x"].to_list()
+        [0.8819171036881969]
         >>> lf.nanstats.sem(nan_policy="largest").collect()["x"].to_list()
+        [nan]
         """
         return self._reduce("sem", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -2109,7 +2466,9 @@ class LazyFrameStatsMixin:
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> lf = df.lazy().select("x")
         >>> lf.nanstats.prod(nan_policy="omit").collect()["x"].to_list()
+        [12.0]
         >>> lf.nanstats.prod(nan_policy="largest").collect()["x"].to_list()
+        [nan]
         """
         return self._reduce("prod", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -2157,7 +2516,9 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.median(nan_policy="omit"))["x"].to_list()
+        [4.0, 2.0]
         >>> g.agg(x.nanstats.median(nan_policy="largest"))["x"].to_list()
+        [nan, 2.0]
         """
         return self._reduce("median", nan_policy=nan_policy)
 
@@ -2188,7 +2549,9 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.median_low(nan_policy="omit"))["x"].to_list()
+        [4.0, 1.0]
         >>> g.agg(x.nanstats.median_low(nan_policy="largest"))["x"].to_list()
+        [4.0, 1.0]
         """
         return self._reduce("median_low", nan_policy=nan_policy)
 
@@ -2219,7 +2582,9 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.median_high(nan_policy="omit"))["x"].to_list()
+        [4.0, 3.0]
         >>> g.agg(x.nanstats.median_high(nan_policy="largest"))["x"].to_list()
+        [nan, 3.0]
         """
         return self._reduce("median_high", nan_policy=nan_policy)
 
@@ -2274,6 +2639,7 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.quantile(0.5, nan_policy="omit"))["x"].to_list()
+        [4.0, 2.0]
         """
         return self._reduce(
             "quantile",
@@ -2314,7 +2680,9 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.min(nan_policy="omit"))["x"].to_list()
+        [4.0, 1.0]
         >>> g.agg(x.nanstats.min(nan_policy="largest"))["x"].to_list()
+        [4.0, 1.0]
         """
         return self._reduce("min", nan_policy=nan_policy)
 
@@ -2350,7 +2718,9 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.max(nan_policy="omit"))["x"].to_list()
+        [4.0, 3.0]
         >>> g.agg(x.nanstats.max(nan_policy="largest"))["x"].to_list()
+        [nan, 3.0]
         """
         return self._reduce("max", nan_policy=nan_policy)
 
@@ -2385,7 +2755,9 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.argmin(nan_policy="omit"))["x"].to_list()
+        [0, 0]
         >>> g.agg(x.nanstats.argmin(nan_policy="largest"))["x"].to_list()
+        [0, 0]
         """
         return self._reduce("argmin", nan_policy=nan_policy)
 
@@ -2420,7 +2792,9 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.argmax(nan_policy="omit"))["x"].to_list()
+        [0, 1]
         >>> g.agg(x.nanstats.argmax(nan_policy="largest"))["x"].to_list()
+        [1, 1]
         """
         return self._reduce("argmax", nan_policy=nan_policy)
 
@@ -2455,7 +2829,9 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.mean(nan_policy="omit"))["x"].to_list()
+        [4.0, 2.0]
         >>> g.agg(x.nanstats.mean(nan_policy="largest"))["x"].to_list()
+        [nan, 2.0]
         """
         return self._reduce("mean", nan_policy=nan_policy)
 
@@ -2492,7 +2868,9 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.var(nan_policy="omit"))["x"].to_list()
+        [None, 2.0]
         >>> g.agg(x.nanstats.var(nan_policy="largest"))["x"].to_list()
+        [nan, 2.0]
         """
         return self._reduce("var", ddof=ddof, nan_policy=nan_policy)
 
@@ -2529,7 +2907,9 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.std(nan_policy="omit"))["x"].to_list()
+        [None, 1.4142135623730951]
         >>> g.agg(x.nanstats.std(nan_policy="largest"))["x"].to_list()
+        [nan, 1.4142135623730951]
         """
         return self._reduce("std", ddof=ddof, nan_policy=nan_policy)
 
@@ -2566,7 +2946,9 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.sum(nan_policy="omit"))["x"].to_list()
+        [4.0, 4.0]
         >>> g.agg(x.nanstats.sum(nan_policy="largest"))["x"].to_list()
+        [nan, 4.0]
         """
         return self._reduce("sum", min_count=min_count, nan_policy=nan_policy)
 
@@ -2595,6 +2977,7 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.count())["x"].to_list()
+        [1, 2]
         """
         return self._reduce("count")
 
@@ -2639,7 +3022,9 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.iqr(nan_policy="omit"))["x"].to_list()
+        [0.0, 1.0]
         >>> g.agg(x.nanstats.iqr(nan_policy="largest"))["x"].to_list()
+        [nan, 1.0]
         """
         return self._reduce("iqr", rng=rng, method=method, nan_policy=nan_policy)
 
@@ -2673,7 +3058,9 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.mad(nan_policy="omit"))["x"].to_list()
+        [0.0, 1.0]
         >>> g.agg(x.nanstats.mad(nan_policy="largest"))["x"].to_list()
+        [nan, 1.0]
         """
         return self._reduce("mad", scale=scale, nan_policy=nan_policy)
 
@@ -2706,7 +3093,9 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.skew(nan_policy="omit"))["x"].to_list()
+        [nan, nan]
         >>> g.agg(x.nanstats.skew(nan_policy="largest"))["x"].to_list()
+        [nan, nan]
         """
         return self._reduce("skew", bias=bias, nan_policy=nan_policy)
 
@@ -2748,7 +3137,9 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.kurt(nan_policy="omit"))["x"].to_list()
+        [nan, nan]
         >>> g.agg(x.nanstats.kurt(nan_policy="largest"))["x"].to_list()
+        [nan, nan]
         """
         return self._reduce("kurt", bias=bias, fisher=fisher, nan_policy=nan_policy)
 
@@ -2781,7 +3172,9 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.sem(nan_policy="omit"))["x"].to_list()
+        [nan, 1.0]
         >>> g.agg(x.nanstats.sem(nan_policy="largest"))["x"].to_list()
+        [nan, 1.0]
         """
         return self._reduce("sem", ddof=ddof, nan_policy=nan_policy)
 
@@ -2811,7 +3204,9 @@ class ExprStatsMixin:
         >>> g = df.group_by("k", maintain_order=True)
         >>> x = pl.col("x")
         >>> g.agg(x.nanstats.prod(nan_policy="omit"))["x"].to_list()
+        [4.0, 3.0]
         >>> g.agg(x.nanstats.prod(nan_policy="largest"))["x"].to_list()
+        [nan, 3.0]
         """
         return self._reduce("prod", nan_policy=nan_policy)
 
@@ -2853,7 +3248,9 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").median(nan_policy="omit")["x"].to_list()
+        [4.0, 2.0]
         >>> df.nanstats.group_by("k").median(nan_policy="largest")["x"].to_list()
+        [nan, 2.0]
         """
         return self._reduce("median", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -2887,7 +3284,9 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").median_low(nan_policy="omit")["x"].to_list()
+        [4.0, 1.0]
         >>> df.nanstats.group_by("k").median_low(nan_policy="largest")["x"].to_list()
+        [4.0, 1.0]
         """
         return self._reduce("median_low", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -2921,7 +3320,9 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").median_high(nan_policy="omit")["x"].to_list()
+        [4.0, 3.0]
         >>> df.nanstats.group_by("k").median_high(nan_policy="largest")["x"].to_list()
+        [nan, 3.0]
         """
         return self._reduce("median_high", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -2970,6 +3371,7 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").quantile(0.5, nan_policy="omit")["x"].to_list()
+        [4.0, 2.0]
         """
         return self._reduce(
             "quantile",
@@ -3004,7 +3406,9 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").min(nan_policy="omit")["x"].to_list()
+        [4.0, 1.0]
         >>> df.nanstats.group_by("k").min(nan_policy="largest")["x"].to_list()
+        [4.0, 1.0]
         """
         return self._reduce("min", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -3033,7 +3437,9 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").max(nan_policy="omit")["x"].to_list()
+        [4.0, 3.0]
         >>> df.nanstats.group_by("k").max(nan_policy="largest")["x"].to_list()
+        [nan, 3.0]
         """
         return self._reduce("max", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -3061,7 +3467,9 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").mean(nan_policy="omit")["x"].to_list()
+        [4.0, 2.0]
         >>> df.nanstats.group_by("k").mean(nan_policy="largest")["x"].to_list()
+        [nan, 2.0]
         """
         return self._reduce("mean", numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -3097,7 +3505,9 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").var(nan_policy="omit")["x"].to_list()
+        [nan, 2.0]
         >>> df.nanstats.group_by("k").var(nan_policy="largest")["x"].to_list()
+        [nan, 2.0]
         """
         return self._reduce("var", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -3133,7 +3543,9 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").std(nan_policy="omit")["x"].to_list()
+        [nan, 1.4142135623730951]
         >>> df.nanstats.group_by("k").std(nan_policy="largest")["x"].to_list()
+        [nan, 1.4142135623730951]
         """
         return self._reduce("std", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -3169,7 +3581,9 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").sum(nan_policy="omit")["x"].to_list()
+        [4.0, 4.0]
         >>> df.nanstats.group_by("k").sum(nan_policy="largest")["x"].to_list()
+        [nan, 4.0]
         """
         return self._reduce(
             "sum",
@@ -3199,6 +3613,7 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").count()["x"].to_list()
+        [1, 2]
         """
         return self._reduce("count", numeric_only=numeric_only)
 
@@ -3242,7 +3657,9 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").iqr(nan_policy="omit")["x"].to_list()
+        [0.0, 1.0]
         >>> df.nanstats.group_by("k").iqr(nan_policy="largest")["x"].to_list()
+        [nan, 1.0]
         """
         return self._reduce(
             "iqr",
@@ -3286,7 +3703,9 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").mad(nan_policy="omit")["x"].to_list()
+        [0.0, 1.0]
         >>> df.nanstats.group_by("k").mad(nan_policy="largest")["x"].to_list()
+        [nan, 1.0]
         """
         return self._reduce("mad", scale=scale, numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -3323,7 +3742,9 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").skew(nan_policy="omit")["x"].to_list()
+        [nan, nan]
         >>> df.nanstats.group_by("k").skew(nan_policy="largest")["x"].to_list()
+        [nan, nan]
         """
         return self._reduce("skew", bias=bias, numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -3364,7 +3785,9 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").kurt(nan_policy="omit")["x"].to_list()
+        [nan, nan]
         >>> df.nanstats.group_by("k").kurt(nan_policy="largest")["x"].to_list()
+        [nan, nan]
         """
         return self._reduce(
             "kurt",
@@ -3407,7 +3830,9 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").sem(nan_policy="omit")["x"].to_list()
+        [nan, 1.0]
         >>> df.nanstats.group_by("k").sem(nan_policy="largest")["x"].to_list()
+        [nan, 1.0]
         """
         return self._reduce("sem", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
 
@@ -3435,6 +3860,8 @@ class GroupByStatsMixin:
         >>> import polars as pl, nanaccess  # noqa: F401
         >>> df = pl.DataFrame({"k": ["a", "a", "b", "b"], "x": [4.0, float("nan"), 1.0, 3.0]})
         >>> df.nanstats.group_by("k").prod(nan_policy="omit")["x"].to_list()
+        [4.0, 3.0]
         >>> df.nanstats.group_by("k").prod(nan_policy="largest")["x"].to_list()
+        [nan, 3.0]
         """
         return self._reduce("prod", numeric_only=numeric_only, nan_policy=nan_policy)

@@ -91,7 +91,9 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.median("t", nan_policy="omit").values
+        array([2.5, 3. ])
         >>> da.nanstats.median(nan_policy="propagate").values
+        array(nan)
         """
         return self._reduce(
             "median",
@@ -161,7 +163,9 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.median_low("t", nan_policy="omit").values
+        array([1., 3.])
         >>> da.nanstats.median_low(nan_policy="propagate").values
+        array(nan)
         """
         return self._reduce(
             "median_low",
@@ -231,7 +235,9 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.median_high("t", nan_policy="omit").values
+        array([4., 3.])
         >>> da.nanstats.median_high(nan_policy="propagate").values
+        array(nan)
         """
         return self._reduce(
             "median_high",
@@ -315,7 +321,10 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.quantile([0.25, 0.75], "t", nan_policy="omit").values
+        array([[1.75, 2.5 ],
+               [3.25, 4.  ]])
         >>> da.nanstats.quantile(0.5, nan_policy="propagate").values
+        array(nan)
         """
         return self._reduce(
             "quantile",
@@ -377,7 +386,9 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.min("t", nan_policy="omit").values
+        array([1., 2.])
         >>> da.nanstats.min(nan_policy="propagate").values
+        array(nan)
         """
         return self._reduce(
             "min",
@@ -437,7 +448,9 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.max("t", nan_policy="omit").values
+        array([4., 5.])
         >>> da.nanstats.max(nan_policy="propagate").values
+        array(nan)
         """
         return self._reduce(
             "max",
@@ -489,7 +502,9 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.argmin("t", nan_policy="omit").values
+        array([2, 0])
         >>> da.nanstats.argmin(nan_policy="propagate").values
+        array(1)
         """
         return self._reduce("argmin", dim=dim, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -535,7 +550,9 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.argmax("t", nan_policy="omit").values
+        array([0, 1])
         >>> da.nanstats.argmax(nan_policy="propagate").values
+        array(1)
         """
         return self._reduce("argmax", dim=dim, nan_policy=skipna_policy(skipna, nan_policy))
 
@@ -599,7 +616,9 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.mean("t", nan_policy="omit").values
+        array([2.5       , 3.33333333])
         >>> da.nanstats.mean(nan_policy="propagate").values
+        array(nan)
         """
         return self._reduce(
             "mean",
@@ -674,7 +693,9 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.var("t", nan_policy="omit").values
+        array([2.25      , 1.55555556])
         >>> da.nanstats.var(ddof=1, nan_policy="omit").values
+        array(2.5)
         """
         return self._reduce(
             "var",
@@ -750,7 +771,9 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.std("t", nan_policy="omit").values
+        array([1.5       , 1.24721913])
         >>> da.nanstats.std(ddof=1, nan_policy="omit").values
+        array(1.58113883)
         """
         return self._reduce(
             "std",
@@ -827,7 +850,9 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.sum("t", nan_policy="omit").values
+        array([ 5., 10.])
         >>> da.nanstats.sum(nan_policy="propagate").values
+        array(nan)
         """
         return self._reduce(
             "sum",
@@ -881,6 +906,7 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.count("t").values
+        array([2, 3])
         """
         return self._reduce(
             "count",
@@ -948,7 +974,9 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.iqr("t", nan_policy="omit").values
+        array([1.5, 1.5])
         >>> da.nanstats.iqr(rng=(10, 90), nan_policy="omit").values
+        array(3.2)
         """
         return self._reduce(
             "iqr",
@@ -1012,7 +1040,9 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.mad("t", nan_policy="omit").values
+        array([1.5, 1. ])
         >>> da.nanstats.mad(scale="normal", nan_policy="omit").values
+        array(1.48260222)
         """
         return self._reduce(
             "mad",
@@ -1074,7 +1104,9 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.skew("t", nan_policy="omit").values
+        array([       nan, 0.93521953])
         >>> da.nanstats.skew(nan_policy="propagate").values
+        array(nan)
         """
         return self._reduce(
             "skew",
@@ -1140,7 +1172,9 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.kurt("t", nan_policy="omit").values
+        array([nan, nan])
         >>> da.nanstats.kurt(nan_policy="propagate").values
+        array(nan)
         """
         return self._reduce(
             "kurt",
@@ -1203,7 +1237,9 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.sem("t", nan_policy="omit").values
+        array([1.5      , 0.8819171])
         >>> da.nanstats.sem(nan_policy="propagate").values
+        array(nan)
         """
         return self._reduce(
             "sem",
@@ -1261,7 +1297,9 @@ class DataArrayStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> da = xr.DataArray([[4.0, np.nan, 1.0], [2.0, 5.0, 3.0]], dims=("x", "t"), name="v")
         >>> da.nanstats.prod("t", nan_policy="omit").values
+        array([ 4., 30.])
         >>> da.nanstats.prod(nan_policy="propagate").values
+        array(nan)
         """
         return self._reduce(
             "prod",
@@ -1346,7 +1384,13 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.median("t", nan_policy="omit").to_pandas()
+        a    3.0
+        b    2.5
+        dtype: float64
         >>> ds.nanstats.median(nan_policy="propagate").to_pandas()
+        a    NaN
+        b    2.5
+        dtype: float64
         """
         return self._reduce(
             "median",
@@ -1418,7 +1462,13 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.median_low("t", nan_policy="omit").to_pandas()
+        a    3.0
+        b    2.0
+        dtype: float64
         >>> ds.nanstats.median_low(nan_policy="propagate").to_pandas()
+        a    NaN
+        b    2.0
+        dtype: float64
         """
         return self._reduce(
             "median_low",
@@ -1490,7 +1540,13 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.median_high("t", nan_policy="omit").to_pandas()
+        a    3.0
+        b    3.0
+        dtype: float64
         >>> ds.nanstats.median_high(nan_policy="propagate").to_pandas()
+        a    NaN
+        b    3.0
+        dtype: float64
         """
         return self._reduce(
             "median_high",
@@ -1576,7 +1632,14 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.quantile([0.25, 0.75], "t", nan_policy="omit").to_pandas()
+                    a     b
+        quantile
+        0.25      2.0  1.75
+        0.75      3.5  3.50
         >>> ds.nanstats.quantile(0.5, nan_policy="propagate").to_pandas()
+        a    NaN
+        b    2.5
+        dtype: float64
         """
         return self._reduce(
             "quantile",
@@ -1640,7 +1703,13 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.min("t", nan_policy="omit").to_pandas()
+        a    1.0
+        b    1.0
+        dtype: float64
         >>> ds.nanstats.min(nan_policy="propagate").to_pandas()
+        a    NaN
+        b    1.0
+        dtype: float64
         """
         return self._reduce(
             "min",
@@ -1702,7 +1771,13 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.max("t", nan_policy="omit").to_pandas()
+        a    4.0
+        b    5.0
+        dtype: float64
         >>> ds.nanstats.max(nan_policy="propagate").to_pandas()
+        a    NaN
+        b    5.0
+        dtype: float64
         """
         return self._reduce(
             "max",
@@ -1774,7 +1849,13 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.mean("t", nan_policy="omit").to_pandas()
+        a    2.666667
+        b    2.750000
+        dtype: float64
         >>> ds.nanstats.mean(nan_policy="propagate").to_pandas()
+        a     NaN
+        b    2.75
+        dtype: float64
         """
         return self._reduce(
             "mean",
@@ -1851,7 +1932,13 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.var("t", nan_policy="omit").to_pandas()
+        a    1.555556
+        b    2.187500
+        dtype: float64
         >>> ds.nanstats.var(ddof=1, nan_policy="omit").to_pandas()
+        a    2.333333
+        b    2.916667
+        dtype: float64
         """
         return self._reduce(
             "var",
@@ -1929,7 +2016,13 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.std("t", nan_policy="omit").to_pandas()
+        a    1.247219
+        b    1.479020
+        dtype: float64
         >>> ds.nanstats.std(ddof=1, nan_policy="omit").to_pandas()
+        a    1.527525
+        b    1.707825
+        dtype: float64
         """
         return self._reduce(
             "std",
@@ -2007,7 +2100,13 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.sum("t", nan_policy="omit").to_pandas()
+        a     8.0
+        b    11.0
+        dtype: float64
         >>> ds.nanstats.sum(nan_policy="propagate").to_pandas()
+        a     NaN
+        b    11.0
+        dtype: float64
         """
         return self._reduce(
             "sum",
@@ -2063,6 +2162,9 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.count("t").to_pandas()
+        a    3
+        b    4
+        dtype: int64
         """
         return self._reduce(
             "count",
@@ -2132,7 +2234,13 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.iqr("t", nan_policy="omit").to_pandas()
+        a    1.50
+        b    1.75
+        dtype: float64
         >>> ds.nanstats.iqr(rng=(10, 90), nan_policy="omit").to_pandas()
+        a    2.4
+        b    3.1
+        dtype: float64
         """
         return self._reduce(
             "iqr",
@@ -2198,7 +2306,13 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.mad("t", nan_policy="omit").to_pandas()
+        a    1.0
+        b    1.0
+        dtype: float64
         >>> ds.nanstats.mad(scale="normal", nan_policy="omit").to_pandas()
+        a    1.482602
+        b    1.482602
+        dtype: float64
         """
         return self._reduce(
             "mad",
@@ -2262,7 +2376,13 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.skew("t", nan_policy="omit").to_pandas()
+        a   -0.935220
+        b    0.752837
+        dtype: float64
         >>> ds.nanstats.skew(nan_policy="propagate").to_pandas()
+        a         NaN
+        b    0.752837
+        dtype: float64
         """
         return self._reduce(
             "skew",
@@ -2330,7 +2450,13 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.kurt("t", nan_policy="omit").to_pandas()
+        a         NaN
+        b    0.342857
+        dtype: float64
         >>> ds.nanstats.kurt(nan_policy="propagate").to_pandas()
+        a         NaN
+        b    0.342857
+        dtype: float64
         """
         return self._reduce(
             "kurt",
@@ -2395,7 +2521,13 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.sem("t", nan_policy="omit").to_pandas()
+        a    0.881917
+        b    0.853913
+        dtype: float64
         >>> ds.nanstats.sem(nan_policy="propagate").to_pandas()
+        a         NaN
+        b    0.853913
+        dtype: float64
         """
         return self._reduce(
             "sem",
@@ -2455,7 +2587,13 @@ class DatasetStatsMixin:
         >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
         >>> ds = xr.Dataset({"a": ("t", [4.0, np.nan, 1.0, 3.0]), "b": ("t", [2.0, 5.0, 1.0, 3.0])})
         >>> ds.nanstats.prod("t", nan_policy="omit").to_pandas()
+        a    12.0
+        b    30.0
+        dtype: float64
         >>> ds.nanstats.prod(nan_policy="propagate").to_pandas()
+        a     NaN
+        b    30.0
+        dtype: float64
         """
         return self._reduce(
             "prod",
@@ -2540,7 +2678,9 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").median(nan_policy="omit").values
+        array([4., 3.])
         >>> da.nanstats.groupby("g").median(nan_policy="propagate").values
+        array([nan,  3.])
         """
         return self._reduce(
             "median",
@@ -2611,7 +2751,9 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").median_low(nan_policy="omit").values
+        array([4., 3.])
         >>> da.nanstats.groupby("g").median_low(nan_policy="propagate").values
+        array([nan,  3.])
         """
         return self._reduce(
             "median_low",
@@ -2682,7 +2824,9 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").median_high(nan_policy="omit").values
+        array([4., 3.])
         >>> da.nanstats.groupby("g").median_high(nan_policy="propagate").values
+        array([nan,  3.])
         """
         return self._reduce(
             "median_high",
@@ -2770,7 +2914,10 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").quantile([0.25, 0.75], nan_policy="omit").values
+        array([[4. , 4. ],
+               [2. , 6.5]])
         >>> da.nanstats.groupby("g").quantile(0.5, nan_policy="propagate").values
+        array([nan,  3.])
         """
         return self._reduce(
             "quantile",
@@ -2845,7 +2992,9 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").min(nan_policy="omit").values
+        array([4., 1.])
         >>> da.nanstats.groupby("g").min(nan_policy="propagate").values
+        array([nan,  1.])
         """
         return self._reduce(
             "min",
@@ -2918,7 +3067,9 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").max(nan_policy="omit").values
+        array([ 4., 10.])
         >>> da.nanstats.groupby("g").max(nan_policy="propagate").values
+        array([nan, 10.])
         """
         return self._reduce(
             "max",
@@ -2987,7 +3138,9 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").mean(nan_policy="omit").values
+        array([4.        , 4.66666667])
         >>> da.nanstats.groupby("g").mean(nan_policy="propagate").values
+        array([       nan, 4.66666667])
         """
         return self._reduce(
             "mean",
@@ -3058,7 +3211,9 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").var(nan_policy="omit").values
+        array([ 0.        , 14.88888889])
         >>> da.nanstats.groupby("g").var(ddof=1, nan_policy="omit").values
+        array([        nan, 22.33333333])
         """
         return self._reduce(
             "var",
@@ -3130,7 +3285,9 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").std(nan_policy="omit").values
+        array([0.       , 3.8586123])
         >>> da.nanstats.groupby("g").std(ddof=1, nan_policy="omit").values
+        array([       nan, 4.72581563])
         """
         return self._reduce(
             "std",
@@ -3203,7 +3360,9 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").sum(nan_policy="omit").values
+        array([ 4., 14.])
         >>> da.nanstats.groupby("g").sum(nan_policy="propagate").values
+        array([nan, 14.])
         """
         return self._reduce(
             "sum",
@@ -3260,6 +3419,7 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").count().values
+        array([1, 3])
         """
         return self._reduce("count", dim=dim, axis=axis, keep_attrs=keep_attrs)
 
@@ -3333,7 +3493,9 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").iqr(nan_policy="omit").values
+        array([0. , 4.5])
         >>> da.nanstats.groupby("g").iqr(rng=(10, 90), nan_policy="omit").values
+        array([0. , 7.2])
         """
         return self._reduce(
             "iqr",
@@ -3410,7 +3572,9 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").mad(nan_policy="omit").values
+        array([0., 2.])
         >>> da.nanstats.groupby("g").mad(scale="normal", nan_policy="omit").values
+        array([0.        , 2.96520444])
         """
         return self._reduce(
             "mad",
@@ -3482,7 +3646,9 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").skew(nan_policy="omit").values
+        array([       nan, 1.38963614])
         >>> da.nanstats.groupby("g").skew(nan_policy="propagate").values
+        array([       nan, 1.38963614])
         """
         return self._reduce(
             "skew",
@@ -3557,7 +3723,9 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").kurt(nan_policy="omit").values
+        array([nan, nan])
         >>> da.nanstats.groupby("g").kurt(nan_policy="propagate").values
+        array([nan, nan])
         """
         return self._reduce(
             "kurt",
@@ -3629,7 +3797,9 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").sem(nan_policy="omit").values
+        array([       nan, 2.72845092])
         >>> da.nanstats.groupby("g").sem(nan_policy="propagate").values
+        array([       nan, 2.72845092])
         """
         return self._reduce(
             "sem",
@@ -3696,7 +3866,9 @@ class GroupByStatsMixin:
         >>> g = xr.DataArray(list("aabbb"), dims="t")
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="t", coords={"g": g}, name="v")
         >>> da.nanstats.groupby("g").prod(nan_policy="omit").values
+        array([ 4., 30.])
         >>> da.nanstats.groupby("g").prod(nan_policy="propagate").values
+        array([nan, 30.])
         """
         return self._reduce(
             "prod",
@@ -3767,7 +3939,9 @@ class WeightedStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0], dims="t")
         >>> w = xr.DataArray([1.0, 1.0, 2.0, 0.0], dims="t")
         >>> da.weighted(w).nanstats.median("t", nan_policy="omit").values
+        array(1.)
         >>> da.weighted(w).nanstats.median("t", nan_policy="propagate").values
+        array(nan)
         """
         return self._reduce(
             "median",
@@ -3823,7 +3997,9 @@ class WeightedStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0], dims="t")
         >>> w = xr.DataArray([1.0, 1.0, 2.0, 0.0], dims="t")
         >>> da.weighted(w).nanstats.median_low("t", nan_policy="omit").values
+        array(1.)
         >>> da.weighted(w).nanstats.median_low("t", nan_policy="propagate").values
+        array(nan)
         """
         return self._reduce(
             "median_low",
@@ -3879,7 +4055,9 @@ class WeightedStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0], dims="t")
         >>> w = xr.DataArray([1.0, 1.0, 2.0, 0.0], dims="t")
         >>> da.weighted(w).nanstats.median_high("t", nan_policy="omit").values
+        array(1.)
         >>> da.weighted(w).nanstats.median_high("t", nan_policy="propagate").values
+        array(nan)
         """
         return self._reduce(
             "median_high",
@@ -3952,7 +4130,9 @@ class WeightedStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0], dims="t")
         >>> w = xr.DataArray([1.0, 1.0, 2.0, 0.0], dims="t")
         >>> da.weighted(w).nanstats.quantile([0.25, 0.75], "t", nan_policy="omit").values
+        array([1. , 2.5])
         >>> da.weighted(w).nanstats.quantile(0.5, "t", nan_policy="propagate").values
+        array(nan)
         """
         return self._reduce(
             "quantile",
@@ -4011,7 +4191,9 @@ class WeightedStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0], dims="t")
         >>> w = xr.DataArray([1.0, 1.0, 2.0, 0.0], dims="t")
         >>> da.weighted(w).nanstats.mean("t", nan_policy="omit").values
+        array(2.)
         >>> da.weighted(w).nanstats.mean("t", nan_policy="propagate").values
+        array(nan)
         """
         return self._reduce(
             "mean",
@@ -4071,7 +4253,9 @@ class WeightedStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0], dims="t")
         >>> w = xr.DataArray([1.0, 1.0, 2.0, 0.0], dims="t")
         >>> da.weighted(w).nanstats.var("t", nan_policy="omit").values
+        array(2.)
         >>> da.weighted(w).nanstats.var("t", nan_policy="propagate").values
+        array(nan)
         """
         return self._reduce(
             "var",
@@ -4132,7 +4316,9 @@ class WeightedStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0], dims="t")
         >>> w = xr.DataArray([1.0, 1.0, 2.0, 0.0], dims="t")
         >>> da.weighted(w).nanstats.std("t", nan_policy="omit").values
+        array(1.41421356)
         >>> da.weighted(w).nanstats.std("t", nan_policy="propagate").values
+        array(nan)
         """
         return self._reduce(
             "std",
@@ -4190,7 +4376,9 @@ class WeightedStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0], dims="t")
         >>> w = xr.DataArray([1.0, 1.0, 2.0, 0.0], dims="t")
         >>> da.weighted(w).nanstats.sum("t", nan_policy="omit").values
+        array(6.)
         >>> da.weighted(w).nanstats.sum("t", nan_policy="propagate").values
+        array(nan)
         """
         return self._reduce(
             "sum",

@@ -69,7 +69,9 @@ class XrWindowStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="time")
         >>> r = da.rolling(time=3, min_periods=1)
         >>> r.nanstats.median(nan_policy="omit").values
+        array([4. , 4. , 2.5, 2. , 3. ])
         >>> r.nanstats.median(nan_policy="propagate").values
+        array([ 4., nan, nan, nan,  3.])
         """
         return self._reduce("median", keep_attrs=keep_attrs, nan_policy=nan_policy, engine=engine)
 
@@ -116,7 +118,9 @@ class XrWindowStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="time")
         >>> r = da.rolling(time=3, min_periods=1)
         >>> r.nanstats.median_low(nan_policy="omit").values
+        array([4., 4., 1., 1., 3.])
         >>> r.nanstats.median_low(nan_policy="propagate").values
+        array([ 4., nan, nan, nan,  3.])
         """
         return self._reduce(
             "median_low",
@@ -168,7 +172,9 @@ class XrWindowStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="time")
         >>> r = da.rolling(time=3, min_periods=1)
         >>> r.nanstats.median_high(nan_policy="omit").values
+        array([4., 4., 4., 3., 3.])
         >>> r.nanstats.median_high(nan_policy="propagate").values
+        array([ 4., nan, nan, nan,  3.])
         """
         return self._reduce(
             "median_high",
@@ -230,7 +236,10 @@ class XrWindowStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="time")
         >>> r = da.rolling(time=3, min_periods=1)
         >>> r.nanstats.quantile([0.25, 0.75], nan_policy="omit").values
+        array([[4.  , 4.  , 1.75, 1.5 , 2.  ],
+               [4.  , 4.  , 3.25, 2.5 , 6.5 ]])
         >>> r.nanstats.quantile(0.5, nan_policy="propagate").values
+        array([ 4., nan, nan, nan,  3.])
         """
         return self._reduce(
             "quantile",
@@ -284,7 +293,9 @@ class XrWindowStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="time")
         >>> r = da.rolling(time=3, min_periods=1)
         >>> r.nanstats.min(nan_policy="omit").values
+        array([4., 4., 1., 1., 1.])
         >>> r.nanstats.min(nan_policy="propagate").values
+        array([ 4., nan, nan, nan,  1.])
         """
         return self._reduce("min", keep_attrs=keep_attrs, nan_policy=nan_policy, engine=engine)
 
@@ -331,7 +342,9 @@ class XrWindowStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="time")
         >>> r = da.rolling(time=3, min_periods=1)
         >>> r.nanstats.max(nan_policy="omit").values
+        array([ 4.,  4.,  4.,  3., 10.])
         >>> r.nanstats.max(nan_policy="propagate").values
+        array([ 4., nan, nan, nan, 10.])
         """
         return self._reduce("max", keep_attrs=keep_attrs, nan_policy=nan_policy, engine=engine)
 
@@ -377,7 +390,9 @@ class XrWindowStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="time")
         >>> r = da.rolling(time=3, min_periods=1)
         >>> r.nanstats.mean(nan_policy="omit").values
+        array([4.        , 4.        , 2.5       , 2.        , 4.66666667])
         >>> r.nanstats.mean(nan_policy="propagate").values
+        array([4.        ,        nan,        nan,        nan, 4.66666667])
         """
         return self._reduce("mean", keep_attrs=keep_attrs, nan_policy=nan_policy, engine=engine)
 
@@ -426,7 +441,9 @@ class XrWindowStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="time")
         >>> r = da.rolling(time=3, min_periods=1)
         >>> r.nanstats.var(nan_policy="omit").values
+        array([ 0.        ,  0.        ,  2.25      ,  1.        , 14.88888889])
         >>> r.nanstats.var(ddof=0, nan_policy="omit").values
+        array([ 0.        ,  0.        ,  2.25      ,  1.        , 14.88888889])
         """
         return self._reduce(
             "var",
@@ -481,7 +498,9 @@ class XrWindowStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="time")
         >>> r = da.rolling(time=3, min_periods=1)
         >>> r.nanstats.std(nan_policy="omit").values
+        array([0.       , 0.       , 1.5      , 1.       , 3.8586123])
         >>> r.nanstats.std(ddof=0, nan_policy="omit").values
+        array([0.       , 0.       , 1.5      , 1.       , 3.8586123])
         """
         return self._reduce(
             "std",
@@ -533,7 +552,9 @@ class XrWindowStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="time")
         >>> r = da.rolling(time=3, min_periods=1)
         >>> r.nanstats.sum(nan_policy="omit").values
+        array([ 4.,  4.,  5.,  4., 14.])
         >>> r.nanstats.sum(nan_policy="propagate").values
+        array([ 4., nan, nan, nan, 14.])
         """
         return self._reduce("sum", keep_attrs=keep_attrs, nan_policy=nan_policy, engine=engine)
 
@@ -565,6 +586,7 @@ class XrWindowStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="time")
         >>> r = da.rolling(time=3, min_periods=1)
         >>> r.nanstats.count().values
+        array([1., 1., 2., 2., 3.])
         """
         return self._reduce("count", keep_attrs=keep_attrs, engine=engine)
 
@@ -621,7 +643,9 @@ class XrWindowStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="time")
         >>> r = da.rolling(time=3, min_periods=1)
         >>> r.nanstats.iqr(nan_policy="omit").values
+        array([0. , 0. , 1.5, 1. , 4.5])
         >>> r.nanstats.iqr(rng=(10, 90), nan_policy="omit").values
+        array([0. , 0. , 2.4, 1.6, 7.2])
         """
         return self._reduce(
             "iqr",
@@ -679,7 +703,9 @@ class XrWindowStatsMixin:
         >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="time")
         >>> r = da.rolling(time=3, min_periods=1)
         >>> r.nanstats.mad(nan_policy="omit").values
+        array([0. , 0. , 1.5, 1. , 2. ])
         >>> r.nanstats.mad(scale="normal", nan_policy="omit").values
+        array([0.        , 0.        , 2.22390333, 1.48260222, 2.96520444])
         """
         return self._reduce(
             "mad",
