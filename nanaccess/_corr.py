@@ -125,7 +125,7 @@ def _dispatch(stat: str, x: Any, y: Any, *, method: str, ddof: Any, min_periods:
 
         return dask_pair(stat, x, y, method=method, ddof=ddof, **kw)
     policy = resolve_policy(nan_policy)
-    xv, xm = values_and_missing(x if host not in ("iterable",) else np.asarray(x))
+    xv, xm = _values(x, host)
     xv = np.asarray(xv)
     if y is None:
         if xv.ndim != 2:
@@ -139,12 +139,36 @@ def _dispatch(stat: str, x: Any, y: Any, *, method: str, ddof: Any, min_periods:
             vals = vals.copy()
             vals[miss] = np.nan
         return vals
-    yv, ym = values_and_missing(y if host_of(y) != "iterable" else np.asarray(y))
+    yv, ym = _values(y, host_of(y))
     yv = np.asarray(yv)
     val, miss = corr_pair(xv.ravel() if xv.ndim == 0 else xv, yv, stat=stat, method=method,
                           ddof=ddof, min_periods=min_periods, nan_policy=policy,
                           missing_x=xm, missing_y=ym, subjects=["x", "y"])
     return float("nan") if miss else val
+
+
+def _values(data: Any, host: str) -> tuple[np.ndarray, np.ndarray | None]:
+    """(values, missing) of an array-like; in a list, ``None`` is missing (other values
+    are read as float64 when the list mixes types)."""
+    if host != "iterable":
+        v, m = values_and_missing(data)
+        return np.asarray(v), m
+    arr = np.asarray(data)
+    if arr.dtype != object:
+        return arr, None
+    flat = arr.ravel().tolist()
+    miss = np.array([_is_missing(v) for v in flat], bool).reshape(arr.shape)
+    try:
+        vals = np.array([np.nan if m else float(v) for v, m in zip(flat, miss.ravel(),
+                                                                   strict=True)],
+                        np.float64).reshape(arr.shape)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"covariance and correlation need numbers: {err}") from None
+    return vals, (miss if miss.any() else None)
+
+
+def _is_missing(v: Any) -> bool:
+    return v is None or type(v).__name__ in ("NAType", "NaTType")
 
 
 def _frame_cov_with(x: Any, y: Any, ddof: Any, **kw: Any) -> Any:

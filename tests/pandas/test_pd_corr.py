@@ -190,3 +190,13 @@ def test_rolling_pairwise_frames_match_pandas(stat):
     pd.testing.assert_frame_equal(
         getattr(win.nanstats, stat)(other, pairwise=True, nan_policy="omit"),
         getattr(win, stat)(other, pairwise=True), rtol=1e-12)
+
+
+def test_plain_lists_with_none_are_missing():
+    got = na.corr([1.0, None, 3.0, 4.0, 6.0], [2.0, 5.0, None, 8.0, 9.0], nan_policy="omit")
+    assert got == na.corr([1.0, 4.0, 6.0], [2.0, 8.0, 9.0], nan_policy="omit")
+    with pytest.raises(NaNError, match="x holds 1 missing value"):
+        na.corr([1.0, None, 3.0], [2.0, 5.0, 1.0], nan_policy="raise")
+    assert np.isnan(na.cov([1, pd.NA, 3], [2, 5, 1], nan_policy="propagate"))
+    with pytest.raises(TypeError, match="need numbers"):
+        na.corr(["a", None], [1.0, 2.0], nan_policy="omit")
