@@ -12,9 +12,13 @@ from hypothesis import strategies as hs
 
 import nanaccess as na
 from nanaccess import options
+from nanaccess.core import _numba
 from nanaccess.core.cumulative import cumulative, exact_prefix, grouped_cumulative, prefix_sums
 
 STATS = ("cumsum", "cumprod", "cummax", "cummin", "cumcount")
+
+NEEDS_NUMBA = pytest.mark.skipif(not _numba.AVAILABLE, reason="numba not installed or disabled")
+
 
 
 def fraction_prefix(vals) -> np.ndarray:
@@ -25,7 +29,7 @@ def fraction_prefix(vals) -> np.ndarray:
     return np.array(out)
 
 
-@pytest.fixture(params=("numpy", "numba"))
+@pytest.fixture(params=("numpy", pytest.param("numba", marks=NEEDS_NUMBA)))
 def engine(request):
     with options.option_context(engine=request.param):
         yield request.param
@@ -52,8 +56,9 @@ def test_prefix_property(vals):
     v = np.array(vals)
     want = fraction_prefix(v)
     assert exact_prefix(v).tobytes() == want.tobytes()
-    with options.option_context(engine="numba"):
-        assert prefix_sums(v, np.array([0, v.size])).tobytes() == want.tobytes()
+    if _numba.AVAILABLE:
+        with options.option_context(engine="numba"):
+            assert prefix_sums(v, np.array([0, v.size])).tobytes() == want.tobytes()
 
 
 def test_no_drift():
@@ -180,7 +185,7 @@ def test_grouped_skewed_sizes_and_errors():
     assert info.value.group == 0
 
 
-@pytest.mark.parametrize("engine_name", ["numpy", "numba"])
+@pytest.mark.parametrize("engine_name", ["numpy", pytest.param("numba", marks=NEEDS_NUMBA)])
 def test_omit_lane_exact_with_nans_zeros_and_infinities(engine_name):
     rng = np.random.default_rng(5)
     x = rng.normal(size=300) * 10.0 ** rng.integers(-20, 20, size=300)

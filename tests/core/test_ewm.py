@@ -11,7 +11,11 @@ import pytest
 
 import nanaccess as na
 from nanaccess import options
+from nanaccess.core import _numba
 from nanaccess.core.ewm import ewm_alpha, ewm_stat
+
+NEEDS_NUMBA = pytest.mark.skipif(not _numba.AVAILABLE, reason="numba not installed or disabled")
+
 
 
 def fraction_ewm_mean(x, alpha: float, adjust: bool = True) -> list[float]:
@@ -35,7 +39,7 @@ def ulps(a: float, b: float) -> float:
     return 0.0 if a == b else abs(a - b) / math.ulp(max(abs(a), abs(b)))
 
 
-@pytest.fixture(params=("numpy", "numba"))
+@pytest.fixture(params=("numpy", pytest.param("numba", marks=NEEDS_NUMBA)))
 def engine(request):
     with options.option_context(engine=request.param):
         yield request.param

@@ -14,9 +14,10 @@ below ``2**-1074`` nor overflows in that range.
 *Limb terms (any range).* The 53-bit mantissa is cut into five 13-bit limbs; the
 powers of the limb polynomial have coefficients below ``2**60``, each an exact term.
 
-With numba, rows in the float-term range go through the compiled exact-sum kernel
-(:func:`nanaccess.core.exactsum.compiled.compiled_digits`) on the same float terms;
-the NumPy engine stays the reference (the tests compare both with Fraction sums).
+With numba, :mod:`nanaccess.core._numba.powers` accumulates the same float terms into
+the exponent-indexed tables of the exact sums (rows and groups in one pass; a segment
+holding a value outside the float-term range goes to the digit engine); the NumPy
+engine stays the reference (the tests compare both with Fraction sums).
 """
 
 from __future__ import annotations
