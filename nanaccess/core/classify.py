@@ -358,13 +358,11 @@ def report_array(a: np.ndarray, missing: np.ndarray | None) -> dict[str, int]:
         mflat = missing.ravel().tolist() if missing is not None else [False] * n
         nnan = nsig = nneg = posinf = neginf = nmiss = nother = 0
         payloads = set()
-        flat = a.ravel().tolist()
-        for v, (cls, sign, pay, q), m in zip(flat, classes, mflat, strict=True):
+        for v, (cls, sign, pay, q), m in zip(a.ravel().tolist(), classes, mflat, strict=True):
             if m or cls == "missing":
                 nmiss += 1
             elif cls == "other" and not isinstance(v, complex | np.complexfloating):
-                nother += 1  # strings and the like: values, not numbers
-            # a complex number without a NaN part (1+0j) is a number; with one, a NaN
+                nother += 1  # strings: values, not numbers (1+0j is a number)
             elif cls == "nan":
                 nnan += 1
                 nsig += not q

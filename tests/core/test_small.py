@@ -252,6 +252,14 @@ def test_plain_functions_with_nans_equal_generic(vals):
             ref = _bits(lambda s=stat, p=policy, k=kw: reduce(
                 x, s, policy=NanPolicy(p), **k).values[()])
             assert got == ref
+            if ref[0] == "ok" and stat in ("var", "std") and np.isfinite(x).all() \
+                    and np.isinf(np.frombuffer(ref[2])).all():
+                # a float64 overflow of finite floats: lists are exact (issue 25): the
+                # exact variance (a Fraction), the std its finite square root
+                r = getattr(na, stat)(vals, nan_policy=policy)
+                assert (isinstance(r, Fraction) and r > 0) if stat == "var" else (
+                    isinstance(r, float) and 0 < r < np.inf)
+                continue
             got = _bits(lambda s=stat, p=policy, k=kw: getattr(na, s)(vals, nan_policy=p, **k))
             if ref[0] == "ok" and all(v == v for v in vals):
                 assert got == ref  # lists: the same value (Python floats)

@@ -516,3 +516,29 @@ def test_groupby_idxmax_idxmin_are_labels_as_pandas():
         g.nanstats.idxmax()
     flat = df.groupby("g", as_index=False).nanstats.idxmin(nan_policy="omit")
     assert flat.columns.tolist() == ["g", "x", "i"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_random_integer_weights_near_2_53_pick_the_repeated_data(engine):
+    from fractions import Fraction
+
+    rng = np.random.default_rng(53)
+    base = 2 ** 53
+    with na.set_options(engine=engine):
+        for _ in range(25):
+            n = int(rng.integers(2, 7))
+            x = rng.integers(0, 4, n).astype(np.float64)
+            # float64 integers around 2**53 (above it only even ones exist)
+            w = np.array([float(base + 2 * int(rng.integers(-4, 5))) if rng.random() < 0.6
+                          else float(rng.integers(0, 4)) for _ in range(n)])
+            W = sum(int(v) for v in w)
+            if W == 0:
+                continue
+            for q in (0.0, 0.3, 0.5, 0.9, 1.0):
+                vi = (W - 1) * Fraction(q)
+                for method, pos in (("lower", vi.__floor__()), ("higher", vi.__ceil__()),
+                                    ("nearest", round(vi))):
+                    assert na.quantile(x, q, weights=w, method=method) == \
+                        _repeated_pick(x, w, int(pos)), (x, w, q, method)
+            assert na.median_low(x, weights=w) == _repeated_pick(x, w, (W - 1) // 2)
+            assert na.median_high(x, weights=w) == _repeated_pick(x, w, W // 2)

@@ -38,9 +38,12 @@ def test_sortby_several_keys_first_is_primary():
 def test_sortby_keeps_signed_zero_order_and_payloads():
     nan = na.make_nan(9, negative=True)
     d = xr.DataArray(np.array([0.0, nan, -0.0, 1.0]), dims="t", coords={"t": [0, 1, 2, 3]})
-    got = d.nanstats.sortby(d)  # totalorder: -NaN, -0.0, +0.0, 1
+    got = d.nanstats.sortby(d, nan_policy="totalorder")  # -NaN, -0.0, +0.0, 1
     assert got.t.values.tolist() == [1, 2, 0, 3]
     assert na.nan_payload(got.values[0]) == 9
+    got = d.nanstats.sortby(d)  # default "largest": every NaN last (issue 25)
+    assert got.t.values.tolist() == [2, 0, 3, 1]
+    assert na.nan_payload(got.values[-1]) == 9
 
 
 def test_describe_matches_pandas_under_omit(da):

@@ -3,7 +3,8 @@
 :mod:`.positions` evaluates NumPy's formulas on the float64 total weight. Two cases
 need the exact total ``W`` (a row's last cumulative pair, :mod:`.cumulative`) instead:
 
-* ``"inverted_cdf"`` of a total that is not a float64: the element is the first
+* ``"inverted_cdf"`` of a total that is not a float64 (or of integer weights from
+  ``2**53`` on, as below): the element is the first
   whose cumulative weight ``C`` reaches ``W q``, compared exactly. In the row's units
   (``2**L``) that is the first ``C`` reaching ``ceil(q W)``; with ``q = num / 2**k``
   it is integer arithmetic on the limbs (the product of the rounded total can sit
@@ -12,9 +13,10 @@ need the exact total ``W`` (a row's last cumulative pair, :mod:`.cumulative`) in
   float64 keeps NumPy's ``n q`` in float64 (so integer weights repeat the data
   exactly as the unweighted quantile ranks it: ``q = 0.9`` of ten unit weights is
   the ninth value, as NumPy's, although ``0.9`` is slightly above nine tenths).
-* integer weights whose total is not a float64 (above ``2**53``): every method's
-  positions are evaluated exactly on ``W`` (the median of a total ``2**54 + 1`` is
-  the element at ``2**53``, which the rounded total ``2**54`` misses).
+* integer weights whose total reaches ``2**53``: every method's positions are
+  evaluated exactly on ``W`` (the median of a total ``2**54 + 1`` is the element at
+  ``2**53``, which the rounded total ``2**54`` misses; and even a total that is a
+  float64 there, such as ``2**54 - 4``, has an ``n - 1`` that is not).
 
 Both are vectorised over rows on Python integers (object arrays: the only exact
 arithmetic wide enough for ``q`` times a 124-bit total); the second is evaluated per
@@ -161,8 +163,12 @@ def exact_reaches(stat: str, q, method: str, L, B, last_h, last_l, total, exact)
     inverted = stat == "quantile" and method == "inverted_cdf"
     rows = np.flatnonzero(exact if inverted else exact & (L >= 0))
     if rows.size:
-        rows = rows[~_float_exact(L[rows], B[rows], last_h[rows], last_l[rows],
-                                  np.asarray(total)[rows])]
+        tot = np.asarray(total, np.float64)[rows]
+        # integer weights from 2**53 on: n - 1 and n q round in float64 even when the
+        # total itself is a float64, so their positions are exact too
+        need = ~_float_exact(L[rows], B[rows], last_h[rows], last_l[rows], tot) | (
+            (L[rows] >= 0) & (tot >= 2.0 ** 53))
+        rows = rows[need]
     if not rows.size or not qa.size:
         return None
     W = _totals(L, B, last_h, last_l, rows)
