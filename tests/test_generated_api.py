@@ -39,8 +39,7 @@ def test_policies_of_the_templates_are_the_options():
 
 
 def test_table_statistics_on_every_pandas_host():
-    from nanaccess.pandas import NanGroupBy, agg
-    from nanaccess.pandas import DataFrameNanStats, SeriesNanStats
+    from nanaccess.pandas import DataFrameNanStats, NanGroupBy, SeriesNanStats, agg
 
     for name in _stats.STATISTICS:
         assert callable(getattr(SeriesNanStats, name)), name
