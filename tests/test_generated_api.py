@@ -39,8 +39,7 @@ def test_policies_of_the_templates_are_the_options():
 
 
 def test_table_statistics_on_every_pandas_host():
-    from nanaccess.pandas import NanGroupBy, agg
-    from nanaccess.pandas.accessor import DataFrameNanStats, SeriesNanStats
+    from nanaccess.pandas import DataFrameNanStats, NanGroupBy, SeriesNanStats, agg
 
     for name in _stats.STATISTICS:
         assert callable(getattr(SeriesNanStats, name)), name
@@ -56,7 +55,7 @@ def test_generated_methods_document_every_parameter():
 
     from numpydoc.docscrape import NumpyDocString
 
-    from nanaccess.pandas.accessor import DataFrameNanStats, SeriesNanStats
+    from nanaccess.pandas import DataFrameNanStats, SeriesNanStats
 
     for cls in (SeriesNanStats, DataFrameNanStats):
         for name in _stats.STATISTICS:
@@ -71,7 +70,7 @@ def test_generated_methods_document_every_parameter():
 def test_ddof_default_follows_the_host():
     import inspect
 
-    from nanaccess.pandas.accessor import SeriesNanStats
+    from nanaccess.pandas import SeriesNanStats
 
     assert inspect.signature(SeriesNanStats.var).parameters["ddof"].default == 1
     assert _stats.get("var").params[0].default == 0  # NumPy / xarray hosts
@@ -117,7 +116,7 @@ def test_weights_only_on_weighted_statistics_of_hosts_that_take_them():
 def test_weights_documented_with_the_policy():
     import inspect
 
-    from nanaccess.pandas.accessor import SeriesNanStats
+    from nanaccess.pandas import SeriesNanStats
 
     doc = inspect.getdoc(SeriesNanStats.median)
     assert "weights : array_like, optional" in doc

@@ -67,7 +67,7 @@ def test_time_bounds_other_units_and_errors():
     start, end = time_bounds(t, window_length("2D"))
     _check_bounds(s.rolling("2D", min_periods=0), start, end)
     with pytest.raises(ValueError, match="monotonic"):
-        time_bounds(t[[0, 2, 1]], "2D")
+        time_bounds(t[[0, 2, 1]], window_length("2D"))
     with pytest.raises(ValueError, match="closed"):
         time_bounds(t, window_length("2D"), closed="middle")
 
