@@ -12,10 +12,14 @@ attributes; coordinates listed apart). Missing values (CSV tokens ``""``, ``NA``
 ``missing_value``) are counted apart from NaN (``nan``, ``-nan``: the sign is kept).
 ``--format csv|json`` writes tidy records (see :mod:`nanaccess.cli.output`).
 
+The format is told by the file's content (Parquet and NetCDF magic bytes, compressed
+CSV, else CSV text), so a file with a wrong or missing extension is read.
+
 Exit codes: 0 done (a column with stray text tokens is reported and left out, not
-fatal); 2 bad usage or unreadable input (missing file, unknown format, a requested
-column that is not numeric, nothing numeric to describe); 3 a single ``--policy``
-refused the data (e.g. ``--policy raise`` on data with NaNs: the output shows where).
+fatal, unless ``--strict``); 2 bad usage or unreadable input (missing file, unknown
+format, a requested column that is not numeric, nothing numeric to describe, and with
+``--strict`` a column left out over stray tokens); 3 a single ``--policy`` refused the
+data (e.g. ``--policy raise`` on data with NaNs: the output shows where).
 """
 
 from __future__ import annotations
@@ -35,9 +39,18 @@ from .output import (
     show_csv,
     show_json,
     show_table,
+    table_schema,
     tidy,
 )
-from .readers import PROGRESS_BYTES, CLIError, CSVOptions, Table, _check_columns, _progress
+from .readers import (
+    PROGRESS_BYTES,
+    CLIError,
+    CSVOptions,
+    Table,
+    _check_columns,
+    _progress,
+    with_notes,
+)
 from .readers import read_table as read_table
 from .stats import SIMPLE_STATS, count_records, grouped_records, quantile_of, stat_records
 
@@ -134,6 +147,7 @@ def describe(
     fmt: str = "table",
     progress: str = "auto",
     options: CSVOptions | None = None,
+    strict: bool = False,
     out: TextIO | None = None,
 ) -> int:
     """Describe the NaNs and statistics of a data file; what ``nanaccess describe`` runs.
@@ -161,6 +175,10 @@ def describe(
         one plain line per step otherwise.
     options : CSVOptions, optional
         CSV separator, thousands and decimal marks, missing tokens, encoding.
+    strict : bool, default False
+        Refuse (``CLIError``, exit code 2) a file whose numeric-looking columns would
+        be left out over stray text tokens, naming each column, the first bad cell,
+        its row and line; by default such columns are reported and left out.
     out : text stream, optional
         Where to print (default ``sys.stdout``).
 
@@ -172,7 +190,8 @@ def describe(
     Raises
     ------
     CLIError
-        For a missing or unreadable file or an unusable column.
+        For a missing or unreadable file or an unusable column (with ``strict``, also
+        a column left out over stray tokens).
 
     Examples
     --------
@@ -202,7 +221,12 @@ def describe(
 
         path = sample_path("sensors.csv")
     table = read_table(path, progress=progress, options=options)
-    cols = _check_columns(table, columns, groupby)
+    try:
+        if strict:
+            _check_strict(table, columns, groupby)
+        cols = _check_columns(table, columns, groupby)
+    except CLIError as err:
+        raise with_notes(err, table.notes) from None
     show = progress == "always" or (progress == "auto" and table.size >= PROGRESS_BYTES)
     policies = list(VALID_POLICIES) if policy == "all" else [policy]
 
@@ -224,7 +248,7 @@ def describe(
         for n in notes:
             print(f"nanaccess: note: {n}", file=sys.stderr)
     elif fmt == "json":
-        show_json(out, _json_doc(table, cols, counts_f, groups_f, stats_f, notes))
+        show_json(out, _json_doc(table, cols, counts_f, groups_f, stats_f, notes, groupby))
     else:
         title = (
             f'Statistics (nan_policy="{policy}")' if policy != "all"
@@ -243,9 +267,22 @@ def describe(
     return EXIT_POLICY if errors and policy != "all" else EXIT_OK
 
 
+def _check_strict(table: Table, columns: Sequence[str] | None, groupby: str | None) -> None:
+    """``--strict``: a column left out over stray tokens is an error naming each one."""
+    dropped = [st for c, st in table.strays.items()
+               if c != groupby and (not columns or c in columns)]
+    if not dropped:
+        return
+    what = "; ".join(st.message() for st in dropped)
+    many = "a column" if len(dropped) == 1 else f"{len(dropped)} columns"
+    raise CLIError(f"--strict: {many} would be left out: {what}; fix the file, or "
+                   "choose the columns to describe with --columns")
+
+
 def _notes(table: Table, columns: Sequence[str] | None, groupby: str | None,
            ungrouped: list[str], errors: list[BaseException]) -> list[str]:
-    notes = [f"{st.message()}; not described" for st in table.strays.values()]
+    notes = list(table.notes)
+    notes += [f"{st.message()}; not described" for st in table.strays.values()]
     skipped = [f"{c} ({k})" for c, k in table.skipped.items()
                if c != groupby and c not in table.strays]
     if skipped and not columns:
@@ -289,8 +326,14 @@ def _netcdf_sections(table: Table) -> list[tuple[str, pd.DataFrame]]:
 
 
 def _json_doc(table: Table, cols: list[str], counts: pd.DataFrame, groups: Any,
-              stats: pd.DataFrame, notes: list[str]) -> dict:
+              stats: pd.DataFrame, notes: list[str], groupby: str | None) -> dict:
+    """pandas' table orient (``schema`` + ``data``: the records of ``--format csv``,
+    so ``pd.read_json(text, orient="table")`` reads them), with the file's details and
+    the same records split by kind under their own keys."""
+    records = pd.concat([groups if groups is not None else counts, stats], ignore_index=True)
     doc: dict[str, Any] = {
+        "schema": table_schema(groupby),
+        "data": records_of(records),
         "source": table.source,
         "format": table.fmt,
         "described": cols,
@@ -351,8 +394,8 @@ def build_parser() -> argparse.ArgumentParser:
         "file",
         nargs="?",
         metavar="FILE",
-        help="a .csv (.csv.gz, .tsv, .txt), .parquet or .nc file, or - for stdin; "
-        "default: the bundled sample",
+        help="a CSV (optionally compressed), Parquet or NetCDF file, told apart by its "
+        "content, or - for stdin; default: the bundled sample",
     )
     d.add_argument(
         "--policy",
@@ -376,7 +419,15 @@ def build_parser() -> argparse.ArgumentParser:
         choices=list(_FORMATS),
         default="table",
         help="table (default), or tidy records as csv or json (one per column x policy x "
-        "statistic; full precision)",
+        "statistic; full precision; json is pandas' table orient: "
+        "pd.read_json(f, orient='table') reads it)",
+    )
+    d.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit with code 2 when a column would be left out over stray text tokens "
+        "(the message names the column, the first bad cell, its row and line); by "
+        "default such columns are reported and left out",
     )
     d.add_argument(
         "--progress",
@@ -462,6 +513,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             fmt=args.fmt,
             progress=args.progress,
             options=options,
+            strict=args.strict,
         )
     except CLIError as err:
         print(f"nanaccess: error: {err}", file=sys.stderr)
