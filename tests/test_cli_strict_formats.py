@@ -81,7 +81,8 @@ def test_json_round_trips_through_read_json(messy, capsys, groupby):
     code, csv_out, _ = _run(capsys, messy, "--format", "csv", "--columns", "a,c", *extra,
                             "--stats", "count,mean,median,max")
     text_cols = ("column", "policy", "statistic", "text", "error")
-    want = pd.read_csv(io.StringIO(csv_out), dtype=dict.fromkeys(text_cols, str))
+    want = pd.read_csv(io.StringIO(csv_out), dtype=dict.fromkeys(text_cols, str),
+                       keep_default_na=False, na_values={"value": [""]})
     assert list(got.columns) == list(want.columns)
     assert got["value"].dtype == np.float64
     # the same records as the CSV output, value for value (full precision)
