@@ -33,7 +33,7 @@ from typing import Any, TextIO
 import pandas as pd
 
 from .._version import __version__
-from ..options import VALID_POLICIES, get_options, option_context
+from ..options import VALID_POLICIES, chosen_option, get_options, option_context
 from .output import (
     records_of,
     show_csv,
@@ -140,7 +140,7 @@ def _describe_columns(table: Table, cols: list[str], groupby: str | None,
 def describe(
     path: str | os.PathLike | None = None,
     *,
-    policy: str = "all",
+    policy: str | None = None,
     groupby: str | None = None,
     columns: Sequence[str] | None = None,
     stats: Sequence[str] = DEFAULT_STATS,
@@ -157,8 +157,11 @@ def describe(
     path : path-like or "-", optional
         A CSV, Parquet or NetCDF file, ``"-"`` for stdin; the bundled ``sensors.csv``
         when omitted.
-    policy : str, default "all"
-        One ``nan_policy``, or "all" for all six side by side.
+    policy : str, optional
+        One ``nan_policy``, or "all" for all six side by side. Default: the policy
+        chosen with ``set_options(nan_policy=...)`` / ``option_context(...)`` when one
+        is in force (a refusal is reported, exit code 3, never raised), else "all"
+        (the command line passes its ``--policy``, default "all").
     groupby : str, optional
         A column (NetCDF: a dimension or coordinate) whose values split the values
         into groups; counts and statistics are then given per group.
@@ -212,6 +215,9 @@ def describe(
     0
     """
     out = out if out is not None else sys.stdout
+    if policy is None:
+        chosen = chosen_option("nan_policy")
+        policy = "all" if chosen is None else str(chosen)
     if policy != "all" and policy not in VALID_POLICIES:
         raise CLIError(f"unknown policy {policy!r}; choose from all, {', '.join(VALID_POLICIES)}")
     if fmt not in _FORMATS:
