@@ -393,8 +393,9 @@ def build_parser() -> argparse.ArgumentParser:
         "statistics under --policy. Without FILE, the bundled sample weather data.",
         epilog="CSV: the fields '', NA, N/A, NULL, None, #N/A (and --na-values) are missing "
         "values; nan and -nan are NaN (sign kept). A column with stray text among numbers is "
-        "reported and left out. Exit codes: 0 done; 2 bad usage or unreadable input; 3 the "
-        "chosen --policy refused the data.",
+        "reported and left out (an error with --strict). The format is told by the file's "
+        "content, whatever its name. Exit codes: 0 done; 2 bad usage or unreadable input; "
+        "3 the chosen --policy refused the data.",
     )
     d.add_argument(
         "file",
