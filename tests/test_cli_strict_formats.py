@@ -224,3 +224,15 @@ def test_groupby_error_on_a_csv_lists_its_columns(messy, capsys):
     code, _, err = _run(capsys, messy, "--groupby", "nope")
     assert code == 2 and "no column 'nope' to group by" in err
     assert err.rstrip().endswith("its columns are: g, a, b, c")
+
+
+def test_nothing_to_describe_names_what_the_file_holds(tmp_path, capsys):
+    only_key = tmp_path / "key.csv"
+    only_key.write_text("g\n1\n2\n")
+    code, _, err = _run(capsys, only_key, "--groupby", "g")
+    assert code == 2 and "(g (the --groupby column))" in err
+    text = tmp_path / "text.csv"
+    text.write_text("name,city\nx,y\n")
+    code, _, err = _run(capsys, text)
+    assert code == 2 and "no numeric columns to describe" in err
+    assert "(name (text), city (text))" in err

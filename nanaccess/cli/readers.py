@@ -401,6 +401,16 @@ def _no_group_error(table: Table, by: str) -> CLIError:
                     "group by one of: " + ", ".join(map(str, offers)))
 
 
+def _nothing_to_describe(table: Table, groupby: str | None) -> str:
+    """Why no column is left to describe, naming what the file holds (never an empty
+    list)."""
+    held = [f"{c} ({k})" for c, k in table.skipped.items() if c != groupby]
+    if groupby is not None and groupby in table.numeric:
+        held.insert(0, f"{groupby} (the --groupby {table.noun})")
+    what = ", ".join(held) if held else f"it has no {table.noun}s"
+    return f"no numeric {table.noun}s to describe in {table.source!r} ({what})"
+
+
 def _check_columns(table: Table, requested: Sequence[str] | None, groupby: str | None) -> list[str]:
     names = list(table.data)
     if groupby is not None and not table.can_group_by(groupby):
@@ -421,9 +431,5 @@ def _check_columns(table: Table, requested: Sequence[str] | None, groupby: str |
     if not columns:
         if table.strays:  # the only numbers were in columns with stray tokens
             raise _not_numeric_error(table, next(iter(table.strays)))
-        raise CLIError(
-            f"no numeric columns to describe in {table.source!r} (columns: "
-            + ", ".join(f"{c} ({k})" for c, k in table.skipped.items())
-            + ")"
-        )
+        raise CLIError(_nothing_to_describe(table, groupby))
     return columns
