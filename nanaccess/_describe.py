@@ -27,14 +27,43 @@ import numpy as np
 
 from .core.classify import report_array
 from .core.reduce import reduce
-from .options import NanPolicy
+from .options import NanPolicy, chosen_option, resolve_policy
 
-__all__ = ["COUNT_ROWS", "describe_values", "percentiles", "pct_label", "row_labels"]
+__all__ = ["COUNT_ROWS", "describe_values", "describe_policy", "percentiles", "pct_label",
+           "row_labels"]
 
 #: the counting rows, before the statistics
 COUNT_ROWS = ("count", "nan", "missing")
 #: the statistic rows before the percentiles (``max`` follows them)
 _LEADING = ("mean", "std", "min")
+
+
+def describe_policy(nan_policy: Any) -> NanPolicy:
+    """The policy of describe's statistic rows on every host.
+
+    ``nan_policy`` when passed; else the policy the user chose with
+    ``set_options(nan_policy=...)`` or ``option_context(nan_policy=...)`` (still in
+    force here) when it computes a value (every policy but "raise"); else "omit".
+    describe exists to show the NaNs (its count rows report every kind of value), so
+    only an explicit ``nan_policy="raise"`` makes it raise: a process-wide "raise" is
+    the library's own default, set to guard the statistics, not to hide the report.
+
+    Examples
+    --------
+    >>> import nanaccess as na
+    >>> str(describe_policy(None)), str(describe_policy("raise"))
+    ('omit', 'raise')
+    >>> with na.option_context(nan_policy="propagate"):
+    ...     str(describe_policy(None))
+    'propagate'
+    >>> with na.option_context(nan_policy="raise"):
+    ...     str(describe_policy(None))
+    'omit'
+    """
+    if nan_policy is not None:
+        return resolve_policy(nan_policy)
+    chosen = chosen_option("nan_policy")
+    return NanPolicy.OMIT if chosen in (None, NanPolicy.RAISE) else chosen
 
 
 def percentiles(ps: Sequence[float] | None) -> list[float]:

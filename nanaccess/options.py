@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import Any
 
 __all__ = ["NanPolicy", "set_options", "option_context", "get_options", "resolve_policy",
-           "ENGINES", "DASK_PASSES", "resolve_dask_passes"]
+           "ENGINES", "DASK_PASSES", "resolve_dask_passes", "chosen_option"]
 
 
 class NanPolicy(enum.StrEnum):
@@ -65,6 +65,9 @@ _DEFAULTS: dict[str, Any] = {"nan_policy": NanPolicy.RAISE, "engine": "auto",
                              "dask_passes": "auto"}
 # process-wide values (what ``set_options(...)`` changes; every thread sees them)
 _global: dict[str, Any] = dict(_DEFAULTS)
+# the keys of ``_global`` that a ``set_options`` call chose (even if to the default
+# value): entry points with their own default (describe, the CLI) follow those
+_global_chosen: set[str] = set()
 _global_lock = threading.Lock()
 # per-thread / per-task overrides from ``with option_context(...)`` blocks
 _NO_OVERRIDE: Mapping[str, Any] = MappingProxyType({})
@@ -81,6 +84,31 @@ def _current(key: str) -> Any:
     whole dict: the lean paths read it on every call)."""
     override = _override.get()
     return override[key] if key in override else _global[key]
+
+
+def chosen_option(key: str) -> Any:
+    """The value of option ``key`` if the user chose one here, else ``None``.
+
+    Chosen: inside ``option_context(key=...)`` (this thread or task), or after a
+    ``set_options(key=...)`` that is still in force (a plain call, or inside its
+    ``with`` block). The entry points whose own default differs from the option's
+    (``describe``: "omit"; the command line's ``describe``: all six policies) use it
+    to follow a policy the user set, and keep their default otherwise.
+
+    Examples
+    --------
+    >>> import nanaccess as na
+    >>> from nanaccess.options import chosen_option
+    >>> chosen_option("nan_policy") is None
+    True
+    >>> with na.option_context(nan_policy="propagate"):
+    ...     str(chosen_option("nan_policy"))
+    'propagate'
+    """
+    override = _override.get()
+    if key in override:
+        return override[key]
+    return _global[key] if key in _global_chosen else None
 
 
 def resolve_policy(policy: str | NanPolicy | None) -> NanPolicy:
@@ -199,7 +227,9 @@ class set_options:  # noqa: N801 - used like a function, as xarray.set_options
         new = _validated(kwargs, "set_options")
         with _global_lock:
             self._old = {key: _global[key] for key in new}
+            self._old_chosen = set(_global_chosen)
             _global.update(new)
+            _global_chosen.update(new)
 
     def __enter__(self) -> set_options:
         return self
@@ -207,6 +237,8 @@ class set_options:  # noqa: N801 - used like a function, as xarray.set_options
     def __exit__(self, *exc: object) -> None:
         with _global_lock:
             _global.update(self._old)
+            _global_chosen.clear()
+            _global_chosen.update(self._old_chosen)
 
 
 @contextmanager

@@ -302,8 +302,11 @@ def test_missing_file(tmp_path: Path):
     ("name", "content", "message"),
     [
         ("data.xlsx", b"PK\x03\x04", "cannot tell the format of"),
-        ("data.parquet", b"this is not parquet", "as Parquet"),
-        ("data.nc", b"not a netcdf file at all", "as NetCDF"),
+        ("data.xlsx", b"PK\x03\x04rest", "a zip archive"),
+        ("data.bin", b"\x00\x01\x02binary", "cannot tell the format of"),
+        # no magic bytes: text is read as CSV (by content); the error says the name disagrees
+        ("data.parquet", b"name,city\nx,y\n", "its name says Parquet"),
+        ("data.nc", b"name\nx\n", "its name says NetCDF"),
         ("data.csv", b"", "the file is empty"),
     ],
 )
@@ -320,10 +323,11 @@ def test_unreadable_input(
 
 def test_unreadable_input_from_the_script(tmp_path: Path):
     path = tmp_path / "data.parquet"
-    path.write_bytes(b"this is not parquet")
+    path.write_bytes(b"\x00this is not parquet")
     proc = run("describe", path)
     assert proc.returncode == 2 and proc.stdout == ""
-    assert "nanaccess: error: cannot read" in proc.stderr and "as Parquet" in proc.stderr
+    assert "nanaccess: error: cannot tell the format of" in proc.stderr
+    assert "binary content" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 

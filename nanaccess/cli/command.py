@@ -12,10 +12,14 @@ attributes; coordinates listed apart). Missing values (CSV tokens ``""``, ``NA``
 ``missing_value``) are counted apart from NaN (``nan``, ``-nan``: the sign is kept).
 ``--format csv|json`` writes tidy records (see :mod:`nanaccess.cli.output`).
 
+The format is told by the file's content (Parquet and NetCDF magic bytes, compressed
+CSV, else CSV text), so a file with a wrong or missing extension is read.
+
 Exit codes: 0 done (a column with stray text tokens is reported and left out, not
-fatal); 2 bad usage or unreadable input (missing file, unknown format, a requested
-column that is not numeric, nothing numeric to describe); 3 a single ``--policy``
-refused the data (e.g. ``--policy raise`` on data with NaNs: the output shows where).
+fatal, unless ``--strict``); 2 bad usage or unreadable input (missing file, unknown
+format, a requested column that is not numeric, nothing numeric to describe, and with
+``--strict`` a column left out over stray tokens); 3 a single ``--policy`` refused the
+data (e.g. ``--policy raise`` on data with NaNs: the output shows where).
 """
 
 from __future__ import annotations
@@ -29,15 +33,24 @@ from typing import Any, TextIO
 import pandas as pd
 
 from .._version import __version__
-from ..options import VALID_POLICIES, get_options, option_context
+from ..options import VALID_POLICIES, chosen_option, get_options, option_context
 from .output import (
     records_of,
     show_csv,
     show_json,
     show_table,
+    table_schema,
     tidy,
 )
-from .readers import PROGRESS_BYTES, CLIError, CSVOptions, Table, _check_columns, _progress
+from .readers import (
+    PROGRESS_BYTES,
+    CLIError,
+    CSVOptions,
+    Table,
+    _check_columns,
+    _progress,
+    with_notes,
+)
 from .readers import read_table as read_table
 from .stats import SIMPLE_STATS, count_records, grouped_records, quantile_of, stat_records
 
@@ -127,13 +140,14 @@ def _describe_columns(table: Table, cols: list[str], groupby: str | None,
 def describe(
     path: str | os.PathLike | None = None,
     *,
-    policy: str = "all",
+    policy: str | None = None,
     groupby: str | None = None,
     columns: Sequence[str] | None = None,
     stats: Sequence[str] = DEFAULT_STATS,
     fmt: str = "table",
     progress: str = "auto",
     options: CSVOptions | None = None,
+    strict: bool = False,
     out: TextIO | None = None,
 ) -> int:
     """Describe the NaNs and statistics of a data file; what ``nanaccess describe`` runs.
@@ -143,8 +157,11 @@ def describe(
     path : path-like or "-", optional
         A CSV, Parquet or NetCDF file, ``"-"`` for stdin; the bundled ``sensors.csv``
         when omitted.
-    policy : str, default "all"
-        One ``nan_policy``, or "all" for all six side by side.
+    policy : str, optional
+        One ``nan_policy``, or "all" for all six side by side. Default: the policy
+        chosen with ``set_options(nan_policy=...)`` / ``option_context(...)`` when one
+        is in force (a refusal is reported, exit code 3, never raised), else "all"
+        (the command line passes its ``--policy``, default "all").
     groupby : str, optional
         A column (NetCDF: a dimension or coordinate) whose values split the values
         into groups; counts and statistics are then given per group.
@@ -161,6 +178,10 @@ def describe(
         one plain line per step otherwise.
     options : CSVOptions, optional
         CSV separator, thousands and decimal marks, missing tokens, encoding.
+    strict : bool, default False
+        Refuse (``CLIError``, exit code 2) a file whose numeric-looking columns would
+        be left out over stray text tokens, naming each column, the first bad cell,
+        its row and line; by default such columns are reported and left out.
     out : text stream, optional
         Where to print (default ``sys.stdout``).
 
@@ -172,7 +193,8 @@ def describe(
     Raises
     ------
     CLIError
-        For a missing or unreadable file or an unusable column.
+        For a missing or unreadable file or an unusable column (with ``strict``, also
+        a column left out over stray tokens).
 
     Examples
     --------
@@ -193,6 +215,9 @@ def describe(
     0
     """
     out = out if out is not None else sys.stdout
+    if policy is None:
+        chosen = chosen_option("nan_policy")
+        policy = "all" if chosen is None else str(chosen)
     if policy != "all" and policy not in VALID_POLICIES:
         raise CLIError(f"unknown policy {policy!r}; choose from all, {', '.join(VALID_POLICIES)}")
     if fmt not in _FORMATS:
@@ -202,7 +227,12 @@ def describe(
 
         path = sample_path("sensors.csv")
     table = read_table(path, progress=progress, options=options)
-    cols = _check_columns(table, columns, groupby)
+    try:
+        if strict:
+            _check_strict(table, columns, groupby)
+        cols = _check_columns(table, columns, groupby)
+    except CLIError as err:
+        raise with_notes(err, table.notes) from None
     show = progress == "always" or (progress == "auto" and table.size >= PROGRESS_BYTES)
     policies = list(VALID_POLICIES) if policy == "all" else [policy]
 
@@ -224,7 +254,7 @@ def describe(
         for n in notes:
             print(f"nanaccess: note: {n}", file=sys.stderr)
     elif fmt == "json":
-        show_json(out, _json_doc(table, cols, counts_f, groups_f, stats_f, notes))
+        show_json(out, _json_doc(table, cols, counts_f, groups_f, stats_f, notes, groupby))
     else:
         title = (
             f'Statistics (nan_policy="{policy}")' if policy != "all"
@@ -243,9 +273,22 @@ def describe(
     return EXIT_POLICY if errors and policy != "all" else EXIT_OK
 
 
+def _check_strict(table: Table, columns: Sequence[str] | None, groupby: str | None) -> None:
+    """``--strict``: a column left out over stray tokens is an error naming each one."""
+    dropped = [st for c, st in table.strays.items()
+               if c != groupby and (not columns or c in columns)]
+    if not dropped:
+        return
+    what = "; ".join(st.message() for st in dropped)
+    many = "a column" if len(dropped) == 1 else f"{len(dropped)} columns"
+    raise CLIError(f"--strict: {many} would be left out: {what}; fix the file, or "
+                   "choose the columns to describe with --columns")
+
+
 def _notes(table: Table, columns: Sequence[str] | None, groupby: str | None,
            ungrouped: list[str], errors: list[BaseException]) -> list[str]:
-    notes = [f"{st.message()}; not described" for st in table.strays.values()]
+    notes = list(table.notes)
+    notes += [f"{st.message()}; not described" for st in table.strays.values()]
     skipped = [f"{c} ({k})" for c, k in table.skipped.items()
                if c != groupby and c not in table.strays]
     if skipped and not columns:
@@ -289,8 +332,14 @@ def _netcdf_sections(table: Table) -> list[tuple[str, pd.DataFrame]]:
 
 
 def _json_doc(table: Table, cols: list[str], counts: pd.DataFrame, groups: Any,
-              stats: pd.DataFrame, notes: list[str]) -> dict:
+              stats: pd.DataFrame, notes: list[str], groupby: str | None) -> dict:
+    """pandas' table orient (``schema`` + ``data``: the records of ``--format csv``,
+    so ``pd.read_json(text, orient="table")`` reads them), with the file's details and
+    the same records split by kind under their own keys."""
+    records = pd.concat([groups if groups is not None else counts, stats], ignore_index=True)
     doc: dict[str, Any] = {
+        "schema": table_schema(groupby),
+        "data": records_of(records),
         "source": table.source,
         "format": table.fmt,
         "described": cols,
@@ -344,15 +393,16 @@ def build_parser() -> argparse.ArgumentParser:
         "statistics under --policy. Without FILE, the bundled sample weather data.",
         epilog="CSV: the fields '', NA, N/A, NULL, None, #N/A (and --na-values) are missing "
         "values; nan and -nan are NaN (sign kept). A column with stray text among numbers is "
-        "reported and left out. Exit codes: 0 done; 2 bad usage or unreadable input; 3 the "
-        "chosen --policy refused the data.",
+        "reported and left out (an error with --strict). The format is told by the file's "
+        "content, whatever its name. Exit codes: 0 done; 2 bad usage or unreadable input; "
+        "3 the chosen --policy refused the data.",
     )
     d.add_argument(
         "file",
         nargs="?",
         metavar="FILE",
-        help="a .csv (.csv.gz, .tsv, .txt), .parquet or .nc file, or - for stdin; "
-        "default: the bundled sample",
+        help="a CSV (optionally compressed), Parquet or NetCDF file, told apart by its "
+        "content, or - for stdin; default: the bundled sample",
     )
     d.add_argument(
         "--policy",
@@ -376,7 +426,15 @@ def build_parser() -> argparse.ArgumentParser:
         choices=list(_FORMATS),
         default="table",
         help="table (default), or tidy records as csv or json (one per column x policy x "
-        "statistic; full precision)",
+        "statistic; full precision; json is pandas' table orient: "
+        "pd.read_json(f, orient='table') reads it)",
+    )
+    d.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit with code 2 when a column would be left out over stray text tokens "
+        "(the message names the column, the first bad cell, its row and line); by "
+        "default such columns are reported and left out",
     )
     d.add_argument(
         "--progress",
@@ -462,6 +520,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             fmt=args.fmt,
             progress=args.progress,
             options=options,
+            strict=args.strict,
         )
     except CLIError as err:
         print(f"nanaccess: error: {err}", file=sys.stderr)

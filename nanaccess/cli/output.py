@@ -28,7 +28,7 @@ import pandas as pd
 
 __all__ = [
     "FIELDS", "COUNT_NAMES", "REPORT_COLUMNS", "value_fields", "show_table", "show_csv",
-    "show_json",
+    "show_json", "table_schema",
 ]
 
 #: the fields of a record after the group column
@@ -160,6 +160,20 @@ def show_json(out: TextIO, doc: dict) -> None:
     pandas' ``to_json`` stops at 15 significant digits)."""
     json.dump(_jsonable(doc), out, indent=1, allow_nan=False)
     out.write("\n")
+
+
+def table_schema(groupby: str | None) -> dict:
+    """pandas' Table Schema of the records (``orient="table"``): ``value`` a number
+    (float64 when read back), every other field a string.
+
+    Examples
+    --------
+    >>> [f["type"] for f in table_schema(None)["fields"]]
+    ['string', 'string', 'string', 'number', 'string', 'string']
+    """
+    names = ([str(groupby)] if groupby is not None else []) + list(FIELDS)
+    fields = [{"name": n, "type": "number" if n == "value" else "string"} for n in names]
+    return {"fields": fields, "pandas_version": "1.4.0"}
 
 
 def records_of(frame: pd.DataFrame) -> list[dict]:

@@ -12,7 +12,7 @@ import io
 import lzma
 import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .._arrow import float_values
+from .progress import progress as _progress
 from .readers_csv import CSVOptions, Stray, data_lines, read_csv_text, sniff_sep
 from .readers_netcdf import Variable, group_keys, read_netcdf
 
@@ -29,6 +30,7 @@ __all__ = ["CLIError", "CSVOptions", "Table", "read_table", "PROGRESS_BYTES"]
 #: Files at least this large get a progress bar with ``--progress auto``.
 PROGRESS_BYTES = 32 * 1024 * 1024
 _SNIFF_CHARS = 64 * 1024
+_SNIFF_HEAD = 4096
 
 _FORMATS = {
     ".csv": "CSV",
@@ -75,6 +77,7 @@ class Table:
     variables: dict[str, Variable] = field(default_factory=dict)  # NetCDF only
     coords: dict[str, Variable] = field(default_factory=dict)
     coord_arrays: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # e.g. a format told by content
 
     @property
     def noun(self) -> str:
@@ -97,81 +100,58 @@ class Table:
         return by in self.coord_arrays or any(by in v.dims for v in self.variables.values())
 
 
-def _progress(iterable: Iterable | None = None, *, enabled: bool, **kwargs: Any):
-    """Progress on stderr: a tqdm bar on a terminal; elsewhere (a log, a pipe) one
-    plain line, never ``\\r`` frames; the plain iterable when disabled."""
-    if not enabled:
-        return _NoBar(iterable)
-    if not _isatty(sys.stderr):
-        total = kwargs.get("total", None)
-        if total is None and iterable is not None and hasattr(iterable, "__len__"):
-            total = len(iterable)  # type: ignore[arg-type]
-        unit = kwargs.get("unit", "it")
-        plural = "s" if total != 1 and len(unit) > 1 else ""  # 3 row groups, 2521 B
-        size = "" if total is None else f" ({total} {unit}{plural})"
-        print(f"nanaccess: {kwargs.get('desc', 'working')}{size}", file=sys.stderr)
-        return _NoBar(iterable)
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        print(
-            "nanaccess: note: install tqdm for a progress bar (pip install tqdm)",
-            file=sys.stderr,
-        )
-        return _NoBar(iterable)
-    return tqdm(iterable, file=sys.stderr, disable=None, dynamic_ncols=True, leave=False,
-                **kwargs)
-
-
-def _isatty(stream: Any) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
-
-
-class _NoBar:
-    def __init__(self, iterable: Iterable | None) -> None:
-        self._it = iterable
-
-    def __iter__(self) -> Iterator:
-        return iter(self._it if self._it is not None else ())
-
-    def __enter__(self) -> _NoBar:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def update(self, n: int = 1) -> None:
-        return None
-
-    def close(self) -> None:
-        return None
-
-
-def _detect_format(path: Path) -> tuple[str, str | None]:
-    suffixes = [s.lower() for s in path.suffixes]
-    compression = None
-    if suffixes and suffixes[-1] in _COMPRESSIONS:
-        compression = suffixes.pop()
-    fmt = _FORMATS.get(suffixes[-1] if suffixes else "")
-    if fmt is None or (compression and fmt != "CSV"):
-        raise CLIError(
-            f"cannot tell the format of {str(path)!r} from its name; nanaccess describe reads "
-            "CSV (.csv, .tsv, .txt, optionally compressed: .csv.gz ...), Parquet (.parquet, "
-            ".pq) and NetCDF (.nc, .nc4, .cdf) files, or any of them from stdin (-)"
-        )
-    return fmt, compression
-
-
 def _format_of_bytes(head: bytes) -> str:
-    """stdin: Parquet and NetCDF (classic or HDF5) by their magic bytes, else CSV."""
+    """Parquet and NetCDF (classic or HDF5) by their magic bytes, else CSV."""
     if head.startswith(b"PAR1"):
         return "Parquet"
     if head.startswith((b"CDF\x01", b"CDF\x02", b"CDF\x05", b"\x89HDF")):
         return "NetCDF"
     return "CSV"
+
+
+#: compressed CSV by its magic bytes (the same suffixes as the file names)
+_COMPRESSION_MAGIC = {
+    b"\x1f\x8b": ".gz", b"BZh": ".bz2", b"\xfd7zXZ\x00": ".xz", b"\x28\xb5\x2f\xfd": ".zst",
+    b"PK\x03\x04": ".zip",
+}
+
+
+def _detect_format(path: Path) -> tuple[str, str | None, str | None]:
+    """(format, compression suffix, note): by the file's first bytes, so that a file
+    with a wrong or missing extension is read; the note says when the name disagrees.
+
+    Parquet (``PAR1``) and NetCDF (``CDF\\x01``, ``CDF\\x02``, ``CDF\\x05``, HDF5's
+    ``\\x89HDF``) by their magic; gzip/bz2/xz/zstd/zip magic: a compressed CSV; other
+    text: CSV; other binary content (a NUL byte): an error naming what is read.
+    """
+    with open(path, "rb") as f:
+        head = f.read(_SNIFF_HEAD)
+    suffixes = [s.lower() for s in path.suffixes]
+    named_compression = suffixes.pop() if suffixes and suffixes[-1] in _COMPRESSIONS else None
+    named = _FORMATS.get(suffixes[-1] if suffixes else "")
+    fmt = _format_of_bytes(head)
+    compression = next((c for m, c in _COMPRESSION_MAGIC.items() if head.startswith(m)), None)
+    if compression == ".zip" and named_compression != ".zip":
+        binary = "a zip archive (an .xlsx workbook is one)"
+    elif fmt == "CSV" and compression is None and b"\x00" in head:
+        binary = f"binary content (first bytes {head[:8]!r})"
+    else:
+        binary = None
+    if binary is not None:
+        raise CLIError(
+            f"cannot tell the format of {str(path)!r}: {binary}; nanaccess describe reads CSV "
+            "(optionally compressed: .gz, .bz2, .xz, .zst, .zip), Parquet and NetCDF "
+            "(classic or NetCDF4/HDF5) files, told apart by their content"
+        )
+    note = None
+    if named is not None and named != fmt:
+        note = f"{path.name} was read as {fmt} (by its content; its name says {named})"
+    elif named is None and (fmt != "CSV" or suffixes):
+        note = f"{path.name} was read as {fmt} (by its content)"
+    elif named_compression and compression != named_compression and fmt == "CSV":
+        how = "uncompressed" if compression is None else f"{compression} compressed"
+        note = f"{path.name} was read as {how} CSV (by its content)"
+    return fmt, compression, note
 
 
 def read_table(
@@ -224,17 +204,20 @@ def read_table(
         stream = stdin if stdin is not None else sys.stdin.buffer
         raw: bytes | None = stream.read()
         name, source, size = "<stdin>", "<stdin>", len(raw)
-        fmt = _format_of_bytes(raw[:8])
+        fmt, note = _format_of_bytes(raw[:8]), None
+        compression = next((c for m, c in _COMPRESSION_MAGIC.items() if raw.startswith(m)), None)
     else:
         p = Path(path)
         if not p.exists():
             raise CLIError(f"no such file: {str(p)!r}")
         if p.is_dir():
             raise CLIError(f"{str(p)!r} is a directory, not a data file")
-        fmt, compression = _detect_format(p)
+        fmt, compression, note = _detect_format(p)
         raw, name, source, size = None, p.name, str(p), p.stat().st_size
     show = progress == "always" or (progress == "auto" and size >= PROGRESS_BYTES)
     table = Table(frame=None, source=source, fmt=fmt, size=size, name=name)
+    if note is not None:
+        table.notes.append(note)
     try:
         if fmt == "CSV":
             _read_csv(table, path, raw, compression, opts, show)
@@ -242,13 +225,14 @@ def read_table(
             table.frame = _read_parquet(io.BytesIO(raw) if raw is not None else path, name, show)
         else:
             _read_nc(table, raw if raw is not None else path, name, show)
-    except CLIError:
-        raise
+    except CLIError as err:
+        raise with_notes(err, table.notes) from err.__cause__
     except ImportError as err:
         raise CLIError(str(err)) from err
     except Exception as err:  # noqa: BLE001 - any reader failure is a user-facing error
         reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise CLIError(f"cannot read {source!r} as {fmt}: {reason}") from err
+        raise with_notes(CLIError(f"cannot read {source!r} as {fmt}: {reason}"),
+                         table.notes) from err
     if table.frame is not None:
         table.data = {str(c): table.frame[c] for c in table.frame.columns}
     _classify_columns(table)
@@ -260,12 +244,20 @@ _CODECS = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd", ".zip": "z
 
 def _open_text(path: Any, raw: bytes | None, compression: str | None, encoding: str):
     """A text stream of the (decompressed) CSV, or None for zip/zstd files."""
-    if raw is not None:
-        return io.TextIOWrapper(io.BytesIO(raw), encoding=encoding, errors="replace", newline="")
     opener = {None: open, ".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(compression)
     if opener is None:
         return None
+    if raw is not None:
+        if compression is None:
+            return io.TextIOWrapper(io.BytesIO(raw), encoding=encoding, errors="replace",
+                                    newline="")
+        return opener(io.BytesIO(raw), "rt", encoding=encoding, errors="replace", newline="")
     return opener(path, "rt", encoding=encoding, errors="replace", newline="")
+
+
+def with_notes(err: CLIError, notes: list[str]) -> CLIError:
+    """``err`` with the table's notes (e.g. a format told by content) appended."""
+    return CLIError("; ".join([str(err), *(f"note: {n}" for n in notes)])) if notes else err
 
 
 def _read_csv(
@@ -275,7 +267,7 @@ def _read_csv(
     if table.size == 0:
         raise CLIError(f"cannot read {table.source!r} as CSV: the file is empty")
     sep = opts.sep
-    if sep is None and raw is None and Path(path).suffixes[0].lower() in (".tsv", ".tab"):
+    if sep is None and raw is None and {".tsv", ".tab"} & {x.lower() for x in Path(path).suffixes}:
         sep = "\t"
     if sep is None:
         text = _open_text(path, raw, compression, opts.encoding)
@@ -393,11 +385,36 @@ def _not_numeric_error(table: Table, name: str) -> CLIError:
     return CLIError(f"{table.noun} {name!r} is not numeric (it holds {kind} values); {hint}")
 
 
+def _no_group_error(table: Table, by: str) -> CLIError:
+    """``--groupby`` names nothing to group by: say what the file offers instead."""
+    if table.frame is not None:
+        cols = [str(c) for c in table.frame.columns]
+        listed = ", ".join(cols) if cols else "none"
+        return CLIError(f"no column {by!r} to group by in {table.source!r}; its columns are: "
+                        f"{listed}")
+    dims = list(dict.fromkeys(d for v in table.variables.values() for d in v.dims))
+    offers = [*table.coords, *(d for d in dims if d not in table.coords)]
+    if not offers:
+        return CLIError(f"nothing named {by!r} to group by in {table.source!r}: its variables "
+                        "have no dimensions or coordinates (only scalar variables)")
+    return CLIError(f"no dimension or coordinate {by!r} to group by in {table.source!r}; "
+                    "group by one of: " + ", ".join(map(str, offers)))
+
+
+def _nothing_to_describe(table: Table, groupby: str | None) -> str:
+    """Why no column is left to describe, naming what the file holds (never an empty
+    list)."""
+    held = [f"{c} ({k})" for c, k in table.skipped.items() if c != groupby]
+    if groupby is not None and groupby in table.numeric:
+        held.insert(0, f"{groupby} (the --groupby {table.noun})")
+    what = ", ".join(held) if held else f"it has no {table.noun}s"
+    return f"no numeric {table.noun}s to describe in {table.source!r} ({what})"
+
+
 def _check_columns(table: Table, requested: Sequence[str] | None, groupby: str | None) -> list[str]:
     names = list(table.data)
     if groupby is not None and not table.can_group_by(groupby):
-        where = names if table.frame is not None else list(table.coords)
-        raise CLIError(f"no column {groupby!r} to group by; columns are: " + ", ".join(where))
+        raise _no_group_error(table, groupby)
     if requested:
         missing = [c for c in requested if c not in table.data]
         if missing:
@@ -414,9 +431,5 @@ def _check_columns(table: Table, requested: Sequence[str] | None, groupby: str |
     if not columns:
         if table.strays:  # the only numbers were in columns with stray tokens
             raise _not_numeric_error(table, next(iter(table.strays)))
-        raise CLIError(
-            f"no numeric columns to describe in {table.source!r} (columns: "
-            + ", ".join(f"{c} ({k})" for c, k in table.skipped.items())
-            + ")"
-        )
+        raise CLIError(_nothing_to_describe(table, groupby))
     return columns

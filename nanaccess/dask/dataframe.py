@@ -21,6 +21,7 @@ import pandas as pd
 from dask.base import tokenize
 from dask.dataframe.extensions import register_dataframe_accessor, register_series_accessor
 
+from .._describe import describe_policy
 from ._generated import DaskDataFrameStatsMixin, DaskGroupByStatsMixin, DaskSeriesStatsMixin
 from .frame_reduce import frame_stat, groupby_stat, series_stat
 from .frame_report import frame_describe, frame_report, series_describe, series_report
@@ -58,15 +59,16 @@ class DaskSeriesNanStats(DaskSeriesStatsMixin):
         """describe's rows (as ``Series.nanstats.describe``), lazy and exact.
 
         The counts report every kind of value; the statistics are computed under
-        "omit" unless ``nan_policy`` says otherwise (describe does not raise by
-        default).
+        "omit" unless ``nan_policy`` is passed or chosen (but "raise") with ``set_options`` /
+        ``option_context`` (describe does not raise by itself).
 
         Parameters
         ----------
         percentiles : sequence of float, optional
             In [0, 1]; default 0.25, 0.5, 0.75; otherwise exactly those (as pandas 3).
         nan_policy : str, optional
-            The policy of the statistic rows; None: "omit".
+            The policy of the statistic rows; None: the policy chosen with
+            ``set_options`` / ``option_context`` (but "raise"), else "omit".
 
         Returns
         -------
@@ -122,14 +124,16 @@ class DaskDataFrameNanStats(DaskDataFrameStatsMixin):
 
     def describe(self, percentiles: Any = None, *, nan_policy: str | None = None) -> Any:
         """describe's rows of the numeric columns (as ``DataFrame.nanstats.describe``),
-        lazy and exact; the statistics under "omit" unless ``nan_policy`` is passed.
+        lazy and exact; the statistics under "omit" unless ``nan_policy`` is passed (or
+        chosen, other than "raise", with ``set_options`` / ``option_context``).
 
         Parameters
         ----------
         percentiles : sequence of float, optional
             In [0, 1]; default 0.25, 0.5, 0.75; otherwise exactly those (as pandas 3).
         nan_policy : str, optional
-            The policy of the statistic rows; None: "omit".
+            The policy of the statistic rows; None: the policy chosen with
+            ``set_options`` / ``option_context`` (but "raise"), else "omit".
 
         Returns
         -------
@@ -250,14 +254,16 @@ class DaskNanGroupBy(DaskGroupByStatsMixin):
 
     def describe(self, percentiles: Any = None, *, nan_policy: str | None = None) -> Any:
         """describe's rows per group and column (as pandas GroupBy ``nanstats.describe``),
-        lazy and exact; the statistics under "omit" unless ``nan_policy`` is passed.
+        lazy and exact; the statistics under "omit" unless ``nan_policy`` is passed (or
+        chosen, other than "raise", with ``set_options`` / ``option_context``).
 
         Parameters
         ----------
         percentiles : sequence of float, optional
             In [0, 1]; default 0.25, 0.5, 0.75; otherwise exactly those (as pandas 3).
         nan_policy : str, optional
-            The policy of the statistic rows; None: "omit".
+            The policy of the statistic rows; None: the policy chosen with
+            ``set_options`` / ``option_context`` (but "raise"), else "omit".
 
         Returns
         -------
@@ -273,7 +279,10 @@ class DaskNanGroupBy(DaskGroupByStatsMixin):
         >>> d.compute().sort_index()[("x", "nan")].tolist()
         [1.0, 0.0]
         """
-        return self._reduce("describe", percentiles=percentiles, nan_policy=nan_policy)
+        # resolved now, as the graph is built: the partitions run under a snapshot of
+        # the options (option_context), where every policy would look chosen
+        return self._reduce("describe", percentiles=percentiles,
+                            nan_policy=describe_policy(nan_policy))
 
     def nan_report(self) -> Any:
         """The counts of :func:`nanaccess.nan_report` per group and column (lazy).

@@ -16,10 +16,9 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
-from .._describe import COUNT_ROWS, pct_label, percentiles, row_labels
+from .._describe import COUNT_ROWS, describe_policy, pct_label, percentiles, row_labels
 from ..core.classify import REPORT_KEYS, float_masks, report_array
 from ..core.objects import classify_object
-from ..pandas.describe import describe_policy
 from ..pandas.dtypes import column_arrays
 from .frame_reduce import series_stat
 

@@ -1,11 +1,13 @@
 """``describe`` of pandas objects: the rows of :mod:`nanaccess._describe`, labelled.
 
-describe exists to show the NaNs, so it never raises by default: it reports the counts
+describe exists to show the NaNs, so by itself it does not raise: it reports the counts
 of every kind (numbers, NaN, missing) and computes its statistics under "omit" unless
-a ``nan_policy`` is passed. Columns are chosen as pandas' ``describe`` chooses them
-(``include`` / ``exclude``); a column that holds no numbers (strings, categories) has
-its counts and NaN statistics. The GroupBy form computes every row for all groups at
-once with the grouped engine (one pass per statistic, no loop per group).
+a ``nan_policy`` is passed or the user chose one other than "raise" with ``set_options`` /
+``option_context`` (:func:`nanaccess._describe.describe_policy`). Columns are chosen as
+pandas' ``describe`` chooses them (``include`` / ``exclude``); a column that holds no
+numbers (strings, categories) has its counts and NaN statistics. The GroupBy form
+computes every row for all groups at once with the grouped engine (one pass per
+statistic, no loop per group).
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._describe import describe_values, pct_label, percentiles, row_labels
+from .._describe import describe_policy, describe_values, pct_label, percentiles, row_labels
 from .._labels import fmt_label
 from ..errors import NaNError
-from ..options import NanPolicy, resolve_policy
+from ..options import NanPolicy
 from .columns import (
     column_reduce,
     holds_numbers,
@@ -33,10 +35,6 @@ from .dtypes import Column, column_arrays, is_numeric_column, to_scalar
 __all__ = ["describe_policy", "describe_column", "describe_frame", "describe_groups"]
 
 
-def describe_policy(nan_policy: Any) -> NanPolicy:
-    """The policy of describe: "omit" unless one is passed (describe shows the NaNs;
-    ``set_options(nan_policy=...)`` does not make it raise)."""
-    return NanPolicy.OMIT if nan_policy is None else resolve_policy(nan_policy)
 
 
 def _counts_only(col: Column, name: Hashable, ps: Sequence[float] | None) -> pd.Series:

@@ -19,14 +19,14 @@ import polars as pl
 
 from .. import _stats
 from .._conventions import below_min_count
-from .._describe import describe_values, row_labels
+from .._describe import describe_policy, describe_values, row_labels
 from .._hostkit import empty_is_missing, kept_int_dtype, undefined_spread
 from ..core.exactsum.common import SumOverflowError
 from ..core.grouped import grouped_reduce
 from ..core.reduce import reduce
 from ..core.window import fixed_windows, window_reduce
 from ..errors import NaNError
-from ..options import NanPolicy, resolve_policy
+from ..options import resolve_policy
 from ._generated import (
     DataFrameStatsMixin,
     ExprStatsMixin,
@@ -288,8 +288,9 @@ class DataFrameNanStats(DataFrameStatsMixin):
         percentiles : sequence of float, optional
             In [0, 1]; default 0.25, 0.5, 0.75 (0.5 is always added).
         nan_policy : str, optional
-            The policy of the statistic rows; None: "omit" (describe reports the NaNs
-            and nulls in its ``nan`` and ``missing`` rows).
+            The policy of the statistic rows; None: the policy chosen with
+            ``set_options`` / ``option_context`` (but "raise"), else "omit"
+            (describe reports the NaNs and nulls in its ``nan`` and ``missing`` rows).
 
         Returns
         -------
@@ -305,7 +306,7 @@ class DataFrameNanStats(DataFrameStatsMixin):
         >>> df.nanstats.describe()["x"].to_list()[:4]
         [2.0, 1.0, 1.0, 2.0]
         """
-        policy = NanPolicy.OMIT if nan_policy is None else resolve_policy(nan_policy)
+        policy = describe_policy(nan_policy)
         out = [pl.Series("statistic", row_labels(percentiles))]
         for i in range(self._obj.width):
             s = self._obj.to_series(i)

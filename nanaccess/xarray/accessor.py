@@ -65,9 +65,10 @@ class _NanStatsBase:
         (:mod:`nanaccess._describe`): count (numbers), nan, missing, mean, std
         (``ddof=1`` as pandas' describe), min, the percentiles (default 25%, 50%,
         75%) and max, all float64. describe exists to show the NaNs, so it does not
-        raise by default: the counts report every kind of value and the statistics
-        are computed under "omit" unless ``nan_policy`` says otherwise (whatever
-        ``set_options(nan_policy=...)`` says).
+        raise by itself: the counts report every kind of value and the statistics
+        are computed under "omit" unless ``nan_policy`` is passed or the user chose a
+        policy other than "raise" with ``set_options`` / ``option_context`` (then
+        that one).
 
         Parameters
         ----------
@@ -77,8 +78,9 @@ class _NanStatsBase:
             Percentiles to include, in [0, 1] (default ``[0.25, 0.5, 0.75]``), as
             pandas' ``describe``.
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
-            Policy of the statistics rows; default "omit" (the counts always report
-            every kind of value).
+            Policy of the statistics rows; default: the policy chosen with
+            ``set_options`` / ``option_context`` (but "raise"), else "omit" (the
+            counts always report every kind of value).
         ddof : float, default 1
             Delta degrees of freedom of the ``std`` row (1 as pandas' describe).
 
@@ -97,7 +99,9 @@ class _NanStatsBase:
         >>> d.sel(statistic=["count", "nan", "missing", "50%"]).values
         array([3., 1., 0., 2.])
         """
-        policy = "omit" if nan_policy is None else nan_policy
+        from .._describe import describe_policy
+
+        policy = describe_policy(nan_policy)
         return self._relabelled(lambda: self._describe(dim, percentiles, policy, ddof))
 
     def _describe(self, dim: Any, ps: Any, nan_policy: Any, ddof: float) -> Any:

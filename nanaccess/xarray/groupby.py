@@ -141,9 +141,10 @@ class NanGroupBy(GroupByStatsMixin):
         A ``statistic`` dimension (first) holds the rows of every host
         (:mod:`nanaccess._describe`): count, nan, missing, mean, std (``ddof=1`` as
         pandas), min, the percentiles and max, all float64. The counts report every kind
-        of value; the statistics are computed under "omit" unless ``nan_policy`` says
-        otherwise (describe does not raise by default). ``dim`` as the statistics'
-        (default: the dims the groups span). Lazy on dask data.
+        of value; the statistics are computed under "omit" unless ``nan_policy`` is
+        passed or a policy other than "raise" was chosen with ``set_options`` /
+        ``option_context``.
+        ``dim`` as the statistics' (default: the dims the groups span). Lazy on dask data.
 
         Examples
         --------
@@ -154,11 +155,11 @@ class NanGroupBy(GroupByStatsMixin):
         >>> d.sel(statistic=["count", "nan", "50%"]).values.tolist()
         [[1.0, 2.0], [1.0, 0.0], [1.0, 4.0]]
         """
-        from .._describe import pct_label, row_labels
+        from .._describe import describe_policy, pct_label, row_labels
         from .._describe import percentiles as _pcts
         from .accessor import _kind_masks
 
-        policy = "omit" if nan_policy is None else nan_policy
+        policy = describe_policy(nan_policy)
         qs = _pcts(percentiles)
         nan, missing = _kind_masks(self._obj)
         parts = {
