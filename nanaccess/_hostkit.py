@@ -172,3 +172,20 @@ def window_length(window: Any) -> Any:
     else:
         td = pd.Timedelta(window)
     return td.to_timedelta64()
+
+
+def duration(value: Any) -> Any:
+    """A host's duration as NumPy takes it: a string ("2 days", "1h") or a pandas
+    Timedelta becomes a ``timedelta64[ns]``; numbers and ``timedelta64`` are returned as
+    they are.
+
+    Examples
+    --------
+    >>> duration("2 days") == np.timedelta64(2, "D"), duration(0.5)
+    (np.True_, 0.5)
+    """
+    if value is None or isinstance(value, int | float | np.number | np.timedelta64):
+        return value
+    import pandas as pd  # the host's duration strings: parsed by the host library
+
+    return pd.Timedelta(value).to_timedelta64()

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._hostkit import duration
 from ..core.ewm import ewm_stat
 from ..errors import NaNError
 from ..options import resolve_policy
@@ -30,7 +31,8 @@ def _params(w: Any) -> dict[str, Any]:
         times = w.obj[times]
     if times is not None:
         times = np.asarray(times)
-    return {"com": w.com, "span": w.span, "halflife": w.halflife, "alpha": w.alpha,
+    halflife = duration(w.halflife) if times is not None else w.halflife
+    return {"com": w.com, "span": w.span, "halflife": halflife, "alpha": w.alpha,
             "times": times, "adjust": bool(w.adjust), "ignore_na": bool(w.ignore_na),
             "min_periods": int(w.min_periods or 0)}
 

@@ -60,6 +60,19 @@ def ewm_alpha(com: float | None = None, span: float | None = None,
     return 1.0 / (1.0 + float(c))
 
 
+def _duration_ns(halflife: Any) -> int:
+    """A halflife of time-based weights in nanoseconds: a ``timedelta64``, a
+    ``datetime.timedelta`` or a host Timedelta (``to_timedelta64``). Strings such as
+    "2 days" are the host's to parse (``nanaccess._hostkit.duration``)."""
+    to64 = getattr(halflife, "to_timedelta64", None)
+    if to64 is not None:
+        halflife = to64()
+    if isinstance(halflife, str):
+        raise TypeError(f"a halflife of the core is a duration, got {halflife!r} (host "
+                        "adapters parse strings: nanaccess._hostkit.duration)")
+    return int(np.timedelta64(halflife).astype("m8[ns]").astype(np.int64))
+
+
 def _deltas(times: Any, halflife: Any, n: int) -> np.ndarray:
     t = np.asarray(times)
     if t.shape != (n,):
@@ -68,9 +81,7 @@ def _deltas(times: Any, halflife: Any, n: int) -> np.ndarray:
         ti = t.astype("datetime64[ns]").view(np.int64)
         if (t != t).any():
             raise ValueError("times must not contain NaT")
-        import pandas as pd  # a duration as pandas reads it ("2 days", Timedelta, ...)
-
-        hl_ns = float(pd.Timedelta(halflife).value)
+        hl_ns = float(_duration_ns(halflife))
     else:
         ti = t.astype(np.float64)
         hl_ns = float(halflife)
