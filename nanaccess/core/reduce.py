@@ -72,6 +72,8 @@ def check_params(stat: str, dtype: Any, **params: Any) -> _stats.Statistic:
         raise TypeError(f"{stat} needs numeric data, got dtype {dt}")
     if dt.kind == "M" and entry.dtype_rule in ("variance", "sum"):
         raise TypeError(f"{stat} of datetime64 data is not defined")
+    if entry.kernel_family == "higher" and dt.kind not in "fiub":  # exact power sums
+        raise TypeError(f"{stat} needs float, int or bool data, got dtype {dt}")
     for p in entry.params:
         if p.required and params.get(p.name) is None:
             raise TypeError(f"{stat} needs {p.name}")
