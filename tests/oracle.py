@@ -203,16 +203,17 @@ def lerp_bits(a: int, b: int, t: float, lay: Layout) -> int:
         return quieted(a, lay)
     fa, fb = _np_scalar(a, lay), _np_scalar(b, lay)
     ft = lay.dtype.type(t)
-    one = lay.dtype.type(1)
+    # NumPy's scalar-q lerp: 1 - t in float64, then cast (issue 25 class 9)
+    omt = lay.dtype.type(1.0 - float(t))
     with np.errstate(all="ignore"):
         if np.isinf(fa) and fa == fb:
             res = fa
         else:
             diff = fb - fa
             if not np.isfinite(diff) and np.isfinite(fa) and np.isfinite(fb):
-                res = fa * (one - ft) + fb * ft
+                res = fa * omt + fb * ft
             elif t >= 0.5:
-                res = fb - diff * (one - ft)
+                res = fb - diff * omt
             else:
                 res = fa + diff * ft
     out = bits_of_scalar(np.asarray(res, dtype=lay.dtype))
