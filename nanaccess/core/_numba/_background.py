@@ -31,12 +31,14 @@ from ...options import _current
 
 __all__ = ["NotReady", "DEFERRABLE", "wrap", "note_choice", "pending", "wait"]
 
-#: families whose call sites all fall back to the NumPy engine on a kernel's exception
+#: families whose call sites all fall back to the NumPy engine on a kernel's exception,
+#: and whose NumPy engine is fast (milliseconds to a few tenths of a second on 2e5
+#: rows). The rolling-window kernels are not: their NumPy engine takes longer than their
+#: compilation (a rolling median of 2e5 rows: 7 s against 5 s), so they compile in the
+#: caller's thread, and `nanaccess warm` is the way to take that off a first call.
 DEFERRABLE = frozenset({
-    "window_fheap", "window_heap", "window_mad", "window_segments", "window_fused",
-    "window_select", "window_sums", "window_var", "grouped", "rows", "exact", "compensated",
-    "compensated_var", "cumulative", "ewm", "products", "powers", "weighted_var",
-    "weighted_moments",
+    "grouped", "rows", "exact", "compensated", "compensated_var", "cumulative", "ewm",
+    "products", "powers", "weighted_var", "weighted_moments",
 })
 
 
