@@ -93,3 +93,21 @@ def test_compile_option_is_validated():
     with pytest.raises(ValueError, match="unknown compile"):
         na.set_options(compile="later")
     assert na.get_options()["compile"] in ("background", "foreground")
+
+
+def _bad(x, out):  # pragma: no cover - compiled (fails to type)
+    out[0] = x.no_such_attribute
+
+
+def test_a_failed_background_compile_reaches_the_callers_fallback(monkeypatch, tmp_path):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    kern = BG.Deferred(NB.jit(nogil=True)(_bad))
+    x, out = np.arange(2.0), np.zeros(2)
+    with na.set_options(compile="background"):
+        NB.choose_engine("auto")
+        with pytest.raises(NB.NotReady):
+            kern(x, out)
+        BG.wait(timeout=120)
+        with pytest.raises(Exception) as err:  # numba's typing error, in the caller
+            kern(x, out)
+    assert not isinstance(err.value, NB.NotReady)

@@ -49,6 +49,9 @@ class NotReady(Exception):  # noqa: N818 - a state, not an error of the caller
 _CHOICE = threading.local()
 _QUEUE: queue.Queue = queue.Queue()
 _QUEUED: set[tuple[int, tuple]] = set()
+#: signatures whose background compilation failed: the next call compiles in the
+#: caller's thread, so the failure reaches the caller's fallback (and its warning)
+_FAILED: set[tuple[int, tuple]] = set()
 _STATE_LOCK = threading.Lock()
 _BUSY = threading.Event()
 _WORKER: list[threading.Thread] = []
@@ -81,8 +84,8 @@ def _run() -> None:
         try:
             if tuple(sig) not in d.overloads:
                 d.compile(sig)
-        except Exception:  # the foreground call will meet (and report) the failure
-            pass
+        except Exception:  # the next call meets (and reports) the failure in the foreground
+            _FAILED.add(key)
         finally:
             with _STATE_LOCK:
                 _QUEUED.discard(key)
@@ -148,7 +151,8 @@ class Deferred:
                 sig = tuple(d.typeof_pyval(a) for a in args)
             except Exception:  # numba's own call reports what it cannot type
                 return d(*args)
-            if sig not in d.overloads and (_BUSY.is_set() or not _on_disk(d, sig)):
+            if sig not in d.overloads and (id(d), sig) not in _FAILED \
+                    and (_BUSY.is_set() or not _on_disk(d, sig)):
                 _submit(d, sig)
                 raise NotReady(f"{d.py_func.__name__} compiles in the background")
         return d(*args)
