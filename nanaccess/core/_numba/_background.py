@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from typing import Any
 
 from ...options import _current
@@ -92,6 +93,9 @@ def _run() -> None:
                 if _QUEUE.empty():
                     _BUSY.clear()
             _QUEUE.task_done()
+        # numba's compiler lock is not fair: pause, so that a caller waiting to load or
+        # compile a kernel gets it before this thread starts the next compilation
+        time.sleep(0.02)
 
 
 def _submit(d: Any, sig: tuple) -> None:
@@ -122,8 +126,6 @@ def pending() -> int:
 def wait(timeout: float | None = None) -> bool:
     """Block until the background compilations are done (tests, ``nanaccess warm``);
     True when none is left."""
-    import time
-
     end = None if timeout is None else time.monotonic() + timeout
     while pending():
         if end is not None and time.monotonic() > end:
