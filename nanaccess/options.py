@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextvars
 import enum
+import os
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -22,7 +23,8 @@ from types import MappingProxyType
 from typing import Any
 
 __all__ = ["NanPolicy", "set_options", "option_context", "get_options", "resolve_policy",
-           "ENGINES", "DASK_PASSES", "resolve_dask_passes", "chosen_option"]
+           "ENGINES", "DASK_PASSES", "COMPILES", "resolve_dask_passes", "resolve_compile",
+           "chosen_option"]
 
 
 class NanPolicy(enum.StrEnum):
@@ -61,8 +63,21 @@ ENGINES = ("auto", "numpy", "numba")
 #: time), "auto" (streaming unless the input is persisted, deferred to compute time)
 DASK_PASSES = ("graph", "streaming", "auto")
 
+#: when a numba kernel is not compiled yet (nor cached on disk): "background" (the
+#: NumPy engine serves the call while a daemon thread compiles it) or "foreground"
+#: (the call waits for the compilation)
+COMPILES = ("background", "foreground")
+
+
+def _compile_default() -> str:
+    """``NANACCESS_COMPILE`` (read at import; test suites set "foreground"), else
+    "background"."""
+    got = os.environ.get("NANACCESS_COMPILE", "").strip().lower()
+    return got if got in COMPILES else "background"
+
+
 _DEFAULTS: dict[str, Any] = {"nan_policy": NanPolicy.RAISE, "engine": "auto",
-                             "dask_passes": "auto"}
+                             "dask_passes": "auto", "compile": _compile_default()}
 # process-wide values (what ``set_options(...)`` changes; every thread sees them)
 _global: dict[str, Any] = dict(_DEFAULTS)
 # the keys of ``_global`` that a ``set_options`` call chose (even if to the default
@@ -152,8 +167,17 @@ def resolve_dask_passes(passes: str | None) -> str:
     return passes
 
 
+def resolve_compile(mode: str | None) -> str:
+    """``mode`` checked against :data:`COMPILES`; ``None`` means the current default."""
+    if mode is None:
+        return _current("compile")
+    if mode not in COMPILES:
+        raise ValueError(f"unknown compile {mode!r}; expected one of {COMPILES}")
+    return mode
+
+
 _RESOLVE = {"nan_policy": resolve_policy, "engine": resolve_engine,
-            "dask_passes": resolve_dask_passes}
+            "dask_passes": resolve_dask_passes, "compile": resolve_compile}
 
 
 def _validated(kwargs: Mapping[str, Any], caller: str) -> dict[str, Any]:
@@ -176,8 +200,8 @@ def get_options() -> dict[str, Any]:
     dict
         A fresh copy (changing it changes nothing): ``"nan_policy"`` (a
         :class:`NanPolicy`), ``"engine"`` (one of ``"auto"``, ``"numpy"``,
-        ``"numba"``) and ``"dask_passes"`` (one of ``"graph"``, ``"streaming"``,
-        ``"auto"``).
+        ``"numba"``), ``"dask_passes"`` (one of ``"graph"``, ``"streaming"``,
+        ``"auto"``) and ``"compile"`` (``"background"`` or ``"foreground"``).
 
     Examples
     --------
@@ -212,6 +236,15 @@ class set_options:  # noqa: N801 - used like a function, as xarray.set_options
         generated input is held (or spilled) until the last pass. "streaming": each
         pass its own computation, run when the statistic is called (the result is a
         dask array of the computed values). See the dask page.
+    compile : {"background", "foreground"}
+        What a call does under ``engine="auto"`` when its numba kernel is neither
+        compiled in this process nor cached on disk. "background" (the default; the
+        ``NANACCESS_COMPILE`` environment variable sets another at import): the NumPy
+        engine serves the call (the same bits) while a daemon thread compiles the
+        kernel, one at a time; later calls use numba once it is ready. "foreground":
+        the call compiles the kernel and waits (seconds, once per machine). An
+        explicit ``engine="numba"`` always compiles in the foreground. See the
+        performance page.
 
     Examples
     --------
@@ -251,7 +284,7 @@ def option_context(**kwargs: Any) -> Iterator[None]:
 
     Parameters
     ----------
-    nan_policy, engine, dask_passes
+    nan_policy, engine, dask_passes, compile
         As :func:`set_options`.
 
     Yields

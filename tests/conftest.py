@@ -40,6 +40,13 @@ settings.register_profile(
 settings.register_profile("dev", max_examples=10, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
+# Deterministic engines: a kernel not compiled yet compiles in the caller's thread (the
+# default "background" would serve first calls with NumPy), here and in subprocesses.
+os.environ.setdefault("NANACCESS_COMPILE", "foreground")
+import nanaccess  # noqa: E402
+
+nanaccess.set_options(compile=os.environ["NANACCESS_COMPILE"])
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 NOTEBOOKS = ROOT / "notebooks"

@@ -14,8 +14,20 @@ import pandas as pd
 import pytest
 
 import nanaccess as na
+from nanaccess import options
 from nanaccess._describe import describe_policy
 from nanaccess.options import chosen_option
+
+
+@pytest.fixture(autouse=True)
+def _nothing_chosen():
+    """Each test starts with no policy chosen: other test modules restore a changed
+    policy with a plain ``set_options`` call, which (as for a user) counts as chosen."""
+    saved = set(options._global_chosen)
+    options._global_chosen.clear()
+    yield
+    options._global_chosen.clear()
+    options._global_chosen.update(saved)
 
 DATA = [3.0, np.inf - np.inf, 1.0, 7.0, np.nan]  # a NaN made by arithmetic
 

@@ -17,6 +17,10 @@ first compiled call imports it. One place holds each rule of the accelerator:
 * :data:`BROKEN` and :func:`fallback`: when numba fails to import or compile, a
   warning is issued once and NumPy serves the rest of the run.
 * ``NANACCESS_NO_NUMBA=1`` (read at import) turns every compiled path off.
+* :mod:`._background`: under ``compile="background"`` (the default option), a kernel
+  with no machine code for a call's types (in memory or in the on-disk cache) raises
+  :class:`NotReady` before it runs; the caller's fallback serves that call with NumPy
+  (same bits) while a daemon thread compiles the signature.
 
 Kernels are written as plain Python over arrays (valid, slow Python: readable, and
 testable uncompiled); their helpers are bound to compiled versions in the kernel
@@ -39,7 +43,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ...options import resolve_engine
-from . import _cache
+from . import _background, _cache
+from ._background import NotReady
 
 __all__ = [
     "AVAILABLE",
@@ -54,6 +59,7 @@ __all__ = [
     "kernels",
     "parallel_ok",
     "compile_notice",
+    "NotReady",
 ]
 
 #: the environment switch honoured at import
@@ -68,6 +74,7 @@ LOCK = threading.RLock()
 
 _BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {}
 _COMPILED: dict[str, dict[str, Any]] = {}
+_WRAPPED: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
 
 
 def numba() -> Any:
@@ -123,7 +130,8 @@ def compile_notice(seconds: float, what: str) -> bool:
     """Log, once per process, that compiling ``what`` took ``seconds`` (when over
     :data:`NOTICE_SECONDS`): first calls are slow on a new machine or after an upgrade,
     and the reader should know why and what helps. Returns whether it logged."""
-    if seconds < NOTICE_SECONDS or any(n != "numpy engine" for n in _NOTIFIED):
+    if seconds < NOTICE_SECONDS or any(n != "numpy engine" for n in _NOTIFIED) \
+            or _background.is_worker():  # compiled out of the caller's way: no wait to explain
         return False
     _NOTIFIED.append(what)
     LOG.warning(
@@ -252,7 +260,9 @@ def choose_engine(engine: str | None = None, *, size: int | None = None,
         if not AVAILABLE:
             raise ImportError("engine='numba' needs numba installed (and NANACCESS_NO_NUMBA "
                               "unset)")
+        _background.note_choice(True)  # asked for: its kernels compile in the foreground
         return "numba"
+    _background.note_choice(False)
     if not AVAILABLE or BROKEN:
         if size is not None and size >= SLOW_NOTICE_SIZE and not DISABLED and not BROKEN:
             _numpy_notice()
@@ -264,7 +274,10 @@ def choose_engine(engine: str | None = None, *, size: int | None = None,
 
 def fallback(exc: BaseException, engine: str | None = None, *, stacklevel: int = 3) -> None:
     """A compiled kernel failed: re-raise when numba was asked for explicitly, else
-    mark numba broken (NumPy for the rest of the run) and warn, once."""
+    mark numba broken (NumPy for the rest of the run) and warn, once. A kernel that
+    compiles in the background (:class:`NotReady`) only hands this call to NumPy."""
+    if isinstance(exc, NotReady):
+        return
     if resolve_engine(engine) == "numba":
         raise exc
     with LOCK:
@@ -308,6 +321,7 @@ def bind(namespace: dict[str, Any], helpers: Iterable[str],
     out = {}
     for name in helpers:
         fn = compiled[name] if compiled and name in compiled else jit(nogil=True)(namespace[name])
+        fn = fn.dispatcher if isinstance(fn, _background.Deferred) else fn
         namespace[name] = out[name] = fn
     namespace["prange"] = numba().prange
     return out
@@ -321,16 +335,19 @@ def register(name: str, build: Callable[[], dict[str, Any]]) -> None:
 def kernels(name: str) -> dict[str, Any]:
     """The compiled kernels of family ``name``: built on first use, once, under the lock.
     A family not registered yet is looked for in the module of its name
-    (``core/_numba/<name>.py``), whose import registers it."""
-    got = _COMPILED.get(name)
-    if got is None:
-        with LOCK:
-            got = _COMPILED.get(name)
-            if got is None:
-                if name not in _BUILDERS:
-                    importlib.import_module(f"{__name__}.{name}")
-                got = _COMPILED[name] = _BUILDERS[name]()
-    return got
+    (``core/_numba/<name>.py``), whose import registers it. The kernels of a
+    deferrable family come wrapped (:mod:`._background`)."""
+    got = _WRAPPED.get(name)
+    if got is not None and got[0] is _COMPILED.get(name):
+        return got[1]
+    with LOCK:
+        raw = _COMPILED.get(name)
+        if raw is None:
+            if name not in _BUILDERS:
+                importlib.import_module(f"{__name__}.{name}")
+            raw = _COMPILED[name] = _BUILDERS[name]()
+        got = _WRAPPED[name] = (raw, _background.wrap(name, raw))
+    return got[1]
 
 
 def parallel_ok(n: int, min_size: int) -> bool:

@@ -1,0 +1,169 @@
+"""Compile numba kernels out of the caller's way: the NumPy engine serves meanwhile.
+
+Under ``engine="auto"`` and ``compile="background"`` (:mod:`nanaccess.options`), a
+kernel called with argument types it has no machine code for, in memory or in the
+on-disk cache, does not compile in the caller's thread: the call raises
+:class:`NotReady` before the kernel runs (nothing is written), the caller's
+``except Exception`` path takes the NumPy engine for this call (it gives the same
+bits: it is the tested reference), and one daemon thread compiles that exact
+signature, one signature at a time. Later calls find the machine code and run numba.
+
+A signature in numba's on-disk cache loads in the caller's thread (tens of
+milliseconds), unless the worker is busy: loading takes numba's compiler lock, which
+the worker holds while it compiles, so the load is queued too rather than waited for.
+
+An explicit ``engine="numba"`` (asked for by the call or the option) compiles in the
+foreground: :func:`note_choice` records, per thread, whether the last engine choice
+was explicit, and the kernels' wrappers read it.
+
+Only kernel families whose every call site catches a kernel's exception and then
+serves the call with the NumPy engine are wrapped (:data:`DEFERRABLE`); the others
+compile in the foreground as before.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from typing import Any
+
+from ...options import _current
+
+__all__ = ["NotReady", "DEFERRABLE", "wrap", "note_choice", "pending", "wait"]
+
+#: families whose call sites all fall back to the NumPy engine on a kernel's exception,
+#: and whose NumPy engine is fast (milliseconds to a few tenths of a second on 2e5
+#: rows). The rolling-window kernels are not: their NumPy engine takes longer than their
+#: compilation (a rolling median of 2e5 rows: 7 s against 5 s), so they compile in the
+#: caller's thread, and `nanaccess warm` is the way to take that off a first call.
+DEFERRABLE = frozenset({
+    "grouped", "rows", "exact", "compensated", "compensated_var", "cumulative", "ewm",
+    "products", "powers", "weighted_var", "weighted_moments",
+})
+
+
+class NotReady(Exception):  # noqa: N818 - a state, not an error of the caller
+    """The kernel compiles in the background: the NumPy engine serves this call."""
+
+
+_CHOICE = threading.local()
+_QUEUE: queue.Queue = queue.Queue()
+_QUEUED: set[tuple[int, tuple]] = set()
+#: signatures whose background compilation failed: the next call compiles in the
+#: caller's thread, so the failure reaches the caller's fallback (and its warning)
+_FAILED: set[tuple[int, tuple]] = set()
+_STATE_LOCK = threading.Lock()
+_BUSY = threading.Event()
+_WORKER: list[threading.Thread] = []
+
+
+def note_choice(explicit: bool) -> None:
+    """Record that this thread's last engine choice asked for numba explicitly."""
+    _CHOICE.explicit = explicit
+
+
+def _defer_now() -> bool:
+    return _current("compile") == "background" and not getattr(_CHOICE, "explicit", False)
+
+
+def _on_disk(d: Any, sig: tuple) -> bool:
+    """Is ``sig`` of dispatcher ``d`` in numba's on-disk cache index? (False when the
+    cache cannot tell: no cache, or another numba layout.)"""
+    try:
+        cache = d._cache
+        key = cache._index_key(sig, d.targetctx.codegen())
+        return key in cache._cache_file._load_index()
+    except Exception:
+        return False
+
+
+def _run() -> None:
+    while True:
+        d, sig, key = _QUEUE.get()
+        _BUSY.set()
+        try:
+            if tuple(sig) not in d.overloads:
+                d.compile(sig)
+        except Exception:  # the next call meets (and reports) the failure in the foreground
+            _FAILED.add(key)
+        finally:
+            with _STATE_LOCK:
+                _QUEUED.discard(key)
+                if _QUEUE.empty():
+                    _BUSY.clear()
+            _QUEUE.task_done()
+        # numba's compiler lock is not fair: pause, so that a caller waiting to load or
+        # compile a kernel gets it before this thread starts the next compilation
+        time.sleep(0.02)
+
+
+def _submit(d: Any, sig: tuple) -> None:
+    key = (id(d), sig)
+    with _STATE_LOCK:
+        if key in _QUEUED:
+            return
+        _QUEUED.add(key)
+        _BUSY.set()
+        if not _WORKER:
+            t = threading.Thread(target=_run, name="nanaccess-compile", daemon=True)
+            _WORKER.append(t)
+            t.start()
+    _QUEUE.put((d, sig, key))
+
+
+def is_worker() -> bool:
+    """Is the current thread the background compiler?"""
+    return bool(_WORKER) and threading.current_thread() is _WORKER[0]
+
+
+def pending() -> int:
+    """How many signatures are queued or compiling."""
+    with _STATE_LOCK:
+        return len(_QUEUED)
+
+
+def wait(timeout: float | None = None) -> bool:
+    """Block until the background compilations are done (tests, ``nanaccess warm``);
+    True when none is left."""
+    end = None if timeout is None else time.monotonic() + timeout
+    while pending():
+        if end is not None and time.monotonic() > end:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+class Deferred:
+    """A kernel that, called with a signature it has no machine code for, queues the
+    compilation and raises :class:`NotReady` (see the module's docstring)."""
+
+    __slots__ = ("dispatcher",)
+
+    def __init__(self, dispatcher: Any) -> None:
+        self.dispatcher = dispatcher
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.dispatcher, name)
+
+    def __call__(self, *args: Any) -> Any:
+        d = self.dispatcher
+        if _defer_now():
+            try:
+                sig = tuple(d.typeof_pyval(a) for a in args)
+            except Exception:  # numba's own call reports what it cannot type
+                return d(*args)
+            if sig not in d.overloads and (id(d), sig) not in _FAILED \
+                    and (_BUSY.is_set() or not _on_disk(d, sig)):
+                _submit(d, sig)
+                raise NotReady(f"{d.py_func.__name__} compiles in the background")
+        return d(*args)
+
+
+def wrap(name: str, family: dict[str, Any]) -> dict[str, Any]:
+    """The kernels of ``family`` with each dispatcher wrapped when ``name`` is
+    deferrable (the same dict otherwise)."""
+    if name not in DEFERRABLE:
+        return family
+    return {k: Deferred(v) if hasattr(v, "overloads") and hasattr(v, "typeof_pyval") else v
+            for k, v in family.items()}

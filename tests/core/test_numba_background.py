@@ -1,0 +1,113 @@
+"""Background compilation: a kernel with no machine code for a call's types raises
+``NotReady`` (the caller's NumPy fallback serves), a daemon thread compiles it, later
+calls run it; explicit ``engine="numba"`` and cached signatures stay in the foreground."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import nanaccess as na
+from nanaccess.core import _numba as NB
+from nanaccess.core._numba import _background as BG
+
+pytestmark = pytest.mark.skipif(not NB.AVAILABLE, reason="numba not installed")
+
+
+def _toy(x, out):  # pragma: no cover - compiled
+    for i in range(x.size):
+        out[i] = x[i] * 2.0 + 1.0
+
+
+def _build():
+    return {"toy": NB.jit(nogil=True)(_toy)}
+
+
+@pytest.fixture
+def toy(monkeypatch, tmp_path):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(BG, "DEFERRABLE", BG.DEFERRABLE | {"toy_bg"})
+    NB.register("toy_bg", _build)
+    yield
+    NB._COMPILED.pop("toy_bg", None)
+    NB._WRAPPED.pop("toy_bg", None)
+
+
+def test_background_serves_numpy_then_numba(toy):
+    with np.errstate(invalid="ignore"):
+        x = np.float64(0) / np.arange(-2.0, 3.0)  # -0, -0, nan (0/0, negative on x86), 0, 0
+    out = np.zeros_like(x)
+    with na.set_options(compile="background"):
+        assert NB.choose_engine("auto") == "numba"
+        kern = NB.kernels("toy_bg")["toy"]
+        with pytest.raises(NB.NotReady):
+            kern(x, out)
+        assert not out.any()  # nothing written: the caller's NumPy path serves the call
+        NB.fallback(NB.NotReady("x"))  # a deferred kernel is not a broken numba
+        assert not NB.BROKEN
+        assert BG.wait(timeout=120)
+        kern(x, out)  # compiled now: numba runs
+    np.testing.assert_array_equal(out, x * 2.0 + 1.0)
+    assert len(kern.dispatcher.overloads) == 1
+
+
+def test_other_types_defer_again_and_float32_keeps_its_bits(toy):
+    x = np.array([1.5, -0.0, np.nan], np.float32)
+    out = np.zeros_like(x)
+    with na.set_options(compile="background"):
+        NB.choose_engine("auto")
+        kern = NB.kernels("toy_bg")["toy"]
+        with pytest.raises(NB.NotReady):
+            kern(x, out)
+        BG.wait(timeout=120)
+        kern(x, out)
+    np.testing.assert_array_equal(out.view(np.uint32), (x * 2 + 1).view(np.uint32))
+
+
+def test_explicit_numba_and_foreground_compile_in_the_caller(toy):
+    x, out = np.arange(4.0), np.zeros(4)
+    with na.set_options(compile="background"):
+        assert NB.choose_engine("numba") == "numba"
+        NB.kernels("toy_bg")["toy"](x, out)  # asked for: compiles now
+    np.testing.assert_array_equal(out, [1.0, 3.0, 5.0, 7.0])
+    with na.set_options(compile="foreground"):
+        NB.choose_engine("auto")
+        NB.kernels("toy_bg")["toy"](x.astype(np.int64), out)
+    assert BG.pending() == 0
+
+
+def test_a_signature_cached_on_disk_loads_in_the_caller(toy):
+    x, out = np.arange(3.0), np.zeros(3)
+    with na.set_options(compile="foreground"):
+        NB.kernels("toy_bg")["toy"](x, out)  # compiled and written to the disk cache
+    fresh = NB.jit(nogil=True)(_toy)  # a new process's dispatcher: nothing in memory
+    sig = tuple(fresh.typeof_pyval(a) for a in (x, out))
+    assert BG._on_disk(fresh, sig)
+    with na.set_options(compile="background"):
+        NB.choose_engine("auto")
+        BG.Deferred(fresh)(x, out * 0)  # no NotReady: loaded synchronously
+    assert fresh.stats.cache_hits
+
+
+def test_compile_option_is_validated():
+    with pytest.raises(ValueError, match="unknown compile"):
+        na.set_options(compile="later")
+    assert na.get_options()["compile"] in ("background", "foreground")
+
+
+def _bad(x, out):  # pragma: no cover - compiled (fails to type)
+    out[0] = x.no_such_attribute
+
+
+def test_a_failed_background_compile_reaches_the_callers_fallback(monkeypatch, tmp_path):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    kern = BG.Deferred(NB.jit(nogil=True)(_bad))
+    x, out = np.arange(2.0), np.zeros(2)
+    with na.set_options(compile="background"):
+        NB.choose_engine("auto")
+        with pytest.raises(NB.NotReady):
+            kern(x, out)
+        BG.wait(timeout=120)
+        with pytest.raises(Exception) as err:  # numba's typing error, in the caller
+            kern(x, out)
+    assert not isinstance(err.value, NB.NotReady)
