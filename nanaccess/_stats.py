@@ -59,6 +59,7 @@ __all__ = [
     "MOMENT",
     "SPREAD",
     "HIGHER",
+    "WINDOWED",
     "REDUCTIONS",
     "GROUPED",
     "PICKS",
@@ -307,6 +308,9 @@ HIGHER = names("higher")
 REDUCTIONS = tuple(STATISTICS)
 #: statistics the grouped engines compute (one pass over all groups)
 GROUPED = names(grouped=True)
+#: the statistics the window engines compute: every grouped one but the higher family
+#: (rolling skew/kurt are not built yet, issue 23)
+WINDOWED = tuple(n for n in GROUPED if get(n).kernel_family != "higher")
 #: order statistics whose result is one stored element (no arithmetic)
 PICKS = tuple(s.name for s in _TABLE if s.picks)
 #: the medians (the rank rule of :func:`nanaccess.core.plan.median_ranks`)

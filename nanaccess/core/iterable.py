@@ -189,9 +189,19 @@ def _iterable_higher(stat: str, vals: list, policy: NanPolicy, params: dict) -> 
     """skew / kurt / sem / prod of an iterable of numbers (floats, ints, bools)."""
     arr = float_list_array(vals)
     if arr is None:
-        arr = np.asarray(vals)
+        try:
+            arr = np.asarray(vals)
+        except ValueError:  # sequences among the values: an object array to name them
+            arr = np.empty(len(vals), dtype=object)
+            arr[:] = vals
         if arr.dtype.kind not in "fiub":
-            raise TypeError(f"{stat} of an iterable needs numbers (float, int, bool)")
+            bad = next((i for i, v in enumerate(vals)
+                        if not isinstance(v, float | int | np.number)
+                        or isinstance(v, complex | np.complexfloating)), None)
+            where = "" if bad is None else \
+                f": {type(vals[bad]).__name__} {vals[bad]!r} at position {bad}"
+            raise TypeError(f"{stat} of an iterable needs numbers (float, int, bool), "
+                            f"not dtype {arr.dtype}{where}")
     return reduce(arr, stat, policy=policy, **params).values.item()
 
 

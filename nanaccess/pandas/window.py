@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _stats
-from .._hostkit import window_length
+from .._hostkit import undefined_spread, window_length
 from .._labels import IndexLocation, fmt_label
 from ..core.window import (
     FixedWindows,
@@ -98,7 +98,9 @@ class NanWindow(WindowBivariate, WindowStatsMixin):
             vals, vmiss = _host_values(red, col, count)
             empty = red.short
             if col.host in ("masked", "arrow") and empty_is_missing(stat):
-                empty = red.empty
+                # nothing left, or too few values for the ddof: pd.NA, as the
+                # statistic of the same rows gives (issue 25 class 15)
+                empty = red.empty | undefined_spread(red.count, stat, params)
             if nq is None:
                 out_cols.append((pos, name, to_pandas_array(
                     vals, vmiss, col, np.broadcast_to(empty, vals.shape))))

@@ -53,8 +53,14 @@ FAMILIES = {
     "report": {"nan_report", "describe"},
     "classify": {"isnan", "issignaling", "nan_payload", "totalorder_key"},
     # methods that return another object (a grouping) or draw: no statistic to check
-    # (agg needs a func: what it computes is the named statistics, checked there)
-    "object": {"groupby", "resample", "plot_nan_map", "agg"},
+    # (agg / aggregate / transform need a func: what they compute is the named
+    # statistics, checked there; corr / cov / corrwith need a second variable: their
+    # own matrix is tests/*/test_*corr*)
+    # (the running statistics give one value per row, not per group: their own tests
+    # are tests/core/test_cumulative.py, test_ewm.py and tests/pandas/test_higher_hosts.py)
+    "object": {"groupby", "resample", "plot_nan_map", "agg", "aggregate", "transform",
+               "corr", "cov", "corrwith", "cumsum", "cumprod", "cummax", "cummin",
+               "cumcount", "ewm"},
 }
 # the functions in __all__ that are not statistics of data (configuration, constructors)
 NOT_STATISTICS = {"get_options", "set_options", "option_context", "make_nan"}

@@ -21,7 +21,7 @@ import nanaccess  # noqa: F401  (registers the accessors)
 from nanaccess import _stats
 from nanaccess.core import _numba as NB
 
-STATS = [s for s in _stats.GROUPED if s != "count"]  # count takes no policy
+STATS = [s for s in _stats.WINDOWED if s != "count"]  # count takes no policy
 PARAMS = {"quantile": {"q": 0.3}, "var": {"ddof": 1}, "iqr": {}, "mad": {}}
 POLICIES = ["omit", "propagate", "totalorder"]
 N = 14

@@ -8,8 +8,8 @@ from typing import Any
 from .hosts_pandas import INTERPOLATION, PANDAS_METHOD, _picks
 from .render import STATS, Example, HostParam, HostSpec, package_functions
 
-#: the window engines compute every grouped statistic but the higher family (issue 23)
-_WINDOWED = tuple(n for n in STATS.GROUPED if STATS.get(n).family != "higher")
+#: the statistics the window engines compute (the table's WINDOWED)
+_WINDOWED = STATS.WINDOWED
 
 _FUNCS = package_functions()
 

@@ -34,7 +34,8 @@ def _check(x: np.ndarray, stat: str) -> np.ndarray:
     if kind == "f" and x.dtype.itemsize not in (2, 4, 8):
         raise TypeError(f"dtype {x.dtype}: convert to float64")
     if kind not in "fiu":
-        raise TypeError(f"{stat} needs float, int or bool data, got dtype {x.dtype}")
+        raise TypeError(f"{stat} needs float, int or bool data, got dtype {x.dtype}"
+                        f"{_first_other(x)}")
     return x
 
 
@@ -144,3 +145,15 @@ def grouped_higher(x: Any, codes: Any, ngroups: int, stat: str, *, policy: NanPo
     if one_d:
         return vals[:, 0], vmiss[:, 0] if vmiss.any() else None
     return vals, vmiss if vmiss.any() else None
+
+
+def _first_other(x: np.ndarray) -> str:
+    """``": str 'a' at position 3"`` for the first element of an object array that is
+    not a number (the place a TypeError names), else ``""``."""
+    if x.dtype != object:
+        return ""
+    for i, v in enumerate(x.ravel().tolist()):
+        if not isinstance(v, int | float | np.number) or isinstance(v, complex):
+            pos = np.unravel_index(i, x.shape) if x.ndim > 1 else i
+            return f": {type(v).__name__} {v!r} at position {pos}"
+    return ""
