@@ -54,15 +54,21 @@ def reduce_xp(x: Any, stat: str, *, axis: Any = None, policy: NanPolicy = NanPol
     if unknown:
         raise TypeError(f"{stat}() got unexpected keyword(s) {sorted(unknown)}")
     try:
-        vals = _device(x, stat, entry.family, axis, policy, keepdims, params)
+        vals = _device(x, stat, entry, axis, policy, keepdims, params)
     except HostNeeded:
         vals = host_reduce(x, stat, axis=axis, policy=policy, keepdims=keepdims, **params)
     return from_numpy(np.asarray(vals), like=x)
 
 
-def _device(x, stat, family, axis, policy, keepdims, params) -> np.ndarray:
+def _device(x, stat, entry, axis, policy, keepdims, params) -> np.ndarray:
+    """The device engines by the table's kernel family and recipe; a statistic none
+    of them serves (the higher family: skew, kurt, sem, prod) takes the host."""
     if np_dtype(x).newbyteorder("=") not in DEVICE_DTYPES:
         raise HostNeeded("a dtype of the NumPy core")
+    family, recipe = entry.family, entry.compose.recipe if entry.compose else None
+    if entry.kernel_family not in ("select", "arg", "sum", "mean", "var", "count") \
+            and recipe not in ("difference", "deviation"):
+        raise HostNeeded(f"{stat}: no device engine")
     xp = namespace(x)
     red = Reduction(tuple(x.shape), normalize_axis(axis, x.ndim))
     if family == "order":
@@ -71,14 +77,14 @@ def _device(x, stat, family, axis, policy, keepdims, params) -> np.ndarray:
     elif family in ("moment", "count"):
         vals, _ = moment_xp(x, xp, stat, red, policy, ddof=params.get("ddof", 0),
                             keepdims=keepdims)
-    elif stat == "iqr":
+    elif recipe == "difference":  # iqr
         lo_p, hi_p = check_rng(params.get("rng", (25, 75)))
         qs, _ = order_xp(x, xp, "quantile", red, policy, q=[lo_p / 100, hi_p / 100],
                          method=params.get("method", "linear"), keepdims=keepdims)
         vals = np.asarray(difference(qs[1, ...], qs[0, ...]))
-    elif stat == "mad":
+    elif recipe == "deviation":  # mad
         vals = _mad(x, xp, red, policy, check_scale(params.get("scale", 1.0)), keepdims)
-    else:
+    else:  # the arg kernel family (argmin, argmax)
         vals = arg_xp(x, xp, stat, red, policy, keepdims=keepdims)
     return vals
 
