@@ -68,7 +68,9 @@ def from_numpy(a: np.ndarray, like: Any) -> Any:
         import cupy
 
         with cupy.cuda.Device(like.device.id):
-            return cupy.asarray(a)
+            # copied as a 1-D buffer: CuPy fills a 0-d array from a Python scalar, and
+            # its fill writes zero bytes for any value == 0, so -0.0 came back +0.0
+            return cupy.asarray(a.reshape(-1)).reshape(a.shape)
     if lib == "torch":
         import torch
 
