@@ -317,6 +317,12 @@ def _values(x2, masks, miss2, start, end, stat, family, policy, engine, params):
     if stat in WIDENED and stat != "mad" and x2.dtype.kind in "iu" and \
             moment_ok(stat, params):  # beyond 2**53 (else widened): exact integers, O(n)
         return _int_moment(x2, masks, miss2, start, end, stat, policy, engine, params)
+    if x2.dtype.kind in "mM" and (stat == "mean" or (stat == "sum" and x2.dtype.kind == "m")):
+        got = _temporal(x2, masks, miss2, start, end, stat, policy, engine, params)
+        if got is not None:  # exact integer prefix sums: O(n)
+            return got
+    if x2.dtype == np.float16 and moment_ok(stat, params):  # exact integers: O(n)
+        return _half(x2, masks, miss2, start, end, stat, policy, engine, params)
     pairs = int((end - start).sum()) * x2.shape[1]
     monotone = is_monotone(start, end)
     if stat in _stats.ORDER and sliding_ok(x2, "order", monotone) and \
@@ -358,6 +364,61 @@ def _values(x2, masks, miss2, start, end, stat, family, policy, engine, params):
         except Exception as exc:  # a broken numba install: the reference engine
             _numba.fallback(exc, engine)
     return _reference(x2, miss2, start, end, stat, policy, engine, params)
+
+
+def _patched(values, vmiss, redo, x2, miss2, start, end, stat, policy, engine, params):
+    """``(values, missing, None)`` with the windows ``redo`` marks from the reference
+    engine."""
+    rows = np.flatnonzero(redo.any(axis=1))
+    if rows.size:
+        ref, rmiss, _ = _reference(x2, miss2, start[rows], end[rows], stat, policy,
+                                   engine, params)
+        values[rows] = ref
+        if rmiss is not None or vmiss is not None:
+            vmiss = np.zeros(values.shape, bool) if vmiss is None else vmiss.copy()
+            vmiss[rows] = False if rmiss is None else rmiss
+    if vmiss is not None and not vmiss.any():
+        vmiss = None
+    return values, vmiss, None
+
+
+def _temporal(x2, masks, miss2, start, end, stat, policy, engine, params):
+    """Window sums (timedelta) and means of datetime64/timedelta64 data, exact in
+    integers (:func:`.narrow.temporal_window_moment`); None: not served."""
+    from .narrow import temporal_window_moment
+
+    gone = np.isnat(x2)
+    if masks.missing is not None:
+        gone = gone | masks.missing
+    got = temporal_window_moment(x2, gone, start, end, stat, not RULES[policy].removes)
+    if got is None:
+        return None
+    return _patched(*got, x2, miss2, start, end, stat, policy, engine, params)
+
+
+def _half(x2, masks, miss2, start, end, stat, policy, engine, params):
+    """Window sums, means and spreads of float16 data, rounded once from exact
+    integers (:func:`.narrow.half_window_moment`); windows holding a value the
+    integers do not serve (a NaN or missing value the policy keeps, an infinity)
+    from the reference engine."""
+    from .narrow import half_window_moment
+
+    ncols = x2.shape[1]
+    bad = ~np.isfinite(x2)
+    gone = None
+    for mask in (masks.nan, masks.missing):
+        if mask is not None:
+            gone = mask if gone is None else (gone | mask)
+    take = ~bad if masks.missing is None else (~bad & ~masks.missing)
+    values, redo = half_window_moment(x2, take, start, end, stat,
+                                      int(params.get("ddof", 0)))
+    if RULES[policy].removes:  # infinities only: NaNs and missing values are left out
+        hard = bad if gone is None else (bad & ~gone)
+    else:
+        hard = bad if gone is None else (bad | gone)
+    redo = redo | (window_counts(hard, start, end, ncols) > 0)
+    return _patched(values, None, redo, x2, miss2, start, end, stat, policy, engine,
+                    params)
 
 
 def _int_moment(x2, masks, miss2, start, end, stat, policy, engine, params):

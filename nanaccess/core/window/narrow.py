@@ -1,0 +1,105 @@
+"""Window sums and means of datetime64/timedelta64 data and window moments of
+float16 data from exact integer prefix sums: ``O(n)``, NumPy only.
+
+Temporal (NaT is missing): the int64 values' prefix sums in two 32-bit halves
+(:mod:`.intsum`), the exact sum per window, and the mean ``trunc(S / n)`` divided
+limb by limb, as :func:`nanaccess.core.moments.temporal_mean` (NumPy and pandas
+truncate toward zero).
+
+float16: every float16 is an integer number of ``2**-24``; the sums are exact
+integers (:mod:`.intsum`, :func:`.moments.bigint_moment`), rounded once to float64.
+float64 -> float16 then rounds again, which is the single correct rounding unless
+the float64 lies exactly on a float16 midpoint (rounding is monotone and float64
+holds every float16 midpoint: a value strictly between two midpoints rounds to a
+float64 in the same interval); those windows (and any the integers do not serve)
+go back to the caller (``redo``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .intsum import MAX_ROWS, _window_diff, int_window_sum
+
+__all__ = ["temporal_window_moment", "half_window_moment"]
+
+_NAT = np.iinfo(np.int64).min
+_SCALE = 2.0 ** 24
+
+
+def temporal_window_moment(x2, gone, start, end, stat, keeps_missing):
+    """``(values (nout, ncols) of x2's dtype, missing or None, redo (nout, ncols))``
+    of a window ``sum`` (timedelta) or ``mean``; ``gone``: NaT or missing entries
+    (bool, x2's shape); ``redo``: windows left to the reference engine (empty
+    windows; sums past int64). None: not served (too many rows)."""
+    if x2.shape[0] > MAX_ROWS:
+        return None
+    v = x2.view(np.int64).copy()
+    v[gone] = 0
+    k = _window_diff(gone.astype(np.int64), start, end)
+    n = (end - start)[:, None] - k
+    hit = (k > 0) if keeps_missing else np.zeros(k.shape, bool)
+    redo = (n == 0) & ~hit
+    if stat == "sum":
+        got = int_window_sum(v, None, start, end, False)
+        s = got[0]
+        if s.dtype.kind == "f":  # past int64: the reference engine
+            redo |= True
+            s = np.zeros(s.shape, np.int64)
+        out = s
+    else:
+        lo = v & np.int64(0xFFFFFFFF)
+        hi = v >> 32
+        s_lo = _window_diff(lo, start, end)
+        s_hi = _window_diff(hi, start, end)
+        s_hi += s_lo >> 32
+        s_lo &= np.int64(0xFFFFFFFF)
+        d = np.maximum(n, 1)
+        q1 = s_hi // d  # floor(S / d) limb by limb (S = s_hi * 2**32 + s_lo)
+        r1 = s_hi - q1 * d
+        rem = (r1 << 32) + s_lo
+        q0 = rem // d
+        out = (q1 << 32) + q0
+        out = out + ((s_hi < 0) & (rem - q0 * d != 0))  # toward zero
+    out = np.where(hit | (n == 0), _NAT, out)
+    return out.view(x2.dtype), (hit if hit.any() else None), redo
+
+
+def half_window_moment(x2, take, start, end, stat, ddof):
+    """``(values float16 (nout, ncols), redo)`` of a window sum, mean, var or std of
+    float16 ``x2`` over the values ``take`` marks (finite, not removed); ``redo``:
+    windows the caller gives the reference engine (no value taking part, too few for
+    ``ddof``, a float64 on a float16 midpoint)."""
+    from .moments import bigint_moment
+
+    ints = np.where(take, x2.astype(np.float64) * _SCALE, 0.0).astype(np.int64)  # exact
+    if stat == "sum" and x2.shape[0] <= MAX_ROWS:
+        wide = int_window_sum(ints, None, start, end, False)[0]
+        wide = wide.astype(np.float64) / _SCALE  # exact below 2**53 (else past float16)
+        served = np.ones(wide.shape, bool)
+    else:
+        rows = np.arange(start.size)
+        wide, served = bigint_moment(ints, take, start, end, rows,
+                                     "var" if stat == "std" else stat, ddof)
+        wide = wide / (_SCALE * _SCALE if stat in ("var", "std") else _SCALE)  # exact
+        if stat == "std":
+            np.sqrt(wide, out=wide)
+    with np.errstate(over="ignore"):
+        out = wide.astype(np.float16)
+    if stat == "sum":  # the float64 is the exact sum (or past float16): one rounding
+        return out, ~served
+    return out, ~served | _on_midpoint(wide, out)
+
+
+def _on_midpoint(wide: np.ndarray, half: np.ndarray) -> np.ndarray:
+    """float64 values lying exactly halfway between two float16 (double rounding
+    could then differ from the single correct rounding)."""
+    h = half.astype(np.float64)
+    fin = np.isfinite(h)
+    with np.errstate(over="ignore"):
+        up = np.nextafter(half, np.float16(np.inf)).astype(np.float64)
+        dn = np.nextafter(half, np.float16(-np.inf)).astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        mid = (wide == (h + up) / 2) | (wide == (h + dn) / 2)
+    # the top of the range rounds to inf: 65520 is the midpoint past float16's max
+    return (mid & fin) | (np.abs(wide) == 65520.0)
