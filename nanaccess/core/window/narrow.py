@@ -19,12 +19,46 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..policy import RULES
 from .intsum import MAX_ROWS, _window_diff, int_window_sum
+from .moments import moment_ok
+from .scan import window_counts
 
-__all__ = ["temporal_window_moment", "half_window_moment"]
+__all__ = ["narrow_moment", "temporal_window_moment", "half_window_moment"]
 
 _NAT = np.iinfo(np.int64).min
 _SCALE = 2.0 ** 24
+
+
+def narrow_moment(x2, masks, start, end, stat, policy, params):
+    """``(values, missing or None, redo)`` of a window sum or mean of datetime64 /
+    timedelta64 data (:func:`temporal_window_moment`) or a sum, mean, var or std of
+    float16 data (:func:`half_window_moment`); ``redo``: windows the caller takes to
+    the reference engine (holding a NaN or missing value the policy keeps, an
+    infinity; see the functions). None: not served here."""
+    kind = x2.dtype.kind
+    if kind in "mM" and (stat == "mean" or (stat == "sum" and kind == "m")):
+        gone = np.isnat(x2)
+        if masks.missing is not None:
+            gone = gone | masks.missing
+        return temporal_window_moment(x2, gone, start, end, stat,
+                                      not RULES[policy].removes)
+    if x2.dtype != np.float16 or not moment_ok(stat, params):
+        return None
+    bad = ~np.isfinite(x2)
+    gone = None
+    for mask in (masks.nan, masks.missing):
+        if mask is not None:
+            gone = mask if gone is None else (gone | mask)
+    take = ~bad if masks.missing is None else (~bad & ~masks.missing)
+    values, redo = half_window_moment(x2, take, start, end, stat,
+                                      int(params.get("ddof", 0)))
+    if RULES[policy].removes:  # infinities only: NaNs and missing values are left out
+        hard = bad if gone is None else (bad & ~gone)
+    else:
+        hard = bad if gone is None else (bad | gone)
+    redo = redo | (window_counts(hard, start, end, x2.shape[1]) > 0)
+    return values, None, redo
 
 
 def temporal_window_moment(x2, gone, start, end, stat, keeps_missing):
