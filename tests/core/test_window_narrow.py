@@ -98,6 +98,18 @@ def test_half_sum_ties_and_tiny_values_round_once():
         same(got.values, rv, got.missing, None)
 
 
+def test_half_means_on_exact_ties_skip_the_reference(monkeypatch):
+    # means of two neighbours: 1 + 2**-11 lies exactly halfway between two float16
+    spy = _Spy(monkeypatch)
+    x = np.tile(np.array([1, 1 + 2**-10, 3, 3 + 2**-9], np.float16), 500)
+    s, e = np.maximum(np.arange(x.size) - 1, 0), np.arange(x.size) + 1
+    got = wr.window_reduce(x, s, e, "mean", policy="omit")
+    assert spy.sizes == []
+    rv, _ = reference(x, s, e, "mean", "omit")
+    same(got.values, rv, got.missing, None)
+    assert got.values[1] == np.float16(1)  # the tie rounds to even
+
+
 class _Spy:
     def __init__(self, monkeypatch):
         self.sizes = []

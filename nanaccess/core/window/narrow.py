@@ -122,7 +122,27 @@ def half_window_moment(x2, take, start, end, stat, ddof):
         out = wide.astype(np.float16)
     if stat == "sum":  # the float64 is the exact sum (or past float16): one rounding
         return out, ~served
-    return out, ~served | _on_midpoint(wide, out)
+    mid = _on_midpoint(wide, out)
+    if stat == "mean" and mid.any():  # a mean exactly on a midpoint rounded only once
+        mid &= ~_exact_mean(ints, take, start, end, wide, mid)
+    return out, ~served | mid
+
+
+def _exact_mean(ints, take, start, end, wide, mid):
+    """Where ``wide`` (a mean on a float16 midpoint ``M * 2**-25``) is the window's
+    exact mean ``S / k * 2**-24``: ``2 S == M k`` in Python integers, for the
+    midpoint windows only."""
+    exact = np.zeros(mid.shape, bool)
+    if ints.shape[0] > MAX_ROWS:
+        return exact
+    r, c = np.nonzero(mid)
+    sums = int_window_sum(ints, None, start[r], end[r], False)[0][np.arange(r.size), c]
+    if sums.dtype.kind == "f":  # past int64: not a float16 mean anyway
+        return exact
+    k = _window_diff(take.astype(np.int64), start[r], end[r])[np.arange(r.size), c]
+    m = (wide[r, c] * 2.0 ** 25).astype(np.int64)  # below 2**41: exact
+    exact[r, c] = sums.astype(object) * 2 == m.astype(object) * k.astype(object)
+    return exact
 
 
 def _on_midpoint(wide: np.ndarray, half: np.ndarray) -> np.ndarray:
