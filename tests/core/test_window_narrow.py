@@ -110,6 +110,29 @@ def test_half_means_on_exact_ties_skip_the_reference(monkeypatch):
     assert got.values[1] == np.float16(1)  # the tie rounds to even
 
 
+@pytest.mark.parametrize("policy", POLICIES)
+def test_long_empty_windows_skip_the_reference(monkeypatch, policy):
+    # a long leading block of NaT / NaN: expanding windows with nothing left
+    n = 3000
+    td = np.full(n, np.timedelta64("NaT"), "m8[ns]")
+    td[-5:] = np.arange(5).astype("m8[ns]")
+    half = np.full(n, np.nan, np.float16)
+    half[-5:] = np.arange(5)
+    s, e = np.zeros(n, np.int64), np.arange(n) + 1
+    cases = [(td, "sum"), (td, "mean"), (td.view("M8[ns]"), "mean")]
+    if policy == "omit":  # the other policies keep the NaNs (propagated NaN windows)
+        cases += [(half, st) for st in ("sum", "mean", "var", "std")]
+    for x, stat in cases:
+        spy = _Spy(monkeypatch)
+        got = wr.window_reduce(x, s, e, stat, policy=policy, ddof=1) if stat in (
+            "var", "std") else wr.window_reduce(x, s, e, stat, policy=policy)
+        monkeypatch.undo()
+        assert sum(spy.sizes) == 0
+        rv, rm = reference(x, s[-50:], e[-50:], stat, policy,
+                           **({"ddof": 1} if stat in ("var", "std") else {}))
+        same(got.values[-50:], rv, None if got.missing is None else got.missing[-50:], rm)
+
+
 class _Spy:
     def __init__(self, monkeypatch):
         self.sizes = []

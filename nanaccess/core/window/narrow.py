@@ -73,7 +73,7 @@ def temporal_window_moment(x2, gone, start, end, stat, keeps_missing):
     k = _window_diff(gone.astype(np.int64), start, end)
     n = (end - start)[:, None] - k
     hit = (k > 0) if keeps_missing else np.zeros(k.shape, bool)
-    redo = (n == 0) & ~hit
+    redo = np.zeros(k.shape, bool)
     if stat == "sum":
         got = int_window_sum(v, None, start, end, False)
         s = got[0]
@@ -95,15 +95,17 @@ def temporal_window_moment(x2, gone, start, end, stat, keeps_missing):
         q0 = rem // d
         out = (q1 << 32) + q0
         out = out + ((s_hi < 0) & (rem - q0 * d != 0))  # toward zero
-    out = np.where(hit | (n == 0), _NAT, out)
+    # nothing left: a sum of nothing is 0, a mean NaT (as the plain reductions)
+    out = np.where(hit | ((n == 0) & (stat == "mean")), _NAT, np.where(n == 0, 0, out))
     return out.view(x2.dtype), (hit if hit.any() else None), redo
 
 
 def half_window_moment(x2, take, start, end, stat, ddof):
     """``(values float16 (nout, ncols), redo)`` of a window sum, mean, var or std of
     float16 ``x2`` over the values ``take`` marks (finite, not removed); ``redo``:
-    windows the caller gives the reference engine (no value taking part, too few for
-    ``ddof``, a float64 on a float16 midpoint)."""
+    windows the caller gives the reference engine (a float64 on a float16 midpoint,
+    not the exact mean); windows with no value taking part, or too few for ``ddof``,
+    are NaN (the plain reductions' canonical NaN)."""
     from .moments import bigint_moment
 
     ints = np.where(take, x2.astype(np.float64) * _SCALE, 0.0).astype(np.int64)  # exact
@@ -122,10 +124,11 @@ def half_window_moment(x2, take, start, end, stat, ddof):
         out = wide.astype(np.float16)
     if stat == "sum":  # the float64 is the exact sum (or past float16): one rounding
         return out, ~served
-    mid = _on_midpoint(wide, out)
+    out[~served] = np.nan  # nothing taking part, or too few for ddof
+    mid = _on_midpoint(wide, out) & served
     if stat == "mean" and mid.any():  # a mean exactly on a midpoint rounded only once
         mid &= ~_exact_mean(ints, take, start, end, wide, mid)
-    return out, ~served | mid
+    return out, mid
 
 
 def _exact_mean(ints, take, start, end, wide, mid):
