@@ -64,8 +64,18 @@ def narrow_moment(x2, masks, start, end, stat, policy, params):
 def temporal_window_moment(x2, gone, start, end, stat, keeps_missing):
     """``(values (nout, ncols) of x2's dtype, missing or None, redo (nout, ncols))``
     of a window ``sum`` (timedelta) or ``mean``; ``gone``: NaT or missing entries
-    (bool, x2's shape); ``redo``: windows left to the reference engine (empty
-    windows; sums past int64). None: not served (too many rows)."""
+    (bool, x2's shape); ``redo``: windows left to the reference engine (sums past
+    int64: it raises as the plain sum). A window with nothing left sums to 0, its
+    mean is NaT. None: not served (too many rows).
+
+    Examples
+    --------
+    >>> x = np.array([[7], [-2], [-1]], "m8[ns]")
+    >>> s, e = np.array([0, 1, 0]), np.array([2, 3, 0])
+    >>> v, miss, redo = temporal_window_moment(x, np.isnat(x), s, e, "mean", False)
+    >>> v.ravel().astype(np.int64).tolist()  # trunc(5 / 2), trunc(-3 / 2), nothing
+    [2, -1, -9223372036854775808]
+    """
     if x2.shape[0] > MAX_ROWS:
         return None
     v = x2.view(np.int64).copy()
