@@ -182,3 +182,19 @@ def test_temporal_windows_equal_pandas_reductions():
                            policy="omit", min_periods=1)
     want = [dt[a:b].mean() for a, b in zip(s, e, strict=True)]
     assert list(pd.Series(got.values).dt.tz_localize("UTC")) == want
+
+
+@pytest.mark.parametrize("policy", ["omit", "propagate"])
+def test_columns_equal_reference(policy):
+    rng = np.random.default_rng(7)
+    td = np.stack([temporal_data(rng, "m8small", 120), temporal_data(rng, "m8", 120)], 1)
+    half = rng.normal(scale=50, size=(120, 3)).astype(np.float16)
+    half[rng.random(half.shape) < 0.05] = np.nan
+    miss = rng.random((120, 3)) < 0.05
+    s, e = np.maximum(np.arange(120) - 5, 0), np.arange(120) + 1
+    for x, m, stats in ((td, None, ["sum", "mean"]), (half, miss, ["sum", "mean", "var"])):
+        for stat in stats:
+            got = wr.window_reduce(x, s, e, stat, policy=policy, missing=m)
+            rv, rm = reference(x, s, e, stat, policy, m)
+            gm = None if got.missing is None else got.missing.ravel()
+            same(got.values.ravel(), rv, gm, rm)
