@@ -31,6 +31,10 @@ integer sums (NumPy; any engine)
     variances are widened exactly to float64 (``|v| <= 2**53``) or summed as Python
     integers (:func:`.moments.bigint_moment`); integer picks and sums keep their
     dtype in ``WindowReduced.exact``.
+temporal sums and means, float16 moments (NumPy; any engine)
+    :mod:`.narrow`: exact integer prefix sums (int64 nanoseconds; float16 as integers
+    of 2**-24), the mean truncated toward zero (times) or each result rounded once
+    to float16, ``O(n)``.
 mad (numba)
     :mod:`nanaccess.core._numba.window_mad`: one sorted buffer, the deviations'
     median by selection in two sorted runs, ``O(n log w)``.
@@ -60,6 +64,7 @@ from ..spread import check_scale, divide_by_scale
 from .bounds import FixedWindows, is_monotone
 from .intsum import int_window_sum
 from .moments import fused_moment, moment_ok, slide_moment
+from .narrow import narrow_moment
 from .order import fused_ok, fused_order, slide_order, sliding_ok
 from .scan import Masks, check, masks_of, window_counts
 
@@ -317,6 +322,9 @@ def _values(x2, masks, miss2, start, end, stat, family, policy, engine, params):
     if stat in WIDENED and stat != "mad" and x2.dtype.kind in "iu" and \
             moment_ok(stat, params):  # beyond 2**53 (else widened): exact integers, O(n)
         return _int_moment(x2, masks, miss2, start, end, stat, policy, engine, params)
+    got = narrow_moment(x2, masks, start, end, stat, policy, params)
+    if got is not None:  # temporal sums and means, float16 moments: exact integers, O(n)
+        return _patched(*got, x2, miss2, start, end, stat, policy, engine, params)
     pairs = int((end - start).sum()) * x2.shape[1]
     monotone = is_monotone(start, end)
     if stat in _stats.ORDER and sliding_ok(x2, "order", monotone) and \
@@ -339,17 +347,9 @@ def _values(x2, masks, miss2, start, end, stat, family, policy, engine, params):
                 values = values.astype(x2.dtype, copy=False)
         except Exception as exc:  # a broken numba install: the reference engine
             _numba.fallback(exc, engine)
-        else:
-            rows = np.flatnonzero(redo.any(axis=1))
-            vmiss = None
-            if rows.size:  # outputs the expansion does not serve: the reference engine
-                ref, rmiss, _ = _reference(x2, miss2, start[rows], end[rows], stat,
-                                           policy, engine, params)
-                values[rows] = ref
-                if rmiss is not None:
-                    vmiss = np.zeros(values.shape, bool)
-                    vmiss[rows] = rmiss
-            return values, vmiss, None
+        else:  # outputs the expansion does not serve: the reference engine
+            return _patched(values, None, redo, x2, miss2, start, end, stat, policy,
+                            engine, params)
     if stat == "mad" and x2.dtype in (np.float64, np.float32) and x2.dtype.isnative and \
             monotone and \
             _numba.choose_engine(engine, size=pairs, min_size=SLIDING_MIN_PAIRS) == "numba":
@@ -358,6 +358,22 @@ def _values(x2, masks, miss2, start, end, stat, family, policy, engine, params):
         except Exception as exc:  # a broken numba install: the reference engine
             _numba.fallback(exc, engine)
     return _reference(x2, miss2, start, end, stat, policy, engine, params)
+
+
+def _patched(values, vmiss, redo, x2, miss2, start, end, stat, policy, engine, params):
+    """``(values, missing, None)`` with the windows ``redo`` marks from the reference
+    engine."""
+    rows = np.flatnonzero(redo.any(axis=1))
+    if rows.size:
+        ref, rmiss, _ = _reference(x2, miss2, start[rows], end[rows], stat, policy,
+                                   engine, params)
+        values[rows] = ref
+        if rmiss is not None or vmiss is not None:
+            vmiss = np.zeros(values.shape, bool) if vmiss is None else vmiss.copy()
+            vmiss[rows] = False if rmiss is None else rmiss
+    if vmiss is not None and not vmiss.any():
+        vmiss = None
+    return values, vmiss, None
 
 
 def _int_moment(x2, masks, miss2, start, end, stat, policy, engine, params):
@@ -375,16 +391,8 @@ def _int_moment(x2, masks, miss2, start, end, stat, policy, engine, params):
     redo = ~served
     if gone is not None and not RULES[policy].removes:
         redo |= window_counts(gone, start, end, x2.shape[1]) > 0
-    rows = np.flatnonzero(redo.any(axis=1))
-    vmiss = None
-    if rows.size:
-        ref, rmiss, _ = _reference(x2, miss2, start[rows], end[rows], stat, policy,
-                                   engine, params)
-        values[rows] = ref
-        if rmiss is not None:
-            vmiss = np.zeros(values.shape, bool)
-            vmiss[rows] = rmiss
-    return values, vmiss, None
+    return _patched(values, None, redo, x2, miss2, start, end, stat, policy, engine,
+                    params)
 
 
 def _sliding_mad(x2, masks, miss2, start, end, policy, engine, params):
@@ -405,16 +413,8 @@ def _sliding_mad(x2, masks, miss2, start, end, policy, engine, params):
     if gone is not None and not RULES[policy].removes:
         redo = redo | (window_counts(gone, start, end, ncols) > 0)
     values = divide_by_scale(values, check_scale(params.get("scale", 1.0)))
-    rows = np.flatnonzero(redo.any(axis=1))
-    vmiss = None
-    if rows.size:
-        ref, rmiss, _ = _reference(x2, miss2, start[rows], end[rows], "mad", policy,
-                                   engine, params)
-        values[rows] = ref
-        if rmiss is not None:
-            vmiss = np.zeros(values.shape, bool)
-            vmiss[rows] = rmiss
-    return values, vmiss, None
+    return _patched(values, None, redo, x2, miss2, start, end, "mad", policy, engine,
+                    params)
 
 
 def _order_params(stat, params):
