@@ -34,8 +34,8 @@ What else an entry defines
     the parameters, so no host runs the engine on a probe array to learn it.
     ``tests/core/test_result_dtype.py`` holds every engine to it.
 ``empty``
-    what a reduction over nothing gives: ``"nan"`` (the missing value) or ``"zero"``
-    (sum and count, as pandas).
+    what a reduction over nothing gives: ``"nan"`` (the missing value), ``"zero"``
+    (sum and count, as pandas) or ``"one"`` (prod, as pandas).
 ``higher``
     exact power sums and products (skew, kurt, sem, prod): :mod:`nanaccess.core.higher`.
 """
@@ -194,7 +194,7 @@ class Statistic:
     #: the result-dtype rule (None: from the family and ``picks``; see :func:`result_dtype`)
     dtype: DtypeRule | None = None
     #: a reduction over nothing: ``"nan"`` (the missing value) or ``"zero"``
-    empty: Literal["nan", "zero"] = "nan"
+    empty: Literal["nan", "zero", "one"] = "nan"
     #: the kernel family that serves it (None: the family's): ``"select"`` (order
     #: statistics), ``"arg"``, ``"sum"``, ``"mean"``, ``"var"`` (sums of squares;
     #: std too), ``"count"``, ``"higher"`` (exact power sums and products:
@@ -274,7 +274,8 @@ _TABLE = (
     Statistic("sem", "higher", False,
               "Standard error of the mean from the exact sums, correctly rounded.",
               (_SEM_DDOF,)),
-    Statistic("prod", "higher", False, "Product, correctly rounded (overflow gives inf)."),
+    Statistic("prod", "higher", False, "Product, correctly rounded (overflow gives inf).",
+              empty="one"),
 )
 
 #: name -> :class:`Statistic`, in the order of the docs

@@ -114,8 +114,6 @@ def chosen_option(key: str) -> Any:
     --------
     >>> import nanaccess as na
     >>> from nanaccess.options import chosen_option
-    >>> chosen_option("nan_policy") is None
-    True
     >>> with na.option_context(nan_policy="propagate"):
     ...     str(chosen_option("nan_policy"))
     'propagate'

@@ -347,12 +347,15 @@ def _raise(cls, kind, count, flat, shape, subject, locate, group) -> None:
 
 
 def empty_value(dtype: np.dtype, stat: str) -> Any:
-    """What a reduction over nothing gives: 0 for sum and count (as pandas), else the
-    canonical NaN of a float dtype, NaT of a datetime, float64 NaN otherwise."""
+    """What a reduction over nothing gives: 0 for sum and count, 1 for prod (as
+    pandas), else the canonical NaN of a float dtype, NaT of a datetime, float64 NaN
+    otherwise."""
     dtype = np.dtype(dtype)
     entry = _stats.STATISTICS.get(stat)
     if entry is not None and entry.empty == "zero":  # sum and count of nothing: 0, as pandas
         return dtype.type(0) if dtype.kind in "biuf" else 0
+    if entry is not None and entry.empty == "one":  # prod of nothing: 1, as pandas
+        return dtype.type(1) if dtype.kind in "biuf" else 1
     if dtype.kind in "mM":
         return np.array("NaT", dtype=dtype)[()]
     if dtype.kind == "f":

@@ -221,7 +221,8 @@ HOSTS = [
         docs_module="pandas",
         docs_prefix="Series.nanstats.",
         docs_extra=("idxmin", "idxmax", "describe", "nan_report", "sort_values", "rank",
-                    "groupby", "plot_nan_map", "corr", "cov", *_CUMULATIVE),
+                    "groupby", "plot_nan_map", "agg", "aggregate", "corr", "cov",
+                    *_CUMULATIVE),
     ),
     HostSpec(
         key="pandas.DataFrame",
@@ -249,7 +250,8 @@ HOSTS = [
         docs_module="pandas",
         docs_prefix="DataFrame.nanstats.",
         docs_extra=("idxmin", "idxmax", "describe", "nan_report", "rank", "groupby",
-                    "plot_nan_map", "corr", "cov", "corrwith", *_CUMULATIVE),
+                    "plot_nan_map", "agg", "aggregate", "corr", "cov", "corrwith",
+                    *_CUMULATIVE),
     ),
     HostSpec(
         key="pandas.GroupBy",
@@ -278,8 +280,8 @@ HOSTS = [
         type_imports=_TYPES,
         docs_module="pandas.api.typing",
         docs_prefix="DataFrameGroupBy.nanstats.",
-        docs_extra=("idxmin", "idxmax", "describe", "nan_report", "agg", "corr", "cov",
-                    *_CUMULATIVE),
+        docs_extra=("idxmin", "idxmax", "describe", "nan_report", "agg", "aggregate",
+                    "transform", "corr", "cov", *_CUMULATIVE),
     ),
     HostSpec(
         key="pandas.agg",
