@@ -186,22 +186,15 @@ def _iterable_spread(stat: str, vals: list, policy: NanPolicy, params: dict) -> 
 
 
 def _iterable_higher(stat: str, vals: list, policy: NanPolicy, params: dict) -> Any:
-    """skew / kurt / sem / prod of an iterable of numbers (floats, ints, bools)."""
+    """skew / kurt / sem / prod of an iterable of numbers (floats, ints, bools); other
+    values reach the engine as an object array, whose TypeError names the first one."""
     arr = float_list_array(vals)
     if arr is None:
-        try:
-            arr = np.asarray(vals)
-        except ValueError:  # sequences among the values: an object array to name them
-            arr = np.empty(len(vals), dtype=object)
-            arr[:] = vals
-        if arr.dtype.kind not in "fiub":
-            bad = next((i for i, v in enumerate(vals)
-                        if not isinstance(v, float | int | np.number)
-                        or isinstance(v, complex | np.complexfloating)), None)
-            where = "" if bad is None else \
-                f": {type(vals[bad]).__name__} {vals[bad]!r} at position {bad}"
-            raise TypeError(f"{stat} of an iterable needs numbers (float, int, bool), "
-                            f"not dtype {arr.dtype}{where}")
+        arr = np.empty(len(vals), dtype=object)
+        arr[:] = vals
+        if all(isinstance(v, int | float | np.number) and not isinstance(v, complex)
+               for v in vals):
+            arr = np.asarray(vals)  # ints and bools: their own dtype
     return reduce(arr, stat, policy=policy, **params).values.item()
 
 

@@ -11,7 +11,6 @@ loop per group; its count marks the groups a statistic saw nothing of).
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,7 +26,13 @@ from ..options import NanPolicy, resolve_policy
 from ._generated import GroupByStatsMixin
 from ._groupby_registry import RESAMPLER_CLASSES, grouping_info, selected_obj
 from ._nanagg import NanAgg
-from .agg_forms import broadcast_to_rows, check_keywords, label_of, named_aggregation
+from .agg_forms import (
+    broadcast_to_rows,
+    check_keywords,
+    label_of,
+    named_aggregation,
+    one_statistic,
+)
 from .bivariate import GroupByBivariate
 from .columns import (
     empty_is_missing,
@@ -414,16 +419,9 @@ class NanGroupBy(GroupByBivariate, GroupByStatsMixin, GroupedCumulativeMixin):
         return out
 
     def _one(self, func: Any, kwargs: dict[str, Any]) -> Any:
-        """One statistic by name (or a :class:`~nanaccess.pandas.agg.NanAgg`)."""
-        if isinstance(func, NanAgg):
-            return getattr(self, func.stat)(**func.kwargs)
-        if not isinstance(func, str) or func not in _stats.STATISTICS or \
-                not hasattr(self, func):
-            raise ValueError(f"agg takes names of statistics ({', '.join(_stats.GROUPED)}) "
-                             f"or nanaccess.agg callables, got {func!r}")
-        method = getattr(self, func)
-        takes = inspect.signature(method).parameters
-        return method(**{k: v for k, v in kwargs.items() if k in takes})
+        """One statistic by name (or a :class:`~nanaccess.pandas.agg.NanAgg`), as every
+        accessor's ``agg`` takes it (:func:`.agg_forms.one_statistic`)."""
+        return one_statistic(self, func, kwargs, "agg")
 
 
 def _as_series(result: Any) -> pd.Series:
