@@ -26,6 +26,7 @@ from ..core.select import _Placed
 from ..options import NanPolicy
 from ._shim import bincount, from_numpy, library, np_dtype, partition, to_numpy
 from .common import Survey, as_rows, survey
+from .longrow import STATS, long_row_order
 
 __all__ = ["order_xp", "arg_xp", "HostNeeded", "select_ranks"]
 
@@ -37,6 +38,10 @@ class HostNeeded(Exception):  # noqa: N818 - a signal, not an error
 
 #: one row at least this long selects by a histogram of the keys' top 16 bits
 HIST_MIN = 1 << 20
+#: one row at least this long (median/quantile) selects by a sample and one fused
+#: pass (:mod:`.longrow`) where the library has boolean-mask indexing
+LONG_MIN = 1 << 20
+_LONG_LIBS = frozenset({"cupy", "numpy", "strict", "torch"})
 _BUCKETS = 1 << 16
 
 
@@ -115,11 +120,19 @@ def order_xp(x: Any, xp: Any, stat: str, red: Reduction, policy: NanPolicy, *,
         raise HostNeeded("empty reduction")
     dtype = np_dtype(x).newbyteorder("=")
     r = RULES[policy]
+    q_arr = validate_q(q) if stat == "quantile" else None
+    lead = () if q_arr is None or q_arr.ndim == 0 else q_arr.shape
+    if (stat in STATS and red.rows == 1 and red.n >= LONG_MIN and library(x) in _LONG_LIBS
+            and os.environ.get("NANACCESS_XP_LONGROW") != "0"):
+        got = long_row_order(xp.reshape(as_rows(x, xp, red), (-1,)), xp, stat, policy,
+                             q_arr, method)
+        if got is not None:
+            if got[1]:
+                raise HostNeeded("the policy raises")  # the NumPy core names the position
+            return red.finish(got[0].reshape(-1, 1), keepdims, lead), None
     sv: Survey = survey(as_rows(x, xp, red), xp)
     if sv.has_nan and (r.nan_raises or (sv.signaling and not r.signaling_allowed)):
         raise HostNeeded("the policy raises")  # the NumPy core names the position
-    q_arr = validate_q(q) if stat == "quantile" else None
-    lead = () if q_arr is None or q_arr.ndim == 0 else q_arr.shape
     keys, n, lay = sv.keys, red.n, sv.lay
     kmin, kmax = lay.int_min, lay.int_max
     drop = not r.orders_nans
