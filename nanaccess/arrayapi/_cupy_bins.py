@@ -9,6 +9,16 @@ are exact and order-free, and only integer operations touch the data, so no comp
 flag (FMA contraction, fast math) can change a bit. :func:`cupy_summary` returns
 None when the kernel cannot be built or run; :mod:`.bins` then uses its portable
 engine (the same integers, which the GPU tests compare).
+
+The default kernel (``window``) adds in registers: each thread keeps a signed 128-bit
+integer accumulator for a window of 62 exponents (chosen by its first value, moved
+whenever the accumulator is zero), adds the shifted mantissas of values inside the
+window exactly (at most 4096 values a thread: no overflow), sends the rare values
+outside it to the shared bins one by one, and at the end splits its accumulator into
+three 52-bit pieces added to the bins at ``base``, ``base + 52`` and ``base + 104``.
+The data never wait on an atomic, so the pass runs at memory speed. The earlier
+kernels (``NANACCESS_XP_BINS=plain``: per-value shared atomics; ``warp``:
+warp-aggregated) remain for comparison.
 """
 
 from __future__ import annotations
@@ -18,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["cupy_summary", "device_bins", "NFLAGS"]
+__all__ = ["cupy_summary", "device_bins", "NFLAGS", "source", "variant"]
 
 #: per-row counts after the bins: NaN, signaling NaN, +inf, -inf, not -0.0 (numbers)
 NFLAGS = 5
@@ -38,6 +48,9 @@ void @NAME@(const @BITS@* __restrict__ bits, const long long n,
     const @BITS@* p = bits + row * n;
     const long long stride = (long long)gridDim.x * blockDim.x;
     unsigned long long nnan = 0, nsig = 0, npinf = 0, nninf = 0, nnum = 0;
+    unsigned long long acc_lo = 0ULL;  /* the window kernel's accumulator (others: 0) */
+    long long acc_hi = 0LL;
+    int base = 0;
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
         const @BITS@ b = p[i];
         const int e = (int)((b >> @MBITS@) & @EMAX@);
@@ -58,6 +71,7 @@ void @NAME@(const @BITS@* __restrict__ bits, const long long n,
         }
 @ADD@
     }
+@FLUSH@
     if (nnan) atomicAdd(&cnt[0], nnan);
     if (nsig) atomicAdd(&cnt[1], nsig);
     if (npinf) atomicAdd(&cnt[2], npinf);
@@ -108,57 +122,125 @@ _ADD_WARP = r"""
                 if (ls) atomicAdd(&lo[sh], (unsigned long long)ls);
             }
         }"""
-_KERNELS: dict[tuple[int, bool], Any] = {}
+#: the window kernel: a 128-bit register accumulator per thread (see the module text)
+_ADD_WINDOW = r"""
+        if (sh >= 0) {
+            int s = sh - base;
+            if ((unsigned int)s >= 62u && acc_lo == 0ULL && acc_hi == 0LL) {
+                base = sh - 31 < 0 ? 0 : (sh - 31 > 1943 ? 1943 : sh - 31);
+                s = sh - base;
+            }
+            if ((unsigned int)s < 62u) {
+                const unsigned long long mag = (unsigned long long)(h < 0 ? -h : h) << 26
+                                             | (unsigned long long)(l < 0 ? -l : l);
+                const unsigned long long plo = mag << s;
+                const long long phi = s ? (long long)(mag >> (64 - s)) : 0LL;
+                if (b < 0) {
+                    const unsigned long long borrow = acc_lo < plo ? 1ULL : 0ULL;
+                    acc_lo -= plo;
+                    acc_hi -= phi + (long long)borrow;
+                } else {
+                    acc_lo += plo;
+                    acc_hi += phi + (long long)(acc_lo < plo ? 1 : 0);
+                }
+            } else {
+                if (h) atomicAdd(&hi[sh], (unsigned long long)h);
+                if (l) atomicAdd(&lo[sh], (unsigned long long)l);
+            }
+        }"""
+#: the window kernel's end: the accumulator as pieces p0 + p1 * 2**52 + p2 * 2**104
+#: (p0, p1 unsigned 52-bit, p2 signed), each added as hi/lo halves at its bin
+_FLUSH_WINDOW = r"""
+    if (acc_lo != 0ULL || acc_hi != 0LL) {
+        const long long p[3] = {
+            (long long)(acc_lo & 0xFFFFFFFFFFFFFULL),
+            (long long)((acc_lo >> 52) | (((unsigned long long)acc_hi & 0xFFFFFFFFFFULL) << 12)),
+            acc_hi >> 40};
+        for (int j = 0; j < 3; ++j) {
+            if (p[j] == 0) continue;
+            const int at = base + 52 * j;
+            const long long ph = p[j] >> 26, pl = p[j] & 0x3FFFFFFLL;
+            if (ph) atomicAdd(&hi[at], (unsigned long long)ph);
+            if (pl) atomicAdd(&lo[at], (unsigned long long)pl);
+        }
+    }"""
+#: the kernels by name: (per-value addition, end of the thread's values)
+_VARIANTS = {"plain": (None, ""), "warp": (None, ""), "window": (_ADD_WINDOW, _FLUSH_WINDOW)}
+#: per-thread values at most (the window kernel's 128-bit headroom: 2**12 * 2**114)
+MAX_PER_THREAD = 4096
+_KERNELS: dict[tuple[int, str], Any] = {}
 _THREADS = 256
 
 
+def variant() -> str:
+    """The kernel: ``NANACCESS_XP_BINS`` (``plain``, ``warp``, for benchmarks), else
+    ``window``."""
+    got = os.environ.get("NANACCESS_XP_BINS", "window")
+    return got if got in _VARIANTS else "window"
+
+
 def warp_aggregated() -> bool:
-    """Whether the warp-aggregated kernel is chosen (``NANACCESS_XP_BINS=warp``, for
-    benchmarks); the plain kernel otherwise."""
-    return os.environ.get("NANACCESS_XP_BINS") == "warp"
+    """Whether the warp-aggregated kernel is chosen (``NANACCESS_XP_BINS=warp``)."""
+    return variant() == "warp"
 
 
-def _source(width: int, warp: bool = False) -> str:
-    src = _TEMPLATE.replace("@ADD@", _ADD_WARP if warp else _ADD_PLAIN)
+def source(width: int, kind: str = "window") -> str:
+    """The CUDA source of the ``kind`` kernel for ``width``-byte floats."""
+    add = {"plain": _ADD_PLAIN, "warp": _ADD_WARP}.get(kind) or _VARIANTS[kind][0]
+    src = _TEMPLATE.replace("@ADD@", add).replace("@FLUSH@", _VARIANTS[kind][1])
     for key, val in _LAYOUTS[width].items():
-        src = src.replace(f"@{key}@", val + ("_warp" if warp and key == "NAME" else ""))
+        src = src.replace(f"@{key}@", val + (f"_{kind}" if key == "NAME" else ""))
     return src
 
 
-def _kernel(width: int, warp: bool) -> Any:
-    if (width, warp) not in _KERNELS:
+def _kernel(width: int, kind: str) -> Any:
+    if (width, kind) not in _KERNELS:
         import cupy
 
-        name = _LAYOUTS[width]["NAME"] + ("_warp" if warp else "")
-        _KERNELS[width, warp] = cupy.RawKernel(_source(width, warp), name)
-    return _KERNELS[width, warp]
+        name = _LAYOUTS[width]["NAME"] + f"_{kind}"
+        _KERNELS[width, kind] = cupy.RawKernel(source(width, kind), name)
+    return _KERNELS[width, kind]
 
 
-def device_bins(bits: Any) -> tuple[Any, Any]:
-    """The (rows, 2, 2048) int64 bins (hi halves, then lo halves) and the (rows, 5)
-    counts of ``bits`` ((rows, n) int32/int64 bit patterns of float32/float64)."""
+def _device_both(bits: Any) -> Any:
+    """The bins and counts of ``bits`` in one device buffer (uint64):
+    ``rows * 4096`` bins (per row 2048 hi halves, 2048 lo halves), then
+    ``rows * NFLAGS`` counts."""
     import cupy
+
+    from ._cupy_scan import multiprocessors
 
     rows, n = bits.shape
     if rows > 65535:
         raise ValueError("more rows than a grid's y dimension")
     bits = cupy.ascontiguousarray(bits)
-    out = cupy.zeros((rows, 2, 2048), dtype=cupy.uint64)
-    flags = cupy.zeros((rows, NFLAGS), dtype=cupy.uint64)
-    sms = cupy.cuda.Device().attributes.get("MultiProcessorCount", 108)
-    per_row = max(1, min(-(-n // (_THREADS * 16)), max(1, (sms * 8) // rows)))
-    _kernel(bits.dtype.itemsize, warp_aggregated())((per_row, rows), (_THREADS,),
-                                                    (bits, np.int64(n), out, flags))
-    return out.view(cupy.int64), flags.view(cupy.int64)
+    both = cupy.zeros(rows * (4096 + NFLAGS), dtype=cupy.uint64)  # one memset, one copy
+    out, flags = both[:rows * 4096], both[rows * 4096:]
+    per_row = max(1, min(-(-n // (_THREADS * 16)), max(1, (multiprocessors() * 8) // rows)))
+    per_row = max(per_row, -(-n // (_THREADS * MAX_PER_THREAD)))  # the window's headroom
+    _kernel(bits.dtype.itemsize, variant())((per_row, rows), (_THREADS,),
+                                            (bits, np.int64(n), out, flags))
+    return both
+
+
+def device_bins(bits: Any) -> tuple[Any, Any]:
+    """The (rows, 2, 2048) int64 bins (hi halves, then lo halves) and the (rows, 5)
+    counts of ``bits`` ((rows, n) int32/int64 bit patterns of float32/float64)."""
+    both = _device_both(bits)
+    rows = bits.shape[0]
+    return (both[:rows * 4096].reshape(rows, 2, 2048).view("i8"),
+            both[rows * 4096:].reshape(rows, NFLAGS).view("i8"))
 
 
 def cupy_summary(bits: Any) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None:
     """((bin key, hi sum, lo sum) of the nonempty bins, as :func:`.bins._portable`;
     the (rows, 5) counts) or None when the kernel is unavailable."""
     try:
-        b, f = device_bins(bits)
-        b, f = b.get(), f.get()
+        rows = bits.shape[0]
+        both = _device_both(bits).get().view(np.int64)
     except Exception:  # noqa: BLE001 - no compiler, no device: the portable engine
         return None
+    b = both[:rows * 4096].reshape(rows, 2, 2048)
+    f = both[rows * 4096:].reshape(rows, NFLAGS)
     r, sh = np.nonzero((b[:, 0] != 0) | (b[:, 1] != 0))
     return (r * 2048 + sh, b[r, 0, sh], b[r, 1, sh]), f
