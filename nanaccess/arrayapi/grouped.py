@@ -41,11 +41,61 @@ def sort_by_group(keys: Any, codes: Any, xp: Any, ngroups: int, width: int) -> t
         composite = codes * (1 << 32) + (xp.astype(keys, xp.int64) + (1 << 31))
         composite = xp.sort(composite)
         return xp.astype((composite & 0xFFFFFFFF) - (1 << 31), xp.int32), composite >> 32
+    gbits = int(ngroups).bit_length()
+    if gbits <= 24:
+        return _sort_by_prefix(keys, codes, xp, gbits)
+    return _sort_two_passes(keys, codes, xp, ngroups)
+
+
+def _sort_two_passes(keys: Any, codes: Any, xp: Any, ngroups: int) -> tuple[Any, Any]:
+    """By key, then a stable sort by code: exact for any keys and codes."""
     order = xp.argsort(keys)
     c1 = xp.take(codes, order, axis=0)
     narrow = xp.astype(c1, xp.int32) if ngroups < 2**31 - 1 else c1  # fewer radix passes
     o2 = xp.argsort(narrow, stable=True)
     return xp.take(xp.take(keys, order, axis=0), o2, axis=0), xp.take(c1, o2, axis=0)
+
+
+def _sort_by_prefix(keys: Any, codes: Any, xp: Any, gbits: int) -> tuple[Any, Any]:
+    """One sort of ``code << p | top p bits of the key`` (``p = 63 - gbits``), then the
+    runs of equal composites (keys differing only in their dropped low bits, or equal:
+    NaNs of one payload, ties) sorted exactly by the two-pass sort of that subset."""
+    p = 63 - gbits
+    composite = (codes << p) | ((keys >> (64 - p)) + (1 << (p - 1)))
+    order = xp.argsort(composite)
+    comp = xp.take(composite, order, axis=0)
+    out = xp.take(keys, order, axis=0)
+    gcodes = comp >> p
+    n = comp.shape[0]
+    if n < 2:
+        return out, gcodes
+    same = comp[1:] == comp[:-1]
+    if not bool(to_numpy(xp.any(same))):
+        return out, gcodes
+    tied = xp.concat([same, xp.zeros((1,), dtype=xp.bool)]) \
+        | xp.concat([xp.zeros((1,), dtype=xp.bool), same])
+    idx = xp.nonzero(tied)[0]
+    sub = xp.take(out, idx, axis=0)
+    # each run is one composite: sort the subset by key, then stably by composite
+    o1 = xp.argsort(sub)
+    o2 = xp.argsort(xp.take(xp.take(comp, idx, axis=0), o1, axis=0), stable=True)
+    fixed = xp.take(xp.take(sub, o1, axis=0), o2, axis=0)
+    return _scatter(out, idx, fixed, xp), gcodes
+
+
+def _scatter(dest: Any, idx: Any, values: Any, xp: Any) -> Any:
+    """``dest`` (a fresh array) with ``values`` at the sorted positions ``idx``; where
+    the library's arrays take no integer-array assignment (``array_api_strict``,
+    JAX), a new array made by a sorted search."""
+    try:
+        dest[idx] = values
+        return dest
+    except (TypeError, NotImplementedError, IndexError, ValueError):
+        pos = xp.arange(dest.shape[0], dtype=idx.dtype)
+        at = xp.searchsorted(idx, pos)
+        at = xp.where(at < idx.shape[0], at, xp.zeros_like(at))
+        hit = xp.take(idx, at, axis=0) == pos
+        return xp.where(hit, xp.take(values, at, axis=0), dest)
 
 
 def _segment_counts(flag: Any, xp: Any, starts: np.ndarray, ends: np.ndarray,

@@ -152,3 +152,24 @@ def test_summary_counts(lib, monkeypatch, dtype, nans, bins):
     assert sm.negzero.tolist() == ((x == 0) & np.signbit(x) | nan).all(1).tolist()
     finite = np.where(np.isfinite(x), x, 0)
     assert sm.s == _fraction_rows(finite.astype(np.float64))
+
+
+@pytest.mark.parametrize("ngroups", [1, 7, 1000, 2**30])
+def test_sort_by_group_exact_on_low_bits(lib, ngroups):
+    """float64 keys differing only in the low bits the one-sort composite drops (and
+    equal keys, negative codes) come out in exact (code, key) order."""
+    from nanaccess.arrayapi._shim import namespace
+    from nanaccess.arrayapi.grouped import sort_by_group
+
+    rng = np.random.default_rng(ngroups)
+    n = 4000
+    keys = rng.integers(-2**63, 2**63 - 1, n, dtype=np.int64, endpoint=True)
+    keys[::3] = (keys[::3] >> 20) << 20 | rng.integers(0, 2**20, n)[::3]  # low bits only
+    keys[1::5] = keys[0]
+    keys[2::50] = np.iinfo(np.int64).min
+    codes = rng.integers(-1, ngroups, n)
+    k, c = lib.asarray(keys), lib.asarray(codes)
+    got_k, got_c = sort_by_group(k, c, namespace(k), ngroups, 64)
+    order = np.lexsort((keys, np.where(codes < 0, ngroups, codes)))
+    assert np.array_equal(lib.back(got_k), keys[order])
+    assert np.array_equal(lib.back(got_c), np.where(codes < 0, ngroups, codes)[order])
