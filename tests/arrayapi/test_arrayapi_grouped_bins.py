@@ -164,7 +164,8 @@ def test_sort_by_group_exact_on_low_bits(lib, ngroups):
     rng = np.random.default_rng(ngroups)
     n = 4000
     keys = rng.integers(-2**63, 2**63 - 1, n, dtype=np.int64, endpoint=True)
-    keys[::3] = (keys[::3] >> 20) << 20 | rng.integers(0, 2**20, n)[::3]  # low bits only
+    keys[::3] = (keys[0] >> 3) << 3 | rng.integers(0, 8, n)[::3]  # low bits only
+    keys[1::7] = (keys[5] >> 11) << 11 | rng.integers(0, 2**11, n)[1::7]
     keys[1::5] = keys[0]
     keys[2::50] = np.iinfo(np.int64).min
     codes = rng.integers(-1, ngroups, n)
