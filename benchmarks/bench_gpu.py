@@ -5,7 +5,9 @@ Rows (targets from the issue; times are the minimum of ``repeats`` runs after a
 warm-up, measured with CUDA events on the GPU, ``time.perf_counter`` elsewhere):
 
 * ``median`` and ``quantile(q=0.9)`` of ``n`` float64 (0.1 % NaN; NaN-free under
-  "raise") under every policy: <= 1.5x ``cupy.nanmedian`` / ``cupy.nanquantile``;
+  "raise"; sample selection and one fused pass, :mod:`nanaccess.arrayapi.longrow`;
+  "median, general path" without it) under every policy: <= 1.5x ``cupy.nanmedian``
+  / ``cupy.nanquantile``;
 * grouped median of ``n_grouped`` rows in ``groups`` groups
   (:func:`nanaccess.arrayapi.grouped_order_xp`): <= 10 ms (``reference_s`` is the
   target itself);
@@ -196,17 +198,17 @@ def order_rows(xp: Any, cp: Any, n: int, repeats: int, check_n: int) -> list[dic
                                  None, error=f"{type(err).__name__}: {err}"))
                 traceback.print_exc()
             print(rows[-1], flush=True)
-    try:  # the selection without the histogram step (partition or sort), for comparison
-        os.environ["NANACCESS_XP_HIST"] = "0"
+    try:  # the general selection (no sample selection), for comparison
+        os.environ["NANACCESS_XP_LONGROW"] = "0"
         t = timer(cp, partial(na.median, nans, nan_policy="omit"), repeats)
         t_ref = timer(cp, partial(xp.nanmedian, nans), repeats)
-        rows.append(_row("median, no histogram step", n, "omit", t, f"{xp.__name__}.nanmedian",
+        rows.append(_row("median, general path", n, "omit", t, f"{xp.__name__}.nanmedian",
                          t_ref, None, None))
     except Exception as err:  # noqa: BLE001
-        rows.append(_row("median, no histogram step", n, "omit", float("nan"), "nanmedian",
+        rows.append(_row("median, general path", n, "omit", float("nan"), "nanmedian",
                          float("nan"), None, None, error=f"{type(err).__name__}: {err}"))
     finally:
-        os.environ.pop("NANACCESS_XP_HIST", None)
+        os.environ.pop("NANACCESS_XP_LONGROW", None)
     print(rows[-1], flush=True)
     return rows
 
@@ -241,8 +243,8 @@ def moment_rows(xp: Any, cp: Any, n: int, repeats: int, check_n: int) -> list[di
     rows = []
     x = _data(xp, n, 0.0, 5)
     cases = [("sum", 3.0, None), ("mean", None, None), ("std", None, None)]
-    if cp is not None:  # the warp-aggregated bins kernel, for comparison
-        cases.insert(1, ("sum", 3.0, "warp"))
+    if cp is not None:  # the warp-aggregated bins kernel (the previous one), for comparison
+        cases.insert(1, ("sum", None, "warp"))
     for stat, target, bins in cases:
         if bins:
             os.environ["NANACCESS_XP_BINS"] = bins
@@ -250,12 +252,16 @@ def moment_rows(xp: Any, cp: Any, n: int, repeats: int, check_n: int) -> list[di
             fn = getattr(na, stat)
             got = fn(x)
             engine = _bins.last_engine() if cp is not None else "NumPy core"
+            if cp is not None and engine == "cupy-kernel":
+                from nanaccess.arrayapi._cupy_bins import variant
+
+                engine += f" ({variant()})"
             t = timer(cp, partial(fn, x), repeats)
             ref = getattr(xp, stat)
             t_ref = timer(cp, partial(ref, x), repeats)
             ok = _check(xp, x, stat, "raise", check_n, got)
             rows.append(_row(stat, n, "raise", t, f"{xp.__name__}.{stat}", t_ref, target, ok,
-                             engine=engine + (f" ({bins} bins)" if bins else "")))
+                             engine=engine))
         except Exception as err:  # noqa: BLE001
             rows.append(_row(stat, n, "raise", float("nan"), stat, float("nan"), target, None,
                              error=f"{type(err).__name__}: {err}"))
