@@ -51,8 +51,20 @@ void @NAME@(const @BITS@* __restrict__ bits, const long long n,
     unsigned long long acc_lo = 0ULL;  /* the window kernel's accumulator (others: 0) */
     long long acc_hi = 0LL;
     int base = 0;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        const @BITS@ b = p[i];
+    /* four loads in flight a thread before any arithmetic: the pass is bound by
+       memory latency otherwise (measured: 0.55 ms against cupy.sum's 0.18 on 1e8) */
+    for (long long i0 = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0 < n;
+         i0 += 4 * stride) {
+        @BITS@ v[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+            const long long i = i0 + u * stride;
+            v[u] = i < n ? p[i] : (@BITS@)0;
+        }
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+        if (i0 + u * stride >= n) break;
+        const @BITS@ b = v[u];
         const int e = (int)((b >> @MBITS@) & @EMAX@);
         const long long frac = (long long)(b & @MMASK@);
         int sh = -1;  /* no bin: NaN, infinity or zero */
@@ -70,6 +82,7 @@ void @NAME@(const @BITS@* __restrict__ bits, const long long n,
             }
         }
 @ADD@
+        }
     }
 @FLUSH@
     if (nnan) atomicAdd(&cnt[0], nnan);

@@ -32,35 +32,47 @@ void @NAME@(const @T@* __restrict__ bits, const long long n, const @T@ lo, const
     unsigned long long c[8] = {0ULL, 0ULL, 0ULL, 0ULL, 0ULL, 0ULL, 0ULL, 0ULL};
     long long best = (long long)@KMIN@;
     /* every lane of a warp runs the same trips (blockDim.x is a multiple of 32), so
-       the full-mask ballot and shuffles below are well defined */
-    for (long long base = (long long)blockIdx.x * blockDim.x; base < n; base += stride) {
-        const long long i = base + threadIdx.x;
-        bool inside = false;
-        @T@ k = 0;
-        if (i < n) {
-            const @T@ b = bits[i];
-            k = b ^ ((b >> @SHIFT@) & @IMAX@);
-            if ((b & @IMAX@) > @INF@) {
-                if (b < 0) c[5]++; else c[6]++;
-                if ((b & @QUIET@) == 0) c[7]++;
-                if ((long long)k > best) best = (long long)k;
-            }
-            if (k < lo) c[0]++;
-            else if (k == lo) c[1]++;
-            else if (k > hi) c[3]++;
-            else if (k == hi) c[2]++;
-            else inside = true;
+       the full-mask ballots and shuffles are well defined */
+    /* four loads in flight a thread before any arithmetic (latency, not bandwidth,
+       bounds a one-load loop); base is warp-uniform, so every lane runs every u */
+    for (long long base = (long long)blockIdx.x * blockDim.x; base < n; base += 4 * stride) {
+        @T@ v[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+            const long long i = base + u * stride + threadIdx.x;
+            v[u] = i < n ? bits[i] : (@T@)0;
         }
-        const unsigned int ballot = __ballot_sync(0xFFFFFFFFu, inside);
-        if (ballot) {
-            const int leader = __ffs(ballot) - 1;
-            unsigned long long start = 0ULL;
-            if (lane == leader) start = atomicAdd(&cnt[4], (unsigned long long)__popc(ballot));
-            start = __shfl_sync(0xFFFFFFFFu, start, leader);
-            if (inside) {
-                const unsigned long long pos =
-                    start + (unsigned long long)__popc(ballot & ((1u << lane) - 1u));
-                if (pos < (unsigned long long)cap) mid[pos] = k;
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+            const long long i = base + u * stride + threadIdx.x;
+            bool inside = false;
+            @T@ k = 0;
+            if (i < n) {
+                const @T@ b = v[u];
+                k = b ^ ((b >> @SHIFT@) & @IMAX@);
+                if ((b & @IMAX@) > @INF@) {
+                    if (b < 0) c[5]++; else c[6]++;
+                    if ((b & @QUIET@) == 0) c[7]++;
+                    if ((long long)k > best) best = (long long)k;
+                }
+                if (k < lo) c[0]++;
+                else if (k == lo) c[1]++;
+                else if (k > hi) c[3]++;
+                else if (k == hi) c[2]++;
+                else inside = true;
+            }
+            const unsigned int ballot = __ballot_sync(0xFFFFFFFFu, inside);
+            if (ballot) {
+                const int leader = __ffs(ballot) - 1;
+                unsigned long long start = 0ULL;
+                if (lane == leader)
+                    start = atomicAdd(&cnt[4], (unsigned long long)__popc(ballot));
+                start = __shfl_sync(0xFFFFFFFFu, start, leader);
+                if (inside) {
+                    const unsigned long long pos =
+                        start + (unsigned long long)__popc(ballot & ((1u << lane) - 1u));
+                    if (pos < (unsigned long long)cap) mid[pos] = k;
+                }
             }
         }
     }

@@ -72,8 +72,8 @@ def _sort_by_prefix(keys: Any, codes: Any, xp: Any, gbits: int) -> tuple[Any, An
     same = comp[1:] == comp[:-1]
     if not bool(to_numpy(xp.any(same))):
         return out, gcodes
-    tied = xp.concat([same, xp.zeros((1,), dtype=xp.bool)]) \
-        | xp.concat([xp.zeros((1,), dtype=xp.bool), same])
+    edge = xp.zeros_like(same[:1])  # on the data's device (torch: not the CPU)
+    tied = xp.concat([same, edge]) | xp.concat([edge, same])
     idx = xp.nonzero(tied)[0]
     sub = xp.take(out, idx, axis=0)
     # each run is one composite: sort the subset by key, then stably by composite

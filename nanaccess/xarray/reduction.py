@@ -19,6 +19,7 @@ import pandas as pd
 import xarray as xr
 
 from .. import _stats
+from .._boundary import host_of
 from .._labels import restate
 from ..core.reduce import reduce as core_reduce
 from ..errors import NaNError
@@ -100,6 +101,11 @@ def array_stat(
         return dask_reduce(data, stat, axis=axis, policy=policy, keepdims=keepdims,
                            relabel=relabel, **params)
     with labelled_errors(relabel):
+        if host_of(data) == "arrayapi":  # CuPy-backed xarray: computed on the device,
+            from ..arrayapi import reduce_xp  # a CuPy result (docs/gpu.md)
+
+            return reduce_xp(data, stat, axis=axis, policy=policy, keepdims=keepdims,
+                             **params)
         return core_reduce(np.asarray(data), stat, axis=axis, policy=policy,
                            keepdims=keepdims, **params).values
 
