@@ -65,23 +65,7 @@ void @NAME@(const @BITS@* __restrict__ bits, const long long n,
         for (int u = 0; u < 4; ++u) {
         if (i0 + u * stride >= n) break;
         const @BITS@ b = v[u];
-        const int e = (int)((b >> @MBITS@) & @EMAX@);
-        const long long frac = (long long)(b & @MMASK@);
-        int sh = -1;  /* no bin: NaN, infinity or zero */
-        long long h = 0, l = 0;
-        if (e == @EMAX@) {
-            if (frac == 0) { if (b < 0) nninf++; else npinf++; nnum++; }
-            else { nnan++; if ((frac & @QUIET@) == 0) nsig++; }
-        } else {
-            if (b != @SIGNMIN@) nnum++;
-            const long long m = frac | ((long long)(e > 0) << @MBITS@);
-            if (m != 0) {
-                sh = (e > 0 ? e : 1) + @OFFSET@;
-                h = m >> 26; l = m & 0x3FFFFFFLL;
-                if (b < 0) { h = -h; l = -l; }
-            }
-        }
-@ADD@
+@BODY@
         }
     }
 @FLUSH@
@@ -101,15 +85,80 @@ void @NAME@(const @BITS@* __restrict__ bits, const long long n,
 }
 """
 
+#: the per-value code of the plain and warp kernels: halves of the signed mantissa,
+#: then their addition (``@ADD@``)
+_BODY_BINS = r"""
+        const int e = (int)((b >> @MBITS@) & @EMAX@);
+        const long long frac = (long long)(b & @MMASK@);
+        int sh = -1;  /* no bin: NaN, infinity or zero */
+        long long h = 0, l = 0;
+        if (e == @EMAX@) {
+            if (frac == 0) { if (b < 0) nninf++; else npinf++; nnum++; }
+            else { nnan++; if ((frac & @QUIET@) == 0) nsig++; }
+        } else {
+            if (b != @SIGNMIN@) nnum++;
+            const long long m = frac | ((long long)(e > 0) << @MBITS@);
+            if (m != 0) {
+                sh = (e > 0 ? e : 1) + @OFFSET@;
+                h = m >> 26; l = m & 0x3FFFFFFLL;
+                if (b < 0) { h = -h; l = -l; }
+            }
+        }
+@ADD@
+"""
+#: the window kernel's per-value code: the mantissa shifted into the thread's 128-bit
+#: accumulator (the window moved while it is zero); values outside the window go to
+#: the shared bins as signed halves
+_BODY_WINDOW = r"""
+        const unsigned long long ab = (unsigned long long)b & @IMASK@;
+        const int e = (int)(ab >> @MBITS@);
+        if (e == @EMAX@) {
+            if ((ab & @MMASK@) == 0) { if (b < 0) nninf++; else npinf++; nnum++; }
+            else { nnan++; if ((ab & @QUIET@) == 0) nsig++; }
+            continue;
+        }
+        if (b != @SIGNMIN@) nnum++;
+        if (ab == 0ULL) continue;  /* +0.0 and -0.0 add nothing */
+        const unsigned long long m = (ab & @MMASK@) | ((unsigned long long)(e > 0) << @MBITS@);
+        const int sh = (e > 0 ? e : 1) + @OFFSET@;
+        int s = sh - base;
+        if ((unsigned int)s >= 62u) {
+            if ((acc_lo | (unsigned long long)acc_hi) == 0ULL) {
+                base = sh - 31 < 0 ? 0 : (sh - 31 > 1943 ? 1943 : sh - 31);
+                s = sh - base;
+            }
+            if ((unsigned int)s >= 62u) {
+                long long h = (long long)(m >> 26), l = (long long)(m & 0x3FFFFFFULL);
+                if (b < 0) { h = -h; l = -l; }
+                if (h) atomicAdd(&hi[sh], (unsigned long long)h);
+                if (l) atomicAdd(&lo[sh], (unsigned long long)l);
+                continue;
+            }
+        }
+        {
+            const unsigned long long plo = m << s;
+            const long long phi = (long long)((m >> 1) >> (63 - s));  /* m >> (64 - s) */
+            if (b < 0) {
+                const unsigned long long borrow = acc_lo < plo ? 1ULL : 0ULL;
+                acc_lo -= plo;
+                acc_hi -= phi + (long long)borrow;
+            } else {
+                acc_lo += plo;
+                acc_hi += phi + (long long)(acc_lo < plo ? 1 : 0);
+            }
+        }
+"""
+
 #: per float width: C type of the bits, mantissa bits, exponent all-ones, the
 #: bin offset (float64 bins: ``sh = max(e, 1) - 1``; float32: ``max(e, 1) + 924``),
 #: the quiet bit and the bits of -0.0
 _LAYOUTS = {
     8: dict(NAME="nanaccess_bins64", BITS="long long", MBITS="52", EMAX="0x7FF",
-            MMASK="0xFFFFFFFFFFFFFLL", OFFSET="(-1)", QUIET="(1LL << 51)",
+            MMASK="0xFFFFFFFFFFFFFLL", OFFSET="(-1)", IMASK="0x7FFFFFFFFFFFFFFFULL",
+            QUIET="(1LL << 51)",
             SIGNMIN="((long long)0x8000000000000000ULL)"),
     4: dict(NAME="nanaccess_bins32", BITS="int", MBITS="23", EMAX="0xFF", MMASK="0x7FFFFF",
-            OFFSET="924", QUIET="(1LL << 22)", SIGNMIN="((int)0x80000000U)"),
+            OFFSET="924", IMASK="0x7FFFFFFFULL", QUIET="(1LL << 22)", SIGNMIN="((int)0x80000000U)"),
 }
 #: each lane adds its own halves (shared-memory atomics)
 _ADD_PLAIN = r"""
@@ -135,32 +184,6 @@ _ADD_WARP = r"""
                 if (ls) atomicAdd(&lo[sh], (unsigned long long)ls);
             }
         }"""
-#: the window kernel: a 128-bit register accumulator per thread (see the module text)
-_ADD_WINDOW = r"""
-        if (sh >= 0) {
-            int s = sh - base;
-            if ((unsigned int)s >= 62u && acc_lo == 0ULL && acc_hi == 0LL) {
-                base = sh - 31 < 0 ? 0 : (sh - 31 > 1943 ? 1943 : sh - 31);
-                s = sh - base;
-            }
-            if ((unsigned int)s < 62u) {
-                const unsigned long long mag = (unsigned long long)(h < 0 ? -h : h) << 26
-                                             | (unsigned long long)(l < 0 ? -l : l);
-                const unsigned long long plo = mag << s;
-                const long long phi = s ? (long long)(mag >> (64 - s)) : 0LL;
-                if (b < 0) {
-                    const unsigned long long borrow = acc_lo < plo ? 1ULL : 0ULL;
-                    acc_lo -= plo;
-                    acc_hi -= phi + (long long)borrow;
-                } else {
-                    acc_lo += plo;
-                    acc_hi += phi + (long long)(acc_lo < plo ? 1 : 0);
-                }
-            } else {
-                if (h) atomicAdd(&hi[sh], (unsigned long long)h);
-                if (l) atomicAdd(&lo[sh], (unsigned long long)l);
-            }
-        }"""
 #: the window kernel's end: the accumulator as pieces p0 + p1 * 2**52 + p2 * 2**104
 #: (p0, p1 unsigned 52-bit, p2 signed), each added as hi/lo halves at its bin
 _FLUSH_WINDOW = r"""
@@ -178,7 +201,7 @@ _FLUSH_WINDOW = r"""
         }
     }"""
 #: the kernels by name: (per-value addition, end of the thread's values)
-_VARIANTS = {"plain": (None, ""), "warp": (None, ""), "window": (_ADD_WINDOW, _FLUSH_WINDOW)}
+_VARIANTS = {"plain": (_ADD_PLAIN, ""), "warp": (_ADD_WARP, ""), "window": ("", _FLUSH_WINDOW)}
 #: per-thread values at most (the window kernel's 128-bit headroom: 2**12 * 2**114)
 MAX_PER_THREAD = 4096
 _KERNELS: dict[tuple[int, str], Any] = {}
@@ -199,8 +222,8 @@ def warp_aggregated() -> bool:
 
 def source(width: int, kind: str = "window") -> str:
     """The CUDA source of the ``kind`` kernel for ``width``-byte floats."""
-    add = {"plain": _ADD_PLAIN, "warp": _ADD_WARP}.get(kind) or _VARIANTS[kind][0]
-    src = _TEMPLATE.replace("@ADD@", add).replace("@FLUSH@", _VARIANTS[kind][1])
+    body = _BODY_WINDOW if kind == "window" else _BODY_BINS.replace("@ADD@", _VARIANTS[kind][0])
+    src = _TEMPLATE.replace("@BODY@", body).replace("@FLUSH@", _VARIANTS[kind][1])
     for key, val in _LAYOUTS[width].items():
         src = src.replace(f"@{key}@", val + (f"_{kind}" if key == "NAME" else ""))
     return src

@@ -4,7 +4,8 @@ Each thread turns its elements' bits into totalOrder keys in registers, counts t
 NaNs (negative, positive, signaling), keeps the greatest NaN key, sorts each key into
 the bracket classes ``< lo``, ``== lo``, ``(lo, hi)``, ``== hi``, ``> hi`` and appends
 the keys strictly inside the bracket to ``mid`` (warp-aggregated: one atomic per warp
-by ballot, no per-key atomics). Counts are reduced per warp by shuffles, then one
+by ballot into a per-block shared buffer, copied out with one global atomic per
+flush). Counts are reduced per warp by shuffles, then one
 global atomic per warp and counter. Only integer operations touch the data, so no
 compiler flag can change a bit. :func:`scan` returns None when the kernel cannot be
 built or run (the caller then uses :func:`.longrow.scan_reference`).
@@ -29,12 +30,18 @@ void @NAME@(const @T@* __restrict__ bits, const long long n, const @T@ lo, const
 {
     const long long stride = (long long)gridDim.x * blockDim.x;
     const int lane = threadIdx.x & 31;
+    /* the keys inside the bracket are staged per block in shared memory and copied
+       out with one global atomic per flush: one global counter hit by every warp
+       serialised the pass (1.2 ms on 1e8 against 0.18 ms of memory traffic) */
+    __shared__ @T@ buf[@BUF@];
+    __shared__ unsigned int nbuf;
+    __shared__ unsigned long long gstart;
+    if (threadIdx.x == 0) nbuf = 0u;
+    __syncthreads();
     unsigned long long c[8] = {0ULL, 0ULL, 0ULL, 0ULL, 0ULL, 0ULL, 0ULL, 0ULL};
     long long best = (long long)@KMIN@;
-    /* every lane of a warp runs the same trips (blockDim.x is a multiple of 32), so
-       the full-mask ballots and shuffles are well defined */
-    /* four loads in flight a thread before any arithmetic (latency, not bandwidth,
-       bounds a one-load loop); base is warp-uniform, so every lane runs every u */
+    /* base is block-uniform (blockDim.x a multiple of 32, at most @BUF@ / 8): every
+       lane runs every trip, so the full-mask ballots and the barriers are defined */
     for (long long base = (long long)blockIdx.x * blockDim.x; base < n; base += 4 * stride) {
         @T@ v[4];
 #pragma unroll
@@ -64,16 +71,31 @@ void @NAME@(const @T@* __restrict__ bits, const long long n, const @T@ lo, const
             const unsigned int ballot = __ballot_sync(0xFFFFFFFFu, inside);
             if (ballot) {
                 const int leader = __ffs(ballot) - 1;
-                unsigned long long start = 0ULL;
-                if (lane == leader)
-                    start = atomicAdd(&cnt[4], (unsigned long long)__popc(ballot));
+                unsigned int start = 0u;
+                if (lane == leader) start = atomicAdd(&nbuf, (unsigned int)__popc(ballot));
                 start = __shfl_sync(0xFFFFFFFFu, start, leader);
-                if (inside) {
-                    const unsigned long long pos =
-                        start + (unsigned long long)__popc(ballot & ((1u << lane) - 1u));
-                    if (pos < (unsigned long long)cap) mid[pos] = k;
-                }
+                if (inside) buf[start + __popc(ballot & ((1u << lane) - 1u))] = k;
             }
+        }
+        __syncthreads();
+        const unsigned int held = nbuf;  /* block-uniform after the barrier */
+        if (held > @BUF@ - 4u * blockDim.x) {  /* no room for one more trip: flush */
+            if (threadIdx.x == 0) gstart = atomicAdd(&cnt[4], (unsigned long long)held);
+            __syncthreads();
+            for (unsigned int j = threadIdx.x; j < held; j += blockDim.x)
+                if (gstart + j < (unsigned long long)cap) mid[gstart + j] = buf[j];
+            __syncthreads();
+            if (threadIdx.x == 0) nbuf = 0u;
+        }
+        __syncthreads();
+    }
+    {
+        const unsigned int held = nbuf;
+        if (held) {
+            if (threadIdx.x == 0) gstart = atomicAdd(&cnt[4], (unsigned long long)held);
+            __syncthreads();
+            for (unsigned int j = threadIdx.x; j < held; j += blockDim.x)
+                if (gstart + j < (unsigned long long)cap) mid[gstart + j] = buf[j];
         }
     }
     for (int off = 16; off > 0; off >>= 1) {
@@ -89,10 +111,10 @@ void @NAME@(const @T@* __restrict__ bits, const long long n, const @T@ lo, const
 }
 """
 _LAYOUTS = {
-    8: dict(NAME="nanaccess_scan64", T="long long", SHIFT="63",
+    8: dict(NAME="nanaccess_scan64", T="long long", SHIFT="63", BUF="2048u",
             IMAX="0x7FFFFFFFFFFFFFFFLL", INF="0x7FF0000000000000LL",
             QUIET="0x0008000000000000LL", KMIN="(-0x7FFFFFFFFFFFFFFFLL - 1)"),
-    4: dict(NAME="nanaccess_scan32", T="int", SHIFT="31", IMAX="0x7FFFFFFF",
+    4: dict(NAME="nanaccess_scan32", T="int", SHIFT="31", BUF="2048u", IMAX="0x7FFFFFFF",
             INF="0x7F800000", QUIET="0x00400000", KMIN="(-0x7FFFFFFF - 1)"),
 }
 _KERNELS: dict[int, Any] = {}
