@@ -13,6 +13,8 @@ Modules (one job each):
   copies);
 * :mod:`.common`: rows, totalOrder keys and the NaN survey on the device;
 * :mod:`.order`: order statistics (selection on keys, values made by the NumPy core);
+* :mod:`.longrow`, :mod:`._cupy_scan`: one long row's median/quantiles by sample
+  selection (one fused pass);
 * :mod:`.bins`, :mod:`._cupy_bins`: exact sums as per-exponent integer bins;
 * :mod:`.moments`: exact sum/mean/var/std/count, rounded once by the NumPy core;
 * :mod:`.grouped`: grouped order statistics (one sort by group and key);
