@@ -27,7 +27,7 @@ from ..core.policy import RULES
 from ..options import NanPolicy
 from ._shim import bits_view, np_dtype, to_numpy
 from .bins import exact_ints, summarize
-from .common import as_rows, survey
+from .common import as_rows, per_row, survey
 from .order import HostNeeded
 
 __all__ = ["moment_xp"]
@@ -96,7 +96,7 @@ def moment_xp(x: Any, xp: Any, stat: str, red: Reduction, policy: NanPolicy, *,
     vals = result_dtype(np.asarray(vals).reshape(-1), dtype, stat)
     if r.moment_propagates and has_nan:  # the NaN greatest under totalOrder, as stored
         sv = survey(x2, xp)
-        best = to_numpy(xp.max(xp.where(sv.nan, sv.keys, sv.lay.int_min), axis=1))
+        best = to_numpy(per_row(xp.max, xp.where(sv.nan, sv.keys, sv.lay.int_min), xp))
         pv = keys_to_float(best.astype(sv.lay.int_dtype), dtype)
         vals = np.where(sm.nnan > 0, pv.astype(vals.dtype), vals)
     return red.finish(vals, keepdims), None

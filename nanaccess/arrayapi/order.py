@@ -25,7 +25,7 @@ from ..core.policy import RULES, finish
 from ..core.select import _Placed
 from ..options import NanPolicy
 from ._shim import bincount, from_numpy, library, np_dtype, partition, to_numpy
-from .common import Survey, as_rows, survey
+from .common import Survey, as_rows, per_row, survey
 from .longrow import STATS, long_row_order
 
 __all__ = ["order_xp", "arg_xp", "HostNeeded", "select_ranks"]
@@ -97,7 +97,7 @@ def select_ranks(keys: Any, xp: Any, ranks: np.ndarray) -> np.ndarray:
             top = to_numpy(part[:, hi])
             if kth.size == 1:
                 return np.broadcast_to(top[None, :], ranks.shape).copy()
-            low = to_numpy(xp.max(part[:, :hi], axis=1))
+            low = to_numpy(per_row(xp.max, part[:, :hi], xp))
             return np.where(ranks == hi, top[None, :], low[None, :])
     ordered = xp.sort(keys, axis=1)
     flat = xp.reshape(ordered, (-1,))
@@ -107,7 +107,7 @@ def select_ranks(keys: Any, xp: Any, ranks: np.ndarray) -> np.ndarray:
 
 
 def _extreme(keys: Any, xp: Any, stat: str) -> np.ndarray:
-    return to_numpy(xp.min(keys, axis=1) if stat == "min" else xp.max(keys, axis=1))[None, :]
+    return to_numpy(per_row(xp.min if stat == "min" else xp.max, keys, xp))[None, :]
 
 
 def order_xp(x: Any, xp: Any, stat: str, red: Reduction, policy: NanPolicy, *,
@@ -138,7 +138,7 @@ def order_xp(x: Any, xp: Any, stat: str, red: Reduction, policy: NanPolicy, *,
     drop = not r.orders_nans
     prop = None
     if r.propagates and sv.has_nan:  # the totalOrder-greatest NaN of each row
-        prop = to_numpy(xp.max(xp.where(sv.nan, keys, kmin), axis=1))
+        prop = to_numpy(per_row(xp.max, xp.where(sv.nan, keys, kmin), xp))
         if bool((sv.nnan > 0).all()):
             pv = keys_to_float(prop.astype(lay.int_dtype), dtype)
             vals = np.broadcast_to(pv, (int(np.prod(lead, dtype=np.int64)), red.rows))
@@ -150,7 +150,8 @@ def order_xp(x: Any, xp: Any, stat: str, red: Reduction, policy: NanPolicy, *,
         placed = _Placed(None, n - sv.nnan, zero, prop)
     elif r.nan_rank in ("first", "last") and sv.has_nan:
         first_number = kmin + lay.nan_per_sign
-        nneg = to_numpy(xp.sum(xp.astype(sv.nan & (keys < first_number), xp.int64), axis=1))
+        nneg = to_numpy(per_row(xp.sum, xp.astype(sv.nan & (keys < first_number), xp.int64),
+                                xp))
         placed = _Placed(None, np.full(red.rows, n, np.int64), zero, prop, policy,
                          nneg.astype(np.int64), sv.nnan - nneg)
     else:
@@ -221,10 +222,10 @@ def arg_xp(x: Any, xp: Any, stat: str, red: Reduction, policy: NanPolicy, *,
         keys = xp.where(sv.nan, lay.int_min if fill_low else lay.int_max, keys)
     elif sv.has_nan and r.nan_rank in ("first", "last"):
         keys = _remap(keys, lay, r.nan_rank)
-    idx = to_numpy(xp.argmax(keys, axis=1) if fill_low else xp.argmin(keys, axis=1))
+    idx = to_numpy(per_row(xp.argmax if fill_low else xp.argmin, keys, xp))
     idx = idx.astype(np.int64)
     if r.propagates and sv.has_nan:  # point at the NaN that propagates
-        prop = xp.max(xp.where(sv.nan, sv.keys, lay.int_min), axis=1)
-        hit = to_numpy(xp.argmax(xp.astype(sv.keys == prop[:, None], xp.int8), axis=1))
+        prop = per_row(xp.max, xp.where(sv.nan, sv.keys, lay.int_min), xp)
+        hit = to_numpy(per_row(xp.argmax, xp.astype(sv.keys == prop[:, None], xp.int8), xp))
         idx = np.where(sv.nnan > 0, hit.astype(np.int64), idx)
     return red.finish(idx.astype(np.intp), keepdims)
