@@ -23,6 +23,7 @@ from .._labels import restate
 from ..core.reduce import reduce as core_reduce
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
+from ..typing import NanPolicyArg
 from ._common import (
     holds_numbers,
     is_dask,
@@ -204,7 +205,7 @@ def reduce(
     stat: str,
     dim: str | Sequence[Hashable] | None = None,
     *,
-    nan_policy: NanPolicy | str | None = None,
+    nan_policy: NanPolicyArg = None,
     keep_attrs: bool | None = None,
     keepdims: bool = False,
     numeric_only: bool | None = None,
@@ -281,7 +282,7 @@ def quantile(
     dim: str | Sequence[Hashable] | None = None,
     *,
     method: str = "linear",
-    nan_policy: NanPolicy | str | None = None,
+    nan_policy: NanPolicyArg = None,
     keep_attrs: bool | None = None,
     numeric_only: bool = False,
 ) -> xr.DataArray | xr.Dataset:
@@ -318,7 +319,7 @@ def quantile(
 
 
 def arg_reduce(obj: xr.DataArray, stat: str, dim: Hashable | None = None, *,
-               nan_policy: NanPolicy | str | None = None) -> xr.DataArray:
+               nan_policy: NanPolicyArg = None) -> xr.DataArray:
     """argmin / argmax of a DataArray: integer positions along ``dim`` (a flat index
     for ``dim=None``, as :meth:`xarray.DataArray.argmin` with ``axis=None``).
 
