@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib
 
 from . import pandas as _pandas_adapter  # noqa: F401  (registers the pandas accessors)
+from ._accessor_of import nanstats
 from ._corr import corr, cov
 from ._register import register_accessors_on_import
 from ._version import __version__
@@ -76,6 +77,7 @@ __all__ = [
     "max",
     "mean",
     "median",
+    "nanstats",
     "median_high",
     "median_low",
     "min",

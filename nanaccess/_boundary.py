@@ -21,7 +21,7 @@ import inspect
 import statistics
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, ParamSpec, TypeVar, cast
 
 import numpy as np
 
@@ -207,7 +207,11 @@ def _missing_as_nan(values: np.ndarray, missing: np.ndarray | None) -> np.ndarra
     return out
 
 
-def statistic(fn: Callable[..., Any]) -> Callable[..., Any]:
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def statistic(fn: Callable[_P, _R]) -> Callable[_P, _R]:
     """Make ``fn`` (its signature and docstring; the body is never run) a statistic
     function: the keywords it declares go through :func:`call`, anything else is a
     TypeError naming the function."""
@@ -264,7 +268,7 @@ def statistic(fn: Callable[..., Any]) -> Callable[..., Any]:
         keepdims = kw.pop("keepdims", False)
         return call(stat, data, axis, nan_policy, keepdims, kw)
 
-    return wrapper
+    return cast(Callable[_P, _R], wrapper)  # the declared signature is the contract
 
 
 # ------------------------------------------------------------------ plain iterables

@@ -15,12 +15,13 @@ from ._boundary import host_of
 from .core.bivariate import corr_matrix, corr_pair
 from .core.classify import values_and_missing
 from .options import resolve_policy
+from .typing import NanPolicyArg
 
 __all__ = ["corr", "cov"]
 
 
 def corr(x: Any, y: Any = None, *, method: str = "pearson", min_periods: int | None = None,
-         dim: Any = None, rowvar: bool = False, nan_policy: str | None = None) -> Any:
+         dim: Any = None, rowvar: bool = False, nan_policy: NanPolicyArg = None) -> Any:
     """Correlation of two variables, or the matrix of the columns of one 2-D input.
 
     Pearson's r is rounded once from exact sums, so ``|r| <= 1`` always and ``r`` is
@@ -67,7 +68,7 @@ def corr(x: Any, y: Any = None, *, method: str = "pearson", min_periods: int | N
 
 
 def cov(x: Any, y: Any = None, *, ddof: int = 1, min_periods: int | None = None,
-        dim: Any = None, rowvar: bool = False, nan_policy: str | None = None) -> Any:
+        dim: Any = None, rowvar: bool = False, nan_policy: NanPolicyArg = None) -> Any:
     """Covariance of two variables (or the matrix of a 2-D input's columns), correctly
     rounded from exact sums.
 

@@ -156,6 +156,9 @@ def restate(err: Exception, subject: str) -> Exception:
     (unless the message names it already)."""
     if str(err).startswith(f"{subject}:"):
         return err
+    naming = getattr(err, "naming", None)
+    if callable(naming):  # an exact sum past its integer dtype names what overflowed
+        return naming(subject)
     return type(err)(f"{subject}: {err}")
 
 

@@ -20,6 +20,7 @@ from .core import sorting as _sorting
 from .core.objects import object_order_stat
 from .core.reduce import reduce
 from .options import resolve_policy
+from .typing import NanPolicyArg
 
 __all__ = [*_stats.names("order", "arg", "moment", "spread"), "quantiles", "sort",
            "argsort", "rank", "isnan", "issignaling", "nan_payload", "nan_report"]
@@ -81,7 +82,7 @@ def _sort_args(data: Any) -> tuple[Any, np.ndarray | None, Any]:
     return values, missing, getattr(data, "array", data)
 
 
-def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> np.ndarray:
+def sort(data: Any, *, axis: int | None = -1, nan_policy: NanPolicyArg = None) -> np.ndarray:
     """A sorted copy of ``data``, every bit kept (NaN payloads, signed zeros).
 
     ``nan_policy`` defaults to "largest": every NaN after every number (where NumPy,
@@ -131,7 +132,7 @@ def sort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> 
         return _sorting.sort(values, axis=axis, nan_policy=nan_policy, missing=missing)
 
 
-def argsort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) -> np.ndarray:
+def argsort(data: Any, *, axis: int | None = -1, nan_policy: NanPolicyArg = None) -> np.ndarray:
     """Indices that sort ``data`` under ``nan_policy`` (default "largest"), stably.
 
     Parameters
@@ -161,7 +162,7 @@ def argsort(data: Any, *, axis: int | None = -1, nan_policy: str | None = None) 
         return _sorting.argsort(values, axis=axis, nan_policy=nan_policy, missing=missing)
 
 
-def rank(data: Any, *, axis: int = -1, method: str = "average", nan_policy: str | None = None,
+def rank(data: Any, *, axis: int = -1, method: str = "average", nan_policy: NanPolicyArg = None,
          ascending: bool = True, pct: bool = False) -> np.ndarray:
     """Ranks (1-based, float64) as pandas' ``rank(method=...)``, on totalOrder keys.
 
@@ -217,7 +218,7 @@ def rank(data: Any, *, axis: int = -1, method: str = "average", nan_policy: str 
 
 @statistic
 def median(data: Any, *, axis: Axis = None, weights: Any = None,
-           nan_policy: str | None = None,
+           nan_policy: NanPolicyArg = None,
            keepdims: bool = False) -> Any:
     """Median of ``data`` under an explicit ``nan_policy``.
 
@@ -250,7 +251,7 @@ def median(data: Any, *, axis: Axis = None, weights: Any = None,
 
 @statistic
 def median_low(data: Any, *, axis: Axis = None, weights: Any = None,
-               nan_policy: str | None = None,
+               nan_policy: NanPolicyArg = None,
                keepdims: bool = False) -> Any:
     """Low median: the smaller middle element, returned exactly as stored.
 
@@ -269,7 +270,7 @@ def median_low(data: Any, *, axis: Axis = None, weights: Any = None,
 
 @statistic
 def median_high(data: Any, *, axis: Axis = None, weights: Any = None,
-                nan_policy: str | None = None,
+                nan_policy: NanPolicyArg = None,
                 keepdims: bool = False) -> Any:
     """High median: the larger middle element, returned exactly as stored.
 
@@ -286,7 +287,7 @@ def median_high(data: Any, *, axis: Axis = None, weights: Any = None,
 
 @statistic
 def quantile(data: Any, q: Any, *, axis: Axis = None, method: str = "linear",
-             weights: Any = None, nan_policy: str | None = None,
+             weights: Any = None, nan_policy: NanPolicyArg = None,
              keepdims: bool = False) -> Any:
     """Quantile(s) ``q`` in [0, 1], with NumPy's methods.
 
@@ -303,7 +304,7 @@ def quantile(data: Any, q: Any, *, axis: Axis = None, method: str = "linear",
 
 
 def quantiles(data: Any, *, n: int = 4, method: str = "exclusive",
-              nan_policy: str | None = None) -> list:
+              nan_policy: NanPolicyArg = None) -> list:
     """Cut points dividing ``data`` into ``n`` intervals, as :func:`statistics.quantiles`.
 
     Parameters
@@ -368,7 +369,7 @@ def _quantiles_array(data: Any, n: int, method: str, policy: Any) -> np.ndarray:
 
 
 @statistic
-def min(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
+def min(data: Any, *, axis: Axis = None, nan_policy: NanPolicyArg = None,
         keepdims: bool = False) -> Any:  # noqa: A001 - numpy's name
     """Smallest value under the policy's order (-0.0 below +0.0), exactly as stored.
 
@@ -383,7 +384,7 @@ def min(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
 
 
 @statistic
-def max(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
+def max(data: Any, *, axis: Axis = None, nan_policy: NanPolicyArg = None,
         keepdims: bool = False) -> Any:  # noqa: A001 - numpy's name
     """Largest value under the policy's order, exactly as stored.
 
@@ -396,7 +397,7 @@ def max(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
 
 
 @statistic
-def argmin(data: Any, *, axis: int | None = None, nan_policy: str | None = None) -> Any:
+def argmin(data: Any, *, axis: int | None = None, nan_policy: NanPolicyArg = None) -> Any:
     """Index of the first smallest value (flat index for ``axis=None``, as NumPy).
 
     Examples
@@ -408,7 +409,7 @@ def argmin(data: Any, *, axis: int | None = None, nan_policy: str | None = None)
 
 
 @statistic
-def argmax(data: Any, *, axis: int | None = None, nan_policy: str | None = None) -> Any:
+def argmax(data: Any, *, axis: int | None = None, nan_policy: NanPolicyArg = None) -> Any:
     """Index of the first largest value (flat index for ``axis=None``, as NumPy).
 
     Examples
@@ -424,7 +425,7 @@ def argmax(data: Any, *, axis: int | None = None, nan_policy: str | None = None)
 
 @statistic
 def mean(data: Any, *, axis: Axis = None, weights: Any = None,
-         nan_policy: str | None = None,
+         nan_policy: NanPolicyArg = None,
          keepdims: bool = False) -> Any:
     """Arithmetic mean, computed from the exact sum and rounded once.
 
@@ -447,7 +448,7 @@ def mean(data: Any, *, axis: Axis = None, weights: Any = None,
 
 @statistic
 def var(data: Any, *, axis: Axis = None, ddof: float = 0, weights: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         keepdims: bool = False) -> Any:
     """Variance with ``ddof`` (default 0 as NumPy/xarray), exactly rounded.
 
@@ -465,7 +466,7 @@ def var(data: Any, *, axis: Axis = None, ddof: float = 0, weights: Any = None,
 
 @statistic
 def std(data: Any, *, axis: Axis = None, ddof: float = 0, weights: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         keepdims: bool = False) -> Any:
     """Standard deviation: the square root of :func:`var` (``weights`` as there).
 
@@ -479,7 +480,7 @@ def std(data: Any, *, axis: Axis = None, ddof: float = 0, weights: Any = None,
 
 @statistic
 def sum(data: Any, *, axis: Axis = None, weights: Any = None,  # noqa: A001
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         keepdims: bool = False) -> Any:
     """Exact sum rounded once (as :func:`math.fsum`); ints are exact or raise OverflowError.
 
@@ -501,7 +502,7 @@ def sum(data: Any, *, axis: Axis = None, weights: Any = None,  # noqa: A001
 
 @statistic
 def iqr(data: Any, *, axis: Axis = None, rng: tuple[float, float] = (25, 75),
-        method: str = "linear", nan_policy: str | None = None,
+        method: str = "linear", nan_policy: NanPolicyArg = None,
         keepdims: bool = False) -> Any:
     """Interquartile range: the difference of two quantiles, as :func:`scipy.stats.iqr`.
 
@@ -552,7 +553,7 @@ def iqr(data: Any, *, axis: Axis = None, rng: tuple[float, float] = (25, 75),
 
 @statistic
 def mad(data: Any, *, axis: Axis = None, scale: float | str = 1.0,
-        nan_policy: str | None = None, keepdims: bool = False) -> Any:
+        nan_policy: NanPolicyArg = None, keepdims: bool = False) -> Any:
     """Median absolute deviation, as :func:`scipy.stats.median_abs_deviation`.
 
     ``median(|x - median(x)|) / scale``, both medians under ``nan_policy``.
@@ -604,7 +605,7 @@ def mad(data: Any, *, axis: Axis = None, scale: float | str = 1.0,
 
 
 @statistic
-def skew(data: Any, *, axis: Axis = None, bias: bool = False, nan_policy: str | None = None,
+def skew(data: Any, *, axis: Axis = None, bias: bool = False, nan_policy: NanPolicyArg = None,
          keepdims: bool = False) -> Any:
     """Skewness from the exact power sums, correctly rounded (pandas' and scipy's).
 
@@ -646,7 +647,7 @@ def skew(data: Any, *, axis: Axis = None, bias: bool = False, nan_policy: str | 
 
 @statistic
 def kurt(data: Any, *, axis: Axis = None, bias: bool = False, fisher: bool = True,
-         nan_policy: str | None = None, keepdims: bool = False) -> Any:
+         nan_policy: NanPolicyArg = None, keepdims: bool = False) -> Any:
     """Kurtosis from the exact power sums, correctly rounded (pandas' and scipy's).
 
     Parameters
@@ -681,7 +682,7 @@ def kurt(data: Any, *, axis: Axis = None, bias: bool = False, fisher: bool = Tru
 
 
 @statistic
-def sem(data: Any, *, axis: Axis = None, ddof: float = 1, nan_policy: str | None = None,
+def sem(data: Any, *, axis: Axis = None, ddof: float = 1, nan_policy: NanPolicyArg = None,
         keepdims: bool = False) -> Any:
     """Standard error of the mean, ``sqrt(var(ddof) / N)``, correctly rounded.
 
@@ -713,7 +714,7 @@ def sem(data: Any, *, axis: Axis = None, ddof: float = 1, nan_policy: str | None
 
 
 @statistic
-def prod(data: Any, *, axis: Axis = None, nan_policy: str | None = None,
+def prod(data: Any, *, axis: Axis = None, nan_policy: NanPolicyArg = None,
          keepdims: bool = False) -> Any:
     """Product, correctly rounded: the exact product of the values rounded once.
 

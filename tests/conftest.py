@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -67,39 +68,30 @@ class DocsBuild:
         return path.read_text(encoding="utf-8")
 
 
-def _sphinx_build(out: Path) -> DocsBuild:
-    """Run ``sphinx-build -W`` of ``docs/`` into ``out``."""
-    env = {**os.environ, "MPLBACKEND": "Agg"}
-    cmd = [
-        sys.executable,
-        "-m",
-        "sphinx",
-        "-W",
-        "--keep-going",
-        "-q",
-        "-b",
-        "html",
-        "-d",
-        str(out / "doctrees"),
-        str(DOCS),
-        str(out / "html"),
-    ]
-    proc = subprocess.run(
-        cmd,
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    return DocsBuild(proc.returncode, proc.stdout + proc.stderr, out / "html")
+def _sphinx_command(out: Path) -> list[str]:
+    return [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
+            "-d", str(out / "doctrees"), str(DOCS), str(out / "html")]
+
+
+# Runs in its own process: one sphinx-build, its record written atomically when done.
+_BUILD_SCRIPT = """
+import json, os, subprocess, sys
+cmd, out, record = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
+try:
+    proc = subprocess.run(cmd, cwd=sys.argv[4], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=900)
+    rc, text = proc.returncode, proc.stdout + proc.stderr
+except Exception as exc:  # a timeout or a missing sphinx: the docs tests report it
+    rc, text = 1, repr(exc)
+with open(record + ".tmp", "w", encoding="utf-8") as fh:
+    json.dump({"returncode": rc, "output": text, "html": os.path.join(out, "html")}, fh)
+os.replace(record + ".tmp", record)
+"""
 
 
 @contextmanager
 def _exclusive(path: Path) -> Iterator[None]:
-    """Hold an exclusive lock on ``path`` (POSIX ``flock``; elsewhere no lock, so each
-    worker builds its own copy)."""
+    """Hold an exclusive lock on ``path`` (POSIX ``flock``; elsewhere no lock)."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX
@@ -113,27 +105,55 @@ def _exclusive(path: Path) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
+def _docs_dir(config: pytest.Config) -> Path:
+    """The folder the run's one docs build lives in: shared by the xdist workers (the
+    parent of their base temporary directories), the base itself without xdist."""
+    base = config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
+    return base.parent if hasattr(config, "workerinput") else base
+
+
+def _start_docs_build(config: pytest.Config) -> Path:
+    """Start the docs build in the background unless a worker already has; return the
+    path of the record it writes when done."""
+    shared = _docs_dir(config)
+    record = shared / "docs-build.json"
+    with _exclusive(shared / "docs-build.lock"):
+        started = shared / "docs-build.started"
+        if not started.exists():
+            started.touch()
+            out = shared / "docs"
+            env = {**os.environ, "MPLBACKEND": "Agg"}
+            subprocess.Popen(
+                [sys.executable, "-c", _BUILD_SCRIPT, json.dumps(_sphinx_command(out)),
+                 str(out), str(record), str(ROOT)],
+                cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return record
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # The docs build (Sphinx, executed notebooks: minutes on 2 cores) starts as soon as
+    # the tests that read it are collected, so it runs beside the other tests instead
+    # of a worker waiting idle for it when the first docs test comes up.
+    if any("docs_build" in getattr(item, "fixturenames", ()) for item in items):
+        _start_docs_build(config)
+
+
 @pytest.fixture(scope="session")
-def docs_build(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> DocsBuild:
-    """Build the docs once per test run, with warnings as errors.
+def docs_build(request: pytest.FixtureRequest) -> DocsBuild:
+    """The run's one docs build, with warnings as errors.
 
     myst-nb executes every notebook in ``notebooks/`` during this build and fails
     it on the first cell error, so the notebooks run exactly once per test run.
-    Under pytest-xdist the workers share one build through a file lock in the run's
-    temporary root (pytest-xdist's recipe for a session fixture run once): the first
-    worker that needs it builds, the others wait and read its record. This does not
-    depend on ``--dist loadgroup`` grouping (which pytest 9.2 + xdist 3.8 no longer
-    honour: xdist sets ``item._nodeid``, which pytest 9.2 does not read).
+    The build is started in the background right after collection (by whichever
+    xdist worker gets there first, through a file lock in the run's shared temporary
+    root); this fixture waits for its record.
     """
-    if worker_id == "master":  # not under xdist
-        return _sphinx_build(tmp_path_factory.mktemp("docs"))
-    shared = tmp_path_factory.getbasetemp().parent  # one per run, shared by the workers
-    record = shared / "docs-build.json"
-    with _exclusive(shared / "docs-build.lock"):
-        if record.exists():
-            d = json.loads(record.read_text(encoding="utf-8"))
-            return DocsBuild(d["returncode"], d["output"], Path(d["html"]))
-        build = _sphinx_build(shared / "docs")
-        record.write_text(json.dumps({"returncode": build.returncode, "output": build.output,
-                                      "html": str(build.html)}), encoding="utf-8")
-        return build
+    record = _start_docs_build(request.config)
+    deadline = time.monotonic() + 1200
+    while not record.exists():
+        if time.monotonic() > deadline:
+            pytest.fail("the docs build did not finish within 20 minutes")
+        time.sleep(0.5)
+    d = json.loads(record.read_text(encoding="utf-8"))
+    return DocsBuild(d["returncode"], d["output"], Path(d["html"]))

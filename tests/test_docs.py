@@ -20,7 +20,8 @@ DOCS = ROOT / "docs"
 README = ROOT / "README.md"
 CI = ROOT / ".ci" / "run"
 DEMO_CMD = (
-    "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/nanaccess describe"
+    "python3 -m venv .venv && .venv/bin/pip install --no-compile -e . "
+    "&& .venv/bin/nanaccess describe"
 )
 TEST_CMD = (
     'python3 -m venv .venv && .venv/bin/pip install -e ".[test]" '

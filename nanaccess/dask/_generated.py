@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..typing import NanPolicyArg
+
 if TYPE_CHECKING:
     import dask.dataframe as dd
 
@@ -29,7 +31,7 @@ class DaskSeriesStatsMixin:
     def _reduce(self, stat: str, **kwargs: Any) -> Any:
         raise NotImplementedError
 
-    def median(self, *, nan_policy: str | None = None) -> Any:
+    def median(self, *, nan_policy: NanPolicyArg = None) -> Any:
         """Median (the mean of the two middle values).
 
         Policy errors are raised when the result is computed, naming the column and the index label
@@ -64,7 +66,7 @@ class DaskSeriesStatsMixin:
         """
         return self._reduce("median", nan_policy=nan_policy)
 
-    def median_low(self, *, nan_policy: str | None = None) -> Any:
+    def median_low(self, *, nan_policy: NanPolicyArg = None) -> Any:
         """Low median: the smaller middle element, as stored.
 
         Policy errors are raised when the result is computed, naming the column and the index label
@@ -99,7 +101,7 @@ class DaskSeriesStatsMixin:
         """
         return self._reduce("median_low", nan_policy=nan_policy)
 
-    def median_high(self, *, nan_policy: str | None = None) -> Any:
+    def median_high(self, *, nan_policy: NanPolicyArg = None) -> Any:
         """High median: the larger middle element, as stored.
 
         Policy errors are raised when the result is computed, naming the column and the index label
@@ -139,7 +141,7 @@ class DaskSeriesStatsMixin:
         q: float | Sequence[float] = 0.5,
         *,
         method: str = "linear",
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> Any:
         """Quantile(s) with NumPy's methods.
 
@@ -186,7 +188,7 @@ class DaskSeriesStatsMixin:
         """
         return self._reduce("quantile", q=q, method=method, nan_policy=nan_policy)
 
-    def min(self, *, nan_policy: str | None = None) -> Any:
+    def min(self, *, nan_policy: NanPolicyArg = None) -> Any:
         """Smallest value under the policy's order, as stored.
 
         Policy errors are raised when the result is computed, naming the column and the index label
@@ -221,7 +223,7 @@ class DaskSeriesStatsMixin:
         """
         return self._reduce("min", nan_policy=nan_policy)
 
-    def max(self, *, nan_policy: str | None = None) -> Any:
+    def max(self, *, nan_policy: NanPolicyArg = None) -> Any:
         """Largest value under the policy's order, as stored.
 
         Policy errors are raised when the result is computed, naming the column and the index label
@@ -256,7 +258,7 @@ class DaskSeriesStatsMixin:
         """
         return self._reduce("max", nan_policy=nan_policy)
 
-    def mean(self, *, nan_policy: str | None = None) -> Any:
+    def mean(self, *, nan_policy: NanPolicyArg = None) -> Any:
         """Arithmetic mean from the exact sum, rounded once.
 
         Policy errors are raised when the result is computed, naming the column and the index label
@@ -291,7 +293,7 @@ class DaskSeriesStatsMixin:
         """
         return self._reduce("mean", nan_policy=nan_policy)
 
-    def var(self, *, ddof: float = 1, nan_policy: str | None = None) -> Any:
+    def var(self, *, ddof: float = 1, nan_policy: NanPolicyArg = None) -> Any:
         """Variance, exactly rounded.
 
         Policy errors are raised when the result is computed, naming the column and the index label
@@ -328,7 +330,7 @@ class DaskSeriesStatsMixin:
         """
         return self._reduce("var", ddof=ddof, nan_policy=nan_policy)
 
-    def std(self, *, ddof: float = 1, nan_policy: str | None = None) -> Any:
+    def std(self, *, ddof: float = 1, nan_policy: NanPolicyArg = None) -> Any:
         """Standard deviation: the square root of var.
 
         Policy errors are raised when the result is computed, naming the column and the index label
@@ -365,7 +367,7 @@ class DaskSeriesStatsMixin:
         """
         return self._reduce("std", ddof=ddof, nan_policy=nan_policy)
 
-    def sum(self, *, nan_policy: str | None = None) -> Any:
+    def sum(self, *, nan_policy: NanPolicyArg = None) -> Any:
         """Exact sum rounded once (as math.fsum).
 
         Policy errors are raised when the result is computed, naming the column and the index label
@@ -405,7 +407,7 @@ class DaskSeriesStatsMixin:
         *,
         rng: tuple[float, float] = (25, 75),
         method: str = "linear",
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> Any:
         """Interquartile range: the difference of two quantiles, as scipy.stats.iqr.
 
@@ -450,7 +452,7 @@ class DaskSeriesStatsMixin:
         """
         return self._reduce("iqr", rng=rng, method=method, nan_policy=nan_policy)
 
-    def mad(self, *, scale: float | str = 1.0, nan_policy: str | None = None) -> Any:
+    def mad(self, *, scale: float | str = 1.0, nan_policy: NanPolicyArg = None) -> Any:
         """Median absolute deviation from the median, as scipy.stats.median_abs_deviation.
 
         Policy errors are raised when the result is computed, naming the column and the index label
@@ -489,7 +491,7 @@ class DaskSeriesStatsMixin:
         """
         return self._reduce("mad", scale=scale, nan_policy=nan_policy)
 
-    def skew(self, *, bias: Any = False, nan_policy: str | None = None) -> Any:
+    def skew(self, *, bias: Any = False, nan_policy: NanPolicyArg = None) -> Any:
         """Skewness from the exact power sums, within 1 ulp (correctly rounded).
 
         Policy errors are raised when the result is computed, naming the column and the index label
@@ -527,7 +529,13 @@ class DaskSeriesStatsMixin:
         """
         return self._reduce("skew", bias=bias, nan_policy=nan_policy)
 
-    def kurt(self, *, bias: Any = False, fisher: Any = True, nan_policy: str | None = None) -> Any:
+    def kurt(
+        self,
+        *,
+        bias: Any = False,
+        fisher: Any = True,
+        nan_policy: NanPolicyArg = None,
+    ) -> Any:
         """Kurtosis from the exact power sums, correctly rounded.
 
         Policy errors are raised when the result is computed, naming the column and the index label
@@ -568,7 +576,7 @@ class DaskSeriesStatsMixin:
         """
         return self._reduce("kurt", bias=bias, fisher=fisher, nan_policy=nan_policy)
 
-    def sem(self, *, ddof: float = 1, nan_policy: str | None = None) -> Any:
+    def sem(self, *, ddof: float = 1, nan_policy: NanPolicyArg = None) -> Any:
         """Standard error of the mean from the exact sums, correctly rounded.
 
         Policy errors are raised when the result is computed, naming the column and the index label
@@ -606,7 +614,7 @@ class DaskSeriesStatsMixin:
         """
         return self._reduce("sem", ddof=ddof, nan_policy=nan_policy)
 
-    def prod(self, *, nan_policy: str | None = None) -> Any:
+    def prod(self, *, nan_policy: NanPolicyArg = None) -> Any:
         """Product, correctly rounded (overflow gives inf).
 
         Policy errors are raised when the result is computed, naming the column and the index label
@@ -658,7 +666,7 @@ class DaskDataFrameStatsMixin:
         self,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> dd.Series | dd.DataFrame:
         """Median (the mean of the two middle values).
 
@@ -704,7 +712,7 @@ class DaskDataFrameStatsMixin:
         self,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> dd.Series | dd.DataFrame:
         """Low median: the smaller middle element, as stored.
 
@@ -750,7 +758,7 @@ class DaskDataFrameStatsMixin:
         self,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> dd.Series | dd.DataFrame:
         """High median: the larger middle element, as stored.
 
@@ -798,7 +806,7 @@ class DaskDataFrameStatsMixin:
         *,
         method: str = "linear",
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> dd.Series | dd.DataFrame:
         """Quantile(s) with NumPy's methods.
 
@@ -859,7 +867,7 @@ class DaskDataFrameStatsMixin:
         self,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> dd.Series | dd.DataFrame:
         """Smallest value under the policy's order, as stored.
 
@@ -905,7 +913,7 @@ class DaskDataFrameStatsMixin:
         self,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> dd.Series | dd.DataFrame:
         """Largest value under the policy's order, as stored.
 
@@ -951,7 +959,7 @@ class DaskDataFrameStatsMixin:
         self,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> dd.Series | dd.DataFrame:
         """Arithmetic mean from the exact sum, rounded once.
 
@@ -998,7 +1006,7 @@ class DaskDataFrameStatsMixin:
         *,
         ddof: float = 1,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> dd.Series | dd.DataFrame:
         """Variance, exactly rounded.
 
@@ -1047,7 +1055,7 @@ class DaskDataFrameStatsMixin:
         *,
         ddof: float = 1,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> dd.Series | dd.DataFrame:
         """Standard deviation: the square root of var.
 
@@ -1095,7 +1103,7 @@ class DaskDataFrameStatsMixin:
         self,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> dd.Series | dd.DataFrame:
         """Exact sum rounded once (as math.fsum).
 
@@ -1143,7 +1151,7 @@ class DaskDataFrameStatsMixin:
         rng: tuple[float, float] = (25, 75),
         method: str = "linear",
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> dd.Series | dd.DataFrame:
         """Interquartile range: the difference of two quantiles, as scipy.stats.iqr.
 
@@ -1205,7 +1213,7 @@ class DaskDataFrameStatsMixin:
         *,
         scale: float | str = 1.0,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> dd.Series | dd.DataFrame:
         """Median absolute deviation from the median, as scipy.stats.median_abs_deviation.
 
@@ -1256,7 +1264,7 @@ class DaskDataFrameStatsMixin:
         *,
         bias: Any = False,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> dd.Series | dd.DataFrame:
         """Skewness from the exact power sums, within 1 ulp (correctly rounded).
 
@@ -1307,7 +1315,7 @@ class DaskDataFrameStatsMixin:
         bias: Any = False,
         fisher: Any = True,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> dd.Series | dd.DataFrame:
         """Kurtosis from the exact power sums, correctly rounded.
 
@@ -1366,7 +1374,7 @@ class DaskDataFrameStatsMixin:
         *,
         ddof: float = 1,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> dd.Series | dd.DataFrame:
         """Standard error of the mean from the exact sums, correctly rounded.
 
@@ -1415,7 +1423,7 @@ class DaskDataFrameStatsMixin:
         self,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> dd.Series | dd.DataFrame:
         """Product, correctly rounded (overflow gives inf).
 
@@ -1471,7 +1479,7 @@ class DaskGroupByStatsMixin:
     def _reduce(self, stat: str, **kwargs: Any) -> Any:
         raise NotImplementedError
 
-    def median(self, *, nan_policy: str | None = None) -> dd.DataFrame:
+    def median(self, *, nan_policy: NanPolicyArg = None) -> dd.DataFrame:
         """Median (the mean of the two middle values).
 
         Exact, and equal bit for bit to the pandas GroupBy result.
@@ -1511,7 +1519,7 @@ class DaskGroupByStatsMixin:
         """
         return self._reduce("median", nan_policy=nan_policy)
 
-    def median_low(self, *, nan_policy: str | None = None) -> dd.DataFrame:
+    def median_low(self, *, nan_policy: NanPolicyArg = None) -> dd.DataFrame:
         """Low median: the smaller middle element, as stored.
 
         Exact, and equal bit for bit to the pandas GroupBy result.
@@ -1551,7 +1559,7 @@ class DaskGroupByStatsMixin:
         """
         return self._reduce("median_low", nan_policy=nan_policy)
 
-    def median_high(self, *, nan_policy: str | None = None) -> dd.DataFrame:
+    def median_high(self, *, nan_policy: NanPolicyArg = None) -> dd.DataFrame:
         """High median: the larger middle element, as stored.
 
         Exact, and equal bit for bit to the pandas GroupBy result.
@@ -1596,7 +1604,7 @@ class DaskGroupByStatsMixin:
         q: float | Sequence[float] = 0.5,
         *,
         method: str = "linear",
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> dd.DataFrame:
         """Quantile(s) with NumPy's methods.
 
@@ -1646,7 +1654,7 @@ class DaskGroupByStatsMixin:
         """
         return self._reduce("quantile", q=q, method=method, nan_policy=nan_policy)
 
-    def min(self, *, nan_policy: str | None = None) -> dd.DataFrame:
+    def min(self, *, nan_policy: NanPolicyArg = None) -> dd.DataFrame:
         """Smallest value under the policy's order, as stored.
 
         Exact, and equal bit for bit to the pandas GroupBy result.
@@ -1686,7 +1694,7 @@ class DaskGroupByStatsMixin:
         """
         return self._reduce("min", nan_policy=nan_policy)
 
-    def max(self, *, nan_policy: str | None = None) -> dd.DataFrame:
+    def max(self, *, nan_policy: NanPolicyArg = None) -> dd.DataFrame:
         """Largest value under the policy's order, as stored.
 
         Exact, and equal bit for bit to the pandas GroupBy result.
@@ -1726,7 +1734,7 @@ class DaskGroupByStatsMixin:
         """
         return self._reduce("max", nan_policy=nan_policy)
 
-    def mean(self, *, nan_policy: str | None = None) -> dd.DataFrame:
+    def mean(self, *, nan_policy: NanPolicyArg = None) -> dd.DataFrame:
         """Arithmetic mean from the exact sum, rounded once.
 
         Exact, and equal bit for bit to the pandas GroupBy result.
@@ -1766,7 +1774,7 @@ class DaskGroupByStatsMixin:
         """
         return self._reduce("mean", nan_policy=nan_policy)
 
-    def var(self, *, ddof: float = 1, nan_policy: str | None = None) -> dd.DataFrame:
+    def var(self, *, ddof: float = 1, nan_policy: NanPolicyArg = None) -> dd.DataFrame:
         """Variance, exactly rounded.
 
         Exact, and equal bit for bit to the pandas GroupBy result.
@@ -1808,7 +1816,7 @@ class DaskGroupByStatsMixin:
         """
         return self._reduce("var", ddof=ddof, nan_policy=nan_policy)
 
-    def std(self, *, ddof: float = 1, nan_policy: str | None = None) -> dd.DataFrame:
+    def std(self, *, ddof: float = 1, nan_policy: NanPolicyArg = None) -> dd.DataFrame:
         """Standard deviation: the square root of var.
 
         Exact, and equal bit for bit to the pandas GroupBy result.
@@ -1850,7 +1858,7 @@ class DaskGroupByStatsMixin:
         """
         return self._reduce("std", ddof=ddof, nan_policy=nan_policy)
 
-    def sum(self, *, nan_policy: str | None = None) -> dd.DataFrame:
+    def sum(self, *, nan_policy: NanPolicyArg = None) -> dd.DataFrame:
         """Exact sum rounded once (as math.fsum).
 
         Exact, and equal bit for bit to the pandas GroupBy result.
@@ -1895,7 +1903,7 @@ class DaskGroupByStatsMixin:
         *,
         rng: tuple[float, float] = (25, 75),
         method: str = "linear",
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> dd.DataFrame:
         """Interquartile range: the difference of two quantiles, as scipy.stats.iqr.
 
@@ -1945,7 +1953,7 @@ class DaskGroupByStatsMixin:
         """
         return self._reduce("iqr", rng=rng, method=method, nan_policy=nan_policy)
 
-    def mad(self, *, scale: float | str = 1.0, nan_policy: str | None = None) -> dd.DataFrame:
+    def mad(self, *, scale: float | str = 1.0, nan_policy: NanPolicyArg = None) -> dd.DataFrame:
         """Median absolute deviation from the median, as scipy.stats.median_abs_deviation.
 
         Exact, and equal bit for bit to the pandas GroupBy result.
@@ -1989,7 +1997,7 @@ class DaskGroupByStatsMixin:
         """
         return self._reduce("mad", scale=scale, nan_policy=nan_policy)
 
-    def skew(self, *, bias: Any = False, nan_policy: str | None = None) -> dd.DataFrame:
+    def skew(self, *, bias: Any = False, nan_policy: NanPolicyArg = None) -> dd.DataFrame:
         """Skewness from the exact power sums, within 1 ulp (correctly rounded).
 
         Exact, and equal bit for bit to the pandas GroupBy result.
@@ -2037,7 +2045,7 @@ class DaskGroupByStatsMixin:
         *,
         bias: Any = False,
         fisher: Any = True,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> dd.DataFrame:
         """Kurtosis from the exact power sums, correctly rounded.
 
@@ -2084,7 +2092,7 @@ class DaskGroupByStatsMixin:
         """
         return self._reduce("kurt", bias=bias, fisher=fisher, nan_policy=nan_policy)
 
-    def sem(self, *, ddof: float = 1, nan_policy: str | None = None) -> dd.DataFrame:
+    def sem(self, *, ddof: float = 1, nan_policy: NanPolicyArg = None) -> dd.DataFrame:
         """Standard error of the mean from the exact sums, correctly rounded.
 
         Exact, and equal bit for bit to the pandas GroupBy result.
@@ -2127,7 +2135,7 @@ class DaskGroupByStatsMixin:
         """
         return self._reduce("sem", ddof=ddof, nan_policy=nan_policy)
 
-    def prod(self, *, nan_policy: str | None = None) -> dd.DataFrame:
+    def prod(self, *, nan_policy: NanPolicyArg = None) -> dd.DataFrame:
         """Product, correctly rounded (overflow gives inf).
 
         Exact, and equal bit for bit to the pandas GroupBy result.

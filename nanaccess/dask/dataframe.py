@@ -22,6 +22,7 @@ from dask.base import tokenize
 from dask.dataframe.extensions import register_dataframe_accessor, register_series_accessor
 
 from .._describe import describe_policy
+from ..typing import NanPolicyArg
 from ._generated import DaskDataFrameStatsMixin, DaskGroupByStatsMixin, DaskSeriesStatsMixin
 from .frame_reduce import frame_stat, groupby_stat, series_stat
 from .frame_report import frame_describe, frame_report, series_describe, series_report
@@ -55,7 +56,7 @@ class DaskSeriesNanStats(DaskSeriesStatsMixin):
             return _labelled(out, params["q"], self._obj.name)
         return _scalar(out)
 
-    def describe(self, percentiles: Any = None, *, nan_policy: str | None = None) -> Any:
+    def describe(self, percentiles: Any = None, *, nan_policy: NanPolicyArg = None) -> Any:
         """describe's rows (as ``Series.nanstats.describe``), lazy and exact.
 
         The counts report every kind of value; the statistics are computed under
@@ -122,7 +123,7 @@ class DaskDataFrameNanStats(DaskDataFrameStatsMixin):
                 **params: Any) -> Any:
         return frame_stat(self._obj, stat, numeric_only, nan_policy=nan_policy, **params)
 
-    def describe(self, percentiles: Any = None, *, nan_policy: str | None = None) -> Any:
+    def describe(self, percentiles: Any = None, *, nan_policy: NanPolicyArg = None) -> Any:
         """describe's rows of the numeric columns (as ``DataFrame.nanstats.describe``),
         lazy and exact; the statistics under "omit" unless ``nan_policy`` is passed (or
         chosen, other than "raise", with ``set_options`` / ``option_context``).
@@ -252,7 +253,7 @@ class DaskNanGroupBy(DaskGroupByStatsMixin):
         self._ddf, self._by, self._dropna = ddf, by, dropna
         self._selection = selection
 
-    def describe(self, percentiles: Any = None, *, nan_policy: str | None = None) -> Any:
+    def describe(self, percentiles: Any = None, *, nan_policy: NanPolicyArg = None) -> Any:
         """describe's rows per group and column (as pandas GroupBy ``nanstats.describe``),
         lazy and exact; the statistics under "omit" unless ``nan_policy`` is passed (or
         chosen, other than "raise", with ``set_options`` / ``option_context``).

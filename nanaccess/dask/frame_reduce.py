@@ -23,6 +23,7 @@ from .. import _stats
 from .._labels import fmt_label, subject
 from ..core.policy import NanTally, raise_for
 from ..options import NanPolicy, resolve_dask_passes, resolve_policy
+from ..typing import NanPolicyArg
 from .frame_groupby import groupby_stat
 from .reduce import dask_reduce
 from .tally import signaling_mask
@@ -78,7 +79,7 @@ def series_stat(
     q: float | Sequence[float] | None = None,
     method: str = "linear",
     ddof: float = 1,
-    nan_policy: NanPolicy | str | None = None,
+    nan_policy: NanPolicyArg = None,
     **params: Any,
 ) -> da.Array:
     """One statistic of a dask Series, lazy (a 0-d dask array, or 1-D for list ``q``).

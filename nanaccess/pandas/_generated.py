@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._conventions import interpolation_method, skipna_policy
+from ..typing import NanPolicyArg
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,7 +37,7 @@ class SeriesStatsMixin:
         *,
         axis: Any = None,
         weights: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> Any:
         """Median (the mean of the two middle values).
@@ -99,7 +100,7 @@ class SeriesStatsMixin:
         *,
         axis: Any = None,
         weights: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> Any:
         """Low median: the smaller middle element, as stored.
@@ -160,7 +161,7 @@ class SeriesStatsMixin:
         *,
         axis: Any = None,
         weights: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> Any:
         """High median: the larger middle element, as stored.
@@ -224,7 +225,7 @@ class SeriesStatsMixin:
         axis: Any = None,
         interpolation: str | None = None,
         weights: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> Any:
         """Quantile(s) with NumPy's methods.
@@ -301,7 +302,7 @@ class SeriesStatsMixin:
         self,
         *,
         axis: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> Any:
         """Smallest value under the policy's order, as stored.
@@ -349,7 +350,7 @@ class SeriesStatsMixin:
         self,
         *,
         axis: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> Any:
         """Largest value under the policy's order, as stored.
@@ -397,7 +398,7 @@ class SeriesStatsMixin:
         self,
         *,
         axis: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> int:
         """Position of the first smallest value.
@@ -443,7 +444,7 @@ class SeriesStatsMixin:
         self,
         *,
         axis: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> int:
         """Position of the first largest value.
@@ -490,7 +491,7 @@ class SeriesStatsMixin:
         *,
         axis: Any = None,
         weights: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> Any:
         """Arithmetic mean from the exact sum, rounded once.
@@ -554,7 +555,7 @@ class SeriesStatsMixin:
         ddof: float = 1,
         axis: Any = None,
         weights: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> Any:
         """Variance, exactly rounded.
@@ -622,7 +623,7 @@ class SeriesStatsMixin:
         ddof: float = 1,
         axis: Any = None,
         weights: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> Any:
         """Standard deviation: the square root of var.
@@ -690,7 +691,7 @@ class SeriesStatsMixin:
         axis: Any = None,
         min_count: int = 0,
         weights: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> Any:
         """Exact sum rounded once (as math.fsum).
@@ -787,7 +788,7 @@ class SeriesStatsMixin:
         rng: tuple[float, float] = (25, 75),
         method: str = "linear",
         axis: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> Any:
         """Interquartile range: the difference of two quantiles, as scipy.stats.iqr.
@@ -846,7 +847,7 @@ class SeriesStatsMixin:
         *,
         scale: float | str = 1.0,
         axis: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> Any:
         """Median absolute deviation from the median, as scipy.stats.median_abs_deviation.
@@ -899,7 +900,7 @@ class SeriesStatsMixin:
         *,
         bias: Any = False,
         axis: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> Any:
         """Skewness from the exact power sums, within 1 ulp (correctly rounded).
@@ -952,7 +953,7 @@ class SeriesStatsMixin:
         bias: Any = False,
         fisher: Any = True,
         axis: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> Any:
         """Kurtosis from the exact power sums, correctly rounded.
@@ -1008,7 +1009,7 @@ class SeriesStatsMixin:
         *,
         ddof: float = 1,
         axis: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> Any:
         """Standard error of the mean from the exact sums, correctly rounded.
@@ -1059,7 +1060,7 @@ class SeriesStatsMixin:
         self,
         *,
         axis: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> Any:
         """Product, correctly rounded (overflow gives inf).
@@ -1117,7 +1118,7 @@ class DataFrameStatsMixin:
         numeric_only: bool = False,
         *,
         weights: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series:
         """Median (the mean of the two middle values).
@@ -1187,7 +1188,7 @@ class DataFrameStatsMixin:
         numeric_only: bool = False,
         *,
         weights: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series:
         """Low median: the smaller middle element, as stored.
@@ -1255,7 +1256,7 @@ class DataFrameStatsMixin:
         numeric_only: bool = False,
         *,
         weights: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series:
         """High median: the larger middle element, as stored.
@@ -1326,7 +1327,7 @@ class DataFrameStatsMixin:
         method: str = "linear",
         interpolation: str | None = None,
         weights: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Quantile(s) with NumPy's methods.
@@ -1410,7 +1411,7 @@ class DataFrameStatsMixin:
         axis: Any = 0,
         numeric_only: bool = False,
         *,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series:
         """Smallest value under the policy's order, as stored.
@@ -1469,7 +1470,7 @@ class DataFrameStatsMixin:
         axis: Any = 0,
         numeric_only: bool = False,
         *,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series:
         """Largest value under the policy's order, as stored.
@@ -1528,7 +1529,7 @@ class DataFrameStatsMixin:
         axis: Any = 0,
         numeric_only: bool = False,
         *,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series:
         """Position of the first smallest value.
@@ -1584,7 +1585,7 @@ class DataFrameStatsMixin:
         axis: Any = 0,
         numeric_only: bool = False,
         *,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series:
         """Position of the first largest value.
@@ -1641,7 +1642,7 @@ class DataFrameStatsMixin:
         numeric_only: bool = False,
         *,
         weights: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series:
         """Arithmetic mean from the exact sum, rounded once.
@@ -1712,7 +1713,7 @@ class DataFrameStatsMixin:
         numeric_only: bool = False,
         *,
         weights: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series:
         """Variance, exactly rounded.
@@ -1787,7 +1788,7 @@ class DataFrameStatsMixin:
         numeric_only: bool = False,
         *,
         weights: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series:
         """Standard deviation: the square root of var.
@@ -1862,7 +1863,7 @@ class DataFrameStatsMixin:
         *,
         min_count: int = 0,
         weights: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series:
         """Exact sum rounded once (as math.fsum).
@@ -1971,7 +1972,7 @@ class DataFrameStatsMixin:
         *,
         rng: tuple[float, float] = (25, 75),
         method: str = "linear",
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series:
         """Interquartile range: the difference of two quantiles, as scipy.stats.iqr.
@@ -2037,7 +2038,7 @@ class DataFrameStatsMixin:
         numeric_only: bool = False,
         *,
         scale: float | str = 1.0,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series:
         """Median absolute deviation from the median, as scipy.stats.median_abs_deviation.
@@ -2097,7 +2098,7 @@ class DataFrameStatsMixin:
         numeric_only: bool = False,
         *,
         bias: Any = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series:
         """Skewness from the exact power sums, within 1 ulp (correctly rounded).
@@ -2157,7 +2158,7 @@ class DataFrameStatsMixin:
         *,
         bias: Any = False,
         fisher: Any = True,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series:
         """Kurtosis from the exact power sums, correctly rounded.
@@ -2220,7 +2221,7 @@ class DataFrameStatsMixin:
         ddof: float = 1,
         numeric_only: bool = False,
         *,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series:
         """Standard error of the mean from the exact sums, correctly rounded.
@@ -2278,7 +2279,7 @@ class DataFrameStatsMixin:
         axis: Any = 0,
         numeric_only: bool = False,
         *,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series:
         """Product, correctly rounded (overflow gives inf).
@@ -2346,7 +2347,7 @@ class GroupByStatsMixin:
         *,
         numeric_only: bool = False,
         weights: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
@@ -2419,7 +2420,7 @@ class GroupByStatsMixin:
         *,
         numeric_only: bool = False,
         weights: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
@@ -2490,7 +2491,7 @@ class GroupByStatsMixin:
         *,
         numeric_only: bool = False,
         weights: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
@@ -2564,7 +2565,7 @@ class GroupByStatsMixin:
         numeric_only: bool = False,
         interpolation: str | None = None,
         weights: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
@@ -2652,7 +2653,7 @@ class GroupByStatsMixin:
         self,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
@@ -2714,7 +2715,7 @@ class GroupByStatsMixin:
         self,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
@@ -2777,7 +2778,7 @@ class GroupByStatsMixin:
         *,
         numeric_only: bool = False,
         weights: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Arithmetic mean from the exact sum, rounded once.
@@ -2847,7 +2848,7 @@ class GroupByStatsMixin:
         *,
         numeric_only: bool = False,
         weights: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Variance, exactly rounded.
@@ -2921,7 +2922,7 @@ class GroupByStatsMixin:
         *,
         numeric_only: bool = False,
         weights: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Standard deviation: the square root of var.
@@ -2995,7 +2996,7 @@ class GroupByStatsMixin:
         numeric_only: bool = False,
         min_count: int = 0,
         weights: Any = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Exact sum rounded once (as math.fsum).
@@ -3103,7 +3104,7 @@ class GroupByStatsMixin:
         rng: tuple[float, float] = (25, 75),
         method: str = "linear",
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
@@ -3172,7 +3173,7 @@ class GroupByStatsMixin:
         *,
         scale: float | str = 1.0,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
@@ -3235,7 +3236,7 @@ class GroupByStatsMixin:
         *,
         bias: Any = False,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Skewness from the exact power sums, within 1 ulp (correctly rounded).
@@ -3294,7 +3295,7 @@ class GroupByStatsMixin:
         bias: Any = False,
         fisher: Any = True,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Kurtosis from the exact power sums, correctly rounded.
@@ -3356,7 +3357,7 @@ class GroupByStatsMixin:
         ddof: float = 1,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Standard error of the mean from the exact sums, correctly rounded.
@@ -3413,7 +3414,7 @@ class GroupByStatsMixin:
         self,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Product, correctly rounded (overflow gives inf).

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._conventions import interpolation_method, skipna_policy
+from ..typing import NanPolicyArg
 from ._nanagg import NanAgg, make
 
 __all__ = [
@@ -38,7 +39,7 @@ __all__ = [
 def median(
     *,
     weights: Any = None,
-    nan_policy: str | None = None,
+    nan_policy: NanPolicyArg = None,
     skipna: bool | None = None,
 ) -> NanAgg:
     """Median (the mean of the two middle values).
@@ -88,7 +89,7 @@ def median(
 def median_low(
     *,
     weights: Any = None,
-    nan_policy: str | None = None,
+    nan_policy: NanPolicyArg = None,
     skipna: bool | None = None,
 ) -> NanAgg:
     """Low median: the smaller middle element, as stored.
@@ -139,7 +140,7 @@ def median_low(
 def median_high(
     *,
     weights: Any = None,
-    nan_policy: str | None = None,
+    nan_policy: NanPolicyArg = None,
     skipna: bool | None = None,
 ) -> NanAgg:
     """High median: the larger middle element, as stored.
@@ -193,7 +194,7 @@ def quantile(
     method: str = "linear",
     interpolation: str | None = None,
     weights: Any = None,
-    nan_policy: str | None = None,
+    nan_policy: NanPolicyArg = None,
     skipna: bool | None = None,
 ) -> NanAgg:
     """Quantile(s) with NumPy's methods.
@@ -264,7 +265,7 @@ def quantile(
     )
 
 
-def min(*, nan_policy: str | None = None, skipna: bool | None = None) -> NanAgg:
+def min(*, nan_policy: NanPolicyArg = None, skipna: bool | None = None) -> NanAgg:
     """Smallest value under the policy's order, as stored.
 
     For pandas' ``.agg``: the callable computes ``Series.nanstats.min`` with these keywords.
@@ -298,7 +299,7 @@ def min(*, nan_policy: str | None = None, skipna: bool | None = None) -> NanAgg:
     return make("min", nan_policy=skipna_policy(skipna, nan_policy))
 
 
-def max(*, nan_policy: str | None = None, skipna: bool | None = None) -> NanAgg:
+def max(*, nan_policy: NanPolicyArg = None, skipna: bool | None = None) -> NanAgg:
     """Largest value under the policy's order, as stored.
 
     For pandas' ``.agg``: the callable computes ``Series.nanstats.max`` with these keywords.
@@ -335,7 +336,7 @@ def max(*, nan_policy: str | None = None, skipna: bool | None = None) -> NanAgg:
 def mean(
     *,
     weights: Any = None,
-    nan_policy: str | None = None,
+    nan_policy: NanPolicyArg = None,
     skipna: bool | None = None,
 ) -> NanAgg:
     """Arithmetic mean from the exact sum, rounded once.
@@ -386,7 +387,7 @@ def var(
     *,
     ddof: float = 1,
     weights: Any = None,
-    nan_policy: str | None = None,
+    nan_policy: NanPolicyArg = None,
     skipna: bool | None = None,
 ) -> NanAgg:
     """Variance, exactly rounded.
@@ -440,7 +441,7 @@ def std(
     *,
     ddof: float = 1,
     weights: Any = None,
-    nan_policy: str | None = None,
+    nan_policy: NanPolicyArg = None,
     skipna: bool | None = None,
 ) -> NanAgg:
     """Standard deviation: the square root of var.
@@ -494,7 +495,7 @@ def sum(
     *,
     min_count: int = 0,
     weights: Any = None,
-    nan_policy: str | None = None,
+    nan_policy: NanPolicyArg = None,
     skipna: bool | None = None,
 ) -> NanAgg:
     """Exact sum rounded once (as math.fsum).
@@ -577,7 +578,7 @@ def iqr(
     *,
     rng: tuple[float, float] = (25, 75),
     method: str = "linear",
-    nan_policy: str | None = None,
+    nan_policy: NanPolicyArg = None,
     skipna: bool | None = None,
 ) -> NanAgg:
     """Interquartile range: the difference of two quantiles, as scipy.stats.iqr.
@@ -625,7 +626,7 @@ def iqr(
 def mad(
     *,
     scale: float | str = 1.0,
-    nan_policy: str | None = None,
+    nan_policy: NanPolicyArg = None,
     skipna: bool | None = None,
 ) -> NanAgg:
     """Median absolute deviation from the median, as scipy.stats.median_abs_deviation.
@@ -665,7 +666,12 @@ def mad(
     return make("mad", scale=scale, nan_policy=skipna_policy(skipna, nan_policy))
 
 
-def skew(*, bias: Any = False, nan_policy: str | None = None, skipna: bool | None = None) -> NanAgg:
+def skew(
+    *,
+    bias: Any = False,
+    nan_policy: NanPolicyArg = None,
+    skipna: bool | None = None,
+) -> NanAgg:
     """Skewness from the exact power sums, within 1 ulp (correctly rounded).
 
     For pandas' ``.agg``: the callable computes ``Series.nanstats.skew`` with these keywords.
@@ -706,7 +712,7 @@ def kurt(
     *,
     bias: Any = False,
     fisher: Any = True,
-    nan_policy: str | None = None,
+    nan_policy: NanPolicyArg = None,
     skipna: bool | None = None,
 ) -> NanAgg:
     """Kurtosis from the exact power sums, correctly rounded.
@@ -748,7 +754,7 @@ def kurt(
     return make("kurt", bias=bias, fisher=fisher, nan_policy=skipna_policy(skipna, nan_policy))
 
 
-def sem(*, ddof: float = 1, nan_policy: str | None = None, skipna: bool | None = None) -> NanAgg:
+def sem(*, ddof: float = 1, nan_policy: NanPolicyArg = None, skipna: bool | None = None) -> NanAgg:
     """Standard error of the mean from the exact sums, correctly rounded.
 
     For pandas' ``.agg``: the callable computes ``Series.nanstats.sem`` with these keywords.
@@ -785,7 +791,7 @@ def sem(*, ddof: float = 1, nan_policy: str | None = None, skipna: bool | None =
     return make("sem", ddof=ddof, nan_policy=skipna_policy(skipna, nan_policy))
 
 
-def prod(*, nan_policy: str | None = None, skipna: bool | None = None) -> NanAgg:
+def prod(*, nan_policy: NanPolicyArg = None, skipna: bool | None = None) -> NanAgg:
     """Product, correctly rounded (overflow gives inf).
 
     For pandas' ``.agg``: the callable computes ``Series.nanstats.prod`` with these keywords.

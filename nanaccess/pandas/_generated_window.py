@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._conventions import interpolation_method
+from ..typing import NanPolicyArg
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,7 +37,7 @@ class WindowStatsMixin:
         self,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Median (the mean of the two middle values).
@@ -100,7 +101,7 @@ class WindowStatsMixin:
         self,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Low median: the smaller middle element, as stored.
@@ -163,7 +164,7 @@ class WindowStatsMixin:
         self,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
         """High median: the larger middle element, as stored.
@@ -229,7 +230,7 @@ class WindowStatsMixin:
         method: str = "linear",
         numeric_only: bool = False,
         interpolation: str | None = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Quantile(s) with NumPy's methods.
@@ -308,7 +309,7 @@ class WindowStatsMixin:
         self,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Smallest value under the policy's order, as stored.
@@ -368,7 +369,7 @@ class WindowStatsMixin:
         self,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Largest value under the policy's order, as stored.
@@ -428,7 +429,7 @@ class WindowStatsMixin:
         self,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Arithmetic mean from the exact sum, rounded once.
@@ -488,7 +489,7 @@ class WindowStatsMixin:
         ddof: float = 1,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Variance, exactly rounded.
@@ -556,7 +557,7 @@ class WindowStatsMixin:
         ddof: float = 1,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Standard deviation: the square root of var.
@@ -623,7 +624,7 @@ class WindowStatsMixin:
         self,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Exact sum rounded once (as math.fsum).
@@ -731,7 +732,7 @@ class WindowStatsMixin:
         rng: tuple[float, float] = (25, 75),
         method: str = "linear",
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Interquartile range: the difference of two quantiles, as scipy.stats.iqr.
@@ -805,7 +806,7 @@ class WindowStatsMixin:
         *,
         scale: float | str = 1.0,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Median absolute deviation from the median, as scipy.stats.median_abs_deviation.

@@ -16,6 +16,7 @@ import pandas as pd
 from ..core.cumulative import cumulative
 from ..errors import NaNError
 from ..options import resolve_policy
+from ..typing import NanPolicyArg
 from .columns import restated, type_error
 from .dtypes import column_arrays, to_pandas_array
 
@@ -78,7 +79,7 @@ def _frame(df: pd.DataFrame, stat: str, nan_policy: Any) -> pd.DataFrame:
 
 def _method(stat: str, summary: str, example: str, omit: str, propagate: str,
             order: str = "", returns: str = ""):
-    def method(self, *, nan_policy: str | None = None):
+    def method(self, *, nan_policy: NanPolicyArg = None):
         obj = self._obj
         if isinstance(obj, pd.DataFrame):
             return _frame(obj, stat, nan_policy)
@@ -157,7 +158,7 @@ def grouped_cumulative_frame(gb: Any, stat: str, nan_policy: Any) -> pd.Series |
 
 
 def _grouped_method(stat: str):
-    def method(self, *, nan_policy: str | None = None):
+    def method(self, *, nan_policy: NanPolicyArg = None):
         return grouped_cumulative_frame(self._obj, stat, nan_policy)
 
     method.__name__ = stat

@@ -18,6 +18,7 @@ from .._hostkit import duration
 from ..core.ewm import ewm_stat
 from ..errors import NaNError
 from ..options import resolve_policy
+from ..typing import NanPolicyArg
 from ._groupby_registry import register_window_accessor
 from .columns import restated, type_error
 from .dtypes import column_arrays
@@ -84,7 +85,7 @@ class NanEwm:
         res.columns = obj.columns
         return res
 
-    def mean(self, *, nan_policy: str | None = None) -> pd.Series | pd.DataFrame:
+    def mean(self, *, nan_policy: NanPolicyArg = None) -> pd.Series | pd.DataFrame:
         """Exponentially weighted mean, as ``ewm(...).mean()`` with an explicit policy.
 
         "omit" skips NaN and missing values (their positions carry the running mean;
@@ -112,7 +113,7 @@ class NanEwm:
         """
         return self._run("mean", nan_policy)
 
-    def var(self, *, bias: bool = False, nan_policy: str | None = None
+    def var(self, *, bias: bool = False, nan_policy: NanPolicyArg = None
             ) -> pd.Series | pd.DataFrame:
         """Exponentially weighted variance, as ``ewm(...).var(bias=)``.
 
@@ -136,7 +137,7 @@ class NanEwm:
         """
         return self._run("var", nan_policy, bias)
 
-    def std(self, *, bias: bool = False, nan_policy: str | None = None
+    def std(self, *, bias: bool = False, nan_policy: NanPolicyArg = None
             ) -> pd.Series | pd.DataFrame:
         """Exponentially weighted standard deviation: the square root of :meth:`var`.
 

@@ -16,6 +16,7 @@ from .._stats import MEDIANS
 from ..core.reduce import reduce
 from ..errors import NaNError
 from ..options import resolve_policy
+from ..typing import NanPolicyArg
 from ._generated import DataFrameStatsMixin
 from ._groupby_registry import column_dtypes
 from .agg_forms import frame_agg
@@ -198,7 +199,7 @@ class DataFrameNanStats(FrameBivariate, DataFrameStatsMixin, CumulativeMixin):
         return pd.Series(got, index=pos.index, dtype=labels.dtype)
 
     def idxmin(self, axis: Any = 0, numeric_only: bool = False, *,
-               nan_policy: str | None = None, skipna: bool | None = None) -> pd.Series:
+               nan_policy: NanPolicyArg = None, skipna: bool | None = None) -> pd.Series:
         """Label of each column's (``axis=1``: row's) first smallest value, as
         ``DataFrame.idxmin``: the labels at :meth:`argmin`'s positions.
 
@@ -232,7 +233,7 @@ class DataFrameNanStats(FrameBivariate, DataFrameStatsMixin, CumulativeMixin):
         return self._labels(pos, axis)
 
     def idxmax(self, axis: Any = 0, numeric_only: bool = False, *,
-               nan_policy: str | None = None, skipna: bool | None = None) -> pd.Series:
+               nan_policy: NanPolicyArg = None, skipna: bool | None = None) -> pd.Series:
         """Label of each column's (``axis=1``: row's) first largest value, as
         ``DataFrame.idxmax``: the labels at :meth:`argmax`'s positions.
 
@@ -274,7 +275,7 @@ class DataFrameNanStats(FrameBivariate, DataFrameStatsMixin, CumulativeMixin):
         ascending: bool = True,
         pct: bool = False,
         na_option: str | None = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pd.DataFrame:
         """Ranks of each column (or row) as ``DataFrame.rank``, on totalOrder keys.
 
@@ -333,7 +334,7 @@ class DataFrameNanStats(FrameBivariate, DataFrameStatsMixin, CumulativeMixin):
         include: Any = None,
         exclude: Any = None,
         *,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pd.DataFrame:
         """Summary of the numeric and datetime columns as ``DataFrame.describe``, with
         NaN counts.

@@ -23,6 +23,7 @@ from ..core.grouped import grouped_reduce
 from ..core.window import segment_bounds, window_reduce
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
+from ..typing import NanPolicyArg
 from ._generated import GroupByStatsMixin
 from ._groupby_registry import RESAMPLER_CLASSES, grouping_info, selected_obj
 from ._nanagg import NanAgg
@@ -159,7 +160,7 @@ class NanGroupBy(GroupByBivariate, GroupByStatsMixin, GroupedCumulativeMixin):
 
     # -- what is not table-shaped
 
-    def idxmin(self, *, numeric_only: bool = False, nan_policy: str | None = None,
+    def idxmin(self, *, numeric_only: bool = False, nan_policy: NanPolicyArg = None,
                skipna: bool | None = None) -> pd.Series | pd.DataFrame:
         """Index label of each group's first smallest value, as ``GroupBy.idxmin``.
 
@@ -196,7 +197,7 @@ class NanGroupBy(GroupByBivariate, GroupByStatsMixin, GroupedCumulativeMixin):
 
         return labels_of_extreme(self._obj, "min", nan_policy, skipna, numeric_only)
 
-    def idxmax(self, *, numeric_only: bool = False, nan_policy: str | None = None,
+    def idxmax(self, *, numeric_only: bool = False, nan_policy: NanPolicyArg = None,
                skipna: bool | None = None) -> pd.Series | pd.DataFrame:
         """Index label of each group's first largest value, as ``GroupBy.idxmax``.
 
@@ -234,7 +235,7 @@ class NanGroupBy(GroupByBivariate, GroupByStatsMixin, GroupedCumulativeMixin):
         return labels_of_extreme(self._obj, "max", nan_policy, skipna, numeric_only)
 
     def describe(self, percentiles: Sequence[float] | None = None, *,
-                 nan_policy: str | None = None) -> pd.DataFrame:
+                 nan_policy: NanPolicyArg = None) -> pd.DataFrame:
         """describe's rows per group and column, as pandas' ``GroupBy.describe``.
 
         Columns are (column, row) with the rows of every host's describe (count,

@@ -16,6 +16,7 @@ import pandas as pd
 
 from .. import _stats
 from ..options import resolve_policy
+from ..typing import NanPolicyArg
 from ._generated import SeriesStatsMixin
 from .agg_forms import series_agg
 from .bivariate import SeriesBivariate
@@ -103,7 +104,7 @@ class SeriesNanStats(SeriesBivariate, SeriesStatsMixin, CumulativeMixin):
         m = bool(miss) if miss is not None and np.ndim(miss) == 0 else False
         return to_scalar(values, m, col, bool(empty) if empty is not None else False)
 
-    def idxmin(self, *, axis: Any = None, nan_policy: str | None = None,
+    def idxmin(self, *, axis: Any = None, nan_policy: NanPolicyArg = None,
                skipna: bool | None = None) -> Any:
         """Index label of the first smallest value, as ``Series.idxmin``.
 
@@ -132,7 +133,7 @@ class SeriesNanStats(SeriesBivariate, SeriesStatsMixin, CumulativeMixin):
         """
         return self._obj.index[self.argmin(axis=axis, nan_policy=nan_policy, skipna=skipna)]
 
-    def idxmax(self, *, axis: Any = None, nan_policy: str | None = None,
+    def idxmax(self, *, axis: Any = None, nan_policy: NanPolicyArg = None,
                skipna: bool | None = None) -> Any:
         """Index label of the first largest value, as ``Series.idxmax``.
 
@@ -166,7 +167,7 @@ class SeriesNanStats(SeriesBivariate, SeriesStatsMixin, CumulativeMixin):
         self,
         percentiles: Sequence[float] | None = None,
         *,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pd.Series:
         """Summary statistics as ``Series.describe``, plus NaN and missing counts.
 
@@ -241,7 +242,7 @@ class SeriesNanStats(SeriesBivariate, SeriesStatsMixin, CumulativeMixin):
         *,
         ascending: bool = True,
         ignore_index: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pd.Series:
         """A stably sorted copy, every bit kept (default policy "largest").
 
@@ -295,7 +296,7 @@ class SeriesNanStats(SeriesBivariate, SeriesStatsMixin, CumulativeMixin):
         ascending: bool = True,
         pct: bool = False,
         na_option: str | None = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pd.Series:
         """Ranks as ``Series.rank(method=...)`` on totalOrder keys.
 

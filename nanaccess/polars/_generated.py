@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._conventions import interpolation_method
+from ..typing import NanPolicyArg
 
 if TYPE_CHECKING:
     import polars as pl
@@ -37,7 +38,7 @@ class SeriesStatsMixin:
     def _reduce(self, stat: str, **kwargs: Any) -> Any:
         raise NotImplementedError
 
-    def median(self, *, nan_policy: str | None = None) -> Any:
+    def median(self, *, nan_policy: NanPolicyArg = None) -> Any:
         """Median (the mean of the two middle values).
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -71,7 +72,7 @@ class SeriesStatsMixin:
         """
         return self._reduce("median", nan_policy=nan_policy)
 
-    def median_low(self, *, nan_policy: str | None = None) -> Any:
+    def median_low(self, *, nan_policy: NanPolicyArg = None) -> Any:
         """Low median: the smaller middle element, as stored.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -101,7 +102,7 @@ class SeriesStatsMixin:
         """
         return self._reduce("median_low", nan_policy=nan_policy)
 
-    def median_high(self, *, nan_policy: str | None = None) -> Any:
+    def median_high(self, *, nan_policy: NanPolicyArg = None) -> Any:
         """High median: the larger middle element, as stored.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -137,7 +138,7 @@ class SeriesStatsMixin:
         *,
         method: str = "linear",
         interpolation: str | None = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> Any:
         """Quantile(s) with NumPy's methods.
 
@@ -187,7 +188,7 @@ class SeriesStatsMixin:
             nan_policy=nan_policy,
         )
 
-    def min(self, *, nan_policy: str | None = None) -> Any:
+    def min(self, *, nan_policy: NanPolicyArg = None) -> Any:
         """Smallest value under the policy's order, as stored.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -222,7 +223,7 @@ class SeriesStatsMixin:
         """
         return self._reduce("min", nan_policy=nan_policy)
 
-    def max(self, *, nan_policy: str | None = None) -> Any:
+    def max(self, *, nan_policy: NanPolicyArg = None) -> Any:
         """Largest value under the policy's order, as stored.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -256,7 +257,7 @@ class SeriesStatsMixin:
         """
         return self._reduce("max", nan_policy=nan_policy)
 
-    def argmin(self, *, nan_policy: str | None = None) -> Any:
+    def argmin(self, *, nan_policy: NanPolicyArg = None) -> Any:
         """Position of the first smallest value.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -290,7 +291,7 @@ class SeriesStatsMixin:
         """
         return self._reduce("argmin", nan_policy=nan_policy)
 
-    def argmax(self, *, nan_policy: str | None = None) -> Any:
+    def argmax(self, *, nan_policy: NanPolicyArg = None) -> Any:
         """Position of the first largest value.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -324,7 +325,7 @@ class SeriesStatsMixin:
         """
         return self._reduce("argmax", nan_policy=nan_policy)
 
-    def mean(self, *, nan_policy: str | None = None) -> Any:
+    def mean(self, *, nan_policy: NanPolicyArg = None) -> Any:
         """Arithmetic mean from the exact sum, rounded once.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -358,7 +359,7 @@ class SeriesStatsMixin:
         """
         return self._reduce("mean", nan_policy=nan_policy)
 
-    def var(self, *, ddof: float = 1, nan_policy: str | None = None) -> Any:
+    def var(self, *, ddof: float = 1, nan_policy: NanPolicyArg = None) -> Any:
         """Variance, exactly rounded.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -394,7 +395,7 @@ class SeriesStatsMixin:
         """
         return self._reduce("var", ddof=ddof, nan_policy=nan_policy)
 
-    def std(self, *, ddof: float = 1, nan_policy: str | None = None) -> Any:
+    def std(self, *, ddof: float = 1, nan_policy: NanPolicyArg = None) -> Any:
         """Standard deviation: the square root of var.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -430,7 +431,7 @@ class SeriesStatsMixin:
         """
         return self._reduce("std", ddof=ddof, nan_policy=nan_policy)
 
-    def sum(self, *, min_count: int = 0, nan_policy: str | None = None) -> Any:
+    def sum(self, *, min_count: int = 0, nan_policy: NanPolicyArg = None) -> Any:
         """Exact sum rounded once (as math.fsum).
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -497,7 +498,7 @@ class SeriesStatsMixin:
         *,
         rng: tuple[float, float] = (25, 75),
         method: str = "linear",
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> Any:
         """Interquartile range: the difference of two quantiles, as scipy.stats.iqr.
 
@@ -536,7 +537,7 @@ class SeriesStatsMixin:
         """
         return self._reduce("iqr", rng=rng, method=method, nan_policy=nan_policy)
 
-    def mad(self, *, scale: float | str = 1.0, nan_policy: str | None = None) -> Any:
+    def mad(self, *, scale: float | str = 1.0, nan_policy: NanPolicyArg = None) -> Any:
         """Median absolute deviation from the median, as scipy.stats.median_abs_deviation.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -569,7 +570,7 @@ class SeriesStatsMixin:
         """
         return self._reduce("mad", scale=scale, nan_policy=nan_policy)
 
-    def skew(self, *, bias: Any = False, nan_policy: str | None = None) -> Any:
+    def skew(self, *, bias: Any = False, nan_policy: NanPolicyArg = None) -> Any:
         """Skewness from the exact power sums, within 1 ulp (correctly rounded).
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -601,7 +602,13 @@ class SeriesStatsMixin:
         """
         return self._reduce("skew", bias=bias, nan_policy=nan_policy)
 
-    def kurt(self, *, bias: Any = False, fisher: Any = True, nan_policy: str | None = None) -> Any:
+    def kurt(
+        self,
+        *,
+        bias: Any = False,
+        fisher: Any = True,
+        nan_policy: NanPolicyArg = None,
+    ) -> Any:
         """Kurtosis from the exact power sums, correctly rounded.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -636,7 +643,7 @@ class SeriesStatsMixin:
         """
         return self._reduce("kurt", bias=bias, fisher=fisher, nan_policy=nan_policy)
 
-    def sem(self, *, ddof: float = 1, nan_policy: str | None = None) -> Any:
+    def sem(self, *, ddof: float = 1, nan_policy: NanPolicyArg = None) -> Any:
         """Standard error of the mean from the exact sums, correctly rounded.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -668,7 +675,7 @@ class SeriesStatsMixin:
         """
         return self._reduce("sem", ddof=ddof, nan_policy=nan_policy)
 
-    def prod(self, *, nan_policy: str | None = None) -> Any:
+    def prod(self, *, nan_policy: NanPolicyArg = None) -> Any:
         """Product, correctly rounded (overflow gives inf).
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -710,7 +717,12 @@ class DataFrameStatsMixin:
     def _reduce(self, stat: str, **kwargs: Any) -> Any:
         raise NotImplementedError
 
-    def median(self, *, numeric_only: bool = False, nan_policy: str | None = None) -> pl.DataFrame:
+    def median(
+        self,
+        *,
+        numeric_only: bool = False,
+        nan_policy: NanPolicyArg = None,
+    ) -> pl.DataFrame:
         """Median (the mean of the two middle values).
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -764,7 +776,7 @@ class DataFrameStatsMixin:
         self,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.DataFrame:
         """Low median: the smaller middle element, as stored.
 
@@ -815,7 +827,7 @@ class DataFrameStatsMixin:
         self,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.DataFrame:
         """High median: the larger middle element, as stored.
 
@@ -869,7 +881,7 @@ class DataFrameStatsMixin:
         method: str = "linear",
         numeric_only: bool = False,
         interpolation: str | None = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.DataFrame:
         """Quantile(s) with NumPy's methods.
 
@@ -930,7 +942,7 @@ class DataFrameStatsMixin:
             nan_policy=nan_policy,
         )
 
-    def min(self, *, numeric_only: bool = False, nan_policy: str | None = None) -> pl.DataFrame:
+    def min(self, *, numeric_only: bool = False, nan_policy: NanPolicyArg = None) -> pl.DataFrame:
         """Smallest value under the policy's order, as stored.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -981,7 +993,7 @@ class DataFrameStatsMixin:
         """
         return self._reduce("min", numeric_only=numeric_only, nan_policy=nan_policy)
 
-    def max(self, *, numeric_only: bool = False, nan_policy: str | None = None) -> pl.DataFrame:
+    def max(self, *, numeric_only: bool = False, nan_policy: NanPolicyArg = None) -> pl.DataFrame:
         """Largest value under the policy's order, as stored.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -1032,7 +1044,12 @@ class DataFrameStatsMixin:
         """
         return self._reduce("max", numeric_only=numeric_only, nan_policy=nan_policy)
 
-    def argmin(self, *, numeric_only: bool = False, nan_policy: str | None = None) -> pl.DataFrame:
+    def argmin(
+        self,
+        *,
+        numeric_only: bool = False,
+        nan_policy: NanPolicyArg = None,
+    ) -> pl.DataFrame:
         """Position of the first smallest value.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -1082,7 +1099,12 @@ class DataFrameStatsMixin:
         """
         return self._reduce("argmin", numeric_only=numeric_only, nan_policy=nan_policy)
 
-    def argmax(self, *, numeric_only: bool = False, nan_policy: str | None = None) -> pl.DataFrame:
+    def argmax(
+        self,
+        *,
+        numeric_only: bool = False,
+        nan_policy: NanPolicyArg = None,
+    ) -> pl.DataFrame:
         """Position of the first largest value.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -1132,7 +1154,7 @@ class DataFrameStatsMixin:
         """
         return self._reduce("argmax", numeric_only=numeric_only, nan_policy=nan_policy)
 
-    def mean(self, *, numeric_only: bool = False, nan_policy: str | None = None) -> pl.DataFrame:
+    def mean(self, *, numeric_only: bool = False, nan_policy: NanPolicyArg = None) -> pl.DataFrame:
         """Arithmetic mean from the exact sum, rounded once.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -1187,7 +1209,7 @@ class DataFrameStatsMixin:
         *,
         ddof: float = 1,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.DataFrame:
         """Variance, exactly rounded.
 
@@ -1245,7 +1267,7 @@ class DataFrameStatsMixin:
         *,
         ddof: float = 1,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.DataFrame:
         """Standard deviation: the square root of var.
 
@@ -1303,7 +1325,7 @@ class DataFrameStatsMixin:
         *,
         numeric_only: bool = False,
         min_count: int = 0,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.DataFrame:
         """Exact sum rounded once (as math.fsum).
 
@@ -1405,7 +1427,7 @@ class DataFrameStatsMixin:
         rng: tuple[float, float] = (25, 75),
         method: str = "linear",
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.DataFrame:
         """Interquartile range: the difference of two quantiles, as scipy.stats.iqr.
 
@@ -1471,7 +1493,7 @@ class DataFrameStatsMixin:
         *,
         scale: float | str = 1.0,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.DataFrame:
         """Median absolute deviation from the median, as scipy.stats.median_abs_deviation.
 
@@ -1526,7 +1548,7 @@ class DataFrameStatsMixin:
         *,
         bias: Any = False,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.DataFrame:
         """Skewness from the exact power sums, within 1 ulp (correctly rounded).
 
@@ -1581,7 +1603,7 @@ class DataFrameStatsMixin:
         bias: Any = False,
         fisher: Any = True,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.DataFrame:
         """Kurtosis from the exact power sums, correctly rounded.
 
@@ -1644,7 +1666,7 @@ class DataFrameStatsMixin:
         *,
         ddof: float = 1,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.DataFrame:
         """Standard error of the mean from the exact sums, correctly rounded.
 
@@ -1693,7 +1715,7 @@ class DataFrameStatsMixin:
         """
         return self._reduce("sem", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
 
-    def prod(self, *, numeric_only: bool = False, nan_policy: str | None = None) -> pl.DataFrame:
+    def prod(self, *, numeric_only: bool = False, nan_policy: NanPolicyArg = None) -> pl.DataFrame:
         """Product, correctly rounded (overflow gives inf).
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -1751,7 +1773,12 @@ class LazyFrameStatsMixin:
     def _reduce(self, stat: str, **kwargs: Any) -> Any:
         raise NotImplementedError
 
-    def median(self, *, numeric_only: bool = False, nan_policy: str | None = None) -> pl.LazyFrame:
+    def median(
+        self,
+        *,
+        numeric_only: bool = False,
+        nan_policy: NanPolicyArg = None,
+    ) -> pl.LazyFrame:
         """Median (the mean of the two middle values).
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -1786,7 +1813,7 @@ class LazyFrameStatsMixin:
         self,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.LazyFrame:
         """Low median: the smaller middle element, as stored.
 
@@ -1823,7 +1850,7 @@ class LazyFrameStatsMixin:
         self,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.LazyFrame:
         """High median: the larger middle element, as stored.
 
@@ -1863,7 +1890,7 @@ class LazyFrameStatsMixin:
         method: str = "linear",
         numeric_only: bool = False,
         interpolation: str | None = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.LazyFrame:
         """Quantile(s) with NumPy's methods.
 
@@ -1912,7 +1939,7 @@ class LazyFrameStatsMixin:
             nan_policy=nan_policy,
         )
 
-    def min(self, *, numeric_only: bool = False, nan_policy: str | None = None) -> pl.LazyFrame:
+    def min(self, *, numeric_only: bool = False, nan_policy: NanPolicyArg = None) -> pl.LazyFrame:
         """Smallest value under the policy's order, as stored.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -1944,7 +1971,7 @@ class LazyFrameStatsMixin:
         """
         return self._reduce("min", numeric_only=numeric_only, nan_policy=nan_policy)
 
-    def max(self, *, numeric_only: bool = False, nan_policy: str | None = None) -> pl.LazyFrame:
+    def max(self, *, numeric_only: bool = False, nan_policy: NanPolicyArg = None) -> pl.LazyFrame:
         """Largest value under the policy's order, as stored.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -1976,7 +2003,12 @@ class LazyFrameStatsMixin:
         """
         return self._reduce("max", numeric_only=numeric_only, nan_policy=nan_policy)
 
-    def argmin(self, *, numeric_only: bool = False, nan_policy: str | None = None) -> pl.LazyFrame:
+    def argmin(
+        self,
+        *,
+        numeric_only: bool = False,
+        nan_policy: NanPolicyArg = None,
+    ) -> pl.LazyFrame:
         """Position of the first smallest value.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -2007,7 +2039,12 @@ class LazyFrameStatsMixin:
         """
         return self._reduce("argmin", numeric_only=numeric_only, nan_policy=nan_policy)
 
-    def argmax(self, *, numeric_only: bool = False, nan_policy: str | None = None) -> pl.LazyFrame:
+    def argmax(
+        self,
+        *,
+        numeric_only: bool = False,
+        nan_policy: NanPolicyArg = None,
+    ) -> pl.LazyFrame:
         """Position of the first largest value.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -2038,7 +2075,7 @@ class LazyFrameStatsMixin:
         """
         return self._reduce("argmax", numeric_only=numeric_only, nan_policy=nan_policy)
 
-    def mean(self, *, numeric_only: bool = False, nan_policy: str | None = None) -> pl.LazyFrame:
+    def mean(self, *, numeric_only: bool = False, nan_policy: NanPolicyArg = None) -> pl.LazyFrame:
         """Arithmetic mean from the exact sum, rounded once.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -2074,7 +2111,7 @@ class LazyFrameStatsMixin:
         *,
         ddof: float = 1,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.LazyFrame:
         """Variance, exactly rounded.
 
@@ -2113,7 +2150,7 @@ class LazyFrameStatsMixin:
         *,
         ddof: float = 1,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.LazyFrame:
         """Standard deviation: the square root of var.
 
@@ -2152,7 +2189,7 @@ class LazyFrameStatsMixin:
         *,
         numeric_only: bool = False,
         min_count: int = 0,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.LazyFrame:
         """Exact sum rounded once (as math.fsum).
 
@@ -2223,7 +2260,7 @@ class LazyFrameStatsMixin:
         rng: tuple[float, float] = (25, 75),
         method: str = "linear",
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.LazyFrame:
         """Interquartile range: the difference of two quantiles, as scipy.stats.iqr.
 
@@ -2275,7 +2312,7 @@ class LazyFrameStatsMixin:
         *,
         scale: float | str = 1.0,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.LazyFrame:
         """Median absolute deviation from the median, as scipy.stats.median_abs_deviation.
 
@@ -2316,7 +2353,7 @@ class LazyFrameStatsMixin:
         *,
         bias: Any = False,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.LazyFrame:
         """Skewness from the exact power sums, within 1 ulp (correctly rounded).
 
@@ -2357,7 +2394,7 @@ class LazyFrameStatsMixin:
         bias: Any = False,
         fisher: Any = True,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.LazyFrame:
         """Kurtosis from the exact power sums, correctly rounded.
 
@@ -2406,7 +2443,7 @@ class LazyFrameStatsMixin:
         *,
         ddof: float = 1,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.LazyFrame:
         """Standard error of the mean from the exact sums, correctly rounded.
 
@@ -2441,7 +2478,7 @@ class LazyFrameStatsMixin:
         """
         return self._reduce("sem", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
 
-    def prod(self, *, numeric_only: bool = False, nan_policy: str | None = None) -> pl.LazyFrame:
+    def prod(self, *, numeric_only: bool = False, nan_policy: NanPolicyArg = None) -> pl.LazyFrame:
         """Product, correctly rounded (overflow gives inf).
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -2485,7 +2522,7 @@ class ExprStatsMixin:
     def _reduce(self, stat: str, **kwargs: Any) -> Any:
         raise NotImplementedError
 
-    def median(self, *, nan_policy: str | None = None) -> pl.Expr:
+    def median(self, *, nan_policy: NanPolicyArg = None) -> pl.Expr:
         """Median (the mean of the two middle values).
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -2522,7 +2559,7 @@ class ExprStatsMixin:
         """
         return self._reduce("median", nan_policy=nan_policy)
 
-    def median_low(self, *, nan_policy: str | None = None) -> pl.Expr:
+    def median_low(self, *, nan_policy: NanPolicyArg = None) -> pl.Expr:
         """Low median: the smaller middle element, as stored.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -2555,7 +2592,7 @@ class ExprStatsMixin:
         """
         return self._reduce("median_low", nan_policy=nan_policy)
 
-    def median_high(self, *, nan_policy: str | None = None) -> pl.Expr:
+    def median_high(self, *, nan_policy: NanPolicyArg = None) -> pl.Expr:
         """High median: the larger middle element, as stored.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -2594,7 +2631,7 @@ class ExprStatsMixin:
         *,
         method: str = "linear",
         interpolation: str | None = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.Expr:
         """Quantile(s) with NumPy's methods.
 
@@ -2648,7 +2685,7 @@ class ExprStatsMixin:
             nan_policy=nan_policy,
         )
 
-    def min(self, *, nan_policy: str | None = None) -> pl.Expr:
+    def min(self, *, nan_policy: NanPolicyArg = None) -> pl.Expr:
         """Smallest value under the policy's order, as stored.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -2686,7 +2723,7 @@ class ExprStatsMixin:
         """
         return self._reduce("min", nan_policy=nan_policy)
 
-    def max(self, *, nan_policy: str | None = None) -> pl.Expr:
+    def max(self, *, nan_policy: NanPolicyArg = None) -> pl.Expr:
         """Largest value under the policy's order, as stored.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -2724,7 +2761,7 @@ class ExprStatsMixin:
         """
         return self._reduce("max", nan_policy=nan_policy)
 
-    def argmin(self, *, nan_policy: str | None = None) -> pl.Expr:
+    def argmin(self, *, nan_policy: NanPolicyArg = None) -> pl.Expr:
         """Position of the first smallest value.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -2761,7 +2798,7 @@ class ExprStatsMixin:
         """
         return self._reduce("argmin", nan_policy=nan_policy)
 
-    def argmax(self, *, nan_policy: str | None = None) -> pl.Expr:
+    def argmax(self, *, nan_policy: NanPolicyArg = None) -> pl.Expr:
         """Position of the first largest value.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -2798,7 +2835,7 @@ class ExprStatsMixin:
         """
         return self._reduce("argmax", nan_policy=nan_policy)
 
-    def mean(self, *, nan_policy: str | None = None) -> pl.Expr:
+    def mean(self, *, nan_policy: NanPolicyArg = None) -> pl.Expr:
         """Arithmetic mean from the exact sum, rounded once.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -2835,7 +2872,7 @@ class ExprStatsMixin:
         """
         return self._reduce("mean", nan_policy=nan_policy)
 
-    def var(self, *, ddof: float = 1, nan_policy: str | None = None) -> pl.Expr:
+    def var(self, *, ddof: float = 1, nan_policy: NanPolicyArg = None) -> pl.Expr:
         """Variance, exactly rounded.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -2874,7 +2911,7 @@ class ExprStatsMixin:
         """
         return self._reduce("var", ddof=ddof, nan_policy=nan_policy)
 
-    def std(self, *, ddof: float = 1, nan_policy: str | None = None) -> pl.Expr:
+    def std(self, *, ddof: float = 1, nan_policy: NanPolicyArg = None) -> pl.Expr:
         """Standard deviation: the square root of var.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -2913,7 +2950,7 @@ class ExprStatsMixin:
         """
         return self._reduce("std", ddof=ddof, nan_policy=nan_policy)
 
-    def sum(self, *, min_count: int = 0, nan_policy: str | None = None) -> pl.Expr:
+    def sum(self, *, min_count: int = 0, nan_policy: NanPolicyArg = None) -> pl.Expr:
         """Exact sum rounded once (as math.fsum).
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -2986,7 +3023,7 @@ class ExprStatsMixin:
         *,
         rng: tuple[float, float] = (25, 75),
         method: str = "linear",
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.Expr:
         """Interquartile range: the difference of two quantiles, as scipy.stats.iqr.
 
@@ -3028,7 +3065,7 @@ class ExprStatsMixin:
         """
         return self._reduce("iqr", rng=rng, method=method, nan_policy=nan_policy)
 
-    def mad(self, *, scale: float | str = 1.0, nan_policy: str | None = None) -> pl.Expr:
+    def mad(self, *, scale: float | str = 1.0, nan_policy: NanPolicyArg = None) -> pl.Expr:
         """Median absolute deviation from the median, as scipy.stats.median_abs_deviation.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -3064,7 +3101,7 @@ class ExprStatsMixin:
         """
         return self._reduce("mad", scale=scale, nan_policy=nan_policy)
 
-    def skew(self, *, bias: Any = False, nan_policy: str | None = None) -> pl.Expr:
+    def skew(self, *, bias: Any = False, nan_policy: NanPolicyArg = None) -> pl.Expr:
         """Skewness from the exact power sums, within 1 ulp (correctly rounded).
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -3104,7 +3141,7 @@ class ExprStatsMixin:
         *,
         bias: Any = False,
         fisher: Any = True,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.Expr:
         """Kurtosis from the exact power sums, correctly rounded.
 
@@ -3143,7 +3180,7 @@ class ExprStatsMixin:
         """
         return self._reduce("kurt", bias=bias, fisher=fisher, nan_policy=nan_policy)
 
-    def sem(self, *, ddof: float = 1, nan_policy: str | None = None) -> pl.Expr:
+    def sem(self, *, ddof: float = 1, nan_policy: NanPolicyArg = None) -> pl.Expr:
         """Standard error of the mean from the exact sums, correctly rounded.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -3178,7 +3215,7 @@ class ExprStatsMixin:
         """
         return self._reduce("sem", ddof=ddof, nan_policy=nan_policy)
 
-    def prod(self, *, nan_policy: str | None = None) -> pl.Expr:
+    def prod(self, *, nan_policy: NanPolicyArg = None) -> pl.Expr:
         """Product, correctly rounded (overflow gives inf).
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -3224,7 +3261,12 @@ class GroupByStatsMixin:
     def _reduce(self, stat: str, **kwargs: Any) -> Any:
         raise NotImplementedError
 
-    def median(self, *, numeric_only: bool = False, nan_policy: str | None = None) -> pl.DataFrame:
+    def median(
+        self,
+        *,
+        numeric_only: bool = False,
+        nan_policy: NanPolicyArg = None,
+    ) -> pl.DataFrame:
         """Median (the mean of the two middle values).
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -3258,7 +3300,7 @@ class GroupByStatsMixin:
         self,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.DataFrame:
         """Low median: the smaller middle element, as stored.
 
@@ -3294,7 +3336,7 @@ class GroupByStatsMixin:
         self,
         *,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.DataFrame:
         """High median: the larger middle element, as stored.
 
@@ -3333,7 +3375,7 @@ class GroupByStatsMixin:
         method: str = "linear",
         numeric_only: bool = False,
         interpolation: str | None = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.DataFrame:
         """Quantile(s) with NumPy's methods.
 
@@ -3381,7 +3423,7 @@ class GroupByStatsMixin:
             nan_policy=nan_policy,
         )
 
-    def min(self, *, numeric_only: bool = False, nan_policy: str | None = None) -> pl.DataFrame:
+    def min(self, *, numeric_only: bool = False, nan_policy: NanPolicyArg = None) -> pl.DataFrame:
         """Smallest value under the policy's order, as stored.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -3412,7 +3454,7 @@ class GroupByStatsMixin:
         """
         return self._reduce("min", numeric_only=numeric_only, nan_policy=nan_policy)
 
-    def max(self, *, numeric_only: bool = False, nan_policy: str | None = None) -> pl.DataFrame:
+    def max(self, *, numeric_only: bool = False, nan_policy: NanPolicyArg = None) -> pl.DataFrame:
         """Largest value under the policy's order, as stored.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -3443,7 +3485,7 @@ class GroupByStatsMixin:
         """
         return self._reduce("max", numeric_only=numeric_only, nan_policy=nan_policy)
 
-    def mean(self, *, numeric_only: bool = False, nan_policy: str | None = None) -> pl.DataFrame:
+    def mean(self, *, numeric_only: bool = False, nan_policy: NanPolicyArg = None) -> pl.DataFrame:
         """Arithmetic mean from the exact sum, rounded once.
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``
@@ -3478,7 +3520,7 @@ class GroupByStatsMixin:
         *,
         ddof: float = 1,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.DataFrame:
         """Variance, exactly rounded.
 
@@ -3516,7 +3558,7 @@ class GroupByStatsMixin:
         *,
         ddof: float = 1,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.DataFrame:
         """Standard deviation: the square root of var.
 
@@ -3554,7 +3596,7 @@ class GroupByStatsMixin:
         *,
         numeric_only: bool = False,
         min_count: int = 0,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.DataFrame:
         """Exact sum rounded once (as math.fsum).
 
@@ -3623,7 +3665,7 @@ class GroupByStatsMixin:
         rng: tuple[float, float] = (25, 75),
         method: str = "linear",
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.DataFrame:
         """Interquartile range: the difference of two quantiles, as scipy.stats.iqr.
 
@@ -3674,7 +3716,7 @@ class GroupByStatsMixin:
         *,
         scale: float | str = 1.0,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.DataFrame:
         """Median absolute deviation from the median, as scipy.stats.median_abs_deviation.
 
@@ -3714,7 +3756,7 @@ class GroupByStatsMixin:
         *,
         bias: Any = False,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.DataFrame:
         """Skewness from the exact power sums, within 1 ulp (correctly rounded).
 
@@ -3754,7 +3796,7 @@ class GroupByStatsMixin:
         bias: Any = False,
         fisher: Any = True,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.DataFrame:
         """Kurtosis from the exact power sums, correctly rounded.
 
@@ -3802,7 +3844,7 @@ class GroupByStatsMixin:
         *,
         ddof: float = 1,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
     ) -> pl.DataFrame:
         """Standard error of the mean from the exact sums, correctly rounded.
 
@@ -3836,7 +3878,7 @@ class GroupByStatsMixin:
         """
         return self._reduce("sem", ddof=ddof, numeric_only=numeric_only, nan_policy=nan_policy)
 
-    def prod(self, *, numeric_only: bool = False, nan_policy: str | None = None) -> pl.DataFrame:
+    def prod(self, *, numeric_only: bool = False, nan_policy: NanPolicyArg = None) -> pl.DataFrame:
         """Product, correctly rounded (overflow gives inf).
 
         null is missing and NaN is NaN, as polars stores them: ``omit`` leaves out both, ``raise``

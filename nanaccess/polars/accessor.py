@@ -27,6 +27,7 @@ from ..core.reduce import reduce
 from ..core.window import fixed_windows, window_reduce
 from ..errors import NaNError
 from ..options import resolve_policy
+from ..typing import NanPolicyArg
 from ._generated import (
     DataFrameStatsMixin,
     ExprStatsMixin,
@@ -116,7 +117,7 @@ class SeriesNanStats(SeriesStatsMixin):
         return _reduce_series(self._obj, stat, kw)
 
     def rolling(self, stat: str, window_size: int, *, min_samples: int | None = None,
-                center: bool = False, nan_policy: str | None = None, **params: Any
+                center: bool = False, nan_policy: NanPolicyArg = None, **params: Any
                 ) -> pl.Series:
         """A rolling statistic of the table over fixed windows (as ``rolling_<stat>``).
 
@@ -153,7 +154,7 @@ class SeriesNanStats(SeriesStatsMixin):
         return _rolling(self._obj, stat, window_size, min_samples, center, nan_policy, params)
 
     def rolling_median(self, window_size: int, *, min_samples: int | None = None,
-                       center: bool = False, nan_policy: str | None = None) -> pl.Series:
+                       center: bool = False, nan_policy: NanPolicyArg = None) -> pl.Series:
         """The rolling median, as ``Series.rolling_median`` with a ``nan_policy``.
 
         Parameters
@@ -184,7 +185,7 @@ class SeriesNanStats(SeriesStatsMixin):
 
     def rolling_quantile(self, quantile: float, window_size: int, *, method: str = "linear",
                          min_samples: int | None = None, center: bool = False,
-                         nan_policy: str | None = None) -> pl.Series:
+                         nan_policy: NanPolicyArg = None) -> pl.Series:
         """A rolling quantile, as ``Series.rolling_quantile`` with a ``nan_policy``.
 
         Parameters
@@ -280,7 +281,7 @@ class DataFrameNanStats(DataFrameStatsMixin):
         return pl.DataFrame(out)
 
     def describe(self, percentiles: Sequence[float] | None = None, *,
-                 nan_policy: str | None = None) -> pl.DataFrame:
+                 nan_policy: NanPolicyArg = None) -> pl.DataFrame:
         """Counts and summary statistics of every numeric column, as ``df.describe``.
 
         Parameters
@@ -490,7 +491,7 @@ class ExprNanStats(ExprStatsMixin):
                                       returns_scalar=q is None or not np.ndim(q))
 
     def rolling(self, stat: str, window_size: int, *, min_samples: int | None = None,
-                center: bool = False, nan_policy: str | None = None, **params: Any
+                center: bool = False, nan_policy: NanPolicyArg = None, **params: Any
                 ) -> pl.Expr:
         """A rolling statistic (see :meth:`SeriesNanStats.rolling`) as an expression.
 
@@ -526,7 +527,7 @@ class ExprNanStats(ExprStatsMixin):
         return self._expr.map_batches(rolled)
 
     def rolling_median(self, window_size: int, *, min_samples: int | None = None,
-                       center: bool = False, nan_policy: str | None = None) -> pl.Expr:
+                       center: bool = False, nan_policy: NanPolicyArg = None) -> pl.Expr:
         """The rolling median as an expression (``Expr.rolling_median`` with a policy).
 
         Parameters

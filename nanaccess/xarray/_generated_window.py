@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..typing import NanPolicyArg
+
 __all__ = ["XrWindowStatsMixin"]
 
 
@@ -31,7 +33,7 @@ class XrWindowStatsMixin:
         self,
         *,
         keep_attrs: bool | None = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> Any:
         """Median (the mean of the two middle values).
@@ -79,7 +81,7 @@ class XrWindowStatsMixin:
         self,
         *,
         keep_attrs: bool | None = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> Any:
         """Low median: the smaller middle element, as stored.
@@ -133,7 +135,7 @@ class XrWindowStatsMixin:
         self,
         *,
         keep_attrs: bool | None = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> Any:
         """High median: the larger middle element, as stored.
@@ -189,7 +191,7 @@ class XrWindowStatsMixin:
         *,
         method: str = "linear",
         keep_attrs: bool | None = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> Any:
         """Quantile(s) with NumPy's methods.
@@ -254,7 +256,7 @@ class XrWindowStatsMixin:
         self,
         *,
         keep_attrs: bool | None = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> Any:
         """Smallest value under the policy's order, as stored.
@@ -303,7 +305,7 @@ class XrWindowStatsMixin:
         self,
         *,
         keep_attrs: bool | None = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> Any:
         """Largest value under the policy's order, as stored.
@@ -352,7 +354,7 @@ class XrWindowStatsMixin:
         self,
         *,
         keep_attrs: bool | None = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> Any:
         """Arithmetic mean from the exact sum, rounded once.
@@ -401,7 +403,7 @@ class XrWindowStatsMixin:
         *,
         ddof: float = 0,
         keep_attrs: bool | None = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> Any:
         """Variance, exactly rounded.
@@ -458,7 +460,7 @@ class XrWindowStatsMixin:
         *,
         ddof: float = 0,
         keep_attrs: bool | None = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> Any:
         """Standard deviation: the square root of var.
@@ -514,7 +516,7 @@ class XrWindowStatsMixin:
         self,
         *,
         keep_attrs: bool | None = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> Any:
         """Exact sum rounded once (as math.fsum).
@@ -596,7 +598,7 @@ class XrWindowStatsMixin:
         rng: tuple[float, float] = (25, 75),
         method: str = "linear",
         keep_attrs: bool | None = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> Any:
         """Interquartile range: the difference of two quantiles, as scipy.stats.iqr.
@@ -661,7 +663,7 @@ class XrWindowStatsMixin:
         *,
         scale: float | str = 1.0,
         keep_attrs: bool | None = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> Any:
         """Median absolute deviation from the median, as scipy.stats.median_abs_deviation.

@@ -19,6 +19,7 @@ from .. import _labels, _stats
 from .._describe import pct_label, percentiles, row_labels
 from ..errors import NaNError
 from ..options import resolve_policy
+from ..typing import NanPolicyArg
 from ._common import holds_numbers, is_dask, variable_subject
 from ._generated import DataArrayStatsMixin, DatasetStatsMixin
 from .bivariate import DataArrayBivariate
@@ -57,7 +58,7 @@ class _NanStatsBase:
         return out
 
     def describe(self, dim: Hashable | Sequence[Hashable] | None = None, *,
-                 percentiles: Sequence[float] | None = None, nan_policy: str | None = None,
+                 percentiles: Sequence[float] | None = None, nan_policy: NanPolicyArg = None,
                  ddof: float = 1) -> Any:
         """Summary statistics along ``dim``, as pandas' ``describe``.
 
@@ -126,7 +127,7 @@ class _NanStatsBase:
         return out.assign_coords(statistic=rows)
 
     def sortby(self, variables: Any = None, ascending: bool = True, *,
-               nan_policy: str | None = None) -> Any:
+               nan_policy: NanPolicyArg = None) -> Any:
         """Reorder along the dimension of 1-D ``variables`` by their values, as
         :meth:`xarray.DataArray.sortby`, under an explicit ``nan_policy`` (default
         "largest": every NaN after every number, NaNs among themselves in totalOrder;

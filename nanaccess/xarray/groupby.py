@@ -27,6 +27,7 @@ from .._conventions import below_min_count
 from .._labels import CoordLocation, relabel
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
+from ..typing import NanPolicyArg
 from ._common import holds_numbers as _holds_numbers
 from ._common import is_dask as _is_dask
 from ._common import keep_attrs as _keep_attrs
@@ -134,7 +135,7 @@ class NanGroupBy(GroupByStatsMixin):
         return out
 
     def describe(self, percentiles: Any = None, dim: Any = None, *,
-                 nan_policy: str | None = None,
+                 nan_policy: NanPolicyArg = None,
                  ddof: float = 1) -> xr.DataArray | xr.Dataset:
         """describe's rows per group, as ``obj.nanstats.describe`` per group.
 

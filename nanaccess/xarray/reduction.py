@@ -11,6 +11,7 @@ hooks call :func:`reduce`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
@@ -20,10 +21,11 @@ import xarray as xr
 
 from .. import _stats
 from .._boundary import host_of
-from .._labels import restate
+from .._labels import CoordLocation, restate
 from ..core.reduce import reduce as core_reduce
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
+from ..typing import NanPolicyArg
 from ._common import (
     holds_numbers,
     is_dask,
@@ -139,12 +141,32 @@ def _variable_stat(var: xr.Variable, stat: str, reduce_dims: Sequence[Hashable],
     if weights is not None:
         check_weighted(stat)
         vw = variable_weights(weights, var, name, indexes or {})
-    values = array_stat(var.data, stat, axes if var.ndim else None, policy=policy,
-                        relabel=relabel, keepdims=keepdims, weights=vw, **params)
+    try:
+        values = array_stat(var.data, stat, axes if var.ndim else None, policy=policy,
+                            relabel=relabel, keepdims=keepdims, weights=vw, **params)
+    except OverflowError as err:  # an exact integer sum: name the kept coordinates
+        if not hasattr(err, "lead"):
+            raise
+        raise _overflow_at(err, var, reduce_dims, relabel) from None
     dims = var.dims if keepdims else tuple(d for d in var.dims if d not in reduce_dims)
     if np.ndim(values) > len(dims):  # quantile dims come first, as in xarray
         dims = ("quantile",) + dims
     return xr.Variable(dims, values, attrs=var.attrs if keep else None)
+
+
+def _overflow_at(err: Any, var: xr.Variable, reduce_dims: Sequence[Hashable],
+                 relabel: Any) -> OverflowError:
+    """``err`` (the core's ``SumOverflowError``: ``row`` of the kept shape ``lead``)
+    naming the variable and the kept coordinates of the sum that overflowed."""
+    where = getattr(relabel, "location_of_position", None)
+    subject = getattr(relabel, "subject", None) or "the data"
+    kept = [d for d in var.dims if d not in reduce_dims]
+    shape = tuple(var.sizes[d] for d in kept)  # the core may see the kept axes flattened
+    if not isinstance(where, CoordLocation) or not kept or math.prod(err.lead) != math.prod(shape):
+        return err.naming(subject)
+    labels = [lab for d, lab in zip(where.dims, where.labels, strict=True) if d in kept]
+    position = np.unravel_index(err.row, shape)
+    return err.naming(f"{subject} at {CoordLocation(kept, labels)(position)}")
 
 
 def _dataset_reduce(
@@ -210,7 +232,7 @@ def reduce(
     stat: str,
     dim: str | Sequence[Hashable] | None = None,
     *,
-    nan_policy: NanPolicy | str | None = None,
+    nan_policy: NanPolicyArg = None,
     keep_attrs: bool | None = None,
     keepdims: bool = False,
     numeric_only: bool | None = None,
@@ -287,7 +309,7 @@ def quantile(
     dim: str | Sequence[Hashable] | None = None,
     *,
     method: str = "linear",
-    nan_policy: NanPolicy | str | None = None,
+    nan_policy: NanPolicyArg = None,
     keep_attrs: bool | None = None,
     numeric_only: bool = False,
 ) -> xr.DataArray | xr.Dataset:
@@ -324,7 +346,7 @@ def quantile(
 
 
 def arg_reduce(obj: xr.DataArray, stat: str, dim: Hashable | None = None, *,
-               nan_policy: NanPolicy | str | None = None) -> xr.DataArray:
+               nan_policy: NanPolicyArg = None) -> xr.DataArray:
     """argmin / argmax of a DataArray: integer positions along ``dim`` (a flat index
     for ``dim=None``, as :meth:`xarray.DataArray.argmin` with ``axis=None``).
 

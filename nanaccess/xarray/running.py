@@ -20,6 +20,7 @@ from ..core.cumulative import cumulative
 from ..core.ewm import ewm_stat
 from ..errors import NaNError
 from ..options import resolve_policy
+from ..typing import NanPolicyArg
 
 __all__ = ["RunningMixin"]
 
@@ -70,7 +71,7 @@ class RunningMixin:
 
         return _apply(self._obj, dim, run)
 
-    def cumsum(self, dim: Hashable | None = None, *, nan_policy: str | None = None) -> Any:
+    def cumsum(self, dim: Hashable | None = None, *, nan_policy: NanPolicyArg = None) -> Any:
         """Cumulative sum along ``dim``, each prefix its exact sum rounded once.
 
         Parameters
@@ -94,7 +95,7 @@ class RunningMixin:
         """
         return self._cumulative("cumsum", dim, nan_policy)
 
-    def cumprod(self, dim: Hashable | None = None, *, nan_policy: str | None = None) -> Any:
+    def cumprod(self, dim: Hashable | None = None, *, nan_policy: NanPolicyArg = None) -> Any:
         """Cumulative product along ``dim`` (as :meth:`cumsum`; each step rounded).
 
         Parameters
@@ -114,7 +115,7 @@ class RunningMixin:
         """
         return self._cumulative("cumprod", dim, nan_policy)
 
-    def cummax(self, dim: Hashable | None = None, *, nan_policy: str | None = None) -> Any:
+    def cummax(self, dim: Hashable | None = None, *, nan_policy: NanPolicyArg = None) -> Any:
         """Cumulative maximum along ``dim`` under the policy's order.
 
         Parameters
@@ -135,7 +136,7 @@ class RunningMixin:
         """
         return self._cumulative("cummax", dim, nan_policy)
 
-    def cummin(self, dim: Hashable | None = None, *, nan_policy: str | None = None) -> Any:
+    def cummin(self, dim: Hashable | None = None, *, nan_policy: NanPolicyArg = None) -> Any:
         """Cumulative minimum along ``dim`` under the policy's order.
 
         Parameters
@@ -159,7 +160,7 @@ class RunningMixin:
     def ewm(self, dim: Hashable | None = None, *, stat: str = "mean", com: float | None = None,
             span: float | None = None, halflife: float | None = None,
             alpha: float | None = None, adjust: bool = True, ignore_na: bool = True,
-            min_periods: int = 0, bias: bool = False, nan_policy: str | None = None) -> Any:
+            min_periods: int = 0, bias: bool = False, nan_policy: NanPolicyArg = None) -> Any:
         """Exponentially weighted ``stat`` (mean, var, std) along ``dim``.
 
         The smoothing parameters are pandas' (exactly one of ``com``, ``span``,

@@ -268,7 +268,7 @@ def signature(spec: HostSpec, stat: Any) -> tuple[list[_Arg], list[_Arg]]:
             h = host[name]
             target.append(_Arg(name, h.annotation, h.default, h.type, h.doc, h.folds_into))
         elif name == "nan_policy" and takes_policy(stat):
-            target.append(_Arg(name, "str | None", "None", *NAN_POLICY_DOC))
+            target.append(_Arg(name, "NanPolicyArg", "None", *NAN_POLICY_DOC))
     return pos, kw
 
 
@@ -466,6 +466,8 @@ def render_module(specs: Sequence[HostSpec], outputs: dict | None) -> str:
         std.append(f"from typing import {', '.join(typing)}")
     lines += std
     local = sorted({i for s in specs for i in s.imports})
+    if _uses(specs, "NanPolicyArg"):  # the Literal policy names (nanaccess.typing)
+        local = sorted([*local, "from ..typing import NanPolicyArg"])
     if local:
         lines += ["", *local]
     if type_imports:
