@@ -10,7 +10,7 @@ import pytest
 
 from nanaccess.core import _numba as NB
 from nanaccess.core.window import expanding_bounds, fixed_bounds, time_bounds, window_reduce
-from nanaccess.core.window import reduce as wr
+from nanaccess.core.window import reference as wref
 from nanaccess.options import resolve_policy
 
 pytestmark = pytest.mark.skipif(not NB.AVAILABLE, reason="the sliding mad needs numba")
@@ -51,7 +51,7 @@ def test_sliding_mad_equals_reference(case, dtype, policy):
     for name, (s, e) in bounds(x.size).items():
         for scale in (1.0, "normal"):
             got = window_reduce(x, s, e, "mad", policy=policy, engine="numba", scale=scale)
-            want = wr._reference(x[:, None], None, s, e, "mad", resolve_policy(policy),
+            want = wref.window_reference(x[:, None], None, s, e, "mad", resolve_policy(policy),
                                  "numpy", {"scale": scale})[0][:, 0]
             assert got.values.dtype == want.dtype
             assert np.array_equal(got.values.view(np.uint8), want.view(np.uint8)), (
@@ -63,7 +63,7 @@ def test_sliding_mad_int_and_two_columns():
     x = rng.integers(-(2**40), 2**40, (300, 2))
     s, e = fixed_bounds(300, 10)
     got = window_reduce(x, s, e, "mad", policy="omit", engine="numba")
-    want = wr._reference(x, None, s, e, "mad", resolve_policy("omit"), "numpy", {})[0]
+    want = wref.window_reference(x, None, s, e, "mad", resolve_policy("omit"), "numpy", {})[0]
     assert np.array_equal(got.values, want)
 
 
@@ -80,8 +80,8 @@ def test_sliding_mad_plain_python_kernel():
 
 def test_long_expanding_mad_skips_the_reference(monkeypatch):
     pairs = []
-    real = wr._reference
-    monkeypatch.setattr(wr, "_reference", lambda x2, m, s, e, *a: (
+    real = wref.window_reference
+    monkeypatch.setattr(wref, "window_reference", lambda x2, m, s, e, *a: (
         pairs.append(int((e - s).sum())), real(x2, m, s, e, *a))[1])
     n = 30_000
     x = np.random.default_rng(0).normal(size=n)

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from nanaccess.core.window import reduce as wr
+from nanaccess.core.window import reference as wref
 
 POLICIES = ["omit", "propagate", "smallest", "largest", "totalorder"]
 
@@ -14,7 +15,7 @@ POLICIES = ["omit", "propagate", "smallest", "largest", "totalorder"]
 def reference(x, start, end, stat, policy, missing=None, **params):
     x2 = x[:, None] if x.ndim == 1 else x
     m2 = None if missing is None else (missing[:, None] if missing.ndim == 1 else missing)
-    vals, miss, _ = wr._reference(x2, m2, start, end, stat, policy, "numpy", params)
+    vals, miss, _ = wref.window_reference(x2, m2, start, end, stat, policy, "numpy", params)
     return vals, miss
 
 
@@ -136,13 +137,13 @@ def test_long_empty_windows_skip_the_reference(monkeypatch, policy):
 class _Spy:
     def __init__(self, monkeypatch):
         self.sizes = []
-        real = wr._reference
+        real = wref.window_reference
 
         def spy(x2, miss2, start, end, *args):
             self.sizes.append(int((end - start).sum()))
             return real(x2, miss2, start, end, *args)
 
-        monkeypatch.setattr(wr, "_reference", spy)
+        monkeypatch.setattr(wref, "window_reference", spy)
 
 
 @pytest.mark.parametrize("engine", ["numpy", "numba"])

@@ -26,6 +26,7 @@ import numpy as np
 from . import bind, jit, kernels, register
 from .window_select import (  # noqa: F401  (bound as this module's globals)
     BUFFER_HELPERS,
+    _nb_advance,
     _nb_insert,
     _nb_lower,
     _nb_remove,
@@ -89,27 +90,7 @@ def _nb_mad(x, take, start, end, two, out, redo, buf):  # pragma: no cover - com
     for i in range(start.shape[0]):
         s = start[i]
         e = end[i]
-        if s >= ce:  # disjoint from the previous window: start afresh
-            m = 0
-            cs = s
-            ce = s
-        while cs < s and ce < e:  # one leaves, one enters: a single shift
-            if take[cs] and take[ce]:
-                _nb_replace(buf, m, x[cs], x[ce])
-            elif take[cs]:
-                m = _nb_remove(buf, m, x[cs])
-            elif take[ce]:
-                m = _nb_insert(buf, m, x[ce])
-            cs += 1
-            ce += 1
-        while cs < s:
-            if take[cs]:
-                m = _nb_remove(buf, m, x[cs])
-            cs += 1
-        while ce < e:
-            if take[ce]:
-                m = _nb_insert(buf, m, x[ce])
-            ce += 1
+        cs, ce, m = _nb_advance(x, take, s, e, cs, ce, m, buf)
         if m == 0:
             continue  # an empty window: the caller's empty fill
         if np.isinf(buf[0]) or np.isinf(buf[m - 1]):
