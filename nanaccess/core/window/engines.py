@@ -22,7 +22,7 @@ narrow moment      sum, mean, var             datetime / timedelta sums and mean
                                               float16 moments (exact integer sums)
 sliding order      select                     numeric, monotone bounds (compiled)
 sliding moment     sum, mean, var             native float32/64, monotone (compiled)
-sliding mad        mad (deviation recipe)     native float32/64, monotone (compiled)
+sliding mad        mad (deviation recipe)     float16/32/64, monotone (compiled)
 reference          every statistic            every input (the tested reference)
 =================  =========================  =======================================
 
@@ -303,7 +303,8 @@ ENGINES: tuple[Engine, ...] = (
            lambda job: job.native_float and job.monotone and
            moment_ok(job.stat, job.params), _sliding_moment),
     Engine("sliding mad", frozenset({"deviation"}), False, True,
-           lambda job: job.native_float and job.monotone, _sliding_mad),
+           lambda job: job.x2.dtype.kind == "f" and job.x2.dtype.isnative and
+           job.monotone, _sliding_mad),
     Engine("reference", _ANY, False, False, lambda job: True, _reference),
 )
 
