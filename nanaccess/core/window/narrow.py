@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..bits import layout_of
+from ..keys import float_keys, keys_to_float
 from ..policy import RULES
 from .intsum import MAX_ROWS, _window_diff, int_window_sum
 from .moments import moment_ok
@@ -53,12 +55,47 @@ def narrow_moment(x2, masks, start, end, stat, policy, params):
     take = ~bad if masks.missing is None else (~bad & ~masks.missing)
     values, redo = half_window_moment(x2, take, start, end, stat,
                                       int(params.get("ddof", 0)))
+    ncols = x2.shape[1]
     if RULES[policy].removes:  # infinities only: NaNs and missing values are left out
         hard = bad if gone is None else (bad & ~gone)
+    elif masks.nan is not None and masks.missing is None:
+        # a window holding a NaN the policy keeps is that NaN (the greatest NaN key, as
+        # the plain reductions pick it); windows with an infinity too: the reference
+        nan_in = window_counts(masks.nan, start, end, ncols) > 0
+        values = np.where(nan_in, window_top_nan(x2, masks.nan, start, end), values)
+        hard = bad & ~masks.nan
+        redo = redo & ~nan_in
     else:
         hard = bad if gone is None else (bad | gone)
-    redo = redo | (window_counts(hard, start, end, x2.shape[1]) > 0)
+    redo = redo | (window_counts(hard, start, end, ncols) > 0)
     return values, None, redo
+
+
+def window_top_nan(x2: np.ndarray, nan: np.ndarray, start: np.ndarray,
+                   end: np.ndarray) -> np.ndarray:
+    """The NaN of greatest totalOrder key in each window (x2's dtype, ``(nout,
+    ncols)``; windows without a NaN: arbitrary), from a sparse table of maxima of the
+    NaN keys (``O(n log w)``, NumPy): the levels ``2**k`` hold ``max(keys[i:i + 2**k])``
+    and a window of length ``L`` is the larger of two overlapping ``2**floor(log2 L)``
+    blocks."""
+    lay = layout_of(x2.dtype)
+    n = x2.shape[0]
+    if not n:
+        return np.full((start.size, x2.shape[1]), np.nan, x2.dtype)
+    keys = np.where(nan, float_keys(x2), lay.int_dtype.type(lay.int_min))
+    length = np.maximum(end - start, 1)
+    level = np.floor(np.log2(length)).astype(np.int64)
+    out = np.empty((start.size, x2.shape[1]), keys.dtype)
+    table = keys
+    for k in range(int(level.max(initial=0)) + 1):
+        rows = np.flatnonzero(level == k)
+        if rows.size:
+            a = np.minimum(start[rows], n - 1)
+            b = np.clip(end[rows] - (1 << k), 0, n - 1)
+            out[rows] = np.maximum(table[a], table[b])
+        if table.shape[0] > (1 << k):
+            table = np.maximum(table[:-(1 << k)], table[1 << k:])
+    return keys_to_float(out, x2.dtype)
 
 
 def temporal_window_moment(x2, gone, start, end, stat, keeps_missing):
