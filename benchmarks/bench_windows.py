@@ -138,6 +138,8 @@ def _xarray_row(grid: tuple[int, int, int], repeats: int,
              (np.float32, "F", 7, None), (np.float32, "C", 3, None),
              (np.float32, "C", 30, None)]
     for dtype, order, w, target in cases:
+        if w > grid[0]:  # a window longer than the series: xarray refuses it
+            continue
         data = np.asarray(base, dtype=dtype, order=order)
         da = xr.DataArray(data, dims=("time", "lat", "lon"))
         r = da.rolling(time=w)

@@ -1,6 +1,6 @@
 """The sliding engine of exact moving sums, means and variances (numba; see
 :func:`nanaccess.core._numba.window_sums.moving_sum` and
-:func:`nanaccess.core._numba.window_var.moving_var`).
+:func:`nanaccess.core._numba.window_exact_var.moving_var`).
 
 Each window's exact sum is kept as a Shewchuk expansion that values enter and leave
 without rounding; every output rounds once (a mean divides with correct rounding), so
@@ -22,8 +22,9 @@ import math
 import numpy as np
 
 from ..._stats import LINEAR, MEANS, ROOTS, SQUARES
+from .._numba.window_exact_var import HI_OK, LO_OK, moving_var
 from .._numba.window_sums import binned_sum, moving_sum
-from .._numba.window_var import HI_OK, LO_OK, binned_var, moving_var
+from .._numba.window_var import binned_var
 from ..bits import any_signaling
 from ..policy import RULES
 from .bounds import FixedWindows
