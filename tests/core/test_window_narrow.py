@@ -6,12 +6,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from nanaccess.core import _numba as NB
 from nanaccess.core.window import expanding_bounds, fixed_bounds, time_bounds
 from nanaccess.core.window import reduce as wr
 from nanaccess.core.window import reference as wref
 from nanaccess.options import resolve_policy
 
 POLICIES = ["omit", "propagate", "smallest", "largest", "totalorder"]
+
+NEEDS_NUMBA = pytest.mark.skipif(not NB.AVAILABLE, reason="numba is not installed")
 
 
 def reference(x, start, end, stat, policy, missing=None, **params):
@@ -148,7 +151,7 @@ class _Spy:
         monkeypatch.setattr(wref, "window_reference", spy)
 
 
-@pytest.mark.parametrize("engine", ["numpy", "numba"])
+@pytest.mark.parametrize("engine", ["numpy", pytest.param("numba", marks=NEEDS_NUMBA)])
 def test_long_windows_skip_the_reference(monkeypatch, engine):
     spy = _Spy(monkeypatch)
     n = 20_000
@@ -204,7 +207,7 @@ def test_columns_equal_reference(policy):
 
 
 @pytest.mark.parametrize("policy", ["propagate", "smallest", "largest", "totalorder"])
-@pytest.mark.parametrize("engine", ["numpy", "numba"])
+@pytest.mark.parametrize("engine", ["numpy", pytest.param("numba", marks=NEEDS_NUMBA)])
 def test_half_windows_holding_kept_nans_skip_the_reference(monkeypatch, policy, engine):
     # float16 windows holding a NaN the policy keeps (issue 25's leftover): the
     # window's NaN of greatest totalOrder key (payloads and signs kept, a signaling
