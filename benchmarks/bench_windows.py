@@ -17,7 +17,8 @@ Default: 1e6 float64 values with 1 % NaN. Cases and targets (issue 12):
   25: inputs that took the O(n w) reference engine; rows without a target, mad
   against pandas' rolling median as a yardstick);
 * xarray ``rolling(time=7).median()`` of a float32 (time, lat, lon) grid (365 x 180 x 360
-  by default; ``grid=`` to shrink it) vs xarray (<= 1.0).
+  by default; ``grid=`` to shrink it) with NaN over land vs xarray with bottleneck on
+  (<= 1.0, issue 30), and its neighbours (float64, F order, windows 3 and 30).
 
 Timings are wall clock, interleaved, median of ``repeats``; the compiled kernels may use
 numba's threads (long inputs: blocks of outputs), the references are single-threaded.
@@ -123,19 +124,39 @@ def _resample_rows(n: int, repeats: int, nan_pct: float) -> list[dict[str, Any]]
 
 def _xarray_row(grid: tuple[int, int, int], repeats: int,
                 nan_pct: float) -> list[dict[str, Any]]:
+    """xarray ``rolling(time=w).median()`` of a (time, lat, lon) grid with NaN over
+    "land" (a block of all-NaN columns) against xarray with bottleneck on (issue 30's
+    target row: float32, C order, w = 7), and the neighbours: float64, F order (each
+    column contiguous), windows 3 and 30."""
     xr = optional_import("xarray")
     if xr is None:
         return []
-    data = float_data(int(np.prod(grid)), nan_pct, seed=5, shape=grid).astype(np.float32)
-    da = xr.DataArray(data, dims=("time", "lat", "lon"))
-    r = da.rolling(time=7)
-    t = time_interleaved({"nanaccess": lambda: r.nanstats.median(nan_policy="omit"),
-                          "xarray": r.median}, repeats=repeats)
-    log(f"windows xarray rolling(time=7) median {grid}: "
-        f"{t['nanaccess'] / t['xarray']:.2f}x")
-    return [make_row(f"xarray rolling(time=7) median of float32 {'x'.join(map(str, grid))}",
-                     data.size, "omit", t["nanaccess"], "xarray rolling.median",
-                     t["xarray"], nan_pct=nan_pct, target=1.0)]
+    base = float_data(int(np.prod(grid)), nan_pct, seed=5, shape=grid)
+    base[:, : grid[1] // 3, : grid[2] // 3] = np.nan  # land: all-NaN columns
+    rows = []
+    cases = [(np.float32, "C", 7, 1.0), (np.float64, "C", 7, None),
+             (np.float32, "F", 7, None), (np.float32, "C", 3, None),
+             (np.float32, "C", 30, None)]
+    for dtype, order, w, target in cases:
+        if w > grid[0]:  # a window longer than the series: xarray refuses it
+            continue
+        data = np.asarray(base, dtype=dtype, order=order)
+        da = xr.DataArray(data, dims=("time", "lat", "lon"))
+        r = da.rolling(time=w)
+
+        def peer(r=r):
+            with xr.set_options(use_bottleneck=True):
+                return r.median()
+
+        t = time_interleaved({"nanaccess": lambda r=r: r.nanstats.median(nan_policy="omit"),
+                              "xarray": peer}, repeats=repeats)
+        case = (f"xarray rolling(time={w}) median of {np.dtype(dtype).name} "
+                f"{'x'.join(map(str, grid))}, {order} order")
+        log(f"windows {case}: {t['nanaccess'] / t['xarray']:.2f}x")
+        rows.append(make_row(case, data.size, "omit", t["nanaccess"],
+                             "xarray rolling.median (bottleneck)", t["xarray"],
+                             nan_pct=nan_pct, target=target))
+    return rows
 
 
 def run(n: int = N, window: int = WINDOW, *, repeats: int = 5, nan_pct: float = 1.0,

@@ -12,7 +12,7 @@ import pytest
 
 from nanaccess.core import _numba as NB
 from nanaccess.core.window import expanding_bounds, fixed_bounds, time_bounds, window_reduce
-from nanaccess.core.window import reduce as wr
+from nanaccess.core.window import reference as wref
 from nanaccess.core.window.intsum import int_window_sum
 from nanaccess.options import resolve_policy
 
@@ -32,7 +32,7 @@ def reference(x, start, end, stat, policy, missing=None, **params):
     x2 = x[:, None] if x.ndim == 1 else x
     m2 = None if missing is None else (missing[:, None] if missing.ndim == 1 else missing)
     with np.errstate(over="ignore"):  # a float32 variance past its range is inf
-        vals, miss, holes = wr._reference(x2, m2, start, end, stat,
+        vals, miss, holes = wref.window_reference(x2, m2, start, end, stat,
                                           resolve_policy(policy), "numpy", params)
     return vals, miss
 
@@ -149,13 +149,13 @@ class _Spy:
 
     def __init__(self, monkeypatch):
         self.pairs = 0
-        real = wr._reference
+        real = wref.window_reference
 
         def spy(x2, miss2, start, end, *args):
             self.pairs += int((end - start).sum())
             return real(x2, miss2, start, end, *args)
 
-        monkeypatch.setattr(wr, "_reference", spy)
+        monkeypatch.setattr(wref, "window_reference", spy)
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -1,6 +1,7 @@
 """The sliding mad (issue 25, class 7): the sorted-buffer kernel with the deviations'
 median by selection in two sorted runs, O(n log w), bit for bit the reference
-engine's mad (float64 and float32, ties, signed zeros, NaNs under every policy,
+engine's mad (float64, float32 and float16 (the float64 kernel rounding as float16
+does), ties, signed zeros, NaNs under every policy,
 infinities, values near the overflow threshold, every window shape, scale)."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import pytest
 
 from nanaccess.core import _numba as NB
 from nanaccess.core.window import expanding_bounds, fixed_bounds, time_bounds, window_reduce
-from nanaccess.core.window import reduce as wr
+from nanaccess.core.window import reference as wref
 from nanaccess.options import resolve_policy
 
 pytestmark = pytest.mark.skipif(not NB.AVAILABLE, reason="the sliding mad needs numba")
@@ -44,14 +45,14 @@ def bounds(n):
 
 
 @pytest.mark.parametrize("case", ["plain", "ties", "nan", "inf", "zeros", "huge"])
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
 @pytest.mark.parametrize("policy", ["omit", "propagate", "largest", "totalorder"])
 def test_sliding_mad_equals_reference(case, dtype, policy):
     x = data(case, dtype)
     for name, (s, e) in bounds(x.size).items():
         for scale in (1.0, "normal"):
             got = window_reduce(x, s, e, "mad", policy=policy, engine="numba", scale=scale)
-            want = wr._reference(x[:, None], None, s, e, "mad", resolve_policy(policy),
+            want = wref.window_reference(x[:, None], None, s, e, "mad", resolve_policy(policy),
                                  "numpy", {"scale": scale})[0][:, 0]
             assert got.values.dtype == want.dtype
             assert np.array_equal(got.values.view(np.uint8), want.view(np.uint8)), (
@@ -63,7 +64,7 @@ def test_sliding_mad_int_and_two_columns():
     x = rng.integers(-(2**40), 2**40, (300, 2))
     s, e = fixed_bounds(300, 10)
     got = window_reduce(x, s, e, "mad", policy="omit", engine="numba")
-    want = wr._reference(x, None, s, e, "mad", resolve_policy("omit"), "numpy", {})[0]
+    want = wref.window_reference(x, None, s, e, "mad", resolve_policy("omit"), "numpy", {})[0]
     assert np.array_equal(got.values, want)
 
 
@@ -80,8 +81,8 @@ def test_sliding_mad_plain_python_kernel():
 
 def test_long_expanding_mad_skips_the_reference(monkeypatch):
     pairs = []
-    real = wr._reference
-    monkeypatch.setattr(wr, "_reference", lambda x2, m, s, e, *a: (
+    real = wref.window_reference
+    monkeypatch.setattr(wref, "window_reference", lambda x2, m, s, e, *a: (
         pairs.append(int((e - s).sum())), real(x2, m, s, e, *a))[1])
     n = 30_000
     x = np.random.default_rng(0).normal(size=n)
@@ -91,3 +92,29 @@ def test_long_expanding_mad_skips_the_reference(monkeypatch):
     assert not pairs
     last = x[~np.isnan(x)]
     assert got.values[-1] == np.median(np.abs(last - np.median(last)))
+
+
+@pytest.mark.parametrize("policy", ["omit", "propagate", "smallest", "totalorder"])
+def test_float16_mad_windows_skip_the_reference(monkeypatch, policy):
+    # float16 (issue 25's leftover): the compiled kernel answers, the reference engine
+    # only sees the windows holding a NaN the policy keeps; the bits are its bits,
+    # midpoints that overflow float16 and subnormal deviations included
+    pairs = []
+    real = wref.window_reference
+    monkeypatch.setattr(wref, "window_reference", lambda x2, m, s, e, *a: (
+        pairs.append(int((e - s).sum())), real(x2, m, s, e, *a))[1])
+    rng = np.random.default_rng(3)
+    n = 3000
+    x = (rng.normal(size=n) * 2.0 ** rng.integers(-26, 12, n)).astype(np.float16)
+    x[::40] = np.float16(65504.0)
+    x[1::40] = np.float16(6e-8)
+    x[::97] = np.nan
+    s, e = fixed_bounds(n, 50)
+    got = window_reduce(x, s, e, "mad", policy=policy, engine="numba")
+    assert got.engine == "sliding mad"
+    kept = 0 if policy == "omit" else int(sum(
+        (e[i] - s[i]) for i in range(n) if np.isnan(x[s[i]:e[i]]).any()))
+    assert sum(pairs) == kept
+    want = real(x[:, None], None, s, e, "mad", resolve_policy(policy), "numpy", {})[0][:, 0]
+    assert got.values.dtype == np.float16
+    assert np.array_equal(got.values.view(np.uint16), want.view(np.uint16))

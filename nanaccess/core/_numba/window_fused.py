@@ -231,8 +231,7 @@ def weight_tables(w_t: np.ndarray, dt: np.dtype) -> np.ndarray:
 
 def fused_args(x: np.ndarray, start: np.ndarray, end: np.ndarray, lo_t: np.ndarray,
                hi_t: np.ndarray, w_t: np.ndarray, mode: int) -> tuple:
-    """The kernels' arguments after the data and its bits (``sc`` to ``half``), shared
-    by :func:`fused_select` and :func:`.window_heap.heap_select`."""
+    """The kernel's arguments after the data and its bits (``sc`` to ``half``)."""
     dt = x.dtype
     it = np.dtype(f"i{dt.itemsize}")
     sc = np.zeros(2, dt)

@@ -1,280 +1,370 @@
-"""The two-heap sliding kernel of one order statistic (O(log w) per step, any width).
+"""The two-heap sliding kernel of one order statistic (O(log w) per step, any width):
+the engine of a single quantile (median, min, max, every method) of float32/64
+windows.
 
-A window's taking-part keys are split in two binary heaps, as ``bottleneck``'s
-``move_median`` does: the ``lo + 1`` smallest in a max-heap (stored as ``~key`` in a
-min-heap, so one sift serves both; ``~`` reverses the order without overflow), the
-rest in a min-heap. The rank ``lo`` is the low heap's top and ``lo + 1`` the high
-heap's top, so a plan whose ranks differ by at most one (the median, every quantile
-method, min, max) reads in O(1); a step replaces the leaving key by the entering one
-in place (one sift), and a change of count moves one top across.
+A window's numbers are split by rank in two heaps, as ``bottleneck``'s
+``move_median`` does: the ``lo + 1`` smallest in the low heap, the rest in the high
+heap, both min-heaps (the low heap holds ``-v``: negation is exact and reverses the
+order). The rank ``lo`` is the low heap's top and ``lo + 1`` the high heap's top, so a
+plan whose ranks differ by at most one reads in O(1); a step replaces the leaving
+key by the entering one in place (one sift), and a change of count moves one top
+across. Each element owns a node (its row modulo a power of two above the widest
+window) recording its place, so a leaving key is found in O(1).
 
-Each element of the data owns a node (its index modulo a power of two at least the
-widest window) recording its heap and position, so a leaving key is found in O(1).
-The keys are the float's totalOrder keys made from its bits as they are read; NaNs
-take no rank (the fused engine's contract, see :mod:`.window_fused`) and the midpoint
-/ lerp are :mod:`.window_fused`'s, so this kernel gives that kernel's bits.
+* The keys are the values themselves, so no key is made on the way in nor undone on
+  the way out (``-(-v)`` has ``v``'s bits). Float order is totalOrder's on numbers
+  except that ``-0.0 == 0.0``: the kernel counts the window's numbers whose sign bit
+  is set (``nsig``: the negatives and ``-0.0``), and a picked zero is ``-0.0`` exactly
+  when its rank is below that count: the totalOrder pick whatever the heaps hold.
+* 8 children per node, their keys side by side: a sift down reads one or two cache
+  lines per level; the smallest child is found by a branch-free tournament over all
+  8 slots (the slots past a heap's size hold +inf, and a tie goes to the lower slot,
+  so a slot past the size is never chosen while a real child exists).
+* The data is read where it lies: a flat buffer and strides (column ``c``'s row ``r``
+  at ``c * cs + r * rs``), the results written the same way, so time-first grids and
+  column-major frames need no transposed copy.
+* Fixed windows take no bound arrays: ``end = e0 + i * step``, ``start = end - span``,
+  both clipped to ``[0, n]`` (pandas' fixed windows, centered or not, any ``closed``);
+  windows holding fewer than ``minp`` numbers are written as the empty fill here.
+* One compiled signature per float dtype serves one column or many, serially or in
+  parallel: long inputs run as tasks (a column, or a block of a column's outputs) on
+  Python threads, the kernel releasing the GIL (no ``prange`` build to compile).
+
+NaNs take no rank (their windows' counts leave them out, as :mod:`.window_fused`),
+and the midpoint / lerp are that module's, so the bits are the other kernels'.
 """
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 
-from . import bind, jit, kernels, numba, parallel_ok, register
-from .window_fused import MODE_MID, MODE_PICK, _nb_lerp, _nb_mid, fused_args
+from . import jit, kernels, numba, parallel_ok, register
+from .window_fused import MODE_MID, MODE_PICK, _nb_lerp, _nb_mid, weight_tables
 
-__all__ = ["heap_select", "heap_ok", "PARALLEL_MIN_OUTPUTS"]
+__all__ = ["heap_select", "heap_ok", "PARALLEL_MIN_OUTPUTS", "STRIDED_MAX_ROWS"]
 
-#: outputs from which the kernel runs in blocks on numba's threads
+#: outputs (all columns together) from which the kernel runs as tasks on threads
 PARALLEL_MIN_OUTPUTS = 200_000
-prange = range  # numba's prange once compiled (:func:`nanaccess.core._numba.bind`)
+#: a C-ordered block of columns is read in place up to this many rows (a column's
+#: cache lines then stay cached for its neighbours); longer: one transposed copy
+STRIDED_MAX_ROWS = 4096
+LOGK = 3  # 8 children a node
+K = 1 << LOGK
+#: ``geo``'s fields (the kernel's integer arguments in one array)
+G_FIXED, G_E0, G_STEP, G_SPAN, G_N, G_RS, G_CS, G_ORS, G_OCS, G_MINP, G_MODE, G_QUIET = \
+    range(12)
 
 
-def _nb_heap(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t, w_t, ft_t,
-             mode, nanv, one, half, out, cnt, hk, hn, pos):  # pragma: no cover
-    """One order statistic (``lo_t[0]``, ``hi_t[0]`` by count) of every window of a
-    float column, NaNs taking no rank; the arguments and result as
-    :func:`.window_fused._nb_fused` (``out`` ``(1, nout)``); ``hk``/``hn`` the two
-    heaps' keys and nodes (heap ``h`` at ``h * cap``, ``cap`` a power of two above the
-    widest window), ``pos`` each node's place in them (its heap: ``pos >= cap``).
+def _nb_heap(x, bits, geo, start, end, rt, w_t, ft_t, fc, out, cnt, hk, hn, pos, bnd, t0,
+             t1, flags):  # pragma: no cover - compiled
+    """One order statistic of every window of the tasks ``t0 <= t < t1``: task ``t``
+    is column ``c = t // nblk``, outputs ``bnd[j] <= i < bnd[j + 1]`` with
+    ``j = t % nblk`` (each task starts its heaps afresh: the tasks are independent,
+    and threads run disjoint ranges of them on their own heaps).
+
+    ``x``/``bits``: the flat data and its bits as ints; ``geo``: the integers (``G_*``:
+    fixed bounds ``(e0, step, span, n)`` or else ``start``/``end`` (non-decreasing;
+    -1 at the first that is not), strides in and out, ``minp``, mode, the quiet bit);
+    ``rt`` the plan's ranks ``(lo, hi)`` by count ``(2, W + 1)``, ``w_t``/``ft_t`` its
+    weights; ``fc`` ``(nanv, 0.5)`` in x's dtype; ``out``/``cnt`` flat, written at
+    ``c * ocs + i * ors``; ``hk`` the two heaps' keys (heap ``h`` at ``h * hc``,
+    ``hc = cap + 8``; +inf in every slot past the heap's size, left so on return),
+    ``hn`` their nodes, ``pos`` each node's place (``>= hc``: high; -1: a NaN).
+    Writes ``flags[t]``: -1, or bit 0 a NaN, bit 1 a signaling NaN entered a window.
 
     One flat loop of events (a replacement, a removal, an insertion, a move of a top
-    across), each leaving at most two heap entries to sift, so no
-    helper call passes arrays (whose reference counts would cost more than a sift).
-    An entering key that belongs in the other heap than the leaving one takes that
-    heap's top's place, and the top fills the hole (the heaps stay split by rank).
+    across), each leaving at most two heap entries to sift, so the sift is written
+    once and no helper call passes arrays.
     """
+    fixed = geo[G_FIXED] != 0
+    e0 = geo[G_E0]
+    step = geo[G_STEP]
+    span = geo[G_SPAN]
+    n = geo[G_N]
+    rs = geo[G_RS]
+    ors = geo[G_ORS]
+    minp = geo[G_MINP]
+    mode = geo[G_MODE]
+    quiet = geo[G_QUIET]
+    nanv = fc[0]
+    half = fc[1]
     cap = pos.shape[0]
     mask = cap - 1
-    ha = 0  # the entries left to sift: (ha, pa), then (hb, pb)
-    pa = 0
-    hb = 0
-    pb = 0
-    n0 = 0
-    n1 = 0
-    seen = 0
-    cs = 0
-    ce = 0
-    m = 0
-    ps = 0
-    pe = 0
-    for i in range(start.shape[0]):
-        s = start[i]
-        e = end[i]
-        if s < ps or e < pe:
-            return -1
-        ps = s
-        pe = e
-        if s >= ce:
-            n0 = 0
-            n1 = 0
-            m = 0
-            cs = s
-            ce = s
-        while True:
-            nq = 0
-            if cs < s or ce < e:
-                to = False
-                ti = False
-                ki = np.int64(0)
-                old = 0
-                node = 0
-                if cs < s:
-                    to = (np.int64(bits[cs]) & imax) <= expmask
-                    old = cs & mask
-                    cs += 1
-                if ce < e:
-                    bi = np.int64(bits[ce])
-                    ti = (bi & imax) <= expmask
-                    ki = bi ^ ((bi >> 63) & imax)
-                    node = ce & mask
-                    ce += 1
-                    if not ti:
-                        seen |= 1 if (bi & quiet) != 0 else 3
-                if to and ti:  # the entering key takes the leaving one's place
-                    g = pos[old]
-                    h = 1 if g >= cap else 0
-                    p = g - h * cap
-                    nq = 1
-                    ha = h
-                    pa = p
-                    if h == 0 and n1 > 0 and ki > hk[cap]:  # it belongs high:
-                        hk[p] = ~hk[cap]  # the high top fills the hole low
-                        hn[p] = hn[cap]
-                        hk[cap] = ki
-                        hn[cap] = node
-                        hb = 1
-                        pb = 0
-                        nq = 2
-                    elif h == 1 and n0 > 0 and ki < ~hk[0]:  # it belongs low
-                        hk[cap + p] = ~hk[0]
-                        hn[cap + p] = hn[0]
-                        hk[0] = ~ki
-                        hn[0] = node
-                        hb = 0
-                        pb = 0
-                        nq = 2
-                    else:
-                        hk[h * cap + p] = ~ki if h == 0 else ki
-                        hn[h * cap + p] = node
-                elif to:  # the heap's last entry fills the hole
-                    g = pos[old]
-                    h = 1 if g >= cap else 0
-                    p = g - h * cap
-                    m -= 1
+    hc = hk.shape[0] // 2  # heap h's keys at h * hc; +inf past its size
+    nblk = bnd.shape[0] - 1
+    for task in range(t0, t1):  # a column, or a block of its outputs
+        c = task // nblk
+        i0 = bnd[task % nblk]
+        i1 = bnd[task % nblk + 1]
+        xo = c * geo[G_CS]
+        oo = c * geo[G_OCS]
+        ha = 0  # the entries left to sift: (ha, pa), then (hb, pb)
+        pa = 0
+        hb = 0
+        pb = 0
+        n0 = 0
+        n1 = 0
+        seen = 0
+        cs = 0
+        ce = 0
+        m = 0
+        nsig = 0  # numbers in the window with the sign bit set (below +0.0 in totalOrder)
+        ps = 0
+        pe = 0
+        bad = False
+        for i in range(i0, i1):
+            if fixed:
+                e = e0 + i * step
+                s = e - span
+                e = min(max(e, 0), n)
+                s = min(max(s, 0), e)
+            else:
+                s = start[i]
+                e = end[i]
+                if s < ps or e < pe:
+                    bad = True
+                    break
+                ps = s
+                pe = e
+            if s >= ce:
+                hk[:n0] = np.inf  # the sentinels back (a new run of windows)
+                hk[hc:hc + n1] = np.inf
+                n0 = 0
+                n1 = 0
+                m = 0
+                nsig = 0
+                cs = s
+                ce = s
+            while True:
+                nq = 0
+                if cs < s or ce < e:
+                    to = False
+                    ti = False
+                    ki = x[0]
+                    old = 0
+                    node = 0
+                    if cs < s:
+                        old = cs & mask
+                        to = pos[old] >= 0
+                        if to:  # the sign bit as 0 / -1 (no branch on the data)
+                            nsig += np.int64(bits[xo + cs * rs]) >> 63
+                        cs += 1
+                    if ce < e:
+                        j = xo + ce * rs
+                        ki = x[j]
+                        ti = ki == ki
+                        node = ce & mask
+                        if not ti:
+                            pos[node] = -1
+                            seen |= 1 if (bits[j] & quiet) != 0 else 3
+                        else:
+                            nsig -= np.int64(bits[j]) >> 63
+                        ce += 1
+                    if to and ti:  # the entering key takes the leaving one's place
+                        g = pos[old]
+                        h = 1 if g >= hc else 0
+                        p = g - h * hc
+                        nq = 1
+                        ha = h
+                        pa = p
+                        if h == 0 and n1 > 0 and ki > hk[hc]:  # it belongs high:
+                            hk[p] = -hk[hc]  # the high top fills the hole low
+                            hn[p] = hn[hc]
+                            hk[hc] = ki
+                            hn[hc] = node
+                            hb = 1
+                            pb = 0
+                            nq = 2
+                        elif h == 1 and n0 > 0 and ki < -hk[0]:  # it belongs low
+                            hk[hc + p] = -hk[0]
+                            hn[hc + p] = hn[0]
+                            hk[0] = -ki
+                            hn[0] = node
+                            hb = 0
+                            pb = 0
+                            nq = 2
+                        else:
+                            hk[h * hc + p] = -ki if h == 0 else ki
+                            hn[h * hc + p] = node
+                    elif to:  # the heap's last entry fills the hole
+                        g = pos[old]
+                        h = 1 if g >= hc else 0
+                        p = g - h * hc
+                        m -= 1
+                        if h == 0:
+                            n0 -= 1
+                            last = n0
+                        else:
+                            n1 -= 1
+                            last = n1
+                        if p < last:
+                            hk[h * hc + p] = hk[h * hc + last]
+                            hn[h * hc + p] = hn[h * hc + last]
+                            ha = h
+                            pa = p
+                            nq = 1
+                        hk[h * hc + last] = np.inf
+                    elif ti:
+                        m += 1
+                        if n0 > 0 and ki <= -hk[0]:
+                            hk[n0] = -ki
+                            hn[n0] = node
+                            ha = 0
+                            pa = n0
+                            n0 += 1
+                        else:
+                            hk[hc + n1] = ki
+                            hn[hc + n1] = node
+                            ha = 1
+                            pa = n1
+                            n1 += 1
+                        nq = 1
+                elif m > 0 and n0 != rt[0, m] + 1:  # a top moves across
+                    h = 0 if n0 > rt[0, m] + 1 else 1
+                    k = hk[h * hc]
+                    nd = hn[h * hc]
                     if h == 0:
                         n0 -= 1
                         last = n0
                     else:
                         n1 -= 1
                         last = n1
-                    if p < last:
-                        hk[h * cap + p] = hk[h * cap + last]
-                        hn[h * cap + p] = hn[h * cap + last]
+                    if last > 0:
+                        hk[h * hc] = hk[h * hc + last]
+                        hn[h * hc] = hn[h * hc + last]
                         ha = h
-                        pa = p
+                        pa = 0
                         nq = 1
-                elif ti:
-                    m += 1
-                    if n0 > 0 and ki <= ~hk[0]:
-                        hk[n0] = ~ki
-                        hn[n0] = node
-                        ha = 0
-                        pa = n0
+                    hk[h * hc + last] = np.inf
+                    if h == 1:
+                        hk[n0] = -k
+                        hn[n0] = nd
+                        if nq == 0:
+                            ha = 0
+                            pa = n0
+                        else:
+                            hb = 0
+                            pb = n0
                         n0 += 1
                     else:
-                        hk[cap + n1] = ki
-                        hn[cap + n1] = node
-                        ha = 1
-                        pa = n1
+                        hk[hc + n1] = -k
+                        hn[hc + n1] = nd
+                        if nq == 0:
+                            ha = 1
+                            pa = n1
+                        else:
+                            hb = 1
+                            pb = n1
                         n1 += 1
-                    nq = 1
-            elif m > 0 and n0 != lo_t[0, m] + 1:  # a top moves across
-                h = 0 if n0 > lo_t[0, m] + 1 else 1
-                k = hk[h * cap]
-                nd = hn[h * cap]
-                if h == 0:
-                    n0 -= 1
-                    last = n0
+                    nq += 1
                 else:
-                    n1 -= 1
-                    last = n1
-                if last > 0:
-                    hk[h * cap] = hk[h * cap + last]
-                    hn[h * cap] = hn[h * cap + last]
-                    ha = h
-                    pa = 0
-                    nq = 1
-                if h == 1:
-                    hk[n0] = ~k
-                    hn[n0] = nd
-                    if nq == 0:
-                        ha = 0
-                        pa = n0
-                    else:
-                        hb = 0
-                        pb = n0
-                    n0 += 1
-                else:
-                    hk[cap + n1] = ~k
-                    hn[cap + n1] = nd
-                    if nq == 0:
-                        ha = 1
-                        pa = n1
-                    else:
-                        hb = 1
-                        pb = n1
-                    n1 += 1
-                nq += 1
+                    break
+                for t in range(nq):  # sift each left entry up, else down
+                    h = ha if t == 0 else hb
+                    p = pa if t == 0 else pb
+                    base = h * hc
+                    size = n0 if h == 0 else n1
+                    k = hk[base + p]
+                    nd = hn[base + p]
+                    up = False
+                    while p > 0:
+                        par = (p - 1) >> LOGK
+                        kp = hk[base + par]
+                        if kp <= k:
+                            break
+                        cn = hn[base + par]
+                        hk[base + p] = kp
+                        hn[base + p] = cn
+                        pos[cn] = base + p
+                        p = par
+                        up = True
+                    while not up:
+                        c0 = (p << LOGK) + 1
+                        if c0 >= size:
+                            break
+                        b = base + c0  # a branch-free tournament of the 8 children (the
+                        # slots past the heap's size hold +inf: never the smaller of a tie)
+                        k0 = hk[b]
+                        k1 = hk[b + 1]
+                        k2 = hk[b + 2]
+                        k3 = hk[b + 3]
+                        k4 = hk[b + 4]
+                        k5 = hk[b + 5]
+                        k6 = hk[b + 6]
+                        k7 = hk[b + 7]
+                        j01 = 1 if k1 < k0 else 0
+                        m01 = min(k0, k1)
+                        j23 = 3 if k3 < k2 else 2
+                        m23 = min(k2, k3)
+                        j45 = 5 if k5 < k4 else 4
+                        m45 = min(k4, k5)
+                        j67 = 7 if k7 < k6 else 6
+                        m67 = min(k6, k7)
+                        ja = j23 if m23 < m01 else j01
+                        ma = min(m01, m23)
+                        jb = j67 if m67 < m45 else j45
+                        mb = min(m45, m67)
+                        ch = c0 + (jb if mb < ma else ja)
+                        kc = min(ma, mb)
+                        if kc >= k:
+                            break
+                        hk[base + p] = kc
+                        cn = hn[base + ch]
+                        hn[base + p] = cn
+                        pos[cn] = base + p
+                        p = ch
+                    hk[base + p] = k
+                    hn[base + p] = nd
+                    pos[nd] = base + p
+            o = oo + i * ors
+            cnt[o] = m
+            if m == 0 or m < minp:
+                out[o] = nanv
+                continue
+            lo = rt[0, m]
+            a = -hk[0]
+            if a == 0:  # the zero of rank lo in totalOrder: -0.0 below the signed count
+                a = -abs(a) if lo < nsig else abs(a)
+            hi = rt[1, m]
+            if mode == MODE_PICK or hi == lo:
+                out[o] = a
+                continue
+            b = hk[hc]
+            if b == 0:
+                b = -abs(b) if hi < nsig else abs(b)
+            if mode == MODE_MID:
+                out[o] = _nb_mid(a, b, half, nanv)
             else:
-                break
-            for t in range(nq):  # sift each left entry up, else down
-                h = ha if t == 0 else hb
-                p = pa if t == 0 else pb
-                base = h * cap
-                size = n0 if h == 0 else n1
-                k = hk[base + p]
-                nd = hn[base + p]
-                up = False
-                while p > 0:
-                    par = (p - 1) >> 1
-                    kp = hk[base + par]
-                    if kp <= k:
-                        break
-                    c = hn[base + par]
-                    hk[base + p] = kp
-                    hn[base + p] = c
-                    pos[c] = base + p
-                    p = par
-                    up = True
-                while not up:
-                    c = 2 * p + 1
-                    if c >= size:
-                        break
-                    # the smaller child without a branch (c + 1 <= size < cap: in bounds)
-                    c += (c + 1 < size) & (hk[base + c + 1] < hk[base + c])
-                    kc = hk[base + c]
-                    if kc >= k:
-                        break
-                    hk[base + p] = kc
-                    cn = hn[base + c]
-                    hn[base + p] = cn
-                    pos[cn] = base + p
-                    p = c
-                hk[base + p] = k
-                hn[base + p] = nd
-                pos[nd] = base + p
-        cnt[i] = m
-        if m == 0:
-            out[0, i] = nanv
-            continue
-        lo = lo_t[0, m]
-        ka = ~hk[0]
-        scb[0] = ka ^ ((ka >> 63) & imax)
-        a = sc[0]
-        hi = hi_t[0, m]
-        if mode == MODE_PICK or hi == lo:
-            out[0, i] = a
-            continue
-        kb = hk[cap]
-        scb[1] = kb ^ ((kb >> 63) & imax)
-        b = sc[1]
-        if mode == MODE_MID:
-            out[0, i] = _nb_mid(a, b, half, nanv)
-        else:
-            out[0, i] = _nb_lerp(a, b, w_t[0, m], ft_t[0, m], ft_t[1, m], nanv)
-    return seen
-
-
-def _nb_heap_columns(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t, w_t,
-                     ft_t, mode, nanv, one, half, out, cnt, hk, hn, pos, bnd,
-                     flags):  # pragma: no cover - compiled
-    """:func:`_nb_heap` for every row of ``x`` ``(ncols, n)`` and every block of
-    outputs ``[bnd[j], bnd[j + 1])`` (each block starts its heaps afresh: the blocks
-    are independent, run in parallel by the parallel build). Task ``t`` (column
-    ``t // nblk``, block ``t % nblk``) has its scratch ``sc[t]``, heaps ``hk[t]``,
-    ``hn[t]``, ``pos[t]`` and writes its flags to ``flags[t]``."""
-    nblk = bnd.shape[0] - 1
-    for t in prange(x.shape[0] * nblk):
-        c = t // nblk
-        a = bnd[t % nblk]
-        b = bnd[t % nblk + 1]
-        flags[t] = _nb_heap(x[c], bits[c], sc[t], scb[t], imax, expmask, quiet, start[a:b],
-                            end[a:b], lo_t, hi_t, w_t, ft_t, mode, nanv, one, half,
-                            out[:, c, a:b], cnt[c, a:b], hk[t], hn[t], pos[t])
+                out[o] = _nb_lerp(a, b, w_t[0, m], ft_t[0, m], ft_t[1, m], nanv)
+        hk[:n0] = np.inf  # the sentinels back for the next task on these heaps
+        hk[hc:hc + n1] = np.inf
+        flags[task] = -1 if bad else seen
 
 
 def build() -> dict[str, Any]:
-    """Compile the two-heap kernel (serial and parallel drivers)."""
-    for name in ("_nb_mid", "_nb_lerp"):  # per output: inlined
-        globals()[name] = jit(nogil=True, inline="always")(globals()[name])
-    bind(globals(), ("_nb_heap",))
-    return {"heap": jit(nogil=True)(_nb_heap_columns),
-            "parallel": jit(nogil=True, parallel=True)(_nb_heap_columns)}
+    """Compile the two-heap kernel (one function: threads run it in parallel)."""
+    for name in ("_nb_mid", "_nb_lerp"):  # per output (LLVM inlines them)
+        globals()[name] = jit(nogil=True)(globals()[name])
+    return {"heap": jit(nogil=True)(_nb_heap)}
 
 
 register("window_heap", build)
+
+_POOL: list[ThreadPoolExecutor] = []
+_POOL_LOCK = threading.Lock()
+
+
+def _pool(nthreads: int) -> ThreadPoolExecutor:
+    """The module's thread pool (made once, grown when numba's thread count grows)."""
+    with _POOL_LOCK:
+        if not _POOL or _POOL[0]._max_workers < nthreads:
+            _POOL[:] = [ThreadPoolExecutor(max_workers=nthreads,
+                                           thread_name_prefix="nanaccess-heap")]
+        return _POOL[0]
 
 
 def heap_ok(lo_t: np.ndarray, hi_t: np.ndarray) -> bool:
@@ -287,33 +377,102 @@ def heap_ok(lo_t: np.ndarray, hi_t: np.ndarray) -> bool:
     return bool(((lo >= 0) & (hi >= lo) & (hi <= lo + 1) & (hi < m)).all())
 
 
-def heap_select(x: np.ndarray, start: np.ndarray, end: np.ndarray, lo_t: np.ndarray,
-                hi_t: np.ndarray, w_t: np.ndarray, mode: int, out: np.ndarray,
-                cnt: np.ndarray, *, compiled: bool = True) -> int:
-    """:func:`.window_fused.fused_select` on the two heaps, for plans :func:`heap_ok`
-    accepts (``out`` ``(1, ncols, nout)``); the same result and flags. Long inputs
-    run in blocks of outputs on numba's threads (:func:`nanaccess.core._numba.
-    parallel_ok`)."""
+def _flat(x2: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """``(flat, rs, cs)``: ``x2`` ``(n, ncols)`` as one contiguous buffer and its row
+    and column strides in elements, in place where its layout allows (see
+    :data:`STRIDED_MAX_ROWS`), else from one transposed copy."""
+    n, ncols = x2.shape
+    if x2.flags.f_contiguous or ncols == 1:  # each column contiguous
+        return np.ascontiguousarray(x2.T).reshape(-1), 1, n
+    if x2.flags.c_contiguous and n <= STRIDED_MAX_ROWS:
+        return x2.reshape(-1), ncols, 1
+    return np.ascontiguousarray(x2.T).reshape(-1), 1, n
+
+
+def heap_select(x2: np.ndarray, bounds: tuple, nout: int, lo_t: np.ndarray,
+                hi_t: np.ndarray, w_t: np.ndarray, mode: int, minp: int, *,
+                compiled: bool = True) -> tuple[np.ndarray, np.ndarray, int]:
+    """One order statistic of every window of each column of ``x2`` ``(n, ncols)``
+    (float32/64, native) on the two heaps.
+
+    ``bounds``: ``("fixed", e0, step, span)`` (output ``i``'s window ends at
+    ``e0 + i * step`` and spans ``span`` rows, clipped to the data) or ``("arrays",
+    start, end)``; ``lo_t``/``hi_t``/``w_t`` the plan by count (``(1, W + 1)``,
+    :func:`heap_ok`); ``mode`` a ``MODE_*``; windows holding fewer than ``minp``
+    numbers (or none) give NaN. Returns ``(values, count, flags)``: values
+    ``(nout, ncols)`` of x's dtype and count (int64), views in the layout the kernel
+    wrote; flags -1 (bounds not monotone: nothing valid), else those of every column
+    (bit 0 NaN, bit 1 signaling NaN).
+
+    Examples
+    --------
+    >>> from nanaccess.core.plan import rank_plan
+    >>> plan = rank_plan("median", np.arange(4))
+    >>> x = np.array([[3.0], [np.nan], [-0.0], [0.0], [-1.0]])
+    >>> v, cnt, flags = heap_select(x, ("fixed", 1, 1, 3), 5, plan.lo, plan.hi,
+    ...                             np.broadcast_to(plan.weight, plan.lo.shape), 1, 0,
+    ...                             compiled=False)
+    >>> v[:, 0].tolist(), cnt[:, 0].tolist(), flags
+    ([3.0, 3.0, 1.5, 0.0, -0.0], [1, 1, 2, 2, 3], 1)
+    """
+    dt = x2.dtype
+    it = np.dtype(f"i{dt.itemsize}")
+    n, ncols = x2.shape
     width = int(lo_t.shape[1]) - 1
-    cap = 1 << max(width, 1).bit_length()
-    ncols, nout = x.shape[0], start.size
+    cap = 1 << max(width, 8).bit_length()
+    fixed = bounds[0] == "fixed"
+    if fixed:
+        _, e0, step, span = bounds
+        start = end = np.zeros(1, np.int64)
+    else:
+        _, start, end = bounds
+        e0 = step = span = 0
+        start = np.ascontiguousarray(start, np.int64)
+        end = np.ascontiguousarray(end, np.int64)
+    flat, rs, cs = _flat(x2)
+    nthreads = 1
+    if compiled and parallel_ok(nout * ncols, PARALLEL_MIN_OUTPUTS):
+        nthreads = int(numba().get_num_threads())
     nblk = 1
-    if compiled and nout >= PARALLEL_MIN_OUTPUTS and parallel_ok(nout, PARALLEL_MIN_OUTPUTS):
-        nblk = min(int(numba().get_num_threads()), max(nout // (4 * (width + 1)), 1))
-        if nblk > 1 and ((np.diff(start) < 0).any() or (np.diff(end) < 0).any()):
-            return -1  # blocks would hide a decreasing bound between them
+    if nthreads > 1 and ncols < 2 * nthreads:  # few columns: blocks of outputs too
+        nblk = min(2 * nthreads, max(nout // (4 * (width + 1)), 1))
+        if nblk > 1 and not fixed and ((np.diff(start) < 0).any() or
+                                       (np.diff(end) < 0).any()):
+            return None, None, -1  # blocks would hide a decreasing bound between them
     bnd = np.linspace(0, nout, nblk + 1).astype(np.int64)
     ntask = ncols * nblk
-    dt = x.dtype
-    args = fused_args(x, start, end, lo_t, hi_t, w_t, mode)
-    sc = np.zeros((ntask, 2), dt)
-    it = np.dtype(f"i{dt.itemsize}")
-    flags = np.zeros(ntask, np.int64)
-    heaps = (np.empty((ntask, 2 * cap), np.int64), np.empty((ntask, 2 * cap), np.int64),
-             np.empty((ntask, cap), np.int64))
-    if compiled:
-        fn = kernels("window_heap")["parallel" if nblk > 1 else "heap"]
+    nthreads = min(nthreads, ntask)
+    if rs == 1 and ncols > 1:  # columns read whole: each column's results together
+        out = np.empty((ncols, nout), dt)
+        vals, ors, ocs = out.T, 1, nout
     else:
-        fn = _nb_heap_columns
-    fn(x, x.view(it), sc, sc.view(it), *args[2:], out, cnt, *heaps, bnd, flags)
-    return -1 if (flags < 0).any() else int(np.bitwise_or.reduce(flags))
+        out = np.empty((nout, ncols), dt)
+        vals, ors, ocs = out, ncols, 1
+    cnt = np.empty(out.shape, np.int64)
+    count = cnt.T if vals is not out else cnt
+    quiet = 1 << (np.finfo(dt).nmant - 1)
+    nanv = np.array(int(np.array(np.inf, dt).view(it)) | quiet, it).view(dt)[()]
+    geo = np.array([fixed, e0, step, span, n, rs, cs, ors, ocs, minp, mode, quiet],
+                   np.int64)
+    rt = np.ascontiguousarray(np.concatenate([lo_t, hi_t]), np.int64)
+    fc = np.array([nanv, 0.5], dt)
+    flags = np.zeros(ntask, np.int64)
+    args = (flat, flat.view(it), geo, start, end, rt, np.ascontiguousarray(w_t, np.float64),
+            weight_tables(w_t, dt), fc, out.reshape(-1), cnt.reshape(-1))
+
+    def work(t0: int, t1: int) -> None:  # one set of heaps per thread
+        hk = np.full(2 * (cap + K), np.inf, dt)  # K slots of +inf past a full heap
+        fn(*args, hk, np.empty(2 * (cap + K), np.int32), np.empty(cap, np.int32), bnd,
+           t0, t1, flags)
+
+    fn = kernels("window_heap")["heap"] if compiled else _nb_heap
+    if nthreads > 1:
+        cuts = np.linspace(0, ntask, nthreads + 1).astype(np.int64)
+        jobs = [_pool(nthreads).submit(work, int(a), int(b))
+                for a, b in zip(cuts[:-1], cuts[1:], strict=True) if b > a]
+        for job in jobs:
+            job.result()
+    else:
+        work(0, ntask)
+    got = -1 if (flags < 0).any() else int(np.bitwise_or.reduce(flags))
+    return vals, count, got

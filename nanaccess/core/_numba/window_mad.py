@@ -19,6 +19,7 @@ through :mod:`nanaccess.core._numba`.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,7 @@ import numpy as np
 from . import bind, jit, kernels, register
 from .window_select import (  # noqa: F401  (bound as this module's globals)
     BUFFER_HELPERS,
+    _nb_advance,
     _nb_insert,
     _nb_lower,
     _nb_remove,
@@ -35,12 +37,31 @@ from .window_select import (  # noqa: F401  (bound as this module's globals)
 __all__ = ["slide_mad"]
 
 
-def _nb_mid(a, b, two):  # pragma: no cover - compiled
-    """``(a + b) / 2``, or ``a / 2 + b / 2`` where ``a + b`` overflows (``midpoint``)."""
-    s = a + b
+def _nb_half(v, half, sc):  # pragma: no cover - compiled
+    """``v`` (float64) rounded to the nearest float16 (ties to even, past 65520:
+    inf), as float64, where ``half``; else ``v`` as is. float16 sums, differences and
+    halvings are exact in float64, so one such rounding after each is float16's own
+    correctly rounded arithmetic. ``sc``: a 1-element scratch of the data's dtype (the
+    result's type: float32 stays float32)."""
+    if not half or v != v or v == 0 or np.isinf(v):
+        return v
+    a = abs(v)
+    if a >= 65520.0:
+        sc[0] = math.copysign(np.inf, v)
+    else:
+        q = max(math.frexp(a)[1] - 11, -24)  # the float16 unit of a's binade
+        sc[0] = math.copysign(np.rint(math.ldexp(a, -q)) * math.ldexp(1.0, q), v)
+    return sc[0]
+
+
+def _nb_mid(a, b, two, half, sc):  # pragma: no cover - compiled
+    """``(a + b) / 2``, or ``a / 2 + b / 2`` where ``a + b`` overflows (``midpoint``),
+    each operation rounded as the data's dtype rounds it (``half``: float16)."""
+    s = _nb_half(a + b, half, sc)
     if np.isinf(s) and np.isfinite(a) and np.isfinite(b):
-        return a / two + b / two
-    return s / two
+        return _nb_half(_nb_half(a / two, half, sc) + _nb_half(b / two, half, sc), half,
+                        sc)
+    return _nb_half(s / two, half, sc)
 
 
 def _nb_dev(buf, m, p, c, j):  # pragma: no cover - compiled
@@ -80,60 +101,45 @@ def _nb_kth(buf, m, p, c, k):  # pragma: no cover - compiled
     return da if da > db else db
 
 
-def _nb_mad(x, take, start, end, two, out, redo, buf):  # pragma: no cover - compiled
+def _nb_mad(x, take, start, end, two, half, out, redo, buf, sc):  # pragma: no cover
     """The median absolute deviation of each window's taking-part values (``out``);
-    ``redo[i]``: window ``i`` holds an infinity (left to the reference engine)."""
+    ``redo[i]``: window ``i`` holds an infinity (left to the reference engine).
+    ``half``: ``x`` holds float16 values as float64, rounded to float16 after each
+    operation (the deviations are compared exact: rounding is monotone, so the
+    ``k``-th smallest exact deviation rounds to the ``k``-th smallest rounded one)."""
     cs = 0
     ce = 0
     m = 0
     for i in range(start.shape[0]):
         s = start[i]
         e = end[i]
-        if s >= ce:  # disjoint from the previous window: start afresh
-            m = 0
-            cs = s
-            ce = s
-        while cs < s and ce < e:  # one leaves, one enters: a single shift
-            if take[cs] and take[ce]:
-                _nb_replace(buf, m, x[cs], x[ce])
-            elif take[cs]:
-                m = _nb_remove(buf, m, x[cs])
-            elif take[ce]:
-                m = _nb_insert(buf, m, x[ce])
-            cs += 1
-            ce += 1
-        while cs < s:
-            if take[cs]:
-                m = _nb_remove(buf, m, x[cs])
-            cs += 1
-        while ce < e:
-            if take[ce]:
-                m = _nb_insert(buf, m, x[ce])
-            ce += 1
+        cs, ce, m = _nb_advance(x, take, s, e, cs, ce, m, buf)
         if m == 0:
             continue  # an empty window: the caller's empty fill
         if np.isinf(buf[0]) or np.isinf(buf[m - 1]):
             redo[i] = True
             continue
         h = m >> 1
-        c = buf[h] if m & 1 else _nb_mid(buf[h - 1], buf[h], two)
+        c = buf[h] if m & 1 else _nb_mid(buf[h - 1], buf[h], two, half, sc)
         p = _nb_lower(buf, m, c)  # values below the center: run A
         if m & 1:
-            out[i] = _nb_kth(buf, m, p, c, h)
+            out[i] = _nb_half(_nb_kth(buf, m, p, c, h), half, sc)
         else:
-            out[i] = _nb_mid(_nb_kth(buf, m, p, c, h - 1), _nb_kth(buf, m, p, c, h), two)
+            out[i] = _nb_mid(_nb_half(_nb_kth(buf, m, p, c, h - 1), half, sc),
+                             _nb_half(_nb_kth(buf, m, p, c, h), half, sc), two, half, sc)
 
 
-def _nb_mad_columns(x, take, start, end, two, out, redo, buf):  # pragma: no cover
+def _nb_mad_columns(x, take, start, end, two, half, out, redo,
+                    buf):  # pragma: no cover
     """:func:`_nb_mad` for every column (``x[c]``, ``out[c]``, ``redo[c]``)."""
     for c in range(x.shape[0]):
-        _nb_mad(x[c], take[c], start, end, two, out[c], redo[c], buf)
+        _nb_mad(x[c], take[c], start, end, two, half, out[c], redo[c], buf, buf[-1:])
 
 
 def build() -> dict[str, Any]:
     """Compile the sliding mad kernel (the buffer helpers of :mod:`.window_select`)."""
     helpers = bind(globals(), BUFFER_HELPERS, kernels("window_select"))
-    bind(globals(), ("_nb_mid", "_nb_dev", "_nb_kth", "_nb_mad"))
+    bind(globals(), ("_nb_half", "_nb_mid", "_nb_dev", "_nb_kth", "_nb_mad"))
     return {"mad": jit(nogil=True)(_nb_mad_columns), **helpers}
 
 
@@ -144,18 +150,28 @@ def slide_mad(x: np.ndarray, take: np.ndarray, start: np.ndarray, end: np.ndarra
               compiled: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """``(mad (ncols, nout), redo (ncols, nout))`` of each window's taking-part values
     of float ``x`` ``(ncols, n)`` (no NaN among them) over monotone bounds, before any
-    ``scale``; empty windows hold the dtype's canonical NaN. ``compiled`` False runs
-    the kernel as plain Python (tests of tiny inputs)."""
-    x = np.ascontiguousarray(x)
+    ``scale``; empty windows hold the dtype's canonical NaN. float16 runs the float64
+    kernel with float16's roundings (one compiled signature for both). ``compiled``
+    False runs the kernel as plain Python (tests of tiny inputs).
+
+    Examples
+    --------
+    >>> x = np.array([[1.0, 2.0, 4.0, 7.0, 11.0]], np.float16)
+    >>> mad, redo = slide_mad(x, np.ones(x.shape, bool), np.array([0, 0, 1]),
+    ...                       np.array([2, 4, 5]), compiled=False)
+    >>> mad.dtype, mad[0].tolist(), redo.any()
+    (dtype('float16'), [0.5, 1.5, 2.5], np.False_)
+    """
+    dtype = np.dtype(x.dtype)
+    half = dtype == np.float16
+    x = np.ascontiguousarray(x, np.float64 if half else None)
     take = np.ascontiguousarray(take, dtype=np.bool_)
     start = np.ascontiguousarray(start, dtype=np.int64)
     end = np.ascontiguousarray(end, dtype=np.int64)
     out = np.full((x.shape[0], start.size), np.nan, x.dtype)
     redo = np.zeros((x.shape[0], start.size), np.bool_)
-    buf = np.empty(int((end - start).max(initial=0)) + 1, x.dtype)
+    buf = np.empty(int((end - start).max(initial=0)) + 2, x.dtype)  # + a scratch
     two = x.dtype.type(2)
-    if compiled:
-        kernels("window_mad")["mad"](x, take, start, end, two, out, redo, buf)
-    else:
-        _nb_mad_columns(x, take, start, end, two, out, redo, buf)
-    return out, redo
+    fn = kernels("window_mad")["mad"] if compiled else _nb_mad_columns
+    fn(x, take, start, end, two, half, out, redo, buf)
+    return (out.astype(np.float16) if half else out), redo

@@ -26,7 +26,8 @@ from . import bind, jit, kernels, register
 __all__ = ["slide_select", "BUFFER_HELPERS"]
 
 #: the buffer helpers other kernel modules bind (their ``_shift`` is the memmove too)
-BUFFER_HELPERS = ("_nb_lower", "_nb_upper", "_nb_remove", "_nb_insert", "_nb_replace")
+BUFFER_HELPERS = ("_nb_lower", "_nb_upper", "_nb_remove", "_nb_insert", "_nb_replace",
+                  "_nb_advance")
 
 
 def _shift(buf, dst, src, count):  # pragma: no cover - replaced when compiled
@@ -113,6 +114,33 @@ def _nb_replace(buf, m, old, k):  # pragma: no cover - compiled
         buf[q] = k
 
 
+def _nb_advance(keys, take, s, e, cs, ce, m, buf):  # pragma: no cover - compiled
+    """Slide the sorted buffer ``buf[:m]`` of the taking-part keys of ``[cs, ce)`` to
+    those of ``[s, e)`` (bounds non-decreasing); returns the new ``(cs, ce, m)``."""
+    if s >= ce:  # disjoint from the previous window: start afresh
+        m = 0
+        cs = s
+        ce = s
+    while cs < s and ce < e:  # one leaves, one enters: a single shift
+        if take[cs] and take[ce]:
+            _nb_replace(buf, m, keys[cs], keys[ce])
+        elif take[cs]:
+            m = _nb_remove(buf, m, keys[cs])
+        elif take[ce]:
+            m = _nb_insert(buf, m, keys[ce])
+        cs += 1
+        ce += 1
+    while cs < s:
+        if take[cs]:
+            m = _nb_remove(buf, m, keys[cs])
+        cs += 1
+    while ce < e:
+        if take[ce]:
+            m = _nb_insert(buf, m, keys[ce])
+        ce += 1
+    return cs, ce, m
+
+
 def _nb_slide(keys, take, start, end, ranks, out, buf):  # pragma: no cover - compiled
     """Keys at ``ranks[i]`` (-1 or >= count: left as is) of window ``i``'s sorted keys.
 
@@ -125,27 +153,7 @@ def _nb_slide(keys, take, start, end, ranks, out, buf):  # pragma: no cover - co
     for i in range(start.shape[0]):
         s = start[i]
         e = end[i]
-        if s >= ce:  # disjoint from the previous window: start afresh
-            m = 0
-            cs = s
-            ce = s
-        while cs < s and ce < e:  # one leaves, one enters: a single shift
-            if take[cs] and take[ce]:
-                _nb_replace(buf, m, keys[cs], keys[ce])
-            elif take[cs]:
-                m = _nb_remove(buf, m, keys[cs])
-            elif take[ce]:
-                m = _nb_insert(buf, m, keys[ce])
-            cs += 1
-            ce += 1
-        while cs < s:
-            if take[cs]:
-                m = _nb_remove(buf, m, keys[cs])
-            cs += 1
-        while ce < e:
-            if take[ce]:
-                m = _nb_insert(buf, m, keys[ce])
-            ce += 1
+        cs, ce, m = _nb_advance(keys, take, s, e, cs, ce, m, buf)
         for t in range(nr):
             r = ranks[i, t]
             if r >= 0 and r < m:

@@ -1,20 +1,11 @@
-"""Exact moving variances (the numba engine of var / std windows).
+"""Certified moving variances (the fast numba engine of var / std windows).
 
-A window's exact sum ``S`` and exact sum of squares ``Q`` are two Shewchuk expansions
-that values enter and leave without rounding (``x * x`` is exactly ``hi + lo`` by a
-fused multiply-add). Each output forms ``D = n Q - S S`` exactly (error-free products
-of the expansions' components) and divides it by ``n (n - ddof)`` with one correct
-rounding (:func:`.window_sums._nb_mean`), so the result is
-:func:`nanaccess.core.exactsum.exact_var`'s definition, a function of the window's
-values alone: equal to the plain variance of the window bit for bit. Values outside
-``[2**-400, 2**400]`` (and infinities), quotients the division cannot decide, and
-expansions grown too long are flagged for the reference engine.
-
-The fast path (:func:`binned_var`, see the comment above :func:`_nb_cert`) keeps S
-and Q on fixed bins instead and certifies each quotient from a bound; only the
-outputs it cannot certify (ties, near-ties, cancellation beyond the bins) are left
-to the expansion kernel above (:func:`nanaccess.core.window.moments.fused_moment`
-runs it over those windows only).
+:func:`binned_var` keeps a window's sum ``S`` and sum of squares ``Q`` on fixed bins
+(see the comment above :func:`_nb_cert`) and certifies each quotient
+``(n Q - S**2) / (n (n - ddof))`` from a rigorous bound; only the outputs it cannot
+certify (ties, near-ties, cancellation beyond the bins) are left to the exact
+expansion kernel of :mod:`.window_exact_var`
+(:func:`nanaccess.core.window.moments.fused_moment` runs it over those windows only).
 """
 
 from __future__ import annotations
@@ -23,114 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from . import bind, jit, kernels, register
-from .window_sums import (  # noqa: F401  (bound as this module's globals)
-    _MAXP,
-    EXPANSION_HELPERS,
-    _fma,
-    _fma_intrinsic,
-    _nb_cmp_half,
-    _nb_grow,
-    _nb_mean,
-    _nb_round,
-    _nb_sign,
-    _nb_split,
-)
+from . import jit, kernels, register
+from .window_sums import _fma, _fma_intrinsic  # noqa: F401  (bound as this module's globals)
 
-__all__ = ["moving_var", "binned_var", "stats", "reset_stats"]
-
-#: |x| outside [LO_OK, HI_OK] (nonzero) is left to the reference engine
-LO_OK, HI_OK = 2.0 ** -400, 2.0 ** 400
-
-
-def _nb_two_prod(a, b):  # pragma: no cover - compiled
-    """(a * b rounded, its exact error)."""
-    p = a * b
-    return p, _fma(a, b, -p)
-
-
-def _nb_var(x, take, start, end, ddof, out, bad):  # pragma: no cover - compiled
-    """Exactly rounded variance of every window's taking-part values (``ddof`` an
-    integer; ``n - ddof <= 0`` gives NaN). ``bad[i]``: recompute output i elsewhere."""
-    ps = np.empty(_MAXP, np.float64)  # S
-    pq = np.empty(_MAXP, np.float64)  # Q
-    d = np.empty(4 * _MAXP * _MAXP + 8, np.float64)
-    tmp = np.empty(4 * _MAXP * _MAXP + 12, np.float64)
-    ms = 0
-    mq = 0
-    cnt = 0
-    cs = 0
-    ce = 0
-    for i in range(start.shape[0]):
-        s = start[i]
-        e = end[i]
-        if s >= ce or ms > _MAXP - 6 or mq > _MAXP - 6:  # afresh: disjoint, or long
-            ms = 0
-            mq = 0
-            cnt = 0
-            cs = s
-            ce = s
-        while cs < s:
-            if take[cs]:
-                v = x[cs]
-                if v != 0.0:
-                    ms = _nb_grow(ps, ms, -v)
-                    h, lo = _nb_two_prod(v, v)
-                    mq = _nb_grow(pq, mq, -h)
-                    if lo != 0.0:
-                        mq = _nb_grow(pq, mq, -lo)
-                cnt -= 1
-            cs += 1
-        while ce < e:
-            if take[ce]:
-                v = x[ce]
-                a = abs(v)
-                if v != 0.0:
-                    if a < LO_OK or a > HI_OK:
-                        bad[i] = True
-                    ms = _nb_grow(ps, ms, v)
-                    h, lo = _nb_two_prod(v, v)
-                    mq = _nb_grow(pq, mq, h)
-                    if lo != 0.0:
-                        mq = _nb_grow(pq, mq, lo)
-                cnt += 1
-            ce += 1
-        if ms > _MAXP - 6 or mq > _MAXP - 6:
-            bad[i] = True
-            continue
-        if cnt - ddof <= 0:
-            out[i] = np.nan
-            continue
-        n = np.float64(cnt)
-        k = 0
-        for j in range(mq):  # n Q
-            hp, lp = _nb_two_prod(n, pq[j])
-            k = _nb_grow(d, k, hp)
-            if lp != 0.0:
-                k = _nb_grow(d, k, lp)
-        for j in range(ms):  # - S S
-            for t in range(j, ms):
-                hp, lp = _nb_two_prod(ps[j], ps[t])
-                if t != j:
-                    hp *= 2.0
-                    lp *= 2.0
-                k = _nb_grow(d, k, -hp)
-                if lp != 0.0:
-                    k = _nb_grow(d, k, -lp)
-        if _nb_sign(d, k) <= 0:  # a constant window (D is never negative)
-            out[i] = 0.0
-            continue
-        q = _nb_mean(d, k, n * np.float64(cnt - ddof), tmp)
-        out[i] = q
-        if q != q:
-            bad[i] = True
-
-
-def _nb_var_columns(x, take, start, end, ddof, out, bad):  # pragma: no cover
-    """:func:`_nb_var` for every column (``x[c]``, ``out[c]``, ``bad[c]``)."""
-    for c in range(x.shape[0]):
-        _nb_var(x[c], take[c], start, end, ddof, out[c], bad[c])
-
+__all__ = ["binned_var", "stats", "reset_stats"]
 
 # ------------------------------------------------------- certified moving variances
 # The common case, as the sums' fixed bins: native float64 data whose squares stay
@@ -144,7 +31,7 @@ def _nb_var_columns(x, take, start, end, ddof, out, bad):  # pragma: no cover
 # upper one. Each output forms D = n Q - S**2 from TwoProducts of the bins' sums
 # with a rigorous bound (:func:`_nb_cert`) and returns the quotient only when the
 # bound proves it correctly rounded; the rest (ties, near-ties, heavy cancellation,
-# results near under/overflow) are flagged for the exact kernel above. A window of
+# results near under/overflow) are flagged for the exact kernel (window_exact_var). A window of
 # one repeated value is exactly 0 (a run counter). Windows that only grow (one
 # start: expanding) fold the bins into running pairs every CUM_BLOCK values, so their
 # units stay fine however long the window grows (:func:`_nb_cum_var`).
@@ -580,31 +467,13 @@ def binned_var(x: np.ndarray, start: Any, end: np.ndarray | None, ddof: int,
 
 
 def build() -> dict[str, Any]:
-    """Compile the variance kernels (the expansion helpers compiled by window_sums)."""
+    """Compile the certified variance kernels."""
     globals()["_fma"] = _fma_intrinsic()
-    bind(globals(), EXPANSION_HELPERS, kernels("window_sums"))
-    bind(globals(), ("_nb_two_prod", "_nb_var"))
     for name in ("_nb_q0", "_nb_q1", "_nb_cert", "_nb_fold"):  # per value: inlined into the kernels
         globals()[name] = jit(nogil=True, inline="always")(globals()[name])
-    return {"var": jit(nogil=True)(_nb_var_columns), "extent": jit(nogil=True)(_nb_extent),
+    return {"extent": jit(nogil=True)(_nb_extent),
             "binned_var": jit(nogil=True)(_nb_binned_var),
             "cum_var": jit(nogil=True)(_nb_cum_var)}
 
 
 register("window_var", build)
-
-
-def moving_var(x: np.ndarray, take: np.ndarray, start: np.ndarray, end: np.ndarray,
-               ddof: int, *, compiled: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """(exactly rounded variance of each window's taking-part float64 values, outputs
-    to recompute elsewhere); ``x`` and ``take`` ``(ncols, n)`` give ``(ncols, nout)``.
-    Windows with ``count - ddof <= 0`` give NaN."""
-    x = np.ascontiguousarray(x, dtype=np.float64)
-    take = np.ascontiguousarray(take, dtype=np.bool_)
-    start = np.ascontiguousarray(start, dtype=np.int64)
-    end = np.ascontiguousarray(end, dtype=np.int64)
-    out = np.zeros((x.shape[0], start.size), np.float64)
-    bad = np.zeros((x.shape[0], start.size), np.bool_)
-    fn = kernels("window_var")["var"] if compiled else _nb_var_columns
-    fn(x, take, start, end, int(ddof), out, bad)
-    return out, bad

@@ -1,6 +1,6 @@
 """The sliding engine of exact moving sums, means and variances (numba; see
 :func:`nanaccess.core._numba.window_sums.moving_sum` and
-:func:`nanaccess.core._numba.window_var.moving_var`).
+:func:`nanaccess.core._numba.window_exact_var.moving_var`).
 
 Each window's exact sum is kept as a Shewchuk expansion that values enter and leave
 without rounding; every output rounds once (a mean divides with correct rounding), so
@@ -21,18 +21,20 @@ import math
 
 import numpy as np
 
+from ..._stats import LINEAR, MEANS, ROOTS, SQUARES
+from .._numba.window_exact_var import HI_OK, LO_OK, moving_var
 from .._numba.window_sums import binned_sum, moving_sum
-from .._numba.window_var import HI_OK, LO_OK, binned_var, moving_var
+from .._numba.window_var import binned_var
 from ..bits import any_signaling
 from ..policy import RULES
 from .bounds import FixedWindows
 from .scan import Masks, window_counts
 
-__all__ = ["slide_moment", "fused_moment", "MOMENTS", "SUMS", "moment_ok"]
+__all__ = ["slide_moment", "fused_moment", "MOMENTS", "moment_ok"]
 
-#: the statistics this engine computes (sums and means also on the fixed bins)
-MOMENTS = ("sum", "mean", "var", "std")
-SUMS = ("sum", "mean")
+#: the statistics this engine computes: the sum, mean and sum-of-squares kernel
+#: families of the table (sums and means also on the fixed bins)
+MOMENTS = LINEAR | SQUARES
 #: at most this many reruns of the certified variance on finer bins (see _local_bins)
 LOCAL_LEVELS = 3
 #: columns shorter than this (several of them) take the sliding engine for variances
@@ -42,7 +44,7 @@ VAR_MIN_ROWS = 48
 def moment_ok(stat: str, params: dict) -> bool:
     """Whether the sliding engine computes ``stat`` with ``params``: sums and means
     without parameters, var / std with a non-negative integer ``ddof``."""
-    if stat in SUMS:
+    if stat in LINEAR:
         return not params
     if stat not in MOMENTS or set(params) - {"ddof"}:
         return False
@@ -56,7 +58,7 @@ def slide_moment(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarra
     outputs the reference engine must compute (every column in one kernel call)."""
     ncols = x2.shape[1]
     a = np.abs(x2)
-    spread = stat in ("var", "std")
+    spread = stat in SQUARES
     lo_ok, hi_ok = (LO_OK, HI_OK) if spread else (2.0 ** -960, 2.0 ** 1000)
     gone = None
     for mask in (masks.nan, masks.missing):
@@ -78,9 +80,9 @@ def slide_moment(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarra
     if spread:
         out, flagged = moving_var(x2.T, take.T, start, end, ddof)
     else:
-        out, flagged = moving_sum(x2.T, take.T, start, end, mean=stat == "mean")
+        out, flagged = moving_sum(x2.T, take.T, start, end, mean=stat in MEANS)
     values, redo = out.T.copy(), redo | flagged.T
-    if spread and stat == "std":
+    if stat in ROOTS:
         with np.errstate(invalid="ignore"):
             np.sqrt(values, out=values)
     hit = _infinite(x2, inf, take, start, end, spread, ddof) if inf.any() else None
@@ -147,7 +149,7 @@ def fused_moment(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarr
     removes = RULES[policy].removes
     nout = start.nout if end is None else start.size
     ncols = x2.shape[1]
-    spread = stat in ("var", "std")
+    spread = stat in SQUARES
     if spread and ncols > 1 and x2.shape[0] < VAR_MIN_ROWS:
         return None  # many short columns: the expansion's one call beats a call each
     values = np.empty((nout, ncols), np.float64)
@@ -162,7 +164,7 @@ def fused_moment(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarr
                              extent=extent)
         else:
             got = binned_sum(col, start, end, values[:, c], count[:, c], redo[:, c],
-                             mean=stat == "mean")
+                             mean=stat in MEANS)
         if got < 0 or (got & 1 and not removes):
             return None
         if got & 1:  # a NaN entered: a signaling one is refused under every policy
@@ -174,7 +176,7 @@ def fused_moment(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarr
             if _exact_var(col, start, end, ddof, values[:, c], redo[:, c], extent):
                 got |= 2
         flags |= got
-    if stat == "std":
+    if stat in ROOTS:
         with np.errstate(invalid="ignore"):
             np.sqrt(values, out=values)
     return values, count, (redo if flags & 2 else None)
@@ -288,7 +290,7 @@ def bigint_moment(x2: np.ndarray, take: np.ndarray, start: np.ndarray, end: np.n
     s, e = start[rows], end[rows]
     values = np.zeros((rows.size, ncols), np.float64)
     served = np.zeros((rows.size, ncols), bool)
-    spread = stat in ("var", "std")
+    spread = stat in SQUARES
     for c in range(ncols):
         t = take[:, c]
         if integer:
@@ -316,9 +318,9 @@ def bigint_moment(x2: np.ndarray, take: np.ndarray, start: np.ndarray, end: np.n
             den = kk * (kk - ddof) * (1 << (2 * unit))
         else:
             num = total[ok]
-            den = (kk if stat == "mean" else np.ones(kk.size, dtype=object)) * (1 << unit)
+            den = (kk if stat in MEANS else np.ones(kk.size, dtype=object)) * (1 << unit)
         values[ok, c] = _DIVIDE(num, den).astype(np.float64)
         served[ok, c] = True
-    if stat == "std":
+    if stat in ROOTS:
         np.sqrt(values, out=values)
     return values, served

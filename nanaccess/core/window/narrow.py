@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._stats import MEANS, ROOTS, SQUARES, SUMS
+from ..bits import layout_of
+from ..keys import float_keys, keys_to_float
 from ..policy import RULES
 from .intsum import MAX_ROWS, _window_diff, int_window_sum
 from .moments import moment_ok
@@ -37,7 +40,7 @@ def narrow_moment(x2, masks, start, end, stat, policy, params):
     the reference engine (holding a NaN or missing value the policy keeps, an
     infinity; see the functions). None: not served here."""
     kind = x2.dtype.kind
-    if kind in "mM" and (stat == "mean" or (stat == "sum" and kind == "m")):
+    if kind in "mM" and (stat in MEANS or (stat in SUMS and kind == "m")):
         gone = np.isnat(x2)
         if masks.missing is not None:
             gone = gone | masks.missing
@@ -53,12 +56,47 @@ def narrow_moment(x2, masks, start, end, stat, policy, params):
     take = ~bad if masks.missing is None else (~bad & ~masks.missing)
     values, redo = half_window_moment(x2, take, start, end, stat,
                                       int(params.get("ddof", 0)))
+    ncols = x2.shape[1]
     if RULES[policy].removes:  # infinities only: NaNs and missing values are left out
         hard = bad if gone is None else (bad & ~gone)
+    elif masks.nan is not None and masks.missing is None:
+        # a window holding a NaN the policy keeps is that NaN (the greatest NaN key, as
+        # the plain reductions pick it); windows with an infinity too: the reference
+        nan_in = window_counts(masks.nan, start, end, ncols) > 0
+        values = np.where(nan_in, window_top_nan(x2, masks.nan, start, end), values)
+        hard = bad & ~masks.nan
+        redo = redo & ~nan_in
     else:
         hard = bad if gone is None else (bad | gone)
-    redo = redo | (window_counts(hard, start, end, x2.shape[1]) > 0)
+    redo = redo | (window_counts(hard, start, end, ncols) > 0)
     return values, None, redo
+
+
+def window_top_nan(x2: np.ndarray, nan: np.ndarray, start: np.ndarray,
+                   end: np.ndarray) -> np.ndarray:
+    """The NaN of greatest totalOrder key in each window (x2's dtype, ``(nout,
+    ncols)``; windows without a NaN: arbitrary), from a sparse table of maxima of the
+    NaN keys (``O(n log w)``, NumPy): the levels ``2**k`` hold ``max(keys[i:i + 2**k])``
+    and a window of length ``L`` is the larger of two overlapping ``2**floor(log2 L)``
+    blocks."""
+    lay = layout_of(x2.dtype)
+    n = x2.shape[0]
+    if not n:
+        return np.full((start.size, x2.shape[1]), np.nan, x2.dtype)
+    keys = np.where(nan, float_keys(x2), lay.int_dtype.type(lay.int_min))
+    length = np.maximum(end - start, 1)
+    level = np.floor(np.log2(length)).astype(np.int64)
+    out = np.empty((start.size, x2.shape[1]), keys.dtype)
+    table = keys
+    for k in range(int(level.max(initial=0)) + 1):
+        rows = np.flatnonzero(level == k)
+        if rows.size:
+            a = np.minimum(start[rows], n - 1)
+            b = np.clip(end[rows] - (1 << k), 0, n - 1)
+            out[rows] = np.maximum(table[a], table[b])
+        if table.shape[0] > (1 << k):
+            table = np.maximum(table[:-(1 << k)], table[1 << k:])
+    return keys_to_float(out, x2.dtype)
 
 
 def temporal_window_moment(x2, gone, start, end, stat, keeps_missing):
@@ -84,7 +122,7 @@ def temporal_window_moment(x2, gone, start, end, stat, keeps_missing):
     n = (end - start)[:, None] - k
     hit = (k > 0) if keeps_missing else np.zeros(k.shape, bool)
     redo = np.zeros(k.shape, bool)
-    if stat == "sum":
+    if stat in SUMS:
         got = int_window_sum(v, None, start, end, False)
         s = got[0]
         if s.dtype.kind == "f":  # past int64: the reference engine
@@ -106,7 +144,7 @@ def temporal_window_moment(x2, gone, start, end, stat, keeps_missing):
         out = (q1 << 32) + q0
         out = out + ((s_hi < 0) & (rem - q0 * d != 0))  # toward zero
     # nothing left: a sum of nothing is 0, a mean NaT (as the plain reductions)
-    out = np.where(hit | ((n == 0) & (stat == "mean")), _NAT, np.where(n == 0, 0, out))
+    out = np.where(hit | ((n == 0) & (stat in MEANS)), _NAT, np.where(n == 0, 0, out))
     return out.view(x2.dtype), (hit if hit.any() else None), redo
 
 
@@ -119,24 +157,24 @@ def half_window_moment(x2, take, start, end, stat, ddof):
     from .moments import bigint_moment
 
     ints = np.where(take, x2.astype(np.float64) * _SCALE, 0.0).astype(np.int64)  # exact
-    if stat == "sum" and x2.shape[0] <= MAX_ROWS:
+    if stat in SUMS and x2.shape[0] <= MAX_ROWS:
         wide = int_window_sum(ints, None, start, end, False)[0]
         wide = wide.astype(np.float64) / _SCALE  # exact below 2**53 (else past float16)
         served = np.ones(wide.shape, bool)
     else:
         rows = np.arange(start.size)
         wide, served = bigint_moment(ints, take, start, end, rows,
-                                     "var" if stat == "std" else stat, ddof)
-        wide = wide / (_SCALE * _SCALE if stat in ("var", "std") else _SCALE)  # exact
-        if stat == "std":
+                                     "var" if stat in ROOTS else stat, ddof)  # rooted here
+        wide = wide / (_SCALE * _SCALE if stat in SQUARES else _SCALE)  # exact
+        if stat in ROOTS:
             np.sqrt(wide, out=wide)
     with np.errstate(over="ignore"):
         out = wide.astype(np.float16)
-    if stat == "sum":  # the float64 is the exact sum (or past float16): one rounding
+    if stat in SUMS:  # the float64 is the exact sum (or past float16): one rounding
         return out, ~served
     out[~served] = np.nan  # nothing taking part, or too few for ddof
     mid = _on_midpoint(wide, out) & served
-    if stat == "mean" and mid.any():  # a mean exactly on a midpoint rounded only once
+    if stat in MEANS and mid.any():  # a mean exactly on a midpoint rounded only once
         mid &= ~_exact_mean(ints, take, start, end, wide, mid)
     return out, mid
 

@@ -14,9 +14,10 @@ sliding pass over the NaNs alone.
 without missing values, NaNs absent or removed by the policy): no key, mask, count or
 plan arrays of the data's size; the plan is a table over the possible counts. Its
 kernel by shape: disjoint wide windows (segments) by selection, one quantile of
-sliding windows on two heaps (float keys, 8-ary:
-:mod:`nanaccess.core._numba.window_fheap`, measured faster than the sorted buffer
-from width 3; fixed windows need no bound arrays there), else one sorted buffer.
+sliding windows on the two heaps (:mod:`nanaccess.core._numba.window_heap`: float
+keys, 8-ary, signed zeros ordered by a count, the columns read in place; measured
+faster than the sorted buffer from width 3; fixed windows need no bound arrays
+there), else one sorted buffer.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from __future__ import annotations
 import numpy as np
 
 from ...options import NanPolicy
-from .._numba.window_fheap import FLAG_ZEROS, fheap_select
 from .._numba.window_fused import MODE_LERP, MODE_MID, MODE_PICK, fused_select
 from .._numba.window_heap import heap_ok, heap_select
 from .._numba.window_segments import segment_select
@@ -149,8 +149,8 @@ def fused_order(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarra
     are the empty fill already. None where this is not the policy's result (a window
     holds a NaN the policy keeps, or a signaling NaN it refuses: the general path
     then ranks or raises), the bounds are not monotone, or ``start`` is a
-    :class:`.bounds.FixedWindows` (``end`` None) the float-key heaps do not serve
-    (the caller then passes its arrays)."""
+    :class:`.bounds.FixedWindows` (``end`` None) the two heaps do not serve (the
+    caller then passes its arrays)."""
     r = RULES[policy]
     fixed = start if isinstance(start, FixedWindows) else None
     if width is None:  # the widest window (the caller may know it)
@@ -162,28 +162,23 @@ def fused_order(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarra
     heap = heap_ok(plan.lo, plan.hi)  # float keys: faster than a buffer at any width
     if fixed and not heap:
         return None
-    xt = x2.T if ncols == 1 else np.ascontiguousarray(x2.T)  # each column contiguous
-    vals = np.empty((nq, ncols, nout), x2.dtype)
-    count = np.empty((ncols, nout), np.int64)
     filled = False
     if heap and not (fixed is None and width >= SEGMENT_MIN and _disjoint(start, end)):
-        # one quantile: float keys in two 8-ary heaps, O(log w) a step
+        # one quantile: the data as it lies in two 8-ary heaps, O(log w) a step
         bounds = ("fixed", fixed.e0, fixed.step, fixed.span) if fixed else \
             ("arrays", start, end)
-        seen = fheap_select(xt, bounds, nout, plan.lo, plan.hi, w_t, _MODES[plan.mode],
-                            minp, vals[0], count, compiled=compiled)
-        filled = True
-        if seen >= 0 and seen & FLAG_ZEROS == FLAG_ZEROS:  # both zeros: totalOrder keys
-            if fixed:
-                start, end = fixed.arrays()
-            seen = heap_select(xt, start, end, plan.lo, plan.hi, w_t, _MODES[plan.mode],
-                               vals, count, compiled=compiled)
-            filled = False
+        v, count, seen = heap_select(x2, bounds, nout, plan.lo, plan.hi, w_t,
+                                     _MODES[plan.mode], minp, compiled=compiled)
+        vals, filled = v[None], True
     else:
+        xt = x2.T if ncols == 1 else np.ascontiguousarray(x2.T)  # each column contiguous
+        out = np.empty((nq, ncols, nout), x2.dtype)
+        cnt = np.empty((ncols, nout), np.int64)
         select = segment_select if width >= SEGMENT_MIN and _disjoint(start, end) else \
             fused_select  # resample / coarsen blocks: selection, O(n); else one buffer
-        seen = select(xt, start, end, plan.lo, plan.hi, w_t, _MODES[plan.mode], vals,
-                      count, compiled=compiled)
+        seen = select(xt, start, end, plan.lo, plan.hi, w_t, _MODES[plan.mode], out,
+                      cnt, compiled=compiled)
+        vals, count = out.transpose(0, 2, 1), cnt.T
     if seen < 0 or not r.drops_silently(bool(seen & 1), bool(seen & 2)):
         return None
-    return vals.transpose(0, 2, 1), count.T, filled
+    return vals, count, filled

@@ -1,6 +1,7 @@
-"""The float-key 8-ary heap kernel (``core/_numba/window_fheap``) and fixed windows
-passed as numbers (``FixedWindows``): the bits of the totalOrder-key kernels and of
-the plain reduction of every window."""
+"""The two-heap kernel (``core/_numba/window_heap``: float keys, 8-ary, the data read
+in place through strides) and fixed windows passed as numbers (``FixedWindows``): the
+bits of the totalOrder-key buffer kernel and of the plain reduction of every window,
+signed zeros included."""
 
 from __future__ import annotations
 
@@ -43,15 +44,31 @@ def _data(dtype, n, seed, zeros=(0.0,)):
     return x
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_float_heaps_give_the_totalorder_heaps_bits(dtype):
-    from nanaccess.core._numba.window_fheap import FLAG_ZEROS, fheap_select
+def _heap(x2, bounds, nout, plan, w_t, mode, minp=0, **kw):
     from nanaccess.core._numba.window_heap import heap_select
+
+    return heap_select(x2, bounds, nout, plan.lo, plan.hi, w_t, mode, minp, **kw)
+
+
+def _buffer(xt, start, end, plan, w_t, mode):
+    """The sorted-buffer kernel on totalOrder keys (``window_fused``): the reference."""
+    from nanaccess.core._numba.window_fused import fused_select
+
+    out = np.empty((1, xt.shape[0], start.size), xt.dtype)
+    cnt = np.empty((xt.shape[0], start.size), np.int64)
+    flags = fused_select(xt, start, end, plan.lo, plan.hi, w_t, mode, out, cnt)
+    return out[0].T, cnt.T, flags
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("zeros", [(0.0,), (0.0, -0.0), (-0.0,)])
+def test_heaps_give_the_totalorder_buffers_bits(dtype, zeros):
+    # both signed zeros in a window: the picked zero is totalOrder's (-0.0 < 0.0),
+    # from the count of sign-bit numbers, never a fallback kernel
     from nanaccess.core.window.order import _MODES
 
     n = 900
-    x = _data(dtype, n, 5)
-    xt = x[None]
+    x = _data(dtype, n, 5, zeros)
     bounds = [fixed_bounds(n, 40), fixed_bounds(n, 33, center=True, closed="both"),
               expanding_bounds(n), (np.arange(n) * 2 // 3, np.minimum(np.arange(n) + 50, n))]
     gaps = np.arange(0, n - 60, 70)
@@ -59,34 +76,59 @@ def test_float_heaps_give_the_totalorder_heaps_bits(dtype):
     for (start, end), (stat, params) in itertools.product(bounds, HEAP_CASES):
         plan, w_t = _plan(stat, params, int((end - start).max()))
         mode = _MODES[plan.mode]
-        ref = np.empty((1, 1, start.size), dtype)
-        rcnt = np.empty((1, start.size), np.int64)
-        assert heap_select(xt, start, end, plan.lo, plan.hi, w_t, mode, ref, rcnt) == 1
-        out = np.empty((1, start.size), dtype)
-        cnt = np.empty((1, start.size), np.int64)
-        flags = fheap_select(xt, ("arrays", start, end), start.size, plan.lo, plan.hi, w_t,
-                             mode, 0, out, cnt)
-        assert flags & 3 == 1 and flags & FLAG_ZEROS != FLAG_ZEROS
-        assert bits(out) == bits(ref[0]), (stat, params)
+        ref, rcnt, rflags = _buffer(x[None], start, end, plan, w_t, mode)
+        assert rflags == 1
+        out, cnt, flags = _heap(x[:, None], ("arrays", start, end), start.size, plan, w_t,
+                                mode)
+        assert flags == 1
+        assert bits(out) == bits(ref), (stat, params)
         assert cnt.tolist() == rcnt.tolist()
 
 
-def test_float_heaps_flag_both_signed_zeros():
-    # float keys cannot tell -0.0 from 0.0: a column holding both is flagged (and
-    # window_reduce then ranks on totalOrder keys: the pick below is -0.0 < 0.0's)
-    from nanaccess.core._numba.window_fheap import FLAG_ZEROS, fheap_select
+@pytest.mark.parametrize("stat", ["median_low", "median_high", "median", "min", "max"])
+def test_heaps_pick_the_totalorder_zero(stat):
+    # windows of only zeros of both signs, and zeros among negatives and positives
+    x = np.tile([0.0, -0.0, 1.0, -1.0, -0.0, 0.0, 0.0, -0.0], 12)
+    for data in (x, np.where(np.abs(x) == 1, 0.0, x), np.abs(x), -np.abs(x)):
+        for width in (2, 3, 4, 5, 40):
+            start, end = fixed_bounds(data.size, width)
+            assert_exact(data, None, start, end, stat, NanPolicy.OMIT, "numba")
+            fw = fixed_windows(data.size, width)
+            plan, w_t = _plan(stat, {}, width)
+            from nanaccess.core.window.order import _MODES
 
-    x = np.tile([0.0, -0.0, 1.0, -1.0], 20)
-    plan, w_t = _plan("median_low", {}, 40)
-    out = np.empty((1, 80))
-    cnt = np.empty((1, 80), np.int64)
-    for data, both in ((x, True), (np.abs(x), False), (-np.abs(x), False)):
-        flags = fheap_select(data[None], ("fixed", 1, 1, 40), 80, plan.lo, plan.hi, w_t, 0,
-                             0, out, cnt)
-        assert (flags & FLAG_ZEROS == FLAG_ZEROS) is both
-    start, end = fixed_bounds(80, 40)
-    for stat in ("median_low", "median_high", "median"):
-        assert_exact(x, None, start, end, stat, NanPolicy.OMIT, "numba")
+            out = _heap(data[:, None], ("fixed", fw.e0, fw.step, fw.span), fw.nout, plan,
+                        w_t, _MODES[plan.mode])[0]
+            ref = _buffer(data[None], start, end, plan, w_t, _MODES[plan.mode])[0]
+            assert bits(out) == bits(ref)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("layout", ["C", "F", "strided", "long"])
+def test_heaps_read_columns_in_place(monkeypatch, dtype, layout):
+    # C-ordered blocks read through strides (no transposed copy), F-ordered columns,
+    # a non-contiguous view and long C blocks (one copy): the same bits as one column
+    # at a time
+    from nanaccess.core._numba import window_heap
+
+    if layout == "long":
+        monkeypatch.setattr(window_heap, "STRIDED_MAX_ROWS", 10)
+    rng = np.random.default_rng(4)
+    n, ncols = 120, 7
+    base = rng.normal(size=(n, 2 * ncols)).astype(dtype)
+    base[rng.random(base.shape) < 0.1] = np.nan
+    base[:, 3] = np.nan  # an all-NaN column (land)
+    base[::5, 1] = -0.0
+    base[::3, 1] = 0.0
+    x2 = {"C": np.ascontiguousarray(base[:, :ncols]), "F": np.asfortranarray(base[:, :ncols]),
+          "strided": base[:, ::2], "long": np.ascontiguousarray(base[:, :ncols])}[layout]
+    plan, w_t = _plan("quantile", {"q": 0.4, "method": "hazen"}, 9)
+    out, cnt, flags = _heap(x2, ("fixed", 5, 1, 9), n, plan, w_t, 2, 3)
+    assert flags == 1 and out.shape == (n, ncols) and cnt.shape == (n, ncols)
+    for c in range(ncols):
+        one, ocnt, _ = _heap(np.ascontiguousarray(x2[:, c:c + 1]), ("fixed", 5, 1, 9), n,
+                             plan, w_t, 2, 3)
+        assert bits(out[:, c]) == bits(one[:, 0]) and (cnt[:, c] == ocnt[:, 0]).all()
 
 
 @pytest.mark.parametrize("window", [0, 1, 2, 33, 40, 41, 64, 200])
@@ -96,8 +138,6 @@ def test_float_heaps_flag_both_signed_zeros():
 def test_kernel_bounds_fixed_windows_as_the_arrays(window, center, closed, step):
     # the kernel's bounds from (e0, step, span) are fixed_bounds' arrays: the same
     # values and counts, and windows short of min_periods are the empty fill
-    from nanaccess.core._numba.window_fheap import fheap_select
-
     n = 150
     x = _data(np.float64, n, 11)
     fw = fixed_windows(n, window, center=center, closed=closed, step=step)
@@ -107,13 +147,11 @@ def test_kernel_bounds_fixed_windows_as_the_arrays(window, center, closed, step)
     plan, w_t = _plan("quantile", {"q": 0.3, "method": "hazen"}, fw.width)
     got = []
     for bounds in (("fixed", fw.e0, fw.step, fw.span), ("arrays", start, end)):
-        out = np.empty((1, fw.nout))
-        cnt = np.empty((1, fw.nout), np.int64)
-        assert fheap_select(x[None], bounds, fw.nout, plan.lo, plan.hi, w_t, 2, 7, out,
-                            cnt) >= 0
+        out, cnt, flags = _heap(x[:, None], bounds, fw.nout, plan, w_t, 2, 7)
+        assert flags >= 0
         got.append((bits(out), cnt.tolist()))
-        short = cnt[0] < 7
-        assert np.isnan(out[0, short]).all()
+        short = cnt[:, 0] < 7
+        assert np.isnan(out[short, 0]).all()
     assert got[0] == got[1]
 
 
@@ -150,44 +188,41 @@ def test_window_reduce_fixed_windows_errors():
     assert fw.nout == 5 and fw.width == 2
 
 
-def test_float_heaps_in_parallel_blocks(monkeypatch):
+def test_heaps_in_parallel_tasks(monkeypatch):
     # long inputs run in blocks of outputs on numba's threads: the same bits; with
     # bound arrays a decreasing bound between blocks is refused (-1)
-    from nanaccess.core._numba import window_fheap
+    from nanaccess.core._numba import window_heap
 
     rng = np.random.default_rng(8)
     n = 3000
-    x = rng.normal(size=(2, n))
-    x[rng.random((2, n)) < 0.05] = np.nan
+    x = rng.normal(size=(n, 2))
+    x[rng.random((n, 2)) < 0.05] = np.nan
     fw = fixed_windows(n, 70, center=True)
     start, end = fw.arrays()
     plan, w_t = _plan("quantile", {"q": 0.8, "method": "hazen"}, 70)
     got = []
     for limit in (10**9, 100):
-        monkeypatch.setattr(window_fheap, "PARALLEL_MIN_OUTPUTS", limit)
-        monkeypatch.setattr(window_fheap, "parallel_ok", lambda n, m: True)
+        monkeypatch.setattr(window_heap, "PARALLEL_MIN_OUTPUTS", limit)
+        monkeypatch.setattr(window_heap, "parallel_ok", lambda n, m: True)
         for bounds in (("fixed", fw.e0, fw.step, fw.span), ("arrays", start, end)):
-            out = np.empty((2, n))
-            cnt = np.empty((2, n), np.int64)
-            assert window_fheap.fheap_select(x, bounds, n, plan.lo, plan.hi, w_t, 2, 0, out,
-                                             cnt) == 1
+            out, cnt, flags = _heap(x, bounds, n, plan, w_t, 2)
+            assert flags == 1
             got.append((bits(out), cnt.tolist()))
         bad = start.copy()
         bad[n // 2] = bad[n // 2 - 1] - 1
-        assert window_fheap.fheap_select(x, ("arrays", bad, end), n, plan.lo, plan.hi, w_t,
-                                         2, 0, out, cnt) == -1
+        assert _heap(x, ("arrays", bad, end), n, plan, w_t, 2)[2] == -1
+        many = np.repeat(x, 3, axis=1)  # columns as tasks on the threads
+        out3, cnt3, flags = _heap(many, ("fixed", fw.e0, fw.step, fw.span), n, plan, w_t, 2)
+        assert flags == 1 and bits(out3[:, ::3]) == got[0][0]
     assert all(g == got[0] for g in got)
 
 
-def test_float_heaps_uncompiled_on_a_small_input():
-    from nanaccess.core._numba.window_fheap import fheap_select
-
+def test_heaps_uncompiled_on_a_small_input():
     x = np.array([3.0, np.nan, -1.0, 2.0, 2.0, 0.0, 0.0, 7.0, np.inf, -5.0, 4.0, 1.0])
     start, end = fixed_bounds(12, 4)
     plan, w_t = _plan("median", {}, 4)
-    out = np.empty((1, 12))
-    cnt = np.empty((1, 12), np.int64)
-    assert fheap_select(x[None], ("fixed", 1, 1, 4), 12, plan.lo, plan.hi, w_t, 1, 0, out,
-                        cnt, compiled=False) == 1 | 8
-    assert bits(out[0]) == bits([np.nanmedian(x[s:e]) for s, e in zip(start, end,
+    out, cnt, flags = _heap(x[:, None], ("fixed", 1, 1, 4), 12, plan, w_t, 1,
+                            compiled=False)
+    assert flags == 1
+    assert bits(out[:, 0]) == bits([np.nanmedian(x[s:e]) for s, e in zip(start, end,
                                                                         strict=True)])
