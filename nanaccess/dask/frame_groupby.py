@@ -231,8 +231,6 @@ def groupby_stat(ddf: dd.DataFrame, by: Any, dropna: bool, stat: str, **kw: Any)
     >>> float(groupby_stat(ddf, "k", True, "mean").compute()["x"].iloc[0])
     2.0
     """
-    if stat in _stats.TAKES_Q and np.ndim(kw.get("q", 0.5)):
-        raise ValueError("dask groupby quantile takes a scalar q")
     # the options are read now, when the graph is built (docs/dask.md), not when and
     # where a partition is computed
     opts = dict(by=by, dropna=dropna, stat=stat, kw=kw, options=get_options())
