@@ -76,7 +76,7 @@ HOSTS = [
         type_imports=_TYPES,
         docs_module="dask.dataframe",
         docs_prefix="Series.nanstats.",
-        docs_extra=("describe", "nan_report"),
+        docs_extra=("agg", "describe", "nan_report"),
     ),
     HostSpec(
         key="dask.DataFrame",
@@ -103,7 +103,7 @@ HOSTS = [
         type_imports=_TYPES,
         docs_module="dask.dataframe",
         docs_prefix="DataFrame.nanstats.",
-        docs_extra=("describe", "nan_report", "groupby"),
+        docs_extra=("agg", "describe", "nan_report", "groupby"),
     ),
     HostSpec(
         key="dask.GroupBy",
