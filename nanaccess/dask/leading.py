@@ -80,7 +80,9 @@ def _keys(b: np.ndarray) -> tuple[np.ndarray, np.ndarray, NanTally]:
     p, r = src.shape[1], src.shape[2]
     moved = np.moveaxis(src.view(it), 0, -1)  # (p, r, n), strided
     keys3 = np.empty((p, r, n), dtype=it)
-    imax, emax, quiet = it.type(lay.int_max), it.type(lay.exp_mask), it.type(lay.quiet_bit)
+    imax, emax = it.type(lay.int_max), it.type(lay.exp_mask)
+    ut = np.dtype(f"u{it.itemsize}")
+    uquiet = ut.type(lay.quiet_bit - 1)
     shift = lay.bits - 1
     m = np.full(p * r, n, dtype=np.int64)
     counts = [0, 0]  # signaling, NaN
@@ -94,37 +96,50 @@ def _keys(b: np.ndarray) -> tuple[np.ndarray, np.ndarray, NanTally]:
         flat = keys3[p0:p1].reshape(-1, n)
         k = flat.shape[0]
         t, bad = tmp[:k], nan[:k]
-        np.bitwise_and(flat, imax, out=t)
+        np.bitwise_and(flat, imax, out=t)  # magnitudes: NaN above the infinities
         np.greater(t, emax, out=bad)
-        any_nan = bad.any()
-        if any_nan:  # signaling: quiet bit clear (read before the key map flips it)
-            np.bitwise_and(flat, quiet, out=t)
-            sig = bad & (t == 0)
+        any_nan = bool(bad.any())
+        sig = None
+        if any_nan:  # signaling: quiet bit clear, emax < mag < emax + quiet (unsigned)
+            np.subtract(t, emax + 1, out=t)
+            hit = t.view(ut) < uquiet
+            if hit.any():
+                sig = hit
         np.right_shift(flat, shift, out=t)
         np.bitwise_and(t, imax, out=t)
         np.bitwise_xor(flat, t, out=flat)
         if not any_nan:
             continue
         c0 = p0 * r
-        for j, mask in enumerate((sig, bad)):
-            c, first = _count_first(mask, c0, p * r)
+        rows = np.count_nonzero(bad, axis=1)
+        m[c0:c0 + k] -= rows
+        for j, (mask, per_row) in enumerate(((sig, None), (bad, rows))):
+            if mask is None:
+                continue
+            c, first = _count_first(mask, per_row, c0, p * r)
             counts[j] += c
             if first is not None:
                 firsts[j].append(first)
-        m[c0:c0 + k] -= np.count_nonzero(bad, axis=1)
-        flat[bad] = imax  # above every number: out of reach of the numbers' ranks
+        np.copyto(flat, imax, where=bad)  # above every number: out of the ranks' reach
     tally = NanTally(counts[0], min(firsts[0]) if firsts[0] else None,
                      counts[1], min(firsts[1]) if firsts[1] else None)
     return keys3.reshape(-1, n), m, tally
 
 
-def _count_first(mask: np.ndarray, c0: int, cells: int) -> tuple[int, int | None]:
+def _count_first(mask: np.ndarray, per_row: np.ndarray | None, c0: int, cells: int
+                 ) -> tuple[int, int | None]:
     """Count and first flat position (C order of the block: time major) of a step's
-    ``(k, n)`` mask whose first cell is ``c0`` of ``cells``."""
-    count = int(np.count_nonzero(mask))
+    ``(k, n)`` mask whose first cell is ``c0`` of ``cells`` (``per_row``: its counts
+    per cell, when known)."""
+    if per_row is None:
+        per_row = np.count_nonzero(mask, axis=1)
+    count = int(per_row.sum())
     if not count:
         return 0, None
-    rows = np.flatnonzero(mask.any(axis=1))
+    at0 = np.flatnonzero(mask[:, 0])
+    if at0.size:  # a hit at the first time step: the first in time-major order
+        return count, int(at0[0] + c0)
+    rows = np.flatnonzero(per_row)
     t = mask[rows].argmax(axis=1)
     return count, int((t * cells + rows + c0).min())
 

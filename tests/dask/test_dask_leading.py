@@ -83,6 +83,15 @@ def test_leading_raise_and_signaling_name_the_core_position():
         na.median(da.from_array(x, chunks=(-1, 3, 4)), axis=0).compute()
     assert lazy.value.position == mem.value.position
     assert lazy.value.count == mem.value.count
+    y = x.copy()
+    y[:2] = 1.0  # no NaN at the first time steps: the first one found per cell
+    y[:, 1, 2:5] = 2.0
+    with pytest.raises(NaNError) as mem:
+        na.median(y, axis=0)
+    with pytest.raises(NaNError) as lazy:
+        na.median(da.from_array(y, chunks=(-1, 3, 4)), axis=0).compute()
+    assert lazy.value.position == mem.value.position and mem.value.position[0] >= 2
+    assert lazy.value.count == mem.value.count
     for sign in (1.0, -1.0):  # a negative signaling NaN: its quiet bit read before the map
         y = x.copy()
         y[7, 4, 8] = np.copysign(na.make_nan(5, signaling=True), sign)
