@@ -265,6 +265,7 @@ AREAS = {
     "weighted": "weighted statistics",
     "windows": "rolling windows",
     "dask": "dask arrays",
+    "dask_grid": "dask: quantile over time of a grid",
 }
 
 
