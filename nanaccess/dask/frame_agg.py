@@ -13,7 +13,10 @@
 * ``ddf.nanstats.agg(...)`` / ``s.nanstats.agg(...)`` (dask DataFrames have no
   ``agg`` of their own): the forms of ``df.nanstats.agg``, lazy, each statistic the
   dask accessor's own exact statistic; the layout is pandas' (it is built by the same
-  code, :mod:`nanaccess.pandas.agg_forms`, over the computed results).
+  code, :mod:`nanaccess.pandas.agg_forms`, over the computed results). Each
+  statistic's policy error names its column and the index label of the first
+  offending value; when several columns would raise, which one is reported depends
+  on which task dask finishes first.
 """
 
 from __future__ import annotations
