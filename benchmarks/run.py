@@ -45,7 +45,7 @@ if str(HERE) not in sys.path:
 from common import RESULTS, accel_active, log, make_row, write_results  # noqa: E402
 
 BENCHES = ("core", "axis", "list", "small", "accessor_small", "memory", "groupby", "moments",
-           "weighted", "windows", "dask")
+           "weighted", "windows", "dask", "dask_grid")
 ACCEL_BENCHES = ("core", "axis", "groupby", "moments")  # paths the accelerator changes
 
 
@@ -242,7 +242,7 @@ RUNNERS: dict[str, Callable[..., list[dict]]] = {
     "core": bench_core, "axis": bench_axis, "list": bench_list, "small": bench_small,
     "memory": bench_memory, "groupby": bench_groupby, "dask": bench_dask,
     **{name: _self_contained(name)
-       for name in ("accessor_small", "moments", "weighted", "windows")},
+       for name in ("accessor_small", "moments", "weighted", "windows", "dask_grid")},
 }
 
 

@@ -30,7 +30,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["render", "write_tables", "write_chart", "summary_rows", "NOT_MEASURED"]
+import numpy as np
+
+__all__ = ["render", "write_tables", "write_chart", "summary_rows", "ratio_figure",
+           "AREAS", "NOT_MEASURED"]
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -248,6 +251,84 @@ def write_chart(results_dir: Path | str, out: Path | str) -> bool:
     plt.close(fig)
     return True
 
+
+
+#: the benchmark files the overview chart shows, with what a reader calls them
+AREAS = {
+    "core": "median / quantile of an array",
+    "axis": "median / quantile along an axis",
+    "list": "median of a Python list",
+    "small": "small arrays (n <= 1000)",
+    "accessor_small": "small Series, .nanstats",
+    "moments": "exact sum / mean / var",
+    "groupby": "grouped statistics",
+    "weighted": "weighted statistics",
+    "windows": "rolling windows",
+    "dask": "dask arrays",
+    "dask_grid": "dask: quantile over time of a grid",
+}
+
+
+def _ratios(path: Path) -> list[tuple[float, str]]:
+    """(ratio, reference) of every timed row of one results file."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    records = data.get("results", []) if isinstance(data, Mapping) else data
+    out = []
+    for r in records if isinstance(records, list) else []:
+        ratio = r.get("ratio") if isinstance(r, Mapping) else None
+        if isinstance(ratio, int | float) and ratio > 0 and math.isfinite(ratio):
+            out.append((float(ratio), str(r.get("reference", ""))))
+    return out
+
+
+def ratio_figure(results_dir: Path | str = RESULTS) -> Any:
+    """A matplotlib figure: every same-run ratio of each area (:data:`AREAS`), one
+    dot per measured case on a log axis, the median ringed; None without results.
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> ratio_figure(d) is None
+    True
+    >>> _ = (d / "core.json").write_text(json.dumps(
+    ...     [{"case": "median", "ratio": 0.4, "reference": "np.median"}]))
+    >>> ratio_figure(d).axes[0].get_yticklabels()[0].get_text()
+    'median / quantile of an array'
+    """
+    results_dir = Path(results_dir)
+    areas = [(name, label, _ratios(results_dir / f"{name}.json"))
+             for name, label in AREAS.items()]
+    areas = [a for a in areas if a[2]][::-1]
+    if not areas:
+        return None
+    import matplotlib.pyplot as plt  # the caller's backend (inline in the docs)
+
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(areas) + 1.3), layout="constrained")
+    ax.axvspan(1e-3, 1.0, color="#2a9d8f", alpha=0.07, lw=0)
+    ax.axvline(1.0, color="0.3", lw=1)
+    rng = np.random.default_rng(0)
+    for y, (_, _, rows) in enumerate(areas):
+        r = np.array([v for v, _ in rows])
+        ax.scatter(r, y + rng.uniform(-0.18, 0.18, r.size), s=12, color="#264653",
+                   alpha=0.55, lw=0, zorder=2)
+        ax.plot(np.median(r), y, "o", mfc="none", mec="#e76f51", ms=10, mew=2, zorder=3)
+    allr = np.concatenate([[v for v, _ in a[2]] for a in areas])
+    lo, hi = max(allr.min() / 1.5, 1e-3), allr.max() * 1.5
+    ax.set_xscale("log")
+    ax.set_xlim(min(lo, 0.5), max(hi, 2.0))
+    ticks = [v for v in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50)
+             if ax.get_xlim()[0] <= v <= ax.get_xlim()[1]]
+    ax.set_xticks(ticks, [f"{v:g}x" for v in ticks])
+    ax.minorticks_off()
+    ax.set_yticks(range(len(areas)), [label for _, label, _ in areas])
+    ax.set_xlabel("time of nanaccess / time of the tool you would use otherwise\n"
+                  "(same run; left of the line: nanaccess is faster; ringed: median)")
+    ax.grid(axis="x", color="0.9", zorder=0)
+    return fig
 
 def _summary(results_dir: Path, chart: str | None) -> str:
     rows = summary_rows(results_dir)

@@ -107,9 +107,12 @@ def test_performance_page_comes_from_the_results(docs_build):
                 continue  # written while the docs were building (a local benchmark run)
             assert f"benchmarks/results/{path.name}" in html
     if (ROOT / "benchmarks" / "results" / "summary.json").exists():
-        # the page leads with the summary and its chart, before any detail table
+        # the page leads with the ratio chart drawn from the results (before any
+        # table), and the summary and its chart come before the detail tables
+        glance = html.index('id="at-a-glance"')
+        assert glance < html.index("<table") and "<img" in html[glance:html.index("<table")]
         summary = html.index('id="summary"')
-        assert summary < html.index("<table")
+        assert summary < html.index('id="every-measurement"')
         chart = re.search(r'<img[^>]+src="(_images/perf_summary[^"]*\.svg)"', html)
         assert chart and html.index(chart.group(0)) > summary, "no summary chart"
         svg = (docs_build.html / chart.group(1)).read_text(encoding="utf-8")

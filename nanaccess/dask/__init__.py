@@ -11,8 +11,10 @@ __all__ = ["dask_moment_stat", "dask_order_stat", "is_dask_array"]
 
 try:  # the DataFrame accessor needs dask.dataframe (and pandas)
     from . import dataframe as dataframe  # noqa: F401
+    from .resample import register_resample_accessor
     from .window import register_window_accessor
 
     register_window_accessor()  # ddf.rolling(...).nanstats
+    register_resample_accessor()  # ddf.resample(...).nanstats
 except ImportError:  # pragma: no cover - dask[dataframe] not installed
     pass

@@ -1613,7 +1613,8 @@ class DaskGroupByStatsMixin:
         Parameters
         ----------
         q : float or sequence of float, default 0.5
-            Quantile in [0, 1] (a scalar: each group is computed in one partition).
+            Quantile(s) in [0, 1]; a sequence gives rows (group, q), as pandas'
+            ``GroupBy.quantile``.
         method : str, default "linear"
             One of {"linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exclusive",
             "weibull", "hazen", "median_unbiased", "normal_unbiased", "inverted_cdf",

@@ -24,6 +24,7 @@ from dask.dataframe.extensions import register_dataframe_accessor, register_seri
 from .._describe import describe_policy
 from ..typing import NanPolicyArg
 from ._generated import DaskDataFrameStatsMixin, DaskGroupByStatsMixin, DaskSeriesStatsMixin
+from .frame_agg import lazy_frame_agg, lazy_series_agg, register_groupby_agg
 from .frame_reduce import frame_stat, groupby_stat, series_stat
 from .frame_report import frame_describe, frame_report, series_describe, series_report
 
@@ -55,6 +56,37 @@ class DaskSeriesNanStats(DaskSeriesStatsMixin):
         if np.ndim(params.get("q")) > 0:  # as pandas: a Series indexed by q
             return _labelled(out, params["q"], self._obj.name)
         return _scalar(out)
+
+    def agg(self, func: Any = None, **kwargs: Any) -> Any:
+        """Several statistics at once, as ``Series.nanstats.agg`` (lazy, exact).
+
+        Parameters
+        ----------
+        func : str, nanaccess.agg callable, list or dict
+            Statistic names of the table, :mod:`nanaccess.agg` callables, a list of
+            them, or a dict ``{label: statistic}``.
+        **kwargs
+            Keywords for every statistic that takes them (``nan_policy``, ``q``...).
+
+        Returns
+        -------
+        dask Scalar or dask.dataframe.Series
+            One statistic: that statistic's lazy result; several: a lazy Series
+            indexed by their labels, as pandas.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess as na
+        >>> s = dd.from_pandas(pd.Series([4.0, np.nan, 1.0, 3.0]), npartitions=2)
+        >>> s.nanstats.agg([na.agg.median(nan_policy="omit"), "max"], nan_policy="omit"
+        ...                ).compute()
+        median    3.0
+        max       4.0
+        dtype: float64
+        """
+        return lazy_series_agg(self, func, kwargs)
+
+    aggregate = agg
 
     def describe(self, percentiles: Any = None, *, nan_policy: NanPolicyArg = None) -> Any:
         """describe's rows (as ``Series.nanstats.describe``), lazy and exact.
@@ -122,6 +154,40 @@ class DaskDataFrameNanStats(DaskDataFrameStatsMixin):
     def _reduce(self, stat: str, *, numeric_only: bool = False, nan_policy: Any = None,
                 **params: Any) -> Any:
         return frame_stat(self._obj, stat, numeric_only, nan_policy=nan_policy, **params)
+
+    def agg(self, func: Any = None, **kwargs: Any) -> Any:
+        """Several statistics at once, as ``DataFrame.nanstats.agg`` (lazy, exact).
+
+        dask DataFrames have no ``agg`` of their own; this takes pandas' forms.
+
+        Parameters
+        ----------
+        func : str, nanaccess.agg callable, list or dict
+            Statistic names of the table or :mod:`nanaccess.agg` callables; a list
+            gives one row per statistic; a dict maps columns to statistics.
+        **kwargs
+            Keywords for every statistic that takes them (``nan_policy``, ``q``...),
+            or named aggregations ``name=(column, statistic)``.
+
+        Returns
+        -------
+        dask.dataframe.Series or DataFrame
+            Lazy, laid out as pandas' ``DataFrame.agg``.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess as na
+        >>> df = pd.DataFrame({"a": [4.0, np.nan, 1.0, 3.0], "b": [1.0, 2.0, 3.0, 4.0]})
+        >>> ddf = dd.from_pandas(df, npartitions=2)
+        >>> ddf.nanstats.agg([na.agg.median(nan_policy="omit"), na.agg.max(nan_policy="omit")]
+        ...                  ).compute()
+                  a    b
+        median  3.0  2.5
+        max     4.0  4.0
+        """
+        return lazy_frame_agg(self, func, kwargs)
+
+    aggregate = agg
 
     def describe(self, percentiles: Any = None, *, nan_policy: NanPolicyArg = None) -> Any:
         """describe's rows of the numeric columns (as ``DataFrame.nanstats.describe``),
@@ -363,8 +429,10 @@ def _register_groupby() -> None:
     """Set ``.nanstats`` on dask's GroupBy classes (dask has no accessor registry for
     them; the classes are those ``ddf.groupby`` hands out)."""
     probe = dd.from_pandas(pd.DataFrame({"k": [0], "x": [0.0]}), npartitions=1)
-    for cls in {type(probe.groupby("k")), type(probe.groupby("k")["x"])}:
+    classes = {type(probe.groupby("k")), type(probe.groupby("k")["x"])}
+    for cls in classes:
         cls.nanstats = _DaskGroupByAccessor()
+    register_groupby_agg(classes)  # gb.agg(nanaccess.agg.median(...)) runs nanaccess
 
 
 _register_groupby()

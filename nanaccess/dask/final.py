@@ -13,6 +13,7 @@ NumPy path names them, and a block is freed as soon as its core ran."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import dask.array as da
@@ -23,7 +24,7 @@ from ..core.reduce import reduce, result_dtype
 from ..core.select import order_stat
 from ..errors import NaNError
 from ..options import NanPolicy
-from .tally import block_tally, raise_from_info
+from .tally import block_tally, globalize, raise_from_info
 
 __all__ = ["out_dtype", "apply_keepdims", "axes_whole", "whole_axes", "bounded_whole_axes",
            "chunk_bytes", "per_block_core",
@@ -178,16 +179,34 @@ def _pair_block(b: np.ndarray, *, fn, axes, qshape, policy, vdtype,
     """One task of :func:`_recorded_core`: the block's values (zeros when the policy
     refuses its tally: the merged records raise for it) and its record, as a
     1-element object array."""
-    t = block_record(b, block_info)
+    fused = _fused(b, fn, axes)
+    if fused is not None:  # the tally from the statistic's own pass over the block
+        local, compute = fused
+        t = globalize(local, b.shape, block_info)
+    else:
+        t = block_record(b, block_info)
     try:
         raise_for(t, policy, shape=tuple(block_info[0]["shape"]) if block_info else ())
-        vals = _core_values(b, fn, axes, qshape)
+        vals = compute() if fused is not None else _core_values(b, fn, axes, qshape)
     except NaNError:
         vals = np.zeros(qshape + tuple(1 if a in axes else b.shape[a] for a in range(b.ndim)),
                         vdtype)
     out = np.empty((1,) * b.ndim, object)
     out.reshape(-1)[0] = (vals, t.as_array())
     return out
+
+
+def _fused(b: np.ndarray, fn: Any, axes: tuple[int, ...]) -> Any:
+    """(tally, values thunk) of :func:`.leading.leading_with_tally` when ``fn`` is its
+    order statistic and serves this block; else None."""
+    from .leading import leading_order, leading_with_tally, served
+
+    if not isinstance(fn, partial) or fn.func is not leading_order:
+        return None
+    kw = fn.keywords
+    if not served(b, axes, kw["stat"], kw["policy"]):
+        return None
+    return leading_with_tally(b, axes, **kw)
 
 
 def _values_of(pair: np.ndarray) -> np.ndarray:

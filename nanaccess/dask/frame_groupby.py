@@ -28,6 +28,7 @@ from .._labels import IndexLocation, relabel, subject
 from ..core.policy import RULES, NanTally, raise_for
 from ..errors import NaNError
 from ..options import NanPolicy, get_options, option_context, resolve_policy
+from ..pandas._nanagg import NanAgg
 from ..pandas.dtypes import column_arrays, is_numeric_column
 from .tally import signaling_mask
 
@@ -98,12 +99,14 @@ def _label(row: Any, keys: list) -> Any:
     return vals if len(keys) > 1 else vals[0]
 
 
-def group_check(infos: list, *, columns: list, policy: NanPolicy) -> bool:
+def group_check(infos: list, *, columns: list, policy: NanPolicy | None = None,
+                policies: dict | None = None) -> bool:
     """Merge the partitions' offenders in partition order; raise as pandas would.
 
-    Columns are checked in order and, per column, the refused kinds in the policy's
-    order; the first offending row is the global first (partition offsets added), and
-    the count is that of its group over all partitions.
+    Columns are checked in order and, per column, the refused kinds of its policies
+    (``policies[column]``, in the order its statistics run; else ``policy``) in each
+    policy's order; the first offending row is the global first (partition offsets
+    added), and the count is that of its group over all partitions.
     """
     offset = 0
     starts = []
@@ -111,21 +114,26 @@ def group_check(infos: list, *, columns: list, policy: NanPolicy) -> bool:
         starts.append(offset)
         offset += length
     for c in columns:
-        for kind in RULES[policy].refused:
-            hits = [(start, found[(c, kind)]) for start, (_, found) in zip(starts, infos,
-                                                                          strict=True)
-                    if (c, kind) in found]
-            if not hits:
-                continue
-            start, (pos, index_label, group, _) = hits[0]
-            count = sum(h[3].get(group, 0) for _, h in hits)
-            tally = NanTally(**{kind: count, f"first_{kind}": start + pos})
-            try:
-                raise_for(tally, policy, shape=(offset,))
-            except NaNError as err:
-                raise relabel(err, subject("column", c),
-                              IndexLocation({start + pos: index_label}), group) from None
+        for pol in (policies or {}).get(c, [policy] if policy is not None else []):
+            _raise_first(infos, starts, offset, c, pol)
     return True
+
+
+def _raise_first(infos: list, starts: list, total: int, c: Any, policy: NanPolicy) -> None:
+    for kind in RULES[policy].refused:
+        hits = [(start, found[(c, kind)]) for start, (_, found) in zip(starts, infos,
+                                                                      strict=True)
+                if (c, kind) in found]
+        if not hits:
+            continue
+        start, (pos, index_label, group, _) = hits[0]
+        count = sum(h[3].get(group, 0) for _, h in hits)
+        tally = NanTally(**{kind: count, f"first_{kind}": start + pos})
+        try:
+            raise_for(tally, policy, shape=(total,))
+        except NaNError as err:
+            raise relabel(err, subject("column", c),
+                          IndexLocation({start + pos: index_label}), group) from None
 
 
 def grouped_partition(pdf: pd.DataFrame, checked: Any = True, *, by: Any, dropna: bool,
@@ -135,34 +143,80 @@ def grouped_partition(pdf: pd.DataFrame, checked: Any = True, *, by: Any, dropna
     "agg"); ``checked`` is the result of :func:`group_check` (a dependency: the check
     raises first); ``options``: the nanaccess options in force when the graph was
     built (``get_options()``), in force again here, whenever and wherever it runs."""
-    gb = pdf.groupby(by, sort=True, dropna=dropna).nanstats
+    plain = pdf.groupby(by, sort=True, dropna=dropna)
+    # "pandas_agg": pandas' own agg (a spec mixing nanaccess.agg callables with
+    # pandas' names, each keeping its pandas meaning)
+    gb = plain if stat == "pandas_agg" else plain.nanstats
+    method = "agg" if stat == "pandas_agg" else stat
     if options is None:
-        return getattr(gb, stat)(**kw)
+        return getattr(gb, method)(**kw)
     with option_context(**options):
-        return getattr(gb, stat)(**kw)
+        return getattr(gb, method)(**kw)
+
+
+def _statistic_policy(f: Any, kw: dict) -> NanPolicy | None:
+    """The policy one statistic of an agg spec runs under (None: no check here)."""
+    if isinstance(f, NanAgg):
+        if f.kwargs.get("skipna") is not None:
+            return None
+        stat, pol = f.stat, f.kwargs.get("nan_policy")
+    elif isinstance(f, str) and f in _stats.REDUCTIONS:
+        stat, pol = f, kw.get("nan_policy")
+    else:
+        return None
+    if _stats.get(stat).family == "count":
+        return NanPolicy.TOTALORDER
+    return resolve_policy(pol)
+
+
+def _agg_policies(func: Any, kw: dict, cols: list) -> dict | None:
+    """{column: [policy of each statistic, in the order they run]} of an agg spec,
+    or None where the partitions' own errors must speak (skipna, named forms)."""
+    if kw.get("skipna") is not None:
+        return None
+    if isinstance(func, dict):
+        plan = [(c, f if isinstance(f, list | tuple) else [f]) for c, f in func.items()]
+    elif func is None:
+        return None
+    else:
+        fs = list(func) if isinstance(func, list | tuple) else [func]
+        plan = [(c, fs) for c in cols]
+    out: dict = {}
+    for c, fs in plan:
+        pols = [_statistic_policy(f, kw) for f in fs]
+        if any(p is None for p in pols):
+            return None
+        out[c] = pols
+    return out
 
 
 def _check(ddf: dd.DataFrame, by: Any, dropna: bool, stat: str, kw: dict) -> Any:
     """The delayed :func:`group_check` of ``ddf`` (None when nothing can raise)."""
-    if stat == "agg":  # a dict of columns may leave some out: the partitions check
-        if not isinstance(kw.get("func"), str | list | tuple):
+    policies = None
+    if stat == "agg":
+        cols = _value_columns(ddf._meta, by, bool(kw.get("numeric_only", False)))
+        policies = _agg_policies(kw.get("func"), kw, cols)
+        if policies is None:
             return None
-        policy = resolve_policy(kw.get("nan_policy"))
+        policy = NanPolicy.TOTALORDER
     elif stat in _stats.REDUCTIONS:
         count = _stats.get(stat).family == "count"
         policy = NanPolicy.TOTALORDER if count else resolve_policy(kw.get("nan_policy"))
     else:  # describe / nan_report report the NaNs (describe's rows omit them)
         return None
-    kinds = RULES[policy].refused
+    every = [policy] if policies is None else [p for ps in policies.values() for p in ps]
+    kinds = tuple(dict.fromkeys(k for p in every for k in RULES[p].refused))
     numeric_only = bool(kw.get("numeric_only", False))
     cols = _value_columns(ddf._meta, by, numeric_only)
+    if policies is not None:
+        cols = [c for c in policies if c in cols]
     if not kinds or not any(ddf._meta[c].dtype.kind in "fmMO"
                             or not isinstance(ddf._meta[c].dtype, np.dtype) for c in cols):
         return None
     parts = [dask.delayed(_partition_offenders)(p, by=by, dropna=dropna, kinds=kinds,
                                                 numeric_only=numeric_only)
              for p in ddf.to_delayed()]
-    return dask.delayed(group_check)(parts, columns=cols, policy=policy)
+    return dask.delayed(group_check)(parts, columns=cols, policy=policy, policies=policies)
 
 
 def groupby_stat(ddf: dd.DataFrame, by: Any, dropna: bool, stat: str, **kw: Any) -> Any:
@@ -177,8 +231,6 @@ def groupby_stat(ddf: dd.DataFrame, by: Any, dropna: bool, stat: str, **kw: Any)
     >>> float(groupby_stat(ddf, "k", True, "mean").compute()["x"].iloc[0])
     2.0
     """
-    if stat in _stats.TAKES_Q and np.ndim(kw.get("q", 0.5)):
-        raise ValueError("dask groupby quantile takes a scalar q")
     # the options are read now, when the graph is built (docs/dask.md), not when and
     # where a partition is computed
     opts = dict(by=by, dropna=dropna, stat=stat, kw=kw, options=get_options())

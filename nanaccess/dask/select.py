@@ -56,13 +56,13 @@ from .final import (
     axes_whole,
     bounded_whole_axes,
     chunk_bytes,
-    core_order,
     out_dtype,
     per_block_core,
     whole_axes,
 )
 from .first import first_block, merge_records, record_counts, record_tally
 from .keys import from_ukeys, key_width
+from .leading import leading_order
 from .stream import Passes, as_dask, compute_pass, log, streams
 from .tally import merge_tally as _merge_tally
 from .tally import needs_check, policy_check, raise_from_info
@@ -484,7 +484,8 @@ def dask_order_stat(
         x, single = bounded_whole_axes(x, axes), True
     if single:
         info = policy_check(x0, policy, check)
-        fn = partial(core_order, stat=stat, q=qarr, method=method, policy=policy)
+        # over a leading axis the block is read in place (.leading), else the core
+        fn = partial(leading_order, stat=stat, q=qarr, method=method, policy=policy)
         return per_block_core(x, fn, axes, keepdims, res_dtype, qshape, info, policy,
                               relabel)
     check = None if check is None else policy_check(x, policy, check)

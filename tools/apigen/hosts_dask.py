@@ -42,14 +42,15 @@ def _groupby_returns(stat: Any) -> tuple[str, str]:
 
 
 def _groupby_calls(stat: Any) -> list[str]:
-    if stat.name == "quantile":  # one partition per group: a scalar q
+    if stat.name == "quantile":  # a scalar q each (a list q gives rows (group, q))
         return ['0.5, nan_policy="omit"', '0.9, nan_policy="omit"']
     return example_calls(stat)
 
 
 _TYPES = ("import dask.dataframe as dd",)
 _Q = {"q": "Quantile(s) in [0, 1]; a sequence gives one result per ``q``."}
-_Q_SCALAR = {"q": "Quantile in [0, 1] (a scalar: each group is computed in one partition)."}
+_Q_GROUPED = {"q": ("Quantile(s) in [0, 1]; a sequence gives rows (group, q), as pandas' "
+                     "``GroupBy.quantile``.")}
 
 HOSTS = [
     HostSpec(
@@ -76,7 +77,7 @@ HOSTS = [
         type_imports=_TYPES,
         docs_module="dask.dataframe",
         docs_prefix="Series.nanstats.",
-        docs_extra=("describe", "nan_report"),
+        docs_extra=("agg", "describe", "nan_report"),
     ),
     HostSpec(
         key="dask.DataFrame",
@@ -103,7 +104,7 @@ HOSTS = [
         type_imports=_TYPES,
         docs_module="dask.dataframe",
         docs_prefix="DataFrame.nanstats.",
-        docs_extra=("describe", "nan_report", "groupby"),
+        docs_extra=("agg", "describe", "nan_report", "groupby"),
     ),
     HostSpec(
         key="dask.GroupBy",
@@ -116,7 +117,7 @@ HOSTS = [
         order=("q", "*", "nan_policy"),
         pandas_defaults=True,
         defaults={"q": 0.5},
-        param_docs=_Q_SCALAR,
+        param_docs=_Q_GROUPED,
         statistics=STATISTICS,
         returns=_groupby_returns,
         extended=lambda stat: "Exact, and equal bit for bit to the pandas GroupBy result.",

@@ -1,0 +1,77 @@
+"""Quantile and median over ``time`` of a dask-backed climate grid against xarray+dask.
+
+The grid: ``time x lat x lon`` float32 with NaN over "land" (30 % of the cells, every
+time step) plus 1 % scattered NaN, chunked ``{time: -1, lat: 180, lon: lon / 5}`` (as
+``da.quantile(0.9, "time")`` on dask wants it: one task per chunk). nanaccess runs
+``arr.nanstats.quantile(0.9, dim="time", nan_policy="omit")``; the reference is xarray's
+own ``arr.quantile(0.9, "time")`` (``dask.array.nanquantile``, a sort along the core
+axis). Threaded scheduler, 2 workers; results checked bit-equal to the in-memory
+nanaccess result before timing. Neighbours without a target: float64, the median, a
+grid without land.
+
+Run alone: ``python benchmarks/bench_dask_grid.py [lon]`` (default 72 lon: 4.7e6
+values; 360 is the full 365 x 180 x 360 grid).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from common import log, make_row, time_interleaved, write_results
+
+__all__ = ["run"]
+
+
+def _grid(lon: int, dtype: Any, land: bool, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((365, 180, lon)).astype(dtype)
+    if land:
+        a[:, rng.random((180, lon)) < 0.3] = np.nan
+    a[rng.random(a.shape) < 0.01] = np.nan
+    return a
+
+
+def _calls(ch: Any, stat: str) -> tuple[Any, Any]:
+    """(nanaccess, xarray) zero-argument calls of ``stat`` over time of ``ch``."""
+    if stat == "median":
+        return (lambda: ch.nanstats.median(dim="time", nan_policy="omit").compute(),
+                lambda: ch.median("time").compute())
+    return (lambda: ch.nanstats.quantile(0.9, dim="time", nan_policy="omit").compute(),
+            lambda: ch.quantile(0.9, "time").compute())
+
+
+def run(repeats: int = 5, out_dir: Path | None = None, name: str = "dask_grid",
+        lon: int = 72) -> list[dict]:
+    import dask
+    import xarray as xr
+
+    import nanaccess as na  # noqa: F401  (registers .nanstats)
+
+    rows = []
+    cases = [("quantile(0.9)", np.float32, True, 1.0), ("quantile(0.9)", np.float64, True, None),
+             ("median", np.float32, True, None), ("quantile(0.9)", np.float32, False, None)]
+    with dask.config.set(scheduler="threads", num_workers=2):
+        for stat, dtype, land, target in cases:
+            a = _grid(lon, dtype, land)
+            arr = xr.DataArray(a, dims=("time", "lat", "lon"))
+            ch = arr.chunk({"time": -1, "lat": 180, "lon": max(lon // 5, 1)})
+            ours, theirs = _calls(ch, stat)
+            mem = (arr.nanstats.median(dim="time", nan_policy="omit") if stat == "median"
+                   else arr.nanstats.quantile(0.9, dim="time", nan_policy="omit"))
+            assert np.array_equal(ours().values, mem.values, equal_nan=True)
+            t = time_interleaved({"nanaccess": ours, "xarray": theirs}, repeats=repeats)
+            case = (f"dask {stat} over time, {np.dtype(dtype).name} 365x180x{lon}"
+                    f"{', NaN land' if land else ''}")
+            rows.append(make_row(case, a.size, "omit", t["nanaccess"], "xarray+dask",
+                                 t["xarray"], nan_pct=float(np.isnan(a).mean() * 100),
+                                 target=target))
+            log(f"{case}: {rows[-1]['ratio']:.2f}x")
+    write_results(name, rows, out_dir)
+    return rows
+
+
+if __name__ == "__main__":  # pragma: no cover
+    run(lon=int(sys.argv[1]) if len(sys.argv) > 1 else 72)
