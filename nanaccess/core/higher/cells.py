@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from .certified import certified_groups, certified_rows
 from .finish import kurt_values, sem_values, skew_values
 from .powers import SCALE, power_sums
 from .product import group_products
@@ -68,11 +69,13 @@ def _int_products(vals: np.ndarray, gid: np.ndarray, ncells: int) -> np.ndarray:
 
 def cell_values(vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str,
                 params: dict, rows: np.ndarray | None = None,
-                rows_keep: np.ndarray | None = None) -> np.ndarray:
+                rows_keep: np.ndarray | None = None, certify: bool = True) -> np.ndarray:
     """float64 ``stat`` of each cell of ``vals`` (1-D, NaN-free, ``gid`` its cells).
 
     ``rows`` (``(ncells, n)``, with ``rows_keep`` its selection or None) may replace
     ``vals``/``gid`` for whole rows, which lets the compiled kernel take them.
+    ``certify``: skew, kurt and sem try the certified front pass (:mod:`.certified`)
+    first; False forces the exact power sums (the reference).
 
     Examples
     --------
@@ -91,6 +94,15 @@ def cell_values(vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str,
                 rows = np.where(rows_keep, rows, 1.0)
             gid = np.repeat(np.arange(ncells, dtype=np.int64), rows.shape[1])
             return group_products(rows.reshape(-1), gid, ncells)
+        got = certified_rows(rows, rows_keep, stat, p) if certify else None
+        if got is not None:
+            out, ok = got
+            if not ok.all():  # the cells the bound leaves open: exact power sums
+                redo = np.flatnonzero(~ok)
+                out[redo] = cell_values(None, None, redo.size, stat, params, rows=rows[redo],
+                                        rows_keep=None if rows_keep is None
+                                        else rows_keep[redo], certify=False)
+            return out
         counts = np.full(ncells, rows.shape[1], np.int64) if rows_keep is None \
             else np.count_nonzero(rows_keep, axis=1).astype(np.int64)
         if rows_keep is not None:
@@ -112,6 +124,15 @@ def cell_values(vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str,
         out = group_products(vals.astype(np.float64), gid, ncells)
         # integers have no signed zero: a zero product of ints is +0.0
         return np.where(out == 0, 0.0, out) if vals.dtype.kind in "iub" else out
+    got = certified_groups(vals, gid, ncells, stat, p) if certify and not big_int else None
+    if got is not None:
+        out, ok = got
+        if not ok.all():  # the cells the bound leaves open: exact power sums
+            redo = np.flatnonzero(~ok)
+            sel = np.isin(gid, redo)
+            out[redo] = cell_values(vals[sel], np.searchsorted(redo, gid[sel]), redo.size,
+                                    stat, params, certify=False)
+        return out
     counts, t, bad = cell_sums(vals, gid, ncells, KMAX[stat], None, big_int)
     return finish_cells(stat, counts, t, bad, p)
 

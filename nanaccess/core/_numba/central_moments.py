@@ -1,0 +1,434 @@
+"""Certified skew, kurt and sem: a fast front pass before the exact power sums.
+
+Per cell (a row, or a group of a scatter) two passes over the values:
+
+1. the count, the extremes and a compensated sum give a centre ``c`` (about the
+   mean) and a power of two ``2**-E`` that brings ``max|x - c|`` near 1;
+2. each ``d = (x - c) * 2**-E`` is exact as ``dh + dl`` (TwoSum, then an exact
+   scaling: only a low part below ``2**-1022`` can lose bits), and its powers
+   ``d**k = th + tl`` (k = 1..4) are formed by Dekker's TwoProduct with error at most
+   ``64 u**2 |d|**k + 2**-1000`` (``u = 2**-53``; the module text of
+   :mod:`nanaccess.core.higher.certified` derives it). Per lane, blocks of ``B``
+   terms are added by TwoSum (errors in a running compensation), each block folded
+   into a lane total double-double; the lanes are folded at the end.
+
+The error of each central power sum ``S_k = sum d**k`` is at most
+``A_k (2**-85 + nb 2**-98) + n 2**-998`` with ``A_k`` a bound of ``sum |d|**k`` and
+``nb`` the number of folds: ``2**-85`` covers the terms and the blocks (``2 B u (B +
+8) u`` with ``B = 128`` is below ``2**-90``), ``2**-98`` each fold (``8 u**2`` relative
+to ``A_k`` and a share of the block's compensation), the absolute term underflow.
+The moments about the mean, ``M2 = S2 - delta S1``, ``M3``, ``M4`` (``delta = S1/n``),
+and the statistic are then evaluated in double-double with carried bounds
+(:mod:`.dd_bounds`); a cell is certified when the whole interval rounds to one normal
+float64, which is then the correctly rounded exact value, the exact engine's answer.
+Anything else (a tie, an exact zero, a huge count, a non-finite or subnormal result)
+is left to the exact engine (``ok`` False). A cell holding a non-finite value gives
+NaN (every policy's caller replaces or has removed it; an infinity makes these
+moments NaN).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from . import bind, jit, register
+from .dd_bounds import dadd, ddiv, dmul, dsqrt, fast_two_sum, rounds_to, two_prod, two_sum
+
+__all__ = ["build", "SKEW", "KURT", "SEM"]
+
+SKEW, KURT, SEM = 0, 1, 2
+_L = 8  # lanes per row
+_B = 128  # terms per lane and block
+_NMAX = 2.0 ** 26  # larger counts: the exact engine (constants exact below)
+_NAN = math.nan
+
+
+def _scale_of(m):  # pragma: no cover - compiled
+    """``(f1, f2, E)`` with ``f1 * f2 = 2**-E`` and ``m * 2**-E`` in ``[0.5, 1)``."""
+    _, ex = math.frexp(m)
+    a = -ex // 2
+    return math.ldexp(1.0, a), math.ldexp(1.0, -ex - a), ex
+
+
+def _powers(d, dl):  # pragma: no cover - compiled
+    """``d**2``, ``d**3``, ``d**4`` of ``d + dl`` as unnormalised pairs."""
+    p, e = two_prod(d, d)
+    q = e + 2.0 * d * dl
+    a, b = two_prod(p, d)
+    t3 = b + (p * dl + q * d)
+    f, g = two_prod(p, p)
+    t4 = g + 2.0 * p * q
+    return p, q, a, t3, f, t4
+
+
+def _fold(h, lo, s, c):  # pragma: no cover - compiled
+    t, e = two_sum(h, s)
+    e += lo + c
+    return fast_two_sum(t, e)
+
+
+def _finish(stat, n, sh, sl, mx, nb, lo_x, hi_x, bias, fisher, ddof, ex):
+    # pragma: no cover - compiled
+    """``(value, ok)`` of one cell from its central power sums (scaled by ``2**-ex``)."""
+    if stat == SEM:
+        if n == 0 or ddof >= n:
+            return _NAN, True
+    elif n < (2 if bias else (3 if stat == SKEW else 4)):
+        return _NAN, True
+    if lo_x == hi_x:  # constant data: M2 = 0 exactly
+        if stat == SEM:
+            return 0.0, True
+        return (_NAN if bias else 0.0), True
+    if n >= _NMAX:
+        return _NAN, False
+    fn = np.float64(n)
+    rel = 2.0 ** -85 + nb * 2.0 ** -98
+    ab = fn * 2.0 ** -998
+    a2 = (abs(sh[1]) + ab) * (1.0 + 2.0 ** -50)
+    a4 = (abs(sh[3]) + ab) * (1.0 + 2.0 ** -50)
+    bnd = np.empty(4)
+    bnd[0] = math.sqrt(fn * a2) * (1.0 + 2.0 ** -50) * rel + ab
+    bnd[1] = a2 * rel + ab
+    bnd[2] = mx * (1.0 + 2.0 ** -50) * a2 * rel + ab
+    bnd[3] = a4 * rel + ab
+    dh, dlo, de = ddiv(sh[0], sl[0], bnd[0], fn, 0.0, 0.0)
+    th, tl, te = dmul(dh, dlo, de, sh[0], sl[0], bnd[0])
+    m2h, m2l, m2e = dadd(sh[1], sl[1], bnd[1], -th, -tl, te)
+    if stat == SEM:
+        oh, ol = two_sum(fn, -ddof)
+        dnh, dnl, dne = dmul(fn, 0.0, 0.0, oh, ol, 0.0)
+        vh, vl, ve = ddiv(m2h, m2l, m2e, dnh, dnl, dne)
+        rh, rl, re = dsqrt(vh, vl, ve)
+        val, ok = rounds_to(rh, rl, re)
+        if not ok:
+            return val, False
+        out = val * math.ldexp(1.0, ex // 2) * math.ldexp(1.0, ex - ex // 2)
+        if not (abs(out) >= 2.0 ** -1022 and abs(out) < math.inf):
+            return out, False
+        return out, True
+    if stat == SKEW:
+        # M3 = S3 - delta (3 S2 - 2 delta S1)
+        uh, ul, ue = dmul(2.0, 0.0, 0.0, th, tl, te)
+        wh, wl, we = dmul(3.0, 0.0, 0.0, sh[1], sl[1], bnd[1])
+        wh, wl, we = dadd(wh, wl, we, -uh, -ul, ue)
+        wh, wl, we = dmul(dh, dlo, de, wh, wl, we)
+        m3h, m3l, m3e = dadd(sh[2], sl[2], bnd[2], -wh, -wl, we)
+        qh, ql, qe = dsqrt(m2h, m2l, m2e)
+        qh, ql, qe = dmul(m2h, m2l, m2e, qh, ql, qe)
+        rh, rl, re = ddiv(m3h, m3l, m3e, qh, ql, qe)
+        if bias:
+            fh, fl, fe = dsqrt(fn, 0.0, 0.0)
+        else:
+            fh, fl, fe = dsqrt(fn - 1.0, 0.0, 0.0)
+            fh, fl, fe = dmul(fn, 0.0, 0.0, fh, fl, fe)
+            fh, fl, fe = ddiv(fh, fl, fe, fn - 2.0, 0.0, 0.0)
+        rh, rl, re = dmul(rh, rl, re, fh, fl, fe)
+        return rounds_to(rh, rl, re)
+    # M4 = S4 - delta (4 S3 - delta (6 S2 - 3 delta S1))
+    uh, ul, ue = dmul(3.0, 0.0, 0.0, th, tl, te)
+    wh, wl, we = dmul(6.0, 0.0, 0.0, sh[1], sl[1], bnd[1])
+    wh, wl, we = dadd(wh, wl, we, -uh, -ul, ue)
+    wh, wl, we = dmul(dh, dlo, de, wh, wl, we)
+    vh, vl, ve = dmul(4.0, 0.0, 0.0, sh[2], sl[2], bnd[2])
+    wh, wl, we = dadd(vh, vl, ve, -wh, -wl, we)
+    wh, wl, we = dmul(dh, dlo, de, wh, wl, we)
+    m4h, m4l, m4e = dadd(sh[3], sl[3], bnd[3], -wh, -wl, we)
+    qh, ql, qe = dmul(m2h, m2l, m2e, m2h, m2l, m2e)
+    ph, pl, pe = dmul(fn, 0.0, 0.0, m4h, m4l, m4e)
+    rh, rl, re = ddiv(ph, pl, pe, qh, ql, qe)  # n M4 / M2**2
+    if bias:
+        if fisher:
+            rh, rl, re = dadd(rh, rl, re, -3.0, 0.0, 0.0)
+        return rounds_to(rh, rl, re)
+    rh, rl, re = dmul(fn * fn - 1.0, 0.0, 0.0, rh, rl, re)
+    rh, rl, re = dadd(rh, rl, re, -3.0 * (fn - 1.0) * (fn - 1.0), 0.0, 0.0)
+    rh, rl, re = ddiv(rh, rl, re, (fn - 2.0) * (fn - 3.0), 0.0, 0.0)
+    if not fisher:
+        rh, rl, re = dadd(rh, rl, re, 3.0, 0.0, 0.0)
+    return rounds_to(rh, rl, re)
+
+
+def _centre(s, c, cnt, lo_x, hi_x):  # pragma: no cover - compiled
+    """``(centre, f1, f2, E, usable)`` from the first pass."""
+    if cnt == 0 or lo_x == hi_x:
+        return 0.0, 1.0, 1.0, 0, True
+    ctr = (s + c) / cnt
+    if not abs(ctr) < math.inf:
+        return 0.0, 1.0, 1.0, 0, False
+    ctr = min(max(ctr, lo_x), hi_x)
+    m = max(hi_x - ctr, ctr - lo_x)
+    if not (m > 0.0 and m < math.inf):
+        return 0.0, 1.0, 1.0, 0, False
+    f1, f2, ex = _scale_of(m)
+    return ctr, f1, f2, ex, True
+
+
+def rows_kernel(x, keep, has_keep, kmax, stat, bias, fisher, ddof, out, ok):
+    # pragma: no cover - compiled
+    """Certified ``stat`` of each row of the C-order float64 ``(rows, n)`` array ``x``
+    (``keep[r, i]`` False: the value is left out, when ``has_keep``)."""
+    nr, n = x.shape
+    full = n - n % _L
+    ls = np.zeros(_L)
+    lc = np.zeros(_L)
+    ln = np.zeros(_L, np.int64)
+    lmin = np.zeros(_L)
+    lmax = np.zeros(_L)
+    bs = np.zeros((4, _L))
+    bc = np.zeros((4, _L))
+    hh = np.zeros((4, _L))
+    hl = np.zeros((4, _L))
+    lmx = np.zeros(_L)
+    sh = np.zeros(4)
+    sl = np.zeros(4)
+    for r in range(nr):
+        for j in range(_L):
+            ls[j] = 0.0
+            lc[j] = 0.0
+            ln[j] = 0
+            lmin[j] = math.inf
+            lmax[j] = -math.inf
+        for i0 in range(0, full, _L):
+            for j in range(_L):
+                v = x[r, i0 + j]
+                t = (not has_keep) or keep[r, i0 + j]
+                w = v if t else 0.0
+                s, e = two_sum(ls[j], w)
+                ls[j] = s
+                lc[j] += e
+                ln[j] += np.int64(t)
+                lmin[j] = min(lmin[j], v if t else math.inf)
+                lmax[j] = max(lmax[j], v if t else -math.inf)
+        for i in range(full, n):
+            if (not has_keep) or keep[r, i]:
+                v = x[r, i]
+                s, e = two_sum(ls[0], v)
+                ls[0] = s
+                lc[0] += e
+                ln[0] += 1
+                lmin[0] = min(lmin[0], v)
+                lmax[0] = max(lmax[0], v)
+        s = 0.0
+        c = 0.0
+        cnt = 0
+        lo_x = math.inf
+        hi_x = -math.inf
+        for j in range(_L):
+            s, e = two_sum(s, ls[j])
+            c += e + lc[j]
+            cnt += ln[j]
+            lo_x = min(lo_x, lmin[j])
+            hi_x = max(hi_x, lmax[j])
+        if not (abs(lo_x) < math.inf and abs(hi_x) < math.inf):
+            if cnt == 0:
+                out[r], ok[r] = _finish(stat, 0, sh, sl, 0.0, 0.0, 0.0, 0.0, bias, fisher,
+                                        ddof, 0)
+            else:  # NaN or an infinity (min/max skip NaN only when not first)
+                out[r] = _NAN
+                ok[r] = True
+            continue
+        if lo_x != lo_x or hi_x != hi_x or s != s:
+            out[r] = _NAN
+            ok[r] = True
+            continue
+        ctr, f1, f2, ex, usable = _centre(s, c, cnt, lo_x, hi_x)
+        if not usable:
+            ok[r] = False
+            continue
+        if lo_x == hi_x or cnt < 2:
+            out[r], ok[r] = _finish(stat, cnt, sh, sl, 0.0, 0.0, lo_x, hi_x, bias, fisher,
+                                    ddof, ex)
+            continue
+        for k in range(4):
+            for j in range(_L):
+                bs[k, j] = 0.0
+                bc[k, j] = 0.0
+                hh[k, j] = 0.0
+                hl[k, j] = 0.0
+        for j in range(_L):
+            lmx[j] = 0.0
+        nb = 0
+        for b0 in range(0, full, _L * _B):
+            b1 = min(full, b0 + _L * _B)
+            for i0 in range(b0, b1, _L):
+                for j in range(_L):
+                    v = x[r, i0 + j]
+                    t = (not has_keep) or keep[r, i0 + j]
+                    w = v if t else ctr
+                    d, dl = two_sum(w, -ctr)
+                    d = (d * f1) * f2
+                    dl = (dl * f1) * f2
+                    lmx[j] = max(lmx[j], abs(d))
+                    s, e = two_sum(bs[0, j], d)
+                    bs[0, j] = s
+                    bc[0, j] += e + dl
+                    p, q, a3, t3, f4, t4 = _powers(d, dl)
+                    s, e = two_sum(bs[1, j], p)
+                    bs[1, j] = s
+                    bc[1, j] += e + q
+                    if kmax >= 3:
+                        s, e = two_sum(bs[2, j], a3)
+                        bs[2, j] = s
+                        bc[2, j] += e + t3
+                    if kmax >= 4:
+                        s, e = two_sum(bs[3, j], f4)
+                        bs[3, j] = s
+                        bc[3, j] += e + t4
+            for k in range(kmax):
+                for j in range(_L):
+                    hh[k, j], hl[k, j] = _fold(hh[k, j], hl[k, j], bs[k, j], bc[k, j])
+                    bs[k, j] = 0.0
+                    bc[k, j] = 0.0
+            nb += _L
+        for i in range(full, n):  # the tail, in lane 0
+            if has_keep and not keep[r, i]:
+                continue
+            d, dl = two_sum(x[r, i], -ctr)
+            d = (d * f1) * f2
+            dl = (dl * f1) * f2
+            lmx[0] = max(lmx[0], abs(d))
+            s, e = two_sum(bs[0, 0], d)
+            bs[0, 0] = s
+            bc[0, 0] += e + dl
+            p, q, a3, t3, f4, t4 = _powers(d, dl)
+            s, e = two_sum(bs[1, 0], p)
+            bs[1, 0] = s
+            bc[1, 0] += e + q
+            s, e = two_sum(bs[2, 0], a3)
+            bs[2, 0] = s
+            bc[2, 0] += e + t3
+            s, e = two_sum(bs[3, 0], f4)
+            bs[3, 0] = s
+            bc[3, 0] += e + t4
+        mx = 0.0
+        for k in range(4):
+            hh[k, 0], hl[k, 0] = _fold(hh[k, 0], hl[k, 0], bs[k, 0], bc[k, 0])
+            h = hh[k, 0]
+            lo = hl[k, 0]
+            for j in range(1, _L):
+                h, lo, _ = dadd(h, lo, 0.0, hh[k, j], hl[k, j], 0.0)
+            sh[k] = h
+            sl[k] = lo
+        for j in range(_L):
+            mx = max(mx, lmx[j])
+        nb += 1 + 2 * _L
+        out[r], ok[r] = _finish(stat, cnt, sh, sl, mx, np.float64(nb), lo_x, hi_x, bias,
+                                fisher, ddof, ex)
+
+
+def grouped_kernel(x, gid, kmax, stat, bias, fisher, ddof, out, ok):
+    # pragma: no cover - compiled
+    """Certified ``stat`` per group of the 1-D float64 ``x`` (``gid`` in ``[0, groups)``),
+    one scatter per pass (each group's accumulators one row)."""
+    ng = out.shape[0]
+    p1 = np.zeros((ng, 4))
+    p1[:, 2] = math.inf
+    p1[:, 3] = -math.inf
+    cnt = np.zeros(ng, np.int64)
+    for i in range(x.shape[0]):
+        g = gid[i]
+        v = x[i]
+        s, e = two_sum(p1[g, 0], v)
+        p1[g, 0] = s
+        p1[g, 1] += e
+        p1[g, 2] = min(p1[g, 2], v)
+        p1[g, 3] = max(p1[g, 3], v)
+        cnt[g] += 1
+    ctr = np.zeros(ng)
+    fs = np.ones((ng, 2))
+    exs = np.zeros(ng, np.int64)
+    live = np.zeros(ng, np.bool_)
+    sh = np.zeros(4)
+    sl = np.zeros(4)
+    for g in range(ng):
+        lo_x = p1[g, 2]
+        hi_x = p1[g, 3]
+        if cnt[g] == 0:
+            out[g], ok[g] = _finish(stat, 0, sh, sl, 0.0, 0.0, 0.0, 0.0, bias, fisher,
+                                    ddof, 0)
+            continue
+        if not (abs(lo_x) < math.inf and abs(hi_x) < math.inf) or p1[g, 0] != p1[g, 0]:
+            out[g] = _NAN
+            ok[g] = True
+            continue
+        c, f1, f2, ex, usable = _centre(p1[g, 0], p1[g, 1], cnt[g], lo_x, hi_x)
+        if not usable:
+            ok[g] = False
+            continue
+        if lo_x == hi_x or cnt[g] < 2:
+            out[g], ok[g] = _finish(stat, cnt[g], sh, sl, 0.0, 0.0, lo_x, hi_x, bias,
+                                    fisher, ddof, ex)
+            continue
+        ctr[g] = c
+        fs[g, 0] = f1
+        fs[g, 1] = f2
+        exs[g] = ex
+        live[g] = True
+    # per group: 0-7 block (s, c) of powers 1-4, 8-15 totals (h, lo), 16 terms in
+    # block, 17 folds, 18 max |d|
+    acc = np.zeros((ng, 19))
+    for i in range(x.shape[0]):
+        g = gid[i]
+        if not live[g]:
+            continue
+        d, dl = two_sum(x[i], -ctr[g])
+        d = (d * fs[g, 0]) * fs[g, 1]
+        dl = (dl * fs[g, 0]) * fs[g, 1]
+        acc[g, 18] = max(acc[g, 18], abs(d))
+        s, e = two_sum(acc[g, 0], d)
+        acc[g, 0] = s
+        acc[g, 1] += e + dl
+        p, q, a3, t3, f4, t4 = _powers(d, dl)
+        s, e = two_sum(acc[g, 2], p)
+        acc[g, 2] = s
+        acc[g, 3] += e + q
+        if kmax >= 3:
+            s, e = two_sum(acc[g, 4], a3)
+            acc[g, 4] = s
+            acc[g, 5] += e + t3
+        if kmax >= 4:
+            s, e = two_sum(acc[g, 6], f4)
+            acc[g, 6] = s
+            acc[g, 7] += e + t4
+        acc[g, 16] += 1.0
+        if acc[g, 16] >= _B:
+            for k in range(kmax):
+                acc[g, 8 + 2 * k], acc[g, 9 + 2 * k] = _fold(
+                    acc[g, 8 + 2 * k], acc[g, 9 + 2 * k], acc[g, 2 * k], acc[g, 2 * k + 1])
+                acc[g, 2 * k] = 0.0
+                acc[g, 2 * k + 1] = 0.0
+            acc[g, 16] = 0.0
+            acc[g, 17] += 1.0
+    for g in range(ng):
+        if not live[g]:
+            continue
+        for k in range(4):
+            sh[k], sl[k] = _fold(acc[g, 8 + 2 * k], acc[g, 9 + 2 * k], acc[g, 2 * k],
+                                 acc[g, 2 * k + 1])
+        out[g], ok[g] = _finish(stat, cnt[g], sh, sl, acc[g, 18], acc[g, 17] + 1.0,
+                                p1[g, 2], p1[g, 3], bias, fisher, ddof, exs[g])
+
+
+_SHARED = ("two_sum", "fast_two_sum", "two_prod", "dadd", "dmul", "ddiv", "dsqrt",
+           "rounds_to")
+_HELPERS = ("_scale_of", "_powers", "_fold", "_finish", "_centre")
+
+
+def build() -> dict[str, Any]:
+    """Compile the kernels."""
+    from . import dd_bounds
+
+    ns = vars(dd_bounds)
+    if hasattr(ns["two_sum"], "py_func"):  # compiled by an earlier build
+        comp = {name: ns[name] for name in _SHARED}
+    else:
+        comp = bind(ns, _SHARED)
+    bind(globals(), _SHARED, comp)
+    bind(globals(), _HELPERS)
+    return {"rows": jit(nogil=True)(rows_kernel), "grouped": jit(nogil=True)(grouped_kernel)}
+
+
+register("central_moments", build)
