@@ -37,7 +37,7 @@ import numpy as np
 from . import bind, jit, register
 from .dd_bounds import dadd, ddiv, dmul, dsqrt, fast_two_sum, rounds_to, two_prod, two_sum
 
-__all__ = ["build", "SKEW", "KURT", "SEM"]
+__all__ = ["build", "SKEW", "KURT", "SEM", "finish_bounded"]
 
 SKEW, KURT, SEM = 0, 1, 2
 _L = 8  # lanes per row
@@ -73,17 +73,9 @@ def _fold(h, lo, s, c):  # pragma: no cover - compiled
 def _finish(stat, n, sh, sl, mx, nb, lo_x, hi_x, bias, fisher, ddof, ex):
     # pragma: no cover - compiled
     """``(value, ok)`` of one cell from its central power sums (scaled by ``2**-ex``)."""
-    if stat == SEM:
-        if n == 0 or ddof >= n:
-            return _NAN, True
-    elif n < (2 if bias else (3 if stat == SKEW else 4)):
-        return _NAN, True
-    if lo_x == hi_x:  # constant data: M2 = 0 exactly
-        if stat == SEM:
-            return 0.0, True
-        return (_NAN if bias else 0.0), True
-    if n >= _NMAX:
-        return _NAN, False
+    out, done, ok = _trivial(stat, n, lo_x == hi_x, bias, ddof)
+    if done:
+        return out, ok
     fn = np.float64(n)
     rel = 2.0 ** -85 + nb * 2.0 ** -98
     ab = fn * 2.0 ** -998
@@ -94,6 +86,31 @@ def _finish(stat, n, sh, sl, mx, nb, lo_x, hi_x, bias, fisher, ddof, ex):
     bnd[1] = a2 * rel + ab
     bnd[2] = mx * (1.0 + 2.0 ** -50) * a2 * rel + ab
     bnd[3] = a4 * rel + ab
+    return finish_bounded(stat, n, sh, sl, bnd, bias, fisher, ddof, ex)
+
+
+def _trivial(stat, n, constant, bias, ddof):  # pragma: no cover - compiled
+    """``(value, done, ok)``: too few values (NaN), constant data (``M2 = 0``), or a
+    count beyond the fast path (not done: ``ok`` False)."""
+    if stat == SEM:
+        if n == 0 or ddof >= n:
+            return _NAN, True, True
+    elif n < (2 if bias else (3 if stat == SKEW else 4)):
+        return _NAN, True, True
+    if constant:
+        if stat == SEM:
+            return 0.0, True, True
+        return (_NAN if bias else 0.0), True, True
+    if n >= _NMAX:
+        return _NAN, True, False
+    return 0.0, False, True
+
+
+def finish_bounded(stat, n, sh, sl, bnd, bias, fisher, ddof, ex):
+    # pragma: no cover - compiled
+    """``(value, ok)`` from central power sums ``sh + sl`` (about any centre, scaled by
+    ``2**-ex``) known within ``bnd``; ``n`` values, at least the statistic's minimum."""
+    fn = np.float64(n)
     dh, dlo, de = ddiv(sh[0], sl[0], bnd[0], fn, 0.0, 0.0)
     th, tl, te = dmul(dh, dlo, de, sh[0], sl[0], bnd[0])
     m2h, m2l, m2e = dadd(sh[1], sl[1], bnd[1], -th, -tl, te)
@@ -414,7 +431,8 @@ def grouped_kernel(x, gid, kmax, stat, bias, fisher, ddof, out, ok):
 
 _SHARED = ("two_sum", "fast_two_sum", "two_prod", "dadd", "dmul", "ddiv", "dsqrt",
            "rounds_to")
-_HELPERS = ("_scale_of", "_powers", "_fold", "_finish", "_centre")
+_HELPERS = ("_scale_of", "_powers", "_fold", "_trivial", "finish_bounded", "_finish",
+            "_centre")
 
 
 def build() -> dict[str, Any]:
