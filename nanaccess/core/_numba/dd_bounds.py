@@ -71,14 +71,14 @@ def dmul(ah, al, ae, bh, bl, be):  # pragma: no cover - compiled
 
 def ddiv(ah, al, ae, bh, bl, be):  # pragma: no cover - compiled
     """``a / b``; ``e`` is infinite when ``b``'s interval may hold 0."""
+    mb = abs(bh) * (1.0 - 2.0 ** -40) - be
+    if not mb > 0.0:
+        return 0.0, 0.0, math.inf
     q1 = ah / bh
     p, e = two_prod(q1, bh)
     r = (((ah - p) - e) + al) - q1 * bl
     q2 = r / bh
     q, ql = fast_two_sum(q1, q2)
-    mb = abs(bh) * (1.0 - 2.0 ** -40) - be
-    if not mb > 0.0:
-        return q, ql, math.inf
     mq = abs(q) * _SLACK
     return q, ql, ((ae + mq * be) / mb + R * mq) * _SLACK
 
@@ -91,7 +91,9 @@ def dsqrt(ah, al, ae):  # pragma: no cover - compiled
     p, e = two_prod(s, s)
     r = (((ah - p) - e) + al) / (2.0 * s)
     h, lo = fast_two_sum(s, r)
-    lower = math.sqrt(ah * (1.0 - 2.0 ** -40) - ae * _SLACK)
+    lower = math.sqrt(max(ah * (1.0 - 2.0 ** -40) - ae * _SLACK, 0.0))
+    if not lower > 0.0:
+        return h, lo, math.inf
     return h, lo, (ae / lower + R * abs(h)) * _SLACK
 
 
