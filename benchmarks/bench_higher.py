@@ -89,6 +89,30 @@ def _grouped_rows(n: int, ngroups: int, repeats: int) -> list[dict]:
     return [row]
 
 
+def _window_rows(n: int, repeats: int, width: int = 100) -> list[dict]:
+    """Rolling skew/kurt (every window correctly rounded) vs pandas' rolling ones."""
+    s = pd.Series(float_data(n, 1.0))
+    rows = []
+    for st in ("skew", "kurt"):
+        t = time_interleaved({
+            "na": lambda st=st: getattr(s.rolling(width).nanstats, st)(nan_policy="omit"),
+            "pd": lambda st=st: getattr(s.rolling(width), st)()}, repeats=repeats)
+        rows.append(make_row(f"rolling({width}) {st}", n, "omit", t["na"],
+                             f"Rolling.{st}", t["pd"], accel=accel_active(), nan_pct=1.0,
+                             target=None))
+        log(rows[-1])
+    return rows
+
+
+def higher_only(n: int = 10**6, repeats: int = 3) -> list[dict[str, Any]]:
+    """The rows of skew/kurt/sem/prod (Series, grouped, rolling) alone, no files."""
+    rows = _series_rows(n, 1.0, repeats, stats=("skew", "kurt", "sem", "prod"))
+    rows += _series_rows(n, 1.0, repeats, dtype=np.float32, stats=("skew",))
+    rows += _grouped_rows(n, max(1, min(1000, n // 100)), repeats)
+    rows += _window_rows(n, repeats)
+    return rows
+
+
 def run(repeats: int = 3, out_dir: Path | str | None = None, name: str = "higher", *,
         sizes: tuple[int, ...] = (10**4, 10**6), write: bool = True) -> list[dict[str, Any]]:
     """Time every row; write ``<name>.json`` / ``.md`` into ``out_dir``."""
@@ -100,6 +124,7 @@ def run(repeats: int = 3, out_dir: Path | str | None = None, name: str = "higher
         rows += _series_rows(big, pct, repeats, stats=("skew", "cumsum"))
     rows += _series_rows(big, 1.0, repeats, dtype=np.float32, stats=("skew", "cumsum"))
     rows += _grouped_rows(big, max(1, min(1000, big // 100)), repeats)
+    rows += _window_rows(big, repeats)
     rows += _ewm_rows(big, repeats)
     if write:
         from common import write_results
@@ -110,4 +135,7 @@ def run(repeats: int = 3, out_dir: Path | str | None = None, name: str = "higher
 
 if __name__ == "__main__":
     quick = "--quick" in sys.argv
+    if "--higher-only" in sys.argv:  # skew/kurt/sem/prod rows alone (no result files)
+        higher_only(10**5 if quick else 10**6, repeats=1 if quick else 3)
+        sys.exit(0)
     run(repeats=1 if quick else 3, sizes=(10**4, 10**5) if quick else (10**4, 10**6))

@@ -37,7 +37,7 @@ import numpy as np
 from . import bind, jit, register
 from .dd_bounds import dadd, ddiv, dmul, dsqrt, fast_two_sum, rounds_to, two_prod, two_sum
 
-__all__ = ["build", "SKEW", "KURT", "SEM", "finish_bounded"]
+__all__ = ["build", "SKEW", "KURT", "SEM", "finish_bounded", "skew_factor"]
 
 SKEW, KURT, SEM = 0, 1, 2
 _L = 8  # lanes per row
@@ -86,7 +86,21 @@ def _finish(stat, n, sh, sl, mx, nb, lo_x, hi_x, bias, fisher, ddof, ex):
     bnd[1] = a2 * rel + ab
     bnd[2] = mx * (1.0 + 2.0 ** -50) * a2 * rel + ab
     bnd[3] = a4 * rel + ab
-    return finish_bounded(stat, n, sh, sl, bnd, bias, fisher, ddof, ex)
+    fac = np.empty(3)
+    skew_factor(n, bias, fac)
+    return finish_bounded(stat, n, sh, sl, bnd, bias, fisher, ddof, ex, fac)
+
+
+def skew_factor(n, bias, fac):  # pragma: no cover - compiled
+    """``fac = (h, l, e)``: ``sqrt(n)`` (``bias``) or ``n sqrt(n - 1) / (n - 2)``, the
+    factor from ``M3 / M2**1.5`` to the skewness (``n >= 3`` unless ``bias``)."""
+    fn = np.float64(n)
+    if bias:
+        fac[0], fac[1], fac[2] = dsqrt(fn, 0.0, 0.0)
+        return
+    fh, fl, fe = dsqrt(fn - 1.0, 0.0, 0.0)
+    fh, fl, fe = dmul(fn, 0.0, 0.0, fh, fl, fe)
+    fac[0], fac[1], fac[2] = ddiv(fh, fl, fe, fn - 2.0, 0.0, 0.0)
 
 
 def _trivial(stat, n, constant, bias, ddof):  # pragma: no cover - compiled
@@ -106,10 +120,11 @@ def _trivial(stat, n, constant, bias, ddof):  # pragma: no cover - compiled
     return 0.0, False, True
 
 
-def finish_bounded(stat, n, sh, sl, bnd, bias, fisher, ddof, ex):
+def finish_bounded(stat, n, sh, sl, bnd, bias, fisher, ddof, ex, fac):
     # pragma: no cover - compiled
     """``(value, ok)`` from central power sums ``sh + sl`` (about any centre, scaled by
-    ``2**-ex``) known within ``bnd``; ``n`` values, at least the statistic's minimum."""
+    ``2**-ex``) known within ``bnd``; ``n`` values, at least the statistic's minimum;
+    ``fac``: :func:`skew_factor` of ``n`` (read by skew only)."""
     fn = np.float64(n)
     dh, dlo, de = ddiv(sh[0], sl[0], bnd[0], fn, 0.0, 0.0)
     th, tl, te = dmul(dh, dlo, de, sh[0], sl[0], bnd[0])
@@ -136,13 +151,7 @@ def finish_bounded(stat, n, sh, sl, bnd, bias, fisher, ddof, ex):
         qh, ql, qe = dsqrt(m2h, m2l, m2e)
         qh, ql, qe = dmul(m2h, m2l, m2e, qh, ql, qe)
         rh, rl, re = ddiv(m3h, m3l, m3e, qh, ql, qe)
-        if bias:
-            fh, fl, fe = dsqrt(fn, 0.0, 0.0)
-        else:
-            fh, fl, fe = dsqrt(fn - 1.0, 0.0, 0.0)
-            fh, fl, fe = dmul(fn, 0.0, 0.0, fh, fl, fe)
-            fh, fl, fe = ddiv(fh, fl, fe, fn - 2.0, 0.0, 0.0)
-        rh, rl, re = dmul(rh, rl, re, fh, fl, fe)
+        rh, rl, re = dmul(rh, rl, re, fac[0], fac[1], fac[2])
         return rounds_to(rh, rl, re)
     # M4 = S4 - delta (4 S3 - delta (6 S2 - 3 delta S1))
     uh, ul, ue = dmul(3.0, 0.0, 0.0, th, tl, te)
@@ -431,7 +440,8 @@ def grouped_kernel(x, gid, kmax, stat, bias, fisher, ddof, out, ok):
 
 _SHARED = ("two_sum", "fast_two_sum", "two_prod", "dadd", "dmul", "ddiv", "dsqrt",
            "rounds_to")
-_HELPERS = ("_scale_of", "_powers", "_fold", "_trivial", "finish_bounded", "_finish",
+_HELPERS = ("_scale_of", "_powers", "_fold", "_trivial", "skew_factor", "finish_bounded",
+            "_finish",
             "_centre")
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import bind, jit, kernels, register
-from .central_moments import _powers, _trivial, finish_bounded
+from .central_moments import _powers, _trivial, finish_bounded, skew_factor
 from .dd_bounds import dadd, fast_two_sum, two_sum
 
 __all__ = ["build"]
@@ -92,6 +92,12 @@ def windows_kernel(ph, pl, pg, cnt, ninf, start, end, stat, bias, fisher, ddof, 
     sh = np.zeros(4)
     sl = np.zeros(4)
     bnd = np.zeros(4)
+    fac = np.zeros(3)
+    last = -1
+    pb = np.empty((ph.shape[0], 4))  # the prefix rows' bounds, once
+    for i in range(ph.shape[0]):
+        for k in range(4):
+            pb[i, k] = _bound(i, pg, cnt, k)
     for w in range(start.shape[0]):
         s = start[w]
         e = end[w]
@@ -107,13 +113,17 @@ def windows_kernel(ph, pl, pg, cnt, ninf, start, end, stat, bias, fisher, ddof, 
             out[w] = val
             ok[w] = good
             continue
+        if m != last:  # most windows hold as many values as the one before
+            skew_factor(m, bias, fac)
+            last = m
         for k in range(4):
-            sh[k], sl[k], bnd[k] = dadd(ph[e, k], pl[e, k], _bound(e, pg, cnt, k),
-                                        -ph[s, k], -pl[s, k], _bound(s, pg, cnt, k))
-        out[w], ok[w] = finish_bounded(stat, m, sh, sl, bnd, bias, fisher, ddof, ex)
+            sh[k], sl[k], bnd[k] = dadd(ph[e, k], pl[e, k], pb[e, k], -ph[s, k], -pl[s, k],
+                                        pb[s, k])
+        out[w], ok[w] = finish_bounded(stat, m, sh, sl, bnd, bias, fisher, ddof, ex, fac)
 
 
-_SHARED = ("two_sum", "fast_two_sum", "dadd", "_powers", "_trivial", "finish_bounded")
+_SHARED = ("two_sum", "fast_two_sum", "dadd", "_powers", "_trivial", "finish_bounded",
+           "skew_factor")
 _HELPERS = ("_bound",)
 
 
