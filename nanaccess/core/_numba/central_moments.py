@@ -40,10 +40,11 @@ from .dd_bounds import dadd, ddiv, dmul, dsqrt, fast_two_sum, rounds_to, two_pro
 __all__ = ["build", "SKEW", "KURT", "SEM", "finish_bounded", "skew_factor"]
 
 SKEW, KURT, SEM = 0, 1, 2
-_L = 8  # lanes per row
+_C = 256  # lanes per row: one chunk of _C values is a vectorised map over them
 _B = 128  # terms per lane and block
 _NMAX = 2.0 ** 26  # larger counts: the exact engine (constants exact below)
 _NAN = math.nan
+_SPLIT = 134217729.0  # Veltkamp's splitter, 2**27 + 1
 
 
 def _scale_of(m):  # pragma: no cover - compiled
@@ -192,72 +193,215 @@ def _centre(s, c, cnt, lo_x, hi_x):  # pragma: no cover - compiled
     return ctr, f1, f2, ex, True
 
 
-def rows_kernel(x, keep, has_keep, kmax, stat, bias, fisher, ddof, out, ok):
+def _first_pass(x, keep, r, ls, lc, ln, lmin, lmax):
+    # pragma: no cover - compiled
+    """Sum (TwoSum, errors beside), count and extremes of row ``r`` in ``_C`` lanes (a
+    map over the lanes per chunk: LLVM vectorises it)."""
+    n = x.shape[1]
+    full = n - n % _C
+    xr = x[r]  # 1-D views: unit-stride loads LLVM can vectorise
+    kr = keep[r]
+    for j in range(_C):
+        ls[j] = 0.0
+        lc[j] = 0.0
+        ln[j] = 0
+        lmin[j] = math.inf
+        lmax[j] = -math.inf
+    for i0 in range(0, full, _C):
+        xb = xr[i0:i0 + _C]
+        kb = kr[i0:i0 + _C]
+        for j in range(_C):  # spelled out (no calls) so that LLVM vectorises it
+            v = xb[j]
+            t = kb[j]
+            w = v if t else 0.0
+            a = ls[j]
+            s = a + w
+            z = s - a
+            ls[j] = s
+            lc[j] += (a - (s - z)) + (w - z)
+            ln[j] += np.int64(t)
+            lmin[j] = min(lmin[j], v if t else math.inf)
+            lmax[j] = max(lmax[j], v if t else -math.inf)
+    for i in range(full, n):
+        j = i - full
+        if keep[r, i]:
+            v = x[r, i]
+            s, e = two_sum(ls[j], v)
+            ls[j] = s
+            lc[j] += e
+            ln[j] += 1
+            lmin[j] = min(lmin[j], v)
+            lmax[j] = max(lmax[j], v)
+    s = 0.0
+    c = 0.0
+    cnt = 0
+    lo_x = math.inf
+    hi_x = -math.inf
+    for j in range(_C):
+        s, e = two_sum(s, ls[j])
+        c += e + lc[j]
+        cnt += ln[j]
+        lo_x = min(lo_x, lmin[j])
+        hi_x = max(hi_x, lmax[j])
+    return s, c, cnt, lo_x, hi_x
+
+
+def _lane_add(bs, bc, k, j, th, tl):  # pragma: no cover - compiled
+    s, e = two_sum(bs[k, j], th)
+    bs[k, j] = s
+    bc[k, j] += e + tl
+
+
+def _second_pass(x, keep, r, kmax, ctr, f1, f2, bs, bc, hh, hl):
+    # pragma: no cover - compiled
+    """The power sums of row ``r`` about ``ctr`` (scaled by ``f1 f2``) into ``_C`` lanes:
+    ``_B`` terms per lane and block (one chunk of ``_C`` values gives each lane one),
+    each block folded into the lane's double-double total. Returns the folds made."""
+    n = x.shape[1]
+    full = n - n % _C
+    xr = x[r]
+    kr = keep[r]
+    b0s = bs[0]  # 1-D views of the lanes of each power
+    b1s = bs[1]
+    b2s = bs[2]
+    b3s = bs[3]
+    b0c = bc[0]
+    b1c = bc[1]
+    b2c = bc[2]
+    b3c = bc[3]
+    for k in range(4):
+        for j in range(_C):
+            bs[k, j] = 0.0
+            bc[k, j] = 0.0
+            hh[k, j] = 0.0
+            hl[k, j] = 0.0
+    nb = 0
+    for b0 in range(0, full, _C * _B):
+        b1 = min(full, b0 + _C * _B)
+        for i0 in range(b0, b1, _C):
+            # the body of _powers and _lane_add spelled out (no calls, no branch on
+            # kmax inside), over slices of the chunk: LLVM vectorises the map
+            xb = xr[i0:i0 + _C]
+            kb = kr[i0:i0 + _C]
+            if kmax == 2:
+                for j in range(_C):
+                    v = xb[j]
+                    w = v if kb[j] else ctr
+                    d = w - ctr
+                    z = d - w
+                    dl = ((w - (d - z)) + (-ctr - z)) * f1 * f2
+                    d = (d * f1) * f2
+                    a = b0s[j]
+                    s = a + d
+                    z = s - a
+                    b0s[j] = s
+                    b0c[j] += ((a - (s - z)) + (d - z)) + dl
+                    p = d * d
+                    u = _SPLIT * d
+                    dh = u - (u - d)
+                    dt = d - dh
+                    q = (((dh * dh - p) + 2.0 * (dh * dt)) + dt * dt) + 2.0 * d * dl
+                    a = b1s[j]
+                    s = a + p
+                    z = s - a
+                    b1s[j] = s
+                    b1c[j] += ((a - (s - z)) + (p - z)) + q
+            else:
+                for j in range(_C):
+                    v = xb[j]
+                    w = v if kb[j] else ctr
+                    d = w - ctr
+                    z = d - w
+                    dl = ((w - (d - z)) + (-ctr - z)) * f1 * f2
+                    d = (d * f1) * f2
+                    a = b0s[j]
+                    s = a + d
+                    z = s - a
+                    b0s[j] = s
+                    b0c[j] += ((a - (s - z)) + (d - z)) + dl
+                    p = d * d
+                    u = _SPLIT * d
+                    dh = u - (u - d)
+                    dt = d - dh
+                    q = (((dh * dh - p) + 2.0 * (dh * dt)) + dt * dt) + 2.0 * d * dl
+                    a = b1s[j]
+                    s = a + p
+                    z = s - a
+                    b1s[j] = s
+                    b1c[j] += ((a - (s - z)) + (p - z)) + q
+                    # d**3 = p d + (p dl + q d): TwoProduct(p, d)
+                    m3 = p * d
+                    u = _SPLIT * p
+                    ph = u - (u - p)
+                    pt = p - ph
+                    t3 = (((ph * dh - m3) + ph * dt + pt * dh) + pt * dt) + (p * dl + q * d)
+                    a = b2s[j]
+                    s = a + m3
+                    z = s - a
+                    b2s[j] = s
+                    b2c[j] += ((a - (s - z)) + (m3 - z)) + t3
+                    # d**4 = p p + 2 p q: TwoProduct(p, p)
+                    m4 = p * p
+                    t4 = (((ph * ph - m4) + 2.0 * (ph * pt)) + pt * pt) + 2.0 * p * q
+                    a = b3s[j]
+                    s = a + m4
+                    z = s - a
+                    b3s[j] = s
+                    b3c[j] += ((a - (s - z)) + (m4 - z)) + t4
+        for k in range(kmax):
+            for j in range(_C):
+                hh[k, j], hl[k, j] = _fold(hh[k, j], hl[k, j], bs[k, j], bc[k, j])
+                bs[k, j] = 0.0
+                bc[k, j] = 0.0
+        nb += _C
+    for i in range(full, n):  # the tail: one more term for some lanes
+        j = i - full
+        if not keep[r, i]:
+            continue
+        d, dl = two_sum(x[r, i], -ctr)
+        d = (d * f1) * f2
+        dl = (dl * f1) * f2
+        p, q, a3, t3, f4, t4 = _powers(d, dl)
+        _lane_add(bs, bc, 0, j, d, dl)
+        _lane_add(bs, bc, 1, j, p, q)
+        _lane_add(bs, bc, 2, j, a3, t3)
+        _lane_add(bs, bc, 3, j, f4, t4)
+    for k in range(4):
+        for j in range(_C):
+            hh[k, j], hl[k, j] = _fold(hh[k, j], hl[k, j], bs[k, j], bc[k, j])
+    return nb + _C
+
+
+def rows_kernel(x, keep, kmax, stat, bias, fisher, ddof, out, ok):
     # pragma: no cover - compiled
     """Certified ``stat`` of each row of the C-order float64 ``(rows, n)`` array ``x``
-    (``keep[r, i]`` False: the value is left out, when ``has_keep``)."""
-    nr, n = x.shape
-    full = n - n % _L
-    ls = np.zeros(_L)
-    lc = np.zeros(_L)
-    ln = np.zeros(_L, np.int64)
-    lmin = np.zeros(_L)
-    lmax = np.zeros(_L)
-    bs = np.zeros((4, _L))
-    bc = np.zeros((4, _L))
-    hh = np.zeros((4, _L))
-    hl = np.zeros((4, _L))
-    lmx = np.zeros(_L)
+    (``keep[r, i]`` False: the value is left out; ``keep`` has ``x``'s shape, read
+    unconditionally so that the loops stay branch-free).
+
+    Both passes keep ``_C`` lanes and treat one chunk of ``_C`` values as a map over
+    them (no dependency between iterations), which LLVM vectorises; the lanes are
+    folded together at the end (``2 _C`` more folds in the bound). ``max|d|`` is
+    bounded by the extremes of the first pass."""
+    nr = x.shape[0]
+    ls = np.zeros(_C)
+    lc = np.zeros(_C)
+    ln = np.zeros(_C, np.int64)
+    lmin = np.zeros(_C)
+    lmax = np.zeros(_C)
+    bs = np.zeros((4, _C))
+    bc = np.zeros((4, _C))
+    hh = np.zeros((4, _C))
+    hl = np.zeros((4, _C))
     sh = np.zeros(4)
     sl = np.zeros(4)
     for r in range(nr):
-        for j in range(_L):
-            ls[j] = 0.0
-            lc[j] = 0.0
-            ln[j] = 0
-            lmin[j] = math.inf
-            lmax[j] = -math.inf
-        for i0 in range(0, full, _L):
-            for j in range(_L):
-                v = x[r, i0 + j]
-                t = (not has_keep) or keep[r, i0 + j]
-                w = v if t else 0.0
-                s, e = two_sum(ls[j], w)
-                ls[j] = s
-                lc[j] += e
-                ln[j] += np.int64(t)
-                lmin[j] = min(lmin[j], v if t else math.inf)
-                lmax[j] = max(lmax[j], v if t else -math.inf)
-        for i in range(full, n):
-            if (not has_keep) or keep[r, i]:
-                v = x[r, i]
-                s, e = two_sum(ls[0], v)
-                ls[0] = s
-                lc[0] += e
-                ln[0] += 1
-                lmin[0] = min(lmin[0], v)
-                lmax[0] = max(lmax[0], v)
-        s = 0.0
-        c = 0.0
-        cnt = 0
-        lo_x = math.inf
-        hi_x = -math.inf
-        for j in range(_L):
-            s, e = two_sum(s, ls[j])
-            c += e + lc[j]
-            cnt += ln[j]
-            lo_x = min(lo_x, lmin[j])
-            hi_x = max(hi_x, lmax[j])
-        if not (abs(lo_x) < math.inf and abs(hi_x) < math.inf):
-            if cnt == 0:
-                out[r], ok[r] = _finish(stat, 0, sh, sl, 0.0, 0.0, 0.0, 0.0, bias, fisher,
-                                        ddof, 0)
-            else:  # NaN or an infinity (min/max skip NaN only when not first)
-                out[r] = _NAN
-                ok[r] = True
+        s, c, cnt, lo_x, hi_x = _first_pass(x, keep, r, ls, lc, ln, lmin, lmax)
+        if cnt == 0:
+            out[r], ok[r] = _finish(stat, 0, sh, sl, 0.0, 0.0, 0.0, 0.0, bias, fisher,
+                                    ddof, 0)
             continue
-        if lo_x != lo_x or hi_x != hi_x or s != s:
-            out[r] = _NAN
+        if not (abs(lo_x) < math.inf and abs(hi_x) < math.inf) or s != s:
+            out[r] = _NAN  # a NaN or an infinity taken: these moments are NaN
             ok[r] = True
             continue
         ctr, f1, f2, ex, usable = _centre(s, c, cnt, lo_x, hi_x)
@@ -268,81 +412,18 @@ def rows_kernel(x, keep, has_keep, kmax, stat, bias, fisher, ddof, out, ok):
             out[r], ok[r] = _finish(stat, cnt, sh, sl, 0.0, 0.0, lo_x, hi_x, bias, fisher,
                                     ddof, ex)
             continue
+        nb = _second_pass(x, keep, r, kmax, ctr, f1, f2, bs, bc, hh, hl)
         for k in range(4):
-            for j in range(_L):
-                bs[k, j] = 0.0
-                bc[k, j] = 0.0
-                hh[k, j] = 0.0
-                hl[k, j] = 0.0
-        for j in range(_L):
-            lmx[j] = 0.0
-        nb = 0
-        for b0 in range(0, full, _L * _B):
-            b1 = min(full, b0 + _L * _B)
-            for i0 in range(b0, b1, _L):
-                for j in range(_L):
-                    v = x[r, i0 + j]
-                    t = (not has_keep) or keep[r, i0 + j]
-                    w = v if t else ctr
-                    d, dl = two_sum(w, -ctr)
-                    d = (d * f1) * f2
-                    dl = (dl * f1) * f2
-                    lmx[j] = max(lmx[j], abs(d))
-                    s, e = two_sum(bs[0, j], d)
-                    bs[0, j] = s
-                    bc[0, j] += e + dl
-                    p, q, a3, t3, f4, t4 = _powers(d, dl)
-                    s, e = two_sum(bs[1, j], p)
-                    bs[1, j] = s
-                    bc[1, j] += e + q
-                    if kmax >= 3:
-                        s, e = two_sum(bs[2, j], a3)
-                        bs[2, j] = s
-                        bc[2, j] += e + t3
-                    if kmax >= 4:
-                        s, e = two_sum(bs[3, j], f4)
-                        bs[3, j] = s
-                        bc[3, j] += e + t4
-            for k in range(kmax):
-                for j in range(_L):
-                    hh[k, j], hl[k, j] = _fold(hh[k, j], hl[k, j], bs[k, j], bc[k, j])
-                    bs[k, j] = 0.0
-                    bc[k, j] = 0.0
-            nb += _L
-        for i in range(full, n):  # the tail, in lane 0
-            if has_keep and not keep[r, i]:
-                continue
-            d, dl = two_sum(x[r, i], -ctr)
-            d = (d * f1) * f2
-            dl = (dl * f1) * f2
-            lmx[0] = max(lmx[0], abs(d))
-            s, e = two_sum(bs[0, 0], d)
-            bs[0, 0] = s
-            bc[0, 0] += e + dl
-            p, q, a3, t3, f4, t4 = _powers(d, dl)
-            s, e = two_sum(bs[1, 0], p)
-            bs[1, 0] = s
-            bc[1, 0] += e + q
-            s, e = two_sum(bs[2, 0], a3)
-            bs[2, 0] = s
-            bc[2, 0] += e + t3
-            s, e = two_sum(bs[3, 0], f4)
-            bs[3, 0] = s
-            bc[3, 0] += e + t4
-        mx = 0.0
-        for k in range(4):
-            hh[k, 0], hl[k, 0] = _fold(hh[k, 0], hl[k, 0], bs[k, 0], bc[k, 0])
             h = hh[k, 0]
             lo = hl[k, 0]
-            for j in range(1, _L):
+            for j in range(1, _C):
                 h, lo, _ = dadd(h, lo, 0.0, hh[k, j], hl[k, j], 0.0)
             sh[k] = h
             sl[k] = lo
-        for j in range(_L):
-            mx = max(mx, lmx[j])
-        nb += 1 + 2 * _L
-        out[r], ok[r] = _finish(stat, cnt, sh, sl, mx, np.float64(nb), lo_x, hi_x, bias,
-                                fisher, ddof, ex)
+        # every |x - ctr| is at most the larger distance to an extreme
+        mx = max(hi_x - ctr, ctr - lo_x) * f1 * f2 * (1.0 + 2.0 ** -50)
+        out[r], ok[r] = _finish(stat, cnt, sh, sl, mx, np.float64(nb + 2 * _C), lo_x, hi_x,
+                                bias, fisher, ddof, ex)
 
 
 def grouped_kernel(x, gid, kmax, stat, bias, fisher, ddof, out, ok):
@@ -441,7 +522,7 @@ def grouped_kernel(x, gid, kmax, stat, bias, fisher, ddof, out, ok):
 _SHARED = ("two_sum", "fast_two_sum", "two_prod", "dadd", "dmul", "ddiv", "dsqrt",
            "rounds_to")
 _HELPERS = ("_scale_of", "_powers", "_fold", "_trivial", "skew_factor", "finish_bounded",
-            "_finish",
+            "_finish", "_first_pass", "_lane_add", "_second_pass",
             "_centre")
 
 

@@ -34,11 +34,11 @@ def certified_rows(rows: np.ndarray, keep: np.ndarray | None, stat: str,
     if stat not in CERTIFIED or nb.choose_engine(size=rows.size, min_size=_MIN_SIZE) != "numba":
         return None
     x = np.ascontiguousarray(rows, np.float64)
-    k = np.ones((1, 1), np.bool_) if keep is None else np.ascontiguousarray(keep, np.bool_)
+    k = np.ones(x.shape, np.bool_) if keep is None else np.ascontiguousarray(keep, np.bool_)
     out = np.empty(x.shape[0], np.float64)
     ok = np.zeros(x.shape[0], np.bool_)
     try:
-        nb.kernels("central_moments")["rows"](x, k, keep is not None, *_args(stat, p), out, ok)
+        nb.kernels("central_moments")["rows"](x, k, *_args(stat, p), out, ok)
     except Exception as err:  # numba failed: the exact engine, from now on
         nb.fallback(err)
         return None
