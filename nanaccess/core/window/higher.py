@@ -47,11 +47,17 @@ def _centre(col: np.ndarray, take: np.ndarray) -> tuple[float, float, float, int
 
 
 def slide_higher(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarray,
-                 stat: str, policy: NanPolicy, params: dict,
-                 engine: str | None = None) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(values (nout, ncols) float64, redo)`` of every window, ``redo`` marking the
-    windows left to the reference engine; None when the compiled engine is off."""
-    if stat not in HIGHER_WINDOWED or x2.dtype.kind != "f":
+                 stat: str, policy: NanPolicy, params: dict, engine: str | None = None,
+                 pairs: int = 0) -> tuple[np.ndarray, None, np.ndarray] | None:
+    """``(values (nout, ncols), None, redo)`` of every window, ``redo`` marking the
+    windows left to the reference engine; None when this engine does not serve the
+    call (another statistic or dtype, or the NumPy engine: ``pairs`` (output,
+    element) pairs below the sliding threshold under "auto")."""
+    from .reduce import SLIDING_MIN_PAIRS
+
+    if stat not in HIGHER_WINDOWED or x2.dtype not in (np.float64, np.float32) or \
+            not x2.dtype.isnative or _numba.choose_engine(
+                engine, size=pairs, min_size=SLIDING_MIN_PAIRS) != "numba":
         return None
     p = check_params(stat, params)
     try:
@@ -98,4 +104,4 @@ def slide_higher(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarra
     if x2.dtype != np.float64:
         with np.errstate(over="ignore"):
             values = values.astype(x2.dtype)
-    return values, redo
+    return values, None, redo

@@ -62,7 +62,7 @@ from ..interp import validate_q
 from ..policy import RULES, empty_value
 from ..spread import check_scale, divide_by_scale
 from .bounds import FixedWindows, is_monotone
-from .higher import HIGHER_WINDOWED, slide_higher
+from .higher import slide_higher
 from .intsum import int_window_sum
 from .moments import fused_moment, moment_ok, slide_moment
 from .narrow import narrow_moment
@@ -358,13 +358,9 @@ def _values(x2, masks, miss2, start, end, stat, family, policy, engine, params):
             return _sliding_mad(x2, masks, miss2, start, end, policy, engine, params)
         except Exception as exc:  # a broken numba install: the reference engine
             _numba.fallback(exc, engine)
-    if stat in HIGHER_WINDOWED and x2.dtype in (np.float64, np.float32) and \
-            x2.dtype.isnative and \
-            _numba.choose_engine(engine, size=pairs, min_size=SLIDING_MIN_PAIRS) == "numba":
-        got = slide_higher(x2, masks, start, end, stat, policy, params, engine)
-        if got is not None:  # certified per window; the rest from the reference engine
-            return _patched(got[0], None, got[1], x2, miss2, start, end, stat, policy,
-                            engine, params)
+    got = slide_higher(x2, masks, start, end, stat, policy, params, engine, pairs)
+    if got is not None:  # skew/kurt certified per window; the rest: reference engine
+        return _patched(*got, x2, miss2, start, end, stat, policy, engine, params)
     return _reference(x2, miss2, start, end, stat, policy, engine, params)
 
 
