@@ -135,3 +135,19 @@ def test_no_mutation():
     certified_rows(x, keep, "kurt", {"bias": False})
     np.testing.assert_array_equal(x, x0)
     np.testing.assert_array_equal(keep, k0)
+
+
+@given(data=hnp.arrays(np.float64, hs.integers(0, 2500),
+                       elements=hs.floats(0.5, 2.0) | hs.sampled_from(
+                           [0.0, -0.0, 5e-324, -3e-310, 1e300, -1e-300, np.inf, -1.5])),
+       ngroups=hs.integers(1, 4), seed=hs.integers(0, 2 ** 16))
+def test_products_lanes_bit_equal_to_the_exact_tree(data, ngroups, seed):
+    """The lane kernel of prod (4 lanes, lazy rescaling every 256 steps: long groups
+    cross it) against the exact product tree, with zeros, infinities, subnormals."""
+    from nanaccess.core.higher.product import _exact_products, group_products
+
+    gid = np.sort(np.random.default_rng(seed).integers(0, ngroups, data.size))
+    got = group_products(data, gid, ngroups)
+    exp = _exact_products(data, gid, ngroups)
+    np.testing.assert_array_equal(got, exp)
+    assert np.array_equal(np.signbit(got), np.signbit(exp))
