@@ -428,8 +428,8 @@ def rows_kernel(x, keep, kmax, stat, bias, fisher, ddof, out, ok):
 
 def grouped_kernel(x, gid, kmax, stat, bias, fisher, ddof, out, ok):
     # pragma: no cover - compiled
-    """Certified ``stat`` per group of the 1-D float64 ``x`` (``gid`` in ``[0, groups)``),
-    one scatter per pass (each group's accumulators one row)."""
+    """Certified ``stat`` per group of the 1-D float64 ``x`` (``gid`` in ``[0, groups)``;
+    -1: left out), one scatter per pass (each group's accumulators one row)."""
     ng = out.shape[0]
     p1 = np.zeros((ng, 4))
     p1[:, 2] = math.inf
@@ -437,10 +437,10 @@ def grouped_kernel(x, gid, kmax, stat, bias, fisher, ddof, out, ok):
     cnt = np.zeros(ng, np.int64)
     for i in range(x.shape[0]):
         g = gid[i]
+        if g < 0:
+            continue
         v = x[i]
-        s, e = two_sum(p1[g, 0], v)
-        p1[g, 0] = s
-        p1[g, 1] += e
+        p1[g, 0] += v  # any centre serves: a plain sum is close enough
         p1[g, 2] = min(p1[g, 2], v)
         p1[g, 3] = max(p1[g, 3], v)
         cnt[g] += 1
@@ -479,7 +479,7 @@ def grouped_kernel(x, gid, kmax, stat, bias, fisher, ddof, out, ok):
     acc = np.zeros((ng, 19))
     for i in range(x.shape[0]):
         g = gid[i]
-        if not live[g]:
+        if g < 0 or not live[g]:
             continue
         d, dl = two_sum(x[i], -ctr[g])
         d = (d * fs[g, 0]) * fs[g, 1]

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .certified import certified_groups, certified_rows
+from .certified import CERTIFIED, certified_groups, certified_rows
 from .finish import kurt_values, sem_values, skew_values
 from .powers import SCALE, power_sums
 from .product import group_products
@@ -75,7 +75,8 @@ def cell_values(vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str,
     ``rows`` (``(ncells, n)``, with ``rows_keep`` its selection or None) may replace
     ``vals``/``gid`` for whole rows, which lets the compiled kernel take them.
     ``certify``: skew, kurt and sem try the certified front pass (:mod:`.certified`)
-    first; False forces the exact power sums (the reference).
+    first; False forces the exact power sums (the reference). A ``gid`` of -1 leaves
+    its value out (the certified kernel reads the full array, skipping those).
 
     Examples
     --------
@@ -116,6 +117,16 @@ def cell_values(vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str,
             gid = gid[rows_keep.reshape(-1)]
     vals = np.asarray(vals)
     gid = np.asarray(gid, np.int64)
+    if gid.size and gid.min() < 0:  # cell -1: left out (read by the certified kernel)
+        if not (certify and stat in CERTIFIED and vals.dtype.kind == "f"):
+            taken = gid >= 0
+            vals, gid = vals[taken], gid[taken]
+        else:
+            got = certified_groups(vals, gid, ncells, stat, p)
+            if got is None:
+                taken = gid >= 0
+                return cell_values(vals[taken], gid[taken], ncells, stat, params)
+            return _redo_cells(vals, gid, stat, params, *got)
     big_int = vals.dtype.kind in "iu" and vals.size and \
         int(np.abs(vals.astype(object)).max()) > _EXACT_INT
     if stat == "prod":
@@ -126,15 +137,21 @@ def cell_values(vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str,
         return np.where(out == 0, 0.0, out) if vals.dtype.kind in "iub" else out
     got = certified_groups(vals, gid, ncells, stat, p) if certify and not big_int else None
     if got is not None:
-        out, ok = got
-        if not ok.all():  # the cells the bound leaves open: exact power sums
-            redo = np.flatnonzero(~ok)
-            sel = np.isin(gid, redo)
-            out[redo] = cell_values(vals[sel], np.searchsorted(redo, gid[sel]), redo.size,
-                                    stat, params, certify=False)
-        return out
+        return _redo_cells(vals, gid, stat, params, *got)
     counts, t, bad = cell_sums(vals, gid, ncells, KMAX[stat], None, big_int)
     return finish_cells(stat, counts, t, bad, p)
+
+
+def _redo_cells(vals: np.ndarray, gid: np.ndarray, stat: str, params: dict,
+                out: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """``out`` with the cells the certified bound left open (``ok`` False) from the
+    exact power sums."""
+    if not ok.all():
+        redo = np.flatnonzero(~ok)
+        sel = np.isin(gid, redo)
+        out[redo] = cell_values(vals[sel], np.searchsorted(redo, gid[sel]), redo.size,
+                                stat, params, certify=False)
+    return out
 
 
 def cell_sums(vals: np.ndarray, gid: np.ndarray, ncells: int, kmax: int,
