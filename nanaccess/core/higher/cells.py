@@ -15,7 +15,7 @@ import numpy as np
 from .certified import CERTIFIED, certified_groups, certified_rows
 from .finish import kurt_values, sem_values, skew_values
 from .powers import SCALE, power_sums
-from .product import group_products
+from .product import group_products, row_products
 
 __all__ = ["HIGHER", "KMAX", "cell_values", "cell_sums", "finish_cells", "check_params"]
 
@@ -93,8 +93,7 @@ def cell_values(vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str,
         if stat == "prod":
             if rows_keep is not None:
                 rows = np.where(rows_keep, rows, 1.0)
-            gid = np.repeat(np.arange(ncells, dtype=np.int64), rows.shape[1])
-            return group_products(rows.reshape(-1), gid, ncells)
+            return row_products(rows)
         got = certified_rows(rows, rows_keep, stat, p) if certify else None
         if got is not None:
             out, ok = got
