@@ -24,21 +24,29 @@ import numpy as np
 
 from . import bind, jit, kernels, register
 from .central_moments import _powers, _trivial, finish_bounded, skew_factor
-from .dd_bounds import dadd, fast_two_sum, two_sum
+from .dd_bounds import dadd, two_sum
 
 __all__ = ["build"]
 
 _U2 = 2.0 ** -106
 
 
+def _acc(h, lo, t, tl):  # pragma: no cover - compiled
+    """``(h, lo) + (t, tl)``: TwoSum of the high parts, the low parts beside."""
+    s = h + t
+    z = s - h
+    e = ((h - (s - z)) + (t - z)) + (lo + tl)
+    r = s + e
+    return r, e - (r - s)
+
+
 def prefix_kernel(x, take, ctr, f1, f2, ph, pl, pg, cnt, ninf):  # pragma: no cover
     """Fill the prefix arrays (row ``i + 1`` after value ``i``): ``ph + pl`` the sums of
     ``d**k`` (columns k - 1), ``pg`` those of ``d**2`` and ``d**4`` rounded upward
-    enough to bound them, ``cnt`` the values taken, ``ninf`` the infinities taken."""
-    h = np.zeros(4)
-    lo = np.zeros(4)
-    t = np.zeros(4)
-    tl = np.zeros(4)
+    enough to bound them, ``cnt`` the values taken, ``ninf`` the infinities taken.
+    The four running sums live in scalars (registers): their chains overlap."""
+    h0 = h1 = h2 = h3 = 0.0
+    l0 = l1 = l2 = l3 = 0.0
     g2 = 0.0
     g4 = 0.0
     c = 0
@@ -52,19 +60,22 @@ def prefix_kernel(x, take, ctr, f1, f2, ph, pl, pg, cnt, ninf):  # pragma: no co
                 d, dl = two_sum(v, -ctr)
                 d = (d * f1) * f2
                 dl = (dl * f1) * f2
-                t[0] = d
-                tl[0] = dl
-                t[1], tl[1], t[2], tl[2], t[3], tl[3] = _powers(d, dl)
-                for k in range(4):
-                    s, e = two_sum(h[k], t[k])
-                    e += lo[k] + tl[k]
-                    h[k], lo[k] = fast_two_sum(s, e)
-                g2 += t[1]
-                g4 += t[3]
+                p, q, a3, t3, f4, t4 = _powers(d, dl)
+                h0, l0 = _acc(h0, l0, d, dl)
+                h1, l1 = _acc(h1, l1, p, q)
+                h2, l2 = _acc(h2, l2, a3, t3)
+                h3, l3 = _acc(h3, l3, f4, t4)
+                g2 += p
+                g4 += f4
                 c += 1
-        for k in range(4):
-            ph[i + 1, k] = h[k]
-            pl[i + 1, k] = lo[k]
+        ph[i + 1, 0] = h0
+        ph[i + 1, 1] = h1
+        ph[i + 1, 2] = h2
+        ph[i + 1, 3] = h3
+        pl[i + 1, 0] = l0
+        pl[i + 1, 1] = l1
+        pl[i + 1, 2] = l2
+        pl[i + 1, 3] = l3
         pg[i + 1, 0] = g2
         pg[i + 1, 1] = g4
         cnt[i + 1] = c
@@ -122,9 +133,9 @@ def windows_kernel(ph, pl, pg, cnt, ninf, start, end, stat, bias, fisher, ddof, 
         out[w], ok[w] = finish_bounded(stat, m, sh, sl, bnd, bias, fisher, ddof, ex, fac)
 
 
-_SHARED = ("two_sum", "fast_two_sum", "dadd", "_powers", "_trivial", "finish_bounded",
+_SHARED = ("two_sum", "dadd", "_powers", "_trivial", "finish_bounded",
            "skew_factor")
-_HELPERS = ("_bound",)
+_HELPERS = ("_bound", "_acc")
 
 
 def build() -> dict[str, Any]:
