@@ -42,7 +42,9 @@ _TARGETS = {"skew": 1.5, "kurt": 1.5, "sem": 1.5, "prod": 1.5, "cumsum": 1.5, "c
 
 def _series_rows(n: int, nan_pct: float, repeats: int, dtype=np.float64,
                  stats=("skew", "kurt", "sem", "prod", "cumsum", "cummax")) -> list[dict]:
-    x = float_data(n, nan_pct).astype(dtype)
+    x = float_data(n, nan_pct)
+    # ints: values spread over +-1e6 (NaN-free: nan_pct 0)
+    x = (x * 1e5).astype(dtype) if np.dtype(dtype).kind == "i" else x.astype(dtype)
     s = pd.Series(x)
     p = pd.Series(1.0 + x / 1e3)  # a product of normal data under/overflows: near 1
     rows = []
@@ -107,6 +109,10 @@ def _window_rows(n: int, repeats: int, width: int = 100) -> list[dict]:
 def higher_only(n: int = 10**6, repeats: int = 3) -> list[dict[str, Any]]:
     """The rows of skew/kurt/sem/prod (Series, grouped, rolling) alone, no files."""
     rows = _series_rows(n, 1.0, repeats, stats=("skew", "kurt", "sem", "prod"))
+    rows += _series_rows(n // 100, 1.0, repeats, stats=("skew", "kurt", "sem", "prod"))
+    for pct in (0.0, 30.0):
+        rows += _series_rows(n, pct, repeats, stats=("skew", "kurt"))
+    rows += _series_rows(n, 0.0, repeats, dtype=np.int64, stats=("skew", "kurt"))
     rows += _series_rows(n, 1.0, repeats, dtype=np.float32, stats=("skew",))
     rows += _grouped_rows(n, max(1, min(1000, n // 100)), repeats)
     rows += _window_rows(n, repeats)

@@ -85,6 +85,12 @@ def cell_values(vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str,
     array([1.13762437])
     """
     p = check_params(stat, params)
+    if rows is not None and rows.dtype.kind in "iub" and not _big_ints(rows):
+        # every integer an exact double: the float rows (a zero product stays +0.0,
+        # integers having no signed zero)
+        out = cell_values(None, None, ncells, stat, params, rows=rows.astype(np.float64),
+                          rows_keep=rows_keep, certify=certify)
+        return np.where(out == 0, 0.0, out) if stat == "prod" else out
     if rows is not None and rows.dtype.kind == "f":
         # whole rows: excluded values become the operation's identity (0 adds
         # nothing to a power sum, 1 nothing to a product), so the rows stay
@@ -126,8 +132,7 @@ def cell_values(vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str,
                 taken = gid >= 0
                 return cell_values(vals[taken], gid[taken], ncells, stat, params)
             return _redo_cells(vals, gid, stat, params, *got)
-    big_int = vals.dtype.kind in "iu" and vals.size and \
-        int(np.abs(vals.astype(object)).max()) > _EXACT_INT
+    big_int = _big_ints(vals)
     if stat == "prod":
         if big_int:
             return _int_products(vals, gid, ncells)
@@ -139,6 +144,13 @@ def cell_values(vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str,
         return _redo_cells(vals, gid, stat, params, *got)
     counts, t, bad = cell_sums(vals, gid, ncells, KMAX[stat], None, big_int)
     return finish_cells(stat, counts, t, bad, p)
+
+
+def _big_ints(v: np.ndarray) -> bool:
+    """Integers beyond ``2**53`` in magnitude (not all exact doubles)?"""
+    if v.dtype.kind not in "iu" or not v.size:
+        return False
+    return int(v.max()) > _EXACT_INT or (v.dtype.kind == "i" and int(v.min()) < -_EXACT_INT)
 
 
 def _redo_cells(vals: np.ndarray, gid: np.ndarray, stat: str, params: dict,
@@ -158,8 +170,7 @@ def cell_sums(vals: np.ndarray, gid: np.ndarray, ncells: int, kmax: int,
     """``(counts, [T_1..T_kmax], bad)`` per cell: mergeable exact partials (the ints
     add across chunks); ``bad`` marks cells holding an infinity."""
     if big_int is None:
-        big_int = vals.dtype.kind in "iu" and bool(vals.size) and \
-            int(np.abs(vals.astype(object)).max()) > _EXACT_INT
+        big_int = _big_ints(vals)
     counts = None if gid is None else np.bincount(gid, minlength=ncells).astype(np.int64)
     if big_int:
         return counts, _int_sums(vals, gid, ncells, kmax), np.zeros(ncells, bool)
