@@ -152,3 +152,20 @@ def test_products_lanes_bit_equal_to_the_exact_tree(data, ngroups, seed):
     exp = _exact_products(data, gid, ngroups)
     np.testing.assert_array_equal(got, exp)
     assert np.array_equal(np.signbit(got), np.signbit(exp))
+
+
+def test_row_products_with_a_selection():
+    """Rows of prod with values left out (read as 1.0 by the kernel) equal the exact
+    tree of the values taken, including a row the kernel cannot certify."""
+    from nanaccess.core.higher.product import _exact_products, row_products
+
+    rng = np.random.default_rng(7)
+    rows = 1.0 + rng.normal(size=(4, 3000)) / 1e3
+    rows[1, 5] = np.nan  # left out below
+    rows[2, :] = 5e-320  # a subnormal product: left to the exact tree
+    keep = rng.random(rows.shape) > 0.3
+    keep[1, 5] = False
+    got = row_products(rows, keep)
+    exp = [_exact_products(rows[r][keep[r]], np.zeros(int(keep[r].sum()), np.int64), 1)[0]
+           for r in range(4)]
+    np.testing.assert_array_equal(got, exp)

@@ -65,9 +65,10 @@ def _renorm(h, lo):  # pragma: no cover - compiled
     return h * f, lo * f, k
 
 
-def products_kernel(ubits, starts, out, flags):  # pragma: no cover - compiled
+def products_kernel(ubits, keep, starts, out, flags):  # pragma: no cover - compiled
     """``out[s]``: the product of segment ``s`` (float64), ``flags[s]``: 1 when it is
-    not certified (the caller's exact tree decides).
+    not certified (the caller's exact tree decides). ``keep[i]`` False: value ``i``
+    is left out (read as 1.0; ``keep`` as long as ``ubits``).
 
     ``_L`` independent lanes (each a double-double times an exponent) take the
     factors in turn, so the dependent multiplications overlap; a lane's ``hi`` may
@@ -94,7 +95,7 @@ def products_kernel(ubits, starts, out, flags):  # pragma: no cover - compiled
             stop = min(full, i + _L * _RENORM)
             while i < stop:
                 for j in range(_L):
-                    b = ubits[i + j]
+                    b = ubits[i + j] if keep[i + j] else np.uint64(_ONE)
                     neg ^= b >> np.uint64(63)
                     e = np.int64((b >> np.uint64(52)) & np.uint64(2047))
                     if e == 0 or e == 2047:
@@ -114,7 +115,7 @@ def products_kernel(ubits, starts, out, flags):  # pragma: no cover - compiled
                 hs[j], ls[j], k = _renorm(hs[j], ls[j])
                 xs[j] += k
         for i in range(full, i1):
-            b = ubits[i]
+            b = ubits[i] if keep[i] else np.uint64(_ONE)
             neg ^= b >> np.uint64(63)
             e = np.int64((b >> np.uint64(52)) & np.uint64(2047))
             if e == 0 or e == 2047:

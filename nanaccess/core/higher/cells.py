@@ -97,9 +97,7 @@ def cell_values(vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str,
         # rectangular and the compiled kernel can take them
         rows = rows.astype(np.float64, copy=False)
         if stat == "prod":
-            if rows_keep is not None:
-                rows = np.where(rows_keep, rows, 1.0)
-            return row_products(rows)
+            return row_products(rows, rows_keep)
         got = certified_rows(rows, rows_keep, stat, p) if certify else None
         if got is not None:
             out, ok = got

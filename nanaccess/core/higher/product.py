@@ -114,9 +114,10 @@ def group_products(vals: np.ndarray, gid: np.ndarray, ngroups: int) -> np.ndarra
     return _exact_products(vals, gid, ngroups)
 
 
-def row_products(rows: np.ndarray) -> np.ndarray:
+def row_products(rows: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray:
     """Correctly rounded product of each row of the float64 ``(cells, n)`` ``rows``
-    (NaN-free): the segments are the rows, no group codes built.
+    (NaN-free where ``keep``, the values taken, None: all): the segments are the rows,
+    no group codes built.
 
     Examples
     --------
@@ -124,16 +125,22 @@ def row_products(rows: np.ndarray) -> np.ndarray:
     array([ 0.02, -6.  ])
     """
     ncells, n = rows.shape
-    v = np.ascontiguousarray(rows, np.float64).reshape(-1)
     got = None
-    if nb.choose_engine(size=v.size, min_size=_MIN_SIZE) == "numba":
-        got = _segments(v, np.arange(ncells + 1, dtype=np.int64) * n, ncells)
+    if nb.choose_engine(size=rows.size, min_size=_MIN_SIZE) == "numba":
+        v = np.ascontiguousarray(rows, np.float64).reshape(-1)
+        k = np.ones(v.size, bool) if keep is None else \
+            np.ascontiguousarray(keep, bool).reshape(-1)
+        got = _segments(v, np.arange(ncells + 1, dtype=np.int64) * n, ncells, k)
     if got is None:
-        return group_products(v, np.repeat(np.arange(ncells, dtype=np.int64), n), ncells)
+        if keep is not None:  # a value left out multiplies by 1
+            rows = np.where(keep, rows, 1.0)
+        return group_products(rows.reshape(-1), np.repeat(np.arange(ncells, dtype=np.int64),
+                                                           n), ncells)
     res, flagged = got
     if flagged.any():  # not certified: the exact tree decides those rows
         redo = np.flatnonzero(flagged)
-        res[redo] = _exact_products(rows[redo].reshape(-1), np.repeat(
+        sub = rows[redo] if keep is None else np.where(keep[redo], rows[redo], 1.0)
+        res[redo] = _exact_products(sub.reshape(-1), np.repeat(
             np.arange(redo.size, dtype=np.int64), n), redo.size)
     return res
 
@@ -150,13 +157,16 @@ def _compiled(vals: np.ndarray, gid: np.ndarray, ngroups: int):
     return _segments(v, np.searchsorted(sg, np.arange(ngroups + 1)), ngroups)
 
 
-def _segments(v: np.ndarray, starts: np.ndarray, ngroups: int):
-    """``(products, flagged)`` of the segments ``v[starts[s]:starts[s+1]]``, or None."""
+def _segments(v: np.ndarray, starts: np.ndarray, ngroups: int,
+              keep: np.ndarray | None = None):
+    """``(products, flagged)`` of the segments ``v[starts[s]:starts[s+1]]`` (the values
+    ``keep`` marks), or None (no compiled engine)."""
     out = np.empty(ngroups, np.float64)
     flags = np.zeros(ngroups, np.int64)
+    k = np.ones(v.size, bool) if keep is None else keep
     try:
-        nb.kernels("products")["products"](v.view(np.uint64), starts.astype(np.int64), out,
-                                           flags)
+        nb.kernels("products")["products"](v.view(np.uint64), k, starts.astype(np.int64),
+                                           out, flags)
     except Exception as err:  # numba failed: the NumPy engine, from now on
         nb.fallback(err)
         return None
