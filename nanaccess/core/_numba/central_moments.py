@@ -475,47 +475,74 @@ def grouped_kernel(x, gid, kmax, stat, bias, fisher, ddof, out, ok):
         exs[g] = ex
         live[g] = True
     # per group: 0-7 block (s, c) of powers 1-4, 8-15 totals (h, lo), 16 terms in
-    # block, 17 folds, 18 max |d|
-    acc = np.zeros((ng, 19))
-    for i in range(x.shape[0]):
-        g = gid[i]
-        if g < 0 or not live[g]:
-            continue
-        d, dl = two_sum(x[i], -ctr[g])
-        d = (d * fs[g, 0]) * fs[g, 1]
-        dl = (dl * fs[g, 0]) * fs[g, 1]
-        acc[g, 18] = max(acc[g, 18], abs(d))
-        s, e = two_sum(acc[g, 0], d)
-        acc[g, 0] = s
-        acc[g, 1] += e + dl
-        p, q, a3, t3, f4, t4 = _powers(d, dl)
-        s, e = two_sum(acc[g, 2], p)
-        acc[g, 2] = s
-        acc[g, 3] += e + q
-        if kmax >= 3:
-            s, e = two_sum(acc[g, 4], a3)
-            acc[g, 4] = s
-            acc[g, 5] += e + t3
-        if kmax >= 4:
-            s, e = two_sum(acc[g, 6], f4)
-            acc[g, 6] = s
-            acc[g, 7] += e + t4
-        acc[g, 16] += 1.0
-        if acc[g, 16] >= _B:
+    # block, 17 folds
+    acc = np.zeros((ng, 18))
+    bufs = np.empty((8, _C))
+    for i0 in range(0, x.shape[0], _C):
+        xb = x[i0:i0 + _C]
+        gb = gid[i0:i0 + _C]
+        m = xb.shape[0]
+        # the powers of a chunk: a map LLVM vectorises (the group's centre and
+        # scale gathered; values left out computed and then skipped)
+        for j in range(m):
+            g = max(gb[j], 0)
+            c = ctr[g]
+            fa = fs[g, 0]
+            fb = fs[g, 1]
+            v = xb[j]
+            d = v - c
+            z = d - v
+            dl = ((v - (d - z)) + (-c - z)) * fa * fb
+            d = (d * fa) * fb
+            p = d * d
+            u = _SPLIT * d
+            dh = u - (u - d)
+            dt = d - dh
+            q = (((dh * dh - p) + 2.0 * (dh * dt)) + dt * dt) + 2.0 * d * dl
+            m3 = p * d
+            u = _SPLIT * p
+            ph = u - (u - p)
+            pt = p - ph
+            bufs[0, j] = d
+            bufs[1, j] = dl
+            bufs[2, j] = p
+            bufs[3, j] = q
+            bufs[4, j] = m3
+            bufs[5, j] = (((ph * dh - m3) + ph * dt + pt * dh) + pt * dt) + (p * dl + q * d)
+            m4 = p * p
+            bufs[6, j] = m4
+            bufs[7, j] = (((ph * ph - m4) + 2.0 * (ph * pt)) + pt * pt) + 2.0 * p * q
+        for j in range(m):  # the scatter: TwoSum into each group's block
+            g = gb[j]
+            if g < 0 or not live[g]:
+                continue
             for k in range(kmax):
-                acc[g, 8 + 2 * k], acc[g, 9 + 2 * k] = _fold(
-                    acc[g, 8 + 2 * k], acc[g, 9 + 2 * k], acc[g, 2 * k], acc[g, 2 * k + 1])
-                acc[g, 2 * k] = 0.0
-                acc[g, 2 * k + 1] = 0.0
-            acc[g, 16] = 0.0
-            acc[g, 17] += 1.0
+                t = bufs[2 * k, j]
+                a0 = acc[g, 2 * k]
+                s0 = a0 + t
+                z = s0 - a0
+                acc[g, 2 * k] = s0
+                acc[g, 2 * k + 1] += ((a0 - (s0 - z)) + (t - z)) + bufs[2 * k + 1, j]
+            acc[g, 16] += 1.0
+            if acc[g, 16] >= _B:
+                for k in range(kmax):
+                    acc[g, 8 + 2 * k], acc[g, 9 + 2 * k] = _fold(
+                        acc[g, 8 + 2 * k], acc[g, 9 + 2 * k], acc[g, 2 * k],
+                        acc[g, 2 * k + 1])
+                    acc[g, 2 * k] = 0.0
+                    acc[g, 2 * k + 1] = 0.0
+                acc[g, 16] = 0.0
+                acc[g, 17] += 1.0
     for g in range(ng):
         if not live[g]:
             continue
         for k in range(4):
             sh[k], sl[k] = _fold(acc[g, 8 + 2 * k], acc[g, 9 + 2 * k], acc[g, 2 * k],
                                  acc[g, 2 * k + 1])
-        out[g], ok[g] = _finish(stat, cnt[g], sh, sl, acc[g, 18], acc[g, 17] + 1.0,
+        # every |x - ctr| is at most the larger distance to an extreme
+        mx = max(p1[g, 3] - ctr[g], ctr[g] - p1[g, 2]) * fs[g, 0] * fs[g, 1] * (
+            1.0 + 2.0 ** -50)
+        out[g], ok[g] = _finish(stat, cnt[g], sh, sl, mx, acc[g, 17] + 1.0,
                                 p1[g, 2], p1[g, 3], bias, fisher, ddof, exs[g])
 
 
