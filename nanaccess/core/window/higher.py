@@ -55,7 +55,10 @@ def slide_higher(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarra
     element) pairs below the sliding threshold under "auto")."""
     from .reduce import SLIDING_MIN_PAIRS
 
-    if stat not in HIGHER_WINDOWED or x2.dtype not in (np.float64, np.float32) or \
+    exact_ints = x2.dtype.kind in "iu" and (not x2.size or (
+        int(x2.max()) <= 2 ** 53 and (x2.dtype.kind == "u" or int(x2.min()) >= -2 ** 53)))
+    if stat not in HIGHER_WINDOWED or not (x2.dtype in (np.float64, np.float32) or
+                                           exact_ints) or \
             not x2.dtype.isnative or _numba.choose_engine(
                 engine, size=pairs, min_size=SLIDING_MIN_PAIRS) != "numba":
         return None
@@ -101,7 +104,7 @@ def slide_higher(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarra
         redo[:, j] = ~ok
     if gone is not None and not RULES[policy].removes:
         redo |= window_counts(gone, s, e, ncols) > 0
-    if x2.dtype != np.float64:
+    if x2.dtype == np.float32:  # float32 keeps its dtype; integers give float64
         with np.errstate(over="ignore"):
             values = values.astype(x2.dtype)
     return values, None, redo
