@@ -20,9 +20,9 @@ ratio): skew 61.6 / 1.8 = 34x, kurt 88.1 / 3.5 = 25x, sem 38.8 / 15.9 = 2.4x, pr
 605 / 39 = 15x, ewm std 608 / 35 = 18x.
 
 After it (issue 23 higher moments; ``--higher-only``, same machine, load average 6-9
-on 2 cores, so single rows swing by 2x between runs; ranges over three runs): skew
-3.7-8.7x (5.7-13.9 ms), kurt 3.5-4.2x, sem 0.34-0.47x (meets 1.5x), prod 1.6-2.4x,
-grouped skew 2.6-3.1x, skew float32 1.3-6x, skew int64 4.1x (was 58x: the object-array
+on 2 cores, so single rows swing by 2x between runs; ranges over four runs): skew
+3.4-8.7x (5.7-13.9 ms), kurt 3.5-5.9x, sem 0.14-0.47x (meets 1.5x), prod 1.6-2.4x,
+grouped skew 2.6-3.3x, skew float32 1.3-6x, skew int64 4.1x (was 58x: the object-array
 range test), 0 % NaN skew/kurt 2.9-4.6x, 30 % NaN 6-9x (the policy scan of 30 %
 NaNs costs more than the kernel); 1e4 rows 4-8x (numba's dispatch). 1e7 (one run):
 skew 96 / 18 = 5.4x, kurt 91 / 24 = 3.9x, sem 71 / 137 = 0.51x. Rolling(100) skew
