@@ -7,10 +7,12 @@ Per cell (a row, or a group of a scatter) two passes over the values:
 2. each ``d = (x - c) * 2**-E`` is exact as ``dh + dl`` (TwoSum, then an exact
    scaling: only a low part below ``2**-1022`` can lose bits), and its powers
    ``d**k = th + tl`` (k = 1..4) are formed by Dekker's TwoProduct with error at most
-   ``64 u**2 |d|**k + 2**-1000`` (``u = 2**-53``; the module text of
-   :mod:`nanaccess.core.higher.certified` derives it). Per lane, blocks of ``B``
-   terms are added by TwoSum (errors in a running compensation), each block folded
-   into a lane total double-double; the lanes are folded at the end.
+   ``64 u**2 |d|**k + 2**-1000`` (``u = 2**-53``: ``d**2 = TwoSquare(dh) + 2 dh dl``
+   drops ``dl**2 <= u**2 dh**2`` and rounds twice, ``<= 7 u**2``; ``d**3`` adds the
+   product by ``d`` (``<= 20 u**2``), ``d**4`` the square (``<= 40 u**2``); the
+   absolute part covers underflow of tiny terms). Per lane, blocks of ``B`` terms
+   are added by TwoSum (errors in a running compensation), each block folded into a
+   lane total double-double; the lanes are folded at the end.
 
 The error of each central power sum ``S_k = sum d**k`` is at most
 ``A_k (2**-85 + nb 2**-98) + n 2**-998`` with ``A_k`` a bound of ``sum |d|**k`` and
