@@ -12,14 +12,24 @@ Rows and targets (same-run ratios, 1 % NaN, ``nan_policy="omit"``, numba on):
 
 Run alone: ``python benchmarks/bench_higher.py [--quick]``.
 
-Measured (2026-12-04, shared 2-core machine under load, numba on, 1e6 float64, 1 % NaN,
-"omit", median of 3; nanaccess ms / pandas ms = ratio): skew 61.6 / 1.8 = 34x,
-kurt 88.1 / 3.5 = 25x, sem 38.8 / 15.9 = 2.4x, prod 54.8 / 7.7 = 7.1x,
-cumsum 44.1 / 13.3 = 3.3x (0 % NaN: 1.7x), cummax 30.8 / 31.0 = 0.99x,
-grouped skew (1e3 groups) 450 / 13.5 = 33x, ewm mean 197 / 43 = 4.6x,
-ewm var 605 / 39 = 15x, ewm std 608 / 35 = 18x. Only cummax meets its target: the
-exact power sums cost about 13 exact accumulations per value where pandas makes one
-floating-point pass; see the issue 23 report.
+Measured before the certified front pass (2026-12-04, shared 2-core machine under load,
+numba on, 1e6 float64, 1 % NaN, "omit", median of 3; nanaccess ms / pandas ms =
+ratio): skew 61.6 / 1.8 = 34x, kurt 88.1 / 3.5 = 25x, sem 38.8 / 15.9 = 2.4x, prod
+54.8 / 7.7 = 7.1x, grouped skew (1e3 groups) 450 / 13.5 = 33x; cumsum 44.1 / 13.3 =
+3.3x (0 % NaN: 1.7x), cummax 30.8 / 31.0 = 0.99x, ewm mean 197 / 43 = 4.6x, ewm var
+605 / 39 = 15x, ewm std 608 / 35 = 18x.
+
+After it (issue 23 higher moments; ``--higher-only``, same machine, load average 6-9
+on 2 cores, so single rows swing by 2x between runs; ranges over four runs): skew
+3.4-8.7x (5.7-13.9 ms), kurt 3.5-5.9x, sem 0.14-0.47x (meets 1.5x), prod 1.6-2.4x,
+grouped skew 2.6-3.3x, skew float32 1.3-6x, skew int64 4.1x (was 58x: the object-array
+range test), 0 % NaN skew/kurt 2.9-4.6x, 30 % NaN 6-9x (the policy scan of 30 %
+NaNs costs more than the kernel); 1e4 rows 4-8x (numba's dispatch). 1e7 (one run):
+skew 96 / 18 = 5.4x, kurt 91 / 24 = 3.9x, sem 71 / 137 = 0.51x. Rolling(100) skew
+/ kurt (each window correctly rounded) 12-20x pandas' running-sum rolling moments.
+The certified kernel itself takes about 3 ms at 1e6 (vectorised, two passes);
+pandas' skew is ~6 NumPy passes at ~0.2 ms each, which a double-double pass with an
+error bound (about 60 flops per value) cannot match on one core.
 """
 
 from __future__ import annotations
@@ -42,7 +52,9 @@ _TARGETS = {"skew": 1.5, "kurt": 1.5, "sem": 1.5, "prod": 1.5, "cumsum": 1.5, "c
 
 def _series_rows(n: int, nan_pct: float, repeats: int, dtype=np.float64,
                  stats=("skew", "kurt", "sem", "prod", "cumsum", "cummax")) -> list[dict]:
-    x = float_data(n, nan_pct).astype(dtype)
+    x = float_data(n, nan_pct)
+    # ints: values spread over +-1e6 (NaN-free: nan_pct 0)
+    x = (x * 1e5).astype(dtype) if np.dtype(dtype).kind == "i" else x.astype(dtype)
     s = pd.Series(x)
     p = pd.Series(1.0 + x / 1e3)  # a product of normal data under/overflows: near 1
     rows = []
@@ -89,6 +101,34 @@ def _grouped_rows(n: int, ngroups: int, repeats: int) -> list[dict]:
     return [row]
 
 
+def _window_rows(n: int, repeats: int, width: int = 100) -> list[dict]:
+    """Rolling skew/kurt (every window correctly rounded) vs pandas' rolling ones."""
+    s = pd.Series(float_data(n, 1.0))
+    rows = []
+    for st in ("skew", "kurt"):
+        t = time_interleaved({
+            "na": lambda st=st: getattr(s.rolling(width).nanstats, st)(nan_policy="omit"),
+            "pd": lambda st=st: getattr(s.rolling(width), st)()}, repeats=repeats)
+        rows.append(make_row(f"rolling({width}) {st}", n, "omit", t["na"],
+                             f"Rolling.{st}", t["pd"], accel=accel_active(), nan_pct=1.0,
+                             target=None))
+        log(rows[-1])
+    return rows
+
+
+def higher_only(n: int = 10**6, repeats: int = 3) -> list[dict[str, Any]]:
+    """The rows of skew/kurt/sem/prod (Series, grouped, rolling) alone, no files."""
+    rows = _series_rows(n, 1.0, repeats, stats=("skew", "kurt", "sem", "prod"))
+    rows += _series_rows(n // 100, 1.0, repeats, stats=("skew", "kurt", "sem", "prod"))
+    for pct in (0.0, 30.0):
+        rows += _series_rows(n, pct, repeats, stats=("skew", "kurt"))
+    rows += _series_rows(n, 0.0, repeats, dtype=np.int64, stats=("skew", "kurt"))
+    rows += _series_rows(n, 1.0, repeats, dtype=np.float32, stats=("skew",))
+    rows += _grouped_rows(n, max(1, min(1000, n // 100)), repeats)
+    rows += _window_rows(n, repeats)
+    return rows
+
+
 def run(repeats: int = 3, out_dir: Path | str | None = None, name: str = "higher", *,
         sizes: tuple[int, ...] = (10**4, 10**6), write: bool = True) -> list[dict[str, Any]]:
     """Time every row; write ``<name>.json`` / ``.md`` into ``out_dir``."""
@@ -100,6 +140,7 @@ def run(repeats: int = 3, out_dir: Path | str | None = None, name: str = "higher
         rows += _series_rows(big, pct, repeats, stats=("skew", "cumsum"))
     rows += _series_rows(big, 1.0, repeats, dtype=np.float32, stats=("skew", "cumsum"))
     rows += _grouped_rows(big, max(1, min(1000, big // 100)), repeats)
+    rows += _window_rows(big, repeats)
     rows += _ewm_rows(big, repeats)
     if write:
         from common import write_results
@@ -110,4 +151,7 @@ def run(repeats: int = 3, out_dir: Path | str | None = None, name: str = "higher
 
 if __name__ == "__main__":
     quick = "--quick" in sys.argv
+    if "--higher-only" in sys.argv:  # skew/kurt/sem/prod rows alone (no result files)
+        higher_only(10**5 if quick else 10**6, repeats=1 if quick else 3)
+        sys.exit(0)
     run(repeats=1 if quick else 3, sizes=(10**4, 10**5) if quick else (10**4, 10**6))

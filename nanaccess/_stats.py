@@ -309,9 +309,10 @@ HIGHER = names("higher")
 REDUCTIONS = tuple(STATISTICS)
 #: statistics the grouped engines compute (one pass over all groups)
 GROUPED = names(grouped=True)
-#: the statistics the window engines compute: every grouped one but the higher family
-#: (rolling skew/kurt are not built yet, issue 23)
-WINDOWED = tuple(n for n in GROUPED if get(n).kernel_family != "higher")
+#: the statistics the window engines compute: every grouped one; of the higher family
+#: skew and kurt (pandas' rolling ones; sem and prod have no windowed form yet)
+WINDOWED = tuple(n for n in GROUPED
+                 if get(n).kernel_family != "higher" or n in ("skew", "kurt"))
 #: order statistics whose result is one stored element (no arithmetic)
 PICKS = tuple(s.name for s in _TABLE if s.picks)
 #: the medians (the rank rule of :func:`nanaccess.core.plan.median_ranks`)

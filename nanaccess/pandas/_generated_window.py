@@ -868,3 +868,142 @@ class WindowStatsMixin:
             nan_policy=nan_policy,
             engine=engine,
         )
+
+    def skew(
+        self,
+        *,
+        bias: Any = False,
+        numeric_only: bool = False,
+        nan_policy: str | None = None,
+        engine: str | None = None,
+    ) -> pd.Series | pd.DataFrame:
+        """Skewness from the exact power sums, within 1 ulp (correctly rounded).
+
+        Labelled as pandas' own window methods (index, columns, name). Each window's value is
+        exactly the plain statistic of that window's values under the same policy; windows holding
+        fewer than ``min_periods`` values (after the policy) give NaN (``pd.NA`` for nullable and
+        Arrow columns).
+
+        Parameters
+        ----------
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        numeric_only : bool, default False
+            Leave out non-numeric columns (otherwise they raise TypeError).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        engine : {None, "numpy", "numba"}, default None
+            Kernel: None reads the ``engine`` option (numba slides order statistics over large
+            inputs when installed); every engine gives the same bits.
+
+        Returns
+        -------
+        Series or DataFrame
+            One value per window, labelled as pandas' own window result (float64 for integer data;
+            floats keep their dtype).
+
+        See Also
+        --------
+        nanaccess.skew
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
+        >>> s.rolling(3, min_periods=1).nanstats.skew(nan_policy="omit")
+        a         NaN
+        b         NaN
+        c         NaN
+        d         NaN
+        e    1.389636
+        dtype: float64
+        >>> s.rolling(3, min_periods=1).nanstats.skew(nan_policy="propagate")
+        a         NaN
+        b         NaN
+        c         NaN
+        d         NaN
+        e    1.389636
+        dtype: float64
+        """
+        return self._reduce(
+            "skew",
+            bias=bias,
+            numeric_only=numeric_only,
+            nan_policy=nan_policy,
+            engine=engine,
+        )
+
+    def kurt(
+        self,
+        *,
+        bias: Any = False,
+        fisher: Any = True,
+        numeric_only: bool = False,
+        nan_policy: str | None = None,
+        engine: str | None = None,
+    ) -> pd.Series | pd.DataFrame:
+        """Kurtosis from the exact power sums, correctly rounded.
+
+        Labelled as pandas' own window methods (index, columns, name). Each window's value is
+        exactly the plain statistic of that window's values under the same policy; windows holding
+        fewer than ``min_periods`` values (after the policy) give NaN (``pd.NA`` for nullable and
+        Arrow columns).
+
+        Parameters
+        ----------
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        fisher : bool, default True
+            True: excess kurtosis (normal data give 0.0), as pandas and scipy; False: Pearson's
+            kurtosis (normal data give 3.0).
+        numeric_only : bool, default False
+            Leave out non-numeric columns (otherwise they raise TypeError).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        engine : {None, "numpy", "numba"}, default None
+            Kernel: None reads the ``engine`` option (numba slides order statistics over large
+            inputs when installed); every engine gives the same bits.
+
+        Returns
+        -------
+        Series or DataFrame
+            One value per window, labelled as pandas' own window result (float64 for integer data;
+            floats keep their dtype).
+
+        See Also
+        --------
+        nanaccess.kurt
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, nanaccess  # noqa: F401
+        >>> s = pd.Series([4.0, np.nan, 1.0, 3.0, 10.0], index=list("abcde"))
+        >>> s.rolling(3, min_periods=1).nanstats.kurt(nan_policy="omit")
+        a   NaN
+        b   NaN
+        c   NaN
+        d   NaN
+        e   NaN
+        dtype: float64
+        >>> s.rolling(3, min_periods=1).nanstats.kurt(nan_policy="propagate")
+        a   NaN
+        b   NaN
+        c   NaN
+        d   NaN
+        e   NaN
+        dtype: float64
+        """
+        return self._reduce(
+            "kurt",
+            bias=bias,
+            fisher=fisher,
+            numeric_only=numeric_only,
+            nan_policy=nan_policy,
+            engine=engine,
+        )

@@ -716,3 +716,124 @@ class XrWindowStatsMixin:
             nan_policy=nan_policy,
             engine=engine,
         )
+
+    def skew(
+        self,
+        *,
+        bias: Any = False,
+        keep_attrs: bool | None = None,
+        nan_policy: str | None = None,
+        engine: str | None = None,
+    ) -> Any:
+        """Skewness from the exact power sums, within 1 ulp (correctly rounded).
+
+        Labelled as xarray's own window reductions (dims, coords, name, attrs). Each window's (or
+        block's) value is exactly the plain statistic of its values under the same policy; rolling
+        windows holding fewer than ``min_periods`` values (after the policy) give NaN.
+
+        Parameters
+        ----------
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        keep_attrs : bool, optional
+            Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
+            default).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        engine : {None, "numpy", "numba"}, default None
+            Kernel: None reads the ``engine`` option (numba slides order statistics over large
+            inputs when installed); every engine gives the same bits.
+
+        Returns
+        -------
+        DataArray or Dataset
+            Labelled as xarray's own rolling / coarsen result; a sequence ``q`` adds a leading
+            ``quantile`` dimension.
+
+        See Also
+        --------
+        nanaccess.skew
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
+        >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="time")
+        >>> r = da.rolling(time=3, min_periods=1)
+        >>> r.nanstats.skew(nan_policy="omit").values
+        array([       nan,        nan,        nan,        nan, 1.38963614])
+        >>> r.nanstats.skew(nan_policy="propagate").values
+        array([       nan,        nan,        nan,        nan, 1.38963614])
+        """
+        return self._reduce(
+            "skew",
+            bias=bias,
+            keep_attrs=keep_attrs,
+            nan_policy=nan_policy,
+            engine=engine,
+        )
+
+    def kurt(
+        self,
+        *,
+        bias: Any = False,
+        fisher: Any = True,
+        keep_attrs: bool | None = None,
+        nan_policy: str | None = None,
+        engine: str | None = None,
+    ) -> Any:
+        """Kurtosis from the exact power sums, correctly rounded.
+
+        Labelled as xarray's own window reductions (dims, coords, name, attrs). Each window's (or
+        block's) value is exactly the plain statistic of its values under the same policy; rolling
+        windows holding fewer than ``min_periods`` values (after the policy) give NaN.
+
+        Parameters
+        ----------
+        bias : bool, default False
+            False (the default, as pandas): the bias-corrected sample statistic (scipy's
+            ``bias=False``); True: the biased moment ratio.
+        fisher : bool, default True
+            True: excess kurtosis (normal data give 0.0), as pandas and scipy; False: Pearson's
+            kurtosis (normal data give 3.0).
+        keep_attrs : bool, optional
+            Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
+            default).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        engine : {None, "numpy", "numba"}, default None
+            Kernel: None reads the ``engine`` option (numba slides order statistics over large
+            inputs when installed); every engine gives the same bits.
+
+        Returns
+        -------
+        DataArray or Dataset
+            Labelled as xarray's own rolling / coarsen result; a sequence ``q`` adds a leading
+            ``quantile`` dimension.
+
+        See Also
+        --------
+        nanaccess.kurt
+            The same statistic of any array-like.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
+        >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0, 10.0], dims="time")
+        >>> r = da.rolling(time=3, min_periods=1)
+        >>> r.nanstats.kurt(nan_policy="omit").values
+        array([nan, nan, nan, nan, nan])
+        >>> r.nanstats.kurt(nan_policy="propagate").values
+        array([nan, nan, nan, nan, nan])
+        """
+        return self._reduce(
+            "kurt",
+            bias=bias,
+            fisher=fisher,
+            keep_attrs=keep_attrs,
+            nan_policy=nan_policy,
+            engine=engine,
+        )

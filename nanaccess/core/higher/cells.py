@@ -12,9 +12,10 @@ import math
 
 import numpy as np
 
+from .certified import CERTIFIED, certified_groups, certified_rows
 from .finish import kurt_values, sem_values, skew_values
 from .powers import SCALE, power_sums
-from .product import group_products
+from .product import group_products, row_products
 
 __all__ = ["HIGHER", "KMAX", "cell_values", "cell_sums", "finish_cells", "check_params"]
 
@@ -68,11 +69,14 @@ def _int_products(vals: np.ndarray, gid: np.ndarray, ncells: int) -> np.ndarray:
 
 def cell_values(vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str,
                 params: dict, rows: np.ndarray | None = None,
-                rows_keep: np.ndarray | None = None) -> np.ndarray:
+                rows_keep: np.ndarray | None = None, certify: bool = True) -> np.ndarray:
     """float64 ``stat`` of each cell of ``vals`` (1-D, NaN-free, ``gid`` its cells).
 
     ``rows`` (``(ncells, n)``, with ``rows_keep`` its selection or None) may replace
     ``vals``/``gid`` for whole rows, which lets the compiled kernel take them.
+    ``certify``: skew, kurt and sem try the certified front pass (:mod:`.certified`)
+    first; False forces the exact power sums (the reference). A ``gid`` of -1 leaves
+    its value out (the certified kernel reads the full array, skipping those).
 
     Examples
     --------
@@ -81,16 +85,28 @@ def cell_values(vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str,
     array([1.13762437])
     """
     p = check_params(stat, params)
+    if rows is not None and rows.dtype.kind in "iub" and not _big_ints(rows):
+        # every integer an exact double: the float rows (a zero product stays +0.0,
+        # integers having no signed zero)
+        out = cell_values(None, None, ncells, stat, params, rows=rows.astype(np.float64),
+                          rows_keep=rows_keep, certify=certify)
+        return np.where(out == 0, 0.0, out) if stat == "prod" else out
     if rows is not None and rows.dtype.kind == "f":
         # whole rows: excluded values become the operation's identity (0 adds
         # nothing to a power sum, 1 nothing to a product), so the rows stay
         # rectangular and the compiled kernel can take them
         rows = rows.astype(np.float64, copy=False)
         if stat == "prod":
-            if rows_keep is not None:
-                rows = np.where(rows_keep, rows, 1.0)
-            gid = np.repeat(np.arange(ncells, dtype=np.int64), rows.shape[1])
-            return group_products(rows.reshape(-1), gid, ncells)
+            return row_products(rows, rows_keep)
+        got = certified_rows(rows, rows_keep, stat, p) if certify else None
+        if got is not None:
+            out, ok = got
+            if not ok.all():  # the cells the bound leaves open: exact power sums
+                redo = np.flatnonzero(~ok)
+                out[redo] = cell_values(None, None, redo.size, stat, params, rows=rows[redo],
+                                        rows_keep=None if rows_keep is None
+                                        else rows_keep[redo], certify=False)
+            return out
         counts = np.full(ncells, rows.shape[1], np.int64) if rows_keep is None \
             else np.count_nonzero(rows_keep, axis=1).astype(np.int64)
         if rows_keep is not None:
@@ -104,16 +120,47 @@ def cell_values(vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str,
             gid = gid[rows_keep.reshape(-1)]
     vals = np.asarray(vals)
     gid = np.asarray(gid, np.int64)
-    big_int = vals.dtype.kind in "iu" and vals.size and \
-        int(np.abs(vals.astype(object)).max()) > _EXACT_INT
+    if gid.size and gid.min() < 0:  # cell -1: left out (read by the certified kernel)
+        if not (certify and stat in CERTIFIED and vals.dtype.kind == "f"):
+            taken = gid >= 0
+            vals, gid = vals[taken], gid[taken]
+        else:
+            got = certified_groups(vals, gid, ncells, stat, p)
+            if got is None:
+                taken = gid >= 0
+                return cell_values(vals[taken], gid[taken], ncells, stat, params)
+            return _redo_cells(vals, gid, stat, params, *got)
+    big_int = _big_ints(vals)
     if stat == "prod":
         if big_int:
             return _int_products(vals, gid, ncells)
         out = group_products(vals.astype(np.float64), gid, ncells)
         # integers have no signed zero: a zero product of ints is +0.0
         return np.where(out == 0, 0.0, out) if vals.dtype.kind in "iub" else out
+    got = certified_groups(vals, gid, ncells, stat, p) if certify and not big_int else None
+    if got is not None:
+        return _redo_cells(vals, gid, stat, params, *got)
     counts, t, bad = cell_sums(vals, gid, ncells, KMAX[stat], None, big_int)
     return finish_cells(stat, counts, t, bad, p)
+
+
+def _big_ints(v: np.ndarray) -> bool:
+    """Integers beyond ``2**53`` in magnitude (not all exact doubles)?"""
+    if v.dtype.kind not in "iu" or not v.size:
+        return False
+    return int(v.max()) > _EXACT_INT or (v.dtype.kind == "i" and int(v.min()) < -_EXACT_INT)
+
+
+def _redo_cells(vals: np.ndarray, gid: np.ndarray, stat: str, params: dict,
+                out: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """``out`` with the cells the certified bound left open (``ok`` False) from the
+    exact power sums."""
+    if not ok.all():
+        redo = np.flatnonzero(~ok)
+        sel = np.isin(gid, redo)
+        out[redo] = cell_values(vals[sel], np.searchsorted(redo, gid[sel]), redo.size,
+                                stat, params, certify=False)
+    return out
 
 
 def cell_sums(vals: np.ndarray, gid: np.ndarray, ncells: int, kmax: int,
@@ -121,8 +168,7 @@ def cell_sums(vals: np.ndarray, gid: np.ndarray, ncells: int, kmax: int,
     """``(counts, [T_1..T_kmax], bad)`` per cell: mergeable exact partials (the ints
     add across chunks); ``bad`` marks cells holding an infinity."""
     if big_int is None:
-        big_int = vals.dtype.kind in "iu" and bool(vals.size) and \
-            int(np.abs(vals.astype(object)).max()) > _EXACT_INT
+        big_int = _big_ints(vals)
     counts = None if gid is None else np.bincount(gid, minlength=ncells).astype(np.int64)
     if big_int:
         return counts, _int_sums(vals, gid, ncells, kmax), np.zeros(ncells, bool)

@@ -22,7 +22,7 @@ import numpy as np
 from .. import _numba as nb
 from ..exactsum.digits import float_terms
 
-__all__ = ["group_products"]
+__all__ = ["group_products", "row_products"]
 
 _P0 = 128
 _MIN_SIZE = 256  # fewer values: the exact tree (no compile for tiny data)
@@ -114,6 +114,37 @@ def group_products(vals: np.ndarray, gid: np.ndarray, ngroups: int) -> np.ndarra
     return _exact_products(vals, gid, ngroups)
 
 
+def row_products(rows: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray:
+    """Correctly rounded product of each row of the float64 ``(cells, n)`` ``rows``
+    (NaN-free where ``keep``, the values taken, None: all): the segments are the rows,
+    no group codes built.
+
+    Examples
+    --------
+    >>> row_products(np.array([[0.1, 0.2], [3.0, -2.0]]))
+    array([ 0.02, -6.  ])
+    """
+    ncells, n = rows.shape
+    got = None
+    if nb.choose_engine(size=rows.size, min_size=_MIN_SIZE) == "numba":
+        v = np.ascontiguousarray(rows, np.float64).reshape(-1)
+        k = np.ones(v.size, bool) if keep is None else \
+            np.ascontiguousarray(keep, bool).reshape(-1)
+        got = _segments(v, np.arange(ncells + 1, dtype=np.int64) * n, ncells, k)
+    if got is None:
+        if keep is not None:  # a value left out multiplies by 1
+            rows = np.where(keep, rows, 1.0)
+        return group_products(rows.reshape(-1), np.repeat(np.arange(ncells, dtype=np.int64),
+                                                           n), ncells)
+    res, flagged = got
+    if flagged.any():  # not certified: the exact tree decides those rows
+        redo = np.flatnonzero(flagged)
+        sub = rows[redo] if keep is None else np.where(keep[redo], rows[redo], 1.0)
+        res[redo] = _exact_products(sub.reshape(-1), np.repeat(
+            np.arange(redo.size, dtype=np.int64), n), redo.size)
+    return res
+
+
 def _compiled(vals: np.ndarray, gid: np.ndarray, ngroups: int):
     """``(products, flagged)`` by the certified compiled kernel, or None (NumPy)."""
     if nb.choose_engine(size=vals.size, min_size=_MIN_SIZE) != "numba":
@@ -123,12 +154,19 @@ def _compiled(vals: np.ndarray, gid: np.ndarray, ngroups: int):
     else:
         order = np.argsort(gid, kind="stable")
         v, sg = np.ascontiguousarray(vals[order]), gid[order]
-    starts = np.searchsorted(sg, np.arange(ngroups + 1))
+    return _segments(v, np.searchsorted(sg, np.arange(ngroups + 1)), ngroups)
+
+
+def _segments(v: np.ndarray, starts: np.ndarray, ngroups: int,
+              keep: np.ndarray | None = None):
+    """``(products, flagged)`` of the segments ``v[starts[s]:starts[s+1]]`` (the values
+    ``keep`` marks), or None (no compiled engine)."""
     out = np.empty(ngroups, np.float64)
     flags = np.zeros(ngroups, np.int64)
+    k = np.ones(v.size, bool) if keep is None else keep
     try:
-        nb.kernels("products")["products"](v.view(np.uint64), starts.astype(np.int64), out,
-                                           flags)
+        nb.kernels("products")["products"](v.view(np.uint64), k, starts.astype(np.int64),
+                                           out, flags)
     except Exception as err:  # numba failed: the NumPy engine, from now on
         nb.fallback(err)
         return None

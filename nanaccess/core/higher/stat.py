@@ -126,8 +126,13 @@ def grouped_higher(x: Any, codes: Any, ngroups: int, stat: str, *, policy: NanPo
     for m in (nan, miss):
         if m is not None:
             keep &= ~m
-    cell = codes[:, None] * ncols + np.arange(ncols)
-    vals = cell_values(x2[keep], cell[keep], ngroups * ncols, stat, params)
+    cell = codes[:, None] if ncols == 1 else codes[:, None] * ncols + np.arange(ncols)
+    if x2.dtype.kind == "f":  # no gather: cell -1 leaves a value out
+        vals = cell_values(x2.reshape(-1), np.where(keep, cell, -1).reshape(-1),
+                           ngroups * ncols, stat, params)
+    else:
+        vals = cell_values(x2[keep], np.broadcast_to(cell, x2.shape)[keep],
+                           ngroups * ncols, stat, params)
     vals = _out_dtype(vals, dtype).reshape(ngroups, ncols)
     vmiss = np.zeros((ngroups, ncols), bool)
     if not RULES[policy].removes:

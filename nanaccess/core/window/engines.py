@@ -23,6 +23,8 @@ narrow moment      sum, mean, var             datetime / timedelta sums and mean
 sliding order      select                     numeric, monotone bounds (compiled)
 sliding moment     sum, mean, var             native float32/64, monotone (compiled)
 sliding mad        mad (deviation recipe)     float16/32/64, monotone (compiled)
+sliding higher     higher (skew, kurt)        float32/64, ints within 2**53 (compiled;
+                                              each window certified, else reference)
 reference          every statistic            every input (the tested reference)
 =================  =========================  =======================================
 
@@ -56,6 +58,7 @@ from ..policy import RULES
 from ..spread import check_scale, divide_by_scale
 from . import reference as ref
 from .bounds import FixedWindows, is_monotone
+from .higher import slide_higher
 from .intsum import int_window_sum
 from .moments import bigint_moment, fused_moment, moment_ok, slide_moment
 from .narrow import narrow_moment
@@ -270,6 +273,15 @@ def _sliding_mad(job: Job):
     return job.patched(values, None, redo)
 
 
+def _sliding_higher(job: Job):
+    """skew / kurt of every window from prefix double-double power sums, each window
+    certified to its correctly rounded value; the windows the bound leaves open (and
+    those holding a NaN the policy keeps) from the reference engine."""
+    got = slide_higher(job.x2, job.masks, job.start, job.end, job.stat, job.policy,
+                       job.params, job.engine, job.pairs)
+    return None if got is None else job.patched(*got)
+
+
 def _reference(job: Job):
     return ref.window_reference(job.x2, job.miss2, job.start, job.end, job.stat,
                                 job.policy, job.engine, job.params)
@@ -305,6 +317,9 @@ ENGINES: tuple[Engine, ...] = (
     Engine("sliding mad", frozenset({"deviation"}), False, True,
            lambda job: job.x2.dtype.kind == "f" and job.x2.dtype.isnative and
            job.monotone, _sliding_mad),
+    # chooses numba itself (it hands over, returning None, to the reference engine)
+    Engine("sliding higher", frozenset({"higher"}), False, False, lambda job: True,
+           _sliding_higher),
     Engine("reference", _ANY, False, False, lambda job: True, _reference),
 )
 

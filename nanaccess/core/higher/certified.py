@@ -1,0 +1,63 @@
+"""The certified fast path of skew, kurt and sem (:mod:`nanaccess.core._numba.central_moments`).
+
+Each cell's statistic is computed from double-double central power sums with a
+rigorous error bound; where the bound proves the correctly rounded result, that
+result is returned, and the cells it cannot decide (``ok`` False: ties, exact zeros,
+extreme ranges, huge counts) go to the exact power sums of :mod:`.powers`. A
+certified value is the correctly rounded exact value, so both paths give the same
+bits. Without numba (or below a size threshold) every cell takes the exact path.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _numba as nb
+
+__all__ = ["certified_rows", "certified_groups", "CERTIFIED"]
+
+#: the statistics with a certified front pass, and the power sums each needs
+CERTIFIED = {"skew": 3, "kurt": 4, "sem": 2}
+_CODE = {"skew": 0, "kurt": 1, "sem": 2}
+_MIN_SIZE = 256
+
+
+def _args(stat: str, p: dict) -> tuple:
+    return (CERTIFIED[stat], _CODE[stat], bool(p.get("bias", False)),
+            bool(p.get("fisher", True)), float(p.get("ddof", 1)))
+
+
+def certified_rows(rows: np.ndarray, keep: np.ndarray | None, stat: str,
+                   p: dict) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(values, ok)`` per row of the float64 ``(cells, n)`` ``rows`` (``keep``: the
+    values taken, or None for all), or None (no compiled engine)."""
+    if stat not in CERTIFIED or nb.choose_engine(size=rows.size, min_size=_MIN_SIZE) != "numba":
+        return None
+    x = np.ascontiguousarray(rows, np.float64)
+    k = np.ones(x.shape, np.bool_) if keep is None else np.ascontiguousarray(keep, np.bool_)
+    out = np.empty(x.shape[0], np.float64)
+    ok = np.zeros(x.shape[0], np.bool_)
+    try:
+        nb.kernels("central_moments")["rows"](x, k, *_args(stat, p), out, ok)
+    except Exception as err:  # numba failed: the exact engine, from now on
+        nb.fallback(err)
+        return None
+    return out, ok
+
+
+def certified_groups(vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str,
+                     p: dict) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(values, ok)`` per cell of the NaN-free 1-D ``vals`` (``gid`` their cells), or
+    None (no compiled engine)."""
+    if stat not in CERTIFIED or nb.choose_engine(size=vals.size, min_size=_MIN_SIZE) != "numba":
+        return None
+    out = np.empty(ncells, np.float64)
+    ok = np.zeros(ncells, np.bool_)
+    try:
+        nb.kernels("central_moments")["grouped"](
+            np.ascontiguousarray(vals, np.float64), np.ascontiguousarray(gid, np.int64),
+            *_args(stat, p), out, ok)
+    except Exception as err:  # numba failed: the exact engine, from now on
+        nb.fallback(err)
+        return None
+    return out, ok
