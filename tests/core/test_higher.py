@@ -61,7 +61,7 @@ def ref(stat: str, vals, **p) -> float:
         return math.nan
     n, m2, m3, m4 = _central(xs)
     if m2 == 0:
-        return math.nan if bias else 0.0
+        return math.nan  # 0 / 0, as pandas 3.1 and scipy
     if stat == "skew":
         g1sq = (m3 / n) ** 2 / (m2 / n) ** 3
         if not bias:

@@ -117,7 +117,7 @@ def _trivial(stat, n, constant, bias, ddof):  # pragma: no cover - compiled
     if constant:
         if stat == SEM:
             return 0.0, True, True
-        return (_NAN if bias else 0.0), True, True
+        return _NAN, True, True  # 0 / 0, as pandas and scipy
     if n >= _NMAX:
         return _NAN, True, False
     return 0.0, False, True

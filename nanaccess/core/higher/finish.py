@@ -71,8 +71,7 @@ def _rat(num: int, den: int) -> float:
 
 def skew_values(n: np.ndarray, t: list[np.ndarray], bias: bool) -> np.ndarray:
     """Skewness per cell (float64). Fewer than 3 values (``bias=False``) or 1 value
-    give NaN; constant data give 0.0 under ``bias=False`` (as pandas) and NaN under
-    ``bias=True`` (as scipy)."""
+    give NaN; so do constant data (0 / 0: as pandas and scipy)."""
     out = np.empty(len(n), np.float64)
     for i, cnt in enumerate(np.asarray(n).tolist()):
         if cnt < (2 if bias else 3):
@@ -80,7 +79,7 @@ def skew_values(n: np.ndarray, t: list[np.ndarray], bias: bool) -> np.ndarray:
             continue
         a2, a3 = central(cnt, [t[0][i], t[1][i], t[2][i]])
         if a2 == 0:
-            out[i] = _NAN if bias else 0.0
+            out[i] = _NAN
             continue
         # g1**2 = A3**2 / A2**3; G1**2 = g1**2 n (n-1) / (n-2)**2
         num, den = a3 * a3, a2 ** 3
@@ -93,8 +92,8 @@ def skew_values(n: np.ndarray, t: list[np.ndarray], bias: bool) -> np.ndarray:
 
 def kurt_values(n: np.ndarray, t: list[np.ndarray], bias: bool, fisher: bool) -> np.ndarray:
     """Kurtosis per cell (float64; excess kurtosis when ``fisher``). Fewer than 4
-    values (``bias=False``) or 1 value give NaN; constant data give 0.0 under
-    ``bias=False`` (as pandas) and NaN under ``bias=True`` (as scipy)."""
+    values (``bias=False``) or 1 value give NaN; so do constant data (0 / 0: as pandas
+    and scipy)."""
     out = np.empty(len(n), np.float64)
     for i, cnt in enumerate(np.asarray(n).tolist()):
         if cnt < (2 if bias else 4):
@@ -102,7 +101,7 @@ def kurt_values(n: np.ndarray, t: list[np.ndarray], bias: bool, fisher: bool) ->
             continue
         a2, _, a4 = central(cnt, [t[0][i], t[1][i], t[2][i], t[3][i]])
         if a2 == 0:
-            out[i] = _NAN if bias else 0.0
+            out[i] = _NAN
             continue
         if bias:
             r = Fraction(a4, a2 * a2) - 3
