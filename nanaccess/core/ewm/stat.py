@@ -93,21 +93,30 @@ def _deltas(times: Any, halflife: Any, n: int) -> np.ndarray:
 
 def _run(v: np.ndarray, starts: np.ndarray, alpha: float, deltas: np.ndarray | None,
          adjust: bool, nanmode: int, minp: int, want_var: bool, bias: bool) -> np.ndarray:
-    fh, fl = 1.0 - alpha, 0.0
+    fh = 1.0 - alpha
     fl = (1.0 - fh) - alpha  # 1 - alpha exactly: fh + fl (Sterbenz: fh is within 2x of 1)
     out = np.empty(v.size, np.float64)
-    d = np.zeros(1) if deltas is None else deltas
-    args = (v, starts, fh, fl, d, deltas is not None, bool(adjust), nanmode, int(minp),
-            want_var, bool(bias), out)
+    # the weighted sums (no division on the carried chain) serve everything but time
+    # steps and adjust=False decaying over NaNs (pandas' renormalisation after a gap)
+    sums = deltas is None and (adjust or nanmode != 1)
+    if sums:
+        name = "var" if want_var else "mean"
+        args: tuple = (v, starts, fh, fl, bool(adjust), nanmode, int(minp))
+        args += (bool(bias), out) if want_var else (out,)
+    else:
+        name = "ewm"
+        d = np.zeros(1) if deltas is None else deltas
+        args = (v, starts, fh, fl, d, deltas is not None, bool(adjust), nanmode, int(minp),
+                want_var, bool(bias), out)
     if nb.choose_engine(size=v.size, min_size=_MIN_SIZE) == "numba":
         try:
-            nb.kernels("ewm")["ewm"](*args)
+            nb.kernels("ewm")[name](*args)
             return out
         except Exception as err:  # numba failed: the NumPy engine, from now on
             nb.fallback(err)
-    from .._numba.ewm import ewm_kernel  # plain Python: the uncompiled reference
+    from .._numba import ewm as ref  # plain Python: the uncompiled reference
 
-    ewm_kernel(*args)
+    {"ewm": ref.ewm_kernel, "mean": ref.ewm_mean_kernel, "var": ref.ewm_var_kernel}[name](*args)
     return out
 
 
