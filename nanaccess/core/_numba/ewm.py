@@ -208,6 +208,17 @@ def _mul2(ah, al, bh, bl):  # pragma: no cover - compiled
     return _fast_two_sum(p, _prod_err(ah, bh, p) + (ah * bl + al * bh))
 
 
+def _ab_minus_cc(ah, al, bh, bl, ch, cl):  # pragma: no cover - compiled
+    """``a b - c**2`` of double-doubles, as a double-double (exact products, one
+    TwoSum for the cancellation)."""
+    p = ah * bh
+    q = ch * ch
+    n, e = _two_sum(p, -q)
+    e += (_prod_err(ah, bh, p) - _prod_err(ch, ch, q)) + ((ah * bl + al * bh)
+                                                          - 2.0 * ch * cl)
+    return _fast_two_sum(n, e)
+
+
 def _quot(nh, nl, dh, dl):  # pragma: no cover - compiled
     """``(nh + nl) / (dh + dl)`` rounded to a double, within an ulp of the exact
     quotient (and the quotient itself when it is a double)."""
@@ -215,6 +226,14 @@ def _quot(nh, nl, dh, dl):  # pragma: no cover - compiled
     p = q * dh
     r = ((nh - p) - _prod_err(q, dh, p)) + (nl - q * dl)
     return q + r / dh
+
+
+def _recip(dh, dl):  # pragma: no cover - compiled
+    """``1 / (dh + dl)`` as a double-double (a relative error near ``2**-104``)."""
+    q = 1.0 / dh
+    p = q * dh
+    r = ((1.0 - p) - _prod_err(q, dh, p)) - q * dl
+    return _fast_two_sum(q, r / dh)
 
 
 def _alpha_weights(fh, fl, adjust):  # pragma: no cover - compiled
@@ -238,6 +257,8 @@ def ewm_mean_kernel(v, starts, fh, fl, adjust, nanmode, minp,
     nwh, nwl, _, _, _, _ = _alpha_weights(fh, fl, adjust)
     for s in range(starts.size - 1):
         sh, sl, wh, wl = 0.0, 0.0, 0.0, 0.0
+        rh, rl = 1.0, 0.0
+        steady = False  # W stopped changing (in double-double): divide by 1/W
         nobs = 0
         last = np.nan
         for i in range(starts[s], starts[s + 1]):
@@ -248,6 +269,7 @@ def ewm_mean_kernel(v, starts, fh, fl, adjust, nanmode, minp,
                         out[j] = x
                     break
                 if nanmode == 1 and nobs > 0:  # the weights decay over the gap
+                    steady = False
                     sh, sl = _mul2(sh, sl, fh, fl)
                     wh, wl = _mul2(wh, wl, fh, fl)
                     if wh < 1e-150:  # keep the sums in the normal range (exact scaling)
@@ -258,14 +280,25 @@ def ewm_mean_kernel(v, starts, fh, fl, adjust, nanmode, minp,
                 sh, sl, wh, wl = x, 0.0, 1.0, 0.0
             elif adjust:
                 sh, sl = _axpy(fh, fl, sh, sl, x, 0.0)
-                wh, wl = _axpy(fh, fl, wh, wl, 1.0, 0.0)
+                if not steady:
+                    ph, pl = wh, wl
+                    wh, wl = _axpy(fh, fl, wh, wl, 1.0, 0.0)
+                    if wh == ph and wl == pl:
+                        steady = True
+                        rh, rl = _recip(wh, wl)
             else:
                 p = nwh * x
                 th, tl = _fast_two_sum(p, _prod_err(nwh, x, p) + nwl * x)
                 sh, sl = _axpy(fh, fl, sh, sl, th, tl)
             nobs += 1
             if nobs >= minp:
-                last = _quot(sh, sl, wh, wl) if adjust else sh + sl
+                if not adjust:
+                    last = sh + sl
+                elif steady:
+                    mh, ml = _mul2(sh, sl, rh, rl)
+                    last = mh + ml
+                else:
+                    last = _quot(sh, sl, wh, wl)
             out[i] = last
 
 
@@ -283,6 +316,8 @@ def ewm_var_kernel(v, starts, fh, fl, adjust, nanmode, minp, bias,
         k = 0.0
         sh, sl, qh, ql = 0.0, 0.0, 0.0, 0.0
         wh, wl, w2h, w2l = 0.0, 0.0, 0.0, 0.0
+        rh, rl = 1.0, 0.0
+        steady = False  # W and W2 stopped changing: the denominator's 1/den is kept
         nobs = 0
         last = np.nan
         for i in range(starts[s], starts[s + 1]):
@@ -293,6 +328,7 @@ def ewm_var_kernel(v, starts, fh, fl, adjust, nanmode, minp, bias,
                         out[j] = x
                     break
                 if nanmode == 1 and nobs > 0:
+                    steady = False
                     sh, sl = _mul2(sh, sl, fh, fl)
                     qh, ql = _mul2(qh, ql, fh, fl)
                     wh, wl = _mul2(wh, wl, fh, fl)
@@ -313,39 +349,52 @@ def ewm_var_kernel(v, starts, fh, fl, adjust, nanmode, minp, bias,
                     th, tl = _mul2(th, tl, nwh, nwl)
                 sh, sl = _axpy(fh, fl, sh, sl, dh, dl)
                 qh, ql = _axpy(fh, fl, qh, ql, th, tl)
-                wh, wl = _axpy(fh, fl, wh, wl, nwh, nwl)
-                w2h, w2l = _axpy(f2h, f2l, w2h, w2l, n2h, n2l)
+                if not steady:
+                    ph, pl, p2h, p2l = wh, wl, w2h, w2l
+                    wh, wl = _axpy(fh, fl, wh, wl, nwh, nwl)
+                    w2h, w2l = _axpy(f2h, f2l, w2h, w2l, n2h, n2l)
+                    steady = wh == ph and wl == pl and w2h == p2h and w2l == p2l
+                    if steady:
+                        if bias:
+                            dh, dl = _mul2(wh, wl, wh, wl)
+                        else:
+                            dh, dl = _ab_minus_cc(w2h, w2l, 1.0, 0.0, wh, wl)
+                            dh, dl = -dh, -dl
+                        rh, rl = _recip(dh, dl)
             nobs += 1
-            ah, al = _mul2(qh, ql, wh, wl)
-            bh, bl = _mul2(sh, sl, sh, sl)
-            if bh > 1099511627776.0 * (ah - bh):  # 2**40: re-centre on the mean
+            nh, nl = _ab_minus_cc(qh, ql, wh, wl, sh, sl)
+            if sh * sh > 1099511627776.0 * nh:  # 2**40: re-centre on the mean
                 mh = sh / wh
                 if mh != 0.0 and k + mh != k:
                     k2 = k + mh
                     dh, dl = _two_sum(k2, -k)  # the shift, exactly
                     ph, pl = _mul2(dh, dl, wh, wl)
                     rh, rl = _mul2(dh, dl, sh, sl)
-                    rh, rl = rh * 2.0, rl * 2.0
                     uh, ul = _mul2(dh, dl, ph, pl)
-                    qh, ql = _dd_add(qh, ql, -rh, -rl)
+                    qh, ql = _dd_add(qh, ql, -2.0 * rh, -2.0 * rl)
                     qh, ql = _dd_add(qh, ql, uh, ul)
                     sh, sl = _dd_add(sh, sl, -ph, -pl)
                     k = k2
-                    ah, al = _mul2(qh, ql, wh, wl)
-                    bh, bl = _mul2(sh, sl, sh, sl)
+                    nh, nl = _ab_minus_cc(qh, ql, wh, wl, sh, sl)
             if nobs >= minp:
-                nh, nl = _dd_add(ah, al, -bh, -bl)
                 if nh <= 0.0:
                     nh, nl = 0.0, 0.0  # the exact value is >= 0: a rounding below it
-                dh, dl = _mul2(wh, wl, wh, wl)
-                if not bias:
-                    dh, dl = _dd_add(dh, dl, -w2h, -w2l)
-                last = _quot(nh, nl, dh, dl) if dh > 0.0 else np.nan
+                if steady:
+                    mh, ml = _mul2(nh, nl, rh, rl)
+                    last = mh + ml
+                else:
+                    if bias:
+                        dh, dl = _mul2(wh, wl, wh, wl)
+                    else:
+                        dh, dl = _ab_minus_cc(w2h, w2l, 1.0, 0.0, wh, wl)  # W2 - W**2
+                        dh, dl = -dh, -dl
+                    last = _quot(nh, nl, dh, dl) if dh > 0.0 else np.nan
             out[i] = last
 
 
 _HELPERS = ("_two_sum", "_two_prod", "_dd_add", "_dd_mul", "_dd_div", "_fast_two_sum",
-            "_prod_err", "_axpy", "_mul2", "_quot", "_alpha_weights")
+            "_prod_err", "_axpy", "_mul2", "_ab_minus_cc", "_quot", "_recip",
+            "_alpha_weights")
 
 
 def build() -> dict[str, Any]:
