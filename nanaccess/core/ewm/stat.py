@@ -73,7 +73,19 @@ def _duration_ns(halflife: Any) -> int:
     return int(np.timedelta64(halflife).astype("m8[ns]").astype(np.int64))
 
 
-def _deltas(times: Any, halflife: Any, n: int) -> np.ndarray:
+def _seen(flag: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Rows of ``flag``: whether a True came at or before each position within its
+    segment (rows, or the ``starts`` segments of one row)."""
+    if flag.shape[0] != 1 or starts.size <= 2:
+        return np.logical_or.accumulate(flag, axis=1)
+    f = flag.reshape(-1)
+    last = np.maximum.accumulate(np.where(f, np.arange(f.size), -1))
+    seg = np.repeat(starts[:-1], np.diff(starts))
+    return (last >= seg).reshape(flag.shape)
+
+
+def _deltas(times: Any, halflife: Any, n: int,
+            starts: np.ndarray | None = None) -> np.ndarray:
     t = np.asarray(times)
     if t.shape != (n,):
         raise ValueError(f"times must have one entry per value ({n}), got shape {t.shape}")
@@ -85,10 +97,12 @@ def _deltas(times: Any, halflife: Any, n: int) -> np.ndarray:
     else:
         ti = t.astype(np.float64)
         hl_ns = float(halflife)
-    d = np.diff(ti).astype(np.float64)
+    d = np.concatenate([np.diff(ti).astype(np.float64), [0.0]])
+    if starts is not None and starts.size > 2:  # no step from one segment to the next
+        d[starts[1:-1] - 1] = 0.0
     if (d < 0).any():
         raise ValueError("times must be monotonically increasing")
-    return np.concatenate([d / hl_ns, [0.0]])
+    return d / hl_ns
 
 
 def _run(v: np.ndarray, starts: np.ndarray, alpha: float, deltas: np.ndarray | None,
@@ -125,8 +139,13 @@ def ewm_stat(x: Any, stat: str, *, axis: int = -1, com: float | None = None,
              times: Any = None, adjust: bool = True, ignore_na: bool = True,
              min_periods: int = 0, bias: bool = False,
              policy: NanPolicy | str | None = None,
-             missing: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+             missing: np.ndarray | None = None,
+             starts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """Exponentially weighted ``stat`` (mean, var, std) running along ``axis``.
+
+    With ``starts`` (1-D ``x`` only: ascending positions, ``starts[0] == 0`` and the
+    last ``len(x)``) every segment ``[starts[s], starts[s+1])`` runs on its own: the
+    groups of ``groupby().ewm()``, sorted by group, in one kernel pass.
 
     "omit" skips NaN and missing values (their positions get the running value, as
     pandas; with ``ignore_na=False`` the weights still decay over them, as pandas'
@@ -145,6 +164,9 @@ def ewm_stat(x: Any, stat: str, *, axis: int = -1, com: float | None = None,
     array([1.        , 1.        , 2.33333333])
     >>> ewm_stat(np.full(5, 0.1), "mean", alpha=0.3, policy="raise")[0].tolist()
     [0.1, 0.1, 0.1, 0.1, 0.1]
+    >>> ewm_stat(np.array([1.0, 3.0, 10.0, 30.0]), "mean", alpha=0.5, policy="raise",
+    ...          starts=np.array([0, 2, 4]))[0].tolist()
+    [1.0, 2.333333333333333, 10.0, 23.333333333333336]
     """
     if stat not in EWM_STATS:
         raise ValueError(f"unknown ewm statistic {stat!r}; expected one of {EWM_STATS}")
@@ -164,19 +186,26 @@ def ewm_stat(x: Any, stat: str, *, axis: int = -1, com: float | None = None,
     xm = np.moveaxis(x, ax, -1)
     shape = xm.shape
     n = shape[-1]
-    rows = np.array(xm, dtype=np.float64).reshape(-1, n)  # a copy: the caller's is kept
+    rows = np.ascontiguousarray(xm, dtype=np.float64).reshape(-1, n)  # read-only use
     miss = None
     if missing is not None:
         miss = np.moveaxis(np.asarray(missing, bool), ax, -1).reshape(rows.shape)
-        rows[miss] = np.nan  # skipped as a NaN would be
-        if not miss.any():
+        if miss.any():
+            rows = np.where(miss, np.nan, rows)  # a copy, skipped as a NaN would be
+        else:
             miss = None
     rules = RULES[policy]
     nanmode = (0 if ignore_na else 1) if rules.removes else 2
+    if starts is None:
+        starts = np.arange(rows.shape[0] + 1, dtype=np.int64) * n
+    else:
+        if x.ndim != 1:
+            raise ValueError("starts= needs 1-D data")
+        starts = np.asarray(starts, np.int64)
     deltas = None
     if times is not None:
-        deltas = np.tile(_deltas(times, halflife, n), rows.shape[0])
-    starts = np.arange(rows.shape[0] + 1) * n
+        deltas = _deltas(times, halflife, n, starts if rows.shape[0] == 1 else None)
+        deltas = np.tile(deltas, rows.shape[0])
     out = _run(rows.reshape(-1), starts, a, deltas, adjust, nanmode,
                max(int(min_periods), 1), stat != "mean", bias).reshape(rows.shape)
     if stat == "std":
@@ -184,8 +213,8 @@ def ewm_stat(x: Any, stat: str, *, axis: int = -1, com: float | None = None,
             out = np.sqrt(out)
     res_miss = None
     if miss is not None and nanmode == 2:
-        nan_seen = np.logical_or.accumulate(np.isnan(np.where(miss, 0.0, rows)), axis=1)
-        res_miss = np.logical_or.accumulate(miss, axis=1) & ~nan_seen
+        nan_seen = _seen(np.isnan(np.where(miss, 0.0, rows)), starts)
+        res_miss = _seen(miss, starts) & ~nan_seen
         out = np.where(res_miss, np.nan, out)
     out = np.moveaxis(out.reshape(shape), -1, ax)
     if res_miss is not None:
