@@ -69,7 +69,7 @@ class NanEwm:
 
     >>> df = pd.DataFrame({"k": [1, 2, 1], "v": [1.0, 5.0, 3.0]})
     >>> df.groupby("k").ewm(alpha=0.5).nanstats.mean(nan_policy="raise")["v"].tolist()
-    [1.0, 2.333333333333333, 5.0]
+    [1.0, 2.3333333333333335, 5.0]
     """
 
     def __init__(self, obj: Any) -> None:

@@ -166,7 +166,7 @@ def ewm_stat(x: Any, stat: str, *, axis: int = -1, com: float | None = None,
     [0.1, 0.1, 0.1, 0.1, 0.1]
     >>> ewm_stat(np.array([1.0, 3.0, 10.0, 30.0]), "mean", alpha=0.5, policy="raise",
     ...          starts=np.array([0, 2, 4]))[0].tolist()
-    [1.0, 2.333333333333333, 10.0, 23.333333333333336]
+    [1.0, 2.3333333333333335, 10.0, 23.333333333333332]
     """
     if stat not in EWM_STATS:
         raise ValueError(f"unknown ewm statistic {stat!r}; expected one of {EWM_STATS}")
