@@ -68,13 +68,39 @@ def prefix_kernel(v, starts, out, bad, skipnan):  # pragma: no cover - compiled
             out[i] = -0.0 if (negz and r == 0.0) else r
 
 
+def extreme_kernel(v, starts, out, want_max):  # pragma: no cover - compiled
+    """Running maximum (``want_max``) or minimum of each segment skipping NaNs, which
+    keep their place (bits as stored); zeros ordered as totalOrder (``-0.0 < +0.0``).
+    One pass, the same comparison for both: a minimum is a maximum of negated keys."""
+    sgn = 1.0 if want_max else -1.0
+    for s in range(starts.size - 1):
+        started = False
+        m = v[0] if v.size else 0.0
+        for i in range(starts[s], starts[s + 1]):
+            x = v[i]
+            if x != x:
+                out[i] = x
+                continue
+            if not started:
+                m = x
+                started = True
+            else:
+                a = sgn * x  # negation is exact
+                b = sgn * m
+                if a > b or (a == 0.0 and b == 0.0
+                             and math.copysign(1.0, a) > math.copysign(1.0, b)):
+                    m = x
+            out[i] = m
+
+
 _HELPERS = ("_two_sum", "_round3")
 
 
 def build() -> dict[str, Any]:
     """Compile the kernel."""
     bind(globals(), _HELPERS)
-    return {"prefix": jit(nogil=True)(prefix_kernel)}
+    return {"prefix": jit(nogil=True)(prefix_kernel),
+            "extreme": jit(nogil=True)(extreme_kernel)}
 
 
 register("cumulative", build)
