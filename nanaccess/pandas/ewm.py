@@ -26,10 +26,28 @@ from .dtypes import column_arrays
 __all__ = ["NanEwm", "register_ewm_accessor"]
 
 
-def _group_index(result_index: pd.Index, groups: np.ndarray, rows: pd.Index) -> pd.Index:
-    from .window import _group_index as group_index  # the rolling GroupBy's labels
+def _group_index(result_index: pd.Index, groups: np.ndarray, rows: pd.Index,
+                 order: np.ndarray) -> pd.Index:
+    """The group keys, then the original index (pandas' ``groupby().ewm()`` labels),
+    built from codes: the keys and rows are not factorized again (that would cost more
+    than the statistic)."""
+    if isinstance(result_index, pd.MultiIndex):
+        keys_nan = any((np.asarray(c) < 0).any() for c in result_index.codes)
+    else:
+        keys_nan = result_index.hasnans
+    simple = not isinstance(rows, pd.MultiIndex) and rows.is_unique and not keys_nan
+    if not simple:
+        from .window import _group_index as group_index  # the rolling GroupBy's labels
 
-    return group_index(result_index, groups, rows)
+        return group_index(result_index, groups, rows.take(order))
+    if isinstance(result_index, pd.MultiIndex):
+        levels = list(result_index.levels)
+        codes = [np.asarray(c)[groups] for c in result_index.codes]
+        names = list(result_index.names)
+    else:
+        levels, codes, names = [result_index], [groups], [result_index.name]
+    return pd.MultiIndex(levels=levels + [rows], codes=codes + [order],
+                         names=names + [rows.name], verify_integrity=False)
 
 
 def _grouped_error(err: NaNError, name: Any, rows: pd.Index, order: np.ndarray,
@@ -87,10 +105,13 @@ class NanEwm:
         if grouper is not None:  # groupby().ewm(): the groups in one pass, pandas' labels
             codes, ngroups, result_index = grouper_info(grouper)
             keep = np.flatnonzero(codes >= 0)
-            order = keep[np.argsort(codes[keep], kind="stable")]
+            kept = codes[keep]
+            if ngroups <= 65535:  # NumPy's stable sort of 16-bit keys is a radix sort
+                kept = kept.astype(np.uint16)
+            order = keep[np.argsort(kept, kind="stable")]
             groups = codes[order]
             starts = np.searchsorted(groups, np.arange(ngroups + 1))
-            index = _group_index(result_index, groups, obj.index.take(order))
+            index = _group_index(result_index, groups, obj.index, order)
             if p["times"] is not None:
                 p["times"] = p["times"][order]
         is_series = isinstance(obj, pd.Series)
