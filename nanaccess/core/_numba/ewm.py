@@ -248,25 +248,34 @@ def _alpha_weights(fh, fl, adjust):  # pragma: no cover - compiled
     return ah, al, n2h, n2l, f2h, f2l
 
 
-def ewm_mean_kernel(v, starts, fh, fl, adjust, nanmode, minp,
-                    out):  # pragma: no cover - compiled
+def ewm_mean_kernel(v, starts, fh, fl, adjust, nanmode, minp, out,
+                    state):  # pragma: no cover - compiled
     """The exponentially weighted mean as the quotient of two weighted sums, ``S = f S
     + w x`` and ``W = f W + w`` (double-doubles, one :func:`_axpy` each per value),
     for ``times=None`` and (with ``adjust=False``) ``nanmode`` 0 or 2: the same
-    exact value as :func:`ewm_kernel`'s recurrence, at a fraction of its cost."""
+    exact value as :func:`ewm_kernel`'s recurrence, at a fraction of its cost.
+    ``state[s]`` (:data:`STATE`): segment ``s``'s state on entry (a chunk continuing
+    the one before it), written back on exit."""
     nwh, nwl, _, _, _, _ = _alpha_weights(fh, fl, adjust)
     for s in range(starts.size - 1):
-        sh, sl, wh, wl = 0.0, 0.0, 0.0, 0.0
-        rh, rl = 1.0, 0.0
-        steady = False  # W stopped changing (in double-double): divide by 1/W
-        nobs = 0
-        last = np.nan
+        st = state[s]
+        sh, sl, wh, wl = st[0], st[1], st[2], st[3]
+        nobs = int(st[4])
+        last = st[5]
+        if st[6] != 0.0:  # poisoned by an earlier chunk ("propagate")
+            for j in range(starts[s], starts[s + 1]):
+                out[j] = st[7]
+            continue
+        steady = st[8] != 0.0  # W stopped changing (in double-double): times 1/W
+        rh, rl = st[9], st[10]
         for i in range(starts[s], starts[s + 1]):
             x = v[i]
             if x != x:
                 if nanmode == 2:
                     for j in range(i, starts[s + 1]):
                         out[j] = x
+                    st[6] = 1.0
+                    st[7] = x
                     break
                 if nanmode == 1 and nobs > 0:  # the weights decay over the gap
                     steady = False
@@ -300,10 +309,12 @@ def ewm_mean_kernel(v, starts, fh, fl, adjust, nanmode, minp,
                 else:
                     last = _quot(sh, sl, wh, wl)
             out[i] = last
+        st[0], st[1], st[2], st[3], st[4], st[5] = sh, sl, wh, wl, nobs, last
+        st[8], st[9], st[10] = 1.0 if steady else 0.0, rh, rl
 
 
-def ewm_var_kernel(v, starts, fh, fl, adjust, nanmode, minp, bias,
-                   out):  # pragma: no cover - compiled
+def ewm_var_kernel(v, starts, fh, fl, adjust, nanmode, minp, bias, out,
+                   state):  # pragma: no cover - compiled
     """The exponentially weighted variance from weighted sums of the deviations ``d``
     from a shift ``k`` (the first value): ``S = f S + w d``, ``Q = f Q + w d**2``,
     ``W = f W + w``, ``W2 = f**2 W2 + w**2``; the biased variance is ``(Q W - S**2) /
@@ -313,19 +324,25 @@ def ewm_var_kernel(v, starts, fh, fl, adjust, nanmode, minp, bias,
     about 60 bits beyond a double. Same domain as :func:`ewm_mean_kernel`."""
     nwh, nwl, n2h, n2l, f2h, f2l = _alpha_weights(fh, fl, adjust)
     for s in range(starts.size - 1):
-        k = 0.0
-        sh, sl, qh, ql = 0.0, 0.0, 0.0, 0.0
-        wh, wl, w2h, w2l = 0.0, 0.0, 0.0, 0.0
-        rh, rl = 1.0, 0.0
-        steady = False  # W and W2 stopped changing: the denominator's 1/den is kept
-        nobs = 0
-        last = np.nan
+        st = state[s]
+        sh, sl, wh, wl = st[0], st[1], st[2], st[3]
+        nobs = int(st[4])
+        last = st[5]
+        if st[6] != 0.0:  # poisoned by an earlier chunk ("propagate")
+            for j in range(starts[s], starts[s + 1]):
+                out[j] = st[7]
+            continue
+        steady = st[8] != 0.0  # W and W2 stopped changing: 1/den is kept
+        rh, rl = st[9], st[10]
+        k, qh, ql, w2h, w2l = st[11], st[12], st[13], st[14], st[15]
         for i in range(starts[s], starts[s + 1]):
             x = v[i]
             if x != x:
                 if nanmode == 2:
                     for j in range(i, starts[s + 1]):
                         out[j] = x
+                    st[6] = 1.0
+                    st[7] = x
                     break
                 if nanmode == 1 and nobs > 0:
                     steady = False
@@ -390,6 +407,22 @@ def ewm_var_kernel(v, starts, fh, fl, adjust, nanmode, minp, bias,
                         dh, dl = -dh, -dl
                     last = _quot(nh, nl, dh, dl) if dh > 0.0 else np.nan
             out[i] = last
+        st[0], st[1], st[2], st[3], st[4], st[5] = sh, sl, wh, wl, nobs, last
+        st[8], st[9], st[10] = 1.0 if steady else 0.0, rh, rl
+        st[11], st[12], st[13], st[14], st[15] = k, qh, ql, w2h, w2l
+
+
+#: the state of one segment of the fast kernels: S (2), W (2), count, last output,
+#: poisoned, poison, steady, 1/den (2), shift, Q (2), W2 (2)
+STATE = 16
+
+
+def fresh_state(segments: int) -> np.ndarray:
+    """The state of segments that start at their beginning."""
+    st = np.zeros((segments, STATE))
+    st[:, 5] = np.nan
+    st[:, 9] = 1.0
+    return st
 
 
 _HELPERS = ("_two_sum", "_two_prod", "_dd_add", "_dd_mul", "_dd_div", "_fast_two_sum",

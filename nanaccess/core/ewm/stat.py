@@ -12,7 +12,7 @@ from ..axes import Reduction
 from ..nanscan import scan_rows
 from ..policy import RULES
 
-__all__ = ["EWM_STATS", "ewm_alpha", "ewm_stat"]
+__all__ = ["EWM_STATS", "ewm_alpha", "ewm_stat", "ewm_step"]
 
 EWM_STATS = ("mean", "var", "std")
 _MIN_SIZE = 64
@@ -106,17 +106,25 @@ def _deltas(times: Any, halflife: Any, n: int,
 
 
 def _run(v: np.ndarray, starts: np.ndarray, alpha: float, deltas: np.ndarray | None,
-         adjust: bool, nanmode: int, minp: int, want_var: bool, bias: bool) -> np.ndarray:
+         adjust: bool, nanmode: int, minp: int, want_var: bool, bias: bool,
+         state: np.ndarray | None = None) -> np.ndarray:
     fh = 1.0 - alpha
     fl = (1.0 - fh) - alpha  # 1 - alpha exactly: fh + fl (Sterbenz: fh is within 2x of 1)
     out = np.empty(v.size, np.float64)
     # the weighted sums (no division on the carried chain) serve everything but time
     # steps and adjust=False decaying over NaNs (pandas' renormalisation after a gap)
     sums = deltas is None and (adjust or nanmode != 1)
+    if state is not None and not sums:
+        raise NotImplementedError("a chunked ewm needs times=None and (with adjust=False) "
+                                  "ignore_na=True")
     if sums:
         name = "var" if want_var else "mean"
         args: tuple = (v, starts, fh, fl, bool(adjust), nanmode, int(minp))
-        args += (bool(bias), out) if want_var else (out,)
+        if state is None:
+            from .._numba.ewm import fresh_state
+
+            state = fresh_state(starts.size - 1)
+        args += (bool(bias), out, state) if want_var else (out, state)
     else:
         name = "ewm"
         d = np.zeros(1) if deltas is None else deltas
@@ -220,3 +228,38 @@ def ewm_stat(x: Any, stat: str, *, axis: int = -1, com: float | None = None,
     if res_miss is not None:
         res_miss = np.moveaxis(res_miss.reshape(shape), -1, ax)
     return out, res_miss
+
+
+def ewm_step(rows: np.ndarray, stat: str, state: np.ndarray | None, *, alpha: float,
+             adjust: bool = True, ignore_na: bool = True, min_periods: int = 0,
+             bias: bool = False, policy: NanPolicy | str | None = None
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """``stat`` along the rows of a 2-D chunk continuing from ``state`` (None: the
+    chunk starts the rows): ``(values, state after the chunk)``. Chunks run in order
+    give :func:`ewm_stat`'s values bit for bit (the whole double-double state travels;
+    ``times=None``; ``adjust=False`` only with ``ignore_na=True``). The policy's
+    errors are the caller's (:func:`ewm_stat` raises them for whole arrays).
+
+    Examples
+    --------
+    >>> x = np.array([[1.0, 2.0, 4.0, 8.0]])
+    >>> a, st = ewm_step(x[:, :1], "var", None, alpha=0.3, policy="raise")
+    >>> b, _ = ewm_step(x[:, 1:], "var", st, alpha=0.3, policy="raise")
+    >>> whole = ewm_stat(x, "var", alpha=0.3, policy="raise")[0]
+    >>> np.array_equal(np.concatenate([a, b], axis=1), whole, equal_nan=True)
+    True
+    """
+    from .._numba.ewm import fresh_state
+
+    rules = RULES[resolve_policy(policy)]
+    nanmode = (0 if ignore_na else 1) if rules.removes else 2
+    r, n = rows.shape
+    state = fresh_state(r) if state is None else state.copy()
+    v = np.ascontiguousarray(rows, dtype=np.float64).reshape(-1)
+    starts = np.arange(r + 1, dtype=np.int64) * n
+    out = _run(v, starts, float(alpha), None, adjust, nanmode, max(int(min_periods), 1),
+               stat != "mean", bias, state).reshape(r, n)
+    if stat == "std":
+        with np.errstate(invalid="ignore"):
+            out = np.sqrt(out)
+    return out, state
