@@ -5,7 +5,8 @@ Each runs the core (:func:`nanaccess.core.cumulative.cumulative`,
 :func:`nanaccess.core.ewm.ewm_stat`) along one dimension of every numeric variable
 holding it and keeps the dims, coords and attrs. The cumulative statistics of a
 dask-backed variable stay lazy (:mod:`nanaccess.dask.cumulative`: chunk by chunk with
-an exact carry, bit-equal to the in-memory result); ``ewm`` needs in-memory data.
+an exact carry, bit-equal to the in-memory result) and so does ``ewm``
+(:mod:`nanaccess.dask.ewm`: the double-double state travels from chunk to chunk).
 """
 
 from __future__ import annotations
@@ -30,8 +31,7 @@ def _one(v: xr.DataArray, name: Hashable | None, dim: Hashable,
          lazy: Callable[[Any, int], Any] | None = None) -> xr.DataArray:
     if type(v.data).__module__.startswith("dask"):
         if lazy is None:
-            raise NotImplementedError("ewm of dask-backed data: .load() first (the "
-                                      "cumulative statistics are lazy)")
+            raise NotImplementedError("running statistics of dask-backed data: .load() first")
         return v.copy(data=lazy(v.data, v.get_axis_num(dim)))
     if not isinstance(v.data, np.ndarray) and not hasattr(v.data, "__array__"):
         raise NotImplementedError("running statistics need in-memory data: .load() first")
@@ -208,4 +208,11 @@ class RunningMixin:
                                min_periods=min_periods, bias=bias, policy=policy)
             return vals
 
-        return _apply(self._obj, dim, run)
+        def lazy(a: Any, ax: int) -> Any:  # dask-backed: chunks in order, exact state
+            from ..dask.ewm import array_ewm
+
+            return array_ewm(a, stat, axis=ax, com=com, span=span, halflife=halflife,
+                             alpha=alpha, adjust=adjust, ignore_na=ignore_na,
+                             min_periods=min_periods, bias=bias, policy=policy)
+
+        return _apply(self._obj, dim, run, lazy)
