@@ -137,7 +137,7 @@ class NanEwm:
             if miss is not None:
                 vals = pd.array(np.where(miss, 0.0, vals), dtype="Float64")
                 vals[miss] = pd.NA
-            out[i] = pd.Series(vals, index=index, name=s.name)
+            out[i] = pd.Series(vals, index=index, name=s.name, copy=False)
         if is_series:
             return out[0]
         res = pd.DataFrame(out, index=index)

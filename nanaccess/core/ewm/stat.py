@@ -218,7 +218,7 @@ def ewm_stat(x: Any, stat: str, *, axis: int = -1, com: float | None = None,
                max(int(min_periods), 1), stat != "mean", bias).reshape(rows.shape)
     if stat == "std":
         with np.errstate(invalid="ignore"):
-            out = np.sqrt(out)
+            np.sqrt(out, out=out)  # ours: in place
     res_miss = None
     if miss is not None and nanmode == 2:
         nan_seen = _seen(np.isnan(np.where(miss, 0.0, rows)), starts)
