@@ -162,8 +162,12 @@ def cumulative(x: Any, stat: str, *, axis: int = -1, policy: NanPolicy | str | N
     rules = RULES[policy]
     if kind == "f" and miss is None and rules.removes and not rules.orders_nans:
         fast = None  # "omit": one compiled pass, NaNs kept in place (no NaN mask made)
-        if stat == "cumsum" and rows.dtype == np.float64:
-            fast = skipnan_prefix(rows)
+        if stat == "cumsum" and rows.dtype.isnative and rows.dtype.itemsize in (4, 8):
+            # float32: the float64 correctly rounded prefixes, rounded to float32 (quiet
+            # NaNs keep their bits through the round trip; signaling ones raised above)
+            fast = skipnan_prefix(rows.astype(np.float64, copy=False))
+            if fast is not None:
+                fast = fast.astype(rows.dtype, copy=False)
         elif stat in ("cummax", "cummin") and rows.dtype.isnative:
             fast = skipnan_extreme(rows, stat)
         if fast is not None:
