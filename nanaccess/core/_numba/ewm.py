@@ -313,15 +313,16 @@ def ewm_mean_kernel(v, starts, fh, fl, adjust, nanmode, minp, out,
         st[8], st[9], st[10] = 1.0 if steady else 0.0, rh, rl
 
 
-def ewm_var_kernel(v, starts, fh, fl, adjust, nanmode, minp, bias, out,
-                   state):  # pragma: no cover - compiled
+def ewm_var_kernel(v, starts, fh, fl, adjust, nanmode, minp, bias, out, state,
+                   want_std):  # pragma: no cover - compiled
     """The exponentially weighted variance from weighted sums of the deviations ``d``
     from a shift ``k`` (the first value): ``S = f S + w d``, ``Q = f Q + w d**2``,
     ``W = f W + w``, ``W2 = f**2 W2 + w**2``; the biased variance is ``(Q W - S**2) /
     W**2``, pandas' bias-corrected one ``(Q W - S**2) / (W**2 - W2)``. All double-
     doubles; when the running mean wanders far from ``k`` (the cancellation in ``Q W -
     S**2`` would pass ``2**40``) the sums are re-centred on it, so the result keeps
-    about 60 bits beyond a double. Same domain as :func:`ewm_mean_kernel`."""
+    about 60 bits beyond a double. Same domain and ``state`` as
+    :func:`ewm_mean_kernel`; ``want_std``: the square root of each output."""
     nwh, nwl, n2h, n2l, f2h, f2l = _alpha_weights(fh, fl, adjust)
     for s in range(starts.size - 1):
         st = state[s]
@@ -406,6 +407,8 @@ def ewm_var_kernel(v, starts, fh, fl, adjust, nanmode, minp, bias, out,
                         dh, dl = _ab_minus_cc(w2h, w2l, 1.0, 0.0, wh, wl)  # W2 - W**2
                         dh, dl = -dh, -dl
                     last = _quot(nh, nl, dh, dl) if dh > 0.0 else np.nan
+                if want_std:  # the standard deviation: the root, rounded once more
+                    last = math.sqrt(last) if last == last else last
             out[i] = last
         st[0], st[1], st[2], st[3], st[4], st[5] = sh, sl, wh, wl, nobs, last
         st[8], st[9], st[10] = 1.0 if steady else 0.0, rh, rl

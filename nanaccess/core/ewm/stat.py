@@ -107,7 +107,7 @@ def _deltas(times: Any, halflife: Any, n: int,
 
 def _run(v: np.ndarray, starts: np.ndarray, alpha: float, deltas: np.ndarray | None,
          adjust: bool, nanmode: int, minp: int, want_var: bool, bias: bool,
-         state: np.ndarray | None = None) -> np.ndarray:
+         state: np.ndarray | None = None, want_std: bool = False) -> np.ndarray:
     fh = 1.0 - alpha
     fl = (1.0 - fh) - alpha  # 1 - alpha exactly: fh + fl (Sterbenz: fh is within 2x of 1)
     out = np.empty(v.size, np.float64)
@@ -124,7 +124,7 @@ def _run(v: np.ndarray, starts: np.ndarray, alpha: float, deltas: np.ndarray | N
             from .._numba.ewm import fresh_state
 
             state = fresh_state(starts.size - 1)
-        args += (bool(bias), out, state) if want_var else (out, state)
+        args += (bool(bias), out, state, bool(want_std)) if want_var else (out, state)
     else:
         name = "ewm"
         d = np.zeros(1) if deltas is None else deltas
@@ -214,9 +214,11 @@ def ewm_stat(x: Any, stat: str, *, axis: int = -1, com: float | None = None,
     if times is not None:
         deltas = _deltas(times, halflife, n, starts if rows.shape[0] == 1 else None)
         deltas = np.tile(deltas, rows.shape[0])
+    sums = deltas is None and (adjust or nanmode != 1)  # the std's root in the kernel
     out = _run(rows.reshape(-1), starts, a, deltas, adjust, nanmode,
-               max(int(min_periods), 1), stat != "mean", bias).reshape(rows.shape)
-    if stat == "std":
+               max(int(min_periods), 1), stat != "mean", bias,
+               want_std=stat == "std" and sums).reshape(rows.shape)
+    if stat == "std" and not sums:
         with np.errstate(invalid="ignore"):
             np.sqrt(out, out=out)  # ours: in place
     res_miss = None
@@ -258,8 +260,5 @@ def ewm_step(rows: np.ndarray, stat: str, state: np.ndarray | None, *, alpha: fl
     v = np.ascontiguousarray(rows, dtype=np.float64).reshape(-1)
     starts = np.arange(r + 1, dtype=np.int64) * n
     out = _run(v, starts, float(alpha), None, adjust, nanmode, max(int(min_periods), 1),
-               stat != "mean", bias, state).reshape(r, n)
-    if stat == "std":
-        with np.errstate(invalid="ignore"):
-            out = np.sqrt(out)
+               stat != "mean", bias, state, want_std=stat == "std").reshape(r, n)
     return out, state
