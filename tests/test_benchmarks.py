@@ -159,3 +159,10 @@ def test_polars(tmp_path):
     rows = bench_polars.run(n=2_000, groups=10, window=5, repeats=1, neighbours=False,
                             out_dir=tmp_path)
     _check_rows(rows, tmp_path / "polars.json")
+
+
+def test_running(tmp_path):
+    import bench_running
+
+    rows = bench_running.run(repeats=1, out_dir=tmp_path, sizes=(300,))
+    _check_rows(rows, tmp_path / "running.json")

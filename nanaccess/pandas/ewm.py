@@ -1,6 +1,7 @@
 """``s.ewm(...).nanstats``: exponentially weighted statistics with an explicit policy.
 
-Registered on pandas' ``ExponentialMovingWindow`` (and its GroupBy form) by
+Registered on pandas' ``ExponentialMovingWindow`` (and its GroupBy form, whose groups
+run in one kernel pass over the rows sorted by group, labelled as pandas labels them) by
 :func:`register_ewm_accessor`. The smoothing parameters are read from the ewm object's
 public attributes (``com``, ``span``, ``halflife``, ``alpha``, ``times``, ``adjust``,
 ``ignore_na``, ``min_periods``); the statistic runs in
@@ -19,11 +20,44 @@ from ..core.ewm import ewm_stat
 from ..errors import NaNError
 from ..options import resolve_policy
 from ..typing import NanPolicyArg
-from ._groupby_registry import register_window_accessor
+from ._groupby_registry import grouper_info, register_window_accessor
 from .columns import restated, type_error
 from .dtypes import column_arrays
 
 __all__ = ["NanEwm", "register_ewm_accessor"]
+
+
+def _group_index(result_index: pd.Index, groups: np.ndarray, rows: pd.Index,
+                 order: np.ndarray) -> pd.Index:
+    """The group keys, then the original index (pandas' ``groupby().ewm()`` labels),
+    built from codes: the keys and rows are not factorized again (that would cost more
+    than the statistic)."""
+    if isinstance(result_index, pd.MultiIndex):
+        keys_nan = any((np.asarray(c) < 0).any() for c in result_index.codes)
+    else:
+        keys_nan = result_index.hasnans
+    simple = not isinstance(rows, pd.MultiIndex) and rows.is_unique and not keys_nan
+    if not simple:
+        from .window import _group_index as group_index  # the rolling GroupBy's labels
+
+        return group_index(result_index, groups, rows.take(order))
+    if isinstance(result_index, pd.MultiIndex):
+        levels = list(result_index.levels)
+        codes = [np.asarray(c)[groups] for c in result_index.codes]
+        names = list(result_index.names)
+    else:
+        levels, codes, names = [result_index], [groups], [result_index.name]
+    return pd.MultiIndex(levels=levels + [rows], codes=codes + [order],
+                         names=names + [rows.name], verify_integrity=False)
+
+
+def _grouped_error(err: NaNError, name: Any, rows: pd.Index, order: np.ndarray,
+                   codes: np.ndarray, result_index: pd.Index, series: bool) -> NaNError:
+    """A core error at a position of the group-sorted data, restated at its row and
+    naming its group."""
+    pos = err.position
+    group = result_index[int(codes[order[int(pos[0])]])] if pos else None
+    return restated(err, name, rows, rows=order, group=group, series=series)
 
 
 def _params(w: Any) -> dict[str, Any]:
@@ -49,6 +83,12 @@ class NanEwm:
     [1.0, 1.0, 2.3333333333333335]
     >>> s.ewm(alpha=0.5).nanstats.mean(nan_policy="propagate").tolist()
     [1.0, nan, nan]
+
+    Grouped, labelled as pandas' ``groupby().ewm()`` (the keys, then the index):
+
+    >>> df = pd.DataFrame({"k": [1, 2, 1], "v": [1.0, 5.0, 3.0]})
+    >>> df.groupby("k").ewm(alpha=0.5).nanstats.mean(nan_policy="raise")["v"].tolist()
+    [1.0, 2.3333333333333335, 5.0]
     """
 
     def __init__(self, obj: Any) -> None:
@@ -58,10 +98,23 @@ class NanEwm:
         w = self._obj
         policy = resolve_policy(nan_policy)
         p = _params(w)
-        if type(w).__name__.lower().startswith("exponentialmovingwindowgroup"):
-            raise NotImplementedError("groupby(...).ewm(...).nanstats is not available yet; "
-                                      "apply s.ewm(...).nanstats per group")
         obj = w.obj
+        index = obj.index
+        order = starts = None
+        result_index = None
+        grouper = getattr(w, "_grouper", None)
+        if grouper is not None:  # groupby().ewm(): the groups in one pass, pandas' labels
+            codes, ngroups, result_index = grouper_info(grouper)
+            keep = np.flatnonzero(codes >= 0)
+            kept = codes[keep]
+            if ngroups <= 65535:  # NumPy's stable sort of 16-bit keys is a radix sort
+                kept = kept.astype(np.uint16)
+            order = keep[np.argsort(kept, kind="stable")]
+            groups = codes[order]
+            starts = np.searchsorted(groups, np.arange(ngroups + 1))
+            index = _group_index(result_index, groups, obj.index, order)
+            if p["times"] is not None:
+                p["times"] = p["times"][order]
         is_series = isinstance(obj, pd.Series)
         cols = [obj] if is_series else [obj.iloc[:, i] for i in range(obj.shape[1])]
         out = {}
@@ -70,18 +123,25 @@ class NanEwm:
                 col = column_arrays(s)
             except TypeError as err:
                 raise type_error(s.name, err, is_series) from None
+            values, missing = col.values, col.missing
+            if order is not None:
+                values = values[order]
+                missing = None if missing is None else missing[order]
             try:
-                vals, miss = ewm_stat(col.values, stat, policy=policy, missing=col.missing,
-                                      bias=bias, **p)
+                vals, miss = ewm_stat(values, stat, policy=policy, missing=missing,
+                                      bias=bias, starts=starts, **p)
             except NaNError as err:
+                if order is not None:
+                    raise _grouped_error(err, s.name, obj.index, order, codes, result_index,
+                                         is_series) from None
                 raise restated(err, s.name, obj.index, series=is_series) from None
             if miss is not None:
                 vals = pd.array(np.where(miss, 0.0, vals), dtype="Float64")
                 vals[miss] = pd.NA
-            out[i] = pd.Series(vals, index=obj.index, name=s.name)
+            out[i] = pd.Series(vals, index=index, name=s.name, copy=False)
         if is_series:
             return out[0]
-        res = pd.DataFrame(out, index=obj.index)
+        res = pd.DataFrame(out, index=index)
         res.columns = obj.columns
         return res
 

@@ -3,8 +3,10 @@ of DataArrays and Datasets (issue 23).
 
 Each runs the core (:func:`nanaccess.core.cumulative.cumulative`,
 :func:`nanaccess.core.ewm.ewm_stat`) along one dimension of every numeric variable
-holding it and keeps the dims, coords and attrs. In-memory data only: a dask-backed
-variable is a ``NotImplementedError`` (load it first).
+holding it and keeps the dims, coords and attrs. The cumulative statistics of a
+dask-backed variable stay lazy (:mod:`nanaccess.dask.cumulative`: chunk by chunk with
+an exact carry, bit-equal to the in-memory result) and so does ``ewm``
+(:mod:`nanaccess.dask.ewm`: the double-double state travels from chunk to chunk).
 """
 
 from __future__ import annotations
@@ -26,11 +28,14 @@ __all__ = ["RunningMixin"]
 
 
 def _one(v: xr.DataArray, name: Hashable | None, dim: Hashable,
-         run: Callable[[np.ndarray, int], np.ndarray]) -> xr.DataArray:
+         run: Callable[[np.ndarray, int], np.ndarray],
+         lazy: Callable[[Any, int], Any] | None = None) -> xr.DataArray:
+    if type(v.data).__module__.startswith("dask"):
+        if lazy is None:
+            raise NotImplementedError("running statistics of dask-backed data: .load() first")
+        return v.copy(data=lazy(v.data, v.get_axis_num(dim)))
     if not isinstance(v.data, np.ndarray) and not hasattr(v.data, "__array__"):
         raise NotImplementedError("running statistics need in-memory data: .load() first")
-    if type(v.data).__module__.startswith("dask"):
-        raise NotImplementedError("running statistics of dask-backed data: .load() first")
     ax = v.get_axis_num(dim)
     try:
         out = run(np.asarray(v.values), ax)
@@ -41,19 +46,19 @@ def _one(v: xr.DataArray, name: Hashable | None, dim: Hashable,
     return v.copy(data=out)
 
 
-def _apply(obj: Any, dim: Hashable | None, run: Callable[[np.ndarray, int], np.ndarray]
-           ) -> Any:
+def _apply(obj: Any, dim: Hashable | None, run: Callable[[np.ndarray, int], np.ndarray],
+           lazy: Callable[[Any, int], Any] | None = None) -> Any:
     if isinstance(obj, xr.DataArray):
         d = dim if dim is not None else (obj.dims[0] if obj.ndim == 1 else None)
         if d is None:
             raise ValueError("dim= is required for a DataArray of more than one dimension")
-        return _one(obj, obj.name, d, run)
+        return _one(obj, obj.name, d, run, lazy)
     if dim is None:
         raise ValueError("dim= is required for a Dataset")
     out = obj.copy()
     for name, v in obj.data_vars.items():
         if dim in v.dims and v.dtype.kind in "fiub":
-            out[name] = _one(v, name, dim, run)
+            out[name] = _one(v, name, dim, run, lazy)
     return out
 
 
@@ -69,7 +74,12 @@ class RunningMixin:
             vals, miss = cumulative(a, stat, axis=ax, policy=policy)
             return vals
 
-        return _apply(self._obj, dim, run)
+        def lazy(a: Any, ax: int) -> Any:  # dask-backed: a chain of chunks, exact carry
+            from ..dask.cumulative import array_cumulative
+
+            return array_cumulative(a, stat, axis=ax, policy=policy)
+
+        return _apply(self._obj, dim, run, lazy)
 
     def cumsum(self, dim: Hashable | None = None, *, nan_policy: NanPolicyArg = None) -> Any:
         """Cumulative sum along ``dim``, each prefix its exact sum rounded once.
@@ -199,4 +209,11 @@ class RunningMixin:
                                min_periods=min_periods, bias=bias, policy=policy)
             return vals
 
-        return _apply(self._obj, dim, run)
+        def lazy(a: Any, ax: int) -> Any:  # dask-backed: chunks in order, exact state
+            from ..dask.ewm import array_ewm
+
+            return array_ewm(a, stat, axis=ax, com=com, span=span, halflife=halflife,
+                             alpha=alpha, adjust=adjust, ignore_na=ignore_na,
+                             min_periods=min_periods, bias=bias, policy=policy)
+
+        return _apply(self._obj, dim, run, lazy)

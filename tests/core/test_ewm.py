@@ -41,6 +41,7 @@ def ulps(a: float, b: float) -> float:
 
 @pytest.fixture(params=("numpy", pytest.param("numba", marks=NEEDS_NUMBA)))
 def engine(request):
+    options.set_options(compile="foreground") if request.param == "numba" else None
     with options.option_context(engine=request.param):
         yield request.param
 
@@ -122,3 +123,53 @@ def test_parameters_checked():
     before = x.copy()
     ewm_stat(x, "std", alpha=0.5, policy="raise")
     assert (x == before).all()
+
+
+def fraction_ewm_var(x, alpha: float, bias: bool) -> list[float]:
+    """pandas' weighted variance (adjust=True), exact, rounded once."""
+    f = 1 - Fraction(alpha)
+    out = []
+    xs = [Fraction(float(v)) for v in x]
+    for t in range(len(xs)):
+        w = [f ** (t - j) for j in range(t + 1)]
+        sw, sw2 = sum(w), sum(v * v for v in w)
+        m = sum(wi * xi for wi, xi in zip(w, xs[:t + 1], strict=True)) / sw
+        c = sum(wi * (xi - m) ** 2 for wi, xi in zip(w, xs[:t + 1], strict=True)) / sw
+        if bias:
+            out.append(float(c))
+        else:
+            den = sw * sw - sw2
+            out.append(float(c * sw * sw / den) if den > 0 else math.nan)
+    return out
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_var_close_to_the_exact_one_even_after_a_jump(engine, bias):
+    # a large offset, then a jump to another level: the sums re-centre on the mean
+    rng = np.random.default_rng(7)
+    x = np.concatenate([1e9 + rng.normal(size=60), 3e15 + rng.integers(-4, 5, 60) * 2.0])
+    got = ewm_stat(x, "var", alpha=0.3, bias=bias, policy="raise")[0]
+    want = fraction_ewm_var(x, 0.3, bias)
+    err = [ulps(g, w) for g, w in zip(got.tolist(), want, strict=True) if not math.isnan(w)]
+    assert max(err) <= 2
+    assert np.isnan(got[0]) == (not bias)
+
+
+@pytest.mark.parametrize("adjust", [True, False])
+def test_gaps_decay_as_pandas(engine, adjust):
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=300)
+    x[rng.random(300) < 0.2] = np.nan
+    x[100:112] = np.nan  # a gap (pandas' float weights lose a longer one: NaN)
+    x[200:1200] = np.nan  # a gap past the normal range of the decayed weights
+    x = np.concatenate([x, rng.normal(size=5)])
+    s = pd.Series(x[:200])
+    for st in ("mean", "var", "std"):
+        for ign in (True, False):
+            got = getattr(s.ewm(alpha=0.4, adjust=adjust, ignore_na=ign).nanstats, st)(
+                nan_policy="omit")
+            want = getattr(s.ewm(alpha=0.4, adjust=adjust, ignore_na=ign), st)()
+            pd.testing.assert_series_equal(got, want, rtol=1e-13)
+    after = pd.Series(x).ewm(alpha=0.4, adjust=True).nanstats.mean(nan_policy="omit")
+    assert after.iloc[-5] == x[-5]  # the old weights decayed to nothing, as pandas
+    assert after.iloc[-4] == pd.Series(x).ewm(alpha=0.4).mean().iloc[-4]

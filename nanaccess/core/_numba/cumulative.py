@@ -68,13 +68,101 @@ def prefix_kernel(v, starts, out, bad, skipnan):  # pragma: no cover - compiled
             out[i] = -0.0 if (negz and r == 0.0) else r
 
 
+def extreme_kernel(v, starts, out, want_max):  # pragma: no cover - compiled
+    """Running maximum (``want_max``) or minimum of each segment skipping NaNs, which
+    keep their place (bits as stored); zeros ordered as totalOrder (``-0.0 < +0.0``).
+    One pass, the same comparison for both: a minimum is a maximum of negated keys."""
+    sgn = 1.0 if want_max else -1.0
+    for s in range(starts.size - 1):
+        started = False
+        m = v[0] if v.size else 0.0
+        for i in range(starts[s], starts[s + 1]):
+            x = v[i]
+            if x != x:
+                out[i] = x
+                continue
+            if not started:
+                m = x
+                started = True
+            else:
+                a = sgn * x  # negation is exact
+                b = sgn * m
+                if a > b or (a == 0.0 and b == 0.0
+                             and math.copysign(1.0, a) > math.copysign(1.0, b)):
+                    m = x
+            out[i] = m
+
+
+def grouped_prefix_kernel(v, codes, ngroups, out, bad):  # pragma: no cover - compiled
+    """:func:`prefix_kernel` (skipping NaNs) within groups, in one pass over the rows in
+    their order: a triple-double per group (``codes`` -1: NaN out). ``bad[g] = 1``: the
+    group's carried sum stopped being exact (the caller's reference sums it)."""
+    hi = np.zeros(ngroups)
+    lo = np.zeros(ngroups)
+    lo2 = np.zeros(ngroups)
+    negz = np.ones(ngroups, np.bool_)
+    for i in range(v.size):
+        g = codes[i]
+        x = v[i]
+        if g < 0:
+            out[i] = np.nan
+            continue
+        if x != x:
+            out[i] = x
+            continue
+        if bad[g]:
+            continue
+        h, e1 = _two_sum(hi[g], x)
+        c, e2 = _two_sum(lo[g], e1)
+        c2, e3 = _two_sum(lo2[g], e2)
+        if e3 != 0.0 or not np.isfinite(h):
+            bad[g] = 1
+            continue
+        hi[g] = h
+        lo[g] = c
+        lo2[g] = c2
+        nz = negz[g] and x == 0.0 and math.copysign(1.0, x) < 0.0
+        negz[g] = nz
+        r = _round3(h, c, c2)
+        out[i] = -0.0 if (nz and r == 0.0) else r
+
+
+def grouped_extreme_kernel(v, codes, ngroups, out, want_max):  # pragma: no cover
+    """:func:`extreme_kernel` within groups, in one pass over the rows in their order."""
+    sgn = 1.0 if want_max else -1.0
+    m = np.zeros(ngroups, v.dtype)
+    started = np.zeros(ngroups, np.bool_)
+    for i in range(v.size):
+        g = codes[i]
+        x = v[i]
+        if g < 0:
+            out[i] = np.nan
+            continue
+        if x != x:
+            out[i] = x
+            continue
+        if not started[g]:
+            started[g] = True
+            m[g] = x
+        else:
+            a = sgn * x
+            b = sgn * m[g]
+            if a > b or (a == 0.0 and b == 0.0
+                         and math.copysign(1.0, a) > math.copysign(1.0, b)):
+                m[g] = x
+        out[i] = m[g]
+
+
 _HELPERS = ("_two_sum", "_round3")
 
 
 def build() -> dict[str, Any]:
     """Compile the kernel."""
     bind(globals(), _HELPERS)
-    return {"prefix": jit(nogil=True)(prefix_kernel)}
+    return {"prefix": jit(nogil=True)(prefix_kernel),
+            "extreme": jit(nogil=True)(extreme_kernel),
+            "grouped_prefix": jit(nogil=True)(grouped_prefix_kernel),
+            "grouped_extreme": jit(nogil=True)(grouped_extreme_kernel)}
 
 
 register("cumulative", build)

@@ -3,7 +3,8 @@
 The rows of each group, in their order, become one row of a padded matrix; the
 statistic runs along the rows (:func:`.scan.cumulative`: a running statistic never
 looks ahead, so the padding after a group's last value changes nothing) and the
-results return to the rows' places. Groups are padded in buckets of similar length
+results return to the rows' places ("omit" sums and extremes of floats run instead
+in one compiled pass with a state per group). Groups are padded in buckets of similar length
 (lengths within a factor of two), so the padding stays below the data's size and the
 work is a loop over buckets, never over groups. The policy's errors are raised first
 by the grouped scan, naming the group and the row.
@@ -16,10 +17,40 @@ from typing import Any
 import numpy as np
 
 from ...options import NanPolicy, resolve_policy
+from .. import _numba as nb
 from ..grouped.common import scan
+from ..policy import RULES
 from .scan import cumulative
 
 __all__ = ["grouped_cumulative"]
+
+
+def _one_pass(x: np.ndarray, codes: np.ndarray, ngroups: int, stat: str,
+              policy: NanPolicy, miss: np.ndarray | None) -> np.ndarray | None:
+    """"omit" on float data without missing values: ``cumsum`` (float64), ``cummax``,
+    ``cummin`` in one compiled pass over the rows with a state per group (no sort);
+    None when numba does not serve or a group needs the exact reference."""
+    rules = RULES[policy]
+    if (miss is not None or x.dtype.kind != "f" or not rules.removes or rules.orders_nans
+            or stat not in ("cumsum", "cummax", "cummin") or not x.dtype.isnative
+            or (stat == "cumsum" and x.dtype != np.float64)
+            or nb.choose_engine(size=x.size, min_size=64) != "numba"):
+        return None
+    v = np.ascontiguousarray(x)
+    out = np.empty_like(v)
+    try:
+        k = nb.kernels("cumulative")
+        if stat == "cumsum":
+            bad = np.zeros(max(ngroups, 1), np.int64)
+            k["grouped_prefix"](v, codes, ngroups, out, bad)
+            if bad.any():
+                return None
+        else:
+            k["grouped_extreme"](v, codes, ngroups, out, stat == "cummax")
+    except Exception as err:  # numba failed: the NumPy engine, from now on
+        nb.fallback(err)
+        return None
+    return out
 
 
 def grouped_cumulative(x: Any, codes: Any, ngroups: int, stat: str, *,
@@ -39,6 +70,9 @@ def grouped_cumulative(x: Any, codes: Any, ngroups: int, stat: str, *,
     codes = np.asarray(codes).astype(np.intp, copy=False)
     miss = None if missing is None else np.asarray(missing, bool)
     scan(x[:, None], codes, policy, None if miss is None else miss[:, None], True)
+    fast = _one_pass(x, codes, ngroups, stat, policy, miss)
+    if fast is not None:
+        return fast, None
     n = x.size
     ingroup = codes >= 0
     order = np.argsort(np.where(ingroup, codes, ngroups), kind="stable")

@@ -24,7 +24,7 @@ import numpy as np
 from .. import _numba as nb
 from ..exactsum.digits import W, float_terms, normalize, round_digits
 
-__all__ = ["exact_prefix", "prefix_sums", "skipnan_prefix"]
+__all__ = ["exact_prefix", "prefix_sums", "skipnan_extreme", "skipnan_prefix"]
 
 _MASK = (1 << W) - 1
 _BLOCK = 1 << 15
@@ -135,3 +135,20 @@ def skipnan_prefix(rows: np.ndarray) -> np.ndarray | None:
         nb.fallback(err)
         return None
     return None if bad.any() else out.reshape(r, n)
+
+
+def skipnan_extreme(rows: np.ndarray, stat: str) -> np.ndarray | None:
+    """Running max / min of float rows skipping NaNs (each keeps its place and bits;
+    ``-0.0 < +0.0``), in one compiled pass; None when numba does not serve."""
+    if rows.size < _MIN_SIZE or nb.choose_engine(size=rows.size, min_size=_MIN_SIZE) != "numba":
+        return None
+    r, n = rows.shape
+    v = np.ascontiguousarray(rows).reshape(-1)
+    out = np.empty_like(v)
+    try:
+        nb.kernels("cumulative")["extreme"](v, np.arange(r + 1, dtype=np.int64) * n, out,
+                                            stat == "cummax")
+    except Exception as err:  # numba failed: the NumPy engine, from now on
+        nb.fallback(err)
+        return None
+    return out.reshape(r, n)

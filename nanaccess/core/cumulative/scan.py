@@ -28,7 +28,7 @@ from ..axes import Reduction
 from ..keys import float_keys, keys_to_float, remap_keys, unmap_keys
 from ..nanscan import scan_rows
 from ..policy import RULES
-from .prefix import prefix_sums, skipnan_prefix
+from .prefix import prefix_sums, skipnan_extreme, skipnan_prefix
 
 __all__ = ["cumulative", "CUMULATIVE"]
 
@@ -160,6 +160,18 @@ def cumulative(x: Any, stat: str, *, axis: int = -1, policy: NanPolicy | str | N
     # the policy's errors (raise, signaling NaNs), positions in x's own shape
     scan_rows(x, Reduction.of(x, ax), policy, None if mm is None else np.asarray(missing, bool))
     rules = RULES[policy]
+    if kind == "f" and miss is None and rules.removes and not rules.orders_nans:
+        fast = None  # "omit": one compiled pass, NaNs kept in place (no NaN mask made)
+        if stat == "cumsum" and rows.dtype.isnative and rows.dtype.itemsize in (4, 8):
+            # float32: the float64 correctly rounded prefixes, rounded to float32 (quiet
+            # NaNs keep their bits through the round trip; signaling ones raised above)
+            fast = skipnan_prefix(rows.astype(np.float64, copy=False))
+            if fast is not None:
+                fast = fast.astype(rows.dtype, copy=False)
+        elif stat in ("cummax", "cummin") and rows.dtype.isnative:
+            fast = skipnan_extreme(rows, stat)
+        if fast is not None:
+            return np.moveaxis(fast.reshape(shape), -1, ax), None
     nan = np.isnan(rows) if kind == "f" else None
     if nan is not None and not nan.any():
         nan = None
@@ -171,17 +183,8 @@ def cumulative(x: Any, stat: str, *, axis: int = -1, policy: NanPolicy | str | N
         out = np.cumsum(counted, axis=1)
         return np.moveaxis(out.reshape(shape), -1, ax), None
 
-    if stat == "cumsum" and rows.dtype == np.float64 and miss is None and rules.removes:
-        fast = skipnan_prefix(rows)  # "omit": one compiled pass, NaNs kept in place
-        if fast is not None:
-            return np.moveaxis(fast.reshape(shape), -1, ax), None
     ordered = rules.orders_nans and stat in ("cummax", "cummin")
-    if stat in ("cummax", "cummin") and kind == "f" and not ordered and miss is None:
-        # NaN-skipping running extremes (NumPy's fmax/fmin keep the values as stored);
-        # the NaN positions are put back below (omit) or overridden (propagate)
-        acc = np.fmax if stat == "cummax" else np.fmin
-        out = acc.accumulate(rows, axis=1)
-    elif stat in ("cummax", "cummin"):
+    if stat in ("cummax", "cummin"):
         keep = None if ordered else (None if gone is None else ~gone)
         if ordered and miss is not None:
             keep = ~miss

@@ -12,7 +12,7 @@ from ..axes import Reduction
 from ..nanscan import scan_rows
 from ..policy import RULES
 
-__all__ = ["EWM_STATS", "ewm_alpha", "ewm_stat"]
+__all__ = ["EWM_STATS", "ewm_alpha", "ewm_stat", "ewm_step"]
 
 EWM_STATS = ("mean", "var", "std")
 _MIN_SIZE = 64
@@ -73,7 +73,19 @@ def _duration_ns(halflife: Any) -> int:
     return int(np.timedelta64(halflife).astype("m8[ns]").astype(np.int64))
 
 
-def _deltas(times: Any, halflife: Any, n: int) -> np.ndarray:
+def _seen(flag: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Rows of ``flag``: whether a True came at or before each position within its
+    segment (rows, or the ``starts`` segments of one row)."""
+    if flag.shape[0] != 1 or starts.size <= 2:
+        return np.logical_or.accumulate(flag, axis=1)
+    f = flag.reshape(-1)
+    last = np.maximum.accumulate(np.where(f, np.arange(f.size), -1))
+    seg = np.repeat(starts[:-1], np.diff(starts))
+    return (last >= seg).reshape(flag.shape)
+
+
+def _deltas(times: Any, halflife: Any, n: int,
+            starts: np.ndarray | None = None) -> np.ndarray:
     t = np.asarray(times)
     if t.shape != (n,):
         raise ValueError(f"times must have one entry per value ({n}), got shape {t.shape}")
@@ -85,29 +97,48 @@ def _deltas(times: Any, halflife: Any, n: int) -> np.ndarray:
     else:
         ti = t.astype(np.float64)
         hl_ns = float(halflife)
-    d = np.diff(ti).astype(np.float64)
+    d = np.concatenate([np.diff(ti).astype(np.float64), [0.0]])
+    if starts is not None and starts.size > 2:  # no step from one segment to the next
+        d[starts[1:-1] - 1] = 0.0
     if (d < 0).any():
         raise ValueError("times must be monotonically increasing")
-    return np.concatenate([d / hl_ns, [0.0]])
+    return d / hl_ns
 
 
 def _run(v: np.ndarray, starts: np.ndarray, alpha: float, deltas: np.ndarray | None,
-         adjust: bool, nanmode: int, minp: int, want_var: bool, bias: bool) -> np.ndarray:
-    fh, fl = 1.0 - alpha, 0.0
+         adjust: bool, nanmode: int, minp: int, want_var: bool, bias: bool,
+         state: np.ndarray | None = None, want_std: bool = False) -> np.ndarray:
+    fh = 1.0 - alpha
     fl = (1.0 - fh) - alpha  # 1 - alpha exactly: fh + fl (Sterbenz: fh is within 2x of 1)
     out = np.empty(v.size, np.float64)
-    d = np.zeros(1) if deltas is None else deltas
-    args = (v, starts, fh, fl, d, deltas is not None, bool(adjust), nanmode, int(minp),
-            want_var, bool(bias), out)
+    # the weighted sums (no division on the carried chain) serve everything but time
+    # steps and adjust=False decaying over NaNs (pandas' renormalisation after a gap)
+    sums = deltas is None and (adjust or nanmode != 1)
+    if state is not None and not sums:
+        raise NotImplementedError("a chunked ewm needs times=None and (with adjust=False) "
+                                  "ignore_na=True")
+    if sums:
+        name = "var" if want_var else "mean"
+        args: tuple = (v, starts, fh, fl, bool(adjust), nanmode, int(minp))
+        if state is None:
+            from .._numba.ewm import fresh_state
+
+            state = fresh_state(starts.size - 1)
+        args += (bool(bias), out, state, bool(want_std)) if want_var else (out, state)
+    else:
+        name = "ewm"
+        d = np.zeros(1) if deltas is None else deltas
+        args = (v, starts, fh, fl, d, deltas is not None, bool(adjust), nanmode, int(minp),
+                want_var, bool(bias), out)
     if nb.choose_engine(size=v.size, min_size=_MIN_SIZE) == "numba":
         try:
-            nb.kernels("ewm")["ewm"](*args)
+            nb.kernels("ewm")[name](*args)
             return out
         except Exception as err:  # numba failed: the NumPy engine, from now on
             nb.fallback(err)
-    from .._numba.ewm import ewm_kernel  # plain Python: the uncompiled reference
+    from .._numba import ewm as ref  # plain Python: the uncompiled reference
 
-    ewm_kernel(*args)
+    {"ewm": ref.ewm_kernel, "mean": ref.ewm_mean_kernel, "var": ref.ewm_var_kernel}[name](*args)
     return out
 
 
@@ -116,8 +147,13 @@ def ewm_stat(x: Any, stat: str, *, axis: int = -1, com: float | None = None,
              times: Any = None, adjust: bool = True, ignore_na: bool = True,
              min_periods: int = 0, bias: bool = False,
              policy: NanPolicy | str | None = None,
-             missing: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+             missing: np.ndarray | None = None,
+             starts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """Exponentially weighted ``stat`` (mean, var, std) running along ``axis``.
+
+    With ``starts`` (1-D ``x`` only: ascending positions, ``starts[0] == 0`` and the
+    last ``len(x)``) every segment ``[starts[s], starts[s+1])`` runs on its own: the
+    groups of ``groupby().ewm()``, sorted by group, in one kernel pass.
 
     "omit" skips NaN and missing values (their positions get the running value, as
     pandas; with ``ignore_na=False`` the weights still decay over them, as pandas'
@@ -136,6 +172,9 @@ def ewm_stat(x: Any, stat: str, *, axis: int = -1, com: float | None = None,
     array([1.        , 1.        , 2.33333333])
     >>> ewm_stat(np.full(5, 0.1), "mean", alpha=0.3, policy="raise")[0].tolist()
     [0.1, 0.1, 0.1, 0.1, 0.1]
+    >>> ewm_stat(np.array([1.0, 3.0, 10.0, 30.0]), "mean", alpha=0.5, policy="raise",
+    ...          starts=np.array([0, 2, 4]))[0].tolist()
+    [1.0, 2.3333333333333335, 10.0, 23.333333333333332]
     """
     if stat not in EWM_STATS:
         raise ValueError(f"unknown ewm statistic {stat!r}; expected one of {EWM_STATS}")
@@ -155,30 +194,71 @@ def ewm_stat(x: Any, stat: str, *, axis: int = -1, com: float | None = None,
     xm = np.moveaxis(x, ax, -1)
     shape = xm.shape
     n = shape[-1]
-    rows = np.array(xm, dtype=np.float64).reshape(-1, n)  # a copy: the caller's is kept
+    rows = np.ascontiguousarray(xm, dtype=np.float64).reshape(-1, n)  # read-only use
     miss = None
     if missing is not None:
         miss = np.moveaxis(np.asarray(missing, bool), ax, -1).reshape(rows.shape)
-        rows[miss] = np.nan  # skipped as a NaN would be
-        if not miss.any():
+        if miss.any():
+            rows = np.where(miss, np.nan, rows)  # a copy, skipped as a NaN would be
+        else:
             miss = None
     rules = RULES[policy]
     nanmode = (0 if ignore_na else 1) if rules.removes else 2
+    if starts is None:
+        starts = np.arange(rows.shape[0] + 1, dtype=np.int64) * n
+    else:
+        if x.ndim != 1:
+            raise ValueError("starts= needs 1-D data")
+        starts = np.asarray(starts, np.int64)
     deltas = None
     if times is not None:
-        deltas = np.tile(_deltas(times, halflife, n), rows.shape[0])
-    starts = np.arange(rows.shape[0] + 1) * n
+        deltas = _deltas(times, halflife, n, starts if rows.shape[0] == 1 else None)
+        deltas = np.tile(deltas, rows.shape[0])
+    sums = deltas is None and (adjust or nanmode != 1)  # the std's root in the kernel
     out = _run(rows.reshape(-1), starts, a, deltas, adjust, nanmode,
-               max(int(min_periods), 1), stat != "mean", bias).reshape(rows.shape)
-    if stat == "std":
+               max(int(min_periods), 1), stat != "mean", bias,
+               want_std=stat == "std" and sums).reshape(rows.shape)
+    if stat == "std" and not sums:
         with np.errstate(invalid="ignore"):
-            out = np.sqrt(out)
+            np.sqrt(out, out=out)  # ours: in place
     res_miss = None
     if miss is not None and nanmode == 2:
-        nan_seen = np.logical_or.accumulate(np.isnan(np.where(miss, 0.0, rows)), axis=1)
-        res_miss = np.logical_or.accumulate(miss, axis=1) & ~nan_seen
+        nan_seen = _seen(np.isnan(np.where(miss, 0.0, rows)), starts)
+        res_miss = _seen(miss, starts) & ~nan_seen
         out = np.where(res_miss, np.nan, out)
     out = np.moveaxis(out.reshape(shape), -1, ax)
     if res_miss is not None:
         res_miss = np.moveaxis(res_miss.reshape(shape), -1, ax)
     return out, res_miss
+
+
+def ewm_step(rows: np.ndarray, stat: str, state: np.ndarray | None, *, alpha: float,
+             adjust: bool = True, ignore_na: bool = True, min_periods: int = 0,
+             bias: bool = False, policy: NanPolicy | str | None = None
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """``stat`` along the rows of a 2-D chunk continuing from ``state`` (None: the
+    chunk starts the rows): ``(values, state after the chunk)``. Chunks run in order
+    give :func:`ewm_stat`'s values bit for bit (the whole double-double state travels;
+    ``times=None``; ``adjust=False`` only with ``ignore_na=True``). The policy's
+    errors are the caller's (:func:`ewm_stat` raises them for whole arrays).
+
+    Examples
+    --------
+    >>> x = np.array([[1.0, 2.0, 4.0, 8.0]])
+    >>> a, st = ewm_step(x[:, :1], "var", None, alpha=0.3, policy="raise")
+    >>> b, _ = ewm_step(x[:, 1:], "var", st, alpha=0.3, policy="raise")
+    >>> whole = ewm_stat(x, "var", alpha=0.3, policy="raise")[0]
+    >>> np.array_equal(np.concatenate([a, b], axis=1), whole, equal_nan=True)
+    True
+    """
+    from .._numba.ewm import fresh_state
+
+    rules = RULES[resolve_policy(policy)]
+    nanmode = (0 if ignore_na else 1) if rules.removes else 2
+    r, n = rows.shape
+    state = fresh_state(r) if state is None else state.copy()
+    v = np.ascontiguousarray(rows, dtype=np.float64).reshape(-1)
+    starts = np.arange(r + 1, dtype=np.int64) * n
+    out = _run(v, starts, float(alpha), None, adjust, nanmode, max(int(min_periods), 1),
+               stat != "mean", bias, state, want_std=stat == "std").reshape(r, n)
+    return out, state
