@@ -44,32 +44,59 @@ def window_pairs(x: Column, y: Column, start: np.ndarray, end: np.ndarray, *,
         ym = None if ym is None else ym[order]
     start = np.asarray(start, np.int64)
     end = np.maximum(np.asarray(end, np.int64), start)
-    lens = end - start
     nwin = start.size
     values = np.full(nwin, np.nan)
     missing = None
     loc = IndexLocation(index, order)
+    subjects = [subject_of(n, series=series) for n in names]
+    todo = np.arange(nwin)
+    fast = _shortcut(xv, yv, xm, ym, start, end, stat, ddof, min_periods, policy, subjects,
+                     loc)
+    if fast is not None:
+        values[:] = fast[0]
+        todo = np.flatnonzero(~fast[1])
     a = 0
-    while a < nwin:  # blocks of windows whose rows fit the block
+    lens = end[todo] - start[todo]
+    while a < todo.size:  # blocks of windows whose rows fit the block
         csum = np.cumsum(lens[a:])
         b = a + max(1, int(np.searchsorted(csum, _WINDOW_BLOCK, side="right")))
-        b = min(b, nwin)
+        b = min(b, todo.size)
         ln = lens[a:b]
         starts = np.zeros(b - a + 1, np.int64)
         np.cumsum(ln, out=starts[1:])
-        rows = np.repeat(start[a:b] - starts[:-1], ln) + np.arange(int(starts[-1]))
+        rows = np.repeat(start[todo[a:b]] - starts[:-1], ln) + np.arange(int(starts[-1]))
         res = pairwise([xv, yv], np.array([[0, 1]]), missing=[xm, ym], stat=stat, ddof=ddof,
                        min_periods=min_periods, policy=policy,
                        segments=Segments(starts, rows.astype(np.int64)),
-                       subjects=[subject_of(n, series=series) for n in names],
-                       locate=lambda flat: loc((flat,)))
-        values[a:b] = res.values[:, 0]
+                       subjects=subjects, locate=lambda flat: loc((flat,)))
+        values[todo[a:b]] = res.values[:, 0]
         if res.missing is not None:
             if missing is None:
                 missing = np.zeros(nwin, bool)
-            missing[a:b] = res.missing[:, 0]
+            missing[todo[a:b]] = res.missing[:, 0]
         a = b
     return values, missing
+
+
+def _shortcut(xv, yv, xm, ym, start, end, stat, ddof, min_periods, policy, subjects, loc):
+    """The certified shortcut's ``(values, good)`` where it serves (float-exact columns;
+    under a policy that keeps NaNs, columns without any), after the policy's errors."""
+    from ..core.bivariate.certified import window_shortcut
+    from ..core.bivariate.pairwise import _column, _raise
+    from ..core.policy import RULES
+
+    cx, cy = _column(xv, xm), _column(yv, ym)
+    if not (cx.exact_float and cy.exact_float):
+        return None
+    bad = [m for c in (cx, cy) for m in (c.nan, c.missing) if m is not None]
+    if bad and not RULES[policy].removes:
+        return None
+    _raise([cx, cy], [0, 1], policy, subjects, lambda flat: loc((flat,)))
+    ok = np.ones(xv.size, bool)
+    for m in bad:
+        ok &= ~m
+    return window_shortcut(xv.astype(np.float64, copy=False), yv.astype(np.float64, copy=False),
+                           ok, start, end, stat=stat, ddof=ddof, min_periods=min_periods)
 
 
 class WindowBivariate:

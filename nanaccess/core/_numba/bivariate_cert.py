@@ -1,0 +1,336 @@
+"""Certified fast covariance and Pearson correlation (the numba engine's shortcut).
+
+The exact path (:mod:`nanaccess.core._numba.bivariate`) builds exact integer sums and
+rounds once in Python. Here the five sums ``Sx, Sy, Sxx, Syy, Sxy`` are compensated
+float sums (TwoSum chains, products split exactly by a fused multiply-add) carried
+with a *rigorous* bound on their error; the co-moments and the quotient are formed in
+double-double arithmetic with the bound carried along, and a result is kept only when
+every real number within the bound rounds to the same float64 (Ziv's test, strict, so
+ties never pass). Then it is the correctly rounded value of the exact rational, the
+same bits as the exact path; every other result (near-ties, zero variances, values
+whose products leave the float range, cancellation beyond the bound) is flagged and
+recomputed by the exact path. Nothing here may return a number the exact path would
+not.
+
+Error of a chain of ``m`` terms ``v_i`` (TwoSum errors ``t_i``, product errors
+``e_i``): ``sum v = s + sum (t_i + e_i)`` exactly; the float sum ``c`` of the
+corrections errs by at most ``gamma_(m+1) sum(|t_i| + |e_i|)`` with
+``|t_i| <= u |s_i| <= u (1 + gamma_m) A`` and ``|e_i| <= u |v_i|`` (``A = sum |v_i|``),
+so by at most ``1.1 (m + 1)**2 u**2 A`` (``u = 2**-53``, ``m u < 1e-3``), plus
+``m 2**-1074`` for products that underflow (their fma error is then rounded).
+
+Moving windows (:func:`rolling_pair`) use blocks of the longest window's length:
+a window is the suffix chain of one block plus the prefix chain of the next (or a
+difference of one block's prefixes), so no value outside the window's blocks enters
+its sums: no drift.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import bind, jit, register
+from .window_sums import _fma, _fma_intrinsic  # noqa: F401  (bound when compiled)
+
+__all__ = ["rolling_pair", "build", "WIDTH"]
+
+_U = 2.0 ** -53
+_TINY = 2.0 ** -1073
+#: floats per chain state: (s, c) of Sx, Sy, Sxx, Syy, Sxy, then sum |x|, |y|, |x y|
+WIDTH = 13
+_LO, _HI = 2.0 ** -960, 2.0 ** 1000  # results in the range where ulp is normal
+
+
+def _two_sum(a, b):  # pragma: no cover - compiled
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _step(st, sn, k, kk, x, y):  # pragma: no cover - compiled
+    """State ``kk`` = state ``k`` with the finite pair (x, y) added (may be one)."""
+    prev = st[k]
+    cur = st[kk]
+    s, t = _two_sum(prev[0], x)
+    c = prev[1] + t
+    cur[0] = s
+    cur[1] = c
+    s, t = _two_sum(prev[2], y)
+    c = prev[3] + t
+    cur[2] = s
+    cur[3] = c
+    q = x * x
+    e = _fma(x, x, -q)
+    s, t = _two_sum(prev[4], q)
+    c = prev[5] + (t + e)
+    cur[4] = s
+    cur[5] = c
+    q = y * y
+    e = _fma(y, y, -q)
+    s, t = _two_sum(prev[6], q)
+    c = prev[7] + (t + e)
+    cur[6] = s
+    cur[7] = c
+    q = x * y
+    e = _fma(x, y, -q)
+    s, t = _two_sum(prev[8], q)
+    c = prev[9] + (t + e)
+    cur[8] = s
+    cur[9] = c
+    cur[10] = prev[10] + abs(x)
+    cur[11] = prev[11] + abs(y)
+    cur[12] = prev[12] + abs(q)
+    sn[kk, 0] = sn[k, 0] + 1
+    sn[kk, 1] = sn[k, 1]
+
+
+def _chain(x, y, ok, first, step, m, st, sn):  # pragma: no cover - compiled
+    """``st[k]`` = the state of rows ``first, first + step, ...`` (k of them), k <= m;
+    ``sn[k]`` = (finite joint rows, rows with an infinity)."""
+    st[0, :] = 0.0
+    sn[0, 0] = 0
+    sn[0, 1] = 0
+    r = first
+    for k in range(m):
+        if ok[r]:
+            xv = x[r]
+            yv = y[r]
+            if np.isfinite(xv) and np.isfinite(yv):
+                _step(st, sn, k, k + 1, xv, yv)
+            else:
+                st[k + 1, :] = st[k, :]
+                sn[k + 1, 0] = sn[k, 0]
+                sn[k + 1, 1] = sn[k, 1] + 1
+        else:
+            st[k + 1, :] = st[k, :]
+            sn[k + 1, 0] = sn[k, 0]
+            sn[k + 1, 1] = sn[k, 1]
+        r += step
+
+
+def _abs_sum(st, k):  # pragma: no cover - compiled
+    """Sum of the absolute terms of sum ``k`` (0..4) of a chain state (an upper bound
+    within 1 %: squares are their own absolute values)."""
+    if k == 0:
+        return st[10]
+    if k == 1:
+        return st[11]
+    if k == 4:
+        return st[12]
+    return (abs(st[2 * k]) + abs(st[2 * k + 1])) * 1.01
+
+
+def _combine(A, ia, na, Bm, ib, nb, sg, w):  # pragma: no cover - compiled
+    """``w[3k:3k+3]`` = (hi, lo, bound) of sum k of ``A[ia] + sg * Bm[ib]`` (sg = +-1):
+    each chain of ``m`` terms errs by at most ``1.1 (m + 1)**2 u**2 sum|terms| + m
+    2**-1073`` (module docstring), the sum of the two by ``2.1 u`` of its corrections."""
+    pa = A[ia]
+    pb = Bm[ib]
+    fa = na + 1.0
+    fb = nb + 1.0
+    ka = 1.1 * fa * fa * _U * _U
+    kb = 1.1 * fb * fb * _U * _U
+    tiny = (na + nb) * _TINY
+    for k in range(5):
+        h, t = _two_sum(pa[2 * k], sg * pb[2 * k])
+        ca = pa[2 * k + 1]
+        cb = pb[2 * k + 1]
+        w[3 * k] = h
+        w[3 * k + 1] = (ca + sg * cb) + t
+        w[3 * k + 2] = (ka * _abs_sum(pa, k) + kb * _abs_sum(pb, k) + tiny
+                        + 2.1 * _U * (abs(ca) + abs(cb) + abs(t)))
+
+
+def _comoment(n, w, a, b, c):  # pragma: no cover - compiled
+    """``n S_c - S_a S_b`` as (hi, lo, bound) from the sums in ``w``."""
+    ha, la, ea = w[3 * a], w[3 * a + 1], w[3 * a + 2]
+    hb, lb, eb = w[3 * b], w[3 * b + 1], w[3 * b + 2]
+    hc, lc, ec = w[3 * c], w[3 * c + 1], w[3 * c + 2]
+    p1 = n * hc
+    e1 = _fma(n, hc, -p1)
+    r1 = n * lc
+    p2 = ha * hb
+    e2 = _fma(ha, hb, -p2)
+    r2 = ha * lb + la * hb + la * lb
+    h, t = _two_sum(p1, -p2)
+    lo = t + e1 - e2 + r1 - r2
+    h, lo = _two_sum(h, lo)
+    aa = abs(ha) + abs(la)
+    ab = abs(hb) + abs(lb)
+    err = n * ec + aa * eb + ab * ea + ea * eb
+    err += 8.0 * _U * (abs(r1) + abs(r2) + abs(t) + abs(e1) + abs(e2) + abs(ha * lb)
+                       + abs(la * hb))
+    err += 8.0 * _U * _U * (abs(p1) + abs(p2))
+    return h, lo, err * 1.01
+
+
+def _ziv(q, d, bound, fb, ib):  # pragma: no cover - compiled
+    """(float, ok): ``q + d`` (exactly, up to ``bound``) correctly rounded, when every
+    real number within ``bound`` of it rounds alike (q, d: q + d near q). ``fb`` /
+    ``ib``: a float64 scratch cell and its int64 view (the gaps from the bits)."""
+    cand = q + d
+    res = (q - cand) + d
+    b = bound + _U * abs(res)
+    ac = abs(cand)
+    if not (ac >= _LO and ac <= _HI):
+        return cand, False
+    fb[0] = ac
+    bits = ib[0]
+    ib[1] = ((bits >> 52) - 52) << 52  # ulp(cand), a power of two (cand normal)
+    ulp = fb[1]
+    away = 0.5 * ulp
+    toward = 0.25 * ulp if (bits & 0xFFFFFFFFFFFFF) == 0 else away
+    if cand > 0:
+        ok = (res + b < away) and (b - res < toward)
+    else:
+        ok = (res + b < toward) and (b - res < away)
+    return cand, ok
+
+
+def _finish(w, n, stat, ddof, minp, ninf, fb, ib):  # pragma: no cover - compiled
+    """(value, ok) of one window's sums ``w`` (see :func:`_combine`)."""
+    nan = np.nan
+    if ninf > 0 or n < minp or n == 0:
+        return nan, True
+    fn = float(n)
+    if stat == 1:  # covariance
+        den = fn * (fn - ddof)
+        if fn - ddof <= 0:
+            return nan, True
+        if n == 1:
+            return 0.0, True
+        h, lo, err = _comoment(fn, w, 0, 1, 4)
+        if not (abs(h) - 2.0 * err > 0.0) or not np.isfinite(h):
+            return nan, False
+        q = h / den
+        ph = q * den
+        pl = _fma(q, den, -ph)
+        d = (((h - ph) - pl) + lo) / den
+        return _ziv(q, d, err / den * 1.01 + 4.0 * _U * abs(d), fb, ib)
+    if n == 1:
+        return nan, True
+    hxy, lxy, exy = _comoment(fn, w, 0, 1, 4)
+    hxx, lxx, exx = _comoment(fn, w, 0, 0, 2)
+    hyy, lyy, eyy = _comoment(fn, w, 1, 1, 3)
+    if not (np.isfinite(hxy) and np.isfinite(hxx) and np.isfinite(hyy)):
+        return nan, False
+    axy = abs(hxy) - exy
+    axx = hxx - exx
+    ayy = hyy - eyy
+    if not (axy > 0.0 and axx > 0.0 and ayy > 0.0):
+        return nan, False
+    rel = exy / axy + 0.5 * (exx / axx + eyy / ayy)
+    if not rel < 1e-6:
+        return nan, False
+    dh = hxx * hyy
+    dl = _fma(hxx, hyy, -dh) + (hxx * lyy + lxx * hyy)
+    if not (dh > 0.0 and np.isfinite(dh) and dh < 1e300 and dh > 1e-300):
+        return nan, False
+    q = hxy / np.sqrt(dh)
+    c2h = hxy * hxy
+    c2l = _fma(hxy, hxy, -c2h) + 2.0 * hxy * lxy
+    qh = q * q
+    ql = _fma(q, q, -qh)
+    mh = qh * dh
+    ml = _fma(qh, dh, -mh) + qh * dl + ql * dh
+    rho = (c2h - mh) + (c2l - ml)
+    d = rho / (2.0 * q * dh)
+    if not abs(d) < 8.0 * _U * abs(q):  # q is within a few ulps: d**2 / q <= 8 u |d|
+        return nan, False
+    bound = (rel * 1.01 + 64.0 * _U * _U) * abs(q) + 16.0 * _U * abs(d)
+    return _ziv(q, d, bound, fb, ib)
+
+
+def _window(A, An, ia, Bm, Bn, ib, sg, stat, ddof, minp, w, fb, fi):  # pragma: no cover - compiled
+    _combine(A, ia, An[ia, 0], Bm, ib, Bn[ib, 0], sg, w)
+    n = An[ia, 0] + sg * Bn[ib, 0]
+    ninf = An[ia, 1] + sg * Bn[ib, 1]
+    return _finish(w, n, stat, ddof, minp, ninf, fb, fi)
+
+
+def rolling_pair(x, y, ok, start, end, block, stat, ddof, minp, out, good):  # pragma: no cover
+    """Every window ``[start[i], end[i])`` (length <= ``block``) of the joint rows
+    ``ok``: ``out[i]`` its covariance (stat 1) or Pearson r (stat 0), ``good[i]`` the
+    result is certified (else the caller recomputes it)."""
+    n = x.shape[0]
+    B = max(block, 1)
+    pb_ = np.zeros((B + 1, WIDTH))  # prefix chains of block b
+    pbn = np.zeros((B + 1, 2), np.int64)
+    pc_ = np.zeros((B + 1, WIDTH))  # prefix chains of block b + 1
+    pcn = np.zeros((B + 1, 2), np.int64)
+    qb_ = np.zeros((B + 1, WIDTH))  # suffix chains of block b (qb_[k]: rows from the end)
+    qbn = np.zeros((B + 1, 2), np.int64)
+    w = np.zeros(15)
+    fb = np.zeros(2)
+    fi = fb.view(np.int64)
+    cur = -2  # no block loaded
+    for i in range(start.shape[0]):
+        s = start[i]
+        e = end[i]
+        if e <= s:
+            out[i], good[i] = _finish(w, 0, stat, ddof, minp, 0, fb, fi)
+            continue
+        b = s // B
+        bs = b * B
+        be = min(bs + B, n)
+        if b != cur:
+            if b == cur + 1:
+                pb_, pc_ = pc_, pb_
+                pbn, pcn = pcn, pbn
+            else:
+                _chain(x, y, ok, bs, 1, be - bs, pb_, pbn)
+            _chain(x, y, ok, be - 1, -1, be - bs, qb_, qbn)
+            if be < n:
+                _chain(x, y, ok, be, 1, min(be + B, n) - be, pc_, pcn)
+            cur = b
+        A, An, ia, Bm, Bn, ib, sg = qb_, qbn, be - s, pc_, pcn, e - be, 1
+        if e <= be:  # one block: a prefix, a suffix, or a difference of prefixes
+            Bm, Bn, ib = pb_, pbn, 0
+            if s == bs:
+                A, An, ia = pb_, pbn, e - bs
+            elif e != be:
+                A, An, ia, ib, sg = pb_, pbn, e - bs, s - bs, -1
+        out[i], good[i] = _window(A, An, ia, Bm, Bn, ib, sg, stat, ddof, minp, w, fb, fi)
+
+
+def expanding_pair(x, y, ok, end, stat, ddof, minp, out, good):  # pragma: no cover
+    """Windows ``[0, end[i])`` with ``end`` non-decreasing: one running chain."""
+    st = np.zeros((1, WIDTH))
+    sn = np.zeros((1, 2), np.int64)
+    zero = np.zeros((1, WIDTH))
+    zn = np.zeros((1, 2), np.int64)
+    w = np.zeros(15)
+    fb = np.zeros(2)
+    fi = fb.view(np.int64)
+    r = 0
+    for i in range(end.shape[0]):
+        e = end[i]
+        while r < e:
+            if ok[r]:
+                if np.isfinite(x[r]) and np.isfinite(y[r]):
+                    _step(st, sn, 0, 0, x[r], y[r])
+                else:
+                    sn[0, 1] += 1
+            r += 1
+        out[i], good[i] = _window(st, sn, 0, zero, zn, 0, 1, stat, ddof, minp, w, fb, fi)
+
+
+_INLINE = ("_two_sum", "_step", "_abs_sum", "_comoment", "_combine", "_ziv", "_finish", "_window")
+_HELPERS = ("_two_sum", "_step", "_chain", "_abs_sum", "_combine", "_comoment", "_ziv",
+            "_finish", "_window")
+
+
+def build() -> dict[str, Any]:
+    """Compile the certified kernels."""
+    ns = globals()
+    ns["_fma"] = _fma_intrinsic()
+    for name in _INLINE:  # inlined: no call (and no array view) per row
+        ns[name] = jit(nogil=True, inline="always")(ns[name])
+    bind(ns, [h for h in _HELPERS if h not in _INLINE])
+    return {"rolling_pair": jit(nogil=True)(rolling_pair),
+            "expanding_pair": jit(nogil=True)(expanding_pair)}
+
+
+register("bivariate_cert", build)

@@ -1,0 +1,69 @@
+"""The certified shortcut of moving covariance and correlation (numba engine only).
+
+:mod:`nanaccess.core._numba.bivariate_cert` computes each window from compensated
+sums with a rigorous error bound and keeps a result only when the bound proves it is
+the correctly rounded exact value; :func:`window_shortcut` returns those results and
+the mask of windows it certified, and the caller (:func:`nanaccess.pandas.
+window_bivariate.window_pairs`) recomputes the rest with the exact path. The NumPy
+engine (the reference) always takes the exact path, so both engines give the same
+bits (tests compare them window by window).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _numba as nb
+
+__all__ = ["window_shortcut"]
+
+_MIN_COMPILED = 2048  # windows below which the exact path answers (no compilation)
+_MAX_STATE = 1 << 28  # bytes of block states (3 blocks of the longest window)
+_MAX_BLOCK = 1 << 26  # windows longer than this: n (n - ddof) may not be exact
+
+
+def window_shortcut(x: np.ndarray, y: np.ndarray, ok: np.ndarray, start: np.ndarray,
+                    end: np.ndarray, *, stat: str, ddof: float, min_periods: int,
+                    engine: str | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+    """Certified ``(values, good)`` per window ``[start[i], end[i])`` of the rows
+    ``ok`` of float64 ``x``, ``y``; None where the shortcut does not serve (NumPy
+    engine, small inputs, a fractional ``ddof``, very long windows).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.arange(5000.0)
+    >>> got = window_shortcut(x, 3 * x + 1e7, np.ones(5000, bool), np.arange(5000) - 9,
+    ...                       np.arange(5000) + 1, stat="corr", ddof=1, min_periods=1,
+    ...                       engine="numpy")
+    >>> got is None
+    True
+    """
+    start = np.maximum(np.asarray(start, np.int64), 0)
+    end = np.maximum(np.asarray(end, np.int64), start)
+    if float(ddof) != int(ddof) or start.size == 0:
+        return None
+    use = nb.choose_engine(engine, size=start.size, min_size=_MIN_COMPILED,
+                           warm="bivariate_cert")
+    if use != "numba":
+        return None
+    x = np.ascontiguousarray(x, np.float64)
+    y = np.ascontiguousarray(y, np.float64)
+    ok = np.ascontiguousarray(ok, np.bool_)
+    out = np.empty(start.size, np.float64)
+    good = np.zeros(start.size, np.bool_)
+    code = 1 if stat == "cov" else 0
+    mp = max(int(min_periods), 1)
+    try:
+        k = nb.kernels("bivariate_cert")
+        if not start.any() and (np.diff(end) >= 0).all():
+            k["expanding_pair"](x, y, ok, end, code, float(ddof), mp, out, good)
+            return out, good
+        block = int((end - start).max())
+        if block > _MAX_BLOCK or 3 * (block + 1) * 13 * 8 > _MAX_STATE:
+            return None
+        k["rolling_pair"](x, y, ok, start, end, block, code, float(ddof), mp, out, good)
+    except Exception as err:  # numba failed (or compiles in the background): exact path
+        nb.fallback(err, engine)
+        return None
+    return out, good
