@@ -122,3 +122,48 @@ def test_policies_other_than_omit_keep_their_results():
     for engine in ("numba", "numpy"):
         with option_context(engine=engine), pytest.raises(Exception, match="signaling"):
             pd.Series(a).rolling(3).nanstats.corr(y, nan_policy="omit")
+
+
+def _frame(kind: str, n: int = 3000) -> pd.DataFrame:
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((n, 4))
+    a[:, 1] += 0.5 * a[:, 0]
+    a[rng.random((n, 4)) < 0.02] = np.nan
+    df = pd.DataFrame(a, columns=list("abcd"))
+    if kind == "offset":  # exactly collinear far from zero: the exact path decides
+        df["e"] = 3 * df["a"] + 1e7
+    elif kind == "inf":
+        df.iloc[5, 2] = np.inf
+    elif kind == "ints":
+        df["e"] = rng.integers(-5, 5, n)
+        df["f"] = pd.array(rng.integers(0, 3, n), dtype="Int64")
+    elif kind == "extreme":
+        df["a"] *= 1e200
+        df["b"] *= 1e-200
+    return df
+
+
+@needs_numba
+@pytest.mark.parametrize("kind", ["plain", "offset", "inf", "ints", "extreme"])
+@pytest.mark.parametrize("stat, kw", [("corr", {}), ("cov", {}), ("cov", {"ddof": 0}),
+                                      ("corr", {"min_periods": 2950})])
+def test_matrix_bits_equal_the_exact_path(kind, stat, kw):
+    df = _frame(kind)
+    before = df.copy()
+    fast, exact = _both(lambda: getattr(df.nanstats, stat)(nan_policy="omit", **kw))
+    np.testing.assert_array_equal(_bits(fast.to_numpy()), _bits(exact.to_numpy()))
+    pd.testing.assert_frame_equal(df, before)
+    if stat == "corr":
+        assert (fast.abs().fillna(0) <= 1).all().all()
+
+
+@needs_numba
+def test_matrix_shortcut_certifies_plain_pairs():
+    from nanaccess.core.bivariate import all_pairs
+    from nanaccess.core.bivariate.certified import matrix_shortcut
+
+    v = _frame("plain", 20_000).to_numpy().T.copy()
+    with option_context(engine="numba", compile="foreground"):
+        got = matrix_shortcut(v, ~np.isnan(v), all_pairs(4), stat="corr", ddof=1)
+    assert got is not None and got[1].all()
+    assert (got[0][[0, 4, 7, 9]] == 1.0).all()  # the diagonal

@@ -34,7 +34,9 @@ import numpy as np
 from . import bind, jit, register
 from .window_sums import _fma, _fma_intrinsic  # noqa: F401  (bound when compiled)
 
-__all__ = ["rolling_pair", "build", "WIDTH"]
+prange = range  # numba's prange once compiled (bound by build)
+
+__all__ = ["rolling_pair", "expanding_pair", "matrix_pairs", "build", "WIDTH"]
 
 _U = 2.0 ** -53
 _TINY = 2.0 ** -1073
@@ -134,13 +136,17 @@ def _combine(A, ia, na, Bm, ib, nb, sg, w):  # pragma: no cover - compiled
     kb = 1.1 * fb * fb * _U * _U
     tiny = (na + nb) * _TINY
     for k in range(5):
-        h, t = _two_sum(pa[2 * k], sg * pb[2 * k])
-        ca = pa[2 * k + 1]
-        cb = pb[2 * k + 1]
-        w[3 * k] = h
-        w[3 * k + 1] = (ca + sg * cb) + t
-        w[3 * k + 2] = (ka * _abs_sum(pa, k) + kb * _abs_sum(pb, k) + tiny
-                        + 2.1 * _U * (abs(ca) + abs(cb) + abs(t)))
+        _join(pa, pb, sg, k, ka * _abs_sum(pa, k) + kb * _abs_sum(pb, k) + tiny, w)
+
+
+def _join(pa, pb, sg, k, err, w):  # pragma: no cover - compiled
+    """``w[3k:3k+3]`` = sum k of ``pa + sg * pb`` whose chains err by ``err``."""
+    h, t = _two_sum(pa[2 * k], sg * pb[2 * k])
+    ca = pa[2 * k + 1]
+    cb = pb[2 * k + 1]
+    w[3 * k] = h
+    w[3 * k + 1] = (ca + sg * cb) + t
+    w[3 * k + 2] = err + 2.1 * _U * (abs(ca) + abs(cb) + abs(t))
 
 
 def _comoment(n, w, a, b, c):  # pragma: no cover - compiled
@@ -317,9 +323,149 @@ def expanding_pair(x, y, ok, end, stat, ddof, minp, out, good):  # pragma: no co
         out[i], good[i] = _window(st, sn, 0, zero, zn, 0, 1, stat, ddof, minp, w, fb, fi)
 
 
-_INLINE = ("_two_sum", "_step", "_abs_sum", "_comoment", "_combine", "_ziv", "_finish", "_window")
+def _chain_err(m, at, a):  # pragma: no cover - compiled
+    """Error bound of a chain of ``m`` terms from its tracked sums ``at`` = sum |t_i|
+    (TwoSum errors, computed) and ``a`` = sum |terms|: ``gamma_(m+1) (sum |t_i| + u
+    a)``, with 1 % for the rounding of the tracked sums (``m u < 1e-3``)."""
+    return 1.01 * (m + 1.0) * _U * (at + _U * a) * 1.01 + m * _TINY
+
+
+def _column_chain(x, ok, st):  # pragma: no cover - compiled
+    """``st`` = (s, c) of Sx and Sxx, sum |x|, terms, infinities, and the error bounds
+    of Sx and Sxx, over the rows ``ok``."""
+    s0 = c0 = s2 = c2 = a = t0 = t2 = 0.0
+    m = 0
+    inf = 0
+    for r in range(x.shape[0]):
+        if ok[r]:
+            v = x[r]
+            if not np.isfinite(v):
+                inf += 1
+                continue
+            s0, t = _two_sum(s0, v)
+            c0 += t
+            t0 += abs(t)
+            q = v * v
+            e = _fma(v, v, -q)
+            s2, t = _two_sum(s2, q)
+            c2 += t + e
+            t2 += abs(t)
+            a += abs(v)
+            m += 1
+    st[0] = s0
+    st[1] = c0
+    st[2] = s2
+    st[3] = c2
+    st[4] = a
+    st[5] = m
+    st[6] = inf
+    st[7] = _chain_err(m, t0, a)
+    st[8] = _chain_err(m, t2, 1.01 * (abs(s2) + t2))
+
+
+def _pair(x, y, vx, vy, cx, cy, st, stat, ddof, minp, w, fb, fi):  # pragma: no cover
+    """(value, certified, joint rows) of the pair of columns ``x``, ``y`` (valid rows
+    ``vx``, ``vy``; column chains ``cx``, ``cy`` from :func:`_column_chain`): one
+    product chain over the rows, and the rows only one side has taken back out of the
+    column sums (chains of their own)."""
+    sp = cp = ap = tp = 0.0
+    s0 = c0 = s1 = c1 = s2 = c2 = s3 = c3 = a0 = a1 = 0.0
+    t0 = t1 = t2 = t3 = 0.0
+    n = 0
+    one = 0
+    for r in range(x.shape[0]):
+        ux = vx[r]
+        uy = vy[r]
+        if ux and uy:
+            q = x[r] * y[r]
+            e = _fma(x[r], y[r], -q)
+            sp, t = _two_sum(sp, q)
+            cp += t + e
+            tp += abs(t)
+            ap += abs(q)
+            n += 1
+        elif ux:
+            v = x[r]
+            s0, t = _two_sum(s0, v)
+            c0 += t
+            t0 += abs(t)
+            q = v * v
+            e = _fma(v, v, -q)
+            s2, t = _two_sum(s2, q)
+            c2 += t + e
+            t2 += abs(t)
+            a0 += abs(v)
+            one += 1
+        elif uy:
+            v = y[r]
+            s1, t = _two_sum(s1, v)
+            c1 += t
+            t1 += abs(t)
+            q = v * v
+            e = _fma(v, v, -q)
+            s3, t = _two_sum(s3, q)
+            c3 += t + e
+            t3 += abs(t)
+            a1 += abs(v)
+            one += 1
+    # piece A: the columns' sums and the products; piece B: the one-sided rows
+    pa = st[0]
+    pb = st[1]
+    pa[0] = cx[0]
+    pa[1] = cx[1]
+    pa[2] = cy[0]
+    pa[3] = cy[1]
+    pa[4] = cx[2]
+    pa[5] = cx[3]
+    pa[6] = cy[2]
+    pa[7] = cy[3]
+    pa[8] = sp
+    pa[9] = cp
+    pb[0] = s0
+    pb[1] = c0
+    pb[2] = s1
+    pb[3] = c1
+    pb[4] = s2
+    pb[5] = c2
+    pb[6] = s3
+    pb[7] = c3
+    pb[8] = 0.0
+    pb[9] = 0.0
+    _join(pa, pb, -1.0, 0, cx[7] + _chain_err(one, t0, a0), w)
+    _join(pa, pb, -1.0, 1, cy[7] + _chain_err(one, t1, a1), w)
+    _join(pa, pb, -1.0, 2, cx[8] + _chain_err(one, t2, 1.01 * (abs(s2) + t2)), w)
+    _join(pa, pb, -1.0, 3, cy[8] + _chain_err(one, t3, 1.01 * (abs(s3) + t3)), w)
+    _join(pa, pb, -1.0, 4, _chain_err(n, tp, ap), w)
+    v, ok = _finish(w, n, stat, ddof, minp, 0, fb, fi)
+    return v, ok, n
+
+
+def matrix_pairs(vals, valid, pairs, stat, ddof, minp, out, good, counts):  # pragma: no cover
+    """Every pair ``pairs[p]`` of the ``(K, n)`` columns ``vals`` (rows ``valid``):
+    ``out[p]`` its certified cov / Pearson r, ``good[p]`` certified, ``counts[p]`` the
+    joint rows. Pairs of a column holding an infinity are left uncertified. Compiled
+    twice: serial, and with ``prange`` over the pairs."""
+    K = vals.shape[0]
+    cols = np.zeros((K, 9))
+    for k in prange(K):
+        _column_chain(vals[k], valid[k], cols[k])
+    for p in prange(pairs.shape[0]):
+        i = pairs[p, 0]
+        j = pairs[p, 1]
+        if cols[i, 6] > 0 or cols[j, 6] > 0:
+            continue
+        st = np.zeros((2, WIDTH))
+        w = np.zeros(15)
+        fb = np.zeros(2)
+        fi = fb.view(np.int64)
+        out[p], good[p], counts[p] = _pair(vals[i], vals[j], valid[i], valid[j], cols[i],
+                                           cols[j], st, stat, ddof, minp, w, fb, fi)
+
+
+_INLINE = ("_two_sum", "_step", "_abs_sum", "_comoment", "_combine", "_join", "_chain_err",
+           "_ziv", "_finish", "_window")
 _HELPERS = ("_two_sum", "_step", "_chain", "_abs_sum", "_combine", "_comoment", "_ziv",
-            "_finish", "_window")
+            "_finish", "_window", "_join", "_chain_err", "_column_chain", "_pair")
 
 
 def build() -> dict[str, Any]:
@@ -330,6 +476,8 @@ def build() -> dict[str, Any]:
         ns[name] = jit(nogil=True, inline="always")(ns[name])
     bind(ns, [h for h in _HELPERS if h not in _INLINE])
     return {"rolling_pair": jit(nogil=True)(rolling_pair),
+            "matrix_pairs": jit(nogil=True)(matrix_pairs),
+            "matrix_pairs_parallel": jit(nogil=True, parallel=True)(matrix_pairs),
             "expanding_pair": jit(nogil=True)(expanding_pair)}
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import _numba as nb
 
-__all__ = ["window_shortcut"]
+__all__ = ["window_shortcut", "matrix_shortcut"]
 
 _MIN_COMPILED = 2048  # windows below which the exact path answers (no compilation)
 _MAX_STATE = 1 << 28  # bytes of block states (3 blocks of the longest window)
@@ -67,3 +67,35 @@ def window_shortcut(x: np.ndarray, y: np.ndarray, ok: np.ndarray, start: np.ndar
         nb.fallback(err, engine)
         return None
     return out, good
+
+
+_MATRIX_MIN = 1 << 16  # rows x pairs below which the exact path answers
+_PARALLEL = 1 << 20  # rows x pairs from which the pairs run on numba's threads
+
+
+def matrix_shortcut(vals: np.ndarray, valid: np.ndarray, pairs: np.ndarray, *, stat: str,
+                    ddof: float, engine: str | None = None
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Certified ``(values, good, counts)`` per pair of the ``(K, n)`` float64 columns
+    ``vals`` over their joint ``valid`` rows; None where the shortcut does not serve.
+    Pairs holding an infinity, and those it cannot certify, are ``good`` False."""
+    pairs = np.ascontiguousarray(pairs, np.int64).reshape(-1, 2)
+    P = pairs.shape[0]
+    size = vals.shape[1] * max(P, 1)
+    if float(ddof) != int(ddof) or P == 0 or vals.shape[1] > _MAX_BLOCK:
+        return None
+    if nb.choose_engine(engine, size=size, min_size=_MATRIX_MIN,
+                        warm="bivariate_cert") != "numba":
+        return None
+    out = np.full(P, np.nan)
+    good = np.zeros(P, np.bool_)
+    counts = np.zeros(P, np.int64)
+    try:
+        k = nb.kernels("bivariate_cert")
+        name = "matrix_pairs_parallel" if nb.parallel_ok(size, _PARALLEL) else "matrix_pairs"
+        k[name](np.ascontiguousarray(vals, np.float64), np.ascontiguousarray(valid, np.bool_),
+                pairs, 1 if stat == "cov" else 0, float(ddof), 1, out, good, counts)
+    except Exception as err:  # numba failed (or compiles in the background): exact path
+        nb.fallback(err, engine)
+        return None
+    return out, good, counts

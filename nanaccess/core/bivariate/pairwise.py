@@ -314,6 +314,19 @@ def _float_pairs(cols, valid, pairs, sel, stat, ddof, seg, values, counts, todo,
         vals[where[k]] = cols[k].values
         ok[where[k]] = valid[k]
     local = np.array([[where[i], where[j]] for i, j in pairs.tolist()], np.int64)
+    if seg.rows is None and seg.starts.size == 2:  # one segment: the certified shortcut
+        from .certified import matrix_shortcut
+
+        fast = matrix_shortcut(vals, ok, local, stat=stat, ddof=ddof, engine=engine)
+        if fast is not None:
+            for q in np.flatnonzero(fast[1]).tolist():
+                values[0, sel[q]] = fast[0][q]
+                counts[0, sel[q]] = fast[2][q]
+            rest = np.flatnonzero(~fast[1]).tolist()
+            if not rest:
+                return
+            sel = [sel[q] for q in rest]
+            local = local[rest]
     ints, cnt, inf, lo = _sums(vals, ok, local, seg, engine)
     for q, p in enumerate(sel):
         for g in range(seg.starts.size - 1):
