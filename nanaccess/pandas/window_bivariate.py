@@ -168,8 +168,6 @@ class WindowBivariate:
 
         parts = window_parts(self._obj)
         obj = parts["obj"]
-        if parts["grouper"] is not None:
-            raise NotImplementedError("grouped windows of corr/cov are not supported yet")
         policy = resolve_policy(nan_policy)
         # pandas: a DataFrame without other, or pairwise=True, gives every pair
         every = isinstance(obj, pd.DataFrame) and (pairwise or (other is None and
@@ -187,7 +185,7 @@ class WindowBivariate:
         mp = max(int(min_periods or 1), 1)
         kw = {"stat": stat, "ddof": ddof, "min_periods": mp, "policy": policy}
         if every:
-            return _every_pair(left, right, same, start, end, index, kw)
+            return _every_pair(left, right, same, start, end, index, kw, order)
         if isinstance(left, pd.Series) and isinstance(right, pd.Series):
             pairs_ = [(left, right, left.name)]
         elif isinstance(left, pd.DataFrame) and isinstance(right, pd.Series):
@@ -203,7 +201,7 @@ class WindowBivariate:
             vals, miss = window_pairs(ca, cb, start, end, stat=stat, ddof=ddof,
                                       min_periods=mp, policy=policy,
                                       names=[a.name, b.name], index=left.index,
-                                      series=isinstance(obj, pd.Series))
+                                      series=isinstance(obj, pd.Series), order=order)
             out[label] = _values(vals, miss, ca.has_na or cb.has_na)
         if len(pairs_) == 1 and isinstance(obj, pd.Series) and isinstance(right, pd.Series):
             return pd.Series(out[pairs_[0][2]], index=index, name=obj.name)
@@ -213,9 +211,11 @@ class WindowBivariate:
 
 
 def _every_pair(left: pd.DataFrame, right: pd.DataFrame, same: bool, start: np.ndarray,
-                end: np.ndarray, index: pd.Index, kw: dict[str, Any]) -> pd.DataFrame:
-    """pandas' pairwise layout: rows (window label, column of ``right``), columns
-    those of ``left``; a frame against itself computes each pair once."""
+                end: np.ndarray, index: pd.Index, kw: dict[str, Any],
+                order: np.ndarray | None = None) -> pd.DataFrame:
+    """pandas' pairwise layout: rows (window label, column of ``right``; a grouped
+    window's label is (group, label)), columns those of ``left``; a frame against
+    itself computes each pair once."""
     lc = [column_arrays(left.iloc[:, i], left.columns[i]) for i in range(left.shape[1])]
     rc = lc if same else [column_arrays(right.iloc[:, j], right.columns[j])
                           for j in range(right.shape[1])]
@@ -228,7 +228,7 @@ def _every_pair(left: pd.DataFrame, right: pd.DataFrame, same: bool, start: np.n
                 continue
             vals, m = window_pairs(lc[i], rc[j], start, end,
                                    names=[left.columns[i], right.columns[j]],
-                                   index=left.index, series=False, **kw)
+                                   index=left.index, series=False, order=order, **kw)
             out[:, j, i] = vals
             if m is not None:
                 miss[:, j, i] = m
@@ -237,7 +237,10 @@ def _every_pair(left: pd.DataFrame, right: pd.DataFrame, same: bool, start: np.n
         out[:, low[1], low[0]] = out[:, low[0], low[1]]
         miss[:, low[1], low[0]] = miss[:, low[0], low[1]]
     out[miss] = np.nan
+    rep = index.repeat(k2)
+    levels = ([rep.get_level_values(i) for i in range(rep.nlevels)]
+              if isinstance(rep, pd.MultiIndex) else [rep])
     rows = pd.MultiIndex.from_arrays(
-        [index.repeat(k2), right.columns.take(np.tile(np.arange(k2), nwin))],
-        names=[index.name, None])
+        [*levels, right.columns.take(np.tile(np.arange(k2), nwin))],
+        names=[*index.names, None])
     return pd.DataFrame(out.reshape(nwin * k2, k), index=rows, columns=left.columns)
