@@ -23,6 +23,7 @@ from dask.dataframe.extensions import register_dataframe_accessor, register_seri
 
 from .._describe import describe_policy
 from ._generated import DaskDataFrameStatsMixin, DaskGroupByStatsMixin, DaskSeriesStatsMixin
+from .bivariate import DaskFrameBivariate, DaskSeriesBivariate
 from .frame_reduce import frame_stat, groupby_stat, series_stat
 from .frame_report import frame_describe, frame_report, series_describe, series_report
 
@@ -30,7 +31,7 @@ __all__ = ["DaskDataFrameNanStats", "DaskNanGroupBy", "DaskSeriesNanStats", "ser
 
 
 @register_series_accessor("nanstats")
-class DaskSeriesNanStats(DaskSeriesStatsMixin):
+class DaskSeriesNanStats(DaskSeriesBivariate, DaskSeriesStatsMixin):
     """``dask Series.nanstats``: exact, lazy statistics (dask Scalars computing to
     what pandas returns; a sequence ``q`` gives a lazy Series indexed by q).
 
@@ -103,7 +104,7 @@ class DaskSeriesNanStats(DaskSeriesStatsMixin):
 
 
 @register_dataframe_accessor("nanstats")
-class DaskDataFrameNanStats(DaskDataFrameStatsMixin):
+class DaskDataFrameNanStats(DaskFrameBivariate, DaskDataFrameStatsMixin):
     """``dask DataFrame.nanstats``: per-column exact statistics as a lazy Series.
 
     Examples
