@@ -42,7 +42,9 @@ _U = 2.0 ** -53
 _TINY = 2.0 ** -1073
 #: floats per chain state: (s, c) of Sx, Sy, Sxx, Syy, Sxy, then sum |x|, |y|, |x y|
 WIDTH = 13
-_LO, _HI = 2.0 ** -960, 2.0 ** 1000  # results in the range where ulp is normal
+_LO, _HI = 2.0 ** -960, 2.0 ** 960  # results whose ulp is normal (and ufp finite)
+_PHI = 2.0 ** 52 + 1  # Rump's ufp: |phi c - (1 - u) phi c| = 2**floor(log2 |c|)
+_BATCH = 4096  # windows combined, then finished together (a loop that vectorises)
 
 
 def _two_sum(a, b):  # pragma: no cover - compiled
@@ -124,9 +126,9 @@ def _abs_sum(st, k):  # pragma: no cover - compiled
     return (abs(st[2 * k]) + abs(st[2 * k + 1])) * 1.01
 
 
-def _combine(A, ia, na, Bm, ib, nb, sg, w):  # pragma: no cover - compiled
-    """``w[3k:3k+3]`` = (hi, lo, bound) of sum k of ``A[ia] + sg * Bm[ib]`` (sg = +-1):
-    each chain of ``m`` terms errs by at most ``1.1 (m + 1)**2 u**2 sum|terms| + m
+def _combine(A, ia, na, Bm, ib, nb, sg, W, j):  # pragma: no cover - compiled
+    """``W[3k:3k+3, j]`` = (hi, lo, bound) of sum k of ``A[ia] + sg * Bm[ib]`` (sg =
+    +-1): each chain of ``m`` terms errs by at most ``1.1 (m + 1)**2 u**2 sum|terms| + m
     2**-1073`` (module docstring), the sum of the two by ``2.1 u`` of its corrections."""
     pa = A[ia]
     pb = Bm[ib]
@@ -136,7 +138,13 @@ def _combine(A, ia, na, Bm, ib, nb, sg, w):  # pragma: no cover - compiled
     kb = 1.1 * fb * fb * _U * _U
     tiny = (na + nb) * _TINY
     for k in range(5):
-        _join(pa, pb, sg, k, ka * _abs_sum(pa, k) + kb * _abs_sum(pb, k) + tiny, w)
+        h, t = _two_sum(pa[2 * k], sg * pb[2 * k])
+        ca = pa[2 * k + 1]
+        cb = pb[2 * k + 1]
+        W[3 * k, j] = h
+        W[3 * k + 1, j] = (ca + sg * cb) + t
+        W[3 * k + 2, j] = (ka * _abs_sum(pa, k) + kb * _abs_sum(pb, k) + tiny
+                           + 2.1 * _U * (abs(ca) + abs(cb) + abs(t)))
 
 
 def _join(pa, pb, sg, k, err, w):  # pragma: no cover - compiled
@@ -149,11 +157,8 @@ def _join(pa, pb, sg, k, err, w):  # pragma: no cover - compiled
     w[3 * k + 2] = err + 2.1 * _U * (abs(ca) + abs(cb) + abs(t))
 
 
-def _comoment(n, w, a, b, c):  # pragma: no cover - compiled
-    """``n S_c - S_a S_b`` as (hi, lo, bound) from the sums in ``w``."""
-    ha, la, ea = w[3 * a], w[3 * a + 1], w[3 * a + 2]
-    hb, lb, eb = w[3 * b], w[3 * b + 1], w[3 * b + 2]
-    hc, lc, ec = w[3 * c], w[3 * c + 1], w[3 * c + 2]
+def _comoment_s(n, ha, la, ea, hb, lb, eb, hc, lc, ec):  # pragma: no cover - compiled
+    """:func:`_comoment` of scalars (straight-line: no branch)."""
     p1 = n * hc
     e1 = _fma(n, hc, -p1)
     r1 = n * lc
@@ -163,164 +168,260 @@ def _comoment(n, w, a, b, c):  # pragma: no cover - compiled
     h, t = _two_sum(p1, -p2)
     lo = t + e1 - e2 + r1 - r2
     h, lo = _two_sum(h, lo)
-    aa = abs(ha) + abs(la)
-    ab = abs(hb) + abs(lb)
-    err = n * ec + aa * eb + ab * ea + ea * eb
+    err = n * ec + (abs(ha) + abs(la)) * eb + (abs(hb) + abs(lb)) * ea + ea * eb
     err += 8.0 * _U * (abs(r1) + abs(r2) + abs(t) + abs(e1) + abs(e2) + abs(ha * lb)
                        + abs(la * hb))
-    err += 8.0 * _U * _U * (abs(p1) + abs(p2))
+    err += 8.0 * _U * _U * (abs(p1) + abs(p2)) + 8.0 * _TINY
     return h, lo, err * 1.01
 
 
-def _ziv(q, d, bound, fb, ib):  # pragma: no cover - compiled
-    """(float, ok): ``q + d`` (exactly, up to ``bound``) correctly rounded, when every
-    real number within ``bound`` of it rounds alike (q, d: q + d near q). ``fb`` /
-    ``ib``: a float64 scratch cell and its int64 view (the gaps from the bits)."""
+def _ziv_s(q, d, bound):  # pragma: no cover - compiled
+    """:func:`_ziv` without a branch: the gaps from Rump's ufp (``_PHI``)."""
     cand = q + d
     res = (q - cand) + d
     b = bound + _U * abs(res)
     ac = abs(cand)
-    if not (ac >= _LO and ac <= _HI):
-        return cand, False
-    fb[0] = ac
-    bits = ib[0]
-    ib[1] = ((bits >> 52) - 52) << 52  # ulp(cand), a power of two (cand normal)
-    ulp = fb[1]
-    away = 0.5 * ulp
-    toward = 0.25 * ulp if (bits & 0xFFFFFFFFFFFFF) == 0 else away
-    if cand > 0:
-        ok = (res + b < away) and (b - res < toward)
-    else:
-        ok = (res + b < toward) and (b - res < away)
+    qq = _PHI * ac
+    uf = abs(qq - (1.0 - _U) * qq)  # 2**floor(log2 |cand|)
+    away = uf * 2.0 ** -53  # half the gap away from zero
+    toward = away * (1.0 - 0.5 * (ac == uf))  # a power of two: half the gap below
+    pos = 1.0 * (cand > 0.0)
+    up = toward + (away - toward) * pos
+    down = away + (toward - away) * pos
+    ok = (res + b < up) & (b - res < down) & (ac >= _LO) & (ac <= _HI)
     return cand, ok
 
 
-def _finish(w, n, stat, ddof, minp, ninf, fb, ib):  # pragma: no cover - compiled
-    """(value, ok) of one window's sums ``w`` (see :func:`_combine`)."""
-    nan = np.nan
-    if ninf > 0 or n < minp or n == 0:
-        return nan, True
-    fn = float(n)
-    if stat == 1:  # covariance
-        den = fn * (fn - ddof)
-        if fn - ddof <= 0:
-            return nan, True
-        if n == 1:
-            return 0.0, True
-        h, lo, err = _comoment(fn, w, 0, 1, 4)
-        if not (abs(h) - 2.0 * err > 0.0) or not np.isfinite(h):
-            return nan, False
-        q = h / den
-        ph = q * den
-        pl = _fma(q, den, -ph)
-        d = (((h - ph) - pl) + lo) / den
-        return _ziv(q, d, err / den * 1.01 + 4.0 * _U * abs(d), fb, ib)
-    if n == 1:
-        return nan, True
-    hxy, lxy, exy = _comoment(fn, w, 0, 1, 4)
-    hxx, lxx, exx = _comoment(fn, w, 0, 0, 2)
-    hyy, lyy, eyy = _comoment(fn, w, 1, 1, 3)
-    if not (np.isfinite(hxy) and np.isfinite(hxx) and np.isfinite(hyy)):
-        return nan, False
-    axy = abs(hxy) - exy
-    axx = hxx - exx
-    ayy = hyy - eyy
-    if not (axy > 0.0 and axx > 0.0 and ayy > 0.0):
-        return nan, False
-    rel = exy / axy + 0.5 * (exx / axx + eyy / ayy)
-    if not rel < 1e-6:
-        return nan, False
-    dh = hxx * hyy
-    dl = _fma(hxx, hyy, -dh) + (hxx * lyy + lxx * hyy)
-    if not (dh > 0.0 and np.isfinite(dh) and dh < 1e300 and dh > 1e-300):
-        return nan, False
-    q = hxy / np.sqrt(dh)
-    c2h = hxy * hxy
-    c2l = _fma(hxy, hxy, -c2h) + 2.0 * hxy * lxy
-    qh = q * q
-    ql = _fma(q, q, -qh)
-    mh = qh * dh
-    ml = _fma(qh, dh, -mh) + qh * dl + ql * dh
-    rho = (c2h - mh) + (c2l - ml)
-    d = rho / (2.0 * q * dh)
-    if not abs(d) < 8.0 * _U * abs(q):  # q is within a few ulps: d**2 / q <= 8 u |d|
-        return nan, False
-    bound = (rel * 1.01 + 64.0 * _U * _U) * abs(q) + 16.0 * _U * abs(d)
-    return _ziv(q, d, bound, fb, ib)
+def _finish_many(W, N, NI, m, stat, ddof, minp, out, good):  # pragma: no cover - compiled
+    """:func:`_finish` of windows ``0..m-1`` (sums ``W[:, j]``, rows ``N``,
+    infinities ``NI``): one straight-line loop for the common case, then the few
+    special windows (empty, short, infinite, a single row) set apart."""
+    if stat == 1:
+        for j in range(m):
+            fn = float(N[j])
+            h, lo, err = _comoment_s(fn, W[0, j], W[1, j], W[2, j], W[3, j], W[4, j],
+                                     W[5, j], W[12, j], W[13, j], W[14, j])
+            den = fn * (fn - ddof)
+            q = h / den
+            ph = q * den
+            pl = _fma(q, den, -ph)
+            d = (((h - ph) - pl) + lo) / den
+            cand, ok = _ziv_s(q, d, err / den * 1.01 + 4.0 * _U * abs(d))
+            out[j] = cand
+            good[j] = ok & (abs(h) - 2.0 * err > 0.0) & (abs(h) > 1e-280) & (abs(h) < 1e300)
+    else:
+        for j in range(m):
+            fn = float(N[j])
+            hxy, lxy, exy = _comoment_s(fn, W[0, j], W[1, j], W[2, j], W[3, j], W[4, j],
+                                        W[5, j], W[12, j], W[13, j], W[14, j])
+            hxx, lxx, exx = _comoment_s(fn, W[0, j], W[1, j], W[2, j], W[0, j], W[1, j],
+                                        W[2, j], W[6, j], W[7, j], W[8, j])
+            hyy, lyy, eyy = _comoment_s(fn, W[3, j], W[4, j], W[5, j], W[3, j], W[4, j],
+                                        W[5, j], W[9, j], W[10, j], W[11, j])
+            axy = abs(hxy) - exy
+            axx = hxx - exx
+            ayy = hyy - eyy
+            dh = hxx * hyy
+            rel = exy / axy + 0.5 * (exx * ayy + eyy * axx) / (axx * ayy)
+            dl = _fma(hxx, hyy, -dh) + (hxx * lyy + lxx * hyy)
+            q = hxy / np.sqrt(dh)
+            c2h = hxy * hxy
+            c2l = _fma(hxy, hxy, -c2h) + 2.0 * hxy * lxy
+            qh = q * q
+            ql = _fma(q, q, -qh)
+            mh = qh * dh
+            ml = _fma(qh, dh, -mh) + qh * dl + ql * dh
+            d = ((c2h - mh) + (c2l - ml)) / (2.0 * q * dh)
+            bound = (rel * 1.01 + 64.0 * _U * _U) * abs(q) + 16.0 * _U * abs(d)
+            cand, ok = _ziv_s(q, d, bound)
+            out[j] = cand
+            good[j] = (ok & (axy > 0.0) & (axx > 0.0) & (ayy > 0.0) & (rel < 1e-6)
+                       & (dh > 1e-300) & (dh < 1e300) & (abs(hxy) > 1e-140)
+                       & (abs(d) < 8.0 * _U * abs(q)))
+    for j in range(m):
+        n = N[j]
+        if NI[j] > 0 or n < minp or n == 0 or (stat == 0 and n == 1) or (
+                stat == 1 and n - ddof <= 0):
+            out[j] = np.nan
+            good[j] = True
+        elif stat == 1 and n == 1:
+            out[j] = 0.0
+            good[j] = True
 
 
-def _window(A, An, ia, Bm, Bn, ib, sg, stat, ddof, minp, w, fb, fi):  # pragma: no cover - compiled
-    _combine(A, ia, An[ia, 0], Bm, ib, Bn[ib, 0], sg, w)
-    n = An[ia, 0] + sg * Bn[ib, 0]
-    ninf = An[ia, 1] + sg * Bn[ib, 1]
-    return _finish(w, n, stat, ddof, minp, ninf, fb, fi)
+def _prefix(x, y, ok, bs, be, S, Sn, off, z):  # pragma: no cover - compiled
+    """``S[r + 1 - off]`` = the block's rows ``bs..r`` (``z``: a zero state)."""
+    prev = z
+    for r in range(bs, be):
+        k = r + 1 - off
+        _row(x, y, ok, r, S, Sn, prev, k)
+        prev = k
+
+
+def _suffix(x, y, ok, bs, be, S, Sn, off, z):  # pragma: no cover - compiled
+    """``S[r - off]`` = the block's rows ``r..be-1``."""
+    prev = z
+    for r in range(be - 1, bs - 1, -1):
+        k = r - off
+        _row(x, y, ok, r, S, Sn, prev, k)
+        prev = k
+
+
+def _row(x, y, ok, r, S, Sn, prev, k):  # pragma: no cover - compiled
+    """State ``k`` = state ``prev`` and row ``r``."""
+    if ok[r]:
+        xv = x[r]
+        yv = y[r]
+        if np.isfinite(xv) and np.isfinite(yv):
+            _step(S, Sn, prev, k, xv, yv)
+            return
+        S[k, :] = S[prev, :]
+        Sn[k, 0] = Sn[prev, 0]
+        Sn[k, 1] = Sn[prev, 1] + 1
+        return
+    S[k, :] = S[prev, :]
+    Sn[k, 0] = Sn[prev, 0]
+    Sn[k, 1] = Sn[prev, 1]
+
+
+def _combine_many(S, Sn, IA, IB, SG, m, W, N, NI):  # pragma: no cover - compiled
+    """:func:`_combine` of windows ``0..m-1``: ``S[IA[j]] + SG[j] * S[IB[j]]``
+    (unsigned row indices: no negative-index code in the loop)."""
+    for j in range(m):
+        ia = np.uint64(IA[j])
+        ib = np.uint64(IB[j])
+        sg = SG[j]
+        na = Sn[ia, 0]
+        nb = Sn[ib, 0]
+        fa = na + 1.0
+        fb = nb + 1.0
+        ka = 1.1 * fa * fa * _U * _U
+        kb = 1.1 * fb * fb * _U * _U
+        tiny = (na + nb) * _TINY
+        W[0, j], W[1, j], W[2, j] = _join_s(S[ia, 0], S[ia, 1], S[ib, 0], S[ib, 1], sg,
+                                            ka * S[ia, 10] + kb * S[ib, 10] + tiny)
+        W[3, j], W[4, j], W[5, j] = _join_s(S[ia, 2], S[ia, 3], S[ib, 2], S[ib, 3], sg,
+                                            ka * S[ia, 11] + kb * S[ib, 11] + tiny)
+        W[6, j], W[7, j], W[8, j] = _join_s(
+            S[ia, 4], S[ia, 5], S[ib, 4], S[ib, 5], sg,
+            1.01 * (ka * (abs(S[ia, 4]) + abs(S[ia, 5])) + kb * (abs(S[ib, 4]) + abs(S[ib, 5])))
+            + tiny)
+        W[9, j], W[10, j], W[11, j] = _join_s(
+            S[ia, 6], S[ia, 7], S[ib, 6], S[ib, 7], sg,
+            1.01 * (ka * (abs(S[ia, 6]) + abs(S[ia, 7])) + kb * (abs(S[ib, 6]) + abs(S[ib, 7])))
+            + tiny)
+        W[12, j], W[13, j], W[14, j] = _join_s(S[ia, 8], S[ia, 9], S[ib, 8], S[ib, 9], sg,
+                                               ka * S[ia, 12] + kb * S[ib, 12] + tiny)
+        N[j] = na + np.int64(sg) * nb
+        NI[j] = Sn[ia, 1] + np.int64(sg) * Sn[ib, 1]
+
+
+def _join_s(ha, ca, hb, cb, sg, err):  # pragma: no cover - compiled
+    """(hi, lo, bound) of ``(ha + ca) + sg (hb + cb)``, chains erring by ``err``."""
+    h, t = _two_sum(ha, sg * hb)
+    return h, (ca + sg * cb) + t, err + 2.1 * _U * (abs(ca) + abs(cb) + abs(t))
 
 
 def rolling_pair(x, y, ok, start, end, block, stat, ddof, minp, out, good):  # pragma: no cover
-    """Every window ``[start[i], end[i])`` (length <= ``block``) of the joint rows
-    ``ok``: ``out[i]`` its covariance (stat 1) or Pearson r (stat 0), ``good[i]`` the
-    result is certified (else the caller recomputes it)."""
+    """Every window ``[start[i], end[i])`` (length <= ``block``; starts and ends
+    non-decreasing) of the joint rows ``ok``: ``out[i]`` its covariance (stat 1) or
+    Pearson r (stat 0), ``good[i]`` the result is certified (else the caller
+    recomputes it). Windows go in batches: the block chains of the batch's rows
+    (prefixes P and suffixes Q in one array), the windows' sums gathered from them,
+    then the batch finished in one loop."""
     n = x.shape[0]
     B = max(block, 1)
-    pb_ = np.zeros((B + 1, WIDTH))  # prefix chains of block b
-    pbn = np.zeros((B + 1, 2), np.int64)
-    pc_ = np.zeros((B + 1, WIDTH))  # prefix chains of block b + 1
-    pcn = np.zeros((B + 1, 2), np.int64)
-    qb_ = np.zeros((B + 1, WIDTH))  # suffix chains of block b (qb_[k]: rows from the end)
-    qbn = np.zeros((B + 1, 2), np.int64)
-    w = np.zeros(15)
-    fb = np.zeros(2)
-    fi = fb.view(np.int64)
-    cur = -2  # no block loaded
-    for i in range(start.shape[0]):
-        s = start[i]
-        e = end[i]
-        if e <= s:
-            out[i], good[i] = _finish(w, 0, stat, ddof, minp, 0, fb, fi)
-            continue
-        b = s // B
-        bs = b * B
-        be = min(bs + B, n)
-        if b != cur:
-            if b == cur + 1:
-                pb_, pc_ = pc_, pb_
-                pbn, pcn = pcn, pbn
-            else:
-                _chain(x, y, ok, bs, 1, be - bs, pb_, pbn)
-            _chain(x, y, ok, be - 1, -1, be - bs, qb_, qbn)
-            if be < n:
-                _chain(x, y, ok, be, 1, min(be + B, n) - be, pc_, pcn)
-            cur = b
-        A, An, ia, Bm, Bn, ib, sg = qb_, qbn, be - s, pc_, pcn, e - be, 1
-        if e <= be:  # one block: a prefix, a suffix, or a difference of prefixes
-            Bm, Bn, ib = pb_, pbn, 0
-            if s == bs:
-                A, An, ia = pb_, pbn, e - bs
-            elif e != be:
-                A, An, ia, ib, sg = pb_, pbn, e - bs, s - bs, -1
-        out[i], good[i] = _window(A, An, ia, Bm, Bn, ib, sg, stat, ddof, minp, w, fb, fi)
+    batch = max(_BATCH, B)  # a block's chains serve about one batch
+    W = np.zeros((15, batch))
+    N = np.zeros(batch, np.int64)
+    NI = np.zeros(batch, np.int64)
+    IA = np.zeros(batch, np.int64)
+    IB = np.zeros(batch, np.int64)
+    SG = np.zeros(batch)
+    L = 0
+    S = np.zeros((1, WIDTH))
+    Sn = np.zeros((1, 2), np.int64)
+    nwin = start.shape[0]
+    for a0 in range(0, nwin, batch):
+        m = min(batch, nwin - a0)
+        r0 = (start[a0] // B) * B
+        last = max(end[a0 + m - 1], start[a0 + m - 1] + 1)
+        r1 = min(n, ((last - 1) // B + 1) * B)
+        span = r1 - r0
+        if span + 1 > L:
+            L = span + 1
+            S = np.zeros((2 * L + 1, WIDTH))
+            Sn = np.zeros((2 * L + 1, 2), np.int64)
+        z = 2 * L  # the zero state
+        S[z, :] = 0.0
+        Sn[z, 0] = 0
+        Sn[z, 1] = 0
+        for bs in range(r0, r1, B):  # P at 0.., Q at L..
+            be = min(bs + B, n)
+            _prefix(x, y, ok, bs, be, S, Sn, r0, z)
+            _suffix(x, y, ok, bs, be, S, Sn, r0 - L, z)
+        for j in range(m):
+            i = a0 + j
+            s = start[i]
+            e = end[i]
+            IA[j] = z
+            IB[j] = z
+            SG[j] = 1.0
+            if e <= s:
+                continue
+            bs = (s // B) * B
+            be = min(bs + B, n)
+            if e <= be:  # one block: a prefix, a suffix, or a difference of prefixes
+                if s == bs:
+                    IA[j] = e - r0
+                elif e == be:
+                    IA[j] = L + s - r0
+                else:
+                    IA[j] = e - r0
+                    IB[j] = s - r0
+                    SG[j] = -1.0
+            else:  # the suffix of one block and a prefix of the next
+                IA[j] = L + s - r0
+                IB[j] = e - r0
+        _combine_many(S, Sn, IA, IB, SG, m, W, N, NI)
+        _finish_many(W, N, NI, m, stat, ddof, minp, out[a0:a0 + m], good[a0:a0 + m])
 
 
 def expanding_pair(x, y, ok, end, stat, ddof, minp, out, good):  # pragma: no cover
     """Windows ``[0, end[i])`` with ``end`` non-decreasing: one running chain."""
-    st = np.zeros((1, WIDTH))
-    sn = np.zeros((1, 2), np.int64)
-    zero = np.zeros((1, WIDTH))
-    zn = np.zeros((1, 2), np.int64)
-    w = np.zeros(15)
-    fb = np.zeros(2)
-    fi = fb.view(np.int64)
+    st = np.zeros((2, WIDTH))  # the running chain, and a zero state
+    sn = np.zeros((2, 2), np.int64)
+    W = np.zeros((15, _BATCH))
+    N = np.zeros(_BATCH, np.int64)
+    NI = np.zeros(_BATCH, np.int64)
     r = 0
-    for i in range(end.shape[0]):
-        e = end[i]
-        while r < e:
-            if ok[r]:
-                if np.isfinite(x[r]) and np.isfinite(y[r]):
-                    _step(st, sn, 0, 0, x[r], y[r])
-                else:
-                    sn[0, 1] += 1
-            r += 1
-        out[i], good[i] = _window(st, sn, 0, zero, zn, 0, 1, stat, ddof, minp, w, fb, fi)
+    nwin = end.shape[0]
+    for a0 in range(0, nwin, _BATCH):
+        m = min(_BATCH, nwin - a0)
+        for j in range(m):
+            e = end[a0 + j]
+            while r < e:
+                if ok[r]:
+                    if np.isfinite(x[r]) and np.isfinite(y[r]):
+                        _step(st, sn, 0, 0, x[r], y[r])
+                    else:
+                        sn[0, 1] += 1
+                r += 1
+            _combine(st, 0, sn[0, 0], st, 1, 0, 1, W, j)
+            N[j] = sn[0, 0]
+            NI[j] = sn[0, 1]
+        _finish_many(W, N, NI, m, stat, ddof, minp, out[a0:a0 + m], good[a0:a0 + m])
+
+
+def _finish(w, n, stat, ddof, minp, ninf, fb, ib):  # pragma: no cover - compiled
+    """:func:`_finish_many` of one window's sums ``w`` (flat): (value, certified)."""
+    W = w.reshape(15, 1)
+    N = np.full(1, n, np.int64)
+    NI = np.full(1, ninf, np.int64)
+    out = np.empty(1)
+    good = np.zeros(1, np.bool_)
+    _finish_many(W, N, NI, 1, stat, ddof, minp, out, good)
+    return out[0], good[0]
 
 
 def _chain_err(m, at, a):  # pragma: no cover - compiled
@@ -462,10 +563,10 @@ def matrix_pairs(vals, valid, pairs, stat, ddof, minp, out, good, counts):  # pr
                                            cols[j], st, stat, ddof, minp, w, fb, fi)
 
 
-_INLINE = ("_two_sum", "_step", "_abs_sum", "_comoment", "_combine", "_join", "_chain_err",
-           "_ziv", "_finish", "_window")
-_HELPERS = ("_two_sum", "_step", "_chain", "_abs_sum", "_combine", "_comoment", "_ziv",
-            "_finish", "_window", "_join", "_chain_err", "_column_chain", "_pair")
+_INLINE = ("_two_sum", "_step", "_abs_sum", "_combine", "_join", "_chain_err", "_comoment_s",
+           "_ziv_s", "_finish_many", "_row", "_join_s")
+_HELPERS = (*_INLINE, "_chain", "_finish", "_column_chain", "_pair", "_prefix", "_suffix",
+            "_combine_many")
 
 
 def build() -> dict[str, Any]:

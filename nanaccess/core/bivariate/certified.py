@@ -18,7 +18,7 @@ from .. import _numba as nb
 __all__ = ["window_shortcut", "matrix_shortcut"]
 
 _MIN_COMPILED = 2048  # windows below which the exact path answers (no compilation)
-_MAX_STATE = 1 << 28  # bytes of block states (3 blocks of the longest window)
+_MAX_STATE = 1 << 28  # bytes of chain states (a batch of windows and two blocks)
 _MAX_BLOCK = 1 << 26  # windows longer than this: n (n - ddof) may not be exact
 
 
@@ -60,7 +60,8 @@ def window_shortcut(x: np.ndarray, y: np.ndarray, ok: np.ndarray, start: np.ndar
             k["expanding_pair"](x, y, ok, end, code, float(ddof), mp, out, good)
             return out, good
         block = int((end - start).max())
-        if block > _MAX_BLOCK or 3 * (block + 1) * 13 * 8 > _MAX_STATE:
+        if (block > _MAX_BLOCK or 6 * (max(block, 4096) + 1) * 120 > _MAX_STATE
+                or (np.diff(start) < 0).any() or (np.diff(end) < 0).any()):
             return None
         k["rolling_pair"](x, y, ok, start, end, block, code, float(ddof), mp, out, good)
     except Exception as err:  # numba failed (or compiles in the background): exact path
