@@ -40,8 +40,9 @@ __all__ = ["rolling_pair", "expanding_pair", "matrix_pairs", "build", "WIDTH"]
 
 _U = 2.0 ** -53
 _TINY = 2.0 ** -1073
-#: floats per chain state: (s, c) of Sx, Sy, Sxx, Syy, Sxy, then sum |x|, |y|, |x y|
-WIDTH = 13
+#: floats per chain state: (s, c) of Sx, Sy, Sxx, Syy, Sxy, then sum |x|, |y|, |x y|,
+#: then the sums of the TwoSum errors' magnitudes of the five chains (a second bound)
+WIDTH = 18
 _LO, _HI = 2.0 ** -960, 2.0 ** 960  # results whose ulp is normal (and ufp finite)
 _PHI = 2.0 ** 52 + 1  # Rump's ufp: |phi c - (1 - u) phi c| = 2**floor(log2 |c|)
 _BATCH = 4096  # windows combined, then finished together (a loop that vectorises)
@@ -58,28 +59,33 @@ def _step(st, sn, k, kk, x, y):  # pragma: no cover - compiled
     prev = st[k]
     cur = st[kk]
     s, t = _two_sum(prev[0], x)
+    cur[13] = prev[13] + abs(t)
     c = prev[1] + t
     cur[0] = s
     cur[1] = c
     s, t = _two_sum(prev[2], y)
+    cur[14] = prev[14] + abs(t)
     c = prev[3] + t
     cur[2] = s
     cur[3] = c
     q = x * x
     e = _fma(x, x, -q)
     s, t = _two_sum(prev[4], q)
+    cur[15] = prev[15] + abs(t)
     c = prev[5] + (t + e)
     cur[4] = s
     cur[5] = c
     q = y * y
     e = _fma(y, y, -q)
     s, t = _two_sum(prev[6], q)
+    cur[16] = prev[16] + abs(t)
     c = prev[7] + (t + e)
     cur[6] = s
     cur[7] = c
     q = x * y
     e = _fma(x, y, -q)
     s, t = _two_sum(prev[8], q)
+    cur[17] = prev[17] + abs(t)
     c = prev[9] + (t + e)
     cur[8] = s
     cur[9] = c
@@ -112,39 +118,6 @@ def _chain(x, y, ok, first, step, m, st, sn):  # pragma: no cover - compiled
             sn[k + 1, 0] = sn[k, 0]
             sn[k + 1, 1] = sn[k, 1]
         r += step
-
-
-def _abs_sum(st, k):  # pragma: no cover - compiled
-    """Sum of the absolute terms of sum ``k`` (0..4) of a chain state (an upper bound
-    within 1 %: squares are their own absolute values)."""
-    if k == 0:
-        return st[10]
-    if k == 1:
-        return st[11]
-    if k == 4:
-        return st[12]
-    return (abs(st[2 * k]) + abs(st[2 * k + 1])) * 1.01
-
-
-def _combine(A, ia, na, Bm, ib, nb, sg, W, j):  # pragma: no cover - compiled
-    """``W[3k:3k+3, j]`` = (hi, lo, bound) of sum k of ``A[ia] + sg * Bm[ib]`` (sg =
-    +-1): each chain of ``m`` terms errs by at most ``1.1 (m + 1)**2 u**2 sum|terms| + m
-    2**-1073`` (module docstring), the sum of the two by ``2.1 u`` of its corrections."""
-    pa = A[ia]
-    pb = Bm[ib]
-    fa = na + 1.0
-    fb = nb + 1.0
-    ka = 1.1 * fa * fa * _U * _U
-    kb = 1.1 * fb * fb * _U * _U
-    tiny = (na + nb) * _TINY
-    for k in range(5):
-        h, t = _two_sum(pa[2 * k], sg * pb[2 * k])
-        ca = pa[2 * k + 1]
-        cb = pb[2 * k + 1]
-        W[3 * k, j] = h
-        W[3 * k + 1, j] = (ca + sg * cb) + t
-        W[3 * k + 2, j] = (ka * _abs_sum(pa, k) + kb * _abs_sum(pb, k) + tiny
-                           + 2.1 * _U * (abs(ca) + abs(cb) + abs(t)))
 
 
 def _join(pa, pb, sg, k, err, w):  # pragma: no cover - compiled
@@ -285,7 +258,9 @@ def _row(x, y, ok, r, S, Sn, prev, k):  # pragma: no cover - compiled
 
 
 def _combine_many(S, Sn, IA, IB, SG, m, W, N, NI):  # pragma: no cover - compiled
-    """:func:`_combine` of windows ``0..m-1``: ``S[IA[j]] + SG[j] * S[IB[j]]``
+    """``W[3k:3k+3, j]`` = (hi, lo, bound) of sum k of ``S[IA[j]] + SG[j] * S[IB[j]]``
+    for the windows ``0..m-1`` (``N``, ``NI``: their rows and infinities). Each chain
+    errs by at most :func:`_perr`, the sum of the two by ``2.1 u`` of its corrections
     (unsigned row indices: no negative-index code in the loop)."""
     for j in range(m):
         ia = np.uint64(IA[j])
@@ -298,22 +273,40 @@ def _combine_many(S, Sn, IA, IB, SG, m, W, N, NI):  # pragma: no cover - compile
         ka = 1.1 * fa * fa * _U * _U
         kb = 1.1 * fb * fb * _U * _U
         tiny = (na + nb) * _TINY
-        W[0, j], W[1, j], W[2, j] = _join_s(S[ia, 0], S[ia, 1], S[ib, 0], S[ib, 1], sg,
-                                            ka * S[ia, 10] + kb * S[ib, 10] + tiny)
-        W[3, j], W[4, j], W[5, j] = _join_s(S[ia, 2], S[ia, 3], S[ib, 2], S[ib, 3], sg,
-                                            ka * S[ia, 11] + kb * S[ib, 11] + tiny)
+        ax = S[ia, 10]
+        bx = S[ib, 10]
+        W[0, j], W[1, j], W[2, j] = _join_s(
+            S[ia, 0], S[ia, 1], S[ib, 0], S[ib, 1], sg,
+            _perr(ka, fa, ax, S[ia, 13]) + _perr(kb, fb, bx, S[ib, 13]) + tiny)
+        ax = S[ia, 11]
+        bx = S[ib, 11]
+        W[3, j], W[4, j], W[5, j] = _join_s(
+            S[ia, 2], S[ia, 3], S[ib, 2], S[ib, 3], sg,
+            _perr(ka, fa, ax, S[ia, 14]) + _perr(kb, fb, bx, S[ib, 14]) + tiny)
+        ax = 1.01 * (abs(S[ia, 4]) + abs(S[ia, 5]))
+        bx = 1.01 * (abs(S[ib, 4]) + abs(S[ib, 5]))
         W[6, j], W[7, j], W[8, j] = _join_s(
             S[ia, 4], S[ia, 5], S[ib, 4], S[ib, 5], sg,
-            1.01 * (ka * (abs(S[ia, 4]) + abs(S[ia, 5])) + kb * (abs(S[ib, 4]) + abs(S[ib, 5])))
-            + tiny)
+            _perr(ka, fa, ax, S[ia, 15]) + _perr(kb, fb, bx, S[ib, 15]) + tiny)
+        ax = 1.01 * (abs(S[ia, 6]) + abs(S[ia, 7]))
+        bx = 1.01 * (abs(S[ib, 6]) + abs(S[ib, 7]))
         W[9, j], W[10, j], W[11, j] = _join_s(
             S[ia, 6], S[ia, 7], S[ib, 6], S[ib, 7], sg,
-            1.01 * (ka * (abs(S[ia, 6]) + abs(S[ia, 7])) + kb * (abs(S[ib, 6]) + abs(S[ib, 7])))
-            + tiny)
-        W[12, j], W[13, j], W[14, j] = _join_s(S[ia, 8], S[ia, 9], S[ib, 8], S[ib, 9], sg,
-                                               ka * S[ia, 12] + kb * S[ib, 12] + tiny)
+            _perr(ka, fa, ax, S[ia, 16]) + _perr(kb, fb, bx, S[ib, 16]) + tiny)
+        ax = S[ia, 12]
+        bx = S[ib, 12]
+        W[12, j], W[13, j], W[14, j] = _join_s(
+            S[ia, 8], S[ia, 9], S[ib, 8], S[ib, 9], sg,
+            _perr(ka, fa, ax, S[ia, 17]) + _perr(kb, fb, bx, S[ib, 17]) + tiny)
         N[j] = na + np.int64(sg) * nb
         NI[j] = Sn[ia, 1] + np.int64(sg) * Sn[ib, 1]
+
+
+def _perr(k2, f, a, t):  # pragma: no cover - compiled
+    """Error bound of a chain of ``f - 1`` terms: the smaller of ``k2 a`` (``k2 = 1.1
+    f**2 u**2``, from ``sum|terms| = a``) and ``gamma_f (sum |t_i| + u a)`` from the
+    tracked TwoSum errors ``t`` (module docstring; 2 % for the tracked sums' rounding)."""
+    return min(k2 * a, 1.0201 * f * _U * (t + _U * a))
 
 
 def _join_s(ha, ca, hb, cb, sg, err):  # pragma: no cover - compiled
@@ -389,8 +382,13 @@ def rolling_pair(x, y, ok, start, end, block, stat, ddof, minp, out, good):  # p
 
 def expanding_pair(x, y, ok, end, stat, ddof, minp, out, good):  # pragma: no cover
     """Windows ``[0, end[i])`` with ``end`` non-decreasing: one running chain."""
-    st = np.zeros((2, WIDTH))  # the running chain, and a zero state
-    sn = np.zeros((2, 2), np.int64)
+    st = np.zeros((1, WIDTH))  # the running chain
+    sn = np.zeros((1, 2), np.int64)
+    S = np.zeros((_BATCH + 1, WIDTH))  # the batch's states, then a zero state
+    Sn = np.zeros((_BATCH + 1, 2), np.int64)
+    IA = np.arange(_BATCH)
+    IB = np.full(_BATCH, _BATCH)
+    SG = np.ones(_BATCH)
     W = np.zeros((15, _BATCH))
     N = np.zeros(_BATCH, np.int64)
     NI = np.zeros(_BATCH, np.int64)
@@ -407,9 +405,10 @@ def expanding_pair(x, y, ok, end, stat, ddof, minp, out, good):  # pragma: no co
                     else:
                         sn[0, 1] += 1
                 r += 1
-            _combine(st, 0, sn[0, 0], st, 1, 0, 1, W, j)
-            N[j] = sn[0, 0]
-            NI[j] = sn[0, 1]
+            S[j, :] = st[0, :]
+            Sn[j, 0] = sn[0, 0]
+            Sn[j, 1] = sn[0, 1]
+        _combine_many(S, Sn, IA, IB, SG, m, W, N, NI)
         _finish_many(W, N, NI, m, stat, ddof, minp, out[a0:a0 + m], good[a0:a0 + m])
 
 
@@ -563,8 +562,8 @@ def matrix_pairs(vals, valid, pairs, stat, ddof, minp, out, good, counts):  # pr
                                            cols[j], st, stat, ddof, minp, w, fb, fi)
 
 
-_INLINE = ("_two_sum", "_step", "_abs_sum", "_combine", "_join", "_chain_err", "_comoment_s",
-           "_ziv_s", "_finish_many", "_row", "_join_s")
+_INLINE = ("_two_sum", "_step", "_join", "_chain_err", "_comoment_s",
+           "_ziv_s", "_finish_many", "_row", "_join_s", "_perr")
 _HELPERS = (*_INLINE, "_chain", "_finish", "_column_chain", "_pair", "_prefix", "_suffix",
             "_combine_many")
 
