@@ -449,10 +449,11 @@ _SORT_ONCE = 4096
 
 
 def _dense_order(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(dense 0-based ranks, row order) of a column from one stable sort: equal
-    numbers (``-0.0`` and ``0.0`` too) share a rank; NaNs sort last, each apart (they
-    are never members under "omit")."""
-    order = np.argsort(v, kind="stable")
+    """(dense 0-based ranks, row order) of a column from one sort (NumPy's vectorised
+    quicksort: the order among equal values does not matter, a pair whose x holds ties
+    sorts its own rows): equal numbers (``-0.0`` and ``0.0`` too) share a rank; NaNs
+    sort last, each apart (they are never members under "omit")."""
+    order = np.argsort(v)
     sv = v[order]
     new = np.empty(sv.size, bool)
     new[:1] = True
