@@ -280,6 +280,15 @@ class DaskFrameBivariate:
         Returns
         -------
         dask.dataframe.DataFrame
+
+        Examples
+        --------
+        >>> import pandas as pd, dask.dataframe as dd, nanaccess.dask
+        >>> df = pd.DataFrame({"a": [1.0, 2.0, 4.0], "b": [1.0, 0.0, 2.0]})
+        >>> dd.from_pandas(df, npartitions=2).nanstats.cov(nan_policy="omit").compute()
+                  a    b
+        a  2.333333  1.0
+        b  1.000000  1.0
         """
         return dask_frame("cov", self._obj, ddof=ddof, min_periods=min_periods,
                           numeric_only=numeric_only, nan_policy=nan_policy)

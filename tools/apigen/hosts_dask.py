@@ -76,7 +76,7 @@ HOSTS = [
         type_imports=_TYPES,
         docs_module="dask.dataframe",
         docs_prefix="Series.nanstats.",
-        docs_extra=("describe", "nan_report"),
+        docs_extra=("describe", "nan_report", "corr", "cov"),
     ),
     HostSpec(
         key="dask.DataFrame",
@@ -103,7 +103,7 @@ HOSTS = [
         type_imports=_TYPES,
         docs_module="dask.dataframe",
         docs_prefix="DataFrame.nanstats.",
-        docs_extra=("describe", "nan_report", "groupby"),
+        docs_extra=("describe", "nan_report", "groupby", "corr", "cov"),
     ),
     HostSpec(
         key="dask.GroupBy",
