@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from . import bind, jit, register
-from .window_sums import _fma, _fma_intrinsic  # noqa: F401  (bound when compiled)
+from .window_sums import _fma_intrinsic
 
 prange = range  # numba's prange once compiled (bound by build)
 
@@ -46,6 +46,20 @@ WIDTH = 18
 _LO, _HI = 2.0 ** -960, 2.0 ** 960  # results whose ulp is normal (and ufp finite)
 _PHI = 2.0 ** 52 + 1  # Rump's ufp: |phi c - (1 - u) phi c| = 2**floor(log2 |c|)
 _BATCH = 4096  # windows combined, then finished together (a loop that vectorises)
+
+
+def _fma(a, b, c):  # pragma: no cover - replaced when compiled
+    """a * b + c rounded once (LLVM's ``fma`` once compiled); non-finite or
+    overflowing operands as IEEE's fma gives them."""
+    import math
+    from fractions import Fraction
+
+    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
+        return a * b + c
+    try:
+        return float(Fraction(a) * Fraction(b) + Fraction(c))
+    except OverflowError:
+        return a * b + c
 
 
 def _two_sum(a, b):  # pragma: no cover - compiled
