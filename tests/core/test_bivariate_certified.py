@@ -166,4 +166,21 @@ def test_matrix_shortcut_certifies_plain_pairs():
     with option_context(engine="numba", compile="foreground"):
         got = matrix_shortcut(v, ~np.isnan(v), all_pairs(4), stat="corr", ddof=1)
     assert got is not None and got[1].all()
-    assert (got[0][[0, 4, 7, 9]] == 1.0).all()  # the diagonal
+    assert (got[0][0, [0, 4, 7, 9]] == 1.0).all()  # the diagonal
+
+
+@needs_numba
+@pytest.mark.parametrize("stat, kw", [("corr", {}), ("cov", {"ddof": 0}),
+                                      ("corr", {"min_periods": 6})])
+def test_grouped_matrices_bits_equal_the_exact_path(stat, kw):
+    rng = np.random.default_rng(12)
+    n = 4000
+    df = pd.DataFrame({"g": rng.integers(0, 300, n), "a": rng.standard_normal(n),
+                       "b": rng.standard_normal(n), "i": rng.integers(-2, 3, n)})
+    df["c"] = 3 * df["a"] + 1e7  # exactly collinear far from zero: the exact path
+    df.loc[df["g"] == 7, "b"] = 1.5  # a constant column in a group: zero variance
+    df.iloc[::11, 1] = np.nan
+    df.iloc[5, 2] = np.inf
+    gb = df.groupby("g")
+    fast, exact = _both(lambda: getattr(gb.nanstats, stat)(nan_policy="omit", **kw))
+    np.testing.assert_array_equal(_bits(fast.to_numpy()), _bits(exact.to_numpy()))

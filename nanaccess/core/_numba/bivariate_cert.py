@@ -36,7 +36,8 @@ from .window_sums import _fma_intrinsic
 
 prange = range  # numba's prange once compiled (bound by build)
 
-__all__ = ["rolling_pair", "expanding_pair", "matrix_pairs", "build", "WIDTH"]
+__all__ = ["rolling_pair", "expanding_pair", "matrix_pairs", "matrix_groups", "build",
+           "WIDTH"]
 
 _U = 2.0 ** -53
 _TINY = 2.0 ** -1073
@@ -576,6 +577,39 @@ def matrix_pairs(vals, valid, pairs, stat, ddof, minp, out, good, counts):  # pr
                                            cols[j], st, stat, ddof, minp, w, fb, fi)
 
 
+def matrix_groups(vals, valid, rows, starts, pairs, stat, ddof, minp, out, good,
+                  counts):  # pragma: no cover
+    """:func:`matrix_pairs` per group ``g`` (rows ``rows[starts[g]:starts[g+1]]``):
+    ``out[g, p]``, ``good[g, p]``, ``counts[g, p]``. Compiled twice: serial, and with
+    ``prange`` over the groups."""
+    K = vals.shape[0]
+    for g in prange(starts.shape[0] - 1):
+        a = starts[g]
+        m = starts[g + 1] - a
+        sub = np.empty((K, m))
+        sv = np.empty((K, m), np.bool_)
+        for k in range(K):
+            for q in range(m):
+                r = rows[a + q]
+                sub[k, q] = vals[k, r]
+                sv[k, q] = valid[k, r]
+        cols = np.zeros((K, 9))
+        for k in range(K):
+            _column_chain(sub[k], sv[k], cols[k])
+        st = np.zeros((2, WIDTH))
+        w = np.zeros(15)
+        fb = np.zeros(2)
+        fi = fb.view(np.int64)
+        for p in range(pairs.shape[0]):
+            i = pairs[p, 0]
+            j = pairs[p, 1]
+            if cols[i, 6] > 0 or cols[j, 6] > 0:
+                continue
+            out[g, p], good[g, p], counts[g, p] = _pair(sub[i], sub[j], sv[i], sv[j], cols[i],
+                                                        cols[j], st, stat, ddof, minp, w, fb,
+                                                        fi)
+
+
 _INLINE = ("_two_sum", "_step", "_join", "_chain_err", "_comoment_s",
            "_ziv_s", "_finish_many", "_row", "_join_s", "_perr")
 _HELPERS = (*_INLINE, "_chain", "_finish", "_column_chain", "_pair", "_prefix", "_suffix",
@@ -597,6 +631,8 @@ def build() -> dict[str, Any]:
     return {"rolling_pair": jit(**opts)(rolling_pair),
             "matrix_pairs": jit(**opts)(matrix_pairs),
             "matrix_pairs_parallel": jit(parallel=True, **opts)(matrix_pairs),
+            "matrix_groups": jit(**opts)(matrix_groups),
+            "matrix_groups_parallel": jit(parallel=True, **opts)(matrix_groups),
             "expanding_pair": jit(**opts)(expanding_pair)}
 
 

@@ -11,6 +11,8 @@ bits (tests compare them window by window).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .. import _numba as nb
@@ -75,11 +77,13 @@ _PARALLEL = 1 << 20  # rows x pairs from which the pairs run on numba's threads
 
 
 def matrix_shortcut(vals: np.ndarray, valid: np.ndarray, pairs: np.ndarray, *, stat: str,
-                    ddof: float, engine: str | None = None
+                    ddof: float, segments: Any = None, engine: str | None = None
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Certified ``(values, good, counts)`` per pair of the ``(K, n)`` float64 columns
-    ``vals`` over their joint ``valid`` rows; None where the shortcut does not serve.
-    Pairs holding an infinity, and those it cannot certify, are ``good`` False."""
+    """Certified ``(values, good, counts)`` per (segment, pair), shape ``(G, P)``, of
+    the ``(K, n)`` float64 columns ``vals`` over their joint ``valid`` rows (``segments``:
+    a :class:`~nanaccess.core.bivariate.sums.Segments`, default every row); None where
+    the shortcut does not serve. Cells holding an infinity, and those it cannot certify,
+    are ``good`` False."""
     pairs = np.ascontiguousarray(pairs, np.int64).reshape(-1, 2)
     P = pairs.shape[0]
     size = vals.shape[1] * max(P, 1)
@@ -88,14 +92,26 @@ def matrix_shortcut(vals: np.ndarray, valid: np.ndarray, pairs: np.ndarray, *, s
     if nb.choose_engine(engine, size=size, min_size=_MATRIX_MIN,
                         warm="bivariate_cert") != "numba":
         return None
-    out = np.full(P, np.nan)
-    good = np.zeros(P, np.bool_)
-    counts = np.zeros(P, np.int64)
+    grouped = segments is not None and (segments.rows is not None or segments.starts.size != 2)
+    G = segments.starts.size - 1 if grouped else 1
+    out = np.full((G, P), np.nan)
+    good = np.zeros((G, P), np.bool_)
+    counts = np.zeros((G, P), np.int64)
+    vals = np.ascontiguousarray(vals, np.float64)
+    valid = np.ascontiguousarray(valid, np.bool_)
+    code = 1 if stat == "cov" else 0
     try:
         k = nb.kernels("bivariate_cert")
-        name = "matrix_pairs_parallel" if nb.parallel_ok(size, _PARALLEL) else "matrix_pairs"
-        k[name](np.ascontiguousarray(vals, np.float64), np.ascontiguousarray(valid, np.bool_),
-                pairs, 1 if stat == "cov" else 0, float(ddof), 1, out, good, counts)
+        par = "_parallel" if nb.parallel_ok(size, _PARALLEL) else ""
+        if grouped:
+            rows = (np.arange(vals.shape[1], dtype=np.int64) if segments.rows is None
+                    else np.ascontiguousarray(segments.rows, np.int64))
+            k["matrix_groups" + par](vals, valid, rows,
+                                     np.ascontiguousarray(segments.starts, np.int64), pairs,
+                                     code, float(ddof), 1, out, good, counts)
+        else:
+            k["matrix_pairs" + par](vals, valid, pairs, code, float(ddof), 1, out[0], good[0],
+                                    counts[0])
     except Exception as err:  # numba failed (or compiles in the background): exact path
         nb.fallback(err, engine)
         return None

@@ -314,23 +314,25 @@ def _float_pairs(cols, valid, pairs, sel, stat, ddof, seg, values, counts, todo,
         vals[where[k]] = cols[k].values
         ok[where[k]] = valid[k]
     local = np.array([[where[i], where[j]] for i, j in pairs.tolist()], np.int64)
-    if seg.rows is None and seg.starts.size == 2:  # one segment: the certified shortcut
-        from .certified import matrix_shortcut
+    from .certified import matrix_shortcut  # the certified shortcut (numba engine)
 
-        fast = matrix_shortcut(vals, ok, local, stat=stat, ddof=ddof, engine=engine)
-        if fast is not None:
-            for q in np.flatnonzero(fast[1]).tolist():
-                values[0, sel[q]] = fast[0][q]
-                counts[0, sel[q]] = fast[2][q]
-            rest = np.flatnonzero(~fast[1]).tolist()
-            if not rest:
-                return
-            sel = [sel[q] for q in rest]
-            local = local[rest]
+    fast = matrix_shortcut(vals, ok, local, stat=stat, ddof=ddof, segments=seg, engine=engine)
+    need = todo.copy()  # cells the exact path computes
+    if fast is not None:
+        fv, fg, fc = fast
+        for q, p in enumerate(sel):
+            values[fg[:, q], p] = fv[fg[:, q], q]
+            counts[fg[:, q], p] = fc[fg[:, q], q]
+            need[fg[:, q], p] = False  # certified: the exact path leaves these cells
+        rest = np.flatnonzero(~fg.all(axis=0)).tolist()
+        if not rest:
+            return
+        sel = [sel[q] for q in rest]
+        local = local[rest]
     ints, cnt, inf, lo = _sums(vals, ok, local, seg, engine)
     for q, p in enumerate(sel):
         for g in range(seg.starts.size - 1):
-            if not todo[g, p]:
+            if not need[g, p]:
                 continue
             counts[g, p] = cnt[g, q]
             values[g, p] = _NAN if inf[g, q] else _finish(stat, ddof, int(cnt[g, q]),
