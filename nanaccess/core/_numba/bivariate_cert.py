@@ -42,8 +42,9 @@ __all__ = ["rolling_pair", "expanding_pair", "matrix_pairs", "matrix_groups", "b
 _U = 2.0 ** -53
 _TINY = 2.0 ** -1073
 #: floats per chain state: (s, c) of Sx, Sy, Sxx, Syy, Sxy, then sum |x|, |y|, |x y|,
-#: then the sums of the TwoSum errors' magnitudes of the five chains (a second bound)
-WIDTH = 18
+#: then the sums of the TwoSum errors' magnitudes of the five chains (a second bound),
+#: then the sums of the magnitudes of their running corrections (a third bound)
+WIDTH = 23
 _LO, _HI = 2.0 ** -960, 2.0 ** 960  # results whose ulp is normal (and ufp finite)
 _PHI = 2.0 ** 52 + 1  # Rump's ufp: |phi c - (1 - u) phi c| = 2**floor(log2 |c|)
 _BATCH = 4096  # windows combined, then finished together (a loop that vectorises)
@@ -76,11 +77,13 @@ def _step(st, sn, k, kk, x, y):  # pragma: no cover - compiled
     s, t = _two_sum(prev[0], x)
     cur[13] = prev[13] + abs(t)
     c = prev[1] + t
+    cur[18] = prev[18] + abs(c)
     cur[0] = s
     cur[1] = c
     s, t = _two_sum(prev[2], y)
     cur[14] = prev[14] + abs(t)
     c = prev[3] + t
+    cur[19] = prev[19] + abs(c)
     cur[2] = s
     cur[3] = c
     q = x * x
@@ -88,6 +91,7 @@ def _step(st, sn, k, kk, x, y):  # pragma: no cover - compiled
     s, t = _two_sum(prev[4], q)
     cur[15] = prev[15] + abs(t)
     c = prev[5] + (t + e)
+    cur[20] = prev[20] + abs(c)
     cur[4] = s
     cur[5] = c
     q = y * y
@@ -95,6 +99,7 @@ def _step(st, sn, k, kk, x, y):  # pragma: no cover - compiled
     s, t = _two_sum(prev[6], q)
     cur[16] = prev[16] + abs(t)
     c = prev[7] + (t + e)
+    cur[21] = prev[21] + abs(c)
     cur[6] = s
     cur[7] = c
     q = x * y
@@ -102,6 +107,7 @@ def _step(st, sn, k, kk, x, y):  # pragma: no cover - compiled
     s, t = _two_sum(prev[8], q)
     cur[17] = prev[17] + abs(t)
     c = prev[9] + (t + e)
+    cur[22] = prev[22] + abs(c)
     cur[8] = s
     cur[9] = c
     cur[10] = prev[10] + abs(x)
@@ -109,30 +115,6 @@ def _step(st, sn, k, kk, x, y):  # pragma: no cover - compiled
     cur[12] = prev[12] + abs(q)
     sn[kk, 0] = sn[k, 0] + 1
     sn[kk, 1] = sn[k, 1]
-
-
-def _chain(x, y, ok, first, step, m, st, sn):  # pragma: no cover - compiled
-    """``st[k]`` = the state of rows ``first, first + step, ...`` (k of them), k <= m;
-    ``sn[k]`` = (finite joint rows, rows with an infinity)."""
-    st[0, :] = 0.0
-    sn[0, 0] = 0
-    sn[0, 1] = 0
-    r = first
-    for k in range(m):
-        if ok[r]:
-            xv = x[r]
-            yv = y[r]
-            if np.isfinite(xv) and np.isfinite(yv):
-                _step(st, sn, k, k + 1, xv, yv)
-            else:
-                st[k + 1, :] = st[k, :]
-                sn[k + 1, 0] = sn[k, 0]
-                sn[k + 1, 1] = sn[k, 1] + 1
-        else:
-            st[k + 1, :] = st[k, :]
-            sn[k + 1, 0] = sn[k, 0]
-            sn[k + 1, 1] = sn[k, 1]
-        r += step
 
 
 def _join(pa, pb, sg, k, err, w):  # pragma: no cover - compiled
@@ -292,36 +274,44 @@ def _combine_many(S, Sn, IA, IB, SG, m, W, N, NI):  # pragma: no cover - compile
         bx = S[ib, 10]
         W[0, j], W[1, j], W[2, j] = _join_s(
             S[ia, 0], S[ia, 1], S[ib, 0], S[ib, 1], sg,
-            _perr(ka, fa, ax, S[ia, 13]) + _perr(kb, fb, bx, S[ib, 13]) + tiny)
+            _perr(ka, fa, ax, S[ia, 13], S[ia, 18])
+            + _perr(kb, fb, bx, S[ib, 13], S[ib, 18]) + tiny)
         ax = S[ia, 11]
         bx = S[ib, 11]
         W[3, j], W[4, j], W[5, j] = _join_s(
             S[ia, 2], S[ia, 3], S[ib, 2], S[ib, 3], sg,
-            _perr(ka, fa, ax, S[ia, 14]) + _perr(kb, fb, bx, S[ib, 14]) + tiny)
+            _perr(ka, fa, ax, S[ia, 14], S[ia, 19])
+            + _perr(kb, fb, bx, S[ib, 14], S[ib, 19]) + tiny)
         ax = 1.01 * (abs(S[ia, 4]) + abs(S[ia, 5]))
         bx = 1.01 * (abs(S[ib, 4]) + abs(S[ib, 5]))
         W[6, j], W[7, j], W[8, j] = _join_s(
             S[ia, 4], S[ia, 5], S[ib, 4], S[ib, 5], sg,
-            _perr(ka, fa, ax, S[ia, 15]) + _perr(kb, fb, bx, S[ib, 15]) + tiny)
+            _perr(ka, fa, ax, S[ia, 15], S[ia, 20])
+            + _perr(kb, fb, bx, S[ib, 15], S[ib, 20]) + tiny)
         ax = 1.01 * (abs(S[ia, 6]) + abs(S[ia, 7]))
         bx = 1.01 * (abs(S[ib, 6]) + abs(S[ib, 7]))
         W[9, j], W[10, j], W[11, j] = _join_s(
             S[ia, 6], S[ia, 7], S[ib, 6], S[ib, 7], sg,
-            _perr(ka, fa, ax, S[ia, 16]) + _perr(kb, fb, bx, S[ib, 16]) + tiny)
+            _perr(ka, fa, ax, S[ia, 16], S[ia, 21])
+            + _perr(kb, fb, bx, S[ib, 16], S[ib, 21]) + tiny)
         ax = S[ia, 12]
         bx = S[ib, 12]
         W[12, j], W[13, j], W[14, j] = _join_s(
             S[ia, 8], S[ia, 9], S[ib, 8], S[ib, 9], sg,
-            _perr(ka, fa, ax, S[ia, 17]) + _perr(kb, fb, bx, S[ib, 17]) + tiny)
+            _perr(ka, fa, ax, S[ia, 17], S[ia, 22])
+            + _perr(kb, fb, bx, S[ib, 17], S[ib, 22]) + tiny)
         N[j] = na + np.int64(sg) * nb
         NI[j] = Sn[ia, 1] + np.int64(sg) * Sn[ib, 1]
 
 
-def _perr(k2, f, a, t):  # pragma: no cover - compiled
-    """Error bound of a chain of ``f - 1`` terms: the smaller of ``k2 a`` (``k2 = 1.1
-    f**2 u**2``, from ``sum|terms| = a``) and ``gamma_f (sum |t_i| + u a)`` from the
-    tracked TwoSum errors ``t`` (module docstring; 2 % for the tracked sums' rounding)."""
-    return min(k2 * a, 1.0201 * f * _U * (t + _U * a))
+def _perr(k2, f, a, t, cc):  # pragma: no cover - compiled
+    """Error bound of a chain of ``f - 1`` terms, the smallest of three: ``k2 a``
+    (``k2 = 1.1 f**2 u**2``, from ``sum|terms| = a``); ``gamma_f (sum |t_i| + u a)``
+    from the tracked TwoSum errors ``t`` (module docstring); and ``u (sum |c_i| + sum
+    |t_i| + u a)`` from the tracked running corrections ``cc`` (each addition to the
+    correction errs by at most ``u |c_i|``, and ``t_i + e_i`` by ``u |t_i + e_i|``).
+    2 % for the rounding of the tracked sums."""
+    return min(k2 * a, 1.0201 * f * _U * (t + _U * a), 1.0201 * _U * (cc + t + _U * a))
 
 
 def _join_s(ha, ca, hb, cb, sg, err):  # pragma: no cover - compiled
@@ -612,7 +602,7 @@ def matrix_groups(vals, valid, rows, starts, pairs, stat, ddof, minp, out, good,
 
 _INLINE = ("_two_sum", "_step", "_join", "_chain_err", "_comoment_s",
            "_ziv_s", "_finish_many", "_row", "_join_s", "_perr")
-_HELPERS = (*_INLINE, "_chain", "_finish", "_column_chain", "_pair", "_prefix", "_suffix",
+_HELPERS = (*_INLINE, "_finish", "_column_chain", "_pair", "_prefix", "_suffix",
             "_combine_many")
 
 
