@@ -117,16 +117,6 @@ def _step(st, sn, k, kk, x, y):  # pragma: no cover - compiled
     sn[kk, 1] = sn[k, 1]
 
 
-def _join(pa, pb, sg, k, err, w):  # pragma: no cover - compiled
-    """``w[3k:3k+3]`` = sum k of ``pa + sg * pb`` whose chains err by ``err``."""
-    h, t = _two_sum(pa[2 * k], sg * pb[2 * k])
-    ca = pa[2 * k + 1]
-    cb = pb[2 * k + 1]
-    w[3 * k] = h
-    w[3 * k + 1] = (ca + sg * cb) + t
-    w[3 * k + 2] = err + 2.1 * _U * (abs(ca) + abs(cb) + abs(t))
-
-
 def _comoment_s(n, ha, la, ea, hb, lb, eb, hc, lc, ec):  # pragma: no cover - compiled
     """:func:`_comoment` of scalars (straight-line: no branch)."""
     p1 = n * hc
@@ -468,7 +458,7 @@ def _column_chain(x, ok, st):  # pragma: no cover - compiled
     st[8] = _chain_err(m, t2, 1.01 * (abs(s2) + t2))
 
 
-def _pair(x, y, vx, vy, cx, cy, st, stat, ddof, minp, w, fb, fi):  # pragma: no cover
+def _pair(x, y, vx, vy, cx, cy, stat, ddof, minp, w, fb, fi):  # pragma: no cover
     """(value, certified, joint rows) of the pair of columns ``x``, ``y`` (valid rows
     ``vx``, ``vy``; column chains ``cx``, ``cy`` from :func:`_column_chain`): one
     product chain over the rows, and the rows only one side has taken back out of the
@@ -513,34 +503,14 @@ def _pair(x, y, vx, vy, cx, cy, st, stat, ddof, minp, w, fb, fi):  # pragma: no 
             t3 += abs(t)
             a1 += abs(v)
             one += 1
-    # piece A: the columns' sums and the products; piece B: the one-sided rows
-    pa = st[0]
-    pb = st[1]
-    pa[0] = cx[0]
-    pa[1] = cx[1]
-    pa[2] = cy[0]
-    pa[3] = cy[1]
-    pa[4] = cx[2]
-    pa[5] = cx[3]
-    pa[6] = cy[2]
-    pa[7] = cy[3]
-    pa[8] = sp
-    pa[9] = cp
-    pb[0] = s0
-    pb[1] = c0
-    pb[2] = s1
-    pb[3] = c1
-    pb[4] = s2
-    pb[5] = c2
-    pb[6] = s3
-    pb[7] = c3
-    pb[8] = 0.0
-    pb[9] = 0.0
-    _join(pa, pb, -1.0, 0, cx[7] + _chain_err(one, t0, a0), w)
-    _join(pa, pb, -1.0, 1, cy[7] + _chain_err(one, t1, a1), w)
-    _join(pa, pb, -1.0, 2, cx[8] + _chain_err(one, t2, 1.01 * (abs(s2) + t2)), w)
-    _join(pa, pb, -1.0, 3, cy[8] + _chain_err(one, t3, 1.01 * (abs(s3) + t3)), w)
-    _join(pa, pb, -1.0, 4, _chain_err(n, tp, ap), w)
+    # the columns' sums less the one-sided rows', and the products
+    w[0], w[1], w[2] = _join_s(cx[0], cx[1], s0, c0, -1.0, cx[7] + _chain_err(one, t0, a0))
+    w[3], w[4], w[5] = _join_s(cy[0], cy[1], s1, c1, -1.0, cy[7] + _chain_err(one, t1, a1))
+    w[6], w[7], w[8] = _join_s(cx[2], cx[3], s2, c2, -1.0,
+                               cx[8] + _chain_err(one, t2, 1.01 * (abs(s2) + t2)))
+    w[9], w[10], w[11] = _join_s(cy[2], cy[3], s3, c3, -1.0,
+                                 cy[8] + _chain_err(one, t3, 1.01 * (abs(s3) + t3)))
+    w[12], w[13], w[14] = _join_s(sp, cp, 0.0, 0.0, 1.0, _chain_err(n, tp, ap))
     v, ok = _finish(w, n, stat, ddof, minp, 0, fb, fi)
     return v, ok, n
 
@@ -559,12 +529,11 @@ def matrix_pairs(vals, valid, pairs, stat, ddof, minp, out, good, counts):  # pr
         j = pairs[p, 1]
         if cols[i, 6] > 0 or cols[j, 6] > 0:
             continue
-        st = np.zeros((2, WIDTH))
         w = np.zeros(15)
         fb = np.zeros(2)
         fi = fb.view(np.int64)
         out[p], good[p], counts[p] = _pair(vals[i], vals[j], valid[i], valid[j], cols[i],
-                                           cols[j], st, stat, ddof, minp, w, fb, fi)
+                                           cols[j], stat, ddof, minp, w, fb, fi)
 
 
 def matrix_groups(vals, valid, rows, starts, pairs, stat, ddof, minp, out, good,
@@ -586,7 +555,6 @@ def matrix_groups(vals, valid, rows, starts, pairs, stat, ddof, minp, out, good,
         cols = np.zeros((K, 9))
         for k in range(K):
             _column_chain(sub[k], sv[k], cols[k])
-        st = np.zeros((2, WIDTH))
         w = np.zeros(15)
         fb = np.zeros(2)
         fi = fb.view(np.int64)
@@ -596,11 +564,11 @@ def matrix_groups(vals, valid, rows, starts, pairs, stat, ddof, minp, out, good,
             if cols[i, 6] > 0 or cols[j, 6] > 0:
                 continue
             out[g, p], good[g, p], counts[g, p] = _pair(sub[i], sub[j], sv[i], sv[j], cols[i],
-                                                        cols[j], st, stat, ddof, minp, w, fb,
+                                                        cols[j], stat, ddof, minp, w, fb,
                                                         fi)
 
 
-_INLINE = ("_two_sum", "_step", "_join", "_chain_err", "_comoment_s",
+_INLINE = ("_two_sum", "_step", "_chain_err", "_comoment_s",
            "_ziv_s", "_finish_many", "_row", "_join_s", "_perr")
 _HELPERS = (*_INLINE, "_finish", "_column_chain", "_pair", "_prefix", "_suffix",
             "_combine_many")
