@@ -6,7 +6,8 @@ Rows (targets of the issue at full size; ``scale`` shrinks every case for quick 
   random under "omit": target <= 2.0x ``df.corr()`` / ``df.cov()`` at n = 1e6;
 * Spearman (target <= 1.0x pandas) and Kendall on ``n x 4`` (<= 0.5x pandas at 1e5);
 * ``df.groupby(k).nanstats.corr()``, 1e3 groups, 4 columns (target <= 1.5x pandas);
-* ``s.rolling(100).nanstats.corr(other)`` (target <= 2x pandas at 1e6).
+* ``s.rolling(100).nanstats.corr(other)`` (target <= 2x pandas at 1e6), and for
+  reference rolling(100) cov, rolling(10) / rolling(1000) corr and expanding corr.
 
 Run alone: ``python benchmarks/bench_corr.py [scale]`` (default scale 0.01: n = 1e4 for
 the matrices; 1.0 is the issue's size).
@@ -33,7 +34,8 @@ def _frame(rng: np.random.Generator, n: int, k: int) -> pd.DataFrame:
     return pd.DataFrame(a, columns=[f"c{i}" for i in range(k)])
 
 
-def _cases(rng: np.random.Generator, scale: float) -> list[tuple[str, int, Any, Any, float]]:
+def _cases(rng: np.random.Generator, scale: float
+           ) -> list[tuple[str, int, Any, Any, float | None]]:
     n = max(int(1e6 * scale), 1000)
     nk = max(int(1e5 * scale), 1000)
     df8 = _frame(rng, n, 8)
@@ -59,6 +61,18 @@ def _cases(rng: np.random.Generator, scale: float) -> list[tuple[str, int, Any, 
         ("rolling(100) corr", n,
          lambda: s1.rolling(100).nanstats.corr(s2, nan_policy="omit"),
          lambda: s1.rolling(100).corr(s2), 2.0),
+        ("rolling(100) cov", n,
+         lambda: s1.rolling(100).nanstats.cov(s2, nan_policy="omit"),
+         lambda: s1.rolling(100).cov(s2), None),
+        ("rolling(10) corr", n,
+         lambda: s1.rolling(10).nanstats.corr(s2, nan_policy="omit"),
+         lambda: s1.rolling(10).corr(s2), None),
+        ("rolling(1000) corr", n,
+         lambda: s1.rolling(1000).nanstats.corr(s2, nan_policy="omit"),
+         lambda: s1.rolling(1000).corr(s2), None),
+        ("expanding corr", n,
+         lambda: s1.expanding().nanstats.corr(s2, nan_policy="omit"),
+         lambda: s1.expanding().corr(s2), None),
     ]
 
 

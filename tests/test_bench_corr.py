@@ -14,7 +14,7 @@ def test_bench_corr_rows(tmp_path):
     import bench_corr
 
     rows = bench_corr.run(scale=0.001, repeats=1, out_dir=tmp_path)
-    assert len(rows) == 6
+    assert len(rows) == 10
     for r in rows:
         assert r["nanaccess_s"] > 0 and r["reference_s"] > 0 and r["reference"] == "pandas"
     data = json.loads((tmp_path / "corr.json").read_text())

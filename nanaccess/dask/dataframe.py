@@ -24,6 +24,7 @@ from dask.dataframe.extensions import register_dataframe_accessor, register_seri
 from .._describe import describe_policy
 from ..typing import NanPolicyArg
 from ._generated import DaskDataFrameStatsMixin, DaskGroupByStatsMixin, DaskSeriesStatsMixin
+from .bivariate import DaskFrameBivariate, DaskSeriesBivariate
 from .cumulative import DaskCumulativeMixin  # cumsum & co (issue 23)
 from .frame_agg import lazy_frame_agg, lazy_series_agg, register_groupby_agg
 from .frame_reduce import frame_stat, groupby_stat, series_stat
@@ -33,7 +34,7 @@ __all__ = ["DaskDataFrameNanStats", "DaskNanGroupBy", "DaskSeriesNanStats", "ser
 
 
 @register_series_accessor("nanstats")
-class DaskSeriesNanStats(DaskCumulativeMixin, DaskSeriesStatsMixin):
+class DaskSeriesNanStats(DaskSeriesBivariate, DaskCumulativeMixin, DaskSeriesStatsMixin):
     """``dask Series.nanstats``: exact, lazy statistics (dask Scalars computing to
     what pandas returns; a sequence ``q`` gives a lazy Series indexed by q).
 
@@ -137,7 +138,7 @@ class DaskSeriesNanStats(DaskCumulativeMixin, DaskSeriesStatsMixin):
 
 
 @register_dataframe_accessor("nanstats")
-class DaskDataFrameNanStats(DaskCumulativeMixin, DaskDataFrameStatsMixin):
+class DaskDataFrameNanStats(DaskFrameBivariate, DaskCumulativeMixin, DaskDataFrameStatsMixin):
     """``dask DataFrame.nanstats``: per-column exact statistics as a lazy Series.
 
     Examples

@@ -44,32 +44,59 @@ def window_pairs(x: Column, y: Column, start: np.ndarray, end: np.ndarray, *,
         ym = None if ym is None else ym[order]
     start = np.asarray(start, np.int64)
     end = np.maximum(np.asarray(end, np.int64), start)
-    lens = end - start
     nwin = start.size
     values = np.full(nwin, np.nan)
     missing = None
     loc = IndexLocation(index, order)
+    subjects = [subject_of(n, series=series) for n in names]
+    todo = np.arange(nwin)
+    fast = _shortcut(xv, yv, xm, ym, start, end, stat, ddof, min_periods, policy, subjects,
+                     loc)
+    if fast is not None:
+        values[:] = fast[0]
+        todo = np.flatnonzero(~fast[1])
     a = 0
-    while a < nwin:  # blocks of windows whose rows fit the block
+    lens = end[todo] - start[todo]
+    while a < todo.size:  # blocks of windows whose rows fit the block
         csum = np.cumsum(lens[a:])
         b = a + max(1, int(np.searchsorted(csum, _WINDOW_BLOCK, side="right")))
-        b = min(b, nwin)
+        b = min(b, todo.size)
         ln = lens[a:b]
         starts = np.zeros(b - a + 1, np.int64)
         np.cumsum(ln, out=starts[1:])
-        rows = np.repeat(start[a:b] - starts[:-1], ln) + np.arange(int(starts[-1]))
+        rows = np.repeat(start[todo[a:b]] - starts[:-1], ln) + np.arange(int(starts[-1]))
         res = pairwise([xv, yv], np.array([[0, 1]]), missing=[xm, ym], stat=stat, ddof=ddof,
                        min_periods=min_periods, policy=policy,
                        segments=Segments(starts, rows.astype(np.int64)),
-                       subjects=[subject_of(n, series=series) for n in names],
-                       locate=lambda flat: loc((flat,)))
-        values[a:b] = res.values[:, 0]
+                       subjects=subjects, locate=lambda flat: loc((flat,)))
+        values[todo[a:b]] = res.values[:, 0]
         if res.missing is not None:
             if missing is None:
                 missing = np.zeros(nwin, bool)
-            missing[a:b] = res.missing[:, 0]
+            missing[todo[a:b]] = res.missing[:, 0]
         a = b
     return values, missing
+
+
+def _shortcut(xv, yv, xm, ym, start, end, stat, ddof, min_periods, policy, subjects, loc):
+    """The certified shortcut's ``(values, good)`` where it serves (float-exact columns;
+    under a policy that keeps NaNs, columns without any), after the policy's errors."""
+    from ..core.bivariate.certified import window_shortcut
+    from ..core.bivariate.pairwise import _column, _raise
+    from ..core.policy import RULES
+
+    cx, cy = _column(xv, xm), _column(yv, ym)
+    if not (cx.exact_float and cy.exact_float):
+        return None
+    bad = [m for c in (cx, cy) for m in (c.nan, c.missing) if m is not None]
+    if bad and not RULES[policy].removes:
+        return None
+    _raise([cx, cy], [0, 1], policy, subjects, lambda flat: loc((flat,)))
+    ok = np.ones(xv.size, bool)
+    for m in bad:
+        ok &= ~m
+    return window_shortcut(xv.astype(np.float64, copy=False), yv.astype(np.float64, copy=False),
+                           ok, start, end, stat=stat, ddof=ddof, min_periods=min_periods)
 
 
 class WindowBivariate:
@@ -141,8 +168,6 @@ class WindowBivariate:
 
         parts = window_parts(self._obj)
         obj = parts["obj"]
-        if parts["grouper"] is not None:
-            raise NotImplementedError("grouped windows of corr/cov are not supported yet")
         policy = resolve_policy(nan_policy)
         # pandas: a DataFrame without other, or pairwise=True, gives every pair
         every = isinstance(obj, pd.DataFrame) and (pairwise or (other is None and
@@ -160,7 +185,7 @@ class WindowBivariate:
         mp = max(int(min_periods or 1), 1)
         kw = {"stat": stat, "ddof": ddof, "min_periods": mp, "policy": policy}
         if every:
-            return _every_pair(left, right, same, start, end, index, kw)
+            return _every_pair(left, right, same, start, end, index, kw, order)
         if isinstance(left, pd.Series) and isinstance(right, pd.Series):
             pairs_ = [(left, right, left.name)]
         elif isinstance(left, pd.DataFrame) and isinstance(right, pd.Series):
@@ -176,7 +201,7 @@ class WindowBivariate:
             vals, miss = window_pairs(ca, cb, start, end, stat=stat, ddof=ddof,
                                       min_periods=mp, policy=policy,
                                       names=[a.name, b.name], index=left.index,
-                                      series=isinstance(obj, pd.Series))
+                                      series=isinstance(obj, pd.Series), order=order)
             out[label] = _values(vals, miss, ca.has_na or cb.has_na)
         if len(pairs_) == 1 and isinstance(obj, pd.Series) and isinstance(right, pd.Series):
             return pd.Series(out[pairs_[0][2]], index=index, name=obj.name)
@@ -186,9 +211,11 @@ class WindowBivariate:
 
 
 def _every_pair(left: pd.DataFrame, right: pd.DataFrame, same: bool, start: np.ndarray,
-                end: np.ndarray, index: pd.Index, kw: dict[str, Any]) -> pd.DataFrame:
-    """pandas' pairwise layout: rows (window label, column of ``right``), columns
-    those of ``left``; a frame against itself computes each pair once."""
+                end: np.ndarray, index: pd.Index, kw: dict[str, Any],
+                order: np.ndarray | None = None) -> pd.DataFrame:
+    """pandas' pairwise layout: rows (window label, column of ``right``; a grouped
+    window's label is (group, label)), columns those of ``left``; a frame against
+    itself computes each pair once."""
     lc = [column_arrays(left.iloc[:, i], left.columns[i]) for i in range(left.shape[1])]
     rc = lc if same else [column_arrays(right.iloc[:, j], right.columns[j])
                           for j in range(right.shape[1])]
@@ -201,7 +228,7 @@ def _every_pair(left: pd.DataFrame, right: pd.DataFrame, same: bool, start: np.n
                 continue
             vals, m = window_pairs(lc[i], rc[j], start, end,
                                    names=[left.columns[i], right.columns[j]],
-                                   index=left.index, series=False, **kw)
+                                   index=left.index, series=False, order=order, **kw)
             out[:, j, i] = vals
             if m is not None:
                 miss[:, j, i] = m
@@ -210,7 +237,10 @@ def _every_pair(left: pd.DataFrame, right: pd.DataFrame, same: bool, start: np.n
         out[:, low[1], low[0]] = out[:, low[0], low[1]]
         miss[:, low[1], low[0]] = miss[:, low[0], low[1]]
     out[miss] = np.nan
+    rep = index.repeat(k2)
+    levels = ([rep.get_level_values(i) for i in range(rep.nlevels)]
+              if isinstance(rep, pd.MultiIndex) else [rep])
     rows = pd.MultiIndex.from_arrays(
-        [index.repeat(k2), right.columns.take(np.tile(np.arange(k2), nwin))],
-        names=[index.name, None])
+        [*levels, right.columns.take(np.tile(np.arange(k2), nwin))],
+        names=[*index.names, None])
     return pd.DataFrame(out.reshape(nwin * k2, k), index=rows, columns=left.columns)

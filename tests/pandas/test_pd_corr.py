@@ -200,3 +200,61 @@ def test_plain_lists_with_none_are_missing():
     assert np.isnan(na.cov([1, pd.NA, 3], [2, 5, 1], nan_policy="propagate"))
     with pytest.raises(TypeError, match="need numbers"):
         na.corr(["a", None], [1.0, 2.0], nan_policy="omit")
+
+
+def _grouped_frame() -> pd.DataFrame:
+    rng = np.random.default_rng(31)
+    n = 60
+    df = pd.DataFrame({"g": rng.integers(0, 3, n), "a": rng.standard_normal(n),
+                       "b": rng.standard_normal(n), "i": rng.integers(-4, 5, n)},
+                      index=pd.date_range("2024-03-25", periods=n, freq="7h",
+                                          tz="Europe/Berlin"))
+    df.iloc[::7, 1] = np.inf - np.inf  # NaNs made by arithmetic
+    return df
+
+
+@pytest.mark.parametrize("stat", ["corr", "cov"])
+def test_grouped_rolling_pairwise_matches_pandas(stat):
+    df = _grouped_frame()
+    gb = df.groupby("g")
+    for win in (gb.rolling(5), gb.rolling(5, min_periods=2), gb.expanding(2)):
+        got = getattr(win.nanstats, stat)(nan_policy="omit")
+        pd.testing.assert_frame_equal(got, getattr(win, stat)(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("stat", ["corr", "cov"])
+def test_grouped_rolling_with_other_is_per_group(stat):
+    """pandas' own ``groupby(...).rolling(...).corr(other)`` does not group ``other``
+    (its result has a row per group and row of ``other``); ours is the statistic of
+    each group's windows against ``other``'s rows of that group, under the labels of
+    the grouped window."""
+    df = _grouped_frame()
+    gb = df.groupby("g")
+
+    def per_group(make):
+        return pd.concat({g: getattr(make(sub), stat)(df["b"].loc[sub.index])
+                          for g, sub in df.groupby("g")}, names=["g"])
+
+    got = getattr(gb["a"].rolling(4).nanstats, stat)(df["b"], nan_policy="omit")
+    pd.testing.assert_series_equal(got, per_group(lambda s: s["a"].rolling(4)), rtol=1e-12,
+                                   check_names=False)
+    got = getattr(gb["i"].rolling("1D").nanstats, stat)(df["b"], nan_policy="omit")
+    pd.testing.assert_series_equal(got, per_group(lambda s: s["i"].rolling("1D")),
+                                   rtol=1e-12, check_names=False)
+    got = getattr(gb.rolling(4).nanstats, stat)(df["b"], nan_policy="omit")
+    pd.testing.assert_frame_equal(got, per_group(lambda s: s[["a", "b", "i"]].rolling(4)),
+                                  rtol=1e-12, check_dtype=False)
+
+
+def test_kendall_large_frames_sort_each_column_once():
+    """From 4096 rows each column is sorted once and the pairs reuse its order (ties in
+    x: the pair's own sort): both agree with pandas."""
+    rng = np.random.default_rng(41)
+    n = 5000
+    df = pd.DataFrame({"a": rng.standard_normal(n), "b": rng.standard_normal(n),
+                       "t": rng.integers(0, 7, n).astype(float)})
+    df["c"] = df["a"] * 0.5 + df["b"]
+    df.iloc[rng.random(n) < 0.02, 0] = np.inf - np.inf
+    df.iloc[rng.random(n) < 0.02, 3] = np.nan
+    got = df.nanstats.corr(method="kendall", nan_policy="omit")
+    pd.testing.assert_frame_equal(got, df.corr(method="kendall"), rtol=1e-12)

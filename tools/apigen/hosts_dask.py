@@ -77,7 +77,7 @@ HOSTS = [
         type_imports=_TYPES,
         docs_module="dask.dataframe",
         docs_prefix="Series.nanstats.",
-        docs_extra=("agg", "describe", "nan_report"),
+        docs_extra=("agg", "describe", "nan_report", "corr", "cov"),
     ),
     HostSpec(
         key="dask.DataFrame",
@@ -104,7 +104,7 @@ HOSTS = [
         type_imports=_TYPES,
         docs_module="dask.dataframe",
         docs_prefix="DataFrame.nanstats.",
-        docs_extra=("agg", "describe", "nan_report", "groupby"),
+        docs_extra=("agg", "describe", "nan_report", "groupby", "corr", "cov"),
     ),
     HostSpec(
         key="dask.GroupBy",

@@ -314,10 +314,25 @@ def _float_pairs(cols, valid, pairs, sel, stat, ddof, seg, values, counts, todo,
         vals[where[k]] = cols[k].values
         ok[where[k]] = valid[k]
     local = np.array([[where[i], where[j]] for i, j in pairs.tolist()], np.int64)
+    from .certified import matrix_shortcut  # the certified shortcut (numba engine)
+
+    fast = matrix_shortcut(vals, ok, local, stat=stat, ddof=ddof, segments=seg, engine=engine)
+    need = todo.copy()  # cells the exact path computes
+    if fast is not None:
+        fv, fg, fc = fast
+        for q, p in enumerate(sel):
+            values[fg[:, q], p] = fv[fg[:, q], q]
+            counts[fg[:, q], p] = fc[fg[:, q], q]
+            need[fg[:, q], p] = False  # certified: the exact path leaves these cells
+        rest = np.flatnonzero(~fg.all(axis=0)).tolist()
+        if not rest:
+            return
+        sel = [sel[q] for q in rest]
+        local = local[rest]
     ints, cnt, inf, lo = _sums(vals, ok, local, seg, engine)
     for q, p in enumerate(sel):
         for g in range(seg.starts.size - 1):
-            if not todo[g, p]:
+            if not need[g, p]:
                 continue
             counts[g, p] = cnt[g, q]
             values[g, p] = _NAN if inf[g, q] else _finish(stat, ddof, int(cnt[g, q]),
@@ -385,11 +400,18 @@ def _ranked(cols, valid, pairs, method, policy, seg, todo, values, counts, engin
     for g in range(G):
         rows = _rows(seg, g)
         full = {}  # dense integer ranks of each column (-1: not ranked)
+        perm = {}  # Kendall: each column's row order once, not a sort per pair
+        once = method == "kendall" and rows.size >= _SORT_ONCE
         for k in sorted(set(pairs.ravel().tolist())):
             c = cols[k]
+            if once and rank_policy is NanPolicy.OMIT and c.missing is None:
+                full[k], perm[k] = _dense_order(c.values[rows])
+                continue
             m = None if c.missing is None else c.missing[rows]
             r = core_rank(c.values[rows], method="dense", nan_policy=rank_policy, missing=m)
             full[k] = np.where(np.isnan(r), 0, r).astype(np.int64) - 1
+            if once:
+                perm[k] = np.argsort(full[k], kind="stable")
         jobs = []
         for p, (i, j) in enumerate(pairs.tolist()):
             if not todo[g, p]:
@@ -403,22 +425,44 @@ def _ranked(cols, valid, pairs, method, policy, seg, todo, values, counts, engin
                 r = full[i][member]
                 values[g, p] = 1.0 if r.min() != r.max() else _NAN
                 continue
-            jobs.append((p, full[i], full[j], member, m))
+            jobs.append((p, full[i], full[j], member, m, perm.get(i)))
         for p, v in _run_jobs(_one_ranked, jobs, method, engine):
             values[g, p] = v
 
 
 def _one_ranked(job, method, engine) -> tuple[int, float]:
     """One pair's Spearman / Kendall from the columns' dense ranks and its rows."""
-    p, ki, kj, member, m = job
+    p, ki, kj, member, m, perm = job
     if method == "spearman":
         ri = subset_ranks(ki, member).astype(np.float64)
         rj = subset_ranks(kj, member).astype(np.float64)
         t = pair_tables(np.stack([ri, rj]), np.ones((2, m), bool), np.array([[0, 1]]), 0,
                         None, engine)
         return p, _finish("corr", 0, m, *t.ints()[0, 0], shift=t.lbase)
-    sc, tot, xt, yt = kendall_counts(ki[member], kj[member], engine)
+    order = None
+    if perm is not None:  # the pair's rows by x, from the column's order: O(n)
+        order = (np.cumsum(member) - 1)[perm[member[perm]]]
+    sc, tot, xt, yt = kendall_counts(ki[member], kj[member], engine, order=order)
     return p, tau_from(sc, tot, xt, yt)
+
+
+#: rows from which Kendall sorts each column once (and each pair reuses the order)
+_SORT_ONCE = 4096
+
+
+def _dense_order(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(dense 0-based ranks, row order) of a column from one sort (NumPy's vectorised
+    quicksort: the order among equal values does not matter, a pair whose x holds ties
+    sorts its own rows): equal numbers (``-0.0`` and ``0.0`` too) share a rank; NaNs
+    sort last, each apart (they are never members under "omit")."""
+    order = np.argsort(v)
+    sv = v[order]
+    new = np.empty(sv.size, bool)
+    new[:1] = True
+    np.not_equal(sv[1:], sv[:-1], out=new[1:])
+    dense = np.empty(sv.size, np.int64)
+    dense[order] = np.cumsum(new) - 1
+    return dense, order
 
 
 #: pairs of at least this many rows are spread over threads (sorts and the compiled

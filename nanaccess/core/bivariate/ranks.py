@@ -116,11 +116,12 @@ def _inversions(a: np.ndarray, engine: str | None) -> int:
     return inversions_numpy(a)
 
 
-def kendall_counts(x: np.ndarray, y: np.ndarray, engine: str | None = None
-                   ) -> tuple[int, int, int, int]:
+def kendall_counts(x: np.ndarray, y: np.ndarray, engine: str | None = None, *,
+                   order: np.ndarray | None = None) -> tuple[int, int, int, int]:
     """``(S, tot, xtie, ytie)`` for non-negative integer ranks ``x``, ``y`` (ties
     equal): ``S`` concordant minus discordant pairs, ``tot = n (n - 1) / 2``, ``xtie`` /
     ``ytie`` the pairs tied in x / y; tau-b is ``S / sqrt((tot - xtie) (tot - ytie))``.
+    ``order``, optional: the rows sorted by ``x`` (used when ``x`` has no ties).
 
     Examples
     --------
@@ -131,13 +132,17 @@ def kendall_counts(x: np.ndarray, y: np.ndarray, engine: str | None = None
     n = int(x.size)
     if n < 2:
         return 0, 0, 0, 0
-    span = int(y.max()) + 1
-    key = x * span + y  # the order of (x, y)
-    order = np.argsort(key)  # equal keys are tied pairs: any order among them
-    ys = y[order]
     xtie = _tied_pairs(x)
     ytie = _tied_pairs(y)
-    both = _runs_pairs(key[order])
+    if order is not None and xtie == 0:  # rows by x, no ties in x: no sort, no pair tied in both
+        ys = y[order]
+        both = 0
+    else:
+        span = int(y.max()) + 1
+        key = x * span + y  # the order of (x, y)
+        order = np.argsort(key)  # equal keys are tied pairs: any order among them
+        ys = y[order]
+        both = _runs_pairs(key[order])
     dis = _inversions(np.ascontiguousarray(ys), engine)
     tot = n * (n - 1) // 2
     return tot - xtie - ytie + both - 2 * dis, tot, xtie, ytie
