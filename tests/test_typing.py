@@ -65,7 +65,8 @@ def test_user_code_errors_are_exactly_the_marked_ones(mypy_report):
     expected = _expected()
     assert len(expected) >= 5
     got = {e for e in mypy_report if e[0] == USER_CODE.name}
-    assert got == expected, f"unexpected: {sorted(got - expected)}; missing: {sorted(expected - got)}"
+    assert got == expected, (
+        f"unexpected: {sorted(got - expected)}; missing: {sorted(expected - got)}")
 
 
 def test_typing_modules_pass_strict(mypy_report):

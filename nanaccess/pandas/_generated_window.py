@@ -874,7 +874,7 @@ class WindowStatsMixin:
         *,
         bias: Any = False,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Skewness from the exact power sums, within 1 ulp (correctly rounded).
@@ -942,7 +942,7 @@ class WindowStatsMixin:
         bias: Any = False,
         fisher: Any = True,
         numeric_only: bool = False,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> pd.Series | pd.DataFrame:
         """Kurtosis from the exact power sums, correctly rounded.

@@ -722,7 +722,7 @@ class XrWindowStatsMixin:
         *,
         bias: Any = False,
         keep_attrs: bool | None = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> Any:
         """Skewness from the exact power sums, within 1 ulp (correctly rounded).
@@ -781,7 +781,7 @@ class XrWindowStatsMixin:
         bias: Any = False,
         fisher: Any = True,
         keep_attrs: bool | None = None,
-        nan_policy: str | None = None,
+        nan_policy: NanPolicyArg = None,
         engine: str | None = None,
     ) -> Any:
         """Kurtosis from the exact power sums, correctly rounded.
