@@ -25,9 +25,7 @@ from .._hostkit import (
 )
 from .._hostkit import with_min_count as _kit_min_count
 from .._labels import IndexLocation, fmt_label, relabel, restate, subject
-from ..core.classify import REPORT_KEYS, issignaling, report_array
-from ..core.exactsum.common import SumOverflowError
-from ..core.objects import classify_object
+from ..core import REPORT_KEYS, SumOverflowError, classify_object, issignaling, report_array
 from ..core.reduce import Reduced
 from ..errors import NaNError
 from ..options import NanPolicy

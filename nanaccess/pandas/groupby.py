@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _stats
-from ..core.exactsum.common import SumOverflowError
+from ..core import SumOverflowError
 from ..core.grouped import grouped_reduce
 from ..core.window import segment_bounds, window_reduce
 from ..errors import NaNError
@@ -81,7 +81,7 @@ class NanGroupBy(GroupByBivariate, GroupByStatsMixin, GroupedCumulativeMixin):
     ) -> pd.Series | pd.DataFrame:
         """The hook of every generated statistic: one result per group and column."""
         gb = self._obj
-        count = _stats.get(stat).family == "count"
+        count = stat in _stats.COUNTS
         policy = NanPolicy.TOTALORDER if count else resolve_policy(nan_policy)
         codes, ngroups, result_index = grouping_info(gb)
         obj = selected_obj(gb)
@@ -97,7 +97,7 @@ class NanGroupBy(GroupByBivariate, GroupByStatsMixin, GroupedCumulativeMixin):
         frame_cols = [obj] if is_series else [obj.iloc[:, i] for i in kept]
         names = [obj.name] if is_series else [obj.columns[i] for i in kept]
         q = params.get("q")
-        nq = len(np.atleast_1d(q)) if stat == "quantile" and np.ndim(q) > 0 else None
+        nq = len(np.atleast_1d(q)) if stat in _stats.QUANTILES and np.ndim(q) > 0 else None
         keep_names, arrays = [], []
         bounds = resample_bounds(gb, codes, ngroups, stat) if w is None else None
         for name, s in zip(names, frame_cols, strict=True):

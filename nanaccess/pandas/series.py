@@ -43,9 +43,6 @@ def _series_axis(axis: Any) -> None:
     if axis not in (None, 0, "index", "rows"):
         raise ValueError(f"No axis named {axis!r} for object type Series")
 
-def _family(stat: str) -> str:
-    return _stats.get(stat).family
-
 class SeriesNanStats(SeriesBivariate, SeriesStatsMixin, CumulativeMixin):
     """NaN-explicit statistics of a pandas Series (``s.nanstats``).
 
@@ -76,8 +73,7 @@ class SeriesNanStats(SeriesBivariate, SeriesStatsMixin, CumulativeMixin):
         _series_axis(axis)
         s = self._obj
         col = self._col()
-        family = _family(stat)
-        if family == "count":
+        if stat in _stats.COUNTS:
             return numbers(col)
         policy = resolve_policy(nan_policy)
         if weights is not None:
@@ -86,7 +82,7 @@ class SeriesNanStats(SeriesBivariate, SeriesStatsMixin, CumulativeMixin):
                 min_count=min_count, series=True, **params)
             return self._result(values, miss, col, empty, params)
         red, empty = column_reduce(col, s.name, s.index, stat, policy, series=True, **params)
-        if family == "arg":  # a position, as pandas' Series.argmax (idxmax: the label)
+        if stat in _stats.ARG:  # a position, as pandas' Series.argmax (idxmax: the label)
             return np.int64(red.values)
         values, miss = red.values, red.missing
         if min_count:
@@ -228,7 +224,7 @@ class SeriesNanStats(SeriesBivariate, SeriesStatsMixin, CumulativeMixin):
         """
         s = self._obj
         if isinstance(s.dtype, np.dtype) and s.dtype.kind == "c":  # counted, not reduced
-            from ..core.classify import report_array
+            from ..core import report_array
 
             counts = report_array(s.to_numpy(), None)
         else:

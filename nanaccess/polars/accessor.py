@@ -50,7 +50,7 @@ ROLLING = ("median", "quantile", "min", "max", "mean", "sum", "var", "std")
 
 def _policy_of(stat: str, nan_policy: Any) -> Any:
     """The resolved policy; a count takes none (it counts the numbers: "omit")."""
-    return resolve_policy("omit" if _stats.get(stat).family == "count" else nan_policy)
+    return resolve_policy("omit" if stat in _stats.COUNTS else nan_policy)
 
 
 def column_reduce(col: PolarsColumn, stat: str, nan_policy: Any = None, min_count: int = 0,
@@ -228,7 +228,7 @@ def _rolling(s: pl.Series, stat: str, window_size: int, min_samples: int | None,
     n = len(col.values)
     policy = resolve_policy(nan_policy)
     min_periods = window_size if min_samples is None else min_samples
-    if stat in ("var", "std", "sem"):
+    if any(p.name == "ddof" for p in _stats.get(stat).params):
         params = {"ddof": 1, **params}  # polars' rolling_var / rolling_std
     try:
         out = window_reduce(col.values, fixed_windows(n, window_size, center=center), None,
