@@ -24,7 +24,12 @@ from ..core.window import segment_bounds, window_reduce
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
 from ._generated import GroupByStatsMixin
-from ._groupby_registry import RESAMPLER_CLASSES, grouping_info, selected_obj
+from ._groupby_registry import (
+    RESAMPLER_CLASSES,
+    grouping_info,
+    selected_obj,
+    selected_positions,
+)
 from ._nanagg import NanAgg
 from .agg_forms import (
     broadcast_to_rows,
@@ -84,9 +89,14 @@ class NanGroupBy(GroupByBivariate, GroupByStatsMixin, GroupedCumulativeMixin):
         count = stat in _stats.COUNTS
         policy = NanPolicy.TOTALORDER if count else resolve_policy(nan_policy)
         codes, ngroups, result_index = grouping_info(gb)
-        obj = selected_obj(gb)
+        plain = selected_positions(gb) if weights is None else None
+        if plain is not None:  # the frame's own columns by position: no selected copy
+            obj, kept = plain
+        else:
+            obj = selected_obj(gb)
         is_series = isinstance(obj, pd.Series)
-        kept = [] if is_series else list(range(obj.shape[1]))  # the result's columns
+        if plain is None:
+            kept = [] if is_series else list(range(obj.shape[1]))  # the result's columns
         w = None
         if weights is not None:
             frame = gb.obj if isinstance(gb.obj, pd.DataFrame) else None

@@ -17,6 +17,7 @@ import pandas as pd
 from .. import _stats
 from ..options import resolve_policy
 from ._generated import SeriesStatsMixin
+from ._groupby_registry import numpy_values
 from .agg_forms import series_agg
 from .bivariate import SeriesBivariate
 from .columns import (
@@ -26,6 +27,7 @@ from .columns import (
     q_is_list,
     report,
     type_error,
+    values_reduce,
     with_min_count,
 )
 from .cumulative import CumulativeMixin  # cumsum, cummax, ... (issue 23)
@@ -72,6 +74,15 @@ class SeriesNanStats(SeriesBivariate, SeriesStatsMixin, CumulativeMixin):
         """The hook of every generated statistic: the core's result, labelled."""
         _series_axis(axis)
         s = self._obj
+        if weights is None and not min_count and not params and stat not in _stats.INT_RESULTS:
+            v = numpy_values(s)
+            if type(v) is np.ndarray and v.dtype.kind == "f" and v.dtype.itemsize in (2, 4, 8):
+                # a plain float Series (the small-call lane): the core's one door, nothing
+                # of the column record or the host steps that such data does not need
+                red = values_reduce(v, s, stat, resolve_policy(nan_policy))
+                if red.missing is None:
+                    return red.values[()]
+                return self._result(red.values, red.missing, self._col(), None, params)
         col = self._col()
         if stat in _stats.COUNTS:
             return numbers(col)
@@ -85,6 +96,8 @@ class SeriesNanStats(SeriesBivariate, SeriesStatsMixin, CumulativeMixin):
         if stat in _stats.ARG:  # a position, as pandas' Series.argmax (idxmax: the label)
             return np.int64(red.values)
         values, miss = red.values, red.missing
+        if miss is None and empty is None and not min_count and not params:
+            return to_scalar(values, False, col)  # the small-call lane: no result glue
         if min_count:
             values, miss = with_min_count(values, miss, red.count, min_count, col)
         return self._result(values, miss, col, empty, params)
