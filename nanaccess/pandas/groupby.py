@@ -105,7 +105,11 @@ class NanGroupBy(GroupByBivariate, GroupByStatsMixin, GroupedCumulativeMixin):
                 # the weights are no result column (skipped by position: no copy)
                 kept = np.flatnonzero(~(obj.columns == w.label)).tolist()
         frame_cols = [obj] if is_series else [obj.iloc[:, i] for i in kept]
-        names = [obj.name] if is_series else [obj.columns[i] for i in kept]
+        if is_series:
+            names = [obj.name]
+        else:  # one conversion of the labels (an Arrow-string index is slow per item)
+            labels = obj.columns.tolist()
+            names = [labels[i] for i in kept]
         q = params.get("q")
         nq = len(np.atleast_1d(q)) if stat in _stats.QUANTILES and np.ndim(q) > 0 else None
         keep_names, arrays = [], []
@@ -159,9 +163,15 @@ class NanGroupBy(GroupByBivariate, GroupByStatsMixin, GroupedCumulativeMixin):
         if is_series:
             out: pd.Series | pd.DataFrame = pd.Series(arrays[0], index=index, name=obj.name)
         else:
-            out = pd.DataFrame({j: a for j, a in enumerate(arrays)}, index=index)
-            out.columns = obj.columns[[kept[names.index(n)] for n in keep_names]] if len(
+            columns = obj.columns[[kept[names.index(n)] for n in keep_names]] if len(
                 set(names)) == len(names) else pd.Index(keep_names)
+            if arrays and all(type(a) is np.ndarray and a.dtype == arrays[0].dtype
+                              for a in arrays):  # one block, as pandas builds it
+                out = pd.DataFrame(np.stack(arrays, axis=1), index=index, columns=columns,
+                                   copy=False)
+            else:
+                out = pd.DataFrame({j: a for j, a in enumerate(arrays)}, index=index)
+                out.columns = columns
         if not getattr(gb, "as_index", True):
             out = out.reset_index()
         return out
