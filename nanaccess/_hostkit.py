@@ -115,8 +115,17 @@ def host_reduce(values: np.ndarray, stat: str, policy: NanPolicy,
     red = reduce(values, stat, axis=axis, policy=policy, missing=missing, **params)
     if not has_na:
         return red, None
-    empty = np.broadcast_to(red.empty | undefined_spread(red.count, stat, params),
-                            np.shape(red.values)) if empty_is_missing(stat) else None
+    empty = None
+    if empty_is_missing(stat):
+        if axis is None and missing is None and values.dtype.kind in "iub":
+            # whole integer data with no missing slot: every value counts (no count scan)
+            n = values.size
+            flag = n == 0 or bool(undefined_spread(n, stat, params))
+            empty = np.array(flag) if np.ndim(red.values) == 0 else \
+                np.full(np.shape(red.values), flag)
+        else:
+            empty = np.broadcast_to(red.empty | undefined_spread(red.count, stat, params),
+                                    np.shape(red.values))
     kept = kept_int_dtype(stat, values.dtype, has_na, **params) if (
         axis is None and red.values.dtype.kind == "f") else None
     if kept is not None:

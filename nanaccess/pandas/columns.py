@@ -109,14 +109,14 @@ def column_reduce(
         raise _labelled(err, name, index, series) from None
 
 
-def values_reduce(values: np.ndarray, s: pd.Series, stat: str, policy: NanPolicy
-                  ) -> Reduced:
-    """``reduce(values, stat)`` of the whole NumPy data of Series ``s`` (no missing
-    slots, no parameters): the small-call lane of the Series accessor (no column record,
+def values_reduce(values: np.ndarray, s: pd.Series, stat: str, policy: NanPolicy,
+                  params: dict[str, Any]) -> Reduced:
+    """``reduce(values, stat, **params)`` of the whole NumPy data of Series ``s`` (no
+    missing slots): the small-call lane of the Series accessor (no column record,
     no host steps, which such data does not need; the labels are read only for an
     error); errors labelled as :func:`column_reduce`'s."""
     try:
-        return reduce(values, stat, policy=policy)
+        return reduce(values, stat, policy=policy, **params)
     except (SumOverflowError, NaNError, TypeError) as err:
         raise _labelled(err, s.name, s.index, True) from None
 

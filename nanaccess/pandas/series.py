@@ -74,12 +74,13 @@ class SeriesNanStats(SeriesBivariate, SeriesStatsMixin, CumulativeMixin):
         """The hook of every generated statistic: the core's result, labelled."""
         _series_axis(axis)
         s = self._obj
-        if weights is None and not min_count and not params and stat not in _stats.INT_RESULTS:
-            v = numpy_values(s)
+        if weights is None and not min_count and stat not in _stats.INT_RESULTS and \
+                not q_is_list(params.get("q")):
+            v = numpy_values(s) if isinstance(s.dtype, np.dtype) else None
             if type(v) is np.ndarray and v.dtype.kind == "f" and v.dtype.itemsize in (2, 4, 8):
                 # a plain float Series (the small-call lane): the core's one door, nothing
                 # of the column record or the host steps that such data does not need
-                red = values_reduce(v, s, stat, resolve_policy(nan_policy))
+                red = values_reduce(v, s, stat, resolve_policy(nan_policy), params)
                 if red.missing is None:
                     return red.values[()]
                 return self._result(red.values, red.missing, self._col(), None, params)
