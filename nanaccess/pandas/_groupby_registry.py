@@ -270,6 +270,13 @@ def numpy_values(s: pd.Series) -> np.ndarray:
     return v if type(v) is np.ndarray else s.values
 
 
+def plain_values(s: pd.Series) -> np.ndarray | None:
+    """The NumPy array a Series of a NumPy dtype stores (read-only use), else None:
+    one attribute read, for the small-call lane of the Series accessor."""
+    v = getattr(s, "_values", None)
+    return v if type(v) is np.ndarray else None
+
+
 def column_dtypes(df: pd.DataFrame) -> list[Any]:
     """The dtype of each column of ``df``, in order (``list(df.dtypes)``, cheaply)."""
     try:

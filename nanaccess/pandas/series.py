@@ -17,7 +17,7 @@ import pandas as pd
 from .. import _stats
 from ..options import resolve_policy
 from ._generated import SeriesStatsMixin
-from ._groupby_registry import numpy_values
+from ._groupby_registry import plain_values
 from .agg_forms import series_agg
 from .bivariate import SeriesBivariate
 from .columns import (
@@ -76,8 +76,8 @@ class SeriesNanStats(SeriesBivariate, SeriesStatsMixin, CumulativeMixin):
         s = self._obj
         if weights is None and not min_count and stat not in _stats.INT_RESULTS and \
                 not q_is_list(params.get("q")):
-            v = numpy_values(s) if isinstance(s.dtype, np.dtype) else None
-            if type(v) is np.ndarray and v.dtype.kind == "f" and v.dtype.itemsize in (2, 4, 8):
+            v = plain_values(s)
+            if v is not None and v.dtype.kind == "f" and v.dtype.itemsize in (2, 4, 8):
                 # a plain float Series (the small-call lane): the core's one door, nothing
                 # of the column record or the host steps that such data does not need
                 red = values_reduce(v, s, stat, resolve_policy(nan_policy), params)
