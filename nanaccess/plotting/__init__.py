@@ -10,9 +10,10 @@ imported only when a plot is drawn. The pandas and xarray accessors expose these
 
 from __future__ import annotations
 
-from .kinds import KIND_NAMES, classify_kinds
+from .kinds import KIND_NAMES, MISSING, NEGATIVE, NUMBER, QUIET, SIGNALING, classify_kinds
 from .nan_map import KIND_COLORS, MAX_CELLS, plot_nan_map
 from .policies import POLICIES, plot_policy_comparison, policy_results
 
 __all__ = ["plot_nan_map", "plot_policy_comparison", "policy_results", "classify_kinds",
-           "KIND_NAMES", "KIND_COLORS", "MAX_CELLS", "POLICIES"]
+           "KIND_NAMES", "KIND_COLORS", "MAX_CELLS", "POLICIES", "NUMBER", "QUIET", "NEGATIVE",
+           "SIGNALING", "MISSING"]
