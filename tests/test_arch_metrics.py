@@ -26,8 +26,7 @@ LONG_MODULES_OWNED_ELSEWHERE = {
     "nanaccess/core/_numba/window_var.py",
     "nanaccess/core/window/reduce.py",
 }
-#: import cycles left (the package face <-> the pandas accessors, which register
-#: themselves on import; the pandas rolling bivariate pair)
+#: import cycles between modules (imports inside functions count)
 MAX_CYCLES = 0
 
 METRICS = arch_metrics.measure()
