@@ -61,10 +61,23 @@ def kept_int_dtype(stat: str, dtype: Any, has_na: bool, **params: Any) -> np.dty
     >>> kept_int_dtype("max", np.int32, True), kept_int_dtype("mean", np.int32, True)
     (dtype('int32'), None)
     """
-    if not has_na or np.dtype(dtype).kind not in "iu":
+    if not has_na:
         return None
-    kept = _stats.result_dtype(stat, dtype, **params)
+    dt = np.dtype(dtype)
+    if dt.kind not in "iu":
+        return None
+    if not params:  # the common call: the table's rule looked up once per dtype
+        key = (stat, dt)
+        if key not in _KEPT:
+            kept = _stats.result_dtype(stat, dt)
+            _KEPT[key] = kept if kept.kind in "iu" else None
+        return _KEPT[key]
+    kept = _stats.result_dtype(stat, dt, **params)
     return kept if kept.kind in "iu" else None
+
+
+#: (statistic, integer dtype) -> :func:`kept_int_dtype` without parameters
+_KEPT: dict[tuple[str, np.dtype], np.dtype | None] = {}
 
 
 def relabelled(err: Exception, subject: str, locate: Callable | None = None,
