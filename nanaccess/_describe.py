@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _stats
 from .core.classify import report_array
 from .core.reduce import reduce
 from .options import NanPolicy, chosen_option, resolve_policy
@@ -175,7 +176,7 @@ def describe_values(
         return reduce(values, name, policy=policy, missing=missing, **params)
 
     for name in _LEADING:
-        r = stat(name, ddof=ddof) if name == "std" else stat(name)
+        r = stat(name, ddof=ddof) if name in _stats.SQUARES else stat(name)
         out[name] = _as_float(r.values, r.missing, subject, name)
     if qs:
         r = stat("quantile", q=qs)

@@ -61,10 +61,23 @@ def kept_int_dtype(stat: str, dtype: Any, has_na: bool, **params: Any) -> np.dty
     >>> kept_int_dtype("max", np.int32, True), kept_int_dtype("mean", np.int32, True)
     (dtype('int32'), None)
     """
-    if not has_na or np.dtype(dtype).kind not in "iu":
+    if not has_na:
         return None
-    kept = _stats.result_dtype(stat, dtype, **params)
+    dt = np.dtype(dtype)
+    if dt.kind not in "iu":
+        return None
+    if not params:  # the common call: the table's rule looked up once per dtype
+        key = (stat, dt)
+        if key not in _KEPT:
+            kept = _stats.result_dtype(stat, dt)
+            _KEPT[key] = kept if kept.kind in "iu" else None
+        return _KEPT[key]
+    kept = _stats.result_dtype(stat, dt, **params)
     return kept if kept.kind in "iu" else None
+
+
+#: (statistic, integer dtype) -> :func:`kept_int_dtype` without parameters
+_KEPT: dict[tuple[str, np.dtype], np.dtype | None] = {}
 
 
 def relabelled(err: Exception, subject: str, locate: Callable | None = None,
@@ -115,8 +128,17 @@ def host_reduce(values: np.ndarray, stat: str, policy: NanPolicy,
     red = reduce(values, stat, axis=axis, policy=policy, missing=missing, **params)
     if not has_na:
         return red, None
-    empty = np.broadcast_to(red.empty | undefined_spread(red.count, stat, params),
-                            np.shape(red.values)) if empty_is_missing(stat) else None
+    empty = None
+    if empty_is_missing(stat):
+        if axis is None and missing is None and values.dtype.kind in "iub":
+            # whole integer data with no missing slot: every value counts (no count scan)
+            n = values.size
+            flag = n == 0 or bool(undefined_spread(n, stat, params))
+            empty = np.array(flag) if np.ndim(red.values) == 0 else \
+                np.full(np.shape(red.values), flag)
+        else:
+            empty = np.broadcast_to(red.empty | undefined_spread(red.count, stat, params),
+                                    np.shape(red.values))
     kept = kept_int_dtype(stat, values.dtype, has_na, **params) if (
         axis is None and red.values.dtype.kind == "f") else None
     if kept is not None:

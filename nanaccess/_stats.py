@@ -81,6 +81,17 @@ __all__ = [
     "TAKES_Q",
     "EXTREMES",
     "MIDPOINT_MEDIANS",
+    "RANK_MIN",
+    "RANK_MAX",
+    "LOW_MEDIANS",
+    "HIGH_MEDIANS",
+    "QUANTILES",
+    "INT_RESULTS",
+    "DATETIME_REFUSED",
+    "ORDER_FAMILIES",
+    "MOMENT_FAMILIES",
+    "DEVICE_KERNELS",
+    "DEVICE_RECIPES",
 ]
 
 Family = Literal["order", "arg", "moment", "count", "spread", "higher"]
@@ -395,3 +406,26 @@ def result_dtype(stat: str, dtype: Any, **params: Any) -> np.dtype:
     if rule == "deviation" and dt.kind == "M":
         return np.dtype(dt.str.replace("M8", "m8"))
     return dt
+
+
+#: the statistics whose rank rule is the smallest value (min, argmin) / the largest
+#: (max, argmax): which end of the order a selection keeps
+RANK_MIN = frozenset(s.name for s in _TABLE if s.rank == "min")
+RANK_MAX = frozenset(s.name for s in _TABLE if s.rank == "max")
+#: the medians that pick the lower / the upper middle element
+LOW_MEDIANS = frozenset(s.name for s in _TABLE if s.rank == "median_low")
+HIGH_MEDIANS = frozenset(s.name for s in _TABLE if s.rank == "median_high")
+#: order statistics at given quantiles ``q`` (the result gains a quantile label)
+QUANTILES = TAKES_Q
+#: statistics whose result is an int64 (counts and positions: dtype rules count, index)
+INT_RESULTS = frozenset(s.name for s in _TABLE if s.dtype_rule in ("count", "index"))
+#: statistics undefined on datetimes (a variance or a sum of instants has no unit)
+DATETIME_REFUSED = frozenset(s.name for s in _TABLE if s.dtype_rule in ("variance", "sum"))
+#: the families the selection engines serve (order statistics and their positions)
+ORDER_FAMILIES = frozenset(("order", "arg"))
+#: the families the exact-sum engines serve (moments and counts)
+MOMENT_FAMILIES = frozenset(("moment", "count"))
+#: kernel families and compositions the array-API device engines run (the rest go to
+#: the NumPy core)
+DEVICE_KERNELS = frozenset(("select", "arg", "sum", "mean", "var", "count"))
+DEVICE_RECIPES = frozenset(("difference", "deviation"))

@@ -11,7 +11,7 @@ import pytest
 import xarray as xr
 
 from nanaccess.plotting import (
-    _KIND_COLORS,
+    KIND_COLORS,
     KIND_NAMES,
     classify_kinds,
     plot_nan_map,
@@ -316,7 +316,7 @@ def test_nan_map_never_hides_a_lone_nan_at_the_default_size():
     from matplotlib.colors import to_rgb
 
     colours = _strip_colours(ax, 4)
-    rgb = {k: tuple(int(round(255 * c)) for c in to_rgb(col)) for k, col in enumerate(_KIND_COLORS)}
+    rgb = {k: tuple(int(round(255 * c)) for c in to_rgb(col)) for k, col in enumerate(KIND_COLORS)}
     assert rgb[QUIET] not in colours[0] and rgb[QUIET] in colours[1]
     assert rgb[MISSING] in colours[2] and rgb[NEGATIVE] in colours[3]
     plt.close(ax.figure)

@@ -22,7 +22,7 @@ from ..core.interp import validate_q
 from ..core.keys import keys_to_float
 from ..core.plan import combine, rank_plan
 from ..core.policy import RULES, finish
-from ..core.select import _Placed
+from ..core.select import Placed
 from ..options import NanPolicy, resolve_policy
 from ._shim import from_numpy, namespace, np_dtype, to_numpy
 from .common import DEVICE_DTYPES, survey
@@ -140,7 +140,7 @@ def grouped_order_xp(x: Any, codes: Any, ngroups: int, stat: str, *,
     if stat not in _ORDER:
         raise ValueError(f"{stat!r} is not a grouped order statistic; expected one of "
                          f"{sorted(_ORDER)}")
-    params = {"q": q, "method": method} if stat == "quantile" else {}
+    params = {"q": q, "method": method} if stat in _stats.QUANTILES else {}
     try:
         values = _grouped(x, codes, ngroups, stat, policy, q, method)
     except HostNeeded:
@@ -170,20 +170,20 @@ def _grouped(x, codes, ngroups, stat, policy, q, method) -> np.ndarray:
         first, last = lay.int_min + lay.nan_per_sign, lay.int_max - lay.nan_per_sign
         nneg = _segment_counts(keys < first, xp, starts, ends, x)
         npos = _segment_counts(keys > last, xp, starts, ends, x)
-    q_arr = validate_q(q) if stat == "quantile" else None
+    q_arr = validate_q(q) if stat in _stats.QUANTILES else None
     prop = None
     if not r.orders_nans:  # omit / propagate: the numbers lie between the NaN blocks
         m = cnt - nneg - npos
         offset = starts + nneg
-        placed = _Placed(None, m, zero, None)
+        placed = Placed(None, m, zero, None)
         if r.propagates and sv.has_nan:  # the greatest NaN: the last positive, else negative
             pick = np.where(npos > 0, ends - 1, starts + nneg - 1)
             prop = _take(keys, xp, np.where(nneg + npos > 0, pick, 0), x)
     else:
         m = cnt
         offset = starts
-        placed = _Placed(None, cnt, zero, None, policy, nneg, npos) \
-            if r.nan_rank in ("first", "last") and sv.has_nan else _Placed(None, cnt, zero, None)
+        placed = Placed(None, cnt, zero, None, policy, nneg, npos) \
+            if r.nan_rank in ("first", "last") and sv.has_nan else Placed(None, cnt, zero, None)
     plan = rank_plan(stat, m, q_arr, method)
     ranks = placed.key_ranks(plan.ranks)
     nq = plan.lo.shape[0]

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _stats
 from ..core.axes import Reduction
 from ..core.exactsum import ExactPartials, round_mean, round_sum, round_var
 from ..core.exactsum.common import SCALE as _SCALE
@@ -78,20 +79,20 @@ def moment_xp(x: Any, xp: Any, stat: str, red: Reduction, policy: NanPolicy, *,
     if has_nan and (r.nan_raises or (bool(sm.nsig.any()) and not r.signaling_allowed)):
         raise HostNeeded("the policy raises")  # the NumPy core names the position
     count = red.n - sm.nnan
-    if stat == "count":
+    if stat in _stats.COUNTS:
         return red.finish(count, keepdims), None
-    q = _obj(_square_ints(x2, xp)) if stat in ("var", "std") else None
+    q = _obj(_square_ints(x2, xp)) if stat in _stats.SQUARES else None
     rows = x2.shape[0]
     p = ExactPartials(_obj(sm.s), q, count, sm.posinf, sm.neginf, np.zeros(rows, bool),
                       sm.negzero, False, False)
-    if stat == "sum":
+    if stat in _stats.SUMS:
         vals = round_sum(p)
-    elif stat == "mean":
+    elif stat in _stats.MEANS:
         vals = round_mean(p)
     else:
         with np.errstate(invalid="ignore"):
             vals = round_var(p, ddof)
-            if stat == "std":
+            if stat in _stats.ROOTS:
                 vals = np.sqrt(vals)
     vals = result_dtype(np.asarray(vals).reshape(-1), dtype, stat)
     if r.moment_propagates and has_nan:  # the NaN greatest under totalOrder, as stored

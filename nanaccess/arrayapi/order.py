@@ -4,7 +4,7 @@ The device builds the keys, counts the NaNs, moves dropped NaN keys out of reach
 selects the wanted ranks (a partition where the library has one, else a sort); only
 the selected keys (a few per row) come to the host, where the NumPy core's own code
 turns them into values: :func:`nanaccess.core.plan.rank_plan` says which ranks,
-:class:`nanaccess.core.select._Placed` maps policy ranks to key ranks
+:class:`nanaccess.core.select.Placed` maps policy ranks to key ranks
 ("smallest"/"largest"), :func:`nanaccess.core.plan.combine` interpolates and
 :func:`nanaccess.core.policy.finish` applies the result tails. So the bits are the
 NumPy engine's by construction: the device only moves keys, it never computes a value.
@@ -17,12 +17,13 @@ from typing import Any
 
 import numpy as np
 
+from .. import _stats
 from ..core.axes import Reduction
 from ..core.interp import validate_q
 from ..core.keys import keys_to_float
 from ..core.plan import combine, rank_plan
 from ..core.policy import RULES, finish
-from ..core.select import _Placed
+from ..core.select import Placed
 from ..options import NanPolicy
 from ._shim import bincount, from_numpy, library, np_dtype, partition, to_numpy
 from .common import Survey, as_rows, per_row, survey
@@ -107,7 +108,8 @@ def select_ranks(keys: Any, xp: Any, ranks: np.ndarray) -> np.ndarray:
 
 
 def _extreme(keys: Any, xp: Any, stat: str) -> np.ndarray:
-    return to_numpy(per_row(xp.min if stat == "min" else xp.max, keys, xp))[None, :]
+    low = stat in _stats.RANK_MIN
+    return to_numpy(per_row(xp.min if low else xp.max, keys, xp))[None, :]
 
 
 def order_xp(x: Any, xp: Any, stat: str, red: Reduction, policy: NanPolicy, *,
@@ -120,7 +122,7 @@ def order_xp(x: Any, xp: Any, stat: str, red: Reduction, policy: NanPolicy, *,
         raise HostNeeded("empty reduction")
     dtype = np_dtype(x).newbyteorder("=")
     r = RULES[policy]
-    q_arr = validate_q(q) if stat == "quantile" else None
+    q_arr = validate_q(q) if stat in _stats.QUANTILES else None
     lead = () if q_arr is None or q_arr.ndim == 0 else q_arr.shape
     if (stat in STATS and red.rows == 1 and red.n >= LONG_MIN and library(x) in _LONG_LIBS
             and os.environ.get("NANACCESS_XP_LONGROW") != "0"):
@@ -146,19 +148,19 @@ def order_xp(x: Any, xp: Any, stat: str, red: Reduction, policy: NanPolicy, *,
     zero = np.zeros(red.rows, np.int64)
     if drop:
         if sv.has_nan:  # dropped NaNs go where the statistic cannot pick them
-            keys = xp.where(sv.nan, kmin if stat == "max" else kmax, keys)
-        placed = _Placed(None, n - sv.nnan, zero, prop)
+            keys = xp.where(sv.nan, kmin if stat in _stats.RANK_MAX else kmax, keys)
+        placed = Placed(None, n - sv.nnan, zero, prop)
     elif r.nan_rank in ("first", "last") and sv.has_nan:
         first_number = kmin + lay.nan_per_sign
         nneg = to_numpy(per_row(xp.sum, xp.astype(sv.nan & (keys < first_number), xp.int64),
                                 xp))
-        placed = _Placed(None, np.full(red.rows, n, np.int64), zero, prop, policy,
+        placed = Placed(None, np.full(red.rows, n, np.int64), zero, prop, policy,
                          nneg.astype(np.int64), sv.nnan - nneg)
     else:
-        placed = _Placed(None, np.full(red.rows, n, np.int64), zero, prop)
+        placed = Placed(None, np.full(red.rows, n, np.int64), zero, prop)
     m = placed.m
     plan = rank_plan(stat, m, q_arr, method)
-    if placed.order is None and stat in ("min", "max"):
+    if placed.order is None and stat in _stats.EXTREMES:
         sel_lo = sel_hi = _extreme(keys, xp, stat)
     else:
         nq = plan.lo.shape[0]
@@ -214,7 +216,7 @@ def arg_xp(x: Any, xp: Any, stat: str, red: Reduction, policy: NanPolicy, *,
     if sv.has_nan and (r.nan_raises or (sv.signaling and not r.signaling_allowed)):
         raise HostNeeded("the policy raises")
     keys, lay = sv.keys, sv.lay
-    fill_low = stat == "argmax"
+    fill_low = stat in _stats.RANK_MAX
     if sv.has_nan and not r.orders_nans:
         left = red.n - sv.nnan
         if (left == 0).any() and not r.propagates:

@@ -66,15 +66,15 @@ def _device(x, stat, entry, axis, policy, keepdims, params) -> np.ndarray:
     if np_dtype(x).newbyteorder("=") not in DEVICE_DTYPES:
         raise HostNeeded("a dtype of the NumPy core")
     family, recipe = entry.family, entry.compose.recipe if entry.compose else None
-    if entry.kernel_family not in ("select", "arg", "sum", "mean", "var", "count") \
-            and recipe not in ("difference", "deviation"):
+    if entry.kernel_family not in _stats.DEVICE_KERNELS \
+            and recipe not in _stats.DEVICE_RECIPES:
         raise HostNeeded(f"{stat}: no device engine")
     xp = namespace(x)
     red = Reduction(tuple(x.shape), normalize_axis(axis, x.ndim))
     if family == "order":
         vals, _ = order_xp(x, xp, stat, red, policy, q=params.get("q"),
                            method=params.get("method", "linear"), keepdims=keepdims)
-    elif family in ("moment", "count"):
+    elif family in _stats.MOMENT_FAMILIES:
         vals, _ = moment_xp(x, xp, stat, red, policy, ddof=params.get("ddof", 0),
                             keepdims=keepdims)
     elif recipe == "difference":  # iqr

@@ -42,13 +42,13 @@ from .output import (
     table_schema,
     tidy,
 )
+from .progress import progress
 from .readers import (
     PROGRESS_BYTES,
     CLIError,
     CSVOptions,
     Table,
-    _check_columns,
-    _progress,
+    check_columns,
     with_notes,
 )
 from .readers import read_table as read_table
@@ -121,7 +121,7 @@ def _describe_columns(table: Table, cols: list[str], groupby: str | None,
                       errors: list[BaseException], ungrouped: list[str]) -> None:
     """Fill the records of each column (and group) under each policy."""
     noun = table.noun
-    for c in _progress(cols, enabled=show, desc="describing", unit="column"):
+    for c in progress(cols, enabled=show, desc="describing", unit="column"):
         s = table.data[c].rename(c)
         counts.extend(count_records(s, c, {}))
         if groupby is None:
@@ -230,7 +230,7 @@ def describe(
     try:
         if strict:
             _check_strict(table, columns, groupby)
-        cols = _check_columns(table, columns, groupby)
+        cols = check_columns(table, columns, groupby)
     except CLIError as err:
         raise with_notes(err, table.notes) from None
     show = progress == "always" or (progress == "auto" and table.size >= PROGRESS_BYTES)

@@ -411,7 +411,7 @@ def _nothing_to_describe(table: Table, groupby: str | None) -> str:
     return f"no numeric {table.noun}s to describe in {table.source!r} ({what})"
 
 
-def _check_columns(table: Table, requested: Sequence[str] | None, groupby: str | None) -> list[str]:
+def check_columns(table: Table, requested: Sequence[str] | None, groupby: str | None) -> list[str]:
     names = list(table.data)
     if groupby is not None and not table.can_group_by(groupby):
         raise _no_group_error(table, groupby)

@@ -82,7 +82,7 @@ def _compute(stat: str, s: pd.Series, policy: str, noun: str = "column",
     from ..errors import NaNError
 
     try:
-        if stat == "count":
+        if stat in _stats.COUNTS:
             report = na.nan_report(s)
             return Cell(int(report["numbers"]))
         fn, args, params = _call(stat)
@@ -178,13 +178,13 @@ def grouped_records(s: pd.Series, keys: Any, name: str, by: str, policies: list[
         keep = ~refused[codes]
         kept, kept_keys = (s, key_arr) if keep.all() else (s[keep], key_arr[keep])
         for stat in stats:
-            if stat == "count":
+            if stat in _stats.COUNTS:
                 values = [Cell(int(v)) for v in report["numbers"].to_numpy().tolist()]
             else:
                 values = _grouped_values(kept, kept_keys, codes[keep], refused, stat, p,
                                          noun, labels)
             for i, label in enumerate(labels):
-                cell = values[i] if stat == "count" else refusal.get(i) or values[i]
+                cell = values[i] if stat in _stats.COUNTS else refusal.get(i) or values[i]
                 rows.append(_record({by: label}, name, p, stat, cell, errors))
     return counts, rows
 

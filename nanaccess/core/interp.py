@@ -28,7 +28,7 @@ METHODS = ("linear", "lower", "higher", "nearest", "midpoint", "inclusive", "exc
 #: methods whose result is one stored element (numpy's discontinuous methods but the
 #: averaging one): no arithmetic, dtype and bits kept
 PICK_METHODS = ("lower", "higher", "nearest", "inverted_cdf", "closest_observation")
-_ALPHA_BETA = {
+ALPHA_BETA = {
     "weibull": (0.0, 0.0),
     "exclusive": (0.0, 0.0),
     "hazen": (0.5, 0.5),
@@ -145,7 +145,7 @@ def virtual_index(n: np.ndarray, qq: np.ndarray, method: str
         return 0.5 * (np.floor(raw) + np.ceil(raw)), raw
     if method == "averaged_inverted_cdf":
         return n * qq - 1, None
-    alpha, beta = _ALPHA_BETA[method]
+    alpha, beta = ALPHA_BETA[method]
     return n * qq + (alpha + qq * (1 - alpha - beta)) - 1, None
 
 

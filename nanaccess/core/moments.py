@@ -38,7 +38,7 @@ def _check_dtype(dtype: np.dtype, stat: str) -> None:
         raise TypeError(f"complex data ({dtype}) is not supported by nanaccess")
     if kind == "f" and dtype.itemsize not in (2, 4, 8):
         raise TypeError(f"dtype {dtype}: convert to float64 or an object array of Decimals")
-    if kind == "M" and _stats.get(stat).dtype_rule in ("variance", "sum"):
+    if kind == "M" and stat in _stats.DATETIME_REFUSED:
         raise TypeError(f"{stat} of datetime64 data is not defined")
     if kind not in "fiubmMO":
         raise TypeError(f"{stat} needs numeric data, got dtype {dtype}")

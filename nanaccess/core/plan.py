@@ -79,17 +79,16 @@ def rank_plan(stat: str, n: np.ndarray, q: np.ndarray | None = None,
         lo, hi, t = quantile_positions(n, np.asarray(q, np.float64).ravel(), method)
         # quantile "midpoint" is lerp with weight 0.5 (NumPy's formula), not median's mid
         return RankPlan(lo, hi, np.asarray(t), "pick" if method in PICK_METHODS else "lerp")
-    entry = _stats.STATISTICS.get(stat)
-    rank = None if entry is None else entry.rank  # the table's rank rule
-    if rank == "min":
+    # the table's rank rules
+    if stat in _stats.RANK_MIN:
         lo = np.zeros((1, n.size), np.int64)
         return RankPlan(lo, lo, _zero(n), "pick")
-    if rank == "max":
+    if stat in _stats.RANK_MAX:
         return RankPlan(last[None], last[None], _zero(n), "pick")
     lo, hi = (last >> 1)[None], np.minimum(n >> 1, last)[None]
-    if rank == "median_low":
+    if stat in _stats.LOW_MEDIANS:
         return RankPlan(lo, lo, _zero(n), "pick")
-    if rank == "median_high":
+    if stat in _stats.HIGH_MEDIANS:
         return RankPlan(hi, hi, _zero(n), "pick")
     if stat in _stats.MIDPOINT_MEDIANS:
         # an even count has two middle ranks: weight 0.5 each, else a pick
@@ -111,10 +110,9 @@ def median_ranks(stat: str, n: int) -> tuple[int, int]:
     ((1, 2), (1, 1), (2, 2))
     """
     lo, hi = (n - 1) >> 1, n >> 1
-    rank = _stats.STATISTICS[stat].rank
-    if rank == "median_low":
+    if stat in _stats.LOW_MEDIANS:
         return lo, lo
-    if rank == "median_high":
+    if stat in _stats.HIGH_MEDIANS:
         return hi, hi
     return lo, hi
 

@@ -70,7 +70,7 @@ def check_params(stat: str, dtype: Any, **params: Any) -> _stats.Statistic:
     dt = np.dtype(dtype)
     if dt.kind not in "fiubmMO":
         raise TypeError(f"{stat} needs numeric data, got dtype {dt}")
-    if dt.kind == "M" and entry.dtype_rule in ("variance", "sum"):
+    if dt.kind == "M" and stat in _stats.DATETIME_REFUSED:
         raise TypeError(f"{stat} of datetime64 data is not defined")
     if entry.kernel_family == "higher" and dt.kind not in "fiub":  # exact power sums
         raise TypeError(f"{stat} needs float, int or bool data, got dtype {dt}")
@@ -270,7 +270,7 @@ def _engine(entry: _stats.Statistic):
     """The in-memory engine of a statistic's family."""
     if entry.family in ("order", "arg"):
         return order_stat
-    if entry.family in ("moment", "count"):
+    if entry.family in _stats.MOMENT_FAMILIES:
         return moment_stat
     if entry.kernel_family == "higher":  # exact power sums and products (issue 23)
         return higher_stat

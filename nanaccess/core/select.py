@@ -138,7 +138,7 @@ def _gather(keys: np.ndarray, ranks: np.ndarray) -> np.ndarray:
     return np.take_along_axis(keys, ranks.T, axis=1).T
 
 
-class _Placed:
+class Placed:
     """Keys ready for selection, and how policy ranks map to ranks in key order."""
 
     __slots__ = ("keys", "m", "tail", "prop", "order", "nneg", "npos")
@@ -206,11 +206,11 @@ def _place(x, red: Reduction, policy: NanPolicy, missing, fill_low: bool):
         keys[sc.missing] = fill
     if drop:
         m = n - sc.nnan - sc.nmiss
-        return sc, _Placed(keys, m, np.zeros_like(m), prop)
+        return sc, Placed(keys, m, np.zeros_like(m), prop)
     m = np.full(red.rows, n, dtype=np.int64)
     if count_neg and sc.has_nan:
-        return sc, _Placed(keys, m, sc.nmiss, prop, policy, nneg, sc.nnan - nneg)
-    return sc, _Placed(keys, m, sc.nmiss, prop)
+        return sc, Placed(keys, m, sc.nmiss, prop, policy, nneg, sc.nnan - nneg)
+    return sc, Placed(keys, m, sc.nmiss, prop)
 
 
 def order_stat(
@@ -261,7 +261,7 @@ def order_stat(
             raise TypeError("quantile needs q")
         q_arr = validate_q(q)
     r = RULES[policy]
-    sc, placed = _place(x, red, policy, missing, fill_low=_stats.get(stat).rank == "max")
+    sc, placed = _place(x, red, policy, missing, fill_low=stat in _stats.RANK_MAX)
     keys, m, tail, prop = placed.keys, placed.m, placed.tail, placed.prop
     if prop is not None and bool((sc.nnan > 0).all()):
         # every row propagates a NaN: nothing to select
@@ -273,7 +273,7 @@ def order_stat(
     plan = rank_plan(stat, m, q_arr, method)
     if fast and stat in _stats.EXTREMES:
         if red.n:
-            low = _stats.get(stat).rank == "min"
+            low = stat in _stats.RANK_MIN
             sel_lo = (keys.min(axis=1) if low else keys.max(axis=1))[None, :]
         else:
             sel_lo = np.zeros_like(plan.lo, dtype=keys.dtype)
@@ -351,11 +351,11 @@ def _by_row_chunks(x, red: Reduction, stat: str, *, q, method, policy, missing, 
 def _arg(x, red: Reduction, stat: str, policy: NanPolicy, missing, keepdims: bool):
     """argmin / argmax: index (in the reduced axes, flattened as numpy) of the first
     element holding the selected key; missing values never count."""
-    fill_low = _stats.get(stat).rank == "max"
+    fill_low = stat in _stats.RANK_MAX
     sc, placed = _place(x, red, policy, missing, fill_low)
     keys, m, prop = placed.keys, placed.m, placed.prop
     if placed.order is not None:
-        # smallest/largest keep totalOrder keys (see _Placed): remap them all here
+        # smallest/largest keep totalOrder keys (see Placed): remap them all here
         remap_keys(keys, x.dtype.newbyteorder("="), placed.order)
     if RULES[policy].orders_nans and sc.missing is not None:
         kmin, kmax = _int_limits(keys.dtype)

@@ -18,10 +18,9 @@ Order statistics of a small 1-D array reduced whole, under any policy
 "raise" or a signaling NaN: the generic path raises; "omit" drops the NaNs;
 "propagate" gives the totalOrder-greatest NaN; "totalorder" keeps them in the
 order); then the ranks of :func:`~nanaccess.core.plan.rank_plan` are selected on
-totalOrder keys by one ``np.partition`` and combined by
-:func:`~nanaccess.core.plan.combine`: the generic engine's rules without its
-blocks, scans and row layout. float64 medians skip the keys (signed zeros are
-told apart by counting them).
+totalOrder keys by one ``np.partition`` and combined by :func:`~nanaccess.core.plan.combine`:
+the generic engine's rules without its blocks, scans and row layout. float64 medians
+skip the keys (signed zeros are told apart by counting them).
 
 Everything else (other dtypes and policies with NaNs present, missing values, an
 overflowing sum) returns ``None`` and the caller takes the generic path, which owns
@@ -266,7 +265,8 @@ def _median_partition(x: np.ndarray, stat: str) -> tuple[np.ndarray, int, int]:
     sorts last, so ``p[-1]`` shows one), with the ranks."""
     n = x.size
     lo, hi = median_ranks(stat, n)
-    return np.partition(x, sorted({lo, hi, n - 1})), lo, hi
+    (p := x.copy()).partition((lo, hi, n - 1))  # in place: no np.partition wrapper
+    return p, lo, hi
 
 
 def _median_pick(x: np.ndarray, a: float, b: float, lo: int, hi: int) -> np.float64 | None:
@@ -291,11 +291,11 @@ def _median_omit(x: np.ndarray, part: tuple[np.ndarray, int, int], stat: str, m:
     if m <= lo:
         return None  # NaNs among the lo smallest: the filtered copy
     lo2, hi2 = median_ranks(stat, m)  # hi2 <= (n - 1) // 2 <= lo
-    ks = sorted({k for k in (lo2, hi2) if k < lo})
-    q = np.partition(p[:lo], ks) if ks else p
-    a = q.item(lo2) if lo2 < lo else p.item(lo)
-    b = q.item(hi2) if hi2 < lo else p.item(lo)
-    return _median_pick(x, a, b, lo2, hi2)  # signed zeros: NaNs count as neither sign
+    ks = [k for k in (lo2, hi2) if k < lo]
+    if ks:  # p is the caller's own copy: its prefix is partitioned in place
+        p[:lo].partition(ks)
+    # signed zeros: NaNs count as neither sign
+    return _median_pick(x, p.item(lo2), p.item(hi2), lo2, hi2)
 
 
 def _quantile_f64(x: np.ndarray, q: float, method: str) -> np.float64 | None:
@@ -420,7 +420,7 @@ def order_small(x: Any, stat: str, policy: NanPolicy, q: np.ndarray | None = Non
         if x.dtype.itemsize not in (2, 4, 8):
             return None
         part = nans = nan = None
-        if stat in MEDIANS and x.dtype == np.float64:
+        if stat in MEDIANS and x.dtype.char == "d":  # float64 (native: checked above)
             part = _median_partition(x, stat)  # NaN-free data needs no mask
             p, lo, hi = part
             last, b = p.item(x.size - 1), p.item(hi)  # Python floats: no NumPy scalars

@@ -83,7 +83,7 @@ def first_block(b: np.ndarray, block_info: dict | None = None, *, kept, axes,
     rec = FirstRecord(kshape, math.prod(b.shape[a] for a in axes))
     if stat in _stats.EXTREMES:
         u = ukey_extreme(b, policy=policy, which=stat)
-        low = _stats.get(stat).rank == "min"
+        low = stat in _stats.RANK_MIN
         red = np.min if low else np.max
         init = _U64_MAX if low else 0
         rec.ext = red(u, axis=axes, initial=init).astype(np.uint64).reshape(rows)

@@ -200,7 +200,7 @@ def _check(ddf: dd.DataFrame, by: Any, dropna: bool, stat: str, kw: dict) -> Any
             return None
         policy = NanPolicy.TOTALORDER
     elif stat in _stats.REDUCTIONS:
-        count = _stats.get(stat).family == "count"
+        count = stat in _stats.COUNTS
         policy = NanPolicy.TOTALORDER if count else resolve_policy(kw.get("nan_policy"))
     else:  # describe / nan_report report the NaNs (describe's rows omit them)
         return None

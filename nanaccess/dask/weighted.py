@@ -28,7 +28,7 @@ from .. import _stats
 from ..core.axes import normalize_axis
 from ..core.policy import RULES, NanTally, check_weights, raise_for
 from ..core.reduce import reduce
-from ..core.weighted.prepare import _float_nan_masks, _position, lay_weights
+from ..core.weighted.prepare import flat_position, float_nan_masks, lay_weights
 from ..errors import NaNError, WeightsValueError
 
 __all__ = ["dask_weighted"]
@@ -106,7 +106,7 @@ def _globalized(t: NanTally, bshape, block_info: dict) -> NanTally:
 def _weights_record(wb: np.ndarray, *mask: np.ndarray, block_info=None) -> np.ndarray:
     """One chunk of the weights (their own shape): the NaN / missing tally and the
     negative or infinite weights (count, first position, its value's bits), global."""
-    wnan, wsig = _float_nan_masks(wb)
+    wnan, wsig = float_nan_masks(wb)
     wmiss = mask[0] if mask and mask[0].any() else None
     if wmiss is not None and wnan is not None:
         wnan, wsig = wnan & ~wmiss, wsig & ~wmiss
@@ -147,7 +147,7 @@ def _data_record(xb: np.ndarray, wb: np.ndarray, *mask: np.ndarray,
                  block_info=None) -> np.ndarray:
     """One chunk of the data (its own chunks): the tally of the NaN and missing values
     whose weight is not zero (a zero weight drops the pair first), positions global."""
-    xnan, xsig = _float_nan_masks(xb)
+    xnan, xsig = float_nan_masks(xb)
     xmiss = mask[0] if mask else None
     if xmiss is not None and xnan is not None:
         xnan, xsig = xnan & ~xmiss, xsig & ~xmiss
@@ -206,7 +206,7 @@ def _checked_raw(vals: np.ndarray, wrec: np.ndarray, *xrec: np.ndarray, policy,
     if wrec[6]:
         bits = np.int64(wrec[8])
         value = bits.view(np.float64).item() if wkind == "f" else int(bits)
-        raise WeightsValueError(count=int(wrec[6]), position=_position(int(wrec[7]), wshape),
+        raise WeightsValueError(count=int(wrec[6]), position=flat_position(int(wrec[7]), wshape),
                                 value=value)
     if xrec:
         raise_for(NanTally.from_array(xrec[0]), policy, shape=xshape)

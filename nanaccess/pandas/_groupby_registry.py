@@ -114,6 +114,22 @@ def selected_obj(gb: Any) -> pd.DataFrame | pd.Series:
         raise _internals_error("the selected columns (_obj_with_exclusions)") from exc
 
 
+def selected_positions(gb: Any) -> tuple[pd.DataFrame, list[int]] | None:
+    """``(frame, positions)`` of the columns a plain ``df.groupby(keys)`` aggregates
+    (every column but the grouping ones, duplicates kept), read without building
+    :func:`selected_obj`'s frame: pandas' ``_obj_with_exclusions`` drops the keys from
+    the column index, the largest cost of a small grouped call. None for selections
+    (``gb[cols]``), resamplers, MultiIndex columns and pandas versions without
+    ``exclusions``."""
+    if type(gb) is not DataFrameGroupBy or getattr(gb, "_selection", True) is not None:
+        return None
+    exclusions, obj = getattr(gb, "exclusions", None), getattr(gb, "obj", None)
+    if not isinstance(exclusions, frozenset) or type(obj) is not pd.DataFrame or \
+            isinstance(obj.columns, pd.MultiIndex):  # (drop's partial keys: not here)
+        return None
+    return obj, [i for i, c in enumerate(obj.columns) if c not in exclusions]
+
+
 def _is_grouped_resampler(gb: Any) -> bool:
     """``df.groupby(k).resample(f)`` (pandas' ``_GroupByMixin`` resamplers): a
     resampler holding the GroupBy it resamples group by group."""
@@ -252,6 +268,13 @@ def numpy_values(s: pd.Series) -> np.ndarray:
     public accessors' view; the public ``.values`` when pandas stores something else."""
     v = getattr(s, "_values", None)
     return v if type(v) is np.ndarray else s.values
+
+
+def plain_values(s: pd.Series) -> np.ndarray | None:
+    """The NumPy array a Series of a NumPy dtype stores (read-only use), else None:
+    one attribute read, for the small-call lane of the Series accessor."""
+    v = getattr(s, "_values", None)
+    return v if type(v) is np.ndarray else None
 
 
 def column_dtypes(df: pd.DataFrame) -> list[Any]:

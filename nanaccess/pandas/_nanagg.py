@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .. import _stats
 from ..options import resolve_policy
 
 __all__ = ["NanAgg", "make"]
@@ -79,5 +80,5 @@ def make(stat: str, **kwargs: Any) -> NanAgg:
     """The :class:`NanAgg` of a generated ``nanaccess.agg`` function; a float ``q``
     names it ``q0.9`` so several quantiles can sit side by side."""
     q = kwargs.get("q")
-    name = f"q{q:g}" if stat == "quantile" and isinstance(q, int | float) else None
+    name = f"q{q:g}" if stat in _stats.QUANTILES and isinstance(q, int | float) else None
     return NanAgg(stat, name=name, **kwargs)

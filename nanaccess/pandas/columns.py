@@ -25,10 +25,8 @@ from .._hostkit import (
 )
 from .._hostkit import with_min_count as _kit_min_count
 from .._labels import IndexLocation, fmt_label, relabel, restate, subject
-from ..core.classify import REPORT_KEYS, issignaling, report_array
-from ..core.exactsum.common import SumOverflowError
-from ..core.objects import classify_object
-from ..core.reduce import Reduced
+from ..core import REPORT_KEYS, SumOverflowError, classify_object, issignaling, report_array
+from ..core.reduce import Reduced, reduce
 from ..errors import NaNError
 from ..options import NanPolicy
 from .dtypes import Column
@@ -36,6 +34,7 @@ from .dtypes import Column
 __all__ = [
     "REPORT_KEYS",
     "column_reduce",
+    "values_reduce",
     "empty_is_missing",
     "combine",
     "fmt_label",
@@ -106,11 +105,27 @@ def column_reduce(
     """
     try:
         return host_reduce(col.values, stat, policy, col.missing, col.has_na, axis, params)
-    except SumOverflowError as err:
-        raise overflow_named(err, name, series=series) from None
-    except (NaNError, TypeError) as err:  # labelled only when raised
-        raise relabelled(err, subject_of(name, series=series),
-                         IndexLocation(index, None)) from None
+    except (SumOverflowError, NaNError, TypeError) as err:  # labelled only when raised
+        raise _labelled(err, name, index, series) from None
+
+
+def values_reduce(values: np.ndarray, s: pd.Series, stat: str, policy: NanPolicy,
+                  params: dict[str, Any]) -> Reduced:
+    """``reduce(values, stat, **params)`` of the whole NumPy data of Series ``s`` (no
+    missing slots): the small-call lane of the Series accessor (no column record,
+    no host steps, which such data does not need; the labels are read only for an
+    error); errors labelled as :func:`column_reduce`'s."""
+    try:
+        return reduce(values, stat, policy=policy, **params)
+    except (SumOverflowError, NaNError, TypeError) as err:
+        raise _labelled(err, s.name, s.index, True) from None
+
+
+def _labelled(err: Exception, name: Hashable | None, index: pd.Index, series: bool
+              ) -> Exception:
+    if isinstance(err, SumOverflowError):
+        return overflow_named(err, name, series=series)
+    return relabelled(err, subject_of(name, series=series), IndexLocation(index, None))
 
 
 def int_dtype_kept(col: Column, stat: str, policy: NanPolicy, **params: Any) -> Any:

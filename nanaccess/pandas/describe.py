@@ -217,7 +217,7 @@ def _floats(s: pd.Series | pd.DataFrame) -> np.ndarray:
 def _kind_counts(col: Column, codes: np.ndarray, ok: np.ndarray, ngroups: int
                  ) -> dict[str, np.ndarray]:
     """NaN and missing counts per group (one bincount each)."""
-    from ..core.classify import isnan
+    from ..core import isnan
 
     v = col.values
     nan = np.asarray(isnan(v), bool) if v.dtype.kind in "fO" else np.zeros(v.shape, bool)

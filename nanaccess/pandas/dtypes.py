@@ -183,7 +183,7 @@ def column_arrays(s: pd.Series | pd.Index | Any, name: Any = None) -> Column:
     mask = getattr(arr, "_mask", None)
     if isinstance(arr, pd.arrays.IntegerArray | pd.arrays.FloatingArray | pd.arrays.BooleanArray):
         if isinstance(data, np.ndarray) and isinstance(mask, np.ndarray):
-            return Column(data, mask if mask.any() else None, "masked", dtype)
+            return Column(data, mask if np.count_nonzero(mask) else None, "masked", dtype)
         # fallback through public API (cannot tell NaN from NA here)
         miss = np.asarray(arr.isna())
         vals = arr.to_numpy(dtype=dtype.numpy_dtype, na_value=0)

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .. import _stats
 from .._stats import MEDIANS
 from ..core.reduce import reduce
 from ..errors import NaNError
@@ -37,7 +38,7 @@ from .describe import describe_frame
 from .dtypes import Column, column_arrays, is_numeric_column, to_pandas_array
 from .frame_block import rows, whole
 from .groupby import NanGroupBy
-from .series import SeriesNanStats, _family
+from .series import SeriesNanStats
 from .sorting import rank_values
 from .weighted import resolve_weights, weighted_column
 
@@ -51,7 +52,7 @@ def _axis_number(axis: Any, stat: str) -> int | None:
         return 0
     if axis in (1, "columns"):
         return 1
-    if axis is None and _family(stat) not in ("count", "arg") and stat != "quantile":
+    if axis is None and stat not in _stats.INT_RESULTS and stat not in _stats.QUANTILES:
         return None
     raise ValueError(f"No axis named {axis!r} for object type DataFrame")
 
@@ -106,21 +107,20 @@ class DataFrameNanStats(FrameBivariate, DataFrameStatsMixin, CumulativeMixin):
         """The hook of every generated statistic: one result per column (or row), or
         one value over all values for ``axis=None``."""
         axis = _axis_number(axis, stat)
-        family = _family(stat)
         if weights is not None:
             if axis != 0:
                 raise ValueError(f"{stat}(weights=...) takes one weight per row: axis=0 "
                                  f"only, got axis={axis!r}")
             return self._weighted(stat, weights, numeric_only, nan_policy, min_count,
                                   params)
-        if axis == 1 and family in ("count", "arg"):
+        if axis == 1 and stat in _stats.INT_RESULTS:
             # per row = per column of the transpose (labels are the columns)
             return DataFrameNanStats(self._obj.T)._reduce(
                 stat, numeric_only=numeric_only, nan_policy=nan_policy, **params)
         names, cols = self._columns(numeric_only)
-        if family == "count":
+        if stat in _stats.COUNTS:
             return pd.Series([numbers(c) for c in cols], index=names, dtype=np.int64)
-        if family == "arg":  # positions, as Series.argmax (idxmax: the labels)
+        if stat in _stats.ARG:  # positions, as Series.argmax (idxmax: the labels)
             df = self._obj
             pos = [SeriesNanStats(df.iloc[:, i] if not df.columns.is_unique else df[n]
                                   )._reduce(stat, nan_policy=nan_policy)
@@ -188,7 +188,7 @@ class DataFrameNanStats(FrameBivariate, DataFrameStatsMixin, CumulativeMixin):
             out = pd.DataFrame({j: a for j, a in enumerate(arrays)}, index=q_index(q))
             out.columns = names
             return out
-        return combine(arrays, names, name=q if stat == "quantile" else None)
+        return combine(arrays, names, name=q if stat in _stats.QUANTILES else None)
 
     def _labels(self, pos: pd.Series, axis: Any) -> pd.Series:
         """The index (``axis=0``) or column (``axis=1``) labels at positions ``pos``."""

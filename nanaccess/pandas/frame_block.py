@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .. import _stats
 from ..core.reduce import reduce
 from ..errors import NaNError
 from ..options import NanPolicy
@@ -60,7 +61,7 @@ def whole(index: pd.Index, stat: str, names: pd.Index, cols: list[Column],
           policy: NanPolicy, min_count: int, **params: Any) -> Any:
     """axis=None: one value over every value of the block, as pandas 3."""
     if not cols:
-        return np.float64(0.0 if stat == "sum" else np.nan)
+        return np.float64(0.0 if _stats.get(stat).empty == "zero" else np.nan)
     block, missing, col = _block(index, cols)
     red = _block_reduce(index, stat, names, block, missing, policy, None, **params)
     values, miss = red.values, red.missing
@@ -89,4 +90,4 @@ def rows(index: pd.Index, stat: str, names: pd.Index, cols: list[Column],
         out.index = q_index(q)
         return out
     arr = to_pandas_array(values, miss, col, empty)
-    return pd.Series(arr, index=index, name=q if stat == "quantile" else None)
+    return pd.Series(arr, index=index, name=q if stat in _stats.QUANTILES else None)

@@ -15,9 +15,8 @@ import numpy as np
 import pandas as pd
 
 from .._labels import fmt_label
-from ..core.classify import isnan
+from ..core import RULES, isnan
 from ..core.grouped import grouped_reduce
-from ..core.policy import RULES
 from ..errors import NaNError
 from ..options import NanPolicy
 from ._groupby_registry import grouping_info, selected_obj

@@ -14,8 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.classify import REPORT_KEYS, float_masks
-from ..core.objects import classify_object
+from ..core import REPORT_KEYS, classify_object, float_masks
 from .dtypes import Column
 
 __all__ = ["grouped_report"]

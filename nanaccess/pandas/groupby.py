@@ -18,14 +18,19 @@ import numpy as np
 import pandas as pd
 
 from .. import _stats
-from ..core.exactsum.common import SumOverflowError
+from ..core import SumOverflowError
 from ..core.grouped import grouped_reduce
 from ..core.window import segment_bounds, window_reduce
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
 from ..typing import NanPolicyArg
 from ._generated import GroupByStatsMixin
-from ._groupby_registry import RESAMPLER_CLASSES, grouping_info, selected_obj
+from ._groupby_registry import (
+    RESAMPLER_CLASSES,
+    grouping_info,
+    selected_obj,
+    selected_positions,
+)
 from ._nanagg import NanAgg
 from .agg_forms import (
     broadcast_to_rows,
@@ -82,12 +87,17 @@ class NanGroupBy(GroupByBivariate, GroupByStatsMixin, GroupedCumulativeMixin):
     ) -> pd.Series | pd.DataFrame:
         """The hook of every generated statistic: one result per group and column."""
         gb = self._obj
-        count = _stats.get(stat).family == "count"
+        count = stat in _stats.COUNTS
         policy = NanPolicy.TOTALORDER if count else resolve_policy(nan_policy)
         codes, ngroups, result_index = grouping_info(gb)
-        obj = selected_obj(gb)
+        plain = selected_positions(gb) if weights is None else None
+        if plain is not None:  # the frame's own columns by position: no selected copy
+            obj, kept = plain
+        else:
+            obj = selected_obj(gb)
         is_series = isinstance(obj, pd.Series)
-        kept = [] if is_series else list(range(obj.shape[1]))  # the result's columns
+        if plain is None:
+            kept = [] if is_series else list(range(obj.shape[1]))  # the result's columns
         w = None
         if weights is not None:
             frame = gb.obj if isinstance(gb.obj, pd.DataFrame) else None
@@ -96,9 +106,13 @@ class NanGroupBy(GroupByBivariate, GroupByStatsMixin, GroupedCumulativeMixin):
                 # the weights are no result column (skipped by position: no copy)
                 kept = np.flatnonzero(~(obj.columns == w.label)).tolist()
         frame_cols = [obj] if is_series else [obj.iloc[:, i] for i in kept]
-        names = [obj.name] if is_series else [obj.columns[i] for i in kept]
+        if is_series:
+            names = [obj.name]
+        else:  # one conversion of the labels (an Arrow-string index is slow per item)
+            labels = obj.columns.tolist()
+            names = [labels[i] for i in kept]
         q = params.get("q")
-        nq = len(np.atleast_1d(q)) if stat == "quantile" and np.ndim(q) > 0 else None
+        nq = len(np.atleast_1d(q)) if stat in _stats.QUANTILES and np.ndim(q) > 0 else None
         keep_names, arrays = [], []
         bounds = resample_bounds(gb, codes, ngroups, stat) if w is None else None
         for name, s in zip(names, frame_cols, strict=True):
@@ -150,9 +164,15 @@ class NanGroupBy(GroupByBivariate, GroupByStatsMixin, GroupedCumulativeMixin):
         if is_series:
             out: pd.Series | pd.DataFrame = pd.Series(arrays[0], index=index, name=obj.name)
         else:
-            out = pd.DataFrame({j: a for j, a in enumerate(arrays)}, index=index)
-            out.columns = obj.columns[[kept[names.index(n)] for n in keep_names]] if len(
+            columns = obj.columns[[kept[names.index(n)] for n in keep_names]] if len(
                 set(names)) == len(names) else pd.Index(keep_names)
+            if arrays and all(type(a) is np.ndarray and a.dtype == arrays[0].dtype
+                              for a in arrays):  # one block, as pandas builds it
+                out = pd.DataFrame(np.stack(arrays, axis=1), index=index, columns=columns,
+                                   copy=False)
+            else:
+                out = pd.DataFrame({j: a for j, a in enumerate(arrays)}, index=index)
+                out.columns = columns
         if not getattr(gb, "as_index", True):
             out = out.reset_index()
         return out

@@ -18,6 +18,7 @@ from .. import _stats
 from ..options import resolve_policy
 from ..typing import NanPolicyArg
 from ._generated import SeriesStatsMixin
+from ._groupby_registry import plain_values
 from .agg_forms import series_agg
 from .bivariate import SeriesBivariate
 from .columns import (
@@ -27,6 +28,7 @@ from .columns import (
     q_is_list,
     report,
     type_error,
+    values_reduce,
     with_min_count,
 )
 from .cumulative import CumulativeMixin  # cumsum, cummax, ... (issue 23)
@@ -43,9 +45,6 @@ def _series_axis(axis: Any) -> None:
     """pandas' own check: a Series has one axis."""
     if axis not in (None, 0, "index", "rows"):
         raise ValueError(f"No axis named {axis!r} for object type Series")
-
-def _family(stat: str) -> str:
-    return _stats.get(stat).family
 
 class SeriesNanStats(SeriesBivariate, SeriesStatsMixin, CumulativeMixin):
     """NaN-explicit statistics of a pandas Series (``s.nanstats``).
@@ -76,9 +75,18 @@ class SeriesNanStats(SeriesBivariate, SeriesStatsMixin, CumulativeMixin):
         """The hook of every generated statistic: the core's result, labelled."""
         _series_axis(axis)
         s = self._obj
+        if weights is None and not min_count and stat not in _stats.INT_RESULTS and \
+                not q_is_list(params.get("q")):
+            v = plain_values(s)
+            if v is not None and v.dtype.kind == "f" and v.dtype.itemsize in (2, 4, 8):
+                # a plain float Series (the small-call lane): the core's one door, nothing
+                # of the column record or the host steps that such data does not need
+                red = values_reduce(v, s, stat, resolve_policy(nan_policy), params)
+                if red.missing is None:
+                    return red.values[()]
+                return self._result(red.values, red.missing, self._col(), None, params)
         col = self._col()
-        family = _family(stat)
-        if family == "count":
+        if stat in _stats.COUNTS:
             return numbers(col)
         policy = resolve_policy(nan_policy)
         if weights is not None:
@@ -87,9 +95,11 @@ class SeriesNanStats(SeriesBivariate, SeriesStatsMixin, CumulativeMixin):
                 min_count=min_count, series=True, **params)
             return self._result(values, miss, col, empty, params)
         red, empty = column_reduce(col, s.name, s.index, stat, policy, series=True, **params)
-        if family == "arg":  # a position, as pandas' Series.argmax (idxmax: the label)
+        if stat in _stats.ARG:  # a position, as pandas' Series.argmax (idxmax: the label)
             return np.int64(red.values)
         values, miss = red.values, red.missing
+        if miss is None and empty is None and not min_count and not params:
+            return to_scalar(values, False, col)  # the small-call lane: no result glue
         if min_count:
             values, miss = with_min_count(values, miss, red.count, min_count, col)
         return self._result(values, miss, col, empty, params)
@@ -229,7 +239,7 @@ class SeriesNanStats(SeriesBivariate, SeriesStatsMixin, CumulativeMixin):
         """
         s = self._obj
         if isinstance(s.dtype, np.dtype) and s.dtype.kind == "c":  # counted, not reduced
-            from ..core.classify import report_array
+            from ..core import report_array
 
             counts = report_array(s.to_numpy(), None)
         else:

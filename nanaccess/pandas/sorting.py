@@ -15,15 +15,15 @@ import numpy as np
 import pandas as pd
 
 from .._conventions import check_na_option
-from ..core.axes import Reduction
-from ..core.classify import isnan
-from ..core.nanscan import scan_rows
-from ..core.policy import RULES
-from ..core.sorting import (
+from ..core import (
     RANK_DEFAULT,
+    RULES,
     SORT_DEFAULT,
+    Reduction,
+    isnan,
     object_argsort,
     rank,
+    scan_rows,
     sort_keys,
     sort_policy,
 )

@@ -20,23 +20,17 @@ import numpy as np
 import pandas as pd
 
 from .. import _stats
-from .._hostkit import undefined_spread, window_length
+from .._hostkit import undefined_spread
 from .._labels import IndexLocation, fmt_label
-from ..core.window import (
-    FixedWindows,
-    expanding_bounds,
-    fixed_bounds,
-    fixed_windows,
-    time_bounds,
-    window_reduce,
-)
+from ..core.window import window_reduce
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
 from ._generated_window import WindowStatsMixin
-from ._groupby_registry import grouper_info, window_parts
+from ._groupby_registry import window_parts
 from .columns import empty_is_missing, subject_of, type_error
 from .dtypes import column_arrays, is_numeric_column, to_pandas_array
 from .window_bivariate import WindowBivariate
+from .window_bounds import time_values, window_bounds
 
 __all__ = ["NanWindow", "window_bounds", "time_values"]
 
@@ -61,7 +55,7 @@ class NanWindow(WindowBivariate, WindowStatsMixin):
                 engine: str | None = None, **params: Any) -> pd.Series | pd.DataFrame:
         """The hook of every generated statistic: one result per window and column."""
         parts = window_parts(self._obj)
-        count = _stats.get(stat).family == "count"
+        count = stat in _stats.COUNTS
         # a count takes no policy: "totalorder" counts the numbers, raising for nothing,
         # and min_periods counts every row (as pandas' count)
         policy = NanPolicy.TOTALORDER if count else resolve_policy(nan_policy)
@@ -71,7 +65,7 @@ class NanWindow(WindowBivariate, WindowStatsMixin):
         cols = [obj] if is_series else [obj.iloc[:, i] for i in range(obj.shape[1])]
         names = [obj.name] if is_series else list(obj.columns)
         q = params.get("q")
-        nq = len(np.atleast_1d(q)) if stat == "quantile" and np.ndim(q) > 0 else None
+        nq = len(np.atleast_1d(q)) if stat in _stats.QUANTILES and np.ndim(q) > 0 else None
         on = parts["on"] if not is_series else None
         # (column position, key, array): a list, so duplicate column names all stay
         out_cols: list[tuple[int, Any, Any]] = []
@@ -157,91 +151,6 @@ def _assemble(out_cols: list[tuple[int, Any, Any]], index: pd.Index, obj: Any,
     else:
         frame.columns = pd.MultiIndex.from_tuples([key for _, key, _ in out_cols])
     return frame
-
-
-def window_bounds(parts: dict[str, Any], obj: Any) -> tuple[
-        np.ndarray | None, pd.Index, np.ndarray | FixedWindows, np.ndarray | None, int]:
-    """(row order or None, result index, start, end, min_periods) of a pandas window;
-    fixed windows without groups are a :class:`~nanaccess.core.window.FixedWindows`
-    (``end`` None).
-
-    A GroupBy window reorders the rows group by group (``order``) and labels the
-    result with the group keys before pandas' index, as pandas does.
-    """
-    n = len(obj)
-    order = groups = None
-    index = obj.index
-    if parts["grouper"] is not None:
-        codes, _, result_index = grouper_info(parts["grouper"])
-        keep = np.flatnonzero(codes >= 0)
-        order = keep[np.argsort(codes[keep], kind="stable")]
-        groups = codes[order]
-        index = _group_index(result_index, groups, obj.index.take(order))
-        n = order.size
-    window, step = parts["window"], parts["step"]
-    min_periods = parts["min_periods"]
-    if parts["expanding"]:
-        start, end = expanding_bounds(n, groups)
-    elif parts["freq"]:
-        times = time_values(parts["times"])
-        if order is not None:
-            times = times[order]
-        start, end = time_bounds(times, window_length(window), center=parts["center"],
-                                 closed=parts["closed"], groups=groups)
-    elif isinstance(window, int | np.integer) and groups is None:  # bounded by the kernels
-        start, end = fixed_windows(n, int(window), center=parts["center"],
-                                   closed=parts["closed"], step=step), None
-        if min_periods is None:
-            min_periods = int(window)
-    elif isinstance(window, int | np.integer):
-        start, end = fixed_bounds(n, int(window), center=parts["center"],
-                                  closed=parts["closed"], step=step, groups=groups)
-        if min_periods is None:
-            min_periods = int(window)
-    else:  # a pandas BaseIndexer: its own bounds
-        if groups is not None:
-            raise NotImplementedError("a custom window indexer with groupby is not supported")
-        start, end = window.get_window_bounds(num_values=n, min_periods=min_periods,
-                                              center=parts["center"],
-                                              closed=parts["closed"], step=step)
-        start, end = np.asarray(start, np.int64), np.asarray(end, np.int64)
-    if step not in (None, 1) and order is None:
-        index = index[::step]
-    return order, index, start, end, 0 if min_periods is None else int(min_periods)
-
-
-def time_values(times: Any) -> np.ndarray:
-    """The times of a time-based window as a datetime64 / timedelta64 array: a
-    tz-aware index (or ``on`` column) as its UTC instants, as pandas' own windows
-    measure it (wall-clock times would shift across a DST change); Arrow timestamps
-    and durations as NumPy's."""
-    idx = pd.Index(times)
-    dt = idx.dtype
-    if isinstance(dt, pd.ArrowDtype):
-        kind = dt.kind
-        idx = pd.DatetimeIndex(idx) if kind == "M" else pd.TimedeltaIndex(idx) \
-            if kind == "m" else idx
-        dt = idx.dtype
-    if isinstance(dt, pd.DatetimeTZDtype):
-        idx = idx.tz_convert(None)
-    return np.asarray(idx)
-
-
-def _group_index(result_index: pd.Index, groups: np.ndarray, rows: pd.Index) -> pd.Index:
-    """The group keys of each row, then pandas' own index (pandas' GroupBy windows)."""
-    keys = result_index.take(groups)
-    if isinstance(keys, pd.MultiIndex):
-        arrays = [keys.get_level_values(i) for i in range(keys.nlevels)]
-        names = list(keys.names)
-    else:
-        arrays, names = [keys], [keys.name]
-    if isinstance(rows, pd.MultiIndex):
-        arrays += [rows.get_level_values(i) for i in range(rows.nlevels)]
-        names += list(rows.names)
-    else:
-        arrays.append(rows)
-        names.append(rows.name)
-    return pd.MultiIndex.from_arrays(arrays, names=names)
 
 
 def _restated(err: NaNError, name: Any, rows: pd.Index, order: np.ndarray | None,

@@ -3,7 +3,7 @@
 Each window's value comes from the exact sums of its own rows (a segment of
 :func:`nanaccess.core.bivariate.pairwise`), rounded once: no running sums, so no
 drift, and ``|r| <= 1`` at every step. Windows are pandas' own (fixed, time-based,
-expanding; :func:`nanaccess.pandas.window.window_bounds`).
+expanding; :func:`nanaccess.pandas.window_bounds.window_bounds`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from ..options import resolve_policy
 from .bivariate import _values
 from .columns import subject_of
 from .dtypes import Column, column_arrays
+from .window_bounds import window_bounds
 
 __all__ = ["WindowBivariate", "window_pairs"]
 
@@ -164,7 +165,6 @@ class WindowBivariate:
 
     def _pairs(self, stat, other, pairwise, ddof, nan_policy):
         from ._groupby_registry import window_parts
-        from .window import window_bounds
 
         parts = window_parts(self._obj)
         obj = parts["obj"]

@@ -20,10 +20,9 @@ import polars as pl
 from .. import _stats
 from .._conventions import below_min_count
 from .._describe import describe_policy, describe_values, row_labels
-from .._hostkit import empty_is_missing, kept_int_dtype, undefined_spread
+from .._hostkit import empty_is_missing, host_reduce, with_min_count
 from ..core.exactsum.common import SumOverflowError
 from ..core.grouped import grouped_reduce
-from ..core.reduce import reduce
 from ..core.window import fixed_windows, window_reduce
 from ..errors import NaNError
 from ..options import resolve_policy
@@ -51,7 +50,7 @@ ROLLING = ("median", "quantile", "min", "max", "mean", "sum", "var", "std")
 
 def _policy_of(stat: str, nan_policy: Any) -> Any:
     """The resolved policy; a count takes none (it counts the numbers: "omit")."""
-    return resolve_policy("omit" if _stats.get(stat).family == "count" else nan_policy)
+    return resolve_policy("omit" if stat in _stats.COUNTS else nan_policy)
 
 
 def column_reduce(col: PolarsColumn, stat: str, nan_policy: Any = None, min_count: int = 0,
@@ -60,7 +59,8 @@ def column_reduce(col: PolarsColumn, stat: str, nan_policy: Any = None, min_coun
     policy = _policy_of(stat, nan_policy)
     n = len(col.values)
     try:
-        red = reduce(col.values, stat, policy=policy, missing=col.missing, **params)
+        # the host kit's after-core steps: polars' null is a missing value of its own
+        red, empty = host_reduce(col.values, stat, policy, col.missing, True, None, params)
     except NaNError as err:
         raise relabelled(err, col.name, n) from None
     except TypeError as err:
@@ -68,16 +68,11 @@ def column_reduce(col: PolarsColumn, stat: str, nan_policy: Any = None, min_coun
     except SumOverflowError as err:  # name the column, not "row 0"
         raise err.naming(f"column {col.name!r}") from None
     values, missing = red.values, red.missing
-    null = np.zeros(np.shape(values), bool) if missing is None else np.asarray(missing)
-    if empty_is_missing(stat):  # nothing left, or too few values for the ddof: null
-        null = null | np.broadcast_to(red.empty | undefined_spread(red.count, stat, params),
-                                      np.shape(values))
     if min_count:
-        null = null | np.broadcast_to(below_min_count(red.count, min_count), np.shape(values))
-    kept = kept_int_dtype(stat, col.values.dtype, True, **params) \
-        if values.dtype.kind == "f" else None
-    if kept is not None and null.all():
-        values = np.zeros(np.shape(values), kept)
+        values, missing = with_min_count(values, missing, red.count, min_count, has_na=True)
+    null = np.zeros(np.shape(values), bool) if missing is None else np.asarray(missing)
+    if empty is not None:  # nothing left, or too few values for the ddof: null
+        null = null | empty
     return values, (null if null.any() else None)
 
 
@@ -229,7 +224,7 @@ def _rolling(s: pl.Series, stat: str, window_size: int, min_samples: int | None,
     n = len(col.values)
     policy = resolve_policy(nan_policy)
     min_periods = window_size if min_samples is None else min_samples
-    if stat in ("var", "std", "sem"):
+    if any(p.name == "ddof" for p in _stats.get(stat).params):
         params = {"ddof": 1, **params}  # polars' rolling_var / rolling_std
     try:
         out = window_reduce(col.values, fixed_windows(n, window_size, center=center), None,

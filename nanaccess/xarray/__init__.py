@@ -17,7 +17,7 @@ import wrapt
 from .accessor import DataArrayNanStats, DatasetNanStats
 from .groupby import NanGroupBy, grouped_dataarray
 from .reduction import arg_reduce, nan_report, quantile, reduce
-from .weighted import register_weighted_accessors
+from .weighted_accessor import register_weighted_accessors
 from .window import NanXrWindow, register_groupby_accessors, register_window_accessors
 
 # xarray imports its rolling module (which imports numbagg, scipy and numba: 0.15 s+)

@@ -20,10 +20,11 @@ from .._describe import pct_label, percentiles, row_labels
 from ..errors import NaNError
 from ..options import resolve_policy
 from ..typing import NanPolicyArg
-from ._common import holds_numbers, is_dask, variable_subject
+from ._common import variable_subject
 from ._generated import DataArrayStatsMixin, DatasetStatsMixin
 from .bivariate import DataArrayBivariate
 from .groupby import NanGroupBy, factorized_groupby, null_below
+from .masks import kind_masks
 from .reduction import arg_reduce, nan_report, quantile, reduce
 from .running import RunningMixin  # cumsum, ewm, ... along a dim (issue 23)
 
@@ -107,7 +108,7 @@ class _NanStatsBase:
 
     def _describe(self, dim: Any, ps: Any, nan_policy: Any, ddof: float) -> Any:
         qs = percentiles(ps)
-        nan, missing = _kind_masks(self._obj)
+        nan, missing = kind_masks(self._obj)
         parts = {
             "count": self.count(dim, nan_policy=nan_policy),
             "nan": nan.sum(dim),
@@ -290,40 +291,6 @@ class _NanStatsBase:
         array([1., 5.])
         """
         return NanGroupBy(self._obj, self._obj.resample(indexer, **kwargs), resample=True)
-
-
-def _masks(a: np.ndarray) -> np.ndarray:
-    """(2, ...) bool: NaNs (quiet or signaling) and missing values (NaT, None, pd.NA)."""
-    a = np.asarray(a)
-    out = np.zeros((2,) + a.shape, dtype=bool)
-    if a.dtype.kind == "f":
-        out[0] = np.isnan(a)
-    elif a.dtype.kind in "mM":
-        out[1] = np.isnat(a)
-    elif a.dtype.kind == "O":
-        from ..core.objects import classify_object
-
-        kinds = np.array([classify_object(v)[0] for v in a.ravel().tolist()],
-                         dtype=object).reshape(a.shape)
-        out[0], out[1] = kinds == "nan", kinds == "missing"
-    return out
-
-
-def _kind_masks(obj: xr.DataArray | xr.Dataset) -> tuple[Any, Any]:
-    """NaN and missing masks of ``obj`` (lazy for dask data), for describe's rows."""
-
-    def masks(v: xr.DataArray) -> xr.DataArray:
-        if is_dask(v.data):
-            data = v.data.map_blocks(_masks, new_axis=0, chunks=((2,), *v.data.chunks),
-                                     dtype=bool)
-        else:
-            data = _masks(v.values)
-        return xr.DataArray(data, dims=("_kind",) + v.dims, coords=v.coords)
-
-    if isinstance(obj, xr.Dataset):  # strings are left out, as by the statistics
-        obj = obj[[k for k, v in obj.data_vars.items() if holds_numbers(v.variable)]]
-    both = masks(obj) if isinstance(obj, xr.DataArray) else obj.map(masks)
-    return both.isel(_kind=0), both.isel(_kind=1)
 
 
 @xr.register_dataarray_accessor("nanstats")

@@ -36,6 +36,7 @@ from ._generated import GroupByStatsMixin
 from ._xr_internals import from_temp_dataset, to_temp_dataset
 from .grouped_blocks import grouped_dask, kernel, run_block
 from .grouped_layout import Grouping, plan
+from .masks import kind_masks
 
 __all__ = ["NanGroupBy", "grouped_dataarray", "null_below"]
 
@@ -158,11 +159,10 @@ class NanGroupBy(GroupByStatsMixin):
         """
         from .._describe import describe_policy, pct_label, row_labels
         from .._describe import percentiles as _pcts
-        from .accessor import _kind_masks
 
         policy = describe_policy(nan_policy)
         qs = _pcts(percentiles)
-        nan, missing = _kind_masks(self._obj)
+        nan, missing = kind_masks(self._obj)
         parts = {
             "count": self.count(dim),
             # counts of the masks: 0 in an empty group, as the count row
@@ -301,7 +301,7 @@ class NanGroupBy(GroupByStatsMixin):
         vals = _grouped_array(var.data, axis, g.codes, g.ngroups, stat, policy=policy,
                               params=params, relabeller=relabeller, prior=prior)
         at = lead + axis
-        if g.has_empty and vals.dtype.kind in "iubf" and stat != "count":
+        if g.has_empty and vals.dtype.kind in "iubf" and stat not in _stats.COUNTS:
             # a group without rows is NaN, as xarray; its count stays an exact 0 (int64,
             # as pandas' count of an empty bin)
             present = np.bincount(g.codes[g.codes >= 0], minlength=g.ngroups) > 0

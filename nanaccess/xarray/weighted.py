@@ -28,11 +28,8 @@ import xarray as xr
 from .. import _stats
 from .._labels import CoordLocation, relabel_weights
 from ._common import is_dask, variable_subject
-from ._generated import WeightedStatsMixin
-from ._xr_internals import weighted_classes, weighted_parts
 
-__all__ = ["VariableWeights", "variable_weights", "aligned_weights", "NanWeighted",
-           "register_weighted_accessors", "check_weighted"]
+__all__ = ["VariableWeights", "variable_weights", "aligned_weights", "check_weighted"]
 
 
 def check_weighted(stat: str) -> None:
@@ -112,41 +109,3 @@ class _Padded:
         if len(pos) != self.ndim:
             return None
         return self.inner(tuple(pos[i] for i in self.kept))
-
-
-class NanWeighted(WeightedStatsMixin):
-    """``obj.weighted(weights).nanstats``: frequency-weighted statistics over ``dim``.
-
-    Examples
-    --------
-    >>> import numpy as np, xarray as xr, nanaccess.xarray
-    >>> da = xr.DataArray([1.0, 2.0, 3.0], dims="t")
-    >>> w = xr.DataArray([1, 1, 5], dims="t")
-    >>> float(da.weighted(w).nanstats.median("t"))
-    3.0
-    """
-
-    def __init__(self, wobj: Any) -> None:
-        self._obj, self._weights = weighted_parts(wobj)
-
-    def _reduce(self, stat: str, *, dim: Any = None, **kwargs: Any) -> Any:
-        """The hook of every generated statistic: :func:`.reduction.reduce` with the
-        weighted object's weights."""
-        from .reduction import reduce
-
-        return reduce(self._obj, stat, dim, weights=self._weights, **kwargs)
-
-
-class _WeightedAccessor:
-    """``.nanstats`` on xarray's weighted objects (a descriptor: one per access)."""
-
-    def __get__(self, wobj: Any, owner: type | None = None) -> Any:
-        if wobj is None:
-            return NanWeighted
-        return NanWeighted(wobj)
-
-
-def register_weighted_accessors() -> None:
-    """Set ``.nanstats`` on ``DataArrayWeighted`` and ``DatasetWeighted``."""
-    for cls in weighted_classes():
-        cls.nanstats = _WeightedAccessor()

@@ -66,7 +66,7 @@ class NanXrWindow(XrWindowStatsMixin):
                 engine: str | None = None, **params: Any) -> Any:
         """The hook of every generated statistic."""
         w = self._obj
-        policy = NanPolicy.TOTALORDER if _stats.get(stat).family == "count" else \
+        policy = NanPolicy.TOTALORDER if stat in _stats.COUNTS else \
             resolve_policy(nan_policy)
         keep = _keep_attrs(keep_attrs)
         spec = _Spec(w)
@@ -75,7 +75,7 @@ class NanXrWindow(XrWindowStatsMixin):
         q = params.get("q")
         if q is not None:
             params = {**params, "q": np.asarray(q, dtype=np.float64)}
-        lead = stat == "quantile" and np.ndim(q) > 0
+        lead = stat in _stats.QUANTILES and np.ndim(q) > 0
         run = dict(stat=stat, policy=policy, engine=engine, params=params, lead=lead)
 
         def one(name: Hashable | None, var: xr.Variable, indexes: Any) -> xr.Variable:
@@ -163,7 +163,7 @@ def _one_dim(name: Any, var: xr.Variable, indexes: Any, spec: _Spec, dim: Hashab
             mp = spec.periods([dim])
             vals = window_reduce(x2, start, end, stat, policy=policy, min_periods=mp,
                                  engine=engine, **params).values
-            if stat == "count":  # xarray: min_periods counts the numbers
+            if stat in _stats.COUNTS:  # xarray: min_periods counts the numbers
                 vals = np.where(vals < mp, np.nan, vals.astype(np.float64))
     except NaNError as err:
         raise _restated(err, name, var.dims, labels, axis, rest, out_labels_of(
@@ -240,7 +240,7 @@ def _rolling_block(block: np.ndarray, axis: int, size: int, center: bool, mp: in
     except NaNError as err:  # a block's positions are not the array's: no label
         raise err.relabel(subject, "a window of a dask block") from None
     vals = red.values
-    if stat == "count":
+    if stat in _stats.COUNTS:
         vals = np.where(vals < mp, np.nan, vals.astype(np.float64))
     elif vals.dtype.kind in "iub":
         vals = vals.astype(np.float64)

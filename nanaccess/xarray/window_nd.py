@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _stats
 from ..core.window import segment_bounds, window_reduce
 from ..errors import NaNError
 from ..options import NanPolicy
@@ -127,7 +128,7 @@ def box_reduce(x: np.ndarray, axes: Sequence[int], gather: np.ndarray, start: np
         rest_pos = tuple(int(i) for i in np.unravel_index(col, rest)) if rest else ()
         raise locate(err, grid_pos, rest_pos) from None
     vals = np.asarray(red.values)
-    if stat == "count" and min_periods:  # xarray: min_periods counts the numbers
+    if stat in _stats.COUNTS and min_periods:  # xarray: min_periods counts the numbers
         vals = np.where(vals < min_periods, np.nan, vals.astype(np.float64))
     elif vals.dtype.kind in "iub":
         vals = vals.astype(np.float64)

@@ -59,9 +59,6 @@ def test_grouped_and_windows_keep_the_rule(stat, params, dt):
     an empty window is NaN) follow the same rule."""
     if not _defined(stat, dt):
         pytest.skip("not defined for this dtype")
-    if stat == "std" and dt == "m8[ns]":
-        pytest.xfail("the grouped engine gives the std of timedelta64 as float64 "
-                     "(the flat core keeps timedelta64): engines disagree, found here")
     x = _data(dt)
     want = _stats.result_dtype(stat, dt, **params)
     g = grouped_reduce(x, np.array([0, 0, 0, 1, 1, 1]), 2, stat, policy=NanPolicy.OMIT,
@@ -83,3 +80,21 @@ def test_check_params_refuses_as_the_core_does():
     with pytest.raises(TypeError, match="unexpected"):
         result_dtype("median", "float64", ddof=1)
     assert result_dtype("quantile", "int16", q=0.5, method="higher") == np.int16
+
+
+def test_grouped_timedelta_std_is_the_flat_cores_and_pandas():
+    """The grouped std of timedelta64 is a duration of the data's unit (it was float64
+    nanoseconds: the grouped and flat engines disagreed), value for value the flat
+    core's per group and pandas' ``GroupBy.std`` (NaT missing, truncated to the unit)."""
+    import pandas as pd
+
+    x = np.array([1, 2, "NaT", 4, 8, 16, 32, 7], "m8[ns]")
+    codes = np.array([0, 0, 0, 0, 1, 1, 1, 2])
+    g = grouped_reduce(x, codes, 3, "std", policy=NanPolicy.OMIT, ddof=1)
+    assert g.exact.dtype == np.dtype("m8[ns]")
+    for k in range(3):
+        flat = reduce(x[codes == k], "std", policy=NanPolicy.OMIT, ddof=1).values
+        assert g.values[k].view(np.int64) == flat.view(np.int64)
+    want = pd.Series(x).groupby(codes).std()
+    got = pd.Series(x).groupby(codes).nanstats.std(nan_policy="omit")
+    pd.testing.assert_series_equal(got, want)

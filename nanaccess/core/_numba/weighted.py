@@ -69,7 +69,7 @@ def _nb_part(k, hi, lo, src, a, b, pivot, eq, keyed):  # pragma: no cover - comp
     return st, sh, sl
 
 
-def _nb_group_select(k, hi, lo, src, a, end, tot_h, tot_l, th, tl, tord, bb, out, g,
+def nb_group_select(k, hi, lo, src, a, end, tot_h, tot_l, th, tl, tord, bb, out, g,
                      st_b, st_h, st_l, perm, keyed):  # pragma: no cover - compiled
     """For every target ``(th[j, g], tl[j, g])`` (visited in ascending order ``tord``), the
     source index of the first key of ``[a, end)`` whose exact cumulative weight
@@ -196,7 +196,7 @@ def _nb_bits_range(wb):  # pragma: no cover - compiled
     return e - 1075 + _nb_ctz(m), e - 1022
 
 
-def _nb_group_bits(wsb, a, b, emin, emax):  # pragma: no cover - compiled
+def nb_group_bits(wsb, a, b, emin, emax):  # pragma: no cover - compiled
     """``(lsb, top)`` of the positive weights with bits ``wsb[a:b]``: all are
     multiples of ``2**lsb`` and below ``2**top``. Branch-free: the lowest bit is the
     trailing zeros of the OR of the mantissas aligned at the smallest exponent (bits
@@ -229,7 +229,7 @@ def _nb_group_bits(wsb, a, b, emin, emax):  # pragma: no cover - compiled
         acc & np.uint64(0x7FFFFFFFFFFFFFFF)) != 0 else 63), emax - 1022
 
 
-def _nb_limbs(w, a, b, lsb, top, hi, lo):  # pragma: no cover - compiled
+def nb_limbs(w, a, b, lsb, top, hi, lo):  # pragma: no cover - compiled
     """Base and exactness of the positive weights ``w[a:b]`` (lowest bit ``lsb``,
     top ``top``); fills their limbs when exact. Returns ``(B, exact)``."""
     zero = np.int64(0)
@@ -266,7 +266,7 @@ def _nb_limbs(w, a, b, lsb, top, hi, lo):  # pragma: no cover - compiled
     return base, True, sh, sl
 
 
-def _nb_sort_float(k, w, src, a, b, cf):  # pragma: no cover - compiled
+def nb_sort_float(k, w, src, a, b, cf):  # pragma: no cover - compiled
     """Sort ``[a, b)`` by (key, weight) and fill its float64 cumulative weights."""
     perm = np.argsort(k[a:b]) + a
     ks = k[perm]
@@ -295,8 +295,8 @@ def _nb_sort_float(k, w, src, a, b, cf):  # pragma: no cover - compiled
 def build() -> dict[str, Any]:
     """Compile the exact helpers (bound here; the row kernels below and the grouped
     kernels of :mod:`.weighted_groups` call them)."""
-    return bind(globals(), ("_nb_reached", "_nb_part", "_nb_group_select", "_nb_ctz",
-                            "_nb_bits_range", "_nb_group_bits", "_nb_limbs", "_nb_sort_float"))
+    return bind(globals(), ("_nb_reached", "_nb_part", "nb_group_select", "_nb_ctz",
+                            "_nb_bits_range", "nb_group_bits", "nb_limbs", "nb_sort_float"))
 
 
 register("weighted", build)
@@ -346,9 +346,9 @@ def _nb_rows_totals(keys, fm, sh, w):  # pragma: no cover - compiled
     for r in range(rows):
         m, emin, emax = _nb_row_load(keys, fm, sh, w, r, k, ws, src)
         counts[r] = m
-        lg, tg = _nb_group_bits(wsb, 0, m, emin, emax)
+        lg, tg = nb_group_bits(wsb, 0, m, emin, emax)
         L[r] = lg
-        bg, ex, s_h, s_l = _nb_limbs(ws, 0, m, lg, tg, hi, lo)
+        bg, ex, s_h, s_l = nb_limbs(ws, 0, m, lg, tg, hi, lo)
         B[r], exact[r] = bg, ex
         if ex:
             s_h += s_l >> bg
@@ -356,7 +356,7 @@ def _nb_rows_totals(keys, fm, sh, w):  # pragma: no cover - compiled
             last_h[r], last_l[r] = s_h, s_l
             total[r] = math.ldexp(float(s_h), bg + lg) + math.ldexp(float(s_l), lg)
         elif m:
-            _nb_sort_float(k, ws, src, 0, m, cf)
+            nb_sort_float(k, ws, src, 0, m, cf)
             total[r] = cf[m - 1]
     return L, B, exact, last_h, last_l, total, counts
 
@@ -384,8 +384,8 @@ def _nb_rows_select(keys, fm, sh, w, L, B, exact, last_h, last_l, th, tl,
         if m == 0:
             continue
         if exact[r]:
-            _lg, tg = _nb_group_bits(wsb, 0, m, emin, emax)
-            _nb_limbs(ws, 0, m, L[r], tg, hi, lo)
+            _lg, tg = nb_group_bits(wsb, 0, m, emin, emax)
+            nb_limbs(ws, 0, m, L[r], tg, hi, lo)
             if tg - L[r] <= B[r]:
                 hi[:m] = 0
             for j in range(nt):  # the targets in ascending order (insertion sort)
@@ -395,10 +395,10 @@ def _nb_rows_select(keys, fm, sh, w, L, B, exact, last_h, last_l, th, tl,
                     tord[q] = tord[q - 1]
                     q -= 1
                 tord[q] = j
-            _nb_group_select(k, hi, lo, src, 0, m, last_h[r], last_l[r], th, tl,
+            nb_group_select(k, hi, lo, src, 0, m, last_h[r], last_l[r], th, tl,
                              tord, B[r], out, r, st_b, st_h, st_l, perm, False)
             continue
-        _nb_sort_float(k, ws, src, 0, m, cf)
+        nb_sort_float(k, ws, src, 0, m, cf)
         for j in range(nt):
             t = tf[j, r]
             lo_i, hi_i = 0, m - 1

@@ -28,7 +28,7 @@ import numpy as np
 
 from . import bind, jit, kernels, register
 from .exact_digits import bitlen as _bitlen  # noqa: F401 - kernel global (int.bit_length)
-from .weighted import _nb_group_bits, _nb_group_select, _nb_limbs, _nb_sort_float
+from .weighted import nb_group_bits, nb_group_select, nb_limbs, nb_sort_float
 
 __all__: list[str] = []
 
@@ -202,7 +202,7 @@ def _nb_pair_total(sh, sl, bg, lg):  # pragma: no cover - compiled
 
 
 def _nb_limb_sums(ws, a, b, lsb, top):  # pragma: no cover - compiled
-    """:mod:`.weighted`'s ``_nb_limbs`` without storing the limbs: ``(B, exact, hi
+    """:mod:`.weighted`'s ``nb_limbs`` without storing the limbs: ``(B, exact, hi
     sum, lo sum)`` of the positive weights ``ws[a:b]``."""
     zero = np.int64(0)
     if b == a:
@@ -288,7 +288,7 @@ def _nb_prepare(keys, flip, w, drop, codes, ngroups, rec, src_buf,
             e = (wsb[j] >> 52) & 0x7FF
             emin = min(emin, e)
             emax = max(emax, e)
-        lg, tg = _nb_group_bits(wsb, a, b, emin, emax)
+        lg, tg = nb_group_bits(wsb, a, b, emin, emax)
         L[g] = lg
         bg, ex, sh, sl = _nb_limb_sums(ws, a, b, lg, tg)
         B[g], exact[g] = bg, ex
@@ -307,7 +307,7 @@ def _nb_prepare(keys, flip, w, drop, codes, ngroups, rec, src_buf,
         else:
             if cf.shape[0] == 0:
                 cf = np.zeros(m, np.float64)
-            _nb_sort_float(k, ws, src, a, b, cf)
+            nb_sort_float(k, ws, src, a, b, cf)
             total[g] = cf[b - 1]
     return cf, src, starts, L, B, exact, err, last_h, last_l, total, counts
 
@@ -381,9 +381,9 @@ def _nb_select(rec, cf, src_buf, starts, L, B, exact, err, tot_h, tot_l, total, 
                 e = (swb[i] >> 52) & 0x7FF
                 emin = min(emin, e)
                 emax = max(emax, e)
-            _lg, tgb = _nb_group_bits(swb, 0, n, emin, emax)
-            _nb_limbs(sw, 0, n, L[g], tgb, shi, slo)
-            _nb_group_select(sk, shi, slo, ss, 0, n, tot_h[g], tot_l[g], th, tl, tord, B[g],
+            _lg, tgb = nb_group_bits(swb, 0, n, emin, emax)
+            nb_limbs(sw, 0, n, L[g], tgb, shi, slo)
+            nb_group_select(sk, shi, slo, ss, 0, n, tot_h[g], tot_l[g], th, tl, tord, B[g],
                              out, g, st_b, st_h, st_l, perm, keyed)
             continue
         for j in range(nt):
@@ -399,7 +399,7 @@ def _nb_select(rec, cf, src_buf, starts, L, B, exact, err, tot_h, tot_l, total, 
     return out
 
 
-_FROM_EXACT = ("_nb_group_select", "_nb_group_bits", "_nb_limbs", "_nb_sort_float")
+_FROM_EXACT = ("nb_group_select", "nb_group_bits", "nb_limbs", "nb_sort_float")
 
 
 def build() -> dict[str, Any]:

@@ -198,7 +198,7 @@ def _native(x2, codes, ngroups, stat, q_arr, method, ddof, policy, miss2, engine
         if nat.any():
             miss2 = nat if miss2 is None else (miss2 | nat)
     is_order = stat in ORDER_STATS
-    if dt.kind == "M" and not is_order and stat not in ("mean", "count"):
+    if dt.kind == "M" and not is_order and stat not in _stats.MEANS | _stats.COUNTS:
         raise TypeError(f"{stat} of datetime64 data is not defined")
     slabs = None
     if is_order and miss2 is None and dt.kind in "fiumM" and x2.shape[1] >= SLAB_MIN_COLS:

@@ -25,6 +25,7 @@ from ..exactsum.certified import (
 )
 from ..exactsum.common import SumOverflowError
 from ..exactsum.compiled import compiled_groups
+from ..moments import result_dtype
 from ..moments import temporal_mean as _temporal_mean
 from ..policy import RULES, empty_value, finish
 from .common import greatest_nan, group_counts, radix_argsort_codes
@@ -151,6 +152,8 @@ def _finish(out, counts, col, nan, miss, codes, ngroups, stat, ddof, policy):
         ints = np.round(np.where(nat, 0, out)).astype(np.int64) if out.dtype.kind == "f" else out
         fill = np.array("NaT", dtype=dt.newbyteorder("="))
         out = np.where(nat, fill, ints.view(fill.dtype))
+    elif dt.kind in "mM" and stat in _stats.ROOTS:
+        out = result_dtype(out, dt, stat)  # a duration in the data's unit, as the flat core
     if RULES[policy].removes:
         return out, np.zeros(ngroups, bool)
     # a NaN propagates (the group's greatest under totalOrder), else a missing value

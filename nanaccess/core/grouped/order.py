@@ -155,7 +155,7 @@ def order_column(col, nan, miss, codes, ngroups, stat, q_arr, method, policy, en
         np.putmask(want, want >= m[:, None], -1)
     got = None
     if nb is not None and nb.lo is not None:  # the extremes were kept: no selection
-        got = np.repeat(nb.extreme(_stats.get(stat).rank == "max")[:, None], 2 * nq, axis=1)
+        got = np.repeat(nb.extreme(stat in _stats.RANK_MAX)[:, None], 2 * nq, axis=1)
     elif nb is not None:
         try:
             got = nb(want)
@@ -205,7 +205,7 @@ def _tails(vals, res_miss, empty, col, nan, codes, nmiss, ngroups, policy):
 
 def _minmax_keys(kk, cc, ngroups, stat):
     info = np.iinfo(kk.dtype)
-    if _stats.get(stat).rank == "min":
+    if stat in _stats.RANK_MIN:
         out = np.full(ngroups, info.max, kk.dtype)
         np.minimum.at(out, cc, kk)
     else:

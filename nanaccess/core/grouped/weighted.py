@@ -33,9 +33,9 @@ from ..moments import result_dtype
 from ..policy import RULES
 from ..weighted.certified import certified_sums, eligible
 from ..weighted.compiled import compiled_order, use_compiled
-from ..weighted.moments import _tails, weighted_moment
+from ..weighted.moments import weighted_moment, weighted_tails
 from ..weighted.order import weighted_order
-from ..weighted.prepare import _KMIN, Prepared, prepare
+from ..weighted.prepare import KMIN, Prepared, prepare
 from .common import radix_argsort_codes
 
 __all__ = ["grouped_weighted", "grouped_weighted_columns", "GROUPED_WEIGHTED", "size_blocks"]
@@ -78,9 +78,9 @@ def _group_tails(p: Prepared, codes: np.ndarray, ngroups: int):
     """Per group: (has a propagated NaN, that NaN, holds a propagated missing)."""
     nan_rows = nan_values = miss_rows = None
     if p.prop_keys is not None:
-        best = np.full(ngroups, _KMIN, np.int64)
+        best = np.full(ngroups, KMIN, np.int64)
         np.maximum.at(best, codes, p.prop_keys[0])
-        nan_rows = best > _KMIN
+        nan_rows = best > KMIN
         nan_values = keys_to_float(best, np.dtype(np.float64))
     if p.prop_miss is not None:
         gm = np.zeros(ngroups, bool)
@@ -192,7 +192,7 @@ def _certified_engine(p, codes, ngroups, stat, policy, ddof, tails, engine):
         return None, None
     got, ok = fast
     gp = Prepared(p.red, p.x, p.w, None, None, *tails, np.zeros(ngroups, np.int64))
-    vals, miss = _tails(gp, result_dtype(got, p.x.dtype, stat), policy,
+    vals, miss = weighted_tails(gp, result_dtype(got, p.x.dtype, stat), policy,
                         np.zeros(ngroups, bool), stat)
     miss = np.zeros(ngroups, bool) if miss is None else np.array(miss, bool)
     rest = np.flatnonzero(~ok)

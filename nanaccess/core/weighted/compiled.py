@@ -165,8 +165,9 @@ def _targets(s_lo, s_hi, t, what, L, B, last_h, last_l, total, exact):
     stat, q, method). The float targets only when a group is not exact (else ``s``:
     never read). Returns ``(same, t, th, tl, tf)``."""
     stat, qa, method = what
-    over = exact_reaches(stat, qa, "linear" if stat == "median" else method, L, B, last_h,
-                         last_l, total, exact)
+    linear = stat in _stats.MIDPOINT_MEDIANS  # the median's rank rule is linear's
+    over = exact_reaches(stat, qa, "linear" if linear else method, L, B, last_h, last_l,
+                         total, exact)
     same = (s_hi is s_lo) or bool(np.array_equal(s_hi, s_lo))
     if over is not None:
         rows, th_lo, tl_lo, th_hi, tl_hi, ex_t = over

@@ -32,7 +32,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..interp import _ALPHA_BETA
+from ... import _stats
+from ..interp import ALPHA_BETA
 
 __all__ = ["exact_reaches"]
 
@@ -83,7 +84,7 @@ def _virtual(n: int, q: Fraction, method: str):
         return Fraction(math.floor(raw) + math.ceil(raw), 2), raw
     if method == "averaged_inverted_cdf":
         return n * q - 1, None
-    alpha, beta = (Fraction(v) for v in _ALPHA_BETA[method])
+    alpha, beta = (Fraction(v) for v in ALPHA_BETA[method])
     return n * q + (alpha + q * (1 - alpha - beta)) - 1, None
 
 
@@ -105,9 +106,9 @@ def _integer(vi: Fraction, n: int, raw):
 def _row_positions(n: int, q: float, method: str, stat: str):
     """Reaches (Fractions, 1-based) and the weight of one row of integer total ``n``:
     :func:`.positions.weighted_positions` / ``median_positions`` in exact arithmetic."""
-    if stat in ("median_low", "median_high"):
+    if stat in _stats.LOW_MEDIANS | _stats.HIGH_MEDIANS:
         mid = Fraction(n - 1, 2)
-        vi = Fraction(math.floor(mid) if stat == "median_low" else math.ceil(mid))
+        vi = Fraction(math.floor(mid) if stat in _stats.LOW_MEDIANS else math.ceil(mid))
         s_lo = _integer(vi, n, mid)[0]
         return s_lo, s_lo, 0.0
     fq = Fraction(q)
@@ -159,8 +160,8 @@ def exact_reaches(stat: str, q, method: str, L, B, last_h, last_l, total, exact)
     L, B = np.asarray(L, np.int64), np.asarray(B, np.int64)
     last_h, last_l = np.asarray(last_h, np.int64), np.asarray(last_l, np.int64)
     exact = np.asarray(exact, bool) & ((last_h > 0) | (last_l > 0))
-    qa = np.atleast_1d(np.asarray(q if stat == "quantile" else 0.5, np.float64)).ravel()
-    inverted = stat == "quantile" and method == "inverted_cdf"
+    qa = np.atleast_1d(np.asarray(q if stat in _stats.QUANTILES else 0.5, np.float64)).ravel()
+    inverted = stat in _stats.QUANTILES and method == "inverted_cdf"
     rows = np.flatnonzero(exact if inverted else exact & (L >= 0))
     if rows.size:
         tot = np.asarray(total, np.float64)[rows]

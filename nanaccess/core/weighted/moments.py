@@ -30,7 +30,7 @@ from ..exactsum.common import CANONICAL_NAN, SCALE, idiv
 from ..moments import result_dtype
 from ..policy import RULES
 from .certified import certified_rows
-from .prepare import Prepared, _greatest_nan
+from .prepare import Prepared, greatest_nan_of
 
 __all__ = ["weighted_moment"]
 
@@ -99,7 +99,7 @@ def weighted_moment(p: Prepared, stat: str, policy, *, ddof: float = 0,
     fast = certified_rows(p, stat, engine, ddof=ddof)
     if fast is None or not fast[1].any():
         vals, empty = _exact(x, p.w, p.nan, p.miss, stat, ddof)
-        return _tails(p, vals, policy, empty, stat)
+        return weighted_tails(p, vals, policy, empty, stat)
     got, ok = fast
     vals = result_dtype(got, x.dtype, stat)
     empty = np.zeros(ok.shape, bool)
@@ -111,7 +111,7 @@ def weighted_moment(p: Prepared, stat: str, policy, *, ddof: float = 0,
         v_rest, empty[rest] = _exact(x[rest], p.w[rest], sub(p.nan), sub(p.miss), stat, ddof)
         vals = vals.astype(np.result_type(vals.dtype, v_rest.dtype), copy=False)
         vals[rest] = v_rest
-    return _tails(p, vals, policy, empty, stat)
+    return weighted_tails(p, vals, policy, empty, stat)
 
 
 def _exact(x: np.ndarray, w: np.ndarray, nan: np.ndarray | None, miss: np.ndarray | None,
@@ -250,7 +250,7 @@ def _ratios(a: np.ndarray, b: np.ndarray) -> np.ndarray:
                         np.float64)
 
 
-def _tails(p: Prepared, vals: np.ndarray, policy, empty: np.ndarray, stat: str):
+def weighted_tails(p: Prepared, vals: np.ndarray, policy, empty: np.ndarray, stat: str):
     """Propagated NaNs and missing results; an empty sum is 0 (as unweighted)."""
     r = RULES[policy]
     res_missing = None
@@ -259,7 +259,7 @@ def _tails(p: Prepared, vals: np.ndarray, policy, empty: np.ndarray, stat: str):
     nan_rows, nan_values, miss_rows = p.nan_rows, p.nan_values, p.miss_rows
     if r.moment_propagates and not r.propagates and p.nan is not None:
         nan_rows = p.nan.any(axis=1)
-        nan_values = _greatest_nan([(p.x, p.nan)], p.nan.shape[0])
+        nan_values = greatest_nan_of([(p.x, p.nan)], p.nan.shape[0])
     if r.moment_propagates and not r.propagates and p.miss is not None:
         miss_rows = p.miss.any(axis=1)
         if nan_rows is not None:

@@ -102,8 +102,9 @@ class _Cumulative:
         (None: none): ``(rows, (th_lo, tl_lo), (th_hi, tl_hi), t)``, rows global."""
         if self.kind == "int" or not self.E.size:  # "int": totals are float64s
             return None
-        got = exact_reaches(stat, q, "linear" if stat == "median" else method, self.L,
-                            self.B, *self.last, self.total[self.E], np.ones(self.E.size, bool))
+        linear = stat in _stats.MIDPOINT_MEDIANS  # the median's rank rule is linear's
+        got = exact_reaches(stat, q, "linear" if linear else method, self.L, self.B,
+                            *self.last, self.total[self.E], np.ones(self.E.size, bool))
         if got is None:
             return None
         rows, th_lo, tl_lo, th_hi, tl_hi, t = got

@@ -90,7 +90,7 @@ def median_positions(total: np.ndarray, stat: str):
         return weighted_positions(total, np.array([0.5]), "linear")
     n = np.asarray(total, np.float64)[None, :]
     mid = (n - 1) * 0.5
-    vi = np.floor(mid) if _stats.get(stat).rank == "median_low" else np.ceil(mid)
+    vi = np.floor(mid) if stat in _stats.LOW_MEDIANS else np.ceil(mid)
     s_lo, _s_hi, _t, _c = _integer_positions(vi, n, mid)
     return s_lo, s_lo, np.zeros(s_lo.shape)
 

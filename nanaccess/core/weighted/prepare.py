@@ -91,7 +91,7 @@ def align_weights(weights: Any, shape: tuple[int, ...], axis: Any) -> np.ndarray
     return np.broadcast_to(lay_weights(np.asarray(weights), shape, axis), shape)
 
 
-def _float_nan_masks(a: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+def float_nan_masks(a: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
     """(NaN mask, signaling-NaN mask) of a float array, None for other kinds."""
     if a.dtype.kind != "f":
         return None, None
@@ -123,16 +123,16 @@ def _check_values(w: np.ndarray, nan: np.ndarray | None,
             bad &= ~m
     if bad.any():
         flat = np.flatnonzero(bad.ravel())
-        raise WeightsValueError(count=flat.size, position=_position(int(flat[0]), w.shape),
+        raise WeightsValueError(count=flat.size, position=flat_position(int(flat[0]), w.shape),
                                 value=w.reshape(-1)[flat[0]].item())
 
 
-def _position(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+def flat_position(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
     """The index tuple of a flat position (``(flat,)`` for a scalar's)."""
     return tuple(int(i) for i in np.unravel_index(flat, shape)) if shape else (flat,)
 
 
-_KMIN = np.iinfo(np.int64).min
+KMIN = np.iinfo(np.int64).min
 
 
 def _nan_keys(parts: list[tuple[np.ndarray, np.ndarray | None]]) -> np.ndarray | None:
@@ -142,16 +142,16 @@ def _nan_keys(parts: list[tuple[np.ndarray, np.ndarray | None]]) -> np.ndarray |
     for vals, mask in parts:
         if mask is None or not mask.any():
             continue
-        k = np.where(mask, float_keys(np.asarray(vals, dtype=np.float64)), _KMIN)
+        k = np.where(mask, float_keys(np.asarray(vals, dtype=np.float64)), KMIN)
         best = k if best is None else np.maximum(best, k)
     return best
 
 
-def _greatest_nan(parts: list[tuple[np.ndarray, np.ndarray]], rows: int) -> np.ndarray:
+def greatest_nan_of(parts: list[tuple[np.ndarray, np.ndarray]], rows: int) -> np.ndarray:
     """Per row, the totalOrder-greatest NaN (as float64) among ``(values, mask)`` parts
     in ``(rows, n)`` layout."""
     k = _nan_keys(parts)
-    best = np.full(rows, _KMIN, np.int64) if k is None else k.max(axis=1)
+    best = np.full(rows, KMIN, np.int64) if k is None else k.max(axis=1)
     return keys_to_float(best, np.dtype(np.float64))
 
 
@@ -184,7 +184,7 @@ def prepare(x: np.ndarray, weights: Any, *, axis: Any, policy, missing=None,
     wmin = w_in.min() if w_in.dtype.kind == "f" and w_in.size else None
     clean = wmin is not None and bool(wmin >= 0) and bool(w_in.max() < np.inf)
     positive = clean and bool(wmin > 0)  # every pair present: no mask of them
-    wnan, wsig = (None, None) if clean else _float_nan_masks(w_in)
+    wnan, wsig = (None, None) if clean else float_nan_masks(w_in)
     wmiss = None
     if weights_missing is not None:
         wmiss = np.broadcast_to(np.asarray(weights_missing, bool), w_in.shape)
@@ -203,7 +203,7 @@ def prepare(x: np.ndarray, weights: Any, *, axis: Any, policy, missing=None,
     with np.errstate(invalid="ignore"):
         # NaN and missing weights included: they decide, not drop
         present = None if positive else (wb != 0)
-    xnan, xsig = _float_nan_masks(x)
+    xnan, xsig = float_nan_masks(x)
     xmiss = None
     if missing is not None:
         xmiss = np.broadcast_to(np.asarray(missing, bool), x.shape)
@@ -240,7 +240,7 @@ def prepare(x: np.ndarray, weights: Any, *, axis: Any, policy, missing=None,
         has_nan = np.zeros(red.rows, bool)
         if prop_keys is not None:
             best = prop_keys.max(axis=1)
-            has_nan = best > _KMIN
+            has_nan = best > KMIN
             nan_rows, nan_values = has_nan, keys_to_float(best, np.dtype(np.float64))
         for m in (xmiss_r, wmiss_r):
             if m is not None:
