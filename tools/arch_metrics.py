@@ -108,7 +108,13 @@ def measure(package: pathlib.Path = PACKAGE) -> Metrics:
             out.long_modules[rel] = n_lines
         name = module_name(path)
         tree = ast.parse(text, filename=rel)
+        # imports under `if TYPE_CHECKING:` never run: they make no cycle
+        typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
+                       and ast.unparse(block.test).endswith("TYPE_CHECKING")
+                       for stmt in block.body for n in ast.walk(stmt)}
         for node in ast.walk(tree):
+            if id(node) in typing_only and isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
             if isinstance(node, ast.Compare) and rel != TABLE:
                 sides = [node.left, *node.comparators]
                 for op, left, right in zip(node.ops, sides, sides[1:], strict=False):

@@ -201,7 +201,7 @@ class DaskSeriesBivariate:
         >>> float(s.nanstats.corr(3 * s + 1e7, nan_policy="omit").compute())
         1.0
         """
-        from .dataframe import _scalar
+        from .scalars import scalar as _scalar
 
         return _scalar(dask_pair("corr", self._obj, other, method=method,
                                  min_periods=min_periods, nan_policy=nan_policy))
@@ -228,7 +228,7 @@ class DaskSeriesBivariate:
         >>> float(s.nanstats.cov(s, nan_policy="omit").compute())
         2.333333333333333
         """
-        from .dataframe import _scalar
+        from .scalars import scalar as _scalar
 
         return _scalar(dask_pair("cov", self._obj, other, ddof=ddof, min_periods=min_periods,
                                  nan_policy=nan_policy))

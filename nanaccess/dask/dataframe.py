@@ -18,7 +18,6 @@ import dask
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
-from dask.base import tokenize
 from dask.dataframe.extensions import register_dataframe_accessor, register_series_accessor
 
 from .._describe import describe_policy
@@ -29,6 +28,7 @@ from .cumulative import DaskCumulativeMixin  # cumsum & co (issue 23)
 from .frame_agg import lazy_frame_agg, lazy_series_agg, register_groupby_agg
 from .frame_reduce import frame_stat, groupby_stat, series_stat
 from .frame_report import frame_describe, frame_report, series_describe, series_report
+from .scalars import scalar as _scalar
 
 __all__ = ["DaskDataFrameNanStats", "DaskNanGroupBy", "DaskSeriesNanStats", "series_stat"]
 
@@ -258,22 +258,6 @@ class DaskDataFrameNanStats(DaskFrameBivariate, DaskCumulativeMixin, DaskDataFra
         """
         return DaskNanGroupBy(self._obj, by, dropna=dropna)
 
-
-def _scalar(arr: Any) -> Any:
-    """A 0-d dask array as a dask ``Scalar`` (what ``ddf.x.sum()`` returns): it computes
-    to the NumPy scalar pandas' own reduction gives, not a 0-d array."""
-    from dask.dataframe.dask_expr import from_graph
-
-    key = arr.__dask_keys__()[0]
-    name = "nanstats-scalar-" + tokenize(arr)
-    layer = dict(arr.__dask_graph__())
-    layer[(name, 0)] = (_item, key)
-    meta = arr.dtype.type(0) if arr.dtype.kind in "fiub" else None
-    return from_graph(layer, meta, (None, None), [(name, 0)], "nanstats-scalar")
-
-
-def _item(block: Any) -> Any:
-    return np.asarray(block)[()]
 
 
 def _labelled(arr: Any, q: Any, name: Any) -> Any:

@@ -21,14 +21,13 @@ import numpy as np
 
 from ..core.policy import NanTally, raise_for
 from ..core.reduce import reduce, result_dtype
-from ..core.select import order_stat
 from ..errors import NaNError
 from ..options import NanPolicy
 from .tally import block_tally, globalize, raise_from_info
 
 __all__ = ["out_dtype", "apply_keepdims", "axes_whole", "whole_axes", "bounded_whole_axes",
            "chunk_bytes", "per_block_core",
-           "check_then", "core_reduce", "core_order", "core_moment", "block_record",
+           "check_then", "core_reduce", "core_moment", "block_record",
            "merge_tallies"]
 
 
@@ -255,13 +254,6 @@ def core_reduce(b: np.ndarray, axes: tuple[int, ...], *, stat: str, policy: NanP
     """The core's ``reduce`` of one block (a module-level ``fn`` of :func:`per_block_core`,
     bound with :func:`functools.partial`: pickled by reference)."""
     return reduce(b, stat, axis=axes, policy=policy, keepdims=True, **params).values
-
-
-def core_order(b: np.ndarray, axes: tuple[int, ...], *, stat: str, q: Any, method: str,
-               policy: NanPolicy) -> np.ndarray:
-    """The core's ``order_stat`` of one block (see :func:`core_reduce`)."""
-    return order_stat(b, stat, q=q, method=method, axis=axes, policy=policy,
-                      keepdims=True)[0]
 
 
 def core_moment(b: np.ndarray, axes: tuple[int, ...], *, stat: str, ddof: float,

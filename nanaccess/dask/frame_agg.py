@@ -185,8 +185,9 @@ class _Replayer(_Recorder):
 def _frame_layout(acc: Any, func: Any, kwargs: dict) -> Any:
     def column_acc(c: Any) -> Any:
         if isinstance(acc, _Replayer):  # shares the value queue
-            from .dataframe import DaskSeriesNanStats
-            return _Replayer(acc._values, DaskSeriesNanStats, [], c)
+            # the registered Series accessor class (dask's accessor registry hands it
+            # out on the class): no import of .dataframe, which imports this module
+            return _Replayer(acc._values, dd.Series.nanstats, [], c)
         return _Recorder(acc._obj[c].nanstats, acc._lazy)
     return frame_agg(acc, func, kwargs, column_acc)
 

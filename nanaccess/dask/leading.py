@@ -31,9 +31,8 @@ from ..core.bits import layout_of
 from ..core.interp import validate_q
 from ..core.plan import combine, rank_plan
 from ..core.policy import NanTally, finish
-from ..core.select import keys_to_values
+from ..core.select import keys_to_values, order_stat
 from ..options import NanPolicy
-from .final import core_order
 
 __all__ = ["leading_order", "leading_with_tally", "served"]
 
@@ -199,3 +198,10 @@ def leading_order(b: np.ndarray, axes: tuple[int, ...], *, stat: str, q: Any, me
     if not served(b, axes, stat, policy):
         return core_order(b, axes, stat=stat, q=q, method=method, policy=policy)
     return leading_with_tally(b, axes, stat=stat, q=q, method=method, policy=policy)[1]()
+
+
+def core_order(b: np.ndarray, axes: tuple[int, ...], *, stat: str, q: Any, method: str,
+               policy: NanPolicy) -> np.ndarray:
+    """The core's ``order_stat`` of one block (see :func:`.final.core_reduce`)."""
+    return order_stat(b, stat, q=q, method=method, axis=axes, policy=policy,
+                      keepdims=True)[0]

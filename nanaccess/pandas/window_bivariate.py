@@ -51,8 +51,10 @@ def window_pairs(x: Column, y: Column, start: np.ndarray, end: np.ndarray, *,
     loc = IndexLocation(index, order)
     subjects = [subject_of(n, series=series) for n in names]
     todo = np.arange(nwin)
-    fast = _shortcut(xv, yv, xm, ym, start, end, stat, ddof, min_periods, policy, subjects,
-                     loc)
+    from ..core.bivariate.certified import checked_window_shortcut
+
+    fast = checked_window_shortcut(xv, yv, xm, ym, start, end, stat, ddof, min_periods,
+                                   policy, subjects, loc)
     if fast is not None:
         values[:] = fast[0]
         todo = np.flatnonzero(~fast[1])
@@ -77,27 +79,6 @@ def window_pairs(x: Column, y: Column, start: np.ndarray, end: np.ndarray, *,
             missing[todo[a:b]] = res.missing[:, 0]
         a = b
     return values, missing
-
-
-def _shortcut(xv, yv, xm, ym, start, end, stat, ddof, min_periods, policy, subjects, loc):
-    """The certified shortcut's ``(values, good)`` where it serves (float-exact columns;
-    under a policy that keeps NaNs, columns without any), after the policy's errors."""
-    from ..core.bivariate.certified import window_shortcut
-    from ..core.bivariate.pairwise import _column, _raise
-    from ..core.policy import RULES
-
-    cx, cy = _column(xv, xm), _column(yv, ym)
-    if not (cx.exact_float and cy.exact_float):
-        return None
-    bad = [m for c in (cx, cy) for m in (c.nan, c.missing) if m is not None]
-    if bad and not RULES[policy].removes:
-        return None
-    _raise([cx, cy], [0, 1], policy, subjects, lambda flat: loc((flat,)))
-    ok = np.ones(xv.size, bool)
-    for m in bad:
-        ok &= ~m
-    return window_shortcut(xv.astype(np.float64, copy=False), yv.astype(np.float64, copy=False),
-                           ok, start, end, stat=stat, ddof=ddof, min_periods=min_periods)
 
 
 class WindowBivariate:

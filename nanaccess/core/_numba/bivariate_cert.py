@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from . import bind, jit, register
-from .window_sums import _fma_intrinsic
+from .window_sums import fma_intrinsic
 
 prange = range  # numba's prange once compiled (bound by build)
 
@@ -578,7 +578,7 @@ def build() -> dict[str, Any]:
     """Compile the certified kernels (numpy's error model: a division by zero gives an
     infinity or NaN, which fails the test, instead of a branch per division)."""
     ns = globals()
-    ns["_fma"] = _fma_intrinsic()
+    ns["_fma"] = fma_intrinsic()
     opts = {"nogil": True, "error_model": "numpy"}
     for name in _INLINE:  # inlined: no call (and no array view) per row
         ns[name] = jit(inline="always", **opts)(ns[name])

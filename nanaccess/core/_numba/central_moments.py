@@ -76,7 +76,7 @@ def _fold(h, lo, s, c):  # pragma: no cover - compiled
 def _finish(stat, n, sh, sl, mx, nb, lo_x, hi_x, bias, fisher, ddof, ex):
     # pragma: no cover - compiled
     """``(value, ok)`` of one cell from its central power sums (scaled by ``2**-ex``)."""
-    out, done, ok = _trivial(stat, n, lo_x == hi_x, bias, ddof)
+    out, done, ok = trivial(stat, n, lo_x == hi_x, bias, ddof)
     if done:
         return out, ok
     fn = np.float64(n)
@@ -106,7 +106,7 @@ def skew_factor(n, bias, fac):  # pragma: no cover - compiled
     fac[0], fac[1], fac[2] = ddiv(fh, fl, fe, fn - 2.0, 0.0, 0.0)
 
 
-def _trivial(stat, n, constant, bias, ddof):  # pragma: no cover - compiled
+def trivial(stat, n, constant, bias, ddof):  # pragma: no cover - compiled
     """``(value, done, ok)``: too few values (NaN), constant data (``M2 = 0``), or a
     count beyond the fast path (not done: ``ok`` False)."""
     if stat == SEM:
@@ -550,7 +550,7 @@ def grouped_kernel(x, gid, kmax, stat, bias, fisher, ddof, out, ok):
 
 _SHARED = ("two_sum", "fast_two_sum", "two_prod", "dadd", "dmul", "ddiv", "dsqrt",
            "rounds_to")
-_HELPERS = ("_scale_of", "_powers", "_fold", "_trivial", "skew_factor", "finish_bounded",
+_HELPERS = ("_scale_of", "_powers", "_fold", "trivial", "skew_factor", "finish_bounded",
             "_finish", "_first_pass", "_lane_add", "_second_pass",
             "_centre")
 

@@ -435,9 +435,9 @@ _HELPERS = ("_two_sum", "_two_prod", "_dd_add", "_dd_mul", "_dd_div", "_fast_two
 
 def build() -> dict[str, Any]:
     """Compile the kernel."""
-    from .window_sums import _fma_intrinsic
+    from .window_sums import fma_intrinsic
 
-    globals()["_fma"] = _fma_intrinsic()
+    globals()["_fma"] = fma_intrinsic()
     globals()["_prod_err"] = globals()["_prod_err_fma"]  # exact either way: same bits
     bind(globals(), _HELPERS)
     return {"ewm": jit(nogil=True)(ewm_kernel), "mean": jit(nogil=True)(ewm_mean_kernel),

@@ -4,7 +4,7 @@ A window's exact sum ``S`` and exact sum of squares ``Q`` are two Shewchuk expan
 that values enter and leave without rounding (``x * x`` is exactly ``hi + lo`` by a
 fused multiply-add). Each output forms ``D = n Q - S S`` exactly (error-free products
 of the expansions' components) and divides it by ``n (n - ddof)`` with one correct
-rounding (:func:`.window_sums._nb_mean`), so the result is
+rounding (:func:`.window_sums.nb_mean`), so the result is
 :func:`nanaccess.core.exactsum.exact_var`'s definition, a function of the window's
 values alone: equal to the plain variance of the window bit for bit. Values outside
 ``[2**-400, 2**400]`` (and infinities), quotients the division cannot decide, and
@@ -23,16 +23,16 @@ import numpy as np
 
 from . import bind, jit, kernels, register
 from .window_sums import (  # noqa: F401  (bound as this module's globals)
-    _MAXP,
     EXPANSION_HELPERS,
+    MAXP,
     _fma,
-    _fma_intrinsic,
-    _nb_cmp_half,
-    _nb_grow,
-    _nb_mean,
-    _nb_round,
-    _nb_sign,
-    _nb_split,
+    fma_intrinsic,
+    nb_cmp_half,
+    nb_grow,
+    nb_mean,
+    nb_round,
+    nb_sign,
+    nb_split,
 )
 
 __all__ = ["moving_var", "LO_OK", "HI_OK"]
@@ -50,10 +50,10 @@ def _nb_two_prod(a, b):  # pragma: no cover - compiled
 def _nb_var(x, take, start, end, ddof, out, bad):  # pragma: no cover - compiled
     """Exactly rounded variance of every window's taking-part values (``ddof`` an
     integer; ``n - ddof <= 0`` gives NaN). ``bad[i]``: recompute output i elsewhere."""
-    ps = np.empty(_MAXP, np.float64)  # S
-    pq = np.empty(_MAXP, np.float64)  # Q
-    d = np.empty(4 * _MAXP * _MAXP + 8, np.float64)
-    tmp = np.empty(4 * _MAXP * _MAXP + 12, np.float64)
+    ps = np.empty(MAXP, np.float64)  # S
+    pq = np.empty(MAXP, np.float64)  # Q
+    d = np.empty(4 * MAXP * MAXP + 8, np.float64)
+    tmp = np.empty(4 * MAXP * MAXP + 12, np.float64)
     ms = 0
     mq = 0
     cnt = 0
@@ -62,7 +62,7 @@ def _nb_var(x, take, start, end, ddof, out, bad):  # pragma: no cover - compiled
     for i in range(start.shape[0]):
         s = start[i]
         e = end[i]
-        if s >= ce or ms > _MAXP - 6 or mq > _MAXP - 6:  # afresh: disjoint, or long
+        if s >= ce or ms > MAXP - 6 or mq > MAXP - 6:  # afresh: disjoint, or long
             ms = 0
             mq = 0
             cnt = 0
@@ -72,11 +72,11 @@ def _nb_var(x, take, start, end, ddof, out, bad):  # pragma: no cover - compiled
             if take[cs]:
                 v = x[cs]
                 if v != 0.0:
-                    ms = _nb_grow(ps, ms, -v)
+                    ms = nb_grow(ps, ms, -v)
                     h, lo = _nb_two_prod(v, v)
-                    mq = _nb_grow(pq, mq, -h)
+                    mq = nb_grow(pq, mq, -h)
                     if lo != 0.0:
-                        mq = _nb_grow(pq, mq, -lo)
+                        mq = nb_grow(pq, mq, -lo)
                 cnt -= 1
             cs += 1
         while ce < e:
@@ -86,14 +86,14 @@ def _nb_var(x, take, start, end, ddof, out, bad):  # pragma: no cover - compiled
                 if v != 0.0:
                     if a < LO_OK or a > HI_OK:
                         bad[i] = True
-                    ms = _nb_grow(ps, ms, v)
+                    ms = nb_grow(ps, ms, v)
                     h, lo = _nb_two_prod(v, v)
-                    mq = _nb_grow(pq, mq, h)
+                    mq = nb_grow(pq, mq, h)
                     if lo != 0.0:
-                        mq = _nb_grow(pq, mq, lo)
+                        mq = nb_grow(pq, mq, lo)
                 cnt += 1
             ce += 1
-        if ms > _MAXP - 6 or mq > _MAXP - 6:
+        if ms > MAXP - 6 or mq > MAXP - 6:
             bad[i] = True
             continue
         if cnt - ddof <= 0:
@@ -103,22 +103,22 @@ def _nb_var(x, take, start, end, ddof, out, bad):  # pragma: no cover - compiled
         k = 0
         for j in range(mq):  # n Q
             hp, lp = _nb_two_prod(n, pq[j])
-            k = _nb_grow(d, k, hp)
+            k = nb_grow(d, k, hp)
             if lp != 0.0:
-                k = _nb_grow(d, k, lp)
+                k = nb_grow(d, k, lp)
         for j in range(ms):  # - S S
             for t in range(j, ms):
                 hp, lp = _nb_two_prod(ps[j], ps[t])
                 if t != j:
                     hp *= 2.0
                     lp *= 2.0
-                k = _nb_grow(d, k, -hp)
+                k = nb_grow(d, k, -hp)
                 if lp != 0.0:
-                    k = _nb_grow(d, k, -lp)
-        if _nb_sign(d, k) <= 0:  # a constant window (D is never negative)
+                    k = nb_grow(d, k, -lp)
+        if nb_sign(d, k) <= 0:  # a constant window (D is never negative)
             out[i] = 0.0
             continue
-        q = _nb_mean(d, k, n * np.float64(cnt - ddof), tmp)
+        q = nb_mean(d, k, n * np.float64(cnt - ddof), tmp)
         out[i] = q
         if q != q:
             bad[i] = True
@@ -131,7 +131,7 @@ def _nb_var_columns(x, take, start, end, ddof, out, bad):  # pragma: no cover
 
 def build() -> dict[str, Any]:
     """Compile the exact variance kernel (the expansion helpers compiled by window_sums)."""
-    globals()["_fma"] = _fma_intrinsic()
+    globals()["_fma"] = fma_intrinsic()
     bind(globals(), EXPANSION_HELPERS, kernels("window_sums"))
     bind(globals(), ("_nb_two_prod", "_nb_var"))
     return {"var": jit(nogil=True)(_nb_var_columns)}

@@ -20,13 +20,13 @@ import numpy as np
 from . import bind, jit, kernels, register
 from .window_select import (  # noqa: F401  (bound as this module's globals)
     BUFFER_HELPERS,
-    _memmove_intrinsic,
-    _nb_insert,
-    _nb_lower,
-    _nb_remove,
-    _nb_replace,
-    _nb_upper,
     _shift,
+    memmove_intrinsic,
+    nb_insert,
+    nb_lower,
+    nb_remove,
+    nb_replace,
+    nb_upper,
 )
 
 __all__ = ["fused_select", "fused_args", "weight_tables", "MODE_PICK", "MODE_MID",
@@ -39,7 +39,7 @@ LINEAR_MAX = 512
 HEAP_MIN = 32
 
 
-def _nb_mid(a, b, half, nanv):  # pragma: no cover - compiled
+def nb_mid(a, b, half, nanv):  # pragma: no cover - compiled
     """interp.midpoint of two numbers of one float dtype (``x * 0.5`` is ``x / 2``
     bit for bit: one correctly rounded scaling, and no division)."""
     s = a + b
@@ -51,7 +51,7 @@ def _nb_mid(a, b, half, nanv):  # pragma: no cover - compiled
     return nanv if r != r else r
 
 
-def _nb_lerp(a, b, t, ft, omt, nanv):  # pragma: no cover - compiled
+def nb_lerp(a, b, t, ft, omt, nanv):  # pragma: no cover - compiled
     """interp.lerp of two numbers (``t`` the float64 weight, ``ft`` it in a's dtype,
     ``omt`` ``1 - t`` computed in float64, then cast, as NumPy's scalar-q lerp)."""
     if t == 0:
@@ -84,7 +84,7 @@ def _nb_count2(buf, m, ko, ki):  # pragma: no cover - compiled
 def _nb_swap(buf, m, ko, ki, linear):  # pragma: no cover - compiled
     """Remove key ``ko`` and insert ``ki`` (``linear``: places by counting)."""
     if not linear:
-        _nb_replace(buf, m, ko, ki)
+        nb_replace(buf, m, ko, ki)
         return
     p, q = _nb_count2(buf, m, ko, ki)
     if q > p:  # ki >= ko: the keys in (p, q) move down one place
@@ -97,7 +97,7 @@ def _nb_swap(buf, m, ko, ki, linear):  # pragma: no cover - compiled
 
 def _nb_drop(buf, m, ko, linear):  # pragma: no cover - compiled
     if not linear:
-        return _nb_remove(buf, m, ko)
+        return nb_remove(buf, m, ko)
     p, _ = _nb_count2(buf, m, ko, ko)
     _shift(buf, p, p + 1, m - 1 - p)
     return m - 1
@@ -105,7 +105,7 @@ def _nb_drop(buf, m, ko, linear):  # pragma: no cover - compiled
 
 def _nb_add(buf, m, ki, linear):  # pragma: no cover - compiled
     if not linear:
-        return _nb_insert(buf, m, ki)
+        return nb_insert(buf, m, ki)
     _, q = _nb_count2(buf, m, ki, ki)
     _shift(buf, q + 1, q, m - q)
     buf[q] = ki
@@ -188,9 +188,9 @@ def _nb_fused(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t, w_
             scb[1] = kb ^ ((kb >> 63) & imax)
             b = sc[1]
             if mode == MODE_MID:
-                out[t, i] = _nb_mid(a, b, half, nanv)
+                out[t, i] = nb_mid(a, b, half, nanv)
             else:
-                out[t, i] = _nb_lerp(a, b, w_t[t, m], ft_t[t, m], ft_t[nq + t, m], nanv)
+                out[t, i] = nb_lerp(a, b, w_t[t, m], ft_t[t, m], ft_t[nq + t, m], nanv)
     return seen
 
 def _nb_fused_columns(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t, w_t,
@@ -210,9 +210,9 @@ def _nb_fused_columns(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, 
 
 def build() -> dict[str, Any]:
     """Compile the fused kernel."""
-    globals()["_shift"] = _memmove_intrinsic()
+    globals()["_shift"] = memmove_intrinsic()
     bind(globals(), BUFFER_HELPERS, kernels("window_select"))  # compiled there
-    for name in ("_nb_count2", "_nb_swap", "_nb_drop", "_nb_add", "_nb_mid", "_nb_lerp"):
+    for name in ("_nb_count2", "_nb_swap", "_nb_drop", "_nb_add", "nb_mid", "nb_lerp"):
         # small, called per step or output: inlined into the kernel
         globals()[name] = jit(nogil=True, inline="always")(globals()[name])
     bind(globals(), ("_nb_fused",))

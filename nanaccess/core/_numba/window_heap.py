@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from . import jit, kernels, numba, parallel_ok, register
-from .window_fused import MODE_MID, MODE_PICK, _nb_lerp, _nb_mid, weight_tables
+from .window_fused import MODE_MID, MODE_PICK, nb_lerp, nb_mid, weight_tables
 
 __all__ = ["heap_select", "heap_ok", "PARALLEL_MIN_OUTPUTS", "STRIDED_MAX_ROWS"]
 
@@ -337,9 +337,9 @@ def _nb_heap(x, bits, geo, start, end, rt, w_t, ft_t, fc, out, cnt, hk, hn, pos,
             if b == 0:
                 b = -abs(b) if hi < nsig else abs(b)
             if mode == MODE_MID:
-                out[o] = _nb_mid(a, b, half, nanv)
+                out[o] = nb_mid(a, b, half, nanv)
             else:
-                out[o] = _nb_lerp(a, b, w_t[0, m], ft_t[0, m], ft_t[1, m], nanv)
+                out[o] = nb_lerp(a, b, w_t[0, m], ft_t[0, m], ft_t[1, m], nanv)
         hk[:n0] = np.inf  # the sentinels back for the next task on these heaps
         hk[hc:hc + n1] = np.inf
         flags[task] = -1 if bad else seen
@@ -347,7 +347,7 @@ def _nb_heap(x, bits, geo, start, end, rt, w_t, ft_t, fc, out, cnt, hk, hn, pos,
 
 def build() -> dict[str, Any]:
     """Compile the two-heap kernel (one function: threads run it in parallel)."""
-    for name in ("_nb_mid", "_nb_lerp"):  # per output (LLVM inlines them)
+    for name in ("nb_mid", "nb_lerp"):  # per output (LLVM inlines them)
         globals()[name] = jit(nogil=True)(globals()[name])
     return {"heap": jit(nogil=True)(_nb_heap)}
 

@@ -27,11 +27,11 @@ import numpy as np
 from . import bind, jit, kernels, register
 from .window_select import (  # noqa: F401  (bound as this module's globals)
     BUFFER_HELPERS,
-    _nb_advance,
-    _nb_insert,
-    _nb_lower,
-    _nb_remove,
-    _nb_replace,
+    nb_advance,
+    nb_insert,
+    nb_lower,
+    nb_remove,
+    nb_replace,
 )
 
 __all__ = ["slide_mad"]
@@ -54,7 +54,7 @@ def _nb_half(v, half, sc):  # pragma: no cover - compiled
     return sc[0]
 
 
-def _nb_mid(a, b, two, half, sc):  # pragma: no cover - compiled
+def nb_mid(a, b, two, half, sc):  # pragma: no cover - compiled
     """``(a + b) / 2``, or ``a / 2 + b / 2`` where ``a + b`` overflows (``midpoint``),
     each operation rounded as the data's dtype rounds it (``half``: float16)."""
     s = _nb_half(a + b, half, sc)
@@ -113,19 +113,19 @@ def _nb_mad(x, take, start, end, two, half, out, redo, buf, sc):  # pragma: no c
     for i in range(start.shape[0]):
         s = start[i]
         e = end[i]
-        cs, ce, m = _nb_advance(x, take, s, e, cs, ce, m, buf)
+        cs, ce, m = nb_advance(x, take, s, e, cs, ce, m, buf)
         if m == 0:
             continue  # an empty window: the caller's empty fill
         if np.isinf(buf[0]) or np.isinf(buf[m - 1]):
             redo[i] = True
             continue
         h = m >> 1
-        c = buf[h] if m & 1 else _nb_mid(buf[h - 1], buf[h], two, half, sc)
-        p = _nb_lower(buf, m, c)  # values below the center: run A
+        c = buf[h] if m & 1 else nb_mid(buf[h - 1], buf[h], two, half, sc)
+        p = nb_lower(buf, m, c)  # values below the center: run A
         if m & 1:
             out[i] = _nb_half(_nb_kth(buf, m, p, c, h), half, sc)
         else:
-            out[i] = _nb_mid(_nb_half(_nb_kth(buf, m, p, c, h - 1), half, sc),
+            out[i] = nb_mid(_nb_half(_nb_kth(buf, m, p, c, h - 1), half, sc),
                              _nb_half(_nb_kth(buf, m, p, c, h), half, sc), two, half, sc)
 
 
@@ -139,7 +139,7 @@ def _nb_mad_columns(x, take, start, end, two, half, out, redo,
 def build() -> dict[str, Any]:
     """Compile the sliding mad kernel (the buffer helpers of :mod:`.window_select`)."""
     helpers = bind(globals(), BUFFER_HELPERS, kernels("window_select"))
-    bind(globals(), ("_nb_half", "_nb_mid", "_nb_dev", "_nb_kth", "_nb_mad"))
+    bind(globals(), ("_nb_half", "nb_mid", "_nb_dev", "_nb_kth", "_nb_mad"))
     return {"mad": jit(nogil=True)(_nb_mad_columns), **helpers}
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import bind, jit, kernels, register
-from .central_moments import _powers, _trivial, finish_bounded, skew_factor
+from .central_moments import _powers, finish_bounded, skew_factor, trivial
 from .dd_bounds import dadd, two_sum
 
 __all__ = ["build"]
@@ -119,7 +119,7 @@ def windows_kernel(ph, pl, pg, cnt, ninf, start, end, stat, bias, fisher, ddof, 
             out[w] = np.nan
             ok[w] = True
             continue
-        val, done, good = _trivial(stat, m, False, bias, ddof)
+        val, done, good = trivial(stat, m, False, bias, ddof)
         if done:
             out[w] = val
             ok[w] = good
@@ -133,7 +133,7 @@ def windows_kernel(ph, pl, pg, cnt, ninf, start, end, stat, bias, fisher, ddof, 
         out[w], ok[w] = finish_bounded(stat, m, sh, sl, bnd, bias, fisher, ddof, ex, fac)
 
 
-_SHARED = ("two_sum", "dadd", "_powers", "_trivial", "finish_bounded",
+_SHARED = ("two_sum", "dadd", "_powers", "trivial", "finish_bounded",
            "skew_factor")
 _HELPERS = ("_bound", "_acc")
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import bind, jit, kernels, register
 from .sorting import select_kth  # noqa: F401 - kernel global (compiled: bound in build)
-from .window_fused import MODE_MID, MODE_PICK, _nb_lerp, _nb_mid, fused_args
+from .window_fused import MODE_MID, MODE_PICK, fused_args, nb_lerp, nb_mid
 
 __all__ = ["segment_select"]
 
@@ -63,9 +63,9 @@ def _nb_segments(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t,
             scb[1] = kb ^ ((kb >> 63) & imax)
             b = sc[1]
             if mode == MODE_MID:
-                out[t, g] = _nb_mid(a, b, half, nanv)
+                out[t, g] = nb_mid(a, b, half, nanv)
             else:
-                out[t, g] = _nb_lerp(a, b, w_t[t, m], ft_t[t, m], ft_t[nq + t, m], nanv)
+                out[t, g] = nb_lerp(a, b, w_t[t, m], ft_t[t, m], ft_t[nq + t, m], nanv)
     return seen
 
 
@@ -82,7 +82,7 @@ def _nb_segments_columns(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_
 
 def build() -> dict[str, Any]:
     """Compile the segment kernel."""
-    for name in ("_nb_mid", "_nb_lerp"):  # per output: inlined
+    for name in ("nb_mid", "nb_lerp"):  # per output: inlined
         globals()[name] = jit(nogil=True, inline="always")(globals()[name])
     bind(globals(), ("select_kth",), kernels("sorting"))  # the shared selection
     bind(globals(), ("_nb_segments",))

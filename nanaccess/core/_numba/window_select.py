@@ -26,18 +26,18 @@ from . import bind, jit, kernels, register
 __all__ = ["slide_select", "BUFFER_HELPERS"]
 
 #: the buffer helpers other kernel modules bind (their ``_shift`` is the memmove too)
-BUFFER_HELPERS = ("_nb_lower", "_nb_upper", "_nb_remove", "_nb_insert", "_nb_replace",
-                  "_nb_advance")
+BUFFER_HELPERS = ("nb_lower", "nb_upper", "nb_remove", "nb_insert", "nb_replace",
+                  "nb_advance")
 
 
 def _shift(buf, dst, src, count):  # pragma: no cover - replaced when compiled
     """``buf[dst:dst + count] = buf[src:src + count]`` for overlapping ranges (a
-    ``memmove``: :func:`_memmove_intrinsic` once compiled)."""
+    ``memmove``: :func:`memmove_intrinsic` once compiled)."""
     if count > 0:
         buf[dst:dst + count] = buf[src:src + count].copy()
 
 
-def _memmove_intrinsic() -> Any:
+def memmove_intrinsic() -> Any:
     """``_shift`` as an LLVM ``memmove`` of the buffer's items (a loop numba compiles
     moves one key at a time)."""
     from numba import types
@@ -61,7 +61,7 @@ def _memmove_intrinsic() -> Any:
 
     return shift
 
-def _nb_lower(buf, m, k):  # pragma: no cover - compiled
+def nb_lower(buf, m, k):  # pragma: no cover - compiled
     """First position of ``buf[:m]`` holding a key >= k (branch-free halving: the
     comparisons of a search in random keys are unpredictable)."""
     if m == 0:
@@ -75,7 +75,7 @@ def _nb_lower(buf, m, k):  # pragma: no cover - compiled
     return base + (buf[base] < k)
 
 
-def _nb_upper(buf, m, k):  # pragma: no cover - compiled
+def nb_upper(buf, m, k):  # pragma: no cover - compiled
     """First position of ``buf[:m]`` holding a key > k."""
     if m == 0:
         return 0
@@ -88,33 +88,33 @@ def _nb_upper(buf, m, k):  # pragma: no cover - compiled
     return base + (buf[base] <= k)
 
 
-def _nb_remove(buf, m, k):  # pragma: no cover - compiled
-    p = _nb_lower(buf, m, k)
+def nb_remove(buf, m, k):  # pragma: no cover - compiled
+    p = nb_lower(buf, m, k)
     _shift(buf, p, p + 1, m - 1 - p)
     return m - 1
 
 
-def _nb_insert(buf, m, k):  # pragma: no cover - compiled
-    q = _nb_upper(buf, m, k)
+def nb_insert(buf, m, k):  # pragma: no cover - compiled
+    q = nb_upper(buf, m, k)
     _shift(buf, q + 1, q, m - q)
     buf[q] = k
     return m + 1
 
 
-def _nb_replace(buf, m, old, k):  # pragma: no cover - compiled
+def nb_replace(buf, m, old, k):  # pragma: no cover - compiled
     """Remove ``old`` and insert ``k``: one shift of the keys between their places."""
-    p = _nb_lower(buf, m, old)
+    p = nb_lower(buf, m, old)
     if k >= old:
-        q = p + _nb_upper(buf[p:], m - p, k)  # > p: keys in (p, q) move down one place
+        q = p + nb_upper(buf[p:], m - p, k)  # > p: keys in (p, q) move down one place
         _shift(buf, p, p + 1, q - 1 - p)
         buf[q - 1] = k
     else:
-        q = _nb_upper(buf, p, k)  # <= p: the keys in [q, p) move up one place
+        q = nb_upper(buf, p, k)  # <= p: the keys in [q, p) move up one place
         _shift(buf, q + 1, q, p - q)
         buf[q] = k
 
 
-def _nb_advance(keys, take, s, e, cs, ce, m, buf):  # pragma: no cover - compiled
+def nb_advance(keys, take, s, e, cs, ce, m, buf):  # pragma: no cover - compiled
     """Slide the sorted buffer ``buf[:m]`` of the taking-part keys of ``[cs, ce)`` to
     those of ``[s, e)`` (bounds non-decreasing); returns the new ``(cs, ce, m)``."""
     if s >= ce:  # disjoint from the previous window: start afresh
@@ -123,20 +123,20 @@ def _nb_advance(keys, take, s, e, cs, ce, m, buf):  # pragma: no cover - compile
         ce = s
     while cs < s and ce < e:  # one leaves, one enters: a single shift
         if take[cs] and take[ce]:
-            _nb_replace(buf, m, keys[cs], keys[ce])
+            nb_replace(buf, m, keys[cs], keys[ce])
         elif take[cs]:
-            m = _nb_remove(buf, m, keys[cs])
+            m = nb_remove(buf, m, keys[cs])
         elif take[ce]:
-            m = _nb_insert(buf, m, keys[ce])
+            m = nb_insert(buf, m, keys[ce])
         cs += 1
         ce += 1
     while cs < s:
         if take[cs]:
-            m = _nb_remove(buf, m, keys[cs])
+            m = nb_remove(buf, m, keys[cs])
         cs += 1
     while ce < e:
         if take[ce]:
-            m = _nb_insert(buf, m, keys[ce])
+            m = nb_insert(buf, m, keys[ce])
         ce += 1
     return cs, ce, m
 
@@ -153,7 +153,7 @@ def _nb_slide(keys, take, start, end, ranks, out, buf):  # pragma: no cover - co
     for i in range(start.shape[0]):
         s = start[i]
         e = end[i]
-        cs, ce, m = _nb_advance(keys, take, s, e, cs, ce, m, buf)
+        cs, ce, m = nb_advance(keys, take, s, e, cs, ce, m, buf)
         for t in range(nr):
             r = ranks[i, t]
             if r >= 0 and r < m:
@@ -166,7 +166,7 @@ def _nb_slide_columns(keys, take, start, end, ranks, out, buf):  # pragma: no co
 
 def build() -> dict[str, Any]:
     """Compile the buffer kernel."""
-    globals()["_shift"] = _memmove_intrinsic()
+    globals()["_shift"] = memmove_intrinsic()
     helpers = bind(globals(), BUFFER_HELPERS)
     bind(globals(), ("_nb_slide",))
     return {"slide": jit(nogil=True)(_nb_slide_columns), **helpers}

@@ -24,7 +24,7 @@ def _fma(a, b, c):  # pragma: no cover - replaced when compiled
     return float(Fraction(a) * Fraction(b) + Fraction(c))
 
 
-def _fma_intrinsic() -> Any:
+def fma_intrinsic() -> Any:
     """``_fma`` as LLVM's ``llvm.fma.f64`` (one instruction where the CPU has it)."""
     from llvmlite import ir
     from numba import types
@@ -52,10 +52,10 @@ def _fma_intrinsic() -> Any:
 # Outputs whose inputs leave the safe range (|x| outside [2**-960, 2**1000]) or whose
 # quotient is tiny are flagged: the caller recomputes them with the reference engine.
 
-_MAXP = 48  # partials: the exponent range of the safe inputs needs at most ~40
+MAXP = 48  # partials: the exponent range of the safe inputs needs at most ~40
 
 
-def _nb_grow(p, m, x):  # pragma: no cover - compiled
+def nb_grow(p, m, x):  # pragma: no cover - compiled
     """Add x to the expansion p[:m] without rounding; the new length."""
     i = 0
     for j in range(m):
@@ -74,7 +74,7 @@ def _nb_grow(p, m, x):  # pragma: no cover - compiled
     return i + 1
 
 
-def _nb_round(p, m):  # pragma: no cover - compiled
+def nb_round(p, m):  # pragma: no cover - compiled
     """The expansion's value correctly rounded (math.fsum's last step)."""
     if m == 0:
         return 0.0
@@ -99,7 +99,7 @@ def _nb_round(p, m):  # pragma: no cover - compiled
     return hi
 
 
-def _nb_sign(p, m):  # pragma: no cover - compiled
+def nb_sign(p, m):  # pragma: no cover - compiled
     """Sign of the expansion: that of its largest nonzero partial."""
     for j in range(m - 1, -1, -1):
         if p[j] > 0.0:
@@ -109,32 +109,32 @@ def _nb_sign(p, m):  # pragma: no cover - compiled
     return 0
 
 
-def _nb_split(a):  # pragma: no cover - compiled
+def nb_split(a):  # pragma: no cover - compiled
     c = 134217729.0 * a
     hi = c - (c - a)
     return hi, a - hi
 
 
-def _nb_cmp_half(p, m, q, n, step, tmp):  # pragma: no cover - compiled
+def nb_cmp_half(p, m, q, n, step, tmp):  # pragma: no cover - compiled
     """Sign of 2 (S - q n) - n step, with S = p[:m] (all exact)."""
     for j in range(m):
         tmp[j] = p[j]
     k = m
     prod = q * n
-    ah, al = _nb_split(q)
-    bh, bl = _nb_split(n)
+    ah, al = nb_split(q)
+    bh, bl = nb_split(n)
     err = ((ah * bh - prod) + ah * bl + al * bh) + al * bl
-    k = _nb_grow(tmp, k, -prod)
-    k = _nb_grow(tmp, k, -err)
+    k = nb_grow(tmp, k, -prod)
+    k = nb_grow(tmp, k, -err)
     for j in range(k):
         tmp[j] = 2.0 * tmp[j]
-    k = _nb_grow(tmp, k, -(n * step))
-    return _nb_sign(tmp, k)
+    k = nb_grow(tmp, k, -(n * step))
+    return nb_sign(tmp, k)
 
 
-def _nb_mean(p, m, n, tmp):  # pragma: no cover - compiled
+def nb_mean(p, m, n, tmp):  # pragma: no cover - compiled
     """S / n correctly rounded (half to even); NaN when it cannot be decided here."""
-    q = _nb_round(p, m) / n
+    q = nb_round(p, m) / n
     if q != 0.0 and (abs(q) < 2.0 ** -900 or abs(q) > 2.0 ** 1000):
         return np.nan
     # fast path: E = S - q n exactly; its largest partial is E within a factor
@@ -143,10 +143,10 @@ def _nb_mean(p, m, n, tmp):  # pragma: no cover - compiled
     for j in range(m):
         tmp[j] = p[j]
     prod = q * n
-    ah, al = _nb_split(q)
-    bh, bl = _nb_split(n)
-    k = _nb_grow(tmp, m, -prod)
-    k = _nb_grow(tmp, k, -(((ah * bh - prod) + ah * bl + al * bh) + al * bl))
+    ah, al = nb_split(q)
+    bh, bl = nb_split(n)
+    k = nb_grow(tmp, m, -prod)
+    k = nb_grow(tmp, k, -(((ah * bh - prod) + ah * bl + al * bh) + al * bl))
     top = 0.0
     for j in range(k - 1, -1, -1):
         if tmp[j] != 0.0:
@@ -157,14 +157,14 @@ def _nb_mean(p, m, n, tmp):  # pragma: no cover - compiled
         return q
     for _ in range(4):
         up = np.nextafter(q, np.inf)
-        c = _nb_cmp_half(p, m, q, n, up - q, tmp)
+        c = nb_cmp_half(p, m, q, n, up - q, tmp)
         if c > 0:
             q = up
             continue
         if c == 0:  # a tie: the even one
             return q if (np.int64(np.float64(q).view(np.int64)) & 1) == 0 else up
         dn = np.nextafter(q, -np.inf)
-        c = _nb_cmp_half(p, m, q, n, dn - q, tmp)
+        c = nb_cmp_half(p, m, q, n, dn - q, tmp)
         if c < 0:
             q = dn
             continue
@@ -179,8 +179,8 @@ def _nb_moving(x, take, start, end, mean, out, bad):  # pragma: no cover - compi
 
     ``bad[i]`` is set where the output must be recomputed (out of the safe range).
     """
-    p = np.empty(_MAXP, np.float64)
-    tmp = np.empty(_MAXP + 4, np.float64)
+    p = np.empty(MAXP, np.float64)
+    tmp = np.empty(MAXP + 4, np.float64)
     m = 0
     cnt = 0
     cs = 0
@@ -190,7 +190,7 @@ def _nb_moving(x, take, start, end, mean, out, bad):  # pragma: no cover - compi
     for i in range(start.shape[0]):
         s = start[i]
         e = end[i]
-        if s >= ce or m > _MAXP - 4:  # disjoint, or a long expansion: start afresh
+        if s >= ce or m > MAXP - 4:  # disjoint, or a long expansion: start afresh
             m = 0
             cnt = 0
             cs = s
@@ -199,7 +199,7 @@ def _nb_moving(x, take, start, end, mean, out, bad):  # pragma: no cover - compi
             if take[cs]:
                 v = x[cs]
                 if v != 0.0:
-                    m = _nb_grow(p, m, -v)
+                    m = nb_grow(p, m, -v)
                 cnt -= 1
             cs += 1
         while ce < e:
@@ -209,18 +209,18 @@ def _nb_moving(x, take, start, end, mean, out, bad):  # pragma: no cover - compi
                 if v != 0.0 and (a < lo_ok or a > hi_ok):
                     bad[i] = True
                 if v != 0.0:
-                    m = _nb_grow(p, m, v)
+                    m = nb_grow(p, m, v)
                 cnt += 1
             ce += 1
-        if m > _MAXP - 4:
+        if m > MAXP - 4:
             bad[i] = True
             continue
         if mean:
-            out[i] = _nb_mean(p, m, np.float64(cnt), tmp) if cnt > 0 else np.nan
+            out[i] = nb_mean(p, m, np.float64(cnt), tmp) if cnt > 0 else np.nan
             if cnt > 0 and out[i] != out[i]:
                 bad[i] = True
         else:
-            out[i] = _nb_round(p, m)
+            out[i] = nb_round(p, m)
 
 # ------------------------------------------------------------ binned exact moving sums
 # The common case of exact moving sums: finite float64 data whose exponents span a
@@ -369,7 +369,7 @@ def _nb_binned(x, bits, fixed, e0, step, span, start, end, mean, c0, c1, out, cn
             p[0] = lo
             p[1] = hi
             k = 2
-        q = _nb_mean(p, k, n, tmp)
+        q = nb_mean(p, k, n, tmp)
         out[i] = q
         if q != q:
             bad[i] = True
@@ -384,13 +384,13 @@ def _nb_moving_columns(x, take, start, end, mean, out, bad):  # pragma: no cover
 
 
 #: the expansion helpers other kernel modules bind (compiled here, see :func:`build`)
-EXPANSION_HELPERS = ("_nb_grow", "_nb_round", "_nb_sign", "_nb_split", "_nb_cmp_half",
-                     "_nb_mean")
+EXPANSION_HELPERS = ("nb_grow", "nb_round", "nb_sign", "nb_split", "nb_cmp_half",
+                     "nb_mean")
 
 
 def build() -> dict[str, Any]:
     """Compile the sum kernels."""
-    globals()["_fma"] = _fma_intrinsic()
+    globals()["_fma"] = fma_intrinsic()
     helpers = bind(globals(), EXPANSION_HELPERS)
     bind(globals(), ("_nb_moving",))
     return {**helpers, "moving": jit(nogil=True)(_nb_moving_columns),

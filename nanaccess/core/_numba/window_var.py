@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import jit, kernels, register
-from .window_sums import _fma, _fma_intrinsic  # noqa: F401  (bound as this module's globals)
+from .window_sums import _fma, fma_intrinsic  # noqa: F401  (bound as this module's globals)
 
 __all__ = ["binned_var", "stats", "reset_stats"]
 
@@ -468,7 +468,7 @@ def binned_var(x: np.ndarray, start: Any, end: np.ndarray | None, ddof: int,
 
 def build() -> dict[str, Any]:
     """Compile the certified variance kernels."""
-    globals()["_fma"] = _fma_intrinsic()
+    globals()["_fma"] = fma_intrinsic()
     for name in ("_nb_q0", "_nb_q1", "_nb_cert", "_nb_fold"):  # per value: inlined into the kernels
         globals()[name] = jit(nogil=True, inline="always")(globals()[name])
     return {"extent": jit(nogil=True)(_nb_extent),

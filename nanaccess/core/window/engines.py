@@ -278,7 +278,7 @@ def _sliding_higher(job: Job):
     certified to its correctly rounded value; the windows the bound leaves open (and
     those holding a NaN the policy keeps) from the reference engine."""
     got = slide_higher(job.x2, job.masks, job.start, job.end, job.stat, job.policy,
-                       job.params, job.engine, job.pairs)
+                       job.params, job.engine, job.pairs, min_pairs=SLIDING_MIN_PAIRS)
     return None if got is None else job.patched(*got)
 
 

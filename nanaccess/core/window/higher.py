@@ -48,19 +48,18 @@ def _centre(col: np.ndarray, take: np.ndarray) -> tuple[float, float, float, int
 
 def slide_higher(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarray,
                  stat: str, policy: NanPolicy, params: dict, engine: str | None = None,
-                 pairs: int = 0) -> tuple[np.ndarray, None, np.ndarray] | None:
+                 pairs: int = 0, min_pairs: int = 0,
+                 ) -> tuple[np.ndarray, None, np.ndarray] | None:
     """``(values (nout, ncols), None, redo)`` of every window, ``redo`` marking the
     windows left to the reference engine; None when this engine does not serve the
     call (another statistic or dtype, or the NumPy engine: ``pairs`` (output,
     element) pairs below the sliding threshold under "auto")."""
-    from .engines import SLIDING_MIN_PAIRS
-
     exact_ints = x2.dtype.kind in "iu" and (not x2.size or (
         int(x2.max()) <= 2 ** 53 and (x2.dtype.kind == "u" or int(x2.min()) >= -2 ** 53)))
     if stat not in HIGHER_WINDOWED or not (x2.dtype in (np.float64, np.float32) or
                                            exact_ints) or \
             not x2.dtype.isnative or _numba.choose_engine(
-                engine, size=pairs, min_size=SLIDING_MIN_PAIRS) != "numba":
+                engine, size=pairs, min_size=min_pairs) != "numba":
         return None
     p = check_params(stat, params)
     try:
