@@ -18,9 +18,11 @@ from ._numba import choose_engine
 from .axes import Reduction
 from .classify import canonical_nan
 from .exactsum import exact_mean, exact_sum, exact_var
+from .exactsum.axis import MIN_INNER, axis_moments
 from .exactsum.certified import F_NAN, F_SNAN, certified_cols, certified_rows
 from .exactsum.certified_numpy import certified_numpy_1d
 from .exactsum.compiled import compiled_rows_skipnan
+from .exactsum.narrow import round_narrow
 from .keys import float_keys, keys_to_float
 from .nanscan import scan_rows
 from .objects import object_rows_moment_stat
@@ -86,7 +88,8 @@ def result_dtype(vals: np.ndarray, dtype: np.dtype, stat: str) -> np.ndarray:
     kind = dtype.kind
     native = dtype.newbyteorder("=")
     if kind == "f":
-        return vals.astype(native)
+        with np.errstate(over="ignore"):  # beyond the narrow range: an infinity
+            return vals.astype(native)
     if kind in "mM" and stat in _stats.LINEAR:
         bad = ~np.isfinite(vals.astype(np.float64)) if vals.dtype.kind == "f" else None
         iv = np.rint(vals).astype(np.int64) if vals.dtype.kind == "f" else vals.astype(np.int64)
@@ -121,11 +124,12 @@ def _leading(x: np.ndarray, red: Reduction, stat: str,
             and x.flags.c_contiguous:
         x2 = x.reshape(red.n, red.rows)
         got = certified_cols(x2, None, stat, skipnan=skipnan)
+        cells = x2.T
     elif skipnan:
         return None  # float64 rows: the one-pass rows below
     else:  # float32 rows (a copy only where the general path copies too)
-        got = certified_rows(red.as_rows(x), None, stat)
-        x2 = None
+        cells = red.as_rows(x)
+        got = certified_rows(cells, None, stat)
     if got is None:
         return None
     vals, ok, _, flags = got
@@ -141,7 +145,39 @@ def _leading(x: np.ndarray, red: Reduction, stat: str,
             vals[bad] = sub[0]
     elif not ok.all():
         return None  # a NaN, an infinity, a zero, a tie: the general path decides
-    return result_dtype(vals, x.dtype, stat)
+    return _narrowed(vals, result_dtype(vals, x.dtype, stat), stat, 0, cells, None)
+
+
+def _narrowed(vals: np.ndarray, out: np.ndarray, stat: str, ddof: float,
+              rows: np.ndarray, where: np.ndarray | None) -> np.ndarray:
+    """float32/16 results rounded once from the exact value (not through float64):
+    the cells of ``rows`` (selection ``where``) whose float64 value sits on a narrow
+    midpoint are recomputed exactly (:mod:`nanaccess.core.exactsum.narrow`)."""
+    if out.dtype.kind != "f" or out.dtype.itemsize >= 8 or vals.dtype != np.float64:
+        return out
+
+    def cell_values(idx):
+        got = []
+        for k in idx.tolist():
+            r = np.asarray(rows[k], dtype=np.float64)
+            got.append(r[~np.isnan(r)] if where is None else r[np.asarray(where[k])])
+        return got
+
+    return round_narrow(vals, out, stat, ddof, cell_values)
+
+
+def _axis_pass(x: np.ndarray, red: Reduction, stat: str, ddof: float,
+               policy: NanPolicy) -> np.ndarray | None:
+    """Gridded float32/64 data reduced over a run of axes with many cells side by
+    side, in place (:func:`nanaccess.core.exactsum.axis.axis_moments`): the values
+    when no cell holds a NaN or the policy removes them quietly, else None."""
+    if x.ndim < 2 or red.rows < MIN_INNER or not red.axes:
+        return None
+    got = axis_moments(x, red.axes, red.out_shape, stat, ddof)
+    if got is None:
+        return None
+    vals, nan, sig = got
+    return vals if RULES[policy].drops_silently(nan, sig) else None
 
 
 def _one_pass(x: np.ndarray, red: Reduction, stat: str, ddof: float,
@@ -149,6 +185,9 @@ def _one_pass(x: np.ndarray, red: Reduction, stat: str, ddof: float,
     """float64 rows in one compiled pass that finds the NaNs while it sums (no scan):
     the values when no row holds a NaN or the policy removes them quietly; None
     (the scan and the general path decide, raise or propagate) otherwise."""
+    got = _axis_pass(x, red, stat, ddof, policy)
+    if got is not None:
+        return got
     got = _leading(x, red, stat, policy)
     if got is not None or x.dtype != np.float64:
         return got
@@ -171,8 +210,12 @@ def _numpy_certified(x: np.ndarray, red: Reduction, stat: str) -> np.ndarray | N
     scan and the general path decide) otherwise."""
     if stat not in _stats.LINEAR or red.rows != 1 or choose_engine(size=x.size) != "numpy":
         return None
-    val = certified_numpy_1d(red.as_rows(x)[0], stat)
-    return None if val is None else result_dtype(np.array([val]), x.dtype, stat)
+    row = red.as_rows(x)
+    val = certified_numpy_1d(row[0], stat)
+    if val is None:
+        return None
+    vals = np.array([val])
+    return _narrowed(vals, result_dtype(vals, x.dtype, stat), stat, 0, row, None)
 
 
 def moment_stat(
@@ -239,7 +282,7 @@ def moment_stat(
     if vals.ndim == 0:
         vals = vals.reshape(1)
 
-    vals = result_dtype(vals, x.dtype, stat)
+    vals = _narrowed(vals, result_dtype(vals, x.dtype, stat), stat, ddof, rows, where)
 
     res_missing = None
     if RULES[policy].moment_propagates:
