@@ -19,7 +19,14 @@ from .axes import Reduction
 from .classify import canonical_nan
 from .exactsum import exact_mean, exact_sum, exact_var
 from .exactsum.axis import MIN_INNER, axis_moments
-from .exactsum.certified import F_NAN, F_SNAN, certified_cols, certified_rows
+from .exactsum.certified import (
+    F_NAN,
+    F_SNAN,
+    certified_1d_skipnan,
+    certified_cols,
+    certified_rows,
+    certified_var_1d,
+)
 from .exactsum.certified_numpy import certified_numpy_1d
 from .exactsum.compiled import compiled_rows_skipnan
 from .exactsum.narrow import round_narrow
@@ -159,7 +166,8 @@ def _narrowed(vals: np.ndarray, out: np.ndarray, stat: str, ddof: float,
     def cell_values(idx):
         got = []
         for k in idx.tolist():
-            r = np.asarray(rows[k], dtype=np.float64)
+            with np.errstate(invalid="ignore"):  # a signaling NaN quieted: left out
+                r = np.asarray(rows[k], dtype=np.float64)
             got.append(r[~np.isnan(r)] if where is None else r[np.asarray(where[k])])
         return got
 
@@ -185,6 +193,8 @@ def _one_pass(x: np.ndarray, red: Reduction, stat: str, ddof: float,
     """float64 rows in one compiled pass that finds the NaNs while it sums (no scan):
     the values when no row holds a NaN or the policy removes them quietly; None
     (the scan and the general path decide, raise or propagate) otherwise."""
+    if red.rows == 1 and x.dtype == np.float64 and x.flags.c_contiguous:
+        return _one_row(x.reshape(-1), stat, ddof, policy)
     got = _axis_pass(x, red, stat, ddof, policy)
     if got is not None:
         return got
@@ -197,6 +207,33 @@ def _one_pass(x: np.ndarray, red: Reduction, stat: str, ddof: float,
     vals, nan, sig = got
     if not RULES[policy].drops_silently(bool(nan.any()), bool(sig.any())):
         return None
+    if stat in _stats.ROOTS:
+        with np.errstate(invalid="ignore"):
+            vals = np.sqrt(vals)
+    return vals
+
+
+def _one_row(row: np.ndarray, stat: str, ddof: float, policy: NanPolicy
+             ) -> np.ndarray | None:
+    """One contiguous float64 row by the lean certified kernel (one call, no arrays),
+    the exact kernel alone where it refuses: the value when the row holds no NaN or
+    the policy removes them quietly, else None (the scan and the general path)."""
+    var = stat not in _stats.LINEAR
+    got = certified_var_1d(row, ddof, skipnan=True) if var \
+        else certified_1d_skipnan(row, stat)
+    if got is None:
+        return None
+    val, ok, flags = got[0], got[1], got[-1]
+    if not RULES[policy].drops_silently(bool(flags & F_NAN), bool(flags & F_SNAN)):
+        return None
+    if ok:
+        vals = np.array([val])
+    else:
+        sub = compiled_rows_skipnan(row.reshape(1, -1), "var" if var else stat, ddof,
+                                    certify=False)
+        if sub is None:
+            return None
+        vals = sub[0]
     if stat in _stats.ROOTS:
         with np.errstate(invalid="ignore"):
             vals = np.sqrt(vals)

@@ -90,7 +90,8 @@ def _grid(dt, nan_frac: float, order: str, seed: int = 0) -> np.ndarray:
     rng = np.random.default_rng(seed)
     x = (rng.standard_normal((70, 5, 12)) * 3 + 100).astype(dt)
     if nan_frac:
-        x[rng.random(x.shape) < nan_frac] = np.float64(0) / np.float64(0)  # negative NaN
+        with np.errstate(invalid="ignore"):
+            x[rng.random(x.shape) < nan_frac] = np.float64(0) / np.float64(0)  # negative NaN
     x[:, 0, 0] = np.nan  # all-NaN cell
     x[:, 0, 1] = 0.0  # zeros of both signs
     x[::2, 0, 1] = -0.0

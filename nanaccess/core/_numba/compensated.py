@@ -89,6 +89,7 @@ MARGIN = 1.0000001  # relative margin of the certification tests
 ABS = np.uint64(0x7FFFFFFFFFFFFFFF)
 INF_BITS = np.uint64(0x7FF0000000000000)
 QUIET = np.uint64(1 << 51)
+BLOCK = 4096  # values per block of the NaN-skipping mode's plain loop (a multiple of LANES)
 
 
 def lane_add(s, c, b, x):  # pragma: no cover - compiled
@@ -104,6 +105,10 @@ def _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, la
     # pragma: no cover - compiled
     """Accumulate row ``r`` into the lane arrays (zeroed here)."""
     n = x.shape[1]
+    keep_s = np.empty(LANES)
+    keep_c = np.empty(LANES)
+    keep_b = np.empty(LANES)
+    keep_y = np.empty(LANES)
     for j in range(LANES):
         lanes_s[j] = 0.0
         lanes_c[j] = 0.0
@@ -136,11 +141,38 @@ def _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, la
                 lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
                 lanes_n[j] += 1
     else:
-        for i in range(0, full, LANES):
+        # the plain loop block by block (faster); at the first block whose lanes end as
+        # NaN, that block again and the rest skipping NaNs (no second pass over the row)
+        i = 0
+        plain = True
+        while i < full and plain:
+            end = min(i + BLOCK, full)
             for j in range(LANES):
-                b = bits[r, i + j] & ABS
+                keep_s[j] = lanes_s[j]
+                keep_c[j] = lanes_c[j]
+                keep_b[j] = lanes_b[j]
+                keep_y[j] = lanes_y[j]
+            for i2 in range(i, end, LANES):
+                for j in range(LANES):
+                    v = x[r, i2 + j]
+                    lanes_s[j], lanes_c[j], lanes_b[j] = lane_add(
+                        lanes_s[j], lanes_c[j], lanes_b[j], v)
+                    lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
+            if _lanes_nan(lanes_s):
+                for j in range(LANES):
+                    lanes_s[j] = keep_s[j]
+                    lanes_c[j] = keep_c[j]
+                    lanes_b[j] = keep_b[j]
+                    lanes_y[j] = keep_y[j]
+                plain = False
+            else:
+                lanes_n[0] += end - i
+                i = end
+        for i2 in range(i, full, LANES):
+            for j in range(LANES):
+                b = bits[r, i2 + j] & ABS
                 isn = b > INF_BITS
-                v = 0.0 if isn else x[r, i + j]
+                v = 0.0 if isn else x[r, i2 + j]
                 lanes_s[j], lanes_c[j], lanes_b[j] = lane_add(
                     lanes_s[j], lanes_c[j], lanes_b[j], v)
                 lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
@@ -179,13 +211,7 @@ def rows_kernel(x, mask, bits, mode, s_out, c_out, b_out, y_out, counts, flags):
     lanes_n = np.zeros(LANES, np.int64)
     lanes_f = np.zeros(LANES, np.int64)
     for r in range(rows):
-        if mode == MODE_SKIPNAN:
-            # the plain loop first (faster); again skipping NaNs if it met one
-            _row(x, mask, bits, r, MODE_ALL, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
-            if _lanes_nan(lanes_s):
-                _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
-        else:
-            _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
+        _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
         s = lanes_s[0]
         c = lanes_c[0]
         a = lanes_b[0]
@@ -386,8 +412,24 @@ def _certify_one(s, c, b, y, n, mean, lanes):  # pragma: no cover - compiled
         if abs(lx) == 0.5 * h:  # an exact tie: half-even
             return _even(hi, hi + 2.0 * lx), True
         return 0.0, False
-    if not (MEAN_LO <= ahi <= MEAN_HI):
+    if MEAN_LO <= ahi <= MEAN_HI:
+        return _certify_mean(hi, lo, e, y, n)
+    # beyond TwoProduct's range: the mean of the sum scaled by an exact power of two
+    # (lo and e may round when scaled down: TINY covers that; a y scaled below the
+    # exact range turns the tie test off), scaled back when that is exact
+    sc = 2.0 ** -100 if ahi > MEAN_HI else 2.0 ** 100
+    ys = y * sc
+    q, ok = _certify_mean(hi * sc, lo * sc, e * sc + TINY, ys if ys >= _EXACT_MIN else np.inf,
+                          n)
+    q = q / sc
+    if not ok or not (_NORMAL_MIN <= abs(q) < np.inf):
         return 0.0, False
+    return q, True
+
+
+def _certify_mean(hi, lo, e, y, n):  # pragma: no cover - compiled
+    """(value, certified) of the mean of a cell whose sum is within ``e`` of ``hi +
+    lo``, ``MEAN_LO <= |hi| <= MEAN_HI`` (see the module docstring)."""
     dn = np.float64(n)
     q = hi / dn
     p = q * dn
@@ -508,7 +550,7 @@ def compact_kernel(vals, mask, use_mask, codes, ok, renum, sub_vals, sub_mask, s
     return m
 
 
-_HELPERS = ("lane_add", "_row", "_lanes_nan", "_certify_one", "spacing_below",
+_HELPERS = ("lane_add", "_row", "_lanes_nan", "_certify_mean", "_certify_one", "spacing_below",
             "_spacing_above", "_quantum", "_even", "_exact_lo", "_split", "two_prod_err",
             "two_sum", "two_prod")
 _KERNELS = ("rows_kernel", "cols_kernel", "grouped_kernel", "certify_kernel",

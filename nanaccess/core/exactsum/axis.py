@@ -14,6 +14,7 @@ import numpy as np
 
 from ... import _stats
 from .. import _numba as nb
+from .certified import _count as count_certified
 from .compiled import compiled_rows_skipnan
 from .narrow import round_narrow
 
@@ -90,6 +91,7 @@ def axis_moments(x: np.ndarray, axes: tuple[int, ...], out_shape: tuple[int, ...
         nb.fallback(err)
         return None
     vals, ok = vals.ravel(), ok.ravel()
+    count_certified(ok)
     if not ok.all():  # the exact engine takes the cells not certified, as rows
         bad = np.flatnonzero(~ok)
         rows = _cells(x3, bad)
