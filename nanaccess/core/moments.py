@@ -16,6 +16,7 @@ from .. import _stats
 from ..options import NanPolicy, resolve_policy
 from ._numba import choose_engine
 from .axes import Reduction
+from .bits import any_signaling
 from .classify import canonical_nan
 from .exactsum import exact_mean, exact_sum, exact_var
 from .exactsum.axis import MIN_INNER, axis_moments
@@ -240,15 +241,28 @@ def _one_row(row: np.ndarray, stat: str, ddof: float, policy: NanPolicy
     return vals
 
 
-def _numpy_certified(x: np.ndarray, red: Reduction, stat: str) -> np.ndarray | None:
+def _numpy_certified(x: np.ndarray, red: Reduction, stat: str,
+                     policy: NanPolicy) -> np.ndarray | None:
     """Without numba: the sum or mean of one float row by the NumPy engine's certified
-    pass (:mod:`nanaccess.core.exactsum.certified_numpy`), before the NaN scan. A
-    certified value saw no NaN and no infinity, so every policy gives it; None (the
-    scan and the general path decide) otherwise."""
+    pass (:mod:`nanaccess.core.exactsum.certified_numpy`), before the NaN scan. A row
+    whose plain sum is NaN is probed for NaNs (one pass); when the policy removes them
+    quietly the certified pass runs on the other values (one compressing copy). A
+    certified value saw no NaN and no infinity; None (the scan and the general path
+    decide) otherwise."""
     if stat not in _stats.LINEAR or red.rows != 1 or choose_engine(size=x.size) != "numpy":
         return None
     row = red.as_rows(x)
-    val = certified_numpy_1d(row[0], stat)
+    vals_in = row[0]
+    with np.errstate(all="ignore"):
+        probe = np.add.reduce(vals_in)
+    if probe != probe:  # a NaN (or infinities of both signs): leave the NaNs out
+        nan = np.isnan(vals_in)
+        if not nan.any() or not RULES[policy].drops_silently(True, any_signaling(
+                vals_in[nan])):
+            return None
+        vals_in = vals_in[~nan]
+        row = vals_in.reshape(1, -1)
+    val = certified_numpy_1d(vals_in, stat)
     if val is None:
         return None
     vals = np.array([val])
@@ -287,7 +301,7 @@ def moment_stat(
     if missing is None and x.dtype in _ONE_PASS and stat not in _stats.COUNTS:
         got = _one_pass(x, red, stat, ddof, policy)
         if got is None:
-            got = _numpy_certified(x, red, stat)
+            got = _numpy_certified(x, red, stat, policy)
         if got is not None:
             return red.finish(got, keepdims), None
     sc = scan_rows(x, red, policy, missing)
