@@ -19,7 +19,7 @@ from .axes import Reduction
 from .bits import any_signaling
 from .classify import canonical_nan
 from .exactsum import exact_mean, exact_sum, exact_var
-from .exactsum.axis import MIN_INNER, axis_moments
+from .exactsum.axis import axis_moments
 from .exactsum.certified import (
     F_NAN,
     F_SNAN,
@@ -177,10 +177,10 @@ def _narrowed(vals: np.ndarray, out: np.ndarray, stat: str, ddof: float,
 
 def _axis_pass(x: np.ndarray, red: Reduction, stat: str, ddof: float,
                policy: NanPolicy) -> np.ndarray | None:
-    """Gridded float32/64 data reduced over a run of axes with many cells side by
-    side, in place (:func:`nanaccess.core.exactsum.axis.axis_moments`): the values
-    when no cell holds a NaN or the policy removes them quietly, else None."""
-    if x.ndim < 2 or red.rows < MIN_INNER or not red.axes:
+    """float32/64 data reduced over a run of axes in place (float64: more than one
+    cell; :func:`nanaccess.core.exactsum.axis.axis_moments`): the values when no cell
+    holds a NaN or the policy removes them quietly, else None."""
+    if not red.axes or x.ndim == 0 or (red.rows == 1 and x.dtype == np.float64):
         return None
     got = axis_moments(x, red.axes, red.out_shape, stat, ddof)
     if got is None:

@@ -35,6 +35,12 @@ in ``[hi + lo - E, hi + lo + E]``.
   Sterbenz, and ``d2`` the TwoProduct error), computed with two roundings, at most
   ``3u(|d1| + |d2| + |lo|)``; ``q`` is the correctly rounded ``S/n`` when
   ``|hi - q*n + lo| + slack + E < n * h_q / 2`` (``h_q`` the smaller spacing at ``|q|``).
+  A sum beyond that range (``|hi| > 2**990`` or ``< 2**-960``) is scaled by ``2**-100``
+  or ``2**100`` first: exact for ``hi``; ``lo`` and ``E`` may round when scaled down,
+  which the absolute term ``2**-1072`` added to ``E`` covers; the smallest magnitude
+  scaled below ``2**-1000`` turns the tie test off. The certified mean of the scaled
+  sum, scaled back, is the mean when it is a normal float (rounding commutes with
+  exact scaling), so wide-range data stay on this path.
 
 * ties and near-ties: every summed value is a multiple of ``Q``, the ulp of the
   smallest nonzero one, and so is ``S``; when ``E < Q/2`` (and ``|hi| >= `` that value,
@@ -89,7 +95,6 @@ MARGIN = 1.0000001  # relative margin of the certification tests
 ABS = np.uint64(0x7FFFFFFFFFFFFFFF)
 INF_BITS = np.uint64(0x7FF0000000000000)
 QUIET = np.uint64(1 << 51)
-BLOCK = 4096  # values per block of the NaN-skipping mode's plain loop (a multiple of LANES)
 
 
 def lane_add(s, c, b, x):  # pragma: no cover - compiled
@@ -105,10 +110,6 @@ def _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, la
     # pragma: no cover - compiled
     """Accumulate row ``r`` into the lane arrays (zeroed here)."""
     n = x.shape[1]
-    keep_s = np.empty(LANES)
-    keep_c = np.empty(LANES)
-    keep_b = np.empty(LANES)
-    keep_y = np.empty(LANES)
     for j in range(LANES):
         lanes_s[j] = 0.0
         lanes_c[j] = 0.0
@@ -141,38 +142,11 @@ def _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, la
                 lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
                 lanes_n[j] += 1
     else:
-        # the plain loop block by block (faster); at the first block whose lanes end as
-        # NaN, that block again and the rest skipping NaNs (no second pass over the row)
-        i = 0
-        plain = True
-        while i < full and plain:
-            end = min(i + BLOCK, full)
+        for i in range(0, full, LANES):
             for j in range(LANES):
-                keep_s[j] = lanes_s[j]
-                keep_c[j] = lanes_c[j]
-                keep_b[j] = lanes_b[j]
-                keep_y[j] = lanes_y[j]
-            for i2 in range(i, end, LANES):
-                for j in range(LANES):
-                    v = x[r, i2 + j]
-                    lanes_s[j], lanes_c[j], lanes_b[j] = lane_add(
-                        lanes_s[j], lanes_c[j], lanes_b[j], v)
-                    lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
-            if _lanes_nan(lanes_s):
-                for j in range(LANES):
-                    lanes_s[j] = keep_s[j]
-                    lanes_c[j] = keep_c[j]
-                    lanes_b[j] = keep_b[j]
-                    lanes_y[j] = keep_y[j]
-                plain = False
-            else:
-                lanes_n[0] += end - i
-                i = end
-        for i2 in range(i, full, LANES):
-            for j in range(LANES):
-                b = bits[r, i2 + j] & ABS
+                b = bits[r, i + j] & ABS
                 isn = b > INF_BITS
-                v = 0.0 if isn else x[r, i2 + j]
+                v = 0.0 if isn else x[r, i + j]
                 lanes_s[j], lanes_c[j], lanes_b[j] = lane_add(
                     lanes_s[j], lanes_c[j], lanes_b[j], v)
                 lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
@@ -190,14 +164,6 @@ def _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, la
             lanes_f[j] |= np.int64(isn) * (F_NAN | (F_SNAN * np.int64((b & QUIET) == 0)))
 
 
-def _lanes_nan(lanes_s):  # pragma: no cover - compiled
-    """Did a lane's sum become NaN (a NaN, or infinities of both signs)?"""
-    for j in range(LANES):
-        if lanes_s[j] != lanes_s[j]:
-            return True
-    return False
-
-
 def rows_kernel(x, mask, bits, mode, s_out, c_out, b_out, y_out, counts, flags):
     # pragma: no cover - compiled
     """Sum2 accumulators of each row of the C-order ``(rows, n)`` float array ``x``
@@ -211,6 +177,8 @@ def rows_kernel(x, mask, bits, mode, s_out, c_out, b_out, y_out, counts, flags):
     lanes_n = np.zeros(LANES, np.int64)
     lanes_f = np.zeros(LANES, np.int64)
     for r in range(rows):
+        # NaN-skipping rows in one pass (the skipping loop vectorises as well as the
+        # plain one: a plain pass first would cost a second pass at any NaN)
         _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
         s = lanes_s[0]
         c = lanes_c[0]
@@ -550,7 +518,8 @@ def compact_kernel(vals, mask, use_mask, codes, ok, renum, sub_vals, sub_mask, s
     return m
 
 
-_HELPERS = ("lane_add", "_row", "_lanes_nan", "_certify_mean", "_certify_one", "spacing_below",
+_HELPERS = ("lane_add", "_row", "_certify_mean",
+            "_certify_one", "spacing_below",
             "_spacing_above", "_quantum", "_even", "_exact_lo", "_split", "two_prod_err",
             "two_sum", "two_prod")
 _KERNELS = ("rows_kernel", "cols_kernel", "grouped_kernel", "certify_kernel",

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from . import bind, jit, kernels, register
-from .compensated import _certify_one
+from .compensated import LANES, _certify_one
 from .compensated_var import _certify_var, _var_add
 
 __all__ = ["build", "TILE"]
@@ -163,21 +163,103 @@ def axis_kernel(x, bits, absmask, slo, span, stat, ddof, tile, out, ok, counts):
     return sig
 
 
+def _lanes_row(x, bits, absmask, slo, span, r, var, acc):  # pragma: no cover - compiled
+    """Row ``r`` of the C-order ``(rows, n)`` array ``x`` into ``LANES`` lanes (NaNs
+    skipped): ``acc`` rows s, c, b, y, count and, with ``var``, qs, qc, qb (zeroed
+    here); returns how many signaling NaNs it met."""
+    n = x.shape[1]
+    for k in range(8):
+        for j in range(LANES):
+            acc[k, j] = np.inf if k == 3 else 0.0
+    s = acc[0]
+    c = acc[1]
+    b = acc[2]
+    y = acc[3]
+    cnt = acc[4]
+    qs = acc[5]
+    qc = acc[6]
+    qb = acc[7]
+    sig = 0
+    full = n - n % LANES
+    for i in range(0, n, LANES):
+        w = LANES if i < full else n - full
+        for j in range(w):
+            v = np.float64(x[r, i + j])
+            isn = v != v
+            sig += ((bits[r, i + j] & absmask) - slo) < span
+            v = 0.0 if isn else v
+            if var:
+                s[j], c[j], b[j], qs[j], qc[j], qb[j] = _var_add(
+                    s[j], c[j], b[j], qs[j], qc[j], qb[j], v)
+            else:
+                sj = s[j]
+                t = sj + v
+                z = t - sj
+                e = (sj - (t - z)) + (v - z)
+                s[j] = t
+                c[j] += e
+                b[j] += abs(e)
+            y[j] = min(y[j], abs(v) if v != 0.0 else np.inf)
+            cnt[j] += 0.0 if isn else 1.0
+    return sig
+
+
+def rows_kernel(x, bits, absmask, slo, span, stat, ddof, out, ok, counts):
+    # pragma: no cover - compiled
+    """:func:`axis_kernel` for ``inner == 1``: each row of the C-order ``(rows, n)``
+    array ``x`` is one cell, summed in ``LANES`` lanes combined by TwoSum (so ``K <= n
+    + LANES`` errors); no cell of zeros or NaNs only is settled here but by the
+    caller's exact engine (a row's lanes do not see each other's signs)."""
+    acc = np.empty((8, LANES))
+    sig = 0
+    var = stat == 2
+    for r in range(x.shape[0]):
+        sig += _lanes_row(x, bits, absmask, slo, span, r, var, acc)
+        s = acc[0, 0]
+        c = acc[1, 0]
+        b = acc[2, 0]
+        y = acc[3, 0]
+        k = acc[4, 0]
+        qs = acc[5, 0]
+        qc = acc[6, 0]
+        qb = acc[7, 0]
+        for j in range(1, LANES):
+            t = s + acc[0, j]
+            z = t - s
+            e = (s - (t - z)) + (acc[0, j] - z)
+            s, c, b = t, c + acc[1, j] + e, b + acc[2, j] + abs(e)
+            if var:
+                t = qs + acc[5, j]
+                z = t - qs
+                e = (qs - (t - z)) + (acc[5, j] - z)
+                qs, qc, qb = t, qc + acc[6, j] + e, qb + acc[7, j] + abs(e)
+            y = min(y, acc[3, j])
+            k += acc[4, j]
+        kn = np.int64(k)
+        counts[r] = kn
+        if var:
+            out[r], ok[r] = _certify_var(s, c, b, qs, qc, qb, kn, ddof, LANES)
+        else:
+            out[r], ok[r] = _certify_one(s, c, b, y, kn, stat == 1, LANES)
+    return sig
+
+
 _FROM_SUM = ("_certify_one",)
 _FROM_VAR = ("_var_add", "_certify_var")
-_HELPERS = ("_tile_sum", "_tile_var", "_settle")
+_HELPERS = ("_tile_sum", "_tile_var", "_settle", "_lanes_row")
 
 
 def build() -> dict[str, Any]:
     """Compile the helpers (the shared ones as their families compiled them), then
-    the kernel (called once by ``kernels``)."""
+    the kernels (called once by ``kernels``)."""
     kernels("compensated_var")
     from . import compensated, compensated_var
 
     bind(globals(), _FROM_SUM, {name: getattr(compensated, name) for name in _FROM_SUM})
     bind(globals(), _FROM_VAR, {name: getattr(compensated_var, name) for name in _FROM_VAR})
     bind(globals(), _HELPERS)
-    return {"axis_kernel": jit(nogil=True)(axis_kernel)}
+    return {"axis_kernel": jit(nogil=True)(axis_kernel),
+            "rows_kernel": jit(nogil=True)(rows_kernel)}
 
 
 register("compensated_axis", build)

@@ -18,10 +18,7 @@ from .certified import _count as count_certified
 from .compiled import compiled_rows_skipnan
 from .narrow import round_narrow
 
-__all__ = ["axis_view", "axis_moments", "MIN_INNER"]
-
-#: fewer cells side by side than this: the rows engines serve (no vector lanes here)
-MIN_INNER = 8
+__all__ = ["axis_view", "axis_moments"]
 _STAT_CODE = {"sum": 0, "mean": 1, "var": 2}
 #: (|bits| mask, smallest signaling NaN, how many) per item size
 _SIGNALING = {4: (np.uint32(0x7FFFFFFF), np.uint32(0x7F800001), np.uint32((1 << 22) - 1)),
@@ -61,7 +58,8 @@ def axis_moments(x: np.ndarray, axes: tuple[int, ...], out_shape: tuple[int, ...
     ``x`` over ``axes`` with NaNs left out, in ``x``'s dtype, flat in the C order of
     the kept axes; with the NaN flags: ``(values, any NaN, any signaling NaN)``. None
     when the engine does not serve the call (numba off, a layout or ``ddof`` it does
-    not take, too few cells side by side): the caller's general path then runs."""
+    not take): the caller's general path then runs. Cells side by side are the vector
+    lanes of a tiled pass; a contiguous reduced axis is summed in lanes per row."""
     if x.dtype not in (np.float32, np.float64) or not x.dtype.isnative:
         return None
     kind = "var" if stat in _stats.SQUARES else "sum" if stat in _stats.SUMS else "mean"
@@ -73,8 +71,7 @@ def axis_moments(x: np.ndarray, axes: tuple[int, ...], out_shape: tuple[int, ...
     if view is None:
         return None
     x3, flip = view
-    if x3.shape[2] < MIN_INNER or x3.shape[1] == 0 \
-            or nb.choose_engine(size=x.size, min_size=65) != "numba":
+    if x3.shape[1] == 0 or nb.choose_engine(size=x.size, min_size=65) != "numba":
         return None
     outer, n, inner = x3.shape
     vals = np.empty((outer, inner))
@@ -84,9 +81,14 @@ def axis_moments(x: np.ndarray, axes: tuple[int, ...], out_shape: tuple[int, ...
     from .._numba.compensated_axis import TILE
 
     try:
-        sig = nb.kernels("compensated_axis")["axis_kernel"](
-            x3, bits, *_SIGNALING[x3.dtype.itemsize], _STAT_CODE[kind], int(ddof), TILE,
-            vals, ok, counts)
+        kern = nb.kernels("compensated_axis")
+        if inner == 1:  # the reduced axis is contiguous: rows, in vector lanes
+            sig = kern["rows_kernel"](x3[:, :, 0], bits[:, :, 0],
+                                      *_SIGNALING[x3.dtype.itemsize], _STAT_CODE[kind],
+                                      int(ddof), vals[:, 0], ok[:, 0], counts[:, 0])
+        else:
+            sig = kern["axis_kernel"](x3, bits, *_SIGNALING[x3.dtype.itemsize],
+                                      _STAT_CODE[kind], int(ddof), TILE, vals, ok, counts)
     except Exception as err:  # numba failed: the NumPy engine, from now on
         nb.fallback(err)
         return None
