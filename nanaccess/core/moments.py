@@ -164,15 +164,14 @@ def _narrowed(vals: np.ndarray, out: np.ndarray, stat: str, ddof: float,
     if out.dtype.kind != "f" or out.dtype.itemsize >= 8 or vals.dtype != np.float64:
         return out
 
-    def cell_values(idx):
-        got = []
-        for k in idx.tolist():
-            with np.errstate(invalid="ignore"):  # a signaling NaN quieted: left out
-                r = np.asarray(rows[k], dtype=np.float64)
-            got.append(r[~np.isnan(r)] if where is None else r[np.asarray(where[k])])
+    def cell_rows(idx):
+        with np.errstate(invalid="ignore"):  # a signaling NaN quieted: left out
+            got = np.array(rows[idx], dtype=np.float64)
+        if where is not None:
+            got[~np.asarray(where)[idx]] = np.nan
         return got
 
-    return round_narrow(vals, out, stat, ddof, cell_values)
+    return round_narrow(vals, out, stat, ddof, cell_rows)
 
 
 def _axis_pass(x: np.ndarray, red: Reduction, stat: str, ddof: float,

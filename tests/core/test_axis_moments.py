@@ -207,3 +207,27 @@ def test_permutation_along_the_axis_keeps_the_bits(seed, stat):
     a, _ = moment_stat(x, stat, axis=0, policy="omit")
     b, _ = moment_stat(x[perm], stat, axis=0, policy="omit")
     _same_bits(a, b)
+
+
+@pytest.mark.parametrize("engine", ["numpy", pytest.param("auto", marks=NEEDS_NUMBA)])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_float32_ties_and_near_ties_round_once(engine, axis):
+    """Data whose float64 sums and means land on float32 midpoints, exactly (a tie:
+    half-even) or with a remainder far below a float64 ulp (the remainder decides)."""
+    rng = np.random.default_rng(7)
+    col = np.array([1.0] * 62 + [2.0 + 2.0 ** -18, 0.0] + [np.nan] * 6, np.float32)
+    x = np.stack([rng.permutation(col) for _ in range(30)], axis=1)
+    # sum 64 + 2**-18 + t and mean 1 + 2**-24 + t/64: float32 midpoints, then tipped
+    t = np.array([2.0 ** -70, -(2.0 ** -70), 0.0] * 10, np.float32)
+    x[x == 0] = t
+    assert (x.astype(np.float64).sum(axis=0, where=~np.isnan(x)) == 64 + 2.0 ** -18).all()
+    xs = np.ascontiguousarray(x if axis == 0 else x.T)
+    with na.option_context(engine=engine):
+        for stat in ("sum", "mean"):
+            got, _ = moment_stat(xs, stat, axis=axis, policy="omit")
+            want = np.array([reference(np.moveaxis(xs, axis, -1)[k], stat)
+                             for k in range(30)], np.float32)
+            f64 = np.nansum(xs.astype(np.float64), axis=axis)  # exact here: 64 + 2**-18
+            naive = (f64 if stat == "sum" else f64 / 64).astype(np.float32)
+            assert (naive != want).sum() == 10  # rounding through float64 is wrong there
+            _same_bits(got, want)

@@ -32,6 +32,7 @@ import numpy as np
 
 from . import bind, jit, kernels, register
 from .compensated import LANES, _certify_one
+from .compensated import lane_add as _lane_add
 from .compensated_var import _certify_var, _var_add
 
 __all__ = ["build", "TILE"]
@@ -163,44 +164,76 @@ def axis_kernel(x, bits, absmask, slo, span, stat, ddof, tile, out, ok, counts):
     return sig
 
 
-def _lanes_row(x, bits, absmask, slo, span, r, var, acc):  # pragma: no cover - compiled
-    """Row ``r`` of the C-order ``(rows, n)`` array ``x`` into ``LANES`` lanes (NaNs
-    skipped): ``acc`` rows s, c, b, y, count and, with ``var``, qs, qc, qb (zeroed
-    here); returns how many signaling NaNs it met."""
+def _lanes_sum(x, bits, absmask, slo, span, r, s, c, b, y, cnt):
+    # pragma: no cover - compiled
+    """Row ``r`` of the C-order ``(rows, n)`` array ``x`` into ``LANES`` Sum2 lanes
+    (zeroed here; ``s`` starts at ``-0.0`` and NaNs are added as ``-0.0``, as in the
+    tiled kernel); returns how many signaling NaNs it met."""
     n = x.shape[1]
-    for k in range(8):
-        for j in range(LANES):
-            acc[k, j] = np.inf if k == 3 else 0.0
-    s = acc[0]
-    c = acc[1]
-    b = acc[2]
-    y = acc[3]
-    cnt = acc[4]
-    qs = acc[5]
-    qc = acc[6]
-    qb = acc[7]
+    for j in range(LANES):
+        s[j] = -0.0
+        c[j] = 0.0
+        b[j] = 0.0
+        y[j] = np.inf
+        cnt[j] = 0.0
     sig = 0
     full = n - n % LANES
-    for i in range(0, n, LANES):
-        w = LANES if i < full else n - full
-        for j in range(w):
+    for i in range(0, full, LANES):
+        for j in range(LANES):
             v = np.float64(x[r, i + j])
             isn = v != v
             sig += ((bits[r, i + j] & absmask) - slo) < span
-            v = 0.0 if isn else v
-            if var:
-                s[j], c[j], b[j], qs[j], qc[j], qb[j] = _var_add(
-                    s[j], c[j], b[j], qs[j], qc[j], qb[j], v)
-            else:
-                sj = s[j]
-                t = sj + v
-                z = t - sj
-                e = (sj - (t - z)) + (v - z)
-                s[j] = t
-                c[j] += e
-                b[j] += abs(e)
+            v = -0.0 if isn else v
+            s[j], c[j], b[j] = _lane_add(s[j], c[j], b[j], v)
             y[j] = min(y[j], abs(v) if v != 0.0 else np.inf)
             cnt[j] += 0.0 if isn else 1.0
+    for i in range(full, n):
+        j = i - full
+        v = np.float64(x[r, i])
+        isn = v != v
+        sig += ((bits[r, i] & absmask) - slo) < span
+        v = -0.0 if isn else v
+        s[j], c[j], b[j] = _lane_add(s[j], c[j], b[j], v)
+        y[j] = min(y[j], abs(v) if v != 0.0 else np.inf)
+        cnt[j] += 0.0 if isn else 1.0
+    return sig
+
+
+def _lanes_var(x, bits, absmask, slo, span, r, s, c, b, y, cnt, qs, qc, qb):
+    # pragma: no cover - compiled
+    """:func:`_lanes_sum` plus the Sum2 lanes of the squares."""
+    n = x.shape[1]
+    for j in range(LANES):
+        s[j] = -0.0
+        c[j] = 0.0
+        b[j] = 0.0
+        y[j] = np.inf
+        cnt[j] = 0.0
+        qs[j] = 0.0
+        qc[j] = 0.0
+        qb[j] = 0.0
+    sig = 0
+    full = n - n % LANES
+    for i in range(0, full, LANES):
+        for j in range(LANES):
+            v = np.float64(x[r, i + j])
+            isn = v != v
+            sig += ((bits[r, i + j] & absmask) - slo) < span
+            v = -0.0 if isn else v
+            s[j], c[j], b[j], qs[j], qc[j], qb[j] = _var_add(
+                s[j], c[j], b[j], qs[j], qc[j], qb[j], v)
+            y[j] = min(y[j], abs(v) if v != 0.0 else np.inf)
+            cnt[j] += 0.0 if isn else 1.0
+    for i in range(full, n):
+        j = i - full
+        v = np.float64(x[r, i])
+        isn = v != v
+        sig += ((bits[r, i] & absmask) - slo) < span
+        v = -0.0 if isn else v
+        s[j], c[j], b[j], qs[j], qc[j], qb[j] = _var_add(
+            s[j], c[j], b[j], qs[j], qc[j], qb[j], v)
+        y[j] = min(y[j], abs(v) if v != 0.0 else np.inf)
+        cnt[j] += 0.0 if isn else 1.0
     return sig
 
 
@@ -208,45 +241,50 @@ def rows_kernel(x, bits, absmask, slo, span, stat, ddof, out, ok, counts):
     # pragma: no cover - compiled
     """:func:`axis_kernel` for ``inner == 1``: each row of the C-order ``(rows, n)``
     array ``x`` is one cell, summed in ``LANES`` lanes combined by TwoSum (so ``K <= n
-    + LANES`` errors); no cell of zeros or NaNs only is settled here but by the
-    caller's exact engine (a row's lanes do not see each other's signs)."""
-    acc = np.empty((8, LANES))
+    + LANES`` errors); cells of NaNs or zeros only are settled as there."""
+    s = np.empty(LANES)
+    c = np.empty(LANES)
+    b = np.empty(LANES)
+    y = np.empty(LANES)
+    cnt = np.empty(LANES)
+    qs = np.empty(LANES)
+    qc = np.empty(LANES)
+    qb = np.empty(LANES)
     sig = 0
     var = stat == 2
     for r in range(x.shape[0]):
-        sig += _lanes_row(x, bits, absmask, slo, span, r, var, acc)
-        s = acc[0, 0]
-        c = acc[1, 0]
-        b = acc[2, 0]
-        y = acc[3, 0]
-        k = acc[4, 0]
-        qs = acc[5, 0]
-        qc = acc[6, 0]
-        qb = acc[7, 0]
+        if var:
+            sig += _lanes_var(x, bits, absmask, slo, span, r, s, c, b, y, cnt, qs, qc, qb)
+        else:
+            sig += _lanes_sum(x, bits, absmask, slo, span, r, s, c, b, y, cnt)
+        ts = s[0]
+        tc = c[0]
+        tb = b[0]
+        ty = y[0]
+        k = cnt[0]
+        us = qs[0]
+        uc = qc[0]
+        ub = qb[0]
         for j in range(1, LANES):
-            t = s + acc[0, j]
-            z = t - s
-            e = (s - (t - z)) + (acc[0, j] - z)
-            s, c, b = t, c + acc[1, j] + e, b + acc[2, j] + abs(e)
+            ts, tc, tb = _lane_add(ts, tc + c[j], tb + b[j], s[j])
             if var:
-                t = qs + acc[5, j]
-                z = t - qs
-                e = (qs - (t - z)) + (acc[5, j] - z)
-                qs, qc, qb = t, qc + acc[6, j] + e, qb + acc[7, j] + abs(e)
-            y = min(y, acc[3, j])
-            k += acc[4, j]
+                us, uc, ub = _lane_add(us, uc + qc[j], ub + qb[j], qs[j])
+            ty = min(ty, y[j])
+            k += cnt[j]
         kn = np.int64(k)
         counts[r] = kn
-        if var:
-            out[r], ok[r] = _certify_var(s, c, b, qs, qc, qb, kn, ddof, LANES)
+        if not (ty < np.inf):
+            out[r], ok[r] = _settle(ts, kn, ts == 0.0 and tc == 0.0, ddof, stat)
+        elif var:
+            out[r], ok[r] = _certify_var(ts, tc, tb, us, uc, ub, kn, ddof, LANES)
         else:
-            out[r], ok[r] = _certify_one(s, c, b, y, kn, stat == 1, LANES)
+            out[r], ok[r] = _certify_one(ts, tc, tb, ty, kn, stat == 1, LANES)
     return sig
 
 
-_FROM_SUM = ("_certify_one",)
+_FROM_SUM = ("_certify_one", "_lane_add")
 _FROM_VAR = ("_var_add", "_certify_var")
-_HELPERS = ("_tile_sum", "_tile_var", "_settle", "_lanes_row")
+_HELPERS = ("_tile_sum", "_tile_var", "_settle", "_lanes_sum", "_lanes_var")
 
 
 def build() -> dict[str, Any]:
@@ -255,7 +293,8 @@ def build() -> dict[str, Any]:
     kernels("compensated_var")
     from . import compensated, compensated_var
 
-    bind(globals(), _FROM_SUM, {name: getattr(compensated, name) for name in _FROM_SUM})
+    bind(globals(), _FROM_SUM, {"_certify_one": compensated._certify_one,
+                                "_lane_add": compensated.lane_add})
     bind(globals(), _FROM_VAR, {name: getattr(compensated_var, name) for name in _FROM_VAR})
     bind(globals(), _HELPERS)
     return {"axis_kernel": jit(nogil=True)(axis_kernel),

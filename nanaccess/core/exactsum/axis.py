@@ -109,11 +109,7 @@ def axis_moments(x: np.ndarray, axes: tuple[int, ...], out_shape: tuple[int, ...
     with np.errstate(over="ignore"):  # beyond the float32 range: an infinity
         out = vals.astype(x.dtype)
     if x.dtype != np.float64:
-        def cell_values(idx):
-            rows = _cells(x3, idx).astype(np.float64)
-            return [r[~np.isnan(r)] for r in rows]
-
-        out = round_narrow(vals, out, stat, ddof, cell_values)
+        out = round_narrow(vals, out, stat, ddof, lambda idx: _cells(x3, idx))
     if flip:  # cells of x.T: back to the C order of x's kept axes
         out = np.ascontiguousarray(out.reshape(out_shape[::-1]).T).ravel()
     return out, bool((counts < n).any()), sig > 0

@@ -89,57 +89,77 @@ def _odd(c) -> bool:
     return bool(int(np.asarray(c).view(f"u{np.asarray(c).dtype.itemsize}")) & 1)
 
 
-def _side(h: float, xs: np.ndarray, stat: str, dtype: np.dtype) -> float:
-    """The narrow rounding of the exact sum (or mean) of ``xs``, whose correctly
-    rounded float64 ``h`` is a narrow midpoint: the exact ``S - h`` (or ``S - n*h``,
-    with ``n*h`` an exact pair) by :func:`math.fsum` says which side (zero: a tie,
-    half-even)."""
-    terms = xs.tolist()
-    with np.errstate(over="ignore"):
-        f = np.float64(h).astype(dtype)
-    if float(f) == h:
-        return float(f)
-    other = np.nextafter(f, dtype.type(np.inf if h > float(f) else -np.inf))
-    if not (np.isfinite(f) and np.isfinite(other)):  # the overflow threshold: exactly
-        ex = sum((Fraction(v) for v in terms), Fraction(0))
-        return _round_fraction(ex if stat in _stats.SUMS else ex / len(terms), dtype)
-    if (float(f) + float(other)) * 0.5 != h:
-        return float(f)  # not on a midpoint: the float64 rounds right
+def _midpoints(h: np.ndarray, dtype: np.dtype):
+    """``(f, other, mid)`` per float64 ``h``: its narrow rounding, the narrow neighbour
+    on ``h``'s other side, and whether ``h`` is exactly their midpoint (finite)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        f = h.astype(dtype)
+        other = np.nextafter(f, np.where(h > f.astype(np.float64), dtype.type(np.inf),
+                                         dtype.type(-np.inf)).astype(dtype))
+        both = np.isfinite(f) & np.isfinite(other)
+        mid = both & ((f.astype(np.float64) + other.astype(np.float64)) * 0.5 == h)
+    return f, other, mid, both
+
+
+def _remainders(rows: np.ndarray, h: np.ndarray, stat: str) -> np.ndarray:
+    """The exact ``S - h`` (sums) or ``S - n*h`` (means) per row (NaNs left out),
+    rounded once: its sign is exact. The compiled exact kernel on the rows with the
+    (exact) terms of ``-h`` or ``-n*h`` appended; math.fsum per row without it."""
+    n = np.count_nonzero(~np.isnan(rows), axis=1).astype(np.float64)
     if stat in _stats.SUMS:
-        terms.append(-h)
-    else:
-        p = len(terms) * h
-        err = Fraction(len(terms)) * Fraction(h) - Fraction(p)  # a float (no underflow)
-        terms += [-p, -float(err)]
-    d = fsum(terms)
-    if d == 0:
-        return float(f)  # exactly the midpoint: NumPy's conversion is half-even
-    lo, hi = (other, f) if float(f) > h else (f, other)
-    return float(hi if d > 0 else lo)
+        extra = np.stack([-h, np.zeros_like(h)], axis=1)
+    else:  # n*h = p + e exactly (Dekker: n < 2**26 splits as itself)
+        p = n * h
+        t = 134217729.0 * h
+        hh = t - (t - h)
+        hl = h - hh
+        e = (hh * n - p) + hl * n
+        extra = np.stack([-p, -e], axis=1)
+    full = np.concatenate([rows, extra], axis=1)
+    from .compiled import compiled_rows_skipnan
+
+    got = None if n.max(initial=0) >= 1 << 26 else compiled_rows_skipnan(full, "sum")
+    if got is not None:
+        return got[0]
+    return np.array([fsum(r[~np.isnan(r)].tolist()) for r in full])
 
 
 def round_narrow(vals: np.ndarray, out: np.ndarray, stat: str, ddof: float,
-                 cell_values: Callable[[np.ndarray], list[np.ndarray]]) -> np.ndarray:
+                 cell_rows: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
     """Correct the narrow results ``out`` (``vals`` rounded to ``out.dtype``) where the
-    float64 ``vals`` sit near a midpoint: those cells are recomputed from their
-    selected values (``cell_values(indices)``: one float64 array per index)."""
-    hard = narrow_hard(vals, out.dtype, 2.0 if stat in _stats.ROOTS else 0.0)
+    float64 ``vals`` sit on (or, for a square root, near) a narrow midpoint: those
+    cells are recomputed from their values (``cell_rows(indices)``: a float64 row per
+    index, NaN where a value is left out)."""
+    dtype = out.dtype
+    hard = narrow_hard(vals, dtype, 2.0 if stat in _stats.ROOTS else 0.0)
     if not hard.size:
         return out
     out = out.copy()
-    for k, xs in zip(hard.tolist(), cell_values(hard), strict=True):
-        if not xs.size:
-            continue
-        if stat in _stats.LINEAR:  # on a midpoint: the side of the exact value decides
-            out[k] = _side(float(vals[k]), xs, stat, out.dtype)
-            continue
-        fr = [Fraction(float(v)) for v in xs.tolist()]
+    rows = np.asarray(cell_rows(hard), dtype=np.float64)
+    h = np.asarray(vals, dtype=np.float64)[hard]
+    if stat in _stats.LINEAR:  # on a midpoint, the side of the exact value decides
+        f, other, mid, both = _midpoints(h, dtype)
+        if mid.any():
+            d = _remainders(rows[mid], h[mid], stat)
+            lo = np.where(f[mid] > h[mid], other[mid], f[mid])
+            hi = np.where(f[mid] > h[mid], f[mid], other[mid])
+            out[hard[mid]] = np.where(d > 0, hi, np.where(d < 0, lo, f[mid]))
+        for k in np.flatnonzero(~both).tolist():  # the overflow threshold: exactly
+            xs = rows[k][~np.isnan(rows[k])]
+            ex = sum((Fraction(v) for v in xs.tolist()), Fraction(0))
+            if xs.size:
+                out[hard[k]] = _round_fraction(ex if stat in _stats.SUMS else ex / xs.size,
+                                               dtype)
+        return out
+    for k, row in zip(hard.tolist(), rows, strict=True):
+        xs = row[~np.isnan(row)]
+        fr = [Fraction(v) for v in xs.tolist()]
         n = len(fr)
-        s = sum(fr, Fraction(0))
-        if n - ddof <= 0 or float(ddof) != int(ddof):
+        if n == 0 or n - ddof <= 0 or float(ddof) != int(ddof):
             continue  # NaN, or the documented fractional-ddof roundings
+        s = sum(fr, Fraction(0))
         q = sum((f * f for f in fr), Fraction(0))
         var = (n * q - s * s) / (n * (n - int(ddof)))
-        out[k] = _sqrt_narrow(var, out.dtype) if stat in _stats.ROOTS \
-            else _round_fraction(var, out.dtype)
+        out[k] = _sqrt_narrow(var, dtype) if stat in _stats.ROOTS \
+            else _round_fraction(var, dtype)
     return out
