@@ -95,6 +95,7 @@ MARGIN = 1.0000001  # relative margin of the certification tests
 ABS = np.uint64(0x7FFFFFFFFFFFFFFF)
 INF_BITS = np.uint64(0x7FF0000000000000)
 QUIET = np.uint64(1 << 51)
+PEEK = 4096  # values looked at for a NaN before a NaN-skipping row picks its loop
 
 
 def lane_add(s, c, b, x):  # pragma: no cover - compiled
@@ -164,6 +165,29 @@ def _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, la
             lanes_f[j] |= np.int64(isn) * (F_NAN | (F_SNAN * np.int64((b & QUIET) == 0)))
 
 
+def _lanes_nan(lanes_s):  # pragma: no cover - compiled
+    """Did a lane's sum become NaN (a NaN, or infinities of both signs)?"""
+    for j in range(LANES):
+        if lanes_s[j] != lanes_s[j]:
+            return True
+    return False
+
+
+def _skipnan_row(x, mask, bits, r, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f):
+    # pragma: no cover - compiled
+    """Row ``r`` leaving NaNs out, in one pass when the row's first block holds a NaN
+    (the NaN-skipping loop), else the plain loop first (faster) and the NaN-skipping
+    one again only if the lanes end as NaN (a NaN late in the row)."""
+    peek = 0.0
+    for i in range(min(PEEK, x.shape[1])):
+        peek += x[r, i] * 0.0  # NaN exactly when a NaN or an infinity is there
+    if peek == 0.0:
+        _row(x, mask, bits, r, MODE_ALL, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
+        if not _lanes_nan(lanes_s):
+            return
+    _row(x, mask, bits, r, MODE_SKIPNAN, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
+
+
 def rows_kernel(x, mask, bits, mode, s_out, c_out, b_out, y_out, counts, flags):
     # pragma: no cover - compiled
     """Sum2 accumulators of each row of the C-order ``(rows, n)`` float array ``x``
@@ -177,9 +201,11 @@ def rows_kernel(x, mask, bits, mode, s_out, c_out, b_out, y_out, counts, flags):
     lanes_n = np.zeros(LANES, np.int64)
     lanes_f = np.zeros(LANES, np.int64)
     for r in range(rows):
-        # NaN-skipping rows in one pass (the skipping loop vectorises as well as the
-        # plain one: a plain pass first would cost a second pass at any NaN)
-        _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
+        if mode == MODE_SKIPNAN:
+            _skipnan_row(x, mask, bits, r, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n,
+                         lanes_f)
+        else:
+            _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
         s = lanes_s[0]
         c = lanes_c[0]
         a = lanes_b[0]
@@ -476,8 +502,8 @@ def one_skipnan_kernel(x, bits, mean):  # pragma: no cover - compiled
     lanes_n = np.zeros(LANES, np.int64)
     lanes_f = np.zeros(LANES, np.int64)
     m = x.shape[0]
-    _row(x.reshape(1, m), np.ones((1, 1), np.bool_), bits.reshape(1, m), 0, MODE_SKIPNAN,
-         lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
+    _skipnan_row(x.reshape(1, m), np.ones((1, 1), np.bool_), bits.reshape(1, m), 0, lanes_s,
+                 lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
     s = lanes_s[0]
     c = lanes_c[0]
     b = lanes_b[0]
@@ -518,7 +544,7 @@ def compact_kernel(vals, mask, use_mask, codes, ok, renum, sub_vals, sub_mask, s
     return m
 
 
-_HELPERS = ("lane_add", "_row", "_certify_mean",
+_HELPERS = ("lane_add", "_row", "_lanes_nan", "_skipnan_row", "_certify_mean",
             "_certify_one", "spacing_below",
             "_spacing_above", "_quantum", "_even", "_exact_lo", "_split", "two_prod_err",
             "two_sum", "two_prod")
