@@ -231,3 +231,22 @@ def test_float32_ties_and_near_ties_round_once(engine, axis):
             naive = (f64 if stat == "sum" else f64 / 64).astype(np.float32)
             assert (naive != want).sum() == 10  # rounding through float64 is wrong there
             _same_bits(got, want)
+
+
+@NEEDS_NUMBA
+@pytest.mark.parametrize("dt", [np.float64, np.float32])
+@pytest.mark.parametrize("axis", [0, -1])
+def test_infinities_and_overflow_as_the_reference_engine(dt, axis):
+    x = _grid(dt, 0.1, "C")
+    x[3, 1, 1] = np.inf  # one infinity
+    x[4, 1, 2], x[5, 1, 2] = np.inf, -np.inf  # both: NaN
+    x[:, 1, 3] = 0.0
+    x[7, 1, 3] = -np.inf  # an infinity among zeros
+    x[:, 1, 4] = np.finfo(dt).max  # a sum beyond the range
+    x[:, 2, 1] = -0.0
+    x[9, 2, 1] = np.inf
+    for stat in ("sum", "mean", "var", "std"):
+        got, _ = moment_stat(x, stat, axis=axis, policy="omit")
+        with na.option_context(engine="numpy"):
+            want, _ = moment_stat(x, stat, axis=axis, policy="omit")
+        _same_bits(np.asarray(got), np.asarray(want))
