@@ -190,9 +190,11 @@ def _axis_pass(x: np.ndarray, red: Reduction, stat: str, ddof: float,
 
 def _one_pass(x: np.ndarray, red: Reduction, stat: str, ddof: float,
               policy: NanPolicy) -> np.ndarray | None:
-    """float64 rows in one compiled pass that finds the NaNs while it sums (no scan):
-    the values when no row holds a NaN or the policy removes them quietly; None
-    (the scan and the general path decide, raise or propagate) otherwise."""
+    """float32/64 data in one compiled pass that finds the NaNs while it sums (no
+    scan): one float64 row by the lean kernel, a run of axes of a C/F array in place
+    (:func:`_axis_pass`), else rows; the values when no cell holds a NaN or the policy
+    removes them quietly; None (the scan and the general path decide, raise or
+    propagate) otherwise."""
     if red.rows == 1 and x.dtype == np.float64 and x.flags.c_contiguous:
         return _one_row(x.reshape(-1), stat, ddof, policy)
     got = _axis_pass(x, red, stat, ddof, policy)
