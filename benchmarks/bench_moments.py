@@ -18,7 +18,16 @@ Rows and targets (same-run ratios, numba on unless said):
   float32 data at the first size are reported without a target;
 * the first compiled call in a fresh process, numba's cache cold then warm (seconds,
   ``reference_s`` 0.3 s: the warm target; the warm row is the best of 3 fresh
-  processes).
+  processes);
+* hard exact sums (issue 30): a cancelling sum of 1e6 float64 (no NaN) <= 3x
+  ``np.sum``; the mean of data spanning 1e-300 .. 1e300 with 1 % NaN under "omit" <= 1.5x
+  ``np.nanmean``; a 1 %-NaN sum <= 2x ``np.sum``; the sum of 1e4 values (past the
+  small path) reported beside them; without numba, 1 %-NaN sums of normal and
+  wide-range data;
+* gridded data (issue 30): ``da.nanstats.mean/std("time", nan_policy="omit")`` of a
+  365 x 180 x 360 float32 grid with NaN over a fixed 30 % land mask <= 1.0x xarray's
+  own (numbagg/bottleneck on when installed), with the neighbours float64, F order,
+  the last axis and 1 % NaN at random (``--quick``: 365 x 45 x 60).
 
 Run alone: ``python benchmarks/bench_moments.py [--quick]``.
 """
@@ -46,6 +55,13 @@ def _wide(n: int, seed: int = 11) -> np.ndarray:
     """Normal values scaled over about 2**-430 .. 2**430 (a wide exponent range)."""
     rng = np.random.default_rng(seed)
     return rng.standard_normal(n) * np.exp(rng.uniform(-300, 300, n))
+
+
+def _wider(n: int, seed: int = 19) -> np.ndarray:
+    """Normal values scaled over 1e-300 .. 1e300: sums beyond ``2**990`` (the range
+    where a mean needs the certified path's power-of-two scaling)."""
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal(n) * 10.0 ** rng.uniform(-300, 300, n)
 
 
 def _cancelling(n: int, seed: int = 12) -> np.ndarray:
@@ -161,6 +177,88 @@ def _grouped_rows(repeats: int, n: int, groups: tuple[int, ...]) -> list[dict[st
     return rows
 
 
+def _hard_rows(repeats: int, n: int = 1_000_000) -> list[dict[str, Any]]:
+    """The hard exact sums of issue 30 (numba on): cancellation, NaN, wide range."""
+    import nanaccess as na
+
+    rng = np.random.default_rng(13)
+    canc = _cancelling(n)
+    wide = _wider(n)
+    wide[rng.random(n) < 0.01] = np.nan
+    norm = float_data(n, 1.0, seed=14)
+    small = float_data(10_000, 0.0, seed=15)
+    cases = (
+        ("exact sum, cancelling float64", canc, lambda: na.sum(canc), "np.sum",
+         lambda: np.sum(canc), 3.0, 0.0),
+        ("exact mean omit, 1e+-300 float64, 1% NaN", wide,
+         lambda: na.mean(wide, nan_policy="omit"), "np.nanmean", lambda: np.nanmean(wide),
+         1.5, 1.0),
+        ("exact sum omit, 1% NaN", norm, lambda: na.sum(norm, nan_policy="omit"), "np.sum",
+         lambda: np.sum(norm), 2.0, 1.0),
+        ("exact sum omit, 1% NaN", norm, lambda: na.sum(norm, nan_policy="omit"),
+         "np.nansum", lambda: np.nansum(norm), None, 1.0),
+        ("exact sum, past the small path", small, lambda: na.sum(small), "np.sum",
+         lambda: np.sum(small), None, 0.0),
+    )
+    rows = []
+    for case, x, ours, ref, theirs, target, pct in cases:
+        t = time_interleaved({"na": ours, "ref": theirs}, repeats=repeats)
+        rows.append(make_row(case, x.size, "omit" if pct else "raise", t["na"], ref,
+                             t["ref"], nan_pct=pct, target=target))
+        log(f"moments {case} n={x.size}: {t['na'] / t['ref']:.2f}x {ref}")
+    return rows
+
+
+def land_grid(shape: tuple[int, int, int], dtype, land: float = 0.3,
+              order: str = "C") -> np.ndarray:
+    """Normal data on a (time, lat, lon) grid with NaN at every time over a fixed
+    pattern of blocks covering ``land`` of the cells (a land mask)."""
+    t, ny, nx = shape
+    x = float_data(t * ny * nx, 0.0, seed=16, shape=shape).astype(dtype) + dtype(280)
+    blocks = np.add.outer(np.arange(ny) // 5, 3 * (np.arange(nx) // 7)) % 10
+    x[:, blocks < round(land * 10)] = np.nan
+    return np.asfortranarray(x) if order == "F" else x
+
+
+def _grid_rows(repeats: int, quick: bool, shape: tuple[int, int, int] | None = None
+               ) -> list[dict[str, Any]]:
+    """``mean`` / ``std`` over an axis of a gridded DataArray with NaN over land."""
+    try:
+        import xarray as xr
+
+        import nanaccess.xarray  # noqa: F401 - registers the accessor
+    except ImportError:  # xarray is optional
+        return []
+    shape = shape or ((365, 45, 60) if quick else (365, 180, 360))
+    rows = []
+    cases = (  # (stat, dtype, order, dim, land share or None for 1 % NaN at random, target)
+        ("mean", np.float32, "C", "time", 0.3, 1.0),
+        ("std", np.float32, "C", "time", 0.3, 1.0),
+        ("mean", np.float64, "C", "time", 0.3, None),
+        ("std", np.float64, "C", "time", 0.3, None),
+        ("mean", np.float32, "F", "time", 0.3, None),
+        ("mean", np.float32, "C", "lon", 0.3, None),
+        ("mean", np.float32, "C", "time", None, None),
+    )
+    for stat, dtype, order, dim, land, target in cases:
+        if land is None:
+            x = float_data(int(np.prod(shape)), 1.0, seed=17, shape=shape).astype(dtype)
+        else:
+            x = land_grid(shape, dtype, land, order)
+        da = xr.DataArray(x, dims=("time", "lat", "lon"))
+        t = time_interleaved({
+            "na": lambda da=da, s=stat, d=dim: getattr(da.nanstats, s)(d, nan_policy="omit"),
+            "ref": lambda da=da, s=stat, d=dim: getattr(da, s)(d)}, repeats=repeats)
+        name = np.dtype(dtype).name
+        nan = "30% land NaN" if land else "1% NaN"
+        case = f"DataArray {stat}(\"{dim}\"), {name}, {order} order, {nan}"
+        rows.append(make_row(case, x.size, "omit", t["na"], f'da.{stat}("{dim}")', t["ref"],
+                             nan_pct=100.0 * float(np.isnan(x).mean()), target=target,
+                             shape="x".join(map(str, shape))))
+        log(f"moments {case} {shape}: {t['na'] / t['ref']:.2f}x xarray")
+    return rows
+
+
 _NO_NUMBA = """
 import json, sys
 sys.path.insert(0, {here!r})
@@ -172,11 +270,15 @@ out = []
 for i, n in enumerate({sizes!r}):
     cases = [("normal", float_data(n, 0.0, seed=1)), ("wide-range", _wide(n))]
     if i == 0:  # neighbours without a target, at the first size only
+        w = _wide(n)
+        w[np.random.default_rng(18).random(n) < 0.01] = np.nan
         cases += [("cancelling", _cancelling(n)),
-                  ("float32", float_data(n, 0.0, seed=1).astype(np.float32))]
+                  ("float32", float_data(n, 0.0, seed=1).astype(np.float32)),
+                  ("1% NaN omit", float_data(n, 1.0, seed=1)), ("wide-range 1% NaN omit", w)]
     for label, x in cases:
-        t = time_interleaved({{"na": lambda: na.sum(x), "ref": lambda: np.sum(x)}},
-                             repeats={repeats})
+        pol = "omit" if "NaN" in label else "raise"
+        t = time_interleaved({{"na": lambda: na.sum(x, nan_policy=pol),
+                              "ref": lambda: np.sum(x)}}, repeats={repeats})
         out.append((label, n, t["na"], t["ref"]))
 print(json.dumps(out))
 """
@@ -201,9 +303,10 @@ def _subprocess_rows(repeats: int, sizes: tuple[int, ...]) -> list[dict[str, Any
     got = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True, cwd=_HERE)
     for label, n, t_na, t_ref in json.loads(got.stdout.strip().splitlines()[-1]):
-        dtype = "" if label == "float32" else " float64"
-        rows.append(make_row(f"exact sum without numba, {label}{dtype}", n, "raise", t_na,
-                             "np.sum", t_ref, accel=False,
+        dtype = "" if label.startswith(("float32", "1%", "wide-range 1%")) else " float64"
+        rows.append(make_row(f"exact sum without numba, {label}{dtype}", n,
+                             "omit" if "NaN" in label else "raise", t_na, "np.sum", t_ref,
+                             accel=False, nan_pct=1.0 if "NaN" in label else 0.0,
                              target=6.0 if label in ("normal", "wide-range") else None))
         log(f"moments no-numba sum {label} n={n}: {t_na / t_ref:.2f}x np.sum")
     with tempfile.TemporaryDirectory() as cache:
@@ -249,6 +352,8 @@ def run(repeats: int = 5, out_dir: Path | str | None = None, name: str = "moment
     n_group = 100_000 if quick else 1_000_000
     rows = _ratio_rows(repeats, sizes)
     rows += _host_rows(repeats, quick)
+    rows += _hard_rows(repeats, 100_000 if quick else 1_000_000)
+    rows += _grid_rows(repeats, quick)
     rows += _grouped_rows(repeats, n_group, (1000, 100_000) if not quick else (1000,))
     rows += _subprocess_rows(repeats, sizes)
     if write:

@@ -141,6 +141,7 @@ def test_moments_bodies():
     # that compile from a cold cache (about a minute), run by hand
     rows = bench_moments._ratio_rows(1, (2_000,)) + bench_moments._grouped_rows(1, 2_000, (10,))
     rows += bench_moments._host_rows(1, True)
+    rows += bench_moments._hard_rows(1, 2_000) + bench_moments._grid_rows(1, True, (20, 10, 14))
     assert rows and all(SCHEMA <= set(r) and r["ratio"] > 0 for r in rows)
 
 

@@ -16,11 +16,21 @@ from .. import _stats
 from ..options import NanPolicy, resolve_policy
 from ._numba import choose_engine
 from .axes import Reduction
+from .bits import any_signaling
 from .classify import canonical_nan
 from .exactsum import exact_mean, exact_sum, exact_var
-from .exactsum.certified import F_NAN, F_SNAN, certified_cols, certified_rows
+from .exactsum.axis import axis_moments
+from .exactsum.certified import (
+    F_NAN,
+    F_SNAN,
+    certified_1d_skipnan,
+    certified_cols,
+    certified_rows,
+    certified_var_1d,
+)
 from .exactsum.certified_numpy import certified_numpy_1d
 from .exactsum.compiled import compiled_rows_skipnan
+from .exactsum.narrow import round_narrow
 from .keys import float_keys, keys_to_float
 from .nanscan import scan_rows
 from .objects import object_rows_moment_stat
@@ -86,7 +96,8 @@ def result_dtype(vals: np.ndarray, dtype: np.dtype, stat: str) -> np.ndarray:
     kind = dtype.kind
     native = dtype.newbyteorder("=")
     if kind == "f":
-        return vals.astype(native)
+        with np.errstate(over="ignore"):  # beyond the narrow range: an infinity
+            return vals.astype(native)
     if kind in "mM" and stat in _stats.LINEAR:
         bad = ~np.isfinite(vals.astype(np.float64)) if vals.dtype.kind == "f" else None
         iv = np.rint(vals).astype(np.int64) if vals.dtype.kind == "f" else vals.astype(np.int64)
@@ -121,11 +132,12 @@ def _leading(x: np.ndarray, red: Reduction, stat: str,
             and x.flags.c_contiguous:
         x2 = x.reshape(red.n, red.rows)
         got = certified_cols(x2, None, stat, skipnan=skipnan)
+        cells = x2.T
     elif skipnan:
         return None  # float64 rows: the one-pass rows below
     else:  # float32 rows (a copy only where the general path copies too)
-        got = certified_rows(red.as_rows(x), None, stat)
-        x2 = None
+        cells = red.as_rows(x)
+        got = certified_rows(cells, None, stat)
     if got is None:
         return None
     vals, ok, _, flags = got
@@ -141,14 +153,53 @@ def _leading(x: np.ndarray, red: Reduction, stat: str,
             vals[bad] = sub[0]
     elif not ok.all():
         return None  # a NaN, an infinity, a zero, a tie: the general path decides
-    return result_dtype(vals, x.dtype, stat)
+    return _narrowed(vals, result_dtype(vals, x.dtype, stat), stat, 0, cells, None)
+
+
+def _narrowed(vals: np.ndarray, out: np.ndarray, stat: str, ddof: float,
+              rows: np.ndarray, where: np.ndarray | None) -> np.ndarray:
+    """float32/16 results rounded once from the exact value (not through float64):
+    the cells of ``rows`` (selection ``where``) whose float64 value sits on a narrow
+    midpoint are recomputed exactly (:mod:`nanaccess.core.exactsum.narrow`)."""
+    if out.dtype.kind != "f" or out.dtype.itemsize >= 8 or vals.dtype != np.float64:
+        return out
+
+    def cell_rows(idx):
+        with np.errstate(invalid="ignore"):  # a signaling NaN quieted: left out
+            got = np.array(rows[idx], dtype=np.float64)
+        if where is not None:
+            got[~np.asarray(where)[idx]] = np.nan
+        return got
+
+    return round_narrow(vals, out, stat, ddof, cell_rows)
+
+
+def _axis_pass(x: np.ndarray, red: Reduction, stat: str, ddof: float,
+               policy: NanPolicy) -> np.ndarray | None:
+    """float32/64 data reduced over a run of axes in place (float64: more than one
+    cell; :func:`nanaccess.core.exactsum.axis.axis_moments`): the values when no cell
+    holds a NaN or the policy removes them quietly, else None."""
+    if not red.axes or x.ndim == 0 or (red.rows == 1 and x.dtype == np.float64):
+        return None
+    got = axis_moments(x, red.axes, red.out_shape, stat, ddof)
+    if got is None:
+        return None
+    vals, nan, sig = got
+    return vals if RULES[policy].drops_silently(nan, sig) else None
 
 
 def _one_pass(x: np.ndarray, red: Reduction, stat: str, ddof: float,
               policy: NanPolicy) -> np.ndarray | None:
-    """float64 rows in one compiled pass that finds the NaNs while it sums (no scan):
-    the values when no row holds a NaN or the policy removes them quietly; None
-    (the scan and the general path decide, raise or propagate) otherwise."""
+    """float32/64 data in one compiled pass that finds the NaNs while it sums (no
+    scan): one float64 row by the lean kernel, a run of axes of a C/F array in place
+    (:func:`_axis_pass`), else rows; the values when no cell holds a NaN or the policy
+    removes them quietly; None (the scan and the general path decide, raise or
+    propagate) otherwise."""
+    if red.rows == 1 and x.dtype == np.float64 and x.flags.c_contiguous:
+        return _one_row(x.reshape(-1), stat, ddof, policy)
+    got = _axis_pass(x, red, stat, ddof, policy)
+    if got is not None:
+        return got
     got = _leading(x, red, stat, policy)
     if got is not None or x.dtype != np.float64:
         return got
@@ -164,15 +215,59 @@ def _one_pass(x: np.ndarray, red: Reduction, stat: str, ddof: float,
     return vals
 
 
-def _numpy_certified(x: np.ndarray, red: Reduction, stat: str) -> np.ndarray | None:
+def _one_row(row: np.ndarray, stat: str, ddof: float, policy: NanPolicy
+             ) -> np.ndarray | None:
+    """One contiguous float64 row by the lean certified kernel (one call, no arrays),
+    the exact kernel alone where it refuses: the value when the row holds no NaN or
+    the policy removes them quietly, else None (the scan and the general path)."""
+    var = stat not in _stats.LINEAR
+    got = certified_var_1d(row, ddof, skipnan=True) if var \
+        else certified_1d_skipnan(row, stat)
+    if got is None:
+        return None
+    val, ok, flags = got[0], got[1], got[-1]
+    if not RULES[policy].drops_silently(bool(flags & F_NAN), bool(flags & F_SNAN)):
+        return None
+    if ok:
+        vals = np.array([val])
+    else:
+        sub = compiled_rows_skipnan(row.reshape(1, -1), "var" if var else stat, ddof,
+                                    certify=False)
+        if sub is None:
+            return None
+        vals = sub[0]
+    if stat in _stats.ROOTS:
+        with np.errstate(invalid="ignore"):
+            vals = np.sqrt(vals)
+    return vals
+
+
+def _numpy_certified(x: np.ndarray, red: Reduction, stat: str,
+                     policy: NanPolicy) -> np.ndarray | None:
     """Without numba: the sum or mean of one float row by the NumPy engine's certified
-    pass (:mod:`nanaccess.core.exactsum.certified_numpy`), before the NaN scan. A
-    certified value saw no NaN and no infinity, so every policy gives it; None (the
-    scan and the general path decide) otherwise."""
+    pass (:mod:`nanaccess.core.exactsum.certified_numpy`), before the NaN scan. A row
+    whose plain sum is NaN is probed for NaNs (one pass); when the policy removes them
+    quietly the certified pass runs on the other values (one compressing copy). A
+    certified value saw no NaN and no infinity; None (the scan and the general path
+    decide) otherwise."""
     if stat not in _stats.LINEAR or red.rows != 1 or choose_engine(size=x.size) != "numpy":
         return None
-    val = certified_numpy_1d(red.as_rows(x)[0], stat)
-    return None if val is None else result_dtype(np.array([val]), x.dtype, stat)
+    row = red.as_rows(x)
+    vals_in = row[0]
+    with np.errstate(all="ignore"):
+        probe = np.add.reduce(vals_in)
+    if probe != probe:  # a NaN (or infinities of both signs): leave the NaNs out
+        nan = np.isnan(vals_in)
+        if not nan.any() or not RULES[policy].drops_silently(True, any_signaling(
+                vals_in[nan])):
+            return None
+        vals_in = vals_in[~nan]
+        row = vals_in.reshape(1, -1)
+    val = certified_numpy_1d(vals_in, stat)
+    if val is None:
+        return None
+    vals = np.array([val])
+    return _narrowed(vals, result_dtype(vals, x.dtype, stat), stat, 0, row, None)
 
 
 def moment_stat(
@@ -207,7 +302,7 @@ def moment_stat(
     if missing is None and x.dtype in _ONE_PASS and stat not in _stats.COUNTS:
         got = _one_pass(x, red, stat, ddof, policy)
         if got is None:
-            got = _numpy_certified(x, red, stat)
+            got = _numpy_certified(x, red, stat, policy)
         if got is not None:
             return red.finish(got, keepdims), None
     sc = scan_rows(x, red, policy, missing)
@@ -239,7 +334,7 @@ def moment_stat(
     if vals.ndim == 0:
         vals = vals.reshape(1)
 
-    vals = result_dtype(vals, x.dtype, stat)
+    vals = _narrowed(vals, result_dtype(vals, x.dtype, stat), stat, ddof, rows, where)
 
     res_missing = None
     if RULES[policy].moment_propagates:

@@ -35,6 +35,12 @@ in ``[hi + lo - E, hi + lo + E]``.
   Sterbenz, and ``d2`` the TwoProduct error), computed with two roundings, at most
   ``3u(|d1| + |d2| + |lo|)``; ``q`` is the correctly rounded ``S/n`` when
   ``|hi - q*n + lo| + slack + E < n * h_q / 2`` (``h_q`` the smaller spacing at ``|q|``).
+  A sum beyond that range (``|hi| > 2**990`` or ``< 2**-960``) is scaled by ``2**-100``
+  or ``2**100`` first: exact for ``hi``; ``lo`` and ``E`` may round when scaled down,
+  which the absolute term ``2**-1072`` added to ``E`` covers; the smallest magnitude
+  scaled below ``2**-1000`` turns the tie test off. The certified mean of the scaled
+  sum, scaled back, is the mean when it is a normal float (rounding commutes with
+  exact scaling), so wide-range data stay on this path.
 
 * ties and near-ties: every summed value is a multiple of ``Q``, the ulp of the
   smallest nonzero one, and so is ``S``; when ``E < Q/2`` (and ``|hi| >= `` that value,
@@ -89,6 +95,7 @@ MARGIN = 1.0000001  # relative margin of the certification tests
 ABS = np.uint64(0x7FFFFFFFFFFFFFFF)
 INF_BITS = np.uint64(0x7FF0000000000000)
 QUIET = np.uint64(1 << 51)
+PEEK = 4096  # values looked at for a NaN before a NaN-skipping row picks its loop
 
 
 def lane_add(s, c, b, x):  # pragma: no cover - compiled
@@ -166,6 +173,21 @@ def _lanes_nan(lanes_s):  # pragma: no cover - compiled
     return False
 
 
+def _skipnan_row(x, mask, bits, r, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f):
+    # pragma: no cover - compiled
+    """Row ``r`` leaving NaNs out, in one pass when the row's first block holds a NaN
+    (the NaN-skipping loop), else the plain loop first (faster) and the NaN-skipping
+    one again only if the lanes end as NaN (a NaN late in the row)."""
+    peek = 0.0
+    for i in range(min(PEEK, x.shape[1])):
+        peek += x[r, i] * 0.0  # NaN exactly when a NaN or an infinity is there
+    if peek == 0.0:
+        _row(x, mask, bits, r, MODE_ALL, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
+        if not _lanes_nan(lanes_s):
+            return
+    _row(x, mask, bits, r, MODE_SKIPNAN, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
+
+
 def rows_kernel(x, mask, bits, mode, s_out, c_out, b_out, y_out, counts, flags):
     # pragma: no cover - compiled
     """Sum2 accumulators of each row of the C-order ``(rows, n)`` float array ``x``
@@ -180,10 +202,8 @@ def rows_kernel(x, mask, bits, mode, s_out, c_out, b_out, y_out, counts, flags):
     lanes_f = np.zeros(LANES, np.int64)
     for r in range(rows):
         if mode == MODE_SKIPNAN:
-            # the plain loop first (faster); again skipping NaNs if it met one
-            _row(x, mask, bits, r, MODE_ALL, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
-            if _lanes_nan(lanes_s):
-                _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
+            _skipnan_row(x, mask, bits, r, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n,
+                         lanes_f)
         else:
             _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
         s = lanes_s[0]
@@ -386,8 +406,24 @@ def _certify_one(s, c, b, y, n, mean, lanes):  # pragma: no cover - compiled
         if abs(lx) == 0.5 * h:  # an exact tie: half-even
             return _even(hi, hi + 2.0 * lx), True
         return 0.0, False
-    if not (MEAN_LO <= ahi <= MEAN_HI):
+    if MEAN_LO <= ahi <= MEAN_HI:
+        return _certify_mean(hi, lo, e, y, n)
+    # beyond TwoProduct's range: the mean of the sum scaled by an exact power of two
+    # (lo and e may round when scaled down: TINY covers that; a y scaled below the
+    # exact range turns the tie test off), scaled back when that is exact
+    sc = 2.0 ** -100 if ahi > MEAN_HI else 2.0 ** 100
+    ys = y * sc
+    q, ok = _certify_mean(hi * sc, lo * sc, e * sc + TINY, ys if ys >= _EXACT_MIN else np.inf,
+                          n)
+    q = q / sc
+    if not ok or not (_NORMAL_MIN <= abs(q) < np.inf):
         return 0.0, False
+    return q, True
+
+
+def _certify_mean(hi, lo, e, y, n):  # pragma: no cover - compiled
+    """(value, certified) of the mean of a cell whose sum is within ``e`` of ``hi +
+    lo``, ``MEAN_LO <= |hi| <= MEAN_HI`` (see the module docstring)."""
     dn = np.float64(n)
     q = hi / dn
     p = q * dn
@@ -466,8 +502,8 @@ def one_skipnan_kernel(x, bits, mean):  # pragma: no cover - compiled
     lanes_n = np.zeros(LANES, np.int64)
     lanes_f = np.zeros(LANES, np.int64)
     m = x.shape[0]
-    _row(x.reshape(1, m), np.ones((1, 1), np.bool_), bits.reshape(1, m), 0, MODE_SKIPNAN,
-         lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
+    _skipnan_row(x.reshape(1, m), np.ones((1, 1), np.bool_), bits.reshape(1, m), 0, lanes_s,
+                 lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
     s = lanes_s[0]
     c = lanes_c[0]
     b = lanes_b[0]
@@ -508,7 +544,8 @@ def compact_kernel(vals, mask, use_mask, codes, ok, renum, sub_vals, sub_mask, s
     return m
 
 
-_HELPERS = ("lane_add", "_row", "_lanes_nan", "_certify_one", "spacing_below",
+_HELPERS = ("lane_add", "_row", "_lanes_nan", "_skipnan_row", "_certify_mean",
+            "_certify_one", "spacing_below",
             "_spacing_above", "_quantum", "_even", "_exact_lo", "_split", "two_prod_err",
             "two_sum", "two_prod")
 _KERNELS = ("rows_kernel", "cols_kernel", "grouped_kernel", "certify_kernel",

@@ -84,6 +84,17 @@ interval, that float is the correctly rounded result; every other cell (ties, he
 cancellation, zeros, subnormal results, infinities, NaN) goes to the compiled engine,
 so the bits never depend on which path answered.
 
+*Gridded data (numba).* One axis (or a run of neighbouring axes) of a C- or
+F-contiguous float32/64 array is reduced in place by :mod:`.axis`: the cells are the
+vector lanes of a tiled kernel that skips NaNs in the same pass, settles empty and
+all-zero cells itself, and certifies sums, means and variances per cell; only the
+cells it refuses go to the exact kernel, as rows.
+
+*Narrow floats.* float32 (and float16) results are the exact value rounded once to
+the narrow type (:mod:`.narrow`): the float64 value is rounded again only where that
+cannot differ (away from a narrow midpoint); the rare cells on a midpoint are rounded
+from the exact rational, so no result is double-rounded.
+
 Permutation invariance follows because every result is a function of the exact sum(s)
 only. Integer sums split each value into 32-bit halves whose int64 sums cannot overflow.
 
@@ -102,6 +113,10 @@ Modules
     mergeable exact partials for distributed reductions (dask).
 :mod:`.certified`
     the certified compensated fast path of sums and means (numba).
+:mod:`.axis`
+    sums, means and variances along the axes of gridded data, in place (numba).
+:mod:`.narrow`
+    float32/float16 results rounded once from the exact value.
 :mod:`.compiled`
     the compiled engine's entries (rows, groups, 1-D, partial digits) and the IEEE
     special cases around them.

@@ -117,8 +117,9 @@ def compiled_rows(x2: np.ndarray, w2: np.ndarray | None, stat: str,
         if ok.all():
             return vals
         bad = np.flatnonzero(~ok)  # the exact kernel takes the rows not certified
-        sub = _exact_rows(np.ascontiguousarray(x2[bad]), None if w2 is None else w2[bad],
-                          stat, ddof)
+        every = bad.size == ok.size  # no gathering copy when every row goes
+        sub = _exact_rows(x2 if every else np.ascontiguousarray(x2[bad]),
+                          w2 if every or w2 is None else w2[bad], stat, ddof)
         if sub is None:
             return None
         vals[bad] = sub
@@ -135,7 +136,7 @@ def _exact_rows(x2, w2, stat, ddof):
     return _resolve_rows(x2, w2, stat, ddof, out, counts, flags)
 
 
-def compiled_rows_skipnan(x2: np.ndarray, stat: str, ddof: float = 0
+def compiled_rows_skipnan(x2: np.ndarray, stat: str, ddof: float = 0, *, certify: bool = True
                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Per-row exact ``stat`` of float64 rows with their NaNs left out, in one pass
     that also finds the NaNs (no separate scan, no mask), or None.
@@ -146,10 +147,13 @@ def compiled_rows_skipnan(x2: np.ndarray, stat: str, ddof: float = 0
         ``values`` equal bit for bit to :func:`compiled_rows` with ``w2 = ~isnan(x2)``;
         ``nan`` / ``signaling``: bool ``(rows,)``, the rows holding a NaN / a
         signaling NaN (the caller applies its policy: the values are right only for
-        a policy that removes NaNs, or where a row holds none).
+        a policy that removes NaNs, or where a row holds none). ``certify`` False:
+        the exact kernel alone (the caller's certified pass has refused the rows).
     """
     if x2.dtype != np.float64:
         return None  # a conversion would quiet signaling NaNs
+    if not certify:
+        return _exact_rows_skipnan(x2, stat, ddof)
     cert = certified_var_rows(x2, None, ddof, skipnan=True) if stat in _stats.VARIANCES \
         else certified_rows(x2, None, stat, skipnan=True)
     if cert is not None:
@@ -158,7 +162,8 @@ def compiled_rows_skipnan(x2: np.ndarray, stat: str, ddof: float = 0
         sig = (cflags & _C_SNAN) != 0
         if not ok.all():  # the exact kernel takes the rows not certified
             bad = np.flatnonzero(~ok)
-            sub = _exact_rows_skipnan(np.ascontiguousarray(x2[bad]), stat, ddof)
+            sub = _exact_rows_skipnan(x2 if bad.size == ok.size else
+                                      np.ascontiguousarray(x2[bad]), stat, ddof)
             if sub is None:
                 return None
             vals[bad] = sub[0]
