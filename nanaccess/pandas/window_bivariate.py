@@ -51,7 +51,7 @@ def window_pairs(x: Column, y: Column, start: np.ndarray, end: np.ndarray, *,
     loc = IndexLocation(index, order)
     subjects = [subject_of(n, series=series) for n in names]
     todo = np.arange(nwin)
-    from ..core.bivariate.certified import checked_window_shortcut
+    from ..core.bivariate.window_checked import checked_window_shortcut
 
     fast = checked_window_shortcut(xv, yv, xm, ym, start, end, stat, ddof, min_periods,
                                    policy, subjects, loc)

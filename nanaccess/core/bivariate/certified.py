@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _numba as nb
 
-__all__ = ["window_shortcut", "matrix_shortcut", "checked_window_shortcut"]
+__all__ = ["window_shortcut", "matrix_shortcut"]
 
 _MIN_COMPILED = 2048  # windows below which the exact path answers (no compilation)
 _MAX_STATE = 1 << 28  # bytes of chain states (a batch of windows and two blocks)
@@ -116,27 +116,3 @@ def matrix_shortcut(vals: np.ndarray, valid: np.ndarray, pairs: np.ndarray, *, s
         nb.fallback(err, engine)
         return None
     return out, good, counts
-
-
-def checked_window_shortcut(xv: np.ndarray, yv: np.ndarray, xm: Any, ym: Any, start: np.ndarray,
-                            end: np.ndarray, stat: str, ddof: int, min_periods: int,
-                            policy: Any, subjects: Any, loc: Any) -> Any:
-    """:func:`window_shortcut` of two host columns (values ``xv``/``yv``, missing
-    masks ``xm``/``ym``) where it serves: float-exact columns, and under a policy that
-    keeps NaNs, columns without any; the policy's errors raised first (``subjects``
-    and ``loc`` name them). None where it does not serve."""
-    from ..policy import RULES
-    from .pairwise import _column, _raise
-
-    cx, cy = _column(xv, xm), _column(yv, ym)
-    if not (cx.exact_float and cy.exact_float):
-        return None
-    bad = [m for c in (cx, cy) for m in (c.nan, c.missing) if m is not None]
-    if bad and not RULES[policy].removes:
-        return None
-    _raise([cx, cy], [0, 1], policy, subjects, lambda flat: loc((flat,)))
-    ok = np.ones(xv.size, bool)
-    for m in bad:
-        ok &= ~m
-    return window_shortcut(xv.astype(np.float64, copy=False), yv.astype(np.float64, copy=False),
-                           ok, start, end, stat=stat, ddof=ddof, min_periods=min_periods)

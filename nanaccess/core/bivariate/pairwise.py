@@ -34,7 +34,7 @@ from .ranks import kendall_counts, subset_ranks
 from .rounding import corr_from, cov_from, tau_from
 from .sums import PairTables, Segments, exponent_bounds, object_sums, pair_tables
 
-__all__ = ["METHODS", "Paired", "pairwise", "segments_of"]
+__all__ = ["METHODS", "Paired", "pairwise", "segments_of", "column_of", "raise_for_columns"]
 
 METHODS = ("pearson", "spearman", "kendall")
 _NAN = float("nan")
@@ -483,3 +483,9 @@ def _run_jobs(fn, jobs, method, engine):
 
     with ThreadPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as ex:
         return list(ex.map(lambda j: fn(j, method, engine), jobs))
+
+
+#: the column record and the policy's errors of a pair of columns, for the modules
+#: that run their own kernels on the same checks (partials, the moving shortcut)
+column_of = _column
+raise_for_columns = _raise
