@@ -25,6 +25,8 @@ __all__ = [
     "relabel_weights",
     "restate",
     "Relabeller",
+    "SubjectOnly",
+    "name_overflow",
     "IndexLocation",
     "CoordLocation",
 ]
@@ -160,6 +162,40 @@ def restate(err: Exception, subject: str) -> Exception:
     if callable(naming):  # an exact sum past its integer dtype names what overflowed
         return naming(subject)
     return type(err)(f"{subject}: {err}")
+
+
+class SubjectOnly:
+    """A relabeller that leaves policy errors as they are and only names the data: for
+    paths whose policy errors are labelled elsewhere (a dask column's own check), so
+    that an error without a position of its own, an exact integer sum past its dtype,
+    can still name the column. Picklable."""
+
+    def __init__(self, subject: str) -> None:
+        self.subject = subject
+        self.location_of_position = None
+
+    def __call__(self, err: NaNError) -> NaNError:
+        return err
+
+
+def name_overflow(err: Exception, relabel: Any, position: Sequence[int] | None = None,
+                  kept: Sequence[int] | None = None) -> Exception:
+    """An exact integer sum past its dtype (an error with ``naming``, the core's
+    ``SumOverflowError``) restated with ``relabel``'s subject and, where ``relabel``
+    locates by coordinates, the coordinates of the kept dims ``kept`` (their indices)
+    at ``position``; other errors, or no subject, unchanged."""
+    subject = getattr(relabel, "subject", None)
+    naming = getattr(err, "naming", None)
+    if not subject or not callable(naming):
+        return err
+    where = getattr(relabel, "location_of_position", None)
+    if isinstance(where, CoordLocation) and kept and position is not None and \
+            len(position) == len(kept) and max(kept) < len(where.dims):
+        at = CoordLocation([where.dims[i] for i in kept],
+                           [where.labels[i] for i in kept])(position)
+        if at:
+            return naming(f"{subject} at {at}")
+    return naming(subject)
 
 
 class Relabeller:

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _stats
-from .._labels import fmt_label, subject
+from .._labels import SubjectOnly, fmt_label, subject
 from ..core.policy import NanTally, raise_for
 from ..options import NanPolicy, resolve_dask_passes, resolve_policy
 from ..typing import NanPolicyArg
@@ -110,7 +110,10 @@ def series_stat(
     if not isinstance(s.dtype, np.dtype):
         return _extension_stat(s, stat, policy, kw)
     # unknown partition lengths are fine: every pass is a tree reduction
+    # the column's policy errors come from its own check; the relabeller only names the
+    # column in errors that carry no position (an integer sum past int64)
     return dask_reduce(s.to_dask_array(), stat, policy=policy, check=_series_check(s, policy),
+                       relabel=SubjectOnly(subject("column", s.name, unnamed="data")),
                        dask_passes=resolve_dask_passes(None), **kw)
 
 

@@ -17,6 +17,7 @@ import dask.array as da
 import numpy as np
 
 from .. import _stats
+from .._labels import name_overflow
 from ..core.axes import Reduction, normalize_axis
 from ..core.bits import layout_of
 from ..core.classify import canonical_nan
@@ -117,7 +118,24 @@ def _moment_combine(parts, axis=None, keepdims=True):
     return np.add.reduce(np.asarray(parts, dtype=object), axis=axis, keepdims=True)
 
 
-def _moment_finish(parts, axis=None, keepdims=False, *, stat, ddof, policy, dtype):
+def _overflow_named(err: Exception, relabel: Any, axis: Any, shape: tuple,
+                    keepdims: bool) -> Exception:
+    """``err`` naming the column / variable (and the kept coordinates) instead of the
+    row of the merged partials (see :func:`nanaccess._labels.name_overflow`)."""
+    row = getattr(err, "row", None)
+    if row is None or relabel is None:
+        return err
+    reduced = () if axis is None else tuple(np.atleast_1d(axis).tolist())
+    ndim = len(shape) if keepdims else len(shape) + len(reduced)
+    kept = [i for i in range(ndim) if i not in reduced]
+    position = np.unravel_index(row, shape) if shape else ()
+    if keepdims:
+        position = tuple(position[i] for i in kept)
+    return name_overflow(err, relabel, tuple(int(p) for p in position), kept)
+
+
+def _moment_finish(parts, axis=None, keepdims=False, *, stat, ddof, policy, dtype,
+                   relabel=None, locate=False):
     """Round merged partials exactly as ``moment_stat`` does (bit for bit)."""
     merged = np.add.reduce(np.asarray(parts, dtype=object), axis=axis, keepdims=keepdims)
     if not isinstance(merged, np.ndarray):  # a full reduction gives the bare partial
@@ -146,7 +164,12 @@ def _moment_finish(parts, axis=None, keepdims=False, *, stat, ddof, policy, dtyp
         kind in "iubmM", kind == "u",
     )
     if stat in _stats.SUMS:
-        vals = round_sum(ep)
+        try:
+            vals = round_sum(ep)
+        except OverflowError as err:  # an integer sum past its dtype: name the data
+            if not locate:  # a chunk's own rows: its place in the whole is not known here
+                raise name_overflow(err, relabel) from None
+            raise _overflow_named(err, relabel, axis, shape, keepdims) from None
     elif stat in _stats.MEANS and kind in "mM":  # exact, toward zero, as moment_stat
         vals = temporal_mean_of_sums([int(s) >> SCALE for s in obj.tolist()],
                                      count.tolist())
@@ -238,7 +261,10 @@ def dask_moment_stat(
     res = da.reduction(
         x,
         partial(_moment_chunk, stat=stat, squares=squares),
-        partial(_moment_finish, stat=stat, ddof=ddof, policy=policy, dtype=x.dtype),
+        partial(_moment_finish, stat=stat, ddof=ddof, policy=policy, dtype=x.dtype,
+                relabel=relabel,
+                # one output chunk: a row of the merged partials is a row of the result
+                locate=all(len(c) == 1 for i, c in enumerate(x.chunks) if i not in axes)),
         combine=_moment_combine,
         axis=axes,
         keepdims=keepdims,

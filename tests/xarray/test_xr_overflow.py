@@ -41,3 +41,27 @@ def test_sums_that_fit_stay_exact():
     out = g.nanstats.sum("time")
     assert out.dtype == np.int64 and int(out.sel(lat=20.0, lon="c")) == 0
     xr.testing.assert_identical(out, g.sum("time"))
+
+
+# on dask: the same names, raised when computed (the kept coordinates where the
+# result is one chunk, else the variable)
+def test_dask_overflow_names_variable_and_cell():
+    pytest.importorskip("dask")
+    lazy = _grid().chunk({"time": 1}).nanstats.sum("time")  # still lazy: no error yet
+    with pytest.raises(OverflowError, match=r"variable 'v' at lat=20\.0, lon='c' is 9\d+"):
+        lazy.compute()
+    with pytest.raises(OverflowError, match=r"exact integer sum of variable 'v' is 9\d+"):
+        _grid().chunk({"lat": 1}).nanstats.sum("time").compute()
+
+
+def test_dask_frame_overflow_names_the_column():
+    dd = pytest.importorskip("dask.dataframe")
+    import pandas as pd
+
+    df = pd.DataFrame({"x": np.array([2**62, 2**62, 5], np.int64), "y": [1, 2, 3]},
+                      index=pd.date_range("2024-03-30", periods=3, tz="Europe/Paris"))
+    ddf = dd.from_pandas(df, npartitions=2)
+    for lazy in (ddf.nanstats.sum(), ddf["x"].nanstats.sum()):
+        with pytest.raises(OverflowError, match=r"exact integer sum of column 'x' is 9\d+"):
+            lazy.compute()
+    assert int(ddf["y"].nanstats.sum().compute()) == 6
