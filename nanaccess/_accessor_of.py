@@ -94,7 +94,7 @@ def nanstats(obj: Any) -> Any:
     >>> import pandas as pd
     >>> import nanaccess as na
     >>> s = pd.Series([1.0, float("nan"), 3.0])
-    >>> na.nanstats(s).median(nan_policy="omit")
+    >>> float(na.nanstats(s).median(nan_policy="omit"))
     2.0
     """
     if not hasattr(type(obj), "nanstats"):

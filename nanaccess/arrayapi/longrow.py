@@ -11,7 +11,7 @@ gathered keys reads it. A rank outside the bracket (a sample that misled: period
 data) returns None and the caller's general selection answers; nothing is guessed.
 
 As in :mod:`.order`, the device only moves keys: the host's NumPy core
-(:func:`~nanaccess.core.plan.rank_plan`, ``_Placed``, ``combine``, ``finish``) makes
+(:func:`~nanaccess.core.plan.rank_plan`, ``Placed``, ``combine``, ``finish``) makes
 the values, so the bits are the NumPy engine's.
 """
 
@@ -27,7 +27,7 @@ from ..core.bits import FloatLayout, layout_of
 from ..core.keys import keys_to_float
 from ..core.plan import RankPlan, combine, rank_plan
 from ..core.policy import RULES, finish
-from ..core.select import _Placed
+from ..core.select import Placed
 from ..options import NanPolicy
 from ._shim import bits_view, from_numpy, library, np_dtype, to_numpy
 from .common import float_keys
@@ -112,7 +112,7 @@ def scan_reference_counts(bits, xp, lay, lo, hi) -> tuple[Counts, Any]:
 class Ranks:
     """The policy's plan for one row and its ranks in the natural key order."""
 
-    placed: _Placed
+    placed: Placed
     plan: RankPlan
     natural: np.ndarray  # (K,) ranks among all n keys, NaNs where totalOrder puts them
 
@@ -127,13 +127,13 @@ def plan_ranks(stat: str, policy: NanPolicy, n: int, nneg: int, npos: int, q: An
     nnan = nneg + npos
     offset = 0
     if not r.orders_nans:
-        placed = _Placed(None, np.array([n - nnan], np.int64), zero, None)
+        placed = Placed(None, np.array([n - nnan], np.int64), zero, None)
         offset = nneg
     elif r.nan_rank in ("first", "last") and nnan:
-        placed = _Placed(None, np.array([n], np.int64), zero, None, policy,
+        placed = Placed(None, np.array([n], np.int64), zero, None, policy,
                          np.array([nneg], np.int64), np.array([npos], np.int64))
     else:
-        placed = _Placed(None, np.array([n], np.int64), zero, None)
+        placed = Placed(None, np.array([n], np.int64), zero, None)
     plan = rank_plan(stat, placed.m, q, method)
     natural = placed.key_ranks(plan.ranks)[:, 0] + offset
     return Ranks(placed, plan, natural)

@@ -149,6 +149,12 @@ def frame_cumulative(df: Any, stat: str, nan_policy: Any = None) -> Any:
     return dd.concat(cols, axis=1)
 
 
+# what each method's example prints (checked by the doctests)
+_EXAMPLE = {"cumsum": "[1.0, nan, 4.0, 6.0]", "cumprod": "[1.0, nan, 3.0, 6.0]",
+            "cummax": "[1.0, nan, 3.0, 3.0]", "cummin": "[1.0, nan, 1.0, 1.0]",
+            "cumcount": "[1, 1, 2, 3]"}
+
+
 def _method(stat: str, summary: str) -> Any:
     def method(self: Any, *, nan_policy: NanPolicyArg = None) -> Any:
         import dask.dataframe as dd
@@ -164,7 +170,13 @@ def _method(stat: str, summary: str) -> Any:
         "continues from the exact state of those before it).\n\n"
         "    Parameters\n    ----------\n    nan_policy : str, optional\n"
         f"        As ``Series.nanstats.{stat}``.\n\n"
-        "    Returns\n    -------\n    dask Series or DataFrame\n")
+        "    Returns\n    -------\n    dask Series or DataFrame\n"
+        "        Lazy, the in-memory result bit for bit once computed.\n\n"
+        "    Examples\n    --------\n"
+        "    >>> import numpy as np, pandas as pd, dask.dataframe as dd, nanaccess.dask\n"
+        "    >>> s = dd.from_pandas(pd.Series([1.0, np.nan, 3.0, 2.0]), npartitions=2)\n"
+        f"    >>> s.nanstats.{stat}(nan_policy=\"omit\").compute().tolist()\n"
+        f"    {_EXAMPLE[stat]}\n")
     return method
 
 
