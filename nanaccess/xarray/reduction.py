@@ -21,7 +21,7 @@ import xarray as xr
 
 from .. import _stats
 from .._boundary import host_of
-from .._labels import CoordLocation, restate
+from .._labels import name_overflow, restate
 from ..core.reduce import reduce as core_reduce
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
@@ -155,18 +155,15 @@ def _variable_stat(var: xr.Variable, stat: str, reduce_dims: Sequence[Hashable],
 
 
 def _overflow_at(err: Any, var: xr.Variable, reduce_dims: Sequence[Hashable],
-                 relabel: Any) -> OverflowError:
-    """``err`` (the core's ``SumOverflowError``: ``row`` of the kept shape ``lead``)
-    naming the variable and the kept coordinates of the sum that overflowed."""
-    where = getattr(relabel, "location_of_position", None)
-    subject = getattr(relabel, "subject", None) or "the data"
-    kept = [d for d in var.dims if d not in reduce_dims]
-    shape = tuple(var.sizes[d] for d in kept)  # the core may see the kept axes flattened
-    if not isinstance(where, CoordLocation) or not kept or math.prod(err.lead) != math.prod(shape):
-        return err.naming(subject)
-    labels = [lab for d, lab in zip(where.dims, where.labels, strict=True) if d in kept]
-    position = np.unravel_index(err.row, shape)
-    return err.naming(f"{subject} at {CoordLocation(kept, labels)(position)}")
+                 relabel: Any) -> Exception:
+    """``err`` (the core's ``SumOverflowError``: ``row`` of the kept axes, possibly
+    flattened) naming the variable and the kept coordinates (:func:`name_overflow`)."""
+    kept = [i for i, d in enumerate(var.dims) if d not in reduce_dims]
+    shape = tuple(var.shape[i] for i in kept)
+    if not kept or math.prod(err.lead) != math.prod(shape):
+        return name_overflow(err, relabel)
+    position = tuple(int(i) for i in np.unravel_index(err.row, shape))
+    return name_overflow(err, relabel, position, kept)
 
 
 def _dataset_reduce(
