@@ -9,8 +9,12 @@ import pandas as pd
 import pytest
 
 import nanaccess as na
+from nanaccess.core import _numba as NB
 
-ENGINES = ["numpy", "numba"]
+#: the numba engine is tested where it runs (``NANACCESS_NO_NUMBA=1`` turns it off:
+#: ``engine="numba"`` then raises, as tests/core/test_numba_engine.py checks)
+ENGINES = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(
+    not NB.AVAILABLE, reason="numba is not installed or NANACCESS_NO_NUMBA is set"))]
 
 
 # ------------------------------------------- 9. float32 quantile with a scalar q
@@ -189,7 +193,7 @@ def test_integer_weights_beyond_2_53_in_groups():
     big = 2.0 ** 53
     df = pd.DataFrame({"g": [0, 0, 0, 1, 1, 1], "x": [1.0, 2.0, 3.0] * 2,
                        "w": [big, 1.0, big, 1.0, 1.0, 1.0]})
-    for engine in ENGINES:
+    for engine in ["numpy", "numba"] if NB.AVAILABLE else ["numpy"]:
         with na.set_options(engine=engine):
             got = df.groupby("g").nanstats.median(weights="w")
             assert got["x"].tolist() == [2.0, 2.0]
