@@ -57,6 +57,25 @@ from .weighted import grouped_weighted_column, resolve_weights
 __all__ = ["NanGroupBy"]
 
 
+def _kept_columns(columns: pd.Index, kept: list[int], names: list[Any],
+                  keep_names: list[Any]) -> pd.Index:
+    """The result's column labels: ``columns`` at the kept positions; the names
+    themselves when they repeat (positions are ambiguous).
+
+    A run of positions of a plain Index is a slice of its array: indexing a string
+    Index by a list, or even by a slice (which updates its cached lookup engine),
+    costs pandas 3 as much as a small grouped median."""
+    if len(set(names)) != len(names):
+        return pd.Index(keep_names)
+    pos = [kept[names.index(n)] for n in keep_names]
+    if pos and pos == list(range(pos[0], pos[-1] + 1)):
+        if type(columns) is pd.Index:
+            return pd.Index(columns.array[pos[0]:pos[-1] + 1], dtype=columns.dtype,
+                            name=columns.name, copy=False)
+        return columns[pos[0]:pos[-1] + 1]
+    return columns[pos]
+
+
 class NanGroupBy(GroupByBivariate, GroupByStatsMixin, GroupedCumulativeMixin):
     """NaN-explicit statistics of a pandas GroupBy (``gb.nanstats``).
 
@@ -164,8 +183,7 @@ class NanGroupBy(GroupByBivariate, GroupByStatsMixin, GroupedCumulativeMixin):
         if is_series:
             out: pd.Series | pd.DataFrame = pd.Series(arrays[0], index=index, name=obj.name)
         else:
-            columns = obj.columns[[kept[names.index(n)] for n in keep_names]] if len(
-                set(names)) == len(names) else pd.Index(keep_names)
+            columns = _kept_columns(obj.columns, kept, names, keep_names)
             if arrays and all(type(a) is np.ndarray and a.dtype == arrays[0].dtype
                               for a in arrays):  # one block, as pandas builds it
                 out = pd.DataFrame(np.stack(arrays, axis=1), index=index, columns=columns,

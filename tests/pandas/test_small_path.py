@@ -184,3 +184,35 @@ def test_lean_moments_take_the_one_row_kernel(monkeypatch):
         _generic(s, "std", "omit", ddof=1))
     assert len(calls) == 2 and all(c is not None for c in calls)
     assert s.nanstats.std(nan_policy="omit") == pytest.approx(s.std(), rel=1e-14)
+
+
+@pytest.mark.parametrize("columns", [
+    pd.Index(["k", "x", "y"], dtype="str", name="cols"),  # a string Index: the array slice
+    pd.Index(["k", "x", "y"], dtype=object),
+    pd.Index([0, 1, 2]),
+    pd.MultiIndex.from_tuples([("k", ""), ("a", "x"), ("a", "y")]),
+])
+@pytest.mark.parametrize("numeric_only", [False, True])
+def test_grouped_result_columns_are_pandas(columns, numeric_only):
+    """The grouped result's column labels (a run of kept positions taken as a slice,
+    a gap in them by position, repeated names by name) are pandas' own: dtype, name,
+    order."""
+    df = pd.DataFrame({"k": [0, 0, 1, 1], "x": [1.0, np.nan, 3.0, 4.0],
+                       "y": [5.0, 6.0, 7.0, 8.0]})
+    df.columns = columns
+    key = columns[0]
+    g = df.groupby(key)
+    got = g.nanstats.median(nan_policy="omit", numeric_only=numeric_only)
+    pd.testing.assert_frame_equal(got, g.median(numeric_only=numeric_only))
+    if isinstance(columns, pd.MultiIndex):
+        return
+    mid = df.assign(**{"s": list("abcd")})[[key, columns[1], "s", columns[2]]] \
+        if columns.dtype.kind != "i" else None
+    if mid is not None:  # a string column between: skipped, the positions not a run
+        g = mid.groupby(key)
+        pd.testing.assert_frame_equal(g.nanstats.median(nan_policy="omit", numeric_only=True),
+                                      g.median(numeric_only=True))
+    dup = pd.DataFrame(df[[columns[1], columns[2]]].to_numpy(), columns=[columns[1]] * 2)
+    dup[key] = df[key].to_numpy()
+    g = dup.groupby(key)
+    pd.testing.assert_frame_equal(g.nanstats.median(nan_policy="omit"), g.median())
