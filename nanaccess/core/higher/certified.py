@@ -23,12 +23,18 @@ _MIN_SIZE = 256
 
 
 def _args(stat: str, p: dict) -> tuple:
-    return (CERTIFIED[stat], _CODE[stat], bool(p.get("bias", False)),
-            bool(p.get("fisher", True)), float(p.get("ddof", 1)))
+    return (
+        CERTIFIED[stat],
+        _CODE[stat],
+        bool(p.get("bias", False)),
+        bool(p.get("fisher", True)),
+        float(p.get("ddof", 1)),
+    )
 
 
-def certified_rows(rows: np.ndarray, keep: np.ndarray | None, stat: str,
-                   p: dict) -> tuple[np.ndarray, np.ndarray] | None:
+def certified_rows(
+    rows: np.ndarray, keep: np.ndarray | None, stat: str, p: dict
+) -> tuple[np.ndarray, np.ndarray] | None:
     """``(values, ok)`` per row of the float64 ``(cells, n)`` ``rows`` (``keep``: the
     values taken, or None for all), or None (no compiled engine)."""
     if stat not in CERTIFIED or nb.choose_engine(size=rows.size, min_size=_MIN_SIZE) != "numba":
@@ -37,16 +43,27 @@ def certified_rows(rows: np.ndarray, keep: np.ndarray | None, stat: str,
     k = np.ones(x.shape, np.bool_) if keep is None else np.ascontiguousarray(keep, np.bool_)
     out = np.empty(x.shape[0], np.float64)
     ok = np.zeros(x.shape[0], np.bool_)
+    args = _args(stat, p)
     try:
-        nb.kernels("central_moments")["rows"](x, k, *_args(stat, p), out, ok)
+        nb.kernels("central_fused")["rows"](x, k, *args, out, ok)
+        if not ok.all():  # rows the one-pass kernel leaves open: the two-pass kernel
+            redo = np.flatnonzero(~ok)
+            o2 = np.empty(redo.size, np.float64)
+            k2 = np.zeros(redo.size, np.bool_)
+            nb.kernels("central_moments")["rows"](
+                np.ascontiguousarray(x[redo]), np.ascontiguousarray(k[redo]), *args, o2, k2
+            )
+            out[redo] = o2
+            ok[redo] = k2
     except Exception as err:  # numba failed: the exact engine, from now on
         nb.fallback(err)
         return None
     return out, ok
 
 
-def certified_groups(vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str,
-                     p: dict) -> tuple[np.ndarray, np.ndarray] | None:
+def certified_groups(
+    vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str, p: dict
+) -> tuple[np.ndarray, np.ndarray] | None:
     """``(values, ok)`` per cell of the NaN-free 1-D ``vals`` (``gid`` their cells), or
     None (no compiled engine)."""
     if stat not in CERTIFIED or nb.choose_engine(size=vals.size, min_size=_MIN_SIZE) != "numba":
@@ -55,8 +72,12 @@ def certified_groups(vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str,
     ok = np.zeros(ncells, np.bool_)
     try:
         nb.kernels("central_moments")["grouped"](
-            np.ascontiguousarray(vals, np.float64), np.ascontiguousarray(gid, np.int64),
-            *_args(stat, p), out, ok)
+            np.ascontiguousarray(vals, np.float64),
+            np.ascontiguousarray(gid, np.int64),
+            *_args(stat, p),
+            out,
+            ok,
+        )
     except Exception as err:  # numba failed: the exact engine, from now on
         nb.fallback(err)
         return None

@@ -1,0 +1,374 @@
+"""Certified skew, kurt and sem in one pass: the front of :mod:`.central_moments`.
+
+:mod:`.central_moments` reads each row twice (the first pass finds the centre and the
+scale). Here the centre ``c`` and the scale ``2**-E`` come from a strided sample of at
+most ``_SAMPLE`` values of the row (the mean of the sample, ``E`` so that the sample's
+largest ``|x - c| 2**-E`` lies in ``[2**-4, 2**-3)``), and one pass over the row forms
+the same terms as :mod:`.central_moments`' second pass: ``d = (x - c) 2**-E`` exact as
+``dh + dl`` (TwoSum, then an exact scaling) and the powers ``d**k = th + tl`` (k = 1..4)
+whose error terms are the same products, their rounding errors taken by LLVM's fused
+multiply-add instead of Veltkamp's splitting (``fma(a, b, -fl(a b))`` is the exact
+error, as Dekker's TwoProduct). The terms are added in ``_L`` lanes, ``_B`` terms per
+lane and block, each block folded into the lane's double-double total: the error
+model, and so the bound ``A_k (2**-85 + nb 2**-98) + n 2**-998`` of
+:mod:`.central_moments`, hold unchanged once the pass proves its premise, that every
+scaled ``|d|`` is below 1 (the pass tracks ``max|d|``, and counts the values).
+
+A row is certified by :func:`.central_moments.finish_bounded` exactly as the two-pass
+kernel's; a row the pass cannot settle (``ok`` False: the sample missed the spread,
+``max|d|`` outside ``[2**-20, 1)``, a NaN or an infinity taken, constant data, a tie,
+a huge count)
+goes to the two-pass kernel and then to the exact engine. A certified value is the
+correctly rounded exact value, so every path gives the same bits.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from . import bind, jit, register
+from .central_moments import finish_bounded, skew_factor, trivial
+
+__all__ = ["build", "fused_rows"]
+
+_L = 32  # lanes: one chunk of _L values is a map over them (LLVM vectorises it)
+_B = 128  # terms per lane and block (the bound of central_moments assumes <= 128)
+_SAMPLE = 64  # values of the strided sample that sets the centre and the scale
+_HEAD = 3  # the sample's spread is scaled to [2**-4, 2**-3): room for 8x wider data
+_MX_LO = 2.0**-20
+
+
+def _fma(a, b, c):  # pragma: no cover - replaced by LLVM's fma when compiled
+    """``a * b + c`` rounded once (exact rational arithmetic uncompiled)."""
+    from fractions import Fraction
+
+    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
+        return a * b + c
+    try:
+        return float(Fraction(a) * Fraction(b) + Fraction(c))
+    except OverflowError:
+        return a * b + c
+
+
+def _sample(xr, kr):  # pragma: no cover - compiled
+    """``(centre, factor 2**-E, E, usable)`` from a strided sample of the row."""
+    n = xr.shape[0]
+    step = max(1, n // _SAMPLE)
+    s = 0.0
+    cnt = 0
+    lo = math.inf
+    hi = -math.inf
+    for i in range(0, n, step):
+        if kr[i]:
+            v = xr[i]
+            s += v
+            cnt += 1
+            lo = min(lo, v)
+            hi = max(hi, v)
+    if cnt == 0 or not (abs(s) < math.inf and abs(lo) < math.inf and abs(hi) < math.inf):
+        return 0.0, 1.0, 0, False
+    c = min(max(s / cnt, lo), hi)
+    m = max(hi - c, c - lo)
+    if m == 0.0:
+        m = abs(c) if c != 0.0 else 1.0
+    if not (m > 0.0 and m < math.inf):
+        return 0.0, 1.0, 0, False
+    ex = math.frexp(m)[1] + _HEAD
+    if ex < -1000 or ex > 1000:
+        return 0.0, 1.0, 0, False
+    return c, math.ldexp(1.0, -ex), ex, True
+
+
+def _tail_term(v, c, f):  # pragma: no cover - compiled
+    """``(d, dl, p, q, m3, t3, m4, t4)``: the scaled difference and its powers."""
+    d = v - c
+    z = d - v
+    dl = ((v - (d - z)) + (-c - z)) * f
+    d = d * f
+    p = d * d
+    q = _fma(d, d, -p) + 2.0 * d * dl
+    m3 = p * d
+    t3 = _fma(p, d, -m3) + (p * dl + q * d)
+    m4 = p * p
+    t4 = _fma(p, p, -m4) + 2.0 * p * q
+    return d, dl, p, q, m3, t3, m4, t4
+
+
+def _add(bs, bc, k, j, t, tl):  # pragma: no cover - compiled
+    a = bs[k, j]
+    s = a + t
+    z = s - a
+    bs[k, j] = s
+    bc[k, j] += ((a - (s - z)) + (t - z)) + tl
+
+
+def _fold_lanes(bs, bc, hh, hl, kmax):  # pragma: no cover - compiled
+    for k in range(kmax):
+        for j in range(_L):
+            t, e = _two_sum(hh[k, j], bs[k, j])
+            e += hl[k, j] + bc[k, j]
+            h = t + e
+            hh[k, j] = h
+            hl[k, j] = e - (h - t)
+            bs[k, j] = 0.0
+            bc[k, j] = 0.0
+
+
+def _two_sum(a, b):  # pragma: no cover - compiled
+    s = a + b
+    z = s - a
+    return s, (a - (s - z)) + (b - z)
+
+
+def _pass(xr, kr, kmax, c, f, bs, bc, hh, hl, st):  # pragma: no cover - compiled
+    """One pass over the row into the lanes; ``st`` gets ``(max|d|, count)`` per lane
+    (rows 0-1). Returns the folds made (per lane, times ``_L``)."""
+    n = xr.shape[0]
+    full = n - n % _L
+    for k in range(4):
+        for j in range(_L):
+            bs[k, j] = 0.0
+            bc[k, j] = 0.0
+            hh[k, j] = 0.0
+            hl[k, j] = 0.0
+    mxl = st[0]
+    nl = st[1]
+    for j in range(_L):
+        mxl[j] = 0.0
+        nl[j] = 0.0
+    b0s = bs[0]
+    b1s = bs[1]
+    b2s = bs[2]
+    b3s = bs[3]
+    b0c = bc[0]
+    b1c = bc[1]
+    b2c = bc[2]
+    b3c = bc[3]
+    nb = 0
+    for i0b in range(0, full, _L * _B):
+        i1b = min(full, i0b + _L * _B)
+        for i0 in range(i0b, i1b, _L):
+            xb = xr[i0 : i0 + _L]
+            kb = kr[i0 : i0 + _L]
+            # spelled out per kmax (no call, no branch inside): LLVM vectorises the map
+            if kmax == 2:
+                for j in range(_L):
+                    v = xb[j]
+                    t = kb[j]
+                    w = v if t else c
+                    nl[j] += 1.0 if t else 0.0
+                    d = w - c
+                    z = d - w
+                    dl = ((w - (d - z)) + (-c - z)) * f
+                    d = d * f
+                    mxl[j] = max(mxl[j], abs(d))
+                    a = b0s[j]
+                    s = a + d
+                    z = s - a
+                    b0s[j] = s
+                    b0c[j] += ((a - (s - z)) + (d - z)) + dl
+                    p = d * d
+                    q = _fma(d, d, -p) + 2.0 * d * dl
+                    a = b1s[j]
+                    s = a + p
+                    z = s - a
+                    b1s[j] = s
+                    b1c[j] += ((a - (s - z)) + (p - z)) + q
+            elif kmax == 3:
+                for j in range(_L):
+                    v = xb[j]
+                    t = kb[j]
+                    w = v if t else c
+                    nl[j] += 1.0 if t else 0.0
+                    d = w - c
+                    z = d - w
+                    dl = ((w - (d - z)) + (-c - z)) * f
+                    d = d * f
+                    mxl[j] = max(mxl[j], abs(d))
+                    a = b0s[j]
+                    s = a + d
+                    z = s - a
+                    b0s[j] = s
+                    b0c[j] += ((a - (s - z)) + (d - z)) + dl
+                    p = d * d
+                    q = _fma(d, d, -p) + 2.0 * d * dl
+                    a = b1s[j]
+                    s = a + p
+                    z = s - a
+                    b1s[j] = s
+                    b1c[j] += ((a - (s - z)) + (p - z)) + q
+                    m3 = p * d
+                    t3 = _fma(p, d, -m3) + (p * dl + q * d)
+                    a = b2s[j]
+                    s = a + m3
+                    z = s - a
+                    b2s[j] = s
+                    b2c[j] += ((a - (s - z)) + (m3 - z)) + t3
+            else:
+                for j in range(_L):
+                    v = xb[j]
+                    t = kb[j]
+                    w = v if t else c
+                    nl[j] += 1.0 if t else 0.0
+                    d = w - c
+                    z = d - w
+                    dl = ((w - (d - z)) + (-c - z)) * f
+                    d = d * f
+                    mxl[j] = max(mxl[j], abs(d))
+                    a = b0s[j]
+                    s = a + d
+                    z = s - a
+                    b0s[j] = s
+                    b0c[j] += ((a - (s - z)) + (d - z)) + dl
+                    p = d * d
+                    q = _fma(d, d, -p) + 2.0 * d * dl
+                    a = b1s[j]
+                    s = a + p
+                    z = s - a
+                    b1s[j] = s
+                    b1c[j] += ((a - (s - z)) + (p - z)) + q
+                    m3 = p * d
+                    t3 = _fma(p, d, -m3) + (p * dl + q * d)
+                    a = b2s[j]
+                    s = a + m3
+                    z = s - a
+                    b2s[j] = s
+                    b2c[j] += ((a - (s - z)) + (m3 - z)) + t3
+                    m4 = p * p
+                    t4 = _fma(p, p, -m4) + 2.0 * p * q
+                    a = b3s[j]
+                    s = a + m4
+                    z = s - a
+                    b3s[j] = s
+                    b3c[j] += ((a - (s - z)) + (m4 - z)) + t4
+        _fold_lanes(bs, bc, hh, hl, kmax)
+        nb += _L
+    for i in range(full, n):  # the tail: one more term for some lanes
+        if not kr[i]:
+            continue
+        j = i - full
+        v = xr[i]
+        nl[j] += 1.0
+        d, dl, p, q, m3, t3, m4, t4 = _tail_term(v, c, f)
+        mxl[j] = max(mxl[j], abs(d))
+        _add(bs, bc, 0, j, d, dl)
+        _add(bs, bc, 1, j, p, q)
+        if kmax > 2:
+            _add(bs, bc, 2, j, m3, t3)
+        if kmax > 3:
+            _add(bs, bc, 3, j, m4, t4)
+    _fold_lanes(bs, bc, hh, hl, kmax)
+    return nb + _L
+
+
+def fused_rows(x, keep, kmax, stat, bias, fisher, ddof, out, ok):
+    # pragma: no cover - compiled
+    """Certified ``stat`` of each row of the C-order float64 ``(rows, n)`` ``x``
+    (``keep`` of ``x``'s shape: False leaves a value out); ``ok[r]`` False: row ``r``
+    is not settled here (the caller's two-pass kernel, then the exact engine)."""
+    nr = x.shape[0]
+    bs = np.zeros((4, _L))
+    bc = np.zeros((4, _L))
+    hh = np.zeros((4, _L))
+    hl = np.zeros((4, _L))
+    st = np.zeros((4, _L))
+    sh = np.zeros(4)
+    sl = np.zeros(4)
+    bnd = np.zeros(4)
+    fac = np.zeros(3)
+    for r in range(nr):
+        xr = x[r]
+        kr = keep[r]
+        ok[r] = False
+        out[r] = math.nan
+        c, f, ex, usable = _sample(xr, kr)
+        if not usable:
+            continue
+        nb = _pass(xr, kr, kmax, c, f, bs, bc, hh, hl, st)
+        mx = 0.0
+        cnt = 0.0
+        for j in range(_L):
+            mx = max(mx, st[0, j])
+            cnt += st[1, j]
+        finite = True
+        for k in range(4):
+            h = hh[k, 0]
+            lo = hl[k, 0]
+            for j in range(1, _L):
+                h, lo = _dd_add(h, lo, hh[k, j], hl[k, j])
+            sh[k] = h
+            sl[k] = lo
+            finite = finite and abs(h) < math.inf and abs(lo) < math.inf
+        mx = mx * (1.0 + 2.0**-50)
+        n = np.int64(cnt)
+        # constant data (left to the two-pass kernel, which sees the extremes) have
+        # mx near 0 or an M2 interval holding 0: not certified here
+        if not finite or not (mx < 1.0 and mx >= _MX_LO):
+            continue
+        out[r], ok[r] = _finish(
+            stat, n, sh, sl, mx, np.float64(nb + 2 * _L), bias, fisher, ddof, ex, bnd, fac
+        )
+
+
+def _dd_add(ah, al, bh, bl):  # pragma: no cover - compiled
+    """Accurate DW+DW (its error is counted as a fold by the caller's bound)."""
+    s, t = _two_sum(ah, bh)
+    u, v = _two_sum(al, bl)
+    t += u
+    h = s + t
+    t = t - (h - s)
+    t += v
+    s = h + t
+    return s, t - (s - h)
+
+
+def _finish(stat, n, sh, sl, mx, nb, bias, fisher, ddof, ex, bnd, fac):
+    # pragma: no cover - compiled
+    """``(value, ok)`` of one non-constant row from its central sums, as
+    :mod:`.central_moments` finishes a cell (the same bound, the same certification)."""
+    out, done, good = trivial(stat, n, False, bias, ddof)
+    if done:
+        return out, good
+    fn = np.float64(n)
+    rel = 2.0**-85 + nb * 2.0**-98
+    ab = fn * 2.0**-998
+    a2 = (abs(sh[1]) + ab) * (1.0 + 2.0**-50)
+    a4 = (abs(sh[3]) + ab) * (1.0 + 2.0**-50)
+    bnd[0] = math.sqrt(fn * a2) * (1.0 + 2.0**-50) * rel + ab
+    bnd[1] = a2 * rel + ab
+    bnd[2] = mx * (1.0 + 2.0**-50) * a2 * rel + ab
+    bnd[3] = a4 * rel + ab
+    skew_factor(n, bias, fac)
+    return finish_bounded(stat, n, sh, sl, bnd, bias, fisher, ddof, ex, fac)
+
+
+_HELPERS = (
+    "_sample",
+    "_tail_term",
+    "_add",
+    "_two_sum",
+    "_fold_lanes",
+    "_pass",
+    "_dd_add",
+    "_finish",
+)
+_SHARED = ("trivial", "skew_factor", "finish_bounded")
+
+
+def build() -> dict[str, Any]:
+    """Compile the kernel (the finishing helpers compiled by :mod:`.central_moments`)."""
+    from . import central_moments, kernels
+    from .window_sums import fma_intrinsic
+
+    kernels("central_moments")  # binds its compiled helpers in its globals
+    ns = vars(central_moments)
+    globals()["_fma"] = fma_intrinsic()
+    bind(globals(), _SHARED, {name: ns[name] for name in _SHARED})
+    bind(globals(), _HELPERS)
+    return {"rows": jit(nogil=True)(fused_rows)}
+
+
+register("central_fused", build)

@@ -1,0 +1,193 @@
+"""The one-pass certified kernel of skew/kurt/sem (``core/_numba/central_fused.py``):
+where it answers (``ok``), its bits equal the exact power sums' (Fraction-checked
+references in ``test_higher.py``); rows it leaves open go on to the two-pass kernel
+and the exact engine, so the public result never changes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+
+from nanaccess import options
+from nanaccess.core import _numba
+from nanaccess.core.higher.cells import cell_values
+from nanaccess.core.higher.certified import CERTIFIED
+
+pytestmark = pytest.mark.skipif(not _numba.AVAILABLE, reason="numba not installed or disabled")
+
+STATS = [
+    ("skew", {"bias": False}),
+    ("skew", {"bias": True}),
+    ("kurt", {"bias": False}),
+    ("kurt", {"bias": True, "fisher": False}),
+    ("kurt", {"bias": False, "fisher": False}),
+    ("sem", {"ddof": 1}),
+    ("sem", {"ddof": 0}),
+    ("sem", {"ddof": 2.5}),
+]
+_CODE = {"skew": 0, "kurt": 1, "sem": 2}
+
+
+@pytest.fixture(autouse=True)
+def _numba_now():
+    with options.option_context(engine="numba", compile="foreground"):
+        yield
+
+
+def _fused(x, keep, stat, p):
+    """The fused kernel alone: ``(values, ok)``."""
+    x = np.ascontiguousarray(np.atleast_2d(x), np.float64)
+    keep = (
+        np.ones(x.shape, bool) if keep is None else np.ascontiguousarray(np.atleast_2d(keep), bool)
+    )
+    out = np.empty(x.shape[0])
+    ok = np.zeros(x.shape[0], bool)
+    _numba.kernels("central_fused")["rows"](
+        x,
+        keep,
+        CERTIFIED[stat],
+        _CODE[stat],
+        bool(p.get("bias", False)),
+        bool(p.get("fisher", True)),
+        float(p.get("ddof", 1)),
+        out,
+        ok,
+    )
+    return out, ok
+
+
+def _exact(x, keep, stat, p):
+    x = np.atleast_2d(x)
+    keep = None if keep is None else np.atleast_2d(keep)
+    with options.option_context(engine="numpy"):
+        return cell_values(None, None, x.shape[0], stat, p, rows=x, rows_keep=keep, certify=False)
+
+
+def _check(x, keep, stat, p):
+    vals, ok = _fused(x, keep, stat, p)
+    exp = _exact(x, keep, stat, p)
+    np.testing.assert_array_equal(vals[ok], exp[ok])  # bit-equal
+    assert np.array_equal(np.signbit(vals[ok]), np.signbit(exp[ok]))
+    x2 = np.atleast_2d(x)
+    full = cell_values(
+        None,
+        None,
+        x2.shape[0],
+        stat,
+        p,
+        rows=x2,
+        rows_keep=None if keep is None else np.atleast_2d(keep),
+    )
+    np.testing.assert_array_equal(full, exp)
+    return ok
+
+
+def _data(kind: str, n: int, rng) -> np.ndarray:
+    if kind == "normal":
+        return rng.normal(size=n)
+    if kind == "offset":  # large offset, unit spread: float formulas lose every digit
+        return rng.normal(size=n) + 1e9
+    if kind == "trend":  # sorted: the strided sample must still see the spread
+        return np.sort(rng.exponential(size=n)) * 1e-3 - 7.0
+    if kind == "outlier":  # one value far beyond the sample's spread: left open
+        x = rng.normal(size=n)
+        x[n // 3 + 1] = 1e6
+        return x
+    if kind == "cauchy":
+        return rng.standard_cauchy(n)
+    if kind == "tiny":
+        return rng.exponential(size=n) * 1e-300
+    if kind == "huge":
+        return rng.normal(size=n) * 1e290
+    if kind == "ints":
+        return rng.integers(-50, 50, n).astype(np.float64)
+    raise AssertionError(kind)
+
+
+KINDS = ["normal", "offset", "trend", "outlier", "cauchy", "tiny", "huge", "ints"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("stat,p", STATS)
+def test_fused_bit_equal_to_exact(kind, stat, p):
+    rng = np.random.default_rng(11)
+    # lengths across the lane (32) and block (32 * 128) boundaries, with a tail
+    x = np.vstack([_data(kind, 9000, rng) for _ in range(2)])
+    keep = rng.random(x.shape) > 0.05
+    _check(x, keep, stat, p)
+    _check(x[:, :4097], None, stat, p)
+
+
+@pytest.mark.parametrize("stat,p", STATS)
+def test_ordinary_rows_are_settled_in_one_pass(stat, p):
+    rng = np.random.default_rng(3)
+    x = np.vstack(
+        [
+            rng.normal(size=20000),
+            rng.normal(size=20000) + 1e9,
+            np.sort(rng.normal(size=20000)),
+            rng.normal(size=20000) * 1e-200,
+        ]
+    )
+    keep = rng.random(x.shape) > 0.3
+    assert _check(x, keep, stat, p).all()
+
+
+@pytest.mark.parametrize("stat,p", STATS)
+def test_rows_left_open(stat, p):
+    """Constant rows, a non-finite value taken, an outlier beyond the sample's spread,
+    too few values: the fused kernel leaves them open or gives the trivial answer;
+    the public path equals the exact engine on every row."""
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(6, 3000))
+    x[0] = 2.5  # constant
+    x[1, 7] = np.inf
+    x[2, 1500] = np.nan
+    x[3, 999] = 1e12  # outlier: max|d| beyond 1 after the sample's scaling
+    keep = np.ones(x.shape, bool)
+    keep[4, 3:] = False  # three values
+    keep[5, :] = False  # none
+    vals, ok = _fused(x, keep, stat, p)
+    assert not ok[[0, 1, 2, 3]].any()
+    exp = _exact(np.where(np.isfinite(x), x, 0.0), keep, stat, p)
+    np.testing.assert_array_equal(vals[ok], exp[ok])
+    fin = np.isfinite(x).all(axis=1)
+    full = cell_values(None, None, 6, stat, p, rows=x, rows_keep=keep)
+    np.testing.assert_array_equal(full[fin], exp[fin])
+    assert np.isnan(full[~fin]).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=hs.integers(300, 5000),
+    seed=hs.integers(0, 2**16),
+    offset=hs.sampled_from([0.0, 1e9, -3e12, 1e-300, 2.0**600]),
+    scale=hs.sampled_from([1.0, 1e-3, 2.0**-1000, 1e200]),
+    which=hs.integers(0, len(STATS) - 1),
+    nan_pct=hs.sampled_from([0.0, 0.01, 0.3]),
+)
+def test_fused_hypothesis(n, seed, offset, scale, which, nan_pct):
+    stat, p = STATS[which]
+    rng = np.random.default_rng(seed)
+    with np.errstate(over="ignore", under="ignore"):
+        x = rng.normal(size=n) * scale + offset
+    x = np.where(np.isfinite(x), x, 0.0)
+    keep = rng.random(n) >= nan_pct
+    _check(x, keep, stat, p)
+    # permutation invariance: the same multiset gives the same bits
+    perm = rng.permutation(n)
+    np.testing.assert_array_equal(
+        cell_values(None, None, 1, stat, p, rows=x[perm][None], rows_keep=keep[perm][None]),
+        cell_values(None, None, 1, stat, p, rows=x[None], rows_keep=keep[None]),
+    )
+
+
+def test_no_mutation():
+    x = np.random.default_rng(1).normal(size=(2, 5000))
+    keep = x > -1
+    x0, k0 = x.copy(), keep.copy()
+    _fused(x, keep, "kurt", {"bias": False})
+    np.testing.assert_array_equal(x, x0)
+    np.testing.assert_array_equal(keep, k0)
