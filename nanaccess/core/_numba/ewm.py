@@ -387,9 +387,9 @@ def ewm_var_kernel(v, starts, fh, fl, adjust, nanmode, minp, bias, out, state,
                     k2 = k + mh
                     dh, dl = _two_sum(k2, -k)  # the shift, exactly
                     ph, pl = _mul2(dh, dl, wh, wl)
-                    rh, rl = _mul2(dh, dl, sh, sl)
+                    gh, gl = _mul2(dh, dl, sh, sl)  # not rh/rl: they hold 1/den
                     uh, ul = _mul2(dh, dl, ph, pl)
-                    qh, ql = _dd_add(qh, ql, -2.0 * rh, -2.0 * rl)
+                    qh, ql = _dd_add(qh, ql, -2.0 * gh, -2.0 * gl)
                     qh, ql = _dd_add(qh, ql, uh, ul)
                     sh, sl = _dd_add(sh, sl, -ph, -pl)
                     k = k2
