@@ -17,7 +17,6 @@ from nanaccess.core.ewm import ewm_alpha, ewm_stat
 NEEDS_NUMBA = pytest.mark.skipif(not _numba.AVAILABLE, reason="numba not installed or disabled")
 
 
-
 def fraction_ewm_mean(x, alpha: float, adjust: bool = True) -> list[float]:
     """The exact weighted mean at every step (NaN-free data), rounded once."""
     a = Fraction(alpha)
@@ -65,8 +64,7 @@ def test_constant_data_give_the_constant(engine):
         assert (v[1:] == 0.0).all()
 
 
-@pytest.mark.parametrize("kw", [{"alpha": 0.2}, {"span": 5}, {"com": 2.5},
-                                {"halflife": 3.0}])
+@pytest.mark.parametrize("kw", [{"alpha": 0.2}, {"span": 5}, {"com": 2.5}, {"halflife": 3.0}])
 @pytest.mark.parametrize("ignore_na", [True, False])
 def test_agrees_with_pandas(kw, ignore_na):
     rng = np.random.default_rng(3)
@@ -75,7 +73,8 @@ def test_agrees_with_pandas(kw, ignore_na):
     s = pd.Series(x, index=pd.date_range("2024", periods=200, freq="h", tz="UTC"))
     for st in ("mean", "var", "std"):
         got = getattr(s.ewm(ignore_na=ignore_na, min_periods=3, **kw).nanstats, st)(
-            nan_policy="omit")
+            nan_policy="omit"
+        )
         want = getattr(s.ewm(ignore_na=ignore_na, min_periods=3, **kw), st)()
         pd.testing.assert_series_equal(got, want, rtol=1e-12)
 
@@ -133,8 +132,8 @@ def fraction_ewm_var(x, alpha: float, bias: bool) -> list[float]:
     for t in range(len(xs)):
         w = [f ** (t - j) for j in range(t + 1)]
         sw, sw2 = sum(w), sum(v * v for v in w)
-        m = sum(wi * xi for wi, xi in zip(w, xs[:t + 1], strict=True)) / sw
-        c = sum(wi * (xi - m) ** 2 for wi, xi in zip(w, xs[:t + 1], strict=True)) / sw
+        m = sum(wi * xi for wi, xi in zip(w, xs[: t + 1], strict=True)) / sw
+        c = sum(wi * (xi - m) ** 2 for wi, xi in zip(w, xs[: t + 1], strict=True)) / sw
         if bias:
             out.append(float(c))
         else:
@@ -167,9 +166,41 @@ def test_gaps_decay_as_pandas(engine, adjust):
     for st in ("mean", "var", "std"):
         for ign in (True, False):
             got = getattr(s.ewm(alpha=0.4, adjust=adjust, ignore_na=ign).nanstats, st)(
-                nan_policy="omit")
+                nan_policy="omit"
+            )
             want = getattr(s.ewm(alpha=0.4, adjust=adjust, ignore_na=ign), st)()
             pd.testing.assert_series_equal(got, want, rtol=1e-13)
     after = pd.Series(x).ewm(alpha=0.4, adjust=True).nanstats.mean(nan_policy="omit")
     assert after.iloc[-5] == x[-5]  # the old weights decayed to nothing, as pandas
     assert after.iloc[-4] == pd.Series(x).ewm(alpha=0.4).mean().iloc[-4]
+
+
+def fraction_ewm_var_sums(x, alpha: float, bias: bool) -> list[float]:
+    """pandas' weighted variance (adjust=True) from exact running sums (linear time)."""
+    f = 1 - Fraction(alpha)
+    w = s = q = w2 = Fraction(0)
+    out = []
+    for v in x:
+        xv = Fraction(float(v))
+        w, s, q, w2 = f * w + 1, f * s + xv, f * q + xv * xv, f * f * w2 + 1
+        c = q / w - (s / w) ** 2
+        den = w * w - w2
+        out.append(float(c) if bias else float(c * w * w / den) if den > 0 else math.nan)
+    return out
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_var_after_a_jump_once_the_weights_are_steady(engine, bias):
+    # the weights stop changing (in double-double) after ~200 steps at alpha 0.3; a
+    # level jump then re-centres the sums: the kept 1/den must survive it (a bug once
+    # gave ~1e6x the variance from there on)
+    rng = np.random.default_rng(5)
+    x = np.concatenate([rng.normal(size=400), 1e6 + rng.normal(size=300)])
+    got = ewm_stat(x, "var", alpha=0.3, bias=bias, policy="raise")[0]
+    want = fraction_ewm_var_sums(x, 0.3, bias)
+    err = [ulps(g, w) for g, w in zip(got.tolist(), want, strict=True) if not math.isnan(w)]
+    assert max(err) <= 2
+    pd_var = pd.Series(x).ewm(alpha=0.3).var(bias=bias).to_numpy()
+    np.testing.assert_allclose(got[-100:], pd_var[-100:], rtol=1e-6)
+    std = ewm_stat(x, "std", alpha=0.3, bias=bias, policy="raise")[0]
+    np.testing.assert_array_equal(std[-100:], np.sqrt(got[-100:]))

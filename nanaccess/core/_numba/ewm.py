@@ -66,8 +66,9 @@ def _dd_div(ah, al, bh, bl):  # pragma: no cover - compiled
     return _two_sum(q, q2)
 
 
-def ewm_kernel(v, starts, fh, fl, deltas, use_deltas, adjust, nanmode, minp, want_var,
-               bias, out):  # pragma: no cover - compiled
+def ewm_kernel(
+    v, starts, fh, fl, deltas, use_deltas, adjust, nanmode, minp, want_var, bias, out
+):  # pragma: no cover - compiled
     """Per segment ``[starts[s], starts[s+1])`` of ``v``: the exponentially weighted
     mean (``want_var`` False) or variance into ``out``. ``fh + fl``: the decay factor
     ``1 - alpha`` (double-double); ``deltas``: time steps in half-lives (with
@@ -95,7 +96,7 @@ def ewm_kernel(v, starts, fh, fl, deltas, use_deltas, adjust, nanmode, minp, wan
             poison = x0
             out[i0] = x0
         elif nobs >= minp and nobs > 0:
-            out[i0] = ((0.0 if bias else np.nan) if want_var else mh)
+            out[i0] = (0.0 if bias else np.nan) if want_var else mh
         else:
             out[i0] = np.nan
         for i in range(i0 + 1, i1):
@@ -214,8 +215,7 @@ def _ab_minus_cc(ah, al, bh, bl, ch, cl):  # pragma: no cover - compiled
     p = ah * bh
     q = ch * ch
     n, e = _two_sum(p, -q)
-    e += (_prod_err(ah, bh, p) - _prod_err(ch, ch, q)) + ((ah * bl + al * bh)
-                                                          - 2.0 * ch * cl)
+    e += (_prod_err(ah, bh, p) - _prod_err(ch, ch, q)) + ((ah * bl + al * bh) - 2.0 * ch * cl)
     return _fast_two_sum(n, e)
 
 
@@ -248,8 +248,9 @@ def _alpha_weights(fh, fl, adjust):  # pragma: no cover - compiled
     return ah, al, n2h, n2l, f2h, f2l
 
 
-def ewm_mean_kernel(v, starts, fh, fl, adjust, nanmode, minp, out,
-                    state):  # pragma: no cover - compiled
+def ewm_mean_kernel(
+    v, starts, fh, fl, adjust, nanmode, minp, out, state
+):  # pragma: no cover - compiled
     """The exponentially weighted mean as the quotient of two weighted sums, ``S = f S
     + w x`` and ``W = f W + w`` (double-doubles, one :func:`_axpy` each per value),
     for ``times=None`` and (with ``adjust=False``) ``nanmode`` 0 or 2: the same
@@ -313,8 +314,9 @@ def ewm_mean_kernel(v, starts, fh, fl, adjust, nanmode, minp, out,
         st[8], st[9], st[10] = 1.0 if steady else 0.0, rh, rl
 
 
-def ewm_var_kernel(v, starts, fh, fl, adjust, nanmode, minp, bias, out, state,
-                   want_std):  # pragma: no cover - compiled
+def ewm_var_kernel(
+    v, starts, fh, fl, adjust, nanmode, minp, bias, out, state, want_std
+):  # pragma: no cover - compiled
     """The exponentially weighted variance from weighted sums of the deviations ``d``
     from a shift ``k`` (the first value): ``S = f S + w d``, ``Q = f Q + w d**2``,
     ``W = f W + w``, ``W2 = f**2 W2 + w**2``; the biased variance is ``(Q W - S**2) /
@@ -387,9 +389,9 @@ def ewm_var_kernel(v, starts, fh, fl, adjust, nanmode, minp, bias, out, state,
                     k2 = k + mh
                     dh, dl = _two_sum(k2, -k)  # the shift, exactly
                     ph, pl = _mul2(dh, dl, wh, wl)
-                    rh, rl = _mul2(dh, dl, sh, sl)
+                    gh, gl = _mul2(dh, dl, sh, sl)  # not rh/rl: they hold 1/den
                     uh, ul = _mul2(dh, dl, ph, pl)
-                    qh, ql = _dd_add(qh, ql, -2.0 * rh, -2.0 * rl)
+                    qh, ql = _dd_add(qh, ql, -2.0 * gh, -2.0 * gl)
                     qh, ql = _dd_add(qh, ql, uh, ul)
                     sh, sl = _dd_add(sh, sl, -ph, -pl)
                     k = k2
@@ -428,9 +430,21 @@ def fresh_state(segments: int) -> np.ndarray:
     return st
 
 
-_HELPERS = ("_two_sum", "_two_prod", "_dd_add", "_dd_mul", "_dd_div", "_fast_two_sum",
-            "_prod_err", "_axpy", "_mul2", "_ab_minus_cc", "_quot", "_recip",
-            "_alpha_weights")
+_HELPERS = (
+    "_two_sum",
+    "_two_prod",
+    "_dd_add",
+    "_dd_mul",
+    "_dd_div",
+    "_fast_two_sum",
+    "_prod_err",
+    "_axpy",
+    "_mul2",
+    "_ab_minus_cc",
+    "_quot",
+    "_recip",
+    "_alpha_weights",
+)
 
 
 def build() -> dict[str, Any]:
@@ -440,8 +454,11 @@ def build() -> dict[str, Any]:
     globals()["_fma"] = fma_intrinsic()
     globals()["_prod_err"] = globals()["_prod_err_fma"]  # exact either way: same bits
     bind(globals(), _HELPERS)
-    return {"ewm": jit(nogil=True)(ewm_kernel), "mean": jit(nogil=True)(ewm_mean_kernel),
-            "var": jit(nogil=True)(ewm_var_kernel)}
+    return {
+        "ewm": jit(nogil=True)(ewm_kernel),
+        "mean": jit(nogil=True)(ewm_mean_kernel),
+        "var": jit(nogil=True)(ewm_var_kernel),
+    }
 
 
 register("ewm", build)
