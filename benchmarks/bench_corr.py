@@ -92,5 +92,40 @@ def run(*, scale: float = 0.01, repeats: int = 3, out_dir: Path | str | None = N
     return rows
 
 
+def run_min(*, scale: float = 1.0, repeats: int = 7, only: tuple[str, ...] = ()
+            ) -> list[tuple[str, float, float]]:
+    """Min of ``repeats`` interleaved calls per side (nanaccess, then pandas, each
+    repeat), printed with the load (``uptime``) before and after: the numbers the issue's
+    targets are judged on. ``only``: substrings of the cases to run."""
+    import os
+    import time
+
+    def load() -> str:
+        return os.getloadavg().__repr__()
+
+    log(f"load before {load()}")
+    out = []
+    for case, _n, ours, theirs, target in _cases(np.random.default_rng(24), scale):
+        if only and not any(o in case for o in only):
+            continue
+        ours()
+        theirs()
+        a, b = [], []
+        for _ in range(repeats):
+            for fn, acc in ((ours, a), (theirs, b)):
+                t0 = time.perf_counter()
+                fn()
+                acc.append(time.perf_counter() - t0)
+        out.append((case, min(a), min(b)))
+        log(f"corr {case}: nanaccess {min(a):.4f} s, pandas {min(b):.4f} s, "
+            f"{min(a) / min(b):.2f}x (target {target})")
+    log(f"load after {load()}")
+    return out
+
+
 if __name__ == "__main__":
-    run(scale=float(sys.argv[1]) if len(sys.argv) > 1 else 0.01)
+    if "--min" in sys.argv:  # python bench_corr.py --min [scale] [case substrings...]
+        args = [a for a in sys.argv[1:] if a != "--min"]
+        run_min(scale=float(args[0]) if args else 1.0, only=tuple(args[1:]))
+    else:
+        run(scale=float(sys.argv[1]) if len(sys.argv) > 1 else 0.01)

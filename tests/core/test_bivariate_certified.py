@@ -103,7 +103,8 @@ def test_uncompiled_kernel_matches_the_exact_path():
     end = np.arange(24) + 1
     out = np.empty(24)
     good = np.zeros(24, bool)
-    kern.rolling_pair(x.to_numpy(), y.to_numpy(), ok, start, end, 5, 0, 1.0, 1, out, good)
+    kern.rolling_pair(x.to_numpy(), y.to_numpy(), ok, np.zeros(0, np.int64), start, end, 5,
+                      4096, 0, 1.0, 1, out, good)
     with option_context(engine="numpy"):
         exact = x.rolling(5, min_periods=1).nanstats.corr(y, nan_policy="omit").to_numpy()
     assert good.mean() > 0.9

@@ -19,10 +19,8 @@ corrections errs by at most ``gamma_(m+1) sum(|t_i| + |e_i|)`` with
 so by at most ``1.1 (m + 1)**2 u**2 A`` (``u = 2**-53``, ``m u < 1e-3``), plus
 ``m 2**-1074`` for products that underflow (their fma error is then rounded).
 
-Moving windows (:func:`rolling_pair`) use blocks of the longest window's length:
-a window is the suffix chain of one block plus the prefix chain of the next (or a
-difference of one block's prefixes), so no value outside the window's blocks enters
-its sums: no drift.
+Moving windows (:func:`rolling_pair`) slide the chains, the sums starting again from
+the window's rows every few thousand windows: no drift, a bound that does not grow.
 """
 
 from __future__ import annotations
@@ -209,41 +207,6 @@ def _finish_many(W, N, NI, m, stat, ddof, minp, out, good):  # pragma: no cover 
             good[j] = True
 
 
-def _prefix(x, y, ok, bs, be, S, Sn, off, z):  # pragma: no cover - compiled
-    """``S[r + 1 - off]`` = the block's rows ``bs..r`` (``z``: a zero state)."""
-    prev = z
-    for r in range(bs, be):
-        k = r + 1 - off
-        _row(x, y, ok, r, S, Sn, prev, k)
-        prev = k
-
-
-def _suffix(x, y, ok, bs, be, S, Sn, off, z):  # pragma: no cover - compiled
-    """``S[r - off]`` = the block's rows ``r..be-1``."""
-    prev = z
-    for r in range(be - 1, bs - 1, -1):
-        k = r - off
-        _row(x, y, ok, r, S, Sn, prev, k)
-        prev = k
-
-
-def _row(x, y, ok, r, S, Sn, prev, k):  # pragma: no cover - compiled
-    """State ``k`` = state ``prev`` and row ``r``."""
-    if ok[r]:
-        xv = x[r]
-        yv = y[r]
-        if np.isfinite(xv) and np.isfinite(yv):
-            _step(S, Sn, prev, k, xv, yv)
-            return
-        S[k, :] = S[prev, :]
-        Sn[k, 0] = Sn[prev, 0]
-        Sn[k, 1] = Sn[prev, 1] + 1
-        return
-    S[k, :] = S[prev, :]
-    Sn[k, 0] = Sn[prev, 0]
-    Sn[k, 1] = Sn[prev, 1]
-
-
 def _combine_many(S, Sn, IA, IB, SG, m, W, N, NI):  # pragma: no cover - compiled
     """``W[3k:3k+3, j]`` = (hi, lo, bound) of sum k of ``S[IA[j]] + SG[j] * S[IB[j]]``
     for the windows ``0..m-1`` (``N``, ``NI``: their rows and infinities). Each chain
@@ -310,68 +273,107 @@ def _join_s(ha, ca, hb, cb, sg, err):  # pragma: no cover - compiled
     return h, (ca + sg * cb) + t, err + 2.1 * _U * (abs(ca) + abs(cb) + abs(t))
 
 
-def rolling_pair(x, y, ok, start, end, block, stat, ddof, minp, out, good):  # pragma: no cover
-    """Every window ``[start[i], end[i])`` (length <= ``block``; starts and ends
-    non-decreasing) of the joint rows ``ok``: ``out[i]`` its covariance (stat 1) or
-    Pearson r (stat 0), ``good[i]`` the result is certified (else the caller
-    recomputes it). Windows go in batches: the block chains of the batch's rows
-    (prefixes P and suffixes Q in one array), the windows' sums gathered from them,
-    then the batch finished in one loop."""
-    n = x.shape[0]
-    B = max(block, 1)
-    batch = max(_BATCH, B)  # a block's chains serve about one batch
-    W = np.zeros((15, batch))
-    N = np.zeros(batch, np.int64)
-    NI = np.zeros(batch, np.int64)
-    IA = np.zeros(batch, np.int64)
-    IB = np.zeros(batch, np.int64)
-    SG = np.zeros(batch)
-    L = 0
-    S = np.zeros((1, WIDTH))
-    Sn = np.zeros((1, 2), np.int64)
+def _acc(s, c, v, e):  # pragma: no cover - compiled
+    """Chain ``(s, c)`` plus the term ``v + e`` (``e``: the product's error): exact up to
+    the rounding errors of ``c`` (bounded by :func:`_normalise`)."""
+    s2, t = _two_sum(s, v)
+    return s2, c + (t + e)
+
+
+def _terms(x, y, sg):  # pragma: no cover - compiled
+    """``sg`` times (x, y, x x, y y, x y) and the products' errors (fused multiply-adds)."""
+    xv = sg * x
+    qx = xv * x
+    qy = sg * y * y
+    qp = xv * y
+    return xv, sg * y, qx, _fma(xv, x, -qx), qy, _fma(sg * y, y, -qy), qp, _fma(xv, y, -qp)
+
+
+def _normalise(W, K, m, big, vx, vy):  # pragma: no cover - compiled
+    """Windows ``0..m-1``: ``W[3k:3k+3, j]`` from the sliding chain ``(s, c, .)`` to
+    (hi, lo, bound) after ``K[j]`` steps since the sums last started. The rounding
+    errors of ``c``: each step errs by at most ``u (|d| + |c|)`` (``d`` = t + e), with
+    ``|d| <= 1.01 u (|s| + |v|)``, ``|s| <= (big + 2) V`` (``big`` rows at most in
+    a window, ``V`` the largest term since the start: ``vx``, ``vy``) and ``|c| <=
+    1.01 k max |d|``: at most ``1.1 u**2 (K + K**2) (big + 3) V``, and ``K 2**-1073``
+    for products that underflow."""
+    f = 1.1 * _U * _U * (big + 3.0)
+    for j in range(m):
+        k = float(K[j])
+        g = f * (k + k * k)
+        tiny = k * _TINY
+        for q in range(5):
+            h, lo = _two_sum(W[3 * q, j], W[3 * q + 1, j])
+            W[3 * q, j] = h
+            W[3 * q + 1, j] = lo
+        W[2, j] = g * vx + tiny
+        W[5, j] = g * vy + tiny
+        W[8, j] = g * vx * vx * 1.01 + tiny
+        W[11, j] = g * vy * vy * 1.01 + tiny
+        W[14, j] = g * vx * vy * 1.01 + tiny
+
+
+def rolling_pair(x, y, ok, ninf, start, end, big, restart, stat, ddof, minp, out,
+                 good):  # pragma: no cover
+    """Windows ``[start[i], end[i])`` (starts, ends non-decreasing; ``big`` rows at
+    most) of the joint finite rows ``ok`` (``ninf``: prefix counts of the joint rows
+    holding an infinity, or empty): ``out[i]`` the cov (stat 1) or Pearson r (stat 0),
+    ``good[i]`` certified (else the caller recomputes it). The five chains slide (rows
+    entering added, leaving taken out) and start again from the window's own rows
+    every ``restart`` windows (a multiple of the batch) and after a gap."""
+    W = np.zeros((15, _BATCH))
+    N = np.zeros(_BATCH, np.int64)
+    NI = np.zeros(_BATCH, np.int64)
+    K = np.zeros(_BATCH, np.int64)
     nwin = start.shape[0]
-    for a0 in range(0, nwin, batch):
-        m = min(batch, nwin - a0)
-        r0 = (start[a0] // B) * B
-        last = max(end[a0 + m - 1], start[a0 + m - 1] + 1)
-        r1 = min(n, ((last - 1) // B + 1) * B)
-        span = r1 - r0
-        if span + 1 > L:
-            L = span + 1
-            S = np.zeros((2 * L + 1, WIDTH))
-            Sn = np.zeros((2 * L + 1, 2), np.int64)
-        z = 2 * L  # the zero state
-        S[z, :] = 0.0
-        Sn[z, 0] = 0
-        Sn[z, 1] = 0
-        for bs in range(r0, r1, B):  # P at 0.., Q at L..
-            be = min(bs + B, n)
-            _prefix(x, y, ok, bs, be, S, Sn, r0, z)
-            _suffix(x, y, ok, bs, be, S, Sn, r0 - L, z)
+    lo = hi = cnt = steps = 0
+    vx = vy = 0.0
+    s0 = c0 = s1 = c1 = s2 = c2 = s3 = c3 = s4 = c4 = 0.0
+    for a0 in range(0, nwin, _BATCH):
+        m = min(_BATCH, nwin - a0)
+        if a0 % restart == 0:  # the largest |x|, |y| of the next `restart` windows' rows
+            vx = vy = 0.0
+            for r in range(start[a0], end[min(nwin, a0 + restart) - 1]):
+                if ok[r]:
+                    vx = max(vx, abs(x[r]))
+                    vy = max(vy, abs(y[r]))
         for j in range(m):
             i = a0 + j
             s = start[i]
             e = end[i]
-            IA[j] = z
-            IB[j] = z
-            SG[j] = 1.0
-            if e <= s:
-                continue
-            bs = (s // B) * B
-            be = min(bs + B, n)
-            if e <= be:  # one block: a prefix, a suffix, or a difference of prefixes
-                if s == bs:
-                    IA[j] = e - r0
-                elif e == be:
-                    IA[j] = L + s - r0
-                else:
-                    IA[j] = e - r0
-                    IB[j] = s - r0
-                    SG[j] = -1.0
-            else:  # the suffix of one block and a prefix of the next
-                IA[j] = L + s - r0
-                IB[j] = e - r0
-        _combine_many(S, Sn, IA, IB, SG, m, W, N, NI)
+            if s >= hi or i % restart == 0:  # start again from the window's rows
+                s0 = c0 = s1 = c1 = s2 = c2 = s3 = c3 = s4 = c4 = 0.0
+                cnt = steps = 0
+                lo = hi = s
+            while hi < e:
+                if ok[hi]:
+                    xv, yv, qx, ex, qy, ey, qp, ep = _terms(x[hi], y[hi], 1.0)
+                    s0, c0 = _acc(s0, c0, xv, 0.0)
+                    s1, c1 = _acc(s1, c1, yv, 0.0)
+                    s2, c2 = _acc(s2, c2, qx, ex)
+                    s3, c3 = _acc(s3, c3, qy, ey)
+                    s4, c4 = _acc(s4, c4, qp, ep)
+                    cnt += 1
+                    steps += 1
+                hi += 1
+            while lo < s:
+                if ok[lo]:
+                    xv, yv, qx, ex, qy, ey, qp, ep = _terms(x[lo], y[lo], -1.0)
+                    s0, c0 = _acc(s0, c0, xv, 0.0)
+                    s1, c1 = _acc(s1, c1, yv, 0.0)
+                    s2, c2 = _acc(s2, c2, qx, ex)
+                    s3, c3 = _acc(s3, c3, qy, ey)
+                    s4, c4 = _acc(s4, c4, qp, ep)
+                    cnt -= 1
+                    steps += 1
+                lo += 1
+            W[0, j], W[1, j], W[3, j], W[4, j] = s0, c0, s1, c1
+            W[6, j], W[7, j], W[9, j], W[10, j] = s2, c2, s3, c3
+            W[12, j], W[13, j] = s4, c4
+            N[j] = cnt
+            K[j] = steps
+            NI[j] = ninf[e] - ninf[s] if ninf.shape[0] > 0 else 0
+        _normalise(W, K, m, float(big), vx, vy)
         _finish_many(W, N, NI, m, stat, ddof, minp, out[a0:a0 + m], good[a0:a0 + m])
 
 
@@ -569,9 +571,9 @@ def matrix_groups(vals, valid, rows, starts, pairs, stat, ddof, minp, out, good,
 
 
 _INLINE = ("_two_sum", "_step", "_chain_err", "_comoment_s",
-           "_ziv_s", "_finish_many", "_row", "_join_s", "_perr")
-_HELPERS = (*_INLINE, "_finish", "_column_chain", "_pair", "_prefix", "_suffix",
-            "_combine_many")
+           "_ziv_s", "_finish_many", "_join_s", "_perr", "_acc", "_terms")
+_HELPERS = (*_INLINE, "_finish", "_column_chain", "_pair", "_combine_many",
+            "_normalise")
 
 
 def build() -> dict[str, Any]:

@@ -20,7 +20,7 @@ from .. import _numba as nb
 __all__ = ["window_shortcut", "matrix_shortcut"]
 
 _MIN_COMPILED = 2048  # windows below which the exact path answers (no compilation)
-_MAX_STATE = 1 << 28  # bytes of chain states (a batch of windows and two blocks)
+_RESTART = 4096  # windows between fresh starts of the sliding sums: the kernel's batch
 _MAX_BLOCK = 1 << 26  # windows longer than this: n (n - ddof) may not be exact
 
 
@@ -62,10 +62,20 @@ def window_shortcut(x: np.ndarray, y: np.ndarray, ok: np.ndarray, start: np.ndar
             k["expanding_pair"](x, y, ok, end, code, float(ddof), mp, out, good)
             return out, good
         block = int((end - start).max())
-        if (block > _MAX_BLOCK or 6 * (max(block, 4096) + 1) * 120 > _MAX_STATE
-                or (np.diff(start) < 0).any() or (np.diff(end) < 0).any()):
+        if (block > _MAX_BLOCK or (start[1:] < start[:-1]).any()
+                or (end[1:] < end[:-1]).any()):
             return None
-        k["rolling_pair"](x, y, ok, start, end, block, code, float(ddof), mp, out, good)
+        # the sums start again every `restart` windows (a multiple of the kernel's
+        # batch): at most one row more per window
+        restart = -(-max(_RESTART, block) // _RESTART) * _RESTART
+        fin = ok & np.isfinite(x) & np.isfinite(y)
+        inf = ok & ~fin
+        ninf = np.zeros(0, np.int64)
+        if inf.any():
+            ninf = np.zeros(x.size + 1, np.int64)
+            np.cumsum(inf, out=ninf[1:])
+        k["rolling_pair"](x, y, fin, ninf, start, end, block, restart, code, float(ddof), mp,
+                          out, good)
     except Exception as err:  # numba failed (or compiles in the background): exact path
         nb.fallback(err, engine)
         return None
