@@ -197,9 +197,14 @@ def _pair_block(b: np.ndarray, *, fn, axes, qshape, policy, vdtype,
 
 def _fused(b: np.ndarray, fn: Any, axes: tuple[int, ...]) -> Any:
     """(tally, values thunk) of :func:`.leading.leading_with_tally` when ``fn`` is its
-    order statistic and serves this block; else None."""
+    order statistic and serves this block, or of :func:`.grid.grid_with_tally` for
+    the moments; else None."""
     from .leading import leading_order, leading_with_tally, served
 
+    if isinstance(fn, partial) and fn.func is core_moment:  # gridded moments
+        from .grid import grid_with_tally
+
+        return grid_with_tally(b, axes, **fn.keywords)
     if not isinstance(fn, partial) or fn.func is not leading_order:
         return None
     kw = fn.keywords

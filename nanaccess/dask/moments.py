@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from functools import partial
 from typing import Any
 
@@ -23,13 +24,14 @@ from ..core.bits import layout_of
 from ..core.classify import canonical_nan
 from ..core.exactsum import ExactPartials, exact_partials, round_mean, round_sum, round_var
 from ..core.exactsum.common import SCALE
+from ..core.exactsum.narrow import round_narrow_exact
 from ..core.keys import float_keys, keys_to_float
 from ..core.moments import result_dtype, temporal_mean_of_sums
 from ..core.nanscan import scan_rows
 from ..core.policy import RULES
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
-from .final import check_then, core_moment, out_dtype, per_block_core, whole_axes
+from .final import axes_whole, check_then, core_moment, out_dtype, per_block_core, whole_axes
 from .tally import policy_check
 
 __all__ = ["dask_moment_stat", "MOMENT_STATS"]
@@ -180,7 +182,11 @@ def _moment_finish(parts, axis=None, keepdims=False, *, stat, ddof, policy, dtyp
             vals = round_var(ep, ddof)
             if stat in _stats.ROOTS:
                 vals = np.sqrt(vals)
+    narrow = kind == "f" and native.itemsize < 8
+    v64 = vals
     vals = result_dtype(vals, np.dtype(native), stat)
+    if narrow:  # float32/16: the exact value rounded once, not the float64 again
+        vals = round_narrow_exact(v64, vals, stat, partial(_exact_of, flat, stat, ddof))
     if not RULES[policy].removes:  # a NaN or missing value shows in the result
         has = nnan > 0
         if kind == "f" and has.any():
@@ -196,6 +202,22 @@ def _moment_finish(parts, axis=None, keepdims=False, *, stat, ddof, policy, dtyp
             elif vals.dtype.kind in "mM":
                 vals = np.where(mrow, np.array("NaT", dtype=vals.dtype), vals)
     return np.asarray(vals).reshape(shape)
+
+
+def _exact_of(flat: list, stat: str, ddof: float, k: int) -> Fraction | None:
+    """The exact sum, mean or variance of merged partial ``k`` (None: not finite, or a
+    fractional ``ddof``, which is applied in floating point as the core does)."""
+    p = flat[k]
+    n = p.count
+    if p.nan or p.posinf or p.neginf:
+        return None
+    if stat in _stats.SUMS:
+        return Fraction(p.s, 1 << SCALE)
+    if stat in _stats.MEANS:
+        return Fraction(p.s, n << SCALE) if n else None
+    if float(ddof) != int(ddof) or n - int(ddof) <= 0:
+        return None
+    return Fraction(n * p.q - p.s * p.s, (n * (n - int(ddof))) << (2 * SCALE))
 
 
 def dask_moment_stat(
@@ -257,6 +279,11 @@ def dask_moment_stat(
         # object data: the core's Python path, on one chunk over the reduced axes
         x = whole_axes(x, axes)
         fn = partial(core_moment, stat=stat, ddof=ddof, policy=policy)  # module level
+        return per_block_core(x, fn, axes, keepdims, res_dtype, (), info, policy, relabel)
+    if x.dtype.kind == "f" and axes_whole(x, axes):
+        # gridded data, the reduced axes whole in every chunk: one task per chunk runs
+        # the in-memory engine (tiled and certified, exact), no partials to merge
+        fn = partial(core_moment, stat=stat, ddof=ddof, policy=policy)
         return per_block_core(x, fn, axes, keepdims, res_dtype, (), info, policy, relabel)
     res = da.reduction(
         x,

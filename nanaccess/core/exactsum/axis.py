@@ -68,6 +68,10 @@ def axis_moments(x: np.ndarray, axes: tuple[int, ...], out_shape: tuple[int, ...
     if kind == "var" and (float(ddof) != int(ddof) or abs(ddof) >= 1 << 31):
         return None
     view = axis_view(x, axes)
+    if view is None and not (x.flags.c_contiguous or x.flags.f_contiguous):
+        # a strided view (a dask chunk of a larger array, a slice): one C-order copy
+        # costs far less than the general path's row-wise gathers
+        view = axis_view(np.ascontiguousarray(x), axes)
     if view is None:
         return None
     x3, flip = view

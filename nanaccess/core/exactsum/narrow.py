@@ -20,7 +20,7 @@ import numpy as np
 
 from ... import _stats
 
-__all__ = ["narrow_hard", "round_narrow"]
+__all__ = ["narrow_hard", "round_narrow", "round_narrow_exact"]
 
 
 def narrow_hard(vals: np.ndarray, dtype: np.dtype, ulps: float = 0.0) -> np.ndarray:
@@ -162,4 +162,24 @@ def round_narrow(vals: np.ndarray, out: np.ndarray, stat: str, ddof: float,
         var = (n * q - s * s) / (n * (n - int(ddof)))
         out[k] = _sqrt_narrow(var, dtype) if stat in _stats.ROOTS \
             else _round_fraction(var, dtype)
+    return out
+
+
+def round_narrow_exact(vals: np.ndarray, out: np.ndarray, stat: str,
+                       exact: Callable[[int], Fraction | None]) -> np.ndarray:
+    """Correct the narrow results ``out`` (the float64 ``vals`` rounded to
+    ``out.dtype``) where rounding twice may differ from rounding once, from the exact
+    values: ``exact(index)`` is the cell's exact sum, mean or variance as a Fraction
+    (None: leave the cell as it is). A square root (``stat`` in ROOTS) is the
+    correctly rounded root of the exact variance. For engines that hold the exact
+    value already (the dask partials)."""
+    root = stat in _stats.ROOTS
+    hard = narrow_hard(vals, out.dtype, 2.0 if root else 0.0)
+    if not hard.size:
+        return out
+    out = out.copy()
+    for k in hard.tolist():
+        q = exact(k)
+        if q is not None:
+            out[k] = _sqrt_narrow(q, out.dtype) if root else _round_fraction(q, out.dtype)
     return out
