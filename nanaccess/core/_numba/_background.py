@@ -18,11 +18,22 @@ was explicit, and the kernels' wrappers read it.
 
 Only kernel families whose every call site catches a kernel's exception and then
 serves the call with the NumPy engine are wrapped (:data:`DEFERRABLE`); the others
-compile in the foreground as before.
+compile in the foreground as before. ``window_heap`` is asked first
+(:meth:`Deferred.ready`): its caller serves the call with the NumPy sorted-windows
+engine (:mod:`nanaccess.core.window.sorted_windows`) where that is fast, else compiles
+in the foreground.
+
+The worker is a daemon thread, which the interpreter would kill at exit with its
+compilation half done, so each new process would find the same kernels missing and
+compile them again. At exit the process waits (at most :data:`EXIT_WAIT_SECONDS`) for
+the compilations it started, saying so once (a ``WARNING`` of the ``nanaccess``
+logger), so they land in numba's on-disk cache and later processes load them.
 """
 
 from __future__ import annotations
 
+import atexit
+import logging
 import queue
 import threading
 import time
@@ -30,17 +41,34 @@ from typing import Any
 
 from ...options import _current
 
-__all__ = ["NotReady", "DEFERRABLE", "wrap", "note_choice", "pending", "wait"]
+__all__ = ["NotReady", "DEFERRABLE", "EXIT_WAIT_SECONDS", "wrap", "note_choice", "pending", "wait"]
+
+#: at exit, wait at most this long for the background compilations to land on disk
+EXIT_WAIT_SECONDS = 120.0
 
 #: families whose call sites all fall back to the NumPy engine on a kernel's exception,
 #: and whose NumPy engine is fast (milliseconds to a few tenths of a second on 2e5
-#: rows). The rolling-window kernels are not: their NumPy engine takes longer than their
-#: compilation (a rolling median of 2e5 rows: 7 s against 5 s), so they compile in the
-#: caller's thread, and `nanaccess warm` is the way to take that off a first call.
-DEFERRABLE = frozenset({
-    "grouped", "rows", "exact", "compensated", "compensated_var", "cumulative", "ewm",
-    "products", "powers", "weighted_var", "weighted_moments",
-})
+#: rows). ``window_heap`` (rolling order statistics) is asked with
+#: :meth:`Deferred.ready` instead: its caller serves a call with the NumPy sorted-windows
+#: engine where the windows are small enough for it (a rolling median of 2e5 rows,
+#: window 50: 0.1 s), else compiles in the foreground; the other rolling-window kernels
+#: compile in the caller's thread, and `nanaccess warm` takes that off a first call.
+DEFERRABLE = frozenset(
+    {
+        "grouped",
+        "rows",
+        "exact",
+        "compensated",
+        "compensated_var",
+        "cumulative",
+        "ewm",
+        "products",
+        "powers",
+        "weighted_var",
+        "weighted_moments",
+        "window_heap",
+    }
+)
 
 
 class NotReady(Exception):  # noqa: N818 - a state, not an error of the caller
@@ -109,6 +137,7 @@ def _submit(d: Any, sig: tuple) -> None:
             t = threading.Thread(target=_run, name="nanaccess-compile", daemon=True)
             _WORKER.append(t)
             t.start()
+            atexit.register(_finish_at_exit)
     _QUEUE.put((d, sig, key))
 
 
@@ -134,6 +163,22 @@ def wait(timeout: float | None = None) -> bool:
     return True
 
 
+def _finish_at_exit() -> None:
+    """Wait for the started compilations, so they reach numba's on-disk cache (a
+    daemon thread is killed at exit); says so once when any is left."""
+    left = pending()
+    if not left or EXIT_WAIT_SECONDS <= 0:
+        return
+    logging.getLogger("nanaccess").warning(
+        "nanaccess: finishing %d numba compilation(s) before exit (at most %.0f s), so "
+        "that later runs load them from the on-disk cache in milliseconds. Silence this "
+        "note with logging.getLogger('nanaccess').setLevel(logging.ERROR).",
+        left,
+        EXIT_WAIT_SECONDS,
+    )
+    wait(EXIT_WAIT_SECONDS)
+
+
 class Deferred:
     """A kernel that, called with a signature it has no machine code for, queues the
     compilation and raises :class:`NotReady` (see the module's docstring)."""
@@ -146,18 +191,30 @@ class Deferred:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.dispatcher, name)
 
-    def __call__(self, *args: Any) -> Any:
+    def ready(self, *args: Any) -> bool:
+        """Would a call with ``args`` run now without compiling in the caller's thread
+        (machine code in memory or in the on-disk cache, or the foreground asked for)?
+        When not, the compilation is queued; nothing runs."""
         d = self.dispatcher
-        if _defer_now():
-            try:
-                sig = tuple(d.typeof_pyval(a) for a in args)
-            except Exception:  # numba's own call reports what it cannot type
-                return d(*args)
-            if sig not in d.overloads and (id(d), sig) not in _FAILED \
-                    and (_BUSY.is_set() or not _on_disk(d, sig)):
-                _submit(d, sig)
-                raise NotReady(f"{d.py_func.__name__} compiles in the background")
-        return d(*args)
+        if not _defer_now():
+            return True
+        try:
+            sig = tuple(d.typeof_pyval(a) for a in args)
+        except Exception:  # numba's own call reports what it cannot type
+            return True
+        if (
+            sig not in d.overloads
+            and (id(d), sig) not in _FAILED
+            and (_BUSY.is_set() or not _on_disk(d, sig))
+        ):
+            _submit(d, sig)
+            return False
+        return True
+
+    def __call__(self, *args: Any) -> Any:
+        if not self.ready(*args):
+            raise NotReady(f"{self.dispatcher.py_func.__name__} compiles in the background")
+        return self.dispatcher(*args)
 
 
 def wrap(name: str, family: dict[str, Any]) -> dict[str, Any]:
@@ -165,5 +222,7 @@ def wrap(name: str, family: dict[str, Any]) -> dict[str, Any]:
     deferrable (the same dict otherwise)."""
     if name not in DEFERRABLE:
         return family
-    return {k: Deferred(v) if hasattr(v, "overloads") and hasattr(v, "typeof_pyval") else v
-            for k, v in family.items()}
+    return {
+        k: Deferred(v) if hasattr(v, "overloads") and hasattr(v, "typeof_pyval") else v
+        for k, v in family.items()
+    }

@@ -42,7 +42,8 @@ from typing import Any
 
 import numpy as np
 
-from . import jit, kernels, numba, parallel_ok, register
+from . import NotReady, jit, kernels, numba, parallel_ok, register
+from ._background import Deferred
 from .window_fused import MODE_MID, MODE_PICK, nb_lerp, nb_mid, weight_tables
 
 __all__ = ["heap_select", "heap_ok", "PARALLEL_MIN_OUTPUTS", "STRIDED_MAX_ROWS"]
@@ -55,12 +56,12 @@ STRIDED_MAX_ROWS = 4096
 LOGK = 3  # 8 children a node
 K = 1 << LOGK
 #: ``geo``'s fields (the kernel's integer arguments in one array)
-G_FIXED, G_E0, G_STEP, G_SPAN, G_N, G_RS, G_CS, G_ORS, G_OCS, G_MINP, G_MODE, G_QUIET = \
-    range(12)
+G_FIXED, G_E0, G_STEP, G_SPAN, G_N, G_RS, G_CS, G_ORS, G_OCS, G_MINP, G_MODE, G_QUIET = range(12)
 
 
-def _nb_heap(x, bits, geo, start, end, rt, w_t, ft_t, fc, out, cnt, hk, hn, pos, bnd, t0,
-             t1, flags):  # pragma: no cover - compiled
+def _nb_heap(
+    x, bits, geo, start, end, rt, w_t, ft_t, fc, out, cnt, hk, hn, pos, bnd, t0, t1, flags
+):  # pragma: no cover - compiled
     """One order statistic of every window of the tasks ``t0 <= t < t1``: task ``t``
     is column ``c = t // nblk``, outputs ``bnd[j] <= i < bnd[j + 1]`` with
     ``j = t % nblk`` (each task starts its heaps afresh: the tasks are independent,
@@ -132,7 +133,7 @@ def _nb_heap(x, bits, geo, start, end, rt, w_t, ft_t, fc, out, cnt, hk, hn, pos,
                 pe = e
             if s >= ce:
                 hk[:n0] = np.inf  # the sentinels back (a new run of windows)
-                hk[hc:hc + n1] = np.inf
+                hk[hc : hc + n1] = np.inf
                 n0 = 0
                 n1 = 0
                 m = 0
@@ -341,7 +342,7 @@ def _nb_heap(x, bits, geo, start, end, rt, w_t, ft_t, fc, out, cnt, hk, hn, pos,
             else:
                 out[o] = nb_lerp(a, b, w_t[0, m], ft_t[0, m], ft_t[1, m], nanv)
         hk[:n0] = np.inf  # the sentinels back for the next task on these heaps
-        hk[hc:hc + n1] = np.inf
+        hk[hc : hc + n1] = np.inf
         flags[task] = -1 if bad else seen
 
 
@@ -362,8 +363,9 @@ def _pool(nthreads: int) -> ThreadPoolExecutor:
     """The module's thread pool (made once, grown when numba's thread count grows)."""
     with _POOL_LOCK:
         if not _POOL or _POOL[0]._max_workers < nthreads:
-            _POOL[:] = [ThreadPoolExecutor(max_workers=nthreads,
-                                           thread_name_prefix="nanaccess-heap")]
+            _POOL[:] = [
+                ThreadPoolExecutor(max_workers=nthreads, thread_name_prefix="nanaccess-heap")
+            ]
         return _POOL[0]
 
 
@@ -389,9 +391,19 @@ def _flat(x2: np.ndarray) -> tuple[np.ndarray, int, int]:
     return np.ascontiguousarray(x2.T).reshape(-1), 1, n
 
 
-def heap_select(x2: np.ndarray, bounds: tuple, nout: int, lo_t: np.ndarray,
-                hi_t: np.ndarray, w_t: np.ndarray, mode: int, minp: int, *,
-                compiled: bool = True) -> tuple[np.ndarray, np.ndarray, int]:
+def heap_select(
+    x2: np.ndarray,
+    bounds: tuple,
+    nout: int,
+    lo_t: np.ndarray,
+    hi_t: np.ndarray,
+    w_t: np.ndarray,
+    mode: int,
+    minp: int,
+    *,
+    compiled: bool = True,
+    defer: bool = False,
+) -> tuple[np.ndarray, np.ndarray, int]:
     """One order statistic of every window of each column of ``x2`` ``(n, ncols)``
     (float32/64, native) on the two heaps.
 
@@ -403,6 +415,12 @@ def heap_select(x2: np.ndarray, bounds: tuple, nout: int, lo_t: np.ndarray,
     ``(nout, ncols)`` of x's dtype and count (int64), views in the layout the kernel
     wrote; flags -1 (bounds not monotone: nothing valid), else those of every column
     (bit 0 NaN, bit 1 signaling NaN).
+
+    ``defer``: when the kernel has no machine code for these types yet (and the
+    ``compile`` option is "background"), queue its compilation and raise
+    :class:`~nanaccess.core._numba.NotReady` before running (the caller serves the call
+    another way); else (the default) a missing compilation happens here. The data
+    goes in as read-only views, so every call of a dtype has one signature.
 
     Examples
     --------
@@ -430,14 +448,16 @@ def heap_select(x2: np.ndarray, bounds: tuple, nout: int, lo_t: np.ndarray,
         start = np.ascontiguousarray(start, np.int64)
         end = np.ascontiguousarray(end, np.int64)
     flat, rs, cs = _flat(x2)
+    flat = flat.view()
+    flat.flags.writeable = False  # read only, whatever the caller's: one signature
+    bits = flat.view(it)
     nthreads = 1
     if compiled and parallel_ok(nout * ncols, PARALLEL_MIN_OUTPUTS):
         nthreads = int(numba().get_num_threads())
     nblk = 1
     if nthreads > 1 and ncols < 2 * nthreads:  # few columns: blocks of outputs too
         nblk = min(2 * nthreads, max(nout // (4 * (width + 1)), 1))
-        if nblk > 1 and not fixed and ((np.diff(start) < 0).any() or
-                                       (np.diff(end) < 0).any()):
+        if nblk > 1 and not fixed and ((np.diff(start) < 0).any() or (np.diff(end) < 0).any()):
             return None, None, -1  # blocks would hide a decreasing bound between them
     bnd = np.linspace(0, nout, nblk + 1).astype(np.int64)
     ntask = ncols * nblk
@@ -452,24 +472,51 @@ def heap_select(x2: np.ndarray, bounds: tuple, nout: int, lo_t: np.ndarray,
     count = cnt.T if vals is not out else cnt
     quiet = 1 << (np.finfo(dt).nmant - 1)
     nanv = np.array(int(np.array(np.inf, dt).view(it)) | quiet, it).view(dt)[()]
-    geo = np.array([fixed, e0, step, span, n, rs, cs, ors, ocs, minp, mode, quiet],
-                   np.int64)
+    geo = np.array([fixed, e0, step, span, n, rs, cs, ors, ocs, minp, mode, quiet], np.int64)
     rt = np.ascontiguousarray(np.concatenate([lo_t, hi_t]), np.int64)
     fc = np.array([nanv, 0.5], dt)
     flags = np.zeros(ntask, np.int64)
-    args = (flat, flat.view(it), geo, start, end, rt, np.ascontiguousarray(w_t, np.float64),
-            weight_tables(w_t, dt), fc, out.reshape(-1), cnt.reshape(-1))
+    args = (
+        flat,
+        bits,
+        geo,
+        start,
+        end,
+        rt,
+        np.ascontiguousarray(w_t, np.float64),
+        weight_tables(w_t, dt),
+        fc,
+        out.reshape(-1),
+        cnt.reshape(-1),
+    )
 
     def work(t0: int, t1: int) -> None:  # one set of heaps per thread
         hk = np.full(2 * (cap + K), np.inf, dt)  # K slots of +inf past a full heap
-        fn(*args, hk, np.empty(2 * (cap + K), np.int32), np.empty(cap, np.int32), bnd,
-           t0, t1, flags)
+        fn(
+            *args,
+            hk,
+            np.empty(2 * (cap + K), np.int32),
+            np.empty(cap, np.int32),
+            bnd,
+            t0,
+            t1,
+            flags,
+        )
 
     fn = kernels("window_heap")["heap"] if compiled else _nb_heap
+    if isinstance(fn, Deferred):
+        if defer and not fn.ready(
+            *args, np.empty(0, dt), np.empty(0, np.int32), np.empty(0, np.int32), bnd, 0, 0, flags
+        ):
+            raise NotReady("the two-heap window kernel compiles in the background")
+        fn = fn.dispatcher
     if nthreads > 1:
         cuts = np.linspace(0, ntask, nthreads + 1).astype(np.int64)
-        jobs = [_pool(nthreads).submit(work, int(a), int(b))
-                for a, b in zip(cuts[:-1], cuts[1:], strict=True) if b > a]
+        jobs = [
+            _pool(nthreads).submit(work, int(a), int(b))
+            for a, b in zip(cuts[:-1], cuts[1:], strict=True)
+            if b > a
+        ]
         for job in jobs:
             job.result()
     else:

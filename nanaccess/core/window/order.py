@@ -17,7 +17,9 @@ kernel by shape: disjoint wide windows (segments) by selection, one quantile of
 sliding windows on the two heaps (:mod:`nanaccess.core._numba.window_heap`: float
 keys, 8-ary, signed zeros ordered by a count, the columns read in place; measured
 faster than the sorted buffer from width 3; fixed windows need no bound arrays
-there), else one sorted buffer.
+there), else one sorted buffer. While the heap kernel compiles in the background
+(a cold numba cache), windows small enough are served by the NumPy sorted-windows
+engine (:mod:`.sorted_windows`, the same bits).
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...options import NanPolicy
-from .._numba.window_fused import MODE_LERP, MODE_MID, MODE_PICK, fused_select
+from .._numba import NotReady
+from .._numba.window_fused import MODE_LERP, MODE_MID, MODE_PICK, fused_select, weight_tables
 from .._numba.window_heap import heap_ok, heap_select
 from .._numba.window_segments import segment_select
 from .._numba.window_select import slide_select
@@ -36,6 +39,7 @@ from ..plan import RankPlan, combine, rank_plan
 from ..policy import RULES, finish
 from .bounds import FixedWindows
 from .scan import Masks, window_counts
+from .sorted_windows import sorted_ok, sorted_select
 
 __all__ = ["slide_order", "sliding_ok", "fused_order", "fused_ok", "SLIDING_KINDS"]
 
@@ -43,9 +47,17 @@ __all__ = ["slide_order", "sliding_ok", "fused_order", "fused_ok", "SLIDING_KIND
 SLIDING_KINDS = "fiubmM"
 
 
-def slide_order(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarray,
-                stat: str, policy: NanPolicy, q_arr: np.ndarray | None, method: str,
-                compiled: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def slide_order(
+    x2: np.ndarray,
+    masks: Masks,
+    start: np.ndarray,
+    end: np.ndarray,
+    stat: str,
+    policy: NanPolicy,
+    q_arr: np.ndarray | None,
+    method: str,
+    compiled: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
     """``(values (nq, nout, ncols), missing, holes)`` of an order statistic of every
     window (every column in one kernel call); integer picks keep their dtype, with
     ``holes`` (None or bool) marking the windows with no value (0 there)."""
@@ -67,8 +79,12 @@ def slide_order(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarray
     N = m + nmiss if sorting else m
     flat = rank_plan(stat, N.ravel(), q_arr, method)
     shape = (flat.lo.shape[0], nout, ncols)
-    plan = RankPlan(flat.lo.reshape(shape), flat.hi.reshape(shape),
-                    np.asarray(flat.weight).reshape(shape), flat.mode)
+    plan = RankPlan(
+        flat.lo.reshape(shape),
+        flat.hi.reshape(shape),
+        np.asarray(flat.weight).reshape(shape),
+        flat.mode,
+    )
     nq = plan.lo.shape[0]
     pick = plan.mode == "pick"  # one rank per quantile (hi is lo)
     want = np.empty((ncols, nout, nq if pick else 2 * nq), np.int64)
@@ -78,12 +94,14 @@ def slide_order(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarray
     np.putmask(want, want >= m.T[..., None], -1)
     got = slide_select(keys.T, take.T, start, end, want, compiled=compiled)
     a = values_of_keys(np.ascontiguousarray(got[..., :nq].transpose(2, 1, 0)), dt, policy)
-    b = a if pick else values_of_keys(np.ascontiguousarray(got[..., nq:].transpose(2, 1, 0)),
-                                      dt, policy)
+    b = (
+        a
+        if pick
+        else values_of_keys(np.ascontiguousarray(got[..., nq:].transpose(2, 1, 0)), dt, policy)
+    )
     vals = combine(plan, a, b)
     empty = np.broadcast_to(N == 0, plan.lo.shape)
-    res_miss = (plan.reaches(m) & ~empty if sorting
-                else np.zeros(plan.lo.shape, bool))
+    res_miss = plan.reaches(m) & ~empty if sorting else np.zeros(plan.lo.shape, bool)
     has_nan = best = has_miss = None
     if r.propagates:
         has_miss = nmiss > 0
@@ -91,10 +109,12 @@ def slide_order(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarray
             nn = window_counts(nan, start, end, ncols)
             has_nan = nn > 0
             lay = layout_of(dt)
-            top = slide_select(float_keys(x2).T, nan.T, start, end, (nn - 1).T[..., None],
-                               compiled=compiled)[..., 0].T
-            best = keys_to_float(np.where(has_nan, top, lay.int_dtype.type(lay.int_min)),
-                                 dt.newbyteorder("=")).copy()
+            top = slide_select(
+                float_keys(x2).T, nan.T, start, end, (nn - 1).T[..., None], compiled=compiled
+            )[..., 0].T
+            best = keys_to_float(
+                np.where(has_nan, top, lay.int_dtype.type(lay.int_min)), dt.newbyteorder("=")
+            ).copy()
     flags = res_miss | empty
     holes = None
     if vals.dtype.kind in "iub":  # integer picks keep their dtype; no value: a hole
@@ -103,19 +123,26 @@ def slide_order(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarray
             vals = vals.copy()
             vals[holes] = 0
         flags = None
-    vals, pmiss = finish(vals, "median", empty=flags,
-                         nan_rows=None if has_nan is None else has_nan[None],
-                         nan_values=None if best is None else best[None],
-                         missing_rows=None if has_miss is None else has_miss[None])
+    vals, pmiss = finish(
+        vals,
+        "median",
+        empty=flags,
+        nan_rows=None if has_nan is None else has_nan[None],
+        nan_values=None if best is None else best[None],
+        missing_rows=None if has_miss is None else has_miss[None],
+    )
     return vals, res_miss if pmiss is None else (res_miss | pmiss), holes
 
 
 def sliding_ok(x2: np.ndarray, stat_family: str, monotone: bool) -> bool:
     """Whether the sliding engine applies (order statistics of native data over
     windows with non-decreasing bounds)."""
-    return stat_family == "order" and monotone and x2.dtype.kind in SLIDING_KINDS \
+    return (
+        stat_family == "order"
+        and monotone
+        and x2.dtype.kind in SLIDING_KINDS
         and (x2.dtype.kind != "f" or x2.dtype.itemsize in (2, 4, 8))
-
+    )
 
 
 _MODES = {"pick": MODE_PICK, "mid": MODE_MID, "lerp": MODE_LERP}
@@ -134,14 +161,26 @@ def fused_ok(x2: np.ndarray, miss2: np.ndarray | None) -> bool:
     """Whether :func:`fused_order` may serve this input: native float32/64 without
     missing values (the NaNs are judged by the kernel: :func:`fused_order`)."""
     dt = x2.dtype
-    return dt.kind == "f" and dt.itemsize in (4, 8) and dt.isnative and (
-        miss2 is None or not miss2.any())
+    return (
+        dt.kind == "f"
+        and dt.itemsize in (4, 8)
+        and dt.isnative
+        and (miss2 is None or not miss2.any())
+    )
 
 
-def fused_order(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarray | None,
-                stat: str, policy: NanPolicy, q_arr: np.ndarray | None, method: str,
-                compiled: bool = True, width: int | None = None, minp: int = 0
-                ) -> tuple[np.ndarray, np.ndarray, bool] | None:
+def fused_order(
+    x2: np.ndarray,
+    start: np.ndarray | FixedWindows,
+    end: np.ndarray | None,
+    stat: str,
+    policy: NanPolicy,
+    q_arr: np.ndarray | None,
+    method: str,
+    compiled: bool = True,
+    width: int | None = None,
+    minp: int = 0,
+) -> tuple[np.ndarray, np.ndarray, bool] | None:
     """``(values (nq, nout, ncols), count (nout, ncols), filled)`` of an order
     statistic of every window, NaNs taking no rank, in one compiled pass per column
     (see :func:`nanaccess.core._numba.window_fused.fused_select`), for inputs
@@ -165,19 +204,44 @@ def fused_order(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarra
     filled = False
     if heap and not (fixed is None and width >= SEGMENT_MIN and _disjoint(start, end)):
         # one quantile: the data as it lies in two 8-ary heaps, O(log w) a step
-        bounds = ("fixed", fixed.e0, fixed.step, fixed.span) if fixed else \
-            ("arrays", start, end)
-        v, count, seen = heap_select(x2, bounds, nout, plan.lo, plan.hi, w_t,
-                                     _MODES[plan.mode], minp, compiled=compiled)
+        bounds = ("fixed", fixed.e0, fixed.step, fixed.span) if fixed else ("arrays", start, end)
+        small = sorted_ok(nout, width, ncols)
+        try:  # a kernel still compiling: small windows by sorting (the same bits)
+            v, count, seen = heap_select(
+                x2,
+                bounds,
+                nout,
+                plan.lo,
+                plan.hi,
+                w_t,
+                _MODES[plan.mode],
+                minp,
+                compiled=compiled,
+                defer=small,
+            )
+        except NotReady:
+            v, count, seen = sorted_select(
+                x2,
+                bounds,
+                nout,
+                plan.lo,
+                plan.hi,
+                w_t,
+                weight_tables(w_t, x2.dtype),
+                _MODES[plan.mode],
+                minp,
+            )
         vals, filled = v[None], True
     else:
         xt = x2.T if ncols == 1 else np.ascontiguousarray(x2.T)  # each column contiguous
         out = np.empty((nq, ncols, nout), x2.dtype)
         cnt = np.empty((ncols, nout), np.int64)
-        select = segment_select if width >= SEGMENT_MIN and _disjoint(start, end) else \
-            fused_select  # resample / coarsen blocks: selection, O(n); else one buffer
-        seen = select(xt, start, end, plan.lo, plan.hi, w_t, _MODES[plan.mode], out,
-                      cnt, compiled=compiled)
+        select = (
+            segment_select if width >= SEGMENT_MIN and _disjoint(start, end) else fused_select
+        )  # resample / coarsen blocks: selection, O(n); else one buffer
+        seen = select(
+            xt, start, end, plan.lo, plan.hi, w_t, _MODES[plan.mode], out, cnt, compiled=compiled
+        )
         vals, count = out.transpose(0, 2, 1), cnt.T
     if seen < 0 or not r.drops_silently(bool(seen & 1), bool(seen & 2)):
         return None
