@@ -32,6 +32,7 @@ from .small import (
     MEDIANS,
     MOMENTS,
     ORDERS,
+    SMALL_ARRAY,
     array_moment,
     column_medians,
     moment_small,
@@ -224,12 +225,18 @@ def reduce(
         entry = _stats.get(stat)  # an unknown statistic: its ValueError
         unknown = set(params) - set(entry.param_names)
         raise TypeError(f"{stat}() got unexpected keyword(s) {sorted(unknown)}")
-    if lean and weights is None and missing is None and not keepdims and takes is not None:
-        got = lean_values(x, stat, axis, policy, params)
-        if got is not None:  # small NaN-free data: no blocks, scans nor plans
+    if lean and weights is None and not keepdims and takes is not None:
+        # small data: no blocks, scans nor plans; missing slots (nullable data) that
+        # the policy removes are dropped first, with one copy
+        kept = x if missing is None else _unmasked(x, missing, axis, policy)
+        got = None if kept is None else lean_values(kept, stat, axis, policy, params)
+        if got is not None:
             if type(got) is not np.ndarray:
                 got = np.asarray(got)
-            return Reduced(got, None, x, None, axis, policy, False)
+            out = Reduced(got, None, x, missing, axis, policy, False)
+            if kept is not x:  # the count of what is left, from the copy
+                out.__dict__["count"] = count_left(kept, None, policy)
+            return out
     entry = _stats.get(stat)
     common = dict(axis=axis, policy=policy, missing=missing, keepdims=keepdims)
     if weights is not None:
@@ -264,6 +271,21 @@ def lean_values(x: np.ndarray, stat: str, axis: Any, policy: NanPolicy,
     if x.ndim == 2 and axis == 0 and stat in MEDIANS and not params:
         return column_medians(x, stat)
     return None
+
+
+def _unmasked(x: np.ndarray, missing: Any, axis: Any, policy: NanPolicy
+              ) -> np.ndarray | None:
+    """The values of small 1-D ``x`` not marked ``missing`` (one copy) when ``policy``
+    removes missing values and ``x`` is reduced whole, for :func:`lean_values`; else
+    None (the engines decide, as they do when nothing is left)."""
+    if x.ndim != 1 or not 0 < x.size <= SMALL_ARRAY or not RULES[policy].removes \
+            or not (axis is None or axis == 0 or axis == -1):
+        return None
+    miss = np.asarray(missing)
+    if miss.dtype != np.bool_ or miss.shape != x.shape:
+        return None
+    kept = x[~miss]
+    return kept if kept.size else None
 
 
 def _engine(entry: _stats.Statistic):

@@ -469,7 +469,32 @@ def order_small(x: Any, stat: str, policy: NanPolicy, q: np.ndarray | None = Non
             out = _quantile_f64(x, float(q), method)
         if out is not None:
             return out
+    elif stat in MEDIANS and kind == "f":  # float32 / float16, NaN-free by now
+        out = _median_narrow(x, stat)
+        if out is not None:
+            return out
     return _by_keys(x, stat, q, method, nan_free=True)
+
+
+def _median_narrow(x: np.ndarray, stat: str) -> np.generic | None:
+    """A median of NaN-free 1-D float32 / float16 ``x`` in its dtype, as the engines'
+    :func:`~nanaccess.core.interp.midpoint` (the two picks summed and halved in
+    float32, then cast back), zeros signed by counting; None when the sum is not
+    finite (the midpoint's repairs)."""
+    lo, hi = median_ranks(stat, x.size)
+    p = np.partition(x, (lo, hi) if lo != hi else lo)  # a copy: x is not touched
+    a, b = p[lo], p[hi]
+    if a == 0.0:
+        a = x.dtype.type(_signed_zero(x, lo))
+    if lo == hi:
+        return a
+    if b == 0.0:
+        b = x.dtype.type(_signed_zero(x, hi))
+    with np.errstate(all="ignore"):
+        total = np.float32(a) + np.float32(b)
+    if not np.isfinite(total):
+        return None
+    return (total / np.float32(2.0)).astype(x.dtype)
 
 
 # above this many values the compiled exact kernel beats math.fsum (measured: ~65)

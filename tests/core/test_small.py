@@ -29,6 +29,7 @@ from nanaccess.core.small import (
     SMALL_ARRAY,
     SMALL_LIST,
     SMALL_MOMENT,
+    _median_narrow,
     array_median,
     array_moment,
     float_list_median,
@@ -383,3 +384,31 @@ def test_scalar_quantile_lane_equals_generic(vals, q, method):
     ref = _bits(lambda: reduce(x, "quantile", policy=NanPolicy.OMIT, q=qa,
                                method=method).values[()])
     assert _bits(lambda: na.quantile(x, q, method=method, nan_policy="omit")) == ref
+
+
+@pytest.mark.parametrize("dt", ["f4", "f2"])
+@pytest.mark.parametrize("vals, stat, want, taken", [
+    ([2.0, np.nan, 1.0], "median", 1.5, True),  # a NaN dropped, the midpoint in float32
+    ([3.0, 1.0, np.nan, 2.0], "median", 2.0, True),
+    ([-0.0, 0.0, np.nan], "median_low", -0.0, True),  # zeros signed by counting
+    ([0.0, -0.0, 5.0], "median", 0.0, True),
+    ([-0.0, -0.0, 1.0, np.nan], "median_high", -0.0, True),
+    ([6e4, 6e4, np.nan], "median", 6e4, True),  # float16: summed in float32, no overflow
+])
+def test_narrow_float_medians_by_hand(dt, vals, stat, want, taken):
+    """Issue 30: float32 / float16 medians on the lean path (no keys, no plan): the
+    value and sign bit by hand, in the input's dtype, and the engines' bits."""
+    x = np.array(vals, dtype=dt)
+    got = order_small(x, stat, NanPolicy.OMIT)
+    assert (got is not None) == taken
+    assert np.asarray(got).dtype == np.dtype(dt)
+    assert np.asarray(got).tobytes() == np.array(want, dtype=dt).tobytes()
+    assert _same(got, reduce(x, stat, policy=NanPolicy.OMIT).values)
+
+
+def test_narrow_float_median_overflow_goes_to_the_engine():
+    x = np.array([3e38, 3e38, np.nan], dtype=np.float32)  # the float32 sum overflows
+    assert _median_narrow(x[:2], "median") is None  # the midpoint's repair: keys
+    got = order_small(x, "median", NanPolicy.OMIT)
+    assert _same(got, reduce(x, "median", policy=NanPolicy.OMIT).values)
+    assert got == np.float32(3e38) == na.median(x, nan_policy="omit")

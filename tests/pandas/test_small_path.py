@@ -216,3 +216,55 @@ def test_grouped_result_columns_are_pandas(columns, numeric_only):
     dup[key] = df[key].to_numpy()
     g = dup.groupby(key)
     pd.testing.assert_frame_equal(g.nanstats.median(nan_policy="omit"), g.median())
+
+
+_masked = st.lists(st.tuples(st.sampled_from([0.0, -0.0, 1.5, -2.0, 3.25, 1e300, -1e300,
+                                              np.nan, np.inf, 7.0]), st.booleans()),
+                   min_size=1, max_size=30)
+
+
+@settings(max_examples=80, deadline=None)
+@given(_masked, st.sampled_from(["Float64", "Float32", "Int64", "UInt8", "boolean"]),
+       st.sampled_from(STATS + ("var", "std", "quantile")),
+       st.sampled_from(("omit", "propagate", "totalorder")))
+def test_nullable_series_lean_path_equals_generic(pairs, dtype, stat, policy):
+    """Issue 30: small nullable Series with missing values take the lean path (the
+    missing slots dropped first, when the policy removes them): the engines' result,
+    bits, dtype and count, and NaN from arithmetic beside pd.NA."""
+    vals = np.array([v for v, _ in pairs])
+    if dtype in ("Int64", "UInt8", "boolean"):
+        vals = np.nan_to_num(vals, nan=1.0, posinf=2.0, neginf=3.0)
+        vals = (vals != 0.0) if dtype == "boolean" else np.abs(vals).clip(0, 200).round()
+    arr = pd.array(vals, dtype=dtype)
+    arr[np.array([m for _, m in pairs])] = pd.NA
+    if dtype.startswith("Float"):  # a NaN from arithmetic beside the missing values
+        arr = arr * pd.array(np.where(np.isnan(vals), np.nan, 1.0), dtype="Float64") \
+            if dtype == "Float64" else arr
+    s = pd.Series(arr)
+    params = {"q": 0.3} if stat == "quantile" else {}
+    col = column_arrays(s)
+    lean = core_reduce(col.values, stat, policy=NanPolicy(policy), missing=col.missing,
+                       **params)
+    ref = reduce(col.values, stat, policy=NanPolicy(policy), missing=col.missing, **params)
+    assert _bits(lean.values) == _bits(ref.values)
+    assert (lean.missing is None) == (ref.missing is None or not ref.missing.any())
+    assert _bits(lean.count) == _bits(ref.count)
+    got = getattr(s.nanstats, stat)(nan_policy=policy, **params)
+    with pytest.MonkeyPatch.context() as mp:  # the accessor on the engines alone
+        mp.setattr(core_reduce_module, "lean_values", lambda *a: None)
+        want = getattr(s.nanstats, stat)(nan_policy=policy, **params)
+    assert got is want if want is pd.NA else _bits(got) == _bits(want)
+
+
+@pytest.mark.parametrize("dtype", ["Float64", "Int64"])
+def test_nullable_series_with_na_takes_the_lean_path(dtype, monkeypatch):
+    """The masked lane is taken (not the engines) and its median is pandas'."""
+    calls = []
+    real = core_reduce_module.lean_values
+    monkeypatch.setattr(core_reduce_module, "lean_values",
+                        lambda *a: calls.append(real(*a)) or calls[-1])
+    s = pd.Series(pd.array([4, None, 1, 3, 10, None, 2], dtype=dtype))
+    assert s.nanstats.median(nan_policy="omit") == s.median() == 3.0
+    assert len(calls) == 1 and calls[0] is not None
+    assert pd.Series(pd.array([None, None], dtype=dtype)).nanstats.median(
+        nan_policy="omit") is pd.NA
