@@ -10,7 +10,8 @@ its segment (``flags`` 1), which the caller hands to :mod:`.products` (whose
 branches decode them) and then to the exact product tree. The lanes are rescaled by
 an exact power of two every ``_RENORM`` steps and multiplied together at the end
 (``16 _L`` steps in the bound, as in :mod:`.products`); a segment is certified when
-both ends of ``hi + lo -+ (2 n + 2 + 16 _L) 2**-104 hi`` round to one double.
+both ends of ``hi + lo -+ (2 n + 2 + 16 _L) 2**-104 hi`` round to one double, or,
+for a subnormal product, to one multiple of ``2**-1074`` (:func:`_subnormal`).
 """
 
 from __future__ import annotations
@@ -60,6 +61,28 @@ def _step(ub, kp, hs, ls, xs, sp, ng, j):  # pragma: no cover - compiled
     h = p + t
     ls[j] = t - (h - p)
     hs[j] = h
+
+
+def _subnormal(hi, lo, d, ex):  # pragma: no cover - compiled
+    """``((hi + lo) 2**ex rounded to a multiple of 2**-1074, ok)`` for ``hi`` in
+    ``[1, 2)``, ``-1075 <= ex < -1022`` and the exact product within ``d 2**ex`` of
+    ``(hi + lo) 2**ex``: with ``k = ex + 1074``, ``y = hi 2**k`` (exact, below
+    ``2**52``) is rounded to an integer ``m``; the remainder ``y - m`` is exact
+    (Sterbenz) and the whole interval ``y - m + (lo -+ d) 2**k`` must lie strictly
+    within ``(-1/2, 1/2)`` (a margin of ``2**-30`` covers the two roundings), so that
+    ``m`` is the nearest integer of every real in it: ``m 2**-1074`` is the correctly
+    rounded product. Otherwise not ok (a tie or a too wide interval)."""
+    k = ex + 1074
+    y = math.ldexp(hi, k)
+    m = np.float64(round(y))
+    rem = y - m
+    lk = math.ldexp(lo, k)
+    dk = math.ldexp(d, k)
+    a = rem + (lk - dk)
+    b = rem + (lk + dk)
+    if a > -0.5 + 2.0**-30 and b < 0.5 - 2.0**-30:
+        return math.ldexp(m, -1074), True
+    return math.nan, False
 
 
 def fused_products(ubits, keep, starts, out, flags):  # pragma: no cover - compiled
@@ -134,7 +157,10 @@ def fused_products(ubits, keep, starts, out, flags):  # pragma: no cover - compi
         flags[s] = 0
         if ex + 1 <= -1075:
             val = 0.0
-        elif r1 != r2 or ex < -1022:
+        elif ex < -1022:  # a subnormal result: the integer multiple of 2**-1074
+            val, good = _subnormal(hi, lo, d, ex)
+            flags[s] = 0 if good else 1
+        elif r1 != r2:
             flags[s] = 1
             val = math.nan
         elif ex > 1023:
@@ -145,7 +171,7 @@ def fused_products(ubits, keep, starts, out, flags):  # pragma: no cover - compi
         out[s] = -val if neg else val
 
 
-_HELPERS = ("_renorm", "_step")
+_HELPERS = ("_renorm", "_step", "_subnormal")
 
 
 def build() -> dict[str, Any]:
