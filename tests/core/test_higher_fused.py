@@ -304,3 +304,31 @@ def test_products_lanes_bit_equal_to_the_exact_tree(case):
     v = x[0]
     gexp = _exact_products(v, gid, 7)
     np.testing.assert_array_equal(group_products(v, gid, 7), gexp)
+
+
+def test_products_just_below_the_normal_range():
+    """Products in [2**-1026, 2**-1021): the lane kernel rounds them to multiples of
+    2**-1074 itself (the low part may carry the high part past a half) and every row
+    equals the exact product tree."""
+    from nanaccess.core.higher.product import _exact_products
+
+    rng = np.random.default_rng(5)
+    x = rng.uniform(1.0, 2.0, (200, 40))
+    x[:, 0] *= 2.0**-522
+    x[:, 1] *= 2.0**-522
+    total = np.log2(x).sum(axis=1)
+    x[:, 2] *= np.exp2(-1023 - np.round(total) + rng.integers(-3, 2, 200))
+    keep = np.ones(x.shape, bool)
+    out = np.empty(200)
+    flags = np.zeros(200, np.int64)
+    _numba.kernels("products_fused")["products"](
+        x.reshape(-1).view(np.uint64),
+        keep.reshape(-1),
+        np.arange(201, dtype=np.int64) * 40,
+        out,
+        flags,
+    )
+    exp = _exact_products(x.reshape(-1), np.repeat(np.arange(200), 40), 200)
+    assert (np.abs(exp) < 2.0**-1022).sum() > 100  # most are subnormal
+    np.testing.assert_array_equal(out[flags == 0], exp[flags == 0])
+    assert (flags == 0).sum() >= 195

@@ -67,19 +67,26 @@ def _subnormal(hi, lo, d, ex):  # pragma: no cover - compiled
     """``((hi + lo) 2**ex rounded to a multiple of 2**-1074, ok)`` for ``hi`` in
     ``[1, 2)``, ``-1075 <= ex < -1022`` and the exact product within ``d 2**ex`` of
     ``(hi + lo) 2**ex``: with ``k = ex + 1074``, ``y = hi 2**k`` (exact, below
-    ``2**52``) is rounded to an integer ``m``; the remainder ``y - m`` is exact
-    (Sterbenz) and the whole interval ``y - m + (lo -+ d) 2**k`` must lie strictly
-    within ``(-1/2, 1/2)`` (a margin of ``2**-30`` covers the two roundings), so that
+    ``2**52``) is rounded to an integer ``m`` (moved by one where ``lo 2**k`` carries
+    ``y`` past a half); the remainder ``y - m`` is exact (Sterbenz) and the whole
+    interval ``y - m + (lo -+ d) 2**k`` must lie strictly within ``(-1/2, 1/2)`` (a
+    margin of ``2**-30`` covers the few roundings, each below ``2**-52``), so that
     ``m`` is the nearest integer of every real in it: ``m 2**-1074`` is the correctly
     rounded product. Otherwise not ok (a tie or a too wide interval)."""
     k = ex + 1074
     y = math.ldexp(hi, k)
     m = np.float64(round(y))
-    rem = y - m
     lk = math.ldexp(lo, k)
     dk = math.ldexp(d, k)
-    a = rem + (lk - dk)
-    b = rem + (lk + dk)
+    r = (y - m) + lk  # y - m exact; lo may move the nearest integer by one
+    if r > 0.5:
+        m += 1.0
+        r -= 1.0
+    elif r < -0.5:
+        m -= 1.0
+        r += 1.0
+    a = r - dk
+    b = r + dk
     if a > -0.5 + 2.0**-30 and b < 0.5 - 2.0**-30:
         return math.ldexp(m, -1074), True
     return math.nan, False
