@@ -32,7 +32,7 @@ import numpy as np
 from . import bind, jit, register
 from .central_moments import finish_bounded, skew_factor, trivial
 
-__all__ = ["build", "fused_rows"]
+__all__ = ["build", "fused_rows", "fused_segments", "bucket"]
 
 _L = 32  # lanes: one chunk of _L values is a map over them (LLVM vectorises it)
 _B = 128  # terms per lane and block (the bound of central_moments assumes <= 128)
@@ -264,53 +264,110 @@ def _pass(xr, kr, kmax, c, f, bs, bc, hh, hl, st):  # pragma: no cover - compile
     return nb + _L
 
 
+def _cell(xr, kr, kmax, stat, bias, fisher, ddof, ws):  # pragma: no cover - compiled
+    """``(value, ok)`` of one row or segment ``xr`` (``kr``: the values taken); ``ws``:
+    the work arrays of :func:`_work`."""
+    bs, bc, hh, hl, st, sh, sl, bnd, fac = ws
+    c, f, ex, usable = _sample(xr, kr)
+    if not usable:
+        return math.nan, False
+    nb = _pass(xr, kr, kmax, c, f, bs, bc, hh, hl, st)
+    mx = 0.0
+    cnt = 0.0
+    for j in range(_L):
+        mx = max(mx, st[0, j])
+        cnt += st[1, j]
+    finite = True
+    for k in range(4):
+        h = hh[k, 0]
+        lo = hl[k, 0]
+        for j in range(1, _L):
+            h, lo = _dd_add(h, lo, hh[k, j], hl[k, j])
+        sh[k] = h
+        sl[k] = lo
+        finite = finite and abs(h) < math.inf and abs(lo) < math.inf
+    mx = mx * (1.0 + 2.0**-50)
+    # constant data (left to the two-pass kernel, which sees the extremes) have
+    # mx near 0 or an M2 interval holding 0: not certified here
+    if not finite or not (mx < 1.0 and mx >= _MX_LO):
+        return math.nan, False
+    return _finish(
+        stat,
+        np.int64(cnt),
+        sh,
+        sl,
+        mx,
+        np.float64(nb + 2 * _L),
+        bias,
+        fisher,
+        ddof,
+        ex,
+        bnd,
+        fac,
+    )
+
+
+def _work():  # pragma: no cover - compiled
+    """The work arrays of :func:`_cell` (lanes, lane totals, per-lane state, sums)."""
+    return (
+        np.zeros((4, _L)),
+        np.zeros((4, _L)),
+        np.zeros((4, _L)),
+        np.zeros((4, _L)),
+        np.zeros((4, _L)),
+        np.zeros(4),
+        np.zeros(4),
+        np.zeros(4),
+        np.zeros(3),
+    )
+
+
 def fused_rows(x, keep, kmax, stat, bias, fisher, ddof, out, ok):
     # pragma: no cover - compiled
     """Certified ``stat`` of each row of the C-order float64 ``(rows, n)`` ``x``
     (``keep`` of ``x``'s shape: False leaves a value out); ``ok[r]`` False: row ``r``
     is not settled here (the caller's two-pass kernel, then the exact engine)."""
-    nr = x.shape[0]
-    bs = np.zeros((4, _L))
-    bc = np.zeros((4, _L))
-    hh = np.zeros((4, _L))
-    hl = np.zeros((4, _L))
-    st = np.zeros((4, _L))
-    sh = np.zeros(4)
-    sl = np.zeros(4)
-    bnd = np.zeros(4)
-    fac = np.zeros(3)
-    for r in range(nr):
-        xr = x[r]
-        kr = keep[r]
-        ok[r] = False
-        out[r] = math.nan
-        c, f, ex, usable = _sample(xr, kr)
-        if not usable:
+    ws = _work()
+    for r in range(x.shape[0]):
+        out[r], ok[r] = _cell(x[r], keep[r], kmax, stat, bias, fisher, ddof, ws)
+
+
+def bucket(vals, gid, ncells):  # pragma: no cover - compiled
+    """``(values, starts)``: the values of ``vals`` (float32 or float64, read as they
+    are) grouped by cell (``gid`` in ``[0, ncells)``; -1: left out) by a counting
+    sort into float64, cell ``g`` at ``values[starts[g]:starts[g + 1]]``."""
+    starts = np.zeros(ncells + 1, np.int64)
+    for i in range(gid.shape[0]):
+        g = gid[i]
+        if g >= 0:
+            starts[g + 1] += 1
+    for g in range(ncells):
+        starts[g + 1] += starts[g]
+    pos = starts[:ncells].copy()
+    sv = np.empty(starts[ncells], np.float64)
+    for i in range(gid.shape[0]):
+        g = gid[i]
+        if g >= 0:
+            sv[pos[g]] = vals[i]
+            pos[g] += 1
+    return sv, starts
+
+
+def fused_segments(sv, starts, kmax, stat, bias, fisher, ddof, out, ok):
+    # pragma: no cover - compiled
+    """Certified ``stat`` of each segment ``sv[starts[g]:starts[g + 1]]`` (every value
+    taken), as :func:`fused_rows` gives a row's."""
+    ws = _work()
+    keep = np.ones(sv.shape[0], np.bool_)
+    for g in range(starts.shape[0] - 1):
+        i0 = starts[g]
+        i1 = starts[g + 1]
+        val, done, good = trivial(stat, i1 - i0, False, bias, ddof)
+        if done:
+            out[g] = val
+            ok[g] = good
             continue
-        nb = _pass(xr, kr, kmax, c, f, bs, bc, hh, hl, st)
-        mx = 0.0
-        cnt = 0.0
-        for j in range(_L):
-            mx = max(mx, st[0, j])
-            cnt += st[1, j]
-        finite = True
-        for k in range(4):
-            h = hh[k, 0]
-            lo = hl[k, 0]
-            for j in range(1, _L):
-                h, lo = _dd_add(h, lo, hh[k, j], hl[k, j])
-            sh[k] = h
-            sl[k] = lo
-            finite = finite and abs(h) < math.inf and abs(lo) < math.inf
-        mx = mx * (1.0 + 2.0**-50)
-        n = np.int64(cnt)
-        # constant data (left to the two-pass kernel, which sees the extremes) have
-        # mx near 0 or an M2 interval holding 0: not certified here
-        if not finite or not (mx < 1.0 and mx >= _MX_LO):
-            continue
-        out[r], ok[r] = _finish(
-            stat, n, sh, sl, mx, np.float64(nb + 2 * _L), bias, fisher, ddof, ex, bnd, fac
-        )
+        out[g], ok[g] = _cell(sv[i0:i1], keep[i0:i1], kmax, stat, bias, fisher, ddof, ws)
 
 
 def _dd_add(ah, al, bh, bl):  # pragma: no cover - compiled
@@ -346,6 +403,8 @@ def _finish(stat, n, sh, sl, mx, nb, bias, fisher, ddof, ex, bnd, fac):
 
 
 _HELPERS = (
+    "_cell",
+    "_work",
     "_sample",
     "_tail_term",
     "_add",
@@ -368,7 +427,11 @@ def build() -> dict[str, Any]:
     globals()["_fma"] = fma_intrinsic()
     bind(globals(), _SHARED, {name: ns[name] for name in _SHARED})
     bind(globals(), _HELPERS)
-    return {"rows": jit(nogil=True)(fused_rows)}
+    return {
+        "rows": jit(nogil=True)(fused_rows),
+        "segments": jit(nogil=True)(fused_segments),
+        "bucket": jit(nogil=True)(bucket),
+    }
 
 
 register("central_fused", build)

@@ -20,6 +20,7 @@ __all__ = ["certified_rows", "certified_groups", "CERTIFIED"]
 CERTIFIED = {"skew": 3, "kurt": 4, "sem": 2}
 _CODE = {"skew": 0, "kurt": 1, "sem": 2}
 _MIN_SIZE = 256
+_SEGMENT = 64  # mean values per cell from which groups take the one-pass kernel
 
 
 def _args(stat: str, p: dict) -> tuple:
@@ -64,21 +65,41 @@ def certified_rows(
 def certified_groups(
     vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str, p: dict
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(values, ok)`` per cell of the NaN-free 1-D ``vals`` (``gid`` their cells), or
-    None (no compiled engine)."""
+    """``(values, ok)`` per cell of the NaN-free 1-D ``vals`` (``gid`` their cells, -1:
+    left out), or None (no compiled engine).
+
+    Cells of ``_SEGMENT`` values or more on average: a counting sort gathers each
+    cell's values (float32 read as they are, no converted copy) and the one-pass
+    kernel takes each cell as a row; the cells it leaves open, and every cell of
+    smaller groups, go to the two-pass scatter kernel."""
     if stat not in CERTIFIED or nb.choose_engine(size=vals.size, min_size=_MIN_SIZE) != "numba":
         return None
-    out = np.empty(ncells, np.float64)
-    ok = np.zeros(ncells, np.bool_)
+    args = _args(stat, p)
+    g = np.ascontiguousarray(gid, np.int64)
     try:
+        if vals.size >= _SEGMENT * ncells:
+            kern = nb.kernels("central_fused")
+            v = vals if vals.dtype in (np.float32, np.float64) else vals.astype(np.float64)
+            sv, starts = kern["bucket"](np.ascontiguousarray(v), g, ncells)
+            out = np.empty(ncells, np.float64)
+            ok = np.zeros(ncells, np.bool_)
+            kern["segments"](sv, starts, *args, out, ok)
+            if ok.all():
+                return out, ok
+            # the cells left open: the scatter kernel over them alone
+            g = np.where(ok[np.maximum(g, 0)], -1, g)
+        else:
+            out = np.empty(ncells, np.float64)
+            ok = np.zeros(ncells, np.bool_)
+        o2 = np.empty(ncells, np.float64)
+        k2 = np.zeros(ncells, np.bool_)
         nb.kernels("central_moments")["grouped"](
-            np.ascontiguousarray(vals, np.float64),
-            np.ascontiguousarray(gid, np.int64),
-            *_args(stat, p),
-            out,
-            ok,
+            np.ascontiguousarray(vals, np.float64), g, *args, o2, k2
         )
     except Exception as err:  # numba failed: the exact engine, from now on
         nb.fallback(err)
         return None
+    redo = ~ok
+    out[redo] = o2[redo]
+    ok[redo] = k2[redo]
     return out, ok

@@ -8,11 +8,13 @@ groups on object arrays of Python ints) whose partial products are truncated to
 the same float64, that float is the correctly rounded product; otherwise ``P`` is
 doubled. Odd mantissas make every partial product no longer than the exact one, so
 once ``P`` reaches the exact product's length nothing is truncated and ties are
-decided exactly. With numba, a certified double-double product
-(:mod:`nanaccess.core._numba.products`) answers first and only the groups it cannot
-certify go to the tree. Zeros, infinities and signs follow IEEE multiplication (``0 * inf``
-is NaN); a product beyond the float64 range is ``+-inf`` and one below it rounds to a
-subnormal or ``+-0.0``, as correct rounding does.
+decided exactly. With numba, certified double-double products answer first (the lane kernel of
+:mod:`nanaccess.core._numba.products_fused`, then :mod:`nanaccess.core._numba.products`
+for segments holding zeros, infinities or subnormals; groups gathered by a counting
+sort) and only the groups they cannot certify go to the tree. Zeros, infinities and
+signs follow IEEE multiplication (``0 * inf`` is NaN); a product beyond the float64
+range is ``+-inf`` and one below it rounds to a subnormal or ``+-0.0``, as correct
+rounding does.
 """
 
 from __future__ import annotations
@@ -146,27 +148,48 @@ def row_products(rows: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray
 
 
 def _compiled(vals: np.ndarray, gid: np.ndarray, ngroups: int):
-    """``(products, flagged)`` by the certified compiled kernel, or None (NumPy)."""
+    """``(products, flagged)`` by the certified compiled kernels, or None (NumPy)."""
     if nb.choose_engine(size=vals.size, min_size=_MIN_SIZE) != "numba":
         return None
     if gid.size < 2 or bool((gid[1:] >= gid[:-1]).all()):  # rows: already in order
-        v, sg = np.ascontiguousarray(vals), gid
-    else:
-        order = np.argsort(gid, kind="stable")
-        v, sg = np.ascontiguousarray(vals[order]), gid[order]
-    return _segments(v, np.searchsorted(sg, np.arange(ngroups + 1)), ngroups)
+        v, starts = np.ascontiguousarray(vals), np.searchsorted(gid, np.arange(ngroups + 1))
+    else:  # a counting sort by group (no argsort)
+        try:
+            v, starts = nb.kernels("central_fused")["bucket"](
+                np.ascontiguousarray(vals, np.float64), np.ascontiguousarray(gid, np.int64),
+                ngroups,
+            )
+        except Exception as err:  # numba failed: the NumPy engine, from now on
+            nb.fallback(err)
+            return None
+    return _segments(v, starts, ngroups)
 
 
-def _segments(v: np.ndarray, starts: np.ndarray, ngroups: int,
-              keep: np.ndarray | None = None):
+def _segments(v: np.ndarray, starts: np.ndarray, ngroups: int, keep: np.ndarray | None = None):
     """``(products, flagged)`` of the segments ``v[starts[s]:starts[s+1]]`` (the values
-    ``keep`` marks), or None (no compiled engine)."""
+    ``keep`` marks), or None (no compiled engine): the lane kernel first
+    (:mod:`.._numba.products_fused`), the segments it leaves open (special factors,
+    uncertain roundings) by :mod:`.._numba.products`."""
     out = np.empty(ngroups, np.float64)
     flags = np.zeros(ngroups, np.int64)
     k = np.ones(v.size, bool) if keep is None else keep
+    starts = np.ascontiguousarray(starts, np.int64)
     try:
-        nb.kernels("products")["products"](v.view(np.uint64), k, starts.astype(np.int64),
-                                           out, flags)
+        nb.kernels("products_fused")["products"](v.view(np.uint64), k, starts, out, flags)
+        if flags.any():
+            redo = np.flatnonzero(flags)
+            lens = starts[redo + 1] - starts[redo]
+            sub = np.zeros(redo.size + 1, np.int64)
+            np.cumsum(lens, out=sub[1:])
+            # the values of the open segments, gathered (ranges built without a loop)
+            idx = np.repeat(starts[redo] - sub[:-1], lens) + np.arange(sub[-1])
+            o2 = np.empty(redo.size, np.float64)
+            f2 = np.zeros(redo.size, np.int64)
+            nb.kernels("products")["products"](
+                np.ascontiguousarray(v[idx]).view(np.uint64), k[idx], sub, o2, f2
+            )
+            out[redo] = o2
+            flags[redo] = f2
     except Exception as err:  # numba failed: the NumPy engine, from now on
         nb.fallback(err)
         return None
