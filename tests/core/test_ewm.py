@@ -204,3 +204,21 @@ def test_var_after_a_jump_once_the_weights_are_steady(engine, bias):
     np.testing.assert_allclose(got[-100:], pd_var[-100:], rtol=1e-6)
     std = ewm_stat(x, "std", alpha=0.3, bias=bias, policy="raise")[0]
     np.testing.assert_array_equal(std[-100:], np.sqrt(got[-100:]))
+
+
+@pytest.mark.parametrize("stat", ["mean", "var", "std"])
+@pytest.mark.parametrize("ignore_na", [True, False])
+def test_a_signaling_nan_is_refused_under_omit(engine, stat, ignore_na):
+    # "omit" finds it inside the kernel pass (no separate scan): same error, same bits
+    x = np.array([1.0, np.nan, 2.0, 3.0, np.nan, 4.0] * 20)
+    bits = x.view(np.int64)
+    bits[100] = 0x7FF0000000000001  # signaling, late in the series
+    before = x.copy()
+    with pytest.raises(na.SignalingNaNError, match="position 100"):
+        ewm_stat(x, stat, alpha=0.3, ignore_na=ignore_na, policy="omit")
+    assert np.array_equal(x.view(np.int64), before.view(np.int64))
+    x[100] = np.nan  # quiet again: the same values as a scan-first run
+    got = ewm_stat(x, stat, alpha=0.3, ignore_na=ignore_na, policy="omit")[0]
+    want = getattr(pd.Series(x).ewm(alpha=0.3, ignore_na=ignore_na), stat)().to_numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert ewm_stat(x, stat, alpha=0.3, policy="totalorder")[0].shape == x.shape

@@ -42,11 +42,13 @@ def _round3(hi, lo, lo2):  # pragma: no cover - compiled
     return r
 
 
-def prefix_kernel(v, starts, out, bad, skipnan):  # pragma: no cover - compiled
+def prefix_kernel(v, starts, out, bad, skipnan, bits, quiet, sig):  # pragma: no cover
     """``out``: the correctly rounded prefix sums of each segment; ``bad[s] = 1`` when
     the segment's carried sum stopped being exact (the caller's reference sums it).
-    ``skipnan``: a NaN is skipped and keeps its place (bits as stored). A zero prefix
-    is -0.0 only when every value so far is -0.0 (IEEE addition)."""
+    ``skipnan``: a NaN is skipped and keeps its place (bits as stored); one without the
+    ``quiet`` bit in ``bits`` (``v`` viewed as ints) sets ``sig[0]`` (signaling: the
+    caller raises). A zero prefix is -0.0 only when every value so far is -0.0 (IEEE
+    addition)."""
     for s in range(starts.size - 1):
         hi = 0.0
         lo = 0.0
@@ -55,6 +57,8 @@ def prefix_kernel(v, starts, out, bad, skipnan):  # pragma: no cover - compiled
         for i in range(starts[s], starts[s + 1]):
             x = v[i]
             if skipnan and x != x:
+                if bits[i] & quiet == 0:
+                    sig[0] = 1
                 out[i] = x
                 continue
             hi, e1 = _two_sum(hi, x)
@@ -68,9 +72,10 @@ def prefix_kernel(v, starts, out, bad, skipnan):  # pragma: no cover - compiled
             out[i] = -0.0 if (negz and r == 0.0) else r
 
 
-def extreme_kernel(v, starts, out, want_max):  # pragma: no cover - compiled
+def extreme_kernel(v, starts, out, want_max, bits, quiet, sig):  # pragma: no cover
     """Running maximum (``want_max``) or minimum of each segment skipping NaNs, which
-    keep their place (bits as stored); zeros ordered as totalOrder (``-0.0 < +0.0``).
+    keep their place (bits as stored; a signaling one sets ``sig[0]``, as
+    :func:`prefix_kernel`); zeros ordered as totalOrder (``-0.0 < +0.0``).
     One pass, the same comparison for both: a minimum is a maximum of negated keys."""
     sgn = 1.0 if want_max else -1.0
     for s in range(starts.size - 1):
@@ -79,6 +84,8 @@ def extreme_kernel(v, starts, out, want_max):  # pragma: no cover - compiled
         for i in range(starts[s], starts[s + 1]):
             x = v[i]
             if x != x:
+                if bits[i] & quiet == 0:
+                    sig[0] = 1
                 out[i] = x
                 continue
             if not started:
@@ -93,10 +100,12 @@ def extreme_kernel(v, starts, out, want_max):  # pragma: no cover - compiled
             out[i] = m
 
 
-def grouped_prefix_kernel(v, codes, ngroups, out, bad):  # pragma: no cover - compiled
+def grouped_prefix_kernel(v, codes, ngroups, out, bad, bits, quiet,
+                          sig):  # pragma: no cover - compiled
     """:func:`prefix_kernel` (skipping NaNs) within groups, in one pass over the rows in
     their order: a triple-double per group (``codes`` -1: NaN out). ``bad[g] = 1``: the
-    group's carried sum stopped being exact (the caller's reference sums it)."""
+    group's carried sum stopped being exact (the caller's reference sums it); a
+    signaling NaN in a group sets ``sig[0]``."""
     hi = np.zeros(ngroups)
     lo = np.zeros(ngroups)
     lo2 = np.zeros(ngroups)
@@ -108,6 +117,8 @@ def grouped_prefix_kernel(v, codes, ngroups, out, bad):  # pragma: no cover - co
             out[i] = np.nan
             continue
         if x != x:
+            if bits[i] & quiet == 0:
+                sig[0] = 1
             out[i] = x
             continue
         if bad[g]:
@@ -127,8 +138,10 @@ def grouped_prefix_kernel(v, codes, ngroups, out, bad):  # pragma: no cover - co
         out[i] = -0.0 if (nz and r == 0.0) else r
 
 
-def grouped_extreme_kernel(v, codes, ngroups, out, want_max):  # pragma: no cover
-    """:func:`extreme_kernel` within groups, in one pass over the rows in their order."""
+def grouped_extreme_kernel(v, codes, ngroups, out, want_max, bits, quiet,
+                           sig):  # pragma: no cover
+    """:func:`extreme_kernel` within groups, in one pass over the rows in their order
+    (a signaling NaN in a group sets ``sig[0]``)."""
     sgn = 1.0 if want_max else -1.0
     m = np.zeros(ngroups, v.dtype)
     started = np.zeros(ngroups, np.bool_)
@@ -139,6 +152,8 @@ def grouped_extreme_kernel(v, codes, ngroups, out, want_max):  # pragma: no cove
             out[i] = np.nan
             continue
         if x != x:
+            if bits[i] & quiet == 0:
+                sig[0] = 1
             out[i] = x
             continue
         if not started[g]:

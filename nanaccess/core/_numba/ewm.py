@@ -27,6 +27,7 @@ from . import bind, jit, register
 __all__ = ["build", "ewm_kernel", "ewm_mean_kernel", "ewm_var_kernel"]
 
 _SPLIT = 134217729.0
+_QUIET = 1 << 51  # the quiet bit of a float64 NaN
 
 
 def _two_sum(a, b):  # pragma: no cover - compiled
@@ -249,14 +250,15 @@ def _alpha_weights(fh, fl, adjust):  # pragma: no cover - compiled
 
 
 def ewm_mean_kernel(
-    v, starts, fh, fl, adjust, nanmode, minp, out, state
+    v, starts, fh, fl, adjust, nanmode, minp, out, state, bits
 ):  # pragma: no cover - compiled
     """The exponentially weighted mean as the quotient of two weighted sums, ``S = f S
     + w x`` and ``W = f W + w`` (double-doubles, one :func:`_axpy` each per value),
     for ``times=None`` and (with ``adjust=False``) ``nanmode`` 0 or 2: the same
     exact value as :func:`ewm_kernel`'s recurrence, at a fraction of its cost.
     ``state[s]`` (:data:`STATE`): segment ``s``'s state on entry (a chunk continuing
-    the one before it), written back on exit."""
+    the one before it), written back on exit. ``bits``: ``v`` viewed as int64; a
+    signaling NaN sets ``state[s, 16]`` (the caller's scan then raises)."""
     nwh, nwl, _, _, _, _ = _alpha_weights(fh, fl, adjust)
     for s in range(starts.size - 1):
         st = state[s]
@@ -272,6 +274,8 @@ def ewm_mean_kernel(
         for i in range(starts[s], starts[s + 1]):
             x = v[i]
             if x != x:
+                if bits[i] & _QUIET == 0:  # a signaling NaN: the caller raises
+                    st[16] = 1.0
                 if nanmode == 2:
                     for j in range(i, starts[s + 1]):
                         out[j] = x
@@ -315,7 +319,7 @@ def ewm_mean_kernel(
 
 
 def ewm_var_kernel(
-    v, starts, fh, fl, adjust, nanmode, minp, bias, out, state, want_std
+    v, starts, fh, fl, adjust, nanmode, minp, bias, out, state, want_std, bits
 ):  # pragma: no cover - compiled
     """The exponentially weighted variance from weighted sums of the deviations ``d``
     from a shift ``k`` (the first value): ``S = f S + w d``, ``Q = f Q + w d**2``,
@@ -341,6 +345,8 @@ def ewm_var_kernel(
         for i in range(starts[s], starts[s + 1]):
             x = v[i]
             if x != x:
+                if bits[i] & _QUIET == 0:  # a signaling NaN: the caller raises
+                    st[16] = 1.0
                 if nanmode == 2:
                     for j in range(i, starts[s + 1]):
                         out[j] = x
@@ -418,8 +424,8 @@ def ewm_var_kernel(
 
 
 #: the state of one segment of the fast kernels: S (2), W (2), count, last output,
-#: poisoned, poison, steady, 1/den (2), shift, Q (2), W2 (2)
-STATE = 16
+#: poisoned, poison, steady, 1/den (2), shift, Q (2), W2 (2), a signaling NaN seen
+STATE = 17
 
 
 def fresh_state(segments: int) -> np.ndarray:

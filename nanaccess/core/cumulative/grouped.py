@@ -20,33 +20,40 @@ from ...options import NanPolicy, resolve_policy
 from .. import _numba as nb
 from ..grouped.common import scan
 from ..policy import RULES
+from .prefix import signaling_args
 from .scan import cumulative
 
 __all__ = ["grouped_cumulative"]
 
 
-def _one_pass(x: np.ndarray, codes: np.ndarray, ngroups: int, stat: str,
-              policy: NanPolicy, miss: np.ndarray | None) -> np.ndarray | None:
-    """"omit" on float data without missing values: ``cumsum`` (float64), ``cummax``,
-    ``cummin`` in one compiled pass over the rows with a state per group (no sort);
-    None when numba does not serve or a group needs the exact reference."""
+def _fits(x: np.ndarray, stat: str, policy: NanPolicy, miss: np.ndarray | None) -> bool:
+    """Whether :func:`_one_pass` serves (it then flags signaling NaNs itself)."""
     rules = RULES[policy]
-    if (miss is not None or x.dtype.kind != "f" or not rules.removes or rules.orders_nans
-            or stat not in ("cumsum", "cummax", "cummin") or not x.dtype.isnative
-            or (stat == "cumsum" and x.dtype != np.float64)
-            or nb.choose_engine(size=x.size, min_size=64) != "numba"):
-        return None
+    return not (miss is not None or x.dtype.kind != "f" or not rules.removes
+                or rules.orders_nans or stat not in ("cumsum", "cummax", "cummin")
+                or not x.dtype.isnative or x.dtype.itemsize < 4  # numba: no float16
+                or (stat == "cumsum" and x.dtype != np.float64)
+                or nb.choose_engine(size=x.size, min_size=64) != "numba")
+
+
+def _one_pass(x: np.ndarray, codes: np.ndarray, ngroups: int, stat: str,
+              sig: np.ndarray) -> np.ndarray | None:
+    """"omit" on float data without missing values (:func:`_fits`): ``cumsum``
+    (float64), ``cummax``, ``cummin`` in one compiled pass over the rows with a state
+    per group (no sort); None when numba fails or a group needs the exact reference.
+    ``sig[0]`` is set when a signaling NaN was passed over (the caller raises)."""
     v = np.ascontiguousarray(x)
     out = np.empty_like(v)
     try:
         k = nb.kernels("cumulative")
         if stat == "cumsum":
             bad = np.zeros(max(ngroups, 1), np.int64)
-            k["grouped_prefix"](v, codes, ngroups, out, bad)
+            k["grouped_prefix"](v, codes, ngroups, out, bad, *signaling_args(v, sig))
             if bad.any():
                 return None
         else:
-            k["grouped_extreme"](v, codes, ngroups, out, stat == "cummax")
+            k["grouped_extreme"](v, codes, ngroups, out, stat == "cummax",
+                                 *signaling_args(v, sig))
     except Exception as err:  # numba failed: the NumPy engine, from now on
         nb.fallback(err)
         return None
@@ -69,10 +76,16 @@ def grouped_cumulative(x: Any, codes: Any, ngroups: int, stat: str, *,
     x = np.asarray(x)
     codes = np.asarray(codes).astype(np.intp, copy=False)
     miss = None if missing is None else np.asarray(missing, bool)
-    scan(x[:, None], codes, policy, None if miss is None else miss[:, None], True)
-    fast = _one_pass(x, codes, ngroups, stat, policy, miss)
-    if fast is not None:
-        return fast, None
+    fused = _fits(x, stat, policy, miss)  # "omit": the compiled pass flags signaling NaNs
+    if not fused:
+        scan(x[:, None], codes, policy, None if miss is None else miss[:, None], True)
+    else:
+        sig = np.zeros(1, np.int64)
+        fast = _one_pass(x, codes, ngroups, stat, sig)
+        if fast is None or sig[0]:
+            scan(x[:, None], codes, policy, None, True)  # raises a signaling NaN
+        if fast is not None:
+            return fast, None
     n = x.size
     ingroup = codes >= 0
     order = np.argsort(np.where(ingroup, codes, ngroups), kind="stable")

@@ -24,7 +24,7 @@ import numpy as np
 from .. import _numba as nb
 from ..exactsum.digits import W, float_terms, normalize, round_digits
 
-__all__ = ["exact_prefix", "prefix_sums", "skipnan_extreme", "skipnan_prefix"]
+__all__ = ["exact_prefix", "prefix_sums", "signaling_args", "skipnan_extreme", "skipnan_prefix"]
 
 _MASK = (1 << W) - 1
 _BLOCK = 1 << 15
@@ -103,7 +103,7 @@ def prefix_sums(v: np.ndarray, starts: np.ndarray) -> np.ndarray:
             out = np.empty(v.size, np.float64)
             bad = np.zeros(starts.size - 1, np.int64)
             nb.kernels("cumulative")["prefix"](v, np.asarray(starts, np.int64), out, bad,
-                                               False)
+                                               False, *signaling_args(v, None))
         except Exception as err:  # numba failed: the NumPy engine, from now on
             nb.fallback(err)
             out = None
@@ -118,10 +118,17 @@ def prefix_sums(v: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return out
 
 
-def skipnan_prefix(rows: np.ndarray) -> np.ndarray | None:
+def signaling_args(v: np.ndarray, sig: np.ndarray | None) -> tuple:
+    """The kernels' signaling-NaN arguments: ``v`` as ints, its quiet bit, the flag."""
+    lay = {2: (np.int16, 9), 4: (np.int32, 22), 8: (np.int64, 51)}[v.dtype.itemsize]
+    return (v.view(lay[0]), 1 << lay[1], np.zeros(1, np.int64) if sig is None else sig)
+
+
+def skipnan_prefix(rows: np.ndarray, sig: np.ndarray | None = None) -> np.ndarray | None:
     """Prefix sums of float64 rows skipping NaNs (each keeps its place and bits), in one
     compiled pass; None when numba does not serve or a row needs more (an infinity, a
-    sum the triple-double cannot hold exactly): the general path decides."""
+    sum the triple-double cannot hold exactly): the general path decides. ``sig`` (one
+    int64): set to 1 when a signaling NaN was passed over (the caller raises)."""
     if rows.size < _MIN_SIZE or nb.choose_engine(size=rows.size, min_size=_MIN_SIZE) != "numba":
         return None
     r, n = rows.shape
@@ -130,16 +137,18 @@ def skipnan_prefix(rows: np.ndarray) -> np.ndarray | None:
     bad = np.zeros(r, np.int64)
     try:
         nb.kernels("cumulative")["prefix"](v, np.arange(r + 1, dtype=np.int64) * n, out, bad,
-                                           True)
+                                           True, *signaling_args(v, sig))
     except Exception as err:  # numba failed: the NumPy engine, from now on
         nb.fallback(err)
         return None
     return None if bad.any() else out.reshape(r, n)
 
 
-def skipnan_extreme(rows: np.ndarray, stat: str) -> np.ndarray | None:
+def skipnan_extreme(rows: np.ndarray, stat: str,
+                    sig: np.ndarray | None = None) -> np.ndarray | None:
     """Running max / min of float rows skipping NaNs (each keeps its place and bits;
-    ``-0.0 < +0.0``), in one compiled pass; None when numba does not serve."""
+    ``-0.0 < +0.0``), in one compiled pass; None when numba does not serve. ``sig``:
+    as :func:`skipnan_prefix`'s."""
     if rows.size < _MIN_SIZE or nb.choose_engine(size=rows.size, min_size=_MIN_SIZE) != "numba":
         return None
     r, n = rows.shape
@@ -147,7 +156,7 @@ def skipnan_extreme(rows: np.ndarray, stat: str) -> np.ndarray | None:
     out = np.empty_like(v)
     try:
         nb.kernels("cumulative")["extreme"](v, np.arange(r + 1, dtype=np.int64) * n, out,
-                                            stat == "cummax")
+                                            stat == "cummax", *signaling_args(v, sig))
     except Exception as err:  # numba failed: the NumPy engine, from now on
         nb.fallback(err)
         return None

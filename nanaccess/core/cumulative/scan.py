@@ -157,19 +157,30 @@ def cumulative(x: Any, stat: str, *, axis: int = -1, policy: NanPolicy | str | N
     miss = None if mm is None else mm.reshape(rows.shape)
     if miss is not None and not miss.any():
         miss = None
-    # the policy's errors (raise, signaling NaNs), positions in x's own shape
-    scan_rows(x, Reduction.of(x, ax), policy, None if mm is None else np.asarray(missing, bool))
     rules = RULES[policy]
-    if kind == "f" and miss is None and rules.removes and not rules.orders_nans:
+    mask = None if mm is None else np.asarray(missing, bool)
+    omit_fast = kind == "f" and miss is None and rules.removes and not rules.orders_nans
+    # "omit" on float64 (cummax / cummin: float32 too): the compiled pass flags a
+    # signaling NaN itself, so no separate scan reads the data first
+    fused = omit_fast and rows.dtype.isnative and (
+        (stat in ("cummax", "cummin") and rows.dtype.itemsize in (4, 8))
+        or (stat == "cumsum" and rows.dtype.itemsize == 8))
+    if not fused:  # the policy's errors (raise, signaling NaNs), positions in x's shape
+        scan_rows(x, Reduction.of(x, ax), policy, mask)
+    if omit_fast:
         fast = None  # "omit": one compiled pass, NaNs kept in place (no NaN mask made)
+        sig = np.zeros(1, np.int64)
         if stat == "cumsum" and rows.dtype.isnative and rows.dtype.itemsize in (4, 8):
             # float32: the float64 correctly rounded prefixes, rounded to float32 (quiet
             # NaNs keep their bits through the round trip; signaling ones raised above)
-            fast = skipnan_prefix(rows.astype(np.float64, copy=False))
+            fast = skipnan_prefix(rows.astype(np.float64, copy=False), sig)
             if fast is not None:
                 fast = fast.astype(rows.dtype, copy=False)
-        elif stat in ("cummax", "cummin") and rows.dtype.isnative:
-            fast = skipnan_extreme(rows, stat)
+        elif stat in ("cummax", "cummin") and rows.dtype.isnative and rows.dtype.itemsize > 2:
+            # (numba has no float16)
+            fast = skipnan_extreme(rows, stat, sig)
+        if fused and (fast is None or sig[0]):
+            scan_rows(x, Reduction.of(x, ax), policy, mask)  # raises a signaling NaN
         if fast is not None:
             return np.moveaxis(fast.reshape(shape), -1, ax), None
     nan = np.isnan(rows) if kind == "f" else None

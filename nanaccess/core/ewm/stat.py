@@ -107,7 +107,8 @@ def _deltas(times: Any, halflife: Any, n: int,
 
 def _run(v: np.ndarray, starts: np.ndarray, alpha: float, deltas: np.ndarray | None,
          adjust: bool, nanmode: int, minp: int, want_var: bool, bias: bool,
-         state: np.ndarray | None = None, want_std: bool = False) -> np.ndarray:
+         state: np.ndarray | None = None, want_std: bool = False
+         ) -> tuple[np.ndarray, np.ndarray | None]:
     fh = 1.0 - alpha
     fl = (1.0 - fh) - alpha  # 1 - alpha exactly: fh + fl (Sterbenz: fh is within 2x of 1)
     out = np.empty(v.size, np.float64)
@@ -125,6 +126,7 @@ def _run(v: np.ndarray, starts: np.ndarray, alpha: float, deltas: np.ndarray | N
 
             state = fresh_state(starts.size - 1)
         args += (bool(bias), out, state, bool(want_std)) if want_var else (out, state)
+        args += (v.view(np.int64),)
     else:
         name = "ewm"
         d = np.zeros(1) if deltas is None else deltas
@@ -133,13 +135,13 @@ def _run(v: np.ndarray, starts: np.ndarray, alpha: float, deltas: np.ndarray | N
     if nb.choose_engine(size=v.size, min_size=_MIN_SIZE) == "numba":
         try:
             nb.kernels("ewm")[name](*args)
-            return out
+            return out, state
         except Exception as err:  # numba failed: the NumPy engine, from now on
             nb.fallback(err)
     from .._numba import ewm as ref  # plain Python: the uncompiled reference
 
     {"ewm": ref.ewm_kernel, "mean": ref.ewm_mean_kernel, "var": ref.ewm_var_kernel}[name](*args)
-    return out
+    return out, state
 
 
 def ewm_stat(x: Any, stat: str, *, axis: int = -1, com: float | None = None,
@@ -190,7 +192,14 @@ def ewm_stat(x: Any, stat: str, *, axis: int = -1, com: float | None = None,
     if int(min_periods) < 0:
         raise ValueError("min_periods must be >= 0")
     ax = axis % x.ndim
-    scan_rows(x, Reduction.of(x, ax), policy, missing)  # raise / signaling NaNs
+    rules = RULES[policy]
+    nanmode = (0 if ignore_na else 1) if rules.removes else 2
+    sums = times is None and (adjust or nanmode != 1)  # the fast kernels (and std's root)
+    # "omit" on float64 without a mask: the fast kernels see every NaN and flag a
+    # signaling one (the scan then raises its error); no separate pass over the data
+    fused = sums and nanmode != 2 and missing is None and x.dtype == np.float64
+    if not fused:
+        scan_rows(x, Reduction.of(x, ax), policy, missing)  # raise / signaling NaNs
     xm = np.moveaxis(x, ax, -1)
     shape = xm.shape
     n = shape[-1]
@@ -202,8 +211,6 @@ def ewm_stat(x: Any, stat: str, *, axis: int = -1, com: float | None = None,
             rows = np.where(miss, np.nan, rows)  # a copy, skipped as a NaN would be
         else:
             miss = None
-    rules = RULES[policy]
-    nanmode = (0 if ignore_na else 1) if rules.removes else 2
     if starts is None:
         starts = np.arange(rows.shape[0] + 1, dtype=np.int64) * n
     else:
@@ -214,10 +221,12 @@ def ewm_stat(x: Any, stat: str, *, axis: int = -1, com: float | None = None,
     if times is not None:
         deltas = _deltas(times, halflife, n, starts if rows.shape[0] == 1 else None)
         deltas = np.tile(deltas, rows.shape[0])
-    sums = deltas is None and (adjust or nanmode != 1)  # the std's root in the kernel
-    out = _run(rows.reshape(-1), starts, a, deltas, adjust, nanmode,
-               max(int(min_periods), 1), stat != "mean", bias,
-               want_std=stat == "std" and sums).reshape(rows.shape)
+    out, state = _run(rows.reshape(-1), starts, a, deltas, adjust, nanmode,
+                      max(int(min_periods), 1), stat != "mean", bias,
+                      want_std=stat == "std" and sums)
+    out = out.reshape(rows.shape)
+    if fused and state is not None and state[:, 16].any():
+        scan_rows(x, Reduction.of(x, ax), policy, missing)  # raises the signaling NaN
     if stat == "std" and not sums:
         with np.errstate(invalid="ignore"):
             np.sqrt(out, out=out)  # ours: in place
@@ -259,6 +268,6 @@ def ewm_step(rows: np.ndarray, stat: str, state: np.ndarray | None, *, alpha: fl
     state = fresh_state(r) if state is None else state.copy()
     v = np.ascontiguousarray(rows, dtype=np.float64).reshape(-1)
     starts = np.arange(r + 1, dtype=np.int64) * n
-    out = _run(v, starts, float(alpha), None, adjust, nanmode, max(int(min_periods), 1),
-               stat != "mean", bias, state, want_std=stat == "std").reshape(r, n)
-    return out, state
+    out, _ = _run(v, starts, float(alpha), None, adjust, nanmode, max(int(min_periods), 1),
+                  stat != "mean", bias, state, want_std=stat == "std")
+    return out.reshape(r, n), state
