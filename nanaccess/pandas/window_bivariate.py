@@ -46,18 +46,17 @@ def window_pairs(x: Column, y: Column, start: np.ndarray, end: np.ndarray, *,
     start = np.asarray(start, np.int64)
     end = np.maximum(np.asarray(end, np.int64), start)
     nwin = start.size
-    values = np.full(nwin, np.nan)
     missing = None
     loc = IndexLocation(index, order)
     subjects = [subject_of(n, series=series) for n in names]
-    todo = np.arange(nwin)
     from ..core.bivariate.window_checked import checked_window_shortcut
 
     fast = checked_window_shortcut(xv, yv, xm, ym, start, end, stat, ddof, min_periods,
                                    policy, subjects, loc)
-    if fast is not None:
-        values[:] = fast[0]
-        todo = np.flatnonzero(~fast[1])
+    if fast is not None:  # the certified windows; the others below
+        values, todo = fast[0], np.flatnonzero(~fast[1])
+    else:
+        values, todo = np.full(nwin, np.nan), np.arange(nwin)
     a = 0
     lens = end[todo] - start[todo]
     while a < todo.size:  # blocks of windows whose rows fit the block

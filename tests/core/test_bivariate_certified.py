@@ -93,6 +93,11 @@ def test_the_shortcut_certifies_nearly_every_window():
             got = window_shortcut(x, y, ok, start, np.arange(5000) + 1, stat=stat, ddof=1,
                                   min_periods=1)
             assert got is not None and got[1].mean() > 0.99
+    xs, ys = pd.Series(np.where(ok, x, np.nan)), pd.Series(y)
+    for stat in ("corr", "cov"):  # past the sums' first fresh start (4096 windows)
+        fast, exact = _both(lambda stat=stat: getattr(xs.rolling(100, min_periods=1).nanstats,
+                                                      stat)(ys, nan_policy="omit"))
+        np.testing.assert_array_equal(_bits(fast), _bits(exact))
 
 
 def test_uncompiled_kernel_matches_the_exact_path():

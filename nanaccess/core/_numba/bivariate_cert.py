@@ -315,7 +315,7 @@ def _normalise(W, K, m, big, vx, vy):  # pragma: no cover - compiled
 
 def rolling_pair(x, y, ok, ninf, start, end, big, restart, stat, ddof, minp, out,
                  good):  # pragma: no cover
-    """Windows ``[start[i], end[i])`` (starts, ends non-decreasing; ``big`` rows at
+    """Windows ``[max(start[i], 0), end[i])`` (non-decreasing; ``big`` rows at
     most) of the joint finite rows ``ok`` (``ninf``: prefix counts of the joint rows
     holding an infinity, or empty): ``out[i]`` the cov (stat 1) or Pearson r (stat 0),
     ``good[i]`` certified (else the caller recomputes it). The five chains slide (rows
@@ -333,15 +333,16 @@ def rolling_pair(x, y, ok, ninf, start, end, big, restart, stat, ddof, minp, out
         m = min(_BATCH, nwin - a0)
         if a0 % restart == 0:  # the largest |x|, |y| of the next `restart` windows' rows
             vx = vy = 0.0
-            for r in range(start[a0], end[min(nwin, a0 + restart) - 1]):
+            i1 = min(nwin, a0 + restart) - 1
+            for r in range(max(start[a0], 0), max(end[i1], start[i1])):
                 if ok[r]:
                     vx = max(vx, abs(x[r]))
                     vy = max(vy, abs(y[r]))
         for j in range(m):
             i = a0 + j
-            s = start[i]
-            e = end[i]
-            if s >= hi or i % restart == 0:  # start again from the window's rows
+            s = max(start[i], 0)
+            e = max(end[i], s)
+            if s >= hi or (j == 0 and a0 % restart == 0):  # start again from its rows
                 s0 = c0 = s1 = c1 = s2 = c2 = s3 = c3 = s4 = c4 = 0.0
                 cnt = steps = 0
                 lo = hi = s

@@ -41,8 +41,8 @@ def window_shortcut(x: np.ndarray, y: np.ndarray, ok: np.ndarray, start: np.ndar
     >>> got is None
     True
     """
-    start = np.maximum(np.asarray(start, np.int64), 0)
-    end = np.maximum(np.asarray(end, np.int64), start)
+    start = np.ascontiguousarray(start, np.int64)  # clamped as the kernels read them
+    end = np.ascontiguousarray(end, np.int64)
     if float(ddof) != int(ddof) or start.size == 0:
         return None
     use = nb.choose_engine(engine, size=start.size, min_size=_MIN_COMPILED,
@@ -58,22 +58,18 @@ def window_shortcut(x: np.ndarray, y: np.ndarray, ok: np.ndarray, start: np.ndar
     mp = max(int(min_periods), 1)
     try:
         k = nb.kernels("bivariate_cert")
-        if not start.any() and (np.diff(end) >= 0).all():
-            k["expanding_pair"](x, y, ok, end, code, float(ddof), mp, out, good)
+        if start.size and start[0] <= 0 and not (start > 0).any() and (
+                np.diff(np.maximum(end, 0)) >= 0).all():
+            k["expanding_pair"](x, y, ok, np.maximum(end, 0), code, float(ddof), mp, out, good)
             return out, good
-        block = int((end - start).max())
-        if (block > _MAX_BLOCK or (start[1:] < start[:-1]).any()
-                or (end[1:] < end[:-1]).any()):
+        fin = np.empty(x.size, np.bool_)
+        ninf = np.empty(x.size + 1, np.int64)
+        block = int(nb.kernels("window_pair_prep")["pair_prep"](x, y, ok, start, end, fin, ninf))
+        if block < 0 or block > _MAX_BLOCK:
             return None
         # the sums start again every `restart` windows (a multiple of the kernel's
         # batch): at most one row more per window
         restart = -(-max(_RESTART, block) // _RESTART) * _RESTART
-        fin = ok & np.isfinite(x) & np.isfinite(y)
-        inf = ok & ~fin
-        ninf = np.zeros(0, np.int64)
-        if inf.any():
-            ninf = np.zeros(x.size + 1, np.int64)
-            np.cumsum(inf, out=ninf[1:])
         k["rolling_pair"](x, y, fin, ninf, start, end, block, restart, code, float(ddof), mp,
                           out, good)
     except Exception as err:  # numba failed (or compiles in the background): exact path
