@@ -49,7 +49,7 @@ from .api import (
 )
 from .core.classify import make_nan
 from .core.keys import totalorder_key
-from .errors import NaNError, SignalingNaNError, WeightsValueError
+from .errors import NaNError, SignalingNaNError, TotalWeightError, WeightsValueError
 from .options import NanPolicy, get_options, option_context, set_options
 
 __all__ = [
@@ -58,6 +58,7 @@ __all__ = [
     "NaNError",
     "SignalingNaNError",
     "WeightsValueError",
+    "TotalWeightError",
     "agg",
     "argmax",
     "argmin",

@@ -169,6 +169,8 @@ def call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
         from .arrayapi import arrayapi_call
         return arrayapi_call(stat, data, axis, nan_policy, keepdims, params)
     weights = params.pop("weights", None)
+    if weights is None and params.get("weights_kind", "frequency") == "frequency":
+        params.pop("weights_kind", None)
     if weights is not None:
         return weighted_call(stat, data, host, weights, axis, nan_policy, keepdims, params)
     if host in ("pandas", "xarray"):

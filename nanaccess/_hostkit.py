@@ -35,7 +35,29 @@ from .errors import NaNError
 from .options import NanPolicy
 
 __all__ = ["host_reduce", "empty_is_missing", "kept_int_dtype", "with_min_count",
-           "window_length", "relabelled"]
+           "window_length", "relabelled", "without_weights_kind"]
+
+
+def without_weights_kind(weights: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` as the hook of a host that takes ``weights`` passes them on: the
+    generated methods always pass ``weights_kind``, which only weighted calls use, so
+    without ``weights`` it is dropped (a ValueError for anything but the default
+    "frequency", which would be silently ignored).
+
+    Examples
+    --------
+    >>> without_weights_kind(None, {"ddof": 1, "weights_kind": "frequency"})
+    {'ddof': 1}
+    >>> without_weights_kind([1, 2], {"ddof": 1, "weights_kind": "reliability"})
+    {'ddof': 1, 'weights_kind': 'reliability'}
+    """
+    if weights is not None or "weights_kind" not in params:
+        return params
+    kind = params.pop("weights_kind")
+    if kind not in (None, "frequency"):
+        raise ValueError(f"weights_kind={kind!r} applies to weighted statistics: pass "
+                         "weights= too")
+    return params
 
 
 def empty_is_missing(stat: str) -> bool:

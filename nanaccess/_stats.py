@@ -182,6 +182,18 @@ WEIGHTS = Param(
     "``NaNError`` under \"raise\", drops its pair under \"omit\", makes the result NaN "
     "under \"propagate\" and is a ``ValueError`` under the ordering policies; negative or "
     "infinite weights are a ``ValueError`` (see :doc:`/weighted`).")
+#: the second keyword of the weighted spread statistics (``Statistic.weights_kind``):
+#: what a weight means to ``ddof``
+WEIGHTS_KIND = Param(
+    "weights_kind", "frequency", '{"frequency", "reliability"}',
+    "What the weights mean to ``ddof`` (with ``weights`` only). \"frequency\": counts, "
+    "``ddof`` subtracts from the total weight ``V1 = sum(w)``; non-integer weights whose "
+    "total leaves ``V1 - ddof < 1`` (normalized weights with ``ddof=1``) raise "
+    "``TotalWeightError``, integer weights with ``V1 <= ddof`` give NaN as unweighted data "
+    "with too few values. \"reliability\": :func:`numpy.cov`'s ``aweights``, the divisor "
+    "is ``V1 - ddof * V2 / V1`` with ``V2 = sum(w**2)`` (scale-free; NaN where it is not "
+    "positive). sem divides by the effective count: ``V1`` (frequency) or ``V1**2 / V2`` "
+    "(reliability).")
 
 
 @dataclass(frozen=True)
@@ -200,6 +212,12 @@ class Statistic:
     grouped: bool = True
     #: takes frequency ``weights=`` (the weighted engine, :mod:`nanaccess.core.weighted`)
     weighted: bool = False
+    #: takes ``weights_kind=`` with its weights (frequency or reliability weights: the
+    #: spread statistics, whose ``ddof`` needs to know what a weight counts)
+    weights_kind: bool = False
+    #: the weighted engine computes it as ``sqrt(var(ddof) / n)`` with ``n`` the
+    #: (effective) count of the weights (sem)
+    over_count: bool = False
     #: how it is built from other entries (None: an engine computes it directly)
     compose: Compose | None = None
     #: the result-dtype rule (None: from the family and ``picks``; see :func:`result_dtype`)
@@ -220,8 +238,11 @@ class Statistic:
 
     @property
     def weight_params(self) -> tuple[Param, ...]:
-        """``(WEIGHTS,)`` for a weighted statistic, else ``()``."""
-        return (WEIGHTS,) if self.weighted else ()
+        """``(WEIGHTS,)`` for a weighted statistic (``(WEIGHTS, WEIGHTS_KIND)`` for one
+        that takes ``weights_kind``), else ``()``."""
+        if not self.weighted:
+            return ()
+        return (WEIGHTS, WEIGHTS_KIND) if self.weights_kind else (WEIGHTS,)
 
     @property
     def kernel_family(self) -> str | None:
@@ -263,9 +284,10 @@ _TABLE = (
     Statistic("mean", "moment", False, "Arithmetic mean from the exact sum, rounded once.",
               weighted=True, kernel="mean"),
     Statistic("var", "moment", False, "Variance, exactly rounded.", (_DDOF,), weighted=True,
-              dtype="variance", kernel="var"),
+              weights_kind=True, dtype="variance", kernel="var"),
     Statistic("std", "moment", False, "Standard deviation: the square root of var.",
-              (_DDOF,), weighted=True, dtype="deviation", kernel="var", root=True),
+              (_DDOF,), weighted=True, weights_kind=True, dtype="deviation", kernel="var",
+              root=True),
     Statistic("sum", "moment", False, "Exact sum rounded once (as math.fsum).", weighted=True,
               dtype="sum", empty="zero", kernel="sum"),
     Statistic("count", "count", False, "Number of numbers (NaN and missing excluded).",
@@ -284,7 +306,7 @@ _TABLE = (
               "Kurtosis from the exact power sums, correctly rounded.", (_BIAS, _FISHER)),
     Statistic("sem", "higher", False,
               "Standard error of the mean from the exact sums, correctly rounded.",
-              (_SEM_DDOF,)),
+              (_SEM_DDOF,), weighted=True, weights_kind=True, over_count=True),
     Statistic("prod", "higher", False, "Product, correctly rounded (overflow gives inf).",
               empty="one"),
 )
@@ -330,6 +352,12 @@ PICKS = tuple(s.name for s in _TABLE if s.picks)
 MEDIANS = tuple(s.name for s in _TABLE if s.rank in ("median", "median_low", "median_high"))
 #: statistics that take frequency ``weights=``
 WEIGHTED = tuple(s.name for s in _TABLE if s.weighted)
+#: weighted statistics that take ``weights_kind`` (frequency or reliability weights)
+WEIGHTS_KINDS = frozenset(s.name for s in _TABLE if s.weights_kind)
+#: the choices of ``weights_kind``
+WEIGHTS_KIND_CHOICES = ("frequency", "reliability")
+#: weighted statistics computed as ``sqrt(var / n)`` (n the weights' effective count)
+OVER_COUNT = frozenset(s.name for s in _TABLE if s.over_count)
 #: statistics built from other entries (:attr:`Statistic.compose`)
 COMPOSED = tuple(s.name for s in _TABLE if s.compose is not None)
 

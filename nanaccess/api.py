@@ -261,25 +261,30 @@ def mean(data: Any, *, axis: Axis = None, weights: Any = None,
 
 @statistic
 def var(data: Any, *, axis: Axis = None, ddof: float = 0, weights: Any = None,
-        nan_policy: NanPolicyArg = None,
+        weights_kind: str = "frequency", nan_policy: NanPolicyArg = None,
         keepdims: bool = False) -> Any:
     """Variance with ``ddof`` (default 0 as NumPy/xarray), exactly rounded.
 
     With ``weights`` (frequency weights, as :func:`median`):
     ``sum(w (x - m)**2) / (sum(w) - ddof)`` with ``m`` the exact weighted mean, so
-    ``ddof`` subtracts from the total weight; exact, rounded once.
+    ``ddof`` subtracts from the total weight; exact, rounded once. Non-integer
+    frequency weights with ``sum(w) - ddof < 1`` raise :class:`TotalWeightError`.
+    ``weights_kind="reliability"``: :func:`numpy.cov`'s ``aweights``, the divisor
+    ``sum(w) - ddof * sum(w**2) / sum(w)``.
 
     Examples
     --------
     >>> import nanaccess as na
     >>> na.var([1.0, 2.0, 3.0, 4.0]), na.var([1.0, 2.0, 3.0, 4.0], ddof=1)
     (1.25, 1.6666666666666667)
+    >>> na.var([1.0, 2.0, 4.0], weights=[0.2, 0.3, 0.5], ddof=1, weights_kind="reliability")
+    2.5161290322580645
     """
 
 
 @statistic
 def std(data: Any, *, axis: Axis = None, ddof: float = 0, weights: Any = None,
-        nan_policy: NanPolicyArg = None,
+        weights_kind: str = "frequency", nan_policy: NanPolicyArg = None,
         keepdims: bool = False) -> Any:
     """Standard deviation: the square root of :func:`var` (``weights`` as there).
 
@@ -495,9 +500,15 @@ def kurt(data: Any, *, axis: Axis = None, bias: bool = False, fisher: bool = Tru
 
 
 @statistic
-def sem(data: Any, *, axis: Axis = None, ddof: float = 1, nan_policy: NanPolicyArg = None,
+def sem(data: Any, *, axis: Axis = None, ddof: float = 1, weights: Any = None,
+        weights_kind: str = "frequency", nan_policy: NanPolicyArg = None,
         keepdims: bool = False) -> Any:
     """Standard error of the mean, ``sqrt(var(ddof) / N)``, correctly rounded.
+
+    With ``weights``: the weighted variance (as :func:`var`, ``weights_kind`` too)
+    over the effective count, ``sum(w)`` for frequency weights and
+    ``sum(w)**2 / sum(w**2)`` (Kish's) for reliability weights; the square root of
+    the rounded ratio (as :func:`std`).
 
     Parameters
     ----------
@@ -508,6 +519,10 @@ def sem(data: Any, *, axis: Axis = None, ddof: float = 1, nan_policy: NanPolicyA
     ddof : float
         Delta degrees of freedom of the variance (default 1, as pandas and
         :func:`scipy.stats.sem`); ``N - ddof <= 0`` gives NaN.
+    weights : array_like, optional
+        Frequency (or reliability) weights, as :func:`var`.
+    weights_kind : {"frequency", "reliability"}
+        As :func:`var`.
     nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}
         As :func:`skew`.
     keepdims : bool

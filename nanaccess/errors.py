@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["NaNError", "SignalingNaNError", "WeightsValueError"]
+__all__ = ["NaNError", "SignalingNaNError", "WeightsValueError", "TotalWeightError"]
 
 _ADVICE = {
     "NaN": 'pass nan_policy="omit" to skip them or "propagate" to return NaN',
@@ -158,6 +158,64 @@ class WeightsValueError(ValueError):
             what=self.what, count=self.count, position=self.position, subject=subject,
             location=location if location is not None else self.location, value=self.value,
             policy=self.policy, group=group if group is not None else self.group)
+
+
+class TotalWeightError(ValueError):
+    """Raised when non-integer frequency weights leave less than one unit of weight
+    beyond ``ddof``: ``sum(w) - ddof < 1`` (normalized weights with ``ddof=1``).
+
+    Frequency weights count values, so ``ddof`` subtracts from their total; a total
+    below ``ddof + 1`` made of fractional weights is almost always a sign that the
+    weights are not counts (normalized weights, probabilities): pass
+    ``weights_kind="reliability"`` (:func:`numpy.cov`'s ``aweights``) or ``ddof=0``.
+    Integer weights with ``sum(w) <= ddof`` give NaN instead, as unweighted data with
+    too few values.
+
+    Subclasses :class:`ValueError`. The facts: ``total`` (the exact total weight,
+    rounded to a float), ``ddof``, ``cell`` (the position of the result the core was
+    computing: the flat index of the output cell, or the group's code), ``subject``
+    (what is named: "data", "column 'x'", ...) and ``group`` (a group label, or
+    ``None``). All of them survive pickling.
+
+    Examples
+    --------
+    >>> import nanaccess as na
+    >>> try:
+    ...     na.var([1.0, 2.0, 4.0], weights=[0.25, 0.25, 0.5], ddof=1)
+    ... except na.TotalWeightError as err:
+    ...     print(err.total, err.ddof)
+    1.0 1
+    """
+
+    def __init__(self, message: str | None = None, *, total: float = 0.0, ddof: Any = 0,
+                 cell: Any = None, subject: str = "data", group: Any = None) -> None:
+        self.total = total
+        self.ddof = ddof
+        self.cell = cell
+        self.subject = subject
+        self.group = group
+        if message is None:
+            where = f" (group {group!r})" if group is not None else ""
+            message = (f"{subject}{where}: the total frequency weight {total!r} minus "
+                       f"ddof={ddof!r} is below 1 and the weights are not integers; "
+                       "frequency weights count values (ddof subtracts from their total): "
+                       'pass weights_kind="reliability" for weights that are not counts '
+                       "(normalized weights, as numpy.cov's aweights) or ddof=0")
+        super().__init__(message)
+
+    def __reduce__(self):
+        return (_rebuild_total, (type(self), str(self), self.total, self.ddof, self.cell,
+                                 self.subject, self.group))
+
+    def relabel(self, subject: str, *, group: Any = None) -> TotalWeightError:
+        """A new error naming ``subject`` (e.g. "column 'x'") and ``group`` (kept
+        when not given)."""
+        return type(self)(total=self.total, ddof=self.ddof, cell=self.cell, subject=subject,
+                          group=group if group is not None else self.group)
+
+
+def _rebuild_total(cls, message, total, ddof, cell, subject, group):
+    return cls(message, total=total, ddof=ddof, cell=cell, subject=subject, group=group)
 
 
 def _rebuild_weights(cls, message, what, count, position, subject, location, value, policy,

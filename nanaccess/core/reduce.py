@@ -221,7 +221,9 @@ def reduce(
     """
     x = np.asarray(x)
     takes = _PARAMS.get(stat)
-    if params and (takes is None or not params.keys() <= takes):
+    if params and (takes is None or not params.keys() <= takes) and not (
+            weights is not None and stat in _stats.WEIGHTS_KINDS
+            and params.keys() <= takes | {"weights_kind"}):
         entry = _stats.get(stat)  # an unknown statistic: its ValueError
         unknown = set(params) - set(entry.param_names)
         raise TypeError(f"{stat}() got unexpected keyword(s) {sorted(unknown)}")

@@ -244,7 +244,9 @@ def _result_dtype(x: da.Array, w: da.Array, stat: str, policy, params: dict) -> 
     xs = np.ones(1, x.dtype)
     ws = np.ones(1, w.dtype if w.dtype.kind in "biu" else np.float64) * (
         1 if w.dtype.kind in "biu" else 0.5)
-    return np.asarray(reduce(xs, stat, policy=policy, weights=ws, **params).values).dtype
+    probe = {**params, "ddof": 0} if "ddof" in params else params  # (no total-weight
+    return np.asarray(reduce(xs, stat, policy=policy, weights=ws,  # error on one pair)
+                             **probe).values).dtype
 
 
 def dask_weighted(x: da.Array, stat: str, weights: Any, *, axis: Any = None, policy,

@@ -555,6 +555,7 @@ class SeriesStatsMixin:
         ddof: float = 1,
         axis: Any = None,
         weights: Any = None,
+        weights_kind: str = "frequency",
         nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> Any:
@@ -579,6 +580,14 @@ class SeriesStatsMixin:
             NaN under "propagate" and is a ``ValueError`` under the ordering policies; negative or
             infinite weights are a ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof``
             subtracts from the total weight (frequency weights).
+        weights_kind : {"frequency", "reliability"}, default "frequency"
+            What the weights mean to ``ddof`` (with ``weights`` only). "frequency": counts, ``ddof``
+            subtracts from the total weight ``V1 = sum(w)``; non-integer weights whose total leaves
+            ``V1 - ddof < 1`` (normalized weights with ``ddof=1``) raise ``TotalWeightError``,
+            integer weights with ``V1 <= ddof`` give NaN as unweighted data with too few values.
+            "reliability": :func:`numpy.cov`'s ``aweights``, the divisor is ``V1 - ddof * V2 / V1``
+            with ``V2 = sum(w**2)`` (scale-free; NaN where it is not positive). sem divides by the
+            effective count: ``V1`` (frequency) or ``V1**2 / V2`` (reliability).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -614,6 +623,7 @@ class SeriesStatsMixin:
             ddof=ddof,
             axis=axis,
             weights=weights,
+            weights_kind=weights_kind,
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 
@@ -623,6 +633,7 @@ class SeriesStatsMixin:
         ddof: float = 1,
         axis: Any = None,
         weights: Any = None,
+        weights_kind: str = "frequency",
         nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> Any:
@@ -647,6 +658,14 @@ class SeriesStatsMixin:
             NaN under "propagate" and is a ``ValueError`` under the ordering policies; negative or
             infinite weights are a ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof``
             subtracts from the total weight (frequency weights).
+        weights_kind : {"frequency", "reliability"}, default "frequency"
+            What the weights mean to ``ddof`` (with ``weights`` only). "frequency": counts, ``ddof``
+            subtracts from the total weight ``V1 = sum(w)``; non-integer weights whose total leaves
+            ``V1 - ddof < 1`` (normalized weights with ``ddof=1``) raise ``TotalWeightError``,
+            integer weights with ``V1 <= ddof`` give NaN as unweighted data with too few values.
+            "reliability": :func:`numpy.cov`'s ``aweights``, the divisor is ``V1 - ddof * V2 / V1``
+            with ``V2 = sum(w**2)`` (scale-free; NaN where it is not positive). sem divides by the
+            effective count: ``V1`` (frequency) or ``V1**2 / V2`` (reliability).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -682,6 +701,7 @@ class SeriesStatsMixin:
             ddof=ddof,
             axis=axis,
             weights=weights,
+            weights_kind=weights_kind,
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 
@@ -1009,6 +1029,8 @@ class SeriesStatsMixin:
         *,
         ddof: float = 1,
         axis: Any = None,
+        weights: Any = None,
+        weights_kind: str = "frequency",
         nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> Any:
@@ -1021,6 +1043,25 @@ class SeriesStatsMixin:
             :func:`scipy.stats.sem`.
         axis : {None, 0, "index", "rows"}, default None
             Accepted as by pandas' Series methods; any other axis raises ValueError.
+        weights : array_like, optional
+            An array of the Series' length, or a Series aligned on the index (labels that do not
+            match raise ValueError naming them); errors name "weights" and the index label of the
+            first offending weight. Frequency weights: how many times each value counts
+            (non-negative, finite; for integer weights the result is the unweighted statistic of the
+            data with each value repeated its weight times, real weights extend it continuously). A
+            weight of zero drops its value. The policy covers the weights too: a NaN or missing
+            weight raises ``NaNError`` under "raise", drops its pair under "omit", makes the result
+            NaN under "propagate" and is a ``ValueError`` under the ordering policies; negative or
+            infinite weights are a ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof``
+            subtracts from the total weight (frequency weights).
+        weights_kind : {"frequency", "reliability"}, default "frequency"
+            What the weights mean to ``ddof`` (with ``weights`` only). "frequency": counts, ``ddof``
+            subtracts from the total weight ``V1 = sum(w)``; non-integer weights whose total leaves
+            ``V1 - ddof < 1`` (normalized weights with ``ddof=1``) raise ``TotalWeightError``,
+            integer weights with ``V1 <= ddof`` give NaN as unweighted data with too few values.
+            "reliability": :func:`numpy.cov`'s ``aweights``, the divisor is ``V1 - ddof * V2 / V1``
+            with ``V2 = sum(w**2)`` (scale-free; NaN where it is not positive). sem divides by the
+            effective count: ``V1`` (frequency) or ``V1**2 / V2`` (reliability).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1053,6 +1094,8 @@ class SeriesStatsMixin:
             "sem",
             ddof=ddof,
             axis=axis,
+            weights=weights,
+            weights_kind=weights_kind,
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 
@@ -1713,6 +1756,7 @@ class DataFrameStatsMixin:
         numeric_only: bool = False,
         *,
         weights: Any = None,
+        weights_kind: str = "frequency",
         nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series:
@@ -1739,6 +1783,14 @@ class DataFrameStatsMixin:
             ``ValueError`` under the ordering policies; negative or infinite weights are a
             ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof`` subtracts from the total
             weight (frequency weights).
+        weights_kind : {"frequency", "reliability"}, default "frequency"
+            What the weights mean to ``ddof`` (with ``weights`` only). "frequency": counts, ``ddof``
+            subtracts from the total weight ``V1 = sum(w)``; non-integer weights whose total leaves
+            ``V1 - ddof < 1`` (normalized weights with ``ddof=1``) raise ``TotalWeightError``,
+            integer weights with ``V1 <= ddof`` give NaN as unweighted data with too few values.
+            "reliability": :func:`numpy.cov`'s ``aweights``, the divisor is ``V1 - ddof * V2 / V1``
+            with ``V2 = sum(w**2)`` (scale-free; NaN where it is not positive). sem divides by the
+            effective count: ``V1`` (frequency) or ``V1**2 / V2`` (reliability).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1778,6 +1830,7 @@ class DataFrameStatsMixin:
             ddof=ddof,
             numeric_only=numeric_only,
             weights=weights,
+            weights_kind=weights_kind,
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 
@@ -1788,6 +1841,7 @@ class DataFrameStatsMixin:
         numeric_only: bool = False,
         *,
         weights: Any = None,
+        weights_kind: str = "frequency",
         nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series:
@@ -1814,6 +1868,14 @@ class DataFrameStatsMixin:
             ``ValueError`` under the ordering policies; negative or infinite weights are a
             ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof`` subtracts from the total
             weight (frequency weights).
+        weights_kind : {"frequency", "reliability"}, default "frequency"
+            What the weights mean to ``ddof`` (with ``weights`` only). "frequency": counts, ``ddof``
+            subtracts from the total weight ``V1 = sum(w)``; non-integer weights whose total leaves
+            ``V1 - ddof < 1`` (normalized weights with ``ddof=1``) raise ``TotalWeightError``,
+            integer weights with ``V1 <= ddof`` give NaN as unweighted data with too few values.
+            "reliability": :func:`numpy.cov`'s ``aweights``, the divisor is ``V1 - ddof * V2 / V1``
+            with ``V2 = sum(w**2)`` (scale-free; NaN where it is not positive). sem divides by the
+            effective count: ``V1`` (frequency) or ``V1**2 / V2`` (reliability).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1853,6 +1915,7 @@ class DataFrameStatsMixin:
             ddof=ddof,
             numeric_only=numeric_only,
             weights=weights,
+            weights_kind=weights_kind,
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 
@@ -2221,6 +2284,8 @@ class DataFrameStatsMixin:
         ddof: float = 1,
         numeric_only: bool = False,
         *,
+        weights: Any = None,
+        weights_kind: str = "frequency",
         nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series:
@@ -2235,6 +2300,25 @@ class DataFrameStatsMixin:
             :func:`scipy.stats.sem`.
         numeric_only : bool, default False
             Leave out non-numeric columns (otherwise they raise TypeError).
+        weights : array_like, optional
+            A column label (that column holds the row weights and is left out of the result), an
+            array of one weight per row or a Series aligned on the index; ``axis=0`` only. Frequency
+            weights: how many times each value counts (non-negative, finite; for integer weights the
+            result is the unweighted statistic of the data with each value repeated its weight
+            times, real weights extend it continuously). A weight of zero drops its value. The
+            policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof`` subtracts from the total
+            weight (frequency weights).
+        weights_kind : {"frequency", "reliability"}, default "frequency"
+            What the weights mean to ``ddof`` (with ``weights`` only). "frequency": counts, ``ddof``
+            subtracts from the total weight ``V1 = sum(w)``; non-integer weights whose total leaves
+            ``V1 - ddof < 1`` (normalized weights with ``ddof=1``) raise ``TotalWeightError``,
+            integer weights with ``V1 <= ddof`` give NaN as unweighted data with too few values.
+            "reliability": :func:`numpy.cov`'s ``aweights``, the divisor is ``V1 - ddof * V2 / V1``
+            with ``V2 = sum(w**2)`` (scale-free; NaN where it is not positive). sem divides by the
+            effective count: ``V1`` (frequency) or ``V1**2 / V2`` (reliability).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -2271,6 +2355,8 @@ class DataFrameStatsMixin:
             axis=axis,
             ddof=ddof,
             numeric_only=numeric_only,
+            weights=weights,
+            weights_kind=weights_kind,
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 
@@ -2848,6 +2934,7 @@ class GroupByStatsMixin:
         *,
         numeric_only: bool = False,
         weights: Any = None,
+        weights_kind: str = "frequency",
         nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series | pd.DataFrame:
@@ -2872,6 +2959,14 @@ class GroupByStatsMixin:
             ``ValueError`` under the ordering policies; negative or infinite weights are a
             ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof`` subtracts from the total
             weight (frequency weights).
+        weights_kind : {"frequency", "reliability"}, default "frequency"
+            What the weights mean to ``ddof`` (with ``weights`` only). "frequency": counts, ``ddof``
+            subtracts from the total weight ``V1 = sum(w)``; non-integer weights whose total leaves
+            ``V1 - ddof < 1`` (normalized weights with ``ddof=1``) raise ``TotalWeightError``,
+            integer weights with ``V1 <= ddof`` give NaN as unweighted data with too few values.
+            "reliability": :func:`numpy.cov`'s ``aweights``, the divisor is ``V1 - ddof * V2 / V1``
+            with ``V2 = sum(w**2)`` (scale-free; NaN where it is not positive). sem divides by the
+            effective count: ``V1`` (frequency) or ``V1**2 / V2`` (reliability).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -2913,6 +3008,7 @@ class GroupByStatsMixin:
             ddof=ddof,
             numeric_only=numeric_only,
             weights=weights,
+            weights_kind=weights_kind,
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 
@@ -2922,6 +3018,7 @@ class GroupByStatsMixin:
         *,
         numeric_only: bool = False,
         weights: Any = None,
+        weights_kind: str = "frequency",
         nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series | pd.DataFrame:
@@ -2946,6 +3043,14 @@ class GroupByStatsMixin:
             ``ValueError`` under the ordering policies; negative or infinite weights are a
             ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof`` subtracts from the total
             weight (frequency weights).
+        weights_kind : {"frequency", "reliability"}, default "frequency"
+            What the weights mean to ``ddof`` (with ``weights`` only). "frequency": counts, ``ddof``
+            subtracts from the total weight ``V1 = sum(w)``; non-integer weights whose total leaves
+            ``V1 - ddof < 1`` (normalized weights with ``ddof=1``) raise ``TotalWeightError``,
+            integer weights with ``V1 <= ddof`` give NaN as unweighted data with too few values.
+            "reliability": :func:`numpy.cov`'s ``aweights``, the divisor is ``V1 - ddof * V2 / V1``
+            with ``V2 = sum(w**2)`` (scale-free; NaN where it is not positive). sem divides by the
+            effective count: ``V1`` (frequency) or ``V1**2 / V2`` (reliability).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -2987,6 +3092,7 @@ class GroupByStatsMixin:
             ddof=ddof,
             numeric_only=numeric_only,
             weights=weights,
+            weights_kind=weights_kind,
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 
@@ -3357,6 +3463,8 @@ class GroupByStatsMixin:
         ddof: float = 1,
         *,
         numeric_only: bool = False,
+        weights: Any = None,
+        weights_kind: str = "frequency",
         nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
     ) -> pd.Series | pd.DataFrame:
@@ -3369,6 +3477,25 @@ class GroupByStatsMixin:
             :func:`scipy.stats.sem`.
         numeric_only : bool, default False
             Leave out non-numeric columns (otherwise they raise TypeError).
+        weights : array_like, optional
+            A column label of the grouped DataFrame (that column holds the row weights and is left
+            out of the result), an array of one weight per row or a Series aligned on the index.
+            Frequency weights: how many times each value counts (non-negative, finite; for integer
+            weights the result is the unweighted statistic of the data with each value repeated its
+            weight times, real weights extend it continuously). A weight of zero drops its value.
+            The policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof`` subtracts from the total
+            weight (frequency weights).
+        weights_kind : {"frequency", "reliability"}, default "frequency"
+            What the weights mean to ``ddof`` (with ``weights`` only). "frequency": counts, ``ddof``
+            subtracts from the total weight ``V1 = sum(w)``; non-integer weights whose total leaves
+            ``V1 - ddof < 1`` (normalized weights with ``ddof=1``) raise ``TotalWeightError``,
+            integer weights with ``V1 <= ddof`` give NaN as unweighted data with too few values.
+            "reliability": :func:`numpy.cov`'s ``aweights``, the divisor is ``V1 - ddof * V2 / V1``
+            with ``V2 = sum(w**2)`` (scale-free; NaN where it is not positive). sem divides by the
+            effective count: ``V1`` (frequency) or ``V1**2 / V2`` (reliability).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -3407,6 +3534,8 @@ class GroupByStatsMixin:
             "sem",
             ddof=ddof,
             numeric_only=numeric_only,
+            weights=weights,
+            weights_kind=weights_kind,
             nan_policy=skipna_policy(skipna, nan_policy),
         )
 

@@ -387,6 +387,7 @@ def var(
     *,
     ddof: float = 1,
     weights: Any = None,
+    weights_kind: str = "frequency",
     nan_policy: NanPolicyArg = None,
     skipna: bool | None = None,
 ) -> NanAgg:
@@ -410,6 +411,14 @@ def var(
         ``ValueError`` under the ordering policies; negative or infinite weights are a
         ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof`` subtracts from the total
         weight (frequency weights).
+    weights_kind : {"frequency", "reliability"}, default "frequency"
+        What the weights mean to ``ddof`` (with ``weights`` only). "frequency": counts, ``ddof``
+        subtracts from the total weight ``V1 = sum(w)``; non-integer weights whose total leaves
+        ``V1 - ddof < 1`` (normalized weights with ``ddof=1``) raise ``TotalWeightError``,
+        integer weights with ``V1 <= ddof`` give NaN as unweighted data with too few values.
+        "reliability": :func:`numpy.cov`'s ``aweights``, the divisor is ``V1 - ddof * V2 / V1``
+        with ``V2 = sum(w**2)`` (scale-free; NaN where it is not positive). sem divides by the
+        effective count: ``V1`` (frequency) or ``V1**2 / V2`` (reliability).
     nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
         How NaN and missing values are treated (see :doc:`/semantics`); None uses
         ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -434,13 +443,20 @@ def var(
     a        NaN
     b  22.333333
     """
-    return make("var", ddof=ddof, weights=weights, nan_policy=skipna_policy(skipna, nan_policy))
+    return make(
+        "var",
+        ddof=ddof,
+        weights=weights,
+        weights_kind=weights_kind,
+        nan_policy=skipna_policy(skipna, nan_policy),
+    )
 
 
 def std(
     *,
     ddof: float = 1,
     weights: Any = None,
+    weights_kind: str = "frequency",
     nan_policy: NanPolicyArg = None,
     skipna: bool | None = None,
 ) -> NanAgg:
@@ -464,6 +480,14 @@ def std(
         ``ValueError`` under the ordering policies; negative or infinite weights are a
         ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof`` subtracts from the total
         weight (frequency weights).
+    weights_kind : {"frequency", "reliability"}, default "frequency"
+        What the weights mean to ``ddof`` (with ``weights`` only). "frequency": counts, ``ddof``
+        subtracts from the total weight ``V1 = sum(w)``; non-integer weights whose total leaves
+        ``V1 - ddof < 1`` (normalized weights with ``ddof=1``) raise ``TotalWeightError``,
+        integer weights with ``V1 <= ddof`` give NaN as unweighted data with too few values.
+        "reliability": :func:`numpy.cov`'s ``aweights``, the divisor is ``V1 - ddof * V2 / V1``
+        with ``V2 = sum(w**2)`` (scale-free; NaN where it is not positive). sem divides by the
+        effective count: ``V1`` (frequency) or ``V1**2 / V2`` (reliability).
     nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
         How NaN and missing values are treated (see :doc:`/semantics`); None uses
         ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -488,7 +512,13 @@ def std(
     a       NaN
     b  4.725816
     """
-    return make("std", ddof=ddof, weights=weights, nan_policy=skipna_policy(skipna, nan_policy))
+    return make(
+        "std",
+        ddof=ddof,
+        weights=weights,
+        weights_kind=weights_kind,
+        nan_policy=skipna_policy(skipna, nan_policy),
+    )
 
 
 def sum(
@@ -754,7 +784,14 @@ def kurt(
     return make("kurt", bias=bias, fisher=fisher, nan_policy=skipna_policy(skipna, nan_policy))
 
 
-def sem(*, ddof: float = 1, nan_policy: NanPolicyArg = None, skipna: bool | None = None) -> NanAgg:
+def sem(
+    *,
+    ddof: float = 1,
+    weights: Any = None,
+    weights_kind: str = "frequency",
+    nan_policy: NanPolicyArg = None,
+    skipna: bool | None = None,
+) -> NanAgg:
     """Standard error of the mean from the exact sums, correctly rounded.
 
     For pandas' ``.agg``: the callable computes ``Series.nanstats.sem`` with these keywords.
@@ -764,6 +801,26 @@ def sem(*, ddof: float = 1, nan_policy: NanPolicyArg = None, skipna: bool | None
     ddof : float, default 1
         Delta degrees of freedom of the variance: ``sqrt(var(ddof) / N)``, as pandas and
         :func:`scipy.stats.sem`.
+    weights : array_like, optional
+        A Series of weights covering the index of the data (each group's rows are looked up by
+        label), or a column label when the callable is given to ``gb.nanstats.agg`` (pandas' own
+        ``.agg`` hands the callable one column, so a label cannot be read there). Frequency
+        weights: how many times each value counts (non-negative, finite; for integer weights the
+        result is the unweighted statistic of the data with each value repeated its weight
+        times, real weights extend it continuously). A weight of zero drops its value. The
+        policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+        "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+        ``ValueError`` under the ordering policies; negative or infinite weights are a
+        ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof`` subtracts from the total
+        weight (frequency weights).
+    weights_kind : {"frequency", "reliability"}, default "frequency"
+        What the weights mean to ``ddof`` (with ``weights`` only). "frequency": counts, ``ddof``
+        subtracts from the total weight ``V1 = sum(w)``; non-integer weights whose total leaves
+        ``V1 - ddof < 1`` (normalized weights with ``ddof=1``) raise ``TotalWeightError``,
+        integer weights with ``V1 <= ddof`` give NaN as unweighted data with too few values.
+        "reliability": :func:`numpy.cov`'s ``aweights``, the divisor is ``V1 - ddof * V2 / V1``
+        with ``V2 = sum(w**2)`` (scale-free; NaN where it is not positive). sem divides by the
+        effective count: ``V1`` (frequency) or ``V1**2 / V2`` (reliability).
     nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
         How NaN and missing values are treated (see :doc:`/semantics`); None uses
         ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -788,7 +845,13 @@ def sem(*, ddof: float = 1, nan_policy: NanPolicyArg = None, skipna: bool | None
     a       NaN
     b  2.728451
     """
-    return make("sem", ddof=ddof, nan_policy=skipna_policy(skipna, nan_policy))
+    return make(
+        "sem",
+        ddof=ddof,
+        weights=weights,
+        weights_kind=weights_kind,
+        nan_policy=skipna_policy(skipna, nan_policy),
+    )
 
 
 def prod(*, nan_policy: NanPolicyArg = None, skipna: bool | None = None) -> NanAgg:

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _stats
+from .._hostkit import without_weights_kind
 from .._stats import MEDIANS
 from ..core.reduce import reduce
 from ..errors import NaNError
@@ -107,6 +108,7 @@ class DataFrameNanStats(FrameBivariate, DataFrameStatsMixin, CumulativeMixin):
         """The hook of every generated statistic: one result per column (or row), or
         one value over all values for ``axis=None``."""
         axis = _axis_number(axis, stat)
+        params = without_weights_kind(weights, params)
         if weights is not None:
             if axis != 0:
                 raise ValueError(f"{stat}(weights=...) takes one weight per row: axis=0 "

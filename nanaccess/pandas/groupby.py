@@ -18,10 +18,11 @@ import numpy as np
 import pandas as pd
 
 from .. import _stats
+from .._hostkit import without_weights_kind
 from ..core import SumOverflowError
 from ..core.grouped import grouped_reduce
 from ..core.window import segment_bounds, window_reduce
-from ..errors import NaNError
+from ..errors import NaNError, TotalWeightError
 from ..options import NanPolicy, resolve_policy
 from ..typing import NanPolicyArg
 from ._generated import GroupByStatsMixin
@@ -105,6 +106,7 @@ class NanGroupBy(GroupByBivariate, GroupByStatsMixin, GroupedCumulativeMixin):
         **params: Any,
     ) -> pd.Series | pd.DataFrame:
         """The hook of every generated statistic: one result per group and column."""
+        params = without_weights_kind(weights, params)
         gb = self._obj
         count = stat in _stats.COUNTS
         policy = NanPolicy.TOTALORDER if count else resolve_policy(nan_policy)
@@ -142,9 +144,12 @@ class NanGroupBy(GroupByBivariate, GroupByStatsMixin, GroupedCumulativeMixin):
             except TypeError as err:
                 raise TypeError(str(err)) from None
             if w is not None:
-                values, miss, wcount = grouped_weighted_column(
-                    col, name, obj.index, codes, ngroups, stat, policy, w,
-                    series=is_series, engine=engine, **params)
+                try:
+                    values, miss, wcount = grouped_weighted_column(
+                        col, name, obj.index, codes, ngroups, stat, policy, w,
+                        series=is_series, engine=engine, **params)
+                except TotalWeightError as err:  # the group's label
+                    raise err.relabel(err.subject, group=result_index[err.cell]) from None
                 red = None
             else:
                 try:

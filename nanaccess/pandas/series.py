@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _stats
+from .._hostkit import without_weights_kind
 from ..options import resolve_policy
 from ..typing import NanPolicyArg
 from ._generated import SeriesStatsMixin
@@ -74,6 +75,7 @@ class SeriesNanStats(SeriesBivariate, SeriesStatsMixin, CumulativeMixin):
                 min_count: int = 0, weights: Any = None, **params: Any) -> Any:
         """The hook of every generated statistic: the core's result, labelled."""
         _series_axis(axis)
+        params = without_weights_kind(weights, params)
         s = self._obj
         if weights is None and not min_count and stat not in _stats.INT_RESULTS and \
                 not q_is_list(params.get("q")):

@@ -24,9 +24,9 @@ from .. import _stats
 from .._labels import IndexLocation, fmt_label, relabel_weights
 from ..core.grouped import weighted as grouped_weighted_mod
 from ..core.reduce import reduce
-from ..errors import NaNError, WeightsValueError
+from ..errors import NaNError, TotalWeightError, WeightsValueError
 from ..options import NanPolicy
-from .columns import empty_is_missing, restated, type_error, with_min_count
+from .columns import empty_is_missing, restated, subject_of, type_error, with_min_count
 from .dtypes import Column, column_arrays
 
 __all__ = ["Weights", "resolve_weights", "weighted_column", "weight_label",
@@ -144,6 +144,8 @@ def _restate(err: Exception, w: Weights, name: Hashable | None, index: pd.Index,
         return relabel_weights(err, w.subject, IndexLocation(index, rows))
     if isinstance(err, NaNError):
         return restated(err, name, index, rows=rows, series=series)
+    if isinstance(err, TotalWeightError):  # the column (the group: the caller)
+        return err.relabel(subject_of(name, series=series))
     if isinstance(err, TypeError):
         return type_error(name, err, series)
     return err

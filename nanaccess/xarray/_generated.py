@@ -636,6 +636,7 @@ class DataArrayStatsMixin:
         *,
         ddof: float = 0,
         weights: Any = None,
+        weights_kind: str = "frequency",
         nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -663,6 +664,14 @@ class DataArrayStatsMixin:
             "propagate" and is a ``ValueError`` under the ordering policies; negative or infinite
             weights are a ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof`` subtracts
             from the total weight (frequency weights).
+        weights_kind : {"frequency", "reliability"}, default "frequency"
+            What the weights mean to ``ddof`` (with ``weights`` only). "frequency": counts, ``ddof``
+            subtracts from the total weight ``V1 = sum(w)``; non-integer weights whose total leaves
+            ``V1 - ddof < 1`` (normalized weights with ``ddof=1``) raise ``TotalWeightError``,
+            integer weights with ``V1 <= ddof`` give NaN as unweighted data with too few values.
+            "reliability": :func:`numpy.cov`'s ``aweights``, the divisor is ``V1 - ddof * V2 / V1``
+            with ``V2 = sum(w**2)`` (scale-free; NaN where it is not positive). sem divides by the
+            effective count: ``V1`` (frequency) or ``V1**2 / V2`` (reliability).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -703,6 +712,7 @@ class DataArrayStatsMixin:
             dim=dim,
             ddof=ddof,
             weights=weights,
+            weights_kind=weights_kind,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
@@ -714,6 +724,7 @@ class DataArrayStatsMixin:
         *,
         ddof: float = 0,
         weights: Any = None,
+        weights_kind: str = "frequency",
         nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -741,6 +752,14 @@ class DataArrayStatsMixin:
             "propagate" and is a ``ValueError`` under the ordering policies; negative or infinite
             weights are a ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof`` subtracts
             from the total weight (frequency weights).
+        weights_kind : {"frequency", "reliability"}, default "frequency"
+            What the weights mean to ``ddof`` (with ``weights`` only). "frequency": counts, ``ddof``
+            subtracts from the total weight ``V1 = sum(w)``; non-integer weights whose total leaves
+            ``V1 - ddof < 1`` (normalized weights with ``ddof=1``) raise ``TotalWeightError``,
+            integer weights with ``V1 <= ddof`` give NaN as unweighted data with too few values.
+            "reliability": :func:`numpy.cov`'s ``aweights``, the divisor is ``V1 - ddof * V2 / V1``
+            with ``V2 = sum(w**2)`` (scale-free; NaN where it is not positive). sem divides by the
+            effective count: ``V1`` (frequency) or ``V1**2 / V2`` (reliability).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -781,6 +800,7 @@ class DataArrayStatsMixin:
             dim=dim,
             ddof=ddof,
             weights=weights,
+            weights_kind=weights_kind,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
@@ -1192,6 +1212,8 @@ class DataArrayStatsMixin:
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
         ddof: float = 1,
+        weights: Any = None,
+        weights_kind: str = "frequency",
         nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -1209,6 +1231,25 @@ class DataArrayStatsMixin:
         ddof : float, default 1
             Delta degrees of freedom of the variance: ``sqrt(var(ddof) / N)``, as pandas and
             :func:`scipy.stats.sem`.
+        weights : array_like, optional
+            A DataArray broadcast against the data by dimension names (as xarray's ``weighted``; its
+            dimensions must be the data's), or an array of the data's shape (or 1-D along a single
+            reduced dimension). Frequency weights: how many times each value counts (non-negative,
+            finite; for integer weights the result is the unweighted statistic of the data with each
+            value repeated its weight times, real weights extend it continuously). A weight of zero
+            drops its value. The policy covers the weights too: a NaN or missing weight raises
+            ``NaNError`` under "raise", drops its pair under "omit", makes the result NaN under
+            "propagate" and is a ``ValueError`` under the ordering policies; negative or infinite
+            weights are a ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof`` subtracts
+            from the total weight (frequency weights).
+        weights_kind : {"frequency", "reliability"}, default "frequency"
+            What the weights mean to ``ddof`` (with ``weights`` only). "frequency": counts, ``ddof``
+            subtracts from the total weight ``V1 = sum(w)``; non-integer weights whose total leaves
+            ``V1 - ddof < 1`` (normalized weights with ``ddof=1``) raise ``TotalWeightError``,
+            integer weights with ``V1 <= ddof`` give NaN as unweighted data with too few values.
+            "reliability": :func:`numpy.cov`'s ``aweights``, the divisor is ``V1 - ddof * V2 / V1``
+            with ``V2 = sum(w**2)`` (scale-free; NaN where it is not positive). sem divides by the
+            effective count: ``V1`` (frequency) or ``V1**2 / V2`` (reliability).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1246,6 +1287,8 @@ class DataArrayStatsMixin:
             "sem",
             dim=dim,
             ddof=ddof,
+            weights=weights,
+            weights_kind=weights_kind,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
@@ -1873,6 +1916,7 @@ class DatasetStatsMixin:
         *,
         ddof: float = 0,
         weights: Any = None,
+        weights_kind: str = "frequency",
         nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -1902,6 +1946,14 @@ class DatasetStatsMixin:
             ``ValueError`` under the ordering policies; negative or infinite weights are a
             ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof`` subtracts from the total
             weight (frequency weights).
+        weights_kind : {"frequency", "reliability"}, default "frequency"
+            What the weights mean to ``ddof`` (with ``weights`` only). "frequency": counts, ``ddof``
+            subtracts from the total weight ``V1 = sum(w)``; non-integer weights whose total leaves
+            ``V1 - ddof < 1`` (normalized weights with ``ddof=1``) raise ``TotalWeightError``,
+            integer weights with ``V1 <= ddof`` give NaN as unweighted data with too few values.
+            "reliability": :func:`numpy.cov`'s ``aweights``, the divisor is ``V1 - ddof * V2 / V1``
+            with ``V2 = sum(w**2)`` (scale-free; NaN where it is not positive). sem divides by the
+            effective count: ``V1`` (frequency) or ``V1**2 / V2`` (reliability).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -1946,6 +1998,7 @@ class DatasetStatsMixin:
             dim=dim,
             ddof=ddof,
             weights=weights,
+            weights_kind=weights_kind,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
@@ -1957,6 +2010,7 @@ class DatasetStatsMixin:
         *,
         ddof: float = 0,
         weights: Any = None,
+        weights_kind: str = "frequency",
         nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -1986,6 +2040,14 @@ class DatasetStatsMixin:
             ``ValueError`` under the ordering policies; negative or infinite weights are a
             ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof`` subtracts from the total
             weight (frequency weights).
+        weights_kind : {"frequency", "reliability"}, default "frequency"
+            What the weights mean to ``ddof`` (with ``weights`` only). "frequency": counts, ``ddof``
+            subtracts from the total weight ``V1 = sum(w)``; non-integer weights whose total leaves
+            ``V1 - ddof < 1`` (normalized weights with ``ddof=1``) raise ``TotalWeightError``,
+            integer weights with ``V1 <= ddof`` give NaN as unweighted data with too few values.
+            "reliability": :func:`numpy.cov`'s ``aweights``, the divisor is ``V1 - ddof * V2 / V1``
+            with ``V2 = sum(w**2)`` (scale-free; NaN where it is not positive). sem divides by the
+            effective count: ``V1`` (frequency) or ``V1**2 / V2`` (reliability).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -2030,6 +2092,7 @@ class DatasetStatsMixin:
             dim=dim,
             ddof=ddof,
             weights=weights,
+            weights_kind=weights_kind,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
@@ -2474,6 +2537,8 @@ class DatasetStatsMixin:
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
         ddof: float = 1,
+        weights: Any = None,
+        weights_kind: str = "frequency",
         nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -2493,6 +2558,25 @@ class DatasetStatsMixin:
         ddof : float, default 1
             Delta degrees of freedom of the variance: ``sqrt(var(ddof) / N)``, as pandas and
             :func:`scipy.stats.sem`.
+        weights : array_like, optional
+            A DataArray broadcast against each data variable by dimension names (as xarray's
+            ``Dataset.weighted``); variables lacking one of its dimensions raise ValueError.
+            Frequency weights: how many times each value counts (non-negative, finite; for integer
+            weights the result is the unweighted statistic of the data with each value repeated its
+            weight times, real weights extend it continuously). A weight of zero drops its value.
+            The policy covers the weights too: a NaN or missing weight raises ``NaNError`` under
+            "raise", drops its pair under "omit", makes the result NaN under "propagate" and is a
+            ``ValueError`` under the ordering policies; negative or infinite weights are a
+            ``ValueError`` (see :doc:`/weighted`). With weights, ``ddof`` subtracts from the total
+            weight (frequency weights).
+        weights_kind : {"frequency", "reliability"}, default "frequency"
+            What the weights mean to ``ddof`` (with ``weights`` only). "frequency": counts, ``ddof``
+            subtracts from the total weight ``V1 = sum(w)``; non-integer weights whose total leaves
+            ``V1 - ddof < 1`` (normalized weights with ``ddof=1``) raise ``TotalWeightError``,
+            integer weights with ``V1 <= ddof`` give NaN as unweighted data with too few values.
+            "reliability": :func:`numpy.cov`'s ``aweights``, the divisor is ``V1 - ddof * V2 / V1``
+            with ``V2 = sum(w**2)`` (scale-free; NaN where it is not positive). sem divides by the
+            effective count: ``V1`` (frequency) or ``V1**2 / V2`` (reliability).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -2534,6 +2618,8 @@ class DatasetStatsMixin:
             "sem",
             dim=dim,
             ddof=ddof,
+            weights=weights,
+            weights_kind=weights_kind,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
             keepdims=keepdims,
@@ -4208,6 +4294,7 @@ class WeightedStatsMixin:
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
         ddof: float = 0,
+        weights_kind: str = "frequency",
         nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -4225,6 +4312,14 @@ class WeightedStatsMixin:
             ValueError, as in xarray.
         ddof : float, default 0
             Delta degrees of freedom: the divisor is ``N - ddof`` (fractional values are allowed).
+        weights_kind : {"frequency", "reliability"}, default "frequency"
+            What the weights mean to ``ddof`` (with ``weights`` only). "frequency": counts, ``ddof``
+            subtracts from the total weight ``V1 = sum(w)``; non-integer weights whose total leaves
+            ``V1 - ddof < 1`` (normalized weights with ``ddof=1``) raise ``TotalWeightError``,
+            integer weights with ``V1 <= ddof`` give NaN as unweighted data with too few values.
+            "reliability": :func:`numpy.cov`'s ``aweights``, the divisor is ``V1 - ddof * V2 / V1``
+            with ``V2 = sum(w**2)`` (scale-free; NaN where it is not positive). sem divides by the
+            effective count: ``V1`` (frequency) or ``V1**2 / V2`` (reliability).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -4262,6 +4357,7 @@ class WeightedStatsMixin:
             "var",
             dim=dim,
             ddof=ddof,
+            weights_kind=weights_kind,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
         )
@@ -4271,6 +4367,7 @@ class WeightedStatsMixin:
         dim: Hashable | Sequence[Hashable] | None = None,
         *,
         ddof: float = 0,
+        weights_kind: str = "frequency",
         nan_policy: NanPolicyArg = None,
         skipna: bool | None = None,
         keep_attrs: bool | None = None,
@@ -4288,6 +4385,14 @@ class WeightedStatsMixin:
             ValueError, as in xarray.
         ddof : float, default 0
             Delta degrees of freedom: the divisor is ``N - ddof`` (fractional values are allowed).
+        weights_kind : {"frequency", "reliability"}, default "frequency"
+            What the weights mean to ``ddof`` (with ``weights`` only). "frequency": counts, ``ddof``
+            subtracts from the total weight ``V1 = sum(w)``; non-integer weights whose total leaves
+            ``V1 - ddof < 1`` (normalized weights with ``ddof=1``) raise ``TotalWeightError``,
+            integer weights with ``V1 <= ddof`` give NaN as unweighted data with too few values.
+            "reliability": :func:`numpy.cov`'s ``aweights``, the divisor is ``V1 - ddof * V2 / V1``
+            with ``V2 = sum(w**2)`` (scale-free; NaN where it is not positive). sem divides by the
+            effective count: ``V1`` (frequency) or ``V1**2 / V2`` (reliability).
         nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
             How NaN and missing values are treated (see :doc:`/semantics`); None uses
             ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
@@ -4325,6 +4430,7 @@ class WeightedStatsMixin:
             "std",
             dim=dim,
             ddof=ddof,
+            weights_kind=weights_kind,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
         )
@@ -4384,6 +4490,79 @@ class WeightedStatsMixin:
         return self._reduce(
             "sum",
             dim=dim,
+            nan_policy=skipna_policy(skipna, nan_policy),
+            keep_attrs=keep_attrs,
+        )
+
+    def sem(
+        self,
+        dim: Hashable | Sequence[Hashable] | None = None,
+        *,
+        ddof: float = 1,
+        weights_kind: str = "frequency",
+        nan_policy: NanPolicyArg = None,
+        skipna: bool | None = None,
+        keep_attrs: bool | None = None,
+    ) -> xr.DataArray | xr.Dataset:
+        """Standard error of the mean from the exact sums, correctly rounded.
+
+        The weights of ``obj.weighted(weights)``, as frequency weights (see :doc:`/weighted`): NaN
+        weights follow ``nan_policy``, where xarray's own weighted methods count them as 0.
+
+        Parameters
+        ----------
+        dim : str, sequence of str or None, default None
+            Dimension(s) to reduce; None reduces every dimension. An unknown dimension raises
+            ValueError, as in xarray.
+        ddof : float, default 1
+            Delta degrees of freedom of the variance: ``sqrt(var(ddof) / N)``, as pandas and
+            :func:`scipy.stats.sem`.
+        weights_kind : {"frequency", "reliability"}, default "frequency"
+            What the weights mean to ``ddof`` (with ``weights`` only). "frequency": counts, ``ddof``
+            subtracts from the total weight ``V1 = sum(w)``; non-integer weights whose total leaves
+            ``V1 - ddof < 1`` (normalized weights with ``ddof=1``) raise ``TotalWeightError``,
+            integer weights with ``V1 <= ddof`` give NaN as unweighted data with too few values.
+            "reliability": :func:`numpy.cov`'s ``aweights``, the divisor is ``V1 - ddof * V2 / V1``
+            with ``V2 = sum(w**2)`` (scale-free; NaN where it is not positive). sem divides by the
+            effective count: ``V1`` (frequency) or ``V1**2 / V2`` (reliability).
+        nan_policy : {"raise", "propagate", "omit", "smallest", "largest", "totalorder"}, optional
+            How NaN and missing values are treated (see :doc:`/semantics`); None uses
+            ``nanaccess.get_options()["nan_policy"]`` (initially "raise").
+        skipna : bool, optional
+            pandas' and xarray's spelling of the policy: True is ``nan_policy="omit"``, False is
+            ``nan_policy="propagate"``; None (not given) leaves ``nan_policy`` alone. Given together
+            with a ``nan_policy`` that means something else: ValueError.
+        keep_attrs : bool, optional
+            Keep ``attrs`` on the result; None follows xarray's ``keep_attrs`` option (True by
+            default).
+
+        Returns
+        -------
+        DataArray or Dataset
+            As the weighted object's data, reduced over ``dim`` (dask-backed data or weights: lazy,
+            equal bit for bit to the in-memory result; policy errors are raised when it is
+            computed).
+
+        See Also
+        --------
+        xarray.DataArray.nanstats.sem
+            The same with ``weights=``.
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr, nanaccess  # noqa: F401
+        >>> da = xr.DataArray([4.0, np.nan, 1.0, 3.0], dims="t")
+        >>> w = xr.DataArray([1.0, 1.0, 2.0, 0.0], dims="t")
+        >>> da.weighted(w).nanstats.sem("t", nan_policy="omit").values
+        array(1.)
+        >>> da.weighted(w).nanstats.sem("t", nan_policy="propagate").values
+        array(nan)
+        """
+        return self._reduce(
+            "sem",
+            dim=dim,
+            ddof=ddof,
+            weights_kind=weights_kind,
             nan_policy=skipna_policy(skipna, nan_policy),
             keep_attrs=keep_attrs,
         )

@@ -21,9 +21,10 @@ import xarray as xr
 
 from .. import _stats
 from .._boundary import host_of
+from .._hostkit import without_weights_kind
 from .._labels import name_overflow, restate
 from ..core.reduce import reduce as core_reduce
-from ..errors import NaNError
+from ..errors import NaNError, TotalWeightError
 from ..options import NanPolicy, resolve_policy
 from ..typing import NanPolicyArg
 from ._common import (
@@ -92,6 +93,11 @@ def array_stat(
                 return core_reduce(np.asarray(data), stat, axis=axis, policy=policy,
                                    keepdims=keepdims, weights=weights.values,
                                    weights_missing=weights.missing, **params).values
+        except TotalWeightError as err:  # names the variable
+            subject = getattr(relabel, "subject", None)
+            if subject is None:
+                raise
+            raise err.relabel(subject) from None
         except ValueError as err:
             new = weights.relabel(err)
             if new is err:
@@ -281,7 +287,9 @@ def reduce(
     entry = _stats.get(stat)
     if entry.family == "arg":
         raise ValueError(f"{stat} gives positions: use arg_reduce")
-    unknown = set(params) - set(entry.param_names)
+    params = without_weights_kind(weights, params)
+    unknown = set(params) - set(entry.param_names) - (
+        {"weights_kind"} if entry.weights_kind else set())
     if unknown:
         raise TypeError(f"{stat}() got unexpected keyword(s) {sorted(unknown)}")
     if "q" in entry.param_names:

@@ -184,6 +184,9 @@ def test_groups_are_their_ungrouped_rows(ddof):
     codes[codes == 10] = 11
     sel = x == 7.0
     codes[sel], w[sel] = 10, 1.0
+    # the group of one pair takes an integer weight: a fractional one below ddof + 1
+    # is a TotalWeightError now (issue 23), for the grouped and ungrouped paths alike
+    w[codes == 9] = 3.0
     for stat in ("var", "std"):
         got, ok = _cert(x, w, codes, ngroups, stat, ddof)
         assert ok.mean() > 0.9
@@ -209,12 +212,18 @@ def test_rows_engine_agrees(stat, axis):
     x = rng.normal(size=(6, 40, 5)) * 1e3
     w = rng.random((6, 40, 5))
     w[w < 0.1] = 0.0
+    def run(engine, ddof):
+        with na.option_context(engine=engine):
+            try:
+                return _bits(getattr(na, stat)(x, weights=w, axis=axis, ddof=ddof))
+            except na.TotalWeightError as err:  # a cell of fractional total < ddof + 1
+                return ("total weight", err.cell)
+
     for ddof in (0, 1):
-        with na.option_context(engine="numba"):
-            a = getattr(na, stat)(x, weights=w, axis=axis, ddof=ddof)
-        with na.option_context(engine="numpy"):
-            b = getattr(na, stat)(x, weights=w, axis=axis, ddof=ddof)
-        assert _bits(a) == _bits(b)
+        assert run("numba", ddof) == run("numpy", ddof)
+    w[...] = w * 4  # every cell's total beyond ddof + 1: values, not errors
+    assert run("numba", 1) == run("numpy", 1)
+    assert not isinstance(run("numpy", 1), tuple)
 
 
 @needs_numba

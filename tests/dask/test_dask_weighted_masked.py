@@ -18,7 +18,9 @@ def _data(seed: int = 7):
     rng = np.random.default_rng(seed)
     x = rng.normal(size=(10, 7))
     x[3, 1] = np.nan
-    w = rng.random((10, 7))
+    # totals beyond ddof + 1 in every cell (fractional frequency weights below that
+    # raise TotalWeightError, issue 23; tests/core/test_weights_kind.py)
+    w = 4 * rng.random((10, 7))
     wmask = np.zeros((10, 7), bool)
     wmask[[1, 6], [2, 4]] = True
     xmask = np.zeros((10, 7), bool)

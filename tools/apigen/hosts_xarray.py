@@ -208,7 +208,7 @@ HOSTS = [
         doc="The statistics of ``DataArray.nanstats``: reductions over ``dim``.",
         params=(DIM, KEEP_ATTRS, KEEPDIMS, COUNT_POLICY, *CONVENTION_PARAMS),
         order=("q", "dim", "*", "method", "interpolation", "ddof", "min_count", "weights",
-               "nan_policy", "skipna", "keep_attrs", "keepdims"),
+               "weights_kind", "nan_policy", "skipna", "keep_attrs", "keepdims"),
         weights=True,
         param_docs=_W,
         returns=_returns("DataArray"),
@@ -231,7 +231,7 @@ HOSTS = [
         doc="The statistics of ``Dataset.nanstats``: each data variable reduced over ``dim``.",
         params=(DIM, KEEP_ATTRS, KEEPDIMS, COUNT_POLICY, *CONVENTION_PARAMS),
         order=("q", "dim", "*", "method", "interpolation", "ddof", "min_count", "weights",
-               "nan_policy", "skipna", "keep_attrs", "keepdims"),
+               "weights_kind", "nan_policy", "skipna", "keep_attrs", "keepdims"),
         weights=True,
         param_docs=_W_DS,
         statistics=tuple(n for n in STATS.STATISTICS if n not in STATS.ARG),
@@ -274,9 +274,10 @@ HOSTS = [
              "Dataset): frequency-weighted reductions over ``dim``, the policy covering "
              "the weights."),
         params=(DIM, KEEP_ATTRS, SKIPNA, INTERPOLATION),
-        order=("q", "dim", "*", "method", "interpolation", "ddof", "nan_policy", "skipna",
-               "keep_attrs"),
+        order=("q", "dim", "*", "method", "interpolation", "ddof", "weights_kind",
+               "nan_policy", "skipna", "keep_attrs"),
         statistics=STATS.WEIGHTED,
+        weights_kind=True,
         returns=lambda stat: ("xr.DataArray | xr.Dataset", (
             "DataArray or Dataset\n    As the weighted object's data, reduced over ``dim`` "
             "(dask-backed data or weights: lazy, equal bit for bit to the in-memory "

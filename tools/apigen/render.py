@@ -86,6 +86,7 @@ ANNOTATIONS = {
     "rng": "tuple[float, float]",
     "scale": "float | str",
     "weights": "Any",
+    "weights_kind": "str",
 }
 
 NAN_POLICY_DOC = (
@@ -184,6 +185,9 @@ class HostSpec:
     order: tuple[str, ...] = ("q", "*")
     #: the weighted statistics take ``weights=`` on this host
     weights: bool = False
+    #: the host's data come weighted (``obj.weighted(w)``): the statistics that take
+    #: ``weights_kind`` show it without ``weights``
+    weights_kind: bool = False
     pandas_defaults: bool = False
     defaults: dict[str, Any] = field(default_factory=dict)
     statistics: tuple[str, ...] | None = None
@@ -242,6 +246,8 @@ def _stat_default(spec: HostSpec, param: Any) -> str | None:
 def signature(spec: HostSpec, stat: Any) -> tuple[list[_Arg], list[_Arg]]:
     """(positional, keyword-only) arguments of ``stat`` on ``spec``'s host."""
     own = stat.params + (stat.weight_params if spec.weights else ())
+    if spec.weights_kind and not spec.weights:
+        own += tuple(p for p in stat.weight_params if p.name != "weights")
     stat_params = {p.name: p for p in own}
     host = {p.name: p for p in spec.params if p.applies(stat)}
     order = list(spec.order)

@@ -203,6 +203,8 @@ def grouped_reduce(
         raise ValueError(f"{stat!r} has no grouped engine; expected one of "
                          f"{', '.join(_stats.GROUPED)}")
     unknown = set(params) - set(entry.param_names)
+    if weights is not None and entry.weights_kind:
+        unknown.discard("weights_kind")
     if unknown:
         raise TypeError(f"{stat}() got unexpected keyword(s) {sorted(unknown)}")
     x = np.asarray(x)

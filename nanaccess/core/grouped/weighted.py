@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ... import _stats
+from ...errors import TotalWeightError
 from .. import _numba
 from ..interp import validate_q
 from ..keys import keys_to_float
@@ -33,7 +34,7 @@ from ..moments import result_dtype
 from ..policy import RULES
 from ..weighted.certified import certified_sums, eligible
 from ..weighted.compiled import compiled_order, use_compiled
-from ..weighted.moments import weighted_moment, weighted_tails
+from ..weighted.moments import total_doubt, weighted_moment, weighted_tails, weights_kind_of
 from ..weighted.order import weighted_order
 from ..weighted.prepare import KMIN, Prepared, prepare
 from .common import radix_argsort_codes
@@ -107,7 +108,8 @@ def _block(p: Prepared, tails, gids, idx, valid) -> Prepared:
 def grouped_weighted(x: Any, codes: Any, ngroups: int, stat: str, weights: Any, *, policy,
                      missing: np.ndarray | None = None,
                      weights_missing: np.ndarray | None = None, q: Any = None,
-                     method: str = "linear", ddof: float = 0, engine: str | None = None):
+                     method: str = "linear", ddof: float | None = None,
+                     engine: str | None = None, weights_kind: str = "frequency"):
     """Weighted ``stat`` of every group of the 1-D ``x`` (``codes``: group per value,
     -1 ignored).
 
@@ -131,6 +133,9 @@ def grouped_weighted(x: Any, codes: Any, ngroups: int, stat: str, weights: Any, 
     if stat not in GROUPED_WEIGHTED:
         raise TypeError(f"grouped weighted statistics are {', '.join(GROUPED_WEIGHTED)}; "
                         f"got {stat!r}")
+    kind = weights_kind_of(stat, {"weights_kind": weights_kind})
+    if ddof is None:  # the table's default (sem: 1)
+        ddof = next((q.default for q in _stats.get(stat).params if q.name == "ddof"), 0)
     x = np.asarray(x)
     codes = np.asarray(codes, dtype=np.int64)
     if x.ndim != 1 or codes.shape != x.shape:
@@ -165,12 +170,13 @@ def grouped_weighted(x: Any, codes: Any, ngroups: int, stat: str, weights: Any, 
             _numba.fallback(exc, engine)
     if vals is None:
         p = p.applied()
-    if vals is None and not order and eligible(p, stat, engine, ddof=ddof):
+    if vals is None and not order and kind == "frequency" and \
+            eligible(p, stat, engine, ddof=ddof):
         vals, res_miss = _certified_engine(p, codes, ngroups, stat, policy, ddof, tails,
                                            engine)
     if vals is None:
         vals, res_miss = _blocks_engine(p, codes, ngroups, stat, policy, qa, method, ddof,
-                                        tails, order)
+                                        tails, order, kind)
     if count is None or not RULES[policy].removes:  # (the kernel counts positive weights)
         with np.errstate(invalid="ignore"):
             seen = (p.w[0] > 0) if RULES[policy].removes else (np.asarray(w) != 0)
@@ -191,6 +197,10 @@ def _certified_engine(p, codes, ngroups, stat, policy, ddof, tails, engine):
     if fast is None:
         return None, None
     got, ok = fast
+    doubt = total_doubt(np.bincount(codes, weights=p.w[0], minlength=ngroups), ddof, stat,
+                        "frequency")
+    if doubt is not None:  # the TotalWeightError check: on exact sums
+        ok = ok & ~doubt
     gp = Prepared(p.red, p.x, p.w, None, None, *tails, np.zeros(ngroups, np.int64))
     vals, miss = weighted_tails(gp, result_dtype(got, p.x.dtype, stat), policy,
                         np.zeros(ngroups, bool), stat)
@@ -205,16 +215,22 @@ def _certified_engine(p, codes, ngroups, stat, policy, ddof, tails, engine):
                         None if p.nan is None else p.nan[:, sel], None, None, None,
                         np.zeros(1, np.int64))
         sub_tails = tuple(None if t is None else t[rest] for t in tails)
-        v_rest, m_rest = _blocks_engine(part, renum[codes[sel]], rest.size, stat, policy,
-                                        None, "linear", ddof, sub_tails, False)
+        try:
+            v_rest, m_rest = _blocks_engine(part, renum[codes[sel]], rest.size, stat,
+                                            policy, None, "linear", ddof, sub_tails, False)
+        except TotalWeightError as err:  # the group's own code
+            raise TotalWeightError(total=err.total, ddof=err.ddof,
+                                   cell=int(rest[err.cell])) from None
         vals = vals.astype(np.result_type(vals.dtype, v_rest.dtype), copy=False)
         vals[rest] = v_rest
         miss[rest] = m_rest
     return vals, miss
 
 
-def _blocks_engine(p, codes, ngroups, stat, policy, qa, method, ddof, tails, order):
-    """The NumPy engine: the row engines on size-class blocks of groups."""
+def _blocks_engine(p, codes, ngroups, stat, policy, qa, method, ddof, tails, order,
+                   kind="frequency"):
+    """The NumPy engine: the row engines on size-class blocks of groups (a
+    :class:`~nanaccess.errors.TotalWeightError` names the group's code as its cell)."""
     nq = 1 if qa is None else max(qa.size, 1)
     parts = []
     for gids, idx, valid in size_blocks(codes, ngroups):
@@ -223,7 +239,12 @@ def _blocks_engine(p, codes, ngroups, stat, policy, qa, method, ddof, tails, ord
             v, m, _lead = weighted_order(pb, stat, policy, q=qa, method=method,
                                          engine="numpy")
         else:
-            v, m = weighted_moment(pb, stat, policy, ddof=ddof, engine="numpy")
+            try:
+                v, m = weighted_moment(pb, stat, policy, ddof=ddof, weights_kind=kind,
+                                       engine="numpy")
+            except TotalWeightError as err:
+                raise TotalWeightError(total=err.total, ddof=err.ddof,
+                                       cell=int(gids[err.cell])) from None
         parts.append((gids, v, m))
     if not parts:  # no groups at all
         dt = p.x.dtype if p.x.dtype.kind == "f" else np.float64

@@ -19,7 +19,8 @@ Modules
 :mod:`.compiled`
     the same order statistics by a compiled weighted quickselect (numba), same bits.
 :mod:`.moments`
-    mean, sum, var, std (exact, rounded once).
+    mean, sum, var, std, sem (exact, rounded once; frequency or reliability weights
+    for the spread statistics, ``weights_kind``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import numpy as np
 
 from ... import _stats
 from ..interp import validate_q
-from .moments import weighted_moment
+from .moments import weighted_moment, weights_kind_of
 from .order import weighted_order
 from .prepare import Prepared, align_weights, prepare
 
@@ -60,6 +61,7 @@ def weighted_stat(x: np.ndarray, stat: str, weights: Any, *, axis: Any = None, p
         raise TypeError(f"{stat}() takes no weights; weighted statistics are "
                         f"{', '.join(WEIGHTED)}")
     entry = _stats.get(stat)
+    kind = weights_kind_of(stat, params)
     x = np.asarray(x)
     if x.dtype.kind in "cOUSV" or (x.dtype.kind == "f" and x.dtype.itemsize > 8):
         raise TypeError(f"weighted {stat} needs float, int or bool data, got dtype {x.dtype}")
@@ -75,7 +77,8 @@ def weighted_stat(x: np.ndarray, stat: str, weights: Any, *, axis: Any = None, p
         vals, miss, lead = weighted_order(p, stat, policy, q=q,
                                           method=params.get("method", "linear"))
     else:
-        vals, miss = weighted_moment(p, stat, policy, ddof=params.get("ddof", 0))
+        ddof = params.get("ddof", next((q.default for q in entry.params if q.name == "ddof"), 0))
+        vals, miss = weighted_moment(p, stat, policy, ddof=ddof, weights_kind=kind)
         lead = ()
     red = p.red
     out = red.finish(np.asarray(vals), keepdims, lead)

@@ -1,4 +1,4 @@
-"""Weighted mean, sum, var and std: exact, rounded once.
+"""Weighted mean, sum, var, std and sem: exact, rounded once.
 
 Frequency weights: the sum is ``S = sum(w x)``, the mean ``S / W`` with
 ``W = sum(w)``, the variance ``sum(w (x - S/W)**2) / (W - ddof)`` (``ddof`` subtracts
@@ -15,7 +15,15 @@ are summed with Python fractions instead, element by element for those rows only
 The mean, sum, var and std of float data (and of ints within ``2**53``, but for an
 integer sum) first go through :mod:`.certified` (compiled double-double sums with a
 certified rounding): the rows it certifies have these exact bits already, and only
-the others are summed here.
+the others are summed here. The sem is the correctly rounded square root of its
+exact square (as the unweighted sem), the std the square root of the rounded var.
+
+Reliability weights (``weights_kind="reliability"``, :func:`numpy.cov`'s
+``aweights``): the variance divides by ``W - ddof * V / W`` with ``V = sum(w**2)``
+(summed exactly as the others), that is ``(W Q - S**2) / (W**2 - ddof V)``; the sem
+divides the variance by the effective count ``W**2 / V`` (frequency weights: by
+``W``). Non-integer frequency weights whose total leaves ``W - ddof < 1`` raise
+:class:`~nanaccess.errors.TotalWeightError`; integer ones give NaN for ``W <= ddof``.
 """
 
 from __future__ import annotations
@@ -25,14 +33,16 @@ from fractions import Fraction
 import numpy as np
 
 from ... import _stats
+from ...errors import TotalWeightError
 from ..exactsum import exact_partials
 from ..exactsum.common import CANONICAL_NAN, SCALE, idiv
+from ..higher.finish import round_sqrt
 from ..moments import result_dtype
 from ..policy import RULES
 from .certified import certified_rows
 from .prepare import Prepared, greatest_nan_of
 
-__all__ = ["weighted_moment"]
+__all__ = ["weighted_moment", "total_doubt", "weights_kind_of"]
 
 _SPLIT = 134217729.0  # 2**27 + 1 (Veltkamp)
 _SAFE_LO, _SAFE_HI = 2.0 ** -300, 2.0 ** 300
@@ -60,20 +70,21 @@ def _ints(terms: np.ndarray) -> np.ndarray:
 
 
 def _fraction_rows(x: np.ndarray, w: np.ndarray, want_sq: bool):
-    """Exact S, W, Q (times 2**1074, as the vectorised path) of a few rows."""
+    """Exact S, W, Q, V (times 2**1074, as the vectorised path) of a few rows."""
     out = []
     unit = 1 << SCALE
     for xr, wr in zip(x.tolist(), w.tolist(), strict=True):
-        s = wt = sq = Fraction(0)
+        s = wt = sq = v2 = Fraction(0)
         for v, k in zip(xr, wr, strict=True):
             if k == 0 or v in (np.inf, -np.inf):
                 continue
             fv, fk = Fraction(v), Fraction(k)
             s += fk * fv
             wt += fk
+            v2 += fk * fk
             if want_sq:
                 sq += fk * fv * fv
-        out.append((s * unit, wt * unit, sq * unit))
+        out.append((s * unit, wt * unit, sq * unit, v2 * unit))
     return out
 
 
@@ -85,20 +96,50 @@ def _ratio(a, b) -> float:
     return idiv(v.numerator, v.denominator)
 
 
-def weighted_moment(p: Prepared, stat: str, policy, *, ddof: float = 0,
-                    engine: str | None = None):
-    """Weighted ``stat`` (mean, sum, var, std) of prepared rows: ``(values, missing)``
-    with values ``(rows,)``.
+def weights_kind_of(stat: str, params: dict) -> str:
+    """The ``weights_kind`` of ``params`` (popped; "frequency" when not given),
+    checked: a TypeError for a statistic without it, a ValueError for an unknown
+    kind."""
+    kind = params.pop("weights_kind", "frequency")
+    if kind not in _stats.WEIGHTS_KIND_CHOICES:
+        raise ValueError(f"weights_kind must be one of "
+                         f"{', '.join(map(repr, _stats.WEIGHTS_KIND_CHOICES))}, got {kind!r}")
+    if kind != "frequency" and stat not in _stats.WEIGHTS_KINDS:
+        raise TypeError(f"{stat}() takes no weights_kind; statistics with reliability "
+                        f"weights are {', '.join(sorted(_stats.WEIGHTS_KINDS))}")
+    return kind
 
-    The mean, sum, var and std try the certified compiled path first
-    (:mod:`.certified`); only the rows it does not certify are summed exactly here.
+
+def total_doubt(total: np.ndarray, ddof: float, stat: str, kind: str) -> np.ndarray | None:
+    """Rows (or groups) whose float total weight ``total`` may leave ``W - ddof < 1``
+    (the :class:`~nanaccess.errors.TotalWeightError` check, decided on exact sums
+    only): the certified fast paths leave them to the exact engine. None: no row is
+    in doubt (not a frequency-weighted spread with ``ddof > 0``)."""
+    if kind != "frequency" or not ddof > 0 or stat not in _stats.WEIGHTS_KINDS:
+        return None
+    return np.asarray(total) < ddof + 2
+
+
+def weighted_moment(p: Prepared, stat: str, policy, *, ddof: float = 0,
+                    weights_kind: str = "frequency", engine: str | None = None):
+    """Weighted ``stat`` (mean, sum, var, std, sem) of prepared rows: ``(values,
+    missing)`` with values ``(rows,)``.
+
+    The mean, sum, var and std of frequency weights try the certified compiled path
+    first (:mod:`.certified`); only the rows it does not certify (and those whose
+    total weight is near ``ddof + 1``) are summed exactly here.
     """
     x = p.x
     if x.dtype.kind in "mMO":
         raise TypeError(f"weighted {stat} of {x.dtype} data is not supported")
-    fast = certified_rows(p, stat, engine, ddof=ddof)
+    fast = None if weights_kind != "frequency" else certified_rows(p, stat, engine, ddof=ddof)
+    if fast is not None:
+        doubt = total_doubt(p.w.sum(axis=1), ddof, stat, weights_kind)
+        if doubt is not None:
+            fast = fast[0], fast[1] & ~doubt
     if fast is None or not fast[1].any():
-        vals, empty = _exact(x, p.w, p.nan, p.miss, stat, ddof)
+        vals, empty, short = _exact(x, p.w, p.nan, p.miss, stat, ddof, weights_kind)
+        _raise_short(p, policy, short, np.arange(short[0].size), ddof)
         return weighted_tails(p, vals, policy, empty, stat)
     got, ok = fast
     vals = result_dtype(got, x.dtype, stat)
@@ -108,16 +149,43 @@ def weighted_moment(p: Prepared, stat: str, policy, *, ddof: float = 0,
         def sub(a):
             return None if a is None else a[rest]
 
-        v_rest, empty[rest] = _exact(x[rest], p.w[rest], sub(p.nan), sub(p.miss), stat, ddof)
+        v_rest, empty[rest], short = _exact(x[rest], p.w[rest], sub(p.nan), sub(p.miss),
+                                            stat, ddof, weights_kind)
+        _raise_short(p, policy, short, np.flatnonzero(rest), ddof)
         vals = vals.astype(np.result_type(vals.dtype, v_rest.dtype), copy=False)
         vals[rest] = v_rest
     return weighted_tails(p, vals, policy, empty, stat)
 
 
+def _raise_short(p: Prepared, policy, short: tuple[np.ndarray, np.ndarray],
+                 rows: np.ndarray, ddof: float) -> None:
+    """:class:`~nanaccess.errors.TotalWeightError` for the first row of ``short``
+    (``(mask, totals)`` over ``rows`` of ``p``) whose result is not a propagated NaN
+    or missing value anyway."""
+    mask, totals = short
+    if not mask.any():
+        return
+    tail = np.zeros(p.w.shape[0], bool)
+    r = RULES[policy]
+    for t in (p.nan_rows, p.miss_rows):
+        if t is not None:
+            tail |= np.broadcast_to(t, tail.shape)
+    if r.moment_propagates:
+        for a in (p.nan, p.miss):
+            if a is not None:
+                tail |= a.any(axis=1)
+    hit = np.flatnonzero(mask & ~tail[rows])
+    if hit.size:
+        raise TotalWeightError(total=float(totals[hit[0]]), ddof=ddof,
+                               cell=int(rows[hit[0]]))
+
+
 def _exact(x: np.ndarray, w: np.ndarray, nan: np.ndarray | None, miss: np.ndarray | None,
-           stat: str, ddof: float) -> tuple[np.ndarray, np.ndarray]:
-    """The exact engine on ``(rows, n)`` pairs: ``(values, empty)`` before the tails
-    (propagated NaNs and missing results)."""
+           stat: str, ddof: float, wkind: str = "frequency"
+           ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """The exact engine on ``(rows, n)`` pairs: ``(values, empty, short)`` before the
+    tails (propagated NaNs and missing results); ``short``: the rows of non-integer
+    frequency weights with ``W - ddof < 1`` and their totals."""
     kind = x.dtype.kind
     rows, n = w.shape
     xf = x.astype(np.float64)
@@ -139,7 +207,9 @@ def _exact(x: np.ndarray, w: np.ndarray, nan: np.ndarray | None, miss: np.ndarra
     if kind in "iu":
         safe &= np.abs(x.astype(np.float64)) < 2.0 ** 53
     slow = ~safe.all(axis=1)
-    want_sq = stat in _stats.SQUARES
+    over = stat in _stats.OVER_COUNT
+    want_sq = stat in _stats.SQUARES or over
+    want_v2 = want_sq and (wkind == "reliability" or over)
     if slow.any():  # those rows are summed below, with fractions
         xs, ws_fast = np.where(slow[:, None], 0.0, xs), np.where(slow[:, None], 0.0, ws)
     else:
@@ -154,23 +224,42 @@ def _exact(x: np.ndarray, w: np.ndarray, nan: np.ndarray | None, miss: np.ndarra
         a, b = _two_product(ws_fast, x2h)
         c, d = _two_product(ws_fast, x2l)
         q_int = _ints(np.concatenate([a, b, c, d], axis=1))
+    v_int = None
+    if want_v2:
+        v_int = _ints(np.concatenate(_two_product(ws_fast, ws_fast), axis=1))
     if slow.any():
-        for r, (s, wt, sq) in zip(np.flatnonzero(slow).tolist(),
-                                  _fraction_rows(x[slow], ws[slow], want_sq), strict=True):
+        for r, (s, wt, sq, v2) in zip(np.flatnonzero(slow).tolist(),
+                                      _fraction_rows(x[slow], ws[slow], want_sq),
+                                      strict=True):
             s_int[r], w_int[r] = s, wt
             if q_int is not None:
                 q_int[r] = sq
+            if v_int is not None:
+                v_int[r] = v2
 
     negzero = (fin & (xs == 0) & np.signbit(xs)).sum(axis=1) == fin.sum(axis=1)
     integer = kind in "biu" and np.asarray(w == np.floor(w)).all()
-    unit = _drop_twos((s_int, w_int, q_int), slow)
+    unit = _drop_twos((s_int, w_int, q_int, v_int), slow)
     vals = _round(stat, ddof, s_int, w_int, q_int, unit, posinf, neginf,
-                  negzero & fin.any(axis=1) if stat in _stats.SUMS else negzero, integer)
-    if stat in _stats.ROOTS:
+                  negzero & fin.any(axis=1) if stat in _stats.SUMS else negzero, integer,
+                  v_int, wkind)
+    if stat in _stats.ROOTS:  # (sem: rounded as a square root already)
         vals = np.sqrt(vals)
     vals = result_dtype(vals, x.dtype, stat)
     empty = (w_int == 0) & ~(posinf | neginf)
-    return vals, empty
+    short = np.zeros(rows, bool)
+    totals = np.zeros(rows)
+    if want_sq and wkind == "frequency" and ddof > 0:
+        with np.errstate(invalid="ignore"):
+            fractional = (used & (w != np.floor(w))).any(axis=1)
+        da, db = Fraction(ddof).as_integer_ratio()
+        cand = np.flatnonzero(fractional & (w_int != 0))
+        if cand.size:
+            wt_c, u_c = w_int[cand], unit[cand]
+            bad = (db * wt_c - da * u_c) < db * u_c  # W - ddof < 1, exactly
+            short[cand] = bad.astype(bool)
+            totals[cand] = _ratios(wt_c, u_c)
+    return vals, empty, (short, totals)
 
 
 def _drop_twos(sums: tuple[np.ndarray | None, ...], slow: np.ndarray) -> np.ndarray:
@@ -198,7 +287,8 @@ def _drop_twos(sums: tuple[np.ndarray | None, ...], slow: np.ndarray) -> np.ndar
 
 def _round(stat: str, ddof: float, s: np.ndarray, wt: np.ndarray, q: np.ndarray | None,
            unit: np.ndarray, posinf: np.ndarray, neginf: np.ndarray, negzero: np.ndarray,
-           integer: bool) -> np.ndarray:
+           integer: bool, v2: np.ndarray | None = None, kind: str = "frequency"
+           ) -> np.ndarray:
     """Every row rounded once from its exact sums (object arrays of Python ints, or
     fractions for the rare rows beyond the safe range), by NumPy's object loops over
     all rows at once: ``S / unit`` (sum), ``S / W`` (mean), ``(W Q - S**2) / (W (W -
@@ -230,11 +320,42 @@ def _round(stat: str, ddof: float, s: np.ndarray, wt: np.ndarray, q: np.ndarray 
         out[go] = _ratios(s[go], wt[go])
         return out
     da, db = Fraction(ddof).as_integer_ratio()  # ddof = da / db, in units of 2**-1074
-    dof = np.zeros(s.shape, object)
-    dof[go] = db * wt[go] - da * unit[go]
-    go &= dof > 0
-    out[go] = _ratios(db * (wt[go] * q[go] - s[go] * s[go]), wt[go] * dof[go])
+    den = np.zeros(s.shape, object)
+    if kind == "reliability":
+        den[go] = db * wt[go] * wt[go] - da * v2[go] * unit[go]
+    else:
+        den[go] = wt[go] * (db * wt[go] - da * unit[go])
+    go &= den > 0
+    num = db * (wt[go] * q[go] - s[go] * s[go])
+    den = den[go]
+    if stat in _stats.OVER_COUNT:  # sem**2 = var / n
+        if kind == "reliability":  # n = W**2 / V
+            num, den = num * v2[go] * unit[go], den * wt[go] * wt[go]
+        else:  # n = W
+            num, den = num * unit[go], den * wt[go]
+        out[go] = _sqrt_ratios(num, den)  # correctly rounded, as the unweighted sem
+        return out
+    out[go] = _ratios(num, den)
     return out
+
+
+def _sqrt_one(a, b) -> float:
+    if type(a) is not int or type(b) is not int:  # fractions (the slow rows)
+        v = Fraction(a) / Fraction(b)
+        a, b = v.numerator, v.denominator
+    return round_sqrt(a, b)
+
+
+_SQRT = np.frompyfunc(_sqrt_one, 2, 1)
+
+
+def _sqrt_ratios(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Correctly rounded ``sqrt(a / b)`` of object arrays (ints or fractions), by a
+    NumPy object loop over the rows (:func:`nanaccess.core.higher.finish.round_sqrt`:
+    an integer square root with a sticky bit)."""
+    if not a.size:
+        return np.zeros(0)
+    return _SQRT(a, b).astype(np.float64)
 
 
 def _ratios(a: np.ndarray, b: np.ndarray) -> np.ndarray:
