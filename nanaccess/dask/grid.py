@@ -8,6 +8,14 @@ exact). For float32/float64 chunks under a policy that drops NaNs quietly,
 the NaNs and signaling NaNs while it sums, so the chunk needs no separate NaN scan for
 its error record. A chunk the pass does not serve (a signaling NaN, another layout)
 goes the general way: its record, then the core.
+
+When the reduced axes span chunks, ``moments._regrid`` rechunks float data so that
+they lie whole in each chunk while no chunk grows beyond the largest input chunk (the
+kept axes split instead), provided a chunk still holds a tile's worth of cells: a
+rechunk moves the data once, where the exact mergeable partials hold a Python integer
+per cell and chunk (about 20x slower on a 365 x 180 x 360 grid chunked along time).
+Data whose kept cells are too few for that (a long series, a full reduction) keep the
+partials.
 """
 
 from __future__ import annotations

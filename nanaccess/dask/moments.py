@@ -31,7 +31,16 @@ from ..core.nanscan import scan_rows
 from ..core.policy import RULES
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
-from .final import axes_whole, check_then, core_moment, out_dtype, per_block_core, whole_axes
+from .final import (
+    axes_whole,
+    bounded_whole_axes,
+    check_then,
+    chunk_bytes,
+    core_moment,
+    out_dtype,
+    per_block_core,
+    whole_axes,
+)
 from .tally import policy_check
 
 __all__ = ["dask_moment_stat", "MOMENT_STATS"]
@@ -220,6 +229,26 @@ def _exact_of(flat: list, stat: str, ddof: float, k: int) -> Fraction | None:
     return Fraction(n * p.q - p.s * p.s, (n * (n - int(ddof))) << (2 * SCALE))
 
 
+#: cells a rechunked chunk must be able to hold (the tiled kernel's tile width)
+_TILE_CELLS = 128
+
+
+def _regrid(x: da.Array, axes: tuple[int, ...]) -> da.Array | None:
+    """``x`` rechunked with ``axes`` whole in every chunk and no chunk larger than the
+    largest input chunk, or None where that does not pay: not float data, the axes
+    whole already, no kept axis, unknown sizes, or a chunk that could not hold
+    :data:`_TILE_CELLS` cells (fewer when there are fewer)."""
+    if x.dtype.kind != "f" or not axes or axes_whole(x, axes) or len(axes) == x.ndim:
+        return None
+    if any(math.isnan(s) for s in x.shape):
+        return None
+    n = math.prod(x.shape[a] for a in axes)
+    cells = math.prod(x.shape[a] for a in range(x.ndim) if a not in axes)
+    if n * x.dtype.itemsize * min(cells, _TILE_CELLS) > chunk_bytes(x):
+        return None
+    return bounded_whole_axes(x, axes)
+
+
 def dask_moment_stat(
     x: da.Array,
     stat: str,
@@ -280,6 +309,9 @@ def dask_moment_stat(
         x = whole_axes(x, axes)
         fn = partial(core_moment, stat=stat, ddof=ddof, policy=policy)  # module level
         return per_block_core(x, fn, axes, keepdims, res_dtype, (), info, policy, relabel)
+    regridded = _regrid(x, axes)  # gridded float data split along the reduced axes
+    if regridded is not None:
+        x = regridded
     if x.dtype.kind == "f" and axes_whole(x, axes):
         # gridded data, the reduced axes whole in every chunk: one task per chunk runs
         # the in-memory engine (tiled and certified, exact), no partials to merge

@@ -137,14 +137,20 @@ def grid(rng, shape, dtype, order):
 @pytest.mark.parametrize("dtype", ["f4", "f8"])
 @pytest.mark.parametrize("order", ["C", "F"])
 @pytest.mark.parametrize("axis", [0, -1])
-@pytest.mark.parametrize("whole", [True, False])
-def test_grid_equals_core(dtype, order, axis, whole):
-    rng = np.random.default_rng(hash((dtype, order, axis, whole)) % 2**32)
-    x = grid(rng, (40, 6, 11), dtype, order)
+@pytest.mark.parametrize("layout", ["whole", "split", "regrid"])
+def test_grid_equals_core(dtype, order, axis, layout):
+    """``whole``: the reduced axis in one chunk (per-chunk engine); ``split``: across
+    small chunks (the exact partials); ``regrid``: across chunks large enough to be
+    rechunked with the axis whole (the per-chunk engine after a bounded rechunk)."""
+    rng = np.random.default_rng(hash((dtype, order, axis, layout)) % 2**32)
+    shape = (40, 20, 30) if layout == "regrid" else (40, 6, 11)
+    x = grid(rng, shape, dtype, order)
     n = x.shape[axis]
-    chunks = [20, 3, 6]
-    chunks[axis] = n if whole else n // 2
+    chunks = list(shape) if layout == "regrid" else [20, 3, 6]
+    chunks[axis] = n if layout == "whole" else n // 4 if layout == "regrid" else n // 2
     dx = da.from_array(x, chunks=tuple(chunks))
+    layers = str(dict(dask_moment_stat(dx, "mean", axis=axis, policy="omit").dask.layers))
+    assert ("rechunk" in layers) == (layout == "regrid")
     for i, stat in enumerate(STATS):
         for policy in POLICIES[i % 2 :: 2] if stat != "count" else POLICIES[1:]:
             ddof = 1 if stat in ("var", "std") and policy == "omit" else 0
