@@ -4,7 +4,8 @@ Each run is a fresh process: a median, a mean, a grouped median and std (50 grou
 a rolling median (window 50) and ``df.nanstats.describe()`` on 2e5 rows with 5 % NaN.
 ``cold`` gives the process an empty ``NUMBA_CACHE_DIR``; the later ones reuse the one
 the cold run filled (a process waits at exit for the compilations it started, so they
-land in the cache). Prints the process CPU time (all threads, the background
+land in the cache; here up to 900 s, ``NANACCESS_EXIT_WAIT``, so that they finish on a
+loaded machine too). Prints the process CPU time (all threads, the background
 compiler's included) and wall time of each step and of the tour, the whole process's
 wall time (its exit included: the wait for background compilations) and ``uptime``'s
 load::
@@ -49,6 +50,7 @@ print(json.dumps({"cpu": time.process_time() - t0, "wall": time.perf_counter() -
 def run(cache: str) -> dict:
     env = {**os.environ, "NUMBA_CACHE_DIR": cache}
     env.pop("NANACCESS_COMPILE", None)  # the default, as a user gets it
+    env.setdefault("NANACCESS_EXIT_WAIT", "900")  # let each process finish its compiles
     t0 = time.perf_counter()
     out = subprocess.run(
         [sys.executable, "-c", TOUR], env=env, capture_output=True, text=True, check=True
