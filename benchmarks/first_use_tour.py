@@ -2,10 +2,13 @@
 
 Each run is a fresh process: a median, a mean, a grouped median and std (50 groups),
 a rolling median (window 50) and ``df.nanstats.describe()`` on 2e5 rows with 5 % NaN.
-``cold`` gives the process an empty ``NUMBA_CACHE_DIR``; ``warm`` reuses the one the
-cold run filled (after one more process, so background compilations have landed).
-Prints the process CPU time (all threads, the background compiler's included) and
-wall time of each step and of the tour::
+``cold`` gives the process an empty ``NUMBA_CACHE_DIR``; the later ones reuse the one
+the cold run filled (a process waits at exit for the compilations it started, so they
+land in the cache; here up to 900 s, ``NANACCESS_EXIT_WAIT``, so that they finish on a
+loaded machine too). Prints the process CPU time (all threads, the background
+compiler's included) and wall time of each step and of the tour, the whole process's
+wall time (its exit included: the wait for background compilations) and ``uptime``'s
+load::
 
     python benchmarks/first_use_tour.py          # cold, second, warm
 """
@@ -17,6 +20,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 TOUR = r"""
 import json, time
@@ -46,9 +50,14 @@ print(json.dumps({"cpu": time.process_time() - t0, "wall": time.perf_counter() -
 def run(cache: str) -> dict:
     env = {**os.environ, "NUMBA_CACHE_DIR": cache}
     env.pop("NANACCESS_COMPILE", None)  # the default, as a user gets it
-    out = subprocess.run([sys.executable, "-c", TOUR], env=env, capture_output=True,
-                         text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    env.setdefault("NANACCESS_EXIT_WAIT", "900")  # let each process finish its compiles
+    t0 = time.perf_counter()
+    out = subprocess.run(
+        [sys.executable, "-c", TOUR], env=env, capture_output=True, text=True, check=True
+    )
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    got["process"] = time.perf_counter() - t0
+    return got
 
 
 def main() -> None:
@@ -56,7 +65,12 @@ def main() -> None:
         for label in ("cold", "second", "third", "warm"):
             r = run(cache)
             steps = ", ".join(f"{k} {v[0]:.2f}" for k, v in r["steps"].items())
-            print(f"{label:7s} tour {r['cpu']:.2f} s CPU, {r['wall']:.2f} s wall ({steps})")
+            print(
+                f"{label:7s} tour {r['cpu']:.2f} s CPU, {r['wall']:.2f} s wall ({steps}); "
+                f"process {r['process']:.1f} s wall with its exit"
+            )
+    if hasattr(os, "getloadavg"):
+        print("load average {:.1f} {:.1f} {:.1f}".format(*os.getloadavg()))
 
 
 if __name__ == "__main__":

@@ -111,3 +111,63 @@ def test_a_failed_background_compile_reaches_the_callers_fallback(monkeypatch, t
         with pytest.raises(Exception) as err:  # numba's typing error, in the caller
             kern(x, out)
     assert not isinstance(err.value, NB.NotReady)
+
+
+def test_exit_waits_for_started_compilations_and_says_so(monkeypatch, caplog):
+    # the daemon worker would be killed at exit: the atexit hook waits (bounded) for
+    # what is pending and logs one WARNING; nothing pending, nothing said
+    waited = []
+    monkeypatch.setattr(BG, "wait", lambda timeout=None: waited.append(timeout) or True)
+    monkeypatch.setattr(BG, "pending", lambda: 0)
+    with caplog.at_level("WARNING", logger="nanaccess"):
+        BG._finish_at_exit()
+    assert not waited and not caplog.records
+    monkeypatch.setattr(BG, "pending", lambda: 3)
+    with caplog.at_level("WARNING", logger="nanaccess"):
+        BG._finish_at_exit()
+    assert waited == [BG.EXIT_WAIT_SECONDS]
+    assert len(caplog.records) == 1 and "finishing 3 numba compilation" in caplog.text
+    monkeypatch.setattr(BG, "EXIT_WAIT_SECONDS", 0)
+    BG._finish_at_exit()
+    assert len(waited) == 1  # switched off: no second wait
+
+
+_FIRST = """
+import sys, numpy as np, pandas as pd
+import nanaccess as na
+from nanaccess.core import _numba as NB
+from nanaccess.core._numba import _background as BG
+x = pd.Series(np.random.default_rng(0).normal(size=3000))
+r = x.rolling(45).nanstats.median(nan_policy="omit")
+print(BG.pending(), sum(NB.kernels("window_heap")["heap"].dispatcher.stats.cache_hits.values()))
+"""
+
+
+def test_a_process_leaves_its_background_compilation_in_the_cache(tmp_path):
+    # the first process serves its rolling median by sorting, queues the heap kernel
+    # and waits for it at exit; the second loads it from disk (no deferral, no compile)
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "NANACCESS_COMPILE": "background"}
+    first = subprocess.run(
+        [sys.executable, "-c", _FIRST],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    assert first.stdout.split()[0] == "1"  # the heap kernel queued, the call served
+    assert "finishing 1 numba compilation" in first.stderr
+    second = subprocess.run(
+        [sys.executable, "-c", _FIRST],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    pending, hits = second.stdout.split()
+    assert pending == "0" and int(hits) >= 1 and "finishing" not in second.stderr

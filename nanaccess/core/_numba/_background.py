@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import atexit
 import logging
+import os
 import queue
 import threading
 import time
@@ -43,8 +44,18 @@ from ...options import _current
 
 __all__ = ["NotReady", "DEFERRABLE", "EXIT_WAIT_SECONDS", "wrap", "note_choice", "pending", "wait"]
 
+
+def _exit_wait() -> float:
+    """``NANACCESS_EXIT_WAIT`` (seconds; 0: do not wait), else 120."""
+    try:
+        return float(os.environ.get("NANACCESS_EXIT_WAIT", "").strip() or 120.0)
+    except ValueError:
+        return 120.0
+
+
 #: at exit, wait at most this long for the background compilations to land on disk
-EXIT_WAIT_SECONDS = 120.0
+#: (the ``NANACCESS_EXIT_WAIT`` environment variable, read at import; 0: no wait)
+EXIT_WAIT_SECONDS = _exit_wait()
 
 #: families whose call sites all fall back to the NumPy engine on a kernel's exception,
 #: and whose NumPy engine is fast (milliseconds to a few tenths of a second on 2e5
