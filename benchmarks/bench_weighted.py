@@ -16,7 +16,14 @@
   against the NumPy formula ``np.average((x - np.average(x, weights=w, axis=1)[:,
   None])**2, weights=w, axis=1)`` (ddof 0; rounded twice, not exact; no target);
 * weighted ``quantile`` along axis 0 of a ``(time, lat, lon)`` float32 grid: <= 0.5x
-  xarray's ``da.weighted(w).quantile(q, dim="time")``.
+  xarray's ``da.weighted(w).quantile(q, dim="time")``;
+* reliability weights (issue 23): ``na.var(x, weights=w, ddof=1,
+  weights_kind="reliability")`` of 1e6 float64 against ``np.cov(x, aweights=w)``
+  (rounded several times, not exact; no target), the frequency ``var`` (ddof 1) of
+  the same data logged beside it;
+* weighted covariance matrix (issue 24): ``df.nanstats.cov(weights=w,
+  weights_kind="reliability")`` of ``n / 10`` rows x 4 columns (no NaN) against
+  ``np.cov(X.T, aweights=w)`` (no target).
 
 Run alone: ``python benchmarks/bench_weighted.py``.
 """
@@ -137,6 +144,37 @@ def _row_var_rows(shape: tuple[int, int], repeats: int) -> list[dict[str, Any]]:
                      "np.average formula (two passes)", t["ref"])]
 
 
+def _reliability_rows(n: int, repeats: int) -> list[dict[str, Any]]:
+    """Reliability-weighted var and a weighted covariance matrix against numpy.cov."""
+    rng = np.random.default_rng(23)
+    x = rng.standard_normal(n)
+    w = rng.random(n) + 0.01
+    t = time_interleaved({
+        "na": lambda: na.var(x, weights=w, ddof=1, weights_kind="reliability"),
+        "freq": lambda: na.var(x, weights=w, ddof=1),
+        "ref": lambda: np.cov(x, aweights=w)}, repeats=repeats)
+    log(f"reliability var n={n}: {t['na'] / t['ref']:.2f}x np.cov(aweights=); frequency "
+        f"var {t['freq'] / t['ref']:.2f}x")
+    rows = [make_row("weighted var, reliability weights", n, "raise", t["na"],
+                     "np.cov(aweights=)", t["ref"]),
+            make_row("weighted var, frequency weights (ddof 1)", n, "raise", t["freq"],
+                     "np.cov(aweights=)", t["ref"])]
+    pd = optional_import("pandas")
+    if pd is None:
+        return rows
+    m = max(n // 10, 10)
+    X = rng.standard_normal((m, 4))
+    wm = rng.random(m) + 0.01
+    df = pd.DataFrame(X, columns=list("abcd"))
+    t = time_interleaved({
+        "na": lambda: df.nanstats.cov(weights=wm, weights_kind="reliability"),
+        "ref": lambda: np.cov(X.T, aweights=wm)}, repeats=repeats)
+    log(f"weighted cov matrix {m}x4: {t['na'] / t['ref']:.2f}x np.cov(aweights=)")
+    rows.append(make_row(f"weighted cov matrix, {m} x 4", m * 4, "omit", t["na"],
+                         "np.cov(X.T, aweights=)", t["ref"]))
+    return rows
+
+
 def _axis_rows(shape: tuple[int, int, int], repeats: int) -> list[dict[str, Any]]:
     xr = optional_import("xarray")
     if xr is None:
@@ -187,7 +225,7 @@ def run(n: int = 1_000_000, *, groups: tuple[int, ...] = (1_000, 100_000),
     """
     rows = _median_rows(n, repeats) + _grouped_rows(n, groups, repeats) + \
         _spread_rows(n, groups, repeats) + _row_var_rows((max(n // 500, 4), 500), repeats) + \
-        _axis_rows(grid, repeats)
+        _axis_rows(grid, repeats) + _reliability_rows(n, repeats)
     if write:
         from common import write_results
 

@@ -21,6 +21,7 @@ from ..options import resolve_policy
 from ._groupby_registry import grouping_info, selected_obj
 from .columns import subject_of
 from .dtypes import Column, column_arrays, is_numeric_column
+from .weighted_bivariate import check_method, weighted_matrix, weighted_pair
 
 __all__ = ["SeriesBivariate", "FrameBivariate", "GroupByBivariate", "frame_columns",
            "run_pairs"]
@@ -117,7 +118,8 @@ class FrameBivariate:
     _obj: pd.DataFrame
 
     def corr(self, method: str = "pearson", min_periods: int = 1, numeric_only: bool = False,
-             *, nan_policy: Any = None) -> pd.DataFrame:
+             *, nan_policy: Any = None, weights: Any = None,
+             weights_kind: str = "frequency") -> pd.DataFrame:
         """Pairwise correlation of columns, as :meth:`pandas.DataFrame.corr`, exact.
 
         Pearson's r is rounded once from exact sums (``|r| <= 1``, exactly ``+-1``
@@ -135,6 +137,13 @@ class FrameBivariate:
             "omit" uses each pair's complete rows (pandas' behaviour); "propagate"
             gives the NaN of either column; the ordering policies rank NaNs
             (Spearman, Kendall) or propagate (Pearson). Default: the option.
+        weights : array_like, Series or column label, optional
+            Row weights (Pearson only; a rank method with weights raises
+            ``NotImplementedError``): one per row, a Series aligned on the index, or a
+            column label (that column is left out). The policy covers them as in the
+            weighted moments (:doc:`/weighted`); ``r`` is the same for both kinds.
+        weights_kind : {"frequency", "reliability"}, default "frequency"
+            As :meth:`cov` (``r`` does not depend on it).
 
         Returns
         -------
@@ -151,10 +160,12 @@ class FrameBivariate:
         x  1.0  1.0
         y  1.0  1.0
         """
-        return self._matrix("corr", _method(method), 1, min_periods, numeric_only, nan_policy)
+        return self._matrix("corr", _method(method), 1, min_periods, numeric_only, nan_policy,
+                            weights, weights_kind)
 
     def cov(self, min_periods: int | None = None, ddof: int = 1, numeric_only: bool = False,
-            *, nan_policy: Any = None) -> pd.DataFrame:
+            *, nan_policy: Any = None, weights: Any = None,
+            weights_kind: str = "frequency") -> pd.DataFrame:
         """Pairwise covariance of columns, as :meth:`pandas.DataFrame.cov`, correctly
         rounded from exact sums.
 
@@ -165,6 +176,13 @@ class FrameBivariate:
         numeric_only : bool, default False
         nan_policy : str, optional
             As :meth:`corr`.
+        weights : array_like, Series or column label, optional
+            Row weights, as :meth:`corr`: the covariance of the exact weighted sums,
+            ``sum(w (x - mx)(y - my)) / (sum(w) - ddof)`` (frequency) or ``/ (sum(w) -
+            ddof sum(w**2) / sum(w))`` (reliability, :func:`numpy.cov`'s
+            ``aweights``), correctly rounded; non-integer frequency weights with
+            ``sum(w) - ddof < 1`` raise ``TotalWeightError``.
+        weights_kind : {"frequency", "reliability"}, default "frequency"
 
         Returns
         -------
@@ -179,12 +197,22 @@ class FrameBivariate:
         x  1.0  1.0
         y  1.0  2.0
         """
-        return self._matrix("cov", "pearson", ddof, min_periods, numeric_only, nan_policy)
+        return self._matrix("cov", "pearson", ddof, min_periods, numeric_only, nan_policy,
+                            weights, weights_kind)
 
-    def _matrix(self, stat, method, ddof, min_periods, numeric_only, nan_policy):
+    def _matrix(self, stat, method, ddof, min_periods, numeric_only, nan_policy,
+                weights=None, weights_kind="frequency"):
         df = self._obj
         policy = resolve_policy(nan_policy)
+        check_method(method, weights)
         names, cols = frame_columns(df, numeric_only)
+        if weights is not None:
+            names, cols, wv, wm, pairs = weighted_matrix(
+                df, names, cols, weights, stat, policy=policy, ddof=ddof,
+                weights_kind=weights_kind, min_periods=_check_min_periods(min_periods))
+            idx = pd.Index(names)
+            vals, miss = _square(wv[None], None if wm is None else wm[None], len(cols), pairs)
+            return _frame(vals[0], None if miss is None else miss[0], _nullable(cols), idx, idx)
         k = len(cols)
         idx = pd.Index(names, dtype=df.columns.dtype if len(names) == df.shape[1] else None)
         if k == 0:
@@ -280,7 +308,8 @@ class SeriesBivariate:
     _obj: pd.Series
 
     def corr(self, other: pd.Series, method: str = "pearson", min_periods: int | None = None,
-             *, nan_policy: Any = None) -> float:
+             *, nan_policy: Any = None, weights: Any = None,
+             weights_kind: str = "frequency") -> float:
         """Correlation with ``other`` (aligned on the index), as
         :meth:`pandas.Series.corr`, exact (see :meth:`DataFrame.nanstats.corr`).
 
@@ -290,6 +319,9 @@ class SeriesBivariate:
         method : {"pearson", "spearman", "kendall"}
         min_periods : int, optional
         nan_policy : str, optional
+        weights : array_like or Series, optional
+            Row weights (Pearson only), as :meth:`DataFrame.nanstats.corr`.
+        weights_kind : {"frequency", "reliability"}, default "frequency"
 
         Returns
         -------
@@ -302,10 +334,12 @@ class SeriesBivariate:
         >>> s.nanstats.corr(pd.Series([5.0, -3.0]), nan_policy="omit")
         -1.0
         """
-        return self._pair(other, "corr", _method(method), 1, min_periods, nan_policy)
+        return self._pair(other, "corr", _method(method), 1, min_periods, nan_policy,
+                          weights, weights_kind)
 
     def cov(self, other: pd.Series, min_periods: int | None = None, ddof: int = 1, *,
-            nan_policy: Any = None) -> float:
+            nan_policy: Any = None, weights: Any = None,
+            weights_kind: str = "frequency") -> float:
         """Covariance with ``other`` (aligned on the index), as
         :meth:`pandas.Series.cov`, correctly rounded.
 
@@ -315,6 +349,9 @@ class SeriesBivariate:
         min_periods : int, optional
         ddof : int, default 1
         nan_policy : str, optional
+        weights : array_like or Series, optional
+            Row weights, as :meth:`DataFrame.nanstats.cov`.
+        weights_kind : {"frequency", "reliability"}, default "frequency"
 
         Returns
         -------
@@ -327,9 +364,11 @@ class SeriesBivariate:
         ...                                         nan_policy="omit")
         1.5
         """
-        return self._pair(other, "cov", "pearson", ddof, min_periods, nan_policy)
+        return self._pair(other, "cov", "pearson", ddof, min_periods, nan_policy, weights,
+                          weights_kind)
 
-    def _pair(self, other, stat, method, ddof, min_periods, nan_policy):
+    def _pair(self, other, stat, method, ddof, min_periods, nan_policy, weights=None,
+              weights_kind="frequency"):
         if not isinstance(other, pd.Series):
             raise TypeError(f"other must be a Series, not {type(other).__name__}")
         policy = resolve_policy(nan_policy)
@@ -342,6 +381,14 @@ class SeriesBivariate:
                                 "covariance and correlation need numbers")
         names = [left.name, right.name] if left.name != right.name or left.name is None \
             else [left.name, "other"]
+        check_method(method, weights)
+        if weights is not None:
+            v, m = weighted_pair(left, a, b, names, weights, stat, policy=policy, ddof=ddof,
+                                 weights_kind=weights_kind,
+                                 min_periods=_check_min_periods(min_periods))
+            if m:
+                return pd.NA if (a.has_na or b.has_na) else float("nan")
+            return v
         res = run_pairs([a, b], names, left.index, np.array([[0, 1]]), series=True,
                         method=method, stat=stat, ddof=ddof,
                         min_periods=_check_min_periods(min_periods), policy=policy)

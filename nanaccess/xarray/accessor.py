@@ -23,6 +23,7 @@ from ..typing import NanPolicyArg
 from ._common import variable_subject
 from ._generated import DataArrayStatsMixin, DatasetStatsMixin
 from .bivariate import DataArrayBivariate
+from .dataset_bivariate import DatasetBivariate
 from .groupby import NanGroupBy, factorized_groupby, null_below
 from .masks import kind_masks
 from .reduction import arg_reduce, nan_report, quantile, reduce
@@ -331,7 +332,7 @@ class DataArrayNanStats(DataArrayBivariate, _NanStatsBase, DataArrayStatsMixin, 
 
 
 @xr.register_dataset_accessor("nanstats")
-class DatasetNanStats(_NanStatsBase, DatasetStatsMixin, RunningMixin):
+class DatasetNanStats(DatasetBivariate, _NanStatsBase, DatasetStatsMixin, RunningMixin):
     """``Dataset.nanstats``: the statistics per data variable.
 
     Examples

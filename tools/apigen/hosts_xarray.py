@@ -244,7 +244,8 @@ HOSTS = [
         type_imports=_TYPES,
         docs_module="xarray",
         docs_prefix="Dataset.nanstats.",
-        docs_extra=("describe", "sortby", "nan_report", "groupby", "resample", *_RUNNING),
+        docs_extra=("describe", "sortby", "nan_report", "groupby", "resample", "corr",
+                    "cov", *_RUNNING),
     ),
     HostSpec(
         key="xarray.GroupBy",

@@ -15,6 +15,9 @@ Modules
     subset average ranks (Spearman) and Kendall's exact pair counts in O(n log n).
 :mod:`.matrix`
     the front ends: :func:`corr_matrix`, :func:`corr_pair`, :func:`corr_with`.
+:mod:`.weighted`
+    weighted covariance and Pearson's r (:func:`weighted_pairs`; frequency or
+    reliability weights), from exact weighted sums.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 from .matrix import all_pairs, corr_matrix, corr_pair
 from .pairwise import METHODS, Paired, pairwise, segments_of
 from .sums import Segments
+from .weighted import weighted_pairs
 
 __all__ = ["METHODS", "Paired", "Segments", "all_pairs", "corr_matrix", "corr_pair",
-           "pairwise", "segments_of"]
+           "pairwise", "segments_of", "weighted_pairs"]
