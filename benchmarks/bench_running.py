@@ -6,7 +6,8 @@ Rows and targets (same-run ratios, 1e6 float64, 1 % NaN, ``nan_policy="omit"``):
   ``cummax`` / ``cummin`` vs pandas': <= 1.0x;
 * ``s.ewm(alpha=0.1, ignore_na=True).nanstats.mean()`` vs pandas: <= 1.0x; ``var`` /
   ``std``: <= 1.5x;
-* the neighbours (no target): 0 % and 30 % NaN, float32, 1e4 rows, ``adjust=False``,
+* the neighbours (no target): 0 % and 30 % NaN, float32, int64, 1e4 (and with
+  ``--big`` 1e7) rows, ``adjust=False``,
   ``groupby(k).ewm().nanstats.mean()`` (1e3 groups) and grouped ``cumsum``.
 
 Run alone: ``python benchmarks/bench_running.py [--quick]`` (``--big``: 1e7 rows too).
@@ -41,7 +42,10 @@ def _row(case: str, n: int, na_fn: Any, ref: str, pd_fn: Any, repeats: int,
 
 def _cumulative_rows(n: int, nan_pct: float, repeats: int, dtype=np.float64,
                      stats=("cumsum", "cummax", "cummin")) -> list[dict]:
-    s = pd.Series(float_data(n, nan_pct).astype(dtype))
+    x = float_data(n, nan_pct)
+    if np.dtype(dtype).kind in "iu":  # ints: no NaN, a spread of values
+        x = np.nan_to_num(x * 1000.0)
+    s = pd.Series(x.astype(dtype))
     main = n >= 10**6 and nan_pct == 1.0 and dtype == np.float64
     suffix = "" if dtype == np.float64 else f" {np.dtype(dtype).name}"
     return [_row(st + suffix, n, lambda st=st: getattr(s.nanstats, st)(nan_policy="omit"),
@@ -92,6 +96,8 @@ def run(repeats: int = 3, out_dir: Path | str | None = None, name: str = "runnin
         rows += _cumulative_rows(big, pct, repeats, stats=("cumsum", "cummax"))
         rows += _ewm_rows(big, pct, repeats, stats=("mean",))
     rows += _cumulative_rows(big, 1.0, repeats, dtype=np.float32, stats=("cumsum", "cummax"))
+    rows += _cumulative_rows(big, 0.0, repeats, dtype=np.int64, stats=("cumsum", "cummax"))
+    rows += _ewm_rows(big, 30.0, repeats, stats=("var",))
     rows += _ewm_rows(big, 1.0, repeats, adjust=False, stats=("mean", "var"))
     rows += _grouped_rows(big, max(1, min(1000, big // 100)), repeats)
     if write:

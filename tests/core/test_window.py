@@ -527,7 +527,7 @@ def test_binned_sums_on_fixed_windows_compiled_and_not():
             out = np.empty(fw.nout)
             cnt = np.empty(fw.nout, np.int64)
             bad = np.zeros(fw.nout, bool)
-            assert binned_sum(x, *bounds, out, cnt, bad, mean=True) == 1
+            assert binned_sum(x, *bounds, out, cnt, bad, mean=True) & 7 == 1
             got.append((bits(out), cnt.tolist(), bad.tolist()))
         assert got[0] == got[1]
 

@@ -106,10 +106,8 @@ def grouped_prefix_kernel(v, codes, ngroups, out, bad, bits, quiet,
     their order: a triple-double per group (``codes`` -1: NaN out). ``bad[g] = 1``: the
     group's carried sum stopped being exact (the caller's reference sums it); a
     signaling NaN in a group sets ``sig[0]``."""
-    hi = np.zeros(ngroups)
-    lo = np.zeros(ngroups)
-    lo2 = np.zeros(ngroups)
-    negz = np.ones(ngroups, np.bool_)
+    st = np.zeros((max(ngroups, 1), 4))  # hi, lo, lo2, all -0.0 so far: one cache line
+    st[:, 3] = 1.0
     for i in range(v.size):
         g = codes[i]
         x = v[i]
@@ -123,17 +121,17 @@ def grouped_prefix_kernel(v, codes, ngroups, out, bad, bits, quiet,
             continue
         if bad[g]:
             continue
-        h, e1 = _two_sum(hi[g], x)
-        c, e2 = _two_sum(lo[g], e1)
-        c2, e3 = _two_sum(lo2[g], e2)
+        h, e1 = _two_sum(st[g, 0], x)
+        c, e2 = _two_sum(st[g, 1], e1)
+        c2, e3 = _two_sum(st[g, 2], e2)
         if e3 != 0.0 or not np.isfinite(h):
             bad[g] = 1
             continue
-        hi[g] = h
-        lo[g] = c
-        lo2[g] = c2
-        nz = negz[g] and x == 0.0 and math.copysign(1.0, x) < 0.0
-        negz[g] = nz
+        st[g, 0] = h
+        st[g, 1] = c
+        st[g, 2] = c2
+        nz = st[g, 3] != 0.0 and x == 0.0 and math.copysign(1.0, x) < 0.0
+        st[g, 3] = 1.0 if nz else 0.0
         r = _round3(h, c, c2)
         out[i] = -0.0 if (nz and r == 0.0) else r
 

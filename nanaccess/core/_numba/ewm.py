@@ -205,6 +205,22 @@ def _axpy(fh, fl, sh, sl, xh, xl):  # pragma: no cover - compiled
     return _fast_two_sum(t, e2 + (e + xl))
 
 
+def _axpy_lazy(fh, fl, sh, sl, xh, xl):  # pragma: no cover - compiled
+    """:func:`_axpy` with a short carried chain: the high part is the float recurrence
+    ``fl(fl(f s) + x)`` (one product, one sum), every rounding error of it (exact:
+    TwoProduct, TwoSum) goes into the low part, which is left unnormalised while it
+    stays below ``2**-40`` of the high part (then one TwoSum renormalises). Each step
+    adds a relative error near ``2**-93`` that the decay ``f`` shrinks: the pair keeps
+    the exact weighted sum to ``2**-93 / alpha`` (within an ulp for ``alpha >=
+    2**-38``)."""
+    p = fh * sh
+    t, te = _two_sum(p, xh)
+    lo = fh * sl + ((_prod_err(fh, sh, p) + te) + (fl * sh + xl))
+    if abs(lo) > 9.094947017729282e-13 * abs(t):  # 2**-40
+        return _two_sum(t, lo)
+    return t, lo
+
+
 def _mul2(ah, al, bh, bl):  # pragma: no cover - compiled
     p = ah * bh
     return _fast_two_sum(p, _prod_err(ah, bh, p) + (ah * bl + al * bh))
@@ -293,7 +309,7 @@ def ewm_mean_kernel(
             if nobs == 0:
                 sh, sl, wh, wl = x, 0.0, 1.0, 0.0
             elif adjust:
-                sh, sl = _axpy(fh, fl, sh, sl, x, 0.0)
+                sh, sl = _axpy_lazy(fh, fl, sh, sl, x, 0.0)
                 if not steady:
                     ph, pl = wh, wl
                     wh, wl = _axpy(fh, fl, wh, wl, 1.0, 0.0)
@@ -303,7 +319,7 @@ def ewm_mean_kernel(
             else:
                 p = nwh * x
                 th, tl = _fast_two_sum(p, _prod_err(nwh, x, p) + nwl * x)
-                sh, sl = _axpy(fh, fl, sh, sl, th, tl)
+                sh, sl = _axpy_lazy(fh, fl, sh, sl, th, tl)
             nobs += 1
             if nobs >= minp:
                 if not adjust:
@@ -373,8 +389,8 @@ def ewm_var_kernel(
                 if not adjust:
                     dh, dl = _mul2(dh, dl, nwh, nwl)
                     th, tl = _mul2(th, tl, nwh, nwl)
-                sh, sl = _axpy(fh, fl, sh, sl, dh, dl)
-                qh, ql = _axpy(fh, fl, qh, ql, th, tl)
+                sh, sl = _axpy_lazy(fh, fl, sh, sl, dh, dl)
+                qh, ql = _axpy_lazy(fh, fl, qh, ql, th, tl)
                 if not steady:
                     ph, pl, p2h, p2l = wh, wl, w2h, w2l
                     wh, wl = _axpy(fh, fl, wh, wl, nwh, nwl)
@@ -445,6 +461,7 @@ _HELPERS = (
     "_fast_two_sum",
     "_prod_err",
     "_axpy",
+    "_axpy_lazy",
     "_mul2",
     "_ab_minus_cc",
     "_quot",

@@ -260,7 +260,8 @@ def _nb_binned(x, bits, fixed, e0, step, span, start, end, mean, c0, c1, out, cn
     ``fixed``: the windows are ``(e0, step, span)`` (output ``i`` ends at ``e0 + i *
     step`` and spans ``span`` rows, clipped to the data: ``start``/``end`` unused).
     Returns -1 at a decreasing bound, else 1 if a NaN entered a window (0 if none)
-    plus 2 if an output is bad."""
+    plus 2 if an output is bad, plus 4 if one of those NaNs is signaling, plus 8 if
+    every row entered a window (then the NaNs seen are all of them)."""
     p = np.empty(4, np.float64)
     tmp = np.empty(8, np.float64)
     a0 = 0.0
@@ -272,6 +273,7 @@ def _nb_binned(x, bits, fixed, e0, step, span, start, end, mean, c0, c1, out, cn
     m = 0
     nz = 0
     seen = 0
+    entered = 0
     n_x = x.shape[0]
     for i in range(out.shape[0]):
         if fixed:
@@ -311,8 +313,9 @@ def _nb_binned(x, bits, fixed, e0, step, span, start, end, mean, c0, c1, out, cn
                 m += 1
                 nz += (v == 0.0) & (bits[ce] < 0)
             else:
-                seen |= 1
+                seen |= 1 if bits[ce] & 0x0008000000000000 else 5  # 4: signaling
             ce += 1
+            entered += 1
         cnt[i] = m
         if m > 0 and nz == m:  # -0.0 only when every value is -0.0
             out[i] = -0.0
@@ -374,6 +377,8 @@ def _nb_binned(x, bits, fixed, e0, step, span, start, end, mean, c0, c1, out, cn
         if q != q:
             bad[i] = True
             seen |= 2
+    if entered == n_x:
+        seen |= 8
     return seen
 
 
@@ -428,7 +433,8 @@ def binned_sum(x: np.ndarray, start: Any, end: np.ndarray | None, out: np.ndarra
     :class:`nanaccess.core.window.bounds.FixedWindows` (``end`` None: no bound
     arrays). Returns -1 where the bins do not apply (an infinity, an exponent range
     too wide for two bins, decreasing bounds), else bit 0: a NaN entered a window,
-    bit 1: an output is bad."""
+    bit 1: an output is bad, bit 2: one of those NaNs is signaling, bit 3: every row
+    entered a window."""
     fns = kernels("window_sums") if compiled else {"range": _nb_range, "binned": _nb_binned}
     fixed = end is None
     if fixed:

@@ -168,9 +168,14 @@ def fused_moment(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarr
         if got < 0 or (got & 1 and not removes):
             return None
         if got & 1:  # a NaN entered: a signaling one is refused under every policy
-            src = (x2 if source is None else source)[:, c]
-            if any_signaling(src[np.isnan(src)]):
+            if not spread and source is None and got & 8:
+                signaling = bool(got & 4)  # the sums' pass saw every NaN's bits
+            else:
+                src = (x2 if source is None else source)[:, c]
+                signaling = any_signaling(src[np.isnan(src)])
+            if signaling:
                 return None
+        got &= 3
         if spread and got & 2:
             got &= ~2
             if _exact_var(col, start, end, ddof, values[:, c], redo[:, c], extent):
