@@ -35,7 +35,8 @@ from .errors import NaNError
 from .options import NanPolicy
 
 __all__ = ["host_reduce", "empty_is_missing", "kept_int_dtype", "with_min_count",
-           "window_length", "relabelled", "without_weights_kind"]
+           "reaches_min_count", "window_length", "relabelled",
+           "without_weights_kind"]
 
 
 def without_weights_kind(weights: Any, params: dict[str, Any]) -> dict[str, Any]:
@@ -191,6 +192,20 @@ def with_min_count(values: np.ndarray, missing: np.ndarray | None, count: Any,
         values[below] = np.nan
     missing = below.copy() if missing is None else (np.asarray(missing) | below)
     return values, missing
+
+
+def reaches_min_count(count: Any, min_count: int) -> Any:
+    """Where ``count`` (an array or a labelled host object of counts) reaches
+    ``min_count``: the results that ``sum(min_count=)`` keeps, as pandas and xarray;
+    ``min_count`` validated as every host's.
+
+    Examples
+    --------
+    >>> reaches_min_count(np.array([0, 2, 3]), 2).tolist()
+    [False, True, True]
+    """
+    below_min_count(0, min_count)  # validates
+    return count >= min_count
 
 
 def window_length(window: Any) -> Any:

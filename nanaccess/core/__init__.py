@@ -13,15 +13,16 @@ rule modules behind them can move without touching a host.
 from __future__ import annotations
 
 from .axes import Reduction
-from .classify import REPORT_KEYS, float_masks, isnan, issignaling, report_array
+from .classify import REPORT_KEYS, float_masks, isnan, issignaling, nan_report, report_array
 from .exactsum.common import SumOverflowError
 from .nanscan import scan_rows
 from .objects import classify_object
-from .policy import RULES
+from .policy import RULES, NanTally, raise_for
 from .sorting import RANK_DEFAULT, SORT_DEFAULT, object_argsort, rank, sort_keys, sort_policy
 
 __all__ = [
-    "Reduction", "REPORT_KEYS", "float_masks", "isnan", "issignaling", "report_array",
+    "Reduction", "REPORT_KEYS", "float_masks", "isnan", "issignaling", "nan_report",
+    "report_array", "NanTally", "raise_for",
     "SumOverflowError", "scan_rows", "classify_object", "RULES", "RANK_DEFAULT",
     "SORT_DEFAULT", "object_argsort", "rank", "sort_keys", "sort_policy",
 ]

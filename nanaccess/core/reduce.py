@@ -48,7 +48,7 @@ from .spread import (
 )
 from .weighted import weighted_stat
 
-__all__ = ["Reduced", "reduce", "count_left", "divide_by_scale", "MAD_NORMAL_SCALE",
+__all__ = ["Reduced", "reduce", "reduce_whole", "count_left", "divide_by_scale", "MAD_NORMAL_SCALE",
            "FlatShape", "check_params", "result_dtype"]
 
 
@@ -252,6 +252,27 @@ def reduce(
     else:
         values, miss = _engine(entry)(x, stat, **common, **params)
     return Reduced(values, miss, x, missing, axis, policy, keepdims)
+
+
+def reduce_whole(x: np.ndarray, stat: str, policy: NanPolicy, params: dict[str, Any]
+                 ) -> Reduced | np.generic:
+    """``stat`` of 1-D ndarray ``x`` reduced whole (a host's one-column call): the
+    lean paths' value as a NumPy scalar, unboxed (no :class:`Reduced`, no 0-d array),
+    when they serve it; else :func:`reduce`'s result (errors included).
+
+    Examples
+    --------
+    >>> reduce_whole(np.array([3.0, np.nan, 1.0]), "median", NanPolicy.OMIT, {})
+    np.float64(2.0)
+    >>> reduce_whole(np.arange(5000.0), "median", NanPolicy.OMIT, {}).values  # large
+    array(2499.5)
+    """
+    takes = _PARAMS.get(stat)
+    if takes is not None and params.keys() <= takes and type(x) is np.ndarray:
+        got = lean_values(x, stat, None, policy, params)
+        if got is not None:
+            return got[()] if type(got) is np.ndarray else got
+    return reduce(x, stat, policy=policy, **params)
 
 
 def lean_values(x: np.ndarray, stat: str, axis: Any, policy: NanPolicy,

@@ -30,9 +30,6 @@ every error and every rule.
 from __future__ import annotations
 
 import math
-import struct
-from math import isnan
-from operator import countOf
 from typing import Any
 
 import numpy as np
@@ -48,6 +45,14 @@ from .exactsum.certified import (
     certified_var_1d,
 )
 from .exactsum.compiled import compiled_1d
+from .floatlist import (
+    LIST_RANKS,
+    SMALL_LIST,
+    float_list_median,
+    float_list_nan_median,
+    float_list_pick,
+    float_mid,
+)
 from .interp import PICK_METHODS, quantile_position
 from .keys import float_keys, integer_keys, keys_to_float
 from .plan import combine, median_ranks, rank_plan
@@ -66,118 +71,12 @@ ORDERS = frozenset(_stats.names("order"))
 MOMENTS = ("sum", "mean")
 #: the moments with a lean path of any policy (:func:`moment_small`)
 LEAN_MOMENTS = ("sum", "mean", "var", "std")
-#: longest list of Python floats sorted in Python (beyond it the float64 path wins)
-SMALL_LIST = 64
 #: longest 1-D array summed by fsum (its three passes beat the exact engine's set-up;
 #: measured crossover ~250 against the exact engine's ~23 us per call)
 SMALL_MOMENT = 256
 #: longest 1-D array selected here (beyond it the generic engine's selection wins)
 SMALL_ARRAY = 4096
-_DOUBLE, _BITS = struct.Struct("<d"), struct.Struct("<q")  # a float's bits as an int64
-_QUIET = 1 << 51
 _F64 = np.dtype(np.float64)
-#: plan.median_ranks of every short list by statistic (a lookup costs less than a call)
-LIST_RANKS = {stat: [median_ranks(stat, max(n, 1)) for n in range(SMALL_LIST + 1)]
-                 for stat in MEDIANS}
-_INT64_MAX = (1 << 63) - 1
-#: up to this many NaNs are removed one by one (a comprehension costs more below it)
-_FEW_NANS = 4
-
-
-def _mid(a: float, b: float) -> float | None:
-    t = a + b
-    # an overflow (the midpoint's repair) or inf + -inf (the canonical NaN): generic
-    return t / 2.0 if math.isfinite(t) else None
-
-
-def float_list_median(vals: list, stat: str) -> float | None:
-    """``stat`` of a short list of exact Python floats, or ``None``.
-
-    Examples
-    --------
-    >>> float_list_median([3.0, 1.0, 2.0, 4.0], "median")
-    2.5
-    >>> float_list_median([1.0, float("nan")], "median") is None
-    True
-    """
-    return float_list_pick(vals, LIST_RANKS[stat]) if type(vals) is list else None
-
-
-def float_list_pick(vals: list, ranks: list[tuple[int, int]],
-                    policy: NanPolicy | None = None, nan_free: bool = False) -> float | None:
-    """:func:`float_list_median` of a list with the statistic's ranks table
-    (``LIST_RANKS[stat]``) looked up once by the caller: the plain functions' lane.
-    With a resolved ``policy``, quiet NaNs are handled as
-    :func:`float_list_nan_median` does. ``nan_free``: the caller has proved ``vals``
-    a non-empty list of at most :data:`SMALL_LIST` exact floats, none a NaN."""
-    n = len(vals)
-    if not nan_free:
-        # the cheapest exact-float test: one identity probe per element, no set built
-        # (the first element alone turns other lists away without the pass)
-        if not 0 < n <= SMALL_LIST or type(vals[0]) is not float \
-                or countOf(map(type, vals), float) != n:
-            return None
-        total = sum(vals)
-        if total != total:  # a NaN (or +inf and -inf): the policy, or the generic path
-            return None if policy is None else _nan_pick(vals, ranks, policy)
-    s = sorted(vals)  # (the pick inline: a call costs a tenth of a 10-value median)
-    lo, hi = ranks[n]
-    a, b = s[lo], s[hi]
-    if a == 0.0 or b == 0.0:  # sorted() keeps -0.0 and +0.0 in input order
-        neg = sum(1 for v in vals if v < 0.0 or (v == 0.0 and math.copysign(1.0, v) < 0))
-        a = (-0.0 if lo < neg else 0.0) if a == 0.0 else a
-        b = (-0.0 if hi < neg else 0.0) if b == 0.0 else b
-    if lo == hi:
-        return a
-    t = a + b
-    # an overflow (the midpoint's repair) or inf + -inf (the canonical NaN): generic
-    return t / 2.0 if t - t == 0.0 else None
-
-
-def float_list_nan_median(vals: list, stat: str, policy: NanPolicy) -> float | None:
-    """``stat`` of a short list of exact Python floats holding quiet NaNs, under a
-    policy that removes them (the numbers' median) or propagates them (the
-    totalOrder-greatest NaN, as stored); ``None`` otherwise (the generic path).
-
-    Examples
-    --------
-    >>> float_list_nan_median([3.0, float("nan"), 1.0], "median", NanPolicy.OMIT)
-    2.0
-    """
-    n = len(vals)
-    if not 0 < n <= SMALL_LIST or type(vals) is not list or countOf(map(type, vals),
-                                                                     float) != n:
-        return None
-    return _nan_pick(vals, LIST_RANKS[stat], policy)
-
-
-def _nan_pick(vals: list, ranks: list[tuple[int, int]], policy: NanPolicy) -> float | None:
-    """:func:`float_list_nan_median` of a list of exact floats."""
-    r = RULES[policy]
-    if r.nan_raises:
-        return None
-    nans = list(filter(isnan, vals))
-    if not nans:
-        return None  # no NaN (+inf and -inf): the generic path
-    signaling = False
-    for v in nans:  # the quiet bit (bit 51) is bit 3 of the 7th little-endian byte
-        if not _DOUBLE.pack(v)[6] & 8:
-            signaling = True
-    if r.drops_silently(True, signaling):
-        if len(nans) <= _FEW_NANS:  # list.remove finds each NaN object by identity
-            nums = vals.copy()
-            for v in nans:
-                nums.remove(v)
-        else:
-            nums = [v for v in vals if v == v]
-        return float_list_pick(nums, ranks, nan_free=True) if nums else None
-    if r.propagates and not signaling:  # the totalOrder-greatest NaN, as stored
-        if len(nans) == 1:
-            return nans[0]
-        bits = [_BITS.unpack(_DOUBLE.pack(v))[0] for v in nans]
-        keys = [b if b >= 0 else b ^ _INT64_MAX for b in bits]  # totalOrder of a NaN
-        return nans[keys.index(max(keys))]
-    return None
 
 
 def array_median(x: Any, stat: str) -> np.float64 | None:
@@ -204,7 +103,7 @@ def array_median(x: Any, stat: str) -> np.float64 | None:
         return None
     if lo == hi:
         return a
-    m = _mid(float(a), float(b))
+    m = float_mid(float(a), float(b))
     return None if m is None else np.float64(m)
 
 
@@ -261,11 +160,13 @@ def _median_f64(x: np.ndarray, stat: str) -> np.float64 | None:
 
 
 def _median_partition(x: np.ndarray, stat: str) -> tuple[np.ndarray, int, int]:
-    """``x`` partitioned at its median ranks ``lo``, ``hi`` and at its last place (a NaN
-    sorts last, so ``p[-1]`` shows one), with the ranks."""
+    """``x`` partitioned at its median ranks ``lo``, ``hi`` and at its last two places
+    (a NaN sorts last, so ``p[-1]`` shows one and ``p[-2]`` whether there are more),
+    with the ranks."""
     n = x.size
     lo, hi = median_ranks(stat, n)
-    (p := x.copy()).partition((lo, hi, n - 1))  # in place: no np.partition wrapper
+    p = x.copy()  # in place: no np.partition wrapper; n - 2 shows whether one NaN
+    p.partition((lo, hi, n - 2, n - 1) if n - 2 > hi else (lo, hi, n - 1))
     return p, lo, hi
 
 
@@ -278,7 +179,7 @@ def _median_pick(x: np.ndarray, a: float, b: float, lo: int, hi: int) -> np.floa
         b = _signed_zero(x, hi)
     if lo == hi:
         return np.float64(a)
-    m = _mid(a, b)
+    m = float_mid(a, b)
     return None if m is None else np.float64(m)
 
 
@@ -429,8 +330,12 @@ def order_small(x: Any, stat: str, policy: NanPolicy, q: np.ndarray | None = Non
                 if out is not None:
                     return out
             elif b == b:  # every NaN sorts above rank hi: read them there
-                tail = p[hi + 1:]
-                nans = tail[np.isnan(tail)]
+                n = x.size
+                if n - 2 > hi and p.item(n - 2) == p.item(n - 2):
+                    nans = p[n - 1:]  # the one NaN (the partition put it last)
+                else:
+                    tail = p[hi + 1:]
+                    nans = tail[np.isnan(tail)]
             else:
                 part = None  # NaNs reach the median ranks: the mask path
         if nans is not None or (nan := np.isnan(x)).any():

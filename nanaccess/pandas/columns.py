@@ -26,7 +26,7 @@ from .._hostkit import (
 from .._hostkit import with_min_count as _kit_min_count
 from .._labels import IndexLocation, fmt_label, relabel, restate, subject
 from ..core import REPORT_KEYS, SumOverflowError, classify_object, issignaling, report_array
-from ..core.reduce import Reduced, reduce
+from ..core.reduce import Reduced, reduce_whole
 from ..errors import NaNError
 from ..options import NanPolicy
 from .dtypes import Column
@@ -110,13 +110,14 @@ def column_reduce(
 
 
 def values_reduce(values: np.ndarray, s: pd.Series, stat: str, policy: NanPolicy,
-                  params: dict[str, Any]) -> Reduced:
-    """``reduce(values, stat, **params)`` of the whole NumPy data of Series ``s`` (no
+                  params: dict[str, Any]) -> Reduced | np.generic:
+    """``reduce_whole(values, stat, ...)`` of the whole NumPy data of Series ``s`` (no
     missing slots): the small-call lane of the Series accessor (no column record,
     no host steps, which such data does not need; the labels are read only for an
-    error); errors labelled as :func:`column_reduce`'s."""
+    error): the lean paths' scalar, or the engines' :class:`Reduced`; errors labelled
+    as :func:`column_reduce`'s."""
     try:
-        return reduce(values, stat, policy=policy, **params)
+        return reduce_whole(values, stat, policy, params)
     except (SumOverflowError, NaNError, TypeError) as err:
         raise _labelled(err, s.name, s.index, True) from None
 

@@ -16,6 +16,7 @@ import pandas as pd
 
 from .. import _stats
 from .._hostkit import without_weights_kind
+from ..core.reduce import Reduced
 from ..options import resolve_policy
 from ..typing import NanPolicyArg
 from ._generated import SeriesStatsMixin
@@ -84,6 +85,8 @@ class SeriesNanStats(SeriesBivariate, SeriesStatsMixin, CumulativeMixin):
                 # a plain float Series (the small-call lane): the core's one door, nothing
                 # of the column record or the host steps that such data does not need
                 red = values_reduce(v, s, stat, resolve_policy(nan_policy), params)
+                if type(red) is not Reduced:  # the lean paths' scalar, unboxed
+                    return red
                 if red.missing is None:
                     return red.values[()]
                 return self._result(red.values, red.missing, self._col(), None, params)

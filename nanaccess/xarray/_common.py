@@ -52,7 +52,7 @@ def holds_numbers(var: xr.Variable) -> bool:
         return True
     if var.dtype.kind != "O" or is_dask(var.data):
         return False
-    from ..core.objects import classify_object
+    from ..core import classify_object
 
     return all(classify_object(v)[0] != "other" for v in np.asarray(var.values).ravel())
 

@@ -23,7 +23,7 @@ import pandas as pd
 import xarray as xr
 
 from .. import _stats
-from .._conventions import below_min_count
+from .._hostkit import reaches_min_count
 from .._labels import CoordLocation, relabel
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
@@ -319,10 +319,9 @@ class NanGroupBy(GroupByStatsMixin):
 def null_below(out: Any, count: Any, min_count: int) -> Any:
     """``out`` with NaN where ``count`` (same layout) is below ``min_count``, as
     xarray's and pandas' ``sum(min_count=)``."""
-    below_min_count(0, min_count)  # validates
     if isinstance(out, xr.Dataset):
         count = count[list(out.data_vars)]
-    return out.where(count >= min_count)
+    return out.where(reaches_min_count(count, min_count))
 
 
 def grouped_dataarray(obj: xr.DataArray, group: Any, stat: str, **kwargs: Any):

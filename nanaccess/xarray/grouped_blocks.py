@@ -34,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from ..core import NanTally, raise_for
 from ..core.grouped import grouped_reduce
-from ..core.policy import NanTally, raise_for
 from ..errors import NaNError
 from ..options import NanPolicy
 from ._common import labelled_errors

@@ -22,7 +22,7 @@ def _masks(a: np.ndarray) -> np.ndarray:
     elif a.dtype.kind in "mM":
         out[1] = np.isnat(a)
     elif a.dtype.kind == "O":
-        from ..core.objects import classify_object
+        from ..core import classify_object
 
         kinds = np.array([classify_object(v)[0] for v in a.ravel().tolist()],
                          dtype=object).reshape(a.shape)

@@ -412,7 +412,7 @@ def nan_report(obj: xr.DataArray | xr.Dataset) -> pd.Series | pd.DataFrame:
     >>> int(r["nan"]), int(r["posinf"])
     (1, 1)
     """
-    from ..core.classify import nan_report as _report
+    from ..core import nan_report as _report
 
     if isinstance(obj, xr.Dataset):
         rows = {name: _report(np.asarray(var.values)) for name, var in obj.data_vars.items()}

@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from ..core.classify import float_masks
-from ..core.classify import nan_report as plain_report
+from ..core import float_masks
+from ..core import nan_report as plain_report
 from ._common import is_dask
 
 __all__ = ["KEYS", "report_counts", "report_over"]
