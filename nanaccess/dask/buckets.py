@@ -15,9 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.bits import as_bits, layout_of
-from ..core.keys import float_keys
-from ..core.policy import RULES
+from ..core.chunked import RULES, as_bits, float_keys, layout_of
 from ..options import NanPolicy
 from .keys import key_width, ukeys
 from .tally import raw16, scan_eq, special16, special_positions

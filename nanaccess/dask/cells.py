@@ -27,7 +27,7 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
-from ..core.policy import NanTally, raise_for
+from ..core.chunked import NanTally, raise_for
 from ..errors import NaNError
 from ..options import NanPolicy
 from .final import chunk_bytes

@@ -18,10 +18,9 @@ import numpy as np
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
-from ..core.axes import Reduction
+from ..core.chunked import Reduction, scan_rows
 from ..core.ewm import EWM_STATS, ewm_alpha
 from ..core.ewm.stat import ewm_step
-from ..core.nanscan import scan_rows
 from ..errors import NaNError
 from ..options import resolve_policy
 

@@ -19,7 +19,7 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
-from ..core.policy import NanTally, raise_for
+from ..core.chunked import NanTally, raise_for
 from ..core.reduce import reduce, result_dtype
 from ..errors import NaNError
 from ..options import NanPolicy
@@ -265,7 +265,7 @@ def core_moment(b: np.ndarray, axes: tuple[int, ...], *, stat: str, ddof: float,
                 policy: NanPolicy) -> np.ndarray:
     """The core's ``moment_stat`` of one block (see :func:`core_reduce`; for the object
     path of :mod:`.moments`)."""
-    from ..core.moments import moment_stat
+    from ..core.chunked import moment_stat
 
     return moment_stat(b, stat, axis=axes, ddof=ddof, policy=policy, keepdims=True)[0]
 

@@ -18,9 +18,7 @@ from typing import Any
 import numpy as np
 
 from .. import _stats
-from ..core.bits import layout_of
-from ..core.keys import float_keys
-from ..core.policy import NanTally
+from ..core.chunked import NanTally, float_keys, layout_of
 from ..options import NanPolicy
 from .buckets import fast_top, hist_block, maxnan_block, ukey_extreme
 from .tally import block_tally, globalize, raw16, signaling_mask, special_positions

@@ -25,7 +25,7 @@ import pandas as pd
 
 from .. import _stats
 from .._labels import IndexLocation, relabel, subject
-from ..core.policy import RULES, NanTally, raise_for
+from ..core.chunked import RULES, NanTally, raise_for
 from ..errors import NaNError
 from ..options import NanPolicy, get_options, option_context, resolve_policy
 from ..pandas._nanagg import NanAgg

@@ -21,7 +21,7 @@ import pandas as pd
 
 from .. import _stats
 from .._labels import SubjectOnly, fmt_label, subject
-from ..core.policy import NanTally, raise_for
+from ..core.chunked import NanTally, raise_for
 from ..options import NanPolicy, resolve_dask_passes, resolve_policy
 from ..typing import NanPolicyArg
 from .frame_groupby import groupby_stat

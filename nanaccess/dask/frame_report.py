@@ -17,8 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._describe import COUNT_ROWS, describe_policy, pct_label, percentiles, row_labels
-from ..core.classify import REPORT_KEYS, float_masks, report_array
-from ..core.objects import classify_object
+from ..core.chunked import REPORT_KEYS, classify_object, float_masks, report_array
 from ..pandas.dtypes import column_arrays
 from .frame_reduce import series_stat
 

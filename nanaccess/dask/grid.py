@@ -24,9 +24,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..core.axes import Reduction
-from ..core.exactsum.axis import axis_moments
-from ..core.policy import RULES, NanTally
+from ..core.chunked import RULES, NanTally, Reduction, axis_moments
 from ..options import NanPolicy
 
 __all__ = ["grid_with_tally"]

@@ -19,13 +19,21 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
-from ..core.axes import Reduction, normalize_axis
-from ..core.bits import layout_of
-from ..core.classify import canonical_nan
-from ..core.higher.cells import KMAX, cell_sums, cell_values, check_params, finish_cells
-from ..core.keys import float_keys, keys_to_float
-from ..core.nanscan import scan_rows
-from ..core.policy import RULES
+from ..core.chunked import (
+    KMAX,
+    RULES,
+    Reduction,
+    canonical_nan,
+    cell_sums,
+    cell_values,
+    check_params,
+    finish_cells,
+    float_keys,
+    keys_to_float,
+    layout_of,
+    normalize_axis,
+    scan_rows,
+)
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
 from .final import check_then, core_reduce, out_dtype, per_block_core, whole_axes

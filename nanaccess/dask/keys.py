@@ -5,9 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.bits import layout_of
-from ..core.keys import float_keys, integer_keys, keys_to_float, remap_keys, unmap_keys
-from ..core.policy import RULES
+from ..core.chunked import (
+    RULES,
+    float_keys,
+    integer_keys,
+    keys_to_float,
+    layout_of,
+    remap_keys,
+    unmap_keys,
+)
 from ..options import NanPolicy
 
 __all__ = ["key_width", "ukeys", "from_ukeys"]

@@ -26,12 +26,17 @@ from typing import Any
 import numpy as np
 
 from .. import _stats
-from ..core._numba import rows as _rows
-from ..core.bits import layout_of
-from ..core.interp import validate_q
-from ..core.plan import combine, rank_plan
-from ..core.policy import NanTally, finish
-from ..core.select import keys_to_values, order_stat
+from ..core.chunked import (
+    NanTally,
+    combine,
+    finish,
+    keys_to_values,
+    layout_of,
+    order_stat,
+    rank_plan,
+    validate_q,
+)
+from ..core.chunked import row_kernels as _rows
 from ..options import NanPolicy
 
 __all__ = ["leading_order", "leading_with_tally", "served"]

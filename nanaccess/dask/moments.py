@@ -19,16 +19,25 @@ import numpy as np
 
 from .. import _stats
 from .._labels import name_overflow
-from ..core.axes import Reduction, normalize_axis
-from ..core.bits import layout_of
-from ..core.classify import canonical_nan
-from ..core.exactsum import ExactPartials, exact_partials, round_mean, round_sum, round_var
-from ..core.exactsum.common import SCALE
-from ..core.exactsum.narrow import round_narrow_exact
-from ..core.keys import float_keys, keys_to_float
-from ..core.moments import result_dtype, temporal_mean_of_sums
-from ..core.nanscan import scan_rows
-from ..core.policy import RULES
+from ..core.chunked import (
+    RULES,
+    SCALE,
+    ExactPartials,
+    Reduction,
+    canonical_nan,
+    exact_partials,
+    float_keys,
+    keys_to_float,
+    layout_of,
+    normalize_axis,
+    result_dtype,
+    round_mean,
+    round_narrow_exact,
+    round_sum,
+    round_var,
+    scan_rows,
+    temporal_mean_of_sums,
+)
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
 from .final import (

@@ -23,9 +23,7 @@ import dask.array as da
 import numpy as np
 
 from .. import _stats
-from ..core.axes import normalize_axis
-from ..core.compose import compose
-from ..core.spread import deviations
+from ..core.chunked import compose, deviations, normalize_axis
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
 from .cells import by_slabs, plan_slabs

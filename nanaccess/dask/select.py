@@ -36,11 +36,15 @@ import numpy as np
 from dask.base import tokenize
 
 from .. import _stats
-from ..core.axes import normalize_axis
-from ..core.bits import layout_of
-from ..core.keys import keys_to_float
-from ..core.plan import combine, rank_plan
-from ..core.policy import RULES, empty_value
+from ..core.chunked import (
+    RULES,
+    combine,
+    empty_value,
+    keys_to_float,
+    layout_of,
+    normalize_axis,
+    rank_plan,
+)
 from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
 from .buckets import (

@@ -12,8 +12,7 @@ import dask
 import dask.array as da
 import numpy as np
 
-from ..core.policy import RULES
-from ..core.sorting import RANK_DEFAULT, SORT_DEFAULT, sort_policy
+from ..core.chunked import RANK_DEFAULT, RULES, SORT_DEFAULT, sort_policy
 
 __all__ = ["lazy_sort"]
 

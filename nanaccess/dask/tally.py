@@ -17,8 +17,7 @@ from collections.abc import Callable
 import dask.array as da
 import numpy as np
 
-from ..core.bits import as_bits, layout_of
-from ..core.policy import RULES, NanTally, raise_for
+from ..core.chunked import RULES, NanTally, as_bits, layout_of, raise_for
 from ..errors import NaNError
 from ..options import NanPolicy
 

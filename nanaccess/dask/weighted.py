@@ -25,10 +25,17 @@ import dask.array as da
 import numpy as np
 
 from .. import _stats
-from ..core.axes import normalize_axis
-from ..core.policy import RULES, NanTally, check_weights, raise_for
+from ..core.chunked import (
+    RULES,
+    NanTally,
+    check_weights,
+    flat_position,
+    float_nan_masks,
+    lay_weights,
+    normalize_axis,
+    raise_for,
+)
 from ..core.reduce import reduce
-from ..core.weighted.prepare import flat_position, float_nan_masks, lay_weights
 from ..errors import NaNError, WeightsValueError
 
 __all__ = ["dask_weighted"]
