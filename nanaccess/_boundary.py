@@ -27,6 +27,7 @@ import numpy as np
 
 from . import _stats
 from ._docparams import add_sections
+from ._hostkit import without_weights_kind
 from ._labels import fmt_label, subject
 from .core.axes import normalize_axis
 from .core.interp import validate_q
@@ -165,12 +166,11 @@ def call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
         if out is not None:
             return out
     host = host_of(data)
+    params = without_weights_kind(params.get("weights"), params)
     if host == "arrayapi":  # on the data's device, same bits (nanaccess.arrayapi)
         from .arrayapi import arrayapi_call
         return arrayapi_call(stat, data, axis, nan_policy, keepdims, params)
     weights = params.pop("weights", None)
-    if weights is None and params.get("weights_kind", "frequency") == "frequency":
-        params.pop("weights_kind", None)
     if weights is not None:
         return weighted_call(stat, data, host, weights, axis, nan_policy, keepdims, params)
     if host in ("pandas", "xarray"):
