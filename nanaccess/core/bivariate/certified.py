@@ -20,16 +20,21 @@ from .. import _numba as nb
 __all__ = ["window_shortcut", "matrix_shortcut"]
 
 _MIN_COMPILED = 2048  # windows below which the exact path answers (no compilation)
-_RESTART = 4096  # windows between fresh starts of the sliding sums: the kernel's batch
+_RESTART = 4096  # windows between fresh starts of the sliding sums: the threads' blocks
+_PARALLEL_WINDOWS = 1 << 16  # windows from which the blocks run on numba's threads
 _MAX_BLOCK = 1 << 26  # windows longer than this: n (n - ddof) may not be exact
 
 
 def window_shortcut(x: np.ndarray, y: np.ndarray, ok: np.ndarray, start: np.ndarray,
                     end: np.ndarray, *, stat: str, ddof: float, min_periods: int,
-                    engine: str | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+                    engine: str | None = None, restart: int = _RESTART
+                    ) -> tuple[np.ndarray, np.ndarray] | None:
     """Certified ``(values, good)`` per window ``[start[i], end[i])`` of the rows
     ``ok`` of float64 ``x``, ``y``; None where the shortcut does not serve (NumPy
-    engine, small inputs, a fractional ``ddof``, very long windows).
+    engine, small inputs, a fractional ``ddof``, very long windows). The sliding sums
+    start again every ``restart`` windows (rounded up to a multiple of the longest
+    window): independent blocks, run on numba's threads for long inputs, with the
+    same bits whatever the threads.
 
     Examples
     --------
@@ -67,11 +72,12 @@ def window_shortcut(x: np.ndarray, y: np.ndarray, ok: np.ndarray, start: np.ndar
         block = int(nb.kernels("window_pair_prep")["pair_prep"](x, y, ok, start, end, fin, ninf))
         if block < 0 or block > _MAX_BLOCK:
             return None
-        # the sums start again every `restart` windows (a multiple of the kernel's
-        # batch): at most one row more per window
-        restart = -(-max(_RESTART, block) // _RESTART) * _RESTART
-        k["rolling_pair"](x, y, fin, ninf, start, end, block, restart, code, float(ddof), mp,
-                          out, good)
+        # the sums start again every `restart` windows: at most one row more per window
+        step = max(int(restart), 1)
+        step = -(-max(step, block) // step) * step
+        par = "_parallel" if nb.parallel_ok(start.size, _PARALLEL_WINDOWS) else ""
+        k["rolling_pair" + par](x, y, fin, ninf, start, end, block, step, code, float(ddof),
+                                mp, out, good)
     except Exception as err:  # numba failed (or compiles in the background): exact path
         nb.fallback(err, engine)
         return None
