@@ -184,7 +184,8 @@ class WindowBivariate:
                                       series=isinstance(obj, pd.Series), order=order)
             out[label] = _values(vals, miss, ca.has_na or cb.has_na)
         if len(pairs_) == 1 and isinstance(obj, pd.Series) and isinstance(right, pd.Series):
-            return pd.Series(out[pairs_[0][2]], index=index, name=obj.name)
+            # the values are this call's own array: no copy (pandas 3 copies by default)
+            return pd.Series(out[pairs_[0][2]], index=index, name=obj.name, copy=False)
         frame = pd.DataFrame({i: v for i, v in enumerate(out.values())}, index=index)
         frame.columns = pd.Index(list(out))
         return frame

@@ -9,7 +9,7 @@ import pytest
 
 import nanaccess  # noqa: F401
 from nanaccess.core import _numba as nb
-from nanaccess.core._numba import bivariate_cert as kern
+from nanaccess.core._numba import bivariate_cert_roll as kern
 from nanaccess.core.bivariate.certified import window_shortcut
 from nanaccess.options import option_context
 
@@ -98,6 +98,56 @@ def test_the_shortcut_certifies_nearly_every_window():
         fast, exact = _both(lambda stat=stat: getattr(xs.rolling(100, min_periods=1).nanstats,
                                                       stat)(ys, nan_policy="omit"))
         np.testing.assert_array_equal(_bits(fast), _bits(exact))
+
+
+@needs_numba
+@pytest.mark.parametrize("stat", ["corr", "cov"])
+def test_threaded_blocks_give_the_bits_of_one_block(stat):
+    """Blocks of windows between the sums' fresh starts run on numba's threads: the
+    same bits (values and certified mask) as the serial kernel, whatever the number of
+    threads and the block size; every certified value the exact path's."""
+    import numba
+
+    rng = np.random.default_rng(3)
+    n = 3000
+    x = rng.standard_normal(n)
+    y = rng.standard_normal(n) + 0.2 * x
+    x[::97] = 1e8  # far from the rest: windows the shortcut leaves to the exact path
+    y[::501] = np.inf
+    ok = rng.random(n) > 0.02
+    start = np.maximum(np.arange(n) - 49, 0)
+    end = np.arange(n) + 1
+    fin = np.empty(n, bool)
+    ninf = np.empty(n + 1, np.int64)
+    with option_context(engine="numba", compile="foreground"):
+        k = nb.kernels("bivariate_cert")
+        big = nb.kernels("window_pair_prep")["pair_prep"](x, y, ok, start, end, fin, ninf)
+    code = 1 if stat == "cov" else 0
+    threads = numba.get_num_threads()
+    for restart in (64, 100, 1000):
+        got = []
+        for name, nt in (("rolling_pair", threads), ("rolling_pair_parallel", threads),
+                         ("rolling_pair_parallel", 1)):
+            out, good = np.full(n, 7.0), np.zeros(n, bool)
+            numba.set_num_threads(nt)
+            try:
+                k[name](x, y, fin, ninf, start, end, big, restart, code, 1.0, 1, out, good)
+            finally:
+                numba.set_num_threads(threads)
+            got.append((_bits(out), good))
+        for out, good in got[1:]:
+            np.testing.assert_array_equal(out, got[0][0])
+            np.testing.assert_array_equal(good, got[0][1])
+        assert 0.5 < got[0][1].mean() < 1
+    with option_context(engine="numba", compile="foreground"):
+        fast = window_shortcut(x, y, ok, start, end, stat=stat, ddof=1, min_periods=1,
+                               restart=64)
+    assert fast is not None
+    xs = pd.Series(np.where(ok, x, np.nan))
+    with option_context(engine="numpy"):
+        exact = getattr(xs.rolling(50, min_periods=1).nanstats, stat)(
+            pd.Series(y), nan_policy="omit").to_numpy()
+    np.testing.assert_array_equal(_bits(fast[0][fast[1]]), _bits(exact[fast[1]]))
 
 
 def test_uncompiled_kernel_matches_the_exact_path():

@@ -19,8 +19,8 @@ corrections errs by at most ``gamma_(m+1) sum(|t_i| + |e_i|)`` with
 so by at most ``1.1 (m + 1)**2 u**2 A`` (``u = 2**-53``, ``m u < 1e-3``), plus
 ``m 2**-1074`` for products that underflow (their fma error is then rounded).
 
-Moving windows (:func:`rolling_pair`) slide the chains, the sums starting again from
-the window's rows every few thousand windows: no drift, a bound that does not grow.
+Moving windows (:mod:`.bivariate_cert_roll`) slide the chains, the sums starting again
+from the window's rows every few thousand windows: no drift, a bound that does not grow.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from .window_sums import fma_intrinsic
 
 prange = range  # numba's prange once compiled (bound by build)
 
-__all__ = ["rolling_pair", "expanding_pair", "matrix_pairs", "matrix_groups", "build",
+__all__ = ["expanding_pair", "matrix_pairs", "matrix_groups", "build",
            "WIDTH"]
 
 _U = 2.0 ** -53
@@ -289,93 +289,6 @@ def _terms(x, y, sg):  # pragma: no cover - compiled
     return xv, sg * y, qx, _fma(xv, x, -qx), qy, _fma(sg * y, y, -qy), qp, _fma(xv, y, -qp)
 
 
-def _rolling_block(x, y, ok, ninf, start, end, big, b0, b1, stat, ddof, minp, out,
-                   good):  # pragma: no cover - compiled
-    """Windows ``b0..b1-1`` of :func:`rolling_pair`, the sums starting from the rows of
-    window ``b0``. The batch's chains ``(s, c)`` go to (hi, lo, bound) in a loop of
-    their own (it vectorises): the errors of ``c`` after ``K`` steps since the start
-    are at most ``1.1 u**2 (K + K**2) (big + 3) V`` (a step errs by ``u (|d| + |c|)``,
-    ``d`` = t + e, ``|d| <= 1.01 u (|s| + |v|)``, ``|s| <= (big + 2) V``, ``V`` the
-    largest term since the start: ``vx``, ``vy``; ``|c| <= 1.01 K max |d|``), and ``K
-    2**-1073`` for products that underflow."""
-    W = np.zeros((15, _BATCH))
-    N, NI, K = np.zeros(_BATCH, np.int64), np.zeros(_BATCH, np.int64), np.zeros(_BATCH, np.int64)
-    vx = vy = 0.0  # the largest |x|, |y| of the block's rows
-    for r in range(max(start[b0], 0), max(end[b1 - 1], start[b1 - 1])):
-        if ok[r]:
-            vx = max(vx, abs(x[r]))
-            vy = max(vy, abs(y[r]))
-    lo = hi = cnt = steps = 0
-    s0 = c0 = s1 = c1 = s2 = c2 = s3 = c3 = s4 = c4 = 0.0
-    for a0 in range(b0, b1, _BATCH):
-        m = min(_BATCH, b1 - a0)
-        for j in range(m):
-            i = a0 + j
-            s = max(start[i], 0)
-            e = max(end[i], s)
-            if s >= hi or i == b0:  # start again from its rows
-                s0 = c0 = s1 = c1 = s2 = c2 = s3 = c3 = s4 = c4 = 0.0
-                cnt = steps = 0
-                lo = hi = s
-            while hi < e:
-                if ok[hi]:
-                    xv, yv, qx, ex, qy, ey, qp, ep = _terms(x[hi], y[hi], 1.0)
-                    s0, c0 = _acc(s0, c0, xv, 0.0)
-                    s1, c1 = _acc(s1, c1, yv, 0.0)
-                    s2, c2 = _acc(s2, c2, qx, ex)
-                    s3, c3 = _acc(s3, c3, qy, ey)
-                    s4, c4 = _acc(s4, c4, qp, ep)
-                    cnt += 1
-                    steps += 1
-                hi += 1
-            while lo < s:
-                if ok[lo]:
-                    xv, yv, qx, ex, qy, ey, qp, ep = _terms(x[lo], y[lo], -1.0)
-                    s0, c0 = _acc(s0, c0, xv, 0.0)
-                    s1, c1 = _acc(s1, c1, yv, 0.0)
-                    s2, c2 = _acc(s2, c2, qx, ex)
-                    s3, c3 = _acc(s3, c3, qy, ey)
-                    s4, c4 = _acc(s4, c4, qp, ep)
-                    cnt -= 1
-                    steps += 1
-                lo += 1
-            W[0, j], W[1, j], W[3, j], W[4, j] = s0, c0, s1, c1
-            W[6, j], W[7, j], W[9, j], W[10, j] = s2, c2, s3, c3
-            W[12, j], W[13, j] = s4, c4
-            K[j] = steps
-            N[j] = cnt
-            NI[j] = ninf[e] - ninf[s] if ninf.shape[0] > 0 else 0
-        f = 1.1 * _U * _U * (big + 3.0)
-        for j in range(m):  # (s, c) to (hi, lo, bound): a loop that vectorises
-            k = float(K[j])
-            g = f * (k + k * k)
-            tiny = k * _TINY
-            for q in range(5):
-                W[3 * q, j], W[3 * q + 1, j] = _two_sum(W[3 * q, j], W[3 * q + 1, j])
-            W[2, j] = g * vx + tiny
-            W[5, j] = g * vy + tiny
-            W[8, j] = g * vx * vx * 1.01 + tiny
-            W[11, j] = g * vy * vy * 1.01 + tiny
-            W[14, j] = g * vx * vy * 1.01 + tiny
-        _finish_many(W, N, NI, m, stat, ddof, minp, out[a0:a0 + m], good[a0:a0 + m])
-
-
-def rolling_pair(x, y, ok, ninf, start, end, big, restart, stat, ddof, minp, out,
-                 good):  # pragma: no cover
-    """Windows ``[max(start[i], 0), end[i])`` (non-decreasing; ``big`` rows at
-    most) of the joint finite rows ``ok`` (``ninf``: prefix counts of the joint rows
-    holding an infinity, or empty): ``out[i]`` the cov (stat 1) or Pearson r (stat 0),
-    ``good[i]`` certified (else the caller recomputes it). The five chains slide (rows
-    entering added, leaving taken out) and start again from the window's own rows
-    every ``restart`` windows and after a gap: blocks of ``restart`` windows owe
-    nothing to each other, so the same bits whatever thread runs which. Compiled
-    twice: serial, and with ``prange`` over the blocks."""
-    nwin = start.shape[0]
-    for b in prange((nwin + restart - 1) // restart):
-        _rolling_block(x, y, ok, ninf, start, end, float(big), b * restart,
-                       min(nwin, (b + 1) * restart), stat, ddof, minp, out, good)
-
-
 def expanding_pair(x, y, ok, end, stat, ddof, minp, out, good):  # pragma: no cover
     """Windows ``[0, end[i])`` with ``end`` non-decreasing: one running chain."""
     st = np.zeros((1, WIDTH))  # the running chain
@@ -571,8 +484,7 @@ def matrix_groups(vals, valid, rows, starts, pairs, stat, ddof, minp, out, good,
 
 _INLINE = ("_two_sum", "_step", "_chain_err", "_comoment_s",
            "_ziv_s", "_finish_many", "_join_s", "_perr", "_acc", "_terms")
-_HELPERS = (*_INLINE, "_finish", "_column_chain", "_pair", "_combine_many",
-            "_rolling_block")
+_HELPERS = (*_INLINE, "_finish", "_column_chain", "_pair", "_combine_many")
 
 
 def build() -> dict[str, Any]:
@@ -587,8 +499,9 @@ def build() -> dict[str, Any]:
         if name not in _INLINE:
             ns[name] = jit(**opts)(ns[name])
     bind(ns, ())
-    return {"rolling_pair": jit(**opts)(rolling_pair),
-            "rolling_pair_parallel": jit(parallel=True, **opts)(rolling_pair),
+    from . import bivariate_cert_roll
+
+    return {**bivariate_cert_roll.build_rolling(opts),
             "matrix_pairs": jit(**opts)(matrix_pairs),
             "matrix_pairs_parallel": jit(parallel=True, **opts)(matrix_pairs),
             "matrix_groups": jit(**opts)(matrix_groups),
