@@ -20,21 +20,27 @@ def pair_prep(x, y, ok, start, end, fin, ninf):  # pragma: no cover - compiled
     ninf[r]``: it is joint and holds an infinity. Returns the longest clamped window,
     -1 where the starts or the ends are not non-decreasing."""
     ninf[0] = 0
-    for r in range(x.shape[0]):
-        f = ok[r] and abs(x[r]) < float("inf") and abs(y[r]) < float("inf")
+    inf = float("inf")
+    c = 0
+    for r in range(x.shape[0]):  # no branch: a loop of loads, compares and stores
+        o = ok[r]
+        f = o & (abs(x[r]) < inf) & (abs(y[r]) < inf)
         fin[r] = f
-        ninf[r + 1] = ninf[r] + (1 if ok[r] and not f else 0)
+        c += o & (not f)
+        ninf[r + 1] = c
     big = 0
+    back = False
     ps = 0
     pe = 0
     for i in range(start.shape[0]):
         s = max(start[i], 0)
         e = max(end[i], s)
-        if s < ps or e < pe:
-            return -1
+        back |= (s < ps) | (e < pe)
         big = max(big, e - s)
         ps = s
         pe = e
+    if back:
+        return -1
     return big
 
 
