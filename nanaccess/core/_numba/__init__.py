@@ -44,7 +44,7 @@ from typing import Any
 
 from ...options import resolve_engine
 from . import _background, _cache
-from ._background import NotReady
+from ._background import NotReady, one_request
 
 __all__ = [
     "AVAILABLE",
@@ -60,6 +60,7 @@ __all__ = [
     "parallel_ok",
     "compile_notice",
     "NotReady",
+    "one_request",
 ]
 
 #: the environment switch honoured at import
