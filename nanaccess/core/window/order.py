@@ -37,7 +37,7 @@ from .bounds import FixedWindows
 from .scan import Masks, window_counts
 from .sorted_windows import sorted_ok, sorted_select
 
-__all__ = ["slide_order", "sliding_ok", "fused_order", "fused_ok", "SLIDING_KINDS"]
+__all__ = ["slide_order", "sliding_ok", "fused_order", "fused_ok", "mode_code", "SLIDING_KINDS"]
 
 #: dtypes the sliding engine handles (objects use the reference engine)
 SLIDING_KINDS = "fiubmM"
@@ -143,8 +143,14 @@ def sliding_ok(x2: np.ndarray, stat_family: str, monotone: bool) -> bool:
 
 
 
-def _mode(mode: str) -> int:
-    """The window kernels' code of a rank plan's mode."""
+def mode_code(mode: str) -> int:
+    """The window kernels' code of a rank plan's mode ("pick", "mid" or "lerp").
+
+    Examples
+    --------
+    >>> mode_code("pick"), mode_code("mid"), mode_code("lerp")
+    (0, 1, 2)
+    """
     return getattr(module("window_fused"), f"MODE_{mode.upper()}")
 
 #: disjoint windows at least this wide are reduced by selection (no sliding)
@@ -216,7 +222,7 @@ def fused_order(
                 plan.lo,
                 plan.hi,
                 w_t,
-                _mode(plan.mode),
+                mode_code(plan.mode),
                 minp,
                 compiled=compiled,
                 defer=small,
@@ -230,7 +236,7 @@ def fused_order(
                 plan.hi,
                 w_t,
                 module("window_fused").weight_tables(w_t, x2.dtype),
-                _mode(plan.mode),
+                mode_code(plan.mode),
                 minp,
             )
         vals, filled = v[None], True
@@ -244,7 +250,8 @@ def fused_order(
             else module("window_fused").fused_select
         )  # resample / coarsen blocks: selection, O(n); else one buffer
         seen = select(
-            xt, start, end, plan.lo, plan.hi, w_t, _mode(plan.mode), out, cnt, compiled=compiled
+            xt, start, end, plan.lo, plan.hi, w_t, mode_code(plan.mode), out, cnt,
+            compiled=compiled
         )
         vals, count = out.transpose(0, 2, 1), cnt.T
     if seen < 0 or not r.drops_silently(bool(seen & 1), bool(seen & 2)):
