@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import _stats
 from ..options import NanPolicy
+from ._numba import one_request
 from .axes import normalize_axis
 from .compose import compose, not_served
 from .higher import higher_stat
@@ -241,16 +242,18 @@ def reduce(
             return out
     entry = _stats.get(stat)
     common = dict(axis=axis, policy=policy, missing=missing, keepdims=keepdims)
-    if weights is not None:
-        values, miss, count = weighted_stat(x, stat, weights, weights_missing=weights_missing,
-                                            **common, **params)
-        out = Reduced(values, miss, x, missing, axis, policy, keepdims)
-        out.__dict__["count"] = count  # positive weights left (the cached property's slot)
-        return out
-    if entry.compose is not None:
-        values, miss = compose(entry, FlatShape(**common), x, **params)
-    else:
-        values, miss = _engine(entry)(x, stat, **common, **params)
+    with one_request():  # one kernel compiles in the background for this call, at most
+        if weights is not None:
+            values, miss, count = weighted_stat(x, stat, weights,
+                                                weights_missing=weights_missing, **common,
+                                                **params)
+            out = Reduced(values, miss, x, missing, axis, policy, keepdims)
+            out.__dict__["count"] = count  # positive weights left (the property's slot)
+            return out
+        if entry.compose is not None:
+            values, miss = compose(entry, FlatShape(**common), x, **params)
+        else:
+            values, miss = _engine(entry)(x, stat, **common, **params)
     return Reduced(values, miss, x, missing, axis, policy, keepdims)
 
 

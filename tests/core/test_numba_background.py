@@ -115,21 +115,72 @@ def test_a_failed_background_compile_reaches_the_callers_fallback(monkeypatch, t
 
 def test_exit_waits_for_started_compilations_and_says_so(monkeypatch, caplog):
     # the daemon worker would be killed at exit: the atexit hook waits (bounded) for
-    # what is pending and logs one WARNING; nothing pending, nothing said
+    # what is pending; a wait over a second logs one WARNING, a shorter one a DEBUG
+    # record only; nothing pending, nothing said
     waited = []
     monkeypatch.setattr(BG, "wait", lambda timeout=None: waited.append(timeout) or True)
     monkeypatch.setattr(BG, "pending", lambda: 0)
-    with caplog.at_level("WARNING", logger="nanaccess"):
+    with caplog.at_level("DEBUG", logger="nanaccess"):
         BG._finish_at_exit()
     assert not waited and not caplog.records
     monkeypatch.setattr(BG, "pending", lambda: 3)
-    with caplog.at_level("WARNING", logger="nanaccess"):
-        BG._finish_at_exit()
-    assert waited == [BG.EXIT_WAIT_SECONDS]
-    assert len(caplog.records) == 1 and "finishing 3 numba compilation" in caplog.text
+    with caplog.at_level("DEBUG", logger="nanaccess"):
+        BG._finish_at_exit()  # done within the first second: no warning
+    assert waited == [BG.EXIT_NOTICE_SECONDS]
+    assert [r.levelname for r in caplog.records] == ["DEBUG"]
+    caplog.clear()
+    waited.clear()
+    monkeypatch.setattr(BG, "wait", lambda timeout=None: waited.append(timeout) and False)
+    with caplog.at_level("DEBUG", logger="nanaccess"):
+        BG._finish_at_exit()  # still compiling after a second: says so, once, and waits on
+    assert waited == [BG.EXIT_NOTICE_SECONDS, BG.EXIT_WAIT_SECONDS - BG.EXIT_NOTICE_SECONDS]
+    warned = [r for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warned) == 1 and "finishing 3 numba compilation" in caplog.text
     monkeypatch.setattr(BG, "EXIT_WAIT_SECONDS", 0)
     BG._finish_at_exit()
-    assert len(waited) == 1  # switched off: no second wait
+    assert len(waited) == 2  # switched off: no further wait
+
+
+def _toy3(x, out):  # pragma: no cover - compiled
+    for i in range(x.size):
+        out[i] = x[i] * 3.0
+
+
+def test_one_request_queues_only_its_first_kernel(toy, monkeypatch):
+    # a fallback chain (kernel a refuses, the caller tries kernel b): within one
+    # request only a is queued; b is queued by the next request that reaches it first
+    queued = []
+    monkeypatch.setattr(BG, "_submit", lambda d, sig: queued.append(d.py_func.__name__))
+    a, b = BG.Deferred(NB.jit(nogil=True)(_toy)), BG.Deferred(NB.jit(nogil=True)(_toy3))
+    x, out = np.arange(3.0), np.zeros(3)
+    with na.set_options(compile="background"):
+        NB.choose_engine("auto")
+        with BG.one_request():
+            with BG.one_request():  # nested: still the same request
+                assert not a.ready(x, out)
+            assert not b.ready(x, out)
+        assert queued == ["_toy"]
+        with BG.one_request():
+            assert not b.ready(x, out)
+        assert queued == ["_toy", "_toy3"]
+        assert not a.ready(x, out) and not b.ready(x, out)  # outside a request: each
+    assert queued == ["_toy", "_toy3", "_toy", "_toy3"]
+    assert not out.any()
+
+
+def test_the_typing_key_is_cached_per_argument_types(toy):
+    # the signature of a call is typed once per argument-type tuple; arrays that
+    # differ in dtype, rank, layout or writability get their own signature
+    kern = BG.Deferred(NB.jit(nogil=True)(_toy))
+    x = np.arange(6.0)
+    ro = x.copy()
+    ro.flags.writeable = False
+    cases = [x, x[::2], x.reshape(2, 3), x.reshape(2, 3).T, x.astype(np.float32), ro,
+             np.arange(3), 1.5, 2, 2**63, True, np.float32(1), None]
+    for a in cases:
+        got = BG.type_signature(kern.dispatcher, (a,))
+        assert got == (kern.dispatcher.typeof_pyval(a),)
+        assert BG.type_signature(kern.dispatcher, (a,)) == got  # from the cache
 
 
 _FIRST = """

@@ -42,7 +42,7 @@ def _data(dtype, n, seed, zeros=(0.0, -0.0)):
 def _both(x2, bounds, nout, plan, w_t, minp=0, compiled=True):
     from nanaccess.core._numba.window_heap import heap_select
 
-    mode = worder._MODES[plan.mode]
+    mode = worder.mode_code(plan.mode)
     got = sw.sorted_select(
         x2, bounds, nout, plan.lo, plan.hi, w_t, weight_tables(w_t, x2.dtype), mode, minp
     )
@@ -175,7 +175,7 @@ def test_a_rolling_median_while_the_kernel_compiles_is_served_by_sorting(monkeyp
 
     heap = window_heap.heap_select
     monkeypatch.setattr(worder, "sorted_select", spy)
-    monkeypatch.setattr(worder, "heap_select", not_ready)
+    monkeypatch.setattr(window_heap, "heap_select", not_ready)
     with na.set_options(compile="background"):
         got = s.rolling(45, min_periods=3).nanstats.median(nan_policy="omit")
         assert calls == [3000]

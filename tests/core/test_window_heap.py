@@ -65,7 +65,7 @@ def _buffer(xt, start, end, plan, w_t, mode):
 def test_heaps_give_the_totalorder_buffers_bits(dtype, zeros):
     # both signed zeros in a window: the picked zero is totalOrder's (-0.0 < 0.0),
     # from the count of sign-bit numbers, never a fallback kernel
-    from nanaccess.core.window.order import _MODES
+    from nanaccess.core.window.order import mode_code
 
     n = 900
     x = _data(dtype, n, 5, zeros)
@@ -75,7 +75,7 @@ def test_heaps_give_the_totalorder_buffers_bits(dtype, zeros):
     bounds.append((gaps, gaps + 45))  # disjoint: each window starts afresh
     for (start, end), (stat, params) in itertools.product(bounds, HEAP_CASES):
         plan, w_t = _plan(stat, params, int((end - start).max()))
-        mode = _MODES[plan.mode]
+        mode = mode_code(plan.mode)
         ref, rcnt, rflags = _buffer(x[None], start, end, plan, w_t, mode)
         assert rflags == 1
         out, cnt, flags = _heap(x[:, None], ("arrays", start, end), start.size, plan, w_t,
@@ -95,11 +95,11 @@ def test_heaps_pick_the_totalorder_zero(stat):
             assert_exact(data, None, start, end, stat, NanPolicy.OMIT, "numba")
             fw = fixed_windows(data.size, width)
             plan, w_t = _plan(stat, {}, width)
-            from nanaccess.core.window.order import _MODES
+            from nanaccess.core.window.order import mode_code
 
             out = _heap(data[:, None], ("fixed", fw.e0, fw.step, fw.span), fw.nout, plan,
-                        w_t, _MODES[plan.mode])[0]
-            ref = _buffer(data[None], start, end, plan, w_t, _MODES[plan.mode])[0]
+                        w_t, mode_code(plan.mode))[0]
+            ref = _buffer(data[None], start, end, plan, w_t, mode_code(plan.mode))[0]
             assert bits(out) == bits(ref)
 
 

@@ -30,6 +30,7 @@ module's globals before the drivers compile (:func:`bind`). A kernel module call
 
 from __future__ import annotations
 
+import functools
 import gc
 import importlib
 import importlib.util
@@ -44,7 +45,7 @@ from typing import Any
 
 from ...options import resolve_engine
 from . import _background, _cache
-from ._background import NotReady
+from ._background import NotReady, one_request
 
 __all__ = [
     "AVAILABLE",
@@ -60,6 +61,8 @@ __all__ = [
     "parallel_ok",
     "compile_notice",
     "NotReady",
+    "one_request",
+    "module",
 ]
 
 #: the environment switch honoured at import
@@ -73,6 +76,8 @@ BROKEN: list[str] = []
 LOCK = threading.RLock()
 
 _BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {}
+#: kernel families registered by a module of another name
+_HOMES = {"weighted_rows": "weighted"}
 _COMPILED: dict[str, dict[str, Any]] = {}
 _WRAPPED: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
 
@@ -332,10 +337,24 @@ def register(name: str, build: Callable[[], dict[str, Any]]) -> None:
     _BUILDERS[name] = build
 
 
+@functools.cache
+def module(name: str) -> Any:
+    """The kernel module ``core/_numba/<name>.py``, imported on first use (the one
+    accessor through which the core reaches a kernel module's drivers and constants,
+    so that ``import nanaccess`` and a call that never needs a family load none of it).
+
+    Examples
+    --------
+    >>> module("window_fused").MODE_PICK == module("window_fused").MODE_PICK
+    True
+    """
+    return importlib.import_module(f"{__name__}.{name}")
+
+
 def kernels(name: str) -> dict[str, Any]:
     """The compiled kernels of family ``name``: built on first use, once, under the lock.
     A family not registered yet is looked for in the module of its name
-    (``core/_numba/<name>.py``), whose import registers it. The kernels of a
+    (``core/_numba/<name>.py``, :func:`module`), whose import registers it. The kernels of a
     deferrable family come wrapped (:mod:`._background`)."""
     got = _WRAPPED.get(name)
     if got is not None and got[0] is _COMPILED.get(name):
@@ -344,7 +363,7 @@ def kernels(name: str) -> dict[str, Any]:
         raw = _COMPILED.get(name)
         if raw is None:
             if name not in _BUILDERS:
-                importlib.import_module(f"{__name__}.{name}")
+                module(_HOMES.get(name, name))
             raw = _COMPILED[name] = _BUILDERS[name]()
         got = _WRAPPED[name] = (raw, _background.wrap(name, raw))
     return got[1]

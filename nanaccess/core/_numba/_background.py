@@ -26,8 +26,12 @@ in the foreground.
 The worker is a daemon thread, which the interpreter would kill at exit with its
 compilation half done, so each new process would find the same kernels missing and
 compile them again. At exit the process waits (at most :data:`EXIT_WAIT_SECONDS`) for
-the compilations it started, saying so once (a ``WARNING`` of the ``nanaccess``
-logger), so they land in numba's on-disk cache and later processes load them.
+the compilations it started, so they land in numba's on-disk cache and later
+processes load them; a wait over a second says so once (a ``WARNING`` of the
+``nanaccess`` logger), a shorter one is a ``DEBUG`` record.
+
+Under :class:`one_request` (a core statistic's computation), only the first kernel a
+call finds without machine code is queued, not the fallbacks its caller then tries.
 """
 
 from __future__ import annotations
@@ -40,9 +44,12 @@ import threading
 import time
 from typing import Any
 
+import numpy as np
+
 from ...options import _current
 
-__all__ = ["NotReady", "DEFERRABLE", "EXIT_WAIT_SECONDS", "wrap", "note_choice", "pending", "wait"]
+__all__ = ["NotReady", "DEFERRABLE", "EXIT_WAIT_SECONDS", "wrap", "note_choice", "pending", "wait",
+           "one_request", "type_signature"]
 
 
 def _exit_wait() -> float:
@@ -87,6 +94,9 @@ class NotReady(Exception):  # noqa: N818 - a state, not an error of the caller
 
 
 _CHOICE = threading.local()
+#: per thread: how deep in :class:`one_request` blocks, and whether this request queued
+#: a compilation already (``depth``, ``queued``)
+_REQUEST = threading.local()
 _QUEUE: queue.Queue = queue.Queue()
 _QUEUED: set[tuple[int, tuple]] = set()
 #: signatures whose background compilation failed: the next call compiles in the
@@ -100,6 +110,30 @@ _WORKER: list[threading.Thread] = []
 def note_choice(explicit: bool) -> None:
     """Record that this thread's last engine choice asked for numba explicitly."""
     _CHOICE.explicit = explicit
+
+
+class one_request:  # noqa: N801 - used as a statement, ``with one_request():``
+    """One statistic's computation: the first kernel it finds without machine code is
+    queued, the fallbacks it then tries (a certified kernel's exact one, ...) are not.
+
+    A kernel that raises :class:`NotReady` hands the call to its caller's fallback,
+    which may try another kernel before the NumPy engine serves it; queueing each of
+    them would compile, for one call, kernels that a warm call never runs (they serve
+    only what the first one refuses). Within the outermost block of a thread, only the
+    first :class:`NotReady` queues its signature; the others compile when a call
+    reaches them first-hand. Outside any block every missing signature is queued.
+    """
+
+    __slots__ = ("depth",)
+
+    def __enter__(self) -> None:
+        depth = self.depth = getattr(_REQUEST, "depth", 0)
+        if not depth:
+            _REQUEST.queued = False
+        _REQUEST.depth = depth + 1
+
+    def __exit__(self, *exc: object) -> None:
+        _REQUEST.depth = self.depth
 
 
 def _defer_now() -> bool:
@@ -174,20 +208,72 @@ def wait(timeout: float | None = None) -> bool:
     return True
 
 
+#: an exit wait longer than this says so (a ``WARNING``); a shorter one only logs at
+#: ``DEBUG``
+EXIT_NOTICE_SECONDS = 1.0
+
+
 def _finish_at_exit() -> None:
     """Wait for the started compilations, so they reach numba's on-disk cache (a
-    daemon thread is killed at exit); says so once when any is left."""
+    daemon thread is killed at exit). A wait over :data:`EXIT_NOTICE_SECONDS` says so
+    once, as a ``WARNING``; a shorter one logs at ``DEBUG`` only."""
     left = pending()
     if not left or EXIT_WAIT_SECONDS <= 0:
         return
-    logging.getLogger("nanaccess").warning(
+    log = logging.getLogger("nanaccess")
+    log.debug("nanaccess: finishing %d numba compilation(s) before exit", left)
+    first = min(EXIT_NOTICE_SECONDS, EXIT_WAIT_SECONDS)
+    if wait(first) or EXIT_WAIT_SECONDS <= first:
+        return
+    log.warning(
         "nanaccess: finishing %d numba compilation(s) before exit (at most %.0f s), so "
         "that later runs load them from the on-disk cache in milliseconds. Silence this "
         "note with logging.getLogger('nanaccess').setLevel(logging.ERROR).",
-        left,
+        pending(),
         EXIT_WAIT_SECONDS,
     )
-    wait(EXIT_WAIT_SECONDS)
+    wait(EXIT_WAIT_SECONDS - first)
+
+
+#: numba's argument types of a call, by :func:`_type_key` of its arguments
+_SIGNATURES: dict[tuple, tuple] = {}
+_INT64 = (-(2**63), 2**63)
+
+
+def _type_key(args: tuple) -> tuple | None:
+    """What numba's typing of ``args`` depends on, cheaply: per array its dtype, rank,
+    layout, writability and alignment, per scalar its type (a Python int: within int64
+    or not); None for anything else (typed by numba each time)."""
+    key: list[Any] = []
+    for a in args:
+        t = type(a)
+        if t is np.ndarray:
+            f = a.flags
+            key.append((a.dtype, a.ndim, f.c_contiguous, f.f_contiguous, f.writeable,
+                        f.aligned))
+        elif t is float or t is bool or a is None:
+            key.append(t)
+        elif t is int:
+            if not _INT64[0] <= a < _INT64[1]:
+                return None
+            key.append(t)
+        elif isinstance(a, np.generic):
+            key.append((t, a.dtype))
+        else:
+            return None
+    return tuple(key)
+
+
+def type_signature(d: Any, args: tuple) -> tuple:
+    """numba's argument types of ``d(*args)``, typed once per :func:`_type_key` (numba
+    types a call the same way on every dispatcher of the CPU target)."""
+    key = _type_key(args)
+    if key is None:
+        return tuple(d.typeof_pyval(a) for a in args)
+    sig = _SIGNATURES.get(key)
+    if sig is None:
+        sig = _SIGNATURES[key] = tuple(d.typeof_pyval(a) for a in args)
+    return sig
 
 
 class Deferred:
@@ -210,7 +296,7 @@ class Deferred:
         if not _defer_now():
             return True
         try:
-            sig = tuple(d.typeof_pyval(a) for a in args)
+            sig = type_signature(d, args)
         except Exception:  # numba's own call reports what it cannot type
             return True
         if (
@@ -218,6 +304,10 @@ class Deferred:
             and (id(d), sig) not in _FAILED
             and (_BUSY.is_set() or not _on_disk(d, sig))
         ):
+            if getattr(_REQUEST, "depth", 0):
+                if _REQUEST.queued:  # a fallback of a kernel this call queued already
+                    return False
+                _REQUEST.queued = True
             _submit(d, sig)
             return False
         return True

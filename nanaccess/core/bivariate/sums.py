@@ -17,15 +17,19 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import _numba as nb
-from .._numba.bivariate import CHUNK, LIMB, TABLES
 
 __all__ = ["Segments", "PairTables", "exponent_bounds", "pair_tables", "numpy_tables", "table_ints",
            "object_sums"]
 
-_LMASK = (1 << LIMB) - 1
 _BIN_ROWS = 1 << 14  # rows per bincount block: 3 products < 2**38 each, 2**14 rows < 2**53
 _MIN_COMPILED = 4096  # rows x pairs below which NumPy answers (no compilation)
 _PARALLEL = 1 << 20  # rows x pairs from which the cells run on numba's threads
+
+
+def _const(name: str) -> int:
+    """A layout constant of the compiled kernels (``CHUNK``, ``LIMB``, ``TABLES`` of
+    :mod:`nanaccess.core._numba.bivariate`, imported on first use)."""
+    return getattr(nb.module("bivariate"), name)
 
 
 class Segments(NamedTuple):
@@ -131,8 +135,8 @@ def pair_tables(vals: np.ndarray, valid: np.ndarray, pairs: np.ndarray, mode: in
             use = "numpy"
     if use == "numpy":
         lo, hi = _lbase(bits, valid, use) if bounds is None else bounds
-    width = 2 * (hi - lo) + 5 * LIMB + 2
-    tabs = np.zeros((G, P, TABLES, width), np.int64)
+    width = 2 * (hi - lo) + 5 * _const("LIMB") + 2
+    tabs = np.zeros((G, P, _const("TABLES"), width), np.int64)
     if use == "numba":
         try:
             name = "pair_tables_parallel" if nb.parallel_ok(n * P, _PARALLEL) and G * P > 1 \
@@ -155,14 +159,15 @@ def _run(kern, bits, valid, seg, pairs, mode, lo, tabs, counts, flags):
     than CHUNK rows' products). Returns those ints per (segment, pair, table), or None."""
     starts = seg.starts
     rows = np.zeros(1, np.int64) if seg.rows is None else seg.rows
-    if int(np.diff(starts).max(initial=0)) <= CHUNK:
+    chunk = _const("CHUNK")
+    if int(np.diff(starts).max(initial=0)) <= chunk:
         kern(bits, valid, rows, seg.rows is not None, starts, pairs, mode, lo, 2 * lo, tabs,
              counts, flags)
         return None
     extra = np.zeros(tabs.shape[:-1], dtype=object)
     for g in range(starts.size - 1):
-        for a in range(int(starts[g]), int(starts[g + 1]), CHUNK):
-            b = min(a + CHUNK, int(starts[g + 1]))
+        for a in range(int(starts[g]), int(starts[g + 1]), chunk):
+            b = min(a + chunk, int(starts[g + 1]))
             part = np.zeros((1,) + tabs.shape[1:], np.int64)
             c = np.zeros((1, counts.shape[1]), np.int64)
             f = np.zeros_like(c)
@@ -213,7 +218,9 @@ def _parts(b: np.ndarray, lo: int):
     biased = (b >> 52) & 0x7FF
     m = (b & 0xFFFFFFFFFFFFF) | ((biased > 0).astype(np.int64) << 52)
     e = np.maximum(np.maximum(biased, 1) - 1075, lo)  # a zero's exponent is any
-    return b < 0, e, [m & _LMASK, (m >> LIMB) & _LMASK, m >> (2 * LIMB)]
+    limb = _const("LIMB")
+    mask = (1 << limb) - 1
+    return b < 0, e, [m & mask, (m >> limb) & mask, m >> (2 * limb)]
 
 
 def _product(tab: np.ndarray, b1: np.ndarray, b2: np.ndarray, pbase: int) -> None:
@@ -224,14 +231,14 @@ def _product(tab: np.ndarray, b1: np.ndarray, b2: np.ndarray, pbase: int) -> Non
     for s in range(5):
         t = sum((a[u] * c[s - u] for u in range(max(0, s - 2), min(2, s) + 1)),
                 np.zeros_like(k))
-        _scatter(tab, k + s * LIMB, sign * t)
+        _scatter(tab, k + s * _const("LIMB"), sign * t)
 
 
 def _side(tabs_gp: np.ndarray, side: int, b: np.ndarray, lo: int) -> None:
     ng, e, a = _parts(b, lo)
     sign = np.where(ng, -1, 1)
     for u in range(3):
-        _scatter(tabs_gp[side], e - lo + u * LIMB, sign * a[u])
+        _scatter(tabs_gp[side], e - lo + u * _const("LIMB"), sign * a[u])
     _product(tabs_gp[side + 2], b, b, 2 * lo)
 
 

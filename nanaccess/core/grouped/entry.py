@@ -153,8 +153,9 @@ def grouped_stat(
     else:
         if kind in "cSUV" or (kind == "f" and x2.dtype.itemsize not in (2, 4, 8)):
             raise TypeError(f"cannot compute {stat} of non-numeric or unsupported dtype {x2.dtype}")
-        values, vmiss, holes = _native(x2, codes, ngroups, stat, q_arr, method, ddof, policy,
-                                       miss2, engine, one_d, counts_out)
+        with _numba.one_request():  # one kernel compiles in the background, at most
+            values, vmiss, holes = _native(x2, codes, ngroups, stat, q_arr, method, ddof,
+                                           policy, miss2, engine, one_d, counts_out)
         if holes is not None:
             if holes_out is None:
                 values, holes = widen(values, holes), None

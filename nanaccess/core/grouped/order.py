@@ -24,12 +24,13 @@ and their combination come from :mod:`nanaccess.core.plan`.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ... import _stats
 from ...options import NanPolicy
 from .. import _numba
-from .._numba import grouped as nbg
 from ..bits import layout_of
 from ..keys import number_keys, remap_keys
 from ..plan import combine, rank_plan
@@ -64,7 +65,7 @@ def defer_scan(x2: np.ndarray, stat_is_order: bool, miss2, policy: NanPolicy,
 
 
 def _numba_prepare(col, miss, codes, ngroups, policy, scanned,
-                   extremes=False) -> nbg.NumbaSelect:
+                   extremes=False) -> Any:
     """The numba engine's first phase for one column (see
     :class:`~nanaccess.core._numba.grouped.NumbaSelect`).
 
@@ -90,6 +91,7 @@ def _numba_prepare(col, miss, codes, ngroups, policy, scanned,
     if miss is not None:  # rare: drop the missing rows with one copy
         keep = ~miss
         bits, codes = bits[keep], codes[keep]
+    nbg = _numba.module("grouped")
     return nbg.NumbaSelect(bits, flip, codes, ngroups, klo, khi, slo, shi,
                            _numba.parallel_ok(bits.shape[0], nbg.PARALLEL_MIN_ROWS),
                            extremes=extremes)

@@ -16,8 +16,6 @@ import numpy as np
 from ... import _stats
 from .. import _numba
 from .._numba import choose_engine, kernels
-from .._numba import weighted_moments as _kernels  # noqa: F401 - registers the kernels
-from .._numba import weighted_var as _var_kernels  # noqa: F401 - registers the kernels
 from .prepare import Prepared
 
 __all__ = ["eligible", "certified_sums", "MIN_SIZE"]

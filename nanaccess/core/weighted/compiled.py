@@ -20,8 +20,6 @@ import numpy as np
 
 from ... import _stats
 from .._numba import choose_engine, kernels
-from .._numba import weighted as _kernels  # noqa: F401 - registers the kernels
-from .._numba import weighted_groups as _group_kernels  # noqa: F401 - registers them
 from ..bits import layout_of
 from ..plan import PICK_METHODS
 from ..policy import RULES, finish

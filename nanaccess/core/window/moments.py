@@ -22,9 +22,7 @@ import math
 import numpy as np
 
 from ..._stats import LINEAR, MEANS, ROOTS, SQUARES
-from .._numba.window_exact_var import HI_OK, LO_OK, moving_var
-from .._numba.window_sums import binned_sum, moving_sum
-from .._numba.window_var import binned_var
+from .._numba import module
 from ..bits import any_signaling
 from ..policy import RULES
 from .bounds import FixedWindows
@@ -59,7 +57,8 @@ def slide_moment(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarra
     ncols = x2.shape[1]
     a = np.abs(x2)
     spread = stat in SQUARES
-    lo_ok, hi_ok = (LO_OK, HI_OK) if spread else (2.0 ** -960, 2.0 ** 1000)
+    exact = module("window_exact_var")
+    lo_ok, hi_ok = (exact.LO_OK, exact.HI_OK) if spread else (2.0 ** -960, 2.0 ** 1000)
     gone = None
     for mask in (masks.nan, masks.missing):
         if mask is not None:
@@ -78,9 +77,10 @@ def slide_moment(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarra
     if gone is not None and not RULES[policy].removes:  # a kept NaN or missing value
         kept = window_counts(gone, start, end, ncols) > 0
     if spread:
-        out, flagged = moving_var(x2.T, take.T, start, end, ddof)
+        out, flagged = exact.moving_var(x2.T, take.T, start, end, ddof)
     else:
-        out, flagged = moving_sum(x2.T, take.T, start, end, mean=stat in MEANS)
+        out, flagged = module("window_sums").moving_sum(x2.T, take.T, start, end,
+                                                        mean=stat in MEANS)
     values, redo = out.T.copy(), redo | flagged.T
     if stat in ROOTS:
         with np.errstate(invalid="ignore"):
@@ -160,11 +160,11 @@ def fused_moment(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarr
     for c in range(ncols):
         col = np.ascontiguousarray(x2[:, c])
         if spread:
-            got = binned_var(col, start, end, ddof, values[:, c], count[:, c], redo[:, c],
-                             extent=extent)
+            got = module("window_var").binned_var(col, start, end, ddof, values[:, c],
+                                                  count[:, c], redo[:, c], extent=extent)
         else:
-            got = binned_sum(col, start, end, values[:, c], count[:, c], redo[:, c],
-                             mean=stat in MEANS)
+            got = module("window_sums").binned_sum(col, start, end, values[:, c],
+                                                   count[:, c], redo[:, c], mean=stat in MEANS)
         if got < 0 or (got & 1 and not removes):
             return None
         if got & 1:  # a NaN entered: a signaling one is refused under every policy
@@ -216,12 +216,14 @@ def _exact_var(col: np.ndarray, start, end, ddof: int, values: np.ndarray,
             return False
     take = ~np.isnan(col)
     odd = None
-    if not (extent[0] <= HI_OK and extent[1] >= LO_OK):
+    exact = module("window_exact_var")
+    hi_ok, lo_ok = exact.HI_OK, exact.LO_OK
+    if not (extent[0] <= hi_ok and extent[1] >= lo_ok):
         with np.errstate(invalid="ignore"):
             a = np.abs(col)
-            odd = (a > HI_OK) | ((a < LO_OK) & (a > 0))
+            odd = (a > hi_ok) | ((a < lo_ok) & (a > 0))
         take &= ~odd
-    out, flagged = moving_var(col[None], take[None], s, e, ddof)
+    out, flagged = exact.moving_var(col[None], take[None], s, e, ddof)
     values[rows] = out[0]
     redo[rows] = flagged[0]
     if odd is not None:
@@ -246,7 +248,7 @@ def _local_bins(col: np.ndarray, s: np.ndarray, e: np.ndarray, ddof: int,
     out = np.zeros(s.size)
     cnt = np.zeros(s.size, np.int64)
     bad = np.zeros(s.size, bool)
-    if binned_var(sub, s, e, ddof, out, cnt, bad) < 0:
+    if module("window_var").binned_var(sub, s, e, ddof, out, cnt, bad) < 0:
         return None
     return out, bad, float(top)
 

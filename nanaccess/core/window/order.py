@@ -27,11 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...options import NanPolicy
-from .._numba import NotReady
-from .._numba.window_fused import MODE_LERP, MODE_MID, MODE_PICK, fused_select, weight_tables
-from .._numba.window_heap import heap_ok, heap_select
-from .._numba.window_segments import segment_select
-from .._numba.window_select import slide_select
+from .._numba import NotReady, module
 from ..bits import layout_of
 from ..grouped.common import keys_of, values_of_keys
 from ..keys import float_keys, keys_to_float, remap_keys
@@ -41,7 +37,7 @@ from .bounds import FixedWindows
 from .scan import Masks, window_counts
 from .sorted_windows import sorted_ok, sorted_select
 
-__all__ = ["slide_order", "sliding_ok", "fused_order", "fused_ok", "SLIDING_KINDS"]
+__all__ = ["slide_order", "sliding_ok", "fused_order", "fused_ok", "mode_code", "SLIDING_KINDS"]
 
 #: dtypes the sliding engine handles (objects use the reference engine)
 SLIDING_KINDS = "fiubmM"
@@ -92,7 +88,8 @@ def slide_order(
     if not pick:
         want[..., nq:] = plan.hi.transpose(2, 1, 0)
     np.putmask(want, want >= m.T[..., None], -1)
-    got = slide_select(keys.T, take.T, start, end, want, compiled=compiled)
+    got = module("window_select").slide_select(keys.T, take.T, start, end, want,
+                                               compiled=compiled)
     a = values_of_keys(np.ascontiguousarray(got[..., :nq].transpose(2, 1, 0)), dt, policy)
     b = (
         a
@@ -109,7 +106,7 @@ def slide_order(
             nn = window_counts(nan, start, end, ncols)
             has_nan = nn > 0
             lay = layout_of(dt)
-            top = slide_select(
+            top = module("window_select").slide_select(
                 float_keys(x2).T, nan.T, start, end, (nn - 1).T[..., None], compiled=compiled
             )[..., 0].T
             best = keys_to_float(
@@ -145,7 +142,17 @@ def sliding_ok(x2: np.ndarray, stat_family: str, monotone: bool) -> bool:
     )
 
 
-_MODES = {"pick": MODE_PICK, "mid": MODE_MID, "lerp": MODE_LERP}
+
+def mode_code(mode: str) -> int:
+    """The window kernels' code of a rank plan's mode ("pick", "mid" or "lerp").
+
+    Examples
+    --------
+    >>> mode_code("pick"), mode_code("mid"), mode_code("lerp")
+    (0, 1, 2)
+    """
+    return getattr(module("window_fused"), f"MODE_{mode.upper()}")
+
 #: disjoint windows at least this wide are reduced by selection (no sliding)
 SEGMENT_MIN = 64
 
@@ -198,7 +205,8 @@ def fused_order(
     nq = plan.lo.shape[0]
     w_t = np.ascontiguousarray(np.broadcast_to(plan.weight, plan.lo.shape), np.float64)
     nout, ncols = (fixed.nout if fixed else start.size), x2.shape[1]
-    heap = heap_ok(plan.lo, plan.hi)  # float keys: faster than a buffer at any width
+    # float keys: the heaps are faster than a buffer at any width
+    heap = module("window_heap").heap_ok(plan.lo, plan.hi)
     if fixed and not heap:
         return None
     filled = False
@@ -207,14 +215,14 @@ def fused_order(
         bounds = ("fixed", fixed.e0, fixed.step, fixed.span) if fixed else ("arrays", start, end)
         small = sorted_ok(nout, width, ncols)
         try:  # a kernel still compiling: small windows by sorting (the same bits)
-            v, count, seen = heap_select(
+            v, count, seen = module("window_heap").heap_select(
                 x2,
                 bounds,
                 nout,
                 plan.lo,
                 plan.hi,
                 w_t,
-                _MODES[plan.mode],
+                mode_code(plan.mode),
                 minp,
                 compiled=compiled,
                 defer=small,
@@ -227,8 +235,8 @@ def fused_order(
                 plan.lo,
                 plan.hi,
                 w_t,
-                weight_tables(w_t, x2.dtype),
-                _MODES[plan.mode],
+                module("window_fused").weight_tables(w_t, x2.dtype),
+                mode_code(plan.mode),
                 minp,
             )
         vals, filled = v[None], True
@@ -237,10 +245,13 @@ def fused_order(
         out = np.empty((nq, ncols, nout), x2.dtype)
         cnt = np.empty((ncols, nout), np.int64)
         select = (
-            segment_select if width >= SEGMENT_MIN and _disjoint(start, end) else fused_select
+            module("window_segments").segment_select
+            if width >= SEGMENT_MIN and _disjoint(start, end)
+            else module("window_fused").fused_select
         )  # resample / coarsen blocks: selection, O(n); else one buffer
         seen = select(
-            xt, start, end, plan.lo, plan.hi, w_t, _MODES[plan.mode], out, cnt, compiled=compiled
+            xt, start, end, plan.lo, plan.hi, w_t, mode_code(plan.mode), out, cnt,
+            compiled=compiled
         )
         vals, count = out.transpose(0, 2, 1), cnt.T
     if seen < 0 or not r.drops_silently(bool(seen & 1), bool(seen & 2)):
