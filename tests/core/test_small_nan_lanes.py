@@ -61,26 +61,34 @@ def test_median_with_nans_equals_generic(data):
                 assert _same(got, reduce(x, stat, policy=policy).values)
 
 
-def test_median_reuses_the_partition(monkeypatch):
+def test_median_reuses_the_sorted_copy(monkeypatch):
+    """One sorted copy per call: it counts the NaNs and holds the numbers' ranks (no
+    second selection), also when NaNs reach the median ranks."""
     calls = []
-    real = small._median_omit
+    real = small._sorted_numbers
 
     def spy(*args: Any) -> Any:
         out = real(*args)
-        calls.append(out)
+        calls.append(out[1])
         return out
 
-    monkeypatch.setattr(small, "_median_omit", spy)
+    monkeypatch.setattr(small, "_sorted_numbers", spy)
+    monkeypatch.setattr(small, "_by_keys", None)  # never the keys' path here
     x = np.arange(100.0)
     x[::10] = np.nan
     for stat in MEDIANS:
         got = order_small(x, stat, NanPolicy.OMIT)
         assert _same(got, reduce(x, stat, policy=NanPolicy.OMIT).values)
-    assert len(calls) == 3 and all(c is not None for c in calls)
-    x[:80] = np.nan  # NaNs reach the median ranks: the mask and the filtered copy
-    assert _same(order_small(x, "median", NanPolicy.OMIT),
-                 reduce(x, "median", policy=NanPolicy.OMIT).values)
-    assert len(calls) == 3
+    assert calls == [90, 90, 90]
+    x[:80] = np.nan  # NaNs reach the median ranks: the same sorted copy
+    got = order_small(x, "median", NanPolicy.OMIT)
+    assert _same(got, reduce(x, "median", policy=NanPolicy.OMIT).values)
+    assert calls == [90, 90, 90, 18]
+    for k in (0, 1, 2, 99):  # none, one (two reads), several (one search), all but one
+        y = np.arange(100.0)
+        y[np.random.default_rng(k).permutation(100)[:k]] = np.nan
+        p, m = small._sorted_numbers(y)
+        assert m == 100 - k and np.isnan(p[m:]).all() and not np.isnan(p[:m]).any()
 
 
 @settings(max_examples=100, deadline=None)
