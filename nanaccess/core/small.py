@@ -153,12 +153,13 @@ def _signed_zero(x: np.ndarray, k: int) -> float:
 def _float64_median(x: np.ndarray, stat: str, policy: NanPolicy, q: np.ndarray | None,
                     method: str) -> Any:
     """:func:`order_small` of a float64 median (``x`` native, 1-D, small): one sorted
-    copy counts the NaNs and holds the ranks of the numbers, so NaN-free data needs no
+    copy holds the ranks of the numbers (NaNs sorted last), so NaN-free data needs no
     mask and "omit" no second selection. NumPy's sorts write a canonical NaN, so where
     the policy reads the NaNs' bits (a signaling NaN under "omit", the greatest NaN
-    under "propagate") they are taken from ``x``, only when the sort found some."""
+    under "propagate") they are taken from ``x`` by one mask, only when the sort found
+    some; that mask counts them too."""
     p, m = _sorted_numbers(x)
-    if m == x.size:
+    if m is not None:
         out = _sorted_median(x, p, m, stat)
         # None: the midpoint overflows (the keys' path repairs it)
         return _by_keys(x, stat, q, method, nan_free=True) if out is None else out
@@ -171,7 +172,10 @@ def _float64_median(x: np.ndarray, stat: str, policy: NanPolicy, q: np.ndarray |
             return None  # a signaling NaN: the generic path raises
         if r.propagates:
             return _greatest_nan(nans, q)
+        m = x.size - nans.size
     if r.removes:
+        if m is None:
+            m = int(p.searchsorted(_NAN))  # the NaNs lead nowhere: one binary search
         if not m:
             return None  # nothing left: the generic path's empty result
         out = _sorted_median(x, p, m, stat)
@@ -193,23 +197,16 @@ def _greatest_nan(nans: np.ndarray, q: np.ndarray | None) -> np.ndarray:
 _NAN = np.float64("nan")
 
 
-def _sorted_numbers(x: np.ndarray) -> tuple[np.ndarray, int]:
-    """A sorted copy of 1-D float64 ``x`` (every NaN sorted last) and how many numbers
-    lead it: the one scan of the data, which counts the NaNs too (none or one: two
-    reads; more: one binary search). For the small arrays served here NumPy's sort
-    costs what a partition at the median ranks and the last two places does (less
-    below ~1000 values), and the ranks of the numbers alone need no second pass."""
+def _sorted_numbers(x: np.ndarray) -> tuple[np.ndarray, int | None]:
+    """A sorted copy of 1-D float64 ``x`` (every NaN sorted last) and ``x.size`` when it
+    holds no NaN, else None (the caller counts them where its policy needs the count).
+    For the small arrays served here NumPy's sort costs what a partition at the median
+    ranks and the last two places does (less below ~1000 values), and the ranks of the
+    numbers alone need no second selection."""
     p = x.copy()
     p.sort()
-    n = x.size
-    last = p.item(n - 1)
-    if last == last:
-        return p, n
-    if n > 1:
-        last = p.item(n - 2)
-        if last == last:
-            return p, n - 1
-    return p, int(p.searchsorted(_NAN))
+    last = p.item(x.size - 1)
+    return p, (x.size if last == last else None)
 
 
 def _sorted_median(x: np.ndarray, p: np.ndarray, m: int, stat: str) -> np.float64 | None:
