@@ -20,7 +20,8 @@ Order statistics of a small 1-D array reduced whole, under any policy
 order); then the ranks of :func:`~nanaccess.core.plan.rank_plan` are selected on
 totalOrder keys by one ``np.partition`` and combined by :func:`~nanaccess.core.plan.combine`:
 the generic engine's rules without its blocks, scans and row layout. float64 medians
-skip the keys (signed zeros are told apart by counting them).
+skip the keys (signed zeros are told apart by counting them) and the mask: one sorted
+copy puts the NaNs last, counts them and holds the ranks of the numbers left.
 
 Everything else (other dtypes and policies with NaNs present, missing values, an
 overflowing sum) returns ``None`` and the caller takes the generic path, which owns
@@ -149,25 +150,71 @@ def _signed_zero(x: np.ndarray, k: int) -> float:
     return -0.0 if k < below else 0.0
 
 
-def _median_f64(x: np.ndarray, stat: str) -> np.float64 | None:
-    """A median of 1-D float64 ``x``; None when ``x`` holds a NaN (NumPy sorts it last,
-    so the partition shows it) or the midpoint overflows."""
-    p, lo, hi = _median_partition(x, stat)
+def _float64_median(x: np.ndarray, stat: str, policy: NanPolicy, q: np.ndarray | None,
+                    method: str) -> Any:
+    """:func:`order_small` of a float64 median (``x`` native, 1-D, small): one sorted
+    copy holds the ranks of the numbers (NaNs sorted last), so NaN-free data needs no
+    mask and "omit" no second selection. NumPy's sorts write a canonical NaN, so where
+    the policy reads the NaNs' bits (a signaling NaN under "omit", the greatest NaN
+    under "propagate") they are taken from ``x`` by one mask, only when the sort found
+    some; that mask counts them too."""
+    p, m = _sorted_numbers(x)
+    if m is not None:
+        out = _sorted_median(x, p, m, stat)
+        # None: the midpoint overflows (the keys' path repairs it)
+        return _by_keys(x, stat, q, method, nan_free=True) if out is None else out
+    r = RULES[policy]
+    if r.nan_raises:
+        return None  # the generic path raises, naming the position
+    if r.propagates or not r.signaling_allowed:
+        nans = x[np.isnan(x)]
+        if not r.signaling_allowed and any_signaling(nans):
+            return None  # a signaling NaN: the generic path raises
+        if r.propagates:
+            return _greatest_nan(nans, q)
+        m = x.size - nans.size
+    if r.removes:
+        if m is None:
+            m = int(p.searchsorted(_NAN))  # the NaNs lead nowhere: one binary search
+        if not m:
+            return None  # nothing left: the generic path's empty result
+        out = _sorted_median(x, p, m, stat)
+        return _by_keys(x[~np.isnan(x)], stat, q, method, nan_free=True) if out is None \
+            else out
+    if r.nan_rank != "totalorder":
+        return None  # "smallest" / "largest" remap NaN ranks: generic
+    return _by_keys(x, stat, q, method)
+
+
+def _greatest_nan(nans: np.ndarray, q: np.ndarray | None) -> np.ndarray:
+    """The totalOrder-greatest of ``nans`` in ``q``'s shape ("propagate"'s result, as
+    the generic engine gives it)."""
+    pv = keys_to_float(np.array(float_keys(nans).max()), nans.dtype)
+    return np.broadcast_to(pv, () if q is None else q.shape).copy()
+
+
+#: a NaN to look up in a sorted array (NumPy sorts every NaN last, its searches too)
+_NAN = np.float64("nan")
+
+
+def _sorted_numbers(x: np.ndarray) -> tuple[np.ndarray, int | None]:
+    """A sorted copy of 1-D float64 ``x`` (every NaN sorted last) and ``x.size`` when it
+    holds no NaN, else None (the caller counts them where its policy needs the count).
+    For the small arrays served here NumPy's sort costs what a partition at the median
+    ranks and the last two places does (less below ~1000 values), and the ranks of the
+    numbers alone need no second selection."""
+    p = x.copy()
+    p.sort()
     last = p.item(x.size - 1)
-    if last != last:
-        return None
+    return p, (x.size if last == last else None)
+
+
+def _sorted_median(x: np.ndarray, p: np.ndarray, m: int, stat: str) -> np.float64 | None:
+    """The median of the ``m`` numbers leading ``p`` (``x`` sorted, NaNs last), the
+    zeros signed by counting in ``x`` (a NaN counts as neither sign), or None when the
+    midpoint overflows (``m`` > 0)."""
+    lo, hi = median_ranks(stat, m)
     return _median_pick(x, p.item(lo), p.item(hi), lo, hi)
-
-
-def _median_partition(x: np.ndarray, stat: str) -> tuple[np.ndarray, int, int]:
-    """``x`` partitioned at its median ranks ``lo``, ``hi`` and at its last two places
-    (a NaN sorts last, so ``p[-1]`` shows one and ``p[-2]`` whether there are more),
-    with the ranks."""
-    n = x.size
-    lo, hi = median_ranks(stat, n)
-    p = x.copy()  # in place: no np.partition wrapper; n - 2 shows whether one NaN
-    p.partition((lo, hi, n - 2, n - 1) if n - 2 > hi else (lo, hi, n - 1))
-    return p, lo, hi
 
 
 def _median_pick(x: np.ndarray, a: float, b: float, lo: int, hi: int) -> np.float64 | None:
@@ -181,22 +228,6 @@ def _median_pick(x: np.ndarray, a: float, b: float, lo: int, hi: int) -> np.floa
         return np.float64(a)
     m = float_mid(a, b)
     return None if m is None else np.float64(m)
-
-
-def _median_omit(x: np.ndarray, part: tuple[np.ndarray, int, int], stat: str, m: int
-                 ) -> np.float64 | None:
-    """The median of the ``m`` numbers of ``x`` (the rest NaNs) from ``x``'s partition
-    ``part`` (:func:`_median_partition`) when its ``lo`` smallest are numbers: the new
-    ranks are at most ``lo``, so only ``p[:lo]`` is partitioned again; else None."""
-    p, lo, _ = part
-    if m <= lo:
-        return None  # NaNs among the lo smallest: the filtered copy
-    lo2, hi2 = median_ranks(stat, m)  # hi2 <= (n - 1) // 2 <= lo
-    ks = [k for k in (lo2, hi2) if k < lo]
-    if ks:  # p is the caller's own copy: its prefix is partitioned in place
-        p[:lo].partition(ks)
-    # signed zeros: NaNs count as neither sign
-    return _median_pick(x, p.item(lo2), p.item(hi2), lo2, hi2)
 
 
 def _quantile_f64(x: np.ndarray, q: float, method: str) -> np.float64 | None:
@@ -320,42 +351,20 @@ def order_small(x: Any, stat: str, policy: NanPolicy, q: np.ndarray | None = Non
     if kind == "f":
         if x.dtype.itemsize not in (2, 4, 8):
             return None
-        part = nans = nan = None
         if stat in MEDIANS and x.dtype.char == "d":  # float64 (native: checked above)
-            part = _median_partition(x, stat)  # NaN-free data needs no mask
-            p, lo, hi = part
-            last, b = p.item(x.size - 1), p.item(hi)  # Python floats: no NumPy scalars
-            if last == last:
-                out = _median_pick(x, p.item(lo), b, lo, hi)
-                if out is not None:
-                    return out
-            elif b == b:  # every NaN sorts above rank hi: read them there
-                n = x.size
-                if n - 2 > hi and p.item(n - 2) == p.item(n - 2):
-                    nans = p[n - 1:]  # the one NaN (the partition put it last)
-                else:
-                    tail = p[hi + 1:]
-                    nans = tail[np.isnan(tail)]
-            else:
-                part = None  # NaNs reach the median ranks: the mask path
-        if nans is not None or (nan := np.isnan(x)).any():
+            return _float64_median(x, stat, policy, q, method)
+        nan = np.isnan(x)
+        if nan.any():
             r = RULES[policy]
             if r.nan_raises:
                 return None  # the generic path raises, naming the position
-            if nans is None and (r.propagates or not r.signaling_allowed):
-                nans = x[nan]
-            if not r.signaling_allowed:
-                if any_signaling(nans):
-                    return None  # a signaling NaN: the generic path raises
-            if r.propagates:  # the totalOrder-greatest NaN, as the generic engine
-                pv = keys_to_float(np.array(float_keys(nans).max()), x.dtype)
-                return np.broadcast_to(pv, () if q is None else q.shape).copy()
+            nans = x[nan]
+            if not r.signaling_allowed and any_signaling(nans):
+                return None  # a signaling NaN: the generic path raises
+            if r.propagates:
+                return _greatest_nan(nans, q)
             if r.removes:
-                if part is not None:  # the partition above, reused
-                    out = _median_omit(x, part, stat, x.size - nans.size)
-                    if out is not None:
-                        return out
-                x = x[~(np.isnan(x) if nan is None else nan)]
+                x = x[~nan]
                 if not x.size:
                     return None  # nothing left: the generic path's empty result
             elif r.nan_rank != "totalorder":
@@ -367,13 +376,10 @@ def order_small(x: Any, stat: str, policy: NanPolicy, q: np.ndarray | None = Non
     elif stat in MEDIANS:
         return _median_int(x, stat)
     if kind == "f" and x.dtype == np.float64:
-        out = None
-        if stat in MEDIANS:
-            out = _median_f64(x, stat)
-        elif stat in _stats.TAKES_Q and q is not None and q.ndim == 0:
+        if stat in _stats.TAKES_Q and q is not None and q.ndim == 0:
             out = _quantile_f64(x, float(q), method)
-        if out is not None:
-            return out
+            if out is not None:
+                return out
     elif stat in MEDIANS and kind == "f":  # float32 / float16, NaN-free by now
         out = _median_narrow(x, stat)
         if out is not None:

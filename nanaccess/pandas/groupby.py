@@ -28,6 +28,7 @@ from ..typing import NanPolicyArg
 from ._generated import GroupByStatsMixin
 from ._groupby_registry import (
     RESAMPLER_CLASSES,
+    frame_column,
     grouping_info,
     selected_obj,
     selected_positions,
@@ -71,8 +72,11 @@ def _kept_columns(columns: pd.Index, kept: list[int], names: list[Any],
     pos = [kept[names.index(n)] for n in keep_names]
     if pos and pos == list(range(pos[0], pos[-1] + 1)):
         if type(columns) is pd.Index:
-            return pd.Index(columns.array[pos[0]:pos[-1] + 1], dtype=columns.dtype,
-                            name=columns.name, copy=False)
+            part = columns._values[pos[0]:pos[-1] + 1]  # what the Index stores, sliced
+            try:  # the Index of that array as pandas wraps one (a third of pd.Index's cost)
+                return pd.Index._simple_new(part, name=columns.name)
+            except (AttributeError, TypeError):  # pragma: no cover - pandas moved it
+                return pd.Index(part, dtype=columns.dtype, name=columns.name, copy=False)
         return columns[pos[0]:pos[-1] + 1]
     return columns[pos]
 
@@ -126,7 +130,7 @@ class NanGroupBy(GroupByBivariate, GroupByStatsMixin, GroupedCumulativeMixin):
             if w.by_label and not is_series and w.label in obj.columns:
                 # the weights are no result column (skipped by position: no copy)
                 kept = np.flatnonzero(~(obj.columns == w.label)).tolist()
-        frame_cols = [obj] if is_series else [obj.iloc[:, i] for i in kept]
+        frame_cols = [obj] if is_series else [frame_column(obj, i) for i in kept]
         if is_series:
             names = [obj.name]
         else:  # one conversion of the labels (an Arrow-string index is slow per item)

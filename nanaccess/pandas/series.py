@@ -43,6 +43,10 @@ from .weighted import resolve_weights, weighted_column
 __all__ = ["SeriesNanStats"]
 
 
+#: the float dtypes of the small-call lane (float16, float32, float64: no longdouble)
+_FLOAT_CHARS = frozenset("efd")
+
+
 def _series_axis(axis: Any) -> None:
     """pandas' own check: a Series has one axis."""
     if axis not in (None, 0, "index", "rows"):
@@ -76,12 +80,13 @@ class SeriesNanStats(SeriesBivariate, SeriesStatsMixin, CumulativeMixin):
                 min_count: int = 0, weights: Any = None, **params: Any) -> Any:
         """The hook of every generated statistic: the core's result, labelled."""
         _series_axis(axis)
-        params = without_weights_kind(weights, params)
+        if params:
+            params = without_weights_kind(weights, params)
         s = self._obj
         if weights is None and not min_count and stat not in _stats.INT_RESULTS and \
-                not q_is_list(params.get("q")):
+                (not params or not q_is_list(params.get("q"))):
             v = plain_values(s)
-            if v is not None and v.dtype.kind == "f" and v.dtype.itemsize in (2, 4, 8):
+            if v is not None and v.dtype.char in _FLOAT_CHARS:
                 # a plain float Series (the small-call lane): the core's one door, nothing
                 # of the column record or the host steps that such data does not need
                 red = values_reduce(v, s, stat, resolve_policy(nan_policy), params)

@@ -61,26 +61,54 @@ def test_median_with_nans_equals_generic(data):
                 assert _same(got, reduce(x, stat, policy=policy).values)
 
 
-def test_median_reuses_the_partition(monkeypatch):
+def test_median_reuses_the_sorted_copy(monkeypatch):
+    """One sorted copy per call: it counts the NaNs and holds the numbers' ranks (no
+    second selection), also when NaNs reach the median ranks."""
     calls = []
-    real = small._median_omit
+    real = small._sorted_numbers
 
     def spy(*args: Any) -> Any:
         out = real(*args)
-        calls.append(out)
+        calls.append(out[1])  # None: NaNs present
         return out
 
-    monkeypatch.setattr(small, "_median_omit", spy)
+    monkeypatch.setattr(small, "_sorted_numbers", spy)
+    monkeypatch.setattr(small, "_by_keys", None)  # never the keys' path here
     x = np.arange(100.0)
     x[::10] = np.nan
     for stat in MEDIANS:
         got = order_small(x, stat, NanPolicy.OMIT)
         assert _same(got, reduce(x, stat, policy=NanPolicy.OMIT).values)
-    assert len(calls) == 3 and all(c is not None for c in calls)
-    x[:80] = np.nan  # NaNs reach the median ranks: the mask and the filtered copy
-    assert _same(order_small(x, "median", NanPolicy.OMIT),
-                 reduce(x, "median", policy=NanPolicy.OMIT).values)
-    assert len(calls) == 3
+    assert calls == [None, None, None]
+    x[:80] = np.nan  # NaNs reach the median ranks: the same sorted copy
+    got = order_small(x, "median", NanPolicy.OMIT)
+    assert _same(got, reduce(x, "median", policy=NanPolicy.OMIT).values)
+    assert calls == [None, None, None, None]
+    monkeypatch.undo()
+    for k in (0, 1, 2, 99, 100):  # none, one, several, all but one, all
+        y = np.arange(100.0)
+        y[np.random.default_rng(k).permutation(100)[:k]] = np.nan
+        for policy in (NanPolicy.OMIT, NanPolicy.TOTALORDER, NanPolicy.PROPAGATE):
+            got = order_small(y, "median", policy)
+            ref = reduce(y, "median", policy=policy).values if k < 100 else None
+            assert (got is None) if k == 100 and policy is NanPolicy.OMIT \
+                else _same(got, ref if ref is not None else
+                           reduce(y, "median", policy=policy).values)
+
+
+def test_signaling_nans_seen_past_the_sort():
+    """NumPy's sort writes a canonical NaN: the signaling one is read from the data
+    (the generic path raises), one or many NaNs, and "propagate" keeps the payload."""
+    for k in (1, 3, 20):
+        y = np.arange(100.0)
+        y[:k] = _NANS[0]
+        y[k // 2] = _NANS[3]
+        assert order_small(y, "median", NanPolicy.OMIT) is None
+        y[k // 2] = _NANS[2]
+        assert _same(order_small(y, "median", NanPolicy.PROPAGATE),
+                     reduce(y, "median", policy=NanPolicy.PROPAGATE).values)
+        assert _same(order_small(y, "median", NanPolicy.OMIT),
+                     reduce(y, "median", policy=NanPolicy.OMIT).values)
 
 
 @settings(max_examples=100, deadline=None)

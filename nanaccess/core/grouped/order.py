@@ -234,8 +234,44 @@ def _sorted_by_group(kk: np.ndarray, cc: np.ndarray, ngroups: int) -> np.ndarray
             comp &= np.int64((1 << bits) - 1)
         comp += np.int64(kmin)
         return comp.astype(kk.dtype)
+    got = _sorted_by_prefix(kk, cc, kmin, bits, cbits)
+    if got is not None:
+        return got
     perm = np.argsort(kk)
     return kk[perm[radix_argsort_codes(cc[perm], ngroups)]]
+
+
+#: fewest key bits the prefix sort keeps (below, distinct keys would share a prefix often)
+_PREFIX_MIN_BITS = 24
+
+
+def _sorted_by_prefix(kk: np.ndarray, cc: np.ndarray, kmin: int, bits: int, cbits: int
+                      ) -> np.ndarray | None:
+    """The keys ordered by (code, key) when key and code do not fit one int64 (float
+    keys span 64 bits): one sort of (code, the key's leading bits, row) packed in an
+    int64 (NumPy's integer sort: a third of an argsort's cost) gives the rows' order;
+    None when two distinct keys of a group share their leading bits (the order is then
+    checked wrong: the caller's argsort decides) or too few key bits fit."""
+    n = kk.size
+    ibits = max(n - 1, 1).bit_length()
+    kbits = 63 - cbits - ibits
+    if kbits < _PREFIX_MIN_BITS:
+        return None
+    u64 = np.uint64
+    rel = kk.astype(np.int64).view(u64) - u64(kmin % (1 << 64))  # key - kmin, exact
+    comp = rel >> u64(bits - kbits)  # bits > kbits here: the leading kbits bits
+    comp <<= u64(ibits)
+    comp |= np.arange(n, dtype=u64)
+    if cbits:
+        comp |= cc.astype(u64) << u64(kbits + ibits)
+    comp.sort()
+    sk = kk[(comp & u64((1 << ibits) - 1)).astype(np.intp)]
+    if cbits:
+        same = (comp[1:] >> u64(kbits + ibits)) == (comp[:-1] >> u64(kbits + ibits))
+        bad = (sk[1:] < sk[:-1]) & same
+    else:
+        bad = sk[1:] < sk[:-1]
+    return None if bad.any() else sk
 
 
 def _select_numpy(kk, cc, counts, ranks):
