@@ -120,7 +120,7 @@ def test_threaded_blocks_give_the_bits_of_one_block(stat):
     fin = np.empty(n, bool)
     ninf = np.empty(n + 1, np.int64)
     with option_context(engine="numba", compile="foreground"):
-        k = nb.kernels("bivariate_cert")
+        k = nb.kernels("bivariate_cert_roll")
         big = nb.kernels("window_pair_prep")["pair_prep"](x, y, ok, start, end, fin, ninf)
     code = 1 if stat == "cov" else 0
     threads = numba.get_num_threads()

@@ -499,10 +499,7 @@ def build() -> dict[str, Any]:
         if name not in _INLINE:
             ns[name] = jit(**opts)(ns[name])
     bind(ns, ())
-    from . import bivariate_cert_roll
-
-    return {**bivariate_cert_roll.build_rolling(opts),
-            "matrix_pairs": jit(**opts)(matrix_pairs),
+    return {"matrix_pairs": jit(**opts)(matrix_pairs),
             "matrix_pairs_parallel": jit(parallel=True, **opts)(matrix_pairs),
             "matrix_groups": jit(**opts)(matrix_groups),
             "matrix_groups_parallel": jit(parallel=True, **opts)(matrix_groups),

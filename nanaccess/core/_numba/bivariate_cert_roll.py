@@ -7,7 +7,7 @@ the window's own rows every ``restart`` windows and after a gap: no drift, a bou
 does not grow, and blocks of ``restart`` windows computed alone, so the same bits
 whatever thread runs which block (:func:`rolling_pair_threads` spreads them over
 numba's threads; a function of its own, as numba's cache would mix a parallel and a
-serial compilation of one function).
+serial compilation of one function). Family ``"bivariate_cert_roll"``.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from . import bind, bivariate_cert, jit
+from . import bind, bivariate_cert, jit, kernels, register
 
-prange = range  # numba's prange once compiled (bound by build_rolling)
+prange = range  # numba's prange once compiled (bound by build)
 
-__all__ = ["rolling_pair", "rolling_pair_threads", "build_rolling"]
+__all__ = ["rolling_pair", "rolling_pair_threads", "build"]
 
 _U = 2.0 ** -53
 _TINY = 2.0 ** -1073
@@ -122,11 +122,16 @@ def rolling_pair_threads(x, y, ok, ninf, start, end, big, restart, stat, ddof, m
                        min(nwin, (b + 1) * restart), stat, ddof, minp, out, good)
 
 
-def build_rolling(opts: dict[str, Any]) -> dict[str, Any]:
-    """Compile the sliding kernels (``opts``: :func:`.bivariate_cert.build`'s), with the
-    helpers as it compiled them; called by it, once."""
+def build() -> dict[str, Any]:
+    """Compile the sliding kernels, with :mod:`.bivariate_cert`'s helpers as it compiled
+    them (numpy's error model, as there)."""
+    kernels("bivariate_cert")
     ns = globals()
     bind(ns, _SHARED, {name: getattr(bivariate_cert, name) for name in _SHARED})
+    opts = {"nogil": True, "error_model": "numpy"}
     ns["_rolling_block"] = jit(**opts)(_rolling_block)
     return {"rolling_pair": jit(**opts)(rolling_pair),
             "rolling_pair_parallel": jit(parallel=True, **opts)(rolling_pair_threads)}
+
+
+register("bivariate_cert_roll", build)

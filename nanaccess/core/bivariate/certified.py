@@ -51,7 +51,7 @@ def window_shortcut(x: np.ndarray, y: np.ndarray, ok: np.ndarray, start: np.ndar
     if float(ddof) != int(ddof) or start.size == 0:
         return None
     use = nb.choose_engine(engine, size=start.size, min_size=_MIN_COMPILED,
-                           warm="bivariate_cert")
+                           warm="bivariate_cert_roll")
     if use != "numba":
         return None
     x = np.ascontiguousarray(x, np.float64)
@@ -76,8 +76,8 @@ def window_shortcut(x: np.ndarray, y: np.ndarray, ok: np.ndarray, start: np.ndar
         step = max(int(restart), 1)
         step = -(-max(step, block) // step) * step
         par = "_parallel" if nb.parallel_ok(start.size, _PARALLEL_WINDOWS) else ""
-        k["rolling_pair" + par](x, y, fin, ninf, start, end, block, step, code, float(ddof),
-                                mp, out, good)
+        roll = nb.kernels("bivariate_cert_roll")["rolling_pair" + par]
+        roll(x, y, fin, ninf, start, end, block, step, code, float(ddof), mp, out, good)
     except Exception as err:  # numba failed (or compiles in the background): exact path
         nb.fallback(err, engine)
         return None
