@@ -147,7 +147,7 @@ def grouped_cumulative_frame(gb: Any, stat: str, nan_policy: Any) -> pd.Series |
 
     policy = resolve_policy(nan_policy)
     codes, ngroups, result_index = grouping_info(gb)
-    obj = selected_obj(gb)
+    obj: Any = selected_obj(gb)  # a Series or a DataFrame
     is_series = isinstance(obj, pd.Series)
     cols = [obj] if is_series else [obj.iloc[:, i] for i in range(obj.shape[1])]
     out: list[Any] = []
