@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..core.cumulative import cumulative
@@ -52,6 +53,11 @@ _DOC = """{summary}
 
 def cumulative_series(s: pd.Series, stat: str, nan_policy: Any) -> pd.Series:
     """One column's cumulative statistic as a Series of the same index and name."""
+    return pd.Series(_column(s, stat, nan_policy), index=s.index, name=s.name, copy=False)
+
+
+def _column(s: pd.Series, stat: str, nan_policy: Any) -> Any:
+    """One column's cumulative statistic: the array pandas would hold for it."""
     policy = resolve_policy(nan_policy)
     try:
         col = column_arrays(s)
@@ -63,18 +69,27 @@ def cumulative_series(s: pd.Series, stat: str, nan_policy: Any) -> pd.Series:
         raise restated(err, s.name, s.index, series=True) from None
     except TypeError as err:
         raise type_error(s.name, err, True) from None
-    if col.has_na:
-        arr = to_pandas_array(values, miss, col)
-    else:
-        arr = values
-    return pd.Series(arr, index=s.index, name=s.name, copy=False)
+    return to_pandas_array(values, miss, col) if col.has_na else values
+
+
+def _assemble(arrays: list[Any], df: pd.DataFrame) -> pd.DataFrame:
+    """The result frame of ``df``'s shape from one result array per column: one 2-D
+    block, no copy, when every column came back as a NumPy array of one dtype (pandas
+    would otherwise stack the columns again), column by column otherwise."""
+    first = arrays[0] if arrays else None
+    if (isinstance(first, np.ndarray) and first.ndim == 1
+            and all(isinstance(a, np.ndarray) and a.dtype == first.dtype for a in arrays)):
+        block = first[None, :] if len(arrays) == 1 else np.stack(arrays)
+        return pd.DataFrame(block.T, index=df.index, columns=df.columns, copy=False)
+    out = pd.DataFrame({i: pd.Series(a, index=df.index, copy=False)
+                        for i, a in enumerate(arrays)}, index=df.index)
+    out.columns = df.columns
+    return out
 
 
 def _frame(df: pd.DataFrame, stat: str, nan_policy: Any) -> pd.DataFrame:
-    cols = {i: cumulative_series(df.iloc[:, i], stat, nan_policy) for i in range(df.shape[1])}
-    out = pd.DataFrame({i: c for i, c in cols.items()}, index=df.index)
-    out.columns = df.columns
-    return out
+    return _assemble([_column(df.iloc[:, i], stat, nan_policy)
+                      for i in range(df.shape[1])], df)
 
 
 def _method(stat: str, summary: str, example: str, omit: str, propagate: str,
@@ -132,11 +147,11 @@ def grouped_cumulative_frame(gb: Any, stat: str, nan_policy: Any) -> pd.Series |
 
     policy = resolve_policy(nan_policy)
     codes, ngroups, result_index = grouping_info(gb)
-    obj = selected_obj(gb)
+    obj: Any = selected_obj(gb)  # a Series or a DataFrame
     is_series = isinstance(obj, pd.Series)
     cols = [obj] if is_series else [obj.iloc[:, i] for i in range(obj.shape[1])]
-    out = {}
-    for i, s in enumerate(cols):
+    out: list[Any] = []
+    for s in cols:
         name = s.name
         try:
             col = column_arrays(s, name)
@@ -148,13 +163,10 @@ def grouped_cumulative_frame(gb: Any, stat: str, nan_policy: Any) -> pd.Series |
         except NaNError as err:
             raise restated(err, name, obj.index, group=result_index[err.group],
                            series=is_series) from None
-        arr = to_pandas_array(values, miss, col) if col.has_na else values
-        out[i] = pd.Series(arr, index=obj.index, name=name, copy=False)
+        out.append(to_pandas_array(values, miss, col) if col.has_na else values)
     if is_series:
-        return out[0]
-    res = pd.DataFrame(out, index=obj.index)
-    res.columns = obj.columns
-    return res
+        return pd.Series(out[0], index=obj.index, name=obj.name, copy=False)
+    return _assemble(out, obj)
 
 
 def _grouped_method(stat: str):

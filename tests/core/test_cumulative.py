@@ -174,6 +174,39 @@ def test_grouped_matches_pandas(stat):
     pd.testing.assert_frame_equal(got, want, check_dtype=False)
 
 
+@pytest.mark.parametrize("grouped", [False, True])
+def test_frame_result_assembled_from_one_block(grouped):
+    """Several float columns (one block), a nullable and an int column (column by
+    column): labels and dtypes as pandas', each float prefix the Fraction one, and the
+    result independent of the input."""
+    rng = np.random.default_rng(4)
+    n = 300
+    a = rng.standard_normal(n) * 10.0 ** rng.integers(-8, 8, n)
+    a[[3, 77]] = np.nan
+    df = pd.DataFrame({"k": rng.integers(0, 3, n), "a": a, "b": rng.random(n),
+                       "i": pd.array(rng.integers(0, 9, n), dtype="Int64")},
+                      index=pd.RangeIndex(10, 10 + n, name="r"))
+    df.iloc[[5, 6], 3] = pd.NA
+    for cols in (["a", "b"], ["a", "b", "i"], ["b"]):
+        frame = df[cols]
+        got = (frame.groupby(df["k"]).nanstats.cumsum(nan_policy="omit") if grouped
+               else frame.nanstats.cumsum(nan_policy="omit"))
+        want = frame.groupby(df["k"]).cumsum() if grouped else frame.cumsum()
+        pd.testing.assert_index_equal(got.columns, want.columns)
+        pd.testing.assert_index_equal(got.index, frame.index)
+        assert got.dtypes.tolist() == want.dtypes.tolist()
+        for c in cols:
+            keys = df["k"].to_numpy() if grouped else np.zeros(n, int)
+            vals = frame[c].to_numpy(dtype=float, na_value=np.nan)
+            ref = np.full(n, np.nan)
+            for key in np.unique(keys):
+                at = np.flatnonzero((keys == key) & ~np.isnan(vals))
+                ref[at] = fraction_prefix(vals[at])
+            np.testing.assert_array_equal(got[c].to_numpy(dtype=float, na_value=np.nan), ref)
+        got.iloc[0, 0] = 123.0  # its own memory
+        assert frame.iloc[0, 0] != 123.0
+
+
 def test_grouped_skewed_sizes_and_errors():
     codes = np.r_[np.zeros(5000, np.int64), np.arange(1, 300)]
     x = np.ones(codes.size)
