@@ -87,11 +87,11 @@ class NotReady(Exception):  # noqa: N818 - a state, not an error of the caller
 
 
 _CHOICE = threading.local()
-_QUEUE: queue.Queue = queue.Queue()
-_QUEUED: set[tuple[int, tuple]] = set()
+_QUEUE: queue.Queue[Any] = queue.Queue()
+_QUEUED: set[tuple[int, tuple[Any, ...]]] = set()
 #: signatures whose background compilation failed: the next call compiles in the
 #: caller's thread, so the failure reaches the caller's fallback (and its warning)
-_FAILED: set[tuple[int, tuple]] = set()
+_FAILED: set[tuple[int, tuple[Any, ...]]] = set()
 _STATE_LOCK = threading.Lock()
 _BUSY = threading.Event()
 _WORKER: list[threading.Thread] = []
@@ -106,7 +106,7 @@ def _defer_now() -> bool:
     return _current("compile") == "background" and not getattr(_CHOICE, "explicit", False)
 
 
-def _on_disk(d: Any, sig: tuple) -> bool:
+def _on_disk(d: Any, sig: tuple[Any, ...]) -> bool:
     """Is ``sig`` of dispatcher ``d`` in numba's on-disk cache index? (False when the
     cache cannot tell: no cache, or another numba layout.)"""
     try:
@@ -137,7 +137,7 @@ def _run() -> None:
         time.sleep(0.02)
 
 
-def _submit(d: Any, sig: tuple) -> None:
+def _submit(d: Any, sig: tuple[Any, ...]) -> None:
     key = (id(d), sig)
     with _STATE_LOCK:
         if key in _QUEUED:
