@@ -13,6 +13,7 @@ the import even if a linter calls it unused::
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from . import pandas as _pandas_adapter  # noqa: F401  (registers the pandas accessors)
 from ._accessor_of import nanstats
@@ -105,7 +106,7 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     # nanaccess.agg: named callables for pandas' GroupBy.agg
     if name == "agg":
         return importlib.import_module("nanaccess.pandas.agg")

@@ -1,5 +1,7 @@
 """``python -m nanaccess``: the command line (see :mod:`nanaccess.cli`)."""
 
+from __future__ import annotations
+
 from nanaccess.cli import main
 
 if __name__ == "__main__":

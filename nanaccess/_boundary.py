@@ -108,7 +108,7 @@ def split_host(data: Any) -> tuple[np.ndarray, np.ndarray | None] | None:
 
 
 
-def _accessor_call(data: Any, name: str, axis: Axis, keepdims: bool, kwargs: dict) -> Any:
+def _accessor_call(data: Any, name: str, axis: Axis, keepdims: bool, kwargs: dict[str, Any]) -> Any:
     """``data.nanstats.<name>(...)``: axis becomes xarray's dim; keepdims is passed
     only to a method that takes it (a TypeError otherwise, never dropped)."""
     method = getattr(data.nanstats, name)
@@ -143,13 +143,13 @@ def _scalarize(v: np.ndarray) -> Any:
     return v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v
 
 
-def _as_list(data: Any) -> list:
+def _as_list(data: Any) -> list[Any]:
     """The iterable's elements, without copying a list (which is never modified)."""
     return data if type(data) is list else list(data)
 
 
 def _dask_call(data: Any, stat: str, policy: NanPolicy, axis: Axis, keepdims: bool,
-               params: dict) -> Any:
+               params: dict[str, Any]) -> Any:
     # the dask_passes option is read once here, at the boundary, and passed down
     mod = importlib.import_module("nanaccess.dask.array")
     return mod.dask_reduce(data, stat, axis=axis, policy=policy, keepdims=keepdims,
@@ -157,7 +157,7 @@ def _dask_call(data: Any, stat: str, policy: NanPolicy, axis: Axis, keepdims: bo
 
 
 def call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
-         params: dict, *, lean: bool = True) -> Any:
+         params: dict[str, Any], *, lean: bool = True) -> Any:
     """The boundary of every statistic function (see the module docstring);
     ``lean=False``: the caller already tried the NaN-free list lane."""
     if lean and type(data) is list and nan_policy is None and stat in LEAN_LIST_STATS \
@@ -280,7 +280,7 @@ def statistic(fn: Callable[_P, _R]) -> Callable[_P, _R]:
 
 
 def weighted_call(stat: str, data: Any, host: str, weights: Any, axis: Axis,
-                   nan_policy: Any, keepdims: bool, params: dict) -> Any:
+                   nan_policy: Any, keepdims: bool, params: dict[str, Any]) -> Any:
     """``weights=`` given: the weighted engine (:mod:`nanaccess.core.weighted`) on
     arrays, masked arrays and iterables of floats, :mod:`nanaccess.dask.weighted` on
     dask arrays (lazy), ``data.nanstats.<stat>(weights=...)`` on pandas / xarray

@@ -103,7 +103,7 @@ def kept_int_dtype(stat: str, dtype: Any, has_na: bool, **params: Any) -> np.dty
 _KEPT: dict[tuple[str, np.dtype], np.dtype | None] = {}
 
 
-def relabelled(err: Exception, subject: str, locate: Callable | None = None,
+def relabelled(err: Exception, subject: str, locate: Callable[..., Any] | None = None,
                group: Any = None) -> Exception:
     """A core error restated for the user: policy errors with the subject and labels,
     ``TypeError`` s prefixed by the subject; others as they are."""
@@ -131,7 +131,7 @@ def undefined_spread(count: Any, stat: str, params: dict[str, Any]) -> Any:
 
 def host_reduce(values: np.ndarray, stat: str, policy: NanPolicy,
                 missing: np.ndarray | None, has_na: bool, axis: int | None = None,
-                params: dict | None = None) -> tuple[Reduced, np.ndarray | None]:
+                params: dict[str, Any] | None = None) -> tuple[Reduced, np.ndarray | None]:
     """``reduce(values, stat, **params)`` with the host's after-core steps;
     ``(result, empty)``. Core errors propagate: the host restates them with its
     labels (:func:`relabelled`), so labels cost nothing on the way through.

@@ -117,7 +117,7 @@ def quantile(data: Any, q: Any, *, axis: Axis = None, method: str = "linear",
 
 
 def quantiles(data: Any, *, n: int = 4, method: str = "exclusive",
-              nan_policy: NanPolicyArg = None) -> list:
+              nan_policy: NanPolicyArg = None) -> list[Any]:
     """Cut points dividing ``data`` into ``n`` intervals, as :func:`statistics.quantiles`.
 
     Parameters

@@ -58,7 +58,7 @@ class NaNError(ValueError):
                                location if location is not None else _format_position(position))
         super().__init__(message)
 
-    def __reduce__(self):
+    def __reduce__(self) -> Any:
         # keep the facts across pickling (dask.distributed workers send errors back)
         return (_rebuild, (type(self), str(self), self.count, self.kind, self.position,
                            self.subject, self.location, self.group))
@@ -144,7 +144,7 @@ class WeightsValueError(ValueError):
             message = _compose_weights(self)
         super().__init__(message)
 
-    def __reduce__(self):
+    def __reduce__(self) -> Any:
         return (_rebuild_weights, (type(self), str(self), self.what, self.count,
                                    self.position, self.subject, self.location, self.value,
                                    self.policy, self.group))
@@ -203,7 +203,7 @@ class TotalWeightError(ValueError):
                        "(normalized weights, as numpy.cov's aweights) or ddof=0")
         super().__init__(message)
 
-    def __reduce__(self):
+    def __reduce__(self) -> Any:
         return (_rebuild_total, (type(self), str(self), self.total, self.ddof, self.cell,
                                  self.subject, self.group))
 
@@ -214,12 +214,14 @@ class TotalWeightError(ValueError):
                           group=group if group is not None else self.group)
 
 
-def _rebuild_total(cls, message, total, ddof, cell, subject, group):
+def _rebuild_total(cls: Any, message: Any, total: Any, ddof: Any, cell: Any, subject: Any,
+                   group: Any) -> Any:
     return cls(message, total=total, ddof=ddof, cell=cell, subject=subject, group=group)
 
 
-def _rebuild_weights(cls, message, what, count, position, subject, location, value, policy,
-                     group):
+def _rebuild_weights(cls: Any, message: Any, what: Any, count: Any, position: Any, subject: Any,
+                     location: Any, value: Any, policy: Any,
+                     group: Any) -> Any:
     return cls(message, what=what, count=count, position=position, subject=subject,
                location=location, value=value, policy=policy, group=group)
 
@@ -238,7 +240,8 @@ def _compose_weights(err: WeightsValueError) -> str:
             'nan_policy="omit" to drop the pairs or "propagate" to return NaN')
 
 
-def _rebuild(cls, message, count, kind, position, subject, location=None, group=None):
+def _rebuild(cls: Any, message: Any, count: Any, kind: Any, position: Any, subject: Any,
+             location: Any = None, group: Any = None) -> Any:
     return cls(message, count=count, kind=kind, position=position, subject=subject,
                location=location, group=group)
 

@@ -18,8 +18,8 @@ __all__ = ["library", "namespace", "device_of", "to_numpy", "from_numpy", "np_dt
 
 #: the library of each array type seen (array_api_compat's tests cost tens of
 #: microseconds a call, several calls a statistic: on the GPU that was ~20 % of a sum)
-_LIBRARY: dict[type, str] = {}
-_NAMESPACE: dict[type, Any] = {}
+_LIBRARY: dict[type[Any], str] = {}
+_NAMESPACE: dict[type[Any], Any] = {}
 
 
 def library(x: Any) -> str:

@@ -149,7 +149,8 @@ def grouped_order_xp(x: Any, codes: Any, ngroups: int, stat: str, *,
     return from_numpy(np.asarray(values), like=x)
 
 
-def _grouped(x, codes, ngroups, stat, policy, q, method) -> np.ndarray:
+def _grouped(x: Any, codes: Any, ngroups: Any, stat: Any, policy: Any, q: Any,
+             method: Any) -> np.ndarray:
     xp = namespace(x)
     dtype = np_dtype(x).newbyteorder("=")
     if dtype not in DEVICE_DTYPES or x.ndim != 1 or ngroups == 0:

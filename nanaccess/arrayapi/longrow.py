@@ -103,7 +103,7 @@ def scan(bits: Any, xp: Any, lay: FloatLayout, lo: int, hi: int, cap: int
     return scan_reference_counts(bits, xp, lay, lo, hi)
 
 
-def scan_reference_counts(bits, xp, lay, lo, hi) -> tuple[Counts, Any]:
+def scan_reference_counts(bits: Any, xp: Any, lay: Any, lo: Any, hi: Any) -> tuple[Counts, Any]:
     c, mid = scan_reference(bits, xp, lay, lo, hi)
     return Counts.of(c), mid
 

@@ -60,7 +60,8 @@ def reduce_xp(x: Any, stat: str, *, axis: Any = None, policy: NanPolicy = NanPol
     return from_numpy(np.asarray(vals), like=x)
 
 
-def _device(x, stat, entry, axis, policy, keepdims, params) -> np.ndarray:
+def _device(x: Any, stat: Any, entry: Any, axis: Any, policy: Any, keepdims: Any,
+            params: Any) -> np.ndarray:
     """The device engines by the table's kernel family and recipe; a statistic none
     of them serves (the higher family: skew, kurt, sem, prod) takes the host."""
     if np_dtype(x).newbyteorder("=") not in DEVICE_DTYPES:
@@ -89,7 +90,7 @@ def _device(x, stat, entry, axis, policy, keepdims, params) -> np.ndarray:
     return vals
 
 
-def _mad(x, xp, red, policy, scale, keepdims) -> np.ndarray:
+def _mad(x: Any, xp: Any, red: Any, policy: Any, scale: Any, keepdims: Any) -> np.ndarray:
     """mad on the device where the deviations need no NaN rule: ``|x - center|`` is
     one correctly rounded subtraction per element on any IEEE device; deviations that
     are NaN (NaN data, a NaN center, ``inf - inf``) take the host unless the policy
@@ -108,7 +109,7 @@ def _mad(x, xp, red, policy, scale, keepdims) -> np.ndarray:
 
 
 def arrayapi_call(stat: str, data: Any, axis: Any, nan_policy: Any, keepdims: bool,
-                  params: dict) -> Any:
+                  params: dict[str, Any]) -> Any:
     """The boundary's door for array-API data (:func:`nanaccess._boundary.call`)."""
     policy = resolve_policy(nan_policy)
     if "q" in params:

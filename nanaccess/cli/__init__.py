@@ -7,6 +7,8 @@ Parquet and NetCDF into one table of columns, with :mod:`.readers_csv` and
 policy) and :mod:`.output` (tidy csv/json records and the printed tables).
 """
 
+from __future__ import annotations
+
 from .command import CLIError, describe, main, read_table
 
 __all__ = ["main", "describe", "CLIError", "read_table"]

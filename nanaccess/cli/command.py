@@ -117,7 +117,8 @@ def _engine_for(table: Table, cols: list[str]) -> str:
 
 def _describe_columns(table: Table, cols: list[str], groupby: str | None,
                       policies: list[str], stats: Sequence[str], show: bool,
-                      counts: list[dict], group_counts: list[dict], stat_rows: list[dict],
+                      counts: list[dict[Any, Any]], group_counts: list[dict[Any, Any]],
+                      stat_rows: list[dict[Any, Any]],
                       errors: list[BaseException], ungrouped: list[str]) -> None:
     """Fill the records of each column (and group) under each policy."""
     noun = table.noun
@@ -138,7 +139,7 @@ def _describe_columns(table: Table, cols: list[str], groupby: str | None,
 
 
 def describe(
-    path: str | os.PathLike | None = None,
+    path: str | os.PathLike[str] | None = None,
     *,
     policy: str | None = None,
     groupby: str | None = None,
@@ -236,9 +237,9 @@ def describe(
     show = progress == "always" or (progress == "auto" and table.size >= PROGRESS_BYTES)
     policies = list(VALID_POLICIES) if policy == "all" else [policy]
 
-    counts: list[dict] = []
-    group_counts: list[dict] = []
-    stat_rows: list[dict] = []
+    counts: list[dict[Any, Any]] = []
+    group_counts: list[dict[Any, Any]] = []
+    stat_rows: list[dict[Any, Any]] = []
     errors: list[BaseException] = []
     ungrouped: list[str] = []
     with option_context(engine=_engine_for(table, cols)):
@@ -306,7 +307,7 @@ def _notes(table: Table, columns: Sequence[str] | None, groupby: str | None,
     return notes
 
 
-def _attrs_text(attrs: dict) -> str:
+def _attrs_text(attrs: dict[str, Any]) -> str:
     return "; ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}" for k, v in attrs.items())
 
 
@@ -332,7 +333,7 @@ def _netcdf_sections(table: Table) -> list[tuple[str, pd.DataFrame]]:
 
 
 def _json_doc(table: Table, cols: list[str], counts: pd.DataFrame, groups: Any,
-              stats: pd.DataFrame, notes: list[str], groupby: str | None) -> dict:
+              stats: pd.DataFrame, notes: list[str], groupby: str | None) -> dict[Any, Any]:
     """pandas' table orient (``schema`` + ``data``: the records of ``--format csv``,
     so ``pd.read_json(text, orient="table")`` reads them), with the file's details and
     the same records split by kind under their own keys."""

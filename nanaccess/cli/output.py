@@ -141,7 +141,7 @@ def show_table(
             print(f"note: {n}", file=out)
 
 
-def tidy(records: list[dict], groupby: str | None) -> pd.DataFrame:
+def tidy(records: list[dict[Any, Any]], groupby: str | None) -> pd.DataFrame:
     """The records as one frame with the documented columns, in order."""
     cols = ([str(groupby)] if groupby is not None else []) + list(FIELDS)
     # object columns: ints stay exact ints (no float64 round trip), floats keep repr
@@ -155,14 +155,14 @@ def show_csv(out: TextIO, frame: pd.DataFrame) -> None:
     frame.to_csv(out, index=False, lineterminator="\n")
 
 
-def show_json(out: TextIO, doc: dict) -> None:
+def show_json(out: TextIO, doc: dict[Any, Any]) -> None:
     """One JSON document; numbers at full precision (``json`` writes ``repr``:
     pandas' ``to_json`` stops at 15 significant digits)."""
     json.dump(_jsonable(doc), out, indent=1, allow_nan=False)
     out.write("\n")
 
 
-def table_schema(groupby: str | None) -> dict:
+def table_schema(groupby: str | None) -> dict[Any, Any]:
     """pandas' Table Schema of the records (``orient="table"``): ``value`` a number
     (float64 when read back), every other field a string.
 
@@ -176,7 +176,7 @@ def table_schema(groupby: str | None) -> dict:
     return {"fields": fields, "pandas_version": "1.4.0"}
 
 
-def records_of(frame: pd.DataFrame) -> list[dict]:
+def records_of(frame: pd.DataFrame) -> list[dict[Any, Any]]:
     """The frame's rows as dicts, pandas' missing values as None."""
     clean = frame.astype(object).where(frame.notna(), None)
     return clean.to_dict(orient="records")

@@ -39,7 +39,7 @@ def _amount(n: float, unit: str) -> str:
     return f"{int(n)} {unit}{plural}"
 
 
-def progress(iterable: Iterable | None = None, *, enabled: bool, **kwargs: Any) -> Any:
+def progress(iterable: Iterable[Any] | None = None, *, enabled: bool, **kwargs: Any) -> Any:
     """Progress on stderr: a tqdm bar on a terminal; elsewhere plain lines (start and
     every tenth); the plain iterable when disabled. ``kwargs`` as tqdm's (``total``,
     ``desc``, ``unit``, ``unit_scale``)."""
@@ -68,10 +68,10 @@ def _isatty(stream: Any) -> bool:
 
 
 class _NoBar:
-    def __init__(self, iterable: Iterable | None) -> None:
+    def __init__(self, iterable: Iterable[Any] | None) -> None:
         self._it = iterable
 
-    def __iter__(self) -> Iterator:
+    def __iter__(self) -> Iterator[Any]:
         return iter(self._it if self._it is not None else ())
 
     def __enter__(self) -> _NoBar:
@@ -91,7 +91,7 @@ class _LineBar(_NoBar):
     """Plain progress lines: ``desc (total)`` first, then ``desc: done of total (p%)``
     each time another tenth is done (never more than 11 lines)."""
 
-    def __init__(self, iterable: Iterable | None, total: float | None, desc: str,
+    def __init__(self, iterable: Iterable[Any] | None, total: float | None, desc: str,
                  unit: str) -> None:
         super().__init__(iterable)
         self._total, self._desc, self._unit = total, desc, unit
@@ -104,7 +104,7 @@ class _LineBar(_NoBar):
     def _say(text: str) -> None:
         print(f"nanaccess: {text}", file=sys.stderr, flush=True)
 
-    def __iter__(self) -> Iterator:
+    def __iter__(self) -> Iterator[Any]:
         for item in super().__iter__():
             yield item
             self.update(1)

@@ -155,7 +155,7 @@ def _detect_format(path: Path) -> tuple[str, str | None, str | None]:
 
 
 def read_table(
-    path: str | os.PathLike,
+    path: str | os.PathLike[str],
     *,
     progress: str = "auto",
     options: CSVOptions | None = None,
@@ -242,7 +242,7 @@ def read_table(
 _CODECS = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd", ".zip": "zip"}
 
 
-def _open_text(path: Any, raw: bytes | None, compression: str | None, encoding: str):
+def _open_text(path: Any, raw: bytes | None, compression: str | None, encoding: str) -> Any:
     """A text stream of the (decompressed) CSV, or None for zip/zstd files."""
     opener = {None: open, ".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(compression)
     if opener is None:

@@ -114,7 +114,7 @@ def _coordinate_names(ds: Any) -> set[str]:
     return names & set(ds.variables)
 
 
-def _index(dims: tuple[str, ...], sizes: dict[str, int], arrays: dict) -> pd.Index:
+def _index(dims: tuple[str, ...], sizes: dict[str, int], arrays: dict[Any, Any]) -> pd.Index:
     """The labels of a variable's flattened values (dims' coordinates, C order)."""
     levels = []
     for d in dims:
@@ -173,7 +173,7 @@ def read_netcdf(
     return data, variables, coords, arrays
 
 
-def group_keys(series: pd.Series, var: Variable, by: str, arrays: dict) -> Any:
+def group_keys(series: pd.Series, var: Variable, by: str, arrays: dict[Any, Any]) -> Any:
     """Group labels of each flattened value of a variable, or None if ``by`` is not
     on the variable's dimensions."""
     dims = tuple(var.dims)

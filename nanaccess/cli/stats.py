@@ -44,7 +44,7 @@ def quantile_of(stat: str) -> float | None:
     return q if 0 <= q <= 1 else None
 
 
-def _call(stat: str) -> tuple[str, tuple, dict]:
+def _call(stat: str) -> tuple[str, tuple[Any, ...], dict[Any, Any]]:
     """(function name, positional args, keywords) of a statistic, with the table's
     pandas defaults (ddof=1: sample statistics, as pandas' describe)."""
     if stat.startswith("q") and stat not in SIMPLE_STATS:
@@ -59,7 +59,7 @@ class Cell:
     value: Any = None
     error: BaseException | None = None
 
-def _where(s: pd.Series, noun: str):
+def _where(s: pd.Series, noun: str) -> Any:
     """err.position (into ``s``) -> the label text of that value."""
 
     def location(position: Any) -> str | None:
@@ -94,7 +94,7 @@ def _compute(stat: str, s: pd.Series, policy: str, noun: str = "column",
     return Cell(value)
 
 
-def count_records(s: pd.Series, name: str, lead: dict) -> list[dict]:
+def count_records(s: pd.Series, name: str, lead: dict[Any, Any]) -> list[dict[Any, Any]]:
     import nanaccess as na
 
     report = na.nan_report(s)
@@ -105,9 +105,9 @@ def count_records(s: pd.Series, name: str, lead: dict) -> list[dict]:
     ]
 
 
-def stat_records(s: pd.Series, name: str, lead: dict, policies: list[str],
+def stat_records(s: pd.Series, name: str, lead: dict[Any, Any], policies: list[str],
                   stats: Sequence[str], noun: str, group: Any,
-                  errors: list[BaseException]) -> list[dict]:
+                  errors: list[BaseException]) -> list[dict[Any, Any]]:
     rows = []
     for p in policies:
         for stat in stats:
@@ -116,8 +116,8 @@ def stat_records(s: pd.Series, name: str, lead: dict, policies: list[str],
     return rows
 
 
-def _record(lead: dict, name: str, policy: str, stat: str, cell: Cell,
-            errors: list[BaseException]) -> dict:
+def _record(lead: dict[Any, Any], name: str, policy: str, stat: str, cell: Cell,
+            errors: list[BaseException]) -> dict[Any, Any]:
     if cell.error is not None:
         errors.append(cell.error)
         value, text = None, ""
@@ -156,7 +156,7 @@ _REPORT_KEY = {"signaling": "signaling_nan", "nan": "nan", "missing": "missing"}
 
 def grouped_records(s: pd.Series, keys: Any, name: str, by: str, policies: list[str],
                     stats: Sequence[str], noun: str, errors: list[BaseException]
-                    ) -> tuple[list[dict], list[dict]]:
+                    ) -> tuple[list[dict[Any, Any]], list[dict[Any, Any]]]:
     """(count records, statistic records) of ``s`` per group of ``keys``."""
     key_arr = np.asarray(keys)
     g = s.groupby(key_arr, sort=True, dropna=False)
@@ -169,7 +169,7 @@ def grouped_records(s: pd.Series, keys: Any, name: str, by: str, policies: list[
         for k, tidy_name in COUNT_NAMES.items()
         for label, n in zip(labels, report[k].to_numpy().tolist(), strict=True)
     ]
-    rows: list[dict] = []
+    rows: list[dict[Any, Any]] = []
     for p in policies:
         refused = _refuses(report, p)
         # the error path: one error per refusing group, shared by its statistics
@@ -191,7 +191,7 @@ def grouped_records(s: pd.Series, keys: Any, name: str, by: str, policies: list[
 
 def _grouped_values(kept: pd.Series, keys: np.ndarray, codes: np.ndarray,
                     refused: np.ndarray, stat: str, policy: str, noun: str,
-                    labels: list) -> list[Cell]:
+                    labels: list[Any]) -> list[Cell]:
     """One accessor call over the rows of the groups ``policy`` accepts."""
     cells = [Cell() for _ in labels]
     ok = np.flatnonzero(~refused)

@@ -6,6 +6,7 @@ As in numbagg: one 1-D kernel over the last axis then serves every ``axis``/``di
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -59,7 +60,7 @@ class Reduction:
         self.n, self.rows = n, rows
 
     @classmethod
-    def of(cls, x: np.ndarray, axis) -> Reduction:
+    def of(cls, x: np.ndarray, axis: Any) -> Reduction:
         return cls(tuple(x.shape), normalize_axis(axis, x.ndim))
 
     def moved(self, x: np.ndarray) -> np.ndarray:
@@ -73,7 +74,7 @@ class Reduction:
         """``(rows, n)`` copy-or-view of x, C-contiguous."""
         return np.ascontiguousarray(self.moved(x)).reshape(self.rows, self.n)
 
-    def empty_rows(self, dtype) -> tuple[np.ndarray, np.ndarray]:
+    def empty_rows(self, dtype: Any) -> tuple[np.ndarray, np.ndarray]:
         """A C-ordered buffer shaped like ``moved(x)`` and its ``(rows, n)`` view."""
         moved_shape = (1,) if not self.shape else self.out_shape + tuple(
             self.shape[a] for a in self.axes

@@ -59,7 +59,7 @@ def float_masks(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     return nan, signaling, negative, payload
 
 
-def _object_map(a: np.ndarray, fn) -> np.ndarray:
+def _object_map(a: np.ndarray, fn: Any) -> np.ndarray:
     flat = [fn(_scalar_class(v)) for v in a.ravel().tolist()]
     return np.array(flat, dtype=object if not flat else None).reshape(a.shape)
 

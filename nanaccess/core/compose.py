@@ -112,7 +112,8 @@ def compose(stat: str | _stats.Statistic, shape: Shape, x: Any, **params: Any
     return _RECIPES[how.recipe](shape, how.of, x, **params)
 
 
-def _difference(shape: Shape, of: str, x: Any, *, rng=(25, 75), method: str = "linear"):
+def _difference(shape: Shape, of: str, x: Any, *, rng: Any = (25, 75),
+                method: str = "linear") -> Any:
     lo_p, hi_p = check_rng(rng)
     values, miss = shape.stat(of, x, q=[lo_p / 100, hi_p / 100], method=method)
     dtype = _stats.result_dtype("iqr", x.dtype)
@@ -120,7 +121,7 @@ def _difference(shape: Shape, of: str, x: Any, *, rng=(25, 75), method: str = "l
     return out, None if miss is None else (miss[0] | miss[1])
 
 
-def _deviation(shape: Shape, of: str, x: Any, *, scale: Any = 1.0):
+def _deviation(shape: Shape, of: str, x: Any, *, scale: Any = 1.0) -> Any:
     scale = check_scale(scale)
     center, cmiss = shape.stat(of, x, center=True)
     dev, undefined = shape.deviations(x, center)
@@ -136,7 +137,7 @@ def _deviation(shape: Shape, of: str, x: Any, *, scale: Any = 1.0):
     return out, miss
 
 
-def _ratio(shape: Shape, of: str, x: Any, **params: Any):
+def _ratio(shape: Shape, of: str, x: Any, **params: Any) -> Any:
     values, miss = shape.stat(of, x, **params)
     dtype = np.dtype(values.dtype)
     return shape.each(ratio_block, values, shape.count(x), dtype=dtype), miss

@@ -74,7 +74,7 @@ def float_list_array(seq: Any) -> np.ndarray | None:
 _SHORT_BOOLS = 48
 
 
-def bool_list_falses(seq: list) -> int | None:
+def bool_list_falses(seq: list[Any]) -> int | None:
     """The number of ``False`` in ``seq`` when it is a non-empty list of bools, else None.
 
     One :func:`marshal.dumps` pass: ``True`` and ``False`` are one byte each (``T``,
@@ -125,7 +125,7 @@ def float_mid(a: float, b: float) -> float | None:
     return t / 2.0 if math.isfinite(t) else None
 
 
-def float_list_median(vals: list, stat: str) -> float | None:
+def float_list_median(vals: list[Any], stat: str) -> float | None:
     """``stat`` of a short list of exact Python floats, or ``None``.
 
     Examples
@@ -138,7 +138,7 @@ def float_list_median(vals: list, stat: str) -> float | None:
     return float_list_pick(vals, LIST_RANKS[stat]) if type(vals) is list else None
 
 
-def float_list_pick(vals: list, ranks: list[tuple[int, int]],
+def float_list_pick(vals: list[Any], ranks: list[tuple[int, int]],
                     policy: NanPolicy | None = None, nan_free: bool = False) -> float | None:
     """:func:`float_list_median` of a list with the statistic's ranks table
     (``LIST_RANKS[stat]``) looked up once by the caller: the plain functions' lane.
@@ -169,7 +169,7 @@ def float_list_pick(vals: list, ranks: list[tuple[int, int]],
     return t / 2.0 if t - t == 0.0 else None
 
 
-def float_list_nan_median(vals: list, stat: str, policy: NanPolicy) -> float | None:
+def float_list_nan_median(vals: list[Any], stat: str, policy: NanPolicy) -> float | None:
     """``stat`` of a short list of exact Python floats holding quiet NaNs, under a
     policy that removes them (the numbers' median) or propagates them (the
     totalOrder-greatest NaN, as stored); ``None`` otherwise (the generic path).
@@ -186,7 +186,7 @@ def float_list_nan_median(vals: list, stat: str, policy: NanPolicy) -> float | N
     return _nan_pick(vals, LIST_RANKS[stat], policy)
 
 
-def _nan_pick(vals: list, ranks: list[tuple[int, int]], policy: NanPolicy) -> float | None:
+def _nan_pick(vals: list[Any], ranks: list[tuple[int, int]], policy: NanPolicy) -> float | None:
     """:func:`float_list_nan_median` of a list of exact floats."""
     r = RULES[policy]
     if r.nan_raises:

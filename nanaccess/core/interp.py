@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import Any
 
 import numpy as np
 
@@ -38,7 +39,7 @@ ALPHA_BETA = {
 }
 
 
-def validate_q(q) -> np.ndarray:
+def validate_q(q: Any) -> np.ndarray:
     """q as a float64 array, checked to be real numbers in [0, 1] (a string such as
     "0.5" is refused, not parsed)."""
     raw = np.asarray(q)
@@ -52,7 +53,7 @@ def validate_q(q) -> np.ndarray:
     return qa
 
 
-def quantile_positions(m: np.ndarray, q: np.ndarray, method: str):
+def quantile_positions(m: np.ndarray, q: np.ndarray, method: str) -> Any:
     """Ranks and weights for quantiles ``q`` of rows holding ``m`` valid values.
 
     Parameters
@@ -149,7 +150,7 @@ def virtual_index(n: np.ndarray, qq: np.ndarray, method: str
     return n * qq + (alpha + qq * (1 - alpha - beta)) - 1, None
 
 
-def _discrete(n: np.ndarray, qq: np.ndarray, method: str):
+def _discrete(n: np.ndarray, qq: np.ndarray, method: str) -> Any:
     """The picked rank of numpy's "inverted_cdf" / "closest_observation" (numpy's
     ``_discrete_interpolation_to_boundaries``): ``n q - 1`` (minus one half for the
     closest observation), rounded up off the steps; on a step "inverted_cdf" keeps it

@@ -50,7 +50,7 @@ _EMPTY_MSG = {
 }
 
 
-def list_median_lane(data: list, stat: str, policy: NanPolicy | None = None,
+def list_median_lane(data: list[Any], stat: str, policy: NanPolicy | None = None,
                      ranks: Any = None) -> Any:
     """A median of a list: short float lists (:mod:`.small`), then short lists of any
     kind (:mod:`.lists`); None: the generic path. ``policy`` None: no policy known
@@ -67,7 +67,7 @@ def list_median_lane(data: list, stat: str, policy: NanPolicy | None = None,
     return out
 
 
-def array_whole(stat: str, data: Any, policy: NanPolicy, params: dict) -> Any:
+def array_whole(stat: str, data: Any, policy: NanPolicy, params: dict[str, Any]) -> Any:
     """The lean paths of a small 1-D array reduced whole (:mod:`.small`): a Python or
     NumPy scalar, or None (the generic path)."""
     if stat in ORDERS:
@@ -78,7 +78,7 @@ def array_whole(stat: str, data: Any, policy: NanPolicy, params: dict) -> Any:
     return None
 
 
-def list_array(vals: list) -> np.ndarray:
+def list_array(vals: list[Any]) -> np.ndarray:
     """A list as an array for the array core: a list of floats with every bit kept
     (:func:`.floatlist.float_list_array`), anything else as :func:`numpy.asarray`."""
     arr = float_list_array(vals)
@@ -91,7 +91,7 @@ def plain_moment(data: np.ndarray, stat: str, ddof: float) -> Any:
     return moment_plain(data, stat, ddof)
 
 
-def reduce_iterable(stat: str, vals: list, policy: NanPolicy, params: dict) -> Any:
+def reduce_iterable(stat: str, vals: list[Any], policy: NanPolicy, params: dict[str, Any]) -> Any:
     """``stat`` of a list with the :mod:`statistics` module's behaviour.
 
     Examples
@@ -102,7 +102,7 @@ def reduce_iterable(stat: str, vals: list, policy: NanPolicy, params: dict) -> A
     return _ITERABLE[_stats.get(stat).family](stat, vals, policy, params)
 
 
-def _iterable_order(stat: str, vals: list, policy: NanPolicy, params: dict) -> Any:
+def _iterable_order(stat: str, vals: list[Any], policy: NanPolicy, params: dict[str, Any]) -> Any:
     """statistics-module behaviour for plain iterables."""
     arr: Any = False  # not converted yet
     if stat in MEDIANS:
@@ -150,7 +150,7 @@ def _overflowed(stat: str, out: Any, arr: np.ndarray) -> bool:
         and not np.isinf(arr).any()
 
 
-def _iterable_moment(stat: str, vals: list, policy: NanPolicy, params: dict) -> Any:
+def _iterable_moment(stat: str, vals: list[Any], policy: NanPolicy, params: dict[str, Any]) -> Any:
     arr = float_list_array(vals)
     if arr is not None and stat in LEAN_MOMENTS and set(params) <= {"ddof"}:
         out = moment_small(arr, stat, policy, params.get("ddof", 0))  # exact (core/small.py)
@@ -169,7 +169,7 @@ def _iterable_moment(stat: str, vals: list, policy: NanPolicy, params: dict) -> 
     return object_moment_stat(vals, stat, policy=policy, statistics_compat=True, **params)
 
 
-def _iterable_spread(stat: str, vals: list, policy: NanPolicy, params: dict) -> Any:
+def _iterable_spread(stat: str, vals: list[Any], policy: NanPolicy, params: dict[str, Any]) -> Any:
     """iqr / mad of an iterable: floats on the float64 path, anything else exactly on
     the object path (Fraction and Decimal results); nothing left is a
     ``StatisticsError`` as the statistics module's."""
@@ -185,7 +185,7 @@ def _iterable_spread(stat: str, vals: list, policy: NanPolicy, params: dict) -> 
     return r.values.item()
 
 
-def _iterable_higher(stat: str, vals: list, policy: NanPolicy, params: dict) -> Any:
+def _iterable_higher(stat: str, vals: list[Any], policy: NanPolicy, params: dict[str, Any]) -> Any:
     """skew / kurt / sem / prod of an iterable of numbers (floats, ints, bools); other
     values reach the engine as an object array, whose TypeError names the first one."""
     arr = float_list_array(vals)

@@ -17,6 +17,8 @@ block below them; ties among NaNs keep totalOrder in both.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..options import NanPolicy
@@ -165,7 +167,7 @@ def integer_keys(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     raise TypeError(f"no integer keys for dtype {x.dtype}")
 
 
-def totalorder_key(x) -> np.ndarray:
+def totalorder_key(x: Any) -> np.ndarray:
     """Integer keys whose order is IEEE 754 totalOrder.
 
     -qNaN < -sNaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +sNaN < +qNaN, NaNs of

@@ -79,7 +79,7 @@ _DEC_IS_NAN = Decimal.is_nan
 _SHORT_DECIMAL_SCAN = 24
 
 
-def _keys(vals: list, types: set) -> np.ndarray | None:
+def _keys(vals: list[Any], types: set[Any]) -> np.ndarray | None:
     """Exact or monotone keys of ``vals`` (elements of ``types``), or None."""
     n = len(vals)
     t = next(iter(types)) if len(types) == 1 else None
@@ -111,7 +111,7 @@ def _entry(v: Any, i: int) -> tuple[Any, int, Any]:
     return (describe(v)[5], i, v)
 
 
-def _select(vals: list, keys: np.ndarray, ranks: tuple[int, ...], same: bool) -> list:
+def _select(vals: list[Any], keys: np.ndarray, ranks: tuple[int, ...], same: bool) -> list[Any]:
     """The objects at ``ranks`` of the generic path's order. ``same``: equal nonzero
     keys mean interchangeable objects (one type, exact keys), so a run of them (a
     list of bools has two) needs no ordering."""
@@ -131,7 +131,7 @@ def _select(vals: list, keys: np.ndarray, ranks: tuple[int, ...], same: bool) ->
     return out
 
 
-def _short_select(vals: list, t: type, ranks: tuple[int, ...]) -> list | None:
+def _short_select(vals: list[Any], t: type[Any], ranks: tuple[int, ...]) -> list[Any] | None:
     """The objects at ``ranks`` of a short list of one type, by ``sorted``, or None
     when a NaN or a zero at a selected rank needs the generic order."""
     if t is Decimal:
@@ -152,7 +152,7 @@ def _short_select(vals: list, t: type, ranks: tuple[int, ...]) -> list | None:
     return [a, b]
 
 
-def _decimal_sorted(vals: list) -> list | None:
+def _decimal_sorted(vals: list[Any]) -> list[Any] | None:
     """``vals`` (Decimals) in the generic order, or None when one is a NaN (an ordering
     comparison with a NaN raises under the trap set here; a short list is looked at
     first instead, which costs less than the context)."""
@@ -166,7 +166,7 @@ def _decimal_sorted(vals: list) -> list | None:
             return None
 
 
-def _decimal_select(vals: list, ranks: tuple[int, ...]) -> list | None:
+def _decimal_select(vals: list[Any], ranks: tuple[int, ...]) -> list[Any] | None:
     s = _decimal_sorted(vals)
     if s is None:
         return None
@@ -189,7 +189,7 @@ def _decimal_select(vals: list, ranks: tuple[int, ...]) -> list | None:
     return out
 
 
-def _decimal_run(vals: list, v: Decimal) -> list:
+def _decimal_run(vals: list[Any], v: Decimal) -> list[Any]:
     return [(x, i, x) for i, x in enumerate(vals) if x == v]
 
 
@@ -208,7 +208,7 @@ def _signaling(v: Any) -> bool:
     return not classify_object(v)[3]
 
 
-def _drops_silently(nans: list, policy: NanPolicy | None) -> bool:
+def _drops_silently(nans: list[Any], policy: NanPolicy | None) -> bool:
     """Whether ``policy`` drops the NaN objects ``nans`` with no error
     (:meth:`~nanaccess.core.policy.PolicyRules.drops_silently`; a signaling one never)."""
     if policy is None:
@@ -216,8 +216,8 @@ def _drops_silently(nans: list, policy: NanPolicy | None) -> bool:
     return RULES[policy].drops_silently(True, any(map(_signaling, nans)))
 
 
-def _drop_nans(vals: list, keys: np.ndarray, nan: np.ndarray, policy: NanPolicy | None
-               ) -> tuple[list, np.ndarray]:
+def _drop_nans(vals: list[Any], keys: np.ndarray, nan: np.ndarray, policy: NanPolicy | None
+               ) -> tuple[list[Any], np.ndarray]:
     """The numbers of ``vals`` and their keys when ``policy`` removes NaNs and none is
     signaling; otherwise nothing (the generic path decides, and raises)."""
     if not _drops_silently([vals[i] for i in np.flatnonzero(nan).tolist()], policy):
@@ -226,8 +226,8 @@ def _drop_nans(vals: list, keys: np.ndarray, nan: np.ndarray, policy: NanPolicy 
     return [vals[i] for i in keep], keys[~nan]
 
 
-def _short_drop(vals: list, t: type, stat: str, policy: NanPolicy
-                ) -> tuple[list, tuple[int, int], list] | None:
+def _short_drop(vals: list[Any], t: type[Any], stat: str, policy: NanPolicy
+                ) -> tuple[list[Any], tuple[int, int], list[Any]] | None:
     """``(numbers, ranks, picked)`` of a short list of one type ``t`` holding NaNs that
     ``policy`` drops silently (:func:`_short_select` on the numbers); None otherwise
     (no NaN, nothing left, a NaN kept or raised for, a zero picked)."""
@@ -244,7 +244,7 @@ def _short_drop(vals: list, t: type, stat: str, policy: NanPolicy
     return None if picked is None else (nums, ranks, picked)
 
 
-def list_median(vals: list, stat: str, policy: NanPolicy | None = None) -> Any:
+def list_median(vals: list[Any], stat: str, policy: NanPolicy | None = None) -> Any:
     """``stat`` (one of :data:`MEDIANS`) of ``vals`` as the generic list path gives
     it, or ``None`` when the fast path does not apply.
 
@@ -324,8 +324,8 @@ def list_median(vals: list, stat: str, policy: NanPolicy | None = None) -> Any:
         return weighted_mean_of(a, 1, b, 1, 2)
 
 
-def _short_keyed(vals: list, stat: str, policy: NanPolicy | None
-                 ) -> tuple[list, tuple[int, int], list] | None:
+def _short_keyed(vals: list[Any], stat: str, policy: NanPolicy | None
+                 ) -> tuple[list[Any], tuple[int, int], list[Any]] | None:
     """``(numbers, ranks, picked)`` of a short list of real types (any mixture) on
     ``float(v)`` keys in Python: :func:`_select` without arrays. Quiet NaNs are dropped
     when ``policy`` removes them; None for anything else (a NaN the policy keeps or
@@ -361,7 +361,7 @@ def _short_keyed(vals: list, stat: str, policy: NanPolicy | None
     return vals, ranks, picked
 
 
-def _short_mixed(vals: list, ranks: tuple[int, ...]) -> list | None:
+def _short_mixed(vals: list[Any], ranks: tuple[int, ...]) -> list[Any] | None:
     """The objects at ``ranks`` of a short NaN-free mixture, ordered by the generic
     path's own sort (no keys); None when a NaN is present."""
     for v in vals:

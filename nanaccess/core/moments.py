@@ -164,7 +164,7 @@ def _narrowed(vals: np.ndarray, out: np.ndarray, stat: str, ddof: float,
     if out.dtype.kind != "f" or out.dtype.itemsize >= 8 or vals.dtype != np.float64:
         return out
 
-    def cell_rows(idx):
+    def cell_rows(idx: Any) -> Any:
         with np.errstate(invalid="ignore"):  # a signaling NaN quieted: left out
             got = np.array(rows[idx], dtype=np.float64)
         if where is not None:

@@ -10,6 +10,7 @@ policy does with them before an engine runs.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -28,7 +29,7 @@ class NanScan:
 
     __slots__ = ("nan", "missing", "nnan", "nmiss")
 
-    def __init__(self, nan, missing, nnan, nmiss) -> None:
+    def __init__(self, nan: Any, missing: Any, nnan: Any, nmiss: Any) -> None:
         # bool (rows, n) NaN mask; None when there is no NaN or when the scan read
         # the keys block by block (then only the counts and the blocks are known)
         self.nan = nan
@@ -163,12 +164,12 @@ def nan_tally(x: np.ndarray, missing: np.ndarray | None = None) -> NanTally:
     return NanTally.from_masks(nan=nan, signaling=sig, missing=miss)
 
 
-def _raise_policy(x, policy: NanPolicy, missing) -> None:
+def _raise_policy(x: Any, policy: NanPolicy, missing: Any) -> None:
     """Raise the error ``policy`` has for ``x`` (see :func:`policy.raise_for`)."""
     raise_for(nan_tally(x, missing), policy, shape=x.shape)
 
 
-def _scan_keys(x, red: Reduction, policy: NanPolicy, missing, keys: np.ndarray,
+def _scan_keys(x: Any, red: Reduction, policy: NanPolicy, missing: Any, keys: np.ndarray,
                visit: Callable[..., None] | None) -> NanScan:
     """:func:`scan_rows` reading the NaNs off the ``(rows, n)`` totalOrder keys.
 

@@ -328,7 +328,8 @@ def check_weights(
                                 policy=policy.value, group=group)
 
 
-def _raise(cls, kind, count, flat, shape, subject, locate, group) -> None:
+def _raise(cls: Any, kind: Any, count: Any, flat: Any, shape: Any, subject: Any, locate: Any,
+           group: Any) -> None:
     position: tuple[int, ...] | None
     if flat is None:
         position = None

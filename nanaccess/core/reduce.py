@@ -289,7 +289,7 @@ def _unboxed(got: Any) -> Any:
 
 
 def lean_values(x: np.ndarray, stat: str, axis: Any, policy: NanPolicy,
-                params: dict) -> Any:
+                params: dict[str, Any]) -> Any:
     """The lean small-data paths of :mod:`.small`, tried first by :func:`reduce`: a
     small 1-D array reduced whole (order statistics under any policy, exact moments),
     every column's median of a small NaN-free float64 block; None: the engines decide
@@ -324,7 +324,7 @@ def _unmasked(x: np.ndarray, missing: Any, axis: Any, policy: NanPolicy
     return kept if kept.size else None
 
 
-def _engine(entry: _stats.Statistic):
+def _engine(entry: _stats.Statistic) -> Any:
     """The in-memory engine of a statistic's family."""
     if entry.family in ("order", "arg"):
         return order_stat
@@ -345,28 +345,28 @@ class FlatShape:
     missing: np.ndarray | None
     keepdims: bool
     name: str = "flat"
-    recipes: frozenset = frozenset({"difference", "deviation", "ratio"})
+    recipes: frozenset[Any] = frozenset({"difference", "deviation", "ratio"})
 
-    def stat(self, name, x, *, center=False, **params):
+    def stat(self, name: Any, x: Any, *, center: Any = False, **params: Any) -> Any:
         entry = _stats.get(name)
         return _engine(entry)(x, name, axis=self.axis, policy=self.policy,
                               missing=self.missing,
                               keepdims=True if center else self.keepdims, **params)
 
-    def deviations(self, x, center):
+    def deviations(self, x: Any, center: Any) -> Any:
         dev, undefined = deviations(x, center)
         if undefined is not None:
             undefined = undefined.any(axis=normalize_axis(self.axis, x.ndim),
                                       keepdims=self.keepdims)
         return dev, undefined
 
-    def count(self, x):
+    def count(self, x: Any) -> Any:
         return count_left(x, self.missing, self.policy, self.axis, self.keepdims)
 
-    def each(self, fn, *arrays, dtype, drop_lead=False, **kw):
+    def each(self, fn: Any, *arrays: Any, dtype: Any, drop_lead: Any = False, **kw: Any) -> Any:
         return fn(*arrays, **kw)
 
-    def center_missing(self, cmiss):
+    def center_missing(self, cmiss: Any) -> Any:
         if cmiss is None or not cmiss.any():
             return None
         return cmiss if self.keepdims else np.squeeze(

@@ -143,7 +143,8 @@ class Placed:
 
     __slots__ = ("keys", "m", "tail", "prop", "order", "nneg", "npos")
 
-    def __init__(self, keys, m, tail, prop, order=None, nneg=None, npos=None) -> None:
+    def __init__(self, keys: Any, m: Any, tail: Any, prop: Any, order: Any = None, nneg: Any = None,
+                 npos: Any = None) -> None:
         self.keys, self.m, self.tail, self.prop = keys, m, tail, prop
         # "smallest"/"largest" with NaNs: the NaN keys stay where totalOrder puts them
         # (negative NaNs below -inf, positive above +inf, missing on top) and the
@@ -166,7 +167,7 @@ class Placed:
         return keys_to_values(np.array(sel, copy=True), dtype, NanPolicy.TOTALORDER)
 
 
-def _place(x, red: Reduction, policy: NanPolicy, missing, fill_low: bool):
+def _place(x: Any, red: Reduction, policy: NanPolicy, missing: Any, fill_low: bool) -> Any:
     """Build keys, check the policy, and move NaN/missing keys where the policy puts
     them. NaNs are handled block by block during the scan: no positions are kept."""
     keys = build_keys(x, red)
@@ -312,7 +313,8 @@ def order_stat(
     return out, miss_out
 
 
-def _by_row_chunks(x, red: Reduction, stat: str, *, q, method, policy, missing, keepdims):
+def _by_row_chunks(x: Any, red: Reduction, stat: str, *, q: Any, method: Any, policy: Any,
+                   missing: Any, keepdims: Any) -> Any:
     """:func:`order_stat` over chunks of rows along the first kept axis.
 
     A fresh key buffer the size of the data costs page faults on every call; chunks
@@ -348,7 +350,7 @@ def _by_row_chunks(x, red: Reduction, stat: str, *, q, method, policy, missing, 
     return out, res_missing
 
 
-def _arg(x, red: Reduction, stat: str, policy: NanPolicy, missing, keepdims: bool):
+def _arg(x: Any, red: Reduction, stat: str, policy: NanPolicy, missing: Any, keepdims: bool) -> Any:
     """argmin / argmax: index (in the reduced axes, flattened as numpy) of the first
     element holding the selected key; missing values never count."""
     fill_low = stat in _stats.RANK_MAX

@@ -91,7 +91,7 @@ def _split(data: Any, missing: np.ndarray | None) -> tuple[np.ndarray, np.ndarra
     return x, missing, masked
 
 
-def _prepare(data: Any, axis, policy, missing):
+def _prepare(data: Any, axis: Any, policy: Any, missing: Any) -> Any:
     x, missing, masked = _split(data, missing)
     check_orderable(x.dtype)
     policy = sort_policy(policy, missing)

@@ -5,6 +5,8 @@ after nanaccess), which registers the ``dask.dataframe`` ``.nanstats`` accessors
 dask arrays passed to the public functions import it on first use.
 """
 
+from __future__ import annotations
+
 from .array import dask_moment_stat, dask_order_stat, is_dask_array
 
 __all__ = ["dask_moment_stat", "dask_order_stat", "is_dask_array"]

@@ -38,7 +38,7 @@ def _parts(x: Any, y: Any) -> list[tuple[Any, Any]] | None:
     return list(zip(x.to_delayed().ravel(), y.to_delayed().ravel(), strict=True))
 
 
-def _chunk(x: Any, y: Any):
+def _chunk(x: Any, y: Any) -> Any:
     if hasattr(x, "array"):  # a pandas partition: nullable data keeps NA apart
         from ..pandas.dtypes import column_arrays
 
@@ -47,16 +47,17 @@ def _chunk(x: Any, y: Any):
     return pair_partial(x, y)
 
 
-def _merge(*parts):
+def _merge(*parts: Any) -> Any:
     return reduce(merge_partials, parts)
 
 
-def _finish(p, stat: str, policy: str, ddof: Any, min_periods: Any) -> np.ndarray:
+def _finish(p: Any, stat: str, policy: str, ddof: Any, min_periods: Any) -> np.ndarray:
     val, miss = finish_partial(p, stat, NanPolicy(policy), ddof=ddof, min_periods=min_periods)
     return np.float64(val)
 
 
-def _whole(xs, ys, stat, method, policy, ddof, min_periods) -> np.ndarray:
+def _whole(xs: Any, ys: Any, stat: Any, method: Any, policy: Any, ddof: Any,
+           min_periods: Any) -> np.ndarray:
     x = np.concatenate([np.asarray(v) for v in xs])
     y = np.concatenate([np.asarray(v) for v in ys])
     val, _ = corr_pair(x, y, stat=stat, method=method, ddof=ddof,

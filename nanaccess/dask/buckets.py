@@ -36,7 +36,7 @@ def fast_top(dtype: np.dtype, policy: NanPolicy) -> bool:
             and RULES[policy].nan_rank not in ("first", "last"))
 
 
-def _take(b: np.ndarray, kept, axes, r_idx: np.ndarray, c_idx: np.ndarray) -> np.ndarray:
+def _take(b: np.ndarray, kept: Any, axes: Any, r_idx: np.ndarray, c_idx: np.ndarray) -> np.ndarray:
     """Elements of ``b`` at (row, column) positions of its ``(rows, n)`` layout."""
     kshape = tuple(b.shape[a] for a in kept)
     ashape = tuple(b.shape[a] for a in axes)
@@ -65,7 +65,7 @@ class _BlockKeys:
     (where NaNs live) get their exact keys. ``keys(r, c)`` gives full keys of a few.
     """
 
-    def __init__(self, b: np.ndarray, kept, axes, policy: NanPolicy, w: int) -> None:
+    def __init__(self, b: np.ndarray, kept: Any, axes: Any, policy: NanPolicy, w: int) -> None:
         self.b, self.kept, self.axes, self.policy, self.w = b, kept, axes, policy, w
         self.tb = min(TOP, w)
         self.full = None
@@ -107,7 +107,7 @@ class _BlockKeys:
         return ukeys(_take(self.b, self.kept, self.axes, r, c), self.policy)
 
 
-def hist_block(b, *, kept, axes, policy, w, bits, nb):
+def hist_block(b: Any, *, kept: Any, axes: Any, policy: Any, w: Any, bits: Any, nb: Any) -> Any:
     """Per-row histograms of the top ``bits`` bits of the keys (the first pass)."""
     if bits > TOP:  # one row, a histogram wider than 16 bits
         h = _wide_hist(b, policy, w, bits) if b.size else np.zeros(nb, dtype=np.int64)
@@ -220,7 +220,7 @@ class _Refine:
 
     __slots__ = ("e",)
 
-    def __init__(self, e: list) -> None:
+    def __init__(self, e: list[Any]) -> None:
         self.e = e
 
     def __add__(self, o: _Refine) -> _Refine:
@@ -234,7 +234,7 @@ class _Refine:
                 out.append(a + b)
         return _Refine(out)
 
-    def __reduce__(self):
+    def __reduce__(self) -> Any:
         return (_Refine, (self.e,))
 
 
@@ -245,7 +245,8 @@ def box_block(state: np.ndarray) -> np.ndarray:
     return out
 
 
-def refine_block(b, boxed, *, kept, axes, policy, w, bits, limit):
+def refine_block(b: Any, boxed: Any, *, kept: Any, axes: Any, policy: Any, w: Any, bits: Any,
+                 limit: Any) -> Any:
     """One refinement pass over a block (see ``_select``); an object array of ``_Refine``.
     ``boxed``: the block's state, ``(rows..., targets, 4)``, boxed by :func:`box_block`
     (or the state itself)."""
@@ -257,7 +258,7 @@ def refine_block(b, boxed, *, kept, axes, policy, w, bits, limit):
     st = state.reshape(rows, T, 4)
     known = st[..., 2].astype(np.int64)
     active = known < w
-    entries: list[list] = [[None] * T for _ in range(rows)]
+    entries: list[list[Any]] = [[None] * T for _ in range(rows)]
     if active.any():
         gather = st[..., 3] <= np.uint64(limit)
         prefix = np.where(active, st[..., 0], 0).astype(np.int64)  # < 2**63 when active
@@ -322,11 +323,11 @@ def refine_block(b, boxed, *, kept, axes, policy, w, bits, limit):
     return out.reshape(kept_shape).reshape(full)
 
 
-def refine_combine(parts, axis=None, keepdims=True):
+def refine_combine(parts: Any, axis: Any = None, keepdims: Any = True) -> Any:
     return np.add.reduce(np.asarray(parts, dtype=object), axis=axis, keepdims=True)
 
 
-def refine_aggregate(parts, axis=None, keepdims=False):
+def refine_aggregate(parts: Any, axis: Any = None, keepdims: Any = False) -> Any:
     merged = np.add.reduce(np.asarray(parts, dtype=object), axis=axis, keepdims=False)
     if not isinstance(merged, np.ndarray):
         box = np.empty((), dtype=object)
@@ -335,11 +336,11 @@ def refine_aggregate(parts, axis=None, keepdims=False):
     return merged
 
 
-def ident_chunk(b, axis=None, keepdims=True):
+def ident_chunk(b: Any, axis: Any = None, keepdims: Any = True) -> Any:
     return b
 
 
-def ukey_extreme(b, *, policy, which):
+def ukey_extreme(b: Any, *, policy: Any, which: Any) -> Any:
     u = ukeys(b, policy)
     if (
         which == "max"
@@ -352,7 +353,7 @@ def ukey_extreme(b, *, policy, which):
     return u
 
 
-def maxnan_block(b: np.ndarray, axes) -> np.ndarray:
+def maxnan_block(b: np.ndarray, axes: Any) -> np.ndarray:
     """The largest totalOrder key of a NaN per row of a block (reduced axes kept with
     length 1; the int64 minimum where a row holds none). One-row native float blocks
     look only at their infinities and NaNs (found from the top 16 raw bits)."""

@@ -87,7 +87,7 @@ def slab(x: da.Array, axis: int, lo: int, hi: int) -> da.Array:
     return x[index].map_blocks(own_block, dtype=x.dtype, meta=x._meta)
 
 
-def _global_error(err: NaNError, axis: int, lo: int, shape: tuple[int, ...]) -> tuple:
+def _global_error(err: NaNError, axis: int, lo: int, shape: tuple[int, ...]) -> tuple[Any, ...]:
     """(kind, count, flat position in the whole array) of a slab's error."""
     pos = list(err.position) if err.position is not None else None
     flat = None
@@ -97,7 +97,7 @@ def _global_error(err: NaNError, axis: int, lo: int, shape: tuple[int, ...]) -> 
     return err.kind, int(err.count), flat
 
 
-def _raise_first(errors: list[tuple], policy: NanPolicy, shape: tuple[int, ...],
+def _raise_first(errors: list[tuple[Any, ...]], policy: NanPolicy, shape: tuple[int, ...],
                  relabel: Callable[[NaNError], NaNError] | None) -> None:
     """Raise the first of the slabs' errors as the whole array's (see the module
     docstring): the kind the policy raises first, its counts added."""

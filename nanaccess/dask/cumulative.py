@@ -85,15 +85,15 @@ def array_cumulative(a: Any, stat: str, *, axis: int = -1, policy: Any = None) -
     return da.moveaxis(out, -1, ax)
 
 
-def _first(pair: tuple) -> Any:
+def _first(pair: tuple[Any, ...]) -> Any:
     return pair[0]
 
 
-def _second(pair: tuple) -> Any:
+def _second(pair: tuple[Any, ...]) -> Any:
     return pair[1]
 
 
-def _part_step(part: pd.Series, carry: Any, stat: str, policy: Any) -> tuple:
+def _part_step(part: pd.Series, carry: Any, stat: str, policy: Any) -> tuple[Any, ...]:
     from ..pandas.columns import restated, type_error
     from ..pandas.dtypes import column_arrays, to_pandas_array
 

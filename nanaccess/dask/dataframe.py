@@ -398,7 +398,7 @@ class _DaskGroupByAccessor:
     """Descriptor: ``ddf.groupby(k).nanstats`` is :class:`DaskNanGroupBy` over the same
     frame, keys, ``dropna`` and column selection (the pandas spelling)."""
 
-    def __get__(self, gb: Any, owner: type | None = None) -> Any:
+    def __get__(self, gb: Any, owner: type[Any] | None = None) -> Any:
         if gb is None:
             return DaskNanGroupBy
         by = gb.by[0] if isinstance(gb.by, list) and len(gb.by) == 1 else gb.by

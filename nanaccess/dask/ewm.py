@@ -27,7 +27,7 @@ from ..options import resolve_policy
 __all__ = ["array_ewm"]
 
 
-def _step(block: np.ndarray, state: Any, stat: str, params: dict, policy: Any,
+def _step(block: np.ndarray, state: Any, stat: str, params: dict[str, Any], policy: Any,
           offset: tuple[int, ...], ax: int) -> tuple[np.ndarray, Any]:
     try:  # the policy's errors (raise, signaling NaNs), at the block's own positions
         scan_rows(block, Reduction.of(block, block.ndim - 1), policy, None)
@@ -43,11 +43,11 @@ def _step(block: np.ndarray, state: Any, stat: str, params: dict, policy: Any,
     return out.reshape(block.shape), new
 
 
-def _first(pair: tuple) -> Any:
+def _first(pair: tuple[Any, ...]) -> Any:
     return pair[0]
 
 
-def _second(pair: tuple) -> Any:
+def _second(pair: tuple[Any, ...]) -> Any:
     return pair[1]
 
 

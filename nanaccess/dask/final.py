@@ -102,7 +102,7 @@ def per_block_core(
     qshape: tuple[int, ...],
     info: da.Array | None,
     policy: NanPolicy,
-    relabel,
+    relabel: Any,
 ) -> da.Array:
     """Run ``fn(block, axes)`` (the core) on each block; the reduced axes are whole.
 
@@ -135,25 +135,26 @@ def per_block_core(
     return _drop_reduced(res, axes, len(qi), nd, keepdims)
 
 
-def _drop_reduced(res: da.Array, axes, lead: int, nd: int, keepdims: bool) -> da.Array:
+def _drop_reduced(res: da.Array, axes: Any, lead: int, nd: int, keepdims: bool) -> da.Array:
     if keepdims:
         return res
     index = (slice(None),) * lead + tuple(0 if a in axes else slice(None) for a in range(nd))
     return res[index]
 
 
-def _core_block(b, *inf, fn, axes, qshape, policy, shape, relabel):
+def _core_block(b: Any, *inf: Any, fn: Any, axes: Any, qshape: Any, policy: Any, shape: Any,
+                relabel: Any) -> Any:
     """One block of :func:`per_block_core`: raise from the tally, then ``fn``."""
     raise_from_info(inf[0] if inf else None, policy, shape, relabel)
     return _core_values(b, fn, axes, qshape)
 
 
-def _core_values(b: np.ndarray, fn, axes, qshape) -> np.ndarray:
+def _core_values(b: np.ndarray, fn: Any, axes: Any, qshape: Any) -> np.ndarray:
     v = np.asarray(fn(b, axes))
     return v.reshape(qshape + tuple(1 if a in axes else b.shape[a] for a in range(b.ndim)))
 
 
-def block_record(b: np.ndarray, block_info: dict | None) -> NanTally:
+def block_record(b: np.ndarray, block_info: dict[Any, Any] | None) -> NanTally:
     """The :class:`NanTally` of one block, its positions flat C order over the array
     (``block_info``: dask's, for the block's place)."""
     t = block_tally(b)
@@ -173,8 +174,8 @@ def block_record(b: np.ndarray, block_info: dict | None) -> NanTally:
                     t.missing, glob(t.first_missing))
 
 
-def _pair_block(b: np.ndarray, *, fn, axes, qshape, policy, vdtype,
-                block_info: dict | None = None) -> np.ndarray:
+def _pair_block(b: np.ndarray, *, fn: Any, axes: Any, qshape: Any, policy: Any, vdtype: Any,
+                block_info: dict[Any, Any] | None = None) -> np.ndarray:
     """One task of :func:`_recorded_core`: the block's values (zeros when the policy
     refuses its tally: the merged records raise for it) and its record, as a
     1-element object array."""
@@ -228,7 +229,8 @@ def merge_tallies(b: np.ndarray, axis: Any = None, keepdims: bool = True) -> np.
     return out.reshape((1,) * (np.ndim(b) - 1) + (6,)) if keepdims else out
 
 
-def _recorded_core(x: da.Array, fn, axes, keepdims, dtype, qshape, policy, relabel):
+def _recorded_core(x: da.Array, fn: Any, axes: Any, keepdims: Any, dtype: Any, qshape: Any,
+                   policy: Any, relabel: Any) -> Any:
     """:func:`per_block_core` with per-block error records (see the module docstring)."""
     nd = x.ndim
     ones = tuple((1,) * n for n in x.numblocks)
@@ -255,7 +257,7 @@ def _recorded_core(x: da.Array, fn, axes, keepdims, dtype, qshape, policy, relab
 
 
 def core_reduce(b: np.ndarray, axes: tuple[int, ...], *, stat: str, policy: NanPolicy,
-                params: dict) -> np.ndarray:
+                params: dict[str, Any]) -> np.ndarray:
     """The core's ``reduce`` of one block (a module-level ``fn`` of :func:`per_block_core`,
     bound with :func:`functools.partial`: pickled by reference)."""
     return reduce(b, stat, axis=axes, policy=policy, keepdims=True, **params).values
@@ -270,7 +272,7 @@ def core_moment(b: np.ndarray, axes: tuple[int, ...], *, stat: str, ddof: float,
     return moment_stat(b, stat, axis=axes, ddof=ddof, policy=policy, keepdims=True)[0]
 
 
-def check_then(vals, *info, policy, shape, relabel, dtype_out):
+def check_then(vals: Any, *info: Any, policy: Any, shape: Any, relabel: Any, dtype_out: Any) -> Any:
     """Raise from the tally (if any), else the values in ``dtype_out``."""
     raise_from_info(info[0] if info else None, policy, shape, relabel)
     return np.asarray(vals).astype(dtype_out, copy=False)

@@ -41,12 +41,13 @@ class FirstRecord:
 
     __slots__ = ("kshape", "n", "hist", "ext", "which", "nnan", "nmiss", "maxnan", "tally")
 
-    def __init__(self, kshape, n, hist=None, ext=None, which=None, nnan=None, nmiss=None,
-                 maxnan=None, tally=None) -> None:
+    def __init__(self, kshape: Any, n: Any, hist: Any = None, ext: Any = None, which: Any = None,
+                 nnan: Any = None, nmiss: Any = None,
+                 maxnan: Any = None, tally: Any = None) -> None:
         self.kshape, self.n, self.hist, self.ext, self.which = kshape, n, hist, ext, which
         self.nnan, self.nmiss, self.maxnan, self.tally = nnan, nmiss, maxnan, tally
 
-    def __reduce__(self):
+    def __reduce__(self) -> Any:
         return (FirstRecord, tuple(getattr(self, k) for k in self.__slots__))
 
     def copy(self) -> FirstRecord:
@@ -68,7 +69,7 @@ class FirstRecord:
             self.tally = NanTally.merge_arrays(np.stack([self.tally, o.tally]), axis=0)
 
 
-def first_block(b: np.ndarray, block_info: dict | None = None, *, kept, axes,
+def first_block(b: np.ndarray, block_info: dict[Any, Any] | None = None, *, kept: Any, axes: Any,
                 policy: NanPolicy, w: int, bits: int, stat: str, tally: bool,
                 nans: bool, missing: bool, maxnan: bool) -> np.ndarray:
     """The :class:`FirstRecord` of one block, in a ``(1,) * b.ndim`` object array.
@@ -137,7 +138,7 @@ def _maybe_special(hist: np.ndarray | None, dtype: np.dtype, bits: int) -> bool:
     return bool(h[:span].any() or h[-span:].any())
 
 
-def merge_records(parts, axis=None, keepdims=False) -> np.ndarray:
+def merge_records(parts: Any, axis: Any = None, keepdims: Any = False) -> np.ndarray:
     """Tree step of the records of a block of rows: one record (copied, then merged in
     place). Every kept axis has length one here, so the whole array is merged."""
     flat = np.asarray(parts, dtype=object).reshape(-1)
@@ -150,7 +151,7 @@ def merge_records(parts, axis=None, keepdims=False) -> np.ndarray:
     return out
 
 
-def _axes(axis, nd: int) -> tuple[int, ...]:
+def _axes(axis: Any, nd: int) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(nd))
     return (axis,) if isinstance(axis, int) else tuple(axis)

@@ -79,7 +79,7 @@ def _wrap_aggregate(original: Callable[..., Any]) -> Callable[..., Any]:
     return aggregate
 
 
-def register_groupby_agg(classes: set[type]) -> None:
+def register_groupby_agg(classes: set[type[Any]]) -> None:
     """Wrap ``aggregate`` / ``agg`` of dask's GroupBy classes (once)."""
     for cls in classes:
         original = cls.aggregate
@@ -104,7 +104,7 @@ class _Recorder:
     """
 
     def __init__(self, acc: Any, lazy: list[Any], values: list[Any] | None = None,
-                 kind: type | None = None, column: Any = None) -> None:
+                 kind: type[Any] | None = None, column: Any = None) -> None:
         self._acc, self._lazy, self._values = acc, lazy, values
         self._kind = type(acc) if kind is None else kind
         self._obj = acc._obj if acc is not None else _Named(column)
@@ -148,7 +148,7 @@ def _stand_in(lazy: Any) -> Any:
     return np.dtype(dtype).type(1) if np.dtype(dtype).kind in "fiub" else pd.NA
 
 
-def _lazy_agg(acc: Any, layout: Callable[..., Any], func: Any, kwargs: dict) -> Any:
+def _lazy_agg(acc: Any, layout: Callable[..., Any], func: Any, kwargs: dict[str, Any]) -> Any:
     if isinstance(func, str) or callable(func):  # one statistic: the accessor's own
         lazy: list[Any] = []
         _ = layout(_Recorder(acc, lazy), func, kwargs)
@@ -165,8 +165,8 @@ def _lazy_agg(acc: Any, layout: Callable[..., Any], func: Any, kwargs: dict) -> 
     return dd.from_delayed([task], meta=meta.iloc[:0], verify_meta=False)
 
 
-def _replay(values: list[Any], *, kind: type, layout: Callable[..., Any], func: Any,
-            kwargs: dict, columns: list, name: Any, options: dict) -> Any:
+def _replay(values: list[Any], *, kind: type[Any], layout: Callable[..., Any], func: Any,
+            kwargs: dict[str, Any], columns: list[Any], name: Any, options: dict[str, Any]) -> Any:
     values = [(pd.concat(v) if len(v) > 1 else v[0]) if isinstance(v, list) else v
               for v in values]
     values = [v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v for v in values]
@@ -177,12 +177,12 @@ def _replay(values: list[Any], *, kind: type, layout: Callable[..., Any], func: 
 class _Replayer(_Recorder):
     """Hands out the computed values in the order :class:`_Recorder` met them."""
 
-    def __init__(self, values: list[Any], kind: type, columns: list, name: Any) -> None:
+    def __init__(self, values: list[Any], kind: type[Any], columns: list[Any], name: Any) -> None:
         super().__init__(None, [], values, kind=kind, column=name)
         self._obj = pd.DataFrame(columns=columns) if columns else _Named(name)
 
 
-def _frame_layout(acc: Any, func: Any, kwargs: dict) -> Any:
+def _frame_layout(acc: Any, func: Any, kwargs: dict[str, Any]) -> Any:
     def column_acc(c: Any) -> Any:
         if isinstance(acc, _Replayer):  # shares the value queue
             # the registered Series accessor class (dask's accessor registry hands it
@@ -192,11 +192,11 @@ def _frame_layout(acc: Any, func: Any, kwargs: dict) -> Any:
     return frame_agg(acc, func, kwargs, column_acc)
 
 
-def lazy_frame_agg(acc: Any, func: Any, kwargs: dict) -> Any:
+def lazy_frame_agg(acc: Any, func: Any, kwargs: dict[str, Any]) -> Any:
     """``ddf.nanstats.agg``: lazy, laid out as ``df.nanstats.agg``."""
     return _lazy_agg(acc, _frame_layout, func, kwargs)
 
 
-def lazy_series_agg(acc: Any, func: Any, kwargs: dict) -> Any:
+def lazy_series_agg(acc: Any, func: Any, kwargs: dict[str, Any]) -> Any:
     """``s.nanstats.agg``: lazy, laid out as ``s.nanstats.agg``."""
     return _lazy_agg(acc, series_agg, func, kwargs)

@@ -35,11 +35,11 @@ from .tally import signaling_mask
 __all__ = ["groupby_stat", "grouped_partition", "group_check"]
 
 
-def _keys(by: Any) -> list:
+def _keys(by: Any) -> list[Any]:
     return list(by) if isinstance(by, list | tuple) else [by]
 
 
-def _value_columns(pdf: pd.DataFrame, by: Any, numeric_only: bool) -> list:
+def _value_columns(pdf: pd.DataFrame, by: Any, numeric_only: bool) -> list[Any]:
     keys = _keys(by)
     cols = [c for c in pdf.columns if c not in keys]
     if numeric_only:
@@ -66,14 +66,14 @@ def _offending(s: pd.Series) -> dict[str, np.ndarray]:
     return out
 
 
-def _partition_offenders(pdf: pd.DataFrame, *, by: Any, dropna: bool, kinds: tuple,
-                         numeric_only: bool) -> tuple[int, dict]:
+def _partition_offenders(pdf: pd.DataFrame, *, by: Any, dropna: bool, kinds: tuple[Any, ...],
+                         numeric_only: bool) -> tuple[int, dict[Any, Any]]:
     """(length, {(column, kind): (first position, its key, {key: count})}) of one
     input partition; rows whose key is missing are left out when ``dropna``."""
     keys = _keys(by)
     kf = pdf[keys]
     in_group = ~kf.isna().any(axis=1).to_numpy() if dropna else np.ones(len(pdf), bool)
-    found: dict = {}
+    found: dict[Any, Any] = {}
     for c in _value_columns(pdf, by, numeric_only):
         try:
             masks = _offending(pdf[c])
@@ -93,14 +93,14 @@ def _partition_offenders(pdf: pd.DataFrame, *, by: Any, dropna: bool, kinds: tup
     return len(pdf), found
 
 
-def _label(row: Any, keys: list) -> Any:
+def _label(row: Any, keys: list[Any]) -> Any:
     """A group label as pandas' result index holds it (a tuple for several keys)."""
     vals = tuple(row) if isinstance(row, tuple | pd.Series) else (row,)
     return vals if len(keys) > 1 else vals[0]
 
 
-def group_check(infos: list, *, columns: list, policy: NanPolicy | None = None,
-                policies: dict | None = None) -> bool:
+def group_check(infos: list[Any], *, columns: list[Any], policy: NanPolicy | None = None,
+                policies: dict[Any, Any] | None = None) -> bool:
     """Merge the partitions' offenders in partition order; raise as pandas would.
 
     Columns are checked in order and, per column, the refused kinds of its policies
@@ -119,7 +119,8 @@ def group_check(infos: list, *, columns: list, policy: NanPolicy | None = None,
     return True
 
 
-def _raise_first(infos: list, starts: list, total: int, c: Any, policy: NanPolicy) -> None:
+def _raise_first(infos: list[Any], starts: list[Any], total: int, c: Any,
+                 policy: NanPolicy) -> None:
     for kind in RULES[policy].refused:
         hits = [(start, found[(c, kind)]) for start, (_, found) in zip(starts, infos,
                                                                       strict=True)
@@ -137,7 +138,7 @@ def _raise_first(infos: list, starts: list, total: int, c: Any, policy: NanPolic
 
 
 def grouped_partition(pdf: pd.DataFrame, checked: Any = True, *, by: Any, dropna: bool,
-                      stat: str, kw: dict, options: dict | None = None) -> Any:
+                      stat: str, kw: dict[str, Any], options: dict[str, Any] | None = None) -> Any:
     """The in-memory grouped kernel on one (shuffled) partition: ``stat`` names a
     method of the pandas GroupBy accessor (a statistic, "describe", "nan_report" or
     "agg"); ``checked`` is the result of :func:`group_check` (a dependency: the check
@@ -154,7 +155,7 @@ def grouped_partition(pdf: pd.DataFrame, checked: Any = True, *, by: Any, dropna
         return getattr(gb, method)(**kw)
 
 
-def _statistic_policy(f: Any, kw: dict) -> NanPolicy | None:
+def _statistic_policy(f: Any, kw: dict[str, Any]) -> NanPolicy | None:
     """The policy one statistic of an agg spec runs under (None: no check here)."""
     if isinstance(f, NanAgg):
         if f.kwargs.get("skipna") is not None:
@@ -169,7 +170,7 @@ def _statistic_policy(f: Any, kw: dict) -> NanPolicy | None:
     return resolve_policy(pol)
 
 
-def _agg_policies(func: Any, kw: dict, cols: list) -> dict | None:
+def _agg_policies(func: Any, kw: dict[str, Any], cols: list[Any]) -> dict[Any, Any] | None:
     """{column: [policy of each statistic, in the order they run]} of an agg spec,
     or None where the partitions' own errors must speak (skipna, named forms)."""
     if kw.get("skipna") is not None:
@@ -181,7 +182,7 @@ def _agg_policies(func: Any, kw: dict, cols: list) -> dict | None:
     else:
         fs = list(func) if isinstance(func, list | tuple) else [func]
         plan = [(c, fs) for c in cols]
-    out: dict = {}
+    out: dict[Any, Any] = {}
     for c, fs in plan:
         pols = [_statistic_policy(f, kw) for f in fs]
         if any(p is None for p in pols):
@@ -190,7 +191,7 @@ def _agg_policies(func: Any, kw: dict, cols: list) -> dict | None:
     return out
 
 
-def _check(ddf: dd.DataFrame, by: Any, dropna: bool, stat: str, kw: dict) -> Any:
+def _check(ddf: dd.DataFrame, by: Any, dropna: bool, stat: str, kw: dict[str, Any]) -> Any:
     """The delayed :func:`group_check` of ``ddf`` (None when nothing can raise)."""
     policies = None
     if stat == "agg":

@@ -50,7 +50,7 @@ def _partition_info(part: pd.Series) -> tuple[int, NanTally, dict[int, Any]]:
     return len(values), tally, labels
 
 
-def _check_series(infos: list, policy: NanPolicy, column: Any) -> np.ndarray:
+def _check_series(infos: list[Any], policy: NanPolicy, column: Any) -> np.ndarray:
     """Merge the partition tallies in order; raise as the core would, with labels."""
     total = NanTally()
     labels: dict[int, Any] = {}
@@ -117,7 +117,7 @@ def series_stat(
                        dask_passes=resolve_dask_passes(None), **kw)
 
 
-def _extension_stat(s: dd.Series, stat: str, policy: NanPolicy, kw: dict) -> da.Array:
+def _extension_stat(s: dd.Series, stat: str, policy: NanPolicy, kw: dict[str, Any]) -> da.Array:
     """A nullable / Arrow column (its missing slots kept apart from NaN, ``pd.NA``
     results): the partitions' values are gathered in one task that runs the in-memory
     accessor, so the result equals pandas' exactly. Lazy; partition lengths may be
@@ -131,7 +131,7 @@ def _extension_stat(s: dd.Series, stat: str, policy: NanPolicy, kw: dict) -> da.
 
 
 def _extension_run(*parts: pd.Series, meta: pd.Series, stat: str, policy: NanPolicy,
-                   kw: dict, shape: tuple) -> np.ndarray:
+                   kw: dict[str, Any], shape: tuple[Any, ...]) -> np.ndarray:
     """The in-memory accessor on the gathered partitions of an extension column."""
     whole = pd.concat(parts) if parts else meta
     r = getattr(whole.nanstats, stat)(nan_policy=policy, **kw)
@@ -140,7 +140,7 @@ def _extension_run(*parts: pd.Series, meta: pd.Series, stat: str, policy: NanPol
     return out
 
 
-def frame_stat(ddf: dd.DataFrame, stat: str, numeric_only: bool, **kw: Any):
+def frame_stat(ddf: dd.DataFrame, stat: str, numeric_only: bool, **kw: Any) -> Any:
     """One statistic of each column of a dask DataFrame: a lazy Series (list ``q``: a
     lazy DataFrame indexed by q). ``kw`` as :func:`series_stat`.
 
@@ -173,7 +173,7 @@ def frame_stat(ddf: dd.DataFrame, stat: str, numeric_only: bool, **kw: Any):
     return dd.from_delayed([delayed], meta=meta, verify_meta=False)
 
 
-def _assemble(*values: Any, cols: list, q: Any, ext: bool, dtype: np.dtype) -> Any:
+def _assemble(*values: Any, cols: list[Any], q: Any, ext: bool, dtype: np.dtype) -> Any:
     """The columns' results as pandas lays them out (a DataFrame indexed by a list q)."""
     if q is not None:
         return pd.DataFrame({c: pd.array(list(v)) if v.dtype == object else np.asarray(v)

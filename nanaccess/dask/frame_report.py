@@ -24,7 +24,7 @@ from .frame_reduce import series_stat
 __all__ = ["series_report", "series_describe", "frame_report", "frame_describe"]
 
 
-def _partition_report(part: pd.Series) -> tuple[dict[str, int], set]:
+def _partition_report(part: pd.Series) -> tuple[dict[str, int], set[Any]]:
     """(counts of :func:`nanaccess.nan_report`, set of the NaN payloads) of a partition."""
     col = column_arrays(part)
     counts = report_array(col.values, col.missing)
@@ -39,7 +39,7 @@ def _partition_report(part: pd.Series) -> tuple[dict[str, int], set]:
     return counts, set()
 
 
-def _merge(parts: list[tuple[dict[str, int], set]]) -> dict[str, int]:
+def _merge(parts: list[tuple[dict[str, int], set[Any]]]) -> dict[str, int]:
     total = {k: sum(p[0][k] for p in parts) for k in REPORT_KEYS}
     total["distinct_payloads"] = len(set().union(*(p[1] for p in parts)))
     return total
@@ -62,7 +62,7 @@ def _report_series(rep: dict[str, int], *, name: Any) -> pd.Series:
     return pd.Series(rep, name=name, dtype=np.int64)
 
 
-def _report_frame(*reps: dict[str, int], cols: list) -> pd.DataFrame:
+def _report_frame(*reps: dict[str, int], cols: list[Any]) -> pd.DataFrame:
     return pd.DataFrame([[r[k] for k in REPORT_KEYS] for r in reps], index=cols,
                         columns=list(REPORT_KEYS), dtype=np.int64)
 
@@ -112,7 +112,7 @@ def _describe_series(*parts: Any, ps: Any, name: Any) -> pd.Series:
                      dtype=np.float64)
 
 
-def _describe_frame(*flat: Any, ps: Any, cols: list, sizes: list) -> pd.DataFrame:
+def _describe_frame(*flat: Any, ps: Any, cols: list[Any], sizes: list[Any]) -> pd.DataFrame:
     out, i = {}, 0
     for c, n in zip(cols, sizes, strict=True):
         out[c] = _describe_values(ps, *flat[i:i + n])

@@ -47,7 +47,7 @@ class _PowerPart:
 
     __slots__ = ("count", "t", "bad", "nnan", "nmiss", "maxnan")
 
-    def __init__(self, count, t, bad, nnan, nmiss, maxnan):
+    def __init__(self, count: Any, t: Any, bad: Any, nnan: Any, nmiss: Any, maxnan: Any) -> None:
         self.count, self.t, self.bad = count, t, bad
         self.nnan, self.nmiss, self.maxnan = nnan, nmiss, maxnan
 
@@ -62,11 +62,11 @@ class _PowerPart:
         return _PowerPart(self.count + o.count if self.count >= 0 else -1, t,
                           self.bad or o.bad, self.nnan + o.nnan, self.nmiss + o.nmiss, mx)
 
-    def __reduce__(self):
+    def __reduce__(self) -> Any:
         return (_PowerPart, tuple(getattr(self, k) for k in self.__slots__))
 
 
-def _chunk(b, axis=None, keepdims=True, *, kmax):
+def _chunk(b: Any, axis: Any = None, keepdims: Any = True, *, kmax: Any) -> Any:
     """Per-row exact partials of one block (object array, reduced axes of length 1)."""
     b = np.asarray(b)
     if b.dtype.kind == "b":
@@ -100,11 +100,12 @@ def _chunk(b, axis=None, keepdims=True, *, kmax):
     return red.finish(out, True)
 
 
-def _combine(parts, axis=None, keepdims=True):
+def _combine(parts: Any, axis: Any = None, keepdims: Any = True) -> Any:
     return np.add.reduce(np.asarray(parts, dtype=object), axis=axis, keepdims=True)
 
 
-def _finish(parts, axis=None, keepdims=False, *, stat, params, policy, dtype):
+def _finish(parts: Any, axis: Any = None, keepdims: Any = False, *, stat: Any, params: Any,
+            policy: Any, dtype: Any) -> Any:
     """Round merged partials as :func:`nanaccess.core.higher.higher_stat` does."""
     merged = np.add.reduce(np.asarray(parts, dtype=object), axis=axis, keepdims=keepdims)
     if not isinstance(merged, np.ndarray):
@@ -128,7 +129,7 @@ def _finish(parts, axis=None, keepdims=False, *, stat, params, policy, dtype):
     return _policy_tail(vals, flat, shape, stat, policy, dtype)
 
 
-def _policy_tail(vals, flat, shape, stat, policy, dtype):
+def _policy_tail(vals: Any, flat: Any, shape: Any, stat: Any, policy: Any, dtype: Any) -> Any:
     """The input's float dtype, then the propagated NaN or missing value."""
     native = dtype.newbyteorder("=")
     if dtype.kind == "f" and dtype.itemsize != 8:

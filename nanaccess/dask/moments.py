@@ -63,7 +63,8 @@ class _MomentPart:
     __slots__ = ("s", "q", "count", "posinf", "neginf", "nan", "negzero", "nnan", "nmiss",
                  "maxnan")
 
-    def __init__(self, s, q, count, posinf, neginf, nan, negzero, nnan, nmiss, maxnan):
+    def __init__(self, s: Any, q: Any, count: Any, posinf: Any, neginf: Any, nan: Any, negzero: Any,
+                 nnan: Any, nmiss: Any, maxnan: Any) -> None:
         self.s, self.q, self.count = s, q, count
         self.posinf, self.neginf, self.nan, self.negzero = posinf, neginf, nan, negzero
         self.nnan, self.nmiss, self.maxnan = nnan, nmiss, maxnan
@@ -86,11 +87,11 @@ class _MomentPart:
             mx,
         )
 
-    def __reduce__(self):
+    def __reduce__(self) -> Any:
         return (_MomentPart, tuple(getattr(self, k) for k in self.__slots__))
 
 
-def _moment_rows(b: np.ndarray, red):
+def _moment_rows(b: np.ndarray, red: Any) -> Any:
     rows = red.as_rows(b)
     if b.dtype.kind in "mM":
         rows = rows.view(np.int64)
@@ -99,7 +100,8 @@ def _moment_rows(b: np.ndarray, red):
     return rows
 
 
-def _moment_chunk(b, axis=None, keepdims=True, *, stat, squares):
+def _moment_chunk(b: Any, axis: Any = None, keepdims: Any = True, *, stat: Any,
+                  squares: Any) -> Any:
     """Per-row exact partials of one block (object array, reduced axes of length 1)."""
     b = np.asarray(b)
     red = Reduction.of(b, axis)
@@ -134,11 +136,11 @@ def _moment_chunk(b, axis=None, keepdims=True, *, stat, squares):
     return red.finish(out, True)
 
 
-def _moment_combine(parts, axis=None, keepdims=True):
+def _moment_combine(parts: Any, axis: Any = None, keepdims: Any = True) -> Any:
     return np.add.reduce(np.asarray(parts, dtype=object), axis=axis, keepdims=True)
 
 
-def _overflow_named(err: Exception, relabel: Any, axis: Any, shape: tuple,
+def _overflow_named(err: Exception, relabel: Any, axis: Any, shape: tuple[Any, ...],
                     keepdims: bool) -> Exception:
     """``err`` naming the column / variable (and the kept coordinates) instead of the
     row of the merged partials (see :func:`nanaccess._labels.name_overflow`)."""
@@ -154,8 +156,9 @@ def _overflow_named(err: Exception, relabel: Any, axis: Any, shape: tuple,
     return name_overflow(err, relabel, tuple(int(p) for p in position), kept)
 
 
-def _moment_finish(parts, axis=None, keepdims=False, *, stat, ddof, policy, dtype,
-                   relabel=None, locate=False):
+def _moment_finish(parts: Any, axis: Any = None, keepdims: Any = False, *, stat: Any, ddof: Any,
+                   policy: Any, dtype: Any,
+                   relabel: Any = None, locate: Any = False) -> Any:
     """Round merged partials exactly as ``moment_stat`` does (bit for bit)."""
     merged = np.add.reduce(np.asarray(parts, dtype=object), axis=axis, keepdims=keepdims)
     if not isinstance(merged, np.ndarray):  # a full reduction gives the bare partial
@@ -222,7 +225,7 @@ def _moment_finish(parts, axis=None, keepdims=False, *, stat, ddof, policy, dtyp
     return np.asarray(vals).reshape(shape)
 
 
-def _exact_of(flat: list, stat: str, ddof: float, k: int) -> Fraction | None:
+def _exact_of(flat: list[Any], stat: str, ddof: float, k: int) -> Fraction | None:
     """The exact sum, mean or variance of merged partial ``k`` (None: not finite, or a
     fractional ``ddof``, which is applied in floating point as the core does)."""
     p = flat[k]

@@ -142,14 +142,15 @@ def _slabs(x: da.Array, entry: _stats.Statistic, axis: Any, passes: Passes
     return plan_slabs(x, axes, passes)
 
 
-def _slab_stat(xs: da.Array, stat: str, common: dict, params: dict) -> da.Array:
+def _slab_stat(xs: da.Array, stat: str, common: dict[Any, Any], params: dict[str, Any]) -> da.Array:
     """One slab's lazy statistic, in one graph, errors unlabelled (the slabs' errors
     are moved into the whole array before they are labelled)."""
     return dask_reduce(xs, stat, **{**common, "relabel": None}, dask_passes="graph",
                        **params)
 
 
-def _by_slabs(x: da.Array, stat: str, slabs, common: dict, params: dict) -> da.Array:
+def _by_slabs(x: da.Array, stat: str, slabs: Any, common: dict[Any, Any],
+              params: dict[str, Any]) -> da.Array:
     axes = normalize_axis(common["axis"], x.ndim)
     kept = [a for a in range(x.ndim) if a not in axes]
     split = slabs[0]
@@ -168,18 +169,18 @@ class DaskShape:
     """The lazy exact selection as a :class:`nanaccess.core.compose.Shape` (the
     reduced axes split across chunks): elementwise steps run block by block."""
 
-    common: dict
+    common: dict[Any, Any]
     passes: Passes
     name: str = "dask"
     recipes = frozenset({"difference", "deviation", "ratio"})
 
-    def stat(self, name, x, *, center=False, **params):
+    def stat(self, name: Any, x: Any, *, center: Any = False, **params: Any) -> Any:
         common = {**self.common, "keepdims": True} if center else self.common
         if _stats.get(name).family in ("order", "arg"):
             return dask_order_stat(x, name, **common, dask_passes=self.passes, **params), None
         return dask_moment_stat(x, name, **common, **params), None
 
-    def deviations(self, x, center):
+    def deviations(self, x: Any, center: Any) -> Any:
         axes, keepdims = self.common["axis"], self.common["keepdims"]
         # the center's kept axes chunked as the data's (the selection may have brought
         # the reduced axes whole into other blocks of cells), so blocks pair up one to one
@@ -196,17 +197,18 @@ class DaskShape:
                             meta=np.empty((0,) * x.ndim, bool))
         return dev, und.any(axis=axes, keepdims=keepdims)
 
-    def count(self, x):
+    def count(self, x: Any) -> Any:
         return dask_moment_stat(x, "count", **self.common)
 
-    def each(self, fn, first, *rest, dtype, drop_lead=False, **kw):
+    def each(self, fn: Any, first: Any, *rest: Any, dtype: Any, drop_lead: Any = False,
+             **kw: Any) -> Any:
         rest = tuple(r.rechunk(first.chunks[1:] if drop_lead else first.chunks)
                      for r in rest)
         nd = first.ndim - (1 if drop_lead else 0)
         return da.map_blocks(fn, first, *rest, dtype=dtype, drop_axis=0 if drop_lead else None,
                              meta=np.empty((0,) * nd, dtype), **kw)
 
-    def center_missing(self, cmiss):
+    def center_missing(self, cmiss: Any) -> None:
         return None
 
 
@@ -214,7 +216,7 @@ def _dev_block(b: np.ndarray, center: np.ndarray) -> np.ndarray:
     return deviations(b, center)[0]
 
 
-def _undefined_block(b: np.ndarray, center: np.ndarray, *, axes) -> np.ndarray:
+def _undefined_block(b: np.ndarray, center: np.ndarray, *, axes: Any) -> np.ndarray:
     """Rows of a block holding a deviation that arithmetic leaves undefined (inf - inf)."""
     shape = tuple(1 if a in axes else n for a, n in enumerate(b.shape))
     if not np.isinf(center).any():  # the usual case: no deviation can be undefined

@@ -26,16 +26,17 @@ __all__ = ["DaskNanResampler", "register_resample_accessor"]
 _FILL = {"zero": 0, "one": 1}
 
 
-def _all_bins(divisions: tuple, rule: Any, kwargs: dict) -> pd.DatetimeIndex:
+def _all_bins(divisions: tuple[Any, ...], rule: Any, kwargs: dict[str, Any]) -> pd.DatetimeIndex:
     """Every bin label from the first to the last row, as pandas labels them on the
     whole frame (tz and DST transitions included): the bins of the two ends."""
     ends = pd.Series([0, 0], index=pd.DatetimeIndex([divisions[0], divisions[-1]]))
     return ends.resample(rule, **kwargs).size().index
 
 
-def _partition(pdf: pd.DataFrame | pd.Series, *, outdivs: tuple, bins: pd.DatetimeIndex,
-               rule: Any, kwargs: dict,
-               stat: str, kw: dict, options: dict, partition_info: dict | None = None
+def _partition(pdf: pd.DataFrame | pd.Series, *, outdivs: tuple[Any, ...], bins: pd.DatetimeIndex,
+               rule: Any, kwargs: dict[str, Any],
+               stat: str, kw: dict[str, Any], options: dict[str, Any],
+               partition_info: dict[Any, Any] | None = None
                ) -> Any:
     """One partition's statistic per bin, reindexed to every bin of its range."""
     with option_context(**options):
@@ -111,7 +112,7 @@ class DaskNanResampler(DaskGroupByStatsMixin):
 class _ResampleAccessor:
     """Descriptor: ``ddf.resample(rule).nanstats`` is :class:`DaskNanResampler`."""
 
-    def __get__(self, res: Any, owner: type | None = None) -> Any:
+    def __get__(self, res: Any, owner: type[Any] | None = None) -> Any:
         return DaskNanResampler if res is None else DaskNanResampler(res)
 
 

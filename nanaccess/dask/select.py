@@ -80,7 +80,7 @@ _GATHER_LIMIT = 1 << 21  # a bucket with at most this many keys is gathered and 
 _WIDE = 24  # most bits of a one-row first-pass histogram (16M bins: 128 MB)
 
 
-def _init_state(neff, *, stat, q, method):
+def _init_state(neff: Any, *, stat: Any, q: Any, method: Any) -> Any:
     """State ``[prefix, rank, known bits, bucket count]`` per row and target."""
     neff = np.asarray(neff, dtype=np.int64)
     ranks = rank_plan(stat, neff.ravel(), q, method).ranks  # (T, rows): lo then hi
@@ -90,7 +90,7 @@ def _init_state(neff, *, stat, q, method):
     return st.reshape(neff.shape + st.shape[-2:])
 
 
-def _first_state(rec, *, stat, q, method, removes, bits_now):
+def _first_state(rec: Any, *, stat: Any, q: Any, method: Any, removes: Any, bits_now: Any) -> Any:
     """The state after the first pass, from a reduced :class:`.first.FirstRecord`."""
     r = np.asarray(rec, dtype=object).reshape(-1)[0]
     counts = record_counts(rec, removes=removes)
@@ -101,13 +101,13 @@ def _first_state(rec, *, stat, q, method, removes, bits_now):
     return _locate(r.hist.reshape(r.kshape + (1, -1)), st, bits_now=bits_now)
 
 
-def _checked(state, *info, policy, shape, relabel):
+def _checked(state: Any, *info: Any, policy: Any, shape: Any, relabel: Any) -> Any:
     """The state, once the tally (or the caller's check) raised nothing."""
     raise_from_info(info[0] if info else None, policy, shape, relabel)
     return state
 
 
-def _locate(hist, state, *, bits_now):
+def _locate(hist: Any, state: Any, *, bits_now: Any) -> Any:
     """Narrow each target's prefix to the bucket of the first-pass histogram holding it."""
     hist = np.asarray(hist)
     state = np.asarray(state)
@@ -126,7 +126,7 @@ def _locate(hist, state, *, bits_now):
     return out
 
 
-def _locate_refine(refined, state, *, w):
+def _locate_refine(refined: Any, state: Any, *, w: Any) -> Any:
     """Select within gathered buckets (exact keys) or narrow by a histogram."""
     state = np.array(state)
     T = state.shape[-2]
@@ -156,8 +156,9 @@ def _locate_refine(refined, state, *, w):
     return st.reshape(state.shape)
 
 
-def _finish_block(state, counts, *, stat, q, qshape, method, policy, in_dtype, res_dtype,
-                  has_maxnan):
+def _finish_block(state: Any, counts: Any, *, stat: Any, q: Any, qshape: Any, method: Any,
+                  policy: Any, in_dtype: Any, res_dtype: Any,
+                  has_maxnan: Any) -> Any:
     """Values from the final prefixes (= keys), combined by the core's rank plan."""
     state = np.asarray(state)
     kept_shape = state.shape[:-2]
@@ -237,8 +238,9 @@ def first_bits(x: da.Array, axes: tuple[int, ...]) -> int | None:
 class _Plan:
     """What every pass of one selection shares (index names, targets, parameters)."""
 
-    def __init__(self, x, stat, qarr, method, axes, policy, res_dtype, check, relabel, shape,
-                 bits):
+    def __init__(self, x: Any, stat: Any, qarr: Any, method: Any, axes: Any, policy: Any,
+                 res_dtype: Any, check: Any, relabel: Any, shape: Any,
+                 bits: Any) -> None:
         self.nd = nd = x.ndim
         self.axes, self.stat, self.method, self.policy = axes, stat, method, policy
         self.kept = tuple(a for a in range(nd) if a not in axes)
@@ -264,7 +266,7 @@ class _Plan:
         return np.empty((0,) * (len(self.ki) + 2), np.uint64)
 
 
-def _first_pass(x, p: _Plan) -> dict[str, da.Array]:
+def _first_pass(x: Any, p: _Plan) -> dict[str, da.Array]:
     """The lazy first pass: one task per chunk (:func:`.first.first_block`), one tree of
     records, split into the state after the first histogram (or the extreme keys of
     min / max) and the counts per row; the state passes the policy check."""
@@ -318,7 +320,7 @@ def _first_pass(x, p: _Plan) -> dict[str, da.Array]:
     return {"state": state, "counts": counts, "info": info}
 
 
-def _refine_pass(x, state, p: _Plan):
+def _refine_pass(x: Any, state: Any, p: _Plan) -> Any:
     """One lazy refinement pass: gather the wanted buckets' keys and select among them,
     or narrow a crowded bucket by 16 more key bits."""
     kw = dict(kept=p.kept, axes=p.axes, policy=p.policy, w=p.w, bits=TOP, limit=_GATHER_LIMIT)
@@ -362,7 +364,7 @@ def _finish_kw(p: _Plan) -> dict[str, Any]:
                 in_dtype=p.in_dtype, res_dtype=p.res_dtype, has_maxnan=p.has_maxnan)
 
 
-def _select(x, p: _Plan):
+def _select(x: Any, p: _Plan) -> Any:
     """The one lazy graph of the radix selection (see the module docstring)."""
     first = _first_pass(x, p)
     state = first["state"]
@@ -381,7 +383,7 @@ def _select(x, p: _Plan):
     )
 
 
-def _stream_select(x, p: _Plan) -> da.Array:
+def _stream_select(x: Any, p: _Plan) -> da.Array:
     """The radix selection with each pass its own computation (see :mod:`.stream`):
     the input is read once per pass and only the state between passes is kept."""
     first = _first_pass(x, p)

@@ -69,7 +69,7 @@ class Passes:
     running passes."""
 
     mode: str
-    probe: list | None = field(default=None, compare=False)
+    probe: list[Any] | None = field(default=None, compare=False)
 
 
 def passes_of(passes: str | Passes | None) -> Passes:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from typing import Any
 
 import dask.array as da
 import numpy as np
@@ -136,7 +137,8 @@ def block_tally(b: np.ndarray) -> NanTally:
     return NanTally()
 
 
-def globalize(t: NanTally, block_shape: tuple[int, ...], block_info: dict | None) -> NanTally:
+def globalize(t: NanTally, block_shape: tuple[int, ...],
+              block_info: dict[Any, Any] | None) -> NanTally:
     """A block's tally with its first positions made global (C order over the array
     whose ``block_info`` dask passed to the block's function)."""
     if t.first_signaling is None and t.first_nan is None and t.first_missing is None:
@@ -155,13 +157,13 @@ def globalize(t: NanTally, block_shape: tuple[int, ...], block_info: dict | None
                     t.missing, glob(t.first_missing))
 
 
-def _info_block(b: np.ndarray, block_info: dict | None = None) -> np.ndarray:
+def _info_block(b: np.ndarray, block_info: dict[Any, Any] | None = None) -> np.ndarray:
     """The six-int tally of one block, positions global (C order over the array)."""
     t = globalize(block_tally(b), b.shape, block_info)
     return t.as_array().reshape((1,) * b.ndim + (6,))
 
 
-def merge_tally(b: np.ndarray, axis=None, keepdims=True) -> np.ndarray:
+def merge_tally(b: np.ndarray, axis: Any = None, keepdims: Any = True) -> np.ndarray:
     """Tree step: merge the tallies of a group of blocks (the last axis holds them)."""
     b = np.asarray(b, dtype=np.int64)
     flat = b.reshape(-1, 6)

@@ -65,8 +65,9 @@ def _weights_like(weights: Any, shape: tuple[int, ...], axis: Any) -> da.Array:
     return da.broadcast_to(da.asarray(lay_weights(w, shape, axis)), shape)
 
 
-def _block(xb: np.ndarray, wb: np.ndarray, *masks: np.ndarray, stat: str, nred: int, policy,
-           out_dtype, params: dict, has: tuple[bool, bool], lead: tuple[int, ...]) -> np.ndarray:
+def _block(xb: np.ndarray, wb: np.ndarray, *masks: np.ndarray, stat: str, nred: int, policy: Any,
+           out_dtype: Any, params: dict[str, Any], has: tuple[bool, bool],
+           lead: tuple[int, ...]) -> np.ndarray:
     """The core's weighted ``stat`` of one block over its last ``nred`` axes; ``masks``:
     the data's and / or the weights' missing flags, as ``has`` says. A block the policy
     refuses gives zeros: the global records (:func:`_checked`) raise for it."""
@@ -99,7 +100,7 @@ def _glob(p: int, bshape: tuple[int, ...], starts: list[int], shape: tuple[int, 
                                                                       strict=True)), shape))
 
 
-def _globalized(t: NanTally, bshape, block_info: dict) -> NanTally:
+def _globalized(t: NanTally, bshape: Any, block_info: dict[Any, Any]) -> NanTally:
     starts = [lo for lo, _ in block_info[0]["array-location"]]
     shape = tuple(block_info[0]["shape"])
 
@@ -110,7 +111,7 @@ def _globalized(t: NanTally, bshape, block_info: dict) -> NanTally:
                     g(t.first_missing))
 
 
-def _weights_record(wb: np.ndarray, *mask: np.ndarray, block_info=None) -> np.ndarray:
+def _weights_record(wb: np.ndarray, *mask: np.ndarray, block_info: Any = None) -> np.ndarray:
     """One chunk of the weights (their own shape): the NaN / missing tally and the
     negative or infinite weights (count, first position, its value's bits), global."""
     wnan, wsig = float_nan_masks(wb)
@@ -151,7 +152,7 @@ def _merge_weights(b: np.ndarray, axis: Any = None, keepdims: bool = True) -> np
 
 
 def _data_record(xb: np.ndarray, wb: np.ndarray, *mask: np.ndarray,
-                 block_info=None) -> np.ndarray:
+                 block_info: Any = None) -> np.ndarray:
     """One chunk of the data (its own chunks): the tally of the NaN and missing values
     whose weight is not zero (a zero weight drops the pair first), positions global."""
     xnan, xsig = float_nan_masks(xb)
@@ -178,7 +179,7 @@ def _merge_data(b: np.ndarray, axis: Any = None, keepdims: bool = True) -> np.nd
     return out.reshape((1,) * (np.ndim(b) - 1) + (6,)) if keepdims else out
 
 
-def _records(fn, merge, width: int, *arrays: da.Array) -> da.Array:
+def _records(fn: Any, merge: Any, width: int, *arrays: da.Array) -> da.Array:
     """A one-chunk ``(width,)`` record of ``arrays`` (same chunks): ``fn`` per chunk,
     reduced by ``merge`` as a tree."""
     nd = arrays[0].ndim
@@ -190,7 +191,7 @@ def _records(fn, merge, width: int, *arrays: da.Array) -> da.Array:
                         meta=np.empty((0,), np.int64))
 
 
-def _checked(vals: np.ndarray, wrec: np.ndarray, *xrec: np.ndarray, policy,
+def _checked(vals: np.ndarray, wrec: np.ndarray, *xrec: np.ndarray, policy: Any,
              wshape: tuple[int, ...], wkind: str, xshape: tuple[int, ...],
              relabel: Any = None, relabel_weights: Any = None) -> np.ndarray:
     """A block of results, after raising from the global records in the eager order
@@ -206,7 +207,7 @@ def _checked(vals: np.ndarray, wrec: np.ndarray, *xrec: np.ndarray, policy,
         raise fix(err) from None
 
 
-def _checked_raw(vals: np.ndarray, wrec: np.ndarray, *xrec: np.ndarray, policy,
+def _checked_raw(vals: np.ndarray, wrec: np.ndarray, *xrec: np.ndarray, policy: Any,
                  wshape: tuple[int, ...], wkind: str, xshape: tuple[int, ...]) -> np.ndarray:
     wrec = np.asarray(wrec, np.int64).ravel()
     check_weights(NanTally.from_array(wrec[:6]), policy, shape=wshape)
@@ -221,7 +222,7 @@ def _checked_raw(vals: np.ndarray, wrec: np.ndarray, *xrec: np.ndarray, policy,
 
 
 def _error_records(x: da.Array, x_mask: Any, weights: Any, w_mask: Any, w: da.Array,
-                   policy) -> tuple[da.Array, da.Array | None, tuple[int, ...], str]:
+                   policy: Any) -> tuple[da.Array, da.Array | None, tuple[int, ...], str]:
     """The lazy global records of the weights (always: negative weights are an error
     under every policy) and of the data (when the policy can refuse it)."""
     wv = weights if isinstance(weights, da.Array) else da.from_array(np.asarray(weights))
@@ -245,7 +246,8 @@ def _error_records(x: da.Array, x_mask: Any, weights: Any, w_mask: Any, w: da.Ar
     return wrec, xrec, wshape, wv.dtype.kind
 
 
-def _result_dtype(x: da.Array, w: da.Array, stat: str, policy, params: dict) -> np.dtype:
+def _result_dtype(x: da.Array, w: da.Array, stat: str, policy: Any,
+                  params: dict[str, Any]) -> np.dtype:
     """The eager engine's result dtype, from one pair of the data's and weights' dtypes
     (an int ``sum`` is int64 only for weights of integer dtype)."""
     xs = np.ones(1, x.dtype)
@@ -256,7 +258,7 @@ def _result_dtype(x: da.Array, w: da.Array, stat: str, policy, params: dict) -> 
                              **probe).values).dtype
 
 
-def dask_weighted(x: da.Array, stat: str, weights: Any, *, axis: Any = None, policy,
+def dask_weighted(x: da.Array, stat: str, weights: Any, *, axis: Any = None, policy: Any,
                   keepdims: bool = False, relabel: Any = None, relabel_weights: Any = None,
                   **params: Any) -> da.Array:
     """Lazy weighted ``stat`` of the dask array ``x`` along ``axis``, equal bit for bit

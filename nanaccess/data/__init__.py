@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -143,7 +143,7 @@ def load_forensic(dtype_backend: str = "pyarrow") -> pd.DataFrame:
     return df.set_index("time")
 
 
-def _column_to_numpy(col) -> np.ndarray:
+def _column_to_numpy(col: Any) -> np.ndarray:
     """float64 values of an Arrow column, bit for bit; nulls become canonical NaN."""
     from .._arrow import float_values
 

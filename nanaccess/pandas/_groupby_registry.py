@@ -43,17 +43,17 @@ GROUPBY_CLASSES = (DataFrameGroupBy, SeriesGroupBy)
 class _GroupByAccessor:
     """Descriptor: ``gb.<name>`` builds ``accessor(gb)``; the class gives the accessor."""
 
-    def __init__(self, name: str, accessor: type) -> None:
+    def __init__(self, name: str, accessor: type[Any]) -> None:
         self._name = name
         self._accessor = accessor
 
-    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+    def __get__(self, obj: Any, owner: type[Any] | None = None) -> Any:
         if obj is None:
             return self._accessor
         return self._accessor(obj)
 
 
-def register_groupby_accessor(name: str, accessor: type) -> None:
+def register_groupby_accessor(name: str, accessor: type[Any]) -> None:
     """Add ``accessor`` as ``name`` on pandas' DataFrameGroupBy and SeriesGroupBy."""
     for cls in GROUPBY_CLASSES:
         existing = cls.__dict__.get(name)
@@ -189,7 +189,7 @@ except ImportError as exc:  # pragma: no cover - exercised only if pandas moves 
     ) from exc
 
 
-def _grouped_window_classes() -> tuple[type, ...]:
+def _grouped_window_classes() -> tuple[type[Any], ...]:
     """The classes of ``gb.rolling(...)`` and ``gb.expanding()``.
 
     :mod:`pandas.api.typing` spells them ``RollingGroupby`` up to pandas 3.0 and
@@ -208,7 +208,8 @@ WINDOW_CLASSES = (Rolling, Expanding)
 RESAMPLER_CLASSES = (Resampler,)
 
 
-def register_window_accessor(name: str, accessor: type, classes: tuple[type, ...]) -> None:
+def register_window_accessor(name: str, accessor: type[Any],
+                             classes: tuple[type[Any], ...]) -> None:
     """Add ``accessor`` as ``name`` on pandas' window (or resampler) ``classes``."""
     for cls in classes:
         existing = cls.__dict__.get(name)

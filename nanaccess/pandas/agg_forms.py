@@ -33,7 +33,7 @@ def label_of(func: Any) -> str:
     return func if isinstance(func, str) else getattr(func, "__name__", repr(func))
 
 
-def named_aggregation(kwargs: dict[str, Any]) -> tuple[dict[str, tuple[Any, Any]], dict]:
+def named_aggregation(kwargs: dict[str, Any]) -> tuple[dict[str, tuple[Any, Any]], dict[Any, Any]]:
     """Split ``**kwargs`` into named aggregations (``name=(column, func)`` or
     ``pd.NamedAgg``) and the keywords meant for every statistic."""
     named = {k: (v.column, v.aggfunc) if isinstance(v, pd.NamedAgg) else tuple(v)

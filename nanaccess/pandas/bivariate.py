@@ -64,7 +64,7 @@ def frame_columns(df: pd.DataFrame, numeric_only: bool) -> tuple[list[Hashable],
 
 def run_pairs(cols: Sequence[Column], names: Sequence[Hashable], index: pd.Index,
               pairs: np.ndarray, *, series: bool = False, segments: Any = None,
-              **kw: Any):
+              **kw: Any) -> Any:
     """:func:`pairwise` with pandas' labels on errors."""
     loc = IndexLocation(index)
     return pairwise([c.values for c in cols], pairs, missing=[c.missing for c in cols],
@@ -200,8 +200,9 @@ class FrameBivariate:
         return self._matrix("cov", "pearson", ddof, min_periods, numeric_only, nan_policy,
                             weights, weights_kind)
 
-    def _matrix(self, stat, method, ddof, min_periods, numeric_only, nan_policy,
-                weights=None, weights_kind="frequency"):
+    def _matrix(self, stat: Any, method: Any, ddof: Any, min_periods: Any, numeric_only: Any,
+                nan_policy: Any,
+                weights: Any = None, weights_kind: Any = "frequency") -> Any:
         df = self._obj
         policy = resolve_policy(nan_policy)
         check_method(method, weights)
@@ -367,8 +368,9 @@ class SeriesBivariate:
         return self._pair(other, "cov", "pearson", ddof, min_periods, nan_policy, weights,
                           weights_kind)
 
-    def _pair(self, other, stat, method, ddof, min_periods, nan_policy, weights=None,
-              weights_kind="frequency"):
+    def _pair(self, other: Any, stat: Any, method: Any, ddof: Any, min_periods: Any,
+              nan_policy: Any, weights: Any = None,
+              weights_kind: Any = "frequency") -> Any:
         if not isinstance(other, pd.Series):
             raise TypeError(f"other must be a Series, not {type(other).__name__}")
         policy = resolve_policy(nan_policy)
@@ -467,7 +469,8 @@ class GroupByBivariate:
         return self._grouped("cov", other, "pearson", ddof, min_periods, numeric_only,
                              nan_policy)
 
-    def _grouped(self, stat, other, method, ddof, min_periods, numeric_only, nan_policy):
+    def _grouped(self, stat: Any, other: Any, method: Any, ddof: Any, min_periods: Any,
+                 numeric_only: Any, nan_policy: Any) -> Any:
         gb = self._obj
         policy = resolve_policy(nan_policy)
         codes, ngroups, result_index = grouping_info(gb)

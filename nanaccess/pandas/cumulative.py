@@ -93,8 +93,8 @@ def _frame(df: pd.DataFrame, stat: str, nan_policy: Any) -> pd.DataFrame:
 
 
 def _method(stat: str, summary: str, example: str, omit: str, propagate: str,
-            order: str = "", returns: str = ""):
-    def method(self, *, nan_policy: NanPolicyArg = None):
+            order: str = "", returns: str = "") -> Any:
+    def method(self: Any, *, nan_policy: NanPolicyArg = None) -> Any:
         obj = self._obj
         if isinstance(obj, pd.DataFrame):
             return _frame(obj, stat, nan_policy)
@@ -169,8 +169,8 @@ def grouped_cumulative_frame(gb: Any, stat: str, nan_policy: Any) -> pd.Series |
     return _assemble(out, obj)
 
 
-def _grouped_method(stat: str):
-    def method(self, *, nan_policy: NanPolicyArg = None):
+def _grouped_method(stat: str) -> Any:
+    def method(self: Any, *, nan_policy: NanPolicyArg = None) -> Any:
         return grouped_cumulative_frame(self._obj, stat, nan_policy)
 
     method.__name__ = stat

@@ -64,11 +64,12 @@ def describe_column(col: Column, name: Any, index: pd.Index, policy: NanPolicy,
 
 
 def _temporal_rows(col: Column, name: Any, index: pd.Index, policy: NanPolicy, ps: Any,
-                   rows: dict) -> pd.Series:
+                   rows: dict[Any, Any]) -> pd.Series:
     """describe of datetimes / timedeltas as pandas shows them: Timestamps (in the
     column's time zone) and Timedeltas, exact (the statistics are taken again in the
     data's own dtype: the float rows of :mod:`nanaccess._describe` round them)."""
-    stats: dict[str, tuple[str, dict]] = {"mean": ("mean", {}), "std": ("std", {"ddof": 1}),
+    stats: dict[str, tuple[str, dict[Any, Any]]] = {"mean": ("mean", {}), "std": ("std",
+                                                                                  {"ddof": 1}),
                                           "min": ("min", {}), "max": ("max", {})}
     stats.update({pct_label(p): ("quantile", {"q": p}) for p in percentiles(ps)})
     out: list[Any] = []

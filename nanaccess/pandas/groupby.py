@@ -523,7 +523,7 @@ def resample_bounds(gb: Any, codes: np.ndarray, ngroups: int,
 
 
 def segment_reduce(col: Any, bounds: tuple[np.ndarray, np.ndarray], stat: str,
-                   policy: NanPolicy, engine: Any, params: dict) -> Any:
+                   policy: NanPolicy, engine: Any, params: dict[str, Any]) -> Any:
     """The window engine over the resample bins, or None to let the grouped engine
     answer (an error is raised by the grouped engine, which names the group)."""
     if col.values.dtype.kind != "f":

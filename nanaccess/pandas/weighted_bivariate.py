@@ -34,7 +34,7 @@ def check_method(method: str, weights: Any) -> None:
 
 
 def _run(cols: Sequence[Column], names: Sequence[Hashable], index: pd.Index,
-         pairs: np.ndarray, w: Weights, *, series: bool, stat: str, **kw: Any):
+         pairs: np.ndarray, w: Weights, *, series: bool, stat: str, **kw: Any) -> Any:
     loc = IndexLocation(index)
     subjects = [subject_of(n, series=series) for n in names]
     rel = [(lambda err, s=s: relabel(err, s, loc)) for s in subjects]
@@ -53,7 +53,7 @@ def _run(cols: Sequence[Column], names: Sequence[Hashable], index: pd.Index,
 
 
 def weighted_matrix(df: pd.DataFrame, names: list[Hashable], cols: list[Column],
-                    weights: Any, stat: str, **kw: Any) -> tuple[list, list, np.ndarray,
+                    weights: Any, stat: str, **kw: Any) -> tuple[list[Any], list[Any], np.ndarray,
                                                                  np.ndarray | None, np.ndarray]:
     """``(names, cols, values, missing, pairs)`` of the weighted matrix of ``df``'s
     numeric columns (a weights column named by label left out)."""

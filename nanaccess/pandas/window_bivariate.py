@@ -143,7 +143,7 @@ class WindowBivariate:
         """
         return self._pairs("cov", other, pairwise, ddof, nan_policy)
 
-    def _pairs(self, stat, other, pairwise, ddof, nan_policy):
+    def _pairs(self, stat: Any, other: Any, pairwise: Any, ddof: Any, nan_policy: Any) -> Any:
         from ._groupby_registry import window_parts
 
         parts = window_parts(self._obj)

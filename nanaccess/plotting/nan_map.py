@@ -20,7 +20,7 @@ __all__ = ["plot_nan_map", "require_matplotlib", "KIND_COLORS", "MAX_CELLS"]
 KIND_COLORS = ("#f2f2f2", "#1f77b4", "#9467bd", "#d62728", "#7f7f7f")
 
 
-def require_matplotlib(what: str):
+def require_matplotlib(what: str) -> Any:
     try:
         import matplotlib.pyplot as plt
     except ImportError as err:
@@ -187,7 +187,7 @@ def _short_label(v: Any) -> str:
     return str(v)
 
 
-def _map_layout(obj: Any) -> tuple[np.ndarray, list, list, str | None, str | None, bool]:
+def _map_layout(obj: Any) -> tuple[np.ndarray, list[Any], list[Any], str | None, str | None, bool]:
     """(codes as (y, x), y labels, x labels, y axis name, x axis name, y grows upwards)."""
     if isinstance(obj, pd.DataFrame):
         codes = classify_kinds(obj).T

@@ -22,7 +22,7 @@ POLICIES = ("raise", "propagate", "omit", "smallest", "largest", "totalorder")
 _POLICY_MARKERS = dict(zip(POLICIES, ("P", "o", "s", "v", "^", "D"), strict=True))
 
 
-def _stat_function(stat: str | Callable) -> tuple[str, Callable]:
+def _stat_function(stat: str | Callable[..., Any]) -> tuple[str, Callable[..., Any]]:
     if callable(stat):
         return getattr(stat, "__name__", "stat"), stat
     fn = getattr(api, stat, None)
@@ -50,7 +50,8 @@ def _groups(data: Any) -> dict[str, Any]:
     return {"data": data}
 
 
-def policy_results(data: Any, stat: str | Callable = "median", **kwargs: Any) -> pd.DataFrame:
+def policy_results(data: Any, stat: str | Callable[..., Any] = "median",
+                   **kwargs: Any) -> pd.DataFrame:
     """The value of ``stat`` under each policy, for each group of ``data``.
 
     Parameters
@@ -135,7 +136,7 @@ _LABEL_WIDTH = 14  # characters before a category name is wrapped
 
 
 def plot_policy_comparison(
-    data: Any, stat: str | Callable = "median", ax: Axes | None = None, **kwargs: Any
+    data: Any, stat: str | Callable[..., Any] = "median", ax: Axes | None = None, **kwargs: Any
 ) -> Axes:
     """Plot ``stat`` of ``data`` under every ``nan_policy``, side by side.
 
@@ -254,7 +255,7 @@ def _category_labels(names: list[str]) -> tuple[list[str], bool]:
     return wrapped, len(names) > 12 or (len(names) > 4 and widest > 8)
 
 
-def _value_limits(ax: Axes, results: pd.DataFrame, outcomes: dict) -> None:
+def _value_limits(ax: Axes, results: pd.DataFrame, outcomes: dict[Any, Any]) -> None:
     values = np.array(
         [results.at[g, p] for g in results.index for p in POLICIES if (g, p) not in outcomes],
         dtype=float,
@@ -266,7 +267,8 @@ def _value_limits(ax: Axes, results: pd.DataFrame, outcomes: dict) -> None:
         ax.set_ylim(lo - pad, hi + pad)
 
 
-def _outcome_band(ax, results, outcomes, bands, offsets, style) -> Axes:  # noqa: ANN001
+def _outcome_band(ax: Any, results: Any, outcomes: Any, bands: Any, offsets: Any,
+                  style: Any) -> Axes:  # noqa: ANN001
     """The axes below ``ax`` holding one labelled row per outcome without a value."""
     rows = len(bands)
     height = 0.09 * rows + 0.04

@@ -19,10 +19,10 @@ __all__ = ["register"]
 _REGISTERED = False
 
 
-def _factory(name: str) -> type:
+def _factory(name: str) -> type[Any]:
     """A namespace class whose construction builds ``accessor.<name>``."""
 
-    def __new__(cls: type, obj: Any) -> Any:
+    def __new__(cls: type[Any], obj: Any) -> Any:
         return getattr(importlib.import_module("nanaccess.polars.accessor"), name)(obj)
 
     return type(name, (), {"__new__": __new__, "__doc__": f"Factory of {name}."})

@@ -12,6 +12,8 @@ rendered by ``tools/generate_api.py``), :mod:`._common` (helpers both use) and
 :mod:`._xr_internals` (the only module touching xarray internals).
 """
 
+from __future__ import annotations
+
 import wrapt
 
 from .accessor import DataArrayNanStats, DatasetNanStats

@@ -79,7 +79,7 @@ _KEEP_ATTRS_DEFAULT = Version(xr.__version__) >= Version("2025.11")
 
 
 def replace_with_new_dims(ds: xr.Dataset, variables: dict[Hashable, xr.Variable], *,
-                          coord_names: set[Hashable], attrs: Mapping | None,
+                          coord_names: set[Hashable], attrs: Mapping[str, Any] | None,
                           indexes: Mapping[Hashable, Any]) -> xr.Dataset:
     """A Dataset of ``variables`` with ``ds``'s class (``Dataset._replace_with_new_dims``)."""
     try:
@@ -128,7 +128,7 @@ def encoded_groups(gb: Any) -> tuple[xr.DataArray, pd.Index, xr.Variable]:
 # read by module and name: making an instance (the public way) imports dask
 
 
-def _classes(module: str, names: tuple[str, ...], instances: Any) -> tuple[type, ...]:
+def _classes(module: str, names: tuple[str, ...], instances: Any) -> tuple[type[Any], ...]:
     """xarray's classes ``names`` of ``module``, read without making an instance (an
     instance of a rolling or groupby object imports dask, which ``import nanaccess``
     must not); from instances if xarray moved them."""
@@ -139,10 +139,10 @@ def _classes(module: str, names: tuple[str, ...], instances: Any) -> tuple[type,
         return tuple(type(o) for o in instances())
 
 
-def window_classes() -> tuple[type, ...]:
+def window_classes() -> tuple[type[Any], ...]:
     """The classes xarray hands out for ``.rolling`` and ``.coarsen`` (DataArray, Dataset)."""
 
-    def instances() -> tuple:
+    def instances() -> tuple[Any, ...]:
         da = xr.DataArray([0.0, 1.0], dims="d")
         ds = da.to_dataset(name="v")
         return da.rolling(d=1), ds.rolling(d=1), da.coarsen(d=1), ds.coarsen(d=1)
@@ -152,10 +152,10 @@ def window_classes() -> tuple[type, ...]:
                     instances)
 
 
-def resample_classes() -> tuple[type, ...]:
+def resample_classes() -> tuple[type[Any], ...]:
     """The classes xarray hands out for ``.resample`` (DataArray, Dataset)."""
 
-    def instances() -> tuple:
+    def instances() -> tuple[Any, ...]:
         da = _probe()
         return da.resample(t="1D"), da.to_dataset(name="v").resample(t="1D")
 
@@ -168,10 +168,10 @@ def _probe() -> xr.DataArray:
                         coords={"t": np.array(["2024-01-01", "2024-01-02"], "M8[ns]")})
 
 
-def groupby_classes() -> tuple[type, ...]:
+def groupby_classes() -> tuple[type[Any], ...]:
     """The classes xarray hands out for ``.groupby`` and ``.resample``."""
 
-    def instances() -> tuple:
+    def instances() -> tuple[Any, ...]:
         da = _probe()
         return da.groupby("t"), da.to_dataset(name="v").groupby("t")
 
@@ -192,10 +192,10 @@ def grouped_object(gb: Any) -> Any:
 WEIGHTED_MODULE = "xarray.computation.weighted"
 
 
-def weighted_classes() -> tuple[type, ...]:
+def weighted_classes() -> tuple[type[Any], ...]:
     """The classes xarray hands out for ``.weighted`` (DataArray, Dataset)."""
 
-    def instances() -> tuple:
+    def instances() -> tuple[Any, ...]:
         da = xr.DataArray([0.0, 1.0], dims="d")
         w = xr.DataArray([1.0, 1.0], dims="d")
         return da.weighted(w), da.to_dataset(name="v").weighted(w)
@@ -212,7 +212,7 @@ def weighted_parts(wobj: Any) -> tuple[Any, xr.DataArray]:
                                ) from exc
 
 
-def group_parts(gb: Any) -> list[tuple[Hashable, pd.Index, xr.DataArray, tuple]]:
+def group_parts(gb: Any) -> list[tuple[Hashable, pd.Index, xr.DataArray, tuple[Any, ...]]]:
     """(name, full index, codes, group dims) of each grouper of an xarray ``GroupBy`` /
     ``Resample`` (``gb.groupers``: one per key; several keys are composed by xarray
     into ``gb.encoded`` with codes raveled over the full indexes' sizes)."""

@@ -47,8 +47,9 @@ class _GroupRelabel:
     it is mapped back to the variable's own dims before the coordinates are read.
     """
 
-    def __init__(self, name, dims, labels, gaxis, rest_shape, codes, full_index,
-                 stacked=None):
+    def __init__(self, name: Any, dims: Any, labels: Any, gaxis: Any, rest_shape: Any, codes: Any,
+                 full_index: Any,
+                 stacked: Any = None) -> None:
         self.subject = variable_subject(name)
         self.stacked = stacked  # (dims, sizes, labels) of the dims stacked at gaxis
         if stacked is not None:
@@ -78,7 +79,7 @@ class _GroupRelabel:
 
 def _grouped_array(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: str, *,
                    policy: NanPolicy, params: dict[str, Any], relabeller: Any = None,
-                   prior: list | None = None) -> Any:
+                   prior: list[Any] | None = None) -> Any:
     """Grouped statistic along ``axis``; the result has ``ngroups`` there
     (and leading q dims for array q).
 
@@ -116,7 +117,7 @@ class NanGroupBy(GroupByStatsMixin):
     array([2., 9.])
     """
 
-    def __init__(self, obj: xr.DataArray | xr.Dataset, gb: Any, resample: bool = False):
+    def __init__(self, obj: xr.DataArray | xr.Dataset, gb: Any, resample: bool = False) -> None:
         self._obj = obj
         self._gb = gb
         self._resample = resample
@@ -255,7 +256,7 @@ class NanGroupBy(GroupByStatsMixin):
                    else {n: self._obj.name for n in ds.data_vars})
         lead = int(qarr is not None and qarr.ndim == 1)
         variables: dict[Hashable, xr.Variable] = {}
-        prior: list = []  # dask: the earlier variables' error checks (raised first)
+        prior: list[Any] = []  # dask: the earlier variables' error checks (raised first)
         for name, var in ds.data_vars.items():
             var = var.variable
             if g.rdim not in var.dims:
@@ -285,8 +286,9 @@ class NanGroupBy(GroupByStatsMixin):
         return out
 
     @staticmethod
-    def _one(g: Grouping, stat: str, label: Hashable, var: xr.Variable, template: tuple,
-             ds: xr.Dataset, *, policy: NanPolicy, params: dict, prior: list, lead: int,
+    def _one(g: Grouping, stat: str, label: Hashable, var: xr.Variable, template: tuple[Any, ...],
+             ds: xr.Dataset, *, policy: NanPolicy, params: dict[str, Any], prior: list[Any],
+             lead: int,
              keep: bool, dataset: bool) -> xr.Variable:
         """One variable reduced per group: the key dims in place of the reduced dim,
         then in xarray's order."""
@@ -324,7 +326,7 @@ def null_below(out: Any, count: Any, min_count: int) -> Any:
     return out.where(reaches_min_count(count, min_count))
 
 
-def grouped_dataarray(obj: xr.DataArray, group: Any, stat: str, **kwargs: Any):
+def grouped_dataarray(obj: xr.DataArray, group: Any, stat: str, **kwargs: Any) -> Any:
     """Functional form: ``grouped_dataarray(da, "time.month", "median", nan_policy=...)``.
 
     Examples
@@ -341,7 +343,8 @@ def grouped_dataarray(obj: xr.DataArray, group: Any, stat: str, **kwargs: Any):
 class _Encoded:
     """The parts of xarray's ``EncodedGroups`` that :class:`NanGroupBy` reads."""
 
-    def __init__(self, codes: xr.DataArray, full_index: pd.Index, unique_coord: xr.Variable):
+    def __init__(self, codes: xr.DataArray, full_index: pd.Index,
+                 unique_coord: xr.Variable) -> None:
         self.codes, self.full_index, self.unique_coord = codes, full_index, unique_coord
 
 

@@ -112,7 +112,7 @@ def raise_record(record: np.ndarray, policy: NanPolicy, nrows: int, ncols: int,
 
 def _pair_block(b: np.ndarray, *, run: dict[str, Any], policy: NanPolicy,
                 shape: tuple[int, ...], out_dtype: np.dtype,
-                block_info: dict | None = None) -> np.ndarray:
+                block_info: dict[Any, Any] | None = None) -> np.ndarray:
     """One task: the kernel's values and error record of a block, as a 1-element
     object array (split by :func:`_values_of` and :func:`_record_of`)."""
     try:
@@ -241,7 +241,7 @@ def _by_slabs(data: Any, axis: int, run: dict[str, Any], policy: NanPolicy,
 def grouped_dask(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: str, *,
                  policy: NanPolicy, params: dict[str, Any], qshape: tuple[int, ...],
                  out_dtype: np.dtype, relabeller: Any = None,
-                 prior: list | None = None) -> Any:
+                 prior: list[Any] | None = None) -> Any:
     """The lazy grouped statistic of a dask array along ``axis`` (see the module
     docstring); the result has ``ngroups`` along ``axis``, leading q dims first.
 

@@ -57,7 +57,7 @@ class Grouping:
     #: object's indexes (error messages name coordinates of the original dims)
     rows: tuple[Hashable, ...] = ()
     row_sizes: tuple[int, ...] = ()
-    indexes: dict = None  # type: ignore[assignment]
+    indexes: dict[Any, Any] = None  # type: ignore[assignment]
 
     def dims_of(self, loop: tuple[Hashable, ...], template: tuple[Hashable, ...], *,
                 dataset: bool, quantile: bool) -> list[Hashable]:
@@ -119,7 +119,7 @@ def parse_dims(dim: Any, axis: Any, obj: Any, code_dims: tuple[Hashable, ...]
 
 
 def plan(obj: Any, gb: Any, dim: Any = None, axis: Any = None, *,
-         resample: bool = False) -> Grouping | tuple:
+         resample: bool = False) -> Grouping | tuple[Any, ...]:
     """The :class:`Grouping` of ``gb`` (an xarray GroupBy / Resample, or the fast
     factorized stand-in) reduced over ``dim``; a tuple of dims instead where ``dim``
     misses every dim of the groups (xarray then reduces as the plain reduction). A

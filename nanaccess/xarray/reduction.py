@@ -376,7 +376,7 @@ def arg_reduce(obj: xr.DataArray, stat: str, dim: Hashable | None = None, *,
     return obj.isel({dim: 0}, drop=True).copy(data=values)
 
 
-def _arg_reduce_dims(obj: xr.DataArray, stat: str, dims: list, policy: NanPolicy
+def _arg_reduce_dims(obj: xr.DataArray, stat: str, dims: list[Any], policy: NanPolicy
                      ) -> dict[Hashable, xr.DataArray]:
     """argmin / argmax over several dims, as xarray: a dict of DataArrays, one per
     dim, giving the position along that dim of the one extreme over all of them."""

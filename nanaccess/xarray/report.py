@@ -95,7 +95,7 @@ def report_over(obj: xr.DataArray | xr.Dataset, dim: Any) -> xr.DataArray | xr.D
 
     dims = _parse_dims(dim, obj.dims)
 
-    def coords_of(o: Any) -> dict:
+    def coords_of(o: Any) -> dict[Any, Any]:
         kept = {k: v.variable for k, v in o.coords.items() if not set(v.dims) & dims}
         return {"kind": list(KEYS), **kept}
 

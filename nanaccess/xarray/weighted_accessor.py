@@ -38,7 +38,7 @@ class NanWeighted(WeightedStatsMixin):
 class _WeightedAccessor:
     """``.nanstats`` on xarray's weighted objects (a descriptor: one per access)."""
 
-    def __get__(self, wobj: Any, owner: type | None = None) -> Any:
+    def __get__(self, wobj: Any, owner: type[Any] | None = None) -> Any:
         if wobj is None:
             return NanWeighted
         return NanWeighted(wobj)

@@ -129,7 +129,7 @@ class _Spec:
             # only some of the dims then needs its own box's size, as xarray's
             self.default_mp = self.min_periods == int(np.prod(list(self.sizes.values())))
 
-    def periods(self, dims: list) -> int:
+    def periods(self, dims: list[Any]) -> int:
         """``min_periods`` of a variable rolled over ``dims``."""
         if self.coarsen or not self.default_mp:
             return self.min_periods
@@ -137,7 +137,7 @@ class _Spec:
 
 
 def _one_dim(name: Any, var: xr.Variable, indexes: Any, spec: _Spec, dim: Hashable,
-             template: Any, *, stat: str, policy: NanPolicy, engine: Any, params: dict,
+             template: Any, *, stat: str, policy: NanPolicy, engine: Any, params: dict[str, Any],
              lead: bool) -> Any:
     """A window along one dim: the sliding engines (rolling) or contiguous segments
     (coarsen), no copy of the data; lazy on dask."""
@@ -175,15 +175,16 @@ def _one_dim(name: Any, var: xr.Variable, indexes: Any, spec: _Spec, dim: Hashab
     return np.moveaxis(vals, len(qs), len(qs) + axis)
 
 
-def _several_dims(name: Any, var: xr.Variable, indexes: Any, spec: _Spec, dims: list,
-                  template: Any, *, stat: str, policy: NanPolicy, engine: Any, params: dict,
+def _several_dims(name: Any, var: xr.Variable, indexes: Any, spec: _Spec, dims: list[Any],
+                  template: Any, *, stat: str, policy: NanPolicy, engine: Any,
+                  params: dict[str, Any],
                   lead: bool) -> Any:
     """A box over several dims (:mod:`.window_nd`); lazy on dask."""
     axes = [var.get_axis_num(d) for d in dims]
     sizes = [spec.sizes[d] for d in dims]
     subject = variable_subject(name)
     if is_dask(var.data):
-        def single(p: dict) -> Any:
+        def single(p: dict[Any, Any]) -> Any:
             if spec.coarsen:
                 pairs = list(zip(axes, dims, strict=True))
                 return dask_coarsen_nd(var.data, axes, sizes,
@@ -209,7 +210,7 @@ def _several_dims(name: Any, var: xr.Variable, indexes: Any, spec: _Spec, dims: 
     labels = {d: indexes[d] if d in indexes else None for d in var.dims}
     rest_dims = [d for d in var.dims if d not in dims]
 
-    def locate(err: NaNError, grid: tuple, rest: tuple) -> NaNError:
+    def locate(err: NaNError, grid: tuple[Any, ...], rest: tuple[Any, ...]) -> NaNError:
         pos = dict(zip(dims, grid, strict=True)) | dict(zip(rest_dims, rest, strict=True))
         full = tuple(pos[d] for d in var.dims)
         location = CoordLocation(var.dims, [labels[d] for d in var.dims])(full)
@@ -228,7 +229,8 @@ def _several_dims(name: Any, var: xr.Variable, indexes: Any, spec: _Spec, dims: 
 
 
 def _rolling_block(block: np.ndarray, axis: int, size: int, center: bool, mp: int, stat: str,
-                   policy: NanPolicy, engine: Any, params: dict, subject: str) -> np.ndarray:
+                   policy: NanPolicy, engine: Any, params: dict[str, Any],
+                   subject: str) -> np.ndarray:
     """The rolling statistic of one (overlapped) block along ``axis``."""
     x = np.moveaxis(np.asarray(block), axis, 0)
     rest = x.shape[1:]
@@ -247,7 +249,7 @@ def _rolling_block(block: np.ndarray, axis: int, size: int, center: bool, mp: in
     return np.moveaxis(vals.reshape((x2.shape[0],) + rest), 0, axis)
 
 
-def _block_dtype(stat: str, dtype: Any, params: dict) -> np.dtype:
+def _block_dtype(stat: str, dtype: Any, params: dict[str, Any]) -> np.dtype:
     """A block's result dtype from the table's rule (no probe run): ints, uints and
     bools widen to float64, where a short window or block is NaN."""
     dt = result_dtype(stat, dtype, **params)
@@ -255,7 +257,7 @@ def _block_dtype(stat: str, dtype: Any, params: dict) -> np.dtype:
 
 
 def _dask_rolling(data: Any, axis: int, size: int, center: bool, mp: int, stat: str,
-                  policy: NanPolicy, engine: Any, params: dict, subject: str) -> Any:
+                  policy: NanPolicy, engine: Any, params: dict[str, Any], subject: str) -> Any:
     """A lazy rolling statistic: each block with the overlap its windows need
     (``map_overlap``, no padding at the array's ends), so every window is exact."""
     off = (size - 1) // 2 if (center or size == 0) else 0
@@ -269,7 +271,7 @@ def _dask_rolling(data: Any, axis: int, size: int, center: bool, mp: int, stat: 
 
 
 def _dask_window(data: Any, axis: int, spec: Any, dim: Hashable, stat: str,
-                 policy: NanPolicy, engine: Any, params: dict, subject: str,
+                 policy: NanPolicy, engine: Any, params: dict[str, Any], subject: str,
                  lead: bool) -> Any:
     """A lazy rolling or coarsen statistic of dask data along one dim; a list of ``q``
     is one lazy pass per quantile, stacked on a leading axis."""
@@ -277,7 +279,7 @@ def _dask_window(data: Any, axis: int, spec: Any, dim: Hashable, stat: str,
 
     size = spec.sizes[dim]
 
-    def single(p: dict) -> Any:
+    def single(p: dict[Any, Any]) -> Any:
         if spec.coarsen:
             return _dask_coarsen(data, axis, size, spec.boundary[dim], spec.side[dim], stat,
                                  policy, engine, p, subject)
@@ -290,7 +292,7 @@ def _dask_window(data: Any, axis: int, spec: Any, dim: Hashable, stat: str,
 
 
 def _coarsen_block(block: np.ndarray, axis: int, size: int, stat: str, policy: NanPolicy,
-                   engine: Any, params: dict, subject: str) -> np.ndarray:
+                   engine: Any, params: dict[str, Any], subject: str) -> np.ndarray:
     """The coarsen statistic of one block holding whole coarsen blocks along ``axis``
     (the array's last one may be short: ``boundary="pad"``)."""
     x = np.moveaxis(np.asarray(block), axis, 0)
@@ -309,7 +311,7 @@ def _coarsen_block(block: np.ndarray, axis: int, size: int, stat: str, policy: N
 
 
 def _dask_coarsen(data: Any, axis: int, size: int, boundary: str, side: str, stat: str,
-                  policy: NanPolicy, engine: Any, params: dict, subject: str) -> Any:
+                  policy: NanPolicy, engine: Any, params: dict[str, Any], subject: str) -> Any:
     """A lazy coarsen: the dimension rechunked to whole coarsen blocks (the remainder
     trimmed, refused or left as a short block at the ``side`` end by ``boundary``), one
     reduction per chunk."""
@@ -341,7 +343,7 @@ def _coarsen_template(w: Any, spec: _Spec) -> Any:
                             side=dict(spec.side), coord_func=w.coord_func).count()
 
 
-def _coords(obj: Any, template: Any, dims: list) -> dict:
+def _coords(obj: Any, template: Any, dims: list[Any]) -> dict[Any, Any]:
     if template is None:
         return dict(obj.coords)
     coords = {k: v for k, v in obj.coords.items() if not set(v.dims) & set(dims)}
@@ -349,8 +351,8 @@ def _coords(obj: Any, template: Any, dims: list) -> dict:
     return coords
 
 
-def _restated(err: NaNError, name: Any, dims: tuple, labels: list, axis: int,
-              rest: tuple, out_labels: Any) -> NaNError:
+def _restated(err: NaNError, name: Any, dims: tuple[Any, ...], labels: list[Any], axis: int,
+              rest: tuple[Any, ...], out_labels: Any) -> NaNError:
     """The core error naming the variable, the window's label and the NaN's coords."""
     pos = err.position
     location = None
@@ -373,7 +375,7 @@ def _restated(err: NaNError, name: Any, dims: tuple, labels: list, axis: int,
 class _Accessor:
     """Descriptor: ``obj.nanstats`` builds :class:`NanXrWindow` (no state kept)."""
 
-    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+    def __get__(self, obj: Any, owner: type[Any] | None = None) -> Any:
         if obj is None:
             return NanXrWindow
         return NanXrWindow(obj)
@@ -393,7 +395,7 @@ def register_window_accessors() -> None:
 class _GroupByAccessor:
     """Descriptor: ``gb.nanstats`` builds the grouped accessor over ``gb`` itself."""
 
-    def __get__(self, gb: Any, owner: type | None = None) -> Any:
+    def __get__(self, gb: Any, owner: type[Any] | None = None) -> Any:
         from .groupby import NanGroupBy
 
         if gb is None:

@@ -106,7 +106,7 @@ def coarsen_boxes(per_dim: Sequence[tuple[np.ndarray, int]]
 
 def box_reduce(x: np.ndarray, axes: Sequence[int], gather: np.ndarray, start: np.ndarray,
                end: np.ndarray, out_shape: Sequence[int], stat: str, *, policy: NanPolicy,
-               min_periods: int, engine: Any, params: dict,
+               min_periods: int, engine: Any, params: dict[str, Any],
                locate: Any = None) -> np.ndarray:
     """``stat`` of every box of ``x`` over ``axes`` (the boxes' dims, in that order),
     the result's box dims in place of ``axes`` (a list ``q`` first). ``locate(err,
@@ -141,7 +141,7 @@ def box_reduce(x: np.ndarray, axes: Sequence[int], gather: np.ndarray, start: np
 
 
 def _rolling_block(block: np.ndarray, axes: list[int], sizes: list[int], centers: list[bool],
-                   mp: int, stat: str, policy: NanPolicy, engine: Any, params: dict,
+                   mp: int, stat: str, policy: NanPolicy, engine: Any, params: dict[str, Any],
                    subject: str) -> np.ndarray:
     shape = [block.shape[a] for a in axes]
     gather, start, end = rolling_boxes(shape, sizes, centers)
@@ -154,7 +154,7 @@ def _rolling_block(block: np.ndarray, axes: list[int], sizes: list[int], centers
 
 
 def dask_rolling_nd(data: Any, axes: list[int], sizes: list[int], centers: list[bool],
-                    mp: int, stat: str, policy: NanPolicy, engine: Any, params: dict,
+                    mp: int, stat: str, policy: NanPolicy, engine: Any, params: dict[str, Any],
                     subject: str) -> Any:
     """A lazy rolling statistic over several axes: each block with the overlap its
     boxes need (``map_overlap``, no padding at the array's ends)."""
@@ -194,7 +194,8 @@ def coarsen_chunks(data: Any, axis: int, size: int, boundary: str, side: str
 
 
 def _coarsen_block(block: np.ndarray, axes: list[int], sizes: list[int], stat: str,
-                   policy: NanPolicy, engine: Any, params: dict, subject: str) -> np.ndarray:
+                   policy: NanPolicy, engine: Any, params: dict[str, Any],
+                   subject: str) -> np.ndarray:
     """A block holding whole coarsen blocks along ``axes`` (the array's short block, if
     any, is a chunk of its own)."""
     per_dim = []
@@ -210,8 +211,9 @@ def _coarsen_block(block: np.ndarray, axes: list[int], sizes: list[int], stat: s
                       min_periods=0, engine=engine, params=params, locate=locate)
 
 
-def dask_coarsen_nd(data: Any, axes: list[int], sizes: list[int], boundary: dict,
-                    side: dict, stat: str, policy: NanPolicy, engine: Any, params: dict,
+def dask_coarsen_nd(data: Any, axes: list[int], sizes: list[int], boundary: dict[Any, Any],
+                    side: dict[Any, Any], stat: str, policy: NanPolicy, engine: Any,
+                    params: dict[str, Any],
                     subject: str) -> Any:
     """A lazy coarsen over several axes: each coarsened dim rechunked to whole blocks,
     one in-memory coarsen per chunk."""

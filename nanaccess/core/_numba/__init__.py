@@ -294,7 +294,7 @@ def fallback(exc: BaseException, engine: str | None = None, *, stacklevel: int =
                       stacklevel=stacklevel)
 
 
-def jit(**options: Any) -> Callable[[Callable], Any]:
+def jit(**options: Any) -> Callable[[Callable[..., Any]], Any]:
     """``numba.njit`` with an on-disk cache where one can be written, else in memory.
 
     The cache of a function compiled here lives in a directory named by the sources
@@ -303,7 +303,7 @@ def jit(**options: Any) -> Callable[[Callable], Any]:
     """
     nb = numba()
 
-    def deco(fn: Callable) -> Any:
+    def deco(fn: Callable[..., Any]) -> Any:
         fn = getattr(fn, "py_func", fn)  # a helper another module bound already
         try:
             with warnings.catch_warnings(), _cache.located(fn, nb.config):

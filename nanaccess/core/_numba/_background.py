@@ -97,11 +97,11 @@ _CHOICE = threading.local()
 #: per thread: how deep in :class:`one_request` blocks, and whether this request queued
 #: a compilation already (``depth``, ``queued``)
 _REQUEST = threading.local()
-_QUEUE: queue.Queue = queue.Queue()
-_QUEUED: set[tuple[int, tuple]] = set()
+_QUEUE: queue.Queue[Any] = queue.Queue()
+_QUEUED: set[tuple[int, tuple[Any, ...]]] = set()
 #: signatures whose background compilation failed: the next call compiles in the
 #: caller's thread, so the failure reaches the caller's fallback (and its warning)
-_FAILED: set[tuple[int, tuple]] = set()
+_FAILED: set[tuple[int, tuple[Any, ...]]] = set()
 _STATE_LOCK = threading.Lock()
 _BUSY = threading.Event()
 _WORKER: list[threading.Thread] = []
@@ -140,7 +140,7 @@ def _defer_now() -> bool:
     return _current("compile") == "background" and not getattr(_CHOICE, "explicit", False)
 
 
-def _on_disk(d: Any, sig: tuple) -> bool:
+def _on_disk(d: Any, sig: tuple[Any, ...]) -> bool:
     """Is ``sig`` of dispatcher ``d`` in numba's on-disk cache index? (False when the
     cache cannot tell: no cache, or another numba layout.)"""
     try:
@@ -171,7 +171,7 @@ def _run() -> None:
         time.sleep(0.02)
 
 
-def _submit(d: Any, sig: tuple) -> None:
+def _submit(d: Any, sig: tuple[Any, ...]) -> None:
     key = (id(d), sig)
     with _STATE_LOCK:
         if key in _QUEUED:
@@ -236,11 +236,11 @@ def _finish_at_exit() -> None:
 
 
 #: numba's argument types of a call, by :func:`_type_key` of its arguments
-_SIGNATURES: dict[tuple, tuple] = {}
+_SIGNATURES: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 _INT64 = (-(2**63), 2**63)
 
 
-def _type_key(args: tuple) -> tuple | None:
+def _type_key(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
     """What numba's typing of ``args`` depends on, cheaply: per array its dtype, rank,
     layout, writability and alignment, per scalar its type (a Python int: within int64
     or not); None for anything else (typed by numba each time)."""
@@ -264,7 +264,7 @@ def _type_key(args: tuple) -> tuple | None:
     return tuple(key)
 
 
-def type_signature(d: Any, args: tuple) -> tuple:
+def type_signature(d: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
     """numba's argument types of ``d(*args)``, typed once per :func:`_type_key` (numba
     types a call the same way on every dispatcher of the CPU target)."""
     key = _type_key(args)

@@ -45,7 +45,7 @@ TABLES = 5
 _LMASK = (1 << LIMB) - 1
 
 
-def _split(b):  # pragma: no cover - compiled
+def _split(b: Any) -> Any:  # pragma: no cover - compiled
     """float64 bits -> (negative, exponent, limb0, limb1, limb2, finite)."""
     biased = (b >> 52) & 0x7FF
     m = (b & 0xFFFFFFFFFFFFF) | (np.int64(biased > 0) << 52)
@@ -53,7 +53,8 @@ def _split(b):  # pragma: no cover - compiled
     return b < 0, e, m & _LMASK, (m >> LIMB) & _LMASK, m >> (2 * LIMB), biased != 0x7FF
 
 
-def _add_linear(tab, k, neg, a0, a1, a2):  # pragma: no cover - compiled
+def _add_linear(tab: np.ndarray, k: Any, neg: Any, a0: Any, a1: Any,
+                a2: Any) -> None:  # pragma: no cover - compiled
     # unsigned indices: no negative-index wrap code in the hot loop (2x faster)
     u = np.uint64(k)
     if neg:
@@ -66,7 +67,8 @@ def _add_linear(tab, k, neg, a0, a1, a2):  # pragma: no cover - compiled
         tab[u + np.uint64(2 * LIMB)] += a2
 
 
-def _add_product(tab, k, neg, a0, a1, a2, b0, b1, b2):  # pragma: no cover - compiled
+def _add_product(tab: np.ndarray, k: Any, neg: Any, a0: Any, a1: Any, a2: Any, b0: Any, b1: Any,
+                 b2: Any) -> None:  # pragma: no cover - compiled
     sg = np.int64(-1) if neg else np.int64(1)
     u = np.uint64(k)
     tab[u] += sg * (a0 * b0)
@@ -76,7 +78,8 @@ def _add_product(tab, k, neg, a0, a1, a2, b0, b1, b2):  # pragma: no cover - com
     tab[u + np.uint64(4 * LIMB)] += sg * (a2 * b2)
 
 
-def _one_side(tl, tq, b, lbase, pbase):  # pragma: no cover - compiled
+def _one_side(tl: Any, tq: Any, b: Any, lbase: Any,
+              pbase: Any) -> Any:  # pragma: no cover - compiled
     """Add a value's linear and square terms to tables ``tl`` and ``tq``."""
     ng, e, a0, a1, a2, fin = _split(b)
     if not fin:
@@ -87,7 +90,8 @@ def _one_side(tl, tq, b, lbase, pbase):  # pragma: no cover - compiled
     return True
 
 
-def _column(bi, vi, rows, use_rows, q0, q1, lbase, pbase, tx, txx):  # pragma: no cover
+def _column(bi: np.ndarray, vi: np.ndarray, rows: np.ndarray, use_rows: Any, q0: Any, q1: Any,
+            lbase: Any, pbase: Any, tx: Any, txx: Any) -> Any:  # pragma: no cover
     """Mode 2: X and XX over the valid rows; returns (count, infinity met)."""
     c = 0
     f = 0
@@ -101,8 +105,10 @@ def _column(bi, vi, rows, use_rows, q0, q1, lbase, pbase, tx, txx):  # pragma: n
     return c, f
 
 
-def _joint(bi, bj, vi, vj, rows, use_rows, q0, q1, mode, lbase, pbase, tx, ty, txx, tyy,
-           txy):  # pragma: no cover - compiled
+def _joint(bi: np.ndarray, bj: np.ndarray, vi: np.ndarray, vj: np.ndarray, rows: np.ndarray,
+           use_rows: Any, q0: Any, q1: Any, mode: Any, lbase: Any, pbase: Any, tx: Any, ty: Any,
+           txx: Any, tyy: Any,
+           txy: Any) -> Any:  # pragma: no cover - compiled
     """Modes 0 and 1 over rows ``q0:q1``; returns (joint count, infinity met)."""
     c = 0
     f = 0
@@ -133,7 +139,8 @@ def _joint(bi, bj, vi, vj, rows, use_rows, q0, q1, mode, lbase, pbase, tx, ty, t
     return c, f
 
 
-def exp_range(bits, valid, out):  # pragma: no cover - compiled
+def exp_range(bits: np.ndarray, valid: np.ndarray,
+              out: np.ndarray) -> None:  # pragma: no cover - compiled
     """``out[k] = (smallest, largest)`` exponent of the nonzero finite valid values of
     column k (``(1, 0)`` for none)."""
     for k in prange(bits.shape[0]):
@@ -151,8 +158,9 @@ def exp_range(bits, valid, out):  # pragma: no cover - compiled
         out[k, 1] = hi - 1075
 
 
-def pair_tables(bits, valid, rows, use_rows, starts, pairs, mode, lbase, pbase, tabs,
-                counts, flags):  # pragma: no cover - compiled
+def pair_tables(bits: np.ndarray, valid: np.ndarray, rows: Any, use_rows: Any, starts: np.ndarray,
+                pairs: np.ndarray, mode: Any, lbase: Any, pbase: Any, tabs: np.ndarray,
+                counts: np.ndarray, flags: np.ndarray) -> None:  # pragma: no cover - compiled
     """Fill ``tabs[g, p, t, :]`` (int64, zeroed by the caller) for every segment ``g``
     (rows ``starts[g]:starts[g+1]``, through ``rows`` when ``use_rows``) and pair ``p``.
 
@@ -177,7 +185,7 @@ def pair_tables(bits, valid, rows, use_rows, starts, pairs, mode, lbase, pbase, 
         flags[g, p] |= f
 
 
-def table_digits(flat, dig):  # pragma: no cover - compiled
+def table_digits(flat: np.ndarray, dig: np.ndarray) -> None:  # pragma: no cover - compiled
     """Fold each table row ``sum_k flat[r, k] * 2**k`` into 32-bit digits ``dig[r]``
     (int64; all but the last in [0, 2**32), the last signed), exactly."""
     m32 = np.int64(0xFFFFFFFF)

@@ -48,7 +48,7 @@ _PHI = 2.0 ** 52 + 1  # Rump's ufp: |phi c - (1 - u) phi c| = 2**floor(log2 |c|)
 _BATCH = 256  # windows combined, then finished together (a loop that vectorises; in L1)
 
 
-def _fma(a, b, c):  # pragma: no cover - replaced when compiled
+def _fma(a: Any, b: Any, c: Any) -> Any:  # pragma: no cover - replaced when compiled
     """a * b + c rounded once (LLVM's ``fma`` once compiled); non-finite or
     overflowing operands as IEEE's fma gives them."""
     import math
@@ -62,13 +62,14 @@ def _fma(a, b, c):  # pragma: no cover - replaced when compiled
         return a * b + c
 
 
-def _two_sum(a, b):  # pragma: no cover - compiled
+def _two_sum(a: Any, b: Any) -> Any:  # pragma: no cover - compiled
     s = a + b
     bb = s - a
     return s, (a - (s - bb)) + (b - bb)
 
 
-def _step(st, sn, k, kk, x, y):  # pragma: no cover - compiled
+def _step(st: np.ndarray, sn: np.ndarray, k: Any, kk: Any, x: Any,
+          y: Any) -> None:  # pragma: no cover - compiled
     """State ``kk`` = state ``k`` with the finite pair (x, y) added (may be one)."""
     prev = st[k]
     cur = st[kk]
@@ -115,7 +116,8 @@ def _step(st, sn, k, kk, x, y):  # pragma: no cover - compiled
     sn[kk, 1] = sn[k, 1]
 
 
-def _comoment_s(n, ha, la, ea, hb, lb, eb, hc, lc, ec):  # pragma: no cover - compiled
+def _comoment_s(n: Any, ha: Any, la: Any, ea: Any, hb: Any, lb: Any, eb: Any, hc: Any, lc: Any,
+                ec: Any) -> Any:  # pragma: no cover - compiled
     """:func:`_comoment` of scalars (straight-line: no branch)."""
     p1 = n * hc
     e1 = _fma(n, hc, -p1)
@@ -133,7 +135,7 @@ def _comoment_s(n, ha, la, ea, hb, lb, eb, hc, lc, ec):  # pragma: no cover - co
     return h, lo, err * 1.01
 
 
-def _ziv_s(q, d, bound):  # pragma: no cover - compiled
+def _ziv_s(q: Any, d: Any, bound: Any) -> Any:  # pragma: no cover - compiled
     """:func:`_ziv` without a branch: the gaps from Rump's ufp (``_PHI``)."""
     cand = q + d
     res = (q - cand) + d
@@ -150,7 +152,9 @@ def _ziv_s(q, d, bound):  # pragma: no cover - compiled
     return cand, ok
 
 
-def _finish_many(W, N, NI, m, stat, ddof, minp, out, good):  # pragma: no cover - compiled
+def _finish_many(W: np.ndarray, N: np.ndarray, NI: np.ndarray, m: Any, stat: Any, ddof: Any,
+                 minp: Any, out: np.ndarray,
+                 good: np.ndarray) -> None:  # pragma: no cover - compiled
     """:func:`_finish` of windows ``0..m-1`` (sums ``W[:, j]``, rows ``N``,
     infinities ``NI``): one straight-line loop for the common case, then the few
     special windows (empty, short, infinite, a single row) set apart."""
@@ -207,7 +211,9 @@ def _finish_many(W, N, NI, m, stat, ddof, minp, out, good):  # pragma: no cover 
             good[j] = True
 
 
-def _combine_many(S, Sn, IA, IB, SG, m, W, N, NI):  # pragma: no cover - compiled
+def _combine_many(S: np.ndarray, Sn: np.ndarray, IA: np.ndarray, IB: np.ndarray, SG: np.ndarray,
+                  m: Any, W: np.ndarray, N: np.ndarray,
+                  NI: np.ndarray) -> None:  # pragma: no cover - compiled
     """``W[3k:3k+3, j]`` = (hi, lo, bound) of sum k of ``S[IA[j]] + SG[j] * S[IB[j]]``
     for the windows ``0..m-1`` (``N``, ``NI``: their rows and infinities). Each chain
     errs by at most :func:`_perr`, the sum of the two by ``2.1 u`` of its corrections
@@ -257,7 +263,7 @@ def _combine_many(S, Sn, IA, IB, SG, m, W, N, NI):  # pragma: no cover - compile
         NI[j] = Sn[ia, 1] + np.int64(sg) * Sn[ib, 1]
 
 
-def _perr(k2, f, a, t, cc):  # pragma: no cover - compiled
+def _perr(k2: Any, f: Any, a: Any, t: Any, cc: Any) -> Any:  # pragma: no cover - compiled
     """Error bound of a chain of ``f - 1`` terms, the smallest of three: ``k2 a``
     (``k2 = 1.1 f**2 u**2``, from ``sum|terms| = a``); ``gamma_f (sum |t_i| + u a)``
     from the tracked TwoSum errors ``t`` (module docstring); and ``u (sum |c_i| + sum
@@ -267,20 +273,21 @@ def _perr(k2, f, a, t, cc):  # pragma: no cover - compiled
     return min(k2 * a, 1.0201 * f * _U * (t + _U * a), 1.0201 * _U * (cc + t + _U * a))
 
 
-def _join_s(ha, ca, hb, cb, sg, err):  # pragma: no cover - compiled
+def _join_s(ha: Any, ca: Any, hb: Any, cb: Any, sg: Any,
+            err: Any) -> Any:  # pragma: no cover - compiled
     """(hi, lo, bound) of ``(ha + ca) + sg (hb + cb)``, chains erring by ``err``."""
     h, t = _two_sum(ha, sg * hb)
     return h, (ca + sg * cb) + t, err + 2.1 * _U * (abs(ca) + abs(cb) + abs(t))
 
 
-def _acc(s, c, v, e):  # pragma: no cover - compiled
+def _acc(s: Any, c: Any, v: Any, e: Any) -> Any:  # pragma: no cover - compiled
     """Chain ``(s, c)`` plus the term ``v + e`` (``e``: the product's error): exact up to
     the rounding errors of ``c`` (bounded by :func:`_normalise`)."""
     s2, t = _two_sum(s, v)
     return s2, c + (t + e)
 
 
-def _terms(x, y, sg):  # pragma: no cover - compiled
+def _terms(x: Any, y: Any, sg: Any) -> Any:  # pragma: no cover - compiled
     """``sg`` times (x, y, x x, y y, x y) and the products' errors (fused multiply-adds)."""
     xv = sg * x
     qx = xv * x
@@ -289,7 +296,9 @@ def _terms(x, y, sg):  # pragma: no cover - compiled
     return xv, sg * y, qx, _fma(xv, x, -qx), qy, _fma(sg * y, y, -qy), qp, _fma(xv, y, -qp)
 
 
-def expanding_pair(x, y, ok, end, stat, ddof, minp, out, good):  # pragma: no cover
+def expanding_pair(x: np.ndarray, y: np.ndarray, ok: np.ndarray, end: np.ndarray, stat: Any,
+                   ddof: Any, minp: Any, out: np.ndarray,
+                   good: np.ndarray) -> None:  # pragma: no cover
     """Windows ``[0, end[i])`` with ``end`` non-decreasing: one running chain."""
     st = np.zeros((1, WIDTH))  # the running chain
     sn = np.zeros((1, 2), np.int64)
@@ -321,7 +330,8 @@ def expanding_pair(x, y, ok, end, stat, ddof, minp, out, good):  # pragma: no co
         _finish_many(W, N, NI, m, stat, ddof, minp, out[a0:a0 + m], good[a0:a0 + m])
 
 
-def _finish(w, n, stat, ddof, minp, ninf, fb, ib):  # pragma: no cover - compiled
+def _finish(w: np.ndarray, n: Any, stat: Any, ddof: Any, minp: Any, ninf: Any, fb: Any,
+            ib: Any) -> Any:  # pragma: no cover - compiled
     """:func:`_finish_many` of one window's sums ``w`` (flat): (value, certified)."""
     W = w.reshape(15, 1)
     N = np.full(1, n, np.int64)
@@ -332,14 +342,15 @@ def _finish(w, n, stat, ddof, minp, ninf, fb, ib):  # pragma: no cover - compile
     return out[0], good[0]
 
 
-def _chain_err(m, at, a):  # pragma: no cover - compiled
+def _chain_err(m: Any, at: Any, a: Any) -> Any:  # pragma: no cover - compiled
     """Error bound of a chain of ``m`` terms from its tracked sums ``at`` = sum |t_i|
     (TwoSum errors, computed) and ``a`` = sum |terms|: ``gamma_(m+1) (sum |t_i| + u
     a)``, with 1 % for the rounding of the tracked sums (``m u < 1e-3``)."""
     return 1.01 * (m + 1.0) * _U * (at + _U * a) * 1.01 + m * _TINY
 
 
-def _column_chain(x, ok, st):  # pragma: no cover - compiled
+def _column_chain(x: np.ndarray, ok: np.ndarray,
+                  st: np.ndarray) -> None:  # pragma: no cover - compiled
     """``st`` = (s, c) of Sx and Sxx, sum |x|, terms, infinities, and the error bounds
     of Sx and Sxx, over the rows ``ok``."""
     s0 = c0 = s2 = c2 = a = t0 = t2 = 0.0
@@ -372,7 +383,9 @@ def _column_chain(x, ok, st):  # pragma: no cover - compiled
     st[8] = _chain_err(m, t2, 1.01 * (abs(s2) + t2))
 
 
-def _pair(x, y, vx, vy, cx, cy, stat, ddof, minp, w, fb, fi):  # pragma: no cover
+def _pair(x: np.ndarray, y: np.ndarray, vx: np.ndarray, vy: np.ndarray, cx: np.ndarray,
+          cy: np.ndarray, stat: Any, ddof: Any, minp: Any, w: np.ndarray, fb: Any,
+          fi: Any) -> Any:  # pragma: no cover
     """(value, certified, joint rows) of the pair of columns ``x``, ``y`` (valid rows
     ``vx``, ``vy``; column chains ``cx``, ``cy`` from :func:`_column_chain`): one
     product chain over the rows, and the rows only one side has taken back out of the
@@ -429,7 +442,9 @@ def _pair(x, y, vx, vy, cx, cy, stat, ddof, minp, w, fb, fi):  # pragma: no cove
     return v, ok, n
 
 
-def matrix_pairs(vals, valid, pairs, stat, ddof, minp, out, good, counts):  # pragma: no cover
+def matrix_pairs(vals: np.ndarray, valid: np.ndarray, pairs: np.ndarray, stat: Any, ddof: Any,
+                 minp: Any, out: np.ndarray, good: np.ndarray,
+                 counts: np.ndarray) -> None:  # pragma: no cover
     """Every pair ``pairs[p]`` of the ``(K, n)`` columns ``vals`` (rows ``valid``):
     ``out[p]`` its certified cov / Pearson r, ``good[p]`` certified, ``counts[p]`` the
     joint rows. Pairs of a column holding an infinity are left uncertified. Compiled
@@ -450,8 +465,10 @@ def matrix_pairs(vals, valid, pairs, stat, ddof, minp, out, good, counts):  # pr
                                            cols[j], stat, ddof, minp, w, fb, fi)
 
 
-def matrix_groups(vals, valid, rows, starts, pairs, stat, ddof, minp, out, good,
-                  counts):  # pragma: no cover
+def matrix_groups(vals: np.ndarray, valid: np.ndarray, rows: np.ndarray, starts: np.ndarray,
+                  pairs: np.ndarray, stat: Any, ddof: Any, minp: Any, out: np.ndarray,
+                  good: np.ndarray,
+                  counts: np.ndarray) -> None:  # pragma: no cover
     """:func:`matrix_pairs` per group ``g`` (rows ``rows[starts[g]:starts[g+1]]``):
     ``out[g, p]``, ``good[g, p]``, ``counts[g, p]``. Compiled twice: serial, and with
     ``prange`` over the groups."""

@@ -29,8 +29,10 @@ _SHARED = ("_two_sum", "_terms", "_acc", "_finish_many")  # bivariate_cert's hel
 _two_sum, _terms, _acc, _finish_many = (getattr(bivariate_cert, name) for name in _SHARED)
 
 
-def _rolling_block(x, y, ok, ninf, start, end, big, b0, b1, stat, ddof, minp, out,
-                   good):  # pragma: no cover - compiled
+def _rolling_block(x: np.ndarray, y: np.ndarray, ok: np.ndarray, ninf: np.ndarray,
+                   start: np.ndarray, end: np.ndarray, big: Any, b0: Any, b1: Any, stat: Any,
+                   ddof: Any, minp: Any, out: np.ndarray,
+                   good: np.ndarray) -> None:  # pragma: no cover - compiled
     """Windows ``b0..b1-1`` of :func:`rolling_pair`, the sums starting from the rows of
     window ``b0``. The batch's chains ``(s, c)`` go to (hi, lo, bound) in a loop of
     their own (it vectorises): the errors of ``c`` after ``K`` steps since the start
@@ -100,8 +102,9 @@ def _rolling_block(x, y, ok, ninf, start, end, big, b0, b1, stat, ddof, minp, ou
         _finish_many(W, N, NI, m, stat, ddof, minp, out[a0:a0 + m], good[a0:a0 + m])
 
 
-def rolling_pair(x, y, ok, ninf, start, end, big, restart, stat, ddof, minp, out,
-                 good):  # pragma: no cover
+def rolling_pair(x: Any, y: Any, ok: Any, ninf: Any, start: np.ndarray, end: Any, big: Any,
+                 restart: Any, stat: Any, ddof: Any, minp: Any, out: Any,
+                 good: Any) -> None:  # pragma: no cover
     """Windows ``[max(start[i], 0), end[i])`` (non-decreasing; ``big`` rows at
     most) of the joint finite rows ``ok`` (``ninf``: prefix counts of the joint rows
     holding an infinity, or empty): ``out[i]`` the cov (stat 1) or Pearson r (stat 0),
@@ -113,8 +116,9 @@ def rolling_pair(x, y, ok, ninf, start, end, big, restart, stat, ddof, minp, out
                        min(nwin, (b + 1) * restart), stat, ddof, minp, out, good)
 
 
-def rolling_pair_threads(x, y, ok, ninf, start, end, big, restart, stat, ddof, minp, out,
-                         good):  # pragma: no cover
+def rolling_pair_threads(x: Any, y: Any, ok: Any, ninf: Any, start: np.ndarray, end: Any, big: Any,
+                         restart: Any, stat: Any, ddof: Any, minp: Any, out: Any,
+                         good: Any) -> None:  # pragma: no cover
     """:func:`rolling_pair` with ``prange`` over its blocks: the same bits."""
     nwin = start.shape[0]
     for b in prange((nwin + restart - 1) // restart):

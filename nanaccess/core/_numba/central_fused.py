@@ -41,7 +41,7 @@ _HEAD = 3  # the sample's spread is scaled to [2**-4, 2**-3): room for 8x wider 
 _MX_LO = 2.0**-20
 
 
-def _fma(a, b, c):  # pragma: no cover - replaced by LLVM's fma when compiled
+def _fma(a: Any, b: Any, c: Any) -> Any:  # pragma: no cover - replaced by LLVM's fma when compiled
     """``a * b + c`` rounded once (exact rational arithmetic uncompiled)."""
     from fractions import Fraction
 
@@ -53,7 +53,7 @@ def _fma(a, b, c):  # pragma: no cover - replaced by LLVM's fma when compiled
         return a * b + c
 
 
-def _sample(xr, kr):  # pragma: no cover - compiled
+def _sample(xr: np.ndarray, kr: np.ndarray) -> Any:  # pragma: no cover - compiled
     """``(centre, factor 2**-E, E, usable)`` from a strided sample of the row."""
     n = xr.shape[0]
     step = max(1, n // _SAMPLE)
@@ -82,7 +82,7 @@ def _sample(xr, kr):  # pragma: no cover - compiled
     return c, math.ldexp(1.0, -ex), ex, True
 
 
-def _tail_term(v, c, f):  # pragma: no cover - compiled
+def _tail_term(v: Any, c: Any, f: Any) -> Any:  # pragma: no cover - compiled
     """``(d, dl, p, q, m3, t3, m4, t4)``: the scaled difference and its powers."""
     d = v - c
     z = d - v
@@ -97,7 +97,8 @@ def _tail_term(v, c, f):  # pragma: no cover - compiled
     return d, dl, p, q, m3, t3, m4, t4
 
 
-def _add(bs, bc, k, j, t, tl):  # pragma: no cover - compiled
+def _add(bs: np.ndarray, bc: np.ndarray, k: Any, j: Any, t: Any,
+         tl: Any) -> None:  # pragma: no cover - compiled
     a = bs[k, j]
     s = a + t
     z = s - a
@@ -105,7 +106,8 @@ def _add(bs, bc, k, j, t, tl):  # pragma: no cover - compiled
     bc[k, j] += ((a - (s - z)) + (t - z)) + tl
 
 
-def _fold_lanes(bs, bc, hh, hl, kmax):  # pragma: no cover - compiled
+def _fold_lanes(bs: np.ndarray, bc: np.ndarray, hh: np.ndarray, hl: np.ndarray,
+                kmax: Any) -> None:  # pragma: no cover - compiled
     for k in range(kmax):
         for j in range(_L):
             t, e = _two_sum(hh[k, j], bs[k, j])
@@ -117,13 +119,14 @@ def _fold_lanes(bs, bc, hh, hl, kmax):  # pragma: no cover - compiled
             bc[k, j] = 0.0
 
 
-def _two_sum(a, b):  # pragma: no cover - compiled
+def _two_sum(a: Any, b: Any) -> Any:  # pragma: no cover - compiled
     s = a + b
     z = s - a
     return s, (a - (s - z)) + (b - z)
 
 
-def _pass(xr, kr, kmax, c, f, bs, bc, hh, hl, st):  # pragma: no cover - compiled
+def _pass(xr: np.ndarray, kr: np.ndarray, kmax: Any, c: Any, f: Any, bs: np.ndarray, bc: np.ndarray,
+          hh: np.ndarray, hl: np.ndarray, st: np.ndarray) -> Any:  # pragma: no cover - compiled
     """One pass over the row into the lanes; ``st`` gets ``(max|d|, count)`` per lane
     (rows 0-1). Returns the folds made (per lane, times ``_L``)."""
     n = xr.shape[0]
@@ -264,7 +267,8 @@ def _pass(xr, kr, kmax, c, f, bs, bc, hh, hl, st):  # pragma: no cover - compile
     return nb + _L
 
 
-def _cell(xr, kr, kmax, stat, bias, fisher, ddof, ws):  # pragma: no cover - compiled
+def _cell(xr: Any, kr: Any, kmax: Any, stat: Any, bias: Any, fisher: Any, ddof: Any,
+          ws: Any) -> Any:  # pragma: no cover - compiled
     """``(value, ok)`` of one row or segment ``xr`` (``kr``: the values taken); ``ws``:
     the work arrays of :func:`_work`."""
     bs, bc, hh, hl, st, sh, sl, bnd, fac = ws
@@ -307,7 +311,7 @@ def _cell(xr, kr, kmax, stat, bias, fisher, ddof, ws):  # pragma: no cover - com
     )
 
 
-def _work():  # pragma: no cover - compiled
+def _work() -> Any:  # pragma: no cover - compiled
     """The work arrays of :func:`_cell` (lanes, lane totals, per-lane state, sums)."""
     return (
         np.zeros((4, _L)),
@@ -322,7 +326,8 @@ def _work():  # pragma: no cover - compiled
     )
 
 
-def fused_rows(x, keep, kmax, stat, bias, fisher, ddof, out, ok):
+def fused_rows(x: np.ndarray, keep: np.ndarray, kmax: Any, stat: Any, bias: Any, fisher: Any,
+               ddof: Any, out: np.ndarray, ok: np.ndarray) -> None:
     # pragma: no cover - compiled
     """Certified ``stat`` of each row of the C-order float64 ``(rows, n)`` ``x``
     (``keep`` of ``x``'s shape: False leaves a value out); ``ok[r]`` False: row ``r``
@@ -332,7 +337,7 @@ def fused_rows(x, keep, kmax, stat, bias, fisher, ddof, out, ok):
         out[r], ok[r] = _cell(x[r], keep[r], kmax, stat, bias, fisher, ddof, ws)
 
 
-def bucket(vals, gid, ncells):  # pragma: no cover - compiled
+def bucket(vals: np.ndarray, gid: np.ndarray, ncells: Any) -> Any:  # pragma: no cover - compiled
     """``(values, starts)``: the values of ``vals`` (float32 or float64, read as they
     are) grouped by cell (``gid`` in ``[0, ncells)``; -1: left out) by a counting
     sort into float64, cell ``g`` at ``values[starts[g]:starts[g + 1]]``."""
@@ -353,7 +358,8 @@ def bucket(vals, gid, ncells):  # pragma: no cover - compiled
     return sv, starts
 
 
-def fused_segments(sv, starts, kmax, stat, bias, fisher, ddof, out, ok):
+def fused_segments(sv: np.ndarray, starts: np.ndarray, kmax: Any, stat: Any, bias: Any, fisher: Any,
+                   ddof: Any, out: np.ndarray, ok: np.ndarray) -> None:
     # pragma: no cover - compiled
     """Certified ``stat`` of each segment ``sv[starts[g]:starts[g + 1]]`` (every value
     taken), as :func:`fused_rows` gives a row's."""
@@ -370,7 +376,7 @@ def fused_segments(sv, starts, kmax, stat, bias, fisher, ddof, out, ok):
         out[g], ok[g] = _cell(sv[i0:i1], keep[i0:i1], kmax, stat, bias, fisher, ddof, ws)
 
 
-def _dd_add(ah, al, bh, bl):  # pragma: no cover - compiled
+def _dd_add(ah: Any, al: Any, bh: Any, bl: Any) -> Any:  # pragma: no cover - compiled
     """Accurate DW+DW (its error is counted as a fold by the caller's bound)."""
     s, t = _two_sum(ah, bh)
     u, v = _two_sum(al, bl)
@@ -382,7 +388,8 @@ def _dd_add(ah, al, bh, bl):  # pragma: no cover - compiled
     return s, t - (s - h)
 
 
-def _finish(stat, n, sh, sl, mx, nb, bias, fisher, ddof, ex, bnd, fac):
+def _finish(stat: Any, n: Any, sh: np.ndarray, sl: Any, mx: Any, nb: Any, bias: Any, fisher: Any,
+            ddof: Any, ex: Any, bnd: np.ndarray, fac: Any) -> Any:
     # pragma: no cover - compiled
     """``(value, ok)`` of one non-constant row from its central sums, as
     :mod:`.central_moments` finishes a cell (the same bound, the same certification)."""

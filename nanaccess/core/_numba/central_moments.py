@@ -49,14 +49,14 @@ _NAN = math.nan
 _SPLIT = 134217729.0  # Veltkamp's splitter, 2**27 + 1
 
 
-def _scale_of(m):  # pragma: no cover - compiled
+def _scale_of(m: Any) -> Any:  # pragma: no cover - compiled
     """``(f1, f2, E)`` with ``f1 * f2 = 2**-E`` and ``m * 2**-E`` in ``[0.5, 1)``."""
     _, ex = math.frexp(m)
     a = -ex // 2
     return math.ldexp(1.0, a), math.ldexp(1.0, -ex - a), ex
 
 
-def _powers(d, dl):  # pragma: no cover - compiled
+def _powers(d: Any, dl: Any) -> Any:  # pragma: no cover - compiled
     """``d**2``, ``d**3``, ``d**4`` of ``d + dl`` as unnormalised pairs."""
     p, e = two_prod(d, d)
     q = e + 2.0 * d * dl
@@ -67,13 +67,14 @@ def _powers(d, dl):  # pragma: no cover - compiled
     return p, q, a, t3, f, t4
 
 
-def _fold(h, lo, s, c):  # pragma: no cover - compiled
+def _fold(h: Any, lo: Any, s: Any, c: Any) -> Any:  # pragma: no cover - compiled
     t, e = two_sum(h, s)
     e += lo + c
     return fast_two_sum(t, e)
 
 
-def _finish(stat, n, sh, sl, mx, nb, lo_x, hi_x, bias, fisher, ddof, ex):
+def _finish(stat: Any, n: Any, sh: np.ndarray, sl: Any, mx: Any, nb: Any, lo_x: Any, hi_x: Any,
+            bias: Any, fisher: Any, ddof: Any, ex: Any) -> Any:
     # pragma: no cover - compiled
     """``(value, ok)`` of one cell from its central power sums (scaled by ``2**-ex``)."""
     out, done, ok = trivial(stat, n, lo_x == hi_x, bias, ddof)
@@ -94,7 +95,7 @@ def _finish(stat, n, sh, sl, mx, nb, lo_x, hi_x, bias, fisher, ddof, ex):
     return finish_bounded(stat, n, sh, sl, bnd, bias, fisher, ddof, ex, fac)
 
 
-def skew_factor(n, bias, fac):  # pragma: no cover - compiled
+def skew_factor(n: Any, bias: Any, fac: np.ndarray) -> None:  # pragma: no cover - compiled
     """``fac = (h, l, e)``: ``sqrt(n)`` (``bias``) or ``n sqrt(n - 1) / (n - 2)``, the
     factor from ``M3 / M2**1.5`` to the skewness (``n >= 3`` unless ``bias``)."""
     fn = np.float64(n)
@@ -106,7 +107,8 @@ def skew_factor(n, bias, fac):  # pragma: no cover - compiled
     fac[0], fac[1], fac[2] = ddiv(fh, fl, fe, fn - 2.0, 0.0, 0.0)
 
 
-def trivial(stat, n, constant, bias, ddof):  # pragma: no cover - compiled
+def trivial(stat: Any, n: Any, constant: Any, bias: Any,
+            ddof: Any) -> Any:  # pragma: no cover - compiled
     """``(value, done, ok)``: too few values (NaN), constant data (``M2 = 0``), or a
     count beyond the fast path (not done: ``ok`` False)."""
     if stat == SEM:
@@ -123,7 +125,8 @@ def trivial(stat, n, constant, bias, ddof):  # pragma: no cover - compiled
     return 0.0, False, True
 
 
-def finish_bounded(stat, n, sh, sl, bnd, bias, fisher, ddof, ex, fac):
+def finish_bounded(stat: Any, n: Any, sh: np.ndarray, sl: np.ndarray, bnd: np.ndarray, bias: Any,
+                   fisher: Any, ddof: Any, ex: Any, fac: np.ndarray) -> Any:
     # pragma: no cover - compiled
     """``(value, ok)`` from central power sums ``sh + sl`` (about any centre, scaled by
     ``2**-ex``) known within ``bnd``; ``n`` values, at least the statistic's minimum;
@@ -180,7 +183,7 @@ def finish_bounded(stat, n, sh, sl, bnd, bias, fisher, ddof, ex, fac):
     return rounds_to(rh, rl, re)
 
 
-def _centre(s, c, cnt, lo_x, hi_x):  # pragma: no cover - compiled
+def _centre(s: Any, c: Any, cnt: Any, lo_x: Any, hi_x: Any) -> Any:  # pragma: no cover - compiled
     """``(centre, f1, f2, E, usable)`` from the first pass."""
     if cnt == 0 or lo_x == hi_x:
         return 0.0, 1.0, 1.0, 0, True
@@ -195,7 +198,8 @@ def _centre(s, c, cnt, lo_x, hi_x):  # pragma: no cover - compiled
     return ctr, f1, f2, ex, True
 
 
-def _first_pass(x, keep, r, ls, lc, ln, lmin, lmax):
+def _first_pass(x: np.ndarray, keep: np.ndarray, r: Any, ls: np.ndarray, lc: np.ndarray,
+                ln: np.ndarray, lmin: np.ndarray, lmax: np.ndarray) -> Any:
     # pragma: no cover - compiled
     """Sum (TwoSum, errors beside), count and extremes of row ``r`` in ``_C`` lanes (a
     map over the lanes per chunk: LLVM vectorises it)."""
@@ -248,13 +252,15 @@ def _first_pass(x, keep, r, ls, lc, ln, lmin, lmax):
     return s, c, cnt, lo_x, hi_x
 
 
-def _lane_add(bs, bc, k, j, th, tl):  # pragma: no cover - compiled
+def _lane_add(bs: np.ndarray, bc: np.ndarray, k: Any, j: Any, th: Any,
+              tl: Any) -> None:  # pragma: no cover - compiled
     s, e = two_sum(bs[k, j], th)
     bs[k, j] = s
     bc[k, j] += e + tl
 
 
-def _second_pass(x, keep, r, kmax, ctr, f1, f2, bs, bc, hh, hl):
+def _second_pass(x: np.ndarray, keep: np.ndarray, r: Any, kmax: Any, ctr: Any, f1: Any, f2: Any,
+                 bs: np.ndarray, bc: np.ndarray, hh: np.ndarray, hl: np.ndarray) -> Any:
     # pragma: no cover - compiled
     """The power sums of row ``r`` about ``ctr`` (scaled by ``f1 f2``) into ``_C`` lanes:
     ``_B`` terms per lane and block (one chunk of ``_C`` values gives each lane one),
@@ -374,7 +380,8 @@ def _second_pass(x, keep, r, kmax, ctr, f1, f2, bs, bc, hh, hl):
     return nb + _C
 
 
-def rows_kernel(x, keep, kmax, stat, bias, fisher, ddof, out, ok):
+def rows_kernel(x: np.ndarray, keep: Any, kmax: Any, stat: Any, bias: Any, fisher: Any, ddof: Any,
+                out: np.ndarray, ok: np.ndarray) -> None:
     # pragma: no cover - compiled
     """Certified ``stat`` of each row of the C-order float64 ``(rows, n)`` array ``x``
     (``keep[r, i]`` False: the value is left out; ``keep`` has ``x``'s shape, read
@@ -428,7 +435,8 @@ def rows_kernel(x, keep, kmax, stat, bias, fisher, ddof, out, ok):
                                 bias, fisher, ddof, ex)
 
 
-def grouped_kernel(x, gid, kmax, stat, bias, fisher, ddof, out, ok):
+def grouped_kernel(x: np.ndarray, gid: np.ndarray, kmax: Any, stat: Any, bias: Any, fisher: Any,
+                   ddof: Any, out: np.ndarray, ok: np.ndarray) -> None:
     # pragma: no cover - compiled
     """Certified ``stat`` per group of the 1-D float64 ``x`` (``gid`` in ``[0, groups)``;
     -1: left out), one scatter per pass (each group's accumulators one row)."""

@@ -98,7 +98,7 @@ QUIET = np.uint64(1 << 51)
 PEEK = 4096  # values looked at for a NaN before a NaN-skipping row picks its loop
 
 
-def lane_add(s, c, b, x):  # pragma: no cover - compiled
+def lane_add(s: Any, c: Any, b: Any, x: Any) -> Any:  # pragma: no cover - compiled
     """One Sum2 step: TwoSum of ``s + x``, its error into ``c`` and ``|error|`` into
     ``b``."""
     t = s + x
@@ -107,7 +107,9 @@ def lane_add(s, c, b, x):  # pragma: no cover - compiled
     return t, c + e, b + abs(e)
 
 
-def _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f):
+def _row(x: np.ndarray, mask: np.ndarray, bits: np.ndarray, r: Any, mode: Any, lanes_s: np.ndarray,
+         lanes_c: np.ndarray, lanes_b: np.ndarray, lanes_y: np.ndarray, lanes_n: np.ndarray,
+         lanes_f: np.ndarray) -> None:
     # pragma: no cover - compiled
     """Accumulate row ``r`` into the lane arrays (zeroed here)."""
     n = x.shape[1]
@@ -165,7 +167,7 @@ def _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, la
             lanes_f[j] |= np.int64(isn) * (F_NAN | (F_SNAN * np.int64((b & QUIET) == 0)))
 
 
-def _lanes_nan(lanes_s):  # pragma: no cover - compiled
+def _lanes_nan(lanes_s: np.ndarray) -> Any:  # pragma: no cover - compiled
     """Did a lane's sum become NaN (a NaN, or infinities of both signs)?"""
     for j in range(LANES):
         if lanes_s[j] != lanes_s[j]:
@@ -173,7 +175,8 @@ def _lanes_nan(lanes_s):  # pragma: no cover - compiled
     return False
 
 
-def _skipnan_row(x, mask, bits, r, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f):
+def _skipnan_row(x: np.ndarray, mask: Any, bits: Any, r: Any, lanes_s: Any, lanes_c: Any,
+                 lanes_b: Any, lanes_y: Any, lanes_n: Any, lanes_f: Any) -> None:
     # pragma: no cover - compiled
     """Row ``r`` leaving NaNs out, in one pass when the row's first block holds a NaN
     (the NaN-skipping loop), else the plain loop first (faster) and the NaN-skipping
@@ -188,7 +191,9 @@ def _skipnan_row(x, mask, bits, r, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, 
     _row(x, mask, bits, r, MODE_SKIPNAN, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
 
 
-def rows_kernel(x, mask, bits, mode, s_out, c_out, b_out, y_out, counts, flags):
+def rows_kernel(x: np.ndarray, mask: Any, bits: Any, mode: Any, s_out: np.ndarray,
+                c_out: np.ndarray, b_out: np.ndarray, y_out: np.ndarray, counts: np.ndarray,
+                flags: np.ndarray) -> None:
     # pragma: no cover - compiled
     """Sum2 accumulators of each row of the C-order ``(rows, n)`` float array ``x``
     (``mask``: ``(rows, n)`` bool for MODE_MASK; ``bits``: ``x``'s uint64 view for
@@ -225,7 +230,9 @@ def rows_kernel(x, mask, bits, mode, s_out, c_out, b_out, y_out, counts, flags):
         flags[r] = fl
 
 
-def cols_kernel(x, mask, bits, mode, s_out, c_out, b_out, y_out, counts, flags):
+def cols_kernel(x: np.ndarray, mask: np.ndarray, bits: np.ndarray, mode: Any, s_out: np.ndarray,
+                c_out: np.ndarray, b_out: np.ndarray, y_out: np.ndarray, counts: np.ndarray,
+                flags: np.ndarray) -> None:
     # pragma: no cover - compiled
     """Sum2 accumulators of each column of the C-order ``(n, cells)`` array ``x`` (a
     leading axis reduced in place: the cells are the lanes); outputs zeroed by the
@@ -275,7 +282,9 @@ def cols_kernel(x, mask, bits, mode, s_out, c_out, b_out, y_out, counts, flags):
                 flags[j] |= np.int64(isn) * (F_NAN | (F_SNAN * np.int64((b & QUIET) == 0)))
 
 
-def grouped_kernel(x, mask, bits, mode, codes, s_out, c_out, b_out, y_out, counts, flags):
+def grouped_kernel(x: np.ndarray, mask: np.ndarray, bits: np.ndarray, mode: Any, codes: np.ndarray,
+                   s_out: np.ndarray, c_out: np.ndarray, b_out: np.ndarray, y_out: np.ndarray,
+                   counts: np.ndarray, flags: np.ndarray) -> None:
     # pragma: no cover - compiled
     """Sum2 accumulators per group (``codes[i]`` in ``[0, groups)``, -1: no group) of
     the 1-D array ``x``; outputs zeroed by the caller. A group's accumulators share
@@ -313,26 +322,26 @@ def grouped_kernel(x, mask, bits, mode, codes, s_out, c_out, b_out, y_out, count
         counts[g] = np.int64(acc[g, 3])
 
 
-def spacing_below(a):  # pragma: no cover - compiled
+def spacing_below(a: Any) -> Any:  # pragma: no cover - compiled
     """``a - nextafter(a, 0)`` of a positive normal float64 (exact: Sterbenz)."""
     b = np.int64(np.float64(a).view(np.int64))
     return a - np.int64(b - 1).view(np.float64)
 
 
-def _split(a):  # pragma: no cover - compiled
+def _split(a: Any) -> Any:  # pragma: no cover - compiled
     t = VELTKAMP * a
     hi = t - (t - a)
     return hi, a - hi
 
 
-def two_prod_err(a, b, p):  # pragma: no cover - compiled
+def two_prod_err(a: Any, b: Any, p: Any) -> Any:  # pragma: no cover - compiled
     """The exact error ``a*b - p`` of ``p = fl(a*b)`` (Dekker, no fma)."""
     ah, al = _split(a)
     bh, bl = _split(b)
     return ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
-def two_sum(a, b):  # pragma: no cover - compiled
+def two_sum(a: Any, b: Any) -> Any:  # pragma: no cover - compiled
     """``a + b == s + e`` exactly (Knuth's TwoSum; :func:`lane_add` is the same
     step with the error's magnitude kept). Kernels elsewhere bind it (weighted)."""
     s = a + b
@@ -340,19 +349,19 @@ def two_sum(a, b):  # pragma: no cover - compiled
     return s, (a - (s - z)) + (b - z)
 
 
-def two_prod(a, b):  # pragma: no cover - compiled
+def two_prod(a: Any, b: Any) -> Any:  # pragma: no cover - compiled
     """``a * b == p + e`` exactly (Dekker; no overflow or underflow inside)."""
     p = a * b
     return p, two_prod_err(a, b, p)
 
 
-def _spacing_above(a):  # pragma: no cover - compiled
+def _spacing_above(a: Any) -> Any:  # pragma: no cover - compiled
     """``nextafter(a, inf) - a`` of a positive finite float64."""
     b = np.int64(np.float64(a).view(np.int64))
     return np.int64(b + 1).view(np.float64) - a
 
 
-def _quantum(y):  # pragma: no cover - compiled
+def _quantum(y: Any) -> Any:  # pragma: no cover - compiled
     """The ulp of ``y > 0``: every float of magnitude ``>= y`` is a multiple of it."""
     e = (np.int64(np.float64(y).view(np.int64)) >> 52) & 0x7FF
     if e > 52:
@@ -360,12 +369,12 @@ def _quantum(y):  # pragma: no cover - compiled
     return np.int64(1 << (max(e, 1) - 1)).view(np.float64)
 
 
-def _even(a, b):  # pragma: no cover - compiled
+def _even(a: Any, b: Any) -> Any:  # pragma: no cover - compiled
     """Of two neighbouring floats, the one with an even last mantissa bit."""
     return a if (np.int64(np.float64(a).view(np.int64)) & 1) == 0 else b
 
 
-def _exact_lo(hi, lo, e, y):  # pragma: no cover - compiled
+def _exact_lo(hi: Any, lo: Any, e: Any, y: Any) -> Any:  # pragma: no cover - compiled
     """``S - hi`` exactly, when the bound settles it, else NaN. Every summed value is a
     multiple of ``Q``, the ulp of the smallest nonzero one (``y``), so is ``S``; so is
     ``hi`` when ``|hi| >= y``; ``S - hi`` is then the one multiple of ``Q`` within
@@ -378,7 +387,8 @@ def _exact_lo(hi, lo, e, y):  # pragma: no cover - compiled
     return np.rint(lo / q) * q  # lo / q and the product: powers of two, exact
 
 
-def _certify_one(s, c, b, y, n, mean, lanes):  # pragma: no cover - compiled
+def _certify_one(s: Any, c: Any, b: Any, y: Any, n: Any, mean: Any,
+                 lanes: Any) -> Any:  # pragma: no cover - compiled
     """(value, certified) of one cell's accumulators (see the module docstring)."""
     m = np.float64(n + lanes + 2) * U
     if n <= 0 or m >= MAX_MU:
@@ -421,7 +431,7 @@ def _certify_one(s, c, b, y, n, mean, lanes):  # pragma: no cover - compiled
     return q, True
 
 
-def _certify_mean(hi, lo, e, y, n):  # pragma: no cover - compiled
+def _certify_mean(hi: Any, lo: Any, e: Any, y: Any, n: Any) -> Any:  # pragma: no cover - compiled
     """(value, certified) of the mean of a cell whose sum is within ``e`` of ``hi +
     lo``, ``MEAN_LO <= |hi| <= MEAN_HI`` (see the module docstring)."""
     dn = np.float64(n)
@@ -460,7 +470,9 @@ def _certify_mean(hi, lo, e, y, n):  # pragma: no cover - compiled
     return 0.0, False
 
 
-def certify_kernel(s_in, c_in, b_in, y_in, counts, mean, lanes, out, ok):
+def certify_kernel(s_in: np.ndarray, c_in: np.ndarray, b_in: np.ndarray, y_in: np.ndarray,
+                   counts: np.ndarray, mean: Any, lanes: Any, out: np.ndarray,
+                   ok: np.ndarray) -> None:
     # pragma: no cover - compiled
     """Correctly rounded sums (``mean`` False) or means of the cells where the Sum2
     bound proves them: ``out`` and ``ok`` per cell (see the module docstring)."""
@@ -469,7 +481,7 @@ def certify_kernel(s_in, c_in, b_in, y_in, counts, mean, lanes, out, ok):
                                      lanes)
 
 
-def one_kernel(x, mean):  # pragma: no cover - compiled
+def one_kernel(x: np.ndarray, mean: Any) -> Any:  # pragma: no cover - compiled
     """(value, certified) of the sum or mean of a 1-D float64 array: the lean entry
     of small and 1-D inputs (no output arrays)."""
     lanes_s = np.zeros(LANES)
@@ -491,7 +503,8 @@ def one_kernel(x, mean):  # pragma: no cover - compiled
     return _certify_one(s, c, b, y, lanes_n[0], mean, LANES)
 
 
-def one_skipnan_kernel(x, bits, mean):  # pragma: no cover - compiled
+def one_skipnan_kernel(x: np.ndarray, bits: np.ndarray,
+                       mean: Any) -> Any:  # pragma: no cover - compiled
     """(value, certified, count, flags) of the sum or mean of the values of a 1-D
     float64 array that are not NaN (``bits``: its uint64 view), the NaNs counted out
     and flagged (``F_NAN``, ``F_SNAN``): :func:`one_kernel` in ``MODE_SKIPNAN``."""
@@ -521,7 +534,9 @@ def one_skipnan_kernel(x, bits, mean):  # pragma: no cover - compiled
     return val, ok, n, f
 
 
-def compact_kernel(vals, mask, use_mask, codes, ok, renum, sub_vals, sub_mask, sub_codes):
+def compact_kernel(vals: np.ndarray, mask: np.ndarray, use_mask: Any, codes: np.ndarray,
+                   ok: np.ndarray, renum: np.ndarray, sub_vals: np.ndarray, sub_mask: np.ndarray,
+                   sub_codes: np.ndarray) -> Any:
     # pragma: no cover - compiled
     """The rows of the groups not certified (``ok`` False), their groups renumbered
     ``0, 1, ...`` in ``renum``, into ``sub_*``; returns how many rows."""

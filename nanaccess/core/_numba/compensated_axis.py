@@ -42,7 +42,8 @@ TILE = 128
 _CANONICAL_NAN = np.uint64(0x7FF8000000000000).view(np.float64)
 
 
-def _tile_sum(x, bits, absmask, slo, span, o, j0, w, acc):  # pragma: no cover - compiled
+def _tile_sum(x: np.ndarray, bits: np.ndarray, absmask: Any, slo: Any, span: Any, o: Any, j0: Any,
+              w: Any, acc: np.ndarray) -> Any:  # pragma: no cover - compiled
     """Sum2 accumulators of the cells ``j0 .. j0 + w`` of slab ``o`` into the rows of
     ``acc`` (s, c, b, y, count; NaNs skipped); returns how many signaling NaNs it
     met (``bits & absmask`` in ``[slo, slo + span)``: integer lanes beside the float
@@ -80,7 +81,8 @@ def _tile_sum(x, bits, absmask, slo, span, o, j0, w, acc):  # pragma: no cover -
     return sig
 
 
-def _tile_var(x, bits, absmask, slo, span, o, j0, w, acc):  # pragma: no cover - compiled
+def _tile_var(x: np.ndarray, bits: np.ndarray, absmask: Any, slo: Any, span: Any, o: Any, j0: Any,
+              w: Any, acc: np.ndarray) -> Any:  # pragma: no cover - compiled
     """:func:`_tile_sum` plus the Sum2 of the squares (TwoProduct) in ``acc[5:8]``."""
     n = x.shape[1]
     s = acc[0]
@@ -116,7 +118,7 @@ def _tile_var(x, bits, absmask, slo, span, o, j0, w, acc):  # pragma: no cover -
     return sig
 
 
-def _settle(s, k, has, ddof, stat):  # pragma: no cover - compiled
+def _settle(s: Any, k: Any, has: Any, ddof: Any, stat: Any) -> Any:  # pragma: no cover - compiled
     """(value, settled) of a cell with no nonzero value: ``k`` values, ``has`` False
     when ``s`` is not a zero (an infinity or overflow: the exact engine's)."""
     if k == 0:
@@ -130,7 +132,8 @@ def _settle(s, k, has, ddof, stat):  # pragma: no cover - compiled
     return 0.0, True
 
 
-def axis_kernel(x, bits, absmask, slo, span, stat, ddof, tile, out, ok, counts):
+def axis_kernel(x: np.ndarray, bits: Any, absmask: Any, slo: Any, span: Any, stat: Any, ddof: Any,
+                tile: Any, out: np.ndarray, ok: np.ndarray, counts: np.ndarray) -> Any:
     # pragma: no cover - compiled
     """Certified ``stat`` (0 sum, 1 mean, 2 variance with integer ``ddof``) of every
     cell of the C-order ``(outer, n, inner)`` float32/64 array ``x`` over its middle
@@ -164,7 +167,8 @@ def axis_kernel(x, bits, absmask, slo, span, stat, ddof, tile, out, ok, counts):
     return sig
 
 
-def _lanes_sum(x, bits, absmask, slo, span, r, s, c, b, y, cnt):
+def _lanes_sum(x: np.ndarray, bits: np.ndarray, absmask: Any, slo: Any, span: Any, r: Any,
+               s: np.ndarray, c: np.ndarray, b: np.ndarray, y: np.ndarray, cnt: np.ndarray) -> Any:
     # pragma: no cover - compiled
     """Row ``r`` of the C-order ``(rows, n)`` array ``x`` into ``LANES`` Sum2 lanes
     (zeroed here; ``s`` starts at ``-0.0`` and NaNs are added as ``-0.0``, as in the
@@ -199,7 +203,9 @@ def _lanes_sum(x, bits, absmask, slo, span, r, s, c, b, y, cnt):
     return sig
 
 
-def _lanes_var(x, bits, absmask, slo, span, r, s, c, b, y, cnt, qs, qc, qb):
+def _lanes_var(x: np.ndarray, bits: np.ndarray, absmask: Any, slo: Any, span: Any, r: Any,
+               s: np.ndarray, c: np.ndarray, b: np.ndarray, y: np.ndarray, cnt: np.ndarray,
+               qs: np.ndarray, qc: np.ndarray, qb: np.ndarray) -> Any:
     # pragma: no cover - compiled
     """:func:`_lanes_sum` plus the Sum2 lanes of the squares."""
     n = x.shape[1]
@@ -237,7 +243,8 @@ def _lanes_var(x, bits, absmask, slo, span, r, s, c, b, y, cnt, qs, qc, qb):
     return sig
 
 
-def rows_kernel(x, bits, absmask, slo, span, stat, ddof, out, ok, counts):
+def rows_kernel(x: np.ndarray, bits: Any, absmask: Any, slo: Any, span: Any, stat: Any, ddof: Any,
+                out: np.ndarray, ok: np.ndarray, counts: np.ndarray) -> Any:
     # pragma: no cover - compiled
     """:func:`axis_kernel` for ``inner == 1``: each row of the C-order ``(rows, n)``
     array ``x`` is one cell, summed in ``LANES`` lanes combined by TwoSum (so ``K <= n

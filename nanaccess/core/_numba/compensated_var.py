@@ -47,7 +47,8 @@ _SQ_ERR = 2.0 ** -948  # |p + e - x*x| of one |x| < 2**-450 (exact above)
 _VAR_ABS = 2.0 ** -1000  # covers underflow in the pieces of D
 
 
-def _var_add(s, c, b, qs, qc, qb, v):  # pragma: no cover - compiled
+def _var_add(s: Any, c: Any, b: Any, qs: Any, qc: Any, qb: Any,
+             v: Any) -> Any:  # pragma: no cover - compiled
     """One value into the Sum2 accumulators of S (``s, c, b``, :func:`lane_add`) and
     of Q: ``v*v = p + ep`` exactly (Dekker's TwoProduct of a square: one split), ``p``
     by TwoSum into ``qs``, its error and ``ep`` into ``qc``, their magnitudes into
@@ -64,7 +65,9 @@ def _var_add(s, c, b, qs, qc, qb, v):  # pragma: no cover - compiled
     return s, c, b, t, qc + (e + ep), qb + (abs(e) + abs(ep))
 
 
-def _var_row(x, mask, bits, r, mode, ls, lc, lb, lqs, lqc, lqb, ln, lf):
+def _var_row(x: np.ndarray, mask: np.ndarray, bits: np.ndarray, r: Any, mode: Any, ls: np.ndarray,
+             lc: np.ndarray, lb: np.ndarray, lqs: np.ndarray, lqc: np.ndarray, lqb: np.ndarray,
+             ln: np.ndarray, lf: np.ndarray) -> None:
     # pragma: no cover - compiled
     """Accumulate row ``r`` for the variance: Sum2 of ``x`` (``ls, lc, lb``) and of
     ``x*x = p + e`` (TwoProduct; ``p`` by TwoSum into ``lqs``, ``e`` and the TwoSum
@@ -121,7 +124,7 @@ def _var_row(x, mask, bits, r, mode, ls, lc, lb, lqs, lqc, lqb, ln, lf):
         ls[j], lc[j], lb[j], lqs[j], lqc[j], lqb[j] = _var_add(
             ls[j], lc[j], lb[j], lqs[j], lqc[j], lqb[j], v)
 
-def _dd_bound(s, c, b, k):  # pragma: no cover - compiled
+def _dd_bound(s: Any, c: Any, b: Any, k: Any) -> Any:  # pragma: no cover - compiled
     """(hi, lo, E) of Sum2 accumulators with ``k`` exact error terms: ``|hi + lo -
     exact| <= E`` (the module docstring's bound)."""
     hi = s + c
@@ -130,7 +133,8 @@ def _dd_bound(s, c, b, k):  # pragma: no cover - compiled
     return hi, lo, 2.0 * (np.float64(k + 2) * U) * b + TINY
 
 
-def _certify_var(s, c, b, qs, qc, qb, n, ddof, lanes):
+def _certify_var(s: Any, c: Any, b: Any, qs: Any, qc: Any, qb: Any, n: Any, ddof: Any,
+                 lanes: Any) -> Any:
     # pragma: no cover - compiled
     """(value, certified) of the variance ``(n*Q - S**2) / (n*(n - ddof))`` (see
     :func:`var_rows_kernel`)."""
@@ -183,7 +187,8 @@ def _certify_var(s, c, b, qs, qc, qb, n, ddof, lanes):
     return 0.0, False  # a tie or near-tie: the exact engine rounds
 
 
-def var_rows_kernel(x, mask, bits, mode, ddof, out, ok, counts, flags):
+def var_rows_kernel(x: np.ndarray, mask: Any, bits: Any, mode: Any, ddof: Any, out: np.ndarray,
+                    ok: np.ndarray, counts: np.ndarray, flags: np.ndarray) -> None:
     # pragma: no cover - compiled
     """Certified variances ``(n*Q - S**2) / (n*(n - ddof))`` of the rows of the C-order
     ``(rows, n)`` float array ``x`` (modes as :func:`rows_kernel`; integer ``ddof``).
@@ -233,7 +238,8 @@ def var_rows_kernel(x, mask, bits, mode, ddof, out, ok, counts, flags):
         flags[r] = fl
 
 
-def var_one_kernel(x, bits, skipnan, ddof):  # pragma: no cover - compiled
+def var_one_kernel(x: np.ndarray, bits: np.ndarray, skipnan: Any,
+                   ddof: Any) -> Any:  # pragma: no cover - compiled
     """(value, certified, count, flags) of the variance of the 1-D float64 array ``x``:
     :func:`var_rows_kernel` of its one row (``skipnan``: NaNs left out and flagged,
     ``bits`` its uint64 view), the lean entry of small data (four arguments, no output
@@ -266,7 +272,9 @@ def var_one_kernel(x, bits, skipnan, ddof):  # pragma: no cover - compiled
     return val, ok, cnt, fl
 
 
-def var_grouped_kernel(x, mask, bits, mode, codes, ddof, out, ok, counts, flags):
+def var_grouped_kernel(x: np.ndarray, mask: np.ndarray, bits: np.ndarray, mode: Any,
+                       codes: np.ndarray, ddof: Any, out: np.ndarray, ok: np.ndarray,
+                       counts: np.ndarray, flags: np.ndarray) -> None:
     # pragma: no cover - compiled
     """Certified variances per group (``codes[i]`` in ``[0, groups)``, -1: no group)
     of the 1-D array ``x``: the accumulators of :func:`var_rows_kernel` per group in

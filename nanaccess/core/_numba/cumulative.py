@@ -24,13 +24,13 @@ from . import bind, jit, register
 __all__ = ["build"]
 
 
-def _two_sum(a, b):  # pragma: no cover - compiled
+def _two_sum(a: Any, b: Any) -> Any:  # pragma: no cover - compiled
     s = a + b
     bb = s - a
     return s, (a - (s - bb)) + (b - bb)
 
 
-def _round3(hi, lo, lo2):  # pragma: no cover - compiled
+def _round3(hi: Any, lo: Any, lo2: Any) -> Any:  # pragma: no cover - compiled
     """``hi + lo + lo2`` (exact reals) rounded once to the nearest double, ties even."""
     a, b = _two_sum(hi, lo)
     c, d = _two_sum(b, lo2)
@@ -42,7 +42,8 @@ def _round3(hi, lo, lo2):  # pragma: no cover - compiled
     return r
 
 
-def prefix_kernel(v, starts, out, bad, skipnan, bits, quiet, sig):  # pragma: no cover
+def prefix_kernel(v: np.ndarray, starts: np.ndarray, out: np.ndarray, bad: np.ndarray, skipnan: Any,
+                  bits: np.ndarray, quiet: Any, sig: np.ndarray) -> None:  # pragma: no cover
     """``out``: the correctly rounded prefix sums of each segment; ``bad[s] = 1`` when
     the segment's carried sum stopped being exact (the caller's reference sums it).
     ``skipnan``: a NaN is skipped and keeps its place (bits as stored); one without the
@@ -72,7 +73,8 @@ def prefix_kernel(v, starts, out, bad, skipnan, bits, quiet, sig):  # pragma: no
             out[i] = -0.0 if (negz and r == 0.0) else r
 
 
-def extreme_kernel(v, starts, out, want_max, bits, quiet, sig):  # pragma: no cover
+def extreme_kernel(v: np.ndarray, starts: np.ndarray, out: np.ndarray, want_max: Any,
+                   bits: np.ndarray, quiet: Any, sig: np.ndarray) -> None:  # pragma: no cover
     """Running maximum (``want_max``) or minimum of each segment skipping NaNs, which
     keep their place (bits as stored; a signaling one sets ``sig[0]``, as
     :func:`prefix_kernel`); zeros ordered as totalOrder (``-0.0 < +0.0``).
@@ -100,8 +102,9 @@ def extreme_kernel(v, starts, out, want_max, bits, quiet, sig):  # pragma: no co
             out[i] = m
 
 
-def grouped_prefix_kernel(v, codes, ngroups, out, bad, bits, quiet,
-                          sig):  # pragma: no cover - compiled
+def grouped_prefix_kernel(v: np.ndarray, codes: np.ndarray, ngroups: Any, out: np.ndarray,
+                          bad: np.ndarray, bits: np.ndarray, quiet: Any,
+                          sig: np.ndarray) -> None:  # pragma: no cover - compiled
     """:func:`prefix_kernel` (skipping NaNs) within groups, in one pass over the rows in
     their order: a triple-double per group (``codes`` -1: NaN out). ``bad[g] = 1``: the
     group's carried sum stopped being exact (the caller's reference sums it); a
@@ -136,8 +139,9 @@ def grouped_prefix_kernel(v, codes, ngroups, out, bad, bits, quiet,
         out[i] = -0.0 if (nz and r == 0.0) else r
 
 
-def grouped_extreme_kernel(v, codes, ngroups, out, want_max, bits, quiet,
-                           sig):  # pragma: no cover
+def grouped_extreme_kernel(v: np.ndarray, codes: np.ndarray, ngroups: Any, out: np.ndarray,
+                           want_max: Any, bits: np.ndarray, quiet: Any,
+                           sig: np.ndarray) -> None:  # pragma: no cover
     """:func:`extreme_kernel` within groups, in one pass over the rows in their order
     (a signaling NaN in a group sets ``sig[0]``)."""
     sgn = 1.0 if want_max else -1.0

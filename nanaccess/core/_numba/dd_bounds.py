@@ -17,6 +17,7 @@ engine).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 __all__ = ["R", "two_sum", "fast_two_sum", "two_prod", "dadd", "dmul", "ddiv", "dsqrt",
            "rounds_to"]
@@ -26,18 +27,18 @@ _SPLIT = 134217729.0
 _SLACK = 1.0 + 2.0 ** -40  # inflates magnitudes taken from high parts
 
 
-def two_sum(a, b):  # pragma: no cover - compiled
+def two_sum(a: Any, b: Any) -> Any:  # pragma: no cover - compiled
     s = a + b
     z = s - a
     return s, (a - (s - z)) + (b - z)
 
 
-def fast_two_sum(a, b):  # pragma: no cover - compiled
+def fast_two_sum(a: Any, b: Any) -> Any:  # pragma: no cover - compiled
     s = a + b
     return s, b - (s - a)
 
 
-def two_prod(a, b):  # pragma: no cover - compiled
+def two_prod(a: Any, b: Any) -> Any:  # pragma: no cover - compiled
     p = a * b
     c = _SPLIT * a
     ah = c - (c - a)
@@ -48,7 +49,8 @@ def two_prod(a, b):  # pragma: no cover - compiled
     return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
-def dadd(ah, al, ae, bh, bl, be):  # pragma: no cover - compiled
+def dadd(ah: Any, al: Any, ae: Any, bh: Any, bl: Any,
+         be: Any) -> Any:  # pragma: no cover - compiled
     """``a + b`` (accurate DW+DW)."""
     s, t = two_sum(ah, bh)
     u, v = two_sum(al, bl)
@@ -59,7 +61,8 @@ def dadd(ah, al, ae, bh, bl, be):  # pragma: no cover - compiled
     return s, t, ae + be + R * (abs(ah) + abs(bh)) * _SLACK
 
 
-def dmul(ah, al, ae, bh, bl, be):  # pragma: no cover - compiled
+def dmul(ah: Any, al: Any, ae: Any, bh: Any, bl: Any,
+         be: Any) -> Any:  # pragma: no cover - compiled
     """``a * b`` (DW*DW)."""
     p, e = two_prod(ah, bh)
     e += ah * bl + al * bh
@@ -69,7 +72,8 @@ def dmul(ah, al, ae, bh, bl, be):  # pragma: no cover - compiled
     return p, e, (ma * be + mb * ae + ae * be + R * ma * mb) * _SLACK
 
 
-def ddiv(ah, al, ae, bh, bl, be):  # pragma: no cover - compiled
+def ddiv(ah: Any, al: Any, ae: Any, bh: Any, bl: Any,
+         be: Any) -> Any:  # pragma: no cover - compiled
     """``a / b``; ``e`` is infinite when ``b``'s interval may hold 0."""
     mb = abs(bh) * (1.0 - 2.0 ** -40) - be
     if not mb > 0.0:
@@ -83,7 +87,7 @@ def ddiv(ah, al, ae, bh, bl, be):  # pragma: no cover - compiled
     return q, ql, ((ae + mq * be) / mb + R * mq) * _SLACK
 
 
-def dsqrt(ah, al, ae):  # pragma: no cover - compiled
+def dsqrt(ah: Any, al: Any, ae: Any) -> Any:  # pragma: no cover - compiled
     """``sqrt(a)``; ``e`` is infinite unless ``a``'s interval is positive."""
     if not ah - ae * _SLACK > 0.0:
         return 0.0, 0.0, math.inf
@@ -97,7 +101,7 @@ def dsqrt(ah, al, ae):  # pragma: no cover - compiled
     return h, lo, (ae / lower + R * abs(h)) * _SLACK
 
 
-def rounds_to(h, lo, e):  # pragma: no cover - compiled
+def rounds_to(h: Any, lo: Any, e: Any) -> Any:  # pragma: no cover - compiled
     """``(value, True)`` when every real within ``e`` of ``h + lo`` rounds to the same
     normal float64 ``value`` (round to nearest even), else ``(h, False)``. The
     interval is widened by 2 ``e``: ``fl(lo -+ 2e)`` then still lies beyond ``lo -+

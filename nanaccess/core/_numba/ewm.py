@@ -30,13 +30,13 @@ _SPLIT = 134217729.0
 _QUIET = 1 << 51  # the quiet bit of a float64 NaN
 
 
-def _two_sum(a, b):  # pragma: no cover - compiled
+def _two_sum(a: Any, b: Any) -> Any:  # pragma: no cover - compiled
     s = a + b
     bb = s - a
     return s, (a - (s - bb)) + (b - bb)
 
 
-def _two_prod(a, b):  # pragma: no cover - compiled
+def _two_prod(a: Any, b: Any) -> Any:  # pragma: no cover - compiled
     p = a * b
     c = _SPLIT * a
     ah = c - (c - a)
@@ -47,19 +47,19 @@ def _two_prod(a, b):  # pragma: no cover - compiled
     return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
-def _dd_add(ah, al, bh, bl):  # pragma: no cover - compiled
+def _dd_add(ah: Any, al: Any, bh: Any, bl: Any) -> Any:  # pragma: no cover - compiled
     s, e = _two_sum(ah, bh)
     e += al + bl
     return _two_sum(s, e)
 
 
-def _dd_mul(ah, al, bh, bl):  # pragma: no cover - compiled
+def _dd_mul(ah: Any, al: Any, bh: Any, bl: Any) -> Any:  # pragma: no cover - compiled
     p, e = _two_prod(ah, bh)
     e += ah * bl + al * bh
     return _two_sum(p, e)
 
 
-def _dd_div(ah, al, bh, bl):  # pragma: no cover - compiled
+def _dd_div(ah: Any, al: Any, bh: Any, bl: Any) -> Any:  # pragma: no cover - compiled
     q = ah / bh
     ph, pl = _dd_mul(q, 0.0, bh, bl)
     rh, rl = _dd_add(ah, al, -ph, -pl)
@@ -68,8 +68,9 @@ def _dd_div(ah, al, bh, bl):  # pragma: no cover - compiled
 
 
 def ewm_kernel(
-    v, starts, fh, fl, deltas, use_deltas, adjust, nanmode, minp, want_var, bias, out
-):  # pragma: no cover - compiled
+    v: np.ndarray, starts: np.ndarray, fh: Any, fl: Any, deltas: np.ndarray, use_deltas: Any,
+    adjust: Any, nanmode: Any, minp: Any, want_var: Any, bias: Any, out: np.ndarray
+) -> None:  # pragma: no cover - compiled
     """Per segment ``[starts[s], starts[s+1])`` of ``v``: the exponentially weighted
     mean (``want_var`` False) or variance into ``out``. ``fh + fl``: the decay factor
     ``1 - alpha`` (double-double); ``deltas``: time steps in half-lives (with
@@ -174,29 +175,30 @@ def ewm_kernel(
                 out[i] = np.nan
 
 
-def _fast_two_sum(a, b):  # pragma: no cover - compiled
+def _fast_two_sum(a: Any, b: Any) -> Any:  # pragma: no cover - compiled
     s = a + b
     return s, b - (s - a)
 
 
-def _fma(a, b, c):  # pragma: no cover - replaced when compiled
+def _fma(a: Any, b: Any, c: Any) -> Any:  # pragma: no cover - replaced when compiled
     """a * b + c rounded once (LLVM's ``fma`` once compiled)."""
     from fractions import Fraction
 
     return float(Fraction(a) * Fraction(b) + Fraction(c))
 
 
-def _prod_err(a, b, p):  # pragma: no cover - compiled
+def _prod_err(a: Any, b: Any, p: Any) -> Any:  # pragma: no cover - compiled
     """The exact error ``a*b - p`` of ``p = fl(a*b)`` (Dekker's; one fma once
     compiled: :func:`build` rebinds it to :func:`_prod_err_fma`, same bits)."""
     return _two_prod(a, b)[1]
 
 
-def _prod_err_fma(a, b, p):  # pragma: no cover - compiled
+def _prod_err_fma(a: Any, b: Any, p: Any) -> Any:  # pragma: no cover - compiled
     return _fma(a, b, -p)
 
 
-def _axpy(fh, fl, sh, sl, xh, xl):  # pragma: no cover - compiled
+def _axpy(fh: Any, fl: Any, sh: Any, sl: Any, xh: Any,
+          xl: Any) -> Any:  # pragma: no cover - compiled
     """``f s + x`` of double-doubles: the one step of every weighted sum (a relative
     error near ``2**-104`` of ``|f s| + |x|``; no division on the carried chain)."""
     p = fh * sh
@@ -205,7 +207,8 @@ def _axpy(fh, fl, sh, sl, xh, xl):  # pragma: no cover - compiled
     return _fast_two_sum(t, e2 + (e + xl))
 
 
-def _axpy_lazy(fh, fl, sh, sl, xh, xl):  # pragma: no cover - compiled
+def _axpy_lazy(fh: Any, fl: Any, sh: Any, sl: Any, xh: Any,
+               xl: Any) -> Any:  # pragma: no cover - compiled
     """:func:`_axpy` with a short carried chain: the high part is the float recurrence
     ``fl(fl(f s) + x)`` (one product, one sum), every rounding error of it (exact:
     TwoProduct, TwoSum) goes into the low part, which is left unnormalised while it
@@ -221,12 +224,13 @@ def _axpy_lazy(fh, fl, sh, sl, xh, xl):  # pragma: no cover - compiled
     return t, lo
 
 
-def _mul2(ah, al, bh, bl):  # pragma: no cover - compiled
+def _mul2(ah: Any, al: Any, bh: Any, bl: Any) -> Any:  # pragma: no cover - compiled
     p = ah * bh
     return _fast_two_sum(p, _prod_err(ah, bh, p) + (ah * bl + al * bh))
 
 
-def _ab_minus_cc(ah, al, bh, bl, ch, cl):  # pragma: no cover - compiled
+def _ab_minus_cc(ah: Any, al: Any, bh: Any, bl: Any, ch: Any,
+                 cl: Any) -> Any:  # pragma: no cover - compiled
     """``a b - c**2`` of double-doubles, as a double-double (exact products, one
     TwoSum for the cancellation)."""
     p = ah * bh
@@ -236,7 +240,7 @@ def _ab_minus_cc(ah, al, bh, bl, ch, cl):  # pragma: no cover - compiled
     return _fast_two_sum(n, e)
 
 
-def _quot(nh, nl, dh, dl):  # pragma: no cover - compiled
+def _quot(nh: Any, nl: Any, dh: Any, dl: Any) -> Any:  # pragma: no cover - compiled
     """``(nh + nl) / (dh + dl)`` rounded to a double, within an ulp of the exact
     quotient (and the quotient itself when it is a double)."""
     q = nh / dh
@@ -245,7 +249,7 @@ def _quot(nh, nl, dh, dl):  # pragma: no cover - compiled
     return q + r / dh
 
 
-def _recip(dh, dl):  # pragma: no cover - compiled
+def _recip(dh: Any, dl: Any) -> Any:  # pragma: no cover - compiled
     """``1 / (dh + dl)`` as a double-double (a relative error near ``2**-104``)."""
     q = 1.0 / dh
     p = q * dh
@@ -253,7 +257,7 @@ def _recip(dh, dl):  # pragma: no cover - compiled
     return _fast_two_sum(q, r / dh)
 
 
-def _alpha_weights(fh, fl, adjust):  # pragma: no cover - compiled
+def _alpha_weights(fh: Any, fl: Any, adjust: Any) -> Any:  # pragma: no cover - compiled
     """(the new value's weight, its square, f**2), double-doubles: 1 (adjust) or
     alpha = 1 - f exactly."""
     ah, al = _two_sum(1.0, -fh)
@@ -266,8 +270,9 @@ def _alpha_weights(fh, fl, adjust):  # pragma: no cover - compiled
 
 
 def ewm_mean_kernel(
-    v, starts, fh, fl, adjust, nanmode, minp, out, state, bits
-):  # pragma: no cover - compiled
+    v: np.ndarray, starts: np.ndarray, fh: Any, fl: Any, adjust: Any, nanmode: Any, minp: Any,
+    out: np.ndarray, state: np.ndarray, bits: np.ndarray
+) -> None:  # pragma: no cover - compiled
     """The exponentially weighted mean as the quotient of two weighted sums, ``S = f S
     + w x`` and ``W = f W + w`` (double-doubles, one :func:`_axpy` each per value),
     for ``times=None`` and (with ``adjust=False``) ``nanmode`` 0 or 2: the same
@@ -335,8 +340,9 @@ def ewm_mean_kernel(
 
 
 def ewm_var_kernel(
-    v, starts, fh, fl, adjust, nanmode, minp, bias, out, state, want_std, bits
-):  # pragma: no cover - compiled
+    v: np.ndarray, starts: np.ndarray, fh: Any, fl: Any, adjust: Any, nanmode: Any, minp: Any,
+    bias: Any, out: np.ndarray, state: np.ndarray, want_std: Any, bits: np.ndarray
+) -> None:  # pragma: no cover - compiled
     """The exponentially weighted variance from weighted sums of the deviations ``d``
     from a shift ``k`` (the first value): ``S = f S + w d``, ``Q = f Q + w d**2``,
     ``W = f W + w``, ``W2 = f**2 W2 + w**2``; the biased variance is ``(Q W - S**2) /

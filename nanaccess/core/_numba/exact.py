@@ -78,7 +78,8 @@ _QUIET = 1 << 51
 
 # ---------------------------------------------------------------------- hot loops
 
-def _flush_entry(tabs, ntab, e, dig, rng):  # pragma: no cover - compiled
+def _flush_entry(tabs: np.ndarray, ntab: Any, e: Any, dig: Any,
+                 rng: Any) -> None:  # pragma: no cover - compiled
     sh = e - 1 if e > 0 else 0
     for t in range(e * _NT, e * _NT + ntab):
         v = tabs[t]
@@ -91,7 +92,8 @@ def _flush_entry(tabs, ntab, e, dig, rng):  # pragma: no cover - compiled
             tabs[t + 2048 * _NT] = 0
 
 
-def _flush(tabs, ntab, emin, emax, dig, rng):  # pragma: no cover - compiled
+def _flush(tabs: Any, ntab: Any, emin: Any, emax: Any, dig: Any,
+           rng: Any) -> None:  # pragma: no cover - compiled
     """Move the entries of biased exponents [emin, emax] and 0 (zeros and subnormals:
     never tracked) of both signs of the first ``ntab`` tables into dig."""
     _flush_entry(tabs, ntab, 0, dig, rng)
@@ -99,7 +101,7 @@ def _flush(tabs, ntab, emin, emax, dig, rng):  # pragma: no cover - compiled
         _flush_entry(tabs, ntab, e, dig, rng)
 
 
-def _add_value(tabs, t, b):  # pragma: no cover - compiled
+def _add_value(tabs: np.ndarray, t: Any, b: Any) -> Any:  # pragma: no cover - compiled
     """Add one value's mantissa (bits ``b``) to its entry of table ``t`` (0 .. _NT-1);
     returns the biased exponent."""
     ix = np.int64(b >> np.uint64(52))
@@ -108,7 +110,7 @@ def _add_value(tabs, t, b):  # pragma: no cover - compiled
     return e
 
 
-def _special(b, flags):  # pragma: no cover - compiled
+def _special(b: Any, flags: Any) -> Any:  # pragma: no cover - compiled
     """Flag an infinity or NaN (bits ``b``, exponent all ones)."""
     if (b & np.uint64(0xFFFFFFFFFFFFF)) != 0:
         if (b & np.uint64(_QUIET)) == 0:
@@ -119,7 +121,8 @@ def _special(b, flags):  # pragma: no cover - compiled
     return flags | F_POSINF
 
 
-def _plain_block(bits, i, j1, tabs):  # pragma: no cover - compiled
+def _plain_block(bits: np.ndarray, i: Any, j1: Any,
+                 tabs: np.ndarray) -> Any:  # pragma: no cover - compiled
     """The hot loop (every value selected, no squares): the tables taken in turn;
     infinities and NaNs land in the exponent-2047 entries (cleared by the caller).
     Returns (min nonzero biased exponent, max biased exponent)."""
@@ -149,7 +152,7 @@ def _plain_block(bits, i, j1, tabs):  # pragma: no cover - compiled
     return emin, emax
 
 
-def _sq_part(qtabs, u, p):  # pragma: no cover - compiled
+def _sq_part(qtabs: np.ndarray, u: Any, p: Any) -> Any:  # pragma: no cover - compiled
     """Add the float64 ``p`` (a square's part) to table ``u`` of ``qtabs``; returns its
     biased exponent (unsigned)."""
     b = np.float64(p).view(np.uint64)
@@ -160,7 +163,8 @@ def _sq_part(qtabs, u, p):  # pragma: no cover - compiled
     return e
 
 
-def _sq_value(b, u, tabs, qtabs, acc):  # pragma: no cover - compiled
+def _sq_value(b: Any, u: Any, tabs: np.ndarray, qtabs: Any,
+              acc: Any) -> Any:  # pragma: no cover - compiled
     """One value (bits ``b``) and its square's three Veltkamp parts into table ``u``;
     ``acc``: (smallest nonzero magnitude bits << 1, minus 1; max exponent; squares'
     smallest nonzero exponent minus 1; squares' max exponent), updated and returned."""
@@ -183,7 +187,8 @@ def _sq_value(b, u, tabs, qtabs, acc):  # pragma: no cover - compiled
     return mmin, umax, qlo, qhi
 
 
-def _squares_block(bits, i, j1, tabs, qtabs):  # pragma: no cover - compiled
+def _squares_block(bits: np.ndarray, i: Any, j1: Any, tabs: Any,
+                   qtabs: Any) -> Any:  # pragma: no cover - compiled
     """The hot loop of the variance (every value selected): values and the parts of
     their squares, the tables taken in turn. Infinities, NaNs and values whose squares
     the split cannot take leave garbage the caller drops (exponent-2047 entries) or
@@ -207,7 +212,8 @@ def _squares_block(bits, i, j1, tabs, qtabs):  # pragma: no cover - compiled
     return emin, np.int64(umax), qmin, np.int64(qhi), nonzero and mn < _SQ_LO
 
 
-def _counted(bits, i, i1, tabs, cnt, dig, rng):  # pragma: no cover - compiled
+def _counted(bits: np.ndarray, i: Any, i1: Any, tabs: np.ndarray, cnt: np.ndarray, dig: Any,
+             rng: Any) -> Any:  # pragma: no cover - compiled
     """Wide exponent ranges (Neal's large accumulator as published): one table, and a
     count per entry so an entry is flushed only after 2048 adds, and the whole table
     once at the end. Returns (the special flags, the number of NaNs)."""
@@ -243,13 +249,15 @@ def _counted(bits, i, i1, tabs, cnt, dig, rng):  # pragma: no cover - compiled
     return flags, nnan
 
 
-def _flush_one(tabs, ix, dig, rng):  # pragma: no cover - compiled
+def _flush_one(tabs: np.ndarray, ix: Any, dig: Any,
+               rng: Any) -> None:  # pragma: no cover - compiled
     e = ix & 2047
     add_chunk(dig, tabs[ix * _NT], e - 1 if e > 0 else 0, ix >= 2048, rng)
     tabs[ix * _NT] = 0
 
 
-def _masked_block(bits, mask, i, j1, tabs):  # pragma: no cover - compiled
+def _masked_block(bits: np.ndarray, mask: np.ndarray, i: Any, j1: Any,
+                  tabs: np.ndarray) -> Any:  # pragma: no cover - compiled
     """The hot loop with a selection mask, branch-free: an unselected value adds 0 to
     its entry and is not tracked. Returns (emin, emax, selected count)."""
     emin = 2047
@@ -285,8 +293,9 @@ def _masked_block(bits, mask, i, j1, tabs):  # pragma: no cover - compiled
     return emin, emax, count
 
 
-def _segment(bits, mask, use_mask, skipnan, i0, i1, tabs, cnt, qtabs, squares, dig, qdig,
-             rng, qrng):  # pragma: no cover - compiled
+def _segment(bits: np.ndarray, mask: np.ndarray, use_mask: Any, skipnan: Any, i0: Any, i1: Any,
+             tabs: np.ndarray, cnt: Any, qtabs: np.ndarray, squares: Any, dig: Any, qdig: Any,
+             rng: np.ndarray, qrng: np.ndarray) -> Any:  # pragma: no cover - compiled
     """Accumulate the values of bits ``bits[i0:i1]`` (selected by ``mask`` when
     ``use_mask``) exactly into ``dig`` (and their squares into ``qdig`` when
     ``squares``); returns (count, flags). NaNs never reach the sums (flagged); with
@@ -393,7 +402,7 @@ def _segment(bits, mask, use_mask, skipnan, i0, i1, tabs, cnt, qtabs, squares, d
     return count, flags
 
 
-def new_state():
+def new_state() -> Any:
     """The scratch state of the kernels: (tables, counts, square tables, digits, square
     digits, digit ranges, square digit ranges, scratch). The kernels leave it clean
     (tables and digits zero, counts full), so one state serves every call of a thread."""
@@ -410,8 +419,11 @@ def new_state():
 
 # ------------------------------------------------------------------------- drivers
 
-def rows_kernel(bits, mask, use_mask, skipnan, stat, ddof, out, counts, flags, tabs, cnt,
-                qtabs, dig, qdig, rng, qrng, scr):  # pragma: no cover - compiled
+def rows_kernel(bits: np.ndarray, mask: np.ndarray, use_mask: Any, skipnan: Any, stat: Any,
+                ddof: Any, out: np.ndarray, counts: np.ndarray, flags: np.ndarray, tabs: Any,
+                cnt: Any,
+                qtabs: Any, dig: Any, qdig: Any, rng: Any, qrng: Any,
+                scr: Any) -> None:  # pragma: no cover - compiled
     """Per row of the (rows, n) float64 ``bits`` (uint64 view): the statistic's
     float64 bits into ``out``, the selected count and the special flags. With
     ``skipnan`` the statistic is that of the row's other values (NaNs flagged only)."""
@@ -431,8 +443,11 @@ def rows_kernel(bits, mask, use_mask, skipnan, stat, ddof, out, counts, flags, t
             out[r] = finish(stat, dig, rng, qdig, qrng, c, ddof, scr)
 
 
-def grouped_kernel(bits, mask, use_mask, codes, ngroups, stat, ddof, out, counts, flags,
-                   tabs, cnt, qtabs, dig, qdig, rng, qrng, scr):  # pragma: no cover - compiled
+def grouped_kernel(bits: np.ndarray, mask: np.ndarray, use_mask: Any, codes: np.ndarray,
+                   ngroups: Any, stat: Any, ddof: Any, out: np.ndarray, counts: np.ndarray,
+                   flags: np.ndarray,
+                   tabs: Any, cnt: Any, qtabs: Any, dig: Any, qdig: Any, rng: Any, qrng: Any,
+                   scr: Any) -> None:  # pragma: no cover - compiled
     """Per group (``codes`` in [0, ngroups), -1 left out): the statistic's bits, count
     and flags. One pass counts, one scatters the selected values into per-group
     segments (a counting sort), then each segment is accumulated and finished."""
@@ -464,8 +479,11 @@ def grouped_kernel(bits, mask, use_mask, codes, ngroups, stat, ddof, out, counts
             out[g] = finish(stat, dig, rng, qdig, qrng, c, ddof, scr)
 
 
-def digits_kernel(bits, mask, use_mask, squares, sdig, qdig_out, sneg, counts, flags, tabs,
-                  cnt, qtabs, dig, qdig, rng, qrng, scr):  # pragma: no cover - compiled
+def digits_kernel(bits: np.ndarray, mask: np.ndarray, use_mask: Any, squares: Any, sdig: np.ndarray,
+                  qdig_out: np.ndarray, sneg: np.ndarray, counts: np.ndarray, flags: np.ndarray,
+                  tabs: Any,
+                  cnt: Any, qtabs: Any, dig: np.ndarray, qdig: np.ndarray, rng: np.ndarray,
+                  qrng: np.ndarray, scr: Any) -> None:  # pragma: no cover - compiled
     """Per row: the exact sum (and sum of squares) as 32-bit magnitude digits in units
     of 2**-1074 (``sdig``/``qdig_out``, shape (rows, ND + 2)) and the sum's sign, for
     mergeable partials."""

@@ -29,7 +29,8 @@ _M32 = 0xFFFFFFFF
 
 # ------------------------------------------------------------------ fixed-point digits
 
-def add_chunk(dig, v, shift, neg, rng):  # pragma: no cover - compiled
+def add_chunk(dig: np.ndarray, v: Any, shift: Any, neg: Any,
+              rng: np.ndarray) -> None:  # pragma: no cover - compiled
     """Add (or subtract) ``v * 2**shift`` (``v`` < 2**64 unsigned) into ``dig``;
     ``rng[0]``/``rng[1]`` widen to the touched digit range."""
     d = shift >> 5
@@ -55,7 +56,7 @@ def add_chunk(dig, v, shift, neg, rng):  # pragma: no cover - compiled
         rng[1] = d + 2
 
 
-def carry_digits(dig, lo, hi):  # pragma: no cover - compiled
+def carry_digits(dig: np.ndarray, lo: Any, hi: Any) -> Any:  # pragma: no cover - compiled
     """Signed carry propagation over ``dig[lo:hi+1]`` (room above ``hi`` for the carry):
     digits below the top in [0, 2**32); returns the new top index (the sign digit)."""
     for j in range(lo, hi + 1):
@@ -71,7 +72,7 @@ def carry_digits(dig, lo, hi):  # pragma: no cover - compiled
     return top
 
 
-def magnitude_of(dig, lo, hi):  # pragma: no cover - compiled
+def magnitude_of(dig: np.ndarray, lo: Any, hi: Any) -> Any:  # pragma: no cover - compiled
     """Normalise ``dig[lo:hi+1]`` (signed) to its magnitude in place; returns
     (negative, top digit index or lo - 1 when zero)."""
     top = carry_digits(dig, lo, hi)
@@ -85,7 +86,7 @@ def magnitude_of(dig, lo, hi):  # pragma: no cover - compiled
     return neg, top
 
 
-def bitlen(v):  # pragma: no cover - compiled
+def bitlen(v: Any) -> Any:  # pragma: no cover - compiled
     n = 0
     while v > 0:
         v >>= 1
@@ -93,7 +94,8 @@ def bitlen(v):  # pragma: no cover - compiled
     return n
 
 
-def round_bits(dig, lo, top, e0, neg, sticky):  # pragma: no cover - compiled
+def round_bits(dig: np.ndarray, lo: Any, top: Any, e0: Any, neg: Any,
+               sticky: Any) -> Any:  # pragma: no cover - compiled
     """float64 bits of ``(sum_j dig[j] 2**(32 j) + tail) * 2**e0``, rounded half-even.
 
     ``dig[lo:top+1]`` holds non-negative 32-bit digits (``top < lo``: zero); ``sticky``:
@@ -139,7 +141,7 @@ def round_bits(dig, lo, top, e0, neg, sticky):  # pragma: no cover - compiled
     return bits | sign
 
 
-def divide_digits(dig, lo, top, d):  # pragma: no cover - compiled
+def divide_digits(dig: np.ndarray, lo: Any, top: Any, d: Any) -> Any:  # pragma: no cover - compiled
     """``dig[lo:top+1] //= d`` in place (d < 2**31); returns remainder != 0."""
     rem = np.int64(0)
     for j in range(top, lo - 1, -1):
@@ -152,7 +154,8 @@ def divide_digits(dig, lo, top, d):  # pragma: no cover - compiled
 
 # ------------------------------------------------------------------ exact finishes
 
-def copy_up(src, lo, top, dst, sp):  # pragma: no cover - compiled
+def copy_up(src: np.ndarray, lo: Any, top: Any, dst: np.ndarray,
+            sp: Any) -> Any:  # pragma: no cover - compiled
     """dst[0:sp] = 0, dst[sp:sp+top-lo+1] = src[lo:top+1]; returns the top index in dst."""
     for i in range(sp):
         dst[i] = 0
@@ -161,7 +164,8 @@ def copy_up(src, lo, top, dst, sp):  # pragma: no cover - compiled
     return sp + top - lo
 
 
-def add_shifted(dst, src, nsrc, k, sign):  # pragma: no cover - compiled
+def add_shifted(dst: np.ndarray, src: np.ndarray, nsrc: Any, k: Any,
+                sign: Any) -> None:  # pragma: no cover - compiled
     """dst += sign * (src[0:nsrc] << k bits) (src digits in [0, 2**32))."""
     ds = k >> 5
     r = k & 31
@@ -174,14 +178,15 @@ def add_shifted(dst, src, nsrc, k, sign):  # pragma: no cover - compiled
             dst[j + ds + 1] += sign * (d >> (32 - r))
 
 
-def finish_sum(dig, rng):  # pragma: no cover - compiled
+def finish_sum(dig: Any, rng: np.ndarray) -> Any:  # pragma: no cover - compiled
     if rng[0] > rng[1]:
         return np.int64(0)
     neg, top = magnitude_of(dig, rng[0], rng[1])
     return round_bits(dig, rng[0], top, -1074, neg, False)
 
 
-def finish_mean(dig, rng, count, scr):  # pragma: no cover - compiled
+def finish_mean(dig: Any, rng: np.ndarray, count: Any,
+                scr: np.ndarray) -> Any:  # pragma: no cover - compiled
     if rng[0] > rng[1] or count == 0:
         return np.int64(0)
     lo = rng[0]
@@ -196,7 +201,8 @@ def finish_mean(dig, rng, count, scr):  # pragma: no cover - compiled
     return round_bits(scr, 0, t, -1074 + 32 * (lo - sp), neg, sticky)
 
 
-def finish_var(dig, rng, qdig, qrng, count, ddof, scr):  # pragma: no cover - compiled
+def finish_var(dig: np.ndarray, rng: np.ndarray, qdig: np.ndarray, qrng: np.ndarray, count: Any,
+               ddof: Any, scr: np.ndarray) -> Any:  # pragma: no cover - compiled
     """Exactly rounded (n*Q - S*S) / (n * (n - ddof)) (the caller rules out
     count - ddof <= 0)."""
     if qrng[0] > qrng[1]:
@@ -249,7 +255,8 @@ def finish_var(dig, rng, qdig, qrng, count, ddof, scr):  # pragma: no cover - co
     return round_bits(num, 0, t, e0 - 32 * sp, neg, sticky)
 
 
-def finish(stat, dig, rng, qdig, qrng, count, ddof, scr):  # pragma: no cover - compiled
+def finish(stat: Any, dig: np.ndarray, rng: np.ndarray, qdig: np.ndarray, qrng: np.ndarray,
+           count: Any, ddof: Any, scr: Any) -> Any:  # pragma: no cover - compiled
     """float64 bits of one segment's statistic (0 sum, 1 mean, 2 var); clears the
     digits."""
     if stat == 0:

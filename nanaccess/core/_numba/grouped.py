@@ -37,14 +37,15 @@ SMALL_GROUP = 32
 PARALLEL_MIN_ROWS = 200_000
 
 
-def _nb_flip(b, fm, sh):  # pragma: no cover - compiled
+def _nb_flip(b: Any, fm: Any, sh: Any) -> Any:  # pragma: no cover - compiled
     """``b ^ ((b >> sh) & fm)``: the totalOrder key of float bits (``fm`` = INT_MAX of
     the width) and back (it is its own inverse), or ``b`` itself (``fm`` = 0)."""
     return b ^ ((b >> sh) & fm)
 
 
-def _nb_count(bits, codes, fm, sh, klo, khi, slo, shi, cnt, lo, hi,
-              extremes):  # pragma: no cover - compiled
+def _nb_count(bits: np.ndarray, codes: np.ndarray, fm: Any, sh: Any, klo: Any, khi: Any, slo: Any,
+              shi: Any, cnt: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+              extremes: Any) -> Any:  # pragma: no cover - compiled
     """Count per group the rows that take part; return the number of grouped rows
     whose key lies outside ``[klo, khi]`` but inside ``[slo, shi]``.
 
@@ -71,7 +72,8 @@ def _nb_count(bits, codes, fm, sh, klo, khi, slo, shi, cnt, lo, hi,
     return out
 
 
-def _nb_scatter(bits, codes, fm, sh, klo, khi, starts, buf):  # pragma: no cover - compiled
+def _nb_scatter(bits: np.ndarray, codes: np.ndarray, fm: Any, sh: Any, klo: Any, khi: Any,
+                starts: np.ndarray, buf: np.ndarray) -> None:  # pragma: no cover - compiled
     """Counting-sort scatter of the keys of the taking-part rows into their segments."""
     pos = starts.copy()
     for i in range(bits.shape[0]):
@@ -83,7 +85,7 @@ def _nb_scatter(bits, codes, fm, sh, klo, khi, starts, buf):  # pragma: no cover
                 pos[g] += 1
 
 
-def _nb_qselect(a, lo, hi, k):  # pragma: no cover - compiled
+def _nb_qselect(a: np.ndarray, lo: Any, hi: Any, k: Any) -> None:  # pragma: no cover - compiled
     # quickselect with branchless Lomuto partitions (no mispredicted branches on
     # random keys); a second pass gathers the pivot's duplicates, so runs of equal
     # keys cannot make it quadratic
@@ -114,7 +116,7 @@ def _nb_qselect(a, lo, hi, k):  # pragma: no cover - compiled
         lo = i2
 
 
-def _nb_rank_span(tmp, n, v):  # pragma: no cover - compiled
+def _nb_rank_span(tmp: np.ndarray, n: Any, v: Any) -> Any:  # pragma: no cover - compiled
     """(#keys < v, #keys <= v) among ``tmp[:n]``: v holds the ranks in between."""
     lt = 0
     le = 0
@@ -124,7 +126,8 @@ def _nb_rank_span(tmp, n, v):  # pragma: no cover - compiled
     return lt, le
 
 
-def _nb_select_group(buf, starts, counts, ranks, out, g, tmp):  # pragma: no cover
+def _nb_select_group(buf: np.ndarray, starts: np.ndarray, counts: np.ndarray, ranks: np.ndarray,
+                     out: np.ndarray, g: Any, tmp: np.ndarray) -> None:  # pragma: no cover
     """The keys of ranks ``ranks[g]`` (ascending; -1 or >= count: unused) of group g.
 
     ``tmp`` is a scratch array; groups of at most ``tmp.size`` keys are selected by
@@ -181,14 +184,15 @@ def _nb_select_group(buf, starts, counts, ranks, out, g, tmp):  # pragma: no cov
         prev = r
 
 
-def _nb_unflip(out, g, fm, sh):  # pragma: no cover - compiled
+def _nb_unflip(out: np.ndarray, g: Any, fm: Any, sh: Any) -> None:  # pragma: no cover - compiled
     """Selected totalOrder keys back to float bits (``fm`` = 0: keys stay keys)."""
     for t in range(out.shape[1]):
         out[g, t] = _nb_flip(out[g, t], fm, sh)
 
 
-def _nb_select_serial(bits, codes, fm, sh, klo, khi, starts, counts, ranks,
-                      small):  # pragma: no cover - compiled
+def _nb_select_serial(bits: np.ndarray, codes: Any, fm: Any, sh: Any, klo: Any, khi: Any,
+                      starts: np.ndarray, counts: np.ndarray, ranks: np.ndarray,
+                      small: Any) -> Any:  # pragma: no cover - compiled
     ngroups = counts.shape[0]
     buf = np.empty(max(starts[-1] + counts[-1], 1) if ngroups else 1, bits.dtype)
     _nb_scatter(bits, codes, fm, sh, klo, khi, starts, buf)
@@ -200,8 +204,9 @@ def _nb_select_serial(bits, codes, fm, sh, klo, khi, starts, counts, ranks,
     return out
 
 
-def _nb_select_parallel(bits, codes, fm, sh, klo, khi, starts, counts, ranks,
-                        small):  # pragma: no cover - compiled
+def _nb_select_parallel(bits: np.ndarray, codes: Any, fm: Any, sh: Any, klo: Any, khi: Any,
+                        starts: np.ndarray, counts: np.ndarray, ranks: np.ndarray,
+                        small: Any) -> Any:  # pragma: no cover - compiled
     ngroups = counts.shape[0]
     buf = np.empty(max(starts[-1] + counts[-1], 1) if ngroups else 1, bits.dtype)
     _nb_scatter(bits, codes, fm, sh, klo, khi, starts, buf)
@@ -246,8 +251,9 @@ class NumbaSelect:
     machine that delays a thread costs little).
     """
 
-    def __init__(self, bits, flip, codes, ngroups, klo, khi, slo, shi, parallel,
-                 extremes=False):
+    def __init__(self, bits: Any, flip: Any, codes: Any, ngroups: Any, klo: Any, khi: Any, slo: Any,
+                 shi: Any, parallel: Any,
+                 extremes: Any = False) -> None:
         self.kern = _nb_compile()
         self.bits = np.ascontiguousarray(bits)
         width = self.bits.dtype.itemsize * 8
@@ -275,7 +281,7 @@ class NumbaSelect:
         k = self.hi if largest else self.lo
         return k ^ ((k >> self.bits.dtype.type(self.sh)) & self.bits.dtype.type(self.fm))
 
-    def __call__(self, ranks):
+    def __call__(self, ranks: np.ndarray) -> Any:
         counts = self.counts
         starts = np.cumsum(counts) - counts
         ranks = np.ascontiguousarray(ranks, dtype=np.int64)

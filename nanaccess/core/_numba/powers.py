@@ -29,7 +29,7 @@ _EVERY = 256  # values between flushes: <= 6 adds per value per entry stay < 204
 _NT = 8  # the table layout of .exact (entry ix of table t at ix * 8 + t)
 
 
-def _two_product(a, b):  # pragma: no cover - compiled
+def _two_product(a: Any, b: Any) -> Any:  # pragma: no cover - compiled
     p = a * b
     c = _SPLIT * a
     ah = c - (c - a)
@@ -40,7 +40,7 @@ def _two_product(a, b):  # pragma: no cover - compiled
     return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
-def _put(tabs, k, v):  # pragma: no cover - compiled
+def _put(tabs: np.ndarray, k: Any, v: Any) -> None:  # pragma: no cover - compiled
     """Add double ``v`` (any finite value; a zero adds nothing) to the table of power
     ``k + 1`` (table 0 of the .exact layout: entry ``sign|exponent`` at ``ix * 8``)."""
     b = np.float64(v).view(np.uint64)
@@ -49,7 +49,8 @@ def _put(tabs, k, v):  # pragma: no cover - compiled
     tabs[k, ix * _NT] += (b & np.uint64(0xFFFFFFFFFFFFF)) | (np.uint64(e != 0) << np.uint64(52))
 
 
-def _flush_all(tabs, emin, emax, digs, rngs, kmax):  # pragma: no cover - compiled
+def _flush_all(tabs: np.ndarray, emin: Any, emax: Any, digs: np.ndarray, rngs: np.ndarray,
+               kmax: Any) -> None:  # pragma: no cover - compiled
     """Flush the entries the block can have touched: the values' biased exponents in
     [emin, emax] bound those of every term of ``x**k`` (the low parts of a TwoProduct
     lie at most 53 bits below each factor's last place)."""
@@ -59,8 +60,10 @@ def _flush_all(tabs, emin, emax, digs, rngs, kmax):  # pragma: no cover - compil
         _flush(tabs[k - 1], 1, max(lo, 1), min(hi, 2046), digs[k - 1], rngs[k - 1])
 
 
-def segments_kernel(vals, ubits, starts, kmax, out, sneg, flags, tabs, digs,
-                    rngs):  # pragma: no cover - compiled
+def segments_kernel(vals: np.ndarray, ubits: np.ndarray, starts: np.ndarray, kmax: Any,
+                    out: np.ndarray, sneg: np.ndarray, flags: np.ndarray, tabs: Any,
+                    digs: np.ndarray,
+                    rngs: np.ndarray) -> None:  # pragma: no cover - compiled
     """Per segment ``[starts[s], starts[s+1])``: the magnitudes of the exact power
     sums as 32-bit digits ``out[s, k]`` (units ``2**-1074``), their signs ``sneg[s, k]``
     and ``flags[s]`` (1: a value outside the exact range; the segment is not summed).

@@ -28,7 +28,7 @@ _L = 4  # independent lanes per segment
 _RENORM = 256  # steps of a lane between exact rescalings (hi < 2**256)
 
 
-def _two_product(a, b):  # pragma: no cover - compiled
+def _two_product(a: Any, b: Any) -> Any:  # pragma: no cover - compiled
     p = a * b
     c = _SPLIT * a
     ah = c - (c - a)
@@ -39,7 +39,7 @@ def _two_product(a, b):  # pragma: no cover - compiled
     return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
-def _special(b, st):  # pragma: no cover - compiled
+def _special(b: Any, st: np.ndarray) -> Any:  # pragma: no cover - compiled
     """A zero, infinity or subnormal factor (``st``: zero, inf flags and the extra
     exponent): ``(mantissa in [1, 2) or 0.0, exponent)``."""
     e = np.int64((b >> np.uint64(52)) & np.uint64(2047))
@@ -58,14 +58,15 @@ def _special(b, st):  # pragma: no cover - compiled
     return np.uint64(m | np.uint64(_ONE)).view(np.float64), 1 - sh - 1023
 
 
-def _renorm(h, lo):  # pragma: no cover - compiled
+def _renorm(h: Any, lo: Any) -> Any:  # pragma: no cover - compiled
     """``(h', lo', k)`` with ``h = h' * 2**k`` exactly and ``h'`` in ``[1, 2)``."""
     k = np.int64((np.float64(h).view(np.uint64) >> np.uint64(52)) & np.uint64(2047)) - 1023
     f = np.uint64((1023 - k) << 52).view(np.float64)
     return h * f, lo * f, k
 
 
-def products_kernel(ubits, keep, starts, out, flags):  # pragma: no cover - compiled
+def products_kernel(ubits: np.ndarray, keep: np.ndarray, starts: np.ndarray, out: np.ndarray,
+                    flags: np.ndarray) -> None:  # pragma: no cover - compiled
     """``out[s]``: the product of segment ``s`` (float64), ``flags[s]``: 1 when it is
     not certified (the caller's exact tree decides). ``keep[i]`` False: value ``i``
     is left out (read as 1.0; ``keep`` as long as ``ubits``).

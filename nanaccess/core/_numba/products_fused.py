@@ -31,7 +31,7 @@ _L = 32  # lanes: one chunk of _L factors is a map over them
 _RENORM = 256  # steps of a lane between exact rescalings (hi < 2**256)
 
 
-def _fma(a, b, c):  # pragma: no cover - replaced by LLVM's fma when compiled
+def _fma(a: Any, b: Any, c: Any) -> Any:  # pragma: no cover - replaced by LLVM's fma when compiled
     """``a * b + c`` rounded once (exact rational arithmetic uncompiled)."""
     from fractions import Fraction
 
@@ -40,14 +40,15 @@ def _fma(a, b, c):  # pragma: no cover - replaced by LLVM's fma when compiled
     return float(Fraction(a) * Fraction(b) + Fraction(c))
 
 
-def _renorm(h, lo):  # pragma: no cover - compiled
+def _renorm(h: Any, lo: Any) -> Any:  # pragma: no cover - compiled
     """``(h', lo', k)`` with ``h = h' * 2**k`` exactly and ``h'`` in ``[1, 2)``."""
     k = np.int64((np.float64(h).view(np.uint64) >> np.uint64(52)) & np.uint64(2047)) - 1023
     f = np.uint64((1023 - k) << 52).view(np.float64)
     return h * f, lo * f, k
 
 
-def _step(ub, kp, hs, ls, xs, sp, ng, j):  # pragma: no cover - compiled
+def _step(ub: Any, kp: Any, hs: np.ndarray, ls: np.ndarray, xs: np.ndarray, sp: np.ndarray,
+          ng: np.ndarray, j: Any) -> None:  # pragma: no cover - compiled
     """One factor into lane ``j`` (the tail; the chunk loop spells it out)."""
     b = ub if kp else np.uint64(_ONE)
     ng[j] ^= b >> np.uint64(63)
@@ -63,7 +64,7 @@ def _step(ub, kp, hs, ls, xs, sp, ng, j):  # pragma: no cover - compiled
     hs[j] = h
 
 
-def _subnormal(hi, lo, d, ex):  # pragma: no cover - compiled
+def _subnormal(hi: Any, lo: Any, d: Any, ex: Any) -> Any:  # pragma: no cover - compiled
     """``((hi + lo) 2**ex rounded to a multiple of 2**-1074, ok)`` for ``hi`` in
     ``[1, 2)``, ``-1075 <= ex < -1022`` and the exact product within ``d 2**ex`` of
     ``(hi + lo) 2**ex``: with ``k = ex + 1074``, ``y = hi 2**k`` (exact, below
@@ -92,7 +93,8 @@ def _subnormal(hi, lo, d, ex):  # pragma: no cover - compiled
     return math.nan, False
 
 
-def fused_products(ubits, keep, starts, out, flags):  # pragma: no cover - compiled
+def fused_products(ubits: np.ndarray, keep: np.ndarray, starts: np.ndarray, out: np.ndarray,
+                   flags: np.ndarray) -> None:  # pragma: no cover - compiled
     """``out[s]``: the correctly rounded product of segment ``s`` (the values ``keep``
     marks; a value left out is read as 1.0), ``flags[s]``: 1 when not settled here (a
     special factor, an uncertain rounding, a subnormal result)."""

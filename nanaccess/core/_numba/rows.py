@@ -19,6 +19,8 @@ option and a broken numba route calls to NumPy.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from . import AVAILABLE, bind, choose_engine, fallback, jit, kernels, parallel_ok, register
@@ -39,7 +41,8 @@ prange = range  # numba's prange once compiled (:func:`nanaccess.core._numba.bin
 
 # --------------------------------------------------------------------- pure kernels
 
-def _select_row(a, want, order, out, row):  # pragma: no cover - compiled
+def _select_row(a: np.ndarray, want: np.ndarray, order: np.ndarray, out: np.ndarray,
+                row: Any) -> None:  # pragma: no cover - compiled
     """Select the ranks ``want[order]`` (ascending) of the 1-D ``a``; write ``out[:, row]``."""
     n = a.shape[0]
     lo = 0
@@ -61,7 +64,7 @@ def _select_row(a, want, order, out, row):  # pragma: no cover - compiled
         out[j, row] = a[r]
 
 
-def _rank_order(want, order):  # pragma: no cover - compiled
+def _rank_order(want: np.ndarray, order: np.ndarray) -> None:  # pragma: no cover - compiled
     """``order`` = argsort of the few ranks ``want`` (insertion sort; K is small)."""
     for j in range(want.shape[0]):
         order[j] = j
@@ -74,7 +77,7 @@ def _rank_order(want, order):  # pragma: no cover - compiled
         order[j + 1] = v
 
 
-def _select_rows_serial(keys, ranks):  # pragma: no cover - compiled
+def _select_rows_serial(keys: np.ndarray, ranks: np.ndarray) -> Any:  # pragma: no cover - compiled
     rows = keys.shape[0]
     kq = ranks.shape[0]
     out = np.zeros((kq, rows), dtype=keys.dtype)
@@ -88,7 +91,8 @@ def _select_rows_serial(keys, ranks):  # pragma: no cover - compiled
     return out
 
 
-def _select_rows_parallel(keys, ranks):  # pragma: no cover - compiled
+def _select_rows_parallel(keys: np.ndarray,
+                          ranks: np.ndarray) -> Any:  # pragma: no cover - compiled
     rows = keys.shape[0]
     kq = ranks.shape[0]
     out = np.zeros((kq, rows), dtype=keys.dtype)
@@ -184,7 +188,7 @@ def select_windows(keys: np.ndarray, ranks: np.ndarray) -> np.ndarray | None:
     return np.take_along_axis(keys, np.asarray(ranks, dtype=np.intp).T, axis=1).T
 
 
-def build() -> dict:
+def build() -> dict[Any, Any]:
     """Compile the per-row kernels (the sorting helpers first)."""
     bind(globals(), ("insertion_sort", "select_kth", "move_min_to"), kernels("sorting"))
     bind(globals(), ("_select_row", "_rank_order"))
@@ -245,7 +249,7 @@ def _select_rows_numba(keys: np.ndarray, ranks: np.ndarray) -> np.ndarray:
 select_rows = _select_rows_numba if ENABLED else None
 
 
-def warm_up(dtypes=(np.int64,)) -> None:
+def warm_up(dtypes: Any = (np.int64,)) -> None:
     """Compile (or load from the cache) the kernels now instead of on first use.
 
     Parameters

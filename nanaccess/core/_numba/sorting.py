@@ -6,12 +6,14 @@ use (:func:`build`); valid (slow) Python too.
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import bind, register
 
 HELPERS = ("_sift_down", "_heapsort", "insertion_sort", "select_kth", "move_min_to")
 
 
-def _sift_down(a, base, root, end):  # pragma: no cover - compiled
+def _sift_down(a: Any, base: Any, root: Any, end: Any) -> None:  # pragma: no cover - compiled
     while True:
         child = 2 * root + 1
         if child >= end:
@@ -27,7 +29,7 @@ def _sift_down(a, base, root, end):  # pragma: no cover - compiled
             return
 
 
-def _heapsort(a, lo, hi):  # pragma: no cover - compiled
+def _heapsort(a: Any, lo: Any, hi: Any) -> None:  # pragma: no cover - compiled
     """Sort ``a[lo:hi + 1]`` in place; the O(m log m) fallback of the introselect."""
     m = hi - lo + 1
     for start in range((m - 2) // 2, -1, -1):
@@ -39,7 +41,7 @@ def _heapsort(a, lo, hi):  # pragma: no cover - compiled
         _sift_down(a, lo, 0, end)
 
 
-def insertion_sort(a, lo, hi):  # pragma: no cover - compiled
+def insertion_sort(a: Any, lo: Any, hi: Any) -> None:  # pragma: no cover - compiled
     for i in range(lo + 1, hi + 1):
         v = a[i]
         j = i - 1
@@ -49,7 +51,7 @@ def insertion_sort(a, lo, hi):  # pragma: no cover - compiled
         a[j + 1] = v
 
 
-def select_kth(a, lo, hi, k):  # pragma: no cover - compiled
+def select_kth(a: Any, lo: Any, hi: Any, k: Any) -> None:  # pragma: no cover - compiled
     """Put the element of rank ``k`` (within ``a[lo:hi + 1]``) at ``a[k]``.
 
     Hoare partitioning around a median-of-three pivot (as bottleneck's Wirth
@@ -106,7 +108,7 @@ def select_kth(a, lo, hi, k):  # pragma: no cover - compiled
             return
 
 
-def move_min_to(a, t, e):  # pragma: no cover - compiled
+def move_min_to(a: Any, t: Any, e: Any) -> None:  # pragma: no cover - compiled
     """Swap the minimum of ``a[t:e]`` into ``a[t]``: the rank right after a selected
     one, once everything above it is known to be in ``a[t:e]``."""
     best = t
@@ -118,7 +120,7 @@ def move_min_to(a, t, e):  # pragma: no cover - compiled
     a[best] = v
 
 
-def build() -> dict:
+def build() -> dict[Any, Any]:
     """Compile the helpers and bind them here (the kernels of other modules take them
     from the returned dict)."""
     return bind(globals(), HELPERS)

@@ -33,14 +33,15 @@ __all__: list[str] = []
 _SMALL = 16
 
 
-def _nb_reached(h, lo, th, tl, b):  # pragma: no cover - compiled
+def _nb_reached(h: Any, lo: Any, th: Any, tl: Any, b: Any) -> Any:  # pragma: no cover - compiled
     """Whether the pair ``(h, lo)`` (``lo`` not normalised) is >= ``(th, tl)``."""
     hn = h + (lo >> b)
     ln = lo & ((np.int64(1) << b) - 1)
     return hn > th or (hn == th and ln >= tl)
 
 
-def _nb_part(k, hi, lo, src, a, b, pivot, eq, keyed):  # pragma: no cover - compiled
+def _nb_part(k: np.ndarray, hi: np.ndarray, lo: np.ndarray, src: np.ndarray, a: Any, b: Any,
+             pivot: Any, eq: Any, keyed: Any) -> Any:  # pragma: no cover - compiled
     """Branch-free Lomuto pass over ``[a, b)``: the keys ``< pivot`` (``eq``: ``==``
     for a range already ``>= pivot``) first. Returns their end and pair sum.
     ``keyed``: ``src`` is ``k`` itself, so it is not moved twice (a loop-invariant
@@ -69,8 +70,11 @@ def _nb_part(k, hi, lo, src, a, b, pivot, eq, keyed):  # pragma: no cover - comp
     return st, sh, sl
 
 
-def nb_group_select(k, hi, lo, src, a, end, tot_h, tot_l, th, tl, tord, bb, out, g,
-                     st_b, st_h, st_l, perm, keyed):  # pragma: no cover - compiled
+def nb_group_select(k: np.ndarray, hi: np.ndarray, lo: np.ndarray, src: np.ndarray, a: Any,
+                    end: Any, tot_h: Any, tot_l: Any, th: np.ndarray, tl: np.ndarray,
+                    tord: np.ndarray, bb: Any, out: np.ndarray, g: Any,
+                     st_b: np.ndarray, st_h: np.ndarray, st_l: np.ndarray, perm: np.ndarray,
+                     keyed: Any) -> None:  # pragma: no cover - compiled
     """For every target ``(th[j, g], tl[j, g])`` (visited in ascending order ``tord``), the
     source index of the first key of ``[a, end)`` whose exact cumulative weight
     reaches it, into ``out[j, g]``. A quickselect that resumes: the right boundaries
@@ -162,7 +166,7 @@ def nb_group_select(k, hi, lo, src, a, end, tot_h, tot_l, th, tl, tord, bb, out,
             a = gt
 
 
-def _nb_ctz(m):  # pragma: no cover - compiled
+def _nb_ctz(m: Any) -> Any:  # pragma: no cover - compiled
     """Trailing zero bits of a positive int64."""
     n = 0
     if (m & 0xFFFFFFFF) == 0:
@@ -185,7 +189,7 @@ def _nb_ctz(m):  # pragma: no cover - compiled
     return n
 
 
-def _nb_bits_range(wb):  # pragma: no cover - compiled
+def _nb_bits_range(wb: Any) -> Any:  # pragma: no cover - compiled
     """``(lsb, top)`` of a positive finite float64 from its bits: ``w`` is a multiple
     of ``2**lsb`` and below ``2**top`` (``top`` as :func:`math.frexp`'s exponent)."""
     e = (wb >> 52) & 0x7FF
@@ -196,7 +200,8 @@ def _nb_bits_range(wb):  # pragma: no cover - compiled
     return e - 1075 + _nb_ctz(m), e - 1022
 
 
-def nb_group_bits(wsb, a, b, emin, emax):  # pragma: no cover - compiled
+def nb_group_bits(wsb: np.ndarray, a: Any, b: Any, emin: Any,
+                  emax: Any) -> Any:  # pragma: no cover - compiled
     """``(lsb, top)`` of the positive weights with bits ``wsb[a:b]``: all are
     multiples of ``2**lsb`` and below ``2**top``. Branch-free: the lowest bit is the
     trailing zeros of the OR of the mantissas aligned at the smallest exponent (bits
@@ -229,7 +234,8 @@ def nb_group_bits(wsb, a, b, emin, emax):  # pragma: no cover - compiled
         acc & np.uint64(0x7FFFFFFFFFFFFFFF)) != 0 else 63), emax - 1022
 
 
-def nb_limbs(w, a, b, lsb, top, hi, lo):  # pragma: no cover - compiled
+def nb_limbs(w: np.ndarray, a: Any, b: Any, lsb: Any, top: Any, hi: np.ndarray,
+             lo: np.ndarray) -> Any:  # pragma: no cover - compiled
     """Base and exactness of the positive weights ``w[a:b]`` (lowest bit ``lsb``,
     top ``top``); fills their limbs when exact. Returns ``(B, exact)``."""
     zero = np.int64(0)
@@ -266,7 +272,8 @@ def nb_limbs(w, a, b, lsb, top, hi, lo):  # pragma: no cover - compiled
     return base, True, sh, sl
 
 
-def nb_sort_float(k, w, src, a, b, cf):  # pragma: no cover - compiled
+def nb_sort_float(k: np.ndarray, w: np.ndarray, src: np.ndarray, a: Any, b: Any,
+                  cf: np.ndarray) -> None:  # pragma: no cover - compiled
     """Sort ``[a, b)`` by (key, weight) and fill its float64 cumulative weights."""
     perm = np.argsort(k[a:b]) + a
     ks = k[perm]
@@ -302,7 +309,8 @@ def build() -> dict[str, Any]:
 register("weighted", build)
 
 
-def _nb_row_load(keys, fm, sh, w, r, k, ws, src):  # pragma: no cover - compiled
+def _nb_row_load(keys: np.ndarray, fm: Any, sh: Any, w: np.ndarray, r: Any, k: np.ndarray,
+                 ws: np.ndarray, src: np.ndarray) -> Any:  # pragma: no cover - compiled
     """Copy row ``r``'s pairs of positive weight into the scratch arrays (keys made
     from float bits when ``fm``); returns their number and exponent range."""
     n = keys.shape[1]
@@ -325,7 +333,8 @@ def _nb_row_load(keys, fm, sh, w, r, k, ws, src):  # pragma: no cover - compiled
     return m, emin, emax
 
 
-def _nb_rows_totals(keys, fm, sh, w):  # pragma: no cover - compiled
+def _nb_rows_totals(keys: np.ndarray, fm: Any, sh: Any,
+                    w: Any) -> Any:  # pragma: no cover - compiled
     """Per row of ``(rows, n)`` data: scale, base, exactness, total pair and total
     weight, positive-weight count (the rows are groups, without a counting sort)."""
     rows, n = keys.shape
@@ -361,8 +370,10 @@ def _nb_rows_totals(keys, fm, sh, w):  # pragma: no cover - compiled
     return L, B, exact, last_h, last_l, total, counts
 
 
-def _nb_rows_select(keys, fm, sh, w, L, B, exact, last_h, last_l, th, tl,
-                    tf):  # pragma: no cover - compiled
+def _nb_rows_select(keys: np.ndarray, fm: Any, sh: Any, w: Any, L: np.ndarray, B: np.ndarray,
+                    exact: np.ndarray, last_h: np.ndarray, last_l: np.ndarray, th: np.ndarray,
+                    tl: np.ndarray,
+                    tf: np.ndarray) -> Any:  # pragma: no cover - compiled
     """Per target and row, the column of the pair at the target (-1: empty)."""
     rows, n = keys.shape
     nt = th.shape[0]

@@ -40,7 +40,8 @@ _HUGE = 2.0 ** 1000
 _EPS = 2.0 ** -52
 
 
-def _nb_decide(v, c, t, kind, n, err):  # pragma: no cover - compiled
+def _nb_decide(v: Any, c: Any, t: Any, kind: Any, n: Any,
+               err: Any) -> Any:  # pragma: no cover - compiled
     """1 when the cumulative weight ``v`` of the first ``c`` of ``n`` pairs (float,
     within ``err`` of its exact value, as is ``t`` of the target's) surely reaches
     ``t``, 0 when it surely does not, -1 when the floats cannot tell. All pairs
@@ -65,7 +66,8 @@ def _nb_decide(v, c, t, kind, n, err):  # pragma: no cover - compiled
     return -1
 
 
-def _nb_fpart(k, ws, src, a, b, pivot, eq, keyed):  # pragma: no cover - compiled
+def _nb_fpart(k: np.ndarray, ws: np.ndarray, src: np.ndarray, a: Any, b: Any, pivot: Any, eq: Any,
+              keyed: Any) -> Any:  # pragma: no cover - compiled
     """Branch-free Lomuto pass over ``[a, b)`` (as :mod:`.weighted`'s, with float
     weights): the keys ``< pivot`` (``eq``: ``==``) first. Returns their end and their
     float64 weight sum (a sum of positive terms: within the group's bound)."""
@@ -88,8 +90,10 @@ def _nb_fpart(k, ws, src, a, b, pivot, eq, keyed):  # pragma: no cover - compile
     return st, s
 
 
-def _nb_fgroup_select(k, ws, src, a, end, tot, err, tf, tk, tord, out, g, st_b, st_s,
-                      perm, keyed):  # pragma: no cover - compiled
+def _nb_fgroup_select(k: np.ndarray, ws: np.ndarray, src: np.ndarray, a: Any, end: Any, tot: Any,
+                      err: Any, tf: np.ndarray, tk: np.ndarray, tord: np.ndarray, out: np.ndarray,
+                      g: Any, st_b: np.ndarray, st_s: np.ndarray,
+                      perm: np.ndarray, keyed: Any) -> Any:  # pragma: no cover - compiled
     """:mod:`.weighted`'s resumable quickselect of the group ``[a, end)`` for the
     float targets ``tf`` of kinds ``tk`` (see :func:`_nb_decide`; visited in ascending
     order ``tord``), on float sums. Returns False as soon as a comparison is undecided
@@ -190,7 +194,7 @@ def _nb_fgroup_select(k, ws, src, a, end, tot, err, tf, tk, tord, out, g, st_b, 
     return True
 
 
-def _nb_pair_total(sh, sl, bg, lg):  # pragma: no cover - compiled
+def _nb_pair_total(sh: Any, sl: Any, bg: Any, lg: Any) -> Any:  # pragma: no cover - compiled
     """The float64 total of an exact pair, ``ldexp(sh, bg + lg) + ldexp(sl, lg)``
     (:func:`nanaccess.core.weighted.cumulative.pair_total`'s formula): a product by an
     exact power of two rounds as ``ldexp`` does, so one libm call serves both terms
@@ -201,7 +205,8 @@ def _nb_pair_total(sh, sl, bg, lg):  # pragma: no cover - compiled
     return math.ldexp(float(sh), bg + lg) + math.ldexp(float(sl), lg)
 
 
-def _nb_limb_sums(ws, a, b, lsb, top):  # pragma: no cover - compiled
+def _nb_limb_sums(ws: np.ndarray, a: Any, b: Any, lsb: Any,
+                  top: Any) -> Any:  # pragma: no cover - compiled
     """:mod:`.weighted`'s ``nb_limbs`` without storing the limbs: ``(B, exact, hi
     sum, lo sum)`` of the positive weights ``ws[a:b]``."""
     zero = np.int64(0)
@@ -235,8 +240,9 @@ def _nb_limb_sums(ws, a, b, lsb, top):  # pragma: no cover - compiled
     return base, True, sh, sl
 
 
-def _nb_prepare(keys, flip, w, drop, codes, ngroups, rec, src_buf,
-                cf_buf):  # pragma: no cover - compiled
+def _nb_prepare(keys: np.ndarray, flip: Any, w: np.ndarray, drop: np.ndarray, codes: np.ndarray,
+                ngroups: Any, rec: np.ndarray, src_buf: Any,
+                cf_buf: Any) -> Any:  # pragma: no cover - compiled
     """Counting sort of the positive-weight pairs (not ``drop``-ped: a mask, or empty
     for none) by group; per group the limb base,
     exactness, exact total pair, float total and error bound. ``keys``: the sort keys,
@@ -312,8 +318,10 @@ def _nb_prepare(keys, flip, w, drop, codes, ngroups, rec, src_buf,
     return cf, src, starts, L, B, exact, err, last_h, last_l, total, counts
 
 
-def _nb_select(rec, cf, src_buf, starts, L, B, exact, err, tot_h, tot_l, total, th, tl, tf,
-               keyed):  # pragma: no cover - compiled
+def _nb_select(rec: np.ndarray, cf: np.ndarray, src_buf: Any, starts: np.ndarray, L: np.ndarray,
+               B: np.ndarray, exact: np.ndarray, err: np.ndarray, tot_h: np.ndarray,
+               tot_l: np.ndarray, total: np.ndarray, th: np.ndarray, tl: np.ndarray, tf: np.ndarray,
+               keyed: Any) -> Any:  # pragma: no cover - compiled
     """Per target and group, the source index (keyed: the key) of the pair at the
     target (-1: empty); ``th``, ``tl`` the exact target pairs, ``tf`` the float
     targets of the groups too wide for the limbs."""

@@ -41,7 +41,8 @@ _TINY = 2.0 ** -1000  # covers products that underflow in the midpoint test
 _SH, _SL, _SA, _WH, _WL, _WA, _N, _BAD = range(8)
 
 
-def _nb_accumulate(x, w, codes, ngroups, row):  # pragma: no cover - compiled
+def _nb_accumulate(x: np.ndarray, w: np.ndarray, codes: np.ndarray, ngroups: Any,
+                   row: Any) -> Any:  # pragma: no cover - compiled
     """Per group: S and W as double-doubles, the sums of the low parts' magnitudes
     (for the error bounds), the pair count, and whether a pair left the safe range
     (non-finite values included). ``row`` > 0: no codes, group ``i // row``."""
@@ -71,7 +72,8 @@ def _nb_accumulate(x, w, codes, ngroups, row):  # pragma: no cover - compiled
     return acc
 
 
-def _nb_side(sh, sl, c, h, wh, wl, es, ew):  # pragma: no cover - compiled
+def _nb_side(sh: Any, sl: Any, c: Any, h: Any, wh: Any, wl: Any, es: Any,
+             ew: Any) -> Any:  # pragma: no cover - compiled
     """The sign of ``S - (c + h) W`` (+1, -1) when certain, else 0. ``(sh, sl)``,
     ``(wh, wl)``: S and W within ``es``, ``ew``; ``h`` a power of two (half a gap)."""
     p1, e1 = two_prod(c, wh)
@@ -92,7 +94,8 @@ def _nb_side(sh, sl, c, h, wh, wl, es, ew):  # pragma: no cover - compiled
     return 0
 
 
-def _nb_ratio(sh, sl, es, wh, wl, ew):  # pragma: no cover - compiled
+def _nb_ratio(sh: Any, sl: Any, es: Any, wh: Any, wl: Any,
+              ew: Any) -> Any:  # pragma: no cover - compiled
     """``(c, True)``: ``c`` the certified correctly rounded ``S / W`` of ``S = sh + sl``
     within ``es`` and ``W = wh + wl > 0`` within ``ew``; ``(0.0, False)`` when the
     bounds do not settle it (a tie or near tie, or ``|c|`` outside ``2**-500 ..
@@ -115,7 +118,8 @@ def _nb_ratio(sh, sl, es, wh, wl, ew):  # pragma: no cover - compiled
     return 0.0, False
 
 
-def _nb_certify(acc, is_sum, out, ok):  # pragma: no cover - compiled
+def _nb_certify(acc: np.ndarray, is_sum: Any, out: np.ndarray,
+                ok: np.ndarray) -> None:  # pragma: no cover - compiled
     """Per group, the certified correctly rounded ``S / W`` (``S`` when ``is_sum``)
     into ``out``, ``ok`` where certified."""
     for g in range(acc.shape[0]):
@@ -134,7 +138,8 @@ def _nb_certify(acc, is_sum, out, ok):  # pragma: no cover - compiled
             ok[g] = True
 
 
-def _nb_group_moments(x, w, codes, ngroups, is_sum, row):  # pragma: no cover - compiled
+def _nb_group_moments(x: Any, w: Any, codes: Any, ngroups: Any, is_sum: Any,
+                      row: Any) -> Any:  # pragma: no cover - compiled
     """``(values, certified)`` per group: the driver's one call (``row`` > 0: rows of
     that length are the groups, ``codes`` unused)."""
     acc = _nb_accumulate(x, w, codes, ngroups, row)

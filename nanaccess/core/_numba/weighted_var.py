@@ -51,7 +51,8 @@ _SH, _SL, _SA, _QH, _QL, _QA, _WH, _WL, _WA, _N, _BAD, _X0, _DIFF = range(13)
 _WIDTH = 16
 
 
-def _nb_accumulate_var(x, w, codes, ngroups, row):  # pragma: no cover - compiled
+def _nb_accumulate_var(x: np.ndarray, w: np.ndarray, codes: np.ndarray, ngroups: Any,
+                       row: Any) -> Any:  # pragma: no cover - compiled
     """Per group: S, Q, W as double-doubles with the sums of their low terms'
     magnitudes, the pair count, whether a pair left the safe range (non-finite values
     included), the first value and whether another differs. ``row`` > 0: no codes,
@@ -92,12 +93,13 @@ def _nb_accumulate_var(x, w, codes, ngroups, row):  # pragma: no cover - compile
     return acc
 
 
-def _nb_norm(s, c):  # pragma: no cover - compiled
+def _nb_norm(s: Any, c: Any) -> Any:  # pragma: no cover - compiled
     """``s + c`` as a double-double ``(hi, lo)``, exactly (TwoSum)."""
     return two_sum(s, c)
 
 
-def _nb_dd_sum(t0, t1, t2, t3, t4, t5, t6, t7):  # pragma: no cover - compiled
+def _nb_dd_sum(t0: Any, t1: Any, t2: Any, t3: Any, t4: Any, t5: Any, t6: Any,
+               t7: Any) -> Any:  # pragma: no cover - compiled
     """``(hi, lo, E)``: eight float terms summed by TwoSum with the errors summed
     apart (Sum2), ``|hi + lo - sum| <= E``: the errors' float sum is off by at most
     ``gamma_7 sum|q|`` and ``sum|q| <= gamma_7 sum|t|``, so ``gamma_7**2 < 64 u**2``
@@ -113,7 +115,7 @@ def _nb_dd_sum(t0, t1, t2, t3, t4, t5, t6, t7):  # pragma: no cover - compiled
     return hi, lo, 64.0 * _U * _U * tot
 
 
-def _nb_dof(wh, wl, ew, ddof):  # pragma: no cover - compiled
+def _nb_dof(wh: Any, wl: Any, ew: Any, ddof: Any) -> Any:  # pragma: no cover - compiled
     """``V = W - ddof`` as ``(vh, vl, ev, sign)``: a double-double within ``ev`` and its
     sign (-1: ``V <= 0``, +1: ``V > 0``, 0: the bound cannot tell)."""
     t, te = two_sum(wh, -ddof)  # exact
@@ -128,7 +130,8 @@ def _nb_dof(wh, wl, ew, ddof):  # pragma: no cover - compiled
     return vh, vl, ev, 0
 
 
-def _nb_var_one(sh, sl, es, qh, ql, eq, wh, wl, ew, ddof):  # pragma: no cover - compiled
+def _nb_var_one(sh: Any, sl: Any, es: Any, qh: Any, ql: Any, eq: Any, wh: Any, wl: Any, ew: Any,
+                ddof: Any) -> Any:  # pragma: no cover - compiled
     """``(value, certified)`` of ``(W Q - S**2) / (W (W - ddof))`` from double-doubles
     within their bounds (``W > 0``, ``Q >= 0``); see the module docstring."""
     vh, vl, ev, sign = _nb_dof(wh, wl, ew, ddof)
@@ -161,7 +164,8 @@ def _nb_var_one(sh, sl, es, qh, ql, eq, wh, wl, ew, ddof):  # pragma: no cover -
     return _nb_ratio(nh, nl, en, mh, ml, em)
 
 
-def _nb_var_certify(acc, ddof, out, ok):  # pragma: no cover - compiled
+def _nb_var_certify(acc: np.ndarray, ddof: Any, out: np.ndarray,
+                    ok: np.ndarray) -> None:  # pragma: no cover - compiled
     """Per group, the certified variance into ``out``, ``ok`` where certified."""
     for g in range(acc.shape[0]):
         n = acc[g, _N]
@@ -186,7 +190,8 @@ def _nb_var_certify(acc, ddof, out, ok):  # pragma: no cover - compiled
         out[g], ok[g] = _nb_var_one(sh, sl, es, qh, ql, eq, wh, wl, ew, ddof)
 
 
-def _nb_group_var(x, w, codes, ngroups, ddof, row):  # pragma: no cover - compiled
+def _nb_group_var(x: Any, w: Any, codes: Any, ngroups: Any, ddof: Any,
+                  row: Any) -> Any:  # pragma: no cover - compiled
     """``(values, certified)`` per group: the driver's one call (``row`` > 0: rows of
     that length are the groups, ``codes`` unused)."""
     acc = _nb_accumulate_var(x, w, codes, ngroups, row)

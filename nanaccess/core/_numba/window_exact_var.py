@@ -41,13 +41,14 @@ __all__ = ["moving_var", "LO_OK", "HI_OK"]
 LO_OK, HI_OK = 2.0 ** -400, 2.0 ** 400
 
 
-def _nb_two_prod(a, b):  # pragma: no cover - compiled
+def _nb_two_prod(a: Any, b: Any) -> Any:  # pragma: no cover - compiled
     """(a * b rounded, its exact error)."""
     p = a * b
     return p, _fma(a, b, -p)
 
 
-def _nb_var(x, take, start, end, ddof, out, bad):  # pragma: no cover - compiled
+def _nb_var(x: np.ndarray, take: np.ndarray, start: np.ndarray, end: np.ndarray, ddof: Any,
+            out: np.ndarray, bad: np.ndarray) -> None:  # pragma: no cover - compiled
     """Exactly rounded variance of every window's taking-part values (``ddof`` an
     integer; ``n - ddof <= 0`` gives NaN). ``bad[i]``: recompute output i elsewhere."""
     ps = np.empty(MAXP, np.float64)  # S
@@ -124,7 +125,8 @@ def _nb_var(x, take, start, end, ddof, out, bad):  # pragma: no cover - compiled
             bad[i] = True
 
 
-def _nb_var_columns(x, take, start, end, ddof, out, bad):  # pragma: no cover
+def _nb_var_columns(x: np.ndarray, take: np.ndarray, start: Any, end: Any, ddof: Any,
+                    out: np.ndarray, bad: np.ndarray) -> None:  # pragma: no cover
     """:func:`_nb_var` for every column (``x[c]``, ``out[c]``, ``bad[c]``)."""
     for c in range(x.shape[0]):
         _nb_var(x[c], take[c], start, end, ddof, out[c], bad[c])

@@ -39,7 +39,7 @@ LINEAR_MAX = 512
 HEAP_MIN = 32
 
 
-def nb_mid(a, b, half, nanv):  # pragma: no cover - compiled
+def nb_mid(a: Any, b: Any, half: Any, nanv: Any) -> Any:  # pragma: no cover - compiled
     """interp.midpoint of two numbers of one float dtype (``x * 0.5`` is ``x / 2``
     bit for bit: one correctly rounded scaling, and no division)."""
     s = a + b
@@ -51,7 +51,8 @@ def nb_mid(a, b, half, nanv):  # pragma: no cover - compiled
     return nanv if r != r else r
 
 
-def nb_lerp(a, b, t, ft, omt, nanv):  # pragma: no cover - compiled
+def nb_lerp(a: Any, b: Any, t: Any, ft: Any, omt: Any,
+            nanv: Any) -> Any:  # pragma: no cover - compiled
     """interp.lerp of two numbers (``t`` the float64 weight, ``ft`` it in a's dtype,
     ``omt`` ``1 - t`` computed in float64, then cast, as NumPy's scalar-q lerp)."""
     if t == 0:
@@ -70,7 +71,7 @@ def nb_lerp(a, b, t, ft, omt, nanv):  # pragma: no cover - compiled
     return nanv if res != res else res
 
 
-def _nb_count2(buf, m, ko, ki):  # pragma: no cover - compiled
+def _nb_count2(buf: np.ndarray, m: Any, ko: Any, ki: Any) -> Any:  # pragma: no cover - compiled
     """(keys < ko, keys <= ki) in ``buf[:m]``: one branch-free pass the compiler
     vectorises; for short windows faster than two dependent binary searches."""
     c1 = 0
@@ -81,7 +82,8 @@ def _nb_count2(buf, m, ko, ki):  # pragma: no cover - compiled
     return c1, c2
 
 
-def _nb_swap(buf, m, ko, ki, linear):  # pragma: no cover - compiled
+def _nb_swap(buf: np.ndarray, m: Any, ko: Any, ki: Any,
+             linear: Any) -> None:  # pragma: no cover - compiled
     """Remove key ``ko`` and insert ``ki`` (``linear``: places by counting)."""
     if not linear:
         nb_replace(buf, m, ko, ki)
@@ -95,7 +97,7 @@ def _nb_swap(buf, m, ko, ki, linear):  # pragma: no cover - compiled
         buf[q] = ki
 
 
-def _nb_drop(buf, m, ko, linear):  # pragma: no cover - compiled
+def _nb_drop(buf: Any, m: Any, ko: Any, linear: Any) -> Any:  # pragma: no cover - compiled
     if not linear:
         return nb_remove(buf, m, ko)
     p, _ = _nb_count2(buf, m, ko, ko)
@@ -103,7 +105,7 @@ def _nb_drop(buf, m, ko, linear):  # pragma: no cover - compiled
     return m - 1
 
 
-def _nb_add(buf, m, ki, linear):  # pragma: no cover - compiled
+def _nb_add(buf: np.ndarray, m: Any, ki: Any, linear: Any) -> Any:  # pragma: no cover - compiled
     if not linear:
         return nb_insert(buf, m, ki)
     _, q = _nb_count2(buf, m, ki, ki)
@@ -112,8 +114,11 @@ def _nb_add(buf, m, ki, linear):  # pragma: no cover - compiled
     return m + 1
 
 
-def _nb_fused(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t, w_t, ft_t,
-              mode, nanv, one, half, out, cnt, buf, linear):  # pragma: no cover - compiled
+def _nb_fused(x: Any, bits: np.ndarray, sc: np.ndarray, scb: np.ndarray, imax: Any, expmask: Any,
+              quiet: Any, start: np.ndarray, end: np.ndarray, lo_t: np.ndarray, hi_t: np.ndarray,
+              w_t: np.ndarray, ft_t: np.ndarray,
+              mode: Any, nanv: Any, one: Any, half: Any, out: np.ndarray, cnt: np.ndarray,
+              buf: np.ndarray, linear: Any) -> Any:  # pragma: no cover - compiled
     """Order statistic of every window of a float column (NaNs take no rank).
 
     ``bits``: ``x``'s bits as ints; ``sc``/``scb``: a 2-element scratch of x's dtype
@@ -193,9 +198,11 @@ def _nb_fused(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t, w_
                 out[t, i] = nb_lerp(a, b, w_t[t, m], ft_t[t, m], ft_t[nq + t, m], nanv)
     return seen
 
-def _nb_fused_columns(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t, w_t,
-                      ft_t, mode, nanv, one, half, out, cnt, buf,
-                      linear):  # pragma: no cover - compiled
+def _nb_fused_columns(x: np.ndarray, bits: np.ndarray, sc: Any, scb: Any, imax: Any, expmask: Any,
+                      quiet: Any, start: Any, end: Any, lo_t: Any, hi_t: Any, w_t: Any,
+                      ft_t: Any, mode: Any, nanv: Any, one: Any, half: Any, out: np.ndarray,
+                      cnt: np.ndarray, buf: Any,
+                      linear: Any) -> Any:  # pragma: no cover - compiled
     """:func:`_nb_fused` for every row of ``x`` ``(ncols, n)`` into ``out[:, c]``
     ``(nq, ncols, nout)`` and ``cnt[c]``: -1 at once if a column gives -1, else the
     union of the NaN flags."""
@@ -230,7 +237,7 @@ def weight_tables(w_t: np.ndarray, dt: np.dtype) -> np.ndarray:
 
 
 def fused_args(x: np.ndarray, start: np.ndarray, end: np.ndarray, lo_t: np.ndarray,
-               hi_t: np.ndarray, w_t: np.ndarray, mode: int) -> tuple:
+               hi_t: np.ndarray, w_t: np.ndarray, mode: int) -> tuple[Any, ...]:
     """The kernel's arguments after the data and its bits (``sc`` to ``half``)."""
     dt = x.dtype
     it = np.dtype(f"i{dt.itemsize}")

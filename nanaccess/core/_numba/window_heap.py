@@ -60,8 +60,11 @@ G_FIXED, G_E0, G_STEP, G_SPAN, G_N, G_RS, G_CS, G_ORS, G_OCS, G_MINP, G_MODE, G_
 
 
 def _nb_heap(
-    x, bits, geo, start, end, rt, w_t, ft_t, fc, out, cnt, hk, hn, pos, bnd, t0, t1, flags
-):  # pragma: no cover - compiled
+    x: np.ndarray, bits: np.ndarray, geo: np.ndarray, start: np.ndarray, end: np.ndarray,
+    rt: np.ndarray, w_t: np.ndarray, ft_t: np.ndarray, fc: np.ndarray, out: np.ndarray,
+    cnt: np.ndarray, hk: np.ndarray, hn: np.ndarray, pos: np.ndarray, bnd: np.ndarray, t0: Any,
+    t1: Any, flags: np.ndarray
+) -> None:  # pragma: no cover - compiled
     """One order statistic of every window of the tasks ``t0 <= t < t1``: task ``t``
     is column ``c = t // nblk``, outputs ``bnd[j] <= i < bnd[j + 1]`` with
     ``j = t % nblk`` (each task starts its heaps afresh: the tasks are independent,
@@ -393,7 +396,7 @@ def _flat(x2: np.ndarray) -> tuple[np.ndarray, int, int]:
 
 def heap_select(
     x2: np.ndarray,
-    bounds: tuple,
+    bounds: tuple[Any, ...],
     nout: int,
     lo_t: np.ndarray,
     hi_t: np.ndarray,

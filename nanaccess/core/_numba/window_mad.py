@@ -37,7 +37,7 @@ from .window_select import (  # noqa: F401  (bound as this module's globals)
 __all__ = ["slide_mad"]
 
 
-def _nb_half(v, half, sc):  # pragma: no cover - compiled
+def _nb_half(v: Any, half: Any, sc: np.ndarray) -> Any:  # pragma: no cover - compiled
     """``v`` (float64) rounded to the nearest float16 (ties to even, past 65520:
     inf), as float64, where ``half``; else ``v`` as is. float16 sums, differences and
     halvings are exact in float64, so one such rounding after each is float16's own
@@ -54,7 +54,7 @@ def _nb_half(v, half, sc):  # pragma: no cover - compiled
     return sc[0]
 
 
-def nb_mid(a, b, two, half, sc):  # pragma: no cover - compiled
+def nb_mid(a: Any, b: Any, two: Any, half: Any, sc: Any) -> Any:  # pragma: no cover - compiled
     """``(a + b) / 2``, or ``a / 2 + b / 2`` where ``a + b`` overflows (``midpoint``),
     each operation rounded as the data's dtype rounds it (``half``: float16)."""
     s = _nb_half(a + b, half, sc)
@@ -64,7 +64,7 @@ def nb_mid(a, b, two, half, sc):  # pragma: no cover - compiled
     return _nb_half(s / two, half, sc)
 
 
-def _nb_dev(buf, m, p, c, j):  # pragma: no cover - compiled
+def _nb_dev(buf: np.ndarray, m: Any, p: Any, c: Any, j: Any) -> Any:  # pragma: no cover - compiled
     """The ``j``-th of the below-center run (``j < p``) or the ``(j - p)``-th of the
     other run of deviations, as ``abs(x - c)`` rounds them."""
     if j < p:
@@ -72,7 +72,7 @@ def _nb_dev(buf, m, p, c, j):  # pragma: no cover - compiled
     return abs(buf[j] - c)
 
 
-def _nb_kth(buf, m, p, c, k):  # pragma: no cover - compiled
+def _nb_kth(buf: Any, m: Any, p: Any, c: Any, k: Any) -> Any:  # pragma: no cover - compiled
     """The ``k``-th smallest deviation (0-based) of the two sorted runs: run A is
     ``c - buf[p-1-j]`` (``p`` of them), run B is ``buf[p+j] - c`` (``m - p``)."""
     na = p
@@ -101,7 +101,9 @@ def _nb_kth(buf, m, p, c, k):  # pragma: no cover - compiled
     return da if da > db else db
 
 
-def _nb_mad(x, take, start, end, two, half, out, redo, buf, sc):  # pragma: no cover
+def _nb_mad(x: Any, take: Any, start: np.ndarray, end: np.ndarray, two: Any, half: Any,
+            out: np.ndarray, redo: np.ndarray, buf: np.ndarray,
+            sc: Any) -> None:  # pragma: no cover
     """The median absolute deviation of each window's taking-part values (``out``);
     ``redo[i]``: window ``i`` holds an infinity (left to the reference engine).
     ``half``: ``x`` holds float16 values as float64, rounded to float16 after each
@@ -129,8 +131,9 @@ def _nb_mad(x, take, start, end, two, half, out, redo, buf, sc):  # pragma: no c
                              _nb_half(_nb_kth(buf, m, p, c, h), half, sc), two, half, sc)
 
 
-def _nb_mad_columns(x, take, start, end, two, half, out, redo,
-                    buf):  # pragma: no cover
+def _nb_mad_columns(x: np.ndarray, take: np.ndarray, start: Any, end: Any, two: Any, half: Any,
+                    out: np.ndarray, redo: np.ndarray,
+                    buf: np.ndarray) -> None:  # pragma: no cover
     """:func:`_nb_mad` for every column (``x[c]``, ``out[c]``, ``redo[c]``)."""
     for c in range(x.shape[0]):
         _nb_mad(x[c], take[c], start, end, two, half, out[c], redo[c], buf, buf[-1:])

@@ -15,7 +15,8 @@ from . import jit, register
 __all__ = ["pair_prep", "build"]
 
 
-def pair_prep(x, y, ok, start, end, fin, ninf):  # pragma: no cover - compiled
+def pair_prep(x: Any, y: Any, ok: Any, start: Any, end: Any, fin: Any,
+              ninf: Any) -> Any:  # pragma: no cover - compiled
     """``fin[r]``: row ``r`` is joint (``ok``) and finite in both; ``ninf[r + 1] -
     ninf[r]``: it is joint and holds an infinity. Returns the longest clamped window,
     -1 where the starts or the ends are not non-decreasing."""

@@ -31,7 +31,7 @@ __all__ = ["build"]
 _U2 = 2.0 ** -106
 
 
-def _acc(h, lo, t, tl):  # pragma: no cover - compiled
+def _acc(h: Any, lo: Any, t: Any, tl: Any) -> Any:  # pragma: no cover - compiled
     """``(h, lo) + (t, tl)``: TwoSum of the high parts, the low parts beside."""
     s = h + t
     z = s - h
@@ -40,7 +40,9 @@ def _acc(h, lo, t, tl):  # pragma: no cover - compiled
     return r, e - (r - s)
 
 
-def prefix_kernel(x, take, ctr, f1, f2, ph, pl, pg, cnt, ninf):  # pragma: no cover
+def prefix_kernel(x: np.ndarray, take: np.ndarray, ctr: Any, f1: Any, f2: Any, ph: np.ndarray,
+                  pl: np.ndarray, pg: np.ndarray, cnt: np.ndarray,
+                  ninf: np.ndarray) -> None:  # pragma: no cover
     """Fill the prefix arrays (row ``i + 1`` after value ``i``): ``ph + pl`` the sums of
     ``d**k`` (columns k - 1), ``pg`` those of ``d**2`` and ``d**4`` rounded upward
     enough to bound them, ``cnt`` the values taken, ``ninf`` the infinities taken.
@@ -82,7 +84,7 @@ def prefix_kernel(x, take, ctr, f1, f2, ph, pl, pg, cnt, ninf):  # pragma: no co
         ninf[i + 1] = ni
 
 
-def _bound(i, pg, cnt, k):  # pragma: no cover - compiled
+def _bound(i: Any, pg: np.ndarray, cnt: np.ndarray, k: Any) -> Any:  # pragma: no cover - compiled
     m = np.float64(cnt[i])
     up = 1.0 + 2.0 ** -30 + m * 2.0 ** -52  # the rounding of the prefix magnitudes
     g2 = pg[i, 0] * up
@@ -97,8 +99,10 @@ def _bound(i, pg, cnt, k):  # pragma: no cover - compiled
     return ((24.0 * _U2 * m + 2.0 ** -99) * g + m * 2.0 ** -998) * (1.0 + 2.0 ** -40)
 
 
-def windows_kernel(ph, pl, pg, cnt, ninf, start, end, stat, bias, fisher, ddof, ex,
-                   out, ok):  # pragma: no cover - compiled
+def windows_kernel(ph: np.ndarray, pl: np.ndarray, pg: Any, cnt: np.ndarray, ninf: np.ndarray,
+                   start: np.ndarray, end: np.ndarray, stat: Any, bias: Any, fisher: Any, ddof: Any,
+                   ex: Any,
+                   out: np.ndarray, ok: np.ndarray) -> None:  # pragma: no cover - compiled
     """``(out[w], ok[w])`` of every window ``[start[w], end[w])``."""
     sh = np.zeros(4)
     sl = np.zeros(4)

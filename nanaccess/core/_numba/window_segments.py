@@ -22,8 +22,11 @@ from .window_fused import MODE_MID, MODE_PICK, fused_args, nb_lerp, nb_mid
 __all__ = ["segment_select"]
 
 
-def _nb_segments(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t, w_t, ft_t,
-                 mode, nanv, one, half, out, cnt, buf):  # pragma: no cover - compiled
+def _nb_segments(x: Any, bits: np.ndarray, sc: np.ndarray, scb: np.ndarray, imax: Any, expmask: Any,
+                 quiet: Any, start: np.ndarray, end: np.ndarray, lo_t: np.ndarray, hi_t: np.ndarray,
+                 w_t: np.ndarray, ft_t: np.ndarray,
+                 mode: Any, nanv: Any, one: Any, half: Any, out: np.ndarray, cnt: np.ndarray,
+                 buf: np.ndarray) -> Any:  # pragma: no cover - compiled
     """The planned statistic of every segment ``[start[g], end[g])`` of a float column
     (arguments and flags as :func:`.window_fused._nb_fused`; ``buf`` holds the widest
     segment)."""
@@ -69,9 +72,11 @@ def _nb_segments(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t,
     return seen
 
 
-def _nb_segments_columns(x, bits, sc, scb, imax, expmask, quiet, start, end, lo_t, hi_t,
-                         w_t, ft_t, mode, nanv, one, half, out, cnt,
-                         buf):  # pragma: no cover - compiled
+def _nb_segments_columns(x: np.ndarray, bits: np.ndarray, sc: Any, scb: Any, imax: Any,
+                         expmask: Any, quiet: Any, start: Any, end: Any, lo_t: Any, hi_t: Any,
+                         w_t: Any, ft_t: Any, mode: Any, nanv: Any, one: Any, half: Any,
+                         out: np.ndarray, cnt: np.ndarray,
+                         buf: Any) -> Any:  # pragma: no cover - compiled
     """:func:`_nb_segments` for every row of ``x`` ``(ncols, n)``."""
     seen = 0
     for c in range(x.shape[0]):

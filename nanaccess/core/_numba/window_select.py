@@ -30,7 +30,8 @@ BUFFER_HELPERS = ("nb_lower", "nb_upper", "nb_remove", "nb_insert", "nb_replace"
                   "nb_advance")
 
 
-def _shift(buf, dst, src, count):  # pragma: no cover - replaced when compiled
+def _shift(buf: np.ndarray, dst: Any, src: Any,
+           count: Any) -> None:  # pragma: no cover - replaced when compiled
     """``buf[dst:dst + count] = buf[src:src + count]`` for overlapping ranges (a
     ``memmove``: :func:`memmove_intrinsic` once compiled)."""
     if count > 0:
@@ -45,10 +46,10 @@ def memmove_intrinsic() -> Any:
     from numba.extending import intrinsic
 
     @intrinsic
-    def shift(typingctx, arr, dst, src, count):
+    def shift(typingctx: Any, arr: Any, dst: Any, src: Any, count: Any) -> Any:
         sig = types.void(arr, types.intp, types.intp, types.intp)
 
-        def codegen(context, builder, signature, args):
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
             a, d, s, c = args
             aty = signature.args[0]
             ary = context.make_array(aty)(context, builder, a)
@@ -61,7 +62,7 @@ def memmove_intrinsic() -> Any:
 
     return shift
 
-def nb_lower(buf, m, k):  # pragma: no cover - compiled
+def nb_lower(buf: np.ndarray, m: Any, k: Any) -> Any:  # pragma: no cover - compiled
     """First position of ``buf[:m]`` holding a key >= k (branch-free halving: the
     comparisons of a search in random keys are unpredictable)."""
     if m == 0:
@@ -75,7 +76,7 @@ def nb_lower(buf, m, k):  # pragma: no cover - compiled
     return base + (buf[base] < k)
 
 
-def nb_upper(buf, m, k):  # pragma: no cover - compiled
+def nb_upper(buf: np.ndarray, m: Any, k: Any) -> Any:  # pragma: no cover - compiled
     """First position of ``buf[:m]`` holding a key > k."""
     if m == 0:
         return 0
@@ -88,20 +89,20 @@ def nb_upper(buf, m, k):  # pragma: no cover - compiled
     return base + (buf[base] <= k)
 
 
-def nb_remove(buf, m, k):  # pragma: no cover - compiled
+def nb_remove(buf: Any, m: Any, k: Any) -> Any:  # pragma: no cover - compiled
     p = nb_lower(buf, m, k)
     _shift(buf, p, p + 1, m - 1 - p)
     return m - 1
 
 
-def nb_insert(buf, m, k):  # pragma: no cover - compiled
+def nb_insert(buf: np.ndarray, m: Any, k: Any) -> Any:  # pragma: no cover - compiled
     q = nb_upper(buf, m, k)
     _shift(buf, q + 1, q, m - q)
     buf[q] = k
     return m + 1
 
 
-def nb_replace(buf, m, old, k):  # pragma: no cover - compiled
+def nb_replace(buf: np.ndarray, m: Any, old: Any, k: Any) -> None:  # pragma: no cover - compiled
     """Remove ``old`` and insert ``k``: one shift of the keys between their places."""
     p = nb_lower(buf, m, old)
     if k >= old:
@@ -114,7 +115,8 @@ def nb_replace(buf, m, old, k):  # pragma: no cover - compiled
         buf[q] = k
 
 
-def nb_advance(keys, take, s, e, cs, ce, m, buf):  # pragma: no cover - compiled
+def nb_advance(keys: np.ndarray, take: np.ndarray, s: Any, e: Any, cs: Any, ce: Any, m: Any,
+               buf: Any) -> Any:  # pragma: no cover - compiled
     """Slide the sorted buffer ``buf[:m]`` of the taking-part keys of ``[cs, ce)`` to
     those of ``[s, e)`` (bounds non-decreasing); returns the new ``(cs, ce, m)``."""
     if s >= ce:  # disjoint from the previous window: start afresh
@@ -141,7 +143,8 @@ def nb_advance(keys, take, s, e, cs, ce, m, buf):  # pragma: no cover - compiled
     return cs, ce, m
 
 
-def _nb_slide(keys, take, start, end, ranks, out, buf):  # pragma: no cover - compiled
+def _nb_slide(keys: Any, take: Any, start: np.ndarray, end: np.ndarray, ranks: np.ndarray,
+              out: np.ndarray, buf: np.ndarray) -> None:  # pragma: no cover - compiled
     """Keys at ``ranks[i]`` (-1 or >= count: left as is) of window ``i``'s sorted keys.
 
     ``take[j]``: element j takes part (its key enters the buffer).
@@ -159,7 +162,8 @@ def _nb_slide(keys, take, start, end, ranks, out, buf):  # pragma: no cover - co
             if r >= 0 and r < m:
                 out[i, t] = buf[r]
 
-def _nb_slide_columns(keys, take, start, end, ranks, out, buf):  # pragma: no cover
+def _nb_slide_columns(keys: np.ndarray, take: np.ndarray, start: Any, end: Any, ranks: np.ndarray,
+                      out: np.ndarray, buf: Any) -> None:  # pragma: no cover
     """:func:`_nb_slide` for every column (``keys[c]``, ``ranks[c]``, ``out[c]``)."""
     for c in range(keys.shape[0]):
         _nb_slide(keys[c], take[c], start, end, ranks[c], out[c], buf)

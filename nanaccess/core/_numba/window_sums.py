@@ -17,7 +17,7 @@ from . import bind, jit, kernels, register
 __all__ = ["moving_sum", "binned_sum"]
 
 
-def _fma(a, b, c):  # pragma: no cover - replaced when compiled
+def _fma(a: Any, b: Any, c: Any) -> Any:  # pragma: no cover - replaced when compiled
     """a * b + c rounded once (LLVM's ``fma`` once compiled)."""
     from fractions import Fraction
 
@@ -31,10 +31,10 @@ def fma_intrinsic() -> Any:
     from numba.extending import intrinsic
 
     @intrinsic
-    def fma(typingctx, a, b, c):
+    def fma(typingctx: Any, a: Any, b: Any, c: Any) -> Any:
         sig = types.float64(types.float64, types.float64, types.float64)
 
-        def codegen(context, builder, signature, args):
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
             d = ir.DoubleType()
             fn = builder.module.declare_intrinsic("llvm.fma", [d], ir.FunctionType(d, [d, d, d]))
             return builder.call(fn, args)
@@ -55,7 +55,7 @@ def fma_intrinsic() -> Any:
 MAXP = 48  # partials: the exponent range of the safe inputs needs at most ~40
 
 
-def nb_grow(p, m, x):  # pragma: no cover - compiled
+def nb_grow(p: np.ndarray, m: Any, x: Any) -> Any:  # pragma: no cover - compiled
     """Add x to the expansion p[:m] without rounding; the new length."""
     i = 0
     for j in range(m):
@@ -74,7 +74,7 @@ def nb_grow(p, m, x):  # pragma: no cover - compiled
     return i + 1
 
 
-def nb_round(p, m):  # pragma: no cover - compiled
+def nb_round(p: np.ndarray, m: Any) -> Any:  # pragma: no cover - compiled
     """The expansion's value correctly rounded (math.fsum's last step)."""
     if m == 0:
         return 0.0
@@ -99,7 +99,7 @@ def nb_round(p, m):  # pragma: no cover - compiled
     return hi
 
 
-def nb_sign(p, m):  # pragma: no cover - compiled
+def nb_sign(p: np.ndarray, m: Any) -> Any:  # pragma: no cover - compiled
     """Sign of the expansion: that of its largest nonzero partial."""
     for j in range(m - 1, -1, -1):
         if p[j] > 0.0:
@@ -109,13 +109,14 @@ def nb_sign(p, m):  # pragma: no cover - compiled
     return 0
 
 
-def nb_split(a):  # pragma: no cover - compiled
+def nb_split(a: Any) -> Any:  # pragma: no cover - compiled
     c = 134217729.0 * a
     hi = c - (c - a)
     return hi, a - hi
 
 
-def nb_cmp_half(p, m, q, n, step, tmp):  # pragma: no cover - compiled
+def nb_cmp_half(p: np.ndarray, m: Any, q: Any, n: Any, step: Any,
+                tmp: np.ndarray) -> Any:  # pragma: no cover - compiled
     """Sign of 2 (S - q n) - n step, with S = p[:m] (all exact)."""
     for j in range(m):
         tmp[j] = p[j]
@@ -132,7 +133,7 @@ def nb_cmp_half(p, m, q, n, step, tmp):  # pragma: no cover - compiled
     return nb_sign(tmp, k)
 
 
-def nb_mean(p, m, n, tmp):  # pragma: no cover - compiled
+def nb_mean(p: np.ndarray, m: Any, n: Any, tmp: np.ndarray) -> Any:  # pragma: no cover - compiled
     """S / n correctly rounded (half to even); NaN when it cannot be decided here."""
     q = nb_round(p, m) / n
     if q != 0.0 and (abs(q) < 2.0 ** -900 or abs(q) > 2.0 ** 1000):
@@ -174,7 +175,8 @@ def nb_mean(p, m, n, tmp):  # pragma: no cover - compiled
     return np.nan
 
 
-def _nb_moving(x, take, start, end, mean, out, bad):  # pragma: no cover - compiled
+def _nb_moving(x: np.ndarray, take: np.ndarray, start: np.ndarray, end: np.ndarray, mean: Any,
+               out: np.ndarray, bad: np.ndarray) -> None:  # pragma: no cover - compiled
     """Exact sum (``mean`` False) or mean of every window's taking-part values.
 
     ``bad[i]`` is set where the output must be recomputed (out of the safe range).
@@ -233,7 +235,8 @@ def _nb_moving(x, take, start, end, mean, out, bad):  # pragma: no cover - compi
 # expansion's exact test). Wider exponent ranges use the expansion engine above.
 
 
-def _nb_range(bits, start, end):  # pragma: no cover - compiled
+def _nb_range(bits: np.ndarray, start: np.ndarray,
+              end: np.ndarray) -> Any:  # pragma: no cover - compiled
     """(largest |x|, smallest nonzero |x|, infinities, widest window) over the non-NaN
     values of float64 data given by its ``bits``: integer reductions on |x|'s bits
     (ordered as |x|), which the compiler vectorises."""
@@ -253,8 +256,10 @@ def _nb_range(bits, start, end):  # pragma: no cover - compiled
             np.int64(small).view(np.float64) if small < inf_bits else np.inf, infs > 0, width)
 
 
-def _nb_binned(x, bits, fixed, e0, step, span, start, end, mean, c0, c1, out, cnt,
-               bad):  # pragma: no cover - compiled
+def _nb_binned(x: np.ndarray, bits: np.ndarray, fixed: Any, e0: Any, step: Any, span: Any,
+               start: np.ndarray, end: np.ndarray, mean: Any, c0: Any, c1: Any, out: np.ndarray,
+               cnt: np.ndarray,
+               bad: np.ndarray) -> Any:  # pragma: no cover - compiled
     """Exact sum (``mean`` False) or mean of every window's non-NaN values on the two
     bins ``c0``, ``c1`` (see above). ``bad[i]``: recompute output i elsewhere.
     ``fixed``: the windows are ``(e0, step, span)`` (output ``i`` ends at ``e0 + i *
@@ -382,7 +387,8 @@ def _nb_binned(x, bits, fixed, e0, step, span, start, end, mean, c0, c1, out, cn
     return seen
 
 
-def _nb_moving_columns(x, take, start, end, mean, out, bad):  # pragma: no cover
+def _nb_moving_columns(x: np.ndarray, take: np.ndarray, start: Any, end: Any, mean: Any,
+                       out: np.ndarray, bad: np.ndarray) -> None:  # pragma: no cover
     """:func:`_nb_moving` for every column (``x[c]``, ``out[c]``, ``bad[c]``)."""
     for c in range(x.shape[0]):
         _nb_moving(x[c], take[c], start, end, mean, out[c], bad[c])

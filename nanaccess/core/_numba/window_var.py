@@ -44,7 +44,8 @@ _STATS = {"certified": 0, "fallback": 0}
 CUM_BLOCK = 126  # values the bins of growing windows hold between folds
 
 
-def _nb_cert(sh, sl, es, qh, ql, eq, cnt, ddof, scale):  # pragma: no cover - compiled
+def _nb_cert(sh: Any, sl: Any, es: Any, qh: Any, ql: Any, eq: Any, cnt: Any, ddof: Any,
+             scale: Any) -> Any:  # pragma: no cover - compiled
     """(value, certified) of ``(n Q - S**2) / (n (n - ddof))`` for ``n = cnt`` when
     ``|S - (sh + sl)| <= es`` and ``|Q - (qh + ql)| <= eq`` (``scale`` multiplies the
     bound: 1.0; tests set 0 to show that it matters).
@@ -99,14 +100,14 @@ def _nb_cert(sh, sl, es, qh, ql, eq, cnt, ddof, scale):  # pragma: no cover - co
     return 0.0, False
 
 
-def _nb_q0(v, c, cq0):  # pragma: no cover - compiled
+def _nb_q0(v: Any, c: Any, cq0: Any) -> Any:  # pragma: no cover - compiled
     """The upper bin's piece of ``fQ(v)``: ``fl(v - c)**2`` rounded to its grid."""
     y = v - c
     p = y * y
     return (p + cq0) - cq0
 
 
-def _nb_q1(v, c, cq0, cq1):  # pragma: no cover - compiled
+def _nb_q1(v: Any, c: Any, cq0: Any, cq1: Any) -> Any:  # pragma: no cover - compiled
     """The lower bin's piece of ``fQ(v)``: the rest of ``(v - c)**2`` (``v - c = y +
     t`` by TwoSum, ``y*y = p + e`` by fma, ``2 y t`` rounded, ``t*t`` left out) rounded
     to its grid."""
@@ -122,8 +123,11 @@ def _nb_q1(v, c, cq0, cq1):  # pragma: no cover - compiled
     return (((p - g) + (_fma(y, y, -p) + 2.0 * y * t)) + cq1) - cq1
 
 
-def _nb_binned_var(x, fixed, e0, step, span, start, end, ddof, c, cs0, cs1, cq0, cq1, es,
-                   eq, scale, out, cnt, bad):  # pragma: no cover - compiled
+def _nb_binned_var(x: np.ndarray, fixed: Any, e0: Any, step: Any, span: Any, start: np.ndarray,
+                   end: np.ndarray, ddof: Any, c: Any, cs0: Any, cs1: Any, cq0: Any, cq1: Any,
+                   es: Any,
+                   eq: Any, scale: Any, out: np.ndarray, cnt: np.ndarray,
+                   bad: np.ndarray) -> Any:  # pragma: no cover - compiled
     """Certified variance of every window's non-NaN values (module comment above;
     bins ``cs0``/``cs1`` of S and ``cq0``/``cq1`` of Q, per-value bounds ``es``,
     ``eq``). ``bad[i]``: output i for the exact kernel. ``fixed`` and the return
@@ -209,7 +213,7 @@ def _nb_binned_var(x, fixed, e0, step, span, start, end, ddof, c, cs0, cs1, cq0,
     return seen
 
 
-def _nb_fold(h, l, err, a0, a1):  # pragma: no cover - compiled
+def _nb_fold(h: Any, l: Any, err: Any, a0: Any, a1: Any) -> Any:  # pragma: no cover - compiled
     """``(h, l)`` plus the bins ``a0 + a1`` as a renormalised pair, and its bound:
     TwoSum of ``h + a0``, the rest summed naively (``3u`` of their magnitudes)."""
     t = h + a0
@@ -222,8 +226,10 @@ def _nb_fold(h, l, err, a0, a1):  # pragma: no cover - compiled
     return hh, (t - (hh - z)) + (w - z), err
 
 
-def _nb_cum_var(x, start, end, ddof, c, cs0, cs1, cq0, cq1, es, eq, et, block, scale, out,
-                cnt, bad):  # pragma: no cover - compiled
+def _nb_cum_var(x: np.ndarray, start: np.ndarray, end: np.ndarray, ddof: Any, c: Any, cs0: Any,
+                cs1: Any, cq0: Any, cq1: Any, es: Any, eq: Any, et: Any, block: Any, scale: Any,
+                out: np.ndarray,
+                cnt: np.ndarray, bad: np.ndarray) -> Any:  # pragma: no cover - compiled
     """:func:`_nb_binned_var` for windows that share their start and only grow
     (expanding windows): no value leaves, so the bins hold ``block`` values at most
     (fine units whatever the length) and are folded into running pairs of S and Q
@@ -318,7 +324,8 @@ def _grid(e_top: int, lw: int, d: int) -> tuple[float, float, int, int]:
     return 1.5 * 2.0 ** (b0 + 52), 1.5 * 2.0 ** (b1 + 52), b0, b1
 
 
-def _nb_extent(bits, start, end):  # pragma: no cover - compiled
+def _nb_extent(bits: np.ndarray, start: np.ndarray,
+               end: np.ndarray) -> Any:  # pragma: no cover - compiled
     """:func:`.window_sums._nb_range` (largest |x|, smallest nonzero |x|, infinities,
     widest window) plus the smallest and largest non-NaN value, in one pass of
     integer reductions on the bits (a sign-folded key orders floats as integers)."""
@@ -370,8 +377,9 @@ def _last_bit(c: float) -> int:
     return (num & -num).bit_length() - den.bit_length()
 
 
-def _rescaled(x, big, small, start, end, fw, ddof, out, cnt, bad, compiled, spread,
-              scale) -> int:
+def _rescaled(x: Any, big: Any, small: Any, start: Any, end: Any, fw: Any, ddof: Any, out: Any,
+              cnt: Any, bad: Any, compiled: Any, spread: Any,
+              scale: Any) -> int:
     """:func:`binned_var` of ``x * 2**k`` (``big * 2**k`` in ``[1, 2)``: exact while
     every scaled value stays normal), its results times ``2**(-2k)``: exact where they
     are normal (the variance scales with the square), the rest left to the exact

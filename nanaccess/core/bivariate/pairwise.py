@@ -21,7 +21,7 @@ Exactness: :mod:`.sums` gives the exact sums, :mod:`.rounding` rounds once.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -270,7 +270,8 @@ def _valid(c: _Col, removes: bool) -> np.ndarray:
 
 # ---------------------------------------------------------------- Pearson, covariance
 
-def _moments(cols, valid, pairs, stat, ddof, seg, todo, values, counts, engine) -> None:
+def _moments(cols: Any, valid: Any, pairs: Any, stat: Any, ddof: Any, seg: Any, todo: Any,
+             values: Any, counts: Any, engine: Any) -> None:
     fast = [i for i, c in enumerate(cols) if c.exact_float]
     plist = pairs.tolist()
     sel = [p for p, (i, j) in enumerate(plist) if i in fast and j in fast and todo[:, p].any()]
@@ -293,7 +294,8 @@ def _rows(seg: Segments, g: int) -> np.ndarray:
     return np.arange(a, b) if seg.rows is None else seg.rows[a:b]
 
 
-def _finish(stat, ddof, n, sx, sy, sxx, syy, sxy, shift) -> float:
+def _finish(stat: Any, ddof: Any, n: Any, sx: Any, sy: Any, sxx: Any, syy: Any, sxy: Any,
+            shift: Any) -> float:
     """The one rounding from exact sums (``sx`` in units ``2**shift``, products in
     ``2**(2 shift)``)."""
     if n == 0:
@@ -304,8 +306,9 @@ def _finish(stat, ddof, n, sx, sy, sxx, syy, sxy, shift) -> float:
     return corr_from(cxy, n * sxx - sx * sx, n * syy - sy * sy)
 
 
-def _float_pairs(cols, valid, pairs, sel, stat, ddof, seg, values, counts, todo,
-                 engine) -> None:
+def _float_pairs(cols: Any, valid: Any, pairs: Any, sel: Any, stat: Any, ddof: Any, seg: Any,
+                 values: Any, counts: Any, todo: Any,
+                 engine: Any) -> None:
     used = sorted(set(pairs.ravel().tolist()))
     where = {k: u for u, k in enumerate(used)}
     vals = np.empty((len(used), cols[0].values.size), np.float64)
@@ -339,7 +342,7 @@ def _float_pairs(cols, valid, pairs, sel, stat, ddof, seg, values, counts, todo,
                                                           *ints[g, q], shift=lo)
 
 
-def _sums(vals, ok, local, seg, engine):
+def _sums(vals: Any, ok: Any, local: Any, seg: Any, engine: Any) -> Any:
     """Exact ``(X, Y, XX, YY, XY)`` per (segment, pair) as Python ints, the joint
     counts, infinity flags and the unit exponent. With at least as many pairs of two
     columns as columns (a matrix): column sums once (mode 2) and each pair's products
@@ -393,7 +396,8 @@ def _sums(vals, ok, local, seg, engine):
 
 # ------------------------------------------------------------------ Spearman, Kendall
 
-def _ranked(cols, valid, pairs, method, policy, seg, todo, values, counts, engine) -> None:
+def _ranked(cols: Any, valid: Any, pairs: Any, method: Any, policy: Any, seg: Any, todo: Any,
+            values: Any, counts: Any, engine: Any) -> None:
     rules = RULES[policy]
     rank_policy = policy if rules.orders_nans else NanPolicy.OMIT
     G = seg.starts.size - 1
@@ -430,7 +434,7 @@ def _ranked(cols, valid, pairs, method, policy, seg, todo, values, counts, engin
             values[g, p] = v
 
 
-def _one_ranked(job, method, engine) -> tuple[int, float]:
+def _one_ranked(job: Any, method: Any, engine: Any) -> tuple[int, float]:
     """One pair's Spearman / Kendall from the columns' dense ranks and its rows."""
     p, ki, kj, member, m, perm = job
     if method == "spearman":
@@ -470,7 +474,7 @@ def _dense_order(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 _THREAD_ROWS = 50_000
 
 
-def _run_jobs(fn, jobs, method, engine):
+def _run_jobs(fn: Any, jobs: Any, method: Any, engine: Any) -> Any:
     """``fn`` over the jobs: on threads for large pairs on the main thread (never
     nested inside a dask worker's thread), else in turn."""
     import threading

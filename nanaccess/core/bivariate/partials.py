@@ -37,12 +37,12 @@ class PairPartial(NamedTuple):
     missing: tuple[bool, bool]
 
 
-def _tally(c, offset: int) -> NanTally:
+def _tally(c: Any, offset: int) -> NanTally:
     sig = _signaling(c)
     return NanTally.from_masks(nan=c.nan, signaling=sig, missing=c.missing).offset(offset)
 
 
-def _key(c) -> int | None:
+def _key(c: Any) -> int | None:
     if c.nan is None:
         return None
     k = float_keys(c.values.astype(np.float64))[c.nan]

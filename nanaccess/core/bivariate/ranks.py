@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .. import _numba as nb
@@ -81,7 +83,7 @@ def inversions_numpy(a: np.ndarray) -> int:
     return total
 
 
-def _inversions_fenwick(a, m, tree):  # pragma: no cover - compiled
+def _inversions_fenwick(a: Any, m: Any, tree: Any) -> Any:  # pragma: no cover - compiled
     """Inversions of ``a`` (values in [0, m)) with a Fenwick tree of size m + 1."""
     inv = 0
     for i in range(a.shape[0]):
@@ -98,7 +100,7 @@ def _inversions_fenwick(a, m, tree):  # pragma: no cover - compiled
     return inv
 
 
-_KERNEL: list = []
+_KERNEL: list[Any] = []
 
 
 def _inversions(a: np.ndarray, engine: str | None) -> int:

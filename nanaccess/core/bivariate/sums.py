@@ -12,7 +12,7 @@ caller sends other integer columns to :func:`object_sums`, exact with Python int
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -153,7 +153,8 @@ def pair_tables(vals: np.ndarray, valid: np.ndarray, pairs: np.ndarray, mode: in
     return PairTables(tabs, counts, flags != 0, lo, extra)
 
 
-def _run(kern, bits, valid, seg, pairs, mode, lo, tabs, counts, flags):
+def _run(kern: Any, bits: Any, valid: Any, seg: Any, pairs: Any, mode: Any, lo: Any, tabs: Any,
+         counts: Any, flags: Any) -> Any:
     """Run the kernel (or its reference); a segment longer than CHUNK rows (rare) is
     run in blocks whose tables become Python ints at once (an entry never holds more
     than CHUNK rows' products). Returns those ints per (segment, pair, table), or None."""
@@ -179,8 +180,9 @@ def _run(kern, bits, valid, seg, pairs, mode, lo, tabs, counts, flags):
     return extra
 
 
-def numpy_tables(bits, valid, rowmap, use_rows, starts, pairs, mode, lo, plo, tabs, counts,
-                 flags) -> None:
+def numpy_tables(bits: Any, valid: Any, rowmap: Any, use_rows: Any, starts: Any, pairs: Any,
+                 mode: Any, lo: Any, plo: Any, tabs: Any, counts: Any,
+                 flags: Any) -> None:
     """The NumPy reference of the kernel (same arguments; same tables, counts, flags)."""
     K = bits.shape[0]
     for g in range(starts.size - 1):
@@ -214,7 +216,7 @@ def _finite(b: np.ndarray) -> np.ndarray:
     return ((b >> 52) & 0x7FF) != 0x7FF
 
 
-def _parts(b: np.ndarray, lo: int):
+def _parts(b: np.ndarray, lo: int) -> Any:
     biased = (b >> 52) & 0x7FF
     m = (b & 0xFFFFFFFFFFFFF) | ((biased > 0).astype(np.int64) << 52)
     e = np.maximum(np.maximum(biased, 1) - 1075, lo)  # a zero's exponent is any

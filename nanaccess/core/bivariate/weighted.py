@@ -88,7 +88,7 @@ def _sums(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> list[np.ndarray]:
     """``[W, V, Sx, Sy, Sxy, Sxx, Syy]`` per row of ``(pairs, n)`` arrays (object arrays
     of Python ints, or fractions for the rows outside the safe range), in units of
     ``2**-1074``."""
-    def safe(a):
+    def safe(a: Any) -> Any:
         m = np.abs(a)
         return (m == 0) | ((m >= _LO) & (m <= _HI))
 
@@ -104,7 +104,7 @@ def _sums(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> list[np.ndarray]:
 
 
 def weighted_pairs(cols: Sequence[np.ndarray], pairs: np.ndarray, weights: Any, *,
-                   stat: str, policy, ddof: float = 1, weights_kind: str = "frequency",
+                   stat: str, policy: Any, ddof: float = 1, weights_kind: str = "frequency",
                    missing: Sequence[np.ndarray | None] | None = None,
                    weights_missing: np.ndarray | None = None,
                    min_periods: int | None = None,
@@ -194,7 +194,7 @@ def _as_ints(*vals: Any) -> tuple[int, ...]:
     return tuple(int(f * den) for f in fr)
 
 
-def _tails(preps, a, b, vals, policy) -> np.ndarray:
+def _tails(preps: Any, a: Any, b: Any, vals: Any, policy: Any) -> np.ndarray:
     """A propagated NaN of either column (the greatest under totalOrder)."""
     nan_of = []
     for p in preps:
@@ -212,7 +212,7 @@ def _tails(preps, a, b, vals, policy) -> np.ndarray:
     return vals
 
 
-def _missing(preps, a, b) -> np.ndarray | None:
+def _missing(preps: Any, a: Any, b: Any) -> np.ndarray | None:
     miss = [bool(np.any(p.miss_rows)) if p.miss_rows is not None else
             (p.miss is not None and bool(p.miss.any())) for p in preps]
     if not any(miss):

@@ -19,6 +19,8 @@ apart); the sign of a zero prefix is the caller's business too.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .. import _numba as nb
@@ -118,7 +120,7 @@ def prefix_sums(v: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return out
 
 
-def signaling_args(v: np.ndarray, sig: np.ndarray | None) -> tuple:
+def signaling_args(v: np.ndarray, sig: np.ndarray | None) -> tuple[Any, ...]:
     """The kernels' signaling-NaN arguments: ``v`` as ints, its quiet bit, the flag."""
     lay = {2: (np.int16, 9), 4: (np.int32, 22), 8: (np.int64, 51)}[v.dtype.itemsize]
     return (v.view(lay[0]), 1 << lay[1], np.zeros(1, np.int64) if sig is None else sig)

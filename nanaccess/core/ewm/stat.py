@@ -120,7 +120,7 @@ def _run(v: np.ndarray, starts: np.ndarray, alpha: float, deltas: np.ndarray | N
                                   "ignore_na=True")
     if sums:
         name = "var" if want_var else "mean"
-        args: tuple = (v, starts, fh, fl, bool(adjust), nanmode, int(minp))
+        args: tuple[Any, ...] = (v, starts, fh, fl, bool(adjust), nanmode, int(minp))
         if state is None:
             from .._numba.ewm import fresh_state
 

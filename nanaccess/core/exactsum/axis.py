@@ -10,6 +10,8 @@ exact engine, as rows. float32 results are rounded once from the exact value
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ... import _stats
@@ -26,7 +28,7 @@ _SIGNALING = {4: (np.uint32(0x7FFFFFFF), np.uint32(0x7F800001), np.uint32((1 << 
                   np.uint64((1 << 51) - 1))}
 
 
-def axis_view(x: np.ndarray, axes: tuple[int, ...]):
+def axis_view(x: np.ndarray, axes: tuple[int, ...]) -> Any:
     """``(x3, flip)``: ``x`` as a C-order ``(outer, n, inner)`` view reducing ``axes``
     (``flip``: the view is of ``x.T``, so the cells come in reversed axis order), or
     None (the axes are not one run, or ``x`` is neither C- nor F-contiguous)."""
@@ -53,7 +55,7 @@ def _cells(x3: np.ndarray, idx: np.ndarray) -> np.ndarray:
 
 
 def axis_moments(x: np.ndarray, axes: tuple[int, ...], out_shape: tuple[int, ...],
-                 stat: str, ddof: float = 0):
+                 stat: str, ddof: float = 0) -> Any:
     """``stat`` (a sum, mean, variance or standard deviation) of the float32/64 array
     ``x`` over ``axes`` with NaNs left out, in ``x``'s dtype, flat in the C order of
     the kept axes; with the NaN flags: ``(values, any NaN, any signaling NaN)``. None

@@ -13,6 +13,8 @@ cancellation, subnormal results). :func:`stats` counts both outcomes (for tests)
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ... import _stats
@@ -45,7 +47,7 @@ def reset_stats() -> None:
     _STATS["certified"] = _STATS["fallback"] = 0
 
 
-def _kernels():
+def _kernels() -> Any:
     return nb.kernels("compensated")
 
 
@@ -56,7 +58,7 @@ def _count(ok: np.ndarray) -> None:
     _STATS["fallback"] += ok.size - k
 
 
-def _run_var(kind: str, *args):
+def _run_var(kind: str, *args: Any) -> Any:
     """Run variance kernel ``kind`` (it certifies itself; its last four arguments are
     its outputs): (values, ok, counts, flags), or None."""
     out, ok, counts, flags = args[-4:]
@@ -78,7 +80,7 @@ def _bits(x: np.ndarray, mode: int, dummy: np.ndarray) -> np.ndarray:
     return x.view(np.uint64) if mode == MODE_SKIPNAN else dummy
 
 
-def _certify(s, c, b, y, counts, stat: str):
+def _certify(s: Any, c: Any, b: Any, y: Any, counts: Any, stat: str) -> Any:
     out = np.empty(s.shape[0])
     ok = np.empty(s.shape[0], dtype=bool)
     from .._numba.compensated import LANES
@@ -88,13 +90,13 @@ def _certify(s, c, b, y, counts, stat: str):
     return out, ok
 
 
-def _zeros(m: int):
+def _zeros(m: int) -> Any:
     """The kernels' outputs: s, c, b, the smallest nonzero magnitude, counts, flags."""
     return (np.zeros(m), np.zeros(m), np.zeros(m), np.full(m, np.inf), np.zeros(m, np.int64),
             np.zeros(m, np.int64))
 
 
-def _run(kind: str, stat: str, *args):
+def _run(kind: str, stat: str, *args: Any) -> Any:
     """Run kernel ``kind`` then certify: (values, ok, counts, flags), or None."""
     s, c, b, y, counts, flags = args[-6:]
     try:
@@ -149,7 +151,7 @@ def certified_1d_skipnan(x: np.ndarray, stat: str) -> tuple[float, bool, int, in
 
 
 def certified_rows(x2: np.ndarray, w2: np.ndarray | None, stat: str, *,
-                   skipnan: bool = False):
+                   skipnan: bool = False) -> Any:
     """Certified per-row ``stat`` ("sum" or "mean") of C-order ``(rows, n)`` floats.
 
     Parameters
@@ -177,7 +179,7 @@ def certified_rows(x2: np.ndarray, w2: np.ndarray | None, stat: str, *,
 
 
 def certified_cols(x: np.ndarray, w: np.ndarray | None, stat: str, *,
-                   skipnan: bool = False):
+                   skipnan: bool = False) -> Any:
     """Certified ``stat`` over the leading axis of a C-order ``(n, cells)`` array (no
     transpose: the cells are the vector lanes); as :func:`certified_rows` per cell."""
     mode = MODE_SKIPNAN if skipnan else MODE_ALL if w is None else MODE_MASK
@@ -205,7 +207,7 @@ def certified_cols(x: np.ndarray, w: np.ndarray | None, stat: str, *,
 
 
 def certified_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.ndarray,
-                     ngroups: int, stat: str, *, skipnan: bool = False):
+                     ngroups: int, stat: str, *, skipnan: bool = False) -> Any:
     """Certified per-group ``stat`` of 1-D floats (``codes`` in ``[0, ngroups)``, -1:
     no group; ``include``: rows taking part); as :func:`certified_rows` per group."""
     mode = MODE_SKIPNAN if skipnan else MODE_ALL if include is None else MODE_MASK
@@ -218,7 +220,7 @@ def certified_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.nda
 
 
 def uncertified_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.ndarray,
-                       ok: np.ndarray):
+                       ok: np.ndarray) -> Any:
     """The rows of the groups not certified, in one compiled pass: ``(values, include
     or None, codes renumbered 0..k-1, group ids)`` for the exact kernel."""
     bad = np.flatnonzero(~ok)
@@ -235,7 +237,7 @@ def uncertified_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.n
 
 
 def certified_var_rows(x2: np.ndarray, w2: np.ndarray | None, ddof: float, *,
-                       skipnan: bool = False):
+                       skipnan: bool = False) -> Any:
     """Certified per-row variances ``(n*Q - S**2) / (n*(n - ddof))`` of C-order
     ``(rows, n)`` floats (the exact engine's definition, correctly rounded; see
     :func:`nanaccess.core._numba.compensated_var.var_rows_kernel` for the bound).
@@ -294,7 +296,7 @@ def certified_var_1d(x: np.ndarray, ddof: float, *, skipnan: bool = False
 
 
 def certified_var_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.ndarray,
-                         ngroups: int, ddof: float, *, skipnan: bool = False):
+                         ngroups: int, ddof: float, *, skipnan: bool = False) -> Any:
     """Certified per-group variances of 1-D floats (``codes`` in ``[0, ngroups)``, -1:
     no group; ``include``: rows taking part); as :func:`certified_var_rows` per group."""
     mode = MODE_SKIPNAN if skipnan else MODE_ALL if include is None else MODE_MASK

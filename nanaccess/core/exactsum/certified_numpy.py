@@ -44,6 +44,7 @@ from __future__ import annotations
 import threading
 from fractions import Fraction
 from math import frexp, fsum, ldexp
+from typing import Any
 
 import numpy as np
 
@@ -118,7 +119,7 @@ def _pieces(x: np.ndarray, buf: np.ndarray):
                 yield part.reshape(r, w)
 
 
-def _extract(x: np.ndarray, levels: int, zero_check: bool, prior=None):
+def _extract(x: np.ndarray, levels: int, zero_check: bool, prior: Any = None) -> Any:
     """One pass over ``x``: ``(firsts, rest, bound, r_zero, ks)`` with the exact row
     sums of the first level's parts, the row sums of the further levels' parts and
     of the remainders, the bound on those sums' total error, whether every remainder
@@ -174,7 +175,7 @@ def _extract(x: np.ndarray, levels: int, zero_check: bool, prior=None):
     return firsts, rest, bound, r_zero, ks
 
 
-def _interval(x: np.ndarray, levels: int, zero_check: bool, prior=None):
+def _interval(x: np.ndarray, levels: int, zero_check: bool, prior: Any = None) -> Any:
     """``(terms, B, r_zero, prior)``: the exact sum lies within ``B`` of the exact sum
     of the floats ``terms`` (non-overlapping, largest first; ``B == 0``: it is that
     sum); ``r_zero``: every remainder row summed to zero; ``prior``: what a second

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -11,7 +12,7 @@ I64_MAX = (1 << 63) - 1
 SCALE = 1074  # 2**-1074 is the smallest float64 step: x * 2**1074 is an integer
 
 
-def prepare(x, where) -> tuple[np.ndarray, np.ndarray | None, tuple[int, ...], str]:
+def prepare(x: Any, where: Any) -> tuple[np.ndarray, np.ndarray | None, tuple[int, ...], str]:
     """View x as ``(rows, n)``; broadcast ``where``; classify the dtype."""
     x = np.asarray(x)
     if x.ndim == 0:

@@ -11,6 +11,7 @@ stays the reference. The kernels resolve the sums; the IEEE special cases
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 
@@ -42,11 +43,11 @@ _DUMMY_MASK = np.ones((1, 1), dtype=bool)
 _LOCAL = threading.local()
 
 
-def _kernels():
+def _kernels() -> Any:
     return nb.kernels("exact")
 
 
-def _state() -> tuple:
+def _state() -> tuple[Any, ...]:
     """This thread's kernel scratch state (the kernels leave it clean)."""
     st = getattr(_LOCAL, "state", None)
     if st is None:
@@ -73,7 +74,7 @@ def _flags() -> tuple[int, int, int, int, int]:
     return _FLAGS[0]
 
 
-def _specials(res, flags, stat):
+def _specials(res: Any, flags: Any, stat: Any) -> Any:
     """Infinities and NaN as the NumPy engine (``_ieee_specials`` / ``exact_var``)."""
     f_pos, f_neg, f_nan = _flags()[:3]
     pos = (flags & f_pos) != 0
@@ -86,7 +87,7 @@ def _specials(res, flags, stat):
     return np.where((pos & neg) | nan, CANONICAL_NAN, res)
 
 
-def _float64(x):
+def _float64(x: np.ndarray) -> Any:
     return x if x.dtype == np.float64 else x.astype(np.float64)
 
 
@@ -127,7 +128,7 @@ def compiled_rows(x2: np.ndarray, w2: np.ndarray | None, stat: str,
     return _exact_rows(x2, w2, stat, ddof)
 
 
-def _exact_rows(x2, w2, stat, ddof):
+def _exact_rows(x2: Any, w2: Any, stat: Any, ddof: Any) -> Any:
     """:func:`compiled_rows` by the exact kernel alone."""
     got = _run_rows(x2, w2, False, stat, ddof)
     if got is None:
@@ -171,7 +172,7 @@ def compiled_rows_skipnan(x2: np.ndarray, stat: str, ddof: float = 0, *, certify
     return _exact_rows_skipnan(x2, stat, ddof)
 
 
-def _exact_rows_skipnan(x2, stat, ddof):
+def _exact_rows_skipnan(x2: Any, stat: Any, ddof: Any) -> Any:
     """:func:`compiled_rows_skipnan` by the exact kernel alone."""
     got = _run_rows(x2, None, True, stat, ddof)
     if got is None:
@@ -185,7 +186,7 @@ def _exact_rows_skipnan(x2, stat, ddof):
     return vals, nan, sig
 
 
-def _run_rows(x2, w2, skipnan, stat, ddof):
+def _run_rows(x2: np.ndarray, w2: Any, skipnan: Any, stat: Any, ddof: Any) -> Any:
     """The rows kernel on ``x2``: (out bits, counts, flags), or None."""
     rows, n = x2.shape
     if not _engine(x2.size) or n > _MAX_COUNT:
@@ -206,11 +207,12 @@ def _run_rows(x2, w2, skipnan, stat, ddof):
     return out, counts, flags
 
 
-def _resolve_rows(x2, w2, stat, ddof, out, counts, flags, skipnan=False):
+def _resolve_rows(x2: Any, w2: Any, stat: Any, ddof: Any, out: np.ndarray, counts: Any, flags: Any,
+                  skipnan: Any = False) -> Any:
     """The kernel's row results with the IEEE special cases and the rare rows the
     kernel leaves to the NumPy engine; with ``skipnan`` the selection of those rows
     is their non-NaN values."""
-    def sel(idx):  # the rows idx and their selection
+    def sel(idx: Any) -> Any:  # the rows idx and their selection
         xr = x2[idx]
         if skipnan:
             return xr, ~np.isnan(xr)
@@ -330,7 +332,8 @@ def compiled_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.ndar
     return _exact_groups(vals, include, codes, ngroups, stat, ddof)
 
 
-def _exact_groups(vals, include, codes, ngroups, stat, ddof):
+def _exact_groups(vals: Any, include: Any, codes: np.ndarray, ngroups: Any, stat: Any,
+                  ddof: Any) -> Any:
     """:func:`compiled_groups` by the exact kernel alone."""
     try:
         kern = _kernels()["grouped"]
@@ -348,7 +351,7 @@ def _exact_groups(vals, include, codes, ngroups, stat, ddof):
         return None
     res = out.view(np.float64).copy()
 
-    def selected():
+    def selected() -> Any:
         return (codes >= 0) if include is None else (codes >= 0) & include
 
     if stat in _stats.VARIANCES:
@@ -382,7 +385,7 @@ def _ints(dig: np.ndarray, neg: np.ndarray | None, shift: int) -> list[int]:
     return out
 
 
-def compiled_digits(x2: np.ndarray, w2: np.ndarray | None, squares: bool):
+def compiled_digits(x2: np.ndarray, w2: np.ndarray | None, squares: bool) -> Any:
     """Exact per-row partials of float rows through the compiled kernel, or None.
 
     Returns

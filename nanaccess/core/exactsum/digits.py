@@ -10,6 +10,8 @@ vector. The integer helpers turn int64/uint64 rows into such terms.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .common import I64_MAX
@@ -126,7 +128,7 @@ def normalize(dig: np.ndarray) -> np.ndarray:
     return neg
 
 
-def digits_of(mant, exp, mbits, base=None):
+def digits_of(mant: Any, exp: Any, mbits: Any, base: Any = None) -> Any:
     """(normalised |digits| (P, rows), negative mask, base) of the exact per-row sum."""
     if base is None:
         base = min_exp(mant, exp)
@@ -135,7 +137,8 @@ def digits_of(mant, exp, mbits, base=None):
     return dig, neg, base
 
 
-def round_digits(dig: np.ndarray, base: np.ndarray, neg: np.ndarray, sticky=None) -> np.ndarray:
+def round_digits(dig: np.ndarray, base: np.ndarray, neg: np.ndarray,
+                 sticky: Any = None) -> np.ndarray:
     """Round ``sum_j dig[j] 2**(base + 26 j)`` (+ a sticky tail) to float64, half-even.
 
     ``dig`` is normalised and non-negative; ``sticky`` marks rows whose true value has
@@ -195,7 +198,7 @@ def _spare_digits(max_divisor_bits: int) -> int:
     return -(-(56 + max_divisor_bits) // W) + 1
 
 
-def div_round(dig, base, neg, divisors: list[np.ndarray]) -> np.ndarray:
+def div_round(dig: Any, base: Any, neg: Any, divisors: list[np.ndarray]) -> np.ndarray:
     """Correctly rounded ``value / prod(divisors)`` (chained exact long division)."""
     bits = sum(int(d.max()).bit_length() if d.size else 1 for d in divisors)
     e = _spare_digits(bits)
@@ -252,13 +255,13 @@ def int_hilo(x2: np.ndarray, w2: np.ndarray | None) -> tuple[np.ndarray, np.ndar
     return hi, lo
 
 
-def hilo_terms(hi, lo) -> tuple[np.ndarray, np.ndarray, int]:
+def hilo_terms(hi: Any, lo: Any) -> tuple[np.ndarray, np.ndarray, int]:
     mant = np.stack([hi, lo], axis=1)
     exp = np.broadcast_to(np.array([32, 0], np.int64), mant.shape)
     return mant, exp, 63
 
 
-def int_fits_float(x2, w2) -> bool:
+def int_fits_float(x2: Any, w2: Any) -> bool:
     """True when every selected integer is exactly representable (|x| <= 2**53)."""
     if x2.dtype.itemsize <= 4 or x2.dtype.kind == "b" or x2.size == 0:
         return True

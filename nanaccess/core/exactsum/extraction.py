@@ -9,6 +9,8 @@ take (huge values, squares out of the Veltkamp range, very short rows) are flagg
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 _BLOCK = 1 << 15  # elements per block of the extraction front end (cache sized)
@@ -55,7 +57,7 @@ def _pad_stack(parts: list[tuple[int, int, list[np.ndarray]]], rows: int) -> np.
 class Scan:
     """Result of the front end: level sums, rows needing the digit engine, inf flags."""
 
-    def __init__(self, rows: int):
+    def __init__(self, rows: int) -> None:
         self.posinf = np.zeros(rows, bool)
         self.neginf = np.zeros(rows, bool)
         self.nan = np.zeros(rows, bool)
@@ -68,7 +70,7 @@ class Scan:
         return self.posinf | self.neginf | self.nan
 
 
-def _block(x2, w2, r0, r1, c0, c1) -> np.ndarray:
+def _block(x2: Any, w2: Any, r0: Any, r1: Any, c0: Any, c1: Any) -> np.ndarray:
     blk = x2[r0:r1, c0:c1]
     if w2 is not None:
         return np.where(w2[r0:r1, c0:c1], blk, 0).astype(np.float64, copy=False)
@@ -129,7 +131,7 @@ def scan(x2: np.ndarray, w2: np.ndarray | None, want_sum: bool, want_sq: bool) -
     return sc
 
 
-def raw_rows(x2, w2, rows_idx) -> np.ndarray:
+def raw_rows(x2: Any, w2: Any, rows_idx: Any) -> np.ndarray:
     """The selected finite values of the given rows as float64, others zero."""
     xr = x2[rows_idx].astype(np.float64)
     if w2 is not None:
@@ -138,7 +140,7 @@ def raw_rows(x2, w2, rows_idx) -> np.ndarray:
     return xr
 
 
-def negzero_rows(x2, w2, rows_idx) -> np.ndarray:
+def negzero_rows(x2: Any, w2: Any, rows_idx: Any) -> np.ndarray:
     """Rows (of rows_idx) whose selected elements are all -0.0 (and at least one)."""
     xr = x2[rows_idx]
     isnz = (xr == 0) & np.signbit(xr)

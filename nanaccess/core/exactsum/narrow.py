@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from fractions import Fraction
 from math import fsum
+from typing import Any
 
 import numpy as np
 
@@ -84,12 +85,12 @@ def _sqrt_narrow(v: Fraction, dtype: np.dtype) -> float:
     return float(c)
 
 
-def _odd(c) -> bool:
+def _odd(c: Any) -> bool:
     """Is the last significand bit of the narrow float ``c`` set?"""
     return bool(int(np.asarray(c).view(f"u{np.asarray(c).dtype.itemsize}")) & 1)
 
 
-def _midpoints(h: np.ndarray, dtype: np.dtype):
+def _midpoints(h: np.ndarray, dtype: np.dtype) -> Any:
     """``(f, other, mid)`` per float64 ``h``: its narrow rounding, the narrow neighbour
     on ``h``'s other side, and whether ``h`` is exactly their midpoint (finite)."""
     with np.errstate(over="ignore", invalid="ignore"):

@@ -8,6 +8,8 @@ fallback without importing the module that imports it.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .common import CANONICAL_NAN, counts, finish, prepare
@@ -43,7 +45,7 @@ def exact_var_numpy(x: np.ndarray, ddof: float = 0,
     return numpy_var_rows(x2, w2, lead, kind, ddof)
 
 
-def numpy_var_rows(x2, w2, lead, kind, ddof) -> np.ndarray:
+def numpy_var_rows(x2: Any, w2: Any, lead: Any, kind: Any, ddof: Any) -> np.ndarray:
     """The NumPy engine's variance of prepared rows (``x2``, ``w2`` from ``prepare``)."""
     count = counts(x2, w2)
     ddof_int = int(ddof) if float(ddof) == int(ddof) else None
@@ -67,7 +69,8 @@ def numpy_var_rows(x2, w2, lead, kind, ddof) -> np.ndarray:
     return finish(np.where(bad, CANONICAL_NAN, res), lead)
 
 
-def var_of_terms(s_terms, q_terms, count, ddof_int: int | None, ddof: float) -> np.ndarray:
+def var_of_terms(s_terms: Any, q_terms: Any, count: Any, ddof_int: int | None,
+                 ddof: float) -> np.ndarray:
     """Exactly rounded variance from exact terms of S = sum(x) and Q = sum(x*x)."""
     s_mant, s_exp, s_mb = s_terms
     q_mant, q_exp, q_mb = q_terms

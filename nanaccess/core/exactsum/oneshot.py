@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -120,7 +121,7 @@ def _certified(x2: np.ndarray, stat: str,
 Rounding = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None], np.ndarray]
 
 
-def _rounded(x2, w2, squares: bool, rounding: Rounding) -> tuple[np.ndarray, Scan]:
+def _rounded(x2: Any, w2: Any, squares: bool, rounding: Rounding) -> tuple[np.ndarray, Scan]:
     """Per-row results of float rows: the extraction front end's level sums (of the
     values, or of their squares) rounded by ``rounding(dig, neg, base, rows)``, and
     the rows the front end could not take through the digit engine directly
@@ -136,7 +137,7 @@ def _rounded(x2, w2, squares: bool, rounding: Rounding) -> tuple[np.ndarray, Sca
     return res, sc
 
 
-def _ieee_specials(res: np.ndarray, sc: Scan, x2, w2) -> np.ndarray:
+def _ieee_specials(res: np.ndarray, sc: Scan, x2: Any, w2: Any) -> np.ndarray:
     """Infinities and NaNs of the rows (as IEEE addition), and ``-0.0`` where every
     selected element is ``-0.0`` (a sum or mean)."""
     res = np.where(sc.posinf, np.inf, res)
@@ -308,7 +309,7 @@ def exact_var(x: np.ndarray, ddof: float = 0, where: np.ndarray | None = None) -
     return _exact_var(x, ddof, where, compiled=True)
 
 
-def _exact_var(x, ddof, where, compiled: bool) -> np.ndarray:
+def _exact_var(x: Any, ddof: Any, where: Any, compiled: bool) -> np.ndarray:
     x2, w2, lead, kind = prepare(x, where)
     if x2.size <= SMALL:
         return small_stat(x2, w2, lead, kind, "var", ddof)

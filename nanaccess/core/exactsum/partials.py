@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -219,7 +219,7 @@ def merge_partials(*parts: ExactPartials) -> ExactPartials:
     return out
 
 
-def _flat(p: ExactPartials):
+def _flat(p: ExactPartials) -> Any:
     shape = np.shape(p.count)
     s = np.asarray(p.s, dtype=object).reshape(-1)
     q = None if p.q is None else np.asarray(p.q, dtype=object).reshape(-1)
@@ -227,7 +227,8 @@ def _flat(p: ExactPartials):
     return shape, s, q, np.asarray(p.count, np.int64).reshape(-1), flags
 
 
-def _round_rows(s, divisors, posinf, neginf, nan, negzero) -> np.ndarray:
+def _round_rows(s: Any, divisors: Any, posinf: Any, neginf: Any, nan: Any,
+                negzero: Any) -> np.ndarray:
     """Per row: exact ``s / divisor`` rounded once, after the IEEE special cases
     (NaN or both infinities -> canonical NaN, one infinity -> it, exact zero -> -0.0
     where ``negzero`` else +0.0)."""

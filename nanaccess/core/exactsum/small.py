@@ -8,6 +8,7 @@ vectorised engine (the tests check both against Fraction).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from .common import CANONICAL_NAN, I64_MAX, SCALE, SumOverflowError, idiv
 class _Row:
     __slots__ = ("s", "q", "count", "posinf", "neginf", "nan", "negzero")
 
-    def __init__(self, row: list, is_float: bool, squares: bool):
+    def __init__(self, row: list[Any], is_float: bool, squares: bool) -> None:
         self.s = self.q = 0
         self.count = len(row)
         self.posinf = self.neginf = self.nan = False
@@ -43,7 +44,7 @@ class _Row:
                 self.q += k * k
 
 
-def _small_rows(x2, w2) -> list[list]:
+def _small_rows(x2: Any, w2: Any) -> list[list[Any]]:
     vals = x2.tolist()
     if w2 is None:
         return vals
@@ -53,7 +54,7 @@ def _small_rows(x2, w2) -> list[list]:
     ]
 
 
-def small_stat(x2, w2, lead, kind: str, stat: str, ddof: float = 0) -> np.ndarray:
+def small_stat(x2: Any, w2: Any, lead: Any, kind: str, stat: str, ddof: float = 0) -> np.ndarray:
     is_float = kind == "float"
     scale = SCALE if is_float else 0
     out = []

@@ -3,6 +3,8 @@ keys and their inverse, per-group counts, the propagated NaN, the code sort."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ...options import NanPolicy
@@ -126,7 +128,7 @@ def group_counts(codes: np.ndarray, mask: np.ndarray | None, ngroups: int) -> np
     return np.bincount(codes[mask], minlength=ngroups).astype(np.int64)
 
 
-def greatest_nan(col, nan, codes, ngroups):
+def greatest_nan(col: Any, nan: Any, codes: Any, ngroups: Any) -> Any:
     """(has NaN per group, the group's greatest NaN under totalOrder as a value)."""
     if nan is None:
         return None, None

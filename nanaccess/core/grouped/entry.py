@@ -34,8 +34,8 @@ def grouped_stat(
     policy: NanPolicy | str | None = None,
     missing: Any = None,
     engine: str | None = None,
-    counts_out: list | None = None,
-    holes_out: list | None = None,
+    counts_out: list[Any] | None = None,
+    holes_out: list[Any] | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """A statistic of every group, vectorised over groups (one sort, no group loop).
 
@@ -189,8 +189,9 @@ def _check_q(stat: str, q: Any, method: str) -> tuple[np.ndarray | None, bool]:
     return np.atleast_1d(qa), qa.ndim == 0
 
 
-def _native(x2, codes, ngroups, stat, q_arr, method, ddof, policy, miss2, engine, one_d,
-            counts_out=None):
+def _native(x2: Any, codes: Any, ngroups: Any, stat: Any, q_arr: Any, method: Any, ddof: Any,
+            policy: Any, miss2: Any, engine: Any, one_d: Any,
+            counts_out: Any = None) -> Any:
     """Every column of native-dtype data: ``(values, missing, holes)`` with the column
     last (``holes``: None, or where int / bool picks have no value)."""
     dt = x2.dtype

@@ -11,6 +11,8 @@ float64 result to the input dtype.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ... import _stats
@@ -62,7 +64,8 @@ def _size_blocks(vals: np.ndarray, cc: np.ndarray, counts: np.ndarray):
         yield gids, block, where
 
 
-def _numpy_column(col, nan, miss, codes, ngroups, stat, ddof):
+def _numpy_column(col: Any, nan: Any, miss: Any, codes: Any, ngroups: Any, stat: Any,
+                  ddof: Any) -> Any:
     """The NumPy engine: (values, counts) by size-class blocks of the exact sums."""
     dt = col.dtype
     include = codes >= 0
@@ -104,8 +107,9 @@ def _numpy_column(col, nan, miss, codes, ngroups, stat, ddof):
     return out, counts
 
 
-def moment_column(col, nan, miss, codes, ngroups, stat, ddof, policy: NanPolicy, *,
-                  counts_out: list | None = None):
+def moment_column(col: Any, nan: Any, miss: Any, codes: Any, ngroups: Any, stat: Any, ddof: Any,
+                  policy: NanPolicy, *,
+                  counts_out: list[Any] | None = None) -> Any:
     """One column's moment statistic: ``(values (ngroups,), missing (ngroups,))``;
     its per-group counts of the values taken are appended to ``counts_out``."""
     dt = col.dtype
@@ -126,7 +130,7 @@ def moment_column(col, nan, miss, codes, ngroups, stat, ddof, policy: NanPolicy,
     return _finish(out, counts, col, nan, miss, codes, ngroups, stat, ddof, policy)
 
 
-def _compiled_finish(out, counts, stat):
+def _compiled_finish(out: Any, counts: Any, stat: Any) -> Any:
     """The compiled engines' float64 ``(values, counts)`` as the NumPy engine's."""
     if stat in _stats.MEANS:
         out = np.where(counts == 0, empty_value(_F64, stat), out)
@@ -136,7 +140,8 @@ def _compiled_finish(out, counts, stat):
     return out, counts
 
 
-def _finish(out, counts, col, nan, miss, codes, ngroups, stat, ddof, policy):
+def _finish(out: Any, counts: Any, col: Any, nan: Any, miss: Any, codes: Any, ngroups: Any,
+            stat: Any, ddof: Any, policy: Any) -> Any:
     """Empty groups, the input dtype and the policy's NaN or missing value."""
     dt = col.dtype
     if stat in _stats.COUNTS:
@@ -167,8 +172,8 @@ def _finish(out, counts, col, nan, miss, codes, ngroups, stat, ddof, policy):
 
 
 def certified_columns(x2: np.ndarray, codes: np.ndarray, ngroups: int, stat: str,
-                      policy: NanPolicy, counts_out: list | None = None, *,
-                      ddof: float | None = None):
+                      policy: NanPolicy, counts_out: list[Any] | None = None, *,
+                      ddof: float | None = None) -> Any:
     """``sum`` / ``mean`` (and ``var`` / ``std`` when the caller passes ``ddof``) of
     every float64 column with no NaN scan first, or None.
 

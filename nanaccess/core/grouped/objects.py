@@ -8,6 +8,8 @@ row (and column) in the whole input and the group code.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ... import _stats
@@ -29,7 +31,8 @@ def _tally(err: NaNError, flat: int) -> NanTally:
     return NanTally(nan=err.count, first_nan=flat)
 
 
-def object_columns(x2, codes, ngroups, stat, q_arr, method, ddof, policy: NanPolicy, miss2):
+def object_columns(x2: Any, codes: Any, ngroups: Any, stat: Any, q_arr: Any, method: Any, ddof: Any,
+                   policy: NanPolicy, miss2: Any) -> Any:
     """``(values, missing)`` of every column: ``(lead, ngroups, ncols)`` object arrays
     (``lead``: the q axis of order statistics, none for moments)."""
     n, ncols = x2.shape

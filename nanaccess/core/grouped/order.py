@@ -54,7 +54,7 @@ def _engine(engine: str | None, n: int) -> str:
     return _numba.choose_engine(engine, size=n, min_size=NUMBA_MIN_ROWS)
 
 
-def defer_scan(x2: np.ndarray, stat_is_order: bool, miss2, policy: NanPolicy,
+def defer_scan(x2: np.ndarray, stat_is_order: bool, miss2: Any, policy: NanPolicy,
                engine: str | None) -> bool:
     """Whether the numba kernel finds the NaNs itself ("omit"/"totalorder" order
     statistics of float data without missing values), so the scan is deferred."""
@@ -64,8 +64,8 @@ def defer_scan(x2: np.ndarray, stat_is_order: bool, miss2, policy: NanPolicy,
             and _engine(engine, x2.shape[0]) == "numba")
 
 
-def _numba_prepare(col, miss, codes, ngroups, policy, scanned,
-                   extremes=False) -> Any:
+def _numba_prepare(col: Any, miss: Any, codes: Any, ngroups: Any, policy: Any, scanned: Any,
+                   extremes: Any = False) -> Any:
     """The numba engine's first phase for one column (see
     :class:`~nanaccess.core._numba.grouped.NumbaSelect`).
 
@@ -97,7 +97,7 @@ def _numba_prepare(col, miss, codes, ngroups, policy, scanned,
                            extremes=extremes)
 
 
-def _numpy_rows(col, nan, miss, codes, policy):
+def _numpy_rows(col: Any, nan: Any, miss: Any, codes: Any, policy: Any) -> Any:
     """The keys and codes of the rows that take part (the NumPy engine's input)."""
     keys = keys_of(col)
     if col.dtype.kind == "f" and RULES[policy].nan_rank in ("first", "last"):
@@ -113,8 +113,9 @@ def _numpy_rows(col, nan, miss, codes, policy):
     return keys[include], codes[include]
 
 
-def order_column(col, nan, miss, codes, ngroups, stat, q_arr, method, policy, engine,
-                 scanned=True):
+def order_column(col: Any, nan: Any, miss: Any, codes: Any, ngroups: Any, stat: Any, q_arr: Any,
+                 method: Any, policy: Any, engine: Any,
+                 scanned: Any = True) -> Any:
     """One column's order statistic: ``(values (nq, ngroups), missing, holes)``
     (``holes``: see :func:`_tails`).
 
@@ -183,7 +184,8 @@ def order_column(col, nan, miss, codes, ngroups, stat, q_arr, method, policy, en
     return _tails(vals, res_miss, empty, col, nan, codes, nmiss, ngroups, policy)
 
 
-def _tails(vals, res_miss, empty, col, nan, codes, nmiss, ngroups, policy):
+def _tails(vals: Any, res_miss: Any, empty: Any, col: Any, nan: Any, codes: Any, nmiss: Any,
+           ngroups: Any, policy: Any) -> Any:
     """Empty groups and ranks among the missing get the empty fill; under "propagate"
     a group's greatest NaN, else its missing. ``(values, missing, holes)``: int and
     bool picks keep their dtype, and ``holes`` (None for float and time results, which
@@ -205,7 +207,7 @@ def _tails(vals, res_miss, empty, col, nan, codes, nmiss, ngroups, policy):
     return vals, miss, holes
 
 
-def _minmax_keys(kk, cc, ngroups, stat):
+def _minmax_keys(kk: Any, cc: Any, ngroups: Any, stat: Any) -> Any:
     info = np.iinfo(kk.dtype)
     if stat in _stats.RANK_MIN:
         out = np.full(ngroups, info.max, kk.dtype)
@@ -274,7 +276,7 @@ def _sorted_by_prefix(kk: np.ndarray, cc: np.ndarray, kmin: int, bits: int, cbit
     return None if bad.any() else sk
 
 
-def _select_numpy(kk, cc, counts, ranks):
+def _select_numpy(kk: Any, cc: Any, counts: Any, ranks: Any) -> Any:
     """Keys at ``ranks`` ((ngroups, r), -1 = unused) of each group's sorted keys."""
     ngroups = counts.size
     sk = _sorted_by_group(kk, cc, ngroups)

@@ -240,8 +240,9 @@ def grouped_reduce(
     return GroupedReduced(values, miss, None, x, codes, int(ngroups), missing, policy)
 
 
-def _weighted(x, codes, ngroups, stat, weights, weights_missing, *, policy, missing, engine,
-              **params):
+def _weighted(x: Any, codes: Any, ngroups: Any, stat: Any, weights: Any, weights_missing: Any, *,
+              policy: Any, missing: Any, engine: Any,
+              **params: Any) -> Any:
     """``weights=`` given: the grouped weighted engine; the count is the pairs seen."""
     from .weighted import grouped_weighted_columns  # the weighted engine, on demand
 
@@ -273,13 +274,13 @@ class GroupedShape:
     missing: Any
     engine: str | None
     name: str = "grouped"
-    recipes: frozenset = frozenset({"difference", "deviation", "ratio"})
+    recipes: frozenset[Any] = frozenset({"difference", "deviation", "ratio"})
 
-    def stat(self, name, x, *, center=False, **params):
+    def stat(self, name: Any, x: Any, *, center: Any = False, **params: Any) -> Any:
         return grouped_stat(x, self.codes, self.ngroups, name, policy=self.policy,
                             missing=self.missing, engine=self.engine, **params)
 
-    def deviations(self, x, center):
+    def deviations(self, x: Any, center: Any) -> Any:
         codes = np.asarray(self.codes, dtype=np.intp)
         # each row's deviation from its own group's center (rows of no group: ignored)
         rows = center[np.maximum(codes, 0)] if self.ngroups else np.zeros(x.shape,
@@ -290,11 +291,11 @@ class GroupedShape:
                                         missing=~undefined) > 0
         return dev, undefined
 
-    def count(self, x):
+    def count(self, x: Any) -> Any:
         return count_in_groups(x, self.codes, self.ngroups, self.missing, self.policy)
 
-    def each(self, fn, *arrays, dtype, drop_lead=False, **kw):
+    def each(self, fn: Any, *arrays: Any, dtype: Any, drop_lead: Any = False, **kw: Any) -> Any:
         return fn(*arrays, **kw)
 
-    def center_missing(self, cmiss):
+    def center_missing(self, cmiss: Any) -> Any:
         return cmiss

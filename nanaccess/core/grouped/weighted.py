@@ -75,7 +75,7 @@ def size_blocks(codes: np.ndarray, ngroups: int) -> Iterator[tuple[np.ndarray, n
         yield gids, idx, valid
 
 
-def _group_tails(p: Prepared, codes: np.ndarray, ngroups: int):
+def _group_tails(p: Prepared, codes: np.ndarray, ngroups: int) -> Any:
     """Per group: (has a propagated NaN, that NaN, holds a propagated missing)."""
     nan_rows = nan_values = miss_rows = None
     if p.prop_keys is not None:
@@ -90,7 +90,7 @@ def _group_tails(p: Prepared, codes: np.ndarray, ngroups: int):
     return nan_rows, nan_values, miss_rows
 
 
-def _block(p: Prepared, tails, gids, idx, valid) -> Prepared:
+def _block(p: Prepared, tails: Any, gids: Any, idx: Any, valid: Any) -> Prepared:
     """The block's groups as prepared rows (padding: weight 0, no NaN, not missing)."""
     if p.x.size == 0:  # only groups without rows: one zero-weight pad each
         x = np.zeros(idx.shape, p.x.dtype)
@@ -105,11 +105,11 @@ def _block(p: Prepared, tails, gids, idx, valid) -> Prepared:
                     np.zeros(gids.size, np.int64))
 
 
-def grouped_weighted(x: Any, codes: Any, ngroups: int, stat: str, weights: Any, *, policy,
+def grouped_weighted(x: Any, codes: Any, ngroups: int, stat: str, weights: Any, *, policy: Any,
                      missing: np.ndarray | None = None,
                      weights_missing: np.ndarray | None = None, q: Any = None,
                      method: str = "linear", ddof: float | None = None,
-                     engine: str | None = None, weights_kind: str = "frequency"):
+                     engine: str | None = None, weights_kind: str = "frequency") -> Any:
     """Weighted ``stat`` of every group of the 1-D ``x`` (``codes``: group per value,
     -1 ignored).
 
@@ -188,7 +188,8 @@ def grouped_weighted(x: Any, codes: Any, ngroups: int, stat: str, weights: Any, 
         np.broadcast_to(res_miss, vals.shape).reshape(shape), count
 
 
-def _certified_engine(p, codes, ngroups, stat, policy, ddof, tails, engine):
+def _certified_engine(p: Any, codes: Any, ngroups: Any, stat: Any, policy: Any, ddof: Any,
+                      tails: Any, engine: Any) -> Any:
     """Weighted mean / sum / var / std of every group by the certified compiled sums
     (:mod:`nanaccess.core.weighted.certified`: one pass over the pairs, no blocks);
     the groups it does not certify go to :func:`_blocks_engine`. ``(None, None)``
@@ -227,8 +228,9 @@ def _certified_engine(p, codes, ngroups, stat, policy, ddof, tails, engine):
     return vals, miss
 
 
-def _blocks_engine(p, codes, ngroups, stat, policy, qa, method, ddof, tails, order,
-                   kind="frequency"):
+def _blocks_engine(p: Any, codes: Any, ngroups: Any, stat: Any, policy: Any, qa: Any, method: Any,
+                   ddof: Any, tails: Any, order: Any,
+                   kind: Any = "frequency") -> Any:
     """The NumPy engine: the row engines on size-class blocks of groups (a
     :class:`~nanaccess.errors.TotalWeightError` names the group's code as its cell)."""
     nq = 1 if qa is None else max(qa.size, 1)
@@ -261,8 +263,9 @@ def _blocks_engine(p, codes, ngroups, stat, policy, qa, method, ddof, tails, ord
 
 
 def grouped_weighted_columns(x: np.ndarray, codes: np.ndarray, ngroups: int, stat: str,
-                             weights: Any, *, policy, missing=None, weights_missing=None,
-                             engine: str | None = None, **params: Any):
+                             weights: Any, *, policy: Any, missing: Any = None,
+                             weights_missing: Any = None,
+                             engine: str | None = None, **params: Any) -> Any:
     """:func:`grouped_weighted` of every column of ``(n,)`` or ``(n, ncols)`` data
     (one loop over columns, not groups); ``weights`` (and ``weights_missing``) of
     shape ``(n,)`` (shared by the columns) or ``(n, ncols)``.
@@ -277,7 +280,7 @@ def grouped_weighted_columns(x: np.ndarray, codes: np.ndarray, ngroups: int, sta
                                 engine=engine, **params)
     n, ncols = x.shape
 
-    def column(a, c):
+    def column(a: Any, c: Any) -> Any:
         if a is None:
             return None
         a = np.asarray(a)

@@ -9,6 +9,7 @@ rounding of each cell).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -27,7 +28,7 @@ _EXACT_INT = 2 ** 53
 KMAX = {"sem": 2, "skew": 3, "kurt": 4}
 
 
-def check_params(stat: str, params: dict) -> dict:
+def check_params(stat: str, params: dict[str, Any]) -> dict[str, Any]:
     """The statistic's parameters with defaults, checked."""
     unknown = set(params) - set(HIGHER[stat])
     if unknown:
@@ -68,7 +69,7 @@ def _int_products(vals: np.ndarray, gid: np.ndarray, ncells: int) -> np.ndarray:
 
 
 def cell_values(vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str,
-                params: dict, rows: np.ndarray | None = None,
+                params: dict[str, Any], rows: np.ndarray | None = None,
                 rows_keep: np.ndarray | None = None, certify: bool = True) -> np.ndarray:
     """float64 ``stat`` of each cell of ``vals`` (1-D, NaN-free, ``gid`` its cells).
 
@@ -151,7 +152,7 @@ def _big_ints(v: np.ndarray) -> bool:
     return int(v.max()) > _EXACT_INT or (v.dtype.kind == "i" and int(v.min()) < -_EXACT_INT)
 
 
-def _redo_cells(vals: np.ndarray, gid: np.ndarray, stat: str, params: dict,
+def _redo_cells(vals: np.ndarray, gid: np.ndarray, stat: str, params: dict[str, Any],
                 out: np.ndarray, ok: np.ndarray) -> np.ndarray:
     """``out`` with the cells the certified bound left open (``ok`` False) from the
     exact power sums."""
@@ -164,7 +165,7 @@ def _redo_cells(vals: np.ndarray, gid: np.ndarray, stat: str, params: dict,
 
 
 def cell_sums(vals: np.ndarray, gid: np.ndarray, ncells: int, kmax: int,
-              rows: np.ndarray | None = None, big_int: bool | None = None):
+              rows: np.ndarray | None = None, big_int: bool | None = None) -> Any:
     """``(counts, [T_1..T_kmax], bad)`` per cell: mergeable exact partials (the ints
     add across chunks); ``bad`` marks cells holding an infinity."""
     if big_int is None:
@@ -184,8 +185,8 @@ def cell_sums(vals: np.ndarray, gid: np.ndarray, ncells: int, kmax: int,
     return counts, power_sums(v, gid, ncells, kmax), bad
 
 
-def finish_cells(stat: str, counts: np.ndarray, t: list, bad: np.ndarray,
-                 p: dict) -> np.ndarray:
+def finish_cells(stat: str, counts: np.ndarray, t: list[Any], bad: np.ndarray,
+                 p: dict[Any, Any]) -> np.ndarray:
     """The statistic of each cell from its exact partials (rounded once)."""
     if stat == "skew":
         out = skew_values(counts, t, bool(p["bias"]))

@@ -10,6 +10,8 @@ bits. Without numba (or below a size threshold) every cell takes the exact path.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .. import _numba as nb
@@ -23,7 +25,7 @@ _MIN_SIZE = 256
 _SEGMENT = 64  # mean values per cell from which groups take the one-pass kernel
 
 
-def _args(stat: str, p: dict) -> tuple:
+def _args(stat: str, p: dict[Any, Any]) -> tuple[Any, ...]:
     return (
         CERTIFIED[stat],
         _CODE[stat],
@@ -34,7 +36,7 @@ def _args(stat: str, p: dict) -> tuple:
 
 
 def certified_rows(
-    rows: np.ndarray, keep: np.ndarray | None, stat: str, p: dict
+    rows: np.ndarray, keep: np.ndarray | None, stat: str, p: dict[Any, Any]
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """``(values, ok)`` per row of the float64 ``(cells, n)`` ``rows`` (``keep``: the
     values taken, or None for all), or None (no compiled engine)."""
@@ -63,7 +65,7 @@ def certified_rows(
 
 
 def certified_groups(
-    vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str, p: dict
+    vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str, p: dict[Any, Any]
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """``(values, ok)`` per cell of the NaN-free 1-D ``vals`` (``gid`` their cells, -1:
     left out), or None (no compiled engine).

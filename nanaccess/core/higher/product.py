@@ -19,6 +19,8 @@ rounding does.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .. import _numba as nb
@@ -49,7 +51,7 @@ def _trunc(v: np.ndarray, up: bool, p: int) -> tuple[np.ndarray, np.ndarray]:
     return v // shifts, sh
 
 
-def _tree(m: np.ndarray, gid: np.ndarray, ngroups: int, p: int | None):
+def _tree(m: np.ndarray, gid: np.ndarray, ngroups: int, p: int | None) -> Any:
     """Per group ``(lo, hi, shift)`` with ``lo * 2**shift <= prod(m) <= hi * 2**shift``
     (``p`` None: exact). ``gid`` sorted."""
     lo = m.astype(object)
@@ -147,7 +149,7 @@ def row_products(rows: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray
     return res
 
 
-def _compiled(vals: np.ndarray, gid: np.ndarray, ngroups: int):
+def _compiled(vals: np.ndarray, gid: np.ndarray, ngroups: int) -> Any:
     """``(products, flagged)`` by the certified compiled kernels, or None (NumPy)."""
     if nb.choose_engine(size=vals.size, min_size=_MIN_SIZE) != "numba":
         return None
@@ -165,7 +167,8 @@ def _compiled(vals: np.ndarray, gid: np.ndarray, ngroups: int):
     return _segments(v, starts, ngroups)
 
 
-def _segments(v: np.ndarray, starts: np.ndarray, ngroups: int, keep: np.ndarray | None = None):
+def _segments(v: np.ndarray, starts: np.ndarray, ngroups: int,
+              keep: np.ndarray | None = None) -> Any:
     """``(products, flagged)`` of the segments ``v[starts[s]:starts[s+1]]`` (the values
     ``keep`` marks), or None (no compiled engine): the lane kernel first
     (:mod:`.._numba.products_fused`), the segments it leaves open (special factors,

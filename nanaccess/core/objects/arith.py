@@ -19,10 +19,10 @@ import numpy as np
 
 from .classify import CANONICAL_NAN, DEC, F64_QUIET, FLOAT, FRAC, INT, LAYOUT_BY_SIZE
 
-_RANKS: dict[type, int] = {}
+_RANKS: dict[type[Any], int] = {}
 
 
-def rank_of_type(t: type) -> int:
+def rank_of_type(t: type[Any]) -> int:
     rank = _RANKS.get(t)
     if rank is None:
         if issubclass(t, (int, np.integer, np.bool_)):
@@ -77,7 +77,7 @@ def as_exact(v: Any) -> Fraction | int:
     return Fraction(*v.as_integer_ratio())
 
 
-def _float_type(a: Any, b: Any) -> type:
+def _float_type(a: Any, b: Any) -> type[Any]:
     fa = isinstance(a, (float, np.floating))
     fb = isinstance(b, (float, np.floating))
     if fa and fb:
@@ -88,8 +88,8 @@ def _float_type(a: Any, b: Any) -> type:
 def convert(
     r: Fraction | int,
     rank: int,
-    ftype: type = float,
-    dtype: type | None = None,
+    ftype: type[Any] = float,
+    dtype: type[Any] | None = None,
     keep_int: bool = False,
 ) -> Any:
     """The exact ``r`` as the result type of rank ``rank`` (the ``statistics`` rules).
@@ -159,7 +159,7 @@ def weighted_mean_of(a: Any, wa: int, b: Any, wb: int, d: int) -> Any:
     return convert(exact, top, _float_type(a, b), _decimal_type(a, b))
 
 
-def _decimal_type(a: Any, b: Any) -> type | None:
+def _decimal_type(a: Any, b: Any) -> type[Any] | None:
     for v in (a, b):
         if isinstance(v, Decimal):
             return type(v)

@@ -34,10 +34,10 @@ INT, FRAC, DEC, FLOAT = 0, 1, 2, 3
 # element codes after classification
 NUM, NAN, MISS = 0, 1, 2
 
-_TYPE_NAMES: dict[type, str] = {}
+_TYPE_NAMES: dict[type[Any], str] = {}
 
 
-def tname(t: type) -> str:
+def tname(t: type[Any]) -> str:
     name = _TYPE_NAMES.get(t)
     if name is None:
         name = _TYPE_NAMES[t] = f"{t.__module__}.{t.__qualname__}"
@@ -51,14 +51,14 @@ _MISSING_DESC = ("missing", 0, 0, False, -1, None)
 _OTHER_DESC = ("other", 0, 0, False, -1, None)
 
 
-def _float64_desc(v: float) -> tuple:
+def _float64_desc(v: float) -> tuple[Any, ...]:
     if v == v:
         return ("number", 1 if math.copysign(1.0, v) < 0 else 0, 0, False, FLOAT, float(v))
     bits = struct.unpack("<Q", struct.pack("<d", v))[0]
     return ("nan", bits >> 63, bits & _F64_PAYLOAD, bool(bits & F64_QUIET), FLOAT, None)
 
 
-def _decimal_desc(v: Decimal) -> tuple:
+def _decimal_desc(v: Decimal) -> tuple[Any, ...]:
     if v.is_nan():
         digits = v.as_tuple().digits
         payload = int("".join(map(str, digits))) if digits else 0
@@ -66,7 +66,7 @@ def _decimal_desc(v: Decimal) -> tuple:
     return ("number", int(v.is_signed()), 0, False, DEC, v)
 
 
-def npfloat_desc(v: np.floating) -> tuple:
+def npfloat_desc(v: np.floating) -> tuple[Any, ...]:
     lay = LAYOUT_BY_SIZE.get(v.dtype.itemsize)
     if lay is not None:
         bits = int(v.view(lay.uint_dtype))
@@ -83,7 +83,7 @@ def npfloat_desc(v: np.floating) -> tuple:
     return ("number", sign, 0, False, FLOAT, Fraction(*v.as_integer_ratio()))
 
 
-def _describe_slow(v: Any, t: type) -> tuple:
+def _describe_slow(v: Any, t: type[Any]) -> tuple[Any, ...]:
     if isinstance(v, (np.datetime64, np.timedelta64)):  # timedelta64 is an np.integer
         return _MISSING_DESC if np.isnat(v) else _OTHER_DESC
     if isinstance(v, (bool, np.bool_)):
@@ -113,7 +113,7 @@ def _describe_slow(v: Any, t: type) -> tuple:
     return _OTHER_DESC
 
 
-def describe(v: Any) -> tuple:
+def describe(v: Any) -> tuple[Any, ...]:
     t = type(v)
     if t is float:
         return _float64_desc(v)

@@ -44,7 +44,7 @@ def _exact_sum(nums: list[Any]) -> Fraction | int:
     return sum((Fraction(num, den) for den, num in partials.items()), Fraction(0))
 
 
-def _result_type(nums: list[Any]) -> tuple[int, type, type | None]:
+def _result_type(nums: list[Any]) -> tuple[int, type[Any], type[Any] | None]:
     """(rank, float type, Decimal type) of a moment's result: the highest type rank
     present (``statistics`` where it can coerce, extended to every mixture)."""
     types = {type(v) for v in nums}
@@ -76,7 +76,7 @@ def _float_sqrt_of_frac(num: int, den: int) -> float:
         ) from None
 
 
-def _decimal_sqrt_of_frac(num: int, den: int, dtype: type = Decimal) -> Decimal:
+def _decimal_sqrt_of_frac(num: int, den: int, dtype: type[Any] = Decimal) -> Decimal:
     """Correctly rounded sqrt(num/den) as a Decimal in the current context."""
     if num <= 0:
         return dtype("0.0")
@@ -162,7 +162,7 @@ def _canonical_if_nan(r: Any) -> Any:
 
 
 def object_moment_stat(
-    values: Iterable,
+    values: Iterable[Any],
     stat: str,
     *,
     ddof: int | float | Fraction = 0,
@@ -219,7 +219,7 @@ def object_moment_stat(
 
 
 def moment_of_values(
-    values: Iterable,
+    values: Iterable[Any],
     stat: str,
     *,
     ddof: Any = 0,

@@ -262,7 +262,7 @@ def _empty_order(stat: str, statistics_compat: bool, q: Any, method: str, n: int
 
 
 def object_order_stat(
-    values: Iterable,
+    values: Iterable[Any],
     stat: str,
     *,
     q: Any = None,
@@ -340,7 +340,7 @@ def object_order_stat(
 
 
 def order_of_values(
-    values: Iterable,
+    values: Iterable[Any],
     stat: str,
     *,
     q: Any = None,
@@ -418,7 +418,7 @@ def order_of_values(
         return _stat_quantiles(s, n, method)
 
 
-def _placed_nans(sc: Scan, nan_rank: str | None) -> tuple[list, list, int]:
+def _placed_nans(sc: Scan, nan_rank: str | None) -> tuple[list[Any], list[Any], int]:
     """The NaNs below and above the numbers in the policy's order, and how many
     missing values follow them (none of either where the policy gives them no place)."""
     if nan_rank is None:
@@ -434,7 +434,8 @@ def _placed_nans(sc: Scan, nan_rank: str | None) -> tuple[list, list, int]:
     return low, high, len(sc.miss)
 
 
-def _extreme(sc: Scan, low: list, high: list, nmiss: int, smallest: bool) -> tuple | None:
+def _extreme(sc: Scan, low: list[Any], high: list[Any], nmiss: int,
+             smallest: bool) -> tuple[Any, ...] | None:
     """The first smallest / largest entry of the policy's order (``None``: missing)."""
     if smallest:
         if low:

@@ -25,14 +25,14 @@ from .scan import Check, scan_values
 __all__ = ["object_rows_order_stat", "object_rows_moment_stat"]
 
 
-def _rows(x: np.ndarray, axis, missing):
+def _rows(x: np.ndarray, axis: Any, missing: Any) -> Any:
     red = Reduction.of(x, axis)
     rows = red.as_rows(x)
     mrows = red.as_rows(np.asarray(missing, bool)) if missing is not None else None
     return red, rows, mrows
 
 
-def _row_values(rows, mrows, r: int) -> list:
+def _row_values(rows: Any, mrows: Any, r: int) -> list[Any]:
     vals = rows[r].tolist()
     if mrows is not None:
         vals = [None if m else v for v, m in zip(vals, mrows[r].tolist(), strict=True)]
@@ -67,8 +67,8 @@ def _row_check(red: Reduction, r: int) -> Check:
     return check
 
 
-def _run(x, axis, missing, keepdims, fn: Callable[[list, Check], Any],
-         lead: tuple[int, ...] = ()):
+def _run(x: Any, axis: Any, missing: Any, keepdims: Any, fn: Callable[[list[Any], Check], Any],
+         lead: tuple[int, ...] = ()) -> Any:
     red, rows, mrows = _rows(x, axis, missing)
     arr = np.empty((red.rows,) + lead, dtype=object)
     for r in range(red.rows):
@@ -82,26 +82,28 @@ def _run(x, axis, missing, keepdims, fn: Callable[[list, Check], Any],
     return vals, None
 
 
-def object_rows_order_stat(x, stat, *, q=None, method="linear", axis=None,
-                           policy: NanPolicy, missing=None, keepdims=False):
+def object_rows_order_stat(x: Any, stat: Any, *, q: Any = None, method: Any = "linear",
+                           axis: Any = None,
+                           policy: NanPolicy, missing: Any = None, keepdims: Any = False) -> Any:
     """:func:`~.order.object_order_stat` of every row of an object array along
     ``axis``: ``(values, missing)`` as :func:`nanaccess.core.select.order_stat`."""
     qa = None if q is None else np.asarray(q, dtype=object)
     qq = None if qa is None else (qa.tolist() if qa.ndim else qa.item())
 
-    def fn(vals: list, check: Check) -> Any:
+    def fn(vals: list[Any], check: Check) -> Any:
         return order_of_values(vals, stat, q=qq, method=method, policy=policy, check=check)
 
     return _run(x, axis, missing, keepdims, fn, () if qa is None else qa.shape)
 
 
-def object_rows_moment_stat(x, stat, *, ddof=0, axis=None, policy: NanPolicy, missing=None,
-                            keepdims=False):
+def object_rows_moment_stat(x: Any, stat: Any, *, ddof: Any = 0, axis: Any = None,
+                            policy: NanPolicy, missing: Any = None,
+                            keepdims: Any = False) -> Any:
     """:func:`~.moments.object_moment_stat` (and ``count``) of every row of an object
     array along ``axis``: ``(values, missing)`` as
     :func:`nanaccess.core.moments.moment_stat`."""
 
-    def fn(vals: list, check: Check) -> Any:
+    def fn(vals: list[Any], check: Check) -> Any:
         if stat in _stats.COUNTS:
             return _count_numbers(vals, policy, check)
         return moment_of_values(vals, stat, ddof=ddof, policy=policy, check=check)
@@ -109,7 +111,7 @@ def object_rows_moment_stat(x, stat, *, ddof=0, axis=None, policy: NanPolicy, mi
     return _run(x, axis, missing, keepdims, fn)
 
 
-def _count_numbers(vals: list, policy: NanPolicy, check: Check) -> int:
+def _count_numbers(vals: list[Any], policy: NanPolicy, check: Check) -> int:
     """How many values are numbers (neither NaN nor missing); raises as the stats do
     where the policy raises for NaN or missing values."""
     rules = RULES[policy]

@@ -23,7 +23,7 @@ from ..policy import RULES, NanTally, raise_for
 from .classify import DEC, FLOAT, describe, tname
 
 
-def _number_key(v: Any, sign: int, rank: int, value: Any) -> tuple:
+def _number_key(v: Any, sign: int, rank: int, value: Any) -> tuple[Any, ...]:
     if rank == FLOAT:
         sub: Any = (1 - sign, tname(type(v)))
     elif rank == DEC:
@@ -40,14 +40,14 @@ def _number_key(v: Any, sign: int, rank: int, value: Any) -> tuple:
     return (1, value, 1 - sign, rank, sub)
 
 
-def _nan_order(v: Any, sign: int, payload: int, quiet: bool, rank: int) -> tuple:
+def _nan_order(v: Any, sign: int, payload: int, quiet: bool, rank: int) -> tuple[Any, ...]:
     """totalOrder among NaNs (a key whose first element is the sign)."""
     if sign:
         return (0, -int(quiet), -payload, rank, tname(type(v)))
     return (1, int(quiet), payload, rank, tname(type(v)))
 
 
-def _key(v: Any, desc: tuple, nan_rank: str | None) -> tuple:
+def _key(v: Any, desc: tuple[Any, ...], nan_rank: str | None) -> tuple[Any, ...]:
     """The sort key of ``v`` (described by ``desc``) when NaNs rank at ``nan_rank``
     (:attr:`PolicyRules.nan_rank`)."""
     cls = desc[0]
@@ -82,12 +82,12 @@ class Scan:
 
     def __init__(self) -> None:
         self.nums: list[tuple[Any, int, Any]] = []
-        self.nans: list[tuple[tuple, int, Any]] = []
+        self.nans: list[tuple[tuple[Any, ...], int, Any]] = []
         self.miss: list[tuple[int, Any]] = []
         self.first_nan: int | None = None
         self.first_miss: int | None = None
 
-    def best_nan(self) -> tuple[tuple, int, Any] | None:
+    def best_nan(self) -> tuple[tuple[Any, ...], int, Any] | None:
         """The NaN greatest under totalOrder (first position among identical ones)."""
         if not self.nans:
             return None
@@ -115,7 +115,8 @@ def _type_error(v: Any, i: int, what: str) -> TypeError:
 Check = Callable[[NanTally, NanPolicy], None]
 
 
-def scan_values(values: Iterable, policy: NanPolicy, what: str, check: Check = raise_for) -> Scan:
+def scan_values(values: Iterable[Any], policy: NanPolicy, what: str,
+                check: Check = raise_for) -> Scan:
     """Classify every element once; ``TypeError`` for a non-number, and ``check`` the
     tally of signaling NaNs, NaNs and missing values (the policy's errors)."""
     sc = Scan()
@@ -159,14 +160,14 @@ def scan_values(values: Iterable, policy: NanPolicy, what: str, check: Check = r
     return sc
 
 
-def _full_key(e: tuple[Any, int, Any]) -> tuple:
+def _full_key(e: tuple[Any, int, Any]) -> tuple[Any, ...]:
     """The complete number key of a ``(value, position, object)`` entry."""
     v = e[2]
     desc = describe(v)
     return _number_key(v, desc[1], desc[4], e[0])
 
 
-def first_of(e: tuple) -> Any:
+def first_of(e: tuple[Any, ...]) -> Any:
     return e[0]
 
 
@@ -211,7 +212,7 @@ def extreme_number(nums: list[tuple[Any, int, Any]], which: str) -> tuple[Any, i
     return next(e for e in ties if _full_key(e) == best)
 
 
-def object_sort_keys(values: Sequence, policy: NanPolicy | str) -> list[tuple]:
+def object_sort_keys(values: Sequence[Any], policy: NanPolicy | str) -> list[tuple[Any, ...]]:
     """A sort key per element whose order is the policy's order.
 
     Parameters

@@ -41,9 +41,9 @@ __all__ = ["WEIGHTED", "weighted_stat", "prepare", "align_weights", "Prepared"]
 WEIGHTED = _stats.WEIGHTED
 
 
-def weighted_stat(x: np.ndarray, stat: str, weights: Any, *, axis: Any = None, policy,
+def weighted_stat(x: np.ndarray, stat: str, weights: Any, *, axis: Any = None, policy: Any,
                   missing: np.ndarray | None = None, keepdims: bool = False,
-                  weights_missing: np.ndarray | None = None, **params: Any):
+                  weights_missing: np.ndarray | None = None, **params: Any) -> Any:
     """Weighted ``stat`` of ``x`` along ``axis`` under a resolved ``policy``.
 
     Returns ``(values, missing, count)``: as :func:`nanaccess.core.select.order_stat`

@@ -11,6 +11,8 @@ the rounded variance, as there), the others go to the exact engine. Compiled onl
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ... import _stats
@@ -27,7 +29,7 @@ MIN_SIZE = 20_000
 _SPREAD = ("var", "std")
 
 
-def _exact_float(v) -> bool:
+def _exact_float(v: Any) -> bool:
     """``v`` is a float64 exactly (the kernel takes ``ddof`` as one)."""
     try:
         return float(v) == v

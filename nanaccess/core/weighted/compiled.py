@@ -15,6 +15,7 @@ position, from the same exact pairs or float64 sums), so they give the same bits
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 
@@ -66,8 +67,8 @@ def use_compiled(p: Prepared, engine: str | None = None, *, grouped: bool = True
                          warm=warm) == "numba"
 
 
-def compiled_order(p: Prepared, codes: np.ndarray | None, ngroups: int, stat: str, policy,
-                   qa, method: str, tails):
+def compiled_order(p: Prepared, codes: np.ndarray | None, ngroups: int, stat: str, policy: Any,
+                   qa: Any, method: str, tails: Any) -> Any:
     """Weighted ``stat`` of every group of the prepared single row ``p`` (float data,
     no kept missing values); ``codes`` None: every row of ``p`` is a group. ``tails``:
     per group (NaN rows, NaN values, missing rows) or Nones. Returns ``(values (Q,
@@ -116,7 +117,8 @@ def compiled_order(p: Prepared, codes: np.ndarray | None, ngroups: int, stat: st
     return vals, res_miss, counts
 
 
-def _chunk(nb, kern, g, x, flip, wide, dt, stat, qa, method, tails):
+def _chunk(nb: Any, kern: Any, g: Any, x: Any, flip: Any, wide: Any, dt: Any, stat: Any, qa: Any,
+           method: Any, tails: Any) -> Any:
     """Positions, targets, selection and finish of the groups ``g`` (a slice of at
     most :data:`_CHUNK`: the per-group temporaries stay small, in cache and off fresh
     pages). Returns ``(values, missing or None)`` of those groups."""
@@ -147,7 +149,7 @@ def _unkey(keys: np.ndarray) -> np.ndarray:
     return (keys ^ ((keys >> 63) & np.int64(0x7FFFFFFFFFFFFFFF))).view(np.float64)
 
 
-def _positions(total, stat, qa, method):
+def _positions(total: Any, stat: Any, qa: Any, method: Any) -> Any:
     """Reaches and weights of the statistic (:mod:`.positions`) and the plan's mode."""
     if stat in _stats.TAKES_Q:
         s_lo, s_hi, t = weighted_positions(total, np.asarray(qa, np.float64).ravel(), method)
@@ -156,7 +158,8 @@ def _positions(total, stat, qa, method):
     return s_lo, s_hi, t, "lerp" if stat in _stats.MIDPOINT_MEDIANS else "pick"
 
 
-def _targets(s_lo, s_hi, t, what, L, B, last_h, last_l, total, exact):
+def _targets(s_lo: Any, s_hi: Any, t: Any, what: Any, L: Any, B: Any, last_h: Any, last_l: Any,
+             total: Any, exact: Any) -> Any:
     """Exact target pairs and float targets of the reaches ``s_lo`` and ``s_hi`` (one
     resumable selection: stacked unless equal; see :mod:`.order`), with the groups
     whose float total misleads replaced by :func:`.exact_reach.exact_reaches` (``what``:
@@ -186,7 +189,7 @@ def _targets(s_lo, s_hi, t, what, L, B, last_h, last_l, total, exact):
         np.ascontiguousarray(tf)
 
 
-def _rows_order(p: Prepared, stat, policy, qa, method, tails):
+def _rows_order(p: Prepared, stat: Any, policy: Any, qa: Any, method: Any, tails: Any) -> Any:
     """Every row of ``p`` a group: the row kernels, with scratch of one row (no
     counting sort, no copies of the whole data beyond a contiguous layout)."""
     nb = kernels("weighted_rows")
@@ -214,7 +217,7 @@ def _rows_order(p: Prepared, stat, policy, qa, method, tails):
     return vals, res_miss, counts
 
 
-def _finish(stat, mode, a, b, t, total, tails):
+def _finish(stat: Any, mode: Any, a: Any, b: Any, t: Any, total: Any, tails: Any) -> Any:
     """Combine the picked neighbours; empty groups, propagated NaNs and missing."""
     vals = combine_picks(stat, mode, a, b, t)
     empty = total == 0

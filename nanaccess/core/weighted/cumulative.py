@@ -20,6 +20,7 @@ or other rows), so a group gives the bits of the same values as a row of their o
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -75,7 +76,7 @@ def units_of(w: np.ndarray) -> Units:
     return Units(L, B, exact, h.astype(np.int64), lo)
 
 
-def cumulative_pairs(hi: np.ndarray, lo: np.ndarray, B: np.ndarray):
+def cumulative_pairs(hi: np.ndarray, lo: np.ndarray, B: np.ndarray) -> Any:
     """Normalised cumulative pairs ``(H, Lo)`` along the last axis (rows' ``B``)."""
     ch = np.cumsum(hi, axis=-1)
     cl = np.cumsum(lo, axis=-1)
@@ -90,7 +91,7 @@ def pair_total(H: np.ndarray, Lo: np.ndarray, B: np.ndarray, L: np.ndarray) -> n
 
 
 def reach_units(s: np.ndarray, L: np.ndarray, B: np.ndarray, last_h: np.ndarray,
-                last_l: np.ndarray):
+                last_l: np.ndarray) -> Any:
     """1-based float reaches ``s`` ((Q, rows)) as target pairs in the rows' units:
     ``ceil(s / 2**L)``, at least 1 (0 means the first positive weight), at most the
     row's total (a rounded total may lie one unit above the exact one)."""

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -42,12 +43,12 @@ def _as_ints(a: np.ndarray) -> np.ndarray:
     return np.asarray(a, np.int64).astype(object)
 
 
-def _totals(L, B, last_h, last_l, rows):
+def _totals(L: Any, B: Any, last_h: Any, last_l: Any, rows: Any) -> Any:
     """The exact totals of ``rows`` in their units, as Python ints (object array)."""
     return (_as_ints(last_h[rows]) << _as_ints(B[rows])) + _as_ints(last_l[rows])
 
 
-def _float_exact(L, B, last_h, last_l, total) -> np.ndarray:
+def _float_exact(L: Any, B: Any, last_h: Any, last_l: Any, total: Any) -> np.ndarray:
     """Whether each row's float64 total is its exact total: the float, split into the
     row's limbs as :func:`.cumulative.units_of` splits a weight, gives back the pair."""
     with np.errstate(all="ignore"):
@@ -69,7 +70,7 @@ def _inverted_units(q: np.ndarray, W: np.ndarray) -> np.ndarray:
     return np.where(U > W[None, :], np.broadcast_to(W[None, :], U.shape), U)
 
 
-def _virtual(n: int, q: Fraction, method: str):
+def _virtual(n: int, q: Fraction, method: str) -> Any:
     """:func:`..interp.virtual_index` of one row in exact arithmetic."""
     raw = (n - 1) * q
     if method in ("linear", "inclusive"):
@@ -88,7 +89,7 @@ def _virtual(n: int, q: Fraction, method: str):
     return n * q + (alpha + q * (1 - alpha - beta)) - 1, None
 
 
-def _integer(vi: Fraction, n: int, raw):
+def _integer(vi: Fraction, n: int, raw: Any) -> Any:
     """:func:`.positions._integer_positions` of one row, exactly."""
     nm1 = n - 1
     above = (vi if raw is None else max(vi, raw)) >= nm1
@@ -103,7 +104,7 @@ def _integer(vi: Fraction, n: int, raw):
     return s_lo, s_hi, t, above or vi < 0
 
 
-def _row_positions(n: int, q: float, method: str, stat: str):
+def _row_positions(n: int, q: float, method: str, stat: str) -> Any:
     """Reaches (Fractions, 1-based) and the weight of one row of integer total ``n``:
     :func:`.positions.weighted_positions` / ``median_positions`` in exact arithmetic."""
     if stat in _stats.LOW_MEDIANS | _stats.HIGH_MEDIANS:
@@ -130,7 +131,7 @@ def _row_positions(n: int, q: float, method: str, stat: str):
     return s_lo, s_hi, float(t)
 
 
-def _integer_total_units(q, method, stat, W, L):
+def _integer_total_units(q: Any, method: Any, stat: Any, W: Any, L: Any) -> Any:
     """Reach units and weights of integer-weight rows (``L >= 0``) of exact totals
     ``W`` (units): positions per row on ``n = W 2**L``, then ``ceil(s / 2**L)``."""
     nq, k = len(q), len(W)
@@ -148,7 +149,8 @@ def _integer_total_units(q, method, stat, W, L):
     return U_lo, U_hi, t
 
 
-def exact_reaches(stat: str, q, method: str, L, B, last_h, last_l, total, exact):
+def exact_reaches(stat: str, q: Any, method: str, L: Any, B: Any, last_h: Any, last_l: Any,
+                  total: Any, exact: Any) -> Any:
     """Exact target pairs for the rows (groups) whose total is not a float64.
 
     ``L``, ``B``, ``last_h``, ``last_l`` (the exact total pair), ``total`` (float64)
@@ -181,7 +183,7 @@ def exact_reaches(stat: str, q, method: str, L, B, last_h, last_l, total, exact)
     b = _as_ints(B[rows])[None, :]
     mask = (1 << b) - 1
 
-    def split(U):
+    def split(U: Any) -> Any:
         return (U >> b).astype(np.int64), (U & mask).astype(np.int64)
 
     th_lo, tl_lo = split(U_lo)

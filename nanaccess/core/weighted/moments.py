@@ -29,6 +29,7 @@ divides the variance by the effective count ``W**2 / V`` (frequency weights: by
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -69,7 +70,7 @@ def _ints(terms: np.ndarray) -> np.ndarray:
     return exact_partials(terms, squares=False).s.reshape(-1)
 
 
-def _fraction_rows(x: np.ndarray, w: np.ndarray, want_sq: bool):
+def _fraction_rows(x: np.ndarray, w: np.ndarray, want_sq: bool) -> Any:
     """Exact S, W, Q, V (times 2**1074, as the vectorised path) of a few rows."""
     out = []
     unit = 1 << SCALE
@@ -88,7 +89,7 @@ def _fraction_rows(x: np.ndarray, w: np.ndarray, want_sq: bool):
     return out
 
 
-def _ratio(a, b) -> float:
+def _ratio(a: Any, b: Any) -> float:
     """Correctly rounded a / b (b > 0) for Python ints, or fractions (slow rows)."""
     if type(a) is int and type(b) is int:
         return idiv(a, b)
@@ -96,7 +97,7 @@ def _ratio(a, b) -> float:
     return idiv(v.numerator, v.denominator)
 
 
-def weights_kind_of(stat: str, params: dict) -> str:
+def weights_kind_of(stat: str, params: dict[str, Any]) -> str:
     """The ``weights_kind`` of ``params`` (popped; "frequency" when not given),
     checked: a TypeError for a statistic without it, a ValueError for an unknown
     kind."""
@@ -120,8 +121,8 @@ def total_doubt(total: np.ndarray, ddof: float, stat: str, kind: str) -> np.ndar
     return np.asarray(total) < ddof + 2
 
 
-def weighted_moment(p: Prepared, stat: str, policy, *, ddof: float = 0,
-                    weights_kind: str = "frequency", engine: str | None = None):
+def weighted_moment(p: Prepared, stat: str, policy: Any, *, ddof: float = 0,
+                    weights_kind: str = "frequency", engine: str | None = None) -> Any:
     """Weighted ``stat`` (mean, sum, var, std, sem) of prepared rows: ``(values,
     missing)`` with values ``(rows,)``.
 
@@ -146,7 +147,7 @@ def weighted_moment(p: Prepared, stat: str, policy, *, ddof: float = 0,
     empty = np.zeros(ok.shape, bool)
     rest = ~ok
     if rest.any():
-        def sub(a):
+        def sub(a: Any) -> Any:
             return None if a is None else a[rest]
 
         v_rest, empty[rest], short = _exact(x[rest], p.w[rest], sub(p.nan), sub(p.miss),
@@ -157,7 +158,7 @@ def weighted_moment(p: Prepared, stat: str, policy, *, ddof: float = 0,
     return weighted_tails(p, vals, policy, empty, stat)
 
 
-def _raise_short(p: Prepared, policy, short: tuple[np.ndarray, np.ndarray],
+def _raise_short(p: Prepared, policy: Any, short: tuple[np.ndarray, np.ndarray],
                  rows: np.ndarray, ddof: float) -> None:
     """:class:`~nanaccess.errors.TotalWeightError` for the first row of ``short``
     (``(mask, totals)`` over ``rows`` of ``p``) whose result is not a propagated NaN
@@ -339,7 +340,7 @@ def _round(stat: str, ddof: float, s: np.ndarray, wt: np.ndarray, q: np.ndarray 
     return out
 
 
-def _sqrt_one(a, b) -> float:
+def _sqrt_one(a: Any, b: Any) -> float:
     if type(a) is not int or type(b) is not int:  # fractions (the slow rows)
         v = Fraction(a) / Fraction(b)
         a, b = v.numerator, v.denominator
@@ -371,7 +372,7 @@ def _ratios(a: np.ndarray, b: np.ndarray) -> np.ndarray:
                         np.float64)
 
 
-def weighted_tails(p: Prepared, vals: np.ndarray, policy, empty: np.ndarray, stat: str):
+def weighted_tails(p: Prepared, vals: np.ndarray, policy: Any, empty: np.ndarray, stat: str) -> Any:
     """Propagated NaNs and missing results; an empty sum is 0 (as unweighted)."""
     r = RULES[policy]
     res_missing = None

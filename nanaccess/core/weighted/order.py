@@ -15,6 +15,8 @@ Every choice is made per row, from the row's own weights.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ... import _stats
@@ -50,7 +52,7 @@ def _integral(sw: np.ndarray) -> bool:
     return bool((sw.sum(axis=1) < 2.0 ** 53).all())
 
 
-def _float_cumulative(w, keys, miss, order, sw):
+def _float_cumulative(w: Any, keys: Any, miss: Any, order: Any, sw: Any) -> Any:
     """float64 cumulative sums (rows whose weights span too many bits for the exact
     pairs: rounded as NumPy's). Ties (identical values) are ordered by weight first,
     so the sums are a function of the multiset of pairs, not of the input order."""
@@ -67,7 +69,7 @@ class _Cumulative:
     sums of integer weights (exact), exact pairs (:mod:`.cumulative`), or float64
     sums (rows too wide for the pairs), chosen per row."""
 
-    def __init__(self, p: Prepared, keys: np.ndarray, order: np.ndarray, sw: np.ndarray):
+    def __init__(self, p: Prepared, keys: np.ndarray, order: np.ndarray, sw: np.ndarray) -> None:
         rows, n = sw.shape
         self.order = order
         if _integral(sw):  # integer weights summing below 2**53: float64 sums are exact
@@ -97,7 +99,7 @@ class _Cumulative:
             order[F] = fo
             self.order = order
 
-    def exact(self, stat: str, q, method: str):
+    def exact(self, stat: str, q: Any, method: str) -> Any:
         """:func:`.exact_reach.exact_reaches` of the rows whose float total misleads
         (None: none): ``(rows, (th_lo, tl_lo), (th_hi, tl_hi), t)``, rows global."""
         if self.kind == "int" or not self.E.size:  # "int": totals are float64s
@@ -110,7 +112,7 @@ class _Cumulative:
         rows, th_lo, tl_lo, th_hi, tl_hi, t = got
         return self.E[rows], (th_lo, tl_lo), (th_hi, tl_hi), t
 
-    def first(self, s: np.ndarray, exact=None) -> np.ndarray:
+    def first(self, s: np.ndarray, exact: Any = None) -> np.ndarray:
         """Per row, the index (in sorted order) of the element at 1-based reach ``s``
         ((Q, rows)): 0 means the first positive weight, ``>= W`` the last. ``exact``:
         ``(rows, (th, tl))`` exact target pairs replacing the reach of those rows."""
@@ -133,8 +135,8 @@ class _Cumulative:
         return out
 
 
-def weighted_order(p: Prepared, stat: str, policy, *, q=None, method: str = "linear",
-                   engine: str | None = None):
+def weighted_order(p: Prepared, stat: str, policy: Any, *, q: Any = None, method: str = "linear",
+                   engine: str | None = None) -> Any:
     """Weighted ``stat`` (quantile, median, median_low, median_high) of prepared rows.
 
     Returns ``(values, missing, lead)`` with values ``(Q, rows)``. Float rows go to
@@ -187,7 +189,8 @@ def weighted_order(p: Prepared, stat: str, policy, *, q=None, method: str = "lin
     return _finish_rows(p, stat, mode, src_lo, src_hi, t, empty, lead)
 
 
-def _finish_rows(p: Prepared, stat, mode, src_lo, src_hi, t, empty, lead):
+def _finish_rows(p: Prepared, stat: Any, mode: Any, src_lo: Any, src_hi: Any, t: Any, empty: Any,
+                 lead: Any) -> Any:
     """Values at the picked positions ((rows, Q) indices into ``p.x``' rows), their
     combination, and the policy's tails (empty, missing, propagated NaN)."""
     a = np.take_along_axis(p.x, src_lo, axis=1).T

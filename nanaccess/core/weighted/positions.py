@@ -29,7 +29,7 @@ from ..plan import RankPlan, combine
 __all__ = ["weighted_positions", "median_positions", "sort_keys", "combine_picks"]
 
 
-def _integer_positions(vi: np.ndarray, total: np.ndarray, raw: np.ndarray | None = None):
+def _integer_positions(vi: np.ndarray, total: np.ndarray, raw: np.ndarray | None = None) -> Any:
     """1-based reach of floor(vi) and floor(vi) + 1 with the clamps, and the weight.
 
     ``raw`` is the index before a method's rounding (lower/higher/nearest): at or
@@ -47,7 +47,7 @@ def _integer_positions(vi: np.ndarray, total: np.ndarray, raw: np.ndarray | None
     return s_lo, s_hi, t, above | (vi < 0)
 
 
-def weighted_positions(total: np.ndarray, q: np.ndarray, method: str):
+def weighted_positions(total: np.ndarray, q: np.ndarray, method: str) -> Any:
     """Reaches ``s_lo``, ``s_hi`` ((Q, rows) float64, 1-based, see the module) and
     the weight ``t`` of ``hi`` for quantiles ``q`` of rows of total weight ``total``.
 
@@ -83,7 +83,7 @@ def weighted_positions(total: np.ndarray, q: np.ndarray, method: str):
     return s_lo, s_hi, t
 
 
-def median_positions(total: np.ndarray, stat: str):
+def median_positions(total: np.ndarray, stat: str) -> Any:
     """Reaches and weight of ``median`` (the weighted quantile 0.5, linear),
     ``median_low`` (floor of the middle position) or ``median_high`` (its ceiling)."""
     if stat in _stats.MIDPOINT_MEDIANS:

@@ -155,8 +155,8 @@ def greatest_nan_of(parts: list[tuple[np.ndarray, np.ndarray]], rows: int) -> np
     return keys_to_float(best, np.dtype(np.float64))
 
 
-def prepare(x: np.ndarray, weights: Any, *, axis: Any, policy, missing=None,
-            weights_missing=None, defer_drop: bool = False) -> Prepared:
+def prepare(x: np.ndarray, weights: Any, *, axis: Any, policy: Any, missing: Any = None,
+            weights_missing: Any = None, defer_drop: bool = False) -> Prepared:
     """Check ``weights`` and ``x`` under ``policy`` and lay both out as rows.
 
     ``defer_drop``: leave the weights of the dropped pairs in ``w`` and return their
@@ -225,7 +225,7 @@ def prepare(x: np.ndarray, weights: Any, *, axis: Any, policy, missing=None,
     rows = red.as_rows(x)
     w = red.as_rows(wb).astype(np.float64, copy=False)
 
-    def as_rows(m):
+    def as_rows(m: Any) -> Any:
         return None if m is None else red.as_rows(m)
 
     xnan_r, xmiss_r, wnan_r, wmiss_r = map(as_rows, (xnan, xmiss, wnan_b, wmiss_b))

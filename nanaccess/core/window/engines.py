@@ -89,7 +89,7 @@ class Job:
     entry: _stats.Statistic
     policy: NanPolicy
     engine: str | None
-    params: dict
+    params: dict[str, Any]
     min_periods: int
     pairs: int
     width: int
@@ -157,7 +157,7 @@ class Job:
         qv = validate_q(self.params["q"])
         return np.atleast_1d(np.asarray(qv, np.float64)).ravel(), method, np.ndim(qv) == 0
 
-    def patched(self, values, vmiss, redo):
+    def patched(self, values: Any, vmiss: Any, redo: Any) -> Any:
         return ref.patched(values, vmiss, redo, self.x2, self.miss2, self.start, self.end,
                            self.stat, self.policy, self.engine, self.params)
 
@@ -181,7 +181,7 @@ class Engine:
             not self.compiled or job.compiled())
 
 
-def _fused_order(job: Job):
+def _fused_order(job: Job) -> Any:
     q_arr, method, scalar = job.order_params()
     got = fused_order(job.x2, job.start, job.end, job.stat, job.policy, q_arr, method,
                       width=job.width, minp=int(job.min_periods))
@@ -191,7 +191,7 @@ def _fused_order(job: Job):
     return (v[0] if scalar else v), None, count, filled
 
 
-def _fused_moment(job: Job):
+def _fused_moment(job: Job) -> Any:
     x2 = job.x2
     with np.errstate(invalid="ignore"):  # a float32 sNaN widens quietly
         wide = x2.astype(np.float64, copy=False)
@@ -210,19 +210,19 @@ def _fused_moment(job: Job):
     return values, None, count, False
 
 
-def _count(job: Job):
+def _count(job: Job) -> Any:
     gone = window_counts(job.masks.nan, job.start, job.end, job.x2.shape[1]) + \
         window_counts(job.masks.missing, job.start, job.end, job.x2.shape[1])
     return ((job.end - job.start)[:, None] - gone).astype(np.int64), None, None
 
 
-def _int_sum(job: Job):
+def _int_sum(job: Job) -> Any:
     got = int_window_sum(job.x2, job.miss2, job.start, job.end,
                          not RULES[job.policy].removes)
     return None if got is None else (got[0], got[1], None)
 
 
-def _int_moment(job: Job):
+def _int_moment(job: Job) -> Any:
     """Means and variances of integers of any magnitude from prefix sums of Python
     integers, rounded once; windows holding a missing value the policy keeps (or too
     few values for ``ddof``) from the reference engine."""
@@ -235,20 +235,20 @@ def _int_moment(job: Job):
     return job.patched(values, None, redo)
 
 
-def _narrow(job: Job):
+def _narrow(job: Job) -> Any:
     got = narrow_moment(job.x2, job.masks, job.start, job.end, job.stat, job.policy,
                         job.params)
     return None if got is None else job.patched(*got)
 
 
-def _sliding_order(job: Job):
+def _sliding_order(job: Job) -> Any:
     q_arr, method, scalar = job.order_params()
     v, m, h = slide_order(job.x2, job.masks, job.start, job.end, job.stat, job.policy,
                           q_arr, method)
     return (v[0], m[0], None if h is None else h[0]) if scalar else (v, m, h)
 
 
-def _sliding_moment(job: Job):
+def _sliding_moment(job: Job) -> Any:
     x2 = job.x2
     with np.errstate(invalid="ignore"):  # a float32 sNaN widens quietly
         wide = x2.astype(np.float64, copy=False)
@@ -259,7 +259,7 @@ def _sliding_moment(job: Job):
     return job.patched(values, None, redo)
 
 
-def _sliding_mad(job: Job):
+def _sliding_mad(job: Job) -> Any:
     """The sorted-buffer kernel over the numbers (O(n log w)); windows holding a NaN
     or missing value the policy keeps, or an infinity, from the reference engine."""
     from .._numba.window_mad import slide_mad
@@ -273,7 +273,7 @@ def _sliding_mad(job: Job):
     return job.patched(values, None, redo)
 
 
-def _sliding_higher(job: Job):
+def _sliding_higher(job: Job) -> Any:
     """skew / kurt of every window from prefix double-double power sums, each window
     certified to its correctly rounded value; the windows the bound leaves open (and
     those holding a NaN the policy keeps) from the reference engine."""
@@ -282,7 +282,7 @@ def _sliding_higher(job: Job):
     return None if got is None else job.patched(*got)
 
 
-def _reference(job: Job):
+def _reference(job: Job) -> Any:
     return ref.window_reference(job.x2, job.miss2, job.start, job.end, job.stat,
                                 job.policy, job.engine, job.params)
 

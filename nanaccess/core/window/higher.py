@@ -12,6 +12,7 @@ its values bit for bit.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -47,7 +48,7 @@ def _centre(col: np.ndarray, take: np.ndarray) -> tuple[float, float, float, int
 
 
 def slide_higher(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarray,
-                 stat: str, policy: NanPolicy, params: dict, engine: str | None = None,
+                 stat: str, policy: NanPolicy, params: dict[str, Any], engine: str | None = None,
                  pairs: int = 0, min_pairs: int = 0,
                  ) -> tuple[np.ndarray, None, np.ndarray] | None:
     """``(values (nout, ncols), None, redo)`` of every window, ``redo`` marking the

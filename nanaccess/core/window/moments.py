@@ -18,6 +18,7 @@ on fixed bins (:func:`fused_moment`); the expansion computes the outputs not cer
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -39,7 +40,7 @@ LOCAL_LEVELS = 3
 VAR_MIN_ROWS = 48
 
 
-def moment_ok(stat: str, params: dict) -> bool:
+def moment_ok(stat: str, params: dict[str, Any]) -> bool:
     """Whether the sliding engine computes ``stat`` with ``params``: sums and means
     without parameters, var / std with a non-negative integer ``ddof``."""
     if stat in LINEAR:
@@ -51,7 +52,7 @@ def moment_ok(stat: str, params: dict) -> bool:
 
 
 def slide_moment(x2: np.ndarray, masks: Masks, start: np.ndarray, end: np.ndarray,
-                 stat: str, policy, ddof: int = 0) -> tuple[np.ndarray, np.ndarray]:
+                 stat: str, policy: Any, ddof: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """``(values (nout, ncols) float64, redo (nout, ncols) bool)``: ``redo`` marks the
     outputs the reference engine must compute (every column in one kernel call)."""
     ncols = x2.shape[1]
@@ -133,7 +134,7 @@ def _infinite(x2: np.ndarray, inf: np.ndarray, take: np.ndarray, start: np.ndarr
 
 
 def fused_moment(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarray | None,
-                 stat: str, policy, ddof: int = 0, source: np.ndarray | None = None
+                 stat: str, policy: Any, ddof: int = 0, source: np.ndarray | None = None
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
     """``(values, count, redo or None)`` (each ``(nout, ncols)``) of an exact moving sum,
     mean, var or std of native float64 data without missing values, one compiled pass
@@ -187,7 +188,7 @@ def fused_moment(x2: np.ndarray, start: np.ndarray | FixedWindows, end: np.ndarr
     return values, count, (redo if flags & 2 else None)
 
 
-def _exact_var(col: np.ndarray, start, end, ddof: int, values: np.ndarray,
+def _exact_var(col: np.ndarray, start: Any, end: Any, ddof: int, values: np.ndarray,
                redo: np.ndarray, extent: np.ndarray) -> bool:
     """The outputs ``redo`` marks (not certified): certified again on bins sized to
     the values those windows hold (:func:`_local_bins`), then from the exact expansion

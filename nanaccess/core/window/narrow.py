@@ -17,6 +17,8 @@ go back to the caller (``redo``).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..._stats import MEANS, ROOTS, SQUARES, SUMS
@@ -33,7 +35,8 @@ _NAT = np.iinfo(np.int64).min
 _SCALE = 2.0 ** 24
 
 
-def narrow_moment(x2, masks, start, end, stat, policy, params):
+def narrow_moment(x2: Any, masks: Any, start: Any, end: Any, stat: Any, policy: Any,
+                  params: Any) -> Any:
     """``(values, missing or None, redo)`` of a window sum or mean of datetime64 /
     timedelta64 data (:func:`temporal_window_moment`) or a sum, mean, var or std of
     float16 data (:func:`half_window_moment`); ``redo``: windows the caller takes to
@@ -99,7 +102,8 @@ def window_top_nan(x2: np.ndarray, nan: np.ndarray, start: np.ndarray,
     return keys_to_float(out, x2.dtype)
 
 
-def temporal_window_moment(x2, gone, start, end, stat, keeps_missing):
+def temporal_window_moment(x2: Any, gone: Any, start: Any, end: Any, stat: Any,
+                           keeps_missing: Any) -> Any:
     """``(values (nout, ncols) of x2's dtype, missing or None, redo (nout, ncols))``
     of a window ``sum`` (timedelta) or ``mean``; ``gone``: NaT or missing entries
     (bool, x2's shape); ``redo``: windows left to the reference engine (sums past
@@ -148,7 +152,7 @@ def temporal_window_moment(x2, gone, start, end, stat, keeps_missing):
     return out.view(x2.dtype), (hit if hit.any() else None), redo
 
 
-def half_window_moment(x2, take, start, end, stat, ddof):
+def half_window_moment(x2: Any, take: Any, start: Any, end: Any, stat: Any, ddof: Any) -> Any:
     """``(values float16 (nout, ncols), redo)`` of a window sum, mean, var or std of
     float16 ``x2`` over the values ``take`` marks (finite, not removed); ``redo``:
     windows the caller gives the reference engine (a float64 on a float16 midpoint,
@@ -179,7 +183,7 @@ def half_window_moment(x2, take, start, end, stat, ddof):
     return out, mid
 
 
-def _exact_mean(ints, take, start, end, wide, mid):
+def _exact_mean(ints: Any, take: Any, start: Any, end: Any, wide: Any, mid: Any) -> Any:
     """Where ``wide`` (a mean on a float16 midpoint ``M * 2**-25``) is the window's
     exact mean ``S / k * 2**-24``: ``2 S == M k`` in Python integers, for the
     midpoint windows only."""

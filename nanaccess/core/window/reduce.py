@@ -213,16 +213,16 @@ class WindowShape:
     name: str = "window"
     recipes = frozenset({"difference", "ratio"})
 
-    def stat(self, name, x, *, center=False, **params):
+    def stat(self, name: Any, x: Any, *, center: Any = False, **params: Any) -> Any:
         self.got = window_reduce(x, self.start, self.end, name, policy=self.policy,
                                  missing=self.missing, min_periods=self.min_periods,
                                  engine=self.engine, **params)
         return self.got.values, self.got.missing
 
-    def count(self, x):
+    def count(self, x: Any) -> Any:
         return self.got.count
 
-    def each(self, fn, *arrays, dtype, drop_lead=False, **kw):
+    def each(self, fn: Any, *arrays: Any, dtype: Any, drop_lead: Any = False, **kw: Any) -> Any:
         return fn(*arrays, **kw)
 
 
@@ -236,8 +236,9 @@ def _fits_float(x2: np.ndarray, miss2: np.ndarray | None) -> bool:
     return int(v.max()) <= 2**53 and (x2.dtype.kind == "u" or int(v.min()) >= -2**53)
 
 
-def _result(values, vmiss, count, filled, min_periods, one_d, holes=None, *,
-            engine=None) -> WindowReduced:
+def _result(values: Any, vmiss: Any, count: Any, filled: Any, min_periods: Any, one_d: Any,
+            holes: Any = None, *,
+            engine: Any = None) -> WindowReduced:
     """The :class:`WindowReduced` of an engine's ``(values, missing, count)`` (2-D
     columns); ``filled``: the short windows hold the empty fill already; ``holes``:
     integer results with no value (``values`` then holds them as integers)."""
@@ -268,7 +269,7 @@ def _result(values, vmiss, count, filled, min_periods, one_d, holes=None, *,
     return WindowReduced(values, vmiss, count, short, exact, holes, engine)
 
 
-def _count(masks: Masks, start, end, ncols, policy) -> np.ndarray:
+def _count(masks: Masks, start: Any, end: Any, ncols: Any, policy: Any) -> np.ndarray:
     """Values each window holds after the policy (int64, (nout, ncols))."""
     lengths = np.broadcast_to((end - start)[:, None], (start.size, ncols))
     if not RULES[policy].removes:
@@ -279,7 +280,7 @@ def _count(masks: Masks, start, end, ncols, policy) -> np.ndarray:
     return (lengths - gone).astype(np.int64)
 
 
-def _fill_short(values, vmiss, short):
+def _fill_short(values: Any, vmiss: Any, short: Any) -> Any:
     """The empty fill (NaN, NaT) where a window holds too few values."""
     if values.dtype.kind not in "fmMO":
         values = values.astype(np.float64)

@@ -10,6 +10,8 @@ not serve (:func:`patched`).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ...errors import NaNError
@@ -22,7 +24,8 @@ __all__ = ["window_reference", "patched", "CHUNK"]
 CHUNK = 1 << 22
 
 
-def window_reference(x2, miss2, start, end, stat, policy, engine, params):
+def window_reference(x2: Any, miss2: Any, start: Any, end: Any, stat: Any, policy: Any, engine: Any,
+                     params: Any) -> Any:
     """``(values, missing, holes)``: the grouped engine over the expanded windows, in
     chunks of outputs (integer picks and sums kept as the grouped engine keeps them)."""
     lengths = end - start
@@ -69,7 +72,8 @@ def window_reference(x2, miss2, start, end, stat, policy, engine, params):
     return out, _joined(miss, vals, lead), _joined(holes, vals, lead)
 
 
-def patched(values, vmiss, redo, x2, miss2, start, end, stat, policy, engine, params):
+def patched(values: Any, vmiss: Any, redo: Any, x2: Any, miss2: Any, start: Any, end: Any,
+            stat: Any, policy: Any, engine: Any, params: Any) -> Any:
     """``(values, missing, None)`` with the windows ``redo`` marks from the reference
     engine."""
     rows = np.flatnonzero(redo.any(axis=1))
@@ -85,7 +89,7 @@ def patched(values, vmiss, redo, x2, miss2, start, end, stat, policy, engine, pa
     return values, vmiss, None
 
 
-def _joined(masks: list, vals: list, lead: int) -> np.ndarray | None:
+def _joined(masks: list[Any], vals: list[Any], lead: int) -> np.ndarray | None:
     """Per-chunk bool masks (None: all False) as one array along the outputs."""
     if all(m is None for m in masks):
         return None
@@ -93,7 +97,7 @@ def _joined(masks: list, vals: list, lead: int) -> np.ndarray | None:
                            for v, m in zip(vals, masks, strict=True)], axis=lead)
 
 
-def _no_outputs(x2, stat, params):
+def _no_outputs(x2: Any, stat: Any, params: Any) -> Any:
     lead = (len(np.atleast_1d(params["q"])),) if (np.ndim(params.get("q")) > 0) else ()
     dt = x2.dtype if x2.dtype.kind in "fmM" else np.dtype(np.float64)
     return np.empty(lead + (0, x2.shape[1]), dtype=dt), None

@@ -26,6 +26,8 @@ test_sorted_windows.py`` compares both engines bit for bit.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
@@ -93,7 +95,7 @@ def lerp(
 
 def sorted_select(
     x2: np.ndarray,
-    bounds: tuple,
+    bounds: tuple[Any, ...],
     nout: int,
     lo_t: np.ndarray,
     hi_t: np.ndarray,
