@@ -270,17 +270,18 @@ def reduce_whole(x: np.ndarray, stat: str, policy: NanPolicy, params: dict[str, 
     >>> reduce_whole(np.arange(5000.0), "median", NanPolicy.OMIT, {}).values  # large
     array(2499.5)
     """
+    if type(x) is not np.ndarray:
+        return reduce(x, stat, policy=policy, **params)
     if not params and stat in ORDERS:  # a median, min, max of one column: the lean door
         got = order_small(x, stat, policy)
-        if got is not None:
-            return _unboxed(got)
-        return reduce(x, stat, policy=policy)
-    takes = _PARAMS.get(stat)
-    if takes is not None and params.keys() <= takes and type(x) is np.ndarray:
-        got = lean_values(x, stat, None, policy, params)
-        if got is not None:
-            return _unboxed(got)
-    return reduce(x, stat, policy=policy, **params)
+    else:
+        takes = _PARAMS.get(stat)
+        got = (lean_values(x, stat, None, policy, params)
+               if takes is not None and params.keys() <= takes else None)
+    if got is not None:
+        return _unboxed(got)
+    # the lean paths declined (a NaN under "raise", large data, ...): not tried again
+    return reduce(x, stat, policy=policy, lean=False, **params)
 
 
 def _unboxed(got: Any) -> Any:
