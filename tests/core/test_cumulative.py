@@ -207,6 +207,31 @@ def test_frame_result_assembled_from_one_block(grouped):
         assert frame.iloc[0, 0] != 123.0
 
 
+@pytest.mark.parametrize("grouped", [False, True])
+def test_frame_block_keeps_messy_labels(grouped):
+    """Duplicate column labels, a tz-aware irregular index with a repeated stamp and
+    NaNs made by arithmetic (inf - inf: negative on x86) survive the one-block result:
+    labels as pandas', values as pandas' cumsum/cummax on this finite-prefix data."""
+    stamps = pd.to_datetime(["2024-03-31 01:00", "2024-03-31 01:00", "2024-03-31 03:30",
+                             "2024-04-02 00:00", "2024-04-02 00:01", "2024-05-01 00:00"],
+                            utc=True).tz_convert("Europe/Berlin")
+    inf = np.array([np.inf])
+    with np.errstate(invalid="ignore"):
+        made_nan = (inf - inf)[0]
+    data = np.array([[1.0, 0.5], [made_nan, 2.0], [3.0, made_nan],
+                     [-4.0, 1.0], [0.25, -7.0], [8.0, 0.0]])
+    df = pd.DataFrame(data, index=stamps, columns=["x", "x"])
+    keys = np.array([1, 0, 1, 0, 1, 1])
+    for stat in ("cumsum", "cummax"):
+        if grouped:
+            got = getattr(df.groupby(keys).nanstats, stat)(nan_policy="omit")
+            want = getattr(df.groupby(keys), stat)()
+        else:
+            got = getattr(df.nanstats, stat)(nan_policy="omit")
+            want = getattr(df, stat)()
+        pd.testing.assert_frame_equal(got, want)
+
+
 def test_grouped_skewed_sizes_and_errors():
     codes = np.r_[np.zeros(5000, np.int64), np.arange(1, 300)]
     x = np.ones(codes.size)
