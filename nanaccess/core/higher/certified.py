@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _numba as nb
 
-__all__ = ["certified_rows", "certified_groups", "CERTIFIED"]
+__all__ = ["certified_rows", "certified_rows_nan", "certified_groups", "CERTIFIED"]
 
 #: the statistics with a certified front pass, and the power sums each needs
 CERTIFIED = {"skew": 3, "kurt": 4, "sem": 2}
@@ -62,6 +62,37 @@ def certified_rows(
         nb.fallback(err)
         return None
     return out, ok
+
+
+def certified_rows_nan(
+    rows: np.ndarray, stat: str, p: dict[Any, Any]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool] | None:
+    """``(values, ok, counts, signaling)`` per row of the float32 or float64 ``(cells,
+    n)`` ``rows`` with their NaNs left out (no mask, no converted copy: the kernel
+    reads them as they are): ``counts`` the values each row took (-1 where ``ok`` is
+    False), ``signaling`` whether a NaN of ``rows`` is signaling (looked for only
+    when some row left NaNs out). None: no compiled engine. A row ``ok`` has the value
+    :func:`certified_rows` gives with the NaNs' ``keep`` False, bit for bit."""
+    if (stat not in CERTIFIED or rows.dtype not in (np.float32, np.float64)
+            or nb.choose_engine(size=rows.size, min_size=_MIN_SIZE) != "numba"):
+        return None
+    x = np.ascontiguousarray(rows)
+    out = np.empty(x.shape[0], np.float64)
+    ok = np.zeros(x.shape[0], np.bool_)
+    cnt = np.empty(x.shape[0], np.int64)
+    try:
+        kern = nb.kernels("central_fused")
+        kern["rows_nan"](x, *_args(stat, p), out, ok, cnt)
+        sig = False
+        if ok.all() and (cnt < x.shape[1]).any():
+            u = np.uint64 if x.dtype == np.float64 else np.uint32
+            inf = np.array(np.inf, x.dtype).view(u)[()]
+            quiet = u(1) << u(51 if u is np.uint64 else 22)
+            sig = bool(kern["signaling"](x.reshape(-1).view(u), inf, quiet))
+    except Exception as err:  # numba failed: the exact engine, from now on
+        nb.fallback(err)
+        return None
+    return out, ok, cnt, sig
 
 
 def certified_groups(
