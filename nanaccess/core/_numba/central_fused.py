@@ -32,7 +32,8 @@ import numpy as np
 from . import bind, jit, register
 from .central_moments import finish_bounded, skew_factor, trivial
 
-__all__ = ["build", "fused_rows", "fused_rows_nan", "fused_segments", "bucket", "signaling"]
+__all__ = ["build", "fused_rows", "fused_rows_nan", "fused_segments", "bucket", "bucket_nan",
+           "signaling"]
 
 _L = 32  # lanes: one chunk of _L values is a map over them (LLVM vectorises it)
 _B = 128  # terms per lane and block (the bound of central_moments assumes <= 128)
@@ -404,13 +405,44 @@ def bucket(vals: np.ndarray, gid: np.ndarray, ncells: Any) -> Any:  # pragma: no
     return sv, starts
 
 
+def bucket_nan(vals: np.ndarray, u: np.ndarray, inf: Any, quiet: Any, gid: np.ndarray,
+               ncells: Any) -> Any:  # pragma: no cover - compiled
+    """:func:`bucket` leaving the NaNs out too: ``(values, starts, NaNs left out,
+    any of them signaling)`` (``u``: ``vals``' bits, ``inf`` and ``quiet`` as for
+    :func:`signaling`); values of cell -1 are not looked at."""
+    starts = np.zeros(ncells + 1, np.int64)
+    nnan = 0
+    acc = quiet ^ quiet
+    mag = ~acc >> 1
+    for i in range(gid.shape[0]):
+        g = gid[i]
+        if g >= 0:
+            if vals[i] == vals[i]:
+                starts[g + 1] += 1
+            else:
+                nnan += 1
+                b = u[i] & mag
+                if b > inf:
+                    acc |= ~b & quiet
+    for g in range(ncells):
+        starts[g + 1] += starts[g]
+    pos = starts[:ncells].copy()
+    sv = np.empty(starts[ncells], np.float64)
+    for i in range(gid.shape[0]):
+        g = gid[i]
+        v = vals[i]
+        if g >= 0 and v == v:
+            sv[pos[g]] = v
+            pos[g] += 1
+    return sv, starts, nnan, acc != 0
+
+
 def fused_segments(sv: np.ndarray, starts: np.ndarray, kmax: Any, stat: Any, bias: Any, fisher: Any,
                    ddof: Any, out: np.ndarray, ok: np.ndarray) -> None:
     # pragma: no cover - compiled
     """Certified ``stat`` of each segment ``sv[starts[g]:starts[g + 1]]`` (every value
     taken), as :func:`fused_rows` gives a row's."""
     ws = _work()
-    keep = np.ones(sv.shape[0], np.bool_)
     for g in range(starts.shape[0] - 1):
         i0 = starts[g]
         i1 = starts[g + 1]
@@ -419,7 +451,7 @@ def fused_segments(sv: np.ndarray, starts: np.ndarray, kmax: Any, stat: Any, bia
             out[g] = val
             ok[g] = good
             continue
-        out[g], ok[g] = _cell(sv[i0:i1], keep[i0:i1], kmax, stat, bias, fisher, ddof, ws)
+        out[g], ok[g] = _cell(sv[i0:i1], None, kmax, stat, bias, fisher, ddof, ws)
 
 
 def _dd_add(ah: Any, al: Any, bh: Any, bl: Any) -> Any:  # pragma: no cover - compiled
@@ -486,6 +518,7 @@ def build() -> dict[str, Any]:
         "signaling": jit(nogil=True)(signaling),
         "segments": jit(nogil=True)(fused_segments),
         "bucket": jit(nogil=True)(bucket),
+        "bucket_nan": jit(nogil=True)(bucket_nan),
     }
 
 

@@ -21,7 +21,7 @@ from ..keys import float_keys, keys_to_float
 from ..nanscan import scan_rows
 from ..policy import RULES, finish
 from .cells import HIGHER, cell_values, check_params
-from .certified import certified_rows_nan
+from .certified import certified_groups_nan, certified_rows_nan
 
 __all__ = ["higher_stat", "grouped_higher", "HIGHER_STATS"]
 
@@ -112,6 +112,20 @@ def _lean(x: np.ndarray, red: Reduction, stat: str, policy: NanPolicy,
     return vals
 
 
+def _lean_groups(x: np.ndarray, codes: np.ndarray, ngroups: int, stat: str,
+                 policy: NanPolicy, params: dict[str, Any]) -> np.ndarray | None:
+    """The values of every group by the certified kernel whose counting sort leaves
+    the NaNs out itself (no policy scan, no masks), or None where that is not the
+    answer (a cell it does not certify, a signaling NaN): as :func:`_lean`."""
+    got = certified_groups_nan(x, codes, ngroups, stat, check_params(stat, params))
+    if got is None:
+        return None
+    vals, ok, nnan, sig = got
+    if not ok.all() or (nnan and not RULES[policy].drops_silently(True, sig)):
+        return None
+    return vals
+
+
 def grouped_higher(x: Any, codes: Any, ngroups: int, stat: str, *, policy: NanPolicy,
                    missing: Any = None, **params: Any) -> tuple[np.ndarray, np.ndarray | None]:
     """``stat`` of every group (rows of code -1 ignored) and column: ``(values,
@@ -138,6 +152,10 @@ def grouped_higher(x: Any, codes: Any, ngroups: int, stat: str, *, policy: NanPo
     ngroups = int(ngroups)
     if codes.shape != (x2.shape[0],):
         raise ValueError(f"codes must have shape ({x2.shape[0]},), got {codes.shape}")
+    if one_d and missing is None and RULES[policy].removes:
+        lean = _lean_groups(x, codes, ngroups, stat, policy, params)
+        if lean is not None:
+            return _out_dtype(lean, dtype), None
     miss2 = None
     if missing is not None:
         miss2 = np.asarray(missing, bool).reshape(x2.shape)
