@@ -77,3 +77,29 @@ def test_nan_under_raise_and_propagate():
     assert np.isnan(higher_stat(x, "skew", policy="propagate")[0])
     y = np.nan_to_num(x)
     assert np.isfinite(higher_stat(y, "skew", policy="raise")[0])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+def test_lean_paths_skip_the_scan(dtype, monkeypatch):
+    """With numba, NaN-holding (or int) data under "omit" never reaches the policy
+    scan (negative values and quiet NaNs of either sign are no signaling NaN)."""
+    from nanaccess.core import _numba as nb
+    from nanaccess.core.higher import stat as hs
+
+    if nb.choose_engine(size=10**5, min_size=256) != "numba":
+        pytest.skip("numba not installed or disabled")
+    x = _data(3, 6000, np.float64, 0.02)
+    x[::97] = -np.nan
+    x = (np.nan_to_num(x) * 100).astype(dtype) if dtype == np.int64 else x.astype(dtype)
+    want = higher_stat(x, "skew", policy="omit")[0]
+    gwant = grouped_higher(x, np.arange(x.size) % 30, 30, "kurt", policy="omit")[0]
+
+    def boom(*a, **k):
+        raise AssertionError("the policy scan ran")
+
+    monkeypatch.setattr(hs, "scan_rows", boom)
+    monkeypatch.setattr(hs, "scan", boom)
+    assert higher_stat(x, "skew", policy="omit")[0].tobytes() == want.tobytes()
+    if dtype != np.int64:  # grouped ints take the full path
+        got = grouped_higher(x, np.arange(x.size) % 30, 30, "kurt", policy="omit")[0]
+        assert got.tobytes() == gwant.tobytes()

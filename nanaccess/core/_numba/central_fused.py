@@ -372,15 +372,15 @@ def fused_rows_nan(x: np.ndarray, kmax: Any, stat: Any, bias: Any, fisher: Any, 
         cnt[r] = np.int64(ws[4][2, 0])
 
 
-def signaling(u: np.ndarray, inf: Any, quiet: Any) -> Any:  # pragma: no cover - compiled
+def signaling(u: np.ndarray, mag: Any, inf: Any, quiet: Any) -> Any:  # pragma: no cover - compiled
     """Any signaling NaN among the floats whose bits are ``u`` (uint64 or uint32)?
-    ``inf``: the bits of +infinity, ``quiet``: the quiet bit, both of ``u``'s type."""
+    ``mag``: every bit but the sign, ``inf``: the bits of +infinity, ``quiet``: the
+    quiet bit, all of ``u``'s type (passed in: numba widens ``~`` of a uint32)."""
     acc = quiet ^ quiet
-    mag = ~acc >> 1  # every bit but the sign
     for i in range(u.shape[0]):
         b = u[i] & mag
         if b > inf:  # a NaN
-            acc |= ~b & quiet
+            acc |= quiet & ~b
     return acc != 0
 
 
@@ -405,15 +405,14 @@ def bucket(vals: np.ndarray, gid: np.ndarray, ncells: Any) -> Any:  # pragma: no
     return sv, starts
 
 
-def bucket_nan(vals: np.ndarray, u: np.ndarray, inf: Any, quiet: Any, gid: np.ndarray,
-               ncells: Any) -> Any:  # pragma: no cover - compiled
+def bucket_nan(vals: np.ndarray, u: np.ndarray, mag: Any, inf: Any, quiet: Any,
+               gid: np.ndarray, ncells: Any) -> Any:  # pragma: no cover - compiled
     """:func:`bucket` leaving the NaNs out too: ``(values, starts, NaNs left out,
-    any of them signaling)`` (``u``: ``vals``' bits, ``inf`` and ``quiet`` as for
+    any of them signaling)`` (``u``: ``vals``' bits, ``mag``, ``inf`` and ``quiet`` as for
     :func:`signaling`); values of cell -1 are not looked at."""
     starts = np.zeros(ncells + 1, np.int64)
     nnan = 0
     acc = quiet ^ quiet
-    mag = ~acc >> 1
     for i in range(gid.shape[0]):
         g = gid[i]
         if g >= 0:
@@ -423,7 +422,7 @@ def bucket_nan(vals: np.ndarray, u: np.ndarray, inf: Any, quiet: Any, gid: np.nd
                 nnan += 1
                 b = u[i] & mag
                 if b > inf:
-                    acc |= ~b & quiet
+                    acc |= quiet & ~b
     for g in range(ncells):
         starts[g + 1] += starts[g]
     pos = starts[:ncells].copy()

@@ -24,9 +24,11 @@ CERTIFIED = {"skew": 3, "kurt": 4, "sem": 2}
 _CODE = {"skew": 0, "kurt": 1, "sem": 2}
 _MIN_SIZE = 256
 _SEGMENT = 64  # mean values per cell from which groups take the one-pass kernel
-#: float itemsize -> (its bits' dtype, the bits of +infinity, the quiet bit of a NaN)
-_BITS = {8: (np.uint64, np.uint64(0x7FF0000000000000), np.uint64(1 << 51)),
-         4: (np.uint32, np.uint32(0x7F800000), np.uint32(1 << 22))}
+#: float itemsize -> (its bits' dtype, every bit but the sign, the bits of +infinity,
+#: the quiet bit of a NaN)
+_BITS = {8: (np.uint64, np.uint64(0x7FFFFFFFFFFFFFFF), np.uint64(0x7FF0000000000000),
+             np.uint64(1 << 51)),
+         4: (np.uint32, np.uint32(0x7FFFFFFF), np.uint32(0x7F800000), np.uint32(1 << 22))}
 
 
 def _args(stat: str, p: dict[Any, Any]) -> tuple[Any, ...]:
@@ -72,8 +74,8 @@ def certified_rows_nan(
     rows: np.ndarray, stat: str, p: dict[Any, Any]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool] | None:
     """``(values, ok, counts, signaling)`` per row of the float32 or float64 ``(cells,
-    n)`` ``rows`` with their NaNs left out (no mask, no converted copy: the kernel
-    reads them as they are): ``counts`` the values each row took (-1 where ``ok`` is
+    n)`` ``rows`` with their NaNs left out (no mask: the kernel tests each value):
+    ``counts`` the values each row took (-1 where ``ok`` is
     False), ``signaling`` whether a NaN of ``rows`` is signaling (looked for only
     when some row left NaNs out). None: no compiled engine. A row ``ok`` has the value
     :func:`certified_rows` gives with the NaNs' ``keep`` False, bit for bit."""
@@ -86,11 +88,13 @@ def certified_rows_nan(
     cnt = np.empty(x.shape[0], np.int64)
     try:
         kern = nb.kernels("central_fused")
-        kern["rows_nan"](x, *_args(stat, p), out, ok, cnt)
+        # float32: a float64 copy (the kernel's lanes vectorise on float64 only; the
+        # signaling bits are read off the float32 data below)
+        kern["rows_nan"](np.ascontiguousarray(x, np.float64), *_args(stat, p), out, ok, cnt)
         sig = False
         if ok.all() and (cnt < x.shape[1]).any():
-            u, inf, quiet = _BITS[x.dtype.itemsize]
-            sig = bool(kern["signaling"](x.reshape(-1).view(u), inf, quiet))
+            u, *consts = _BITS[x.dtype.itemsize]
+            sig = bool(kern["signaling"](x.reshape(-1).view(u), *consts))
     except Exception as err:  # numba failed: the exact engine, from now on
         nb.fallback(err)
         return None
@@ -110,10 +114,10 @@ def certified_groups_nan(
             or nb.choose_engine(size=vals.size, min_size=_MIN_SIZE) != "numba"):
         return None
     v = np.ascontiguousarray(vals)
-    u, inf, quiet = _BITS[v.dtype.itemsize]
+    u, *consts = _BITS[v.dtype.itemsize]
     try:
         kern = nb.kernels("central_fused")
-        sv, starts, nnan, sig = kern["bucket_nan"](v, v.view(u), inf, quiet,
+        sv, starts, nnan, sig = kern["bucket_nan"](v, v.view(u), *consts,
                                                    np.ascontiguousarray(codes, np.int64), ncells)
         out = np.empty(ncells, np.float64)
         ok = np.zeros(ncells, np.bool_)

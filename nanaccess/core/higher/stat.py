@@ -20,7 +20,7 @@ from ..grouped.common import greatest_nan, group_counts, scan
 from ..keys import float_keys, keys_to_float
 from ..nanscan import scan_rows
 from ..policy import RULES, finish
-from .cells import HIGHER, cell_values, check_params
+from .cells import HIGHER, _big_ints, cell_values, check_params
 from .certified import certified_groups_nan, certified_rows_nan
 
 __all__ = ["higher_stat", "grouped_higher", "HIGHER_STATS"]
@@ -68,7 +68,7 @@ def higher_stat(x: Any, stat: str, *, axis: Any = None, policy: NanPolicy | str 
     dtype = x.dtype
     x = _check(x, stat)
     red = Reduction.of(x, axis)
-    if missing is None and x.dtype.kind == "f" and x.size:
+    if missing is None and x.dtype.kind in "fiu" and x.size:
         lean = _lean(x, red, stat, policy, params)
         if lean is not None:
             return red.finish(_out_dtype(lean, dtype), keepdims), None
@@ -101,6 +101,10 @@ def _lean(x: np.ndarray, red: Reduction, stat: str, policy: NanPolicy,
     does not certify, or NaNs the policy does not silently drop (an error, a
     propagated NaN: the full path decides). Bit for bit the full path's values."""
     rows = red.as_rows(x)
+    if rows.dtype.kind in "iu":  # no NaN; every integer an exact double, or the full path
+        if _big_ints(rows):
+            return None
+        rows = rows.astype(np.float64)
     got = certified_rows_nan(rows, stat, check_params(stat, params))
     if got is None:
         return None
