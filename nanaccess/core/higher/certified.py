@@ -73,13 +73,13 @@ def certified_rows(
 def certified_rows_nan(
     rows: np.ndarray, stat: str, p: dict[Any, Any]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool] | None:
-    """``(values, ok, counts, signaling)`` per row of the float32 or float64 ``(cells,
-    n)`` ``rows`` with their NaNs left out (no mask: the kernel tests each value):
-    ``counts`` the values each row took (-1 where ``ok`` is
-    False), ``signaling`` whether a NaN of ``rows`` is signaling (looked for only
-    when some row left NaNs out). None: no compiled engine. A row ``ok`` has the value
+    """``(values, ok, counts, signaling)`` per row of the float32, float64 or int64
+    (exact doubles) ``(cells, n)`` ``rows`` with their NaNs left out (no mask: the
+    kernel tests each value): ``counts`` the values each row took (-1 where ``ok`` is
+    False), ``signaling`` whether a NaN of ``rows`` is signaling (looked for only when
+    some row left NaNs out). None: no compiled engine. A row ``ok`` has the value
     :func:`certified_rows` gives with the NaNs' ``keep`` False, bit for bit."""
-    if (stat not in CERTIFIED or rows.dtype not in (np.float32, np.float64)
+    if (stat not in CERTIFIED or rows.dtype not in (np.float32, np.float64, np.int64)
             or nb.choose_engine(size=rows.size, min_size=_MIN_SIZE) != "numba"):
         return None
     x = np.ascontiguousarray(rows)
@@ -88,9 +88,11 @@ def certified_rows_nan(
     cnt = np.empty(x.shape[0], np.int64)
     try:
         kern = nb.kernels("central_fused")
-        # float32: a float64 copy (the kernel's lanes vectorise on float64 only; the
-        # signaling bits are read off the float32 data below)
-        kern["rows_nan"](np.ascontiguousarray(x, np.float64), *_args(stat, p), out, ok, cnt)
+        # float32: a float64 copy (the kernel's lanes do not vectorise on float32; the
+        # signaling bits are read off the float32 data below); int64 (every value an
+        # exact double: the caller's check) as stored
+        xk = np.ascontiguousarray(x, np.float64) if x.dtype == np.float32 else x
+        kern["rows_nan"](xk, *_args(stat, p), out, ok, cnt)
         sig = False
         if ok.all() and (cnt < x.shape[1]).any():
             u, *consts = _BITS[x.dtype.itemsize]

@@ -104,7 +104,8 @@ def _lean(x: np.ndarray, red: Reduction, stat: str, policy: NanPolicy,
     if rows.dtype.kind in "iu":  # no NaN; every integer an exact double, or the full path
         if _big_ints(rows):
             return None
-        rows = rows.astype(np.float64)
+        if rows.dtype != np.int64:
+            rows = rows.astype(np.float64)
     got = certified_rows_nan(rows, stat, check_params(stat, params))
     if got is None:
         return None
