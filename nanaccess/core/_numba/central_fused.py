@@ -376,11 +376,11 @@ def signaling(u: np.ndarray, mag: Any, inf: Any, quiet: Any) -> Any:  # pragma: 
     """Any signaling NaN among the floats whose bits are ``u`` (uint64 or uint32)?
     ``mag``: every bit but the sign, ``inf``: the bits of +infinity, ``quiet``: the
     quiet bit, all of ``u``'s type (passed in: numba widens ``~`` of a uint32)."""
-    acc = quiet ^ quiet
-    for i in range(u.shape[0]):
+    zero = quiet ^ quiet
+    acc = zero
+    for i in range(u.shape[0]):  # branch-free: a select and an or, vectorised
         b = u[i] & mag
-        if b > inf:  # a NaN
-            acc |= quiet & ~b
+        acc |= (quiet & ~b) if b > inf else zero  # a NaN's quiet bit clear: signaling
     return acc != 0
 
 
