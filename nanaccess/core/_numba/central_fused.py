@@ -20,6 +20,14 @@ kernel's; a row the pass cannot settle (``ok`` False: the sample missed the spre
 a huge count)
 goes to the two-pass kernel and then to the exact engine. A certified value is the
 correctly rounded exact value, so every path gives the same bits.
+
+The pass is bound by the floating-point adders (about 33 adds to 10 multiplies per
+value at k <= 3): the lane sums spell some adds as ``fma(a, 1, b)`` (rounded once,
+so the same bits), which the multiply pipes then take (about 15 % faster). With no
+``keep`` (``None``, pruned when compiled) the pass leaves out the NaNs itself and
+counts what it took (:func:`fused_rows_nan`): the callers need no policy scan or mask
+when the policy drops NaNs silently; :func:`signaling` and :func:`bucket_nan` look
+for the signaling NaNs that must still raise.
 """
 
 from __future__ import annotations
