@@ -103,3 +103,14 @@ def test_lean_paths_skip_the_scan(dtype, monkeypatch):
     if dtype != np.int64:  # grouped ints take the full path
         got = grouped_higher(x, np.arange(x.size) % 30, 30, "kurt", policy="omit")[0]
         assert got.tobytes() == gwant.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_infinity_leaves_the_lean_path(dtype):
+    """An infinity makes the kernel refuse its row or group; the full path gives NaN."""
+    x = _data(4, 8000, dtype, 0.01)
+    x[17] = np.inf
+    assert np.isnan(higher_stat(x, "kurt", policy="omit")[0])
+    codes = np.arange(x.size) % 25
+    got = grouped_higher(x, codes, 25, "skew", policy="omit")[0]
+    assert np.isnan(got[17]) and np.isfinite(np.delete(got, 17)).all()
