@@ -21,7 +21,7 @@ from ..keys import float_keys, keys_to_float
 from ..nanscan import scan_rows
 from ..policy import RULES, finish
 from .cells import HIGHER, _big_ints, cell_values, check_params
-from .certified import certified_groups_nan, certified_rows_nan
+from .certified import CERTIFIED, certified_groups_nan, certified_rows_nan
 
 __all__ = ["higher_stat", "grouped_higher", "HIGHER_STATS"]
 
@@ -68,7 +68,7 @@ def higher_stat(x: Any, stat: str, *, axis: Any = None, policy: NanPolicy | str 
     dtype = x.dtype
     x = _check(x, stat)
     red = Reduction.of(x, axis)
-    if missing is None and x.dtype.kind in "fiu" and x.size:
+    if missing is None and stat in CERTIFIED and x.dtype.kind in "fiu" and x.size:
         lean = _lean(x, red, stat, policy, params)
         if lean is not None:
             return red.finish(_out_dtype(lean, dtype), keepdims), None
