@@ -315,6 +315,10 @@ def _cell(xr: Any, kr: Any, kmax: Any, stat: Any, bias: Any, fisher: Any, ddof: 
     st[2, 0] = cnt
     finite = True
     for k in range(4):
+        if k >= kmax:  # never summed: the zeros the lane reduction would give
+            sh[k] = 0.0
+            sl[k] = 0.0
+            continue
         h = hh[k, 0]
         lo = hl[k, 0]
         for j in range(1, _L):
