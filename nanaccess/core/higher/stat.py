@@ -20,7 +20,8 @@ from ..grouped.common import greatest_nan, group_counts, scan
 from ..keys import float_keys, keys_to_float
 from ..nanscan import scan_rows
 from ..policy import RULES, finish
-from .cells import HIGHER, cell_values, check_params
+from .cells import HIGHER, _big_ints, cell_values, check_params
+from .certified import CERTIFIED, certified_groups_nan, certified_rows_nan
 
 __all__ = ["higher_stat", "grouped_higher", "HIGHER_STATS"]
 
@@ -67,6 +68,10 @@ def higher_stat(x: Any, stat: str, *, axis: Any = None, policy: NanPolicy | str 
     dtype = x.dtype
     x = _check(x, stat)
     red = Reduction.of(x, axis)
+    if missing is None and stat in CERTIFIED and x.dtype.kind in "fiu" and x.size:
+        lean = _lean(x, red, stat, policy, params)
+        if lean is not None:
+            return red.finish(_out_dtype(lean, dtype), keepdims), None
     sc = scan_rows(x, red, policy, missing)
     rows = red.as_rows(x)
     removed = sc.removed
@@ -87,6 +92,43 @@ def higher_stat(x: Any, stat: str, *, axis: Any = None, policy: NanPolicy | str 
                 vals = np.where(mrow, canonical_nan(vals.dtype), vals)
     out = red.finish(vals, keepdims)
     return out, None if res_missing is None else red.finish(res_missing, keepdims)
+
+
+def _lean(x: np.ndarray, red: Reduction, stat: str, policy: NanPolicy,
+          params: dict[str, Any]) -> np.ndarray | None:
+    """The values of every row by the certified kernel that leaves the NaNs out
+    itself (no policy scan, no mask), or None where that is not the answer: a row it
+    does not certify, or NaNs the policy does not silently drop (an error, a
+    propagated NaN: the full path decides). Bit for bit the full path's values."""
+    rows = red.as_rows(x)
+    if rows.dtype.kind in "iu":  # no NaN; every integer an exact double, or the full path
+        if _big_ints(rows):
+            return None
+        if rows.dtype != np.int64:
+            rows = rows.astype(np.float64)
+    got = certified_rows_nan(rows, stat, check_params(stat, params))
+    if got is None:
+        return None
+    vals, ok, cnt, sig = got
+    if not ok.all():
+        return None
+    if (cnt < rows.shape[1]).any() and not RULES[policy].drops_silently(True, sig):
+        return None
+    return vals
+
+
+def _lean_groups(x: np.ndarray, codes: np.ndarray, ngroups: int, stat: str,
+                 policy: NanPolicy, params: dict[str, Any]) -> np.ndarray | None:
+    """The values of every group by the certified kernel whose counting sort leaves
+    the NaNs out itself (no policy scan, no masks), or None where that is not the
+    answer (a cell it does not certify, a signaling NaN): as :func:`_lean`."""
+    got = certified_groups_nan(x, codes, ngroups, stat, check_params(stat, params))
+    if got is None:
+        return None
+    vals, ok, nnan, sig = got
+    if not ok.all() or (nnan and not RULES[policy].drops_silently(True, sig)):
+        return None
+    return vals
 
 
 def grouped_higher(x: Any, codes: Any, ngroups: int, stat: str, *, policy: NanPolicy,
@@ -115,6 +157,10 @@ def grouped_higher(x: Any, codes: Any, ngroups: int, stat: str, *, policy: NanPo
     ngroups = int(ngroups)
     if codes.shape != (x2.shape[0],):
         raise ValueError(f"codes must have shape ({x2.shape[0]},), got {codes.shape}")
+    if one_d and missing is None and RULES[policy].removes:
+        lean = _lean_groups(x, codes, ngroups, stat, policy, params)
+        if lean is not None:
+            return _out_dtype(lean, dtype), None
     miss2 = None
     if missing is not None:
         miss2 = np.asarray(missing, bool).reshape(x2.shape)
