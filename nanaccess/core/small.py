@@ -155,9 +155,9 @@ def _float64_median(x: np.ndarray, stat: str, policy: NanPolicy, q: np.ndarray |
     """:func:`order_small` of a float64 median (``x`` native, 1-D, small): one sorted
     (or, beyond :data:`_SORT_MAX`, partitioned) copy holds the ranks of the numbers
     (NaNs placed last), so NaN-free data needs no mask and "omit" no second selection.
-    NumPy's sorts write a canonical NaN, so where the policy reads the NaNs' bits (a signaling NaN under "omit", the greatest NaN
-    under "propagate") they are taken from ``x`` by one mask, only when the sort found
-    some; that mask counts them too."""
+    NumPy's sorts write a canonical NaN, so where the policy reads the NaNs' bits (a
+    signaling NaN under "omit", the greatest NaN under "propagate") they are taken from
+    ``x`` by one mask, only when the sort found some; that mask counts them too."""
     p, m, nan = _sorted_numbers(x, stat)
     if m is not None:
         out = _sorted_median(x, p, m, stat)
