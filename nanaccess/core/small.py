@@ -62,7 +62,7 @@ from .policy import RULES
 __all__ = ["MEDIANS", "ORDERS", "MOMENTS", "LEAN_MOMENTS", "SMALL_LIST", "SMALL_ARRAY",
            "SMALL_MOMENT", "LIST_RANKS", "float_list_median", "float_list_pick",
            "float_list_nan_median", "array_median", "order_small", "array_moment",
-           "moment_plain", "moment_small", "column_medians"]
+           "moment_plain", "moment_small", "column_medians", "int_mean"]
 
 #: the statistics with a lean path here
 MEDIANS = _stats.MEDIANS
@@ -139,6 +139,26 @@ def array_moment(x: Any, stat: str) -> np.float64 | None:
     en, ed = e.as_integer_ratio()
     d = sd if sd > ed else ed  # powers of two
     return np.float64((sn * (d // sd) + en * (d // ed)) / (d * x.size))
+
+
+def int_mean(x: Any) -> np.float64 | None:
+    """The exact mean of a 1-D int / uint array whose int64 sum cannot overflow
+    (``max |x| * n < 2**63``), else ``None``: the sum in int64, the quotient of Python
+    ints (true division is correctly rounded, once), the exact engine's value.
+
+    Examples
+    --------
+    >>> int_mean(np.array([1, 2, 2]))
+    np.float64(1.6666666666666667)
+    >>> int_mean(np.array([2**62, 2**62])) is None
+    True
+    """
+    if type(x) is not np.ndarray or x.ndim != 1 or x.dtype.kind not in "iu" or not x.size:
+        return None
+    n = x.size
+    if max(-int(x.min()), int(x.max())) * n >= 2**63:
+        return None
+    return np.float64(int(x.sum(dtype=np.int64)) / n)
 
 
 # ------------------------------------------------------------- any policy, any order stat
