@@ -104,6 +104,7 @@ def load() -> None:
 
 
 def _register() -> None:
+    """Put a stand-in on every class that has no ``nanstats`` yet."""
     for cls in _classes():
         if cls.__dict__.get("nanstats") is None:
             if cls in (pd.Series, pd.DataFrame):
@@ -117,8 +118,8 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'nanaccess.pandas' has no attribute {name!r}")
     if mod == "_accessors":
         load()
-    return getattr(importlib.import_module(f"nanaccess.pandas.{mod}"), name) \
-        if mod != "agg" else importlib.import_module("nanaccess.pandas.agg")
+    module = importlib.import_module(f"nanaccess.pandas.{mod}")
+    return module if name == "agg" else getattr(module, name)
 
 
 _register()
