@@ -296,12 +296,12 @@ class Deferred:
         """Would a call with ``args`` run now without compiling in the caller's thread
         (machine code in memory or in the on-disk cache, or the foreground asked for)?
         When not, the compilation is queued; nothing runs."""
-        d = self.dispatcher
-        if not _defer_now():
-            return True
         key = _type_key(args)
         if key is not None and key in self._ready:
+            return True  # machine code in memory: ready in any compile mode
+        if not _defer_now():
             return True
+        d = self.dispatcher
         try:
             sig = type_signature(d, args)
         except Exception:  # numba's own call reports what it cannot type
