@@ -13,45 +13,60 @@ the import even if a linter calls it unused::
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import pandas as _pandas_adapter  # noqa: F401  (registers the pandas accessors)
-from ._accessor_of import nanstats
-from ._corr import corr, cov
 from ._register import register_accessors_on_import
 from ._version import __version__
-from .api import (
-    argmax,
-    argmin,
-    argsort,
-    iqr,
-    isnan,
-    issignaling,
-    kurt,
-    mad,
-    max,
-    mean,
-    median,
-    median_high,
-    median_low,
-    min,
-    nan_payload,
-    nan_report,
-    prod,
-    quantile,
-    quantiles,
-    rank,
-    sem,
-    skew,
-    sort,
-    std,
-    sum,
-    var,
-)
-from .core.classify import make_nan
-from .core.keys import totalorder_key
 from .errors import NaNError, SignalingNaNError, TotalWeightError, WeightsValueError
 from .options import NanPolicy, get_options, option_context, set_options
+
+if TYPE_CHECKING:  # imported on first use (issue 26: the statistics cost most of the import)
+    from ._accessor_of import nanstats
+    from ._corr import corr, cov
+    from .api import (
+        argmax,
+        argmin,
+        argsort,
+        iqr,
+        isnan,
+        issignaling,
+        kurt,
+        mad,
+        max,
+        mean,
+        median,
+        median_high,
+        median_low,
+        min,
+        nan_payload,
+        nan_report,
+        prod,
+        quantile,
+        quantiles,
+        rank,
+        sem,
+        skew,
+        sort,
+        std,
+        sum,
+        var,
+    )
+    from .core.classify import make_nan
+    from .core.keys import totalorder_key
+
+#: the public names imported on first use: name -> module
+_LAZY = {
+    **dict.fromkeys(("argmax", "argmin", "argsort", "iqr", "isnan", "issignaling", "kurt",
+                     "mad", "max", "mean", "median", "median_high", "median_low", "min",
+                     "nan_payload", "nan_report", "prod", "quantile", "quantiles", "rank",
+                     "sem", "skew", "sort", "std", "sum", "var"), "nanaccess.api"),
+    "nanstats": "nanaccess._accessor_of",
+    "corr": "nanaccess._corr",
+    "cov": "nanaccess._corr",
+    "make_nan": "nanaccess.core.classify",
+    "totalorder_key": "nanaccess.core.keys",
+}
 
 __all__ = [
     "__version__",
@@ -110,4 +125,9 @@ def __getattr__(name: str) -> Any:
     # nanaccess.agg: named callables for pandas' GroupBy.agg
     if name == "agg":
         return importlib.import_module("nanaccess.pandas.agg")
+    mod = _LAZY.get(name)
+    if mod is not None:  # the statistics: imported now, then plain module attributes
+        value = getattr(importlib.import_module(mod), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'nanaccess' has no attribute {name!r}")

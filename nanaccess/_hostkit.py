@@ -160,8 +160,9 @@ def host_reduce(values: np.ndarray, stat: str, policy: NanPolicy,
             empty = np.array(flag) if np.ndim(red.values) == 0 else \
                 np.full(np.shape(red.values), flag)
         else:
-            empty = np.broadcast_to(red.empty | undefined_spread(red.count, stat, params),
-                                    np.shape(red.values))
+            empty = np.asarray(red.empty | undefined_spread(red.count, stat, params))
+            if empty.shape != np.shape(red.values):
+                empty = np.broadcast_to(empty, np.shape(red.values))
     kept = kept_int_dtype(stat, values.dtype, has_na, **params) if (
         axis is None and red.values.dtype.kind == "f") else None
     if kept is not None:

@@ -2,10 +2,9 @@
 
 pandas is always there (nanaccess needs it), so its accessors are set on import. xarray
 (about 0.1 s), dask (about 1 s) and polars are optional and slow to import: their
-accessors are set by a post-import hook (:func:`wrapt.register_post_import_hook`) the
-moment the user imports ``xarray``, ``dask.dataframe`` or ``polars``, before or after
-nanaccess (at once if the
-library is already imported). Nothing is imported before the user asks for it.
+accessors are set by a post-import hook (:mod:`nanaccess._posthook`) the moment the
+user imports ``xarray``, ``dask.dataframe`` or ``polars``, before or after nanaccess
+(at once if the library is already imported). Nothing is imported before the user asks for it.
 
 A failure while registering never breaks the user's own ``import xarray``: it becomes a
 warning naming the library and the error.
@@ -17,7 +16,7 @@ import importlib
 import importlib.util
 import warnings
 
-import wrapt
+from ._posthook import register_post_import_hook
 
 __all__ = ["register_accessors_on_import", "register_xarray", "register_dask",
            "register_polars"]
@@ -55,8 +54,8 @@ def _register(library: str, adapter: str, call: str | None = None) -> None:
 def register_accessors_on_import() -> None:
     """Hook the optional hosts: each registers once it is imported (now if it is)."""
     if importlib.util.find_spec("xarray") is not None:
-        wrapt.register_post_import_hook(register_xarray, "xarray")
+        register_post_import_hook(register_xarray, "xarray")
     if importlib.util.find_spec("dask") is not None:
-        wrapt.register_post_import_hook(register_dask, "dask.dataframe")
+        register_post_import_hook(register_dask, "dask.dataframe")
     if importlib.util.find_spec("polars") is not None:
-        wrapt.register_post_import_hook(register_polars, "polars")
+        register_post_import_hook(register_polars, "polars")

@@ -65,3 +65,63 @@ def test_a_failing_registration_warns_and_leaves_the_host_import_working():
             "print(hasattr(xarray.DataArray, 'nanstats'),\n"
             "      [str(x.message).split(' (')[0] for x in w if 'nanaccess' in str(x.message)])")
     assert _run(code) == ("False ['nanaccess could not register its xarray accessors']")
+
+
+def test_import_defers_the_statistics_and_imports_no_wrapt():
+    """Issue 26: ``import nanaccess`` registers stand-ins; the statistics (the core's
+    reduce, the accessor classes) and wrapt (asyncio behind it) come on first use."""
+    out = _run("import sys, pandas as pd, nanaccess\n"
+               "heavy = ('nanaccess.core.reduce', 'nanaccess._hostkit', 'nanaccess.api',\n"
+               "         'nanaccess.pandas.series', 'wrapt', 'asyncio')\n"
+               "print(sorted(m for m in heavy if m in sys.modules))\n"
+               "print(type(pd.Series.__dict__['nanstats']).__name__)\n"
+               "r = pd.Series([1.0, float('nan'), 3.0]).nanstats.mean(nan_policy='omit')\n"
+               "print(r, type(pd.Series.__dict__['nanstats']).__name__,\n"
+               "      'nanaccess.core.reduce' in sys.modules)")
+    assert out.splitlines() == ["[]", "_StandIn", "2.0 Accessor True"]
+
+
+def test_first_use_replaces_every_stand_in_without_a_warning():
+    out = _run("import warnings; warnings.simplefilter('error')\n"
+               "import pandas as pd, nanaccess\n"
+               "from pandas.api import typing as t\n"
+               "classes = (pd.Series, pd.DataFrame, t.DataFrameGroupBy, t.SeriesGroupBy,\n"
+               "           t.Rolling, t.Expanding, t.Resampler, t.ExponentialMovingWindow)\n"
+               "print(pd.DataFrame.nanstats.__name__)\n"
+               "print(sorted({type(c.__dict__['nanstats']).__name__ for c in classes}))\n"
+               "print(nanaccess.median([3.0, 1.0, 2.0]), nanaccess.pandas.NanWindow.__name__)")
+    assert out.splitlines() == ["DataFrameNanStats", "['Accessor', 'GroupByAccessor']",
+                                "2.0 NanWindow"]
+
+
+def test_first_use_from_several_threads_at_once():
+    out = _run("import threading, pandas as pd, nanaccess\n"
+               "s = pd.Series([1.0, float('nan'), 3.0, 4.0])\n"
+               "got, errors = [], []\n"
+               "def use():\n"
+               "    try:\n"
+               "        got.append(float(s.nanstats.median(nan_policy='omit')))\n"
+               "    except Exception as exc:\n"
+               "        errors.append(repr(exc))\n"
+               "ts = [threading.Thread(target=use) for _ in range(8)]\n"
+               "[t.start() for t in ts]; [t.join() for t in ts]\n"
+               "print(got, errors)")
+    assert out == f"{[3.0] * 8} []"
+
+
+def test_post_import_hook_runs_once_after_the_module_and_at_once_if_imported():
+    """nanaccess._posthook (wrapt's post-import hook without wrapt): after the module
+    ran, with its own loader, once; a module already imported is handed over at once."""
+    out = _run("import sys, nanaccess\n"
+               "from nanaccess._posthook import register_post_import_hook\n"
+               "seen = []\n"
+               "hook = lambda m: seen.append((m.__name__, hasattr(m, 'Fraction'),\n"
+               "                              type(m.__loader__).__name__))\n"
+               "register_post_import_hook(hook, 'fractions')\n"
+               "register_post_import_hook(lambda m: seen.append(m.__name__), 'json')\n"
+               "print(seen)\n"
+               "import fractions; del sys.modules['fractions']; import fractions\n"
+               "print(seen, type(fractions.__spec__.loader).__name__)")
+    assert out.splitlines() == ["['json']",
+                                "['json', ('fractions', True, 'SourceFileLoader')] "
+                                "SourceFileLoader"]

@@ -36,6 +36,7 @@ from .small import (
     SMALL_ARRAY,
     array_moment,
     column_medians,
+    int_mean,
     moment_small,
     order_small,
 )
@@ -237,8 +238,8 @@ def reduce(
             if type(got) is not np.ndarray:
                 got = np.asarray(got)
             out = Reduced(got, None, x, missing, axis, policy, False)
-            if kept is not x:  # the count of what is left, from the copy
-                out.__dict__["count"] = count_left(kept, None, policy)
+            if kept is not x:  # the count of what is left, from the 1-D copy
+                out.__dict__["count"] = _count_kept(kept, policy)
             return out
     entry = _stats.get(stat)
     common = dict(axis=axis, policy=policy, missing=missing, keepdims=keepdims)
@@ -304,6 +305,8 @@ def lean_values(x: np.ndarray, stat: str, axis: Any, policy: NanPolicy,
             got = moment_small(x, stat, policy, params.get("ddof", 0))
             if got is not None or params:
                 return got
+        if stat == "mean" and not params and x.dtype.kind in "iu":
+            return int_mean(x)
         return array_moment(x, stat) if stat in MOMENTS and not params else None
     if x.ndim == 2 and axis == 0 and stat in MEDIANS and not params:
         return column_medians(x, stat)
@@ -323,6 +326,17 @@ def _unmasked(x: np.ndarray, missing: Any, axis: Any, policy: NanPolicy
         return None
     kept = x[~miss]
     return kept if kept.size else None
+
+
+def _count_kept(kept: np.ndarray, policy: NanPolicy) -> np.ndarray:
+    """:func:`count_left` of the 1-D values :func:`_unmasked` kept (a policy that
+    removes: the numbers among them), without its axis and shape steps."""
+    kind = kept.dtype.kind
+    if kind in "iub":
+        return np.array(kept.size, dtype=np.int64)
+    if kind == "f":
+        return np.array(kept.size - np.count_nonzero(np.isnan(kept)), dtype=np.int64)
+    return count_left(kept, None, policy)
 
 
 def _engine(entry: _stats.Statistic) -> Any:

@@ -37,39 +37,89 @@ Decisions where the spec is silent:
 
 from __future__ import annotations
 
+import importlib
+import threading
+from typing import Any
+
 import pandas as pd
 
-from . import agg
-from ._groupby_registry import (
-    RESAMPLER_CLASSES,
-    WINDOW_CLASSES,
-    register_groupby_accessor,
-    register_window_accessor,
-)
-from .ewm import register_ewm_accessor  # s.ewm(...).nanstats (issue 23)
-from .frame import DataFrameNanStats
-from .groupby import NanGroupBy
-from .series import SeriesNanStats
-from .window import NanWindow
+from ._groupby_registry import GroupByAccessor
 
 __all__ = ["SeriesNanStats", "DataFrameNanStats", "NanGroupBy", "NanWindow", "agg"]
 
+#: the names this package exports from its modules, imported on first use (issue 26)
+_LAZY = {"SeriesNanStats": "_accessors", "DataFrameNanStats": "_accessors",
+         "NanGroupBy": "_accessors", "NanWindow": "_accessors", "agg": "agg"}
+_LOCK = threading.RLock()
+_STATE = {"loaded": False}
+_REGISTERING = threading.local()  # this thread is replacing the stand-ins
+
+
+class _StandIn(GroupByAccessor):
+    """``.nanstats`` until first used: importing the statistics costs most of
+    ``import nanaccess`` (issue 26), so each pandas class first gets this descriptor;
+    its first use (``obj.nanstats``, or the class attribute itself) imports
+    :mod:`._accessors`, which replaces every stand-in by the real accessor, and then
+    answers as that accessor does. (A GroupBy accessor, so the registry replaces it
+    without a warning; while it does, it is absent for pandas' own check.)"""
+
+    def __init__(self) -> None:
+        super().__init__("nanstats", type(None))
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if getattr(_REGISTERING, "active", False):
+            raise AttributeError("nanstats")  # being replaced: pandas' hasattr check
+        load()
+        return owner.nanstats if obj is None else obj.nanstats
+
+
+def _classes() -> tuple[type[Any], ...]:
+    """Every pandas class that gets ``.nanstats`` (as :func:`._accessors.register`)."""
+    from pandas.api.typing import (
+        DataFrameGroupBy,
+        Expanding,
+        ExponentialMovingWindow,
+        Resampler,
+        Rolling,
+        SeriesGroupBy,
+    )
+
+    return (pd.Series, pd.DataFrame, DataFrameGroupBy, SeriesGroupBy, Rolling, Expanding,
+            Resampler, ExponentialMovingWindow)
+
+
+def load() -> None:
+    """Import the accessors and register them, replacing the stand-ins (once; another
+    thread's first use waits for it)."""
+    with _LOCK:
+        if _STATE["loaded"]:
+            return
+        mod = importlib.import_module("nanaccess.pandas._accessors")
+        _REGISTERING.active = True
+        try:
+            mod.register()
+        finally:
+            _REGISTERING.active = False
+        _STATE["loaded"] = True
+
 
 def _register() -> None:
-    for cls, register in (
-        (pd.Series, pd.api.extensions.register_series_accessor),
-        (pd.DataFrame, pd.api.extensions.register_dataframe_accessor),
-    ):
-        acc = SeriesNanStats if cls is pd.Series else DataFrameNanStats
-        current = cls.__dict__.get("nanstats")
-        if current is not None and getattr(current, "_accessor", None) is acc:
-            continue  # already registered (module re-import)
-        register("nanstats")(acc)
-    register_groupby_accessor("nanstats", NanGroupBy)
-    register_window_accessor("nanstats", NanWindow, WINDOW_CLASSES)
-    # a resample is a grouped reduction over contiguous groups: the GroupBy accessor
-    register_window_accessor("nanstats", NanGroupBy, RESAMPLER_CLASSES)
-    register_ewm_accessor()
+    """Put a stand-in on every class that has no ``nanstats`` yet."""
+    for cls in _classes():
+        if cls.__dict__.get("nanstats") is None:
+            if cls in (pd.Series, pd.DataFrame):
+                cls._accessors.add("nanstats")  # (pandas' registry of accessor names)
+            cls.nanstats = _StandIn()
+
+
+def __getattr__(name: str) -> Any:
+    mod = _LAZY.get(name)
+    if mod is None:
+        raise AttributeError(f"module 'nanaccess.pandas' has no attribute {name!r}")
+    if mod == "_accessors":
+        load()
+    module = importlib.import_module(f"nanaccess.pandas.{mod}")
+    return module if name == "agg" else getattr(module, name)
 
 
 _register()

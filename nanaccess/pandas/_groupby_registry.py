@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["register_groupby_accessor", "grouping_info", "selected_obj", "GROUPBY_CLASSES",
-           "numpy_values", "column_dtypes", "frame_column"]
+__all__ = ["GroupByAccessor", "register_groupby_accessor", "grouping_info", "selected_obj",
+           "GROUPBY_CLASSES", "numpy_values", "column_dtypes", "frame_column"]
 
 try:
     from pandas.api.typing import DataFrameGroupBy, SeriesGroupBy
@@ -40,7 +40,7 @@ except ImportError as exc:  # pragma: no cover - exercised only if pandas moves 
 GROUPBY_CLASSES = (DataFrameGroupBy, SeriesGroupBy)
 
 
-class _GroupByAccessor:
+class GroupByAccessor:
     """Descriptor: ``gb.<name>`` builds ``accessor(gb)``; the class gives the accessor."""
 
     def __init__(self, name: str, accessor: type[Any]) -> None:
@@ -57,14 +57,14 @@ def register_groupby_accessor(name: str, accessor: type[Any]) -> None:
     """Add ``accessor`` as ``name`` on pandas' DataFrameGroupBy and SeriesGroupBy."""
     for cls in GROUPBY_CLASSES:
         existing = cls.__dict__.get(name)
-        if existing is not None and not isinstance(existing, _GroupByAccessor):
+        if existing is not None and not isinstance(existing, GroupByAccessor):
             warnings.warn(
                 f"registration of accessor {accessor!r} under name {name!r} for type "
                 f"{cls!r} is overriding a preexisting attribute with the same name.",
                 UserWarning,
                 stacklevel=2,
             )
-        setattr(cls, name, _GroupByAccessor(name, accessor))
+        setattr(cls, name, GroupByAccessor(name, accessor))
 
 
 def _internals_error(what: str) -> RuntimeError:
@@ -213,14 +213,14 @@ def register_window_accessor(name: str, accessor: type[Any],
     """Add ``accessor`` as ``name`` on pandas' window (or resampler) ``classes``."""
     for cls in classes:
         existing = cls.__dict__.get(name)
-        if existing is not None and not isinstance(existing, _GroupByAccessor):
+        if existing is not None and not isinstance(existing, GroupByAccessor):
             warnings.warn(
                 f"registration of accessor {accessor!r} under name {name!r} for type "
                 f"{cls!r} is overriding a preexisting attribute with the same name.",
                 UserWarning,
                 stacklevel=2,
             )
-        setattr(cls, name, _GroupByAccessor(name, accessor))
+        setattr(cls, name, GroupByAccessor(name, accessor))
 
 
 def window_parts(w: Any) -> dict[str, Any]:

@@ -14,8 +14,7 @@ rendered by ``tools/generate_api.py``), :mod:`._common` (helpers both use) and
 
 from __future__ import annotations
 
-import wrapt
-
+from .._posthook import register_post_import_hook
 from .accessor import DataArrayNanStats, DatasetNanStats
 from .groupby import NanGroupBy, grouped_dataarray
 from .reduction import arg_reduce, nan_report, quantile, reduce
@@ -27,10 +26,10 @@ from .window import NanXrWindow, register_groupby_accessors, register_window_acc
 # ``.weighted``: register each then (at once if it is imported). Both moved from
 # xarray.core to xarray.computation in 2025; a hook on a module that never comes is inert.
 for _package in ("xarray.computation", "xarray.core"):
-    wrapt.register_post_import_hook(lambda module: register_window_accessors(),
-                                    f"{_package}.rolling")
-    wrapt.register_post_import_hook(lambda module: register_weighted_accessors(),
-                                    f"{_package}.weighted")
+    register_post_import_hook(lambda module: register_window_accessors(),
+                              f"{_package}.rolling")
+    register_post_import_hook(lambda module: register_weighted_accessors(),
+                              f"{_package}.weighted")
 register_groupby_accessors()
 
 __all__ = [

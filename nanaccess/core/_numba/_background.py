@@ -238,6 +238,8 @@ def _finish_at_exit() -> None:
 #: numba's argument types of a call, by :func:`_type_key` of its arguments
 _SIGNATURES: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 _INT64 = (-(2**63), 2**63)
+#: NumPy's flag bits C_CONTIGUOUS, F_CONTIGUOUS, ALIGNED and WRITEABLE (``flags.num``)
+_LAYOUT_FLAGS = 0x1 | 0x2 | 0x100 | 0x400
 
 
 def _type_key(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
@@ -247,10 +249,8 @@ def _type_key(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
     key: list[Any] = []
     for a in args:
         t = type(a)
-        if t is np.ndarray:
-            f = a.flags
-            key.append((a.dtype, a.ndim, f.c_contiguous, f.f_contiguous, f.writeable,
-                        f.aligned))
+        if t is np.ndarray:  # the flags as one int (one attribute, not six)
+            key.append((a.dtype, a.ndim, a.flags.num & _LAYOUT_FLAGS))
         elif t is float or t is bool or a is None:
             key.append(t)
         elif t is int:
@@ -280,10 +280,14 @@ class Deferred:
     """A kernel that, called with a signature it has no machine code for, queues the
     compilation and raises :class:`NotReady` (see the module's docstring)."""
 
-    __slots__ = ("dispatcher",)
+    __slots__ = ("dispatcher", "_ready")
 
     def __init__(self, dispatcher: Any) -> None:
         self.dispatcher = dispatcher
+        #: the :func:`_type_key` of calls whose machine code is in memory: such a call
+        #: needs neither numba's typing nor the lookup again (most of a small call's
+        #: cost); numba never drops an overload, so a key stays ready
+        self._ready: set[tuple[Any, ...]] = set()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.dispatcher, name)
@@ -292,12 +296,18 @@ class Deferred:
         """Would a call with ``args`` run now without compiling in the caller's thread
         (machine code in memory or in the on-disk cache, or the foreground asked for)?
         When not, the compilation is queued; nothing runs."""
-        d = self.dispatcher
+        key = _type_key(args)
+        if key is not None and key in self._ready:
+            return True  # machine code in memory: ready in any compile mode
         if not _defer_now():
             return True
+        d = self.dispatcher
         try:
             sig = type_signature(d, args)
         except Exception:  # numba's own call reports what it cannot type
+            return True
+        if key is not None and sig in d.overloads:
+            self._ready.add(key)
             return True
         if (
             sig not in d.overloads
