@@ -150,11 +150,10 @@ def quantiles(data: Any, *, n: int = 4, method: str = "exclusive",
         vals = list(data)
     elif host == "dask":
         # lazy, as every dask entry point: one task computes the cut points
-        import dask
-        import dask.array as da
+        from .dask.typed_dask import delayed, from_delayed
 
-        task = dask.delayed(_quantiles_array)(data, n, method, policy)
-        return da.from_delayed(task, shape=(n - 1 if n > 1 else 0,), dtype=object)
+        task = delayed(_quantiles_array)(data, n, method, policy)
+        return from_delayed(task, shape=(n - 1 if n > 1 else 0,), dtype=object)
     else:
         # a missing slot (masked, nullable, Arrow) is missing, never NaN
         arr, missing = _classify.values_and_missing(data, split=split_host)

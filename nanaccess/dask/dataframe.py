@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import dask
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
@@ -29,6 +28,7 @@ from .frame_agg import lazy_frame_agg, lazy_series_agg, register_groupby_agg
 from .frame_reduce import frame_stat, groupby_stat, series_stat
 from .frame_report import frame_describe, frame_report, series_describe, series_report
 from .scalars import scalar as _scalar
+from .typed_dask import delayed
 
 __all__ = ["DaskDataFrameNanStats", "DaskNanGroupBy", "DaskSeriesNanStats", "series_stat"]
 
@@ -268,7 +268,7 @@ def _labelled(arr: Any, q: Any, name: Any) -> Any:
     ext = arr.dtype == object  # nullable / Arrow results (pd.NA): object meta -> strings
     meta = pd.Series(pd.array([], dtype="Float64") if ext else np.empty(0, dtype=arr.dtype),
                      index=index[:0], name=name)
-    task = dask.delayed(_by_q)(arr, index=index, name=name, ext=ext)
+    task = delayed(_by_q)(arr, index=index, name=name, ext=ext)
     return dd.from_delayed([task], meta=meta, verify_meta=False)
 
 

@@ -24,6 +24,7 @@ from ..core.reduce import reduce, result_dtype
 from ..errors import NaNError
 from ..options import NanPolicy
 from .tally import block_tally, globalize, raise_from_info
+from .typed_dask import blockwise, map_blocks, rechunk, reduction
 
 __all__ = ["out_dtype", "apply_keepdims", "axes_whole", "whole_axes", "bounded_whole_axes",
            "chunk_bytes", "per_block_core",
@@ -46,7 +47,7 @@ def whole_axes(x: da.Array, axes: tuple[int, ...]) -> da.Array:
     """``x`` rechunked so that every reduced axis lies in one chunk."""
     if axes_whole(x, axes):
         return x
-    return x.rechunk({a: (-1 if a in axes else "auto") for a in range(x.ndim)})
+    return rechunk(x, {a: (-1 if a in axes else "auto") for a in range(x.ndim)})
 
 
 def chunk_bytes(x: da.Array) -> int:
@@ -71,8 +72,8 @@ def bounded_whole_axes(x: da.Array, axes: tuple[int, ...],
     if axes_whole(x, axes):
         return x
     limit = chunk_bytes(x) if limit is None else limit
-    return x.rechunk({a: (-1 if a in axes else "auto") for a in range(x.ndim)},
-                     block_size_limit=limit)
+    return rechunk(x, {a: (-1 if a in axes else "auto") for a in range(x.ndim)},
+                   block_size_limit=limit)
 
 
 def apply_keepdims(res: da.Array, axes: tuple[int, ...], ndim: int, lead: int,
@@ -121,7 +122,7 @@ def per_block_core(
     if info is not None:
         args += [info, ("info",)]
     shape = tuple(x.shape)
-    res = da.blockwise(
+    res = blockwise(
         _core_block,
         out_ind,
         *args,
@@ -234,22 +235,22 @@ def _recorded_core(x: da.Array, fn: Any, axes: Any, keepdims: Any, dtype: Any, q
     """:func:`per_block_core` with per-block error records (see the module docstring)."""
     nd = x.ndim
     ones = tuple((1,) * n for n in x.numblocks)
-    pairs = da.map_blocks(_pair_block, x, chunks=ones, dtype=object,
+    pairs = map_blocks(_pair_block, x, chunks=ones, dtype=object,
                           meta=np.empty((0,) * nd, object), fn=fn, axes=axes,
                           qshape=qshape, policy=policy, vdtype=dtype)
     lead = len(qshape)
     out_chunks = tuple((s,) for s in qshape) + tuple(
         (1,) * x.numblocks[a] if a in axes else c for a, c in enumerate(x.chunks))
-    vals = da.map_blocks(_values_of, pairs, chunks=out_chunks, dtype=dtype,
+    vals = map_blocks(_values_of, pairs, chunks=out_chunks, dtype=dtype,
                          new_axis=list(range(lead)) if lead else None,
                          meta=np.empty((0,) * (lead + nd), dtype))
-    recs = da.map_blocks(_record_of, pairs, chunks=ones + ((6,),), new_axis=nd,
+    recs = map_blocks(_record_of, pairs, chunks=ones + ((6,),), new_axis=nd,
                          dtype=np.int64, meta=np.empty((0,) * (nd + 1), np.int64))
-    first = da.reduction(recs, merge_tallies, merge_tallies, combine=merge_tallies,
+    first = reduction(recs, merge_tallies, merge_tallies, combine=merge_tallies,
                          axis=tuple(range(nd)), keepdims=False, dtype=np.int64,
                          concatenate=True, meta=np.empty((0,), np.int64))
     ind = tuple(f"d{i}" for i in range(lead + nd))  # the small results check the tally
-    res = da.blockwise(check_then, ind, vals, ind, first, ("info",), dtype=dtype,
+    res = blockwise(check_then, ind, vals, ind, first, ("info",), dtype=dtype,
                        concatenate=True, meta=np.empty((0,) * (lead + nd), dtype),
                        policy=policy, shape=tuple(x.shape), relabel=relabel,
                        dtype_out=dtype)

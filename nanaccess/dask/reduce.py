@@ -33,6 +33,7 @@ from .moments import dask_moment_stat
 from .select import dask_order_stat, first_bits
 from .stream import Passes, defers, lazily, passes_of
 from .tally import policy_check
+from .typed_dask import map_blocks
 
 __all__ = ["dask_reduce"]
 
@@ -187,11 +188,11 @@ class DaskShape:
         center = center.rechunk(tuple((1,) if a in axes else x.chunks[a]
                                       for a in range(x.ndim)))
         dev_dtype = _stats.result_dtype("mad", x.dtype)
-        dev = da.map_blocks(_dev_block, x, center, dtype=dev_dtype,
+        dev = map_blocks(_dev_block, x, center, dtype=dev_dtype,
                             meta=np.empty((0,) * x.ndim, dev_dtype))
         if x.dtype.kind != "f":  # only floats can meet inf - inf
             return dev, None
-        und = da.map_blocks(_undefined_block, x, center, axes=axes, dtype=bool,
+        und = map_blocks(_undefined_block, x, center, axes=axes, dtype=bool,
                             chunks=tuple((1,) * x.numblocks[a] if a in axes else x.chunks[a]
                                          for a in range(x.ndim)),
                             meta=np.empty((0,) * x.ndim, bool))
@@ -205,7 +206,7 @@ class DaskShape:
         rest = tuple(r.rechunk(first.chunks[1:] if drop_lead else first.chunks)
                      for r in rest)
         nd = first.ndim - (1 if drop_lead else 0)
-        return da.map_blocks(fn, first, *rest, dtype=dtype, drop_axis=0 if drop_lead else None,
+        return map_blocks(fn, first, *rest, dtype=dtype, drop_axis=0 if drop_lead else None,
                              meta=np.empty((0,) * nd, dtype), **kw)
 
     def center_missing(self, cmiss: Any) -> None:

@@ -34,9 +34,17 @@ from typing import Any
 import dask
 import dask.array as da
 import numpy as np
-from dask.core import flatten, istask
 
 from ..options import resolve_dask_passes
+from .typed_dask import (
+    compute,
+    delayed,
+    flatten,
+    from_array,
+    from_delayed,
+    is_dask_collection,
+    istask,
+)
 
 __all__ = ["is_persisted", "streams", "would_stream", "compute_pass", "as_dask",
            "lazily", "deferred", "defers", "Passes", "passes_of"]
@@ -143,9 +151,9 @@ def deferred(run: Callable[[], Any], shape: tuple[int, ...], dtype: Any,
     is rechunked to ``chunks`` (the one-graph form's, so both modes give the same
     chunks).
     """
-    task = dask.delayed(_run_deferred, pure=True, traverse=False)(run, before, *after)
+    task = delayed(_run_deferred, pure=True, traverse=False)(run, before, *after)
     dtype = np.dtype(dtype)
-    out = da.from_delayed(task, shape=tuple(int(s) for s in shape), dtype=dtype,
+    out = from_delayed(task, shape=tuple(int(s) for s in shape), dtype=dtype,
                           meta=np.empty((0,) * len(shape), dtype))
     return out.rechunk(chunks) if len(shape) else out
 
@@ -158,8 +166,8 @@ def _run_deferred(run: Callable[[], Any], before: Callable[..., None] | None,
         before(*after)
     with _cluster_scheduler():
         out = run()
-        if dask.is_dask_collection(out):
-            (out,) = dask.compute(out)
+        if is_dask_collection(out):
+            (out,) = compute(out)
         return np.asarray(out)
 
 
@@ -183,9 +191,9 @@ def compute_pass(what: str, *lazy: Any) -> tuple[Any, ...]:
     """One pass: compute ``lazy`` together (one read of the input) on the current
     scheduler (a distributed ``Client`` when one is the default)."""
     log.debug("nanaccess streaming pass: %s", what)
-    return dask.compute(*lazy)
+    return compute(*lazy)
 
 
 def as_dask(values: Any, chunks: tuple[tuple[int, ...], ...]) -> da.Array:
     """Computed values as a dask array with ``chunks`` (what the lazy mode returns)."""
-    return da.from_array(values, chunks=chunks if chunks else ())
+    return from_array(values, chunks=chunks if chunks else ())

@@ -164,27 +164,26 @@ def _lazy_parts(data: Any, axis: int, run: dict[str, Any], policy: NanPolicy,
                 out_dtype: np.dtype) -> tuple[Any, Any]:
     """The lazy per-group values of a dask array (blocks of cells) and its first
     error record (one ``(6,)`` chunk)."""
-    import dask.array as da
-
     from ..dask.final import bounded_whole_axes, chunk_bytes
+    from ..dask.typed_dask import map_blocks, reduction
 
     x = bounded_whole_axes(data, (axis,), limit=max(1, int(chunk_bytes(data) * BLOCK_FRACTION)))
     nd = x.ndim
     shape = tuple(int(s) for s in x.shape)
     qshape = run["qshape"]
     ones = tuple((1,) * n for n in x.numblocks)
-    pairs = da.map_blocks(_pair_block, x, chunks=ones, dtype=object,
+    pairs = map_blocks(_pair_block, x, chunks=ones, dtype=object,
                           meta=np.empty((0,) * nd, object), run=run, policy=policy,
                           shape=shape, out_dtype=out_dtype)
     out_chunks = tuple((s,) for s in qshape) + tuple(
         (run["ngroups"],) if a == axis else c for a, c in enumerate(x.chunks))
     lead = len(qshape)
-    vals = da.map_blocks(_values_of, pairs, chunks=out_chunks, dtype=out_dtype,
+    vals = map_blocks(_values_of, pairs, chunks=out_chunks, dtype=out_dtype,
                          new_axis=list(range(lead)) if lead else None,
                          meta=np.empty((0,) * (lead + nd), out_dtype))
-    recs = da.map_blocks(_record_of, pairs, chunks=ones + ((6,),), new_axis=nd,
+    recs = map_blocks(_record_of, pairs, chunks=ones + ((6,),), new_axis=nd,
                          dtype=np.int64, meta=np.empty((0,) * (nd + 1), np.int64))
-    first = da.reduction(recs, _merge_records, _merge_records, combine=_merge_records,
+    first = reduction(recs, _merge_records, _merge_records, combine=_merge_records,
                          axis=tuple(range(nd)), keepdims=False, dtype=np.int64,
                          concatenate=True, meta=np.empty((0,), np.int64))
     return vals, first
@@ -249,10 +248,9 @@ def grouped_dask(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: st
     its own to): a Dataset's results raise the first variable's error, as the
     in-memory loop over its variables does.
     """
-    import dask.array as da
-
     from ..dask.cells import plan_slabs
     from ..dask.stream import deferred, defers
+    from ..dask.typed_dask import blockwise
 
     run = dict(axis=axis, codes=codes, ngroups=ngroups, stat=stat, params=params,
                qshape=qshape)
@@ -285,6 +283,6 @@ def grouped_dask(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: st
         # an earlier variable's deferred values: the whole array (its task raises)
         args += [rec, (f"rec{i}",) if check is not None else
                  tuple(f"rec{i}_{k}" for k in range(rec.ndim))]
-    return da.blockwise(_checked, ind, *args, dtype=out_dtype, concatenate=True,
+    return blockwise(_checked, ind, *args, dtype=out_dtype, concatenate=True,
                         meta=np.empty((0,) * (lead + nd), out_dtype), policy=policy,
                         checks=[c for _, c in prior])

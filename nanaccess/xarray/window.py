@@ -196,9 +196,9 @@ def _several_dims(name: Any, var: xr.Variable, indexes: Any, spec: _Spec, dims: 
 
         if not lead:
             return single(params)
-        import dask.array as dsa
+        from ..dask.typed_dask import stack
 
-        return dsa.stack([single({**params, "q": float(qj)}) for qj in params["q"]], axis=0)
+        return stack([single({**params, "q": float(qj)}) for qj in params["q"]], axis=0)
     shape = [var.shape[a] for a in axes]
     if spec.coarsen:
         per_dim = [coarsen_codes(var.shape[a], spec.sizes[d], spec.boundary[d], spec.side[d],
@@ -275,7 +275,7 @@ def _dask_window(data: Any, axis: int, spec: Any, dim: Hashable, stat: str,
                  lead: bool) -> Any:
     """A lazy rolling or coarsen statistic of dask data along one dim; a list of ``q``
     is one lazy pass per quantile, stacked on a leading axis."""
-    import dask.array as dsa
+    from ..dask.typed_dask import stack
 
     size = spec.sizes[dim]
 
@@ -288,7 +288,7 @@ def _dask_window(data: Any, axis: int, spec: Any, dim: Hashable, stat: str,
 
     if not lead:
         return single(params)
-    return dsa.stack([single({**params, "q": float(qj)}) for qj in params["q"]], axis=0)
+    return stack([single({**params, "q": float(qj)}) for qj in params["q"]], axis=0)
 
 
 def _coarsen_block(block: np.ndarray, axis: int, size: int, stat: str, policy: NanPolicy,
