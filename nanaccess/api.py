@@ -11,7 +11,7 @@ data to the core (see :mod:`nanaccess._boundary`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -170,8 +170,9 @@ def quantiles(data: Any, *, n: int = 4, method: str = "exclusive",
         if missing is not None and missing.any():
             vals = [None if m else v for v, m in zip(vals, missing.tolist(), strict=True)]
     with labelled_errors(data):
-        return object_order_stat(vals, "quantiles", n=n, method=method, policy=policy,
-                                 statistics_compat=True)
+        return cast("list[Any]",
+               object_order_stat(vals, "quantiles", n=n, method=method, policy=policy,
+                                 statistics_compat=True))
 
 
 def _quantiles_array(data: Any, n: int, method: str, policy: Any) -> np.ndarray:

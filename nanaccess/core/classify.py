@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -151,7 +151,7 @@ def isnan(x: Any, missing: Any = None) -> bool | np.ndarray:
         out = np.zeros(a.shape, dtype=bool)
     else:
         out = _object_map(a, lambda c: c[0] == "nan").astype(bool)
-    return out if miss is None else out & ~miss
+    return cast("bool | np.ndarray", out if miss is None else out & ~miss)
 
 
 def issignaling(x: Any, missing: Any = None) -> bool | np.ndarray:

@@ -29,7 +29,7 @@ from bisect import bisect_left, bisect_right
 from decimal import Decimal, FloatOperation, InvalidOperation, localcontext
 from fractions import Fraction
 from itertools import filterfalse
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -202,7 +202,7 @@ def _signaling(v: Any) -> bool:
     if t is float or t is np.float64:
         return not _DOUBLE.pack(v)[6] & 8
     if t is Decimal:
-        return v.is_snan()
+        return cast("bool", v.is_snan())
     if t in _FLOAT_MAX:  # the other NumPy floats: their own bits
         return not npfloat_desc(v)[3]
     return not classify_object(v)[3]

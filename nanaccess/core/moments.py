@@ -8,7 +8,7 @@ greatest under totalOrder, as stored (spec table and section 3).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -296,8 +296,9 @@ def moment_stat(
         raise ValueError(f"unknown moment statistic {stat!r}; expected one of {MOMENT_STATS}")
     _check_dtype(x.dtype, stat)
     if x.dtype.kind == "O":
-        return object_rows_moment_stat(x, stat, ddof=ddof, axis=axis, policy=policy,
-                                       missing=missing, keepdims=keepdims)
+        return cast("tuple[np.ndarray, np.ndarray | None]",
+               object_rows_moment_stat(x, stat, ddof=ddof, axis=axis, policy=policy,
+                                       missing=missing, keepdims=keepdims))
     red = Reduction.of(x, axis)
     if missing is None and x.dtype in _ONE_PASS and stat not in _stats.COUNTS:
         got = _one_pass(x, red, stat, ddof, policy)

@@ -31,7 +31,7 @@ every error and every rule.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -103,7 +103,7 @@ def array_median(x: Any, stat: str) -> np.float64 | None:
     if a == 0.0 or b == 0.0:
         return None
     if lo == hi:
-        return a
+        return cast("np.float64 | None", a)
     m = float_mid(float(a), float(b))
     return None if m is None else np.float64(m)
 
@@ -323,7 +323,7 @@ def _key_values(k: np.ndarray, dtype: np.dtype) -> np.ndarray:
     if dtype.kind == "f":
         return keys_to_float(k, dtype)
     if dtype == np.uint64:
-        return np.bitwise_xor(k, np.int64(-(1 << 63))).view(np.uint64)
+        return cast("np.ndarray", np.bitwise_xor(k, np.int64(-(1 << 63))).view(np.uint64))
     return k.astype(dtype)
 
 
@@ -398,14 +398,14 @@ def _median_narrow(x: np.ndarray, stat: str) -> np.generic | None:
     if a == 0.0:
         a = x.dtype.type(_signed_zero(x, lo))
     if lo == hi:
-        return a
+        return cast("np.generic | None", a)
     if b == 0.0:
         b = x.dtype.type(_signed_zero(x, hi))
     with np.errstate(all="ignore"):
         total = np.float32(a) + np.float32(b)
     if not np.isfinite(total):
         return None
-    return (total / np.float32(2.0)).astype(x.dtype)
+    return cast("np.generic | None", (total / np.float32(2.0)).astype(x.dtype))
 
 
 # above this many values the compiled exact kernel beats math.fsum (measured: ~65)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import dask.array as da
 import numpy as np
@@ -84,7 +84,7 @@ def own_block(b: np.ndarray) -> np.ndarray:
 def slab(x: da.Array, axis: int, lo: int, hi: int) -> da.Array:
     """Cells ``lo:hi`` of ``x`` along ``axis``, each piece its own array."""
     index = tuple(slice(lo, hi) if a == axis else slice(None) for a in range(x.ndim))
-    return x[index].map_blocks(own_block, dtype=x.dtype, meta=x._meta)
+    return cast("da.Array", x[index].map_blocks(own_block, dtype=x.dtype, meta=x._meta))
 
 
 def _global_error(err: NaNError, axis: int, lo: int, shape: tuple[int, ...]) -> tuple[Any, ...]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import dask.array as da
 import numpy as np
@@ -59,7 +59,7 @@ def chunk_bytes(x: da.Array) -> int:
     sizes = [max(c) if c and not any(math.isnan(v) for v in c) else None for c in x.chunks]
     if any(s is None for s in sizes):
         return int(dask.utils.parse_bytes(dask.config.get("array.chunk-size")))
-    return max(math.prod(sizes) * x.dtype.itemsize, 1)
+    return cast("int", max(math.prod(sizes) * x.dtype.itemsize, 1))
 
 
 def bounded_whole_axes(x: da.Array, axes: tuple[int, ...],
@@ -84,7 +84,7 @@ def apply_keepdims(res: da.Array, axes: tuple[int, ...], ndim: int, lead: int,
     index: list[Any] = [slice(None)] * lead
     for a in range(ndim):
         index.append(None if a in axes else slice(None))
-    return res[tuple(index)]
+    return cast("da.Array", res[tuple(index)])
 
 
 def _is_tally(info: da.Array | None) -> bool:
@@ -113,7 +113,8 @@ def per_block_core(
     :func:`functools.partial` of one), never a closure, so that unpickling it imports
     nanaccess on a fresh worker."""
     if _is_tally(info) and x.ndim:
-        return _recorded_core(x, fn, axes, keepdims, dtype, qshape, policy, relabel)
+        return cast("da.Array",
+               _recorded_core(x, fn, axes, keepdims, dtype, qshape, policy, relabel))
     nd = x.ndim
     xi = tuple(f"d{i}" for i in range(nd))
     qi = tuple(f"q{i}" for i in range(len(qshape)))
@@ -140,7 +141,7 @@ def _drop_reduced(res: da.Array, axes: Any, lead: int, nd: int, keepdims: bool) 
     if keepdims:
         return res
     index = (slice(None),) * lead + tuple(0 if a in axes else slice(None) for a in range(nd))
-    return res[index]
+    return cast("da.Array", res[index])
 
 
 def _core_block(b: Any, *inf: Any, fn: Any, axes: Any, qshape: Any, policy: Any, shape: Any,
@@ -216,11 +217,11 @@ def _fused(b: np.ndarray, fn: Any, axes: tuple[int, ...]) -> Any:
 
 
 def _values_of(pair: np.ndarray) -> np.ndarray:
-    return pair.reshape(-1)[0][0]
+    return cast("np.ndarray", pair.reshape(-1)[0][0])
 
 
 def _record_of(pair: np.ndarray) -> np.ndarray:
-    return pair.reshape(-1)[0][1].reshape((1,) * pair.ndim + (6,))
+    return cast("np.ndarray", pair.reshape(-1)[0][1].reshape((1,) * pair.ndim + (6,)))
 
 
 def merge_tallies(b: np.ndarray, axis: Any = None, keepdims: bool = True) -> np.ndarray:

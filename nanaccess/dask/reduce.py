@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import dask.array as da
 import numpy as np
@@ -99,9 +99,9 @@ def dask_reduce(
     if unknown:
         raise TypeError(f"{stat}() got unexpected keyword(s) {sorted(unknown)}")
     if defers(passes):  # "auto": passes that would stream run when the result is computed
-        return lazily(partial(dask_reduce, x, stat, axis=axis, policy=policy,
+        return cast("da.Array", lazily(partial(dask_reduce, x, stat, axis=axis, policy=policy,
                               keepdims=keepdims, relabel=relabel, check=check, **params),
-                      passes)
+                      passes))
     common: dict[str, Any] = dict(axis=axis, policy=policy, keepdims=keepdims,
                                   relabel=relabel, check=check)
     slabs = _slabs(x, entry, axis, passes) if check is None else None
@@ -123,7 +123,7 @@ def dask_reduce(
         fn = partial(core_reduce, stat=stat, policy=policy, params=params)
         return per_block_core(x, fn, axes, keepdims, res_dtype, (), info, policy, relabel)
     common.update(axis=axes, check=info)
-    return compose(entry, DaskShape(common, passes), x, **params)[0]
+    return cast("da.Array", compose(entry, DaskShape(common, passes), x, **params)[0])
 
 
 def _slabs(x: da.Array, entry: _stats.Statistic, axis: Any, passes: Passes
@@ -158,7 +158,7 @@ def _by_slabs(x: da.Array, stat: str, slabs: Any, common: dict[Any, Any],
 
     def out_axis(ndim: int) -> int:
         if common["keepdims"]:
-            return ndim - x.ndim + split
+            return cast("int", ndim - x.ndim + split)
         return ndim - len(kept) + kept.index(split)
 
     return by_slabs(x, slabs, partial(_slab_stat, stat=stat, common=common, params=params),

@@ -16,7 +16,7 @@ errors name what the in-memory path names.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -178,10 +178,10 @@ class NanGroupBy(GroupByStatsMixin):
             parts[pct_label(q)] = qv.sel(quantile=q, drop=True)
         parts["max"] = self.max(dim, nan_policy=policy)
         rows = row_labels(percentiles)
-        cast = [parts[r].astype(np.float64) for r in rows]
-        out = xr.concat(cast, dim="statistic", coords="minimal", compat="override",
+        floats = [parts[r].astype(np.float64) for r in rows]
+        out = xr.concat(floats, dim="statistic", coords="minimal", compat="override",
                         join="override")
-        return out.assign_coords(statistic=rows)
+        return cast("xr.DataArray | xr.Dataset", out.assign_coords(statistic=rows))
 
     def nan_report(self, dim: Any = None) -> pd.DataFrame:
         """The counts of :func:`nanaccess.nan_report` per group (as pandas GroupBy

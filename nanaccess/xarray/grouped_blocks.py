@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -94,7 +94,7 @@ def first_record(records: np.ndarray) -> np.ndarray:
     if not flat.shape[0]:
         return _NONE.copy()
     best = np.lexsort((flat[:, 1], flat[:, 0]))[0]
-    return flat[best].copy()
+    return cast("np.ndarray", flat[best].copy())
 
 
 def raise_record(record: np.ndarray, policy: NanPolicy, nrows: int, ncols: int,
@@ -130,11 +130,11 @@ def _pair_block(b: np.ndarray, *, run: dict[str, Any], policy: NanPolicy,
 
 
 def _values_of(pair: np.ndarray) -> np.ndarray:
-    return pair.reshape(-1)[0][0]
+    return cast("np.ndarray", pair.reshape(-1)[0][0])
 
 
 def _record_of(pair: np.ndarray) -> np.ndarray:
-    return pair.reshape(-1)[0][1].reshape((1,) * pair.ndim + (6,))
+    return cast("np.ndarray", pair.reshape(-1)[0][1].reshape((1,) * pair.ndim + (6,)))
 
 
 def _merge_records(b: np.ndarray, axis: Any = None, keepdims: bool = True) -> np.ndarray:

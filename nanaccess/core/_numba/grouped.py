@@ -20,7 +20,7 @@ Plain Python over arrays, compiled through :mod:`nanaccess.core._numba` on first
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -279,7 +279,8 @@ class NumbaSelect:
         ``extremes=True``), as the selection returns it: float bits under ``flip``
         (an empty group holds a sentinel: the caller fills it)."""
         k = self.hi if largest else self.lo
-        return k ^ ((k >> self.bits.dtype.type(self.sh)) & self.bits.dtype.type(self.fm))
+        return cast("np.ndarray",
+               k ^ ((k >> self.bits.dtype.type(self.sh)) & self.bits.dtype.type(self.fm)))
 
     def __call__(self, ranks: np.ndarray) -> Any:
         counts = self.counts

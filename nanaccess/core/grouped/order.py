@@ -24,7 +24,7 @@ and their combination come from :mod:`nanaccess.core.plan`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -240,7 +240,7 @@ def _sorted_by_group(kk: np.ndarray, cc: np.ndarray, ngroups: int) -> np.ndarray
     if got is not None:
         return got
     perm = np.argsort(kk)
-    return kk[perm[radix_argsort_codes(cc[perm], ngroups)]]
+    return cast("np.ndarray", kk[perm[radix_argsort_codes(cc[perm], ngroups)]])
 
 
 #: fewest key bits the prefix sort keeps (below, distinct keys would share a prefix often)

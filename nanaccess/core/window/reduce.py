@@ -23,7 +23,7 @@ first window that holds a forbidden value (``err.group``) and the value's positi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -77,7 +77,7 @@ class WindowReduced:
     @property
     def empty(self) -> np.ndarray:
         """Outputs with nothing left, or too few values (bool, the count's shape)."""
-        return self.short | (self.count == 0)
+        return cast("np.ndarray", self.short | (self.count == 0))
 
 
 def window_reduce(
@@ -277,7 +277,7 @@ def _count(masks: Masks, start: Any, end: Any, ncols: Any, policy: Any) -> np.nd
     gone = lengths * 0
     for mask in (masks.nan, masks.missing):
         gone = gone + window_counts(mask, start, end, ncols)
-    return (lengths - gone).astype(np.int64)
+    return cast("np.ndarray", (lengths - gone).astype(np.int64))
 
 
 def _fill_short(values: Any, vmiss: Any, short: Any) -> Any:
