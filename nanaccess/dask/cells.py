@@ -102,7 +102,7 @@ def _raise_first(errors: list[tuple[Any, ...]], policy: NanPolicy, shape: tuple[
     """Raise the first of the slabs' errors as the whole array's (see the module
     docstring): the kind the policy raises first, its counts added."""
     order = {"signaling NaN": "signaling", "NaN": "nan", "missing": "missing"}
-    tallies = {}
+    tallies: dict[str, NanTally] = {}
     for kind, count, flat in errors:
         name = order.get(kind, "nan")
         t = NanTally(**{name: count, f"first_{name}": flat})

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -44,6 +44,7 @@ from .typed_dask import (
     from_delayed,
     is_dask_collection,
     istask,
+    rechunk,
 )
 
 __all__ = ["is_persisted", "streams", "would_stream", "compute_pass", "as_dask",
@@ -155,7 +156,7 @@ def deferred(run: Callable[[], Any], shape: tuple[int, ...], dtype: Any,
     dtype = np.dtype(dtype)
     out = from_delayed(task, shape=tuple(int(s) for s in shape), dtype=dtype,
                           meta=np.empty((0,) * len(shape), dtype))
-    return out.rechunk(chunks) if len(shape) else out
+    return rechunk(out, chunks) if len(shape) else out
 
 
 def _run_deferred(run: Callable[[], Any], before: Callable[..., None] | None,
@@ -172,7 +173,7 @@ def _run_deferred(run: Callable[[], Any], before: Callable[..., None] | None,
 
 
 @contextmanager
-def _cluster_scheduler():
+def _cluster_scheduler() -> Iterator[None]:
     """On a distributed worker: the worker's client as the scheduler of the passes
     (the task secedes from the worker's thread pool while they run); elsewhere the
     current scheduler (a local scheduler runs nested computations in their own pool)."""

@@ -272,13 +272,15 @@ class NumbaSelect:
         self.signaling = self.kern["count"](self.bits, self.codes, self.fm, self.sh, self.klo,
                                             self.khi, np.int64(slo), np.int64(shi),
                                             self.counts, lo, hi, extremes)
+        self.lo: np.ndarray | None
+        self.hi: np.ndarray | None
         self.lo, self.hi = (lo, hi) if extremes else (None, None)
 
     def extreme(self, largest: bool) -> np.ndarray:
         """Each group's smallest or largest taking-part key (made with
         ``extremes=True``), as the selection returns it: float bits under ``flip``
         (an empty group holds a sentinel: the caller fills it)."""
-        k = self.hi if largest else self.lo
+        k = cast("np.ndarray", self.hi if largest else self.lo)
         return cast("np.ndarray",
                k ^ ((k >> self.bits.dtype.type(self.sh)) & self.bits.dtype.type(self.fm)))
 
