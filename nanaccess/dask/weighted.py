@@ -299,7 +299,7 @@ def dask_weighted(x: da.Array, stat: str, weights: Any, *, axis: Any = None, pol
     if w_mask is not None:
         masks.append(da.transpose(_weights_like(w_mask, x.shape, axis), perm)
                      .rechunk(xt.chunks))
-    q = params.get("q")
+    q: Any = params.get("q")  # None, a float or a sequence of floats
     lead = () if stat not in _stats.TAKES_Q or np.ndim(q) == 0 else np.shape(q)
     dtype = _result_dtype(x, w, stat, policy, params)
     out = map_blocks(_block, xt, wt, *masks, stat=stat, nred=len(axes), policy=policy,

@@ -11,7 +11,7 @@ loop per group; its count marks the groups a statistic saw nothing of).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -133,11 +133,11 @@ class NanGroupBy(GroupByBivariate, GroupByStatsMixin, GroupedCumulativeMixin):
                 kept = np.flatnonzero(~(obj.columns == w.label)).tolist()
         frame_cols = [obj] if is_series else [frame_column(obj, i) for i in kept]
         if is_series:
-            names = [obj.name]
+            names: list[Hashable] = [obj.name]
         else:  # one conversion of the labels (an Arrow-string index is slow per item)
             labels = obj.columns.tolist()
             names = [labels[i] for i in kept]
-        q = params.get("q")
+        q: Any = params.get("q")  # None, a float or a sequence of floats
         nq = len(np.atleast_1d(q)) if stat in _stats.QUANTILES and np.ndim(q) > 0 else None
         keep_names, arrays = [], []
         bounds = resample_bounds(gb, codes, ngroups, stat) if w is None else None

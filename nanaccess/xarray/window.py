@@ -72,7 +72,7 @@ class NanXrWindow(XrWindowStatsMixin):
         spec = _Spec(w)
         obj = w.obj
         template = _coarsen_template(w, spec) if spec.coarsen else None
-        q = params.get("q")
+        q: Any = params.get("q")  # None, a float or a sequence of floats
         if q is not None:
             params = {**params, "q": np.asarray(q, dtype=np.float64)}
         lead = stat in _stats.QUANTILES and np.ndim(q) > 0
