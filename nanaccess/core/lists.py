@@ -287,13 +287,13 @@ def list_median(vals: list[Any], stat: str, policy: NanPolicy | None = None) -> 
         t = next(iter(types))
         picked = _short_select(vals, t, ranks)
         if picked is None and policy is not None:  # NaNs the policy drops
-            got = _short_drop(vals, t, stat, policy)
-            if got is not None:
-                vals, ranks, picked = got
+            short = _short_drop(vals, t, stat, policy)
+            if short is not None:
+                vals, ranks, picked = short
     if picked is None and len(vals) <= SHORT_LIST and types <= _REAL_TYPES:
-        got = _short_keyed(vals, stat, policy)  # mixtures, and NaNs a policy removes
-        if got is not None:
-            vals, ranks, picked = got
+        short = _short_keyed(vals, stat, policy)  # mixtures, and NaNs a policy removes
+        if short is not None:
+            vals, ranks, picked = short
         elif types <= _PY_TYPES:
             picked = _short_mixed(vals, ranks)  # ints beyond float: sorted exactly
     if picked is None:

@@ -203,10 +203,10 @@ def _one_pass(x: np.ndarray, red: Reduction, stat: str, ddof: float,
     got = _leading(x, red, stat, policy)
     if got is not None or x.dtype != np.float64:
         return got
-    got = compiled_rows_skipnan(red.as_rows(x), "var" if stat in _stats.ROOTS else stat, ddof)
-    if got is None:
+    skip = compiled_rows_skipnan(red.as_rows(x), "var" if stat in _stats.ROOTS else stat, ddof)
+    if skip is None:
         return None
-    vals, nan, sig = got
+    vals, nan, sig = skip
     if not RULES[policy].drops_silently(bool(nan.any()), bool(sig.any())):
         return None
     if stat in _stats.ROOTS:

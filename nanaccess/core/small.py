@@ -436,10 +436,10 @@ def _certified_skipnan(x: np.ndarray, stat: str, policy: NanPolicy, ddof: float
             return None
         v, ok, _, f = got
     elif stat in _stats.SQUARES:
-        got = certified_var_1d(x, ddof, skipnan=True)
-        if got is None:
+        sq = certified_var_1d(x, ddof, skipnan=True)
+        if sq is None:
             return None
-        v, ok, f = got
+        v, ok, f = sq
     else:
         return None
     if not ok or not RULES[policy].drops_silently(bool(f & F_NAN), bool(f & F_SNAN)):
@@ -503,8 +503,8 @@ def moment_small(x: Any, stat: str, policy: NanPolicy, ddof: float = 0) -> np.fl
     if x.size <= SMALL_COMPILED:
         got = moment_plain(x, stat, ddof) if stat in MOMENTS else None
     else:
-        got = certified_1d(np.ascontiguousarray(x), stat) if stat in MOMENTS else None
-        got = None if got is None else np.float64(got)
+        cert = certified_1d(np.ascontiguousarray(x), stat) if stat in MOMENTS else None
+        got = None if cert is None else np.float64(cert)
     if got is None and (x.size > SMALL_COMPILED or stat in _stats.SQUARES):
         got = _certified_skipnan(x, stat, policy, ddof)
     if got is not None:

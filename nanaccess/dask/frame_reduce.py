@@ -158,6 +158,7 @@ def frame_stat(ddf: dd.DataFrame, stat: str, numeric_only: bool, **kw: Any) -> A
     list_q = q is not None and np.ndim(q) > 0
     # object results (nullable / Arrow columns): object meta would become strings
     ext = any(r.dtype == object for r in results)
+    meta: pd.DataFrame | pd.Series
     if list_q:
         meta = pd.DataFrame({c: pd.Series(dtype="Float64" if r.dtype == object else r.dtype)
                              for c, r in

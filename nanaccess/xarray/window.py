@@ -90,6 +90,7 @@ class NanXrWindow(XrWindowStatsMixin):
             return xr.Variable(dims, vals, attrs=var.attrs if keep else None)
 
         indexes = obj.indexes
+        out: xr.DataArray | xr.Dataset
         if isinstance(obj, xr.DataArray):
             var = one(obj.name, obj.variable, indexes)
             out = xr.DataArray(var, coords=_coords(obj, template, spec.dims), name=obj.name)
@@ -214,12 +215,12 @@ def _several_dims(name: Any, var: xr.Variable, indexes: Any, spec: _Spec, dims: 
         pos = dict(zip(dims, grid, strict=True)) | dict(zip(rest_dims, rest, strict=True))
         full = tuple(pos[d] for d in var.dims)
         location = CoordLocation(var.dims, [labels[d] for d in var.dims])(full)
-        box = None
+        box: str | None = None
         if err.group is not None:
-            box = np.unravel_index(int(err.group), out_shape)
+            cell = np.unravel_index(int(err.group), out_shape)
             out_labels = [out_labels_of(spec.coarsen, template, d, labels[d]) for d in dims]
             box = ", ".join(f"{d}={fmt_label(lab[int(i)]) if lab is not None else int(i)}"
-                            for d, lab, i in zip(dims, out_labels, box, strict=True))
+                            for d, lab, i in zip(dims, out_labels, cell, strict=True))
         where = subject if box is None else f"{subject} in window {box}"
         return err.relabel(where, location, group=box)
 

@@ -286,8 +286,8 @@ def compiled_1d(x: np.ndarray, stat: str, ddof: float = 0, *,
         return float(out.view(np.float64)[0])  # the common case: nothing special
     if plain_only:
         return None
-    got = compiled_rows(x.reshape(1, -1), None, stat, ddof)
-    return None if got is None else float(got[0])
+    rows = compiled_rows(x.reshape(1, -1), None, stat, ddof)
+    return None if rows is None else float(rows[0])
 
 
 def compiled_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.ndarray,
