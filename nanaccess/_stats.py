@@ -259,8 +259,9 @@ class Statistic:
             return self.dtype
         if self.picks:
             return "kept"
-        return {"arg": "index", "count": "count", "spread": "deviation"}.get(
-            self.family, "interpolated")
+        by_family: dict[str, DtypeRule] = {"arg": "index", "count": "count",
+                                           "spread": "deviation"}
+        return by_family.get(self.family, "interpolated")
 
 
 _TABLE = (

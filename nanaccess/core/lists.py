@@ -63,7 +63,8 @@ _SORTABLE = _NUMPY_TYPES | {int, bool}
 _PLAIN_INTS = (int, bool)
 _PY_NUMBERS = (int, bool, float)
 _PY_TYPES = frozenset({int, bool, float, Fraction})
-_FLOAT_MAX = {np.dtype(c).type: float(np.finfo(c).max) for c in ("f2", "f4", "f8")}
+_FLOAT_MAX: dict[type, float] = {
+    np.dtype(c).type: float(np.finfo(c).max) for c in ("f2", "f4", "f8")}
 _FLOAT_MAX[float] = float(np.finfo("f8").max)
 #: a homogeneous list at most this long is sorted in Python (no array set-up;
 #: measured: sorting 256 ints beats the keys' set-up)

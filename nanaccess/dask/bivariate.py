@@ -51,13 +51,13 @@ def _merge(*parts: Any) -> Any:
     return reduce(merge_partials, parts)
 
 
-def _finish(p: Any, stat: str, policy: str, ddof: Any, min_periods: Any) -> np.ndarray:
+def _finish(p: Any, stat: str, policy: str, ddof: Any, min_periods: Any) -> np.float64:
     val, miss = finish_partial(p, stat, NanPolicy(policy), ddof=ddof, min_periods=min_periods)
     return np.float64(val)
 
 
 def _whole(xs: Any, ys: Any, stat: Any, method: Any, policy: Any, ddof: Any,
-           min_periods: Any) -> np.ndarray:
+           min_periods: Any) -> np.float64:
     x = np.concatenate([np.asarray(v) for v in xs])
     y = np.concatenate([np.asarray(v) for v in ys])
     val, _ = corr_pair(x, y, stat=stat, method=method, ddof=ddof,

@@ -45,7 +45,8 @@ def _check_min_periods(min_periods: Any) -> int | None:
 def frame_columns(df: pd.DataFrame, numeric_only: bool) -> tuple[list[Hashable], list[Column]]:
     """The columns of ``df`` as core arrays (non-numeric ones skipped under
     ``numeric_only``, else a TypeError naming the column)."""
-    names, cols = [], []
+    names: list[Hashable] = []
+    cols: list[Column] = []
     for i in range(df.shape[1]):
         s = df.iloc[:, i]
         if numeric_only and not is_numeric_column(s.dtype):

@@ -350,7 +350,7 @@ def quantile(
 
 
 def arg_reduce(obj: xr.DataArray, stat: str, dim: Hashable | None = None, *,
-               nan_policy: NanPolicyArg = None) -> xr.DataArray:
+               nan_policy: NanPolicyArg = None) -> xr.DataArray | dict[Hashable, xr.DataArray]:
     """argmin / argmax of a DataArray: integer positions along ``dim`` (a flat index
     for ``dim=None``, as :meth:`xarray.DataArray.argmin` with ``axis=None``).
 

@@ -76,7 +76,8 @@ class NanXrWindow(XrWindowStatsMixin):
         if q is not None:
             params = {**params, "q": np.asarray(q, dtype=np.float64)}
         lead = stat in _stats.QUANTILES and np.ndim(q) > 0
-        run = dict(stat=stat, policy=policy, engine=engine, params=params, lead=lead)
+        run: dict[str, Any] = dict(stat=stat, policy=policy, engine=engine, params=params,
+                                   lead=lead)
 
         def one(name: Hashable | None, var: xr.Variable, indexes: Any) -> xr.Variable:
             mine = [d for d in spec.dims if d in var.dims]
