@@ -86,8 +86,8 @@ def _grouped_array(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: 
     On dask the grouped axis is brought whole into blocks of cells, spread over the
     tasks, and errors name what the in-memory path names (:mod:`.grouped_blocks`)."""
     qshape = np.shape(params["q"]) if "q" in params else ()
-    run: dict[str, Any] = dict(axis=axis, codes=codes, ngroups=ngroups, stat=stat, params=params,
-               qshape=qshape)
+    run: dict[str, Any] = dict(axis=axis, codes=codes, ngroups=ngroups, stat=stat,
+                               params=params, qshape=qshape)
     if not _is_dask(data):
         return run_block(np.asarray(data), policy=policy, relabeller=relabeller, **run)
     sample = np.zeros((1, 2), dtype=data.dtype)

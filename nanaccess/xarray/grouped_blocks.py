@@ -252,8 +252,8 @@ def grouped_dask(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: st
     from ..dask.stream import deferred, defers
     from ..dask.typed_dask import blockwise
 
-    run: dict[str, Any] = dict(axis=axis, codes=codes, ngroups=ngroups, stat=stat, params=params,
-               qshape=qshape)
+    run: dict[str, Any] = dict(axis=axis, codes=codes, ngroups=ngroups, stat=stat,
+                               params=params, qshape=qshape)
     prior = [] if prior is None else prior
     slabs = plan_slabs(data, (axis,)) if data.numblocks[axis] > 1 else None
     if slabs is not None and defers():  # "auto": the slabs run when computed
