@@ -22,7 +22,7 @@ from ..options import NanPolicy, resolve_policy
 __all__ = ["DaskFrameBivariate", "DaskSeriesBivariate", "dask_frame", "dask_pair"]
 
 
-def _parts(x: Any, y: Any) -> list[tuple[Any, Any]] | None:
+def _parts(x: Any, y: Any) -> list[tuple[Any, Any]]:
     """Aligned (x, y) blocks as delayed objects, in order: chunks of dask arrays
     (``y`` rechunked like ``x``) or partitions of dask Series of equal divisions."""
     from .typed_dask import asarray
