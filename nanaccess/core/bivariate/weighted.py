@@ -196,7 +196,7 @@ def _as_ints(*vals: Any) -> tuple[int, ...]:
 
 def _tails(preps: Any, a: Any, b: Any, vals: Any, policy: Any) -> np.ndarray:
     """A propagated NaN of either column (the greatest under totalOrder)."""
-    nan_of = []
+    nan_of: list[float | None] = []
     for p in preps:
         if p.nan_rows is not None and bool(np.any(p.nan_rows)):
             nan_of.append(float(np.ravel(p.nan_values)[0]))
