@@ -54,7 +54,8 @@ def _report(s: dd.Series) -> Any:
 def series_report(s: dd.Series) -> dd.Series:
     """``s.nanstats.nan_report()``: a lazy int64 Series indexed by the report keys."""
     meta = pd.Series(dtype=np.int64, name=s.name)
-    return cast("dd.Series", dd.from_delayed([delayed(_report_series)(_report(s), name=s.name)],
+    return cast("dd.Series",
+           dd.from_delayed([delayed(_report_series)(_report(s), name=s.name)],
                            meta=meta, verify_meta=False))
 
 

@@ -99,7 +99,8 @@ def dask_reduce(
     if unknown:
         raise TypeError(f"{stat}() got unexpected keyword(s) {sorted(unknown)}")
     if defers(passes):  # "auto": passes that would stream run when the result is computed
-        return cast("da.Array", lazily(partial(dask_reduce, x, stat, axis=axis, policy=policy,
+        return cast("da.Array",
+               lazily(partial(dask_reduce, x, stat, axis=axis, policy=policy,
                               keepdims=keepdims, relabel=relabel, check=check, **params),
                       passes))
     common: dict[str, Any] = dict(axis=axis, policy=policy, keepdims=keepdims,

@@ -338,7 +338,8 @@ class SeriesBivariate:
         >>> s.nanstats.corr(pd.Series([5.0, -3.0]), nan_policy="omit")
         -1.0
         """
-        return cast("float", self._pair(other, "corr", _method(method), 1, min_periods, nan_policy,
+        return cast("float",
+               self._pair(other, "corr", _method(method), 1, min_periods, nan_policy,
                           weights, weights_kind))
 
     def cov(self, other: pd.Series, min_periods: int | None = None, ddof: int = 1, *,

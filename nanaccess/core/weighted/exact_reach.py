@@ -56,7 +56,8 @@ def _float_exact(L: Any, B: Any, last_h: Any, last_l: Any, total: Any) -> np.nda
         h = np.floor(np.ldexp(u, -np.asarray(B, np.int64)))
         lo = u - np.ldexp(h, B)
         ok = np.isfinite(u) & (h < 2.0 ** 62)
-        return cast("np.ndarray", ok & (np.where(ok, h, 0).astype(np.int64) == last_h) & \
+        return cast("np.ndarray",
+               ok & (np.where(ok, h, 0).astype(np.int64) == last_h) & \
             (np.where(ok, lo, 0).astype(np.int64) == last_l))
 
 
