@@ -223,6 +223,7 @@ def power_sums(vals: np.ndarray, gid: np.ndarray | None, ngroups: int, kmax: int
     >>> [int(v[0]) / 2 ** (1074 * k) for k, v in enumerate(t, 1)]
     [3.5, 5.25]
     """
+    gid = cast("np.ndarray", gid)  # None only with ``rows``, which set it here
     if rows is not None:
         n = rows.shape[1]
         ngroups = rows.shape[0]
