@@ -457,7 +457,8 @@ def render_host(spec: HostSpec, outputs: dict | None) -> list[str]:
             f"``self.{spec.hook}``, which the accessor class defines.",
         ], "    ")
         lines += ["", "    __slots__ = ()", ""]
-        lines += [f"    def {spec.hook}(self, stat: str, **kwargs: Any) -> {hook_annotation(spec)}:",
+        hook_returns = hook_annotation(spec)
+        lines += [f"    def {spec.hook}(self, stat: str, **kwargs: Any) -> {hook_returns}:",
                   "        raise NotImplementedError", ""]
         for stat in spec.stats():
             lines += render_method(spec, stat, outputs) + [""]
