@@ -261,6 +261,7 @@ def rank(
     end_new[:, :-1] = new[:, 1:]
     end = np.flip(np.minimum.accumulate(np.flip(np.where(end_new, pos, n), axis=1), axis=1),
                   axis=1)
+    r: np.ndarray
     if method == "average":
         r = (start + end) / 2.0 + 1
     elif method == "min":
