@@ -142,10 +142,10 @@ def _dispatch(stat: str, x: Any, y: Any, *, method: str, ddof: Any, min_periods:
         return vals
     yv, ym = _values(y, host_of(y))
     yv = np.asarray(yv)
-    val, miss = corr_pair(xv.ravel() if xv.ndim == 0 else xv, yv, stat=stat, method=method,
-                          ddof=ddof, min_periods=min_periods, nan_policy=policy,
-                          missing_x=xm, missing_y=ym, subjects=["x", "y"])
-    return float("nan") if miss else val
+    val, undefined = corr_pair(xv.ravel() if xv.ndim == 0 else xv, yv, stat=stat, method=method,
+                               ddof=ddof, min_periods=min_periods, nan_policy=policy,
+                               missing_x=xm, missing_y=ym, subjects=["x", "y"])
+    return float("nan") if undefined else val
 
 
 def _values(data: Any, host: str) -> tuple[np.ndarray, np.ndarray | None]:

@@ -11,7 +11,7 @@ inside dask tasks and come back from ``dask.distributed`` workers).
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any
+from typing import Any, Protocol, cast
 
 import numpy as np
 import pandas as pd
@@ -160,7 +160,7 @@ def restate(err: Exception, subject: str) -> Exception:
         return err
     naming = getattr(err, "naming", None)
     if callable(naming):  # an exact sum past its integer dtype names what overflowed
-        return naming(subject)
+        return cast("Exception", naming(subject))
     return type(err)(f"{subject}: {err}")
 
 
@@ -194,8 +194,8 @@ def name_overflow(err: Exception, relabel: Any, position: Sequence[int] | None =
         at = CoordLocation([where.dims[i] for i in kept],
                            [where.labels[i] for i in kept])(position)
         if at:
-            return naming(f"{subject} at {at}")
-    return naming(subject)
+            return cast("Exception", naming(f"{subject} at {at}"))
+    return cast("Exception", naming(subject))
 
 
 class Relabeller:
@@ -221,6 +221,13 @@ def _ints(position: Any) -> tuple[int, ...]:
     return tuple(int(p) for p in np.atleast_1d(position))
 
 
+class _ByPosition(Protocol):
+    """What :class:`IndexLocation` reads labels from: a list, a pandas Index, a dict
+    keyed by position, ..."""
+
+    def __getitem__(self, position: int, /) -> Any: ...
+
+
 class IndexLocation:
     """Position -> ``"index <label>"`` for one-dimensional (row) positions.
 
@@ -228,7 +235,7 @@ class IndexLocation:
     saw a subset of the rows); a 2-D position reads its first (row) element.
     """
 
-    def __init__(self, index: Sequence[Any], rows: np.ndarray | None = None) -> None:
+    def __init__(self, index: _ByPosition, rows: np.ndarray | None = None) -> None:
         self.index = index
         self.rows = rows
 

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 
@@ -259,8 +259,9 @@ class Statistic:
             return self.dtype
         if self.picks:
             return "kept"
-        return {"arg": "index", "count": "count", "spread": "deviation"}.get(
-            self.family, "interpolated")
+        by_family: dict[str, DtypeRule] = {"arg": "index", "count": "count",
+                                           "spread": "deviation"}
+        return by_family.get(self.family, "interpolated")
 
 
 _TABLE = (
@@ -417,23 +418,23 @@ def result_dtype(stat: str, dtype: Any, **params: Any) -> np.dtype:
     dt = dt if dt.isnative else dt.newbyteorder("=")  # results are native-endian
     rule = get(stat).dtype_rule
     if dt.kind == "O":
-        return dt
+        return cast("np.dtype", dt)
     if rule == "quantile":
         rule = "kept" if params.get("method", "linear") in PICK_METHODS else "interpolated"
     if rule == "kept":
-        return dt
+        return cast("np.dtype", dt)
     if rule in ("index", "count"):
         return np.dtype(np.int64)
     if dt.kind == "f":
-        return dt
+        return cast("np.dtype", dt)
     if rule == "variance" or dt.kind in "biu" and rule != "sum":
         return np.dtype(np.float64)
     if rule == "sum":
         return np.dtype(np.uint64) if dt.kind == "u" else (
             np.dtype(np.int64) if dt.kind in "bi" else dt)
     if rule == "deviation" and dt.kind == "M":
-        return np.dtype(dt.str.replace("M8", "m8"))
-    return dt
+        return cast("np.dtype", np.dtype(dt.str.replace("M8", "m8")))
+    return cast("np.dtype", dt)
 
 
 #: the statistics whose rank rule is the smallest value (min, argmin) / the largest

@@ -11,7 +11,7 @@ data to the core (see :mod:`nanaccess._boundary`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -150,11 +150,10 @@ def quantiles(data: Any, *, n: int = 4, method: str = "exclusive",
         vals = list(data)
     elif host == "dask":
         # lazy, as every dask entry point: one task computes the cut points
-        import dask
-        import dask.array as da
+        from .dask.typed_dask import delayed, from_delayed
 
-        task = dask.delayed(_quantiles_array)(data, n, method, policy)
-        return da.from_delayed(task, shape=(n - 1 if n > 1 else 0,), dtype=object)
+        task = delayed(_quantiles_array)(data, n, method, policy)
+        return from_delayed(task, shape=(n - 1 if n > 1 else 0,), dtype=object)
     else:
         # a missing slot (masked, nullable, Arrow) is missing, never NaN
         arr, missing = _classify.values_and_missing(data, split=split_host)
@@ -171,8 +170,9 @@ def quantiles(data: Any, *, n: int = 4, method: str = "exclusive",
         if missing is not None and missing.any():
             vals = [None if m else v for v, m in zip(vals, missing.tolist(), strict=True)]
     with labelled_errors(data):
-        return object_order_stat(vals, "quantiles", n=n, method=method, policy=policy,
-                                 statistics_compat=True)
+        return cast("list[Any]",
+               object_order_stat(vals, "quantiles", n=n, method=method, policy=policy,
+                                 statistics_compat=True))
 
 
 def _quantiles_array(data: Any, n: int, method: str, policy: Any) -> np.ndarray:

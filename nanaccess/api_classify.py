@@ -4,7 +4,7 @@ and ``nan_report`` (re-exported by :mod:`nanaccess.api` and the package)."""
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, cast
 
 from ._boundary import host_of, split_host
 from .core import classify as _classify
@@ -39,5 +39,5 @@ def nan_payload(x: Any, missing: Any = None) -> Any:
 @functools.wraps(_classify.nan_report)
 def nan_report(data: Any) -> dict[str, int]:
     if host_of(data) in ("pandas", "xarray"):
-        return data.nanstats.nan_report()
+        return cast("dict[str, int]", data.nanstats.nan_report())
     return _classify.nan_report(data)

@@ -3,7 +3,7 @@ arrays: one lazy task each); re-exported by :mod:`nanaccess.api` and the package
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -81,13 +81,16 @@ def sort(data: Any, *, axis: int | None = -1, nan_policy: NanPolicyArg = None) -
     array([1., 2.])
     """
     if host_of(data) == "dask":
-        return _dask_sort(_sorting.sort, data, data.dtype, axis=axis, nan_policy=nan_policy)
+        return cast("np.ndarray",
+               _dask_sort(_sorting.sort, data, data.dtype, axis=axis, nan_policy=nan_policy))
     values, missing, host = _sort_args(data)
     with labelled_errors(data):
         if host is not None:  # the host's own array type, missing slots last
-            return host.take(_sorting.argsort(values, axis=axis, nan_policy=nan_policy,
-                                              missing=missing))
-        return _sorting.sort(values, axis=axis, nan_policy=nan_policy, missing=missing)
+            return cast("np.ndarray",
+                   host.take(_sorting.argsort(values, axis=axis, nan_policy=nan_policy,
+                                              missing=missing)))
+        return cast("np.ndarray",
+               _sorting.sort(values, axis=axis, nan_policy=nan_policy, missing=missing))
 
 
 def argsort(data: Any, *, axis: int | None = -1, nan_policy: NanPolicyArg = None) -> np.ndarray:
@@ -114,10 +117,12 @@ def argsort(data: Any, *, axis: int | None = -1, nan_policy: NanPolicyArg = None
     array([2, 0, 1])
     """
     if host_of(data) == "dask":
-        return _dask_sort(_sorting.argsort, data, np.intp, axis=axis, nan_policy=nan_policy)
+        return cast("np.ndarray",
+               _dask_sort(_sorting.argsort, data, np.intp, axis=axis, nan_policy=nan_policy))
     values, missing, _ = _sort_args(data)
     with labelled_errors(data):
-        return _sorting.argsort(values, axis=axis, nan_policy=nan_policy, missing=missing)
+        return cast("np.ndarray",
+               _sorting.argsort(values, axis=axis, nan_policy=nan_policy, missing=missing))
 
 
 def rank(data: Any, *, axis: int = -1, method: str = "average", nan_policy: NanPolicyArg = None,
@@ -163,8 +168,9 @@ def rank(data: Any, *, axis: int = -1, method: str = "average", nan_policy: NanP
         raise ValueError(f"unknown rank method {method!r}; expected one of "
                          f"{_sorting.RANK_METHODS}")
     if host_of(data) == "dask":
-        return _dask_sort(_sorting.rank, data, np.float64, keeps_length=True, axis=axis,
-                          nan_policy=nan_policy, method=method, ascending=ascending, pct=pct)
+        return cast("np.ndarray",
+               _dask_sort(_sorting.rank, data, np.float64, keeps_length=True, axis=axis,
+                          nan_policy=nan_policy, method=method, ascending=ascending, pct=pct))
     values, missing, _ = _sort_args(data)
     with labelled_errors(data):
         return _sorting.rank(values, axis=axis, method=method, nan_policy=nan_policy,

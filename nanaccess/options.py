@@ -20,7 +20,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 __all__ = ["NanPolicy", "set_options", "option_context", "get_options", "resolve_policy",
            "ENGINES", "DASK_PASSES", "COMPILES", "resolve_dask_passes", "resolve_compile",
@@ -137,7 +137,7 @@ def resolve_policy(policy: str | NanPolicy | None) -> NanPolicy:
         if got is not None:
             return got
     if policy is None:
-        return _current("nan_policy")
+        return cast("NanPolicy", _current("nan_policy"))
     if isinstance(policy, NanPolicy):
         return policy
     try:
@@ -150,7 +150,7 @@ def resolve_policy(policy: str | NanPolicy | None) -> NanPolicy:
 def resolve_engine(engine: str | None) -> str:
     """``engine`` checked against :data:`ENGINES`; ``None`` means the current default."""
     if engine is None:
-        return _current("engine")
+        return cast("str", _current("engine"))
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; expected one of {ENGINES}")
     return engine
@@ -159,7 +159,7 @@ def resolve_engine(engine: str | None) -> str:
 def resolve_dask_passes(passes: str | None) -> str:
     """``passes`` checked against :data:`DASK_PASSES`; ``None`` means the current default."""
     if passes is None:
-        return _current("dask_passes")
+        return cast("str", _current("dask_passes"))
     if passes not in DASK_PASSES:
         raise ValueError(f"unknown dask_passes {passes!r}; expected one of {DASK_PASSES}")
     return passes
@@ -168,7 +168,7 @@ def resolve_dask_passes(passes: str | None) -> str:
 def resolve_compile(mode: str | None) -> str:
     """``mode`` checked against :data:`COMPILES`; ``None`` means the current default."""
     if mode is None:
-        return _current("compile")
+        return cast("str", _current("compile"))
     if mode not in COMPILES:
         raise ValueError(f"unknown compile {mode!r}; expected one of {COMPILES}")
     return mode

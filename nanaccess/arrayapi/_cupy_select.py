@@ -11,7 +11,7 @@ serialise. :func:`hist_select` returns None when the kernel cannot be built or r
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -73,7 +73,7 @@ def _hist(row: Any, shift: int, flip: int, fshift: int = 0, fvalue: int | None =
     _kernel(row.dtype.itemsize)((blocks,), (_THREADS,), (
         row, np.int64(n), np.int32(shift), np.int32(flip), np.int32(fshift),
         np.int64(0 if fvalue is None else fvalue), np.int32(fvalue is not None), out))
-    return out.get().astype(np.int64)
+    return cast("np.ndarray", out.get().astype(np.int64))
 
 
 def hist_select(row: Any, kth: np.ndarray) -> np.ndarray | None:

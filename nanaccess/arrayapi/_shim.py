@@ -9,7 +9,7 @@ standard functions of the namespace ``xp`` that :func:`namespace` returns.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -68,11 +68,11 @@ def to_numpy(x: Any) -> np.ndarray:
     signaling NaNs kept: a memory copy, no arithmetic)."""
     lib = library(x)
     if lib == "numpy":
-        return x
+        return cast("np.ndarray", x)
     if lib == "cupy":
-        return x.get()
+        return cast("np.ndarray", x.get())
     if lib == "torch":
-        return x.detach().cpu().numpy()
+        return cast("np.ndarray", x.detach().cpu().numpy())
     try:
         return np.from_dlpack(x)
     except (TypeError, BufferError, RuntimeError, AttributeError):

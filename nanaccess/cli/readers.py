@@ -12,7 +12,7 @@ import io
 import lzma
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -200,9 +200,10 @@ def read_table(
     """
     opts = options if options is not None else CSVOptions()
     compression: str | None = None
+    raw: bytes | None
     if str(path) == "-":
         stream = stdin if stdin is not None else sys.stdin.buffer
-        raw: bytes | None = stream.read()
+        raw = stream.read()
         name, source, size = "<stdin>", "<stdin>", len(raw)
         fmt, note = _format_of_bytes(raw[:8]), None
         compression = next((c for m, c in _COMPRESSION_MAGIC.items() if raw.startswith(m)), None)
@@ -244,7 +245,9 @@ _CODECS = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd", ".zip": "z
 
 def _open_text(path: Any, raw: bytes | None, compression: str | None, encoding: str) -> Any:
     """A text stream of the (decompressed) CSV, or None for zip/zstd files."""
-    opener = {None: open, ".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(compression)
+    openers: dict[str | None, Callable[..., Any]] = {
+        None: open, ".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+    opener = openers.get(compression)
     if opener is None:
         return None
     if raw is not None:

@@ -143,27 +143,27 @@ def read_csv_text(
     skipped: dict[str, str] = {}
     strays: dict[str, Stray] = {}
     for name in frame.columns:
-        raw = frame[name]
-        if raw.dtype.kind in "iuf":  # Int64 / Float64: every NA is a missing token
-            out[name] = _unmask_if_full(raw)
+        column = frame[name]
+        if column.dtype.kind in "iuf":  # Int64 / Float64: every NA is a missing token
+            out[name] = _unmask_if_full(column)
             continue
-        if not (pd.api.types.is_string_dtype(raw.dtype) or raw.dtype == object):
-            out[name] = raw  # booleans, ...: not described
+        if not (pd.api.types.is_string_dtype(column.dtype) or column.dtype == object):
+            out[name] = column  # booleans, ...: not described
             continue
-        col, bad = _convert(raw, opts)
+        col, bad = _convert(column, opts)
         key = str(name)
         if bad is None:
             out[name] = col
             continue
-        out[name] = raw
+        out[name] = column
         n_bad = int(bad.sum())
-        n_filled = int(raw.notna().sum())
+        n_filled = int(column.notna().sum())
         if n_bad * 2 >= n_filled:  # mostly text: a text column
             skipped[key] = "text"
             continue
         first = int(np.flatnonzero(bad)[0])
         line = lines_of([first])[0] if lines_of is not None else None
-        strays[key] = Stray(key, n_bad, str(raw.iloc[first]), frame.index[first], line)
+        strays[key] = Stray(key, n_bad, str(column.iloc[first]), frame.index[first], line)
         skipped[key] = "text with stray tokens"
     return pd.DataFrame(out, index=frame.index), skipped, strays
 

@@ -24,7 +24,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -60,18 +60,18 @@ def _decoded(var: Any) -> np.ndarray | np.ma.MaskedArray:
     var.set_always_mask(False)
     values = var[...]
     if values.dtype.kind != "f" or var.dtype.kind != "f":
-        return values
+        return cast("np.ndarray | np.ma.MaskedArray", values)
     data = np.ma.getdata(values)
     nan = np.isnan(data)
     if not nan.any():
-        return values
+        return cast("np.ndarray | np.ma.MaskedArray", values)
     if {"scale_factor", "add_offset"} & set(var.ncattrs()):  # scaled NaNs: the stored bits
         var.set_auto_maskandscale(False)
         data[nan] = np.asarray(var[...], dtype=data.dtype)[nan]
         var.set_auto_maskandscale(True)
     if isinstance(values, np.ma.MaskedArray):  # a NaN fill value masks stored NaNs
         values = np.ma.masked_array(data, np.ma.getmaskarray(values) & ~nan)
-    return values
+    return cast("np.ndarray | np.ma.MaskedArray", values)
 
 
 def as_series(values: np.ndarray | np.ma.MaskedArray) -> pd.Series:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -151,7 +151,7 @@ def isnan(x: Any, missing: Any = None) -> bool | np.ndarray:
         out = np.zeros(a.shape, dtype=bool)
     else:
         out = _object_map(a, lambda c: c[0] == "nan").astype(bool)
-    return out if miss is None else out & ~miss
+    return cast("bool | np.ndarray", out if miss is None else out & ~miss)
 
 
 def issignaling(x: Any, missing: Any = None) -> bool | np.ndarray:
@@ -278,7 +278,8 @@ def make_nan(
     bits = lay.exp_mask | payload | (0 if signaling else lay.quiet_bit)
     if negative:
         bits |= lay.sign_bit
-    return np.array(bits, dtype=lay.uint_dtype).view(lay.float_dtype)[()]
+    # a 0-d array indexed by () is a scalar (NumPy's stubs say an array)
+    return cast("np.floating", np.array(bits, dtype=lay.uint_dtype).view(lay.float_dtype)[()])
 
 
 def quiet(values: np.ndarray) -> np.ndarray:
@@ -294,7 +295,8 @@ def quiet(values: np.ndarray) -> np.ndarray:
 def canonical_nan(dtype: Any) -> np.floating:
     """The canonical positive quiet NaN of a float dtype (0x7FF8000000000000 for float64)."""
     lay = layout_of(np.dtype(dtype))
-    return np.array(lay.canonical_nan, dtype=lay.uint_dtype).view(lay.float_dtype)[()]
+    return cast("np.floating",
+                np.array(lay.canonical_nan, dtype=lay.uint_dtype).view(lay.float_dtype)[()])
 
 
 def nan_report(data: Any) -> dict[str, int]:

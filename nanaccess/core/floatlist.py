@@ -22,7 +22,7 @@ import math
 import struct
 from math import isnan
 from operator import countOf
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -163,7 +163,7 @@ def float_list_pick(vals: list[Any], ranks: list[tuple[int, int]],
         a = (-0.0 if lo < neg else 0.0) if a == 0.0 else a
         b = (-0.0 if hi < neg else 0.0) if b == 0.0 else b
     if lo == hi:
-        return a
+        return cast("float | None", a)
     t = a + b
     # an overflow (the midpoint's repair) or inf + -inf (the canonical NaN): generic
     return t / 2.0 if t - t == 0.0 else None
@@ -208,8 +208,8 @@ def _nan_pick(vals: list[Any], ranks: list[tuple[int, int]], policy: NanPolicy) 
         return float_list_pick(nums, ranks, nan_free=True) if nums else None
     if r.propagates and not signaling:  # the totalOrder-greatest NaN, as stored
         if len(nans) == 1:
-            return nans[0]
+            return cast("float | None", nans[0])
         bits = [_BITS.unpack(_DOUBLE.pack(v))[0] for v in nans]
         keys = [b if b >= 0 else b ^ _INT64_MAX for b in bits]  # totalOrder of a NaN
-        return nans[keys.index(max(keys))]
+        return cast("float | None", nans[keys.index(max(keys))])
     return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -247,7 +247,8 @@ def midpoint(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         s = aw + bw
         res = s / work(2)
         if kind == "f" and np.isfinite(s).all():
-            return res.astype(out_dtype)  # no NaN, infinity or overflow: nothing to fix
+            return cast("np.ndarray",
+                   res.astype(out_dtype))  # no NaN, infinity or overflow: nothing to fix
         over = np.isinf(s) & np.isfinite(aw) & np.isfinite(bw)
         if over.any():
             res = np.where(over, aw / work(2) + bw / work(2), res)

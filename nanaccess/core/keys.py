@@ -17,6 +17,7 @@ block below them; ties among NaNs keep totalOrder in both.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -47,6 +48,8 @@ def _flip(b: np.ndarray, lay: FloatLayout, out: np.ndarray | None) -> np.ndarray
     mask = lay.int_dtype.type(lay.int_max)
     # three ufunc passes, one cache-sized block at a time along the first axis: b is
     # read from memory once (a strided or transposed b included), not three times
+    bb: Iterable[np.ndarray]
+    oo: Iterable[np.ndarray]
     if b.size <= _FLIP_BLOCK:
         bb, oo = [b], [out]
     else:

@@ -29,7 +29,7 @@ from bisect import bisect_left, bisect_right
 from decimal import Decimal, FloatOperation, InvalidOperation, localcontext
 from fractions import Fraction
 from itertools import filterfalse
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -63,7 +63,8 @@ _SORTABLE = _NUMPY_TYPES | {int, bool}
 _PLAIN_INTS = (int, bool)
 _PY_NUMBERS = (int, bool, float)
 _PY_TYPES = frozenset({int, bool, float, Fraction})
-_FLOAT_MAX = {np.dtype(c).type: float(np.finfo(c).max) for c in ("f2", "f4", "f8")}
+_FLOAT_MAX: dict[type, float] = {
+    np.dtype(c).type: float(np.finfo(c).max) for c in ("f2", "f4", "f8")}
 _FLOAT_MAX[float] = float(np.finfo("f8").max)
 #: a homogeneous list at most this long is sorted in Python (no array set-up;
 #: measured: sorting 256 ints beats the keys' set-up)
@@ -202,7 +203,7 @@ def _signaling(v: Any) -> bool:
     if t is float or t is np.float64:
         return not _DOUBLE.pack(v)[6] & 8
     if t is Decimal:
-        return v.is_snan()
+        return cast("bool", v.is_snan())
     if t in _FLOAT_MAX:  # the other NumPy floats: their own bits
         return not npfloat_desc(v)[3]
     return not classify_object(v)[3]
@@ -287,13 +288,13 @@ def list_median(vals: list[Any], stat: str, policy: NanPolicy | None = None) -> 
         t = next(iter(types))
         picked = _short_select(vals, t, ranks)
         if picked is None and policy is not None:  # NaNs the policy drops
-            got = _short_drop(vals, t, stat, policy)
-            if got is not None:
-                vals, ranks, picked = got
+            short = _short_drop(vals, t, stat, policy)
+            if short is not None:
+                vals, ranks, picked = short
     if picked is None and len(vals) <= SHORT_LIST and types <= _REAL_TYPES:
-        got = _short_keyed(vals, stat, policy)  # mixtures, and NaNs a policy removes
-        if got is not None:
-            vals, ranks, picked = got
+        short = _short_keyed(vals, stat, policy)  # mixtures, and NaNs a policy removes
+        if short is not None:
+            vals, ranks, picked = short
         elif types <= _PY_TYPES:
             picked = _short_mixed(vals, ranks)  # ints beyond float: sorted exactly
     if picked is None:

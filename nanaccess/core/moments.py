@@ -8,7 +8,7 @@ greatest under totalOrder, as stored (spec table and section 3).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -203,10 +203,10 @@ def _one_pass(x: np.ndarray, red: Reduction, stat: str, ddof: float,
     got = _leading(x, red, stat, policy)
     if got is not None or x.dtype != np.float64:
         return got
-    got = compiled_rows_skipnan(red.as_rows(x), "var" if stat in _stats.ROOTS else stat, ddof)
-    if got is None:
+    skip = compiled_rows_skipnan(red.as_rows(x), "var" if stat in _stats.ROOTS else stat, ddof)
+    if skip is None:
         return None
-    vals, nan, sig = got
+    vals, nan, sig = skip
     if not RULES[policy].drops_silently(bool(nan.any()), bool(sig.any())):
         return None
     if stat in _stats.ROOTS:
@@ -296,8 +296,9 @@ def moment_stat(
         raise ValueError(f"unknown moment statistic {stat!r}; expected one of {MOMENT_STATS}")
     _check_dtype(x.dtype, stat)
     if x.dtype.kind == "O":
-        return object_rows_moment_stat(x, stat, ddof=ddof, axis=axis, policy=policy,
-                                       missing=missing, keepdims=keepdims)
+        return cast("tuple[np.ndarray, np.ndarray | None]",
+               object_rows_moment_stat(x, stat, ddof=ddof, axis=axis, policy=policy,
+                                       missing=missing, keepdims=keepdims))
     red = Reduction.of(x, axis)
     if missing is None and x.dtype in _ONE_PASS and stat not in _stats.COUNTS:
         got = _one_pass(x, red, stat, ddof, policy)

@@ -10,7 +10,7 @@ policy does with them before an engine runs.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -45,16 +45,16 @@ class NanScan:
     def removed(self) -> np.ndarray | None:
         """bool mask of NaN or missing values (mask scans only)."""
         if self.nan is None:
-            return self.missing
+            return cast("np.ndarray | None", self.missing)
         if self.missing is None:
-            return self.nan
-        return self.nan | self.missing
+            return cast("np.ndarray | None", self.nan)
+        return cast("np.ndarray | None", self.nan | self.missing)
 
 
 def _count_rows(mask: np.ndarray) -> np.ndarray:
     if mask.shape[0] == 1:
         return np.array([np.count_nonzero(mask)], dtype=np.int64)
-    return np.count_nonzero(mask, axis=1).astype(np.int64)
+    return cast("np.ndarray", np.count_nonzero(mask, axis=1).astype(np.int64))
 
 
 def scan_rows(

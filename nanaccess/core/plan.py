@@ -9,7 +9,7 @@ the midpoint of ranks (n-1)//2 and n//2" is written once.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 
@@ -40,7 +40,7 @@ class RankPlan:
         ``lo`` alone). With ``first`` the first missing rank (missing values sort
         last), this marks the results that are missing."""
         first = np.asarray(first)[None, ...]
-        return (self.lo >= first) | ((self.hi >= first) & (self.weight != 0))
+        return cast("np.ndarray", (self.lo >= first) | ((self.hi >= first) & (self.weight != 0)))
 
     @property
     def ranks(self) -> np.ndarray:

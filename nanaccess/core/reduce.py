@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -130,7 +130,7 @@ class Reduced:
     @property
     def empty(self) -> np.ndarray:
         """Outputs where nothing was left (bool, the reduced shape)."""
-        return self.count == 0
+        return cast("np.ndarray", self.count == 0)
 
 
 def count_left(x: np.ndarray, missing: np.ndarray | None, policy: NanPolicy,
@@ -280,7 +280,7 @@ def reduce_whole(x: np.ndarray, stat: str, policy: NanPolicy, params: dict[str, 
         got = (lean_values(x, stat, None, policy, params)
                if takes is not None and params.keys() <= takes else None)
     if got is not None:
-        return _unboxed(got)
+        return cast("Reduced | np.generic", _unboxed(got))
     # the lean paths declined (a NaN under "raise", large data, ...): not tried again
     return reduce(x, stat, policy=policy, lean=False, **params)
 

@@ -9,7 +9,7 @@ ranks in place, and the selected keys are inverted to the exact stored bits.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -84,7 +84,7 @@ def keys_to_values(k: np.ndarray, dtype: np.dtype, policy: NanPolicy) -> np.ndar
     if kind in "mM":
         return k.astype(np.int64).view(native)
     if kind == "u" and dtype.itemsize == 8:
-        return np.bitwise_xor(k, np.int64(-(1 << 63))).view(np.uint64)
+        return cast("np.ndarray", np.bitwise_xor(k, np.int64(-(1 << 63))).view(np.uint64))
     return k.astype(native)
 
 
@@ -244,15 +244,18 @@ def order_stat(
         raise ValueError(f"unknown order statistic {stat!r}; expected one of {ORDER_STATS}")
     check_orderable(x.dtype)
     if x.dtype.kind == "O":
-        return object_rows_order_stat(x, stat, q=q, method=method, axis=axis, policy=policy,
-                                      missing=missing, keepdims=keepdims)
+        return cast("tuple[np.ndarray, np.ndarray | None]",
+               object_rows_order_stat(x, stat, q=q, method=method, axis=axis, policy=policy,
+                                      missing=missing, keepdims=keepdims))
     red = Reduction.of(x, axis)
     if stat in _stats.ARG:
-        return _arg(x, red, stat, policy, missing, keepdims)
+        return cast("tuple[np.ndarray, np.ndarray | None]",
+               _arg(x, red, stat, policy, missing, keepdims))
     if _chunked and red.rows > 1 and x.size > _ROW_CHUNK and red.out_shape:
         try:
-            return _by_row_chunks(x, red, stat, q=q, method=method, policy=policy,
-                                  missing=missing, keepdims=keepdims)
+            return cast("tuple[np.ndarray, np.ndarray | None]",
+                   _by_row_chunks(x, red, stat, q=q, method=method, policy=policy,
+                                  missing=missing, keepdims=keepdims))
         except NaNError:
             pass  # the whole array again: the error then names its position in x
 

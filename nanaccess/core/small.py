@@ -31,7 +31,7 @@ every error and every rule.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -103,7 +103,7 @@ def array_median(x: Any, stat: str) -> np.float64 | None:
     if a == 0.0 or b == 0.0:
         return None
     if lo == hi:
-        return a
+        return cast("np.float64 | None", a)
     m = float_mid(float(a), float(b))
     return None if m is None else np.float64(m)
 
@@ -379,7 +379,7 @@ def _key_values(k: np.ndarray, dtype: np.dtype) -> np.ndarray:
     if dtype.kind == "f":
         return keys_to_float(k, dtype)
     if dtype == np.uint64:
-        return np.bitwise_xor(k, np.int64(-(1 << 63))).view(np.uint64)
+        return cast("np.ndarray", np.bitwise_xor(k, np.int64(-(1 << 63))).view(np.uint64))
     return k.astype(dtype)
 
 
@@ -454,14 +454,14 @@ def _median_narrow(x: np.ndarray, stat: str) -> np.generic | None:
     if a == 0.0:
         a = x.dtype.type(_signed_zero(x, lo))
     if lo == hi:
-        return a
+        return cast("np.generic | None", a)
     if b == 0.0:
         b = x.dtype.type(_signed_zero(x, hi))
     with np.errstate(all="ignore"):
         total = np.float32(a) + np.float32(b)
     if not np.isfinite(total):
         return None
-    return (total / np.float32(2.0)).astype(x.dtype)
+    return cast("np.generic | None", (total / np.float32(2.0)).astype(x.dtype))
 
 
 # above this many values the compiled exact kernel beats math.fsum (measured: ~65)
@@ -492,10 +492,10 @@ def _certified_skipnan(x: np.ndarray, stat: str, policy: NanPolicy, ddof: float
             return None
         v, ok, _, f = got
     elif stat in _stats.SQUARES:
-        got = certified_var_1d(x, ddof, skipnan=True)
-        if got is None:
+        sq = certified_var_1d(x, ddof, skipnan=True)
+        if sq is None:
             return None
-        v, ok, f = got
+        v, ok, f = sq
     else:
         return None
     if not ok or not RULES[policy].drops_silently(bool(f & F_NAN), bool(f & F_SNAN)):
@@ -566,8 +566,8 @@ def moment_small(x: Any, stat: str, policy: NanPolicy, ddof: float = 0) -> np.fl
     if x.size <= SMALL_COMPILED:
         got = moment_plain(x, stat, ddof) if stat in MOMENTS else None
     else:
-        got = certified_1d(np.ascontiguousarray(x), stat) if stat in MOMENTS else None
-        got = None if got is None else np.float64(got)
+        cert = certified_1d(np.ascontiguousarray(x), stat) if stat in MOMENTS else None
+        got = None if cert is None else np.float64(cert)
     if got is None and (x.size > SMALL_COMPILED or stat in _stats.SQUARES):
         got = _certified_skipnan(x, stat, policy, ddof)
     if got is not None:

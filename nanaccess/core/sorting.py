@@ -8,7 +8,7 @@ What a policy means for a sort is read off :data:`nanaccess.core.policy.RULES`
 from __future__ import annotations
 
 import decimal
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -48,7 +48,7 @@ def sort_policy(policy: Any, missing: np.ndarray | None = None, *,
             f'nan_policy="{policy.value}" has no meaning for a sort; use "totalorder", '
             '"smallest", "largest", "omit" (1-D) or "raise"'
         )
-    return policy
+    return cast("NanPolicy", policy)
 
 
 def sort_keys(x: np.ndarray, policy: NanPolicy) -> np.ndarray:
@@ -261,6 +261,7 @@ def rank(
     end_new[:, :-1] = new[:, 1:]
     end = np.flip(np.minimum.accumulate(np.flip(np.where(end_new, pos, n), axis=1), axis=1),
                   axis=1)
+    r: np.ndarray
     if method == "average":
         r = (start + end) / 2.0 + 1
     elif method == "min":

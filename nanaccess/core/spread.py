@@ -29,7 +29,7 @@ NaN rules of the spread statistics
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -56,7 +56,7 @@ def difference(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
     if kind == "O":
         return object_difference(hi, lo)
     if kind in "mM":
-        return np.subtract(hi, lo)
+        return cast("np.ndarray", np.subtract(hi, lo))
     if kind != "f":  # ints, bools: float64, as an interpolation would give
         hi, lo = hi.astype(np.float64), lo.astype(np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -126,7 +126,7 @@ def divide_by_scale(values: np.ndarray, scale: Any) -> np.ndarray:
         return object_scale(values, scale)
     if values.dtype.kind == "f":
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            return values / values.dtype.type(scale)
-    return values / scale  # timedelta
+            return cast("np.ndarray", values / values.dtype.type(scale))
+    return cast("np.ndarray", values / scale)  # timedelta
 
 

@@ -659,7 +659,7 @@ class DaskDataFrameStatsMixin:
 
     __slots__ = ()
 
-    def _reduce(self, stat: str, **kwargs: Any) -> Any:
+    def _reduce(self, stat: str, **kwargs: Any) -> dd.Series | dd.DataFrame:
         raise NotImplementedError
 
     def median(
@@ -1476,7 +1476,7 @@ class DaskGroupByStatsMixin:
 
     __slots__ = ()
 
-    def _reduce(self, stat: str, **kwargs: Any) -> Any:
+    def _reduce(self, stat: str, **kwargs: Any) -> dd.DataFrame:
         raise NotImplementedError
 
     def median(self, *, nan_policy: NanPolicyArg = None) -> dd.DataFrame:

@@ -22,16 +22,16 @@ from ..options import NanPolicy, resolve_policy
 __all__ = ["DaskFrameBivariate", "DaskSeriesBivariate", "dask_frame", "dask_pair"]
 
 
-def _parts(x: Any, y: Any) -> list[tuple[Any, Any]] | None:
+def _parts(x: Any, y: Any) -> list[tuple[Any, Any]]:
     """Aligned (x, y) blocks as delayed objects, in order: chunks of dask arrays
     (``y`` rechunked like ``x``) or partitions of dask Series of equal divisions."""
-    import dask.array as da
+    from .typed_dask import asarray
 
     if hasattr(x, "divisions") and hasattr(y, "divisions"):  # dask Series
         if x.npartitions != y.npartitions or x.divisions != y.divisions:
             raise ValueError("dask Series must share their partitions (divisions)")
         return list(zip(x.to_delayed(), y.to_delayed(), strict=True))
-    x, y = da.asarray(x), da.asarray(y)
+    x, y = asarray(x), asarray(y)
     if x.ndim != 1 or y.ndim != 1 or x.shape[0] != y.shape[0]:
         raise ValueError(f"x and y must be 1-D of one length, not {x.shape} and {y.shape}")
     y = y.rechunk(x.chunks)
@@ -51,13 +51,13 @@ def _merge(*parts: Any) -> Any:
     return reduce(merge_partials, parts)
 
 
-def _finish(p: Any, stat: str, policy: str, ddof: Any, min_periods: Any) -> np.ndarray:
+def _finish(p: Any, stat: str, policy: str, ddof: Any, min_periods: Any) -> np.float64:
     val, miss = finish_partial(p, stat, NanPolicy(policy), ddof=ddof, min_periods=min_periods)
     return np.float64(val)
 
 
 def _whole(xs: Any, ys: Any, stat: Any, method: Any, policy: Any, ddof: Any,
-           min_periods: Any) -> np.ndarray:
+           min_periods: Any) -> np.float64:
     x = np.concatenate([np.asarray(v) for v in xs])
     y = np.concatenate([np.asarray(v) for v in ys])
     val, _ = corr_pair(x, y, stat=stat, method=method, ddof=ddof,
@@ -78,22 +78,21 @@ def dask_pair(stat: str, x: Any, y: Any, *, method: str = "pearson", ddof: Any =
     >>> float(dask_pair("corr", x, 3 * x + 1e7, nan_policy="omit").compute())
     1.0
     """
-    import dask
-    import dask.array as da
+    from .typed_dask import delayed, from_delayed
 
     if y is None:
         raise ValueError("dask inputs need two 1-D arrays (x, y)")
     policy = resolve_policy(nan_policy).value
     blocks = _parts(x, y)
     if stat == "corr" and method != "pearson":
-        task = dask.delayed(_whole)([b[0] for b in blocks], [b[1] for b in blocks], stat,
+        task = delayed(_whole)([b[0] for b in blocks], [b[1] for b in blocks], stat,
                                     method, policy, ddof, min_periods)
-        return da.from_delayed(task, shape=(), dtype=np.float64)
-    parts = [dask.delayed(_chunk)(xb, yb) for xb, yb in blocks]
+        return from_delayed(task, shape=(), dtype=np.float64)
+    parts = [delayed(_chunk)(xb, yb) for xb, yb in blocks]
     while len(parts) > 1:  # a tree of merges, 8 at a time
-        parts = [dask.delayed(_merge)(*parts[i:i + 8]) for i in range(0, len(parts), 8)]
-    task = dask.delayed(_finish)(parts[0], stat, policy, ddof, min_periods)
-    return da.from_delayed(task, shape=(), dtype=np.float64)
+        parts = [delayed(_merge)(*parts[i:i + 8]) for i in range(0, len(parts), 8)]
+    task = delayed(_finish)(parts[0], stat, policy, ddof, min_periods)
+    return from_delayed(task, shape=(), dtype=np.float64)
 
 
 # ------------------------------------------------------------------ dask DataFrames
@@ -152,11 +151,11 @@ def dask_frame(stat: str, ddf: Any, *, method: str = "pearson", ddof: Any = 1,
     >>> dask_frame("corr", ddf, nan_policy="omit").compute().loc["a", "b"]
     np.float64(1.0)
     """
-    import dask
     import dask.dataframe as dd
     import pandas as pd
 
     from ..pandas.bivariate import frame_columns
+    from .typed_dask import delayed
 
     policy = resolve_policy(nan_policy).value
     names, _ = frame_columns(ddf._meta, numeric_only)
@@ -165,12 +164,12 @@ def dask_frame(stat: str, ddf: Any, *, method: str = "pearson", ddof: Any = 1,
     if stat == "corr" and method != "pearson":
         kw = {"method": method, "min_periods": 1 if min_periods is None else min_periods,
               "numeric_only": numeric_only, "nan_policy": policy}
-        task = dask.delayed(_whole_frame)(blocks, stat, kw)
+        task = delayed(_whole_frame)(blocks, stat, kw)
         return dd.from_delayed([task], meta=meta, verify_meta=False)
-    parts = [dask.delayed(_frame_partials)(b, numeric_only) for b in blocks]
+    parts = [delayed(_frame_partials)(b, numeric_only) for b in blocks]
     while len(parts) > 1:  # a tree of merges, 8 at a time
-        parts = [dask.delayed(_merge_lists)(*parts[i:i + 8]) for i in range(0, len(parts), 8)]
-    task = dask.delayed(_finish_frame)(parts[0], names, stat, policy, ddof, min_periods)
+        parts = [delayed(_merge_lists)(*parts[i:i + 8]) for i in range(0, len(parts), 8)]
+    task = delayed(_finish_frame)(parts[0], names, stat, policy, ddof, min_periods)
     return dd.from_delayed([task], meta=meta, verify_meta=False)
 
 

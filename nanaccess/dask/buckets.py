@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import math
 import sys
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -47,7 +47,7 @@ def _take(b: np.ndarray, kept: Any, axes: Any, r_idx: np.ndarray, c_idx: np.ndar
         index[a] = v
     for a, v in zip(axes, ai, strict=True):
         index[a] = v
-    return b[tuple(index)] if b.ndim else b.reshape(1)[c_idx]
+    return cast("np.ndarray", b[tuple(index)] if b.ndim else b.reshape(1)[c_idx])
 
 
 def _nonzero2(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -103,7 +103,7 @@ class _BlockKeys:
 
     def keys(self, r: np.ndarray, c: np.ndarray) -> np.ndarray:
         if self.full is not None:
-            return self.full[r, c]
+            return cast("np.ndarray", self.full[r, c])
         return ukeys(_take(self.b, self.kept, self.axes, r, c), self.policy)
 
 
@@ -365,4 +365,4 @@ def maxnan_block(b: np.ndarray, axes: Any) -> np.ndarray:
         m = int(float_keys(v).astype(np.int64).max()) if v.size else low
         return np.full((1,) * b.ndim, m, dtype=np.int64)
     k = np.where(np.isnan(b), float_keys(b).astype(np.int64), low)
-    return np.max(k, axis=axes, keepdims=True, initial=low)
+    return cast("np.ndarray", np.max(k, axis=axes, keepdims=True, initial=low))

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import dask.array as da
 import numpy as np
@@ -84,7 +84,7 @@ def own_block(b: np.ndarray) -> np.ndarray:
 def slab(x: da.Array, axis: int, lo: int, hi: int) -> da.Array:
     """Cells ``lo:hi`` of ``x`` along ``axis``, each piece its own array."""
     index = tuple(slice(lo, hi) if a == axis else slice(None) for a in range(x.ndim))
-    return x[index].map_blocks(own_block, dtype=x.dtype, meta=x._meta)
+    return cast("da.Array", x[index].map_blocks(own_block, dtype=x.dtype, meta=x._meta))
 
 
 def _global_error(err: NaNError, axis: int, lo: int, shape: tuple[int, ...]) -> tuple[Any, ...]:
@@ -102,7 +102,7 @@ def _raise_first(errors: list[tuple[Any, ...]], policy: NanPolicy, shape: tuple[
     """Raise the first of the slabs' errors as the whole array's (see the module
     docstring): the kind the policy raises first, its counts added."""
     order = {"signaling NaN": "signaling", "NaN": "nan", "missing": "missing"}
-    tallies = {}
+    tallies: dict[str, NanTally] = {}
     for kind, count, flat in errors:
         name = order.get(kind, "nan")
         t = NanTally(**{name: count, f"first_{name}": flat})

@@ -75,7 +75,7 @@ def array_cumulative(a: Any, stat: str, *, axis: int = -1, policy: Any = None) -
         prev = None
         for j in range(nb[-1]):
             key = (b.name, *lead, j)
-            carry = None if prev is None else (_second, prev)
+            carry: tuple[Any, Any] | None = None if prev is None else (_second, prev)
             dsk[(step, *lead, j)] = (_block_step, key, carry, stat, policy,
                                      int(starts[-1][j]), offs, ax)
             dsk[(name, *lead, j)] = (_first, (step, *lead, j))
@@ -131,7 +131,7 @@ def series_cumulative(s: Any, stat: str, nan_policy: Any = None) -> Any:
     parts = s.to_delayed()
     outs = []
     prev = None
-    from dask import delayed
+    from .typed_dask import delayed
 
     for p in parts:
         res = delayed(_part_step, nout=2)(p, prev, stat, policy)

@@ -12,13 +12,11 @@ class here; the computations live in :mod:`nanaccess.dask.frame_reduce`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import dask
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
-from dask.dataframe.extensions import register_dataframe_accessor, register_series_accessor
 
 from .._describe import describe_policy
 from ..typing import NanPolicyArg
@@ -29,6 +27,19 @@ from .frame_agg import lazy_frame_agg, lazy_series_agg, register_groupby_agg
 from .frame_reduce import frame_stat, groupby_stat, series_stat
 from .frame_report import frame_describe, frame_report, series_describe, series_report
 from .scalars import scalar as _scalar
+from .typed_dask import delayed
+
+if TYPE_CHECKING:  # dask's own are untyped: a class decorator returns the class
+    from collections.abc import Callable
+    from typing import TypeVar
+
+    _C = TypeVar("_C", bound=type)
+
+    def register_series_accessor(name: str) -> Callable[[_C], _C]: ...
+
+    def register_dataframe_accessor(name: str) -> Callable[[_C], _C]: ...
+else:
+    from dask.dataframe.extensions import register_dataframe_accessor, register_series_accessor
 
 __all__ = ["DaskDataFrameNanStats", "DaskNanGroupBy", "DaskSeriesNanStats", "series_stat"]
 
@@ -268,7 +279,7 @@ def _labelled(arr: Any, q: Any, name: Any) -> Any:
     ext = arr.dtype == object  # nullable / Arrow results (pd.NA): object meta -> strings
     meta = pd.Series(pd.array([], dtype="Float64") if ext else np.empty(0, dtype=arr.dtype),
                      index=index[:0], name=name)
-    task = dask.delayed(_by_q)(arr, index=index, name=name, ext=ext)
+    task = delayed(_by_q)(arr, index=index, name=name, ext=ext)
     return dd.from_delayed([task], meta=meta, verify_meta=False)
 
 

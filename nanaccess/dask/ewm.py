@@ -87,7 +87,7 @@ def array_ewm(a: Any, stat: str, *, axis: int = -1, com: float | None = None,
         prev = None
         for j in range(b.numblocks[-1]):
             offset = tuple(int(starts[d][i]) for d, i in enumerate((*lead, j)))
-            carry = None if prev is None else (_second, prev)
+            carry: tuple[Any, Any] | None = None if prev is None else (_second, prev)
             dsk[(step, *lead, j)] = (_step, (b.name, *lead, j), carry, stat, params, policy,
                                      offset, ax)
             dsk[(name, *lead, j)] = (_first, (step, *lead, j))

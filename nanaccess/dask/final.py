@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import dask.array as da
 import numpy as np
@@ -24,6 +24,7 @@ from ..core.reduce import reduce, result_dtype
 from ..errors import NaNError
 from ..options import NanPolicy
 from .tally import block_tally, globalize, raise_from_info
+from .typed_dask import blockwise, map_blocks, rechunk, reduction
 
 __all__ = ["out_dtype", "apply_keepdims", "axes_whole", "whole_axes", "bounded_whole_axes",
            "chunk_bytes", "per_block_core",
@@ -46,7 +47,7 @@ def whole_axes(x: da.Array, axes: tuple[int, ...]) -> da.Array:
     """``x`` rechunked so that every reduced axis lies in one chunk."""
     if axes_whole(x, axes):
         return x
-    return x.rechunk({a: (-1 if a in axes else "auto") for a in range(x.ndim)})
+    return rechunk(x, {a: (-1 if a in axes else "auto") for a in range(x.ndim)})
 
 
 def chunk_bytes(x: da.Array) -> int:
@@ -58,7 +59,7 @@ def chunk_bytes(x: da.Array) -> int:
     sizes = [max(c) if c and not any(math.isnan(v) for v in c) else None for c in x.chunks]
     if any(s is None for s in sizes):
         return int(dask.utils.parse_bytes(dask.config.get("array.chunk-size")))
-    return max(math.prod(sizes) * x.dtype.itemsize, 1)
+    return cast("int", max(math.prod(sizes) * x.dtype.itemsize, 1))
 
 
 def bounded_whole_axes(x: da.Array, axes: tuple[int, ...],
@@ -71,8 +72,8 @@ def bounded_whole_axes(x: da.Array, axes: tuple[int, ...],
     if axes_whole(x, axes):
         return x
     limit = chunk_bytes(x) if limit is None else limit
-    return x.rechunk({a: (-1 if a in axes else "auto") for a in range(x.ndim)},
-                     block_size_limit=limit)
+    return rechunk(x, {a: (-1 if a in axes else "auto") for a in range(x.ndim)},
+                   block_size_limit=limit)
 
 
 def apply_keepdims(res: da.Array, axes: tuple[int, ...], ndim: int, lead: int,
@@ -83,7 +84,7 @@ def apply_keepdims(res: da.Array, axes: tuple[int, ...], ndim: int, lead: int,
     index: list[Any] = [slice(None)] * lead
     for a in range(ndim):
         index.append(None if a in axes else slice(None))
-    return res[tuple(index)]
+    return cast("da.Array", res[tuple(index)])
 
 
 def _is_tally(info: da.Array | None) -> bool:
@@ -112,7 +113,8 @@ def per_block_core(
     :func:`functools.partial` of one), never a closure, so that unpickling it imports
     nanaccess on a fresh worker."""
     if _is_tally(info) and x.ndim:
-        return _recorded_core(x, fn, axes, keepdims, dtype, qshape, policy, relabel)
+        return cast("da.Array",
+               _recorded_core(x, fn, axes, keepdims, dtype, qshape, policy, relabel))
     nd = x.ndim
     xi = tuple(f"d{i}" for i in range(nd))
     qi = tuple(f"q{i}" for i in range(len(qshape)))
@@ -121,7 +123,7 @@ def per_block_core(
     if info is not None:
         args += [info, ("info",)]
     shape = tuple(x.shape)
-    res = da.blockwise(
+    res = blockwise(
         _core_block,
         out_ind,
         *args,
@@ -139,7 +141,7 @@ def _drop_reduced(res: da.Array, axes: Any, lead: int, nd: int, keepdims: bool) 
     if keepdims:
         return res
     index = (slice(None),) * lead + tuple(0 if a in axes else slice(None) for a in range(nd))
-    return res[index]
+    return cast("da.Array", res[index])
 
 
 def _core_block(b: Any, *inf: Any, fn: Any, axes: Any, qshape: Any, policy: Any, shape: Any,
@@ -215,11 +217,11 @@ def _fused(b: np.ndarray, fn: Any, axes: tuple[int, ...]) -> Any:
 
 
 def _values_of(pair: np.ndarray) -> np.ndarray:
-    return pair.reshape(-1)[0][0]
+    return cast("np.ndarray", pair.reshape(-1)[0][0])
 
 
 def _record_of(pair: np.ndarray) -> np.ndarray:
-    return pair.reshape(-1)[0][1].reshape((1,) * pair.ndim + (6,))
+    return cast("np.ndarray", pair.reshape(-1)[0][1].reshape((1,) * pair.ndim + (6,)))
 
 
 def merge_tallies(b: np.ndarray, axis: Any = None, keepdims: bool = True) -> np.ndarray:
@@ -234,22 +236,22 @@ def _recorded_core(x: da.Array, fn: Any, axes: Any, keepdims: Any, dtype: Any, q
     """:func:`per_block_core` with per-block error records (see the module docstring)."""
     nd = x.ndim
     ones = tuple((1,) * n for n in x.numblocks)
-    pairs = da.map_blocks(_pair_block, x, chunks=ones, dtype=object,
+    pairs = map_blocks(_pair_block, x, chunks=ones, dtype=object,
                           meta=np.empty((0,) * nd, object), fn=fn, axes=axes,
                           qshape=qshape, policy=policy, vdtype=dtype)
     lead = len(qshape)
     out_chunks = tuple((s,) for s in qshape) + tuple(
         (1,) * x.numblocks[a] if a in axes else c for a, c in enumerate(x.chunks))
-    vals = da.map_blocks(_values_of, pairs, chunks=out_chunks, dtype=dtype,
+    vals = map_blocks(_values_of, pairs, chunks=out_chunks, dtype=dtype,
                          new_axis=list(range(lead)) if lead else None,
                          meta=np.empty((0,) * (lead + nd), dtype))
-    recs = da.map_blocks(_record_of, pairs, chunks=ones + ((6,),), new_axis=nd,
+    recs = map_blocks(_record_of, pairs, chunks=ones + ((6,),), new_axis=nd,
                          dtype=np.int64, meta=np.empty((0,) * (nd + 1), np.int64))
-    first = da.reduction(recs, merge_tallies, merge_tallies, combine=merge_tallies,
+    first = reduction(recs, merge_tallies, merge_tallies, combine=merge_tallies,
                          axis=tuple(range(nd)), keepdims=False, dtype=np.int64,
                          concatenate=True, meta=np.empty((0,), np.int64))
     ind = tuple(f"d{i}" for i in range(lead + nd))  # the small results check the tally
-    res = da.blockwise(check_then, ind, vals, ind, first, ("info",), dtype=dtype,
+    res = blockwise(check_then, ind, vals, ind, first, ("info",), dtype=dtype,
                        concatenate=True, meta=np.empty((0,) * (lead + nd), dtype),
                        policy=policy, shape=tuple(x.shape), relabel=relabel,
                        dtype_out=dtype)

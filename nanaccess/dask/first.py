@@ -13,7 +13,7 @@ cannot run input tasks ahead of several consumers and hold (or spill) their chun
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -158,13 +158,13 @@ def _axes(axis: Any, nd: int) -> tuple[int, ...]:
 
 
 def _record(rec: Any) -> FirstRecord:
-    return np.asarray(rec, dtype=object).reshape(-1)[0]
+    return cast("FirstRecord", np.asarray(rec, dtype=object).reshape(-1)[0])
 
 
 def record_tally(rec: Any) -> np.ndarray:
     """The six-int tally of a reduced record, with a leading axis per kept axis."""
     r = np.asarray(rec, dtype=object)
-    return _record(r).tally.reshape((1,) * r.ndim + (6,))
+    return cast("np.ndarray", _record(r).tally.reshape((1,) * r.ndim + (6,)))
 
 
 def record_counts(rec: Any, *, removes: bool) -> np.ndarray:

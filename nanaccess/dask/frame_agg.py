@@ -26,7 +26,6 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import dask
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
@@ -34,6 +33,7 @@ import pandas as pd
 from ..options import get_options, option_context
 from ..pandas._nanagg import NanAgg
 from ..pandas.agg_forms import frame_agg, series_agg
+from .typed_dask import delayed
 
 __all__ = ["lazy_frame_agg", "lazy_series_agg", "register_groupby_agg"]
 
@@ -156,7 +156,7 @@ def _lazy_agg(acc: Any, layout: Callable[..., Any], func: Any, kwargs: dict[str,
     lazy = []
     meta = layout(_Recorder(acc, lazy), func, kwargs)
     parts = [lz.to_delayed() for lz in lazy]  # a Scalar: one; a frame: its partitions
-    task = dask.delayed(_replay)(parts, kind=type(acc), layout=layout, func=func,
+    task = delayed(_replay)(parts, kind=type(acc), layout=layout, func=func,
                                  kwargs=kwargs,
                                  columns=list(acc._obj.columns)
                                  if isinstance(acc._obj, dd.DataFrame) else [],

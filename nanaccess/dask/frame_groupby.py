@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import dask
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
@@ -31,6 +30,7 @@ from ..options import NanPolicy, get_options, option_context, resolve_policy
 from ..pandas._nanagg import NanAgg
 from ..pandas.dtypes import column_arrays, is_numeric_column
 from .tally import signaling_mask
+from .typed_dask import delayed
 
 __all__ = ["groupby_stat", "grouped_partition", "group_check"]
 
@@ -214,10 +214,10 @@ def _check(ddf: dd.DataFrame, by: Any, dropna: bool, stat: str, kw: dict[str, An
     if not kinds or not any(ddf._meta[c].dtype.kind in "fmMO"
                             or not isinstance(ddf._meta[c].dtype, np.dtype) for c in cols):
         return None
-    parts = [dask.delayed(_partition_offenders)(p, by=by, dropna=dropna, kinds=kinds,
+    parts = [delayed(_partition_offenders)(p, by=by, dropna=dropna, kinds=kinds,
                                                 numeric_only=numeric_only)
              for p in ddf.to_delayed()]
-    return dask.delayed(group_check)(parts, columns=cols, policy=policy, policies=policies)
+    return delayed(group_check)(parts, columns=cols, policy=policy, policies=policies)
 
 
 def groupby_stat(ddf: dd.DataFrame, by: Any, dropna: bool, stat: str, **kw: Any) -> Any:

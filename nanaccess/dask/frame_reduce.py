@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import dask
 import dask.array as da
 import dask.dataframe as dd
 import numpy as np
@@ -27,6 +26,7 @@ from ..typing import NanPolicyArg
 from .frame_groupby import groupby_stat
 from .reduce import dask_reduce
 from .tally import signaling_mask
+from .typed_dask import delayed, from_delayed
 
 __all__ = ["SERIES_STATS", "frame_stat", "groupby_stat", "series_stat"]
 
@@ -67,9 +67,9 @@ def _check_series(infos: list[Any], policy: NanPolicy, column: Any) -> np.ndarra
 def _series_check(s: dd.Series, policy: NanPolicy) -> da.Array | None:
     if s.dtype.kind not in "fmM":
         return None
-    parts = [dask.delayed(_partition_info)(p) for p in s.to_delayed()]
-    chk = dask.delayed(_check_series)(parts, policy, s.name)
-    return da.from_delayed(chk, shape=(1,), dtype=bool)
+    parts = [delayed(_partition_info)(p) for p in s.to_delayed()]
+    chk = delayed(_check_series)(parts, policy, s.name)
+    return from_delayed(chk, shape=(1,), dtype=bool)
 
 
 def series_stat(
@@ -125,9 +125,9 @@ def _extension_stat(s: dd.Series, stat: str, policy: NanPolicy, kw: dict[str, An
     an extension dtype has unknown chunks)."""
     q = kw.get("q")
     shape = (len(np.atleast_1d(q)),) if q is not None and np.ndim(q) > 0 else ()
-    task = dask.delayed(_extension_run)(*s.to_delayed(), meta=s._meta, stat=stat,
+    task = delayed(_extension_run)(*s.to_delayed(), meta=s._meta, stat=stat,
                                         policy=policy, kw=kw, shape=shape)
-    return da.from_delayed(task, shape=shape, dtype=object)
+    return from_delayed(task, shape=shape, dtype=object)
 
 
 def _extension_run(*parts: pd.Series, meta: pd.Series, stat: str, policy: NanPolicy,
@@ -158,6 +158,7 @@ def frame_stat(ddf: dd.DataFrame, stat: str, numeric_only: bool, **kw: Any) -> A
     list_q = q is not None and np.ndim(q) > 0
     # object results (nullable / Arrow columns): object meta would become strings
     ext = any(r.dtype == object for r in results)
+    meta: pd.DataFrame | pd.Series
     if list_q:
         meta = pd.DataFrame({c: pd.Series(dtype="Float64" if r.dtype == object else r.dtype)
                              for c, r in
@@ -168,9 +169,9 @@ def frame_stat(ddf: dd.DataFrame, stat: str, numeric_only: bool, **kw: Any) -> A
         meta = pd.Series(dtype=np.result_type(*[r.dtype for r in results]) if results
                          else float)
     dtype = np.result_type(*[r.dtype for r in results]) if results else np.dtype(float)
-    delayed = dask.delayed(_assemble)(*results, cols=cols, q=q if list_q else None,
+    assembled = delayed(_assemble)(*results, cols=cols, q=q if list_q else None,
                                       ext=ext, dtype=dtype)
-    return dd.from_delayed([delayed], meta=meta, verify_meta=False)
+    return dd.from_delayed([assembled], meta=meta, verify_meta=False)
 
 
 def _assemble(*values: Any, cols: list[Any], q: Any, ext: bool, dtype: np.dtype) -> Any:

@@ -9,9 +9,8 @@ lazy pandas objects equal to the in-memory accessor's.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
-import dask
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
@@ -20,6 +19,7 @@ from .._describe import COUNT_ROWS, describe_policy, pct_label, percentiles, row
 from ..core.chunked import REPORT_KEYS, classify_object, float_masks, report_array
 from ..pandas.dtypes import column_arrays
 from .frame_reduce import series_stat
+from .typed_dask import delayed
 
 __all__ = ["series_report", "series_describe", "frame_report", "frame_describe"]
 
@@ -47,15 +47,16 @@ def _merge(parts: list[tuple[dict[str, int], set[Any]]]) -> dict[str, int]:
 
 def _report(s: dd.Series) -> Any:
     """The merged report of a dask Series (a Delayed dict)."""
-    parts = [dask.delayed(_partition_report)(p) for p in s.to_delayed()]
-    return dask.delayed(_merge)(parts)
+    parts = [delayed(_partition_report)(p) for p in s.to_delayed()]
+    return delayed(_merge)(parts)
 
 
 def series_report(s: dd.Series) -> dd.Series:
     """``s.nanstats.nan_report()``: a lazy int64 Series indexed by the report keys."""
     meta = pd.Series(dtype=np.int64, name=s.name)
-    return dd.from_delayed([dask.delayed(_report_series)(_report(s), name=s.name)],
-                           meta=meta, verify_meta=False)
+    return cast("dd.Series",
+           dd.from_delayed([delayed(_report_series)(_report(s), name=s.name)],
+                           meta=meta, verify_meta=False))
 
 
 def _report_series(rep: dict[str, int], *, name: Any) -> pd.Series:
@@ -72,8 +73,9 @@ def frame_report(ddf: dd.DataFrame) -> dd.DataFrame:
     cols = list(ddf.columns)
     meta = pd.DataFrame({k: pd.Series(dtype=np.int64) for k in REPORT_KEYS})
     reps = [_report(ddf[c]) for c in cols]
-    return dd.from_delayed([dask.delayed(_report_frame)(*reps, cols=cols)], meta=meta,
-                           verify_meta=False)
+    return cast("dd.DataFrame",
+           dd.from_delayed([delayed(_report_frame)(*reps, cols=cols)], meta=meta,
+                           verify_meta=False))
 
 
 def _describe_parts(s: dd.Series, ps: Any, nan_policy: Any) -> list[Any]:
@@ -103,8 +105,9 @@ def series_describe(s: dd.Series, ps: Any, nan_policy: Any) -> dd.Series:
     """``s.nanstats.describe()``: a lazy float64 Series, the rows of every host."""
     meta = pd.Series(dtype=np.float64, name=s.name)
     parts = _describe_parts(s, ps, nan_policy)
-    return dd.from_delayed([dask.delayed(_describe_series)(*parts, ps=ps, name=s.name)],
-                           meta=meta, verify_meta=False)
+    return cast("dd.Series",
+           dd.from_delayed([delayed(_describe_series)(*parts, ps=ps, name=s.name)],
+                           meta=meta, verify_meta=False))
 
 
 def _describe_series(*parts: Any, ps: Any, name: Any) -> pd.Series:
@@ -130,5 +133,5 @@ def frame_describe(ddf: dd.DataFrame, ps: Any, nan_policy: Any) -> dd.DataFrame:
     sizes = [len(p) for p in parts]
     meta = pd.DataFrame({c: pd.Series(dtype=np.float64) for c in cols})
     flat = [x for p in parts for x in p]
-    task = dask.delayed(_describe_frame)(*flat, ps=ps, cols=cols, sizes=sizes)
-    return dd.from_delayed([task], meta=meta, verify_meta=False)
+    task = delayed(_describe_frame)(*flat, ps=ps, cols=cols, sizes=sizes)
+    return cast("dd.DataFrame", dd.from_delayed([task], meta=meta, verify_meta=False))

@@ -38,6 +38,7 @@ from ..errors import NaNError
 from ..options import NanPolicy, resolve_policy
 from .final import check_then, core_reduce, out_dtype, per_block_core, whole_axes
 from .tally import policy_check
+from .typed_dask import blockwise, reduction
 
 __all__ = ["dask_higher_stat"]
 
@@ -171,7 +172,7 @@ def dask_higher_stat(x: da.Array, stat: str, *, axis: Any = None,
         x = whole_axes(x, axes)
         fn = partial(core_reduce, stat=stat, policy=policy, params=params)
         return per_block_core(x, fn, axes, keepdims, res_dtype, (), info, policy, relabel)
-    res = da.reduction(
+    res = reduction(
         x, partial(_chunk, kmax=KMAX.get(stat, 0)),
         partial(_finish, stat=stat, params=check_params(stat, params), policy=policy,
                 dtype=x.dtype),
@@ -183,6 +184,6 @@ def dask_higher_stat(x: da.Array, stat: str, *, axis: Any = None,
     args: list[Any] = [res, ri]
     if info is not None:
         args += [info, ("info",)]
-    return da.blockwise(check_then, ri, *args, dtype=res_dtype, concatenate=True,
+    return blockwise(check_then, ri, *args, dtype=res_dtype, concatenate=True,
                         meta=np.empty((0,) * res.ndim, dtype=res_dtype),
                         policy=policy, shape=shape, relabel=relabel, dtype_out=res_dtype)

@@ -51,6 +51,7 @@ from .final import (
     whole_axes,
 )
 from .tally import policy_check
+from .typed_dask import blockwise, reduction
 
 __all__ = ["dask_moment_stat", "MOMENT_STATS"]
 
@@ -329,7 +330,7 @@ def dask_moment_stat(
         # the in-memory engine (tiled and certified, exact), no partials to merge
         fn = partial(core_moment, stat=stat, ddof=ddof, policy=policy)
         return per_block_core(x, fn, axes, keepdims, res_dtype, (), info, policy, relabel)
-    res = da.reduction(
+    res = reduction(
         x,
         partial(_moment_chunk, stat=stat, squares=squares),
         partial(_moment_finish, stat=stat, ddof=ddof, policy=policy, dtype=x.dtype,
@@ -348,6 +349,6 @@ def dask_moment_stat(
     args: list[Any] = [res, ri]
     if info is not None:
         args += [info, ("info",)]
-    return da.blockwise(check_then, ri, *args, dtype=res_dtype, concatenate=True,
+    return blockwise(check_then, ri, *args, dtype=res_dtype, concatenate=True,
                         meta=np.empty((0,) * res.ndim, dtype=res_dtype),
                         policy=policy, shape=shape, relabel=relabel, dtype_out=res_dtype)

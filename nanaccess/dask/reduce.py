@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import dask.array as da
 import numpy as np
@@ -33,6 +33,7 @@ from .moments import dask_moment_stat
 from .select import dask_order_stat, first_bits
 from .stream import Passes, defers, lazily, passes_of
 from .tally import policy_check
+from .typed_dask import map_blocks
 
 __all__ = ["dask_reduce"]
 
@@ -98,9 +99,10 @@ def dask_reduce(
     if unknown:
         raise TypeError(f"{stat}() got unexpected keyword(s) {sorted(unknown)}")
     if defers(passes):  # "auto": passes that would stream run when the result is computed
-        return lazily(partial(dask_reduce, x, stat, axis=axis, policy=policy,
+        return cast("da.Array",
+               lazily(partial(dask_reduce, x, stat, axis=axis, policy=policy,
                               keepdims=keepdims, relabel=relabel, check=check, **params),
-                      passes)
+                      passes))
     common: dict[str, Any] = dict(axis=axis, policy=policy, keepdims=keepdims,
                                   relabel=relabel, check=check)
     slabs = _slabs(x, entry, axis, passes) if check is None else None
@@ -122,7 +124,7 @@ def dask_reduce(
         fn = partial(core_reduce, stat=stat, policy=policy, params=params)
         return per_block_core(x, fn, axes, keepdims, res_dtype, (), info, policy, relabel)
     common.update(axis=axes, check=info)
-    return compose(entry, DaskShape(common, passes), x, **params)[0]
+    return cast("da.Array", compose(entry, DaskShape(common, passes), x, **params)[0])
 
 
 def _slabs(x: da.Array, entry: _stats.Statistic, axis: Any, passes: Passes
@@ -157,7 +159,7 @@ def _by_slabs(x: da.Array, stat: str, slabs: Any, common: dict[Any, Any],
 
     def out_axis(ndim: int) -> int:
         if common["keepdims"]:
-            return ndim - x.ndim + split
+            return cast("int", ndim - x.ndim + split)
         return ndim - len(kept) + kept.index(split)
 
     return by_slabs(x, slabs, partial(_slab_stat, stat=stat, common=common, params=params),
@@ -187,11 +189,11 @@ class DaskShape:
         center = center.rechunk(tuple((1,) if a in axes else x.chunks[a]
                                       for a in range(x.ndim)))
         dev_dtype = _stats.result_dtype("mad", x.dtype)
-        dev = da.map_blocks(_dev_block, x, center, dtype=dev_dtype,
+        dev = map_blocks(_dev_block, x, center, dtype=dev_dtype,
                             meta=np.empty((0,) * x.ndim, dev_dtype))
         if x.dtype.kind != "f":  # only floats can meet inf - inf
             return dev, None
-        und = da.map_blocks(_undefined_block, x, center, axes=axes, dtype=bool,
+        und = map_blocks(_undefined_block, x, center, axes=axes, dtype=bool,
                             chunks=tuple((1,) * x.numblocks[a] if a in axes else x.chunks[a]
                                          for a in range(x.ndim)),
                             meta=np.empty((0,) * x.ndim, bool))
@@ -205,7 +207,7 @@ class DaskShape:
         rest = tuple(r.rechunk(first.chunks[1:] if drop_lead else first.chunks)
                      for r in rest)
         nd = first.ndim - (1 if drop_lead else 0)
-        return da.map_blocks(fn, first, *rest, dtype=dtype, drop_axis=0 if drop_lead else None,
+        return map_blocks(fn, first, *rest, dtype=dtype, drop_axis=0 if drop_lead else None,
                              meta=np.empty((0,) * nd, dtype), **kw)
 
     def center_missing(self, cmiss: Any) -> None:

@@ -23,7 +23,7 @@ from ._generated import DaskGroupByStatsMixin
 
 __all__ = ["DaskNanResampler", "register_resample_accessor"]
 
-_FILL = {"zero": 0, "one": 1}
+_FILL: dict[str | None, int] = {"zero": 0, "one": 1}
 
 
 def _all_bins(divisions: tuple[Any, ...], rule: Any, kwargs: dict[str, Any]) -> pd.DatetimeIndex:
@@ -51,7 +51,7 @@ def _partition(pdf: pd.DataFrame | pd.Series, *, outdivs: tuple[Any, ...], bins:
     mine = mine.as_unit(index.unit).rename(index.name)
     if isinstance(out.index, pd.MultiIndex):  # list q: (bin, q)
         qs = pd.Index(np.atleast_1d(np.asarray(kw["q"], dtype=np.float64)))
-        full = pd.MultiIndex.from_product([mine, qs], names=out.index.names)
+        full: pd.Index = pd.MultiIndex.from_product([mine, qs], names=out.index.names)
     else:
         full = mine
     empty = _stats.get(stat).empty if stat in _stats.STATISTICS else None

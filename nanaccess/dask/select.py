@@ -70,6 +70,7 @@ from .leading import leading_order
 from .stream import Passes, as_dask, compute_pass, log, streams
 from .tally import merge_tally as _merge_tally
 from .tally import needs_check, policy_check, raise_from_info
+from .typed_dask import blockwise, map_blocks, reduction
 
 __all__ = ["dask_order_stat", "ORDER_STATS"]
 
@@ -277,7 +278,7 @@ def _first_pass(x: Any, p: _Plan) -> dict[str, da.Array]:
     nb = 1 << p.bits if hist else 1
     # the layer keeps the name "hist_block" (the scale benchmark counts passes by it)
     name = "hist_block-" + tokenize(x, p.stat, p.axes, p.policy, p.bits, p.tally)
-    recs = da.map_blocks(
+    recs = map_blocks(
         first_block, x, name=name, dtype=object, chunks=tuple((1,) * n for n in x.numblocks),
         meta=np.empty((0,) * p.nd, dtype=object),
         kept=kept, axes=p.axes, policy=p.policy, w=p.w, bits=p.bits, stat=p.stat,
@@ -287,32 +288,32 @@ def _first_pass(x: Any, p: _Plan) -> dict[str, da.Array]:
     # a tree step merges split_every records: about one chunk at most
     per = 8 * nb * max(1, math.prod(_max_chunk(x.chunks[a]) for a in kept))
     every = max(2, min(4, chunk_bytes(x) // per))
-    rec = da.reduction(
+    rec = reduction(
         recs, ident_chunk, merge_records, combine=merge_records, axis=p.axes,
         keepdims=False, dtype=object, concatenate=True, split_every=every,
         meta=np.empty((0,) * len(ki), dtype=object),
     )
     back = {k: x.chunks[a] for k, a in zip(ki, kept, strict=True)}  # one record a block
-    state = da.blockwise(
+    state = blockwise(
         _first_state, ki + ("t", "s"), rec, ki, new_axes={"t": p.ntargets, "s": 4},
         adjust_chunks=back, dtype=np.uint64, concatenate=True, meta=p.state_meta(),
         stat=p.stat, q=p.qflat, method=p.method, removes=rules.removes, bits_now=p.bits,
     )
-    counts = da.blockwise(
+    counts = blockwise(
         record_counts, ki + ("c",), rec, ki, new_axes={"c": 4}, adjust_chunks=back,
         dtype=np.int64, concatenate=True, meta=np.empty((0,) * (len(ki) + 1), np.int64),
         removes=rules.removes,
     )
     info = p.check
     if p.tally:
-        info = da.blockwise(record_tally, ki + ("six",), rec, ki, new_axes={"six": 6},
+        info = blockwise(record_tally, ki + ("six",), rec, ki, new_axes={"six": 6},
                             dtype=np.int64, meta=np.empty((0,) * (len(ki) + 1), np.int64))
         if ki:  # the global tally: merged over the blocks of rows
-            info = da.reduction(info, _merge_tally, _merge_tally, combine=_merge_tally,
+            info = reduction(info, _merge_tally, _merge_tally, combine=_merge_tally,
                                 axis=tuple(range(len(ki))), keepdims=False, dtype=np.int64,
                                 concatenate=True, meta=np.empty((0,), np.int64))
     if info is not None:
-        state = da.blockwise(
+        state = blockwise(
             _checked, ki + ("t", "s"), state, ki + ("t", "s"), info, ("info",),
             dtype=np.uint64, concatenate=True, meta=p.state_meta(),
             policy=p.policy, shape=p.shape, relabel=p.relabel,
@@ -330,7 +331,7 @@ def _refine_pass(x: Any, state: Any, p: _Plan) -> Any:
         # streaming, all axes reduced: the few state values ride in the task itself, so
         # the chunk's task is its only dependency (dask fuses even a materialized
         # input layer, such as dask.array.random's, into a sole dependent)
-        parts = da.blockwise(refine_block, p.xi, x, p.xi, adjust_chunks=chunks,
+        parts = blockwise(refine_block, p.xi, x, p.xi, adjust_chunks=chunks,
                              dtype=object, meta=meta, boxed=state, **kw)
     else:
         # the state of each block of rows boxed in one object, indexed by the kept axes
@@ -340,20 +341,20 @@ def _refine_pass(x: Any, state: Any, p: _Plan) -> Any:
         if isinstance(state, np.ndarray):
             state = as_dask(state, tuple(x.chunks[a] for a in p.kept)
                             + ((p.ntargets,), (4,)))
-        boxed = da.blockwise(
+        boxed = blockwise(
             box_block, p.ki, state, p.ki + ("t", "s"), adjust_chunks={k: 1 for k in p.ki},
             dtype=object, concatenate=True, meta=np.empty((0,) * len(p.ki), dtype=object),
         )
-        parts = da.blockwise(refine_block, p.xi, x, p.xi, boxed, p.ki, align_arrays=False,
+        parts = blockwise(refine_block, p.xi, x, p.xi, boxed, p.ki, align_arrays=False,
                              adjust_chunks=chunks, dtype=object, meta=meta, **kw)
-    refined = da.reduction(
+    refined = reduction(
         parts, ident_chunk, refine_aggregate, combine=refine_combine,
         axis=p.axes, keepdims=False, dtype=object, concatenate=True,
         meta=np.empty((0,) * len(p.ki), dtype=object),
     )
     if isinstance(state, np.ndarray):
         state = as_dask(state, ((p.ntargets,), (4,)))
-    return da.blockwise(
+    return blockwise(
         _locate_refine, p.ki + ("t", "s"), refined, p.ki, state, p.ki + ("t", "s"),
         dtype=np.uint64, concatenate=True, meta=p.state_meta(), w=p.w,
     )
@@ -375,7 +376,7 @@ def _select(x: Any, p: _Plan) -> Any:
     ki = p.ki
     fin_args: list[Any] = [state, ki + ("t", "s"), first["counts"], ki + ("c",)]
     qi = tuple(f"q{i}" for i in range(len(p.qshape)))
-    return da.blockwise(
+    return blockwise(
         _finish_block, qi + ki, *fin_args,
         new_axes={k: s for k, s in zip(qi, p.qshape, strict=True)},
         dtype=p.res_dtype, concatenate=True,

@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import dask
 import dask.array as da
 import numpy as np
 
 from ..core.chunked import RANK_DEFAULT, RULES, SORT_DEFAULT, sort_policy
+from .typed_dask import delayed, from_delayed
 
 __all__ = ["lazy_sort"]
 
@@ -41,5 +41,5 @@ def lazy_sort(fn: Callable[..., Any], data: Any, dtype: Any, *, keeps_length: bo
         shape = (np.nan,) if drops else (int(np.prod(data.shape)),)
     else:
         shape = data.shape
-    task = dask.delayed(fn)(data, axis=axis, nan_policy=nan_policy, **kw)
-    return da.from_delayed(task, shape=shape, dtype=np.dtype(dtype))
+    task = delayed(fn)(data, axis=axis, nan_policy=nan_policy, **kw)
+    return from_delayed(task, shape=shape, dtype=np.dtype(dtype))

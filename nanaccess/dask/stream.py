@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -34,9 +34,18 @@ from typing import Any
 import dask
 import dask.array as da
 import numpy as np
-from dask.core import flatten, istask
 
 from ..options import resolve_dask_passes
+from .typed_dask import (
+    compute,
+    delayed,
+    flatten,
+    from_array,
+    from_delayed,
+    is_dask_collection,
+    istask,
+    rechunk,
+)
 
 __all__ = ["is_persisted", "streams", "would_stream", "compute_pass", "as_dask",
            "lazily", "deferred", "defers", "Passes", "passes_of"]
@@ -143,11 +152,11 @@ def deferred(run: Callable[[], Any], shape: tuple[int, ...], dtype: Any,
     is rechunked to ``chunks`` (the one-graph form's, so both modes give the same
     chunks).
     """
-    task = dask.delayed(_run_deferred, pure=True, traverse=False)(run, before, *after)
+    task = delayed(_run_deferred, pure=True, traverse=False)(run, before, *after)
     dtype = np.dtype(dtype)
-    out = da.from_delayed(task, shape=tuple(int(s) for s in shape), dtype=dtype,
+    out = from_delayed(task, shape=tuple(int(s) for s in shape), dtype=dtype,
                           meta=np.empty((0,) * len(shape), dtype))
-    return out.rechunk(chunks) if len(shape) else out
+    return rechunk(out, chunks) if len(shape) else out
 
 
 def _run_deferred(run: Callable[[], Any], before: Callable[..., None] | None,
@@ -158,13 +167,13 @@ def _run_deferred(run: Callable[[], Any], before: Callable[..., None] | None,
         before(*after)
     with _cluster_scheduler():
         out = run()
-        if dask.is_dask_collection(out):
-            (out,) = dask.compute(out)
+        if is_dask_collection(out):
+            (out,) = compute(out)
         return np.asarray(out)
 
 
 @contextmanager
-def _cluster_scheduler():
+def _cluster_scheduler() -> Iterator[None]:
     """On a distributed worker: the worker's client as the scheduler of the passes
     (the task secedes from the worker's thread pool while they run); elsewhere the
     current scheduler (a local scheduler runs nested computations in their own pool)."""
@@ -183,9 +192,9 @@ def compute_pass(what: str, *lazy: Any) -> tuple[Any, ...]:
     """One pass: compute ``lazy`` together (one read of the input) on the current
     scheduler (a distributed ``Client`` when one is the default)."""
     log.debug("nanaccess streaming pass: %s", what)
-    return dask.compute(*lazy)
+    return compute(*lazy)
 
 
 def as_dask(values: Any, chunks: tuple[tuple[int, ...], ...]) -> da.Array:
     """Computed values as a dask array with ``chunks`` (what the lazy mode returns)."""
-    return da.from_array(values, chunks=chunks if chunks else ())
+    return from_array(values, chunks=chunks if chunks else ())

@@ -21,6 +21,7 @@ import numpy as np
 from ..core.chunked import RULES, NanTally, as_bits, layout_of, raise_for
 from ..errors import NaNError
 from ..options import NanPolicy
+from .typed_dask import map_blocks, rechunk, reduction
 
 __all__ = ["global_info", "merge_tally", "globalize", "raise_from_info", "needs_check",
            "policy_check"]
@@ -174,7 +175,7 @@ def merge_tally(b: np.ndarray, axis: Any = None, keepdims: Any = True) -> np.nda
 def global_info(x: da.Array) -> da.Array:
     """A one-chunk (6,) int64 dask array: the :class:`NanTally` of all of ``x``."""
     nd = x.ndim
-    info = da.map_blocks(
+    info = map_blocks(
         _info_block,
         x,
         chunks=tuple((1,) * n for n in x.numblocks) + ((6,),),
@@ -182,7 +183,7 @@ def global_info(x: da.Array) -> da.Array:
         dtype=np.int64,
         meta=np.empty((0,) * (nd + 1), dtype=np.int64),
     )
-    return da.reduction(info, merge_tally, merge_tally, combine=merge_tally, axis=tuple(range(nd)),
+    return reduction(info, merge_tally, merge_tally, combine=merge_tally, axis=tuple(range(nd)),
                         keepdims=False, dtype=np.int64, concatenate=True,
                         meta=np.empty((0,), np.int64))
 
@@ -191,7 +192,7 @@ def policy_check(x: da.Array, policy: NanPolicy, check: da.Array | None) -> da.A
     """What the result's tasks raise from: the caller's ``check`` (a one-chunk array
     whose own task checks), else :func:`global_info` when ``policy`` can raise."""
     if check is not None:
-        return check.rechunk(-1) if check.ndim else check[None]
+        return rechunk(check, -1) if check.ndim else check[None]
     return global_info(x) if needs_check(x.dtype, policy) else None
 
 

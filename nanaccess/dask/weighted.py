@@ -37,6 +37,15 @@ from ..core.chunked import (
 )
 from ..core.reduce import reduce
 from ..errors import NaNError, WeightsValueError
+from .typed_dask import (
+    asarray,
+    blockwise,
+    broadcast_to,
+    from_array,
+    map_blocks,
+    rechunk,
+    reduction,
+)
 
 __all__ = ["dask_weighted"]
 
@@ -62,7 +71,7 @@ def _split(a: Any) -> tuple[Any, Any]:
 def _weights_like(weights: Any, shape: tuple[int, ...], axis: Any) -> da.Array:
     """``weights`` as a dask array of ``shape`` (the eager path's rule, ``lay_weights``)."""
     w = weights if isinstance(weights, da.Array) else np.asarray(weights)
-    return da.broadcast_to(da.asarray(lay_weights(w, shape, axis)), shape)
+    return broadcast_to(asarray(lay_weights(w, shape, axis)), shape)
 
 
 def _block(xb: np.ndarray, wb: np.ndarray, *masks: np.ndarray, stat: str, nred: int, policy: Any,
@@ -183,10 +192,10 @@ def _records(fn: Any, merge: Any, width: int, *arrays: da.Array) -> da.Array:
     """A one-chunk ``(width,)`` record of ``arrays`` (same chunks): ``fn`` per chunk,
     reduced by ``merge`` as a tree."""
     nd = arrays[0].ndim
-    rec = da.map_blocks(fn, *arrays, chunks=tuple((1,) * n for n in arrays[0].numblocks)
+    rec = map_blocks(fn, *arrays, chunks=tuple((1,) * n for n in arrays[0].numblocks)
                         + ((width,),), new_axis=nd, dtype=np.int64,
                         meta=np.empty((0,) * (nd + 1), np.int64))
-    return da.reduction(rec, merge, merge, combine=merge, axis=tuple(range(nd)),
+    return reduction(rec, merge, merge, combine=merge, axis=tuple(range(nd)),
                         keepdims=False, dtype=np.int64, concatenate=True,
                         meta=np.empty((0,), np.int64))
 
@@ -225,21 +234,21 @@ def _error_records(x: da.Array, x_mask: Any, weights: Any, w_mask: Any, w: da.Ar
                    policy: Any) -> tuple[da.Array, da.Array | None, tuple[int, ...], str]:
     """The lazy global records of the weights (always: negative weights are an error
     under every policy) and of the data (when the policy can refuse it)."""
-    wv = weights if isinstance(weights, da.Array) else da.from_array(np.asarray(weights))
+    wv = weights if isinstance(weights, da.Array) else from_array(np.asarray(weights))
     wshape = tuple(int(s) for s in wv.shape)
     wm = []
     if w_mask is not None:
-        wm = [w_mask.rechunk(wv.chunks) if isinstance(w_mask, da.Array)
-              else da.from_array(np.asarray(w_mask), chunks=wv.chunks)]
+        wm = [rechunk(w_mask, wv.chunks) if isinstance(w_mask, da.Array)
+              else from_array(np.asarray(w_mask), chunks=wv.chunks)]
     if wv.ndim == 0:  # a scalar weight: its one position is flat 0
         wv, wm = wv[None], [m[None] for m in wm]
     wrec = _records(_weights_record, _merge_weights, _WREC, wv, *wm)
     refuses = bool(RULES[policy].refused)
     xrec = None
     if refuses and (x.dtype.kind in "fmM" or x_mask is not None):
-        xm = [] if x_mask is None else [x_mask.rechunk(x.chunks) if isinstance(x_mask, da.Array)
-                                        else da.from_array(np.asarray(x_mask), chunks=x.chunks)]
-        xw = w.rechunk(x.chunks)
+        xm = [] if x_mask is None else [rechunk(x_mask, x.chunks) if isinstance(x_mask, da.Array)
+                                        else from_array(np.asarray(x_mask), chunks=x.chunks)]
+        xw = rechunk(w, x.chunks)
         if x.ndim == 0:  # a scalar: its one position is flat 0
             x, xw, xm = x[None], xw[None], [m[None] for m in xm]
         xrec = _records(_data_record, _merge_data, 6, x, xw, *xm)
@@ -290,10 +299,10 @@ def dask_weighted(x: da.Array, stat: str, weights: Any, *, axis: Any = None, pol
     if w_mask is not None:
         masks.append(da.transpose(_weights_like(w_mask, x.shape, axis), perm)
                      .rechunk(xt.chunks))
-    q = params.get("q")
+    q: Any = params.get("q")  # None, a float or a sequence of floats
     lead = () if stat not in _stats.TAKES_Q or np.ndim(q) == 0 else np.shape(q)
     dtype = _result_dtype(x, w, stat, policy, params)
-    out = da.map_blocks(_block, xt, wt, *masks, stat=stat, nred=len(axes), policy=policy,
+    out = map_blocks(_block, xt, wt, *masks, stat=stat, nred=len(axes), policy=policy,
                         out_dtype=dtype, dtype=dtype, params=params,
                         has=(x_mask is not None, w_mask is not None), lead=lead,
                         drop_axis=list(range(len(keep), ndim)),
@@ -305,7 +314,7 @@ def dask_weighted(x: da.Array, stat: str, weights: Any, *, axis: Any = None, pol
     args: list[Any] = [out, ind, wrec, ("w",)]
     if xrec is not None:
         args += [xrec, ("x",)]
-    out = da.blockwise(_checked, ind, *args, dtype=dtype, concatenate=True,
+    out = blockwise(_checked, ind, *args, dtype=dtype, concatenate=True,
                        meta=np.empty((0,) * out.ndim, dtype), policy=policy, wshape=wshape,
                        wkind=wkind, xshape=tuple(int(s) for s in x.shape), relabel=relabel,
                        relabel_weights=relabel_weights)

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -140,7 +140,7 @@ def load_forensic(dtype_backend: str = "pyarrow") -> pd.DataFrame:
             }
         )
         df.insert(0, "time", table.column("time").to_numpy())
-    return df.set_index("time")
+    return cast("pd.DataFrame", df.set_index("time"))
 
 
 def _column_to_numpy(col: Any) -> np.ndarray:

@@ -30,7 +30,7 @@ class WindowStatsMixin:
 
     __slots__ = ()
 
-    def _reduce(self, stat: str, **kwargs: Any) -> Any:
+    def _reduce(self, stat: str, **kwargs: Any) -> pd.Series | pd.DataFrame:
         raise NotImplementedError
 
     def median(

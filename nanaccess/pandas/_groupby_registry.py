@@ -21,7 +21,7 @@ This module is the only place that touches them:
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -109,7 +109,7 @@ def selected_obj(gb: Any) -> pd.DataFrame | pd.Series:
             obj = obj.loc[:, obj.columns != key]
         return obj
     try:
-        return gb._obj_with_exclusions
+        return cast("pd.DataFrame | pd.Series", gb._obj_with_exclusions)
     except AttributeError as exc:
         raise _internals_error("the selected columns (_obj_with_exclusions)") from exc
 

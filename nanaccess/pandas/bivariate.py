@@ -10,7 +10,7 @@ column and the index label of the first offending value.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -30,7 +30,7 @@ __all__ = ["SeriesBivariate", "FrameBivariate", "GroupByBivariate", "frame_colum
 def _method(method: Any) -> str:
     if callable(method) or method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, not {method!r}")
-    return method
+    return cast("str", method)
 
 
 def _check_min_periods(min_periods: Any) -> int | None:
@@ -45,7 +45,8 @@ def _check_min_periods(min_periods: Any) -> int | None:
 def frame_columns(df: pd.DataFrame, numeric_only: bool) -> tuple[list[Hashable], list[Column]]:
     """The columns of ``df`` as core arrays (non-numeric ones skipped under
     ``numeric_only``, else a TypeError naming the column)."""
-    names, cols = [], []
+    names: list[Hashable] = []
+    cols: list[Column] = []
     for i in range(df.shape[1]):
         s = df.iloc[:, i]
         if numeric_only and not is_numeric_column(s.dtype):
@@ -160,8 +161,9 @@ class FrameBivariate:
         x  1.0  1.0
         y  1.0  1.0
         """
-        return self._matrix("corr", _method(method), 1, min_periods, numeric_only, nan_policy,
-                            weights, weights_kind)
+        return cast("pd.DataFrame",
+               self._matrix("corr", _method(method), 1, min_periods, numeric_only, nan_policy,
+                            weights, weights_kind))
 
     def cov(self, min_periods: int | None = None, ddof: int = 1, numeric_only: bool = False,
             *, nan_policy: Any = None, weights: Any = None,
@@ -197,8 +199,9 @@ class FrameBivariate:
         x  1.0  1.0
         y  1.0  2.0
         """
-        return self._matrix("cov", "pearson", ddof, min_periods, numeric_only, nan_policy,
-                            weights, weights_kind)
+        return cast("pd.DataFrame",
+               self._matrix("cov", "pearson", ddof, min_periods, numeric_only, nan_policy,
+                            weights, weights_kind))
 
     def _matrix(self, stat: Any, method: Any, ddof: Any, min_periods: Any, numeric_only: Any,
                 nan_policy: Any,
@@ -335,8 +338,9 @@ class SeriesBivariate:
         >>> s.nanstats.corr(pd.Series([5.0, -3.0]), nan_policy="omit")
         -1.0
         """
-        return self._pair(other, "corr", _method(method), 1, min_periods, nan_policy,
-                          weights, weights_kind)
+        return cast("float",
+               self._pair(other, "corr", _method(method), 1, min_periods, nan_policy,
+                          weights, weights_kind))
 
     def cov(self, other: pd.Series, min_periods: int | None = None, ddof: int = 1, *,
             nan_policy: Any = None, weights: Any = None,
@@ -365,8 +369,9 @@ class SeriesBivariate:
         ...                                         nan_policy="omit")
         1.5
         """
-        return self._pair(other, "cov", "pearson", ddof, min_periods, nan_policy, weights,
-                          weights_kind)
+        return cast("float",
+               self._pair(other, "cov", "pearson", ddof, min_periods, nan_policy, weights,
+                          weights_kind))
 
     def _pair(self, other: Any, stat: Any, method: Any, ddof: Any, min_periods: Any,
               nan_policy: Any, weights: Any = None,

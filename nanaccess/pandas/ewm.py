@@ -10,7 +10,7 @@ public attributes (``com``, ``span``, ``halflife``, ``alpha``, ``times``, ``adju
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -40,7 +40,7 @@ def _group_index(result_index: pd.Index, groups: np.ndarray, rows: pd.Index,
     if not simple:
         from .window import _group_index as group_index  # the rolling GroupBy's labels
 
-        return group_index(result_index, groups, rows.take(order))
+        return cast("pd.Index", group_index(result_index, groups, rows.take(order)))
     if isinstance(result_index, pd.MultiIndex):
         levels = list(result_index.levels)
         codes = [np.asarray(c)[groups] for c in result_index.codes]

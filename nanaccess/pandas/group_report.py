@@ -9,7 +9,7 @@ over the group codes: no loop per group. ``distinct_payloads`` counts the distin
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -92,4 +92,4 @@ def report_frame(parts: dict[Any, dict[str, np.ndarray]], index: pd.Index,
               for name, rep in parts.items()}
     if series:
         return next(iter(tables.values()))
-    return pd.concat(tables, axis=1)
+    return cast("pd.DataFrame", pd.concat(tables, axis=1))

@@ -11,8 +11,8 @@ loop per group; its count marks the groups a statistic saw nothing of).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Hashable, Sequence
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -68,15 +68,16 @@ def _kept_columns(columns: pd.Index, kept: list[int], names: list[Any],
     Index by a list, or even by a slice (which updates its cached lookup engine),
     costs pandas 3 as much as a small grouped median."""
     if len(set(names)) != len(names):
-        return pd.Index(keep_names)
+        return cast("pd.Index", pd.Index(keep_names))
     pos = [kept[names.index(n)] for n in keep_names]
     if pos and pos == list(range(pos[0], pos[-1] + 1)):
         if type(columns) is pd.Index:
             part = getattr(columns, "_values")[pos[0]:pos[-1] + 1]  # noqa: B009  (stored)
             try:  # the Index of that array as pandas wraps one (a third of pd.Index's cost)
-                return getattr(pd.Index, "_simple_new")(part, name=columns.name)  # noqa: B009
+                return cast("pd.Index", getattr(pd.Index, "_simple_new")(part, name=columns.name))  # noqa: B009
             except (AttributeError, TypeError):  # pragma: no cover - pandas moved it
-                return pd.Index(part, dtype=columns.dtype, name=columns.name, copy=False)
+                return cast("pd.Index",
+                       pd.Index(part, dtype=columns.dtype, name=columns.name, copy=False))
         return columns[pos[0]:pos[-1] + 1]
     return columns[pos]
 
@@ -132,11 +133,11 @@ class NanGroupBy(GroupByBivariate, GroupByStatsMixin, GroupedCumulativeMixin):
                 kept = np.flatnonzero(~(obj.columns == w.label)).tolist()
         frame_cols = [obj] if is_series else [frame_column(obj, i) for i in kept]
         if is_series:
-            names = [obj.name]
+            names: list[Hashable] = [obj.name]
         else:  # one conversion of the labels (an Arrow-string index is slow per item)
             labels = obj.columns.tolist()
             names = [labels[i] for i in kept]
-        q = params.get("q")
+        q: Any = params.get("q")  # None, a float or a sequence of floats
         nq = len(np.atleast_1d(q)) if stat in _stats.QUANTILES and np.ndim(q) > 0 else None
         keep_names, arrays = [], []
         bounds = resample_bounds(gb, codes, ngroups, stat) if w is None else None
@@ -396,14 +397,15 @@ class NanGroupBy(GroupByBivariate, GroupByStatsMixin, GroupedCumulativeMixin):
             for g in (f if isinstance(f, list | tuple) else [f])]
         check_keywords(self, names, kwargs, "agg")
         if isinstance(func, str) or callable(func):
-            return self._one(func, kwargs)
+            return cast("pd.Series | pd.DataFrame", self._one(func, kwargs))
         if isinstance(func, dict) and isinstance(obj, pd.Series):  # {label: statistic}
-            return pd.concat({k: self._one(f, kwargs) for k, f in func.items()}, axis=1)
+            return cast("pd.Series | pd.DataFrame",
+                   pd.concat({k: self._one(f, kwargs) for k, f in func.items()}, axis=1))
         if isinstance(func, dict):
             plan = [(c, f) for c, f in func.items()]
         elif isinstance(obj, pd.Series):
             out = pd.concat({label_of(f): self._one(f, kwargs) for f in func}, axis=1)
-            return out
+            return cast("pd.Series | pd.DataFrame", out)
         else:
             plan = [(c, list(func)) for c in obj.columns]
         blocks: dict[Any, Any] = {}
@@ -415,7 +417,7 @@ class NanGroupBy(GroupByBivariate, GroupByStatsMixin, GroupedCumulativeMixin):
         out = pd.concat(blocks, axis=1)
         if nested:
             out.columns = pd.MultiIndex.from_tuples(list(blocks))
-        return out
+        return cast("pd.Series | pd.DataFrame", out)
 
     aggregate = agg
 
@@ -464,7 +466,7 @@ class NanGroupBy(GroupByBivariate, GroupByStatsMixin, GroupedCumulativeMixin):
         out = broadcast_to_rows(result, codes, obj.index, keys)
         if isinstance(out, pd.Series):
             out.name = obj.name if isinstance(obj, pd.Series) else out.name
-        return out
+        return cast("pd.Series | pd.DataFrame", out)
 
     def _one(self, func: Any, kwargs: dict[str, Any]) -> Any:
         """One statistic by name (or a :class:`~nanaccess.pandas.agg.NanAgg`), as every

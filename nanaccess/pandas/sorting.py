@@ -9,7 +9,7 @@ dropped when the policy removes them), with a NaN rank.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -77,7 +77,7 @@ def sort_order(
     order = pos[o]
     if missing is not None and rules.missing_last:
         order = np.concatenate([order, np.flatnonzero(missing)])
-    return order
+    return cast("np.ndarray", order)
 
 
 def rank_values(

@@ -64,7 +64,7 @@ class NanWindow(WindowBivariate, WindowStatsMixin):
         order, index, start, end, min_periods = window_bounds(parts, obj)
         cols = [obj] if is_series else [obj.iloc[:, i] for i in range(obj.shape[1])]
         names = [obj.name] if is_series else list(obj.columns)
-        q = params.get("q")
+        q: Any = params.get("q")  # None, a float or a sequence of floats
         nq = len(np.atleast_1d(q)) if stat in _stats.QUANTILES and np.ndim(q) > 0 else None
         on = parts["on"] if not is_series else None
         # (column position, key, array): a list, so duplicate column names all stay

@@ -9,7 +9,7 @@ expanding; :func:`nanaccess.pandas.window_bounds.window_bounds`).
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -115,7 +115,8 @@ class WindowBivariate:
         >>> x.rolling(2).nanstats.corr(3 * x + 1e7, nan_policy="omit").tolist()
         [nan, 1.0, 1.0, 1.0]
         """
-        return self._pairs("corr", other, pairwise, ddof, nan_policy)
+        return cast("pd.Series | pd.DataFrame",
+               self._pairs("corr", other, pairwise, ddof, nan_policy))
 
     def cov(self, other: Any = None, pairwise: bool | None = None, ddof: int = 1, *,
             nan_policy: Any = None) -> pd.Series | pd.DataFrame:
@@ -141,7 +142,8 @@ class WindowBivariate:
         >>> x.expanding().nanstats.cov(x, nan_policy="omit").tolist()
         [nan, 0.5, 2.333333333333333]
         """
-        return self._pairs("cov", other, pairwise, ddof, nan_policy)
+        return cast("pd.Series | pd.DataFrame",
+               self._pairs("cov", other, pairwise, ddof, nan_policy))
 
     def _pairs(self, stat: Any, other: Any, pairwise: Any, ddof: Any, nan_policy: Any) -> Any:
         from ._groupby_registry import window_parts

@@ -4,7 +4,7 @@ policies (:func:`policy_results`), and its plot (:func:`plot_policy_comparison`)
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -289,4 +289,4 @@ def _outcome_band(ax: Any, results: Any, outcomes: Any, bands: Any, offsets: Any
     band.set_facecolor("#f6f6f6")
     for r in range(rows):
         band.axhline(r, color="0.85", lw=0.8, zorder=0)
-    return band
+    return cast("Axes", band)

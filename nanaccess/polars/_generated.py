@@ -714,7 +714,7 @@ class DataFrameStatsMixin:
 
     __slots__ = ()
 
-    def _reduce(self, stat: str, **kwargs: Any) -> Any:
+    def _reduce(self, stat: str, **kwargs: Any) -> pl.DataFrame:
         raise NotImplementedError
 
     def median(
@@ -1770,7 +1770,7 @@ class LazyFrameStatsMixin:
 
     __slots__ = ()
 
-    def _reduce(self, stat: str, **kwargs: Any) -> Any:
+    def _reduce(self, stat: str, **kwargs: Any) -> pl.LazyFrame:
         raise NotImplementedError
 
     def median(
@@ -2519,7 +2519,7 @@ class ExprStatsMixin:
 
     __slots__ = ()
 
-    def _reduce(self, stat: str, **kwargs: Any) -> Any:
+    def _reduce(self, stat: str, **kwargs: Any) -> pl.Expr:
         raise NotImplementedError
 
     def median(self, *, nan_policy: NanPolicyArg = None) -> pl.Expr:
@@ -3258,7 +3258,7 @@ class GroupByStatsMixin:
 
     __slots__ = ()
 
-    def _reduce(self, stat: str, **kwargs: Any) -> Any:
+    def _reduce(self, stat: str, **kwargs: Any) -> pl.DataFrame:
         raise NotImplementedError
 
     def median(

@@ -11,7 +11,7 @@ missing and NaN is NaN, as polars stores them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -409,6 +409,7 @@ class NanGroupBy(GroupByStatsMixin):
                                       use_na_sentinel=False)
             codes = c if codes is None else codes * len(uniques) + c
             ngroups = len(uniques)
+        codes = cast("np.ndarray", codes)  # keys: at least one (checked when made)
         if len(self._keys) > 1:  # dense codes of the key combinations that occur
             codes, uniques = pd.factorize(codes, sort=sort)
             ngroups = len(uniques)

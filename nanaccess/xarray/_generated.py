@@ -29,7 +29,7 @@ class DataArrayStatsMixin:
 
     __slots__ = ()
 
-    def _reduce(self, stat: str, **kwargs: Any) -> Any:
+    def _reduce(self, stat: str, **kwargs: Any) -> xr.DataArray:
         raise NotImplementedError
 
     def median(
@@ -1363,7 +1363,7 @@ class DatasetStatsMixin:
 
     __slots__ = ()
 
-    def _reduce(self, stat: str, **kwargs: Any) -> Any:
+    def _reduce(self, stat: str, **kwargs: Any) -> xr.Dataset:
         raise NotImplementedError
 
     def median(
@@ -2701,7 +2701,7 @@ class GroupByStatsMixin:
 
     __slots__ = ()
 
-    def _reduce(self, stat: str, **kwargs: Any) -> Any:
+    def _reduce(self, stat: str, **kwargs: Any) -> xr.DataArray | xr.Dataset:
         raise NotImplementedError
 
     def median(
@@ -3976,7 +3976,7 @@ class WeightedStatsMixin:
 
     __slots__ = ()
 
-    def _reduce(self, stat: str, **kwargs: Any) -> Any:
+    def _reduce(self, stat: str, **kwargs: Any) -> xr.DataArray | xr.Dataset:
         raise NotImplementedError
 
     def median(

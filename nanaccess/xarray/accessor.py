@@ -10,7 +10,7 @@ sortby, nan_report, groupby / resample and plots.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import xarray as xr
@@ -30,6 +30,18 @@ from .reduction import arg_reduce, nan_report, quantile, reduce
 from .running import RunningMixin  # cumsum, ewm, ... along a dim (issue 23)
 
 __all__ = ["DataArrayNanStats", "DatasetNanStats", "reduce", "quantile", "nan_report"]
+
+if TYPE_CHECKING:  # xarray's own are untyped: a class decorator returns the class
+    from typing import TypeVar
+
+    _C = TypeVar("_C", bound=type)
+
+    def register_dataarray_accessor(name: str) -> Callable[[_C], _C]: ...
+
+    def register_dataset_accessor(name: str) -> Callable[[_C], _C]: ...
+else:
+    register_dataarray_accessor = xr.register_dataarray_accessor
+    register_dataset_accessor = xr.register_dataset_accessor
 
 
 
@@ -294,7 +306,7 @@ class _NanStatsBase:
         return NanGroupBy(self._obj, self._obj.resample(indexer, **kwargs), resample=True)
 
 
-@xr.register_dataarray_accessor("nanstats")
+@register_dataarray_accessor("nanstats")
 class DataArrayNanStats(DataArrayBivariate, _NanStatsBase, DataArrayStatsMixin, RunningMixin):
     """``DataArray.nanstats``: exact, NaN-explicit statistics (see the NaN semantics page).
 
@@ -331,7 +343,7 @@ class DataArrayNanStats(DataArrayBivariate, _NanStatsBase, DataArrayStatsMixin, 
         return plot_nan_map(self._obj, ax=ax)
 
 
-@xr.register_dataset_accessor("nanstats")
+@register_dataset_accessor("nanstats")
 class DatasetNanStats(DatasetBivariate, _NanStatsBase, DatasetStatsMixin, RunningMixin):
     """``Dataset.nanstats``: the statistics per data variable.
 

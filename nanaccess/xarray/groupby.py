@@ -16,7 +16,7 @@ errors name what the in-memory path names.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -86,8 +86,8 @@ def _grouped_array(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: 
     On dask the grouped axis is brought whole into blocks of cells, spread over the
     tasks, and errors name what the in-memory path names (:mod:`.grouped_blocks`)."""
     qshape = np.shape(params["q"]) if "q" in params else ()
-    run = dict(axis=axis, codes=codes, ngroups=ngroups, stat=stat, params=params,
-               qshape=qshape)
+    run: dict[str, Any] = dict(axis=axis, codes=codes, ngroups=ngroups, stat=stat,
+                               params=params, qshape=qshape)
     if not _is_dask(data):
         return run_block(np.asarray(data), policy=policy, relabeller=relabeller, **run)
     sample = np.zeros((1, 2), dtype=data.dtype)
@@ -178,10 +178,10 @@ class NanGroupBy(GroupByStatsMixin):
             parts[pct_label(q)] = qv.sel(quantile=q, drop=True)
         parts["max"] = self.max(dim, nan_policy=policy)
         rows = row_labels(percentiles)
-        cast = [parts[r].astype(np.float64) for r in rows]
-        out = xr.concat(cast, dim="statistic", coords="minimal", compat="override",
+        floats = [parts[r].astype(np.float64) for r in rows]
+        out = xr.concat(floats, dim="statistic", coords="minimal", compat="override",
                         join="override")
-        return out.assign_coords(statistic=rows)
+        return cast("xr.DataArray | xr.Dataset", out.assign_coords(statistic=rows))
 
     def nan_report(self, dim: Any = None) -> pd.DataFrame:
         """The counts of :func:`nanaccess.nan_report` per group (as pandas GroupBy

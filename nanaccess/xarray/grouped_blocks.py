@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -94,7 +94,7 @@ def first_record(records: np.ndarray) -> np.ndarray:
     if not flat.shape[0]:
         return _NONE.copy()
     best = np.lexsort((flat[:, 1], flat[:, 0]))[0]
-    return flat[best].copy()
+    return cast("np.ndarray", flat[best].copy())
 
 
 def raise_record(record: np.ndarray, policy: NanPolicy, nrows: int, ncols: int,
@@ -130,11 +130,11 @@ def _pair_block(b: np.ndarray, *, run: dict[str, Any], policy: NanPolicy,
 
 
 def _values_of(pair: np.ndarray) -> np.ndarray:
-    return pair.reshape(-1)[0][0]
+    return cast("np.ndarray", pair.reshape(-1)[0][0])
 
 
 def _record_of(pair: np.ndarray) -> np.ndarray:
-    return pair.reshape(-1)[0][1].reshape((1,) * pair.ndim + (6,))
+    return cast("np.ndarray", pair.reshape(-1)[0][1].reshape((1,) * pair.ndim + (6,)))
 
 
 def _merge_records(b: np.ndarray, axis: Any = None, keepdims: bool = True) -> np.ndarray:
@@ -164,27 +164,26 @@ def _lazy_parts(data: Any, axis: int, run: dict[str, Any], policy: NanPolicy,
                 out_dtype: np.dtype) -> tuple[Any, Any]:
     """The lazy per-group values of a dask array (blocks of cells) and its first
     error record (one ``(6,)`` chunk)."""
-    import dask.array as da
-
     from ..dask.final import bounded_whole_axes, chunk_bytes
+    from ..dask.typed_dask import map_blocks, reduction
 
     x = bounded_whole_axes(data, (axis,), limit=max(1, int(chunk_bytes(data) * BLOCK_FRACTION)))
     nd = x.ndim
     shape = tuple(int(s) for s in x.shape)
     qshape = run["qshape"]
     ones = tuple((1,) * n for n in x.numblocks)
-    pairs = da.map_blocks(_pair_block, x, chunks=ones, dtype=object,
+    pairs = map_blocks(_pair_block, x, chunks=ones, dtype=object,
                           meta=np.empty((0,) * nd, object), run=run, policy=policy,
                           shape=shape, out_dtype=out_dtype)
     out_chunks = tuple((s,) for s in qshape) + tuple(
         (run["ngroups"],) if a == axis else c for a, c in enumerate(x.chunks))
     lead = len(qshape)
-    vals = da.map_blocks(_values_of, pairs, chunks=out_chunks, dtype=out_dtype,
+    vals = map_blocks(_values_of, pairs, chunks=out_chunks, dtype=out_dtype,
                          new_axis=list(range(lead)) if lead else None,
                          meta=np.empty((0,) * (lead + nd), out_dtype))
-    recs = da.map_blocks(_record_of, pairs, chunks=ones + ((6,),), new_axis=nd,
+    recs = map_blocks(_record_of, pairs, chunks=ones + ((6,),), new_axis=nd,
                          dtype=np.int64, meta=np.empty((0,) * (nd + 1), np.int64))
-    first = da.reduction(recs, _merge_records, _merge_records, combine=_merge_records,
+    first = reduction(recs, _merge_records, _merge_records, combine=_merge_records,
                          axis=tuple(range(nd)), keepdims=False, dtype=np.int64,
                          concatenate=True, meta=np.empty((0,), np.int64))
     return vals, first
@@ -249,13 +248,12 @@ def grouped_dask(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: st
     its own to): a Dataset's results raise the first variable's error, as the
     in-memory loop over its variables does.
     """
-    import dask.array as da
-
     from ..dask.cells import plan_slabs
     from ..dask.stream import deferred, defers
+    from ..dask.typed_dask import blockwise
 
-    run = dict(axis=axis, codes=codes, ngroups=ngroups, stat=stat, params=params,
-               qshape=qshape)
+    run: dict[str, Any] = dict(axis=axis, codes=codes, ngroups=ngroups, stat=stat,
+                               params=params, qshape=qshape)
     prior = [] if prior is None else prior
     slabs = plan_slabs(data, (axis,)) if data.numblocks[axis] > 1 else None
     if slabs is not None and defers():  # "auto": the slabs run when computed
@@ -285,6 +283,6 @@ def grouped_dask(data: Any, axis: int, codes: np.ndarray, ngroups: int, stat: st
         # an earlier variable's deferred values: the whole array (its task raises)
         args += [rec, (f"rec{i}",) if check is not None else
                  tuple(f"rec{i}_{k}" for k in range(rec.ndim))]
-    return da.blockwise(_checked, ind, *args, dtype=out_dtype, concatenate=True,
+    return blockwise(_checked, ind, *args, dtype=out_dtype, concatenate=True,
                         meta=np.empty((0,) * (lead + nd), out_dtype), policy=policy,
                         checks=[c for _, c in prior])

@@ -76,11 +76,10 @@ def array_stat(
     if weights is not None and (is_dask(data) or is_dask(weights.values)):
         # lazy and bit-equal to the in-memory weighted path; its errors are raised when
         # computed, with the global count and first position
-        import dask.array as dsa
-
+        from ..dask.typed_dask import from_array
         from ..dask.weighted import dask_weighted
 
-        return dask_weighted(data if is_dask(data) else dsa.from_array(np.asarray(data)), stat,
+        return dask_weighted(data if is_dask(data) else from_array(np.asarray(data)), stat,
                              weights.values, axis=axis, policy=policy, keepdims=keepdims,
                              relabel=relabel, relabel_weights=weights.labeller(), **params)
     if weights is not None:
@@ -351,7 +350,7 @@ def quantile(
 
 
 def arg_reduce(obj: xr.DataArray, stat: str, dim: Hashable | None = None, *,
-               nan_policy: NanPolicyArg = None) -> xr.DataArray:
+               nan_policy: NanPolicyArg = None) -> xr.DataArray | dict[Hashable, xr.DataArray]:
     """argmin / argmax of a DataArray: integer positions along ``dim`` (a flat index
     for ``dim=None``, as :meth:`xarray.DataArray.argmin` with ``axis=None``).
 

@@ -72,11 +72,12 @@ class NanXrWindow(XrWindowStatsMixin):
         spec = _Spec(w)
         obj = w.obj
         template = _coarsen_template(w, spec) if spec.coarsen else None
-        q = params.get("q")
+        q: Any = params.get("q")  # None, a float or a sequence of floats
         if q is not None:
             params = {**params, "q": np.asarray(q, dtype=np.float64)}
         lead = stat in _stats.QUANTILES and np.ndim(q) > 0
-        run = dict(stat=stat, policy=policy, engine=engine, params=params, lead=lead)
+        run: dict[str, Any] = dict(stat=stat, policy=policy, engine=engine, params=params,
+                                   lead=lead)
 
         def one(name: Hashable | None, var: xr.Variable, indexes: Any) -> xr.Variable:
             mine = [d for d in spec.dims if d in var.dims]
@@ -90,6 +91,7 @@ class NanXrWindow(XrWindowStatsMixin):
             return xr.Variable(dims, vals, attrs=var.attrs if keep else None)
 
         indexes = obj.indexes
+        out: xr.DataArray | xr.Dataset
         if isinstance(obj, xr.DataArray):
             var = one(obj.name, obj.variable, indexes)
             out = xr.DataArray(var, coords=_coords(obj, template, spec.dims), name=obj.name)
@@ -196,9 +198,9 @@ def _several_dims(name: Any, var: xr.Variable, indexes: Any, spec: _Spec, dims: 
 
         if not lead:
             return single(params)
-        import dask.array as dsa
+        from ..dask.typed_dask import stack
 
-        return dsa.stack([single({**params, "q": float(qj)}) for qj in params["q"]], axis=0)
+        return stack([single({**params, "q": float(qj)}) for qj in params["q"]], axis=0)
     shape = [var.shape[a] for a in axes]
     if spec.coarsen:
         per_dim = [coarsen_codes(var.shape[a], spec.sizes[d], spec.boundary[d], spec.side[d],
@@ -214,12 +216,12 @@ def _several_dims(name: Any, var: xr.Variable, indexes: Any, spec: _Spec, dims: 
         pos = dict(zip(dims, grid, strict=True)) | dict(zip(rest_dims, rest, strict=True))
         full = tuple(pos[d] for d in var.dims)
         location = CoordLocation(var.dims, [labels[d] for d in var.dims])(full)
-        box = None
+        box: str | None = None
         if err.group is not None:
-            box = np.unravel_index(int(err.group), out_shape)
+            cell = np.unravel_index(int(err.group), out_shape)
             out_labels = [out_labels_of(spec.coarsen, template, d, labels[d]) for d in dims]
             box = ", ".join(f"{d}={fmt_label(lab[int(i)]) if lab is not None else int(i)}"
-                            for d, lab, i in zip(dims, out_labels, box, strict=True))
+                            for d, lab, i in zip(dims, out_labels, cell, strict=True))
         where = subject if box is None else f"{subject} in window {box}"
         return err.relabel(where, location, group=box)
 
@@ -275,7 +277,7 @@ def _dask_window(data: Any, axis: int, spec: Any, dim: Hashable, stat: str,
                  lead: bool) -> Any:
     """A lazy rolling or coarsen statistic of dask data along one dim; a list of ``q``
     is one lazy pass per quantile, stacked on a leading axis."""
-    import dask.array as dsa
+    from ..dask.typed_dask import stack
 
     size = spec.sizes[dim]
 
@@ -288,7 +290,7 @@ def _dask_window(data: Any, axis: int, spec: Any, dim: Hashable, stat: str,
 
     if not lead:
         return single(params)
-    return dsa.stack([single({**params, "q": float(qj)}) for qj in params["q"]], axis=0)
+    return stack([single({**params, "q": float(qj)}) for qj in params["q"]], axis=0)
 
 
 def _coarsen_block(block: np.ndarray, axis: int, size: int, stat: str, policy: NanPolicy,

@@ -66,6 +66,7 @@ import importlib.util
 import io
 import sys
 import traceback
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -401,6 +402,24 @@ def forwarded_args(args: list[_Arg]) -> list[str]:
     return out
 
 
+def hook_annotation(spec: HostSpec) -> str:
+    """The return annotation of a mixin's hook stub: the one most of its statistics
+    declare (so that ``mypy --strict`` sees each method return what it declares)."""
+    counts = Counter(spec.returns(st)[0] for st in spec.stats())
+    return counts.most_common(1)[0][0] if counts else "Any"
+
+
+def needs_cast(spec: HostSpec, annotation: str) -> bool:
+    """Whether a method declared ``annotation`` casts what its hook returns: the hook's
+    annotation is ``Any`` (and the method's is not) or another type than one of the
+    members of the method's union."""
+    hook = hook_annotation(spec) if spec.kind == "mixin" else "?"
+    if spec.kind != "mixin" or annotation == "Any":
+        return False
+    return hook == "Any" or (
+        hook != annotation and hook not in [m.strip() for m in annotation.split("|")])
+
+
 def render_method(spec: HostSpec, stat: Any, outputs: dict | None) -> list[str]:
     pos, kw = signature(spec, stat)
     mixin = spec.kind == "mixin"
@@ -413,14 +432,18 @@ def render_method(spec: HostSpec, stat: Any, outputs: dict | None) -> list[str]:
     lines += _docstring_text(docstring(spec, stat, outputs), indent + "    ")
     forwarded = ", ".join(forwarded_args(pos + kw))
     target = f"self.{spec.hook}" if mixin else spec.hook
-    call = f'return {target}("{stat.name}"' + (f", {forwarded})" if forwarded else ")")
+    cast = needs_cast(spec, annotation)
+    if cast:
+        target = f'cast("{annotation}", {target}'
+    close = ")" if cast else ""
+    call = f'return {target}("{stat.name}"' + (f", {forwarded})" if forwarded else ")") + close
     if len(indent) + 4 + len(call) <= 100:
         lines.append(f"{indent}    {call}")
     else:
         lines.append(f'{indent}    return {target}(')
         lines.append(f'{indent}        "{stat.name}",')
         lines += [f"{indent}        {a}," for a in forwarded_args(pos + kw)]
-        lines.append(f"{indent}    )")
+        lines.append(f"{indent}    ){close}")
     return lines
 
 
@@ -434,7 +457,8 @@ def render_host(spec: HostSpec, outputs: dict | None) -> list[str]:
             f"``self.{spec.hook}``, which the accessor class defines.",
         ], "    ")
         lines += ["", "    __slots__ = ()", ""]
-        lines += [f"    def {spec.hook}(self, stat: str, **kwargs: Any) -> Any:",
+        hook_returns = hook_annotation(spec)
+        lines += [f"    def {spec.hook}(self, stat: str, **kwargs: Any) -> {hook_returns}:",
                   "        raise NotImplementedError", ""]
         for stat in spec.stats():
             lines += render_method(spec, stat, outputs) + [""]
@@ -466,8 +490,10 @@ def render_module(specs: Sequence[HostSpec], outputs: dict | None) -> str:
     if abc:
         std.append(f"from collections.abc import {', '.join(abc)}")
     type_imports = sorted({i for s in specs for i in s.type_imports})
+    casts = any(needs_cast(s, s.returns(st)[0]) for s in specs for st in s.stats())
     typing = (["TYPE_CHECKING"] if type_imports else []) + (
-        ["Any"] if any(s.kind == "mixin" for s in specs) or _uses(specs, "Any") else [])
+        ["Any"] if any(s.kind == "mixin" for s in specs) or _uses(specs, "Any") else []) + (
+        ["cast"] if casts else [])
     if typing:
         std.append(f"from typing import {', '.join(typing)}")
     lines += std

@@ -20,7 +20,7 @@ Plain Python over arrays, compiled through :mod:`nanaccess.core._numba` on first
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -272,14 +272,17 @@ class NumbaSelect:
         self.signaling = self.kern["count"](self.bits, self.codes, self.fm, self.sh, self.klo,
                                             self.khi, np.int64(slo), np.int64(shi),
                                             self.counts, lo, hi, extremes)
+        self.lo: np.ndarray | None
+        self.hi: np.ndarray | None
         self.lo, self.hi = (lo, hi) if extremes else (None, None)
 
     def extreme(self, largest: bool) -> np.ndarray:
         """Each group's smallest or largest taking-part key (made with
         ``extremes=True``), as the selection returns it: float bits under ``flip``
         (an empty group holds a sentinel: the caller fills it)."""
-        k = self.hi if largest else self.lo
-        return k ^ ((k >> self.bits.dtype.type(self.sh)) & self.bits.dtype.type(self.fm))
+        k = cast("np.ndarray", self.hi if largest else self.lo)
+        return cast("np.ndarray",
+               k ^ ((k >> self.bits.dtype.type(self.sh)) & self.bits.dtype.type(self.fm)))
 
     def __call__(self, ranks: np.ndarray) -> Any:
         counts = self.counts

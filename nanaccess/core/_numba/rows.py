@@ -19,7 +19,7 @@ option and a broken numba route calls to NumPy.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -238,8 +238,8 @@ def _select_rows_numba(keys: np.ndarray, ranks: np.ndarray) -> np.ndarray:
         kern = kernels("rows")
         rows, n = keys.shape
         if rows > 1 and parallel_ok(rows * n, PARALLEL_MIN_SIZE):
-            return kern["parallel"](keys, ranks)
-        return kern["serial"](keys, ranks)
+            return cast("np.ndarray", kern["parallel"](keys, ranks))
+        return cast("np.ndarray", kern["serial"](keys, ranks))
     except Exception as err:  # numba failed: the NumPy reference, from now on
         fallback(err)
         return _select_rows_numpy(keys, ranks)

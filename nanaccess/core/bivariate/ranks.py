@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -33,7 +33,7 @@ def subset_ranks(keys: np.ndarray, member: np.ndarray) -> np.ndarray:
     d = keys[member]
     cnt = np.bincount(d, minlength=int(keys.max(initial=0)) + 1)
     before = np.cumsum(cnt) - cnt
-    return (2 * before + cnt + 1)[d]
+    return cast("np.ndarray", (2 * before + cnt + 1)[d])
 
 
 def _tied_pairs(vals: np.ndarray) -> int:

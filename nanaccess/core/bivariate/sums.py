@@ -12,7 +12,7 @@ caller sends other integer columns to :func:`object_sums`, exact with Python int
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
@@ -29,7 +29,7 @@ _PARALLEL = 1 << 20  # rows x pairs from which the cells run on numba's threads
 def _const(name: str) -> int:
     """A layout constant of the compiled kernels (``CHUNK``, ``LIMB``, ``TABLES`` of
     :mod:`nanaccess.core._numba.bivariate`, imported on first use)."""
-    return getattr(nb.module("bivariate"), name)
+    return cast("int", getattr(nb.module("bivariate"), name))
 
 
 class Segments(NamedTuple):
@@ -213,7 +213,7 @@ def numpy_tables(bits: Any, valid: Any, rowmap: Any, use_rows: Any, starts: Any,
 
 
 def _finite(b: np.ndarray) -> np.ndarray:
-    return ((b >> 52) & 0x7FF) != 0x7FF
+    return cast("np.ndarray", ((b >> 52) & 0x7FF) != 0x7FF)
 
 
 def _parts(b: np.ndarray, lo: int) -> Any:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -196,7 +196,7 @@ def _as_ints(*vals: Any) -> tuple[int, ...]:
 
 def _tails(preps: Any, a: Any, b: Any, vals: Any, policy: Any) -> np.ndarray:
     """A propagated NaN of either column (the greatest under totalOrder)."""
-    nan_of = []
+    nan_of: list[float | None] = []
     for p in preps:
         if p.nan_rows is not None and bool(np.any(p.nan_rows)):
             nan_of.append(float(np.ravel(p.nan_values)[0]))
@@ -209,7 +209,7 @@ def _tails(preps: Any, a: Any, b: Any, vals: Any, policy: Any) -> np.ndarray:
         got = [v for v in (nan_of[i], nan_of[j]) if v is not None]
         if got:
             vals[r] = max(got, key=lambda v: int(totalorder_key(np.float64(v))))
-    return vals
+    return cast("np.ndarray", vals)
 
 
 def _missing(preps: Any, a: Any, b: Any) -> np.ndarray | None:
@@ -218,4 +218,4 @@ def _missing(preps: Any, a: Any, b: Any) -> np.ndarray | None:
     if not any(miss):
         return None
     m = np.array(miss)
-    return m[a] | m[b]
+    return cast("np.ndarray | None", m[a] | m[b])

@@ -42,6 +42,7 @@ certified: the exact engine decides them.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from fractions import Fraction
 from math import frexp, fsum, ldexp
 from typing import Any
@@ -92,7 +93,7 @@ def _buffers() -> list[np.ndarray]:
     return bufs
 
 
-def _pieces(x: np.ndarray, buf: np.ndarray):
+def _pieces(x: np.ndarray, buf: np.ndarray) -> Iterator[np.ndarray]:
     """``(rows, width)`` float64 blocks covering ``x`` in order: views of a native
     contiguous float64 ``x``, else copies into ``buf`` (widening float16/32 exactly)."""
     n = x.size

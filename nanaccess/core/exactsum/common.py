@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -40,7 +40,7 @@ def prepare(x: Any, where: Any) -> tuple[np.ndarray, np.ndarray | None, tuple[in
 def counts(x2: np.ndarray, w2: np.ndarray | None) -> np.ndarray:
     if w2 is None:
         return np.full(x2.shape[0], x2.shape[1], dtype=np.int64)
-    return np.count_nonzero(w2, axis=1).astype(np.int64)
+    return cast("np.ndarray", np.count_nonzero(w2, axis=1).astype(np.int64))
 
 
 class SumOverflowError(OverflowError):

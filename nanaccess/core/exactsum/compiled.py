@@ -11,7 +11,7 @@ stays the reference. The kernels resolve the sums; the IEEE special cases
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -116,7 +116,7 @@ def compiled_rows(x2: np.ndarray, w2: np.ndarray | None, stat: str,
     if cert is not None:
         vals, ok = cert[:2]
         if ok.all():
-            return vals
+            return cast("np.ndarray | None", vals)
         bad = np.flatnonzero(~ok)  # the exact kernel takes the rows not certified
         every = bad.size == ok.size  # no gathering copy when every row goes
         sub = _exact_rows(x2 if every else np.ascontiguousarray(x2[bad]),
@@ -124,8 +124,8 @@ def compiled_rows(x2: np.ndarray, w2: np.ndarray | None, stat: str,
         if sub is None:
             return None
         vals[bad] = sub
-        return vals
-    return _exact_rows(x2, w2, stat, ddof)
+        return cast("np.ndarray | None", vals)
+    return cast("np.ndarray | None", _exact_rows(x2, w2, stat, ddof))
 
 
 def _exact_rows(x2: Any, w2: Any, stat: Any, ddof: Any) -> Any:
@@ -154,7 +154,8 @@ def compiled_rows_skipnan(x2: np.ndarray, stat: str, ddof: float = 0, *, certify
     if x2.dtype != np.float64:
         return None  # a conversion would quiet signaling NaNs
     if not certify:
-        return _exact_rows_skipnan(x2, stat, ddof)
+        return cast("tuple[np.ndarray, np.ndarray, np.ndarray] | None",
+               _exact_rows_skipnan(x2, stat, ddof))
     cert = certified_var_rows(x2, None, ddof, skipnan=True) if stat in _stats.VARIANCES \
         else certified_rows(x2, None, stat, skipnan=True)
     if cert is not None:
@@ -169,7 +170,8 @@ def compiled_rows_skipnan(x2: np.ndarray, stat: str, ddof: float = 0, *, certify
                 return None
             vals[bad] = sub[0]
         return vals, nan, sig
-    return _exact_rows_skipnan(x2, stat, ddof)
+    return cast("tuple[np.ndarray, np.ndarray, np.ndarray] | None",
+           _exact_rows_skipnan(x2, stat, ddof))
 
 
 def _exact_rows_skipnan(x2: Any, stat: Any, ddof: Any) -> Any:
@@ -284,8 +286,8 @@ def compiled_1d(x: np.ndarray, stat: str, ddof: float = 0, *,
         return float(out.view(np.float64)[0])  # the common case: nothing special
     if plain_only:
         return None
-    got = compiled_rows(x.reshape(1, -1), None, stat, ddof)
-    return None if got is None else float(got[0])
+    rows = compiled_rows(x.reshape(1, -1), None, stat, ddof)
+    return None if rows is None else float(rows[0])
 
 
 def compiled_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.ndarray,
@@ -329,7 +331,8 @@ def compiled_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.ndar
         res[bad] = sub[0]
         counts[bad] = sub[1]
         return res, counts
-    return _exact_groups(vals, include, codes, ngroups, stat, ddof)
+    return cast("tuple[np.ndarray, np.ndarray] | None",
+           _exact_groups(vals, include, codes, ngroups, stat, ddof))
 
 
 def _exact_groups(vals: Any, include: Any, codes: np.ndarray, ngroups: Any, stat: Any,

@@ -10,7 +10,7 @@ vector. The integer helpers turn int64/uint64 rows into such terms.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -125,7 +125,7 @@ def normalize(dig: np.ndarray) -> np.ndarray:
         sub = -dig[:, neg]
         _carry(sub)
         dig[:, neg] = sub
-    return neg
+    return cast("np.ndarray", neg)
 
 
 def digits_of(mant: Any, exp: Any, mbits: Any, base: Any = None) -> Any:

@@ -9,7 +9,7 @@ take (huge values, squares out of the Veltkamp range, very short rows) are flagg
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -74,7 +74,7 @@ def _block(x2: Any, w2: Any, r0: Any, r1: Any, c0: Any, c1: Any) -> np.ndarray:
     blk = x2[r0:r1, c0:c1]
     if w2 is not None:
         return np.where(w2[r0:r1, c0:c1], blk, 0).astype(np.float64, copy=False)
-    return blk.astype(np.float64, copy=True)
+    return cast("np.ndarray", blk.astype(np.float64, copy=True))
 
 
 def scan(x2: np.ndarray, w2: np.ndarray | None, want_sum: bool, want_sq: bool) -> Scan:
@@ -137,7 +137,7 @@ def raw_rows(x2: Any, w2: Any, rows_idx: Any) -> np.ndarray:
     if w2 is not None:
         xr = np.where(w2[rows_idx], xr, 0.0)
     xr[~np.isfinite(xr)] = 0.0
-    return xr
+    return cast("np.ndarray", xr)
 
 
 def negzero_rows(x2: Any, w2: Any, rows_idx: Any) -> np.ndarray:
@@ -145,6 +145,6 @@ def negzero_rows(x2: Any, w2: Any, rows_idx: Any) -> np.ndarray:
     xr = x2[rows_idx]
     isnz = (xr == 0) & np.signbit(xr)
     if w2 is None:
-        return isnz.all(axis=1) & (xr.shape[1] > 0)
+        return cast("np.ndarray", isnz.all(axis=1) & (xr.shape[1] > 0))
     wr = w2[rows_idx]
-    return (isnz | ~wr).all(axis=1) & wr.any(axis=1)
+    return cast("np.ndarray", (isnz | ~wr).all(axis=1) & wr.any(axis=1))

@@ -8,7 +8,7 @@ fallback without importing the module that imports it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -93,4 +93,4 @@ def var_of_terms(s_terms: Any, q_terms: Any, count: Any, ddof_int: int | None,
         return div_round(num, bq, neg, [n, den])
     pop = div_round(num, bq, neg, [n, n])
     with np.errstate(divide="ignore", invalid="ignore"):
-        return pop * count / (count - ddof)
+        return cast("np.ndarray", pop * count / (count - ddof))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -224,7 +224,7 @@ def _unsigned_sum(x: np.ndarray, where: np.ndarray | None) -> np.ndarray:
         raise OverflowError(f"exact unsigned sum of row {r} is {value}, which does not "
                             "fit in uint64")
     top = (hi + carry).astype(np.uint64) << np.uint64(32)
-    return top + (lo & 0xFFFFFFFF).astype(np.uint64)
+    return cast("np.ndarray", top + (lo & 0xFFFFFFFF).astype(np.uint64))
 
 
 def exact_sum_of_squares(x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:

@@ -8,7 +8,7 @@ vectorised engine (the tests check both against Fraction).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -47,7 +47,7 @@ class _Row:
 def _small_rows(x2: Any, w2: Any) -> list[list[Any]]:
     vals = x2.tolist()
     if w2 is None:
-        return vals
+        return cast("list[list[Any]]", vals)
     return [
         [v for v, k in zip(row, sel, strict=True) if k]
         for row, sel in zip(vals, w2.tolist(), strict=True)

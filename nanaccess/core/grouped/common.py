@@ -3,7 +3,7 @@ keys and their inverse, per-group counts, the propagated NaN, the code sort."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -117,7 +117,7 @@ def values_of_keys(k: np.ndarray, dt: np.dtype, policy: NanPolicy) -> np.ndarray
     if dt.kind in "mM":
         return k.astype(np.int64).view(nat)
     if dt.kind == "u" and dt.itemsize == 8:
-        return np.bitwise_xor(k, np.int64(-(1 << 63))).view(np.uint64)
+        return cast("np.ndarray", np.bitwise_xor(k, np.int64(-(1 << 63))).view(np.uint64))
     return k.astype(nat)
 
 

@@ -11,6 +11,7 @@ float64 result to the input dtype.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -37,7 +38,8 @@ __all__ = ["moment_column", "certified_columns"]
 _F64 = np.dtype(np.float64)
 
 
-def _size_blocks(vals: np.ndarray, cc: np.ndarray, counts: np.ndarray):
+def _size_blocks(vals: np.ndarray, cc: np.ndarray, counts: np.ndarray
+                 ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Yield (group ids, padded (g, width) values, where mask) per group-size class."""
     ngroups = counts.size
     order = radix_argsort_codes(cc, ngroups) if cc.size else np.zeros(0, np.intp)

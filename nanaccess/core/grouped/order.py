@@ -24,7 +24,7 @@ and their combination come from :mod:`nanaccess.core.plan`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -43,6 +43,9 @@ from .common import (
     radix_argsort_codes,
     values_of_keys,
 )
+
+if TYPE_CHECKING:
+    from .._numba.grouped import NumbaSelect
 
 __all__ = ["order_column", "NUMBA_MIN_ROWS", "defer_scan"]
 
@@ -65,7 +68,7 @@ def defer_scan(x2: np.ndarray, stat_is_order: bool, miss2: Any, policy: NanPolic
 
 
 def _numba_prepare(col: Any, miss: Any, codes: Any, ngroups: Any, policy: Any, scanned: Any,
-                   extremes: Any = False) -> Any:
+                   extremes: Any = False) -> NumbaSelect:
     """The numba engine's first phase for one column (see
     :class:`~nanaccess.core._numba.grouped.NumbaSelect`).
 
@@ -92,9 +95,10 @@ def _numba_prepare(col: Any, miss: Any, codes: Any, ngroups: Any, policy: Any, s
         keep = ~miss
         bits, codes = bits[keep], codes[keep]
     nbg = _numba.module("grouped")
-    return nbg.NumbaSelect(bits, flip, codes, ngroups, klo, khi, slo, shi,
-                           _numba.parallel_ok(bits.shape[0], nbg.PARALLEL_MIN_ROWS),
-                           extremes=extremes)
+    select: NumbaSelect = nbg.NumbaSelect(
+        bits, flip, codes, ngroups, klo, khi, slo, shi,
+        _numba.parallel_ok(bits.shape[0], nbg.PARALLEL_MIN_ROWS), extremes=extremes)
+    return select
 
 
 def _numpy_rows(col: Any, nan: Any, miss: Any, codes: Any, policy: Any) -> Any:
@@ -240,7 +244,7 @@ def _sorted_by_group(kk: np.ndarray, cc: np.ndarray, ngroups: int) -> np.ndarray
     if got is not None:
         return got
     perm = np.argsort(kk)
-    return kk[perm[radix_argsort_codes(cc[perm], ngroups)]]
+    return cast("np.ndarray", kk[perm[radix_argsort_codes(cc[perm], ngroups)]])
 
 
 #: fewest key bits the prefix sort keeps (below, distinct keys would share a prefix often)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -71,7 +71,7 @@ class GroupedReduced:
     @property
     def empty(self) -> np.ndarray:
         """Groups (and columns) where nothing was left (bool, the count's shape)."""
-        return self.count == 0
+        return cast("np.ndarray", self.count == 0)
 
 
 def count_in_groups(x: Any, codes: Any, ngroups: int, missing: Any = None,
@@ -210,8 +210,9 @@ def grouped_reduce(
     x = np.asarray(x)
     codes = np.asarray(codes)
     if weights is not None:
-        return _weighted(x, codes, ngroups, stat, weights, weights_missing, policy=policy,
-                         missing=missing, engine=engine, **params)
+        return cast("GroupedReduced",
+               _weighted(x, codes, ngroups, stat, weights, weights_missing, policy=policy,
+                         missing=missing, engine=engine, **params))
     common = dict(policy=policy, missing=missing, engine=engine)
     if entry.kernel_family == "higher":
         from ..higher import grouped_higher  # skew, kurt, sem, prod (issue 23)

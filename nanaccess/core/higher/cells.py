@@ -21,8 +21,9 @@ from .product import group_products, row_products
 __all__ = ["HIGHER", "KMAX", "cell_values", "cell_sums", "finish_cells", "check_params"]
 
 #: the statistics of this engine, with their parameters and defaults
-HIGHER = {"skew": {"bias": False}, "kurt": {"bias": False, "fisher": True},
-          "sem": {"ddof": 1}, "prod": {}}
+HIGHER: dict[str, dict[str, Any]] = {
+    "skew": {"bias": False}, "kurt": {"bias": False, "fisher": True}, "sem": {"ddof": 1},
+    "prod": {}}
 _EXACT_INT = 2 ** 53
 #: the highest power sum each statistic needs
 KMAX = {"sem": 2, "skew": 3, "kurt": 4}

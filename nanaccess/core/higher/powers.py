@@ -22,6 +22,8 @@ engine stays the reference (the tests compare both with Fraction sums).
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from .. import _numba as nb
@@ -154,7 +156,7 @@ def _group_ints(mant: np.ndarray, exp: np.ndarray, gid: np.ndarray, ngroups: int
     if (shift < 0).any():  # pragma: no cover - every term is a multiple of 2**-scale
         raise AssertionError("internal error: power sum below the fixed scale")
     v = v * np.array([1 << int(s) for s in shift.tolist()], dtype=object)
-    return np.where(negs, -v, v)
+    return cast("np.ndarray", np.where(negs, -v, v))
 
 
 def power_terms(vals: np.ndarray, gid: np.ndarray, k: int,
@@ -221,6 +223,7 @@ def power_sums(vals: np.ndarray, gid: np.ndarray | None, ngroups: int, kmax: int
     >>> [int(v[0]) / 2 ** (1074 * k) for k, v in enumerate(t, 1)]
     [3.5, 5.25]
     """
+    gid = cast("np.ndarray", gid)  # None only with ``rows``, which set it here
     if rows is not None:
         n = rows.shape[1]
         ngroups = rows.shape[0]

@@ -19,7 +19,7 @@ rounding does.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -114,7 +114,7 @@ def group_products(vals: np.ndarray, gid: np.ndarray, ngroups: int) -> np.ndarra
             redo = np.flatnonzero(flagged)
             sel = np.isin(gid, redo)
             res[redo] = _exact_products(vals[sel], np.searchsorted(redo, gid[sel]), redo.size)
-        return res
+        return cast("np.ndarray", res)
     return _exact_products(vals, gid, ngroups)
 
 
@@ -146,7 +146,7 @@ def row_products(rows: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray
         sub = rows[redo] if keep is None else np.where(keep[redo], rows[redo], 1.0)
         res[redo] = _exact_products(sub.reshape(-1), np.repeat(
             np.arange(redo.size, dtype=np.int64), n), redo.size)
-    return res
+    return cast("np.ndarray", res)
 
 
 def _compiled(vals: np.ndarray, gid: np.ndarray, ngroups: int) -> Any:

@@ -13,7 +13,7 @@ import numbers
 import struct
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -73,7 +73,7 @@ def as_exact(v: Any) -> Fraction | int:
     if isinstance(v, Fraction):
         return v
     if isinstance(v, numbers.Rational):
-        return Fraction(v.numerator, v.denominator)
+        return cast("Fraction | int", Fraction(v.numerator, v.denominator))
     return Fraction(*v.as_integer_ratio())
 
 

@@ -10,7 +10,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from decimal import Decimal, FloatOperation, localcontext
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -79,18 +79,18 @@ def _float_sqrt_of_frac(num: int, den: int) -> float:
 def _decimal_sqrt_of_frac(num: int, den: int, dtype: type[Any] = Decimal) -> Decimal:
     """Correctly rounded sqrt(num/den) as a Decimal in the current context."""
     if num <= 0:
-        return dtype("0.0")
+        return cast("Decimal", dtype("0.0"))
     root = (dtype(num) / dtype(den)).sqrt()
     nr, dr = root.as_integer_ratio()
     plus = root.next_plus()
     np_, dp = plus.as_integer_ratio()
     if 4 * num * (dr * dp) ** 2 > den * (dr * np_ + dp * nr) ** 2:
-        return plus
+        return cast("Decimal", plus)
     minus = root.next_minus()
     nm, dm = minus.as_integer_ratio()
     if 4 * num * (dr * dm) ** 2 < den * (dr * nm + dm * nr) ** 2:
-        return minus
-    return root
+        return cast("Decimal", minus)
+    return cast("Decimal", root)
 
 
 def _check_ddof(ddof: Any) -> int | Fraction:

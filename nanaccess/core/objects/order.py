@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from decimal import FloatOperation, localcontext
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -439,14 +439,14 @@ def _extreme(sc: Scan, low: list[Any], high: list[Any], nmiss: int,
     """The first smallest / largest entry of the policy's order (``None``: missing)."""
     if smallest:
         if low:
-            return low[0]
+            return cast("tuple[Any, ...] | None", low[0])
         if sc.nums:
             return extreme_number(sc.nums, "min")
         return high[0] if high else None
     if nmiss:
         return None
     if high:
-        return high[-1]
+        return cast("tuple[Any, ...] | None", high[-1])
     if sc.nums:
         return extreme_number(sc.nums, "max")
-    return low[-1]
+    return cast("tuple[Any, ...] | None", low[-1])

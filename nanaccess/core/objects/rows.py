@@ -9,7 +9,7 @@ frame before :func:`nanaccess.core.policy.raise_for` raises.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -36,7 +36,7 @@ def _row_values(rows: Any, mrows: Any, r: int) -> list[Any]:
     vals = rows[r].tolist()
     if mrows is not None:
         vals = [None if m else v for v, m in zip(vals, mrows[r].tolist(), strict=True)]
-    return vals
+    return cast("list[Any]", vals)
 
 
 def _flat_in_input(red: Reduction, r: int, j: int) -> int:

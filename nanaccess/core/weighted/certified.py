@@ -11,7 +11,7 @@ the rounded variance, as there), the others go to the exact engine. Compiled onl
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -32,7 +32,7 @@ _SPREAD = ("var", "std")
 def _exact_float(v: Any) -> bool:
     """``v`` is a float64 exactly (the kernel takes ``ddof`` as one)."""
     try:
-        return float(v) == v
+        return cast("bool", float(v) == v)
     except (TypeError, ValueError, OverflowError):
         return False
 
@@ -78,8 +78,9 @@ def certified_sums(x: np.ndarray, w: np.ndarray, codes: np.ndarray | None, ngrou
             if stat in _stats.ROOTS:
                 got = np.sqrt(got)
             return got, ok
-        return kernels("weighted_moments")["group_moments"](
-            xs, ws, codes, int(ngroups), stat in _stats.SUMS, int(row))
+        return cast("tuple[np.ndarray, np.ndarray] | None",
+               kernels("weighted_moments")["group_moments"](
+            xs, ws, codes, int(ngroups), stat in _stats.SUMS, int(row)))
     except Exception as exc:  # a broken numba install: the exact engine from here on
         _numba.fallback(exc, engine)
         return None

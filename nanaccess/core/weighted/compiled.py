@@ -15,7 +15,7 @@ position, from the same exact pairs or float64 sums), so they give the same bits
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -146,7 +146,8 @@ def _chunk(nb: Any, kern: Any, g: Any, x: Any, flip: Any, wide: Any, dt: Any, st
 def _unkey(keys: np.ndarray) -> np.ndarray:
     """float64 values of the kernels' totalOrder keys (the inverse of the flip)."""
     keys = np.asarray(keys, np.int64)
-    return (keys ^ ((keys >> 63) & np.int64(0x7FFFFFFFFFFFFFFF))).view(np.float64)
+    return cast("np.ndarray",
+           (keys ^ ((keys >> 63) & np.int64(0x7FFFFFFFFFFFFFFF))).view(np.float64))
 
 
 def _positions(total: Any, stat: Any, qa: Any, method: Any) -> Any:

@@ -20,7 +20,7 @@ or other rows), so a group gives the bits of the same values as a row of their o
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -87,7 +87,8 @@ def cumulative_pairs(hi: np.ndarray, lo: np.ndarray, B: np.ndarray) -> Any:
 def pair_total(H: np.ndarray, Lo: np.ndarray, B: np.ndarray, L: np.ndarray) -> np.ndarray:
     """The float64 total weight of exact rows from their last pair (a fixed formula,
     exact for totals below ``2**53`` units)."""
-    return np.ldexp(H.astype(np.float64), B + L) + np.ldexp(Lo.astype(np.float64), L)
+    return cast("np.ndarray",
+           np.ldexp(H.astype(np.float64), B + L) + np.ldexp(Lo.astype(np.float64), L))
 
 
 def reach_units(s: np.ndarray, L: np.ndarray, B: np.ndarray, last_h: np.ndarray,

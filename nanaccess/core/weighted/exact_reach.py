@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -56,8 +56,9 @@ def _float_exact(L: Any, B: Any, last_h: Any, last_l: Any, total: Any) -> np.nda
         h = np.floor(np.ldexp(u, -np.asarray(B, np.int64)))
         lo = u - np.ldexp(h, B)
         ok = np.isfinite(u) & (h < 2.0 ** 62)
-        return ok & (np.where(ok, h, 0).astype(np.int64) == last_h) & \
-            (np.where(ok, lo, 0).astype(np.int64) == last_l)
+        return cast("np.ndarray",
+               ok & (np.where(ok, h, 0).astype(np.int64) == last_h) & \
+            (np.where(ok, lo, 0).astype(np.int64) == last_l))
 
 
 def _inverted_units(q: np.ndarray, W: np.ndarray) -> np.ndarray:

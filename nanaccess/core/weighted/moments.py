@@ -29,7 +29,7 @@ divides the variance by the effective count ``W**2 / V`` (frequency weights: by
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -108,7 +108,7 @@ def weights_kind_of(stat: str, params: dict[str, Any]) -> str:
     if kind != "frequency" and stat not in _stats.WEIGHTS_KINDS:
         raise TypeError(f"{stat}() takes no weights_kind; statistics with reliability "
                         f"weights are {', '.join(sorted(_stats.WEIGHTS_KINDS))}")
-    return kind
+    return cast("str", kind)
 
 
 def total_doubt(total: np.ndarray, ddof: float, stat: str, kind: str) -> np.ndarray | None:
@@ -301,7 +301,7 @@ def _round(stat: str, ddof: float, s: np.ndarray, wt: np.ndarray, q: np.ndarray 
         big = [v for v in out.tolist() if not -(1 << 63) <= v < (1 << 63)]
         if big:
             raise OverflowError(f"exact integer weighted sum {big[0]} does not fit in int64")
-        return out.astype(np.int64)
+        return cast("np.ndarray", out.astype(np.int64))
     out = np.full(s.shape, CANONICAL_NAN)  # both infinities, nothing left, var of inf
     inf = posinf | neginf
     if stat not in _stats.VARIANCES and stat not in _stats.ROOTS:
@@ -356,7 +356,7 @@ def _sqrt_ratios(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     an integer square root with a sticky bit)."""
     if not a.size:
         return np.zeros(0)
-    return _SQRT(a, b).astype(np.float64)
+    return cast("np.ndarray", _SQRT(a, b).astype(np.float64))
 
 
 def _ratios(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -366,7 +366,7 @@ def _ratios(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if not a.size:
         return np.zeros(0)
     try:
-        return np.true_divide(a, b).astype(np.float64)
+        return cast("np.ndarray", np.true_divide(a, b).astype(np.float64))
     except OverflowError:  # rare (a result beyond 1.8e308): each row on its own
         return np.array([_ratio(u, v) for u, v in zip(a.tolist(), b.tolist(), strict=True)],
                         np.float64)

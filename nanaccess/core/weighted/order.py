@@ -143,7 +143,7 @@ def weighted_order(p: Prepared, stat: str, policy: Any, *, q: Any = None, method
     the compiled selection (:mod:`.compiled`, the same bits) when numba is chosen.
     """
     rows, n = p.w.shape
-    lead = np.shape(q) if stat in _stats.TAKES_Q else ()
+    lead: tuple[int, ...] = np.shape(q) if stat in _stats.TAKES_Q else ()
     if rows and n:
 
         if use_compiled(p, engine, grouped=False):
@@ -162,7 +162,7 @@ def weighted_order(p: Prepared, stat: str, policy: Any, *, q: Any = None, method
     cum = _Cumulative(p, keys, order, sw)
     order, total = cum.order, cum.total
 
-    lead: tuple[int, ...] = ()
+    lead = ()
     if stat in _stats.TAKES_Q:
         qa = np.asarray(q, np.float64)
         lead = qa.shape

@@ -17,7 +17,7 @@ element of positive weight, ``W`` the last.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -102,7 +102,7 @@ def sort_keys(p: Any, policy: Any) -> np.ndarray:
     if x.dtype.kind == "f":
         return remap_keys(float_keys(x), x.dtype, policy)
     if x.dtype.kind in "mM":
-        return x.view(np.int64)
+        return cast("np.ndarray", x.view(np.int64))
     return integer_keys(x)
 
 

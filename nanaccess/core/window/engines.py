@@ -45,7 +45,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -322,6 +322,14 @@ ENGINES: tuple[Engine, ...] = (
            _sliding_higher),
     Engine("reference", _ANY, False, False, lambda job: True, _reference),
 )
+
+
+@overload
+def run_engines(job: Job, fused: Literal[False]) -> tuple[str, Any]: ...
+
+
+@overload
+def run_engines(job: Job, fused: bool) -> tuple[str, Any] | None: ...
 
 
 def run_engines(job: Job, fused: bool) -> tuple[str, Any] | None:

@@ -15,6 +15,8 @@ reference: ``tests/core/test_window_intsum.py``.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 __all__ = ["int_window_sum", "MAX_ROWS"]
@@ -83,7 +85,7 @@ def _window_diff(a: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarra
     for the halves)."""
     c = np.zeros((a.shape[0] + 1, a.shape[1]), np.int64)
     np.cumsum(a, axis=0, out=c[1:])
-    return c[end] - c[start]
+    return cast("np.ndarray", c[end] - c[start])
 
 
 def _rounded(s_hi: np.ndarray, s_lo: np.ndarray) -> np.ndarray:

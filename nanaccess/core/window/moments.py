@@ -18,7 +18,7 @@ on fixed bins (:func:`fused_moment`); the expansion computes the outputs not cer
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -279,7 +279,7 @@ def _exact_ints(col: np.ndarray) -> np.ndarray:
     shift = e.astype(np.int64) + (1074 - 53)
     up = np.maximum(shift, 0).astype(object)
     down = np.maximum(-shift, 0).astype(object)  # subnormals: their low bits are zero
-    return (mant.astype(object) << up) >> down
+    return cast("np.ndarray", (mant.astype(object) << up) >> down)
 
 
 def bigint_moment(x2: np.ndarray, take: np.ndarray, start: np.ndarray, end: np.ndarray,

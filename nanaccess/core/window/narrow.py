@@ -17,7 +17,7 @@ go back to the caller (``redo``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -211,4 +211,4 @@ def _on_midpoint(wide: np.ndarray, half: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", over="ignore"):
         mid = (wide == (h + up) / 2) | (wide == (h + dn) / 2)
     # the top of the range rounds to inf: 65520 is the midpoint past float16's max
-    return (mid & fin) | (np.abs(wide) == 65520.0)
+    return cast("np.ndarray", (mid & fin) | (np.abs(wide) == 65520.0))

@@ -24,6 +24,8 @@ engine (:mod:`.sorted_windows`, the same bits).
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from ...options import NanPolicy
@@ -151,7 +153,7 @@ def mode_code(mode: str) -> int:
     >>> mode_code("pick"), mode_code("mid"), mode_code("lerp")
     (0, 1, 2)
     """
-    return getattr(module("window_fused"), f"MODE_{mode.upper()}")
+    return cast("int", getattr(module("window_fused"), f"MODE_{mode.upper()}"))
 
 #: disjoint windows at least this wide are reduced by selection (no sliding)
 SEGMENT_MIN = 64

@@ -23,7 +23,7 @@ first window that holds a forbidden value (``err.group``) and the value's positi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -77,7 +77,7 @@ class WindowReduced:
     @property
     def empty(self) -> np.ndarray:
         """Outputs with nothing left, or too few values (bool, the count's shape)."""
-        return self.short | (self.count == 0)
+        return cast("np.ndarray", self.short | (self.count == 0))
 
 
 def window_reduce(
@@ -169,9 +169,9 @@ def window_reduce(
             raise ValueError(f"FixedWindows over {n} rows go with end=None")
         if start.nout >= FIXED_MIN_OUTPUTS:
             job.pairs, job.width = start.nout * start.width * ncols, start.width
-            got = run_engines(job, fused=True)
-            if got is not None:
-                return _result(*got[1], min_periods, one_d, engine=got[0])
+            ran = run_engines(job, fused=True)
+            if ran is not None:
+                return _result(*ran[1], min_periods, one_d, engine=ran[0])
         start, end = start.arrays()
     start = np.asarray(start, dtype=np.int64).ravel()
     end = np.asarray(end, dtype=np.int64).ravel()
@@ -186,9 +186,9 @@ def window_reduce(
     job.start, job.end = start, end
     job.pairs = int(lengths.sum()) * ncols  # (output, element) pairs: the engines' size
     job.width = int(lengths.max(initial=0))
-    got = run_engines(job, fused=True)
-    if got is not None:  # the fused kernels: no masks, counts or plans at full size
-        return _result(*got[1], min_periods, one_d, engine=got[0])
+    ran = run_engines(job, fused=True)
+    if ran is not None:  # the fused kernels: no masks, counts or plans at full size
+        return _result(*ran[1], min_periods, one_d, engine=ran[0])
     job.masks = masks = masks_of(x2, miss2)
     check(masks, start, end, policy, x.shape)
     count = _count(masks, start, end, ncols, policy)
@@ -277,7 +277,7 @@ def _count(masks: Masks, start: Any, end: Any, ncols: Any, policy: Any) -> np.nd
     gone = lengths * 0
     for mask in (masks.nan, masks.missing):
         gone = gone + window_counts(mask, start, end, ncols)
-    return (lengths - gone).astype(np.int64)
+    return cast("np.ndarray", (lengths - gone).astype(np.int64))
 
 
 def _fill_short(values: Any, vmiss: Any, short: Any) -> Any:

@@ -10,6 +10,7 @@ Adapters relabel both (the window's label, the NaN's label).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -71,10 +72,10 @@ def window_counts(mask: np.ndarray | None, start: np.ndarray, end: np.ndarray,
     if ncols == 1:  # one column: a contiguous 1-D prefix sum
         c1 = np.zeros(mask.shape[0] + 1, np.int64)
         np.cumsum(mask.ravel(), out=c1[1:])
-        return (c1[end] - c1[start])[:, None]
+        return cast("np.ndarray", (c1[end] - c1[start])[:, None])
     c = np.zeros((mask.shape[0] + 1, ncols), np.int64)
     np.cumsum(mask, axis=0, out=c[1:])
-    return c[end] - c[start]
+    return cast("np.ndarray", c[end] - c[start])
 
 
 def check(m: Masks, start: np.ndarray, end: np.ndarray, policy: NanPolicy,

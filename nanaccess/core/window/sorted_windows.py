@@ -26,7 +26,7 @@ test_sorted_windows.py`` compares both engines bit for bit.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -61,7 +61,7 @@ def _keys(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
 def _values(k: np.ndarray, dt: np.dtype, imax: int) -> np.ndarray:
     """Keys back to values (the key map is its own inverse)."""
     it = k.dtype
-    return (k ^ ((k >> (8 * it.itemsize - 1)) & it.type(imax))).view(dt)
+    return cast("np.ndarray", (k ^ ((k >> (8 * it.itemsize - 1)) & it.type(imax))).view(dt))
 
 
 def mid(a: np.ndarray, b: np.ndarray, half: np.generic, nanv: np.generic) -> np.ndarray:
@@ -73,7 +73,7 @@ def mid(a: np.ndarray, b: np.ndarray, half: np.generic, nanv: np.generic) -> np.
         if over.any():
             out[over] = a[over] * half + b[over] * half
         out[np.isnan(out)] = nanv
-    return out
+    return cast("np.ndarray", out)
 
 
 def lerp(
