@@ -38,9 +38,9 @@ def _group_index(result_index: pd.Index, groups: np.ndarray, rows: pd.Index,
         keys_nan = result_index.hasnans
     simple = not isinstance(rows, pd.MultiIndex) and rows.is_unique and not keys_nan
     if not simple:
-        from .window import _group_index as group_index  # the rolling GroupBy's labels
+        from .window_bounds import keyed_row_index  # the rolling GroupBy's labels
 
-        return cast("pd.Index", group_index(result_index, groups, rows.take(order)))
+        return keyed_row_index(result_index, groups, rows.take(order))
     if isinstance(result_index, pd.MultiIndex):
         levels = list(result_index.levels)
         codes = [np.asarray(c)[groups] for c in result_index.codes]

@@ -21,7 +21,7 @@ from ..core.window import (
 )
 from ._groupby_registry import grouper_info
 
-__all__ = ["window_bounds", "time_values"]
+__all__ = ["window_bounds", "time_values", "keyed_row_index"]
 
 
 def window_bounds(parts: dict[str, Any], obj: Any) -> tuple[
@@ -41,7 +41,7 @@ def window_bounds(parts: dict[str, Any], obj: Any) -> tuple[
         keep = np.flatnonzero(codes >= 0)
         order = keep[np.argsort(codes[keep], kind="stable")]
         groups = codes[order]
-        index = _group_index(result_index, groups, obj.index.take(order))
+        index = keyed_row_index(result_index, groups, obj.index.take(order))
         n = order.size
     window, step = parts["window"], parts["step"]
     min_periods = parts["min_periods"]
@@ -92,7 +92,7 @@ def time_values(times: Any) -> np.ndarray:
     return np.asarray(idx)
 
 
-def _group_index(result_index: pd.Index, groups: np.ndarray, rows: pd.Index) -> pd.Index:
+def keyed_row_index(result_index: pd.Index, groups: np.ndarray, rows: pd.Index) -> pd.Index:
     """The group keys of each row, then pandas' own index (pandas' GroupBy windows)."""
     keys = result_index.take(groups)
     if isinstance(keys, pd.MultiIndex):

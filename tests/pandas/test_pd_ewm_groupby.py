@@ -80,3 +80,23 @@ def test_times_per_group():
     got = df.groupby("k").ewm(halflife="2 days", times=t).nanstats.mean(nan_policy="raise")
     want = df.groupby("k").ewm(halflife="2 days", times=t).mean()
     pd.testing.assert_frame_equal(got, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("stat", ["mean", "std"])
+@pytest.mark.parametrize("index", [
+    pd.Index([0, 0, 1, 1, 2, 2, 3]),  # repeated labels
+    pd.DatetimeIndex(["2024-03-30 01:00", "2024-03-30 01:00", "2024-03-30 03:00",
+                      "2024-03-30 02:00", "2024-03-30 05:00", "2024-03-30 04:00",
+                      "2024-03-30 06:00"]).tz_localize("Europe/Berlin"),
+])
+@pytest.mark.parametrize("ignore_na", [True, False])
+def test_repeated_and_tz_aware_row_labels(stat, index, ignore_na):
+    """The general label path (rows not unique or keys with NaN): pandas' labels and
+    values, with NaNs made by arithmetic (it raised ImportError on repeated labels)."""
+    x = np.array([1.0, np.inf, 3.0, 4.0, 5.0, 2.0, -7.5])
+    x[1] = x[1] - x[1]  # inf - inf: a NaN made by arithmetic (negative on x86)
+    df = pd.DataFrame({"g": [1, 1, 2, 2, 1, 2, 1], "x": x}, index=index)
+    ewm = df.groupby("g")["x"].ewm(alpha=0.5, ignore_na=ignore_na)
+    got = getattr(ewm.nanstats, stat)(nan_policy="omit")
+    want = getattr(ewm, stat)()
+    pd.testing.assert_series_equal(got, want, check_exact=False, rtol=1e-13)
