@@ -183,5 +183,57 @@ def test_exact_zero_of_a_long_row_falls_back_to_plus_zero():
     x = np.concatenate([y, -y])
     certified.reset_stats()
     got = moment_stat(x, "sum")[0]
-    assert certified.stats()["fallback"] == 1
+    assert certified.stats()["fallback"] == 2  # compensated, then extraction
     assert _bits(got) == _bits(0.0)
+
+
+@NEEDS_NUMBA
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 3 * BLOCK + 37),
+       kind=st.sampled_from(KINDS), mean=st.booleans(), nans=st.integers(0, 3))
+def test_extraction_certifies_only_the_correctly_rounded_value(seed, n, kind, mean, nans):
+    rng = np.random.default_rng(seed)
+    x = _cancelling(rng, n, kind)
+    x[rng.integers(0, x.size, nans)] = np.nan  # read as 0, counted out by the caller
+    count = int(np.count_nonzero(x == x))
+    want = _ref(x, "mean" if mean else "sum") if count else 0.0
+    val, ok = NB.kernels("extract_sum")["extract_one_kernel"](x, count, mean)
+    if ok:
+        assert count > 0 and _bits(val) == _bits(want), (kind, n)
+
+
+@NEEDS_NUMBA
+@pytest.mark.parametrize("extra", [1e-9, -3e-12, 2.0 ** -40])
+def test_deep_cancellation_is_certified_by_extraction(extra):
+    rng = np.random.default_rng(7)
+    y = rng.standard_normal(200_000)
+    x = np.concatenate([y, -y, [extra]])
+    rng.shuffle(x)
+    with option_context(engine="numba"):
+        certified.reset_stats()
+        got_sum = na.sum(x)
+        got_mean = na.mean(x)
+        assert certified.stats() == {"certified": 2, "fallback": 2}  # compensated refused
+        y = x.copy()
+        y[[10, 99_999]] = np.nan
+        got_omit = na.sum(y, nan_policy="omit")
+    assert got_sum == extra
+    assert got_mean == float(Fraction(extra) / x.size)
+    assert got_omit == _ref(y, "sum")
+
+
+@NEEDS_NUMBA
+@pytest.mark.parametrize("case", ["zeros", "inf", "huge", "tie"])
+def test_extraction_refuses_what_it_cannot_prove(case):
+    x = np.zeros(3 * BLOCK)
+    if case == "inf":
+        x[5000] = np.inf
+    elif case == "huge":
+        x[[1, 2]] = [1.5e308, -1.5e308 + 2.0 ** 970]  # sigma would overflow
+    elif case == "tie":
+        x[[0, 1]] = [1.0, 2.0 ** -53]
+    val, ok = NB.kernels("extract_sum")["extract_one_kernel"](x, x.size, False)
+    assert not ok
+    with option_context(engine="numba"):
+        got = na.sum(x)
+    assert _bits(got) == _bits(float(_exact(x)) if case != "inf" else np.inf)
