@@ -87,7 +87,7 @@ values whose rounding errors are flushed into the sum, so its bound grows with t
 block, not the row: a million values that cancel to ``1e-9`` of their magnitudes
 still certify. One float64 row it refuses goes through a second certified pass,
 error-free extraction in blocks (:mod:`nanaccess.core._numba.extract_sum`), before
-the compiled engine: deeper cancellation, to ``2**-70`` of the largest value or so.
+the compiled engine: a million values of size one summing to ``1e-13`` certify.
 
 *Gridded data (numba).* One axis (or a run of neighbouring axes) of a C- or
 F-contiguous float32/64 array is reduced in place by :mod:`.axis`: the cells are the
