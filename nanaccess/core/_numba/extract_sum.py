@@ -95,7 +95,7 @@ def extract_one_kernel(x: np.ndarray, n: Any, mean: Any) -> Any:  # pragma: no c
         field = (np.int64(np.float64(top).view(np.int64)) >> 52) & 0x7FF
         if field >= _FIELD_MAX:
             return 0.0, False  # too large, or an infinity
-        f1 = max(field, 1) + 1 + M  # sigma1 = 2**M * P, P = 2**(max(field, 1) - 1022)
+        f1 = (field if field > 1 else 1) + 1 + M  # sigma1 = 2**M * P, P = 2**(max(field, 1) - 1022)
         sigma1 = _pow2(f1)
         sigma2 = _pow2(max(f1 + M - 53, 1))
         for j in range(LANES):
