@@ -27,6 +27,7 @@ from .exactsum.certified import (
     certified_cols,
     certified_rows,
     certified_var_1d,
+    extracted_1d,
 )
 from .exactsum.certified_numpy import certified_numpy_1d
 from .exactsum.compiled import compiled_rows_skipnan
@@ -228,6 +229,10 @@ def _one_row(row: np.ndarray, stat: str, ddof: float, policy: NanPolicy
     val, ok, flags = got[0], got[1], got[-1]
     if not RULES[policy].drops_silently(bool(flags & F_NAN), bool(flags & F_SNAN)):
         return None
+    if not ok and not var:  # deep cancellation: the extraction pass, then the exact kernel
+        ext = extracted_1d(row, stat, got[2])
+        ok = ext is not None
+        val = ext if ext is not None else val
     if ok:
         vals = np.array([val])
     else:

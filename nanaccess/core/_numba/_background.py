@@ -78,6 +78,7 @@ DEFERRABLE = frozenset(
         "exact",
         "compensated",
         "compensated_var",
+        "extract_sum",
         "cumulative",
         "ewm",
         "products",

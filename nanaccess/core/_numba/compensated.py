@@ -11,19 +11,32 @@ Certification (:func:`certify_kernel`). Every TwoSum step is exact (additions ne
 lose bits to underflow; an overflow makes ``s`` infinite and is not certified), so
 the exact sum is ``S = s + sum(e_k)`` over ``K <= n + lanes`` errors (a value left
 out, a NaN in the skipping modes, is added as 0: exact, no error, so ``n`` counts the
-values taken). ``c`` is their
-floating-point sum in some order (a tree of depth below ``K``), so
-``|c - sum(e_k)| <= gamma_K * sum|e_k|`` (Higham, Accuracy and Stability, (4.4);
-``gamma_K = K*u / (1 - K*u)``, ``u = 2**-53``), and the computed ``b`` (a sum of
-nonnegative terms) is at least ``sum|e_k| / (1 + gamma_K)``. With
-``(hi, lo) = TwoSum(s, c)``, ``hi + lo = s + c`` exactly, so
-``|hi + lo - S| <= gamma_K * (1 + gamma_K) * b``. This is the bound of ORO's proof of
+values taken). ``c`` is their floating-point sum in some order (a tree of depth below
+``K``), so ``|c - sum(e_k)| <= gamma_K * sum|e_k|`` (Higham, Accuracy and Stability,
+(4.4); ``gamma_K = K*u / (1 - K*u)``, ``u = 2**-53``), and the computed ``b`` (a sum
+of nonnegative terms) is at least ``sum|e_k| / (1 + gamma_K)``. With ``(hi, lo) =
+TwoSum(s, c)``, ``hi + lo = s + c`` exactly, so ``|hi + lo - S| <= gamma_K * (1 +
+gamma_K) * b``. This is the bound of ORO's proof of
 Prop. 4.5 before its last step (``sum|e_k| <= gamma_{n-1} sum|x_i|``), which is far
 too loose at ``n = 1e6``; the computed ``sum|e_k|`` is typically ``u * n * |s|``. The
 bound used is ``E = 2 * m*u * b + 2**-1072`` with ``m = n + lanes + 2 >= K`` and
 ``m*u < 1e-6``: then ``gamma_K * (1 + gamma_K) <= 1.000003 * K*u``, the factor 2 covers
 the two roundings of ``E`` itself and the absolute term their underflow. ``S`` lies
 in ``[hi + lo - E, hi + lo + E]``.
+
+*Blocks* (:func:`_row`, every value of a row). The ``K*u`` above is the length of the
+chain of roundings an error goes through in ``c``. ``_row`` cuts it: after each block
+of ``BLOCK`` positions the lanes' ``c`` are summed to ``cb`` (the block's errors
+``E_t`` within ``gamma_{BLOCK/LANES + LANES + 1}`` times their magnitudes), reset, and
+``cb`` is added to lane 0 as a value (TwoSum; its error opens the next block's chain,
+its magnitude goes into ``b``). Exactly ``sum(s_j) + sum(e_k) = sum(x) + sum(cb_t)``,
+so ``S = sum(s_j) + (the errors not flushed) + sum(E_t - cb_t)``, and an error not
+flushed goes through at most ``BLOCK/LANES + 2`` additions in its lane and ``2*LANES``
+as the lanes are combined: ``|hi + lo - S| <= gamma_DEPTH * (1 + gamma_K) * b`` with
+``DEPTH = BLOCK/LANES + 2*LANES + 2`` (290). :func:`_combine` scales such a row's ``b``
+by ``DEPTH / m`` (rounded up by ``SCALE_SLACK``), so ``E`` above reads ``2*DEPTH*u*b``
+(a million values cancelling to ``1e-9`` of their size certify). The NaN-skipping and
+masked loops are not cut (a faster loop): there ``m = n + lanes + 2`` stays.
 
 * sum: ``hi`` is the correctly rounded ``S`` when that whole interval lies strictly
   inside ``hi``'s rounding interval, ``|lo| + E < h/2`` (``h`` the smaller spacing next
@@ -78,6 +91,10 @@ prange = range  # numba's prange once compiled (bound by build)
 
 #: independent accumulators per row (two AVX-512 vectors)
 LANES = 16
+#: positions per block of a row (errors flushed, module docstring)
+BLOCK = 4096
+DEPTH = BLOCK // LANES + 2 * LANES + 2
+SCALE_SLACK = 1.0 + 2.0 ** -40  # covers the roundings of b * (DEPTH / m)
 MODE_ALL = 0  # every value
 MODE_MASK = 1  # values where the mask is True
 MODE_SKIPNAN = 2  # values that are not NaN (NaNs counted and flagged, not summed)
@@ -107,11 +124,23 @@ def lane_add(s: Any, c: Any, b: Any, x: Any) -> Any:  # pragma: no cover - compi
     return t, c + e, b + abs(e)
 
 
+def _flush(lanes_s: np.ndarray, lanes_c: np.ndarray, lanes_b: np.ndarray) -> None:
+    # pragma: no cover - compiled
+    """End a block: its errors, summed over the lanes, become a value of lane 0
+    (module docstring, "blocks"); the lanes' ``c`` start again from zero."""
+    cb = 0.0
+    for j in range(LANES):
+        cb += lanes_c[j]
+        lanes_c[j] = 0.0
+    lanes_s[0], lanes_c[0], lanes_b[0] = lane_add(lanes_s[0], 0.0, lanes_b[0], cb)
+
+
 def _row(x: np.ndarray, mask: np.ndarray, bits: np.ndarray, r: Any, mode: Any, lanes_s: np.ndarray,
          lanes_c: np.ndarray, lanes_b: np.ndarray, lanes_y: np.ndarray, lanes_n: np.ndarray,
-         lanes_f: np.ndarray) -> None:
+         lanes_f: np.ndarray) -> bool:
     # pragma: no cover - compiled
-    """Accumulate row ``r`` into the lane arrays (zeroed here)."""
+    """Accumulate row ``r`` into the lane arrays (zeroed here); every value (MODE_ALL)
+    in blocks of ``BLOCK`` positions (module docstring): True when it did."""
     n = x.shape[1]
     for j in range(LANES):
         lanes_s[j] = 0.0
@@ -122,12 +151,16 @@ def _row(x: np.ndarray, mask: np.ndarray, bits: np.ndarray, r: Any, mode: Any, l
         lanes_f[j] = 0
     full = n - n % LANES
     if mode == MODE_ALL:
-        for i in range(0, full, LANES):
-            for j in range(LANES):
-                v = x[r, i + j]
-                lanes_s[j], lanes_c[j], lanes_b[j] = lane_add(
-                    lanes_s[j], lanes_c[j], lanes_b[j], v)
-                lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
+        for i0 in range(0, full, BLOCK):
+            if i0 > 0:
+                _flush(lanes_s, lanes_c, lanes_b)
+            xs = x[r, i0:min(i0 + BLOCK, full)]
+            for i in range(0, xs.shape[0], LANES):
+                for j in range(LANES):
+                    v = xs[i + j]
+                    lanes_s[j], lanes_c[j], lanes_b[j] = lane_add(
+                        lanes_s[j], lanes_c[j], lanes_b[j], v)
+                    lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
         for i in range(full, n):
             j = i - full
             v = x[r, i]
@@ -135,7 +168,8 @@ def _row(x: np.ndarray, mask: np.ndarray, bits: np.ndarray, r: Any, mode: Any, l
                 lanes_s[j], lanes_c[j], lanes_b[j], v)
             lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
         lanes_n[0] = n
-    elif mode == MODE_MASK:
+        return True
+    if mode == MODE_MASK:
         for i in range(0, n):
             j = i % LANES
             if mask[r, i]:
@@ -144,27 +178,51 @@ def _row(x: np.ndarray, mask: np.ndarray, bits: np.ndarray, r: Any, mode: Any, l
                     lanes_s[j], lanes_c[j], lanes_b[j], v)
                 lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
                 lanes_n[j] += 1
-    else:
-        for i in range(0, full, LANES):
-            for j in range(LANES):
-                b = bits[r, i + j] & ABS
-                isn = b > INF_BITS
-                v = 0.0 if isn else x[r, i + j]
-                lanes_s[j], lanes_c[j], lanes_b[j] = lane_add(
-                    lanes_s[j], lanes_c[j], lanes_b[j], v)
-                lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
-                lanes_n[j] += np.int64(not isn)
-                lanes_f[j] |= np.int64(isn) * (F_NAN | (F_SNAN * np.int64((b & QUIET) == 0)))
-        for i in range(full, n):
-            j = i - full
-            b = bits[r, i] & ABS
+        return False
+    for i in range(0, full, LANES):
+        for j in range(LANES):
+            b = bits[r, i + j] & ABS
             isn = b > INF_BITS
-            v = 0.0 if isn else x[r, i]
+            v = 0.0 if isn else x[r, i + j]
             lanes_s[j], lanes_c[j], lanes_b[j] = lane_add(
                 lanes_s[j], lanes_c[j], lanes_b[j], v)
             lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
             lanes_n[j] += np.int64(not isn)
             lanes_f[j] |= np.int64(isn) * (F_NAN | (F_SNAN * np.int64((b & QUIET) == 0)))
+    for i in range(full, n):
+        j = i - full
+        b = bits[r, i] & ABS
+        isn = b > INF_BITS
+        v = 0.0 if isn else x[r, i]
+        lanes_s[j], lanes_c[j], lanes_b[j] = lane_add(
+            lanes_s[j], lanes_c[j], lanes_b[j], v)
+        lanes_y[j] = min(lanes_y[j], abs(v) if v != 0.0 else np.inf)
+        lanes_n[j] += np.int64(not isn)
+        lanes_f[j] |= np.int64(isn) * (F_NAN | (F_SNAN * np.int64((b & QUIET) == 0)))
+    return False
+
+
+def _lanes() -> Any:  # pragma: no cover - compiled
+    """The lane arrays of :func:`_row`: s, c, b, y (float64), count, flags (int64)."""
+    return (np.zeros(LANES), np.zeros(LANES), np.zeros(LANES), np.zeros(LANES),
+            np.zeros(LANES, np.int64), np.zeros(LANES, np.int64))
+
+
+def _combine(lanes_s: np.ndarray, lanes_c: np.ndarray, lanes_b: np.ndarray, lanes_y: np.ndarray,
+             lanes_n: np.ndarray, lanes_f: np.ndarray,
+             blocked: Any) -> Any:  # pragma: no cover - compiled
+    """``(s, c, b, y, count, flags)`` of the lanes of a row, combined by TwoSum; a row
+    summed in blocks has ``b`` scaled by ``DEPTH / m`` (module docstring)."""
+    s, c, b, y, n, f = lanes_s[0], lanes_c[0], lanes_b[0], lanes_y[0], lanes_n[0], lanes_f[0]
+    for j in range(1, LANES):
+        s, c, b = lane_add(s, c + lanes_c[j], b + lanes_b[j], lanes_s[j])
+        y = min(y, lanes_y[j])
+        n += lanes_n[j]
+        f |= lanes_f[j]
+    m = np.float64(n + LANES + 2)
+    if blocked and m > DEPTH:
+        b = b * (DEPTH / m) * SCALE_SLACK
+    return s, c, b, y, n, f
 
 
 def _lanes_nan(lanes_s: np.ndarray) -> Any:  # pragma: no cover - compiled
@@ -176,19 +234,21 @@ def _lanes_nan(lanes_s: np.ndarray) -> Any:  # pragma: no cover - compiled
 
 
 def _skipnan_row(x: np.ndarray, mask: Any, bits: Any, r: Any, lanes_s: Any, lanes_c: Any,
-                 lanes_b: Any, lanes_y: Any, lanes_n: Any, lanes_f: Any) -> None:
+                 lanes_b: Any, lanes_y: Any, lanes_n: Any, lanes_f: Any) -> bool:
     # pragma: no cover - compiled
     """Row ``r`` leaving NaNs out, in one pass when the row's first block holds a NaN
     (the NaN-skipping loop), else the plain loop first (faster) and the NaN-skipping
-    one again only if the lanes end as NaN (a NaN late in the row)."""
+    one again only if the lanes end as NaN (a NaN late in the row); as :func:`_row`,
+    True when the plain loop's blocks served."""
     peek = 0.0
     for i in range(min(PEEK, x.shape[1])):
         peek += x[r, i] * 0.0  # NaN exactly when a NaN or an infinity is there
     if peek == 0.0:
         _row(x, mask, bits, r, MODE_ALL, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
         if not _lanes_nan(lanes_s):
-            return
-    _row(x, mask, bits, r, MODE_SKIPNAN, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
+            return True
+    return _row(x, mask, bits, r, MODE_SKIPNAN, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n,
+                lanes_f)
 
 
 def rows_kernel(x: np.ndarray, mask: Any, bits: Any, mode: Any, s_out: np.ndarray,
@@ -199,29 +259,16 @@ def rows_kernel(x: np.ndarray, mask: Any, bits: Any, mode: Any, s_out: np.ndarra
     (``mask``: ``(rows, n)`` bool for MODE_MASK; ``bits``: ``x``'s uint64 view for
     MODE_SKIPNAN); the lanes are combined by TwoSum (errors into ``c``)."""
     rows = x.shape[0]
-    lanes_s = np.zeros(LANES)
-    lanes_c = np.zeros(LANES)
-    lanes_b = np.zeros(LANES)
-    lanes_y = np.zeros(LANES)
-    lanes_n = np.zeros(LANES, np.int64)
-    lanes_f = np.zeros(LANES, np.int64)
+    lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f = _lanes()
     for r in range(rows):
         if mode == MODE_SKIPNAN:
-            _skipnan_row(x, mask, bits, r, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n,
-                         lanes_f)
+            blocked = _skipnan_row(x, mask, bits, r, lanes_s, lanes_c, lanes_b, lanes_y,
+                                   lanes_n, lanes_f)
         else:
-            _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
-        s = lanes_s[0]
-        c = lanes_c[0]
-        a = lanes_b[0]
-        y = lanes_y[0]
-        cnt = lanes_n[0]
-        fl = lanes_f[0]
-        for j in range(1, LANES):
-            s, c, a = lane_add(s, c + lanes_c[j], a + lanes_b[j], lanes_s[j])
-            y = min(y, lanes_y[j])
-            cnt += lanes_n[j]
-            fl |= lanes_f[j]
+            blocked = _row(x, mask, bits, r, mode, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n,
+                           lanes_f)
+        s, c, a, y, cnt, fl = _combine(lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f,
+                                       blocked)
         s_out[r] = s
         c_out[r] = c
         b_out[r] = a
@@ -484,23 +531,12 @@ def certify_kernel(s_in: np.ndarray, c_in: np.ndarray, b_in: np.ndarray, y_in: n
 def one_kernel(x: np.ndarray, mean: Any) -> Any:  # pragma: no cover - compiled
     """(value, certified) of the sum or mean of a 1-D float64 array: the lean entry
     of small and 1-D inputs (no output arrays)."""
-    lanes_s = np.zeros(LANES)
-    lanes_c = np.zeros(LANES)
-    lanes_b = np.zeros(LANES)
-    lanes_y = np.zeros(LANES)
-    lanes_n = np.zeros(LANES, np.int64)
-    lanes_f = np.zeros(LANES, np.int64)
+    lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f = _lanes()
     x2 = x.reshape(1, x.shape[0])
     _row(x2, np.ones((1, 1), np.bool_), np.zeros((1, 1), np.uint64), 0, MODE_ALL, lanes_s,
          lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
-    s = lanes_s[0]
-    c = lanes_c[0]
-    b = lanes_b[0]
-    y = lanes_y[0]
-    for j in range(1, LANES):
-        s, c, b = lane_add(s, c + lanes_c[j], b + lanes_b[j], lanes_s[j])
-        y = min(y, lanes_y[j])
-    return _certify_one(s, c, b, y, lanes_n[0], mean, LANES)
+    s, c, b, y, n, _ = _combine(lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f, True)
+    return _certify_one(s, c, b, y, n, mean, LANES)
 
 
 def one_skipnan_kernel(x: np.ndarray, bits: np.ndarray,
@@ -508,26 +544,11 @@ def one_skipnan_kernel(x: np.ndarray, bits: np.ndarray,
     """(value, certified, count, flags) of the sum or mean of the values of a 1-D
     float64 array that are not NaN (``bits``: its uint64 view), the NaNs counted out
     and flagged (``F_NAN``, ``F_SNAN``): :func:`one_kernel` in ``MODE_SKIPNAN``."""
-    lanes_s = np.zeros(LANES)
-    lanes_c = np.zeros(LANES)
-    lanes_b = np.zeros(LANES)
-    lanes_y = np.zeros(LANES)
-    lanes_n = np.zeros(LANES, np.int64)
-    lanes_f = np.zeros(LANES, np.int64)
+    lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f = _lanes()
     m = x.shape[0]
-    _skipnan_row(x.reshape(1, m), np.ones((1, 1), np.bool_), bits.reshape(1, m), 0, lanes_s,
-                 lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
-    s = lanes_s[0]
-    c = lanes_c[0]
-    b = lanes_b[0]
-    y = lanes_y[0]
-    n = lanes_n[0]
-    f = lanes_f[0]
-    for j in range(1, LANES):
-        s, c, b = lane_add(s, c + lanes_c[j], b + lanes_b[j], lanes_s[j])
-        y = min(y, lanes_y[j])
-        n += lanes_n[j]
-        f |= lanes_f[j]
+    blocked = _skipnan_row(x.reshape(1, m), np.ones((1, 1), np.bool_), bits.reshape(1, m), 0,
+                           lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
+    s, c, b, y, n, f = _combine(lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f, blocked)
     if n == 0:
         return 0.0, False, n, f
     val, ok = _certify_one(s, c, b, y, n, mean, LANES)
@@ -559,10 +580,9 @@ def compact_kernel(vals: np.ndarray, mask: np.ndarray, use_mask: Any, codes: np.
     return m
 
 
-_HELPERS = ("lane_add", "_row", "_lanes_nan", "_skipnan_row", "_certify_mean",
-            "_certify_one", "spacing_below",
-            "_spacing_above", "_quantum", "_even", "_exact_lo", "_split", "two_prod_err",
-            "two_sum", "two_prod")
+_HELPERS = ("lane_add", "_flush", "_row", "_lanes", "_combine", "_lanes_nan", "_skipnan_row",
+            "_certify_mean", "_certify_one", "spacing_below", "_spacing_above",
+            "_quantum", "_even", "_exact_lo", "_split", "two_prod_err", "two_sum", "two_prod")
 _KERNELS = ("rows_kernel", "cols_kernel", "grouped_kernel", "certify_kernel",
             "compact_kernel", "one_kernel", "one_skipnan_kernel")
 

@@ -82,7 +82,12 @@ rows, of leading axes (in place) and of groups try a compensated sum (Ogita-Rump
 states it): where the bound puts the exact sum strictly inside one float's rounding
 interval, that float is the correctly rounded result; every other cell (ties, heavy
 cancellation, zeros, subnormal results, infinities, NaN) goes to the compiled engine,
-so the bits never depend on which path answered.
+so the bits never depend on which path answered. A row is summed in blocks of 4096
+values whose rounding errors are flushed into the sum, so its bound grows with the
+block, not the row: a million values that cancel to ``1e-9`` of their magnitudes
+still certify. One float64 row it refuses goes through a second certified pass,
+error-free extraction in blocks (:mod:`nanaccess.core._numba.extract_sum`), before
+the compiled engine: a million values of size one summing to ``1e-13`` certify.
 
 *Gridded data (numba).* One axis (or a run of neighbouring axes) of a C- or
 F-contiguous float32/64 array is reduced in place by :mod:`.axis`: the cells are the

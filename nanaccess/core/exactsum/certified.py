@@ -20,8 +20,8 @@ import numpy as np
 from ... import _stats
 from .. import _numba as nb
 
-__all__ = ["certified_1d", "certified_1d_skipnan", "certified_rows", "certified_var_rows",
-           "certified_var_1d", "certified_var_groups",
+__all__ = ["certified_1d", "certified_1d_skipnan", "extracted_1d", "certified_rows",
+           "certified_var_rows", "certified_var_1d", "certified_var_groups",
            "certified_cols", "certified_groups", "uncertified_groups", "stats", "reset_stats",
            "MODE_ALL", "MODE_MASK", "MODE_SKIPNAN", "F_NAN", "F_SNAN"]
 
@@ -148,6 +148,25 @@ def certified_1d_skipnan(x: np.ndarray, stat: str) -> tuple[float, bool, int, in
         return None
     _STATS["certified" if ok else "fallback"] += 1
     return val, bool(ok), int(count), int(flags)
+
+
+def extracted_1d(x: np.ndarray, stat: str, count: int) -> float | None:
+    """The sum or mean (over ``count`` values) of a 1-D contiguous float64 array by
+    error-free extraction (:mod:`nanaccess.core._numba.extract_sum`; NaNs read as 0),
+    or None (not proven, or numba does not serve the call): the second certified pass
+    of a row the compensated one refused (deep cancellation)."""
+    if stat not in _stats.LINEAR or x.size > _MAX_COUNT or x.dtype != _F64 \
+            or not x.flags.c_contiguous \
+            or nb.choose_engine(size=x.size, min_size=MIN_SIZE) != "numba":
+        return None
+    try:
+        val, ok = nb.kernels("extract_sum")["extract_one_kernel"](x, count,
+                                                                  stat in _stats.MEANS)
+    except Exception as err:  # numba failed: the NumPy engine, from now on
+        nb.fallback(err)
+        return None
+    _STATS["certified" if ok else "fallback"] += 1
+    return float(val) if ok else None
 
 
 def certified_rows(x2: np.ndarray, w2: np.ndarray | None, stat: str, *,
