@@ -146,7 +146,7 @@ def _xdist_groups(config: pytest.Config, items: list[pytest.Item]) -> None:
     silently ignored (the docs, mypy and cluster groups ran split over both workers).
     The suffix is written here in whichever form this pytest keeps.
     """
-    if not config.getvalue("loadgroup"):  # set on xdist workers under --dist loadgroup
+    if not getattr(config.option, "loadgroup", False):  # xdist workers, --dist loadgroup
         return
     for item in items:
         names = {str(m.args[0] if m.args else m.kwargs.get("name", "default"))
