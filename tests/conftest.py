@@ -155,10 +155,8 @@ def _xdist_groups(config: pytest.Config, items: list[pytest.Item]) -> None:
         if item.nodeid.endswith("@" + group):  # xdist's own suffix took effect
             continue
         new = f"{item.nodeid}@{group}"
-        if hasattr(item, "_id"):
-            from _pytest.nodeid import NodeId
-
-            item._id = NodeId.parse(new)
+        if hasattr(type(getattr(item, "_id", None)), "parse"):  # pytest >= 9.2: a NodeId
+            item._id = type(item._id).parse(new)
         else:
             item._nodeid = new
 
