@@ -40,8 +40,10 @@ _U = 2.0 ** -53
 _ABS_ERR = 2.0 ** -1000  # the TwoProducts' errors when their products underflow
 _D_LO, _D_HI = 2.0 ** -900, 2.0 ** 990  # D (and the quotient) inside: normal pieces
 _MARGIN = 1.0 + 2.0 ** -40  # covers the few roundings of the final test
+_SHRINK = 1.0 - 2.0 ** -39  # below 1 / _MARGIN: multiplies where _nb_cert divides
 _STATS = {"certified": 0, "fallback": 0}
 CUM_BLOCK = 126  # values the bins of growing windows hold between folds
+CUM_CHUNK = 256  # outputs of growing windows certified together
 
 
 def _nb_cert(sh: Any, sl: Any, es: Any, qh: Any, ql: Any, eq: Any, cnt: Any, ddof: Any,
@@ -226,6 +228,81 @@ def _nb_fold(h: Any, l: Any, err: Any, a0: Any, a1: Any) -> Any:  # pragma: no c
     return hh, (t - (hh - z)) + (w - z), err
 
 
+def _nb_cert_flat(sh: Any, sl: Any, es: Any, qh: Any, ql: Any, eq: Any, dn: Any, ddof: Any,
+                  scale: Any) -> Any:  # pragma: no cover - compiled
+    """:func:`_nb_cert` without a branch (every step computed, the tests ANDed) and
+    with one division, so that a loop of independent outputs (:func:`_nb_cum_flush`)
+    runs them side by side: ``cnt = dn`` (a count as a float). The candidate comes
+    from the reciprocal of ``m`` (corrected once by the exact residual), and the test
+    divides by no margin but multiplies by ``_SHRINK < 1 / _MARGIN`` (stricter); ``r1
+    = dh - p`` is exact wherever q is within a factor 2 of D/m (Sterbenz), and
+    elsewhere ``|num|`` alone fails the test: a value certified here is the
+    correctly rounded one, as :func:`_nb_cert`'s."""
+    m = dn * (dn - ddof)
+    ok = m < 2.0 ** 53
+    m = m if m >= 1.0 else 1.0  # a count without a variance: no division by zero
+    p1 = dn * qh
+    e1 = _fma(dn, qh, -p1)
+    p2 = dn * ql
+    e2 = _fma(dn, ql, -p2)
+    p3 = sh * sh
+    e3 = _fma(sh, sh, -p3)
+    t2 = 2.0 * sh
+    p4 = t2 * sl
+    e4 = _fma(t2, sl, -p4)
+    t = p1 - p3
+    z = t - p1
+    et = (p1 - (t - z)) - (p3 + z)
+    r = ((et + (e1 - e3)) + (p2 - p4)) + (e2 - e4)
+    small = abs(et) + abs(e1) + abs(e3) + abs(p2) + abs(p4) + abs(e2) + abs(e4)
+    dh = t + r
+    z = dh - t
+    dl = (t - (dh - z)) + (r - z)
+    ash = abs(sh) + abs(sl)
+    err = (dn * eq + (2.0 * ash + es) * es + sl * sl + 8.0 * _U * small + _ABS_ERR) \
+        * 1.0001 * scale
+    ok = ok & (_D_LO <= dh) & (dh <= _D_HI) & (err < np.inf) & (dh - abs(dl) - err > 0.0)
+    inv = 1.0 / m  # one division: q from the reciprocal, corrected once by the residual
+    q = dh * inv
+    p = q * m
+    q += (((dh - p) - _fma(q, m, -p)) + dl) * inv
+    ok = ok & (_D_LO <= q) & (q <= _D_HI)
+    p = q * m
+    r1 = dh - p
+    r2 = _fma(q, m, -p)
+    num = (r1 - r2) + dl
+    slack = 3.0 * _U * (abs(r1) + abs(r2) + abs(dl))
+    h = q - np.int64(np.int64(np.float64(q).view(np.int64)) - 1).view(np.float64)
+    ok = ok & ((abs(num) + slack + err) * _MARGIN < (0.5 * h) * m * _SHRINK)
+    return q, ok
+
+
+def _nb_cum_flush(buf: np.ndarray, k: Any, i0: Any, ddof: Any, es: Any, eq: Any, et: Any,
+                  scale: Any, out: np.ndarray,
+                  bad: np.ndarray) -> Any:  # pragma: no cover - compiled
+    """Outputs ``i0 .. i0 + k`` of :func:`_nb_cum_var` from the running state it
+    saved (``buf[:, j]``: S's pair, bound and bins, Q's, the count, one repeated
+    value): the folds and the certificate of each, independent of the others (no
+    branch: the compiler runs several at once). Returns the outputs left over."""
+    nbad = 0
+    for j in range(k):
+        dn = buf[10, j]
+        a1s = buf[4, j]
+        th, tl, te = _nb_fold(buf[0, j], buf[1, j], buf[2, j] + dn * es + dn * dn * et
+                              + 2.0 * _U * abs(a1s), buf[3, j], a1s)  # S - n c
+        uh, ul, ue = _nb_fold(buf[5, j], buf[6, j], buf[7, j], buf[8, j], buf[9, j])
+        q, ok = _nb_cert_flat(th, tl, te, uh, ul, ue + dn * eq, dn, ddof, scale)
+        none = dn - ddof <= 0.0
+        zero = buf[11, j] != 0.0
+        q = q if ok else 0.0
+        q = 0.0 if zero else q
+        out[i0 + j] = np.nan if none else q
+        miss = not (ok or none or zero)
+        bad[i0 + j] = miss
+        nbad += miss
+    return nbad
+
+
 def _nb_cum_var(x: np.ndarray, start: np.ndarray, end: np.ndarray, ddof: Any, c: Any, cs0: Any,
                 cs1: Any, cq0: Any, cq1: Any, es: Any, eq: Any, et: Any, block: Any, scale: Any,
                 out: np.ndarray,
@@ -235,8 +312,9 @@ def _nb_cum_var(x: np.ndarray, start: np.ndarray, end: np.ndarray, ddof: Any, c:
     (fine units whatever the length) and are folded into running pairs of S and Q
     (:func:`_nb_fold`, bounds carried). S is kept of ``v - c`` too: ``fl(v - c)`` in
     the bins (grid error ``es`` each), the TwoSum errors summed in ``ts`` (``et * n**2``
-    bounds that sum's rounding). Returns -1 if a start differs or an end decreases,
-    else the flags of :func:`_nb_binned_var`."""
+    bounds that sum's rounding). The running state of each output is saved and every
+    CUM_CHUNK outputs certified in one loop (:func:`_nb_cum_flush`). Returns -1 if a
+    start differs or an end decreases, else the flags of :func:`_nb_binned_var`."""
     a0 = 0.0
     a1 = 0.0
     ts = 0.0
@@ -253,6 +331,10 @@ def _nb_cum_var(x: np.ndarray, start: np.ndarray, end: np.ndarray, ddof: Any, c:
     run = 0
     last = 0.0
     seen = 0
+    nbad = 0
+    buf = np.empty((12, CUM_CHUNK), np.float64)
+    j = 0
+    i0 = 0
     ce = start[0] if start.shape[0] else 0
     s0 = ce
     for i in range(out.shape[0]):
@@ -262,9 +344,11 @@ def _nb_cum_var(x: np.ndarray, start: np.ndarray, end: np.ndarray, ddof: Any, c:
         while ce < e:
             v = x[ce]
             if v == v:
-                y = v - c
-                z = y - v
-                ts += (v - (y - z)) - (c + z)
+                y = v
+                if c != 0.0:  # no shift (the common case): no TwoSum
+                    y = v - c
+                    z = y - v
+                    ts += (v - (y - z)) - (c + z)
                 h = (y + cs0) - cs0
                 a0 += h
                 a1 += ((y - h) + cs1) - cs1
@@ -286,23 +370,25 @@ def _nb_cum_var(x: np.ndarray, start: np.ndarray, end: np.ndarray, ddof: Any, c:
                 seen |= 1
             ce += 1
         cnt[i] = m
-        if m - ddof <= 0:
-            out[i] = np.nan
-            continue
-        if run >= m:
-            out[i] = 0.0
-            continue
-        dn = np.float64(m)
-        a1s = a1 + ts
-        th, tl, te = _nb_fold(sh, sl, se + dn * es + dn * dn * et + 2.0 * _U * abs(a1s), a0,
-                              a1s)  # S - n c
-        uh, ul, ue = _nb_fold(qh, ql, qe, b0, b1)
-        q, ok = _nb_cert(th, tl, te, uh, ul, ue + dn * eq, m, ddof, scale)
-        out[i] = q
-        if not ok:
-            bad[i] = True
-            seen |= 2
-    return seen
+        buf[0, j] = sh
+        buf[1, j] = sl
+        buf[2, j] = se
+        buf[3, j] = a0
+        buf[4, j] = a1 + ts
+        buf[5, j] = qh
+        buf[6, j] = ql
+        buf[7, j] = qe
+        buf[8, j] = b0
+        buf[9, j] = b1
+        buf[10, j] = m
+        buf[11, j] = run >= m
+        j += 1
+        if j == CUM_CHUNK:
+            nbad += _nb_cum_flush(buf, j, i0, ddof, es, eq, et, scale, out, bad)
+            i0 += j
+            j = 0
+    nbad += _nb_cum_flush(buf, j, i0, ddof, es, eq, et, scale, out, bad)
+    return seen | (2 if nbad else 0)
 
 
 def stats() -> dict[str, int]:
@@ -477,11 +563,12 @@ def binned_var(x: np.ndarray, start: Any, end: np.ndarray | None, ddof: int,
 def build() -> dict[str, Any]:
     """Compile the certified variance kernels."""
     globals()["_fma"] = fma_intrinsic()
-    for name in ("_nb_q0", "_nb_q1", "_nb_cert", "_nb_fold"):  # per value: inlined into the kernels
+    for name in ("_nb_q0", "_nb_q1", "_nb_cert", "_nb_fold", "_nb_cert_flat"):  # inlined
         globals()[name] = jit(nogil=True, inline="always")(globals()[name])
+    globals()["_nb_cum_flush"] = jit(nogil=True, error_model="numpy")(_nb_cum_flush)
     return {"extent": jit(nogil=True)(_nb_extent),
             "binned_var": jit(nogil=True)(_nb_binned_var),
-            "cum_var": jit(nogil=True)(_nb_cum_var)}
+            "cum_var": jit(nogil=True, error_model="numpy")(_nb_cum_var)}
 
 
 register("window_var", build)
