@@ -127,6 +127,29 @@ def test_long_expanding_folds():
     check_entry(x, start, end, "var", 1)
 
 
+def test_expanding_every_output_plain_and_not():
+    """Every output of growing windows (chunks of CUM_CHUNK outputs certified
+    together, before each fold), with the plain bounds (ends one apart: not read
+    again) and the same windows given with repeated ends (read one by one), equals
+    the exact variance; a first window of several values and an offset (the shift c)
+    included. The pure-Python kernels agree bit for bit on a short prefix."""
+    rng = np.random.default_rng(11)
+    n = wv.CUM_CHUNK + 2 * wv.CUM_BLOCK + 5
+    for x in (rng.standard_normal(n), rng.standard_normal(n) * 1e-3 + 1e5,
+              np.round(rng.standard_normal(n) * 4) / 4):
+        x[rng.random(n) < 0.1] = np.nan
+        start = np.zeros(n, np.int64)
+        for end in (np.arange(1, n + 1), np.arange(4, n + 4).clip(0, n),
+                    np.repeat(np.arange(1, n // 2 + 1), 2)[:n]):
+            for ddof in (0, 1) if end[0] == 1 else (1,):
+                bad = check_certified(x, start[:len(end)], end, ddof)
+                assert bad.mean() < 0.05
+        m = 90
+        a = run(x[:m], start[:m], np.arange(1, m + 1), 1)
+        b = run(x[:m], start[:m], np.arange(1, m + 1), 1, compiled=False)
+        assert same_bits(a[0], b[0]) and np.array_equal(a[1], b[1])
+
+
 def test_drift_zeros_after_huge_values():
     """Huge values leave the bins exactly: the later windows of zeros give exactly 0
     and small values after them their exact variance (no rounding residue)."""

@@ -40,8 +40,10 @@ _U = 2.0 ** -53
 _ABS_ERR = 2.0 ** -1000  # the TwoProducts' errors when their products underflow
 _D_LO, _D_HI = 2.0 ** -900, 2.0 ** 990  # D (and the quotient) inside: normal pieces
 _MARGIN = 1.0 + 2.0 ** -40  # covers the few roundings of the final test
+_SHRINK = 1.0 - 2.0 ** -39  # below 1 / _MARGIN: multiplies where _nb_cert divides
 _STATS = {"certified": 0, "fallback": 0}
 CUM_BLOCK = 126  # values the bins of growing windows hold between folds
+CUM_CHUNK = 256  # outputs of growing windows certified together
 
 
 def _nb_cert(sh: Any, sl: Any, es: Any, qh: Any, ql: Any, eq: Any, cnt: Any, ddof: Any,
@@ -226,16 +228,95 @@ def _nb_fold(h: Any, l: Any, err: Any, a0: Any, a1: Any) -> Any:  # pragma: no c
     return hh, (t - (hh - z)) + (w - z), err
 
 
-def _nb_cum_var(x: np.ndarray, start: np.ndarray, end: np.ndarray, ddof: Any, c: Any, cs0: Any,
-                cs1: Any, cq0: Any, cq1: Any, es: Any, eq: Any, et: Any, block: Any, scale: Any,
-                out: np.ndarray,
-                cnt: np.ndarray, bad: np.ndarray) -> Any:  # pragma: no cover - compiled
+def _nb_cert_flat(sh: Any, sl: Any, es: Any, qh: Any, ql: Any, eq: Any, dn: Any, ddof: Any,
+                  scale: Any) -> Any:  # pragma: no cover - compiled
+    """:func:`_nb_cert` without a branch (every step computed, the tests ANDed) and
+    with one division, so that a loop of independent outputs (:func:`_nb_cum_flush`)
+    runs them side by side: ``cnt = dn`` (a count as a float). The candidate comes
+    from the reciprocal of ``m`` (corrected once by the exact residual), and the test
+    divides by no margin but multiplies by ``_SHRINK < 1 / _MARGIN`` (stricter); ``r1
+    = dh - p`` is exact wherever q is within a factor 2 of D/m (Sterbenz), and
+    elsewhere ``|num|`` alone fails the test: a value certified here is the
+    correctly rounded one, as :func:`_nb_cert`'s."""
+    m = dn * (dn - ddof)
+    ok = m < 2.0 ** 53
+    m = m if m >= 1.0 else 1.0  # a count without a variance: no division by zero
+    p1 = dn * qh
+    e1 = _fma(dn, qh, -p1)
+    p2 = dn * ql
+    e2 = _fma(dn, ql, -p2)
+    p3 = sh * sh
+    e3 = _fma(sh, sh, -p3)
+    t2 = 2.0 * sh
+    p4 = t2 * sl
+    e4 = _fma(t2, sl, -p4)
+    t = p1 - p3
+    z = t - p1
+    et = (p1 - (t - z)) - (p3 + z)
+    r = ((et + (e1 - e3)) + (p2 - p4)) + (e2 - e4)
+    small = abs(et) + abs(e1) + abs(e3) + abs(p2) + abs(p4) + abs(e2) + abs(e4)
+    dh = t + r
+    z = dh - t
+    dl = (t - (dh - z)) + (r - z)
+    ash = abs(sh) + abs(sl)
+    err = (dn * eq + (2.0 * ash + es) * es + sl * sl + 8.0 * _U * small + _ABS_ERR) \
+        * 1.0001 * scale
+    ok = ok & (_D_LO <= dh) & (dh <= _D_HI) & (err < np.inf) & (dh - abs(dl) - err > 0.0)
+    inv = 1.0 / m  # one division: q from the reciprocal, corrected once by the residual
+    q = dh * inv
+    p = q * m
+    q += (((dh - p) - _fma(q, m, -p)) + dl) * inv
+    ok = ok & (_D_LO <= q) & (q <= _D_HI)
+    p = q * m
+    r1 = dh - p
+    r2 = _fma(q, m, -p)
+    num = (r1 - r2) + dl
+    slack = 3.0 * _U * (abs(r1) + abs(r2) + abs(dl))
+    h = q - np.int64(np.int64(np.float64(q).view(np.int64)) - 1).view(np.float64)
+    ok = ok & ((abs(num) + slack + err) * _MARGIN < (0.5 * h) * m * _SHRINK)
+    return q, ok
+
+
+def _nb_cum_flush(buf: np.ndarray, k: Any, i0: Any, sh: Any, sl: Any, se: Any, qh: Any,
+                  ql: Any, qe: Any, ddof: Any, es: Any, eq: Any, et: Any, scale: Any,
+                  out: np.ndarray, bad: np.ndarray) -> Any:  # pragma: no cover - compiled
+    """Outputs ``i0 .. i0 + k`` of :func:`_nb_cum_var` from the running pairs of S
+    and Q they share (``sh, sl, se``, ``qh, ql, qe``: no fold between them) and the
+    state it saved of each (``buf[:, j]``: S's bins, Q's, the count, one repeated
+    value): the folds and the certificate of each, independent of the others (no
+    branch: the compiler runs several at once). Returns the outputs left over."""
+    nbad = 0
+    for j in range(k):
+        dn = buf[4, j]
+        a1s = buf[1, j]
+        th, tl, te = _nb_fold(sh, sl, se + dn * es + dn * dn * et + 2.0 * _U * abs(a1s),
+                              buf[0, j], a1s)  # S - n c
+        uh, ul, ue = _nb_fold(qh, ql, qe, buf[2, j], buf[3, j])
+        q, ok = _nb_cert_flat(th, tl, te, uh, ul, ue + dn * eq, dn, ddof, scale)
+        none = dn - ddof <= 0.0
+        zero = buf[5, j] != 0.0
+        q = q if ok else 0.0
+        q = 0.0 if zero else q
+        out[i0 + j] = np.nan if none else q
+        miss = not (ok or none or zero)
+        bad[i0 + j] = miss
+        nbad += miss
+    return nbad
+
+
+def _nb_cum_var(x: np.ndarray, start: np.ndarray, end: np.ndarray, plain: Any, ddof: Any, c: Any,
+                cs0: Any, cs1: Any, cq0: Any, cq1: Any, es: Any, eq: Any, et: Any, block: Any,
+                scale: Any, out: np.ndarray, cnt: np.ndarray,
+                bad: np.ndarray) -> Any:  # pragma: no cover - compiled
     """:func:`_nb_binned_var` for windows that share their start and only grow
     (expanding windows): no value leaves, so the bins hold ``block`` values at most
     (fine units whatever the length) and are folded into running pairs of S and Q
     (:func:`_nb_fold`, bounds carried). S is kept of ``v - c`` too: ``fl(v - c)`` in
     the bins (grid error ``es`` each), the TwoSum errors summed in ``ts`` (``et * n**2``
-    bounds that sum's rounding). Returns -1 if a start differs or an end decreases,
+    bounds that sum's rounding). The bins of each output are saved and the outputs
+    certified in one loop (:func:`_nb_cum_flush`) before each fold and every CUM_CHUNK
+    outputs. ``plain``: ``end[i] = end[0] + i`` (checked by :func:`_nb_extent`), the
+    bounds are not read again. Returns -1 if a start differs or an end decreases,
     else the flags of :func:`_nb_binned_var`."""
     a0 = 0.0
     a1 = 0.0
@@ -253,18 +334,28 @@ def _nb_cum_var(x: np.ndarray, start: np.ndarray, end: np.ndarray, ddof: Any, c:
     run = 0
     last = 0.0
     seen = 0
+    nbad = 0
+    buf = np.empty((6, CUM_CHUNK), np.float64)
+    j = 0
+    i0 = 0
     ce = start[0] if start.shape[0] else 0
     s0 = ce
+    e1 = end[0] if end.shape[0] else 0
     for i in range(out.shape[0]):
-        e = end[i]
-        if start[i] != s0 or e < ce:
-            return -1
+        if plain:
+            e = e1 + i
+        else:
+            e = end[i]
+            if start[i] != s0 or e < ce:
+                return -1
         while ce < e:
             v = x[ce]
             if v == v:
-                y = v - c
-                z = y - v
-                ts += (v - (y - z)) - (c + z)
+                y = v
+                if c != 0.0:  # no shift (the common case): no TwoSum
+                    y = v - c
+                    z = y - v
+                    ts += (v - (y - z)) - (c + z)
                 h = (y + cs0) - cs0
                 a0 += h
                 a1 += ((y - h) + cs1) - cs1
@@ -275,6 +366,11 @@ def _nb_cum_var(x: np.ndarray, start: np.ndarray, end: np.ndarray, ddof: Any, c:
                 run = run + 1 if v == last else 1
                 last = v
                 if k == block:
+                    if j:  # the outputs saved before this fold: certified now
+                        nbad += _nb_cum_flush(buf, j, i0, sh, sl, se, qh, ql, qe, ddof, es,
+                                              eq, et, scale, out, bad)
+                        i0 += j
+                        j = 0
                     sh, sl, se = _nb_fold(sh, sl, se, a0, a1)
                     qh, ql, qe = _nb_fold(qh, ql, qe, b0, b1)
                     a0 = 0.0
@@ -286,23 +382,21 @@ def _nb_cum_var(x: np.ndarray, start: np.ndarray, end: np.ndarray, ddof: Any, c:
                 seen |= 1
             ce += 1
         cnt[i] = m
-        if m - ddof <= 0:
-            out[i] = np.nan
-            continue
-        if run >= m:
-            out[i] = 0.0
-            continue
-        dn = np.float64(m)
-        a1s = a1 + ts
-        th, tl, te = _nb_fold(sh, sl, se + dn * es + dn * dn * et + 2.0 * _U * abs(a1s), a0,
-                              a1s)  # S - n c
-        uh, ul, ue = _nb_fold(qh, ql, qe, b0, b1)
-        q, ok = _nb_cert(th, tl, te, uh, ul, ue + dn * eq, m, ddof, scale)
-        out[i] = q
-        if not ok:
-            bad[i] = True
-            seen |= 2
-    return seen
+        buf[0, j] = a0
+        buf[1, j] = a1 + ts
+        buf[2, j] = b0
+        buf[3, j] = b1
+        buf[4, j] = m
+        buf[5, j] = run >= m
+        j += 1
+        if j == CUM_CHUNK:
+            nbad += _nb_cum_flush(buf, j, i0, sh, sl, se, qh, ql, qe, ddof, es, eq, et,
+                                  scale, out, bad)
+            i0 += j
+            j = 0
+    nbad += _nb_cum_flush(buf, j, i0, sh, sl, se, qh, ql, qe, ddof, es, eq, et, scale, out,
+                          bad)
+    return seen | (2 if nbad else 0)
 
 
 def stats() -> dict[str, int]:
@@ -328,10 +422,14 @@ def _nb_extent(bits: np.ndarray, start: np.ndarray,
                end: np.ndarray) -> Any:  # pragma: no cover - compiled
     """:func:`.window_sums._nb_range` (largest |x|, smallest nonzero |x|, infinities,
     widest window) plus the smallest and largest non-NaN value, in one pass of
-    integer reductions on the bits (a sign-folded key orders floats as integers)."""
+    integer reductions on the bits (a sign-folded key orders floats as integers), and
+    whether the windows share their start and end one apart (``end[i] = end[0] +
+    i``: expanding)."""
     width = 0
+    plain = start.shape[0] > 0
     for i in range(start.shape[0]):
         width = max(width, end[i] - start[i])
+        plain &= (start[i] == start[0]) & (end[i] == end[0] + i)
     mag = 0x7FFFFFFFFFFFFFFF
     inf_bits = 0x7FF0000000000000
     big = 0
@@ -350,12 +448,12 @@ def _nb_extent(bits: np.ndarray, start: np.ndarray,
         lo = min(lo, key if num else mag)
         hi = max(hi, key if num else -mag - 1)
     if lo > hi:  # no number
-        return 0.0, np.inf, infs > 0, width, np.inf, -np.inf
+        return 0.0, np.inf, infs > 0, width, np.inf, -np.inf, plain
     lo = lo ^ ((lo >> 63) & mag)
     hi = hi ^ ((hi >> 63) & mag)
     return (np.int64(big).view(np.float64),
             np.int64(small).view(np.float64) if small < inf_bits else np.inf, infs > 0, width,
-            np.int64(lo).view(np.float64), np.int64(hi).view(np.float64))
+            np.int64(lo).view(np.float64), np.int64(hi).view(np.float64), plain)
 
 
 def _shift(lo: float, hi: float, big: float) -> tuple[float, float]:
@@ -433,7 +531,7 @@ def binned_var(x: np.ndarray, start: Any, end: np.ndarray | None, ddof: int,
         end = start
     start = np.ascontiguousarray(start, np.int64)
     end = np.ascontiguousarray(end, np.int64)
-    big, small, inf, width, lo, hi = fns["extent"](x.view(np.int64), start, end)
+    big, small, inf, width, lo, hi, plain = fns["extent"](x.view(np.int64), start, end)
     if extent is not None:
         extent[:] = big, small
     if inf:
@@ -459,9 +557,10 @@ def binned_var(x: np.ndarray, start: Any, end: np.ndarray | None, ddof: int,
     es = 0.0 if b1 <= lsb else 2.0 ** (b1 - 1)  # fS(v) = v: the data lies on the grid
     eq = 2.0 ** bq1 + 2.0 ** (bq0 - 51) + 4.0 * (_U * ymax) ** 2
     if cum:  # |t| <= u |v - c| each, summed naively: gamma_n n u ymax
-        seen = int(fns["cum_var"](x, start, end, int(ddof), c, cs0, cs1, cq0, cq1, es, eq,
-                                  1.01 * _U * _U * ymax, CUM_BLOCK, float(scale), out, cnt,
-                                  bad))
+        plain = bool(plain) and end[0] >= start[0]  # one start, ends one apart
+        seen = int(fns["cum_var"](x, start, end, plain, int(ddof), c, cs0, cs1, cq0, cq1, es,
+                                  eq, 1.01 * _U * _U * ymax, CUM_BLOCK, float(scale), out,
+                                  cnt, bad))
     else:
         e0, step, span = (fw.e0, fw.step, fw.span) if fixed else (0, 1, 0)
         seen = int(fns["binned_var"](x, fixed, e0, step, span, start, end, int(ddof), c,
@@ -477,11 +576,12 @@ def binned_var(x: np.ndarray, start: Any, end: np.ndarray | None, ddof: int,
 def build() -> dict[str, Any]:
     """Compile the certified variance kernels."""
     globals()["_fma"] = fma_intrinsic()
-    for name in ("_nb_q0", "_nb_q1", "_nb_cert", "_nb_fold"):  # per value: inlined into the kernels
+    for name in ("_nb_q0", "_nb_q1", "_nb_cert", "_nb_fold", "_nb_cert_flat"):  # inlined
         globals()[name] = jit(nogil=True, inline="always")(globals()[name])
+    globals()["_nb_cum_flush"] = jit(nogil=True, error_model="numpy")(_nb_cum_flush)
     return {"extent": jit(nogil=True)(_nb_extent),
             "binned_var": jit(nogil=True)(_nb_binned_var),
-            "cum_var": jit(nogil=True)(_nb_cum_var)}
+            "cum_var": jit(nogil=True, error_model="numpy")(_nb_cum_var)}
 
 
 register("window_var", build)

@@ -154,6 +154,8 @@ def expanding_bounds(n: int, groups: Any = None) -> tuple[np.ndarray, np.ndarray
     >>> expanding_bounds(3)
     (array([0, 0, 0]), array([1, 2, 3]))
     """
+    if groups is None:  # one group: no positions or lengths to build
+        return np.zeros(n, np.int64), np.arange(1, n + 1, dtype=np.int64)
     _, first, _ = _in_groups(n, groups)
     return first, np.arange(1, n + 1, dtype=np.int64)
 
