@@ -10,7 +10,7 @@ public attributes (``com``, ``span``, ``halflife``, ``alpha``, ``times``, ``adju
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import pandas as pd
