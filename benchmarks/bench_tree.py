@@ -33,6 +33,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from common import _calibrate  # calls per sample so that one lasts >= 5 ms
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 LIMIT = 1.1  # issue 22: no case slower than 1.1x the tree before
@@ -126,18 +128,6 @@ def _cases(d: dict[str, Any]) -> dict[str, Callable[[], Any]]:
     return cases
 
 
-def _calibrate(fn: Callable[[], Any], min_sample: float = 0.005) -> int:
-    number = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        dt = time.perf_counter() - t0
-        if dt >= min_sample or number >= 1 << 14:
-            return number
-        number *= 2 if dt <= 0 else max(2, min(16, int(min_sample / dt) + 1))
-
-
 def worker() -> None:
     """Answer the parent: a line with a case name -> a line with its per-call seconds."""
     cases = _cases(_data())
@@ -151,7 +141,7 @@ def worker() -> None:
         try:
             if name not in numbers:
                 fn()  # first call: compiles or loads kernels, untimed
-                numbers[name] = _calibrate(fn)
+                numbers[name] = _calibrate(fn, 0.005)
             number = numbers[name]
             t0 = time.perf_counter()
             for _ in range(number):

@@ -46,24 +46,12 @@ CUM_BLOCK = 126  # values the bins of growing windows hold between folds
 CUM_CHUNK = 256  # outputs of growing windows certified together
 
 
-def _nb_cert(sh: Any, sl: Any, es: Any, qh: Any, ql: Any, eq: Any, cnt: Any, ddof: Any,
-             scale: Any) -> Any:  # pragma: no cover - compiled
-    """(value, certified) of ``(n Q - S**2) / (n (n - ddof))`` for ``n = cnt`` when
-    ``|S - (sh + sl)| <= es`` and ``|Q - (qh + ql)| <= eq`` (``scale`` multiplies the
-    bound: 1.0; tests set 0 to show that it matters).
-
-    ``D`` is ``p1 + e1 + p2 + e2 - p3 - e3 - p4 - e4`` (TwoProducts of ``n qh``,
-    ``n ql``, ``sh sh``, ``2 sh sl``; ``sl**2`` left out, in the bound), ``p1 - p3``
-    by TwoSum and the six small terms summed naively (``8u`` of their magnitudes
-    bounds that), then TwoSum into ``(dh, dl)``: ``|D - dh - dl| <= E = (n eq + (2|S|
-    + es) es + sl**2 + 8u sum|small| + 2**-1000) * 1.0001``. The candidate ``q``
-    (``dh / m`` corrected once by the residual, ``m = n (n - ddof) < 2**53`` exact)
-    is certified when ``|dh + dl - q m| + slack + E < m h / 2`` strictly (``h`` the
-    spacing below q, the smaller one): then q is D/m correctly rounded, no tie."""
-    dn = np.float64(cnt)
-    m = dn * np.float64(cnt - ddof)
-    if not (m < 2.0 ** 53):
-        return 0.0, False
+def _nb_numerator(sh: Any, sl: Any, es: Any, qh: Any, ql: Any, eq: Any, dn: Any,
+                  scale: Any) -> Any:  # pragma: no cover - compiled
+    """``D = n Q - S**2`` as a double-double ``(dh, dl)`` with its error bound ``err``
+    (``S = sh + sl`` within ``es``, ``Q = qh + ql`` within ``eq``, ``n = dn``): the
+    products split exactly by fma, the differences by TwoSum. Shared by the branching
+    (:func:`_nb_cert`) and the branch-free (:func:`_nb_cert_flat`) certifications."""
     p1 = dn * qh
     e1 = _fma(dn, qh, -p1)
     p2 = dn * ql
@@ -84,6 +72,28 @@ def _nb_cert(sh: Any, sl: Any, es: Any, qh: Any, ql: Any, eq: Any, cnt: Any, ddo
     ash = abs(sh) + abs(sl)
     err = (dn * eq + (2.0 * ash + es) * es + sl * sl + 8.0 * _U * small + _ABS_ERR) \
         * 1.0001 * scale
+    return dh, dl, err
+
+
+def _nb_cert(sh: Any, sl: Any, es: Any, qh: Any, ql: Any, eq: Any, cnt: Any, ddof: Any,
+             scale: Any) -> Any:  # pragma: no cover - compiled
+    """(value, certified) of ``(n Q - S**2) / (n (n - ddof))`` for ``n = cnt`` when
+    ``|S - (sh + sl)| <= es`` and ``|Q - (qh + ql)| <= eq`` (``scale`` multiplies the
+    bound: 1.0; tests set 0 to show that it matters).
+
+    ``D`` is ``p1 + e1 + p2 + e2 - p3 - e3 - p4 - e4`` (TwoProducts of ``n qh``,
+    ``n ql``, ``sh sh``, ``2 sh sl``; ``sl**2`` left out, in the bound), ``p1 - p3``
+    by TwoSum and the six small terms summed naively (``8u`` of their magnitudes
+    bounds that), then TwoSum into ``(dh, dl)``: ``|D - dh - dl| <= E = (n eq + (2|S|
+    + es) es + sl**2 + 8u sum|small| + 2**-1000) * 1.0001``. The candidate ``q``
+    (``dh / m`` corrected once by the residual, ``m = n (n - ddof) < 2**53`` exact)
+    is certified when ``|dh + dl - q m| + slack + E < m h / 2`` strictly (``h`` the
+    spacing below q, the smaller one): then q is D/m correctly rounded, no tie."""
+    dn = np.float64(cnt)
+    m = dn * np.float64(cnt - ddof)
+    if not (m < 2.0 ** 53):
+        return 0.0, False
+    dh, dl, err = _nb_numerator(sh, sl, es, qh, ql, eq, dn, scale)
     if not (_D_LO <= dh <= _D_HI and err < np.inf and dh - abs(dl) - err > 0.0):
         return 0.0, False  # D's interval holds 0, or D near under/overflow (or NaN)
     q = dh / m
@@ -241,26 +251,7 @@ def _nb_cert_flat(sh: Any, sl: Any, es: Any, qh: Any, ql: Any, eq: Any, dn: Any,
     m = dn * (dn - ddof)
     ok = m < 2.0 ** 53
     m = m if m >= 1.0 else 1.0  # a count without a variance: no division by zero
-    p1 = dn * qh
-    e1 = _fma(dn, qh, -p1)
-    p2 = dn * ql
-    e2 = _fma(dn, ql, -p2)
-    p3 = sh * sh
-    e3 = _fma(sh, sh, -p3)
-    t2 = 2.0 * sh
-    p4 = t2 * sl
-    e4 = _fma(t2, sl, -p4)
-    t = p1 - p3
-    z = t - p1
-    et = (p1 - (t - z)) - (p3 + z)
-    r = ((et + (e1 - e3)) + (p2 - p4)) + (e2 - e4)
-    small = abs(et) + abs(e1) + abs(e3) + abs(p2) + abs(p4) + abs(e2) + abs(e4)
-    dh = t + r
-    z = dh - t
-    dl = (t - (dh - z)) + (r - z)
-    ash = abs(sh) + abs(sl)
-    err = (dn * eq + (2.0 * ash + es) * es + sl * sl + 8.0 * _U * small + _ABS_ERR) \
-        * 1.0001 * scale
+    dh, dl, err = _nb_numerator(sh, sl, es, qh, ql, eq, dn, scale)
     ok = ok & (_D_LO <= dh) & (dh <= _D_HI) & (err < np.inf) & (dh - abs(dl) - err > 0.0)
     inv = 1.0 / m  # one division: q from the reciprocal, corrected once by the residual
     q = dh * inv
@@ -576,7 +567,8 @@ def binned_var(x: np.ndarray, start: Any, end: np.ndarray | None, ddof: int,
 def build() -> dict[str, Any]:
     """Compile the certified variance kernels."""
     globals()["_fma"] = fma_intrinsic()
-    for name in ("_nb_q0", "_nb_q1", "_nb_cert", "_nb_fold", "_nb_cert_flat"):  # inlined
+    for name in ("_nb_numerator", "_nb_q0", "_nb_q1", "_nb_cert", "_nb_fold",
+                 "_nb_cert_flat"):  # inlined
         globals()[name] = jit(nogil=True, inline="always")(globals()[name])
     globals()["_nb_cum_flush"] = jit(nogil=True, error_model="numpy")(_nb_cum_flush)
     return {"extent": jit(nogil=True)(_nb_extent),
