@@ -167,3 +167,15 @@ def test_running(tmp_path):
 
     rows = bench_running.run(repeats=1, out_dir=tmp_path, sizes=(300,))
     _check_rows(rows, tmp_path / "running.json")
+
+
+def test_tree_compares_two_trees_in_workers(tmp_path):
+    """bench_tree: one worker per tree answers the same cases (here one tree twice)."""
+    import bench_tree
+
+    root = BENCH.parent
+    rows = bench_tree.compare(root, root, repeats=1, only="np median a10_0")
+    assert [r["case"] for r in rows] == ["np median a10_0"]
+    assert rows[0]["before_s"] > 0 and rows[0]["after_s"] > 0
+    text = bench_tree.markdown(rows, "HEAD", "0.0")
+    assert "| np median a10_0 |" in text
