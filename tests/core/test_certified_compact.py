@@ -20,7 +20,7 @@ class _NotReadyKernels(dict):
         return super().__getitem__(name)
 
 
-@pytest.mark.skipif(nb.numba() is None, reason="numba not installed")
+@pytest.mark.skipif(not nb.AVAILABLE, reason="numba not installed or disabled")
 @pytest.mark.parametrize("with_include", [False, True])
 def test_numpy_compaction_equals_the_kernel(monkeypatch, with_include):
     rng = np.random.default_rng(3)
