@@ -93,6 +93,11 @@ def _int_limits(dtype: np.dtype) -> tuple[int, int]:
     return int(info.min), int(info.max)
 
 
+# per-row selection when a block has at most this many rows of at least this length
+_FEW_ROWS = 16
+_LONG_ROW = 1 << 14
+
+
 def _partition_at(keys: np.ndarray, kth: list[int], lo: int, hi: int) -> None:
     """Partition ``keys[:, lo:hi]`` so every rank in ``kth`` (sorted) is in place.
 
@@ -124,6 +129,12 @@ def _gather(keys: np.ndarray, ranks: np.ndarray) -> np.ndarray:
             return np.where(ranks == kth[1], upper[None, :], lower[None, :])
         _partition_at(keys, kth.tolist(), 0, n)
         return keys[:, ranks[:, 0]].T
+    if rows <= _FEW_ROWS and n >= _LONG_ROW:
+        # a few long rows (a DataFrame's columns): each row on its own takes the uniform
+        # path above (one SIMD partition + a max for an even median), where the shared
+        # rank window costs a second partition of half of every row
+        return np.concatenate([_gather(keys[r:r + 1], ranks[:, r:r + 1]) for r in range(rows)],
+                              axis=1)
     if _rows.select_rows is not None:
         # compiled per-row quickselect (numba), when installed; same bits by construction
         return _rows.select_rows(keys, ranks)

@@ -394,6 +394,18 @@ def _flat(x2: np.ndarray) -> tuple[np.ndarray, int, int]:
     return np.ascontiguousarray(x2.T).reshape(-1), 1, n
 
 
+def _weights(w_t: np.ndarray, dt: np.dtype, mode: int) -> tuple[np.ndarray, np.ndarray]:
+    """The kernel's ``w_t``/``ft_t``: read by the lerp alone, so a pick or a midpoint
+    gets one-column stand-ins of the same types (no tables of ``W + 1`` weights to
+    allocate and fill on every call: a long expanding window has ``W`` = its length)."""
+    if mode == MODE_PICK or mode == MODE_MID:
+        return _NO_WEIGHTS, np.zeros((2 * w_t.shape[0], 1), dt)
+    return np.ascontiguousarray(w_t, np.float64), weight_tables(w_t, dt)
+
+
+_NO_WEIGHTS = np.zeros((1, 1))
+
+
 def heap_select(
     x2: np.ndarray,
     bounds: tuple[Any, ...],
@@ -486,8 +498,7 @@ def heap_select(
         start,
         end,
         rt,
-        np.ascontiguousarray(w_t, np.float64),
-        weight_tables(w_t, dt),
+        *_weights(w_t, dt, mode),
         fc,
         out.reshape(-1),
         cnt.reshape(-1),

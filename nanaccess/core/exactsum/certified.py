@@ -248,10 +248,18 @@ def uncertified_groups(vals: np.ndarray, include: np.ndarray | None, codes: np.n
     sub_vals = np.empty(n, x.dtype)
     sub_mask = np.empty(n if include is not None else 1, bool)
     sub_codes = np.empty(n, np.int64)
-    m = _kernels()["compact_kernel"](
-        x, _DUMMY2[0] if include is None else np.ascontiguousarray(include),
-        include is not None, np.ascontiguousarray(codes, dtype=np.int64), ok,
-        np.empty(ok.size, np.int64), sub_vals, sub_mask, sub_codes)
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    try:
+        m = _kernels()["compact_kernel"](
+            x, _DUMMY2[0] if include is None else np.ascontiguousarray(include),
+            include is not None, codes, ok, np.empty(ok.size, np.int64), sub_vals, sub_mask,
+            sub_codes)
+    except nb.NotReady:  # it compiles in the background: the same rows by NumPy
+        renum = np.full(ok.size + 1, -1, np.int64)  # the last slot: code -1, no group
+        renum[bad] = np.arange(bad.size)
+        sel = np.flatnonzero(renum[codes] >= 0)
+        return (x[sel], None if include is None else np.asarray(include, bool)[sel],
+                renum[codes[sel]], bad)
     return (sub_vals[:m], None if include is None else sub_mask[:m], sub_codes[:m], bad)
 
 
