@@ -16,13 +16,13 @@ from collections.abc import Callable
 from fractions import Fraction
 from math import fsum
 from struct import pack, unpack
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from ... import _stats
 
-__all__ = ["narrow_hard", "round_narrow", "round_narrow_exact"]
+__all__ = ["narrow_hard", "narrow_scalar", "round_narrow", "round_narrow_exact"]
 
 
 def narrow_hard(vals: np.ndarray, dtype: np.dtype, ulps: float = 0.0) -> np.ndarray:
@@ -67,6 +67,16 @@ def _scalar_hard(v: float, dtype: np.dtype, ulps: float) -> bool | None:
     if a < tiny or a >= big:
         return None
     return abs((unpack("<q", pack("<d", a))[0] & mask) - half) <= ulps
+
+
+def narrow_scalar(v: float, dtype: np.dtype, root: bool) -> np.floating[Any] | None:
+    """The correctly rounded float64 statistic ``v`` (``root``: a square root of one)
+    as a ``dtype`` scalar, when rounding it again is the exact value's single
+    rounding (:func:`narrow_hard` by bit tests); None otherwise (the caller's exact
+    path decides)."""
+    if _scalar_hard(v, dtype, 2.0 if root else 0.0) is not False:
+        return None
+    return cast("np.floating[Any]", dtype.type(v))
 
 
 def _round_fraction(q: Fraction, dtype: np.dtype) -> float:
