@@ -66,7 +66,8 @@ def _scalar_hard(v: float, dtype: np.dtype, ulps: float) -> bool | None:
     tiny, big, mask, half = lim
     if a < tiny or a >= big:
         return None
-    return abs((unpack("<q", pack("<d", a))[0] & mask) - half) <= ulps
+    low: int = unpack("<q", pack("<d", a))[0] & mask
+    return abs(low - half) <= ulps
 
 
 def narrow_scalar(v: float, dtype: np.dtype, root: bool) -> np.floating[Any] | None:
