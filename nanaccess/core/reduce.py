@@ -305,7 +305,7 @@ def lean_values(x: np.ndarray, stat: str, axis: Any, policy: NanPolicy,
                                params.get("method", "linear"))
         if stat in LEAN_MOMENTS and params.keys() <= {"ddof"}:
             ddof = params.get("ddof", 0)
-            got = _narrow_moment(x, stat, policy, ddof) if x.dtype in _NARROW \
+            got = _narrow_moment(x, stat, policy, ddof) if x.dtype.char in "fe" \
                 else moment_small(x, stat, policy, ddof)
             if got is not None or params:
                 return got
@@ -317,9 +317,6 @@ def lean_values(x: np.ndarray, stat: str, axis: Any, policy: NanPolicy,
     return None
 
 
-_NARROW = (np.dtype(np.float32), np.dtype(np.float16))  # native byte order only
-
-
 def _narrow_moment(x: np.ndarray, stat: str, policy: NanPolicy, ddof: float
                    ) -> np.floating[Any] | None:
     """:func:`moment_small` of 1-D float32/16 ``x``: of its exact float64 copy (the
@@ -327,6 +324,8 @@ def _narrow_moment(x: np.ndarray, stat: str, policy: NanPolicy, ddof: float
     where that is the exact value's single rounding
     (:func:`~nanaccess.core.exactsum.narrow.narrow_scalar`); else None (the engines
     round the hard cells from the exact value)."""
+    if not x.dtype.isnative:
+        return None
     nan = np.isnan(x)
     if nan.any():
         if not RULES[policy].drops_silently(True, any_signaling(x[nan])):
