@@ -22,7 +22,9 @@ from .. import _stats
 from ..options import NanPolicy
 from ._numba import one_request
 from .axes import normalize_axis
+from .bits import any_signaling
 from .compose import compose, not_served
+from .exactsum.narrow import narrow_scalar
 from .higher import higher_stat
 from .interp import METHODS, validate_q
 from .moments import moment_stat
@@ -302,7 +304,9 @@ def lean_values(x: np.ndarray, stat: str, axis: Any, policy: NanPolicy,
             return order_small(x, stat, policy, None if q is None else validate_q(q),
                                params.get("method", "linear"))
         if stat in LEAN_MOMENTS and params.keys() <= {"ddof"}:
-            got = moment_small(x, stat, policy, params.get("ddof", 0))
+            ddof = params.get("ddof", 0)
+            got = _narrow_moment(x, stat, policy, ddof) if x.dtype.char in "fe" \
+                else moment_small(x, stat, policy, ddof)
             if got is not None or params:
                 return got
         if stat == "mean" and not params and x.dtype.kind in "iu":
@@ -311,6 +315,24 @@ def lean_values(x: np.ndarray, stat: str, axis: Any, policy: NanPolicy,
     if x.ndim == 2 and axis == 0 and stat in MEDIANS and not params:
         return column_medians(x, stat)
     return None
+
+
+def _narrow_moment(x: np.ndarray, stat: str, policy: NanPolicy, ddof: float
+                   ) -> np.floating[Any] | None:
+    """:func:`moment_small` of 1-D float32/16 ``x``: of its exact float64 copy (the
+    NaNs that ``policy`` drops silently left out first), rounded once to ``x``'s dtype
+    where that is the exact value's single rounding
+    (:func:`~nanaccess.core.exactsum.narrow.narrow_scalar`); else None (the engines
+    round the hard cells from the exact value)."""
+    if not x.dtype.isnative:
+        return None
+    nan = np.isnan(x)
+    if nan.any():
+        if not RULES[policy].drops_silently(True, any_signaling(x[nan])):
+            return None
+        x = x[~nan]
+    got = moment_small(x.astype(np.float64), stat, policy, ddof) if x.size else None
+    return None if got is None else narrow_scalar(float(got), x.dtype, stat in _stats.ROOTS)
 
 
 def _unmasked(x: np.ndarray, missing: Any, axis: Any, policy: NanPolicy

@@ -412,3 +412,59 @@ def test_narrow_float_median_overflow_goes_to_the_engine():
     got = order_small(x, "median", NanPolicy.OMIT)
     assert _same(got, reduce(x, "median", policy=NanPolicy.OMIT).values)
     assert got == np.float32(3e38) == na.median(x, nan_policy="omit")
+
+
+def _narrow_cases() -> list[Any]:
+    rng = np.random.default_rng(32)
+    out: list[Any] = []
+    for dt, eps in ((np.float32, 2.0 ** -24), (np.float16, 2.0 ** -11)):
+        mid = np.ones(5)
+        mid[0], mid[-1] = 1 + 2 * eps, eps  # float64 sum on a narrow midpoint
+        snan = np.array([1.0, 2.0, np.nan], dt)
+        snan.view(f"u{snan.itemsize}")[2] &= ~np.array(1 << (8 * snan.itemsize - 10),
+                                                       snan.view(f"u{snan.itemsize}").dtype)
+        snan.view(f"u{snan.itemsize}")[2] |= 1
+        out += [mid.astype(dt), np.full(7, 1 + 2 * eps).astype(dt), snan,
+                np.array([np.nan, 3.0, np.nan], dt), np.array([-0.0, -0.0], dt),
+                np.array([np.inf, 1.0], dt), np.array([np.nan, np.nan], dt),
+                rng.standard_normal(10).astype(dt), (rng.standard_normal(300) * 1e4).astype(dt)]
+    return out
+
+
+@pytest.mark.parametrize("x", _narrow_cases())
+@pytest.mark.parametrize("stat", ["sum", "mean", "var", "std"])
+@pytest.mark.parametrize("policy", ["omit", "propagate", "raise"])
+def test_narrow_lean_moment_is_the_engines(x: Any, stat: str, policy: str) -> None:
+    """float32/16 moments of small 1-D data by the lean float64 path, rounded once, are
+    the engines' bits (the exactly rounded ones), errors and midpoints included."""
+    from nanaccess.options import NanPolicy
+
+    def run(lean: bool) -> Any:
+        try:
+            with np.errstate(all="ignore"):
+                r = core_reduce(x, stat, policy=NanPolicy(policy), lean=lean).values
+            return np.asarray(r).dtype.str, np.asarray(r).tobytes()
+        except Exception as err:  # noqa: BLE001 - the same error either way
+            return type(err).__name__
+
+    assert run(True) == run(False)
+
+
+def test_narrow_scalar_hard_is_narrow_hard() -> None:
+    """The bit test of one float64 result agrees with the array test near midpoints."""
+    from nanaccess.core.exactsum.narrow import narrow_hard, narrow_scalar
+
+    rng = np.random.default_rng(3)
+    for dt in (np.dtype(np.float32), np.dtype(np.float16)):
+        f = rng.standard_normal(2000).astype(dt)
+        mid = (f.astype(np.float64) + np.nextafter(f, dt.type(np.inf)).astype(np.float64)) / 2
+        vals = np.concatenate([mid + k * np.spacing(np.abs(mid)) for k in range(-3, 4)]
+                              + [rng.standard_normal(500), [0.0, np.nan, np.inf, 1e300]])
+        for root in (False, True):
+            ref = np.zeros(vals.size, bool)
+            ref[narrow_hard(vals, dt, 2.0 if root else 0.0)] = True
+            got = np.array([narrow_scalar(v, dt, root) is None for v in vals.tolist()])
+            assert not (got < ref).any()  # every hard value is declined
+            normal = np.abs(vals) >= np.finfo(dt).smallest_normal
+            normal &= np.abs(vals) < np.finfo(dt).max * 0.99
+            assert np.array_equal(got[normal], ref[normal])  # and only those

@@ -10,6 +10,7 @@ exact engine, as rows. float32 results are rounded once from the exact value
 
 from __future__ import annotations
 
+from math import prod
 from typing import Any
 
 import numpy as np
@@ -42,9 +43,7 @@ def axis_view(x: np.ndarray, axes: tuple[int, ...]) -> Any:
         x = x.T
     else:
         return None
-    outer = int(np.prod(shape[:a], dtype=np.int64))
-    n = int(np.prod(shape[a:b + 1], dtype=np.int64))
-    inner = int(np.prod(shape[b + 1:], dtype=np.int64))
+    outer, n, inner = prod(shape[:a]), prod(shape[a:b + 1]), prod(shape[b + 1:])
     return x.reshape(outer, n, inner), flip
 
 

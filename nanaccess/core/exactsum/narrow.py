@@ -15,13 +15,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from fractions import Fraction
 from math import fsum
-from typing import Any
+from struct import pack, unpack
+from typing import Any, cast
 
 import numpy as np
 
 from ... import _stats
 
-__all__ = ["narrow_hard", "round_narrow", "round_narrow_exact"]
+__all__ = ["narrow_hard", "narrow_scalar", "round_narrow", "round_narrow_exact"]
 
 
 def narrow_hard(vals: np.ndarray, dtype: np.dtype, ulps: float = 0.0) -> np.ndarray:
@@ -40,6 +41,43 @@ def narrow_hard(vals: np.ndarray, dtype: np.dtype, ulps: float = 0.0) -> np.ndar
         near = (np.abs(v - (f64 + up) * 0.5) <= tol) | (np.abs(v - (f64 + dn) * 0.5) <= tol)
         big = np.abs(v) >= float(np.finfo(dtype).max) * 0.99
     return np.flatnonzero(np.isfinite(v) & (near | big))
+
+
+_INF = float("inf")
+#: per narrow dtype: (smallest normal, overflow threshold, low-bits mask, midpoint bits)
+_LIMITS: dict[np.dtype, tuple[float, float, int, int]] = {}
+
+
+def _scalar_hard(v: float, dtype: np.dtype, ulps: float) -> bool | None:
+    """:func:`narrow_hard` of one float64 ``v`` by integer bit tests, no NumPy call:
+    within the normal range of ``dtype`` the midpoints are the float64 numbers whose
+    low ``52 - nmant`` significand bits are ``1 << (51 - nmant)``, and ``v``'s distance
+    to the nearest in float64 ulps is that field's distance to it (a midpoint never
+    lies near a binade's edge). None outside that range (the array test decides)."""
+    a = abs(v)
+    if a == 0.0 or not a < _INF:  # zero, an infinity, a NaN
+        return False
+    lim = _LIMITS.get(dtype)
+    if lim is None:
+        fi = np.finfo(dtype)
+        shift = 52 - fi.nmant
+        lim = _LIMITS[dtype] = (float(fi.smallest_normal), float(fi.max) * 0.99,
+                                (1 << shift) - 1, 1 << (shift - 1))
+    tiny, big, mask, half = lim
+    if a < tiny or a >= big:
+        return None
+    low: int = unpack("<q", pack("<d", a))[0] & mask
+    return abs(low - half) <= ulps
+
+
+def narrow_scalar(v: float, dtype: np.dtype, root: bool) -> np.floating[Any] | None:
+    """The correctly rounded float64 statistic ``v`` (``root``: a square root of one)
+    as a ``dtype`` scalar, when rounding it again is the exact value's single
+    rounding (:func:`narrow_hard` by bit tests); None otherwise (the caller's exact
+    path decides)."""
+    if _scalar_hard(v, dtype, 2.0 if root else 0.0) is not False:
+        return None
+    return cast("np.floating[Any]", dtype.type(v))
 
 
 def _round_fraction(q: Fraction, dtype: np.dtype) -> float:
@@ -132,7 +170,10 @@ def round_narrow(vals: np.ndarray, out: np.ndarray, stat: str, ddof: float,
     cells are recomputed from their values (``cell_rows(indices)``: a float64 row per
     index, NaN where a value is left out)."""
     dtype = out.dtype
-    hard = narrow_hard(vals, dtype, 2.0 if stat in _stats.ROOTS else 0.0)
+    ulps = 2.0 if stat in _stats.ROOTS else 0.0
+    if vals.size == 1 and _scalar_hard(float(vals.reshape(-1)[0]), dtype, ulps) is False:
+        return out
+    hard = narrow_hard(vals, dtype, ulps)
     if not hard.size:
         return out
     out = out.copy()
@@ -175,7 +216,10 @@ def round_narrow_exact(vals: np.ndarray, out: np.ndarray, stat: str,
     correctly rounded root of the exact variance. For engines that hold the exact
     value already (the dask partials)."""
     root = stat in _stats.ROOTS
-    hard = narrow_hard(vals, out.dtype, 2.0 if root else 0.0)
+    ulps = 2.0 if root else 0.0
+    if vals.size == 1 and _scalar_hard(float(vals.reshape(-1)[0]), out.dtype, ulps) is False:
+        return out
+    hard = narrow_hard(vals, out.dtype, ulps)
     if not hard.size:
         return out
     out = out.copy()
