@@ -159,7 +159,8 @@ def _dask_call(data: Any, stat: str, policy: NanPolicy, axis: Axis, keepdims: bo
 def call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
          params: dict[str, Any], *, lean: bool = True) -> Any:
     """The boundary of every statistic function (see the module docstring);
-    ``lean=False``: the caller already tried the NaN-free list lane."""
+    ``lean=False``: the caller already tried the lean lane of its list (NaN-free)
+    or array (reduced whole, :func:`array_whole`)."""
     if lean and type(data) is list and nan_policy is None and stat in LEAN_LIST_STATS \
             and axis is None and not keepdims and params.get("weights") is None:
         out = list_median_lane(data, stat)
@@ -184,7 +185,7 @@ def call(stat: str, data: Any, axis: Axis, nan_policy: Any, keepdims: bool,
         return reduce_iterable(stat, _as_list(data), policy, params)
     if "q" in params:
         params["q"] = validate_q(params["q"])  # validated once, here
-    if host == "array" and axis is None and not keepdims:
+    if lean and host == "array" and axis is None and not keepdims:
         out = array_whole(stat, data, policy, params)
         if out is not None:
             return out
@@ -231,6 +232,10 @@ def statistic(fn: Callable[_P, _R]) -> Callable[_P, _R]:
     # a plain small float64 array's moment needs no policy (core/iterable.plain_moment)
     lean_moment = bare is not None and stat in LEAN_MOMENTS
     ddof = bare.get("ddof", 0) if bare is not None else 0
+    # the parameters call() hands array_whole for a bare call (weights None, the
+    # default weights_kind dropped): an array with only a nan_policy goes there at once
+    whole = None if bare is None or bare.get("weights_kind", "frequency") != "frequency" \
+        else {k: v for k, v in bare.items() if k not in ("weights", "weights_kind")}
     add_sections(fn)  # Parameters and Returns from the signature and the table
 
     @functools.wraps(fn)
@@ -247,6 +252,13 @@ def statistic(fn: Callable[_P, _R]) -> Callable[_P, _R]:
                 if out is not None:
                     return out
                 return call(stat, data, None, nan_policy, False, dict(bare), lean=False)
+        if type(data) is np.ndarray and whole is not None and not args \
+                and len(kwargs) == 1 and "nan_policy" in kwargs:
+            nan_policy = kwargs["nan_policy"]
+            out = array_whole(stat, data, resolve_policy(nan_policy), dict(whole))
+            if out is not None:
+                return out
+            return call(stat, data, None, nan_policy, False, dict(bare), lean=False)
         if not args and not kwargs and bare is not None:
             if lean_moment and type(data) is np.ndarray:
                 out = plain_moment(data, stat, ddof)

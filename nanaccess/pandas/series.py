@@ -43,8 +43,9 @@ from .weighted import resolve_weights, weighted_column
 __all__ = ["SeriesNanStats"]
 
 
-#: the float dtypes of the small-call lane (float16, float32, float64: no longdouble)
-_FLOAT_CHARS = frozenset("efd")
+#: the dtypes of the small-call lane: float16, float32, float64 (no longdouble) and
+#: NumPy's integers (bool and datetimes keep the column record's steps)
+_LANE_CHARS = frozenset("efd" "bhilqpBHILQP")
 
 
 def _series_axis(axis: Any) -> None:
@@ -86,8 +87,8 @@ class SeriesNanStats(SeriesBivariate, SeriesStatsMixin, CumulativeMixin):
         if weights is None and not min_count and stat not in _stats.INT_RESULTS and \
                 (not params or not q_is_list(params.get("q"))):
             v = plain_values(s)
-            if v is not None and v.dtype.char in _FLOAT_CHARS:
-                # a plain float Series (the small-call lane): the core's one door, nothing
+            if v is not None and v.dtype.char in _LANE_CHARS:
+                # a plain float or int Series (the small-call lane): the core's one door, nothing
                 # of the column record or the host steps that such data does not need
                 red = values_reduce(v, s, stat, resolve_policy(nan_policy), params)
                 if type(red) is not Reduced:  # the lean paths' scalar, unboxed

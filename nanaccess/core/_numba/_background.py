@@ -324,6 +324,8 @@ class Deferred:
         return True
 
     def __call__(self, *args: Any) -> Any:
+        if _type_key(args) in self._ready:  # machine code in memory (ready's first test)
+            return self.dispatcher(*args)
         if not self.ready(*args):
             raise NotReady(f"{self.dispatcher.py_func.__name__} compiles in the background")
         return self.dispatcher(*args)
