@@ -557,8 +557,9 @@ def moment_small(x: Any, stat: str, policy: NanPolicy, ddof: float = 0) -> np.fl
     >>> moment_small(np.array([1.0, 2.0, 3.0, 4.0]), "var", NanPolicy.RAISE, ddof=1)
     np.float64(1.6666666666666667)
     """
-    if type(x) is not np.ndarray or x.ndim != 1 or x.dtype != np.float64 \
-            or not 0 < x.size <= SMALL_ARRAY or not x.dtype.isnative:
+    if type(x) is not np.ndarray or x.ndim != 1 \
+            or x.dtype is not _F64 and (x.dtype != np.float64 or not x.dtype.isnative) \
+            or not 0 < x.size <= SMALL_ARRAY:
         return None
     # sums and means: the plain kernel first (NaN-free data, the common case, is its
     # fastest pass); then, and for variances at once, one certified pass that skips

@@ -267,7 +267,7 @@ def choose_engine(engine: str | None = None, *, size: int | None = None,
                               "unset)")
         _background.note_choice(True)  # asked for: its kernels compile in the foreground
         return "numba"
-    _background.note_choice(False)
+    _background._CHOICE.explicit = False  # note_choice(False), inline: every call runs it
     if not AVAILABLE or BROKEN:
         if size is not None and size >= SLOW_NOTICE_SIZE and not DISABLED and not BROKEN:
             _numpy_notice()

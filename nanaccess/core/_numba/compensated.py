@@ -240,10 +240,13 @@ def _skipnan_row(x: np.ndarray, mask: Any, bits: Any, r: Any, lanes_s: Any, lane
     (the NaN-skipping loop), else the plain loop first (faster) and the NaN-skipping
     one again only if the lanes end as NaN (a NaN late in the row); as :func:`_row`,
     True when the plain loop's blocks served."""
-    peek = 0.0
-    for i in range(min(PEEK, x.shape[1])):
-        peek += x[r, i] * 0.0  # NaN exactly when a NaN or an infinity is there
-    if peek == 0.0:
+    n, p0, p1, p2, p3 = min(PEEK, x.shape[1]), 0.0, 0.0, 0.0, 0.0
+    for i in range(0, n - n % 4, 4):  # four chains of additions: none waits on another
+        p0, p1 = p0 + x[r, i] * 0.0, p1 + x[r, i + 1] * 0.0
+        p2, p3 = p2 + x[r, i + 2] * 0.0, p3 + x[r, i + 3] * 0.0
+    for i in range(n - n % 4, n):
+        p0 += x[r, i] * 0.0  # NaN exactly when a NaN or an infinity is there
+    if (p0 + p1) + (p2 + p3) == 0.0:
         _row(x, mask, bits, r, MODE_ALL, lanes_s, lanes_c, lanes_b, lanes_y, lanes_n, lanes_f)
         if not _lanes_nan(lanes_s):
             return True

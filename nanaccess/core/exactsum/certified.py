@@ -124,7 +124,7 @@ def certified_1d(x: np.ndarray, stat: str) -> float | None:
             or nb.choose_engine(size=x.size, min_size=MIN_SIZE) != "numba":
         return None
     try:
-        val, ok = _kernels()["one_kernel"](x, stat in _stats.MEANS)
+        val, ok = nb.kernels("compensated")["one_kernel"](x, stat in _stats.MEANS)
     except Exception as err:  # numba failed: the NumPy engine, from now on
         nb.fallback(err)
         return None
@@ -136,13 +136,13 @@ def certified_1d_skipnan(x: np.ndarray, stat: str) -> tuple[float, bool, int, in
     """``(value, certified, count, flags)`` of the sum or mean of the values of a 1-D
     contiguous float64 array that are not NaN (NaNs counted out and flagged ``F_NAN``,
     ``F_SNAN``), or None (numba does not serve the call): one kernel call, no arrays."""
-    if stat not in _stats.LINEAR or x.size > _MAX_COUNT or x.dtype != _F64 \
-            or not x.flags.c_contiguous \
+    if stat not in _stats.LINEAR or x.size > _MAX_COUNT \
+            or x.dtype is not _F64 and x.dtype != _F64 or not x.flags.c_contiguous \
             or nb.choose_engine(size=x.size, min_size=MIN_SIZE) != "numba":
         return None
     try:
-        val, ok, count, flags = _kernels()["one_skipnan_kernel"](x, x.view(np.uint64),
-                                                                 stat in _stats.MEANS)
+        val, ok, count, flags = nb.kernels("compensated")["one_skipnan_kernel"](
+            x, x.view(np.uint64), stat in _stats.MEANS)
     except Exception as err:  # numba failed: the NumPy engine, from now on
         nb.fallback(err)
         return None
