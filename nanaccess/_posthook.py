@@ -10,6 +10,7 @@ then the hooks (each once), the module's ``__loader__`` being the original one.
 
 from __future__ import annotations
 
+import importlib.abc
 import importlib.util
 import sys
 import threading
@@ -66,7 +67,7 @@ class _Finder:
         return spec
 
 
-class _Loader:
+class _Loader(importlib.abc.Loader):
     """The module's own loader, and the hooks after its ``exec_module``."""
 
     def __init__(self, loader: Any) -> None:

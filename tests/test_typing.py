@@ -107,7 +107,7 @@ def test_policy_literal_lists_every_policy():
 # ``mypy --strict`` over the whole package (issue 27, item 4): the count may only go down.
 # ``python tools/typing_fixes.py apply`` adds the mechanical annotations; lower this
 # ceiling as the rest is typed by hand (0: the package is clean).
-STRICT_CEILING = 254
+STRICT_CEILING = 252
 _FOUND = re.compile(r"^Found (\d+) errors? in \d+ files?")
 
 

@@ -416,7 +416,7 @@ def _quantum(y: Any) -> Any:  # pragma: no cover - compiled
     e = (np.int64(np.float64(y).view(np.int64)) >> 52) & 0x7FF
     if e > 52:
         return np.int64((e - 52) << 52).view(np.float64)
-    return np.int64(1 << (max(e, 1) - 1)).view(np.float64)
+    return np.int64(1 << ((e if e > 1 else 1) - 1)).view(np.float64)
 
 
 def _even(a: Any, b: Any) -> Any:  # pragma: no cover - compiled
