@@ -309,7 +309,7 @@ def lean_values(x: np.ndarray, stat: str, axis: Any, policy: NanPolicy,
                 else moment_small(x, stat, policy, ddof)
             if got is not None or params:
                 return got
-        if stat == "mean" and not params and x.dtype.kind in "iu":
+        if stat in _stats.MEANS and not params and x.dtype.kind in "iu":
             return int_mean(x)
         return array_moment(x, stat) if stat in MOMENTS and not params else None
     if x.ndim == 2 and axis == 0 and stat in MEDIANS and not params:

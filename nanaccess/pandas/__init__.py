@@ -43,7 +43,12 @@ from typing import Any
 
 import pandas as pd
 
-from ._groupby_registry import GroupByAccessor
+from ._groupby_registry import (
+    GROUPBY_CLASSES,
+    RESAMPLER_CLASSES,
+    WINDOW_CLASSES,
+    GroupByAccessor,
+)
 
 __all__ = ["SeriesNanStats", "DataFrameNanStats", "NanGroupBy", "NanWindow", "agg"]
 
@@ -74,18 +79,12 @@ class _StandIn(GroupByAccessor):
 
 
 def _classes() -> tuple[type[Any], ...]:
-    """Every pandas class that gets ``.nanstats`` (as :func:`._accessors.register`)."""
-    from pandas.api.typing import (
-        DataFrameGroupBy,
-        Expanding,
-        ExponentialMovingWindow,
-        Resampler,
-        Rolling,
-        SeriesGroupBy,
-    )
+    """Every pandas class that gets ``.nanstats`` (as :func:`._accessors.register`):
+    the registry's own lists, and the ewm class."""
+    from pandas.api.typing import ExponentialMovingWindow
 
-    return (pd.Series, pd.DataFrame, DataFrameGroupBy, SeriesGroupBy, Rolling, Expanding,
-            Resampler, ExponentialMovingWindow)
+    return ((pd.Series, pd.DataFrame) + GROUPBY_CLASSES + WINDOW_CLASSES + RESAMPLER_CLASSES
+            + (ExponentialMovingWindow,))
 
 
 def load() -> None:

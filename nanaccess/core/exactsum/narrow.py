@@ -32,6 +32,8 @@ def narrow_hard(vals: np.ndarray, dtype: np.dtype, ulps: float = 0.0) -> np.ndar
     a midpoint, a square root of one may by 1.5 ulps), or near the largest ``dtype``
     float (the overflow threshold)."""
     v = np.asarray(vals, dtype=np.float64)
+    if v.size == 1 and _scalar_hard(float(v.reshape(-1)[0]), dtype, ulps) is False:
+        return _NONE  # one value: integer bit tests, no NumPy calls
     with np.errstate(all="ignore"):
         f = v.astype(dtype)
         up = np.nextafter(f, dtype.type(np.inf)).astype(np.float64)
@@ -44,6 +46,8 @@ def narrow_hard(vals: np.ndarray, dtype: np.dtype, ulps: float = 0.0) -> np.ndar
 
 
 _INF = float("inf")
+_NONE = np.empty(0, dtype=np.intp)  # no hard cell
+_NONE.flags.writeable = False
 #: per narrow dtype: (smallest normal, overflow threshold, low-bits mask, midpoint bits)
 _LIMITS: dict[np.dtype, tuple[float, float, int, int]] = {}
 
@@ -170,10 +174,7 @@ def round_narrow(vals: np.ndarray, out: np.ndarray, stat: str, ddof: float,
     cells are recomputed from their values (``cell_rows(indices)``: a float64 row per
     index, NaN where a value is left out)."""
     dtype = out.dtype
-    ulps = 2.0 if stat in _stats.ROOTS else 0.0
-    if vals.size == 1 and _scalar_hard(float(vals.reshape(-1)[0]), dtype, ulps) is False:
-        return out
-    hard = narrow_hard(vals, dtype, ulps)
+    hard = narrow_hard(vals, dtype, 2.0 if stat in _stats.ROOTS else 0.0)
     if not hard.size:
         return out
     out = out.copy()
@@ -216,10 +217,7 @@ def round_narrow_exact(vals: np.ndarray, out: np.ndarray, stat: str,
     correctly rounded root of the exact variance. For engines that hold the exact
     value already (the dask partials)."""
     root = stat in _stats.ROOTS
-    ulps = 2.0 if root else 0.0
-    if vals.size == 1 and _scalar_hard(float(vals.reshape(-1)[0]), out.dtype, ulps) is False:
-        return out
-    hard = narrow_hard(vals, out.dtype, ulps)
+    hard = narrow_hard(vals, out.dtype, 2.0 if root else 0.0)
     if not hard.size:
         return out
     out = out.copy()

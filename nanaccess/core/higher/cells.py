@@ -18,7 +18,8 @@ from .finish import kurt_values, sem_values, skew_values
 from .powers import SCALE, power_sums
 from .product import group_products, row_products
 
-__all__ = ["HIGHER", "KMAX", "cell_values", "cell_sums", "finish_cells", "check_params"]
+__all__ = ["HIGHER", "KMAX", "cell_values", "cell_sums", "finish_cells", "check_params",
+           "big_ints"]
 
 #: the statistics of this engine, with their parameters and defaults
 HIGHER: dict[str, dict[str, Any]] = {
@@ -87,7 +88,7 @@ def cell_values(vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str,
     array([1.13762437])
     """
     p = check_params(stat, params)
-    if rows is not None and rows.dtype.kind in "iub" and not _big_ints(rows):
+    if rows is not None and rows.dtype.kind in "iub" and not big_ints(rows):
         # every integer an exact double: the float rows (a zero product stays +0.0,
         # integers having no signed zero)
         out = cell_values(None, None, ncells, stat, params, rows=rows.astype(np.float64),
@@ -132,7 +133,7 @@ def cell_values(vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str,
                 taken = gid >= 0
                 return cell_values(vals[taken], gid[taken], ncells, stat, params)
             return _redo_cells(vals, gid, stat, params, *got)
-    big_int = _big_ints(vals)
+    big_int = big_ints(vals)
     if stat == "prod":
         if big_int:
             return _int_products(vals, gid, ncells)
@@ -146,7 +147,7 @@ def cell_values(vals: np.ndarray, gid: np.ndarray, ncells: int, stat: str,
     return finish_cells(stat, counts, t, bad, p)
 
 
-def _big_ints(v: np.ndarray) -> bool:
+def big_ints(v: np.ndarray) -> bool:
     """Integers beyond ``2**53`` in magnitude (not all exact doubles)?"""
     if v.dtype.kind not in "iu" or not v.size:
         return False
@@ -170,7 +171,7 @@ def cell_sums(vals: np.ndarray, gid: np.ndarray, ncells: int, kmax: int,
     """``(counts, [T_1..T_kmax], bad)`` per cell: mergeable exact partials (the ints
     add across chunks); ``bad`` marks cells holding an infinity."""
     if big_int is None:
-        big_int = _big_ints(vals)
+        big_int = big_ints(vals)
     counts = None if gid is None else np.bincount(gid, minlength=ncells).astype(np.int64)
     if big_int:
         return counts, _int_sums(vals, gid, ncells, kmax), np.zeros(ncells, bool)

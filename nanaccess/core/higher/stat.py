@@ -20,7 +20,7 @@ from ..grouped.common import greatest_nan, group_counts, scan
 from ..keys import float_keys, keys_to_float
 from ..nanscan import scan_rows
 from ..policy import RULES, finish
-from .cells import HIGHER, _big_ints, cell_values, check_params
+from .cells import HIGHER, big_ints, cell_values, check_params
 from .certified import CERTIFIED, certified_groups_nan, certified_rows_nan
 
 __all__ = ["higher_stat", "grouped_higher", "HIGHER_STATS"]
@@ -102,7 +102,7 @@ def _lean(x: np.ndarray, red: Reduction, stat: str, policy: NanPolicy,
     propagated NaN: the full path decides). Bit for bit the full path's values."""
     rows = red.as_rows(x)
     if rows.dtype.kind in "iu":  # no NaN; every integer an exact double, or the full path
-        if _big_ints(rows):
+        if big_ints(rows):
             return None
         if rows.dtype != np.int64:
             rows = rows.astype(np.float64)
