@@ -396,6 +396,14 @@ def signaling(u: np.ndarray, mag: Any, inf: Any, quiet: Any) -> Any:  # pragma: 
     return acc != 0
 
 
+def _placed(starts: np.ndarray, ncells: Any) -> Any:  # pragma: no cover - compiled
+    """The counting sort's middle step: cell counts in ``starts[1:]`` become offsets
+    (in place); ``(pos, sv)``: each cell's next free slot and the float64 values."""
+    for g in range(ncells):
+        starts[g + 1] += starts[g]
+    return starts[:ncells].copy(), np.empty(starts[ncells], np.float64)
+
+
 def bucket(vals: np.ndarray, gid: np.ndarray, ncells: Any) -> Any:  # pragma: no cover - compiled
     """``(values, starts)``: the values of ``vals`` (float32 or float64, read as they
     are) grouped by cell (``gid`` in ``[0, ncells)``; -1: left out) by a counting
@@ -405,10 +413,7 @@ def bucket(vals: np.ndarray, gid: np.ndarray, ncells: Any) -> Any:  # pragma: no
         g = gid[i]
         if g >= 0:
             starts[g + 1] += 1
-    for g in range(ncells):
-        starts[g + 1] += starts[g]
-    pos = starts[:ncells].copy()
-    sv = np.empty(starts[ncells], np.float64)
+    pos, sv = _placed(starts, ncells)
     for i in range(gid.shape[0]):
         g = gid[i]
         if g >= 0:
@@ -435,10 +440,7 @@ def bucket_nan(vals: np.ndarray, u: np.ndarray, mag: Any, inf: Any, quiet: Any,
                 b = u[i] & mag
                 if b > inf:
                     acc |= quiet & ~b
-    for g in range(ncells):
-        starts[g + 1] += starts[g]
-    pos = starts[:ncells].copy()
-    sv = np.empty(starts[ncells], np.float64)
+    pos, sv = _placed(starts, ncells)
     for i in range(gid.shape[0]):
         g = gid[i]
         v = vals[i]
@@ -509,6 +511,7 @@ _HELPERS = (
     "_pass",
     "_dd_add",
     "_finish",
+    "_placed",
 )
 _SHARED = ("trivial", "skew_factor", "finish_bounded")
 
